@@ -1,0 +1,26 @@
+#!/usr/bin/env node
+// The `rt` executable. Kept tiny: everything else loads on demand.
+import { main } from "./faces/cli/main.js";
+
+function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) return Promise.resolve("");
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    process.stdin.on("data", (c: Buffer) => chunks.push(c));
+    process.stdin.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
+    process.stdin.on("error", reject);
+  });
+}
+
+const out = (s: string) => void process.stdout.write(s);
+const err = (s: string) => void process.stderr.write(s);
+
+main(process.argv.slice(2), { stdout: out, stderr: err }, readStdin).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    err(`rt: internal error: ${(e as Error)?.stack ?? String(e)}\n`);
+    process.exitCode = 1;
+  },
+);

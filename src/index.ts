@@ -1,0 +1,5 @@
+// rt as a library: the same registry and policy the CLI, `rt call`, MCP and the agent use.
+export { createWorkspace, Workspace, type WorkspaceOptions, type Profile } from "./workspace/workspace.js";
+export { callTool, type CallOptions } from "./tools/policy.js";
+export { TOOLS, findTool, toolNames, jsonSchemaOf } from "./tools/registry.js";
+export type { Tool, ToolResult, ToolContext } from "./tools/types.js";

@@ -1,0 +1,61 @@
+import fs from "node:fs";
+import { z } from "zod";
+import { defineTool, ToolError } from "./types.js";
+import { showWindow } from "./window.js";
+import { OPEN_MAX_RANGE, OPEN_WINDOW } from "../limits.js";
+
+/** Splits `path:LINE` or `path:START-END`, unless the whole string names an existing file. */
+export function parseLocation(spec: string, root: string): { path: string; line?: number; start?: number; end?: number } {
+  const m = /^(.*?):(\d+)(?:-(\d+))?$/.exec(spec);
+  if (!m || m[1] === "") return { path: spec };
+  try {
+    if (fs.existsSync(spec.startsWith("/") ? spec : `${root}/${spec}`)) return { path: spec };
+  } catch {
+    /* fall through */
+  }
+  return m[3] === undefined ? { path: m[1], line: Number(m[2]) } : { path: m[1], start: Number(m[2]), end: Number(m[3]) };
+}
+
+const lineNo = z.number().int().min(1);
+
+export const openTool = defineTool({
+  name: "open",
+  aliases: ["open_file_chunk"],
+  description: `Show a ${OPEN_WINDOW}-line window of a file with line numbers, and remember it for scroll.
+- path alone: lines 1-${OPEN_WINDOW}.
+- "path:LINE" (or line): a window centered on LINE (LINE-50 .. LINE+49). Jump straight to a line you found with grep instead of scrolling.
+- "path:START-END" (or start/end): that range, at most ${OPEN_MAX_RANGE} lines.
+Output: "--- path (lines A-B of N) ---" then "A: text" lines.`,
+  schema: z
+    .object({
+      path: z.string().describe('File path relative to the workspace root; may end in ":LINE" or ":START-END"'),
+      line: lineNo.optional().describe("Center the window on this line"),
+      start: lineNo.optional().describe("First line of an explicit range"),
+      end: lineNo.optional().describe("Last line of an explicit range (inclusive)"),
+    })
+    .strict(),
+  readOnly: true,
+  idempotent: true,
+  async handler(args, { workspace }) {
+    const loc = parseLocation(args.path, workspace.root);
+    const line = args.line ?? loc.line;
+    const start = args.start ?? loc.start;
+    const end = args.end ?? loc.end;
+    if (line !== undefined && (start !== undefined || end !== undefined)) {
+      throw new ToolError("give either a line to center on or a start-end range, not both");
+    }
+    if (start !== undefined || end !== undefined) {
+      const s = start ?? 1;
+      const e = end ?? s + OPEN_WINDOW - 1;
+      if (e < s) throw new ToolError(`range ${s}-${e} is reversed: the end line must be at least the start line`);
+      const count = Math.min(e - s + 1, OPEN_MAX_RANGE);
+      const note = e - s + 1 > OPEN_MAX_RANGE ? `... (range capped at ${OPEN_MAX_RANGE} lines; open ${loc.path}:${s + count}-${e} for the rest)` : undefined;
+      return showWindow(workspace, loc.path, s, count, note);
+    }
+    if (line !== undefined) {
+      const s = Math.max(1, line - OPEN_WINDOW / 2);
+      return showWindow(workspace, loc.path, s, line + OPEN_WINDOW / 2 - 1 - s + 1);
+    }
+    return showWindow(workspace, loc.path, 1, OPEN_WINDOW);
+  },
+});

@@ -1,0 +1,67 @@
+// The policy sits between every face and the registry: it finds the tool,
+// validates arguments against its schema, applies the profile and kill
+// switches, runs the handler and turns every failure into a ToolResult.
+import type { z } from "zod";
+import type { Workspace } from "../workspace/workspace.js";
+import { findTool, jsonSchemaOf, toolNames } from "./registry.js";
+import { ToolError, type Tool, type ToolResult } from "./types.js";
+
+export interface CallOptions {
+  signal?: AbortSignal;
+}
+
+function usageError(error: string, metadata: Record<string, unknown> = {}): ToolResult {
+  return { success: false, output: "", error, error_type: "usage", ...metadata };
+}
+
+function denied(error: string): ToolResult {
+  return { success: false, output: "", error, error_type: "denied" };
+}
+
+/** "offset: expected number, received string" for each problem zod found. */
+export function describeIssues(error: z.ZodError): string {
+  return error.issues
+    .map((i) => {
+      const where = i.path.length ? i.path.join(".") : "(arguments)";
+      return `${where}: ${i.message}`;
+    })
+    .join("; ");
+}
+
+/** Why a write is refused in this workspace, or undefined when it may run. */
+export function writeRefusal(workspace: Workspace, tool: Tool, args: Record<string, unknown>): string | undefined {
+  if (tool.readOnly) return undefined;
+  const env = workspace.env;
+  const disabled = (v: string | undefined) => v !== undefined && /^(0|off|false|no)$/i.test(v.trim());
+  if (tool.editing && (disabled(env.RT_ENABLE_SWE) || disabled(env.RAGIX_ENABLE_SWE))) {
+    return `${tool.name} is disabled: RT_ENABLE_SWE=0 turns off rt's editing tools; unset it to edit`;
+  }
+  if (tool.enforcesReadOnly) return undefined;
+  if (workspace.profile === "safe-read-only" && args.dry_run !== true) {
+    return `${tool.name} changes files, and the profile is safe-read-only: nothing may be modified. Pass dry_run: true (--dry-run) to see the patch without applying it, or use the dev profile`;
+  }
+  return undefined;
+}
+
+export async function callTool(workspace: Workspace, name: string, args: unknown, opts: CallOptions = {}): Promise<ToolResult> {
+  const tool = findTool(name);
+  if (!tool) {
+    return usageError(`unknown tool "${name}"; available tools: ${toolNames().join(", ")}`);
+  }
+  const parsed = tool.schema.safeParse(args ?? {});
+  if (!parsed.success) {
+    return usageError(`invalid arguments for ${tool.name}: ${describeIssues(parsed.error)}\nschema: ${JSON.stringify(jsonSchemaOf(tool))}`, {
+      tool: tool.name,
+    });
+  }
+  const refusal = writeRefusal(workspace, tool, parsed.data as Record<string, unknown>);
+  if (refusal) return denied(refusal);
+  try {
+    return await tool.handler(parsed.data, { workspace, signal: opts.signal });
+  } catch (e) {
+    if (e instanceof ToolError) return { success: false, output: "", error: e.message, error_type: "tool", ...e.metadata };
+    const err = e as NodeJS.ErrnoException;
+    const code = err.code ? ` (${err.code})` : "";
+    return { success: false, output: "", error: `${tool.name} failed${code}: ${err.message}`, error_type: "tool" };
+  }
+}

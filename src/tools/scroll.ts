@@ -1,0 +1,37 @@
+import { z } from "zod";
+import { defineTool, ToolError } from "./types.js";
+import { showWindow } from "./window.js";
+import { SCROLL_CHUNK, SCROLL_OVERLAP } from "../limits.js";
+
+export const scrollTool = defineTool({
+  name: "scroll",
+  aliases: ["scroll_file"],
+  description: `Show the next (+) or previous (-) ${SCROLL_CHUNK}-line window of a file after the last open/scroll of it (windows overlap by ${SCROLL_OVERLAP} lines). With no earlier window, + starts at line 1. Prefer open path:LINE when you know where to look.`,
+  schema: z
+    .object({
+      path: z.string().describe("File path relative to the workspace root"),
+      direction: z.enum(["+", "-", "down", "up"]).describe('"+"/"down" for the next window, "-"/"up" for the previous one'),
+    })
+    .strict(),
+  readOnly: true,
+  async handler(args, { workspace }) {
+    const rel = workspace.resolve(args.path).rel;
+    const prev = workspace.views.get(rel);
+    const forward = args.direction === "+" || args.direction === "down";
+    if (!prev) return showWindow(workspace, args.path, 1, SCROLL_CHUNK);
+    const chunk = prev.chunk || SCROLL_CHUNK;
+    const overlap = prev.overlap ?? SCROLL_OVERLAP;
+    if (forward) {
+      const start = prev.start + chunk - overlap;
+      const file = workspace.resolveTextFile(args.path);
+      const { totalLines } = await workspace.window(file, 1, 0);
+      if (start > totalLines) {
+        throw new ToolError(`already at the end of ${rel}: lines ${prev.start}-${prev.end} of ${totalLines} were the last window`);
+      }
+      return showWindow(workspace, args.path, start, chunk);
+    }
+    const start = Math.max(1, prev.start - chunk + overlap);
+    const note = prev.start === 1 ? "(already at the top of the file)" : undefined;
+    return showWindow(workspace, args.path, start, chunk, note);
+  },
+});

@@ -1,0 +1,61 @@
+import type { z } from "zod";
+import type { Workspace } from "../workspace/workspace.js";
+
+/** What every tool returns: data, never an exception (seed 002's shape). */
+export interface ToolResult {
+  success: boolean;
+  output: string;
+  error?: string;
+  /** Why a call failed before its handler ran: "usage" (unknown tool, bad arguments) or "denied" (policy). */
+  error_type?: "usage" | "denied" | "tool";
+  [metadata: string]: unknown;
+}
+
+/** Everything a handler may use. Handlers never look at process.env or argv themselves. */
+export interface ToolContext {
+  workspace: Workspace;
+  /** Aborted when the caller gives up (timeouts, Ctrl-C in the agent). */
+  signal?: AbortSignal;
+}
+
+export interface Tool<S extends z.ZodType = z.ZodType> {
+  name: string;
+  /** Other names that reach the same tool (seed 000's MCP names, `glob` for `find`...). */
+  aliases: string[];
+  /** Written for a model: what it does, when to use it, what it returns. */
+  description: string;
+  schema: S;
+  /** True when the tool never changes anything on disk. */
+  readOnly: boolean;
+  /** True when calling it twice with the same arguments has the same effect as once. */
+  idempotent?: boolean;
+  /** An editing tool (edit, write, undo...): RT_ENABLE_SWE=0 turns these off. */
+  editing?: boolean;
+  /**
+   * Not read-only, but safe in the safe-read-only profile because the tool
+   * enforces that itself: bash runs inside the OS sandbox, SQL inside read-only
+   * transactions, write_output only creates new files in the output directory.
+   */
+  enforcesReadOnly?: boolean;
+  handler: (args: z.infer<S>, ctx: ToolContext) => Promise<ToolResult>;
+}
+
+export function ok(output: string, metadata: Record<string, unknown> = {}): ToolResult {
+  return { success: true, output, ...metadata };
+}
+
+export function fail(error: string, metadata: Record<string, unknown> = {}): ToolResult {
+  return { success: false, output: "", error, error_type: "tool", ...metadata };
+}
+
+/** An error a handler throws on purpose; the policy turns it into a failed ToolResult. */
+export class ToolError extends Error {
+  constructor(message: string, readonly metadata: Record<string, unknown> = {}) {
+    super(message);
+    this.name = "ToolError";
+  }
+}
+
+export function defineTool<S extends z.ZodType>(tool: Tool<S>): Tool<S> {
+  return tool;
+}

@@ -1,0 +1,52 @@
+// Atomic file replacement: write a temp file in the same directory, fsync it,
+// rename it over the target, fsync the directory. A crash at any moment leaves
+// either the old file or the new one, never a mix. The file's mode is kept.
+import fs from "node:fs";
+import path from "node:path";
+import crypto from "node:crypto";
+
+export interface AtomicWriteOptions {
+  /** Mode for the new file; defaults to the existing file's mode, else 0o644 less the umask. */
+  mode?: number;
+  /** fsync file and directory (true for user files; state files skip it for speed). */
+  fsync?: boolean;
+}
+
+export function writeFileAtomic(target: string, data: string | Uint8Array, opts: AtomicWriteOptions = {}): void {
+  const dir = path.dirname(target);
+  const tmp = path.join(dir, `.${path.basename(target)}.rt-${process.pid}-${crypto.randomBytes(4).toString("hex")}.tmp`);
+  let mode = opts.mode;
+  if (mode === undefined) {
+    try {
+      mode = fs.statSync(target).mode & 0o7777;
+    } catch {
+      mode = undefined;
+    }
+  }
+  const fd = fs.openSync(tmp, "wx", mode ?? 0o666);
+  try {
+    fs.writeFileSync(fd, data);
+    if (mode !== undefined) fs.fchmodSync(fd, mode);
+    if (opts.fsync !== false) fs.fsyncSync(fd);
+  } catch (e) {
+    fs.closeSync(fd);
+    fs.rmSync(tmp, { force: true });
+    throw e;
+  }
+  fs.closeSync(fd);
+  try {
+    fs.renameSync(tmp, target);
+  } catch (e) {
+    fs.rmSync(tmp, { force: true });
+    throw e;
+  }
+  if (opts.fsync !== false) {
+    try {
+      const dfd = fs.openSync(dir, "r");
+      fs.fsyncSync(dfd);
+      fs.closeSync(dfd);
+    } catch {
+      // Some filesystems refuse fsync on directories; the rename is still atomic.
+    }
+  }
+}

@@ -1,0 +1,57 @@
+// Binary detection: a NUL byte in the first 8 KiB, or a sample that is mostly
+// control bytes. Known formats are named from their magic numbers so the
+// refusal can say what the file is.
+import { BINARY_SAMPLE_BYTES } from "../limits.js";
+
+const MAGIC: Array<[string, number[], number?]> = [
+  ["PNG image", [0x89, 0x50, 0x4e, 0x47]],
+  ["JPEG image", [0xff, 0xd8, 0xff]],
+  ["GIF image", [0x47, 0x49, 0x46, 0x38]],
+  ["PDF document", [0x25, 0x50, 0x44, 0x46, 0x2d]],
+  ["ZIP archive", [0x50, 0x4b, 0x03, 0x04]],
+  ["gzip archive", [0x1f, 0x8b]],
+  ["xz archive", [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00]],
+  ["bzip2 archive", [0x42, 0x5a, 0x68]],
+  ["zstd archive", [0x28, 0xb5, 0x2f, 0xfd]],
+  ["ELF executable", [0x7f, 0x45, 0x4c, 0x46]],
+  ["WebAssembly module", [0x00, 0x61, 0x73, 0x6d]],
+  ["SQLite database", [0x53, 0x51, 0x4c, 0x69, 0x74, 0x65, 0x20, 0x66]],
+  ["Java class file", [0xca, 0xfe, 0xba, 0xbe]],
+  ["Mach-O executable", [0xcf, 0xfa, 0xed, 0xfe]],
+  ["Windows executable", [0x4d, 0x5a]],
+  ["7-Zip archive", [0x37, 0x7a, 0xbc, 0xaf, 0x27, 0x1c]],
+  ["tar archive", [0x75, 0x73, 0x74, 0x61, 0x72], 257],
+];
+
+function startsWith(buf: Uint8Array, magic: number[], at = 0): boolean {
+  if (buf.length < at + magic.length) return false;
+  for (let i = 0; i < magic.length; i++) if (buf[at + i] !== magic[i]) return false;
+  return true;
+}
+
+/** Returns a name for the kind of binary data in `sample`, or null when it looks like text. */
+export function binaryKind(sample: Uint8Array): string | null {
+  const head = sample.length > BINARY_SAMPLE_BYTES ? sample.subarray(0, BINARY_SAMPLE_BYTES) : sample;
+  for (const [name, magic, at] of MAGIC) if (startsWith(head, magic, at ?? 0)) return name;
+  if (head.length === 0) return null;
+  let control = 0;
+  for (let i = 0; i < head.length; i++) {
+    const b = head[i];
+    if (b === 0) return "binary data";
+    // Control bytes other than tab, LF, VT, FF, CR, backspace and ESC.
+    if (b < 0x20 && b !== 9 && b !== 10 && b !== 11 && b !== 12 && b !== 13 && b !== 8 && b !== 27) control++;
+  }
+  return control / head.length > 0.1 ? "binary data" : null;
+}
+
+export function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  const units = ["KiB", "MiB", "GiB", "TiB"];
+  let v = bytes / 1024;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${v < 10 ? v.toFixed(1) : Math.round(v)} ${units[i]}`;
+}

@@ -1,0 +1,197 @@
+// Persistent line IDs (seed 002, done right). Every line of a file gets a short
+// ID, unique within the file: 4 to 6 characters of [0-9a-z], always starting
+// with a letter so an ID can never be mistaken for a line number. IDs persist
+// in `.rt/ids/`. When the file changes, by rt or by anyone else, old and new
+// line sequences are aligned with a diff, so unchanged lines keep their IDs even
+// when lines are inserted or deleted above them. New or changed lines get IDs
+// from a per-file counter that only grows, so an ID is never reused in a file.
+import { diffArrays } from "diff";
+import { StateStore } from "./state.js";
+
+interface IdRecord {
+  version: 1;
+  path: string;
+  /** Hash of the whole text the IDs belong to. */
+  textHash: string;
+  /** Next counter value: IDs are derived from it and it never goes back. */
+  next: number;
+  ids: string[];
+  /** 53-bit hashes of each line, for alignment. */
+  hashes: number[];
+}
+
+const LETTERS = "abcdefghijklmnopqrstuvwxyz";
+const ALNUM = "0123456789abcdefghijklmnopqrstuvwxyz";
+
+function gcd(a: number, b: number): number {
+  while (b) [a, b] = [b, a % b];
+  return a;
+}
+
+/** ID widths 4, 5, 6: a letter then 3, 4 or 5 base-36 characters. */
+const TIERS = [3, 4, 5].map((rest) => {
+  const space = 26 * 36 ** rest;
+  // A multiplier near the golden ratio of the space, coprime with it, scatters
+  // consecutive counters across the whole space (a bijection, so no collisions).
+  let mult = Math.floor(space * 0.6180339887);
+  while (gcd(mult, space) !== 1) mult++;
+  return { rest, space, mult: BigInt(mult) };
+});
+
+/** Counter → ID: distinct counters give distinct IDs. */
+export function idFromCounter(counter: number): string {
+  let n = counter;
+  for (const tier of TIERS) {
+    if (n < tier.space || tier === TIERS[TIERS.length - 1]) {
+      const m = Number((BigInt(n % tier.space) * tier.mult) % BigInt(tier.space));
+      const low = 36 ** tier.rest;
+      let s = LETTERS[Math.floor(m / low)];
+      let q = m % low;
+      for (let i = 0; i < tier.rest; i++) {
+        s += ALNUM[q % 36];
+        q = Math.floor(q / 36);
+      }
+      return s;
+    }
+    n -= tier.space;
+  }
+  throw new Error("unreachable");
+}
+
+export const LINE_ID_PATTERN = /^[a-z][0-9a-z]{3,5}$/;
+
+/** cyrb53: a fast 53-bit string hash; collisions only matter inside one diff window. */
+export function hashLine(s: string): number {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < s.length; i++) {
+    const ch = s.charCodeAt(i);
+    h1 = Math.imul(h1 ^ ch, 2654435761);
+    h2 = Math.imul(h2 ^ ch, 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
+
+/** Diffs bigger than this fall back to fresh IDs for the changed middle part. */
+const MAX_EDIT_LENGTH = 4000;
+
+/**
+ * Aligns `oldHashes` with `newHashes` and returns IDs for the new lines: the old
+ * ID where a line is unchanged, a fresh one otherwise. Pure; exported for tests.
+ */
+export function reconcileIds(
+  oldHashes: number[],
+  oldIds: string[],
+  newHashes: number[],
+  next: number,
+): { ids: string[]; next: number; kept: number } {
+  const ids = new Array<string>(newHashes.length);
+  const fresh = () => idFromCounter(next++);
+  let kept = 0;
+  // Common prefix and suffix first: a local edit leaves a tiny middle to diff.
+  let p = 0;
+  while (p < oldHashes.length && p < newHashes.length && oldHashes[p] === newHashes[p]) {
+    ids[p] = oldIds[p];
+    p++;
+  }
+  let s = 0;
+  while (
+    s < oldHashes.length - p &&
+    s < newHashes.length - p &&
+    oldHashes[oldHashes.length - 1 - s] === newHashes[newHashes.length - 1 - s]
+  ) {
+    ids[newHashes.length - 1 - s] = oldIds[oldHashes.length - 1 - s];
+    s++;
+  }
+  kept = p + s;
+  const oldMid = oldHashes.slice(p, oldHashes.length - s);
+  const newMid = newHashes.slice(p, newHashes.length - s);
+  if (newMid.length > 0) {
+    const parts = oldMid.length > 0 ? diffArrays(oldMid, newMid, { maxEditLength: MAX_EDIT_LENGTH }) : undefined;
+    if (!parts) {
+      for (let i = 0; i < newMid.length; i++) ids[p + i] = fresh();
+    } else {
+      let oi = 0;
+      let ni = 0;
+      for (const part of parts) {
+        const n = part.count ?? part.value.length;
+        if (part.added) {
+          for (let k = 0; k < n; k++) ids[p + ni++] = fresh();
+        } else if (part.removed) {
+          oi += n;
+        } else {
+          for (let k = 0; k < n; k++) {
+            ids[p + ni++] = oldIds[p + oi++];
+            kept++;
+          }
+        }
+      }
+    }
+  }
+  return { ids, next, kept };
+}
+
+/** Line IDs of every file the workspace has read, persisted under `.rt/ids/`. */
+export class LineIdStore {
+  private memory = new Map<string, IdRecord>();
+
+  constructor(private state: StateStore) {}
+
+  private load(rel: string): IdRecord | undefined {
+    const inMemory = this.memory.get(rel);
+    if (inMemory) return inMemory;
+    const stored = this.state.readJson<IdRecord>("ids", `${StateStore.keyFor(rel)}.json`);
+    if (stored && stored.version === 1 && stored.path === rel) {
+      this.memory.set(rel, stored);
+      return stored;
+    }
+    return undefined;
+  }
+
+  private save(rec: IdRecord): void {
+    this.memory.set(rec.path, rec);
+    this.state.writeJson(rec, "ids", `${StateStore.keyFor(rec.path)}.json`);
+  }
+
+  /**
+   * The IDs for `lines` (the file's current content, one entry per line),
+   * reconciling with what was stored for the file before.
+   */
+  idsFor(rel: string, lines: string[], textHash: string): string[] {
+    const rec = this.load(rel);
+    if (rec && rec.textHash === textHash && rec.ids.length === lines.length) return rec.ids;
+    const hashes = lines.map(hashLine);
+    const result = rec
+      ? reconcileIds(rec.hashes, rec.ids, hashes, rec.next)
+      : reconcileIds([], [], hashes, 0);
+    this.save({ version: 1, path: rel, textHash, next: result.next, ids: result.ids, hashes });
+    return result.ids;
+  }
+
+  /**
+   * Records IDs for a text rt itself just wrote: `ids[i]` is the ID to keep for
+   * new line i, or null for a line that needs a fresh ID.
+   */
+  assign(rel: string, lines: string[], textHash: string, ids: Array<string | null>): string[] {
+    const rec = this.load(rel);
+    let next = rec?.next ?? 0;
+    const out = ids.map((id) => id ?? idFromCounter(next++));
+    this.save({ version: 1, path: rel, textHash, next, ids: out, hashes: lines.map(hashLine) });
+    return out;
+  }
+
+  /** Forgets the file's IDs (after `write`), keeping the counter so old IDs never come back. */
+  clear(rel: string): void {
+    const rec = this.load(rel);
+    if (!rec) return;
+    this.save({ ...rec, textHash: "", ids: [], hashes: [] });
+  }
+
+  /** Drops everything stored for a file (it was deleted). */
+  forget(rel: string): void {
+    this.memory.delete(rel);
+    this.state.remove("ids", `${StateStore.keyFor(rel)}.json`);
+  }
+}

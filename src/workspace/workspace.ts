@@ -1,0 +1,156 @@
+// The workspace owns every byte that is read or written: the root sandbox,
+// the state directory, text access for large files, and line IDs.
+import fs from "node:fs";
+import path from "node:path";
+import crypto from "node:crypto";
+import { ToolError } from "../tools/types.js";
+import { resolveInside, type ResolvedPath } from "./paths.js";
+import { StateStore, stateEnabledFromEnv } from "./state.js";
+import { LineIdStore } from "./lineIds.js";
+import { ViewStore } from "./views.js";
+import { binaryKind, formatSize } from "./binary.js";
+import { getLineIndex, readIndexedLines } from "./lineIndex.js";
+import { BINARY_SAMPLE_BYTES, LARGE_FILE_BYTES, LINE_ID_MAX_BYTES } from "../limits.js";
+
+export type Profile = "dev" | "unsafe" | "safe-read-only";
+export const PROFILES: readonly Profile[] = ["dev", "unsafe", "safe-read-only"];
+
+export interface WorkspaceOptions {
+  /** Workspace root; default: RT_ROOT, else the enclosing git repository, else `cwd`. */
+  root?: string;
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Persist state in `.rt/`; default: on unless RT_STATE=off / RAGIX_VIEW_STATE=off. */
+  state?: boolean;
+  /** Default: RT_PROFILE, else "dev". */
+  profile?: Profile;
+  /** Run shell commands inside the OS sandbox even outside safe-read-only (`--sandbox`). */
+  sandbox?: boolean;
+  /** Let sandboxed commands use the network (`--allow-net`). */
+  allowNet?: boolean;
+  /** Where write_output creates files (`--out DIR`); default `.rt/out/`. */
+  outDir?: string;
+}
+
+/** A window of a text file: what `open`, `read` and `scroll` show. */
+export interface TextWindow {
+  totalLines: number;
+  /** Lines [start, start + lines.length), without line endings. */
+  lines: string[];
+}
+
+/** Walks up from `dir` to the first directory holding `.git` (a directory, or a file for worktrees). */
+export function findGitTop(dir: string): string | undefined {
+  let d = path.resolve(dir);
+  for (;;) {
+    if (fs.existsSync(path.join(d, ".git"))) return d;
+    const parent = path.dirname(d);
+    if (parent === d) return undefined;
+    d = parent;
+  }
+}
+
+export class Workspace {
+  readonly root: string;
+  readonly state: StateStore;
+  readonly lineIds: LineIdStore;
+  readonly views: ViewStore;
+  readonly profile: Profile;
+  readonly env: NodeJS.ProcessEnv;
+  readonly options: WorkspaceOptions;
+
+  constructor(opts: WorkspaceOptions = {}) {
+    const env = opts.env ?? process.env;
+    const cwd = opts.cwd ?? process.cwd();
+    const chosen = opts.root ?? (env.RT_ROOT || undefined) ?? findGitTop(cwd) ?? cwd;
+    const abs = path.resolve(cwd, chosen);
+    let real: string;
+    try {
+      real = fs.realpathSync(abs);
+    } catch {
+      throw new ToolError(`workspace root ${abs} does not exist`);
+    }
+    if (!fs.statSync(real).isDirectory()) throw new ToolError(`workspace root ${abs} is not a directory`);
+    this.root = real;
+    this.env = env;
+    this.options = opts;
+    const profile = opts.profile ?? (env.RT_PROFILE as Profile | undefined) ?? "dev";
+    if (!PROFILES.includes(profile)) {
+      throw new ToolError(`unknown profile "${profile}": use one of ${PROFILES.join(", ")}`);
+    }
+    this.profile = profile;
+    this.state = new StateStore(this.root, opts.state ?? stateEnabledFromEnv(env));
+    this.lineIds = new LineIdStore(this.state);
+    this.views = new ViewStore(this.state);
+  }
+
+  /** Resolves a user path inside the root, or throws a ToolError that says why not. */
+  resolve(p: string): ResolvedPath {
+    return resolveInside(this.root, p);
+  }
+
+  /** Resolves an existing regular file, refusing directories and binary files. */
+  resolveTextFile(p: string): ResolvedPath & { stat: fs.Stats } {
+    const r = this.resolve(p);
+    if (!r.exists) throw new ToolError(`${r.rel}: file not found`);
+    const stat = fs.statSync(r.abs);
+    if (stat.isDirectory()) throw new ToolError(`${r.rel}: is a directory; use ls or find to list it`);
+    if (!stat.isFile()) throw new ToolError(`${r.rel}: not a regular file`);
+    const fd = fs.openSync(r.abs, "r");
+    const sample = Buffer.alloc(Math.min(BINARY_SAMPLE_BYTES, stat.size));
+    try {
+      fs.readSync(fd, sample, 0, sample.length, 0);
+    } finally {
+      fs.closeSync(fd);
+    }
+    const kind = binaryKind(sample);
+    if (kind) throw new ToolError(`${r.rel}: binary file (${kind}, ${formatSize(stat.size)}); not shown`);
+    return { ...r, stat };
+  }
+
+  /**
+   * Lines [start, start+count) of a text file (1-based), and its line count.
+   * Large files go through the cached line-offset index and are never loaded whole.
+   */
+  async window(file: ResolvedPath & { stat: fs.Stats }, start: number, count: number): Promise<TextWindow> {
+    if (file.stat.size >= LARGE_FILE_BYTES) {
+      const idx = await getLineIndex(this.state, file.rel, file.abs, file.stat);
+      return { totalLines: idx.totalLines, lines: readIndexedLines(file.abs, idx, start, count) };
+    }
+    const lines = splitLines(fs.readFileSync(file.abs, "utf8"));
+    return { totalLines: lines.length, lines: lines.slice(start - 1, start - 1 + count) };
+  }
+
+  /** The whole text of a file with its line IDs (files up to LINE_ID_MAX_BYTES). */
+  linesWithIds(file: ResolvedPath & { stat: fs.Stats }): { lines: string[]; ids: string[] } {
+    if (file.stat.size > LINE_ID_MAX_BYTES) {
+      throw new ToolError(
+        `${file.rel}: line IDs are kept for files up to ${formatSize(LINE_ID_MAX_BYTES)}; this one is ${formatSize(file.stat.size)}. Use line numbers instead.`,
+      );
+    }
+    const bytes = fs.readFileSync(file.abs);
+    const lines = splitLines(bytes.toString("utf8"));
+    const ids = this.lineIds.idsFor(file.rel, lines, hashBytes(bytes));
+    return { lines, ids };
+  }
+}
+
+export function hashBytes(data: Uint8Array | string): string {
+  return crypto.createHash("sha1").update(data).digest("hex");
+}
+
+/** Splits text into lines without their endings; a final newline does not start a new line. */
+export function splitLines(text: string): string[] {
+  if (text.length === 0) return [];
+  const lines = text.split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  for (let i = 0; i < lines.length; i++) {
+    const l = lines[i];
+    if (l.length > 0 && l.charCodeAt(l.length - 1) === 13) lines[i] = l.slice(0, -1);
+  }
+  return lines;
+}
+
+export function createWorkspace(opts: WorkspaceOptions = {}): Workspace {
+  return new Workspace(opts);
+}

@@ -1,0 +1,78 @@
+// Shared test helpers: temp workspaces with real files, the real `rt` binary
+// (dist/cli.js, built by `npm test`), and a hash of a whole tree for
+// "nothing changed" checks.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import crypto from "node:crypto";
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+export const CLI = path.join(REPO, "dist", "cli.js");
+
+/** A fresh temp directory holding `files` (path → content); removed when the process exits. */
+export function tempTree(files: Record<string, string | Buffer> = {}, prefix = "rt-test-"): string {
+  const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+  for (const [rel, content] of Object.entries(files)) {
+    const p = path.join(dir, rel);
+    fs.mkdirSync(path.dirname(p), { recursive: true });
+    fs.writeFileSync(p, content);
+  }
+  process.on("exit", () => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `rt ARGS` in `cwd` (the root unless --root is given), optionally feeding stdin. */
+export function rt(args: string[], opts: { cwd: string; input?: string; env?: Record<string, string | undefined> }): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    const env = { ...process.env, ...opts.env };
+    for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
+    delete env.RT_ROOT;
+    if (opts.env?.RT_ROOT) env.RT_ROOT = opts.env.RT_ROOT;
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: opts.cwd, env, stdio: ["pipe", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c) => (stdout += c));
+    child.stderr.on("data", (c) => (stderr += c));
+    child.on("error", reject);
+    child.on("close", (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(opts.input ?? "");
+  });
+}
+
+/** `rt call TOOL --args JSON`, parsed. */
+export async function rtCall(tool: string, args: unknown, opts: { cwd: string; env?: Record<string, string | undefined> }) {
+  const r = await rt(["call", tool, "--args", JSON.stringify(args)], opts);
+  return { code: r.code, result: JSON.parse(r.stdout) as Record<string, any>, stderr: r.stderr };
+}
+
+/** SHA-256 over every path, mode, symlink target and content below `dir` (excluding `skip` names). */
+export function treeHash(dir: string, skip: string[] = [".rt"]): string {
+  const h = crypto.createHash("sha256");
+  const walk = (d: string) => {
+    for (const name of fs.readdirSync(d).sort()) {
+      if (skip.includes(name)) continue;
+      const p = path.join(d, name);
+      const st = fs.lstatSync(p);
+      h.update(`${path.relative(dir, p)}\0${st.mode}\0`);
+      if (st.isSymbolicLink()) h.update(fs.readlinkSync(p));
+      else if (st.isDirectory()) walk(p);
+      else h.update(fs.readFileSync(p));
+    }
+  };
+  walk(dir);
+  return h.digest("hex");
+}
+
+export function lines(n: number, make: (i: number) => string = (i) => `line ${i}`): string {
+  let s = "";
+  for (let i = 1; i <= n; i++) s += `${make(i)}\n`;
+  return s;
+}
