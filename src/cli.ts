@@ -2,8 +2,9 @@
 // The `rt` executable. Kept tiny: everything else loads on demand.
 import { main } from "./faces/cli/main.js";
 
-function readStdin(): Promise<string> {
-  if (process.stdin.isTTY) return Promise.resolve("");
+/** Standard input as text, or null when it is a terminal (nothing was piped). */
+function readStdin(): Promise<string | null> {
+  if (process.stdin.isTTY) return Promise.resolve(null);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     process.stdin.on("data", (c: Buffer) => chunks.push(c));

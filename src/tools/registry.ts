@@ -8,8 +8,27 @@ import { scrollTool } from "./scroll.js";
 import { findFilesTool } from "./find.js";
 import { grepTool, grepFileTool } from "./grep.js";
 import { lsTool } from "./ls.js";
+import { editLinesTool } from "./editLines.js";
+import { editRangeTool, insertAtTool } from "./editRange.js";
+import { editFileTool } from "./editFile.js";
+import { writeTool } from "./write.js";
+import { undoTool } from "./undo.js";
 
-export const TOOLS: readonly Tool[] = [readTool, openTool, scrollTool, findFilesTool, grepTool, grepFileTool, lsTool] as Tool[];
+export const TOOLS: readonly Tool[] = [
+  readTool,
+  openTool,
+  scrollTool,
+  findFilesTool,
+  grepTool,
+  grepFileTool,
+  lsTool,
+  editLinesTool,
+  editRangeTool,
+  insertAtTool,
+  editFileTool,
+  writeTool,
+  undoTool,
+] as Tool[];
 
 const byName = new Map<string, Tool>();
 for (const tool of TOOLS) {

@@ -16,7 +16,9 @@ export interface CommandSpec {
   synopsis: string;
   summary: string;
   options: Record<string, OptionSpec>;
-  /** Builds the tool call, or throws UsageError. `stdin` reads standard input when the command needs it. */
+  /** The command reads its content from standard input (passed to toCall as opts.stdin). */
+  stdin?: boolean;
+  /** Builds the tool call, or throws UsageError. */
   toCall?: (pos: string[], opts: Record<string, string | boolean | number | undefined>) => { tool: string; args: Record<string, unknown> };
 }
 
@@ -46,6 +48,19 @@ const grepFlags: Record<string, OptionSpec> = {
   ids: { type: "boolean", help: "show each match's line ID" },
 };
 const grepMap = { "ignore-case": "ignore_case", "fixed-strings": "fixed_strings", context: "context", multiline: "multiline", limit: "limit", ids: "ids" };
+
+const editFlags: Record<string, OptionSpec> = {
+  "dry-run": { type: "boolean", help: "show the unified diff, write nothing" },
+  "show-diff": { type: "boolean", help: "add the file's unified diff (or RT_AUTO_DIFF=1)" },
+  force: { type: "boolean", help: "write even if the edit adds syntax errors" },
+  indent: { type: "string", integer: true, help: "indentation of the new content, in columns" },
+};
+const editMap = { "dry-run": "dry_run", "show-diff": "show_diff", force: "force", indent: "indent_level" };
+
+/** A line argument: a number stays a number; IDs and N:ID stay strings. */
+function lineArg(s: string): number | string {
+  return /^\d+$/.test(s) ? Number(s) : s;
+}
 
 export const COMMANDS: CommandSpec[] = [
   {
@@ -141,6 +156,52 @@ export const COMMANDS: CommandSpec[] = [
     toCall(pos, opts) {
       noExtra(pos, 1);
       return { tool: "ls", args: { ...(pos[0] ? { path: pos[0] } : {}), ...pick(opts, { tree: "tree", depth: "depth", all: "show_hidden" }) } };
+    },
+  },
+  {
+    name: "edit",
+    synopsis: "rt edit PATH START END [--dry-run] [--show-diff] [--force] [--indent N] <<'EOF'",
+    summary: "replace lines START..END (1-based, inclusive; numbers, line IDs or N:ID) with standard input",
+    options: editFlags,
+    stdin: true,
+    toCall(pos, opts) {
+      need(pos, 3, "PATH, START and END");
+      noExtra(pos, 3);
+      return { tool: "edit_range", args: { path: pos[0], start_line: lineArg(pos[1]), end_line: lineArg(pos[2]), new_text: opts.stdin ?? "", ...pick(opts, editMap) } };
+    },
+  },
+  {
+    name: "insert",
+    synopsis: "rt insert PATH LINE [--dry-run] [--show-diff] [--force] [--indent N] <<'EOF'",
+    summary: "insert standard input before LINE (LINE = line count + 1 appends)",
+    options: editFlags,
+    stdin: true,
+    toCall(pos, opts) {
+      need(pos, 2, "PATH and LINE");
+      noExtra(pos, 2);
+      return { tool: "insert_at", args: { path: pos[0], line: lineArg(pos[1]), new_text: opts.stdin ?? "", ...pick(opts, editMap) } };
+    },
+  },
+  {
+    name: "delete",
+    synopsis: "rt delete PATH START END [--dry-run] [--show-diff] [--force]",
+    summary: "delete lines START..END",
+    options: editFlags,
+    toCall(pos, opts) {
+      need(pos, 3, "PATH, START and END");
+      noExtra(pos, 3);
+      return { tool: "edit_lines", args: { path: pos[0], command: "delete", start_line: lineArg(pos[1]), end_line: lineArg(pos[2]), ...pick(opts, editMap) } };
+    },
+  },
+  {
+    name: "undo",
+    synopsis: "rt undo PATH",
+    summary: "undo rt's last edit of PATH (refused if the file changed since)",
+    options: {},
+    toCall(pos) {
+      need(pos, 1, "PATH");
+      noExtra(pos, 1);
+      return { tool: "undo_edit", args: { path: pos[0] } };
     },
   },
   {

@@ -31,7 +31,7 @@ export async function runCall(
   positionals: string[],
   values: Record<string, unknown>,
   io: Io,
-  readStdin: () => Promise<string>,
+  readStdin: () => Promise<string | null>,
 ): Promise<number> {
   if (values.batch) {
     if (positionals.length) {
@@ -45,7 +45,7 @@ export async function runCall(
     io.stdout(`${JSON.stringify(r)}\n`);
     return 2;
   }
-  const raw = typeof values.args === "string" ? values.args : await readStdin();
+  const raw = typeof values.args === "string" ? values.args : ((await readStdin()) ?? "");
   const args = parseArgsJson(raw);
   const result = args.ok ? await callTool(workspace, positionals[0], args.value) : usage(args.error);
   io.stdout(`${JSON.stringify(result)}\n`);

@@ -1,0 +1,124 @@
+// A file as lines, with everything needed to write it back byte for byte:
+// BOM, each line's own ending (LF or CRLF, mixed files stay mixed), the final
+// newline or its absence, and the original bytes of every line (so bytes that
+// are not valid UTF-8 survive on lines an edit does not touch).
+import { diffArrays } from "diff";
+
+export type Eol = "\n" | "\r\n";
+
+export interface FileModel {
+  bom: boolean;
+  /** Decoded text of each line, without its ending. */
+  lines: string[];
+  /** Original bytes of each line (without ending), or null for lines an edit produced. */
+  raw: Array<Buffer | null>;
+  /** Each line's ending; the last line's is used only when `finalNewline`. */
+  eols: Eol[];
+  finalNewline: boolean;
+  /** The ending given to new lines: the most common one in the file (LF when none). */
+  eol: Eol;
+}
+
+const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
+
+export function parseFile(bytes: Buffer): FileModel {
+  const bom = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  const body = bom ? bytes.subarray(3) : bytes;
+  const lines: string[] = [];
+  const raw: Buffer[] = [];
+  const eols: Eol[] = [];
+  let crlf = 0;
+  let lf = 0;
+  let s = 0;
+  let i = body.indexOf(10);
+  while (i !== -1) {
+    const isCrlf = i > s && body[i - 1] === 13;
+    const end = isCrlf ? i - 1 : i;
+    raw.push(body.subarray(s, end));
+    lines.push(body.toString("utf8", s, end));
+    eols.push(isCrlf ? "\r\n" : "\n");
+    if (isCrlf) crlf++;
+    else lf++;
+    s = i + 1;
+    i = body.indexOf(10, s);
+  }
+  const finalNewline = s === body.length && body.length > 0;
+  if (s < body.length) {
+    raw.push(body.subarray(s));
+    lines.push(body.toString("utf8", s));
+    eols.push(crlf > lf ? "\r\n" : "\n");
+  }
+  return { bom, lines, raw, eols, finalNewline, eol: crlf > lf ? "\r\n" : "\n" };
+}
+
+export function serialize(m: FileModel): Buffer {
+  const parts: Buffer[] = [];
+  if (m.bom) parts.push(BOM);
+  for (let i = 0; i < m.lines.length; i++) {
+    const r = m.raw[i];
+    parts.push(r ?? Buffer.from(m.lines[i], "utf8"));
+    if (i < m.lines.length - 1 || m.finalNewline) parts.push(Buffer.from(m.eols[i]));
+  }
+  return Buffer.concat(parts);
+}
+
+/** The text with every line ending normalized to "\n" (what matching works on). */
+export function normalizedText(m: FileModel): string {
+  if (m.lines.length === 0) return "";
+  return m.lines.join("\n") + (m.finalNewline ? "\n" : "");
+}
+
+/**
+ * A new model with `newLines` as content. Lines equal to old ones (aligned by
+ * a diff) keep their original bytes and endings; other lines get the file's
+ * usual ending. The final newline state is kept (an empty result has none;
+ * content written into an empty file ends with a newline).
+ */
+export function withLines(m: FileModel, newLines: string[], finalNewline = m.lines.length === 0 || m.finalNewline): FileModel {
+  const raw: Array<Buffer | null> = new Array(newLines.length).fill(null);
+  const eols: Eol[] = new Array(newLines.length).fill(m.eol);
+  const old = m.lines;
+  let p = 0;
+  while (p < old.length && p < newLines.length && old[p] === newLines[p]) {
+    raw[p] = m.raw[p];
+    eols[p] = m.eols[p];
+    p++;
+  }
+  let s = 0;
+  while (s < old.length - p && s < newLines.length - p && old[old.length - 1 - s] === newLines[newLines.length - 1 - s]) {
+    raw[newLines.length - 1 - s] = m.raw[old.length - 1 - s];
+    eols[newLines.length - 1 - s] = m.eols[old.length - 1 - s];
+    s++;
+  }
+  const oldMid = old.slice(p, old.length - s);
+  const newMid = newLines.slice(p, newLines.length - s);
+  if (oldMid.length && newMid.length) {
+    const parts = diffArrays(oldMid, newMid, { maxEditLength: 2000 });
+    if (parts) {
+      let oi = p;
+      let ni = p;
+      for (const part of parts) {
+        const n = part.count ?? part.value.length;
+        if (part.added) ni += n;
+        else if (part.removed) oi += n;
+        else {
+          for (let k = 0; k < n; k++) {
+            raw[ni] = m.raw[oi];
+            eols[ni] = m.eols[oi];
+            ni++;
+            oi++;
+          }
+        }
+      }
+    }
+  }
+  return { ...m, lines: newLines, raw, eols, finalNewline: newLines.length === 0 ? false : finalNewline };
+}
+
+/** Splits replacement text given by a caller into lines ("" is no lines; a final newline ends the last line). */
+export function splitContent(text: string): string[] {
+  if (text === "") return [];
+  const lines = text.replace(/\r\n/g, "\n").split("\n");
+  if (lines[lines.length - 1] === "") lines.pop();
+  return lines;
+}

@@ -1,0 +1,128 @@
+// Re-indentation of new content to its context (seed 001, made safe).
+//
+// The content keeps its internal relative indentation. Its base indentation
+// (that of its least-indented line) is kept when it already fits the context —
+// it equals the indentation of the replaced lines, of the line before (one
+// level deeper after a line ending in ":" or "{"), or of the line after (for a
+// replacement, column 0 fits only where the replaced lines were at column 0) —
+// so a caller who indented correctly, or who deliberately dedents to an
+// enclosing level, gets exactly what they wrote. Otherwise (typically content pasted at
+// column 0 into a function body) it is shifted to the primary target: the
+// replaced lines' indentation, or for an insertion the line before's.
+// `indent_level` overrides all of this. Tabs stay tabs in a tab-indented file.
+
+export interface IndentStyle {
+  tabs: boolean;
+  /** Columns per level (a tab counts as this many columns). */
+  unit: number;
+}
+
+const lead = (s: string) => /^[ \t]*/.exec(s)![0];
+const blank = (s: string) => s.trim() === "";
+
+function widthOf(ws: string, unit: number): number {
+  let w = 0;
+  for (const ch of ws) w += ch === "\t" ? unit - (w % unit) : 1;
+  return w;
+}
+
+export function detectStyle(lines: string[]): IndentStyle {
+  let tabs = 0;
+  let spaces = 0;
+  const deltas = new Map<number, number>();
+  let prev = 0;
+  for (const l of lines) {
+    if (blank(l)) continue;
+    const ws = lead(l);
+    if (ws.startsWith("\t")) tabs++;
+    else if (ws.startsWith(" ")) {
+      spaces++;
+      const w = ws.length;
+      const d = Math.abs(w - prev);
+      if (d > 0 && d <= 8) deltas.set(d, (deltas.get(d) ?? 0) + 1);
+      prev = w;
+      continue;
+    }
+    prev = ws.length;
+  }
+  let unit = 4;
+  let best = 0;
+  for (const [d, n] of deltas) if (n > best || (n === best && d < unit)) [unit, best] = [d, n];
+  return { tabs: tabs > spaces, unit: tabs > spaces ? 4 : unit };
+}
+
+function render(width: number, style: IndentStyle): string {
+  if (!style.tabs) return " ".repeat(width);
+  return "\t".repeat(Math.floor(width / style.unit)) + " ".repeat(width % style.unit);
+}
+
+function opens(line: string): boolean {
+  const t = line.replace(/\s+$/, "");
+  return t.endsWith(":") || t.endsWith("{");
+}
+
+function nearestNonBlank(lines: string[], from: number, step: 1 | -1): string | undefined {
+  for (let i = from; i >= 0 && i < lines.length; i += step) if (!blank(lines[i])) return lines[i];
+  return undefined;
+}
+
+export interface IndentContext {
+  /** The file's current lines. */
+  lines: string[];
+  /** 0-based index where the content goes (the first replaced line, or the insertion point). */
+  at: number;
+  /** Number of lines the content replaces (0 for an insertion). */
+  replacing: number;
+  /** Explicit indentation of the content's base, in columns. */
+  indentLevel?: number;
+}
+
+/** Returns `content` re-indented for its place in the file. */
+export function fitIndentation(content: string[], ctx: IndentContext): string[] {
+  if (content.every(blank)) return content;
+  const fileStyle = detectStyle(ctx.lines);
+  const hasIndented = ctx.lines.some((l) => !blank(l) && lead(l).length > 0);
+  const style = hasIndented ? fileStyle : detectStyle(content);
+  const u = style.unit;
+  const widths = content.map((l) => (blank(l) ? -1 : widthOf(lead(l), u)));
+  const base = Math.min(...widths.filter((w) => w >= 0));
+
+  let target: number;
+  if (ctx.indentLevel !== undefined) {
+    target = ctx.indentLevel;
+  } else {
+    const replaced = ctx.lines.slice(ctx.at, ctx.at + ctx.replacing);
+    const firstReplaced = replaced.find((l) => !blank(l));
+    const before = nearestNonBlank(ctx.lines, ctx.at - 1, -1);
+    const after = nearestNonBlank(ctx.lines, ctx.at + ctx.replacing, 1);
+    const beforeW = before === undefined ? 0 : widthOf(lead(before), u) + (opens(before) ? u : 0);
+    const plausible = new Set<number>();
+    let primary: number;
+    const neighbours = [beforeW, before === undefined ? undefined : widthOf(lead(before), u), after === undefined ? undefined : widthOf(lead(after), u)];
+    if (firstReplaced !== undefined) {
+      // Replacing indented lines with content at column 0 almost always means the
+      // caller stripped the indentation, so column 0 only fits if the replaced
+      // lines were there too.
+      primary = widthOf(lead(firstReplaced), u);
+      plausible.add(primary);
+      for (const w of neighbours) if (w !== undefined && w > 0) plausible.add(w);
+    } else {
+      primary = beforeW;
+      for (const w of neighbours) if (w !== undefined) plausible.add(w);
+    }
+    if (before === undefined && after === undefined) plausible.add(0);
+    target = plausible.has(base) ? base : primary;
+  }
+
+  const shift = target - base;
+  // Leading whitespace already written the file's way (tabs then fewer than `unit` spaces, or spaces only).
+  const sameStyle = (l: string) => {
+    const ws = lead(l);
+    return style.tabs ? /^\t* *$/.test(ws) && ws.length - ws.lastIndexOf("\t") - 1 < u : !ws.includes("\t");
+  };
+  if (shift === 0 && content.every((l) => blank(l) || sameStyle(l))) return content;
+  return content.map((l, i) => {
+    if (widths[i] < 0) return shift === 0 ? l : "";
+    return render(Math.max(0, widths[i] + shift), style) + l.slice(lead(l).length);
+  });
+}

@@ -1,0 +1,76 @@
+// Line references: a number ("12"), a line ID ("k3f9"), or both ("12:k3f9").
+// With both, the ID wins when the line moved: the edit is applied where the ID
+// is now and the result says it was relocated. A missing ID is an error that
+// shows the current lines around the old position, with their IDs.
+import { LINE_ID_PATTERN } from "../workspace/lineIds.js";
+
+export type LineRef = number | string;
+
+export interface ParsedRef {
+  line?: number;
+  id?: string;
+  text: string;
+}
+
+export function parseRef(ref: LineRef): ParsedRef | { error: string } {
+  if (typeof ref === "number") {
+    return Number.isInteger(ref) ? { line: ref, text: String(ref) } : { error: `line reference ${ref} is not a whole number` };
+  }
+  const t = ref.trim().replace(/^\[?LID:/i, "").replace(/\]$/, "");
+  let m = /^(\d+)$/.exec(t);
+  if (m) return { line: Number(m[1]), text: t };
+  m = /^(\d+):([0-9a-z]+)$/.exec(t);
+  if (m && LINE_ID_PATTERN.test(m[2])) return { line: Number(m[1]), id: m[2], text: t };
+  if (LINE_ID_PATTERN.test(t)) return { id: t, text: t };
+  return { error: `"${ref}" is not a line reference: use a line number (12), a line ID (k3f9) or both (12:k3f9)` };
+}
+
+export interface Resolved {
+  /** 1-based line number in the current text. */
+  line: number;
+  /** Set when an N:ID reference was found at another line. */
+  relocatedFrom?: number;
+}
+
+/**
+ * Resolves a reference against the current lines and their IDs. `allowEnd`
+ * accepts line count + 1 (insert at the end). Returns an error message otherwise.
+ */
+export function resolveRef(
+  ref: LineRef,
+  lines: string[],
+  ids: string[] | undefined,
+  opts: { allowEnd?: boolean; allowZero?: boolean } = {},
+): Resolved | { error: string } {
+  const p = parseRef(ref);
+  if ("error" in p) return p;
+  const total = lines.length;
+  if (p.id !== undefined) {
+    if (!ids) return { error: `line IDs are not available for this file; use line numbers` };
+    const at = ids.indexOf(p.id);
+    if (at === -1) {
+      return { error: `line ID ${p.id} is no longer in the file (the line was changed or deleted)${p.line ? ` near line ${p.line}` : ""}.\n${around(lines, ids, p.line ?? 1)}\nRe-read the file (read with ids: true) and use a current ID.` };
+    }
+    if (p.line !== undefined && p.line !== at + 1) return { line: at + 1, relocatedFrom: p.line };
+    return { line: at + 1 };
+  }
+  const n = p.line!;
+  const max = opts.allowEnd ? total + 1 : total;
+  const min = opts.allowZero ? 0 : 1;
+  if (n < min || n > max) {
+    return { error: `line ${n} is out of range: the file has ${total} line${total === 1 ? "" : "s"}; valid lines are ${min}-${max}` };
+  }
+  return { line: n };
+}
+
+/** Numbered lines with IDs around `line` (for errors). */
+export function around(lines: string[], ids: string[] | undefined, line: number, radius = 3): string {
+  if (lines.length === 0) return "(the file is empty)";
+  const c = Math.min(Math.max(1, line), lines.length);
+  const out = ["Current lines:"];
+  for (let i = Math.max(1, c - radius); i <= Math.min(lines.length, c + radius); i++) {
+    const id = ids?.[i - 1];
+    out.push(`${String(i).padStart(4)}: ${id ? `[LID:${id}] ` : ""}${lines[i - 1]}`);
+  }
+  return out.join("\n");
+}

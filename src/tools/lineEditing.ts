@@ -1,0 +1,92 @@
+// Shared by edit_lines, edit_range and insert_at: resolve line references
+// (numbers, IDs, N:ID) against one snapshot, apply every change together
+// through the workspace's edit pipeline, and describe what happened.
+import { z } from "zod";
+import type { Workspace } from "../workspace/workspace.js";
+import { applyEdit, type Snapshot } from "../workspace/applyEdit.js";
+import { withLines, splitContent } from "../edit/fileModel.js";
+import { resolveRef, parseRef, type LineRef } from "../edit/lineRefs.js";
+import { applyLineChanges, type LineChange } from "../edit/lineEdits.js";
+import { ToolError, ok, type ToolResult } from "./types.js";
+
+export const lineRef = z
+  .union([z.number().int(), z.string()])
+  .describe('A line number (12), a line ID from read with ids (k3f9), or both (12:k3f9: the ID wins if the line moved)');
+
+/** Options every editing tool accepts. */
+export const editOptions = {
+  dry_run: z.boolean().optional().describe("Return the unified diff without writing anything"),
+  force: z.boolean().optional().describe("Write even if the edit adds syntax errors"),
+  show_diff: z.boolean().optional().describe("Add the file's unified diff to the result"),
+};
+
+export interface ChangeSpec {
+  kind: "replace" | "insert-before" | "insert-after" | "delete";
+  from: LineRef;
+  to?: LineRef;
+  content?: string;
+  indentLevel?: number;
+}
+
+function usesIds(specs: ChangeSpec[]): boolean {
+  return specs.some((s) => [s.from, s.to].some((r) => r !== undefined && (() => { const p = parseRef(r); return !("error" in p) && p.id !== undefined; })()));
+}
+
+function planChanges(snap: Snapshot, specs: ChangeSpec[]) {
+  const lines = snap.model.lines;
+  const changes: LineChange[] = [];
+  const notes: string[] = [];
+  const relocations: Array<{ ref: string; from: number; to: number }> = [];
+  const resolve = (ref: LineRef, o: { allowEnd?: boolean; allowZero?: boolean } = {}) => {
+    const r = resolveRef(ref, lines, snap.ids, o);
+    if ("error" in r) throw new ToolError(r.error);
+    if (r.relocatedFrom !== undefined) {
+      relocations.push({ ref: String(ref), from: r.relocatedFrom, to: r.line });
+      notes.push(`note: ${ref} was relocated to line ${r.line} (the file changed since it was read)`);
+    }
+    return r.line;
+  };
+  for (const s of specs) {
+    const content = s.content === undefined ? [] : splitContent(s.content);
+    if (s.kind === "insert-before" || s.kind === "insert-after") {
+      const at = resolve(s.from, { allowEnd: s.kind === "insert-before", allowZero: s.kind === "insert-after" });
+      const before = s.kind === "insert-before" ? at : at + 1;
+      changes.push({ start: before, end: before - 1, content, indentLevel: s.indentLevel });
+      continue;
+    }
+    const start = resolve(s.from);
+    const end = s.to === undefined ? start : resolve(s.to);
+    if (end < start) {
+      throw new ToolError(`range ${start}-${end} is reversed: the end line must not come before the start line (the file has ${lines.length} lines)`);
+    }
+    changes.push({ start, end, content: s.kind === "delete" ? [] : content, indentLevel: s.indentLevel });
+  }
+  const applied = applyLineChanges(lines, changes);
+  if ("error" in applied) throw new ToolError(applied.error);
+  return {
+    model: withLines(snap.model, applied.lines),
+    start: applied.start,
+    end: applied.end,
+    notes,
+    metadata: { changes_applied: specs.length, ...(relocations.length ? { relocated: relocations } : {}) },
+  };
+}
+
+export async function runLineChanges(
+  workspace: Workspace,
+  path: string,
+  specs: ChangeSpec[],
+  opts: { tool: string; dry_run?: boolean; force?: boolean; show_diff?: boolean },
+): Promise<ToolResult> {
+  if (specs.length === 0) throw new ToolError("no changes given");
+  const ids = usesIds(specs);
+  const r = await applyEdit(workspace, path, (snap) => planChanges(snap, specs), {
+    tool: opts.tool,
+    dryRun: opts.dry_run,
+    force: opts.force,
+    showDiff: opts.show_diff,
+    withIds: true,
+    replanOnConflict: ids,
+  });
+  return ok(r.output, r.metadata);
+}

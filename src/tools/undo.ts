@@ -1,0 +1,50 @@
+import fs from "node:fs";
+import { z } from "zod";
+import { defineTool, ok, ToolError } from "./types.js";
+import { Journal } from "../workspace/journal.js";
+import { hashBytes } from "../workspace/workspace.js";
+import { writeFileAtomic } from "../workspace/atomic.js";
+import { withFileLock } from "../workspace/fileLock.js";
+import { splitLines } from "../workspace/workspace.js";
+
+export const undoTool = defineTool({
+  name: "undo_edit",
+  aliases: ["undo"],
+  description: `Undo rt's last edit of a file: restore the content it had before (rt keeps the last 50 edits per file, so repeated undos walk back). Refused if the file was changed since by something other than rt.`,
+  schema: z.object({ path: z.string().describe("File whose last rt edit to undo") }).strict(),
+  readOnly: false,
+  editing: true,
+  async handler(args, { workspace }) {
+    const r = workspace.resolve(args.path);
+    const journal = new Journal(workspace.state);
+    if (!journal.enabled) throw new ToolError("undo is unavailable: state is off (RT_STATE=off), so rt kept no journal of edits");
+    return withFileLock(workspace.state, r.rel, r.abs, () => {
+      const last = journal.latest(r.rel);
+      if (!last) throw new ToolError(`${r.rel}: no rt edit to undo`);
+      let current: Buffer | null = null;
+      try {
+        current = fs.readFileSync(r.abs);
+      } catch {
+        current = null;
+      }
+      if (!current || hashBytes(current) !== last.entry.afterHash) {
+        throw new ToolError(
+          `${r.rel} was changed after rt's last edit (by another program or by hand); undo refused so that change is not lost. Use git or edit the file instead.`,
+        );
+      }
+      if (last.before === null) {
+        fs.rmSync(r.abs);
+        workspace.lineIds.forget(r.rel);
+      } else {
+        writeFileAtomic(r.abs, last.before, { mode: last.entry.mode });
+        workspace.lineIds.idsFor(r.rel, splitLines(last.before.toString("utf8")), hashBytes(last.before));
+      }
+      journal.pop(r.rel);
+      const what = last.before === null ? "deleted it (rt had created it)" : "restored the content before it";
+      return ok(`✓ Undid the last ${last.entry.tool} of ${r.rel}: ${what}. ${last.remaining} earlier edit(s) can still be undone.`, {
+        path: r.rel,
+        remaining: last.remaining,
+      });
+    });
+  },
+});

@@ -1,0 +1,152 @@
+// How every editing tool changes a file: take a snapshot, let the tool plan
+// the new content from it (pure), validate the syntax, then — under a per-file
+// lock — check the file still holds the snapshot, journal the old bytes for
+// undo, write atomically and reconcile line IDs. A dry run stops after the
+// diff. Nothing is written unless every step passes.
+import fs from "node:fs";
+import path from "node:path";
+import { createTwoFilesPatch } from "diff";
+import type { Workspace } from "./workspace.js";
+import { hashBytes } from "./workspace.js";
+import { ToolError } from "../tools/types.js";
+import { parseFile, serialize, normalizedText, type FileModel } from "../edit/fileModel.js";
+import { binaryKind, formatSize } from "./binary.js";
+import { writeFileAtomic } from "./atomic.js";
+import { withFileLock } from "./fileLock.js";
+import { Journal } from "./journal.js";
+import { LINE_ID_MAX_BYTES } from "../limits.js";
+
+export interface Snapshot {
+  rel: string;
+  abs: string;
+  /** The bytes read, or null when the file does not exist yet. */
+  bytes: Buffer | null;
+  hash: string | null;
+  model: FileModel;
+  /** Line IDs of the snapshot's lines (files up to LINE_ID_MAX_BYTES). */
+  ids?: string[];
+  mode?: number;
+}
+
+export function takeSnapshot(ws: Workspace, path: string, opts: { mayCreate?: boolean; withIds?: boolean } = {}): Snapshot {
+  const r = ws.resolve(path);
+  if (!r.exists) {
+    if (!opts.mayCreate) throw new ToolError(`${r.rel}: file not found; check the path (find or ls help), or use write to create a file`);
+    return { rel: r.rel, abs: r.abs, bytes: null, hash: null, model: parseFile(Buffer.alloc(0)), ids: [] };
+  }
+  const st = fs.statSync(r.abs);
+  if (st.isDirectory()) throw new ToolError(`${r.rel}: is a directory, not a file`);
+  if (!st.isFile()) throw new ToolError(`${r.rel}: not a regular file`);
+  const bytes = fs.readFileSync(r.abs);
+  const kind = binaryKind(bytes);
+  if (kind) throw new ToolError(`${r.rel}: binary file (${kind}, ${formatSize(bytes.length)}); rt edits text files only`);
+  const model = parseFile(bytes);
+  const hash = hashBytes(bytes);
+  const snap: Snapshot = { rel: r.rel, abs: r.abs, bytes, hash, model, mode: st.mode & 0o7777 };
+  if (opts.withIds && bytes.length <= LINE_ID_MAX_BYTES) snap.ids = ws.lineIds.idsFor(r.rel, model.lines, hash);
+  return snap;
+}
+
+export interface Plan {
+  model: FileModel;
+  /** 1-based first and last line of the changed region in the new text (for the summary). */
+  start: number;
+  end: number;
+  /** Extra result fields (tier, relocations...). */
+  metadata?: Record<string, unknown>;
+  /** Lines added to the output after the ✓ line (notes such as relocations). */
+  notes?: string[];
+}
+
+export interface ApplyOptions {
+  tool: string;
+  dryRun?: boolean;
+  force?: boolean;
+  showDiff?: boolean;
+  /** Re-plan once against the new content if the file changed between snapshot and write (safe for ID-based edits). */
+  replanOnConflict?: boolean;
+  withIds?: boolean;
+  mayCreate?: boolean;
+  /** Verb for the summary line ("Edited", "Created", "Wrote"). */
+  verb?: string;
+}
+
+export interface ApplyResult {
+  output: string;
+  metadata: Record<string, unknown>;
+}
+
+export function unifiedDiff(rel: string, before: string, after: string): string {
+  return createTwoFilesPatch(`a/${rel}`, `b/${rel}`, before, after, undefined, undefined, { context: 3 })
+    .split("\n")
+    .slice(1) // drop the "Index:"/"====" preamble lines jsdiff adds
+    .filter((l) => !/^=+$/.test(l))
+    .join("\n");
+}
+
+/** The edited region with a few lines of context, numbered (seed 000 §10.4). */
+export function regionView(lines: string[], start: number, end: number, context = 3): string {
+  if (lines.length === 0) return "(the file is now empty)";
+  const from = Math.max(1, Math.min(start, lines.length) - context);
+  const to = Math.min(lines.length, Math.max(end, start) + context);
+  const out: string[] = [];
+  for (let i = from; i <= to; i++) out.push(`${String(i).padStart(4)}: ${lines[i - 1]}`);
+  return out.join("\n");
+}
+
+export async function applyEdit(ws: Workspace, target: string, plan: (snap: Snapshot) => Plan, opts: ApplyOptions): Promise<ApplyResult> {
+  let snap = takeSnapshot(ws, target, { mayCreate: opts.mayCreate, withIds: opts.withIds });
+  let p = plan(snap);
+  for (let attempt = 0; ; attempt++) {
+    const newBytes = serialize(p.model);
+    const beforeText = normalizedText(snap.model);
+    const afterText = normalizedText(p.model);
+    if (!opts.force) {
+      const { validateEdit, formatProblems } = await import("../edit/validate.js");
+      const v = await validateEdit(snap.rel, beforeText, afterText);
+      if (v.introduced.length > 0) {
+        throw new ToolError(
+          `edit rejected: it would add ${v.introduced.length === 1 ? "a syntax error" : `${v.introduced.length} syntax errors`} to ${snap.rel} (${v.language}); the file is unchanged.\n${formatProblems(v, afterText)}\nFix the new content, or pass force: true (--force) to write it anyway.`,
+          { validation_failed: true },
+        );
+      }
+    }
+    const diff = unifiedDiff(snap.rel, beforeText, afterText);
+    const unchanged = snap.bytes !== null && newBytes.equals(snap.bytes);
+    const metadata: Record<string, unknown> = { path: snap.rel, start_line: p.start, end_line: p.end, ...p.metadata };
+    if (opts.dryRun || unchanged) {
+      const head = unchanged ? `No change: ${snap.rel} already has this content` : `Dry run: ${snap.rel} not modified. The patch:`;
+      return { output: unchanged ? head : `${head}\n${diff}`, metadata: { ...metadata, diff, dry_run: !!opts.dryRun, changed: false } };
+    }
+    const newHash = hashBytes(newBytes);
+    const conflict = withFileLock(ws.state, snap.rel, snap.abs, () => {
+      let current: Buffer | null = null;
+      try {
+        current = fs.readFileSync(snap.abs);
+      } catch {
+        current = null;
+      }
+      const currentHash = current ? hashBytes(current) : null;
+      if (currentHash !== snap.hash) return true;
+      new Journal(ws.state).record(snap.rel, snap.bytes, newHash, opts.tool, snap.mode);
+      fs.mkdirSync(path.dirname(snap.abs), { recursive: true });
+      writeFileAtomic(snap.abs, newBytes, { mode: snap.mode });
+      return false;
+    });
+    if (conflict) {
+      if (opts.replanOnConflict && attempt === 0) {
+        snap = takeSnapshot(ws, target, { mayCreate: opts.mayCreate, withIds: opts.withIds });
+        p = plan(snap);
+        continue;
+      }
+      throw new ToolError(`${snap.rel} changed since it was read (another edit or program wrote it); nothing was written. Re-read the file and retry.`);
+    }
+    if (newBytes.length <= LINE_ID_MAX_BYTES) ws.lineIds.idsFor(snap.rel, p.model.lines, newHash);
+    const verb = opts.verb ?? (snap.bytes === null ? "Created" : "Edited");
+    const range = p.end >= p.start ? `${p.start}-${p.end}` : `${p.start}`;
+    const showDiff = opts.showDiff || /^(1|true|yes|on)$/i.test(ws.env.RT_AUTO_DIFF ?? ws.env.RAGIX_AUTO_DIFF ?? "");
+    const parts = [`✓ ${verb} ${snap.rel}:${range}`, ...(p.notes ?? []), regionView(p.model.lines, p.start, p.end)];
+    if (showDiff) parts.push(diff);
+    return { output: parts.join("\n"), metadata: { ...metadata, diff, changed: true } };
+  }
+}
