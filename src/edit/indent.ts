@@ -98,7 +98,8 @@ export function fitIndentation(content: string[], ctx: IndentContext): string[] 
     const beforeW = before === undefined ? 0 : widthOf(lead(before), u) + (opens(before) ? u : 0);
     const plausible = new Set<number>();
     let primary: number;
-    const neighbours = [beforeW, before === undefined ? undefined : widthOf(lead(before), u), after === undefined ? undefined : widthOf(lead(after), u)];
+    // The line before counts one level deeper when it opens a block (and never at its own level then).
+    const neighbours = [before === undefined ? undefined : beforeW, after === undefined ? undefined : widthOf(lead(after), u)];
     if (firstReplaced !== undefined) {
       // Replacing indented lines with content at column 0 almost always means the
       // caller stripped the indentation, so column 0 only fits if the replaced

@@ -1,8 +1,9 @@
-// How every editing tool changes a file: take a snapshot, let the tool plan
-// the new content from it (pure), validate the syntax, then — under a per-file
-// lock — check the file still holds the snapshot, journal the old bytes for
-// undo, write atomically and reconcile line IDs. A dry run stops after the
-// diff. Nothing is written unless every step passes.
+// How every editing tool changes a file. Under a per-file lock: take a
+// snapshot, let the tool plan the new content from it (pure), validate the
+// syntax, check the file still holds the snapshot (another program may have
+// written it), journal the old bytes for undo, write atomically and reconcile
+// line IDs. A dry run stops after the diff. Nothing is written unless every
+// step passes.
 import fs from "node:fs";
 import path from "node:path";
 import { createTwoFilesPatch } from "diff";
@@ -95,8 +96,15 @@ export function regionView(lines: string[], start: number, end: number, context 
 }
 
 export async function applyEdit(ws: Workspace, target: string, plan: (snap: Snapshot) => Plan, opts: ApplyOptions): Promise<ApplyResult> {
+  const r = ws.resolve(target);
+  // Held from reading to writing: concurrent rt edits of one file run one after the other.
+  return withFileLock(ws.state, r.rel, r.abs, () => applyLocked(ws, target, plan, opts));
+}
+
+async function applyLocked(ws: Workspace, target: string, plan: (snap: Snapshot) => Plan, opts: ApplyOptions): Promise<ApplyResult> {
   let snap = takeSnapshot(ws, target, { mayCreate: opts.mayCreate, withIds: opts.withIds });
   let p = plan(snap);
+  const notes: string[] = [];
   for (let attempt = 0; ; attempt++) {
     const newBytes = serialize(p.model);
     const beforeText = normalizedText(snap.model);
@@ -110,6 +118,8 @@ export async function applyEdit(ws: Workspace, target: string, plan: (snap: Snap
           { validation_failed: true },
         );
       }
+      // A language rt parses whose check could not run is worth saying; plain text is not.
+      if (!v.checked && v.language) notes.push(`note: syntax not checked: ${v.reason ?? "unknown reason"}`);
     }
     const diff = unifiedDiff(snap.rel, beforeText, afterText);
     const unchanged = snap.bytes !== null && newBytes.equals(snap.bytes);
@@ -118,34 +128,30 @@ export async function applyEdit(ws: Workspace, target: string, plan: (snap: Snap
       const head = unchanged ? `No change: ${snap.rel} already has this content` : `Dry run: ${snap.rel} not modified. The patch:`;
       return { output: unchanged ? head : `${head}\n${diff}`, metadata: { ...metadata, diff, dry_run: !!opts.dryRun, changed: false } };
     }
-    const newHash = hashBytes(newBytes);
-    const conflict = withFileLock(ws.state, snap.rel, snap.abs, () => {
-      let current: Buffer | null = null;
-      try {
-        current = fs.readFileSync(snap.abs);
-      } catch {
-        current = null;
-      }
-      const currentHash = current ? hashBytes(current) : null;
-      if (currentHash !== snap.hash) return true;
-      new Journal(ws.state).record(snap.rel, snap.bytes, newHash, opts.tool, snap.mode);
-      fs.mkdirSync(path.dirname(snap.abs), { recursive: true });
-      writeFileAtomic(snap.abs, newBytes, { mode: snap.mode });
-      return false;
-    });
-    if (conflict) {
+    // Another program (not rt: rt edits hold the lock) may have written the file meanwhile.
+    let current: Buffer | null = null;
+    try {
+      current = fs.readFileSync(snap.abs);
+    } catch {
+      current = null;
+    }
+    if ((current ? hashBytes(current) : null) !== snap.hash) {
       if (opts.replanOnConflict && attempt === 0) {
         snap = takeSnapshot(ws, target, { mayCreate: opts.mayCreate, withIds: opts.withIds });
         p = plan(snap);
         continue;
       }
-      throw new ToolError(`${snap.rel} changed since it was read (another edit or program wrote it); nothing was written. Re-read the file and retry.`);
+      throw new ToolError(`${snap.rel} changed since it was read (another program wrote it); nothing was written. Re-read the file and retry.`);
     }
+    const newHash = hashBytes(newBytes);
+    new Journal(ws.state).record(snap.rel, snap.bytes, newHash, opts.tool, snap.mode);
+    fs.mkdirSync(path.dirname(snap.abs), { recursive: true });
+    writeFileAtomic(snap.abs, newBytes, { mode: snap.mode });
     if (newBytes.length <= LINE_ID_MAX_BYTES) ws.lineIds.idsFor(snap.rel, p.model.lines, newHash);
     const verb = opts.verb ?? (snap.bytes === null ? "Created" : "Edited");
     const range = p.end >= p.start ? `${p.start}-${p.end}` : `${p.start}`;
     const showDiff = opts.showDiff || /^(1|true|yes|on)$/i.test(ws.env.RT_AUTO_DIFF ?? ws.env.RAGIX_AUTO_DIFF ?? "");
-    const parts = [`✓ ${verb} ${snap.rel}:${range}`, ...(p.notes ?? []), regionView(p.model.lines, p.start, p.end)];
+    const parts = [`✓ ${verb} ${snap.rel}:${range}`, ...(p.notes ?? []), ...notes, regionView(p.model.lines, p.start, p.end)];
     if (showDiff) parts.push(diff);
     return { output: parts.join("\n"), metadata: { ...metadata, diff, changed: true } };
   }

@@ -1,8 +1,9 @@
-// A per-file lock between rt processes, held only around "check the file is
-// still what we read, then replace it", so two rt edits racing on one file
-// cannot both succeed against the same snapshot (no lost update). The lock is
-// a file created with O_EXCL under `.rt/locks/` (or next to the target when
-// state is off) holding the owner's pid; a lock whose owner died is taken over.
+// A per-file lock between rt edits (in this process and in others), held from
+// reading the file to replacing it, so two rt edits racing on one file are
+// serialized and none is lost. The lock is a file created with O_EXCL under
+// `.rt/locks/` (or next to the target when state is off) holding the owner's
+// pid; a lock whose owner died is taken over. Waiting is asynchronous, so a
+// server handling several requests keeps serving while one waits.
 import fs from "node:fs";
 import path from "node:path";
 import { StateStore } from "./state.js";
@@ -18,11 +19,9 @@ function alive(pid: number): boolean {
   }
 }
 
-function sleep(ms: number): void {
-  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
-}
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-export function withFileLock<T>(state: StateStore, rel: string, abs: string, fn: () => T): T {
+export async function withFileLock<T>(state: StateStore, rel: string, abs: string, fn: () => T | Promise<T>): Promise<T> {
   let lockPath: string;
   if (state.ensure()) {
     fs.mkdirSync(state.file("locks"), { recursive: true });
@@ -39,17 +38,22 @@ export function withFileLock<T>(state: StateStore, rel: string, abs: string, fn:
       break;
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-      const owner = Number(fs.readFileSync(lockPath, { encoding: "utf8", flag: "r" }) || "0");
+      let owner = 0;
+      try {
+        owner = Number(fs.readFileSync(lockPath, "utf8") || "0");
+      } catch {
+        continue; // released meanwhile
+      }
       if (owner && !alive(owner)) {
         fs.rmSync(lockPath, { force: true });
         continue;
       }
       if (Date.now() > deadline) throw new Error(`${rel} is locked by another rt process (pid ${owner}); try again`);
-      sleep(10);
+      await sleep(5);
     }
   }
   try {
-    return fn();
+    return await fn();
   } finally {
     fs.rmSync(lockPath, { force: true });
   }

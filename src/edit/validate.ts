@@ -1,0 +1,249 @@
+// Syntax validation of an edit: does the new text have syntax errors the old
+// text did not? Pure over text (the pipeline calls it before writing); the
+// language comes from the path (extension, file name) or the shebang.
+//
+// How "introduced" is decided. Comparing error counts alone is wrong: an edit
+// that fixes one error and adds another elsewhere keeps the count. Comparing
+// error positions alone is wrong too: inside the edited lines nothing maps
+// one-to-one, and a broken line the caller rewrote (still broken) would count
+// as a new error. So the lines are split by a line diff into unchanged lines
+// and changed regions (hunks), and each side uses the rule that fits it:
+//   - a problem on an unchanged line is old only if the old text had a problem
+//     on that same line (its position mapped through the edit), of the same
+//     kind at the same column, or failing that any problem on that line (error
+//     recovery can move a node's start by a token when text elsewhere changes);
+//     an error the edit causes on an untouched line (tree-sitter often reports
+//     an unclosed bracket where its statement began) is therefore caught;
+//   - within each hunk, problems are counted: the edit adds as many problems as
+//     the hunk has more after than before, so a caller may rewrite a broken
+//     region as long as it does not make it worse.
+import { parse, type LanguageId } from "../parsers/treeSitter.ts";
+import { detectLanguage } from "../parsers/detectLanguage.ts";
+import { syntaxProblems, type RawSyntaxProblem, type RowRange } from "../parsers/syntaxProblems.ts";
+import { lineHunks, placeAfterLine, placeBeforeLine, type LineHunk } from "./lineHunks.ts";
+import { SYNTAX_CONTEXT_LINES, SYNTAX_PARSE_TIMEOUT_MS, SYNTAX_PROBLEMS_SHOWN } from "../limits.ts";
+
+/** A syntax error in the new text. Line and column are 1-based; the column counts characters. */
+export interface SyntaxProblem {
+  line: number;
+  column: number;
+  /** "error": text the grammar rejects; "missing": a token the parser had to assume (a closing bracket, a semicolon). */
+  kind: "error" | "missing";
+  /** For "error", the rejected source text (first line, cut short); for "missing", the expected token. */
+  text: string;
+}
+
+export interface ValidationResult {
+  /** The grammar used, or null when the file's language has none. */
+  language: LanguageId | null;
+  /** False when nothing was checked: unknown language, grammar not loadable, parse timed out. */
+  checked: boolean;
+  /** Problems in the new text that the old text did not have, in document order. Empty = accept. */
+  introduced: SyntaxProblem[];
+  /** Number of syntax problems in the old and in the new text. */
+  before: number;
+  after: number;
+  /** The lines the edit changed, in the new text: first line (1-based) and how many (0: lines were only removed before `line`). */
+  edited: Array<{ line: number; count: number }>;
+  /** When not checked: why, in words for the caller. */
+  reason?: string;
+}
+
+function notChecked(language: LanguageId | null, reason: string): ValidationResult {
+  return { language, checked: false, introduced: [], before: 0, after: 0, edited: [], reason };
+}
+
+// A leading byte-order mark is not part of any grammar; columns on line 1 are
+// reported as a reader sees them (the BOM is invisible).
+function stripBom(text: string): string {
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+}
+
+async function problemsOf(text: string, lang: LanguageId, focusRows: RowRange[] = []): Promise<RawSyntaxProblem[] | null> {
+  const tree = await parse(text, lang, { timeoutMs: SYNTAX_PARSE_TIMEOUT_MS });
+  if (!tree) return null;
+  try {
+    return syntaxProblems(tree, text, focusRows);
+  } finally {
+    tree.delete();
+  }
+}
+
+/**
+ * Checks that replacing `before` with `after` in the file at `path` adds no
+ * syntax error. Never throws for an unknown language or a grammar that fails
+ * to load: the result says it did not check, and why.
+ */
+export async function validateEdit(path: string, before: string, after: string): Promise<ValidationResult> {
+  const language = detectLanguage(path, after) ?? detectLanguage(path, before);
+  if (!language) return notChecked(null, `no syntax check for ${path}: its language is not one rt parses`);
+  const oldText = stripBom(before);
+  const newText = stripBom(after);
+  const newLines = newText.split("\n");
+  const hunks = lineHunks(oldText.split("\n"), newLines);
+  // An error node that reaches into the edited lines is reported there.
+  const edited = hunks.map((h) => ({ start: h.afterStart, end: h.afterEnd }));
+  let oldProblems: RawSyntaxProblem[] | null;
+  let newProblems: RawSyntaxProblem[] | null;
+  try {
+    newProblems = await problemsOf(newText, language, edited);
+    // A text that did not change cannot add errors; parse it once.
+    oldProblems = oldText === newText ? newProblems : await problemsOf(oldText, language);
+  } catch (err) {
+    return notChecked(language, `the ${language} grammar could not be loaded: ${(err as Error).message}`);
+  }
+  if (!oldProblems || !newProblems) {
+    return notChecked(language, `parsing took longer than ${SYNTAX_PARSE_TIMEOUT_MS} ms`);
+  }
+  const introduced = introducedProblems(hunks, oldProblems, newProblems);
+  return {
+    language,
+    checked: true,
+    introduced: introduced.map((p) => toSyntaxProblem(p, newLines)),
+    before: oldProblems.length,
+    after: newProblems.length,
+    edited: hunks.map((h) => ({ line: h.afterStart + 1, count: h.afterEnd - h.afterStart })),
+  };
+}
+
+/** The problems of the new text that the old text did not have (see the header comment). */
+function introducedProblems(
+  hunks: LineHunk[],
+  oldProblems: RawSyntaxProblem[],
+  newProblems: RawSyntaxProblem[],
+): RawSyntaxProblem[] {
+  if (newProblems.length === 0) return [];
+
+  // Old problems, by where they are now: an unchanged line of the new text, or a hunk.
+  const oldOnLine = new Map<number, RawSyntaxProblem[]>();
+  const oldInHunk = new Map<number, RawSyntaxProblem[]>();
+  for (const p of oldProblems) {
+    const place = placeBeforeLine(hunks, p.row);
+    const [map, key] = "hunk" in place ? [oldInHunk, place.hunk] : [oldOnLine, place.line];
+    map.set(key, [...(map.get(key) ?? []), p]);
+  }
+
+  const introduced: RawSyntaxProblem[] = [];
+  const newInHunk = new Map<number, RawSyntaxProblem[]>();
+  const unmatched: RawSyntaxProblem[] = [];
+  for (const p of newProblems) {
+    const place = placeAfterLine(hunks, p.row);
+    if ("hunk" in place) newInHunk.set(place.hunk, [...(newInHunk.get(place.hunk) ?? []), p]);
+    else if (!take(oldOnLine.get(place.line), (o) => o.kind === p.kind && o.column === p.column)) unmatched.push(p);
+  }
+  // Second pass, after every exact match is made: same line, any kind or column.
+  for (const p of unmatched) {
+    if (!take(oldOnLine.get(p.row), () => true)) introduced.push(p);
+  }
+
+  for (const [hunk, problems] of newInHunk) {
+    const old = oldInHunk.get(hunk) ?? [];
+    const added = problems.length - old.length;
+    if (added <= 0) continue;
+    // Which ones are new is a guess inside a rewritten region: prefer those
+    // whose kind and text match no old problem of the region.
+    const fresh = problems.filter((p) => !take(old, (o) => o.kind === p.kind && o.text === p.text));
+    introduced.push(...fresh.slice(0, added));
+  }
+  return introduced.sort((x, y) => (x.focus ?? x).index - (y.focus ?? y).index);
+}
+
+/** Removes and returns the first element of `list` that satisfies `test`. */
+function take<T>(list: T[] | undefined, test: (item: T) => boolean): T | undefined {
+  if (!list) return undefined;
+  const i = list.findIndex(test);
+  return i === -1 ? undefined : list.splice(i, 1)[0];
+}
+
+function toSyntaxProblem(p: RawSyntaxProblem, lines: string[]): SyntaxProblem {
+  const at = p.focus ?? p;
+  const line = lines[at.row] ?? "";
+  // Characters, not UTF-16 code units: an emoji before the error counts once.
+  const column = [...line.slice(0, at.column)].length + 1;
+  return { line: at.row + 1, column, kind: p.kind, text: p.text };
+}
+
+function describe(p: SyntaxProblem): string {
+  if (p.kind === "missing") return `missing ${JSON.stringify(p.text)}`;
+  return p.text === "" ? "syntax error" : `unexpected ${JSON.stringify(p.text)}`;
+}
+
+/** Longest slice of a line shown in the error text (minified files have huge lines). */
+const SHOWN_LINE_CHARS = 200;
+
+/** One numbered line; on the problem's line, a marker and a caret under `column`. */
+function numberedLine(out: string[], text: string, ln: number, width: number, column?: number): void {
+  let chars = [...text];
+  let caret = column === undefined ? -1 : column - 1;
+  let prefix = "";
+  if (chars.length > SHOWN_LINE_CHARS) {
+    // Keep the caret in view: start the slice a little before it.
+    const from = Math.max(0, Math.min(caret - SHOWN_LINE_CHARS / 2, chars.length - SHOWN_LINE_CHARS));
+    if (from > 0) prefix = "…";
+    const cut = from + SHOWN_LINE_CHARS < chars.length;
+    chars = chars.slice(from, from + SHOWN_LINE_CHARS);
+    if (cut) chars.push("…");
+    caret -= from;
+  }
+  out.push(`${column === undefined ? " " : ">"} ${String(ln).padStart(width)} | ${prefix}${chars.join("")}`);
+  if (column !== undefined) {
+    // Keep tabs so the caret lines up under a tab-indented line.
+    const lead = chars.slice(0, Math.max(0, caret)).map((c) => (c === "\t" ? "\t" : " ")).join("");
+    out.push(`  ${" ".repeat(width)} | ${prefix ? " " : ""}${lead}^`);
+  }
+}
+
+/**
+ * The body of the error for a rejected edit: the first few introduced problems
+ * as `line:column: what`, each with the numbered lines of the new text around
+ * it and a caret under the column; then the edited lines when no problem shown
+ * is among them (an edit can break a line it did not touch); then, for a file
+ * that was already broken, a note that old errors do not count. Empty when
+ * nothing was introduced.
+ */
+export function formatProblems(r: ValidationResult, after: string): string {
+  if (r.introduced.length === 0) return "";
+  const lines = stripBom(after).split("\n").map((l) => l.replace(/\r$/, ""));
+  // A final newline ends the last line; it does not start another one.
+  if (lines.length > 1 && lines.at(-1) === "" && r.introduced.every((p) => p.line < lines.length)) lines.pop();
+  const n = r.introduced.length;
+  // The caller says what was rejected and what to do; this is the evidence.
+  const out: string[] = [];
+  const shown = r.introduced.slice(0, SYNTAX_PROBLEMS_SHOWN);
+  // Lines an edited region spans; a deletion is shown by the lines on either side of it.
+  const span = (e: { line: number; count: number }): [number, number] =>
+    e.count === 0 ? [Math.max(1, e.line - 1), e.line] : [e.line, e.line + e.count - 1];
+  const first = shown[0];
+  const region = [...r.edited].sort((x, y) => Math.abs(x.line - first.line) - Math.abs(y.line - first.line))[0];
+  const lastShown = Math.max(...shown.map((p) => p.line + SYNTAX_CONTEXT_LINES), region ? span(region)[1] : 0);
+  const width = String(Math.min(lines.length, lastShown)).length;
+  const windows: Array<[number, number]> = [];
+  for (const [i, p] of shown.entries()) {
+    // Problems on one line share one window of context, under the first one.
+    if (i > 0 && shown[i - 1].line === p.line) continue;
+    if (out.length > 0) out.push("");
+    out.push(`${p.line}:${p.column}: ${describe(p)}`);
+    for (let k = i + 1; shown[k]?.line === p.line; k++) out.push(`${p.line}:${shown[k].column}: ${describe(shown[k])}`);
+    const from = Math.max(1, p.line - SYNTAX_CONTEXT_LINES);
+    const to = Math.min(lines.length, p.line + SYNTAX_CONTEXT_LINES);
+    windows.push([from, to]);
+    for (let ln = from; ln <= to; ln++) numberedLine(out, lines[ln - 1], ln, width, ln === p.line ? p.column : undefined);
+  }
+  if (n > shown.length) out.push("", `… and ${n - shown.length} more.`);
+  const seen = (e: { line: number; count: number }) => {
+    const [from, to] = span(e);
+    return windows.some(([a, b]) => a <= to && from <= b);
+  };
+  if (region && !r.edited.some(seen)) {
+    // The problems are away from every edited line: show the edit nearest to the first one.
+    const [from, to] = span(region);
+    const max = 2 * SYNTAX_CONTEXT_LINES + 1;
+    out.push("", region.count === 0 ? `The edit removed lines before line ${region.line}:` : `The edited lines (${from === to ? from : `${from}-${to}`}):`);
+    for (let ln = from; ln <= Math.min(to, from + max - 1, lines.length); ln++) numberedLine(out, lines[ln - 1], ln, width);
+    if (to - from + 1 > max) out.push(`  ${" ".repeat(width)} | …`);
+  }
+  if (r.before > 0) {
+    out.push("", `(The file already had ${r.before} syntax error${r.before === 1 ? "" : "s"} before this edit; only the new ones block it.)`);
+  }
+  return out.join("\n");
+}

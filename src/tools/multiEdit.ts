@@ -1,0 +1,36 @@
+import { z } from "zod";
+import { defineTool, ok } from "./types.js";
+import { applyEdit } from "../workspace/applyEdit.js";
+import { planStringEdits } from "./edit.js";
+import { editOptions } from "./lineEditing.js";
+
+export const multiEditTool = defineTool({
+  name: "multi_edit",
+  aliases: ["MultiEdit"],
+  description: `Several old_string/new_string edits to one file, applied in order (each to the result of the previous ones) and written once. Each edit follows the rules of edit (unique match, tolerant tiers). If any edit fails, nothing is written and the error names which edit failed and why.`,
+  schema: z
+    .object({
+      path: z.string(),
+      edits: z
+        .array(z.object({ old_string: z.string(), new_string: z.string(), replace_all: z.boolean().optional() }).strict())
+        .min(1),
+      ...editOptions,
+    })
+    .strict(),
+  readOnly: false,
+  editing: true,
+  async handler(args, { workspace }) {
+    let tiers: unknown[] = [];
+    const r = await applyEdit(
+      workspace,
+      args.path,
+      (snap) => {
+        const p = planStringEdits(snap, args.edits, (i) => `edits[${i}] (edit ${i + 1} of ${args.edits.length}) failed; nothing was written: `);
+        tiers = p.tiers;
+        return p;
+      },
+      { tool: "multi_edit", dryRun: args.dry_run, force: args.force, showDiff: args.show_diff },
+    );
+    return ok(r.output, { ...r.metadata, edits_applied: args.edits.length, tiers });
+  },
+});

@@ -1,0 +1,42 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { fitIndentation, detectStyle } from "../../src/edit/indent.ts";
+
+const py = ["def f(x):", "    if x:", "        return 1", "    return 2", "", "print(f(1))"];
+
+test("content at column 0 replacing an indented line is shifted to it, keeping relative indentation", () => {
+  assert.deepEqual(fitIndentation(["if y:", "    return 3"], { lines: py, at: 3, replacing: 1 }), ["    if y:", "        return 3"]);
+});
+
+test("correctly indented content is left exactly as written", () => {
+  assert.deepEqual(fitIndentation(["        return 5"], { lines: py, at: 2, replacing: 1 }), ["        return 5"]);
+});
+
+test("a deliberate dedent to an enclosing level is kept", () => {
+  assert.deepEqual(fitIndentation(["    return 9"], { lines: py, at: 2, replacing: 1 }), ["    return 9"]);
+});
+
+test("insertion after a line ending in ':' goes one level deeper", () => {
+  assert.deepEqual(fitIndentation(["y = 1"], { lines: py, at: 1, replacing: 0 }), ["    y = 1"]);
+  const js = ["function f() {", "  return 1;", "}"];
+  assert.deepEqual(fitIndentation(["const y = 2;"], { lines: js, at: 1, replacing: 0 }), ["  const y = 2;"]);
+});
+
+test("a new top-level function inserted after a function body stays at column 0", () => {
+  assert.deepEqual(fitIndentation(["def g():", "    pass"], { lines: py, at: 4, replacing: 0 }), ["def g():", "    pass"]);
+});
+
+test("indent_level overrides", () => {
+  assert.deepEqual(fitIndentation(["a", "  b"], { lines: py, at: 2, replacing: 1, indentLevel: 2 }), ["  a", "    b"]);
+});
+
+test("tabs stay tabs in a tab-indented file", () => {
+  const go = ["func f() {", "\tif x {", "\t\treturn 1", "\t}", "}"];
+  assert.equal(detectStyle(go).tabs, true);
+  assert.deepEqual(fitIndentation(["return 2"], { lines: go, at: 2, replacing: 1 }), ["\t\treturn 2"]);
+  assert.deepEqual(fitIndentation(["        return 3", "        x()"], { lines: go, at: 2, replacing: 1 }), ["\t\treturn 3", "\t\tx()"]);
+});
+
+test("detectStyle finds 2-space indentation", () => {
+  assert.deepEqual(detectStyle(["a {", "  b {", "    c", "  }", "}"]), { tabs: false, unit: 2 });
+});

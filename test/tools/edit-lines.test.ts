@@ -1,0 +1,217 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { rt, rtCall, tempTree, treeHash } from "../helpers.ts";
+
+const PY = "def f(x):\n    if x:\n        return 1\n    return 2\n\nprint(f(1))\n";
+
+test("rt edit replaces a range, re-indents, prints ✓ and the numbered region", async () => {
+  const dir = tempTree({ "a.py": PY });
+  const r = await rt(["edit", "a.py", "3", "3"], { cwd: dir, input: "return 42\n" });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /^✓ Edited a\.py:3-3\n/);
+  assert.match(r.stdout, /   3:         return 42/);
+  assert.equal(fs.readFileSync(path.join(dir, "a.py"), "utf8"), PY.replace("return 1", "return 42"));
+});
+
+test("rt insert before a line, N+1 appends; rt delete removes a range", async () => {
+  const dir = tempTree({ "a.txt": "one\ntwo\n" });
+  assert.equal((await rt(["insert", "a.txt", "1"], { cwd: dir, input: "zero\n" })).code, 0);
+  assert.equal((await rt(["insert", "a.txt", "4"], { cwd: dir, input: "three\n" })).code, 0);
+  assert.equal(fs.readFileSync(path.join(dir, "a.txt"), "utf8"), "zero\none\ntwo\nthree\n");
+  const d = await rt(["delete", "a.txt", "2", "3"], { cwd: dir });
+  assert.equal(d.code, 0, d.stderr);
+  assert.equal(fs.readFileSync(path.join(dir, "a.txt"), "utf8"), "zero\nthree\n");
+});
+
+test("out-of-range and reversed ranges are errors that state the line count and change nothing", async () => {
+  const dir = tempTree({ "a.txt": "one\ntwo\n" });
+  const before = treeHash(dir);
+  const r1 = await rt(["edit", "a.txt", "2", "9"], { cwd: dir, input: "x\n" });
+  assert.equal(r1.code, 1);
+  assert.match(r1.stderr, /the file has 2 lines/);
+  const r2 = await rt(["edit", "a.txt", "2", "1"], { cwd: dir, input: "x\n" });
+  assert.equal(r2.code, 1);
+  assert.match(r2.stderr, /reversed.*the file has 2 lines/);
+  const r3 = await rt(["insert", "a.txt", "4"], { cwd: dir, input: "x\n" });
+  assert.equal(r3.code, 1);
+  assert.match(r3.stderr, /valid lines are 1-3/);
+  assert.equal(treeHash(dir), before);
+});
+
+test("--show-diff and RT_AUTO_DIFF=1 add the unified diff; --dry-run writes nothing", async () => {
+  const dir = tempTree({ "a.txt": "one\ntwo\n" });
+  const r = await rt(["edit", "a.txt", "1", "1", "--show-diff"], { cwd: dir, input: "ONE\n" });
+  assert.match(r.stdout, /--- a\/a\.txt\n\+\+\+ b\/a\.txt\n@@ -1,2 \+1,2 @@\n-one\n\+ONE/);
+  const r2 = await rt(["edit", "a.txt", "2", "2"], { cwd: dir, input: "TWO\n", env: { RT_AUTO_DIFF: "1" } });
+  assert.match(r2.stdout, /-two\n\+TWO/);
+  const before = treeHash(dir);
+  const r3 = await rt(["edit", "a.txt", "2", "2", "--dry-run"], { cwd: dir, input: "2\n" });
+  assert.equal(r3.code, 0);
+  assert.match(r3.stdout, /Dry run.*\n[\s\S]*-TWO\n\+2/);
+  assert.equal(treeHash(dir), before);
+});
+
+test("edit_lines by ID follows a moved line and says it was relocated; a gone ID shows current lines with IDs", async () => {
+  const dir = tempTree({ "a.py": PY });
+  const read = await rtCall("read", { path: "a.py", ids: true }, { cwd: dir });
+  const ids = read.result.line_ids as string[];
+  await rt(["insert", "a.py", "1"], { cwd: dir, input: "import os\n" });
+  const r = await rtCall("edit_lines", { path: "a.py", changes: [{ line_id: `4:${ids[3]}`, new_content: "    return 3" }] }, { cwd: dir });
+  assert.equal(r.result.success, true, r.result.error);
+  assert.match(r.result.output, /relocated to line 5/);
+  assert.deepEqual(r.result.relocated, [{ ref: `4:${ids[3]}`, from: 4, to: 5 }]);
+  assert.match(fs.readFileSync(path.join(dir, "a.py"), "utf8"), /^import os\ndef f\(x\):\n    if x:\n        return 1\n    return 3\n/);
+  const gone = await rtCall("edit_lines", { path: "a.py", changes: [{ line_id: `5:${ids[3]}`, new_content: "x" }] }, { cwd: dir });
+  assert.equal(gone.code, 1);
+  assert.match(gone.result.error, /no longer in the file/);
+  assert.match(gone.result.error, /   5: \[LID:[a-z][0-9a-z]{3,5}\]     return 3/);
+});
+
+test("all changes of one call are applied together or not at all", async () => {
+  const dir = tempTree({ "a.txt": "a\nb\nc\nd\n" });
+  const read = await rtCall("read", { path: "a.txt", ids: true }, { cwd: dir });
+  const ids = read.result.line_ids as string[];
+  const before = treeHash(dir);
+  const bad = await rtCall("edit_lines", { path: "a.txt", changes: [{ line_id: ids[0], new_content: "A" }, { line_id: "zzzz", new_content: "?" }] }, { cwd: dir });
+  assert.equal(bad.code, 1);
+  assert.equal(treeHash(dir), before);
+  const overlap = await rtCall("edit_lines", { path: "a.txt", changes: [{ start_line_id: ids[0], end_line_id: ids[2], new_content: "X" }, { line_id: ids[1], new_content: "Y" }] }, { cwd: dir });
+  assert.match(overlap.result.error, /overlap/);
+  assert.equal(treeHash(dir), before);
+  const good = await rtCall(
+    "edit_lines",
+    { path: "a.txt", changes: [{ line_id: ids[3], new_content: "D" }, { line_id: ids[0], new_content: "A" }, { after_line_id: ids[1], new_content: "b2" }, { line_id: ids[2], delete: true }] },
+    { cwd: dir },
+  );
+  assert.equal(good.result.success, true, good.result.error);
+  assert.equal(fs.readFileSync(path.join(dir, "a.txt"), "utf8"), "A\nb\nb2\nD\n");
+});
+
+test("seed 001 shape: insert_line inserts after, 0 = beginning; delete", async () => {
+  const dir = tempTree({ "a.txt": "a\nb\n" });
+  await rtCall("edit_lines", { path: "a.txt", command: "insert", insert_line: 0, new_content: "top" }, { cwd: dir });
+  await rtCall("edit_lines", { path: "a.txt", command: "insert", insert_line: 2, new_content: "mid" }, { cwd: dir });
+  await rtCall("edit_lines", { path: "a.txt", command: "delete", start_line: 4, end_line: 4 }, { cwd: dir });
+  assert.equal(fs.readFileSync(path.join(dir, "a.txt"), "utf8"), "top\na\nmid\n");
+});
+
+test("line IDs of untouched lines survive rt's own edits; edited lines get fresh IDs", async () => {
+  const dir = tempTree({ "a.txt": "a\nb\nc\n" });
+  const ids1 = (await rtCall("read", { path: "a.txt", ids: true }, { cwd: dir })).result.line_ids as string[];
+  await rt(["edit", "a.txt", "2", "2"], { cwd: dir, input: "B\n" });
+  const ids2 = (await rtCall("read", { path: "a.txt", ids: true }, { cwd: dir })).result.line_ids as string[];
+  assert.equal(ids2[0], ids1[0]);
+  assert.equal(ids2[2], ids1[2]);
+  assert.ok(!ids1.includes(ids2[1]));
+});
+
+test("CRLF, BOM, no final newline and invalid UTF-8 on untouched lines survive an edit byte for byte", async () => {
+  const original = Buffer.concat([Buffer.from("\ufeffa\r\nb\nc"), Buffer.from([0xff, 0xfe]), Buffer.from("\r\nlast")]);
+  const dir = tempTree({ "f.txt": original });
+  const r = await rt(["edit", "f.txt", "2", "2"], { cwd: dir, input: "B\n" });
+  assert.equal(r.code, 0, r.stderr);
+  const expected = Buffer.concat([Buffer.from("\ufeffa\r\nB\r\nc"), Buffer.from([0xff, 0xfe]), Buffer.from("\r\nlast")]);
+  assert.deepEqual(fs.readFileSync(path.join(dir, "f.txt")), expected);
+});
+
+test("file mode is kept", async () => {
+  const dir = tempTree({ "run.sh": "#!/bin/sh\necho hi\n" });
+  fs.chmodSync(path.join(dir, "run.sh"), 0o755);
+  await rt(["edit", "run.sh", "2", "2"], { cwd: dir, input: "echo bye\n" });
+  assert.equal(fs.statSync(path.join(dir, "run.sh")).mode & 0o777, 0o755);
+});
+
+test("undo restores the previous content, walks back, and refuses after an outside change", async () => {
+  const dir = tempTree({ "a.txt": "one\n" });
+  await rt(["edit", "a.txt", "1", "1"], { cwd: dir, input: "two\n" });
+  await rt(["edit", "a.txt", "1", "1"], { cwd: dir, input: "three\n" });
+  const u1 = await rt(["undo", "a.txt"], { cwd: dir });
+  assert.equal(u1.code, 0, u1.stderr);
+  assert.equal(fs.readFileSync(path.join(dir, "a.txt"), "utf8"), "two\n");
+  fs.writeFileSync(path.join(dir, "a.txt"), "changed by hand\n");
+  const u2 = await rt(["undo", "a.txt"], { cwd: dir });
+  assert.equal(u2.code, 1);
+  assert.match(u2.stderr, /changed after rt's last edit/);
+  assert.equal(fs.readFileSync(path.join(dir, "a.txt"), "utf8"), "changed by hand\n");
+});
+
+test("undo keeps at least the last 20 edits", async () => {
+  const dir = tempTree({ "n.txt": "0\n" });
+  for (let i = 1; i <= 22; i++) {
+    const r = await rtCall("edit_range", { path: "n.txt", start_line: 1, end_line: 1, new_text: `${i}\n` }, { cwd: dir });
+    assert.equal(r.code, 0);
+  }
+  for (let i = 21; i >= 2; i--) {
+    assert.equal((await rt(["undo", "n.txt"], { cwd: dir })).code, 0);
+    assert.equal(fs.readFileSync(path.join(dir, "n.txt"), "utf8"), `${i}\n`);
+  }
+});
+
+test("write creates parents, overwrites, clears line IDs; undo of a creation deletes the file", async () => {
+  const dir = tempTree({ "x.txt": "a\nb\n" });
+  const ids1 = (await rtCall("read", { path: "x.txt", ids: true }, { cwd: dir })).result.line_ids as string[];
+  const w = await rtCall("write", { path: "x.txt", content: "a\nb\n" }, { cwd: dir });
+  assert.equal(w.code, 0);
+  await rtCall("write", { path: "x.txt", content: "a\nb\nc\n" }, { cwd: dir });
+  const ids2 = (await rtCall("read", { path: "x.txt", ids: true }, { cwd: dir })).result.line_ids as string[];
+  assert.ok(!ids2.some((id) => ids1.includes(id)), "IDs after write are fresh");
+  const c = await rtCall("write", { path: "deep/er/new.txt", content: "hi\r\n" }, { cwd: dir });
+  assert.equal(c.code, 0);
+  assert.deepEqual(fs.readFileSync(path.join(dir, "deep/er/new.txt")), Buffer.from("hi\r\n"));
+  await rt(["undo", "deep/er/new.txt"], { cwd: dir });
+  assert.equal(fs.existsSync(path.join(dir, "deep/er/new.txt")), false);
+});
+
+test("safe-read-only refuses every editing tool (naming the profile) but dry-run still shows the patch", async () => {
+  const dir = tempTree({ "a.txt": "one\n" });
+  const before = treeHash(dir);
+  const r = await rt(["--profile", "safe-read-only", "edit", "a.txt", "1", "1"], { cwd: dir, input: "x\n" });
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /safe-read-only/);
+  for (const [tool, args] of [
+    ["write", { path: "b.txt", content: "x" }],
+    ["edit_lines", { path: "a.txt", command: "delete", start_line: 1 }],
+    ["edit_file", { path: "a.txt", old: "one", new: "two" }],
+    ["undo_edit", { path: "a.txt" }],
+  ] as const) {
+    const c = await rtCall(tool, args, { cwd: dir, env: { RT_PROFILE: "safe-read-only" } });
+    assert.equal(c.result.success, false, tool);
+    assert.match(c.result.error, /safe-read-only/);
+  }
+  const d = await rt(["--profile", "safe-read-only", "edit", "a.txt", "1", "1", "--dry-run"], { cwd: dir, input: "x\n" });
+  assert.equal(d.code, 0, d.stderr);
+  assert.match(d.stdout, /-one\n\+x/);
+  assert.equal(treeHash(dir), before);
+});
+
+test("RT_ENABLE_SWE=0 and RAGIX_ENABLE_SWE=0 disable the editing tools with a clear message", async () => {
+  const dir = tempTree({ "a.txt": "one\n" });
+  for (const env of [{ RT_ENABLE_SWE: "0" }, { RAGIX_ENABLE_SWE: "0" }]) {
+    const r = await rt(["edit", "a.txt", "1", "1"], { cwd: dir, input: "x\n", env });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /RT_ENABLE_SWE=0/);
+  }
+  assert.equal(fs.readFileSync(path.join(dir, "a.txt"), "utf8"), "one\n");
+  const read = await rt(["read", "a.txt"], { cwd: dir, env: { RT_ENABLE_SWE: "0" } });
+  assert.equal(read.code, 0);
+});
+
+test("edit_file replaces the first exact occurrence", async () => {
+  const dir = tempTree({ "a.txt": "x = 1\nx = 1\n" });
+  const r = await rtCall("edit_file", { path: "a.txt", old: "x = 1", new: "x = 2" }, { cwd: dir });
+  assert.equal(r.code, 0, r.result.error);
+  assert.equal(fs.readFileSync(path.join(dir, "a.txt"), "utf8"), "x = 2\nx = 1\n");
+  const miss = await rtCall("edit_file", { path: "a.txt", old: "nope", new: "x" }, { cwd: dir });
+  assert.equal(miss.code, 1);
+  assert.match(miss.result.error, /not found/);
+});
+
+test("edits through paths that escape the root are refused and create nothing", async () => {
+  const dir = tempTree({ "a.txt": "one\n" });
+  const r = await rtCall("write", { path: "../escape.txt", content: "x" }, { cwd: dir });
+  assert.equal(r.code, 1);
+  assert.match(r.result.error, /outside the workspace root/);
+  assert.equal(fs.existsSync(path.join(path.dirname(dir), "escape.txt")), false);
+});
