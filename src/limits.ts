@@ -34,8 +34,60 @@ export const BINARY_SAMPLE_BYTES = 8 * 1024;
 export const LARGE_FILE_BYTES = 8 * 1024 * 1024;
 /** Line-offset index: one checkpoint every this many lines. */
 export const INDEX_CHECKPOINT_LINES = 1024;
-/** Line-offset index: bytes read per chunk while scanning (bounds peak memory). */
-export const INDEX_SCAN_CHUNK = 16 * 1024 * 1024;
+/**
+ * Line-offset index: bytes read per chunk while scanning (bounds peak memory). Small
+ * enough to stay in the CPU cache between the read and the newline search, which
+ * scans faster than 16 MiB chunks did (BENCHMARKS.md).
+ */
+export const INDEX_SCAN_CHUNK = 1024 * 1024;
+
+/** Editing tools hold a file in memory: larger files are refused. */
+export const EDIT_MAX_BYTES = 64 * 1024 * 1024;
 
 /** Persistent line IDs are kept for files up to this size. */
 export const LINE_ID_MAX_BYTES = 64 * 1024 * 1024;
+
+/** Syntax validation: a parse taking longer than this is abandoned and the edit is not checked. */
+export const SYNTAX_PARSE_TIMEOUT_MS = 5_000;
+/** Syntax validation error text: problems shown, and lines of context above and below each. */
+export const SYNTAX_PROBLEMS_SHOWN = 3;
+export const SYNTAX_CONTEXT_LINES = 2;
+
+/** SQL tools: rows shown by default, and the most a call may ask for (seed 003: 100). */
+export const SQL_DEFAULT_ROWS = 100;
+export const SQL_MAX_ROWS = 10_000;
+/** SQL tools: statement timeout unless a connection sets `timeout_ms` (seed 003: 30 s). */
+export const SQL_STATEMENT_TIMEOUT_MS = 30_000;
+/** SQL tools: giving up on connecting to a database server. */
+export const SQL_CONNECT_TIMEOUT_MS = 10_000;
+/** SQL tools: a cell longer than this is cut in the ASCII table (the JSON result keeps it whole). */
+export const SQL_MAX_CELL_CHARS = 200;
+
+/** `bash`: default and largest timeout, in seconds (seeds 002, 003). */
+export const BASH_DEFAULT_TIMEOUT_S = 120;
+export const BASH_MAX_TIMEOUT_S = 600;
+/** `bash`: after SIGTERM to a timed-out process group, SIGKILL follows this many milliseconds later. */
+export const BASH_KILL_GRACE_MS = 2_000;
+/** `bash`, `bash_output`: stdout and stderr are each cut to this many bytes, keeping head and tail (seed 002: 50 KB). */
+export const BASH_MAX_OUTPUT_BYTES = 50 * 1024;
+/** `bash`: the full text of a cut stream is saved under `.rt/shell/`, up to this many bytes. */
+export const BASH_SAVED_OUTPUT_MAX_BYTES = 64 * 1024 * 1024;
+/** Background shells: unread output kept per shell (older unread output is dropped beyond it). */
+export const BACKGROUND_BUFFER_MAX_BYTES = 8 * 1024 * 1024;
+/** Background shells: at most this many running at once per process. */
+export const BACKGROUND_MAX_SHELLS = 16;
+/** Sandbox: size of the private writable /tmp (a tmpfs, so it is memory). */
+export const SANDBOX_TMP_MAX_BYTES = 1024 * 1024 * 1024;
+/** Sandbox: the probe that checks bubblewrap can create its namespaces gives up after this long. */
+export const SANDBOX_PROBE_TIMEOUT_MS = 10_000;
+/** Structural check: shell code inside strings (bash -c, eval, trap) is followed this many levels deep. */
+export const CHECK_MAX_NESTING = 4;
+/** `write_output`: largest file it creates. */
+export const WRITE_OUTPUT_MAX_BYTES = 10 * 1024 * 1024;
+/** sql_tables: names listed at most. */
+export const SQL_TABLES_MAX_ROWS = 500;
+
+/** `rt mcp`: how long the server waits for the client's answer to roots/list before serving --root instead. */
+export const MCP_ROOTS_TIMEOUT_MS = 5_000;
+/** `rt mcp`: the largest JSON-RPC message accepted (one stdio line, one HTTP body); a larger one is answered with a JSON-RPC error. */
+export const MCP_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;

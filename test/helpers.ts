@@ -5,7 +5,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import crypto from "node:crypto";
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -75,4 +75,21 @@ export function lines(n: number, make: (i: number) => string = (i) => `line ${i}
   let s = "";
   for (let i = 1; i <= n; i++) s += `${make(i)}\n`;
   return s;
+}
+
+/** Runs git in `cwd` (throws on failure) and returns its standard output. */
+export function git(cwd: string, ...args: string[]): string {
+  return execFileSync("git", args, {
+    cwd,
+    encoding: "utf8",
+    env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@example.com", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@example.com" },
+  });
+}
+
+/** `rt call --batch` fed with `requests` (objects are JSON-encoded, strings sent as they are), results parsed. */
+export async function rtBatch(requests: Array<string | { tool: string; args?: unknown }>, opts: { cwd: string; env?: Record<string, string | undefined> }) {
+  const input = requests.map((r) => (typeof r === "string" ? r : JSON.stringify(r))).join("\n") + "\n";
+  const r = await rt(["call", "--batch"], { ...opts, input });
+  const results = r.stdout.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Record<string, any>);
+  return { code: r.code, results, stderr: r.stderr };
 }

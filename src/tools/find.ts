@@ -1,7 +1,7 @@
 import path from "node:path";
 import { z } from "zod";
 import { defineTool, ok, ToolError } from "./types.js";
-import { baseArgs, runRg } from "./ripgrep.js";
+import { baseArgs, globMatcher, runRg } from "./ripgrep.js";
 import { FIND_DEFAULT_CAP, GREP_TIMEOUT_MS } from "../limits.js";
 
 const GLOB_CHARS = /[*?[\]{}]/;
@@ -25,7 +25,8 @@ export const findFilesTool = defineTool({
     const limit = args.limit ?? FIND_DEFAULT_CAP;
     const rgArgs = [...baseArgs(), "--files", "--sort", "path"];
     const isGlob = GLOB_CHARS.test(args.pattern);
-    if (isGlob) rgArgs.push("--iglob", args.pattern);
+    // Matched here, not with ripgrep's --iglob: that would override .gitignore and the skip list.
+    const matchesGlob = isGlob ? globMatcher(args.pattern, true) : undefined;
     if (dir.rel !== ".") rgArgs.push("--", dir.rel);
     const needle = args.pattern.toLowerCase();
     const byPath = needle.includes("/");
@@ -33,7 +34,9 @@ export const findFilesTool = defineTool({
     let total = 0;
     const run = await runRg(rgArgs, workspace.root, GREP_TIMEOUT_MS, (line) => {
       if (!line) return;
-      if (!isGlob) {
+      if (matchesGlob) {
+        if (!matchesGlob(line)) return;
+      } else {
         const hay = (byPath ? line : path.posix.basename(line)).toLowerCase();
         if (!hay.includes(needle)) return;
       }

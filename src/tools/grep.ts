@@ -1,10 +1,12 @@
 import fs from "node:fs";
+import path from "node:path";
 import { z } from "zod";
 import { defineTool, ok, ToolError, type ToolResult } from "./types.js";
 import type { Workspace } from "../workspace/workspace.js";
-import { baseArgs, runRg } from "./ripgrep.js";
+import { binaryKind } from "../workspace/binary.js";
+import { baseArgs, globMatcher, runRg } from "./ripgrep.js";
 import { cutLine, plural } from "./format.js";
-import { GREP_DEFAULT_CAP, GREP_MAX_LINE_CHARS, GREP_TIMEOUT_MS } from "../limits.js";
+import { BINARY_SAMPLE_BYTES, GREP_DEFAULT_CAP, GREP_MAX_LINE_CHARS, GREP_TIMEOUT_MS } from "../limits.js";
 
 export const grepOptions = {
   pattern: z.string().min(1).describe("Regular expression (Rust regex syntax), or literal text with fixed_strings"),
@@ -42,11 +44,21 @@ interface SearchSpec {
 export async function search(workspace: Workspace, target: string, spec: SearchSpec, single: boolean, signal?: AbortSignal): Promise<ToolResult> {
   const mode = spec.output_mode ?? "content";
   const limit = spec.limit ?? GREP_DEFAULT_CAP;
-  const args = [...baseArgs(), "--no-messages"];
+  // --crlf: `$` also matches before "\r\n", so anchors work in CRLF files
+  // (ripgrep then ends its output lines with "\r\n"; the "\r" is dropped below).
+  const args = [...baseArgs(), "--no-messages", "--crlf"];
   if (spec.ignore_case) args.push("--ignore-case");
   if (spec.fixed_strings) args.push("--fixed-strings");
   if (spec.multiline) args.push("--multiline", "--multiline-dotall");
-  if (spec.glob) args.push("--glob", spec.glob);
+  // ripgrep's --glob is an override: a positive one would bring back files that
+  // .gitignore or the skip list leave out. So only exclusions go to --glob; a file
+  // name glob becomes a file type (types honor ignore rules); others are matched here.
+  let keep: ((file: string) => boolean) | undefined;
+  if (spec.glob) {
+    if (spec.glob.startsWith("!")) args.push("--glob", spec.glob);
+    else if (!spec.glob.includes("/") && !spec.glob.includes(":")) args.push("--type-add", `rtglob:${spec.glob}`, "--type", "rtglob");
+    else keep = globMatcher(spec.glob);
+  }
   if (mode === "files_with_matches") args.push("--files-with-matches");
   else if (mode === "count") args.push("--count", "--with-filename", "--null");
   else {
@@ -61,11 +73,25 @@ export async function search(workspace: Workspace, target: string, spec: SearchS
   const files: string[] = [];
   const counts: Array<{ file: string; count: number }> = [];
   let total = 0;
+  let countFiles = 0;
   let capped = false;
+  // ripgrep only skips files with NUL bytes; read and open also refuse files that
+  // are mostly control bytes or have a binary magic number, so grep skips those too
+  // (checked once per matching file shown; past the cap, matches are only counted).
+  const binary = new Map<string, boolean>();
+  const isBinary = (file: string): boolean => {
+    let b = binary.get(file);
+    if (b === undefined) {
+      b = looksBinary(path.join(workspace.root, file));
+      binary.set(file, b);
+    }
+    return b;
+  };
 
-  const run = await runRg(args, workspace.root, GREP_TIMEOUT_MS, (raw) => {
+  const run = await runRg(args, workspace.root, GREP_TIMEOUT_MS, (printed) => {
+    const raw = printed.endsWith("\r") ? printed.slice(0, -1) : printed;
     if (mode === "files_with_matches") {
-      if (!raw) return;
+      if (!raw || (keep && !keep(raw)) || (files.length < limit && isBinary(raw))) return;
       total++;
       if (files.length < limit) files.push(raw);
       return;
@@ -73,14 +99,17 @@ export async function search(workspace: Workspace, target: string, spec: SearchS
     const nul = raw.indexOf("\0");
     if (nul === -1) {
       // "--" between context groups.
-      if (!capped && raw === "--" && spec.context) shown.push("--");
+      if (!capped && raw === "--" && spec.context && shown.length && shown[shown.length - 1] !== "--") shown.push("--");
       return;
     }
     const file = raw.slice(0, nul);
+    if (keep && !keep(file)) return;
     const rest = raw.slice(nul + 1);
     if (mode === "count") {
+      if (counts.length < limit && isBinary(file)) return;
       const n = Number(rest);
       total += n;
+      countFiles++;
       if (counts.length < limit) counts.push({ file, count: n });
       return;
     }
@@ -89,6 +118,7 @@ export async function search(workspace: Workspace, target: string, spec: SearchS
     const line = Number(m[1]);
     const content = rest.slice(m[0].length);
     const isMatch = m[2] === ":";
+    if (!capped && isBinary(file)) return;
     if (isMatch) total++;
     if (capped) return;
     if (isMatch && matches.length >= limit) {
@@ -113,9 +143,11 @@ export async function search(workspace: Workspace, target: string, spec: SearchS
   }
   if (mode === "count") {
     const lines = counts.length ? counts.map((c) => `${c.file}:${c.count}`) : [`no matches for ${JSON.stringify(spec.pattern)}`];
-    return ok([...lines, ...tail].join("\n"), { counts, count: total, truncated: run.timedOut });
+    if (countFiles > counts.length) lines.push(`... truncated (${countFiles - counts.length} more files)`);
+    return ok([...lines, ...tail].join("\n"), { counts, count: total, truncated: countFiles > counts.length || run.timedOut });
   }
 
+  if (shown[shown.length - 1] === "--") shown.pop();
   if (spec.ids) attachIds(workspace, matches);
   const lines = shown.map((s) => {
     if (!s.startsWith("\u0000M")) return s;
@@ -126,6 +158,21 @@ export async function search(workspace: Workspace, target: string, spec: SearchS
   if (matches.length === 0) lines.push(`no matches for ${JSON.stringify(spec.pattern)}${target !== "." ? ` in ${target}` : ""}`);
   if (total > matches.length) lines.push(`... truncated: showing ${matches.length} of ${plural(total, "match", "matches")} (${total - matches.length} more); narrow the pattern or path, or raise limit`);
   return ok([...lines, ...tail].join("\n"), { matches, count: total, truncated: total > matches.length || run.timedOut });
+}
+
+/** Whether the start of a file looks binary to read/open (unreadable files count as text). */
+function looksBinary(abs: string): boolean {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(abs, "r");
+    const buf = Buffer.alloc(BINARY_SAMPLE_BYTES);
+    const n = fs.readSync(fd, buf, 0, buf.length, 0);
+    return binaryKind(buf.subarray(0, n)) !== null;
+  } catch {
+    return false;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
 }
 
 /** Looks up the line ID of every match, reading each matched file once. */

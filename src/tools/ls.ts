@@ -107,7 +107,7 @@ export const lsTool = defineTool({
       });
     };
     walk(dir.abs, "", 1);
-    if (more > 0) lines.push(`... truncated (${more} more)`);
+    if (more > 0) lines.push(`... truncated after ${LS_MAX_ENTRIES} entries (at least ${more} more; use a smaller depth or a subdirectory)`);
     return ok(lines.join("\n"), { path: dir.rel, count: count + more, truncated: more > 0 });
   },
 });

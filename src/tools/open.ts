@@ -44,6 +44,9 @@ Output: "--- path (lines A-B of N) ---" then "A: text" lines.`,
     if (line !== undefined && (start !== undefined || end !== undefined)) {
       throw new ToolError("give either a line to center on or a start-end range, not both");
     }
+    for (const n of [line, start, end]) {
+      if (n === 0) throw new ToolError(`line 0 does not exist: line numbers start at 1 (e.g. ${loc.path}:1)`);
+    }
     if (start !== undefined || end !== undefined) {
       const s = start ?? 1;
       const e = end ?? s + OPEN_WINDOW - 1;
@@ -54,7 +57,7 @@ Output: "--- path (lines A-B of N) ---" then "A: text" lines.`,
     }
     if (line !== undefined) {
       const s = Math.max(1, line - OPEN_WINDOW / 2);
-      return showWindow(workspace, loc.path, s, line + OPEN_WINDOW / 2 - 1 - s + 1);
+      return showWindow(workspace, loc.path, s, line + OPEN_WINDOW / 2 - 1 - s + 1, undefined, line);
     }
     return showWindow(workspace, loc.path, 1, OPEN_WINDOW);
   },

@@ -1,7 +1,11 @@
 // Runs ripgrep (shipped inside the @vscode/ripgrep npm package) and streams its
 // output line by line, with a timeout that kills it.
 import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { createRequire } from "node:module";
+import { StringDecoder } from "node:string_decoder";
 import { ToolError } from "./types.js";
 
 /** Directories skipped by find and grep even when no .gitignore names them. */
@@ -39,8 +43,18 @@ export interface RgRun {
  * (without its newline). Resolves when rg exits or is killed after `timeoutMs`.
  */
 export function runRg(args: string[], cwd: string, timeoutMs: number, onLine: (line: string) => void, signal?: AbortSignal): Promise<RgRun> {
+  // ripgrep's output goes to an unlinked temporary file, read once it exits: its
+  // search threads write each file's matches separately, and reading thousands
+  // of small pipe writes one event at a time cost Node more CPU than the search
+  // itself (see BENCHMARKS.md). Where no temporary file can be made, a pipe.
+  const out = openScratch();
+  let released = false;
+  const release = () => {
+    if (out !== undefined && !released) fs.closeSync(out);
+    released = true;
+  };
   return new Promise((resolve, reject) => {
-    const child = spawn(rgPath(), args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(rgPath(), args, { cwd, stdio: ["ignore", out ?? "pipe", "pipe"] });
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
@@ -50,8 +64,7 @@ export function runRg(args: string[], cwd: string, timeoutMs: number, onLine: (l
     signal?.addEventListener("abort", onAbort, { once: true });
     let pending = "";
     let stderr = "";
-    child.stdout.setEncoding("utf8");
-    child.stdout.on("data", (chunk: string) => {
+    const take = (chunk: string) => {
       pending += chunk;
       let nl = pending.indexOf("\n");
       let from = 0;
@@ -61,20 +74,115 @@ export function runRg(args: string[], cwd: string, timeoutMs: number, onLine: (l
         nl = pending.indexOf("\n", from);
       }
       pending = pending.slice(from);
-    });
-    child.stderr.setEncoding("utf8");
-    child.stderr.on("data", (c: string) => {
+    };
+    if (child.stdout) {
+      child.stdout.setEncoding("utf8");
+      child.stdout.on("data", take);
+    }
+    child.stderr!.setEncoding("utf8");
+    child.stderr!.on("data", (c: string) => {
       if (stderr.length < 10_000) stderr += c;
     });
     child.on("error", (e) => {
       clearTimeout(timer);
+      release();
       reject(e);
     });
     child.on("close", (code) => {
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
+      try {
+        if (out !== undefined && !released) readScratch(out, take);
+      } catch (e) {
+        reject(e);
+        return;
+      } finally {
+        release();
+      }
       if (pending) onLine(pending);
       resolve({ exitCode: code, stderr, timedOut });
     });
   });
+}
+
+/** A read-write file descriptor on a new temporary file that is already unlinked, or undefined. */
+function openScratch(): number | undefined {
+  if (process.platform === "win32") return undefined;
+  const file = path.join(os.tmpdir(), `rt-rg-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  try {
+    const fd = fs.openSync(file, "wx+", 0o600);
+    fs.unlinkSync(file);
+    return fd;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Feeds the file behind `fd` to `take` in 1 MiB pieces of text (memory stays bounded). */
+function readScratch(fd: number, take: (text: string) => void): void {
+  const buf = Buffer.allocUnsafe(1 << 20);
+  const decoder = new StringDecoder("utf8");
+  let pos = 0;
+  for (;;) {
+    const n = fs.readSync(fd, buf, 0, buf.length, pos);
+    if (n <= 0) break;
+    pos += n;
+    take(decoder.write(n === buf.length ? buf : buf.subarray(0, n)));
+  }
+  take(decoder.end());
+}
+
+/**
+ * A glob in ripgrep's (gitignore) syntax as a test on root-relative paths, for
+ * filtering ripgrep's output ourselves: ripgrep's own --glob/--iglob are
+ * overrides that would bring back files that .gitignore (or the skip list above)
+ * leaves out. Without a "/", the glob is matched against the file name;
+ * otherwise against the whole path ("**" crosses directories, "*" does not).
+ * Supports * ? ** [abc] [!abc] {a,b} and backslash escapes.
+ */
+export function globMatcher(glob: string, ignoreCase = false): (rel: string) => boolean {
+  const byPath = glob.includes("/");
+  const g = glob.startsWith("/") ? glob.slice(1) : glob;
+  let re = "";
+  let depth = 0;
+  for (let i = 0; i < g.length; i++) {
+    const c = g[i];
+    if (c === "*") {
+      if (g[i + 1] === "*") {
+        const wholeSegment = (i === 0 || g[i - 1] === "/") && (i + 2 === g.length || g[i + 2] === "/");
+        if (wholeSegment && g[i + 2] === "/") {
+          re += "(?:.*/)?"; // "**/" also matches no directory at all
+          i += 2;
+        } else {
+          re += ".*";
+          i += 1;
+        }
+      } else re += "[^/]*";
+    } else if (c === "?") re += "[^/]";
+    else if (c === "[") {
+      const end = g.indexOf("]", i + 2);
+      if (end === -1) re += "\\[";
+      else {
+        let body = g.slice(i + 1, end).replace(/\\/g, "\\\\");
+        if (body.startsWith("!")) body = `^${body.slice(1)}`;
+        re += `[${body}]`;
+        i = end;
+      }
+    } else if (c === "{") {
+      depth++;
+      re += "(?:";
+    } else if (c === "}" && depth > 0) {
+      depth--;
+      re += ")";
+    } else if (c === "," && depth > 0) re += "|";
+    else if (c === "\\" && i + 1 < g.length) re += escapeRe(g[++i]);
+    else re += escapeRe(c);
+  }
+  re += ")".repeat(depth);
+  const rx = new RegExp(`^(?:${re})$`, ignoreCase ? "i" : "");
+  return byPath ? (rel) => rx.test(rel) : (rel) => rx.test(rel.slice(rel.lastIndexOf("/") + 1));
+}
+
+function escapeRe(c: string): string {
+  return /[\\^$.*+?()[\]{}|/]/.test(c) ? `\\${c}` : c;
 }

@@ -12,6 +12,8 @@ export async function showWindow(
   start: number,
   count: number,
   note?: string,
+  /** The line asked for, when it differs from `start` (open PATH:LINE); named in the past-the-end error. */
+  asked = start,
 ): Promise<ToolResult> {
   const file = workspace.resolveTextFile(path);
   const w = await workspace.window(file, start, count);
@@ -20,7 +22,7 @@ export async function showWindow(
   }
   if (start > w.totalLines) {
     throw new ToolError(
-      `line ${start} is past the end of ${file.rel} (${plural(w.totalLines, "line")}); open ${file.rel}:${w.totalLines} shows the end`,
+      `line ${asked} is past the end of ${file.rel} (${plural(w.totalLines, "line")}); open ${file.rel}:${w.totalLines} shows the end`,
     );
   }
   const end = start + w.lines.length - 1;

@@ -15,7 +15,7 @@ import { binaryKind, formatSize } from "./binary.js";
 import { writeFileAtomic } from "./atomic.js";
 import { withFileLock } from "./fileLock.js";
 import { Journal } from "./journal.js";
-import { LINE_ID_MAX_BYTES } from "../limits.js";
+import { EDIT_MAX_BYTES, LINE_ID_MAX_BYTES } from "../limits.js";
 
 export interface Snapshot {
   rel: string;
@@ -38,6 +38,9 @@ export function takeSnapshot(ws: Workspace, path: string, opts: { mayCreate?: bo
   const st = fs.statSync(r.abs);
   if (st.isDirectory()) throw new ToolError(`${r.rel}: is a directory, not a file`);
   if (!st.isFile()) throw new ToolError(`${r.rel}: not a regular file`);
+  if (st.size > EDIT_MAX_BYTES) {
+    throw new ToolError(`${r.rel}: ${formatSize(st.size)} is too large to edit (rt edits files up to ${formatSize(EDIT_MAX_BYTES)}, which it holds in memory); use other tools for this file`);
+  }
   const bytes = fs.readFileSync(r.abs);
   const kind = binaryKind(bytes);
   if (kind) throw new ToolError(`${r.rel}: binary file (${kind}, ${formatSize(bytes.length)}); rt edits text files only`);

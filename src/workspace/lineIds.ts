@@ -152,7 +152,7 @@ export class LineIdStore {
 
   private save(rec: IdRecord): void {
     this.memory.set(rec.path, rec);
-    this.state.writeJson(rec, "ids", `${StateStore.keyFor(rec.path)}.json`);
+    this.state.writeJsonBestEffort(rec, "ids", `${StateStore.keyFor(rec.path)}.json`);
   }
 
   /**

@@ -6,6 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import crypto from "node:crypto";
 import { writeFileAtomic } from "./atomic.js";
+import { resolveInside } from "./paths.js";
 
 export const STATE_DIR_NAME = ".rt";
 
@@ -27,18 +28,48 @@ export class StateStore {
     return crypto.createHash("sha1").update(rel).digest("hex").slice(0, 20);
   }
 
+  /**
+   * False when `.rt` exists but is not a plain directory: a `.rt` symlink (say,
+   * in a cloned repository) would lead state writes outside the root, so such a
+   * workspace runs statelessly instead.
+   */
+  private usable(): boolean {
+    if (!this.enabled) return false;
+    try {
+      return fs.lstatSync(this.dir).isDirectory();
+    } catch {
+      return true; // not there yet: ensure() creates it
+    }
+  }
+
+  /** True when `abs` (a path in the state directory) leads nowhere outside it through a symlink. */
+  private staysInside(abs: string): boolean {
+    try {
+      resolveInside(this.dir, abs);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   ensure(): boolean {
     if (!this.enabled) return false;
     if (this.ensured) return true;
+    if (!this.usable()) return false;
     fs.mkdirSync(this.dir, { recursive: true });
     const ignore = path.join(this.dir, ".gitignore");
-    if (!fs.existsSync(ignore)) fs.writeFileSync(ignore, "*\n");
+    try {
+      // "wx" never follows a symlink planted at that name.
+      if (!fs.existsSync(ignore)) fs.writeFileSync(ignore, "*\n", { flag: "wx" });
+    } catch {
+      /* created meanwhile, or a symlink: leave it */
+    }
     this.ensured = true;
     return true;
   }
 
   readJson<T>(...parts: string[]): T | undefined {
-    if (!this.enabled) return undefined;
+    if (!this.usable()) return undefined;
     try {
       return JSON.parse(fs.readFileSync(this.file(...parts), "utf8")) as T;
     } catch {
@@ -50,15 +81,30 @@ export class StateStore {
     this.writeText(JSON.stringify(value), ...parts);
   }
 
+  /**
+   * writeJson for state that is only a cache or a convenience (view windows, line
+   * IDs, line indexes): when it cannot be written (a read-only checkout, a full
+   * disk, a mangled .rt/), the tool still works and the state lives in memory only.
+   */
+  writeJsonBestEffort(value: unknown, ...parts: string[]): boolean {
+    try {
+      this.writeJson(value, ...parts);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
   writeText(text: string | Buffer, ...parts: string[]): void {
     if (!this.ensure()) return;
     const target = this.file(...parts);
+    if (!this.staysInside(target)) return; // a symlink inside .rt leads elsewhere: persist nothing there
     fs.mkdirSync(path.dirname(target), { recursive: true });
     writeFileAtomic(target, text, { fsync: false });
   }
 
   remove(...parts: string[]): void {
-    if (!this.enabled) return;
+    if (!this.usable() || !this.staysInside(path.dirname(this.file(...parts)))) return;
     fs.rmSync(this.file(...parts), { force: true });
   }
 }

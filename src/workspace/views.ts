@@ -34,6 +34,6 @@ export class ViewStore {
   set(rel: string, w: ViewWindow): void {
     const d = this.loaded();
     d.files[rel] = w;
-    this.state.writeJson(d, "view.json");
+    this.state.writeJsonBestEffort(d, "view.json");
   }
 }
