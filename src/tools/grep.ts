@@ -3,10 +3,10 @@ import path from "node:path";
 import { z } from "zod";
 import { defineTool, ok, ToolError, type ToolResult } from "./types.js";
 import type { Workspace } from "../workspace/workspace.js";
-import { binaryKind } from "../workspace/binary.js";
+import { fileBinaryKind } from "../workspace/binary.js";
 import { baseArgs, globMatcher, runRg } from "./ripgrep.js";
 import { cutLine, plural } from "./format.js";
-import { BINARY_SAMPLE_BYTES, GREP_DEFAULT_CAP, GREP_MAX_LINE_CHARS, GREP_TIMEOUT_MS } from "../limits.js";
+import { GREP_DEFAULT_CAP, GREP_MAX_LINE_CHARS, GREP_TIMEOUT_MS } from "../limits.js";
 
 export const grepOptions = {
   pattern: z.string().min(1).describe("Regular expression (Rust regex syntax), or literal text with fixed_strings"),
@@ -162,16 +162,10 @@ export async function search(workspace: Workspace, target: string, spec: SearchS
 
 /** Whether the start of a file looks binary to read/open (unreadable files count as text). */
 function looksBinary(abs: string): boolean {
-  let fd: number | undefined;
   try {
-    fd = fs.openSync(abs, "r");
-    const buf = Buffer.alloc(BINARY_SAMPLE_BYTES);
-    const n = fs.readSync(fd, buf, 0, buf.length, 0);
-    return binaryKind(buf.subarray(0, n)) !== null;
+    return fileBinaryKind(abs) !== null;
   } catch {
     return false;
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
   }
 }
 

@@ -1,6 +1,7 @@
 // Binary detection: a NUL byte in the first 8 KiB, or a sample that is mostly
 // control bytes. Known formats are named from their magic numbers so the
 // refusal can say what the file is.
+import fs from "node:fs";
 import { BINARY_SAMPLE_BYTES } from "../limits.js";
 
 const MAGIC: Array<[string, number[], number?]> = [
@@ -42,6 +43,18 @@ export function binaryKind(sample: Uint8Array): string | null {
     if (b < 0x20 && b !== 9 && b !== 10 && b !== 11 && b !== 12 && b !== 13 && b !== 8 && b !== 27) control++;
   }
   return control / head.length > 0.1 ? "binary data" : null;
+}
+
+/** binaryKind of the first BINARY_SAMPLE_BYTES of a file on disk. */
+export function fileBinaryKind(abs: string): string | null {
+  const fd = fs.openSync(abs, "r");
+  try {
+    const buf = Buffer.alloc(BINARY_SAMPLE_BYTES);
+    const n = fs.readSync(fd, buf, 0, buf.length, 0);
+    return binaryKind(buf.subarray(0, n));
+  } finally {
+    fs.closeSync(fd);
+  }
 }
 
 export function formatSize(bytes: number): string {

@@ -8,9 +8,9 @@ import { resolveInside, type ResolvedPath } from "./paths.js";
 import { StateStore, stateEnabledFromEnv } from "./state.js";
 import { LineIdStore } from "./lineIds.js";
 import { ViewStore } from "./views.js";
-import { binaryKind, formatSize } from "./binary.js";
+import { fileBinaryKind, formatSize } from "./binary.js";
 import { getLineIndex, readIndexedLines } from "./lineIndex.js";
-import { BINARY_SAMPLE_BYTES, LARGE_FILE_BYTES, LINE_ID_MAX_BYTES } from "../limits.js";
+import { LARGE_FILE_BYTES, LINE_ID_MAX_BYTES } from "../limits.js";
 
 export type Profile = "dev" | "unsafe" | "safe-read-only";
 export const PROFILES: readonly Profile[] = ["dev", "unsafe", "safe-read-only"];
@@ -96,14 +96,7 @@ export class Workspace {
     const stat = fs.statSync(r.abs);
     if (stat.isDirectory()) throw new ToolError(`${r.rel}: is a directory; use ls or find to list it`);
     if (!stat.isFile()) throw new ToolError(`${r.rel}: not a regular file`);
-    const fd = fs.openSync(r.abs, "r");
-    const sample = Buffer.alloc(Math.min(BINARY_SAMPLE_BYTES, stat.size));
-    try {
-      fs.readSync(fd, sample, 0, sample.length, 0);
-    } finally {
-      fs.closeSync(fd);
-    }
-    const kind = binaryKind(sample);
+    const kind = fileBinaryKind(r.abs);
     if (kind) throw new ToolError(`${r.rel}: binary file (${kind}, ${formatSize(stat.size)}); not shown`);
     return { ...r, stat };
   }
