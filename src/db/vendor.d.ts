@@ -1,0 +1,5 @@
+// Client libraries without type declarations: rt describes the parts it uses
+// with its own small interfaces (OracleModuleLike, VerticaModuleLike, PgModules).
+declare module "oracledb";
+declare module "vertica-nodejs";
+declare module "pg-cursor";

@@ -1,0 +1,55 @@
+// Database clients are loaded only by the SQL tools, through import():
+// nothing that `rt` or the library loads at start-up imports them statically.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { spawnSync } from "node:child_process";
+import { REPO } from "../helpers.ts";
+
+const CLIENTS = ["pg", "pg-cursor", "better-sqlite3", "oracledb", "vertica-nodejs"];
+
+/** Every module reachable from `entry` through static imports, and the bare packages they import. */
+function staticGraph(entry: string): { files: Set<string>; packages: Set<string> } {
+  const files = new Set<string>();
+  const packages = new Set<string>();
+  const visit = (file: string) => {
+    if (files.has(file)) return;
+    files.add(file);
+    const text = fs.readFileSync(file, "utf8");
+    // Static import and re-export statements only (import("...") is dynamic and not followed).
+    for (const m of text.matchAll(/^\s*(?:import|export)\s+(?:[^"';()]*?\sfrom\s+)?["']([^"']+)["']/gm)) {
+      const spec = m[1];
+      if (spec.startsWith(".")) visit(path.resolve(path.dirname(file), spec));
+      else packages.add(spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : spec.split("/")[0]);
+    }
+  };
+  visit(entry);
+  return { files, packages };
+}
+
+test("rt's start-up and the library entry point do not load any database client", () => {
+  // The CLI is one CommonJS bundle: a client it loaded at start-up would be a require("..."); the SQL tools use import().
+  const cli = fs.readFileSync(path.join(REPO, "dist", "rt-cli.cjs"), "utf8");
+  for (const c of CLIENTS) {
+    assert.ok(!cli.includes(`require("${c}")`), `dist/rt-cli.cjs requires ${c} at start-up`);
+  }
+  for (const c of ["pg", "pg-cursor", "oracledb", "vertica-nodejs"]) assert.ok(cli.includes(`import("${c}")`), `the CLI loads ${c} on demand`);
+  const { packages } = staticGraph(path.join(REPO, "dist", "index.mjs"));
+  for (const c of CLIENTS) assert.ok(!packages.has(c), `dist/index.mjs loads ${c} at start-up`);
+});
+
+test("at run time, loading the registry and its SQL tools loads no database client", () => {
+  const script = `
+    const { createRequire } = await import("node:module");
+    const { TOOLS } = await import(${JSON.stringify(path.join(REPO, "dist", "index.mjs"))});
+    const require = createRequire(${JSON.stringify(path.join(REPO, "package.json"))});
+    const loaded = () => Object.keys(require.cache).filter((k) => /node_modules\\/(pg|pg-cursor|better-sqlite3|oracledb|vertica-nodejs)\\//.test(k)).map((k) => k.split("node_modules/")[1].split("/")[0]);
+    console.log(JSON.stringify({ tools: TOOLS.map((t) => t.name).filter((n) => n.startsWith("sql_")), loaded: [...new Set(loaded())] }));
+  `;
+  const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
+  assert.equal(r.status, 0, r.stderr);
+  const out = JSON.parse(r.stdout);
+  assert.deepEqual(out.tools, ["sql_query", "sql_tables", "sql_describe"]);
+  assert.deepEqual(out.loaded, []);
+});
