@@ -1,0 +1,738 @@
+// Layered string matching for the `edit` family of tools (issue 3): where in
+// a file does old_string mean, and what exactly replaces it. Pure functions
+// over text; the caller reads, validates and writes.
+//
+// old_string must match exactly once (unless replace_all). When the exact
+// text is absent, looser tiers are tried in order, each still requiring a
+// single match; the first tier that finds anything decides, so a tier that
+// finds several places is an error, never a reason to try a looser one:
+//
+//   exact                 the text as given (a fragment inside a line is fine)
+//   trailing-whitespace   whole lines, trailing blanks ignored
+//   trimmed-lines         whole lines, leading and trailing blanks ignored, where
+//                         the indentation differs irregularly (a uniform shift is
+//                         left to indent-shifted; should the next two tiers then
+//                         find another place, that is ambiguous)
+//   unicode-folded        curly quotes, dashes, ellipsis, odd spaces folded to ASCII
+//                         (fragments, then whole lines with trailing blanks ignored)
+//   unescaped             old_string and new_string with one level of escaping
+//                         undone (\n, \t, \", \\ ...), then the tiers above again
+//   indent-shifted        whole lines, folded, every line's indentation moved by the
+//                         same number of columns (tabs ↔ spaces included)
+//   similar               whole-line windows scoring ≥ 0.95, only when no other
+//                         place scores ≥ 0.95 or within 0.05 of the best, and
+//                         only for an old_string of 3 or more non-blank lines
+//
+// The replacement is new_string, re-indented by the shift the match needed;
+// lines new_string repeats unchanged from old_string are taken from the file
+// (see replacementText.ts).
+import { type IndentRelation, describeRelation, relateIndentation } from "./indentShift.js";
+import {
+  type FoldedText,
+  type TextView,
+  foldText,
+  foldWithMap,
+  hasFoldable,
+  indentOf,
+  isBlank,
+  normalizeEol,
+  similarityKey,
+  trimBoth,
+  trimEnd,
+  unescapeOnce,
+  viewOf,
+} from "./normalize.js";
+import { type RebuildProblem, rebuildLines } from "./replacementText.js";
+import { type LineStats, type WindowScore, closestWindow, lineStats, windowsAtLeast } from "./similarity.js";
+
+export type Tier = "exact" | "trailing-whitespace" | "trimmed-lines" | "unicode-folded" | "unescaped" | "indent-shifted" | "similar";
+
+/** The tiers in the order they are tried. */
+export const TIERS: readonly Tier[] = ["exact", "trailing-whitespace", "trimmed-lines", "unicode-folded", "unescaped", "indent-shifted", "similar"];
+
+/** The similarity tier accepts a window scoring at least this... */
+export const SIMILARITY_THRESHOLD = 0.95;
+/** ...when every other place scores at least this much lower (and below the threshold). */
+export const SIMILARITY_MARGIN = 0.05;
+/** The similarity tier only considers an old_string with at least this many non-blank lines. */
+export const SIMILARITY_MIN_LINES = 3;
+
+export interface Replacement {
+  /** Offsets into the text given to planEdit (UTF-16 code units), end exclusive. */
+  start: number;
+  end: number;
+  /** What goes there, with the file's line ending (opts.eol, else the region's, else the file's). */
+  text: string;
+  /** 1-based lines of the given text that [start, end) touches, inclusive. */
+  startLine: number;
+  endLine: number;
+}
+
+export interface PlanOptions {
+  replaceAll?: boolean;
+  /** Line ending for the replacement text; default: the one used in the matched region, else the file's most common one. */
+  eol?: "\n" | "\r\n";
+}
+
+export interface MatchSuccess {
+  ok: true;
+  tier: Tier;
+  /** Only for tier "similar": the accepted window's score. */
+  similarity?: number;
+  /** Non-overlapping, ascending by start. */
+  replacements: Replacement[];
+  /** 1-based line where each replacement starts. */
+  lines: number[];
+  /** For tiers other than exact: what was tolerated, in a sentence for the caller to show. */
+  note?: string;
+}
+
+export type FailureReason =
+  /** old_string is empty and the file is not. */
+  | "empty-old"
+  /** old_string and new_string are the same. */
+  | "unchanged"
+  /** No tier found old_string. */
+  | "not-found"
+  /** Several places match (or several windows are similar). */
+  | "ambiguous"
+  /** new_string is already where old_string was expected. */
+  | "already-applied"
+  /** The match was found only by ignoring indentation, and new_string's indentation cannot be translated. */
+  | "indent-unclear"
+  /** Similar match: new_string changes a line where old_string's copy also differs from the file. */
+  | "conflict";
+
+export interface ClosestRegion {
+  /** 1-based, inclusive. */
+  startLine: number;
+  endLine: number;
+  similarity: number;
+  /** The first line of the region that differs from old_string. */
+  firstDifference?: { line: number; fileText: string; oldText: string };
+}
+
+export interface MatchFailure {
+  ok: false;
+  reason: FailureReason;
+  /** Says what was wrong and what to do next; written for a model. */
+  message: string;
+  /** The tier that found several places (ambiguous) or could not re-indent. */
+  tier?: Tier;
+  /** ambiguous: every match's 1-based start line; already-applied: where new_string is. */
+  lines?: number[];
+  /** not-found: the most similar region. */
+  closest?: ClosestRegion;
+}
+
+export type MatchOutcome = MatchSuccess | MatchFailure;
+
+// ------------------------------------------------------------------ internals
+
+interface Candidate {
+  /** Offsets in view.norm. */
+  start: number;
+  end: number;
+  /** 0-based lines of view.norm. */
+  firstLine: number;
+  /** Builds the replacement ("\n" line endings), or says which new line could not be re-indented. */
+  build: () => { ok: true; text: string } | { ok: false; newLine: number; problem: RebuildProblem; indent: string };
+}
+
+type LadderResult =
+  | { kind: "match"; tier: Tier; candidates: Candidate[]; note?: string; similarity?: number }
+  | { kind: "ambiguous"; tier: Tier; lines: number[]; message: string }
+  | { kind: "none" };
+
+/** A string split into lines, the final newline (if any) noted apart. */
+interface Body {
+  lines: string[];
+  finalNewline: boolean;
+}
+
+function bodyOf(s: string): Body {
+  const finalNewline = s.endsWith("\n");
+  return { lines: (finalNewline ? s.slice(0, -1) : s).split("\n"), finalNewline };
+}
+
+const IDENTITY: IndentRelation = { kind: "identity", tabWidth: 4, delta: 0, useTabs: false, map: new Map() };
+
+/** Per-file views computed on first use: a fall-through to the last tier needs them all, an exact match none. */
+class FileIndex {
+  private cache = new Map<string, string[]>();
+  private folded?: FoldedText;
+  private stats?: LineStats;
+  constructor(readonly view: TextView) {}
+
+  keys(name: string, f: (line: string) => string): string[] {
+    let k = this.cache.get(name);
+    if (!k) {
+      k = this.view.lines.slice(0, this.view.realLineCount).map(f);
+      this.cache.set(name, k);
+    }
+    return k;
+  }
+  foldedText(): FoldedText {
+    return (this.folded ??= foldWithMap(this.view.norm));
+  }
+  similarityStats(): LineStats {
+    return (this.stats ??= lineStats(this.keys("similar", similarityKey)));
+  }
+}
+
+const trimEndKey = (l: string): string => trimEnd(l);
+const trimKey = (l: string): string => trimBoth(l);
+const foldTrimEndKey = (l: string): string => trimEnd(foldText(l));
+const foldTrimKey = (l: string): string => trimBoth(foldText(l));
+
+/** Every start (overlapping ones too) of `needle` in `hay`. */
+function occurrences(hay: string, needle: string): number[] {
+  const out: number[] = [];
+  for (let p = hay.indexOf(needle); p !== -1; p = hay.indexOf(needle, p + 1)) out.push(p);
+  return out;
+}
+
+/** Starts of the windows of whole lines whose keys equal oldKeys. */
+function lineWindows(keys: string[], oldKeys: string[]): number[] {
+  const k = oldKeys.length;
+  const out: number[] = [];
+  const first = oldKeys[0];
+  outer: for (let i = 0; i + k <= keys.length; i++) {
+    if (keys[i] !== first) continue;
+    for (let j = 1; j < k; j++) if (keys[i + j] !== oldKeys[j]) continue outer;
+    out.push(i);
+  }
+  return out;
+}
+
+/** Indentation pairs (old line, file line) of a window, blank old lines left out. */
+function indentPairs(oldLines: string[], fileLines: string[]): [string, string][] {
+  const pairs: [string, string][] = [];
+  oldLines.forEach((o, j) => {
+    if (!isBlank(o) && !isBlank(fileLines[j])) pairs.push([indentOf(o), indentOf(fileLines[j])]);
+  });
+  return pairs;
+}
+
+class Planner {
+  readonly view: TextView;
+  constructor(readonly index: FileIndex) {
+    this.view = index.view;
+  }
+
+  /** A candidate covering `k` whole lines from line `i`, plus the last line's newline when old_string ended with one. */
+  windowCandidate(i: number, old: Body, neu: Body, relation: IndentRelation, carryFolded: boolean, mergeContent = false): Candidate {
+    const v = this.view;
+    const last = i + old.lines.length - 1;
+    const start = v.lineStarts[i];
+    let end = v.lineStarts[last] + v.lines[last].length;
+    const hasNewline = last < v.lines.length - 1;
+    if (old.finalNewline && hasNewline) end += 1;
+    const fileLines = v.lines.slice(i, last + 1);
+    return {
+      start,
+      end,
+      firstLine: i,
+      build: () => {
+        const r = rebuildLines({ oldLines: old.lines, fileLines, newLines: neu.lines, relation, carryFolded, mergeContent });
+        if (!r.ok) return r;
+        // old_string asked for a newline the file does not have (last line): drop new_string's too.
+        const nl = neu.finalNewline && !(old.finalNewline && !hasNewline);
+        return { ok: true, text: r.lines.join("\n") + (nl ? "\n" : "") };
+      },
+    };
+  }
+
+  /** A candidate for a region matched character by character (exact, folded fragment). */
+  spanCandidate(start: number, end: number, old: string, neu: string, carryFolded: boolean): Candidate {
+    const region = this.view.norm.slice(start, end);
+    return {
+      start,
+      end,
+      firstLine: this.view.lineAt(start),
+      build: () => {
+        if (region === old) return { ok: true, text: neu };
+        // Same line structure on both sides: folding never touches newlines.
+        const r = rebuildLines({ oldLines: old.split("\n"), fileLines: region.split("\n"), newLines: neu.split("\n"), relation: IDENTITY, carryFolded });
+        return r.ok ? { ok: true, text: r.lines.join("\n") } : r;
+      },
+    };
+  }
+
+  lineOf(c: Candidate): number {
+    return c.firstLine + 1;
+  }
+
+  ambiguous(tier: Tier, candidates: Candidate[], how: string): LadderResult {
+    const lines = candidates.map((c) => this.lineOf(c));
+    return {
+      kind: "ambiguous",
+      tier,
+      lines,
+      message:
+        `old_string matches ${candidates.length} places${how}: ${listLines(lines)}. ` +
+        "Include more surrounding lines in old_string to pick one, or set replace_all to change every one.",
+    };
+  }
+
+  /**
+   * A match that starts or ends in the middle of a line is only a fragment.
+   * If old_string also matches whole lines somewhere else once whitespace and
+   * punctuation are ignored (a stray trailing blank made "if (x) " a prefix of
+   * "if (x) {" here while the quoted line is over there), both readings are
+   * plausible: that is ambiguous, not a reason to pick the fragment.
+   */
+  checkFragment(r: LadderResult, oldBody: Body, newBody: Body, replaceAll: boolean): LadderResult {
+    if (r.kind !== "match" || replaceAll || r.candidates.length !== 1) return r;
+    const c = r.candidates[0];
+    const v = this.view;
+    // Text on the match's first line before it, and on its last line after it (none when the
+    // match starts at a line's end or ends with a newline).
+    const before = v.norm[c.start] === "\n" ? "" : v.norm.slice(v.lineStarts[c.firstLine], c.start);
+    const lastLine = v.lineAt(c.end);
+    const after = c.end > 0 && v.norm[c.end - 1] === "\n" ? "" : v.norm.slice(c.end, v.lineStarts[lastLine] + v.lines[lastLine].length);
+    const partial = !isBlank(before) || !isBlank(after);
+    if (!partial) return r;
+    const rivals = lineWindows(this.index.keys("foldTrim", foldTrimKey), oldBody.lines.map(foldTrimKey))
+      .map((i) => this.windowCandidate(i, oldBody, newBody, IDENTITY, false))
+      .filter((w) => w.end <= c.start || w.start >= c.end);
+    if (rivals.length === 0) return r;
+    const lines = [c, ...rivals].map((x) => this.lineOf(x)).sort((a, b) => a - b);
+    return {
+      kind: "ambiguous",
+      tier: r.tier,
+      lines,
+      message:
+        `old_string matches part of line ${this.lineOf(c)}, and whole lines at ${listLines(rivals.map((x) => this.lineOf(x)))} once whitespace is ignored. ` +
+        "Copy old_string exactly from the place you mean, with enough surrounding lines to make it unique.",
+    };
+  }
+
+  /** The first tier with any candidate decides: one → match, several → ambiguous (unless replace_all). */
+  decide(tier: Tier, candidates: Candidate[], replaceAll: boolean, how: string, note?: string): LadderResult {
+    if (candidates.length === 0) return { kind: "none" };
+    if (candidates.length > 1 && !replaceAll) return this.ambiguous(tier, candidates, how);
+    return { kind: "match", tier, candidates: nonOverlapping(candidates), note };
+  }
+
+  run(old: string, neu: string, replaceAll: boolean, tiers: ReadonlySet<Tier>): LadderResult {
+    const v = this.view;
+    const oldBody = bodyOf(old);
+    const newBody = bodyOf(neu);
+
+    // 1. exact
+    if (tiers.has("exact")) {
+      const hits = occurrences(v.norm, old);
+      const r = this.decide(
+        "exact",
+        hits.map((p) => this.spanCandidate(p, p + old.length, old, neu, false)),
+        replaceAll,
+        "",
+      );
+      if (r.kind !== "none") return this.checkFragment(r, oldBody, newBody, replaceAll);
+    }
+
+    // 2. trailing whitespace
+    if (tiers.has("trailing-whitespace")) {
+      const oldKeys = oldBody.lines.map(trimEndKey);
+      const hits = lineWindows(this.index.keys("trimEnd", trimEndKey), oldKeys);
+      const r = this.decide(
+        "trailing-whitespace",
+        hits.map((i) => this.windowCandidate(i, oldBody, newBody, IDENTITY, false)),
+        replaceAll,
+        " when trailing whitespace is ignored",
+        "matched after ignoring trailing whitespace",
+      );
+      if (r.kind !== "none") return r;
+    }
+
+    // 3. trimmed lines (irregular indentation); a uniform shift waits for indent-shifted
+    let deferred: Candidate[] = [];
+    if (tiers.has("trimmed-lines")) {
+      const oldKeys = oldBody.lines.map(trimKey);
+      const hits = lineWindows(this.index.keys("trim", trimKey), oldKeys);
+      if (hits.length > 1 && !replaceAll) return this.ambiguous("trimmed-lines", hits.map((i) => this.windowCandidate(i, oldBody, newBody, IDENTITY, false)), " when leading and trailing whitespace is ignored");
+      if (hits.length > 0) {
+        const rels = hits.map((i) => relateIndentation(indentPairs(oldBody.lines, v.lines.slice(i, i + oldBody.lines.length))));
+        if (rels.some((r) => r.kind !== "uniform")) {
+          return {
+            kind: "match",
+            tier: "trimmed-lines",
+            candidates: nonOverlapping(hits.map((i, k) => this.windowCandidate(i, oldBody, newBody, rels[k], false))),
+            note: "matched after ignoring leading and trailing whitespace; new_string was re-indented line by line to match",
+          };
+        }
+        deferred = hits.map((i) => this.windowCandidate(i, oldBody, newBody, IDENTITY, false));
+      }
+    }
+
+    // 4 and 5. Unicode punctuation folded; doubled escapes undone
+    const r = this.foldedOrUnescaped(old, neu, oldBody, newBody, replaceAll, tiers);
+    if (r.kind !== "none") {
+      // old_string also matches elsewhere with its indentation shifted: two readings, no guess.
+      if (deferred.length === 0 || replaceAll) return r;
+      const found = r.kind === "match" ? r.candidates : [];
+      const lines = [...(r.kind === "ambiguous" ? r.lines : found.map((c) => this.lineOf(c))), ...deferred.map((c) => this.lineOf(c))].sort((x, y) => x - y);
+      return {
+        kind: "ambiguous",
+        tier: r.tier,
+        lines,
+        message:
+          `old_string matches several places: ${listLines(lines)} (some only with their indentation shifted, others only after ${r.tier === "unescaped" ? "undoing escape sequences" : "folding typographic punctuation"}). ` +
+          "Copy old_string exactly from the place you mean, with enough surrounding lines to make it unique.",
+      };
+    }
+
+    // 6. indentation shifted uniformly
+    if (tiers.has("indent-shifted")) {
+      const oldKeys = oldBody.lines.map(foldTrimKey);
+      const hits = lineWindows(this.index.keys("foldTrim", foldTrimKey), oldKeys);
+      if (hits.length > 1 && !replaceAll) return this.ambiguous("indent-shifted", hits.map((i) => this.windowCandidate(i, oldBody, newBody, IDENTITY, true)), " when indentation is ignored");
+      const rels = hits.map((i) => relateIndentation(indentPairs(oldBody.lines, v.lines.slice(i, i + oldBody.lines.length))));
+      if (hits.length > 0 && rels.every((r) => r.kind !== "irregular")) {
+        return {
+          kind: "match",
+          tier: "indent-shifted",
+          candidates: nonOverlapping(hits.map((i, k) => this.windowCandidate(i, oldBody, newBody, rels[k], true))),
+          note: `matched with ${describeRelation(rels[0])}; new_string was re-indented by the same shift`,
+        };
+      }
+    }
+
+    // 7. similarity
+    if (tiers.has("similar")) return this.similar(oldBody, newBody);
+    return { kind: "none" };
+  }
+
+  /** Tiers 4 (unicode-folded) and 5 (unescaped). */
+  foldedOrUnescaped(old: string, neu: string, oldBody: Body, newBody: Body, replaceAll: boolean, tiers: ReadonlySet<Tier>): LadderResult {
+    const v = this.view;
+    if (tiers.has("unicode-folded") && (hasFoldable(old) || hasFoldable(v.norm))) {
+      const note = "matched after folding typographic punctuation (curly quotes, dashes, ellipsis, non-breaking spaces); text new_string leaves unchanged keeps the file's characters, what it changes is kept as written";
+      const foldedOld = foldText(old);
+      const ft = this.index.foldedText();
+      const spans: Candidate[] = [];
+      if (foldedOld.length > 0) {
+        for (const fs of occurrences(ft.text, foldedOld)) {
+          const fe = fs + foldedOld.length;
+          // Skip matches that start or end inside an expanded character (… → ...).
+          if (fs > 0 && ft.map[fs - 1] === ft.map[fs]) continue;
+          if (fe < ft.text.length && ft.map[fe] === ft.map[fe - 1]) continue;
+          spans.push(this.spanCandidate(ft.map[fs], ft.map[fe], old, neu, true));
+        }
+      }
+      let r = this.decide("unicode-folded", spans, replaceAll, " when typographic punctuation is folded", note);
+      if (r.kind !== "none") return this.checkFragment(r, oldBody, newBody, replaceAll);
+      const oldKeys = oldBody.lines.map(foldTrimEndKey);
+      const hits = lineWindows(this.index.keys("foldTrimEnd", foldTrimEndKey), oldKeys);
+      r = this.decide(
+        "unicode-folded",
+        hits.map((i) => this.windowCandidate(i, oldBody, newBody, IDENTITY, true)),
+        replaceAll,
+        " when typographic punctuation is folded and trailing whitespace ignored",
+        note,
+      );
+      if (r.kind !== "none") return r;
+    }
+    if (tiers.has("unescaped")) {
+      const uOld = unescapeOnce(old);
+      if (uOld !== old && uOld.trim() !== "") {
+        const uNew = unescapeOnce(neu);
+        const inner = this.run(uOld, uNew, replaceAll, INNER_TIERS);
+        if (inner.kind === "match") {
+          const how = inner.tier === "exact" ? "" : ` (then ${inner.tier})`;
+          return { ...inner, tier: "unescaped", note: `matched after undoing doubled escape sequences (\\n, \\t, \\", \\\\)${how}; new_string was unescaped the same way` };
+        }
+        if (inner.kind === "ambiguous") return { ...inner, tier: "unescaped", message: inner.message.replace("places", "places once escape sequences are undone") };
+      }
+    }
+    return { kind: "none" };
+  }
+
+  similar(oldBody: Body, newBody: Body): LadderResult {
+    const v = this.view;
+    const k = oldBody.lines.length;
+    // A line or two that is merely similar is as likely another place (a sibling file's copy, the
+    // next overload) as a slip of the model's memory: similarity needs some context to be evidence.
+    if (oldBody.lines.filter((l) => !isBlank(l)).length < SIMILARITY_MIN_LINES) return { kind: "none" };
+    const fileStats = this.index.similarityStats();
+    const oldStats = lineStats(oldBody.lines.map(similarityKey));
+    const scored = windowsAtLeast(fileStats, v.realLineCount, oldStats, SIMILARITY_THRESHOLD - SIMILARITY_MARGIN, {
+      similarity: SIMILARITY_THRESHOLD,
+      places: MAX_LISTED_PLACES + 1,
+    });
+    if (scored.length === 0) return { kind: "none" };
+    scored.sort((a, b) => b.similarity - a.similarity || a.start - b.start);
+    const best = scored[0];
+    if (best.similarity < SIMILARITY_THRESHOLD) return { kind: "none" };
+    const overlaps = (a: WindowScore, b: WindowScore): boolean => Math.abs(a.start - b.start) < k;
+    // Distinct places that come close to the best, each represented by its own best window.
+    const places: WindowScore[] = [best];
+    for (const w of scored) {
+      if (places.some((p) => overlaps(p, w))) {
+        if (w !== best && overlaps(best, w) && w.similarity >= best.similarity) places.push(w); // same place, unclear extent
+        continue;
+      }
+      if (w.similarity >= SIMILARITY_THRESHOLD || w.similarity > best.similarity - SIMILARITY_MARGIN) places.push(w);
+    }
+    if (places.length > 1) {
+      places.sort((a, b) => a.start - b.start);
+      const shown = places.slice(0, MAX_LISTED_PLACES);
+      const more = places.length - shown.length;
+      const list = shown.map((p) => `${p.start + 1} (${formatSimilarity(p.similarity)})`).join(", ") + (more > 0 ? ` and ${more} more` : "");
+      return {
+        kind: "ambiguous",
+        tier: "similar",
+        lines: places.map((p) => p.start + 1),
+        message:
+          `old_string is not in the file as written, and it is about equally similar to ${places.length > MAX_LISTED_PLACES ? "at least " : ""}${places.length} places: lines ${list}. ` +
+          "Re-read the file and copy old_string exactly, with enough surrounding lines to pick one place.",
+      };
+    }
+    const fileLines = v.lines.slice(best.start, best.start + k);
+    const relation = relateIndentation(indentPairs(oldBody.lines, fileLines));
+    return {
+      kind: "match",
+      tier: "similar",
+      similarity: best.similarity,
+      candidates: [this.windowCandidate(best.start, oldBody, newBody, relation, true, true)],
+      note:
+        `old_string is not in the file as written; lines ${best.start + 1}-${best.start + k} are the only close match ` +
+        `(similarity ${formatSimilarity(best.similarity)}) and were replaced. Lines new_string repeats from old_string were kept as the file has them.`,
+    };
+  }
+}
+
+const INNER_TIERS: ReadonlySet<Tier> = new Set<Tier>(["exact", "trailing-whitespace", "trimmed-lines", "unicode-folded", "indent-shifted"]);
+const ALL_TIERS: ReadonlySet<Tier> = new Set<Tier>(TIERS);
+
+/** Keeps the first of overlapping candidates (replace_all replaces left to right). */
+function nonOverlapping(cands: Candidate[]): Candidate[] {
+  const sorted = [...cands].sort((a, b) => a.start - b.start);
+  const out: Candidate[] = [];
+  for (const c of sorted) if (out.length === 0 || c.start >= out[out.length - 1].end) out.push(c);
+  return out;
+}
+
+/** Two decimals, rounded down: a near miss never shows as 1.00. */
+function formatSimilarity(s: number): string {
+  return (Math.floor(Math.max(0, s) * 100) / 100).toFixed(2);
+}
+
+const MAX_LISTED_LINES = 100;
+/** Similar places listed in an ambiguity error (their lines are all in `lines`). */
+const MAX_LISTED_PLACES = 20;
+
+function listLines(lines: number[]): string {
+  const shown = lines.slice(0, MAX_LISTED_LINES);
+  const more = lines.length - shown.length;
+  return `line${lines.length === 1 ? "" : "s"} ${shown.join(", ")}${more > 0 ? ` and ${more} more` : ""}`;
+}
+
+/** Shows a line for an error message, with its leading whitespace visible. */
+function showLine(s: string): string {
+  const indent = indentOf(s);
+  const shown = indent.replace(/\t/g, "→").replace(/ /g, "·") + s.slice(indent.length);
+  return shown.length > 200 ? shown.slice(0, 200) + "…" : shown;
+}
+
+// ------------------------------------------------------------------ public API
+
+/**
+ * Plans the edit "replace old_string by new_string" on `text` (the decoded
+ * file content; "\r\n" or "\n" endings, a leading BOM is skipped). Pure: the
+ * caller applies the replacements (applyReplacements) and writes the file.
+ */
+export function planEdit(text: string, oldString: string, newString: string, opts: PlanOptions = {}): MatchOutcome {
+  const view = viewOf(text);
+  const old = normalizeEol(oldString);
+  const neu = normalizeEol(newString);
+  const replaceAll = opts.replaceAll === true;
+
+  if (old === "") {
+    if (view.norm === "") {
+      const start = view.toOriginal(0);
+      return { ok: true, tier: "exact", replacements: [{ start, end: text.length, text: withEol(neu, opts.eol ?? "\n"), startLine: 1, endLine: 1 }], lines: [1] };
+    }
+    return {
+      ok: false,
+      reason: "empty-old",
+      message: "old_string is empty. Give the exact text to replace (copied from the file), or use write to replace the whole file.",
+    };
+  }
+  if (old === neu) {
+    return { ok: false, reason: "unchanged", message: "old_string and new_string are the same: there is nothing to change." };
+  }
+
+  const planner = new Planner(new FileIndex(view));
+  const r = planner.run(old, neu, replaceAll, ALL_TIERS);
+  if (r.kind === "ambiguous") return { ok: false, reason: "ambiguous", tier: r.tier, message: r.message, lines: r.lines };
+  if (r.kind === "none") return notFound(planner, old, neu);
+
+  // Already applied: new_string contains old_string and sits right where old_string was found.
+  if (r.tier === "exact" && !replaceAll && r.candidates.length === 1) {
+    const at = neu.indexOf(old);
+    const c = r.candidates[0];
+    if (at >= 0 && c.start - at >= 0 && view.norm.startsWith(neu, c.start - at)) {
+      const line = view.lineAt(c.start - at) + 1;
+      return alreadyApplied(line, `new_string is already in the file at line ${line}, around old_string: the edit looks already applied`);
+    }
+  }
+
+  const replacements: Replacement[] = [];
+  for (const c of r.candidates) {
+    const built = c.build();
+    if (!built.ok) {
+      const line = c.firstLine + 1;
+      const shown = `line ${built.newLine + 1} of new_string`;
+      if (built.problem === "conflict") {
+        const applied = appliedBefore(planner, old, neu, { startLine: line, endLine: view.lineAt(c.end) + 1 });
+        if (applied) return applied;
+        return {
+          ok: false,
+          reason: "conflict",
+          tier: r.tier,
+          lines: [line],
+          message:
+            `old_string is only similar to lines from ${line}, and ${shown} changes a line that old_string does not quote correctly, ` +
+            "so the change cannot be placed safely. Re-read the file and copy old_string from it exactly.",
+        };
+      }
+      return {
+        ok: false,
+        reason: "indent-unclear",
+        tier: r.tier,
+        lines: [line],
+        message:
+          `old_string matches lines from ${line} only when indentation is ignored, and its indentation does not map onto the file's ` +
+          `consistently, so ${shown} (indented "${showLine(built.indent)}") cannot be placed safely. ` +
+          "Copy old_string with the file's exact indentation and indent new_string the same way.",
+      };
+    }
+    const start = view.toOriginal(c.start);
+    const end = view.toOriginal(c.end);
+    const region = text.slice(start, end);
+    const eol = opts.eol ?? regionEol(region) ?? view.eol;
+    const endLine = c.end > c.start ? view.lineAt(c.end - 1) + 1 : c.firstLine + 1;
+    replacements.push({ start, end, text: withEol(built.text, eol), startLine: c.firstLine + 1, endLine });
+  }
+  if (replacements.every((rep) => rep.text === text.slice(rep.start, rep.end))) {
+    const line = replacements[0].startLine;
+    return alreadyApplied(line, `old_string matches line ${line} only approximately (${r.tier}), and what is there already reads as new_string: the edit looks already applied`);
+  }
+  return {
+    ok: true,
+    tier: r.tier,
+    ...(r.similarity !== undefined ? { similarity: r.similarity } : {}),
+    replacements,
+    lines: replacements.map((x) => x.startLine),
+    ...(r.note ? { note: r.note } : {}),
+  };
+}
+
+/** Applies non-overlapping replacements (as planEdit returns them) to the text they were planned on. */
+export function applyReplacements(text: string, replacements: readonly Replacement[]): string {
+  const sorted = [...replacements].sort((a, b) => a.start - b.start);
+  let out = "";
+  let at = 0;
+  for (const r of sorted) {
+    if (r.start < at) throw new Error(`overlapping replacements at offset ${r.start}`);
+    out += text.slice(at, r.start) + r.text;
+    at = r.end;
+  }
+  return out + text.slice(at);
+}
+
+/** planEdit then applyReplacements: the new text, or the failure. */
+export function applyEdit(text: string, oldString: string, newString: string, opts: PlanOptions = {}): { ok: true; text: string; outcome: MatchSuccess } | MatchFailure {
+  const outcome = planEdit(text, oldString, newString, opts);
+  if (!outcome.ok) return outcome;
+  return { ok: true, text: applyReplacements(text, outcome.replacements), outcome };
+}
+
+function withEol(s: string, eol: "\n" | "\r\n"): string {
+  return eol === "\n" ? s : s.replace(/\n/g, "\r\n");
+}
+
+function regionEol(region: string): "\n" | "\r\n" | undefined {
+  const lf = (region.match(/\n/g) ?? []).length;
+  if (lf === 0) return undefined;
+  const crlf = (region.match(/\r\n/g) ?? []).length;
+  return crlf * 2 > lf ? "\r\n" : "\n";
+}
+
+function alreadyApplied(line: number, what: string): MatchFailure {
+  return {
+    ok: false,
+    reason: "already-applied",
+    lines: [line],
+    message: `${what}. Nothing was changed; re-read the file around line ${line} to check.`,
+  };
+}
+
+/** new_string found once by the whitespace-tolerant comparisons (exact, then whole lines trimmed): its 1-based line. */
+function findNewOnce(planner: Planner, neu: string): number | undefined {
+  const v = planner.view;
+  if (trimBoth(neu.replace(/\n/g, " ")) === "") return undefined;
+  const exact = occurrences(v.norm, neu);
+  if (exact.length === 1) return v.lineAt(exact[0]) + 1;
+  if (exact.length > 1) return undefined;
+  const body = bodyOf(neu);
+  const hits = lineWindows(planner.index.keys("trim", trimKey), body.lines.map(trimKey));
+  return hits.length === 1 ? hits[0] + 1 : undefined;
+}
+
+/**
+ * new_string already in the file, where old_string was expected (near
+ * `region`), or unmistakably (unique and substantial): the edit was probably
+ * applied before.
+ */
+function appliedBefore(planner: Planner, old: string, neu: string, region: { startLine: number; endLine: number } | undefined): MatchFailure | undefined {
+  // new_string made only of old_string's lines (a deletion) is in the file whether or not the edit happened.
+  const oldKeys = new Set(bodyOf(old).lines.map(trimKey));
+  if (bodyOf(neu).lines.every((l) => isBlank(l) || oldKeys.has(trimKey(l)))) return undefined;
+  const newLine = findNewOnce(planner, neu);
+  if (newLine === undefined) return undefined;
+  const newBody = bodyOf(neu);
+  const substantial = newBody.lines.filter((l) => !isBlank(l)).length >= 2 || trimBoth(neu).length >= 20;
+  const near = region !== undefined && newLine <= region.endLine + newBody.lines.length && newLine + newBody.lines.length >= region.startLine;
+  if (!substantial && !near) return undefined;
+  return alreadyApplied(newLine, `old_string is not in the file as written, but new_string is, at line ${newLine}: the edit looks already applied`);
+}
+
+function notFound(planner: Planner, old: string, neu: string): MatchFailure {
+  const v = planner.view;
+  const oldBody = bodyOf(old);
+  const k = oldBody.lines.length;
+  const fileStats = planner.index.similarityStats();
+  const oldKeys = oldBody.lines.map(similarityKey);
+  const best = closestWindow(fileStats, v.realLineCount, lineStats(oldKeys));
+
+  let closest: ClosestRegion | undefined;
+  if (best) {
+    closest = { startLine: best.start + 1, endLine: best.start + k, similarity: best.similarity };
+    for (let j = 0; j < k; j++) {
+      if (fileStats.keys[best.start + j] !== oldKeys[j]) {
+        closest.firstDifference = { line: best.start + j + 1, fileText: v.lines[best.start + j], oldText: oldBody.lines[j] };
+        break;
+      }
+    }
+  }
+
+  const applied = appliedBefore(planner, old, neu, closest);
+  if (applied) return applied;
+
+  let message = "old_string was not found in the file, not even ignoring whitespace and indentation, typographic punctuation or doubled escapes.";
+  if (closest) {
+    const range = closest.startLine === closest.endLine ? `line ${closest.startLine}` : `lines ${closest.startLine}-${closest.endLine}`;
+    message += `\nThe closest region is ${range} (similarity ${formatSimilarity(closest.similarity)}).`;
+    const d = closest.firstDifference;
+    if (d) {
+      message += ` Its first line that differs is line ${d.line}:\n  file:       ${showLine(d.fileText)}\n  old_string: ${showLine(d.oldText)}`;
+    }
+    message += `\nRe-read the file around line ${closest.startLine} and copy old_string from it exactly.`;
+  } else {
+    message += `\nold_string has ${k} lines and the file only ${v.realLineCount}. Re-read the file and copy old_string from it exactly.`;
+  }
+  return { ok: false, reason: "not-found", message, ...(closest ? { closest } : {}) };
+}

@@ -1,0 +1,242 @@
+// Text normalizations the matcher compares through. Each one is a pure
+// function; the ones that change lengths also return a map back to the
+// original offsets, because a match found in a normalized view must become a
+// replacement of the exact original characters (the matcher never rewrites
+// text the caller did not ask to change).
+
+/**
+ * A file's text seen as "\n"-separated lines: a leading BOM is set aside and
+ * every "\r\n" counts as one "\n". Offsets in `norm` convert back to offsets
+ * in `original` with `toOriginal`, so callers may pass CRLF or mixed text as
+ * it was decoded and still get replacements that touch nothing else.
+ */
+export interface TextView {
+  original: string;
+  /** The text without BOM, with "\r\n" → "\n". */
+  norm: string;
+  /** `norm.split("\n")`: when the text ends with "\n" the last entry is an empty phantom line. */
+  lines: string[];
+  /** Offset in `norm` where each line starts. */
+  lineStarts: number[];
+  /** Lines a whole-line match may cover: `lines` without the phantom after a final "\n". */
+  realLineCount: number;
+  /** The line ending most lines use (ties and no endings: "\n"). */
+  eol: "\n" | "\r\n";
+  toOriginal(normOffset: number): number;
+  /** 0-based line index holding `normOffset`. */
+  lineAt(normOffset: number): number;
+}
+
+export function viewOf(text: string): TextView {
+  const bom = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const body = bom ? text.slice(1) : text;
+  // Normalized index of every "\n" whose "\r" was dropped, ascending.
+  const droppedCr: number[] = [];
+  let norm = body;
+  if (body.includes("\r\n")) {
+    const parts = body.split("\r\n");
+    let pos = 0;
+    for (let i = 0; i < parts.length - 1; i++) {
+      pos += parts[i].length;
+      droppedCr.push(pos);
+      pos += 1;
+    }
+    norm = parts.join("\n");
+  }
+  const lines = norm.split("\n");
+  const lineStarts = new Array<number>(lines.length);
+  let at = 0;
+  for (let i = 0; i < lines.length; i++) {
+    lineStarts[i] = at;
+    at += lines[i].length + 1;
+  }
+  const lf = lines.length - 1 - droppedCr.length;
+  const endsWithNewline = lines.length > 1 && lines[lines.length - 1] === "";
+  const realLineCount = endsWithNewline ? lines.length - 1 : lines.length;
+
+  const toOriginal = (p: number): number => {
+    // Count dropped CRs strictly before p: the CR of the "\n" at p itself sits
+    // before that "\n" in the original, so an offset at p lands just before it.
+    let lo = 0;
+    let hi = droppedCr.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (droppedCr[mid] < p) lo = mid + 1;
+      else hi = mid;
+    }
+    return bom + p + lo;
+  };
+  const lineAt = (p: number): number => {
+    let lo = 0;
+    let hi = lineStarts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (lineStarts[mid] <= p) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  };
+  return {
+    original: text,
+    norm,
+    lines,
+    lineStarts,
+    realLineCount,
+    eol: droppedCr.length > lf ? "\r\n" : "\n",
+    toOriginal,
+    lineAt,
+  };
+}
+
+/** "\r\n" → "\n" (what the model sends may carry either). */
+export function normalizeEol(s: string): string {
+  return s.includes("\r\n") ? s.replace(/\r\n/g, "\n") : s;
+}
+
+// ---------------------------------------------------------------- whitespace
+
+const LEADING_WS = /^[ \t]*/;
+
+/** The run of spaces and tabs a line starts with. */
+export function indentOf(line: string): string {
+  return LEADING_WS.exec(line)![0];
+}
+
+function isBlankChar(c: number): boolean {
+  return c === 32 || c === 9 || c === 11 || c === 12;
+}
+
+/** Drops trailing spaces, tabs, vertical tabs and form feeds (not Unicode spaces: folding handles those). */
+export function trimEnd(s: string): string {
+  let e = s.length;
+  while (e > 0 && isBlankChar(s.charCodeAt(e - 1))) e--;
+  return e === s.length ? s : s.slice(0, e);
+}
+
+export function trimBoth(s: string): string {
+  let b = 0;
+  while (b < s.length && isBlankChar(s.charCodeAt(b))) b++;
+  return trimEnd(b ? s.slice(b) : s);
+}
+
+export function isBlank(s: string): boolean {
+  for (let i = 0; i < s.length; i++) if (!isBlankChar(s.charCodeAt(i))) return false;
+  return true;
+}
+
+/** A line as indentation, content and trailing whitespace. */
+export interface LineParts {
+  indent: string;
+  content: string;
+  trailing: string;
+}
+
+export function splitLine(line: string): LineParts {
+  const indent = indentOf(line);
+  const rest = line.slice(indent.length);
+  const content = trimEnd(rest);
+  return { indent, content, trailing: rest.slice(content.length) };
+}
+
+// ---------------------------------------------------------- Unicode folding
+
+/**
+ * Typographic characters models put where code has ASCII (or the reverse):
+ * curly quotes, primes, dashes and the minus sign, the ellipsis, the
+ * non-breaking and other fixed-width spaces, and zero-width characters.
+ */
+const FOLD: Record<string, string> = {};
+for (const c of "\u2018\u2019\u201A\u201B\u2032\u2035\uFF07") FOLD[c] = "'";
+for (const c of "\u201C\u201D\u201E\u201F\u2033\u2036\uFF02") FOLD[c] = '"';
+for (const c of "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\uFE58\uFE63\uFF0D") FOLD[c] = "-";
+FOLD["\u2026"] = "...";
+for (const c of "\u00A0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200A\u202F\u205F\u3000") FOLD[c] = " ";
+for (const c of "\u200B\u200C\u200D\u2060\uFEFF") FOLD[c] = "";
+
+const FOLDABLE = new RegExp(`[${Object.keys(FOLD).join("")}]`);
+const FOLDABLE_G = new RegExp(FOLDABLE.source, "g");
+
+export function hasFoldable(s: string): boolean {
+  return FOLDABLE.test(s);
+}
+
+/** Folds typographic punctuation to ASCII (no offset map: for comparing lines). */
+export function foldText(s: string): string {
+  return FOLDABLE.test(s) ? s.replace(FOLDABLE_G, (c) => FOLD[c]) : s;
+}
+
+/** Two characters fold to the same text. */
+export function foldEqual(a: string, b: string): boolean {
+  return a === b || (FOLD[a] ?? a) === (FOLD[b] ?? b);
+}
+
+/**
+ * Folded text plus, for each folded offset, the original offset it came
+ * from (`map[folded.length]` = original length). Characters that expand
+ * (… → ...) map their three offsets to the same original one.
+ */
+export interface FoldedText {
+  text: string;
+  map: Int32Array;
+}
+
+export function foldWithMap(s: string): FoldedText {
+  if (!FOLDABLE.test(s)) {
+    const map = new Int32Array(s.length + 1);
+    for (let i = 0; i <= s.length; i++) map[i] = i;
+    return { text: s, map };
+  }
+  const out: string[] = [];
+  const idx: number[] = [];
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    const f = FOLD[c];
+    if (f === undefined) {
+      out.push(c);
+      idx.push(i);
+    } else {
+      for (let k = 0; k < f.length; k++) {
+        out.push(f[k]);
+        idx.push(i);
+      }
+    }
+  }
+  idx.push(s.length);
+  return { text: out.join(""), map: Int32Array.from(idx) };
+}
+
+// ------------------------------------------------------------- unescaping
+
+const ESCAPES: Record<string, string> = { n: "\n", t: "\t", r: "\r", '"': '"', "'": "'", "\\": "\\", "`": "`", $: "$" };
+
+/**
+ * Undoes one level of escaping, the way a model that escaped a string twice
+ * wrote it: `\n` → newline, `\t` → tab, `\"` → `"`, `\\` → `\` ... Unknown
+ * escapes (`\d`) stay as they are. Returns the input itself when it has no
+ * backslash.
+ */
+export function unescapeOnce(s: string): string {
+  if (!s.includes("\\")) return s;
+  let out = "";
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (c === "\\" && i + 1 < s.length) {
+      const e = ESCAPES[s[i + 1]];
+      if (e !== undefined) {
+        out += e;
+        i++;
+        continue;
+      }
+    }
+    out += c;
+  }
+  return normalizeEol(out);
+}
+
+// ------------------------------------------------------ similarity keys
+
+/** The key a line is compared by in the similarity tier: folded, trimmed, inner runs of blanks collapsed. */
+export function similarityKey(line: string): string {
+  const t = trimBoth(foldText(line));
+  return /[ \t]{2}|\t/.test(t) ? t.replace(/[ \t]+/g, " ") : t;
+}
