@@ -11,7 +11,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { BEST_EFFORT, type EditCase, MISTAKES, MISTAKE_NOTES, type Mistake, UNRECOVERABLE, generateCases } from "./cases.ts";
 import { loadCorpus } from "./corpus.ts";
-import { METHODS, recoverableBy } from "./methods.ts";
+import { METHODS, appliesTo, recoverableBy } from "./methods.ts";
 import { Rng } from "./rng.ts";
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -89,6 +89,7 @@ function main(): void {
     recoverable.set(m, rec);
     timing.set(m, { total: 0, max: 0, maxCase: "" });
     for (const c of cases) {
+      if (!appliesTo(m, c)) continue;
       const t = performance.now();
       let r;
       try {

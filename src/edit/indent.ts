@@ -10,6 +10,16 @@
 // column 0 into a function body) it is shifted to the primary target: the
 // replaced lines' indentation, or for an insertion the line before's.
 // `indent_level` overrides all of this. Tabs stay tabs in a tab-indented file.
+//
+// Before that, the content lines that repeat replaced lines (same text once
+// trimmed) are compared with them. Unmoved, they show the content is already
+// placed. Moved by one uniform relation while the content's base indentation
+// differs from the replaced lines' base, they show the caller's copy of the
+// block was shifted as a whole (or written with spaces where the file has
+// tabs): that relation is undone on every content line, as the `edit` tool does
+// for old_string. A block deliberately wrapped (a new `if` at the old level,
+// the old lines one level deeper) keeps its base, so it is left alone.
+import { reindent, relateIndentation } from "./indentShift.js";
 
 export interface IndentStyle {
   tabs: boolean;
@@ -87,12 +97,16 @@ export function fitIndentation(content: string[], ctx: IndentContext): string[] 
   const widths = content.map((l) => (blank(l) ? -1 : widthOf(lead(l), u)));
   const base = Math.min(...widths.filter((w) => w >= 0));
 
+  if (ctx.indentLevel === undefined && ctx.replacing > 0) {
+    const copied = undoCopyShift(content, ctx.lines.slice(ctx.at, ctx.at + ctx.replacing));
+    if (copied) return copied;
+  }
+
   let target: number;
   if (ctx.indentLevel !== undefined) {
     target = ctx.indentLevel;
   } else {
-    const replaced = ctx.lines.slice(ctx.at, ctx.at + ctx.replacing);
-    const firstReplaced = replaced.find((l) => !blank(l));
+    const replaced = ctx.lines.slice(ctx.at, ctx.at + ctx.replacing).filter((l) => !blank(l));
     const before = nearestNonBlank(ctx.lines, ctx.at - 1, -1);
     const after = nearestNonBlank(ctx.lines, ctx.at + ctx.replacing, 1);
     const beforeW = before === undefined ? 0 : widthOf(lead(before), u) + (opens(before) ? u : 0);
@@ -100,11 +114,12 @@ export function fitIndentation(content: string[], ctx: IndentContext): string[] 
     let primary: number;
     // The line before counts one level deeper when it opens a block (and never at its own level then).
     const neighbours = [before === undefined ? undefined : beforeW, after === undefined ? undefined : widthOf(lead(after), u)];
-    if (firstReplaced !== undefined) {
+    if (replaced.length > 0) {
+      // The replaced lines' base (least) indentation corresponds to the content's base.
       // Replacing indented lines with content at column 0 almost always means the
       // caller stripped the indentation, so column 0 only fits if the replaced
       // lines were there too.
-      primary = widthOf(lead(firstReplaced), u);
+      primary = Math.min(...replaced.map((l) => widthOf(lead(l), u)));
       plausible.add(primary);
       for (const w of neighbours) if (w !== undefined && w > 0) plausible.add(w);
     } else {
@@ -126,4 +141,55 @@ export function fitIndentation(content: string[], ctx: IndentContext): string[] 
     if (widths[i] < 0) return shift === 0 ? l : "";
     return render(Math.max(0, widths[i] + shift), style) + l.slice(lead(l).length);
   });
+}
+
+/** Least indentation string of the non-blank lines (by width, tabs counted as 4). */
+function baseIndent(lines: string[]): string {
+  let best: string | undefined;
+  for (const l of lines) {
+    if (blank(l)) continue;
+    const ws = lead(l);
+    if (best === undefined || widthOf(ws, 4) < widthOf(best, 4)) best = ws;
+  }
+  return best ?? "";
+}
+
+/**
+ * Content whose repeated lines show the whole copy shifted from the replaced
+ * lines by one uniform relation, re-indented back; the content itself when its
+ * repeated lines are exactly where they were; null otherwise (then the context
+ * decides).
+ */
+function undoCopyShift(content: string[], replaced: string[]): string[] | null {
+  // Pair content lines with replaced lines of the same trimmed text, in order.
+  const pairs: Array<[string, string]> = [];
+  let j = 0;
+  for (const line of content) {
+    if (blank(line)) continue;
+    const key = line.trim();
+    for (let k = j; k < replaced.length; k++) {
+      if (!blank(replaced[k]) && replaced[k].trim() === key) {
+        pairs.push([lead(line), lead(replaced[k])]);
+        j = k + 1;
+        break;
+      }
+    }
+  }
+  if (pairs.length === 0) return null;
+  const rel = relateIndentation(pairs);
+  // The repeated lines sit exactly where they were: the content is already placed
+  // (its base may differ only because a less indented line was removed).
+  if (rel.kind === "identity") return content;
+  if (rel.kind !== "uniform" || baseIndent(content) === baseIndent(replaced)) return null;
+  const out: string[] = [];
+  for (const line of content) {
+    if (blank(line)) {
+      out.push(line.trim() === "" ? "" : line);
+      continue;
+    }
+    const ws = reindent(lead(line), rel);
+    if (ws === null) return null;
+    out.push(ws + line.slice(lead(line).length));
+  }
+  return out;
 }
