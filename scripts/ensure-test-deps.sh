@@ -1,13 +1,21 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the test suite uses, when they are missing:
-# git (real repositories), bubblewrap (the read-only sandbox), postgresql and
-# sqlite3 (read-only database tests). Needs root (or sudo) and apt-get; on a
+# git (real repositories), bubblewrap (the read-only sandbox), postgresql (a
+# real server for the read-only database tests, run through runuser from
+# util-linux when the tests run as root, with its dblink and adminpack
+# extensions), and python3, make and g++ (npm builds better-sqlite3, rt's SQLite
+# driver, from source with node-gyp). Needs root (or sudo) and apt-get; on a
 # machine without apt-get it says what to install and carries on.
 set -euo pipefail
 need=()
 command -v git >/dev/null || need+=(git)
 command -v bwrap >/dev/null || need+=(bubblewrap)
 ls /usr/lib/postgresql/*/bin/postgres >/dev/null 2>&1 || need+=(postgresql)
+ls /usr/share/postgresql/*/extension/dblink.control >/dev/null 2>&1 || need+=(postgresql-contrib)
+command -v runuser >/dev/null || need+=(util-linux)
+command -v python3 >/dev/null || need+=(python3)
+command -v make >/dev/null || need+=(make)
+command -v g++ >/dev/null || need+=(g++)
 [ ${#need[@]} -eq 0 ] && exit 0
 if ! command -v apt-get >/dev/null; then
   echo "ensure-test-deps: please install: ${need[*]} (tests that need them will fail)" >&2

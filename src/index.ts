@@ -3,3 +3,14 @@ export { createWorkspace, Workspace, type WorkspaceOptions, type Profile } from 
 export { callTool, type CallOptions } from "./tools/policy.js";
 export { TOOLS, findTool, toolNames, jsonSchemaOf } from "./tools/registry.js";
 export type { Tool, ToolResult, ToolContext } from "./tools/types.js";
+// Model providers (the client libraries load only when a provider is first used).
+export {
+  resolveModel,
+  resolveModelForWorkspace,
+  checkReachable,
+  createOpenAICompatibleProvider,
+  createAnthropicProvider,
+  ProviderError,
+  ModelChoiceError,
+} from "./agent/providers/index.js";
+export type { Provider, ModelRequest, StreamPart, ChatMessage, ToolSpec, Usage, ResolvedModel, ModelFlags } from "./agent/providers/index.js";

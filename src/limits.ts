@@ -91,3 +91,41 @@ export const SQL_TABLES_MAX_ROWS = 500;
 export const MCP_ROOTS_TIMEOUT_MS = 5_000;
 /** `rt mcp`: the largest JSON-RPC message accepted (one stdio line, one HTTP body); a larger one is answered with a JSON-RPC error. */
 export const MCP_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+
+/** Model providers: retries of a request that failed before its first streamed part (network error, 429, 5xx). */
+export const PROVIDER_MAX_RETRIES = 4;
+/** Model providers: first retry delay; each further retry doubles it, up to PROVIDER_RETRY_MAX_DELAY_MS. */
+export const PROVIDER_RETRY_BASE_DELAY_MS = 1_000;
+export const PROVIDER_RETRY_MAX_DELAY_MS = 30_000;
+/** Model providers: a 429 asking to wait longer than this (Retry-After) is reported instead of waited for. */
+export const PROVIDER_MAX_RETRY_AFTER_MS = 60_000;
+/**
+ * Model providers: how long to wait for the first streamed part of an answer. Generous: a
+ * local model on a CPU can take minutes to read a long prompt before it writes anything.
+ */
+export const PROVIDER_FIRST_PART_TIMEOUT_MS = 600_000;
+/** Model providers: a stream that sends nothing for this long after it started is given up (a hung server). */
+export const PROVIDER_IDLE_TIMEOUT_MS = 120_000;
+/** Model providers: `checkReachable` and context-window probes give up after this long. */
+export const PROVIDER_PROBE_TIMEOUT_MS = 5_000;
+/** Context window assumed for a model nobody reports (small on purpose: compacting early is cheaper than overflowing). */
+export const DEFAULT_CONTEXT_WINDOW = 16_384;
+/** Anthropic requires max_tokens; this is used when neither the call nor the config sets it. */
+export const ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS = 8_192;
+
+/** Agent: a tool's output longer than this many characters is cut keeping head and tail; the whole is saved under `.rt/tool-output/` (seed 003: 20,000). */
+export const AGENT_TOOL_OUTPUT_MAX_CHARS = 20_000;
+/** Agent: compaction starts when the context reaches this fraction of the window (seed 003: 80%). */
+export const AGENT_COMPACT_THRESHOLD = 0.8;
+/** Agent: model requests in one turn (`--max-turns`) unless configured otherwise. */
+export const AGENT_DEFAULT_MAX_TURNS = 50;
+/** Agent: this many identical consecutive tool calls stop the turn ("loop detected"). */
+export const AGENT_LOOP_REPEAT_LIMIT = 3;
+/** Agent compaction: the most recent part of the conversation kept verbatim, as a fraction of the window. */
+export const AGENT_COMPACT_KEEP_FRACTION = 0.25;
+/** Agent compaction: recent tool outputs protected from pruning, as a fraction of the window. */
+export const AGENT_PRUNE_PROTECT_FRACTION = 0.3;
+/** Agent compaction: the transcript sent to the model for the summary, as a fraction of the window. */
+export const AGENT_SUMMARY_INPUT_FRACTION = 0.5;
+/** Agent compaction: older history smaller than this fraction of the window is not worth a summary request. */
+export const AGENT_COMPACT_MIN_GAIN_FRACTION = 0.05;

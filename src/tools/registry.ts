@@ -8,9 +8,18 @@ import { scrollTool } from "./scroll.js";
 import { findFilesTool } from "./find.js";
 import { grepTool, grepFileTool } from "./grep.js";
 import { lsTool } from "./ls.js";
+import { bashTool } from "./bash.js";
+import { bashOutputTool } from "./bashOutput.js";
+import { killShellTool } from "./killShell.js";
+import { writeOutputTool } from "./writeOutput.js";
+import { sqlQueryTool } from "./sqlQuery.js";
+import { sqlTablesTool } from "./sqlTables.js";
+import { sqlDescribeTool } from "./sqlDescribe.js";
 import { editLinesTool } from "./editLines.js";
 import { editRangeTool, insertAtTool } from "./editRange.js";
 import { editFileTool } from "./editFile.js";
+import { editTool } from "./edit.js";
+import { multiEditTool } from "./multiEdit.js";
 import { writeTool } from "./write.js";
 import { undoTool } from "./undo.js";
 
@@ -25,9 +34,18 @@ export const TOOLS: readonly Tool[] = [
   editLinesTool,
   editRangeTool,
   insertAtTool,
+  editTool,
+  multiEditTool,
   editFileTool,
   writeTool,
   undoTool,
+  sqlQueryTool,
+  sqlTablesTool,
+  sqlDescribeTool,
+  bashTool,
+  bashOutputTool,
+  killShellTool,
+  writeOutputTool,
 ] as Tool[];
 
 const byName = new Map<string, Tool>();

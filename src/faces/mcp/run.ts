@@ -1,0 +1,109 @@
+// `rt mcp`: serve every rt tool to an MCP client, over stdio (the default: the
+// client starts rt as a child process) or Streamable HTTP (`--http`), until the
+// client hangs up (stdio) or rt is stopped (HTTP: SIGINT, SIGTERM).
+// Standard output belongs to the protocol in stdio mode: everything rt has to
+// say goes to standard error.
+import type { Workspace } from "../../workspace/workspace.js";
+import type { Io } from "../cli/main.js";
+import { MCP_MAX_MESSAGE_BYTES } from "../../limits.js";
+import { createMcpServer } from "./server.js";
+import { McpSession, WorkspacePool } from "./session.js";
+import { mcpToolList } from "./toolList.js";
+import { LineStdioTransport } from "./stdioTransport.js";
+import { isLoopbackHost, serveHttp } from "./httpServer.js";
+
+export const MCP_DEFAULT_HOST = "127.0.0.1";
+export const MCP_DEFAULT_PORT = 7341;
+
+export interface McpOptions {
+  http?: boolean;
+  port?: number;
+  host?: string;
+}
+
+/** Checks the command line; returns a usage error message or undefined. */
+export function mcpUsageProblem(o: McpOptions): string | undefined {
+  if (!o.http && (o.port !== undefined || o.host !== undefined)) return "--port and --host only apply with --http (stdio needs neither)";
+  if (o.port !== undefined && o.port > 65535) return `--port must be at most 65535, not ${o.port}`;
+  if (o.host !== undefined && o.host.trim() === "") return "--host needs an address, e.g. 127.0.0.1";
+  return undefined;
+}
+
+/**
+ * A long-running server must not die of one bad request: an error that escapes
+ * a handler is logged, and serving goes on.
+ */
+function keepServing(log: (line: string) => void): void {
+  process.on("unhandledRejection", (e) => log(`internal error (still serving): ${(e as Error)?.stack ?? String(e)}`));
+  process.on("uncaughtException", (e) => log(`internal error (still serving): ${e.stack ?? String(e)}`));
+  // Logging must not fail in turn (a closed stderr would otherwise loop through the handlers above).
+  process.stderr.on("error", () => undefined);
+}
+
+/**
+ * Once serving is over the process should end, even if something still holds
+ * the event loop (a background shell the client started, the paused stdin):
+ * exit right after main() has set the exit code.
+ */
+function exitWhenDone(): void {
+  setImmediate(() => process.exit());
+}
+
+export async function runMcp(workspace: Workspace, values: Record<string, unknown>, io: Io, version: string): Promise<number> {
+  const opts: McpOptions = {
+    http: values.http === true,
+    port: typeof values.port === "number" ? values.port : undefined,
+    host: typeof values.host === "string" ? values.host : undefined,
+  };
+  const problem = mcpUsageProblem(opts);
+  if (problem) {
+    io.stderr(`rt mcp: ${problem}\nUsage: rt mcp [--http [--port N] [--host ADDR]]\n`);
+    return 2;
+  }
+  const log = (line: string) => io.stderr(`rt mcp: ${line}\n`);
+  keepServing(log);
+  const pool = new WorkspacePool(workspace);
+  const tools = mcpToolList(workspace);
+  const newServer = () => createMcpServer({ version, tools, session: new McpSession(pool, log) });
+  const about = `root ${workspace.root}, profile ${workspace.profile}, ${tools.length} tools`;
+
+  if (!opts.http) {
+    const transport = new LineStdioTransport(process.stdin, process.stdout, MCP_MAX_MESSAGE_BYTES);
+    const closed = new Promise<void>((resolve) => (transport.onclose = resolve));
+    // A client that went away makes writes fail (EPIPE): there is no one left to serve.
+    process.stdout.on("error", () => void transport.close());
+    await newServer().connect(transport);
+    log(`serving over stdio (${about})`);
+    await closed;
+    exitWhenDone();
+    return 0;
+  }
+
+  const host = opts.host ?? MCP_DEFAULT_HOST;
+  if (!isLoopbackHost(host)) {
+    io.stderr(
+      `rt mcp: WARNING: listening on ${host}, not on loopback: anyone who can reach this address can read and edit the files under ${workspace.root}` +
+        `${workspace.profile === "safe-read-only" ? " (read only: safe-read-only profile)" : ""}. rt has no authentication; prefer the default 127.0.0.1.\n`,
+    );
+  }
+  let running;
+  try {
+    running = await serveHttp({ host, port: opts.port ?? MCP_DEFAULT_PORT, maxBodyBytes: MCP_MAX_MESSAGE_BYTES, newServer, log });
+  } catch (e) {
+    const err = e as NodeJS.ErrnoException;
+    const why = err.code === "EADDRINUSE" ? `port ${opts.port ?? MCP_DEFAULT_PORT} is in use; choose another with --port N (0 picks a free one)` : err.message;
+    io.stderr(`rt mcp: cannot listen on ${host}: ${why}\n`);
+    return 1;
+  }
+  // The handlers are in place before the address is printed: whoever waits
+  // for that line may stop the server right after it.
+  const stopped = new Promise<void>((resolve) => {
+    process.once("SIGINT", resolve);
+    process.once("SIGTERM", resolve);
+  });
+  log(`listening on ${running.url} (${about})`);
+  await stopped;
+  await running.close();
+  exitWhenDone();
+  return 0;
+}

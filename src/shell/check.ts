@@ -1,0 +1,317 @@
+// The structural check: before a sandboxed command runs, parse it with a real
+// shell parser (tree-sitter-bash) and refuse, with a reason that names the
+// construct, what the read-only sandbox would make fail anyway: redirections to
+// files, deleting/moving/copying files, `sed -i`, `find -delete`, mutating git
+// subcommands, package managers, privilege escalation, backgrounding...
+//
+// It is one pure function over a syntax tree, in the style of Codex's
+// is_safe_command: no I/O, no environment, the same answer for the same input,
+// and a table of tests (test/shell/check.test.ts). It is for clear feedback
+// only: the sandbox (sandbox.ts) is the guarantee, so the check may be
+// incomplete without weakening anything; it must never be the only barrier.
+//
+// Every node of the tree is visited: pipelines, `&&`/`||`/`;` chains,
+// subshells, command and process substitutions, here-doc bodies, function
+// bodies and loops are all checked part by part. Shell code inside strings is
+// parsed and checked too (`bash -c '...'`, `eval`, `trap '...'`, `watch`,
+// `find -exec sh -c`, `xargs sh -c`).
+import path from "node:path";
+import { CHECK_MAX_NESTING } from "../limits.js";
+import { checkArgvRules } from "./commandRules.js";
+
+/** The part of a tree-sitter node the check reads (web-tree-sitter's Node has it). */
+export interface SyntaxNode {
+  readonly type: string;
+  readonly isNamed: boolean;
+  readonly isMissing: boolean;
+  readonly isError: boolean;
+  readonly text: string;
+  readonly childCount: number;
+  readonly parent: SyntaxNode | null;
+  child(index: number): SyntaxNode | null;
+  fieldNameForChild(index: number): string | null;
+}
+
+export interface ShellParse {
+  root: SyntaxNode;
+  /** Frees the tree (web-tree-sitter trees live in WebAssembly memory). */
+  dispose?: () => void;
+}
+
+/** Parses bash source synchronously (see parser.ts). */
+export type ParseFn = (source: string) => ShellParse;
+
+export interface CheckOptions {
+  /** The sandbox has network access (`--allow-net`): network clients are not refused. */
+  allowNet?: boolean;
+}
+
+export type CheckVerdict = { ok: true } | { ok: false; reason: string };
+
+/** One word of a command line: its literal value, or null when it is computed at run time ($x, $(...), ...). */
+export type Word = string | null;
+
+/** Thrown inside the check to stop at the first refusal. */
+export class Refusal extends Error {
+  constructor(readonly reason: string) {
+    super(reason);
+    this.name = "Refusal";
+  }
+}
+
+export interface CheckContext {
+  readonly allowNet: boolean;
+  /** Checks a command given as words (wrappers like xargs, env, timeout, find -exec use it). */
+  checkArgv(argv: Word[], via?: string): void;
+  /** Parses and checks shell source found inside a string (bash -c, eval, trap, watch). */
+  checkScript(source: Word, via: string): void;
+}
+
+export function refuse(reason: string): never {
+  throw new Refusal(reason);
+}
+
+/**
+ * The structural check. `parse` turns shell source into a tree (it is called
+ * again for shell code found inside strings). Never throws for a refusal: the
+ * verdict carries the reason.
+ */
+export function checkShellCommand(source: string, parse: ParseFn, opts: CheckOptions = {}): CheckVerdict {
+  try {
+    checkSource(source, parse, opts.allowNet === true, 0, undefined);
+    return { ok: true };
+  } catch (e) {
+    if (e instanceof Refusal) return { ok: false, reason: e.reason };
+    throw e;
+  }
+}
+
+function checkSource(source: string, parse: ParseFn, allowNet: boolean, depth: number, via: string | undefined): void {
+  if (depth > CHECK_MAX_NESTING) refuse(`shell code nested more than ${CHECK_MAX_NESTING} levels deep (${via}) is not checked`);
+  if (source.includes("\0")) refuse("the command contains a NUL byte");
+  const parsed = parse(source);
+  try {
+    const ctx: CheckContext = {
+      allowNet,
+      checkArgv: (argv, how) => checkArgvRules(argv, ctx, how),
+      checkScript: (script, how) => {
+        if (script === null) refuse(`${how} runs shell code computed at run time, which cannot be checked`);
+        try {
+          checkSource(script, parse, allowNet, depth + 1, how);
+        } catch (e) {
+          if (e instanceof Refusal && !e.reason.includes(`(inside ${how})`)) throw new Refusal(`${e.reason} (inside ${how})`);
+          throw e;
+        }
+      },
+    };
+    walk(parsed.root, ctx, source);
+  } finally {
+    parsed.dispose?.();
+  }
+}
+
+function snippet(text: string, max = 40): string {
+  const oneLine = text.replace(/\s+/g, " ").trim();
+  return oneLine.length > max ? `${oneLine.slice(0, max)}…` : oneLine;
+}
+
+function children(node: SyntaxNode): Array<{ node: SyntaxNode; field: string | null }> {
+  const out: Array<{ node: SyntaxNode; field: string | null }> = [];
+  for (let i = 0; i < node.childCount; i++) {
+    const c = node.child(i);
+    if (c) out.push({ node: c, field: node.fieldNameForChild(i) });
+  }
+  return out;
+}
+
+function walk(node: SyntaxNode, ctx: CheckContext, source: string): void {
+  if (node.isError || node.type === "ERROR") {
+    refuse(`the command is not valid shell syntax (the parser stopped at "${snippet(node.text)}"); fix the quoting or split it into simpler commands`);
+  }
+  if (node.isMissing) refuse(`the command is incomplete shell syntax (a "${node.type}" is missing)`);
+  switch (node.type) {
+    case "command":
+      checkCommandNode(node, ctx);
+      break;
+    case "file_redirect":
+      checkRedirect(node, ctx);
+      break;
+    case "variable_assignment":
+      checkAssignment(node);
+      break;
+  }
+  for (const { node: child } of children(node)) {
+    if (!child.isNamed && child.type === "&") {
+      refuse("backgrounding with `&` leaves a process running after the command returns; run it in the foreground, or use the bash tool's background: true");
+    }
+    walk(child, ctx, source);
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Words: what a node means as a literal string, when it has one.
+
+function unescapeUnquoted(text: string): string {
+  return text.replace(/\\\n/g, "").replace(/\\(.)/gs, "$1");
+}
+
+function unescapeDoubleQuoted(text: string): string {
+  return text.replace(/\\\n/g, "").replace(/\\([$`"\\])/g, "$1");
+}
+
+function decodeAnsiC(body: string): string {
+  const simple: Record<string, string> = { n: "\n", t: "\t", r: "\r", a: "\x07", b: "\b", e: "\x1b", E: "\x1b", f: "\f", v: "\v", "\\": "\\", "'": "'", '"': '"', "?": "?" };
+  return body.replace(/\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)/gs, (_, esc: string) => {
+    if (esc[0] === "x" || esc[0] === "u" || esc[0] === "U") return String.fromCodePoint(parseInt(esc.slice(1), 16));
+    if (/^[0-7]+$/.test(esc)) return String.fromCharCode(parseInt(esc, 8));
+    if (esc[0] === "c") return String.fromCharCode(esc.charCodeAt(1) & 31);
+    return simple[esc] ?? `\\${esc}`;
+  });
+}
+
+const BRACE_EXPANSION = /\{[^{}\s]*(,|\.\.)[^{}\s]*\}/;
+const GLOB_CHARS = /[*?[]/;
+
+/**
+ * The literal value of a word-like node, or null when the shell computes it at
+ * run time (parameter, command, arithmetic or process substitution; brace
+ * expansion). With `strict`, unquoted glob characters and a leading `~` also
+ * make it null (used for command names: `/bin/r?` may run /bin/rm).
+ */
+export function literalOf(node: SyntaxNode, strict = false): Word {
+  switch (node.type) {
+    case "word": {
+      if (BRACE_EXPANSION.test(node.text)) return null;
+      if (strict && (GLOB_CHARS.test(node.text) || node.text.startsWith("~"))) return null;
+      return unescapeUnquoted(node.text);
+    }
+    case "number":
+      return node.text;
+    case "raw_string":
+      return node.text.slice(1, -1);
+    case "ansi_c_string":
+      return decodeAnsiC(node.text.slice(2, -1));
+    case "string": {
+      let out = "";
+      for (const { node: c } of children(node)) {
+        if (!c.isNamed) continue; // the quotes
+        if (c.type === "string_content") out += unescapeDoubleQuoted(c.text);
+        else return null;
+      }
+      return out;
+    }
+    case "translated_string": {
+      const inner = children(node).find((c) => c.node.isNamed);
+      return inner ? literalOf(inner.node, strict) : "";
+    }
+    case "concatenation": {
+      if (BRACE_EXPANSION.test(node.text)) return null;
+      let out = "";
+      for (const { node: c } of children(node)) {
+        const part = literalOf(c, strict);
+        if (part === null) return null;
+        out += part;
+      }
+      return out;
+    }
+    case "command_name": {
+      const inner = children(node)[0];
+      return inner ? literalOf(inner.node, strict) : null;
+    }
+    default:
+      return null;
+  }
+}
+
+// ---------------------------------------------------------------------------
+// Commands, redirections, assignments.
+
+function checkCommandNode(node: SyntaxNode, ctx: CheckContext): void {
+  let nameNode: SyntaxNode | undefined;
+  const args: Word[] = [];
+  for (const { node: c, field } of children(node)) {
+    if (field === "name") nameNode = c;
+    else if (field === "argument") args.push(literalOf(c));
+    else if (c.type === "variable_assignment") checkAssignment(c); // `VAR=x cmd`: before the command
+  }
+  // tree-sitter-bash attaches words that follow a redirection (`cat > f x`) to
+  // the redirection as extra destinations; to bash they are arguments.
+  const parent = node.parent;
+  if (parent && parent.type === "redirected_statement") {
+    for (const { node: r, field } of children(parent)) {
+      if (field !== "redirect" || r.type !== "file_redirect") continue;
+      const dests = children(r).filter((c) => c.field === "destination");
+      for (const d of dests.slice(1)) args.push(literalOf(d.node));
+    }
+  }
+  if (!nameNode) return; // assignments only
+  const name = literalOf(nameNode, true);
+  if (name === null) {
+    refuse(`the command name \`${snippet(nameNode.text)}\` is computed at run time, so the check cannot tell what would run; write the command name literally`);
+  }
+  ctx.checkArgv([name, ...args]);
+}
+
+/** Paths a read-only session may still write: the null device, standard streams, and the sandbox's private /tmp. */
+export function isScratchPath(p: Word): boolean {
+  if (p === null) return false;
+  if (["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/fd/1", "/dev/fd/2"].includes(p)) return true;
+  if (p.split("/").includes("..")) return false;
+  const norm = path.posix.normalize(p);
+  return norm.startsWith("/tmp/") && norm.length > "/tmp/".length;
+}
+
+function isNetworkDevice(p: string): boolean {
+  return /^\/dev\/(tcp|udp)\//.test(p);
+}
+
+function checkRedirect(node: SyntaxNode, ctx: CheckContext): void {
+  const parts = children(node);
+  const op = parts.find((c) => !c.node.isNamed)?.node.type ?? "";
+  const destNode = parts.find((c) => c.field === "destination")?.node;
+  const dest = destNode ? literalOf(destNode) : null;
+  const shown = destNode ? snippet(destNode.text) : "";
+  if (dest !== null && isNetworkDevice(dest)) {
+    if (!ctx.allowNet) refuse(`redirection \`${op} ${shown}\` opens a network connection; the sandbox has no network (the user can allow it with --allow-net)`);
+    if (op !== "<") refuse(`redirection \`${op} ${shown}\` sends data over the network`);
+    return;
+  }
+  switch (op) {
+    case "<":
+    case "<&-":
+    case ">&-":
+      return;
+    case "<&":
+    case ">&":
+      // Duplicating a descriptor (2>&1, >&2, <&3) writes no file; `>& name` does.
+      if (dest !== null && /^(\d+-?|-)$/.test(dest)) return;
+      break;
+  }
+  if (!destNode && op.endsWith("-")) return;
+  if (isScratchPath(dest)) return;
+  const target = dest === null ? `a file whose name is computed at run time (${shown})` : `the file ${shown}`;
+  refuse(`redirection \`${op}\` writes to ${target}; a read-only session cannot create or change files (write findings with write_output, or scratch files under /tmp)`);
+}
+
+/** Variables that make programs load or run other code, or change which program a name runs. */
+const DANGEROUS_VARIABLES = new Set([
+  "PATH", "BASH_ENV", "ENV", "PROMPT_COMMAND", "PS0", "PS4", "SHELLOPTS", "BASHOPTS", "BASH_XTRACEFD", "CDPATH",
+  "HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "ZDOTDIR", "INPUTRC",
+  "PAGER", "MANPAGER", "EDITOR", "VISUAL", "BROWSER", "LESSOPEN", "LESSCLOSE", "LESSKEY", "LESS",
+  "PERL5OPT", "PERL5LIB", "PERLLIB", "PERL5DB", "PYTHONSTARTUP", "PYTHONPATH", "PYTHONHOME", "PYTHONUSERBASE",
+  "NODE_OPTIONS", "NODE_PATH", "RUBYOPT", "RUBYLIB", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH",
+  "SSH_ASKPASS", "SUDO_ASKPASS", "SSH_AUTH_SOCK",
+]);
+const DANGEROUS_PREFIXES = ["LD_", "DYLD_", "GIT_", "BASH_FUNC_"];
+
+export function dangerousVariable(name: string): boolean {
+  return DANGEROUS_VARIABLES.has(name) || DANGEROUS_PREFIXES.some((p) => name.startsWith(p));
+}
+
+function checkAssignment(node: SyntaxNode): void {
+  const nameNode = children(node).find((c) => c.field === "name")?.node;
+  const name = nameNode?.text ?? "";
+  if (dangerousVariable(name)) {
+    refuse(`setting ${name} changes which code programs load or run (an environment-variable trick the check does not allow); drop the assignment`);
+  }
+}

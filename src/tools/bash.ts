@@ -1,0 +1,108 @@
+// `bash`: run a shell command in the workspace (seeds 002, 003, 004).
+import crypto from "node:crypto";
+import { z } from "zod";
+import { defineTool, ok, type ToolResult } from "./types.js";
+import type { Workspace } from "../workspace/workspace.js";
+import { BASH_DEFAULT_TIMEOUT_S, BASH_MAX_OUTPUT_BYTES, BASH_MAX_TIMEOUT_S } from "../limits.js";
+import { planShell, resolveWorkingDir } from "../shell/mode.js";
+import { startCommand } from "../shell/runner.js";
+import { StreamCapture, type SpillTarget } from "../shell/capture.js";
+import { labelledOutput, statusLine } from "../shell/format.js";
+import { startBackground } from "../shell/background.js";
+
+/** Where the full text of a cut stream goes: `.rt/shell/<time>-<random>.<stream>.txt`. */
+export function spillTarget(ws: Workspace, runId: string, stream: string): SpillTarget | undefined {
+  if (!ws.state.enabled) return undefined;
+  const name = `${runId}.${stream}.txt`;
+  return { abs: ws.state.file("shell", name), shown: `.rt/shell/${name}`, prepare: () => void ws.state.ensure() };
+}
+
+export function newRunId(): string {
+  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace("T", "-").slice(0, 15);
+  return `${stamp}-${crypto.randomBytes(3).toString("hex")}`;
+}
+
+export const bashTool = defineTool({
+  name: "bash",
+  aliases: ["shell"],
+  description: `Run a shell command (bash -c) in the workspace and return its exit code, duration, and stdout and stderr (labelled).
+- working_dir: a directory inside the workspace root (default: the root); one outside it is refused.
+- timeout: seconds (default ${BASH_DEFAULT_TIMEOUT_S}, at most ${BASH_MAX_TIMEOUT_S}); on timeout the command and every process it started are killed and the result says so.
+- Each stream over ${BASH_MAX_OUTPUT_BYTES / 1024} KB is cut keeping its head and tail; the full text is saved under .rt/shell/ (the result names the file).
+- background: true starts the command and returns an id at once; read its new output with bash_output, end it with kill_shell. Background shells end when this rt process exits.
+- In the safe-read-only profile (and with --sandbox) commands run in a read-only sandbox: nothing outside a private /tmp can be written, there is no network unless --allow-net, and a structural check refuses writes (redirections to files, rm/mv/cp, sed -i, find -delete, mutating git subcommands, package managers...) before they run, saying why.
+- Prefer rt's own tools for reading, searching and editing files; use bash for git history, logs, builds and system inspection.`,
+  schema: z
+    .object({
+      command: z.string().min(1).describe("The command line, run with bash -c"),
+      timeout: z.number().positive().max(BASH_MAX_TIMEOUT_S).optional().describe(`Timeout in seconds (default ${BASH_DEFAULT_TIMEOUT_S}, max ${BASH_MAX_TIMEOUT_S})`),
+      working_dir: z.string().optional().describe("Directory to run in, relative to the workspace root (default: the root)"),
+      background: z.boolean().optional().describe("Start it in the background and return an id for bash_output / kill_shell"),
+      description: z.string().optional().describe("A few words on what the command does (shown to the user)"),
+    })
+    .strict(),
+  readOnly: false,
+  enforcesReadOnly: true,
+  async handler(args, { workspace, signal }): Promise<ToolResult> {
+    const cwd = resolveWorkingDir(workspace, args.working_dir);
+    const plan = await planShell(workspace, args.command, cwd);
+    const env = { ...workspace.env };
+
+    if (args.background) {
+      const timeoutMs = args.timeout !== undefined ? args.timeout * 1000 : undefined;
+      const shell = startBackground({ command: args.command, cwd, env, sandbox: plan.sandbox, how: plan.how, timeoutMs });
+      return ok(
+        `started background shell ${shell.id} (${plan.how}${timeoutMs ? `, killed after ${args.timeout} s` : ""}).\nRead its new output with bash_output {"id": "${shell.id}"}; end it with kill_shell {"id": "${shell.id}"}.`,
+        { id: shell.id, background: true, sandboxed: shell.sandboxed },
+      );
+    }
+
+    const timeoutS = args.timeout ?? BASH_DEFAULT_TIMEOUT_S;
+    const runId = newRunId();
+    const stateOff = "the full text was not saved (rt's state directory is off: RT_STATE=off)";
+    const captures = {
+      stdout: new StreamCapture(BASH_MAX_OUTPUT_BYTES, spillTarget(workspace, runId, "stdout"), stateOff),
+      stderr: new StreamCapture(BASH_MAX_OUTPUT_BYTES, spillTarget(workspace, runId, "stderr"), stateOff),
+    };
+    const run = startCommand({
+      command: args.command,
+      cwd,
+      env,
+      sandbox: plan.sandbox,
+      timeoutMs: timeoutS * 1000,
+      signal,
+      onData: (stream, chunk) => captures[stream].push(chunk),
+    });
+    const exit = await run.done;
+    const stdout = captures.stdout.finish();
+    const stderr = captures.stderr.finish();
+    const status = statusLine(exit, timeoutS * 1000);
+    const saved = [stdout.savedPath, stderr.savedPath].filter((p): p is string => p !== undefined);
+    const output = `${status}${plan.sandbox ? " · sandboxed" : ""}\n${labelledOutput(stdout.text, stderr.text)}`;
+    const metadata = {
+      exit_code: exit.exitCode,
+      duration_ms: exit.durationMs,
+      timed_out: exit.timedOut,
+      truncated: stdout.truncated || stderr.truncated,
+      sandboxed: plan.sandbox !== undefined,
+      stdout: stdout.text,
+      stderr: stderr.text,
+      ...(saved.length ? { saved_output: saved } : {}),
+    };
+    if (exit.exitCode === 0 && !exit.timedOut) return ok(output, metadata);
+    const error = exit.timedOut
+      ? `${status}; raise timeout (at most ${BASH_MAX_TIMEOUT_S} s) or run it with background: true`
+      : exit.spawnError
+        ? status
+        : exit.exitCode === null
+          ? status
+          : `command failed with exit code ${exit.exitCode}${lastLine(stderr.text) ? `: ${lastLine(stderr.text)}` : ""}`;
+    return { success: false, output, error, error_type: "tool", ...metadata };
+  },
+});
+
+function lastLine(text: string): string {
+  const lines = text.trimEnd().split("\n");
+  const last = lines[lines.length - 1] ?? "";
+  return last.length > 300 ? `${last.slice(0, 300)}…` : last;
+}

@@ -1,0 +1,125 @@
+// `write_output` (seed 003): the one way a read-only session leaves findings.
+// It only ever creates a new file under the output directory (`.rt/out/` by
+// default, `--out DIR` to change): it refuses to overwrite, refuses sensitive
+// names (shell start-up files, .ssh/, .git/, /etc/...), never follows a
+// symbolic link out of the directory, and creates missing parent directories.
+import fs from "node:fs";
+import path from "node:path";
+import { z } from "zod";
+import { defineTool, ok, ToolError } from "./types.js";
+import type { Workspace } from "../workspace/workspace.js";
+import { isWithin, toRel } from "../workspace/paths.js";
+import { formatSize } from "../workspace/binary.js";
+import { plural } from "./format.js";
+import { WRITE_OUTPUT_MAX_BYTES } from "../limits.js";
+
+/** File names that configure shells, credentials or tools: never created, at any depth. */
+const SENSITIVE_NAMES = new Set([
+  ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bash_aliases", ".profile", ".zshrc", ".zprofile", ".zshenv", ".zlogin", ".zlogout",
+  ".cshrc", ".tcshrc", ".kshrc", ".inputrc", ".netrc", ".npmrc", ".yarnrc", ".pypirc", ".gitconfig", ".git-credentials", ".gitmodules", ".gitattributes",
+  ".env", ".envrc", ".pgpass", ".my.cnf", ".curlrc", ".wgetrc", ".vimrc", ".exrc", ".lesskey", ".xinitrc", ".xprofile", ".forward",
+  "authorized_keys", "authorized_keys2", "known_hosts", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "crontab", "sudoers",
+]);
+/** Directories whose contents configure or run things: nothing is created inside them. */
+const SENSITIVE_DIRS = new Set([".ssh", ".git", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".config", ".local", ".github", ".gitlab", ".husky", ".circleci", ".vscode", ".idea", "node_modules"]);
+/** Directories an output directory may never be inside. */
+const SECRET_DIRS = new Set([".ssh", ".git", ".gnupg", ".aws", ".azure", ".kube", ".docker"]);
+/** System locations an output directory may never be in. */
+const SYSTEM_PREFIXES = ["/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/dev", "/proc", "/sys", "/var/spool", "/var/lib", "/root/.ssh"];
+
+/** Why `relParts` (path components) name something sensitive, or undefined. */
+export function sensitiveReason(parts: string[]): string | undefined {
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i];
+    const last = i === parts.length - 1;
+    if (!last && SENSITIVE_DIRS.has(p)) return `${p}/ holds configuration, credentials or repository data`;
+    if (last && SENSITIVE_DIRS.has(p)) return `${p} is the name of a configuration or repository directory`;
+    if (SENSITIVE_NAMES.has(p) || /^\.env\./.test(p) || /^id_(rsa|dsa|ecdsa|ed25519)(\.pub)?$/.test(p)) return `${p} is a shell start-up, credential or configuration file`;
+  }
+  return undefined;
+}
+
+/** The output directory: --out DIR (relative to the root when relative), else `.rt/out/`. */
+export function outputDir(ws: Workspace): { abs: string; isDefault: boolean } {
+  const chosen = ws.options.outDir;
+  if (chosen === undefined || chosen === "") return { abs: path.join(ws.state.dir, "out"), isDefault: true };
+  return { abs: path.resolve(ws.root, chosen), isDefault: false };
+}
+
+function display(ws: Workspace, abs: string): string {
+  return isWithin(ws.root, abs) ? toRel(ws.root, abs) : abs;
+}
+
+export const writeOutputTool = defineTool({
+  name: "write_output",
+  aliases: [],
+  description: `Create a new file of findings (a report, a summary, a script to review) in the output directory: .rt/out/ by default, or the directory given with --out. Allowed in every profile, including safe-read-only: it is how a read-only session leaves results.
+- path: relative to the output directory; missing parent directories are created.
+- Never overwrites: an existing file is refused (choose a new name). Sensitive names (.bashrc, .ssh/, .git/, .env, authorized_keys...) are refused, and nothing is written outside the output directory.
+- At most ${formatSize(WRITE_OUTPUT_MAX_BYTES)}.`,
+  schema: z
+    .object({
+      path: z.string().min(1).describe("File name relative to the output directory, e.g. reports/disk-usage.md"),
+      content: z.string().describe("The whole content of the new file"),
+    })
+    .strict(),
+  readOnly: false,
+  enforcesReadOnly: true,
+  async handler(args, { workspace }) {
+    const out = outputDir(workspace);
+    const input = args.path;
+    if (input.includes("\0")) throw new ToolError("path contains a NUL byte: paths must be plain text");
+    const bytes = Buffer.byteLength(args.content, "utf8");
+    if (bytes > WRITE_OUTPUT_MAX_BYTES) throw new ToolError(`content is ${formatSize(bytes)}; write_output creates files of at most ${formatSize(WRITE_OUTPUT_MAX_BYTES)}`);
+
+    const lexicalOut = out.abs;
+    if (SYSTEM_PREFIXES.some((p) => lexicalOut === p || lexicalOut.startsWith(`${p}/`))) {
+      throw new ToolError(`the output directory ${lexicalOut} is a system location; choose another with --out`);
+    }
+    const secretDir = lexicalOut.split(path.sep).find((p) => SECRET_DIRS.has(p));
+    if (!out.isDefault && secretDir) throw new ToolError(`the output directory ${lexicalOut} is inside ${secretDir}/, which holds credentials or repository data; choose another with --out`);
+
+    const target = path.resolve(lexicalOut, input);
+    if (!isWithin(lexicalOut, target) || target === lexicalOut) {
+      throw new ToolError(`${input}: outside the output directory ${display(workspace, lexicalOut)}; give a path relative to it, e.g. report.md`);
+    }
+    const rel = path.relative(lexicalOut, target).split(path.sep);
+    const why = sensitiveReason(rel);
+    if (why) throw new ToolError(`${input}: refused: ${why}. write_output only creates plain new files of findings`);
+
+    // Create the directory (and `.rt/` with its .gitignore for the default one).
+    if (out.isDefault && !workspace.state.ensure()) {
+      fs.mkdirSync(workspace.state.dir, { recursive: true });
+      const ignore = path.join(workspace.state.dir, ".gitignore");
+      if (!fs.existsSync(ignore)) fs.writeFileSync(ignore, "*\n");
+    }
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    // Symbolic links on the way must not lead out of the output directory.
+    const realOut = fs.realpathSync(lexicalOut);
+    const realParent = fs.realpathSync(path.dirname(target));
+    if (!isWithin(realOut, realParent)) {
+      throw new ToolError(`${input}: a symbolic link leads outside the output directory (to ${realParent}); refusing to write there`);
+    }
+    const finalPath = path.join(realParent, path.basename(target));
+    let fd: number;
+    try {
+      // O_EXCL: fails if anything exists there, a dangling symlink included.
+      fd = fs.openSync(finalPath, "wx", 0o644);
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === "EEXIST") {
+        throw new ToolError(`${display(workspace, target)} already exists; write_output never overwrites. Choose a new name (e.g. add a date or a number)`);
+      }
+      throw e;
+    }
+    try {
+      fs.writeFileSync(fd, args.content);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    const lineCount = args.content === "" ? 0 : args.content.split("\n").length - (args.content.endsWith("\n") ? 1 : 0);
+    const shown = display(workspace, target);
+    return ok(`created ${shown} (${plural(lineCount, "line")}, ${formatSize(bytes)})`, { path: shown, bytes });
+  },
+});

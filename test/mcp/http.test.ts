@@ -1,0 +1,137 @@
+// `rt mcp --http`: Streamable HTTP on loopback, driven by the SDK's client;
+// raw HTTP for malformed requests and the DNS-rebinding guard.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import { rt, tempTree } from "../helpers.js";
+import { call, connectHttp, rtEnv, startHttp, type HttpServer } from "./helpers.js";
+
+const PY = "def f(a):\n    b = a + 1\n    return b\n";
+
+let root: string;
+let server: HttpServer;
+
+before(async () => {
+  root = tempTree({ "f.py": PY, "g.py": PY, "doc.md": "find the marker here\n" });
+  server = await startHttp(root);
+});
+after(async () => {
+  await server.stop();
+});
+
+/** A raw POST to the server, with optional headers; the status and the body (parsed when it is JSON). */
+function post(url: string, body: string, headers: Record<string, string> = {}): Promise<{ status: number; json: any }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers } }, (res) => {
+      let data = "";
+      res.on("data", (c) => (data += c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, json: /json/.test(res.headers["content-type"] ?? "") ? JSON.parse(data) : data }));
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+const INIT = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+
+test("listens on 127.0.0.1 by default", () => {
+  assert.match(server.url, /^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+});
+
+test("list tools, read, grep and edit with line IDs over HTTP", async () => {
+  const { client } = await connectHttp(server.url);
+  try {
+    const { tools } = await client.listTools();
+    assert.ok(tools.some((t) => t.name === "edit_lines") && tools.some((t) => t.name === "search_dir"));
+    assert.equal(tools.find((t) => t.name === "grep")!.annotations!.readOnlyHint, true);
+    assert.match((await call(client, "grep", { pattern: "marker" })).text, /doc\.md:1: find the marker here/);
+    const r = await call(client, "read", { path: "f.py", ids: true });
+    const id = /^ {3}3: \[LID:(\w+)\] +return b$/m.exec(r.text)?.[1];
+    assert.ok(id, r.text);
+    assert.equal((await call(client, "insert_at", { path: "f.py", line: 2, new_text: "    a = abs(a)\n" })).isError, false);
+    const ed = await call(client, "edit_lines", { path: "f.py", command: "replace", start_line: `3:${id}`, new_content: "    return b * 2" });
+    assert.equal(ed.isError, false, ed.text);
+    assert.equal(fs.readFileSync(path.join(root, "f.py"), "utf8"), "def f(a):\n    a = abs(a)\n    b = a + 1\n    return b * 2\n");
+  } finally {
+    await client.close();
+  }
+});
+
+test("over HTTP too: a syntax error is refused with the file unchanged, and a path escape is refused", async () => {
+  const { client } = await connectHttp(server.url);
+  try {
+    const before = fs.readFileSync(path.join(root, "g.py"));
+    const bad = await call(client, "edit_range", { path: "g.py", start_line: 2, end_line: 2, new_text: "    b = [a +\n" });
+    assert.equal(bad.isError, true);
+    assert.match(bad.text, /syntax error/);
+    assert.deepEqual(fs.readFileSync(path.join(root, "g.py")), before);
+    const esc = await call(client, "open", { path: "../../etc/passwd" });
+    assert.equal(esc.isError, true);
+    assert.match(esc.text, /outside the workspace root/i);
+  } finally {
+    await client.close();
+  }
+});
+
+test("malformed HTTP requests get JSON-RPC errors; the server keeps serving", async () => {
+  const parse = await post(server.url, "{not json");
+  assert.equal(parse.status, 400);
+  assert.equal(parse.json.error.code, -32700);
+  const noSession = await post(server.url, JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }));
+  assert.equal(noSession.status, 400, "a request outside a session");
+  assert.equal(noSession.json.jsonrpc, "2.0");
+  const unknown = await post(server.url, JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }), { "mcp-session-id": "no-such-session" });
+  assert.equal(unknown.status, 404);
+  assert.equal(unknown.json.error.code, -32001);
+  const wrongPath = await post(server.url.replace(/\/mcp$/, "/other"), INIT);
+  assert.equal(wrongPath.status, 404);
+
+  const { client } = await connectHttp(server.url);
+  try {
+    await assert.rejects(client.callTool({ name: "no_such_tool", arguments: {} }), /unknown tool "no_such_tool"/);
+    const r = await call(client, "read", { path: "doc.md" });
+    assert.equal(r.isError, false);
+  } finally {
+    await client.close();
+  }
+});
+
+test("DNS rebinding guard: a non-loopback Host or Origin is refused with 403", async () => {
+  const host = await post(server.url, INIT, { host: "evil.example:80" });
+  assert.equal(host.status, 403);
+  assert.match(host.json.error.message, /Host "evil\.example:80" is not a loopback name/);
+  const origin = await post(server.url, INIT, { origin: "http://evil.example" });
+  assert.equal(origin.status, 403);
+  const ok = await post(server.url, INIT, { origin: `http://localhost:${new URL(server.url).port}` });
+  assert.equal(ok.status, 200);
+});
+
+test("roots over HTTP: the first root is served, the second refused", async () => {
+  const first = tempTree({ "r.txt": "first\n" });
+  const second = tempTree({ "r.txt": "second\n" });
+  const { client } = await connectHttp(server.url, { roots: [first, second] });
+  try {
+    assert.match((await call(client, "read", { path: "r.txt" })).text, /first/);
+    const refused = await call(client, "read", { path: path.join(second, "r.txt") });
+    assert.equal(refused.isError, true);
+    assert.match(refused.text, /does not serve/);
+  } finally {
+    await client.close();
+  }
+});
+
+test("--host with a non-loopback address prints a warning; --port without --http is a usage error", async () => {
+  const dir = tempTree({ "a.txt": "a\n" });
+  const open = await startHttp(dir, ["--host", "0.0.0.0"]);
+  try {
+    assert.match(open.stderr(), /WARNING: listening on 0\.0\.0\.0, not on loopback: anyone who can reach this address can read and edit the files under/);
+    assert.match(open.url, /^http:\/\/0\.0\.0\.0:\d+\/mcp$/);
+  } finally {
+    assert.equal(await open.stop(), 0, "SIGTERM ends the server cleanly");
+  }
+  const usage = await rt(["mcp", "--port", "9999"], { cwd: dir, env: rtEnv() });
+  assert.equal(usage.code, 2);
+  assert.match(usage.stderr, /--port and --host only apply with --http/);
+});
