@@ -65,7 +65,38 @@ export const DatabaseConfigSchema = z.discriminatedUnion("type", [
   VerticaDatabaseSchema,
 ]);
 
+/**
+ * A model provider (`"providers": { "<name>": {...} }`). The built-in names (ollama,
+ * openai, anthropic, openai-compatible, openrouter, lmstudio, vllm, llamacpp) know
+ * their protocol and address; any other name is an OpenAI-compatible server unless
+ * `type` says otherwise, and needs `base_url`.
+ */
+export const ProviderConfigSchema = z.looseObject({
+  type: z.enum(["ollama", "openai", "anthropic", "openai-compatible"]).optional(),
+  /** "http://host:port/v1" (Ollama: its own address, or host:port as in OLLAMA_HOST). */
+  base_url: z.string().min(1).optional(),
+  /** Prefer `api_key_env` (keeps the key out of the file). */
+  api_key: z.string().optional(),
+  /** Name of an environment variable holding the key. */
+  api_key_env: z.string().min(1).optional(),
+  /** Extra HTTP headers sent with every request. */
+  headers: z.record(z.string(), z.string()).optional(),
+  /** Context window per model name, for servers that do not report it. */
+  context_windows: z.record(z.string(), z.number().int().positive()).optional(),
+  /** Anthropic: token budget for extended thinking (absent: thinking off). */
+  thinking_budget_tokens: z.number().int().min(1024).optional(),
+  /** Retries of a call that failed before its answer started (network, 429, 5xx). */
+  max_retries: z.number().int().min(0).max(10).optional(),
+  /** Milliseconds to wait for the first part of an answer, and between two parts. */
+  first_part_timeout_ms: z.number().int().positive().optional(),
+  idle_timeout_ms: z.number().int().positive().optional(),
+});
+
 export const RtConfigSchema = z.looseObject({
+  /** The agent's model, "provider/model" ("ollama/qwen2.5-coder:7b", "anthropic/claude-sonnet-4-5"); --model overrides it. */
+  model: z.string().min(1).optional(),
+  /** Model providers by name: addresses, keys, timeouts (see ProviderConfigSchema). */
+  providers: z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/, "provider names use letters, digits, _ . -"), ProviderConfigSchema).optional(),
   /** Named database connections for sql_query, sql_tables and sql_describe. */
   databases: z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/, "connection names use letters, digits, _ . -"), DatabaseConfigSchema).optional(),
   /** The connection used when a call names none and several are configured. */
@@ -74,6 +105,7 @@ export const RtConfigSchema = z.looseObject({
 
 export type DatabaseConfig = z.infer<typeof DatabaseConfigSchema>;
 export type RtConfig = z.infer<typeof RtConfigSchema>;
+export type ProviderConfig = z.infer<typeof ProviderConfigSchema>;
 
 /** A configuration file that cannot be read or does not validate. */
 export class ConfigError extends Error {

@@ -1,6 +1,8 @@
 // The `rt` commands: each turns its command line into (tool, arguments).
 // Synopses and help text live here too, so `rt --help` lists exactly what exists.
 
+import type { ToolResult } from "../../tools/types.js";
+
 export type OptionType = "string" | "boolean";
 
 export interface OptionSpec {
@@ -20,9 +22,16 @@ export interface CommandSpec {
   stdin?: boolean;
   /** Builds the tool call, or throws UsageError. */
   toCall?: (pos: string[], opts: Record<string, string | boolean | number | undefined>) => { tool: string; args: Record<string, unknown> };
+  /** Prints the result itself and returns the exit code (undefined: the usual rendering). */
+  render?: (result: ToolResult, io: { stdout: (s: string) => void; stderr: (s: string) => void }) => number | undefined;
 }
 
 export class UsageError extends Error {}
+
+/** Quotes a word for bash when it needs it. */
+function shellQuote(w: string): string {
+  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`;
+}
 
 function need(pos: string[], n: number, what: string): void {
   if (pos.length < n) throw new UsageError(`missing ${what}`);
@@ -61,6 +70,18 @@ const editMap = { "dry-run": "dry_run", "show-diff": "show_diff", force: "force"
 function lineArg(s: string): number | string {
   return /^\d+$/.test(s) ? Number(s) : s;
 }
+
+/** Options of the agent faces (rt run, rt chat). */
+const AGENT_OPTIONS: Record<string, OptionSpec> = {
+  model: { type: "string", short: "m", help: "provider/model: ollama/qwen2.5-coder:7b, openai/gpt-4.1, anthropic/claude-sonnet-4-5... (default: config, else a local Ollama)" },
+  protocol: { type: "string", help: "tools (native tool calls), text (fenced bash blocks of rt commands) or auto (default: tools, falling back to text)" },
+  approval: { type: "string", help: "ask (default), auto-edit (edits approved, commands ask), auto (all approved), never (deny what needs approval), plan (read-only)" },
+  "max-turns": { type: "string", integer: true, help: "model requests per prompt before stopping (default 50)" },
+  continue: { type: "boolean", short: "c", help: "continue the most recent session of this project" },
+  resume: { type: "string", help: "continue session ID (rt sessions lists them)" },
+  "base-url": { type: "string", help: "the model server's base URL, e.g. http://127.0.0.1:8000/v1 (default: per provider, or env/config)" },
+  "api-key": { type: "string", help: "API key (default: OPENAI_API_KEY / ANTHROPIC_API_KEY / config)" },
+};
 
 export const COMMANDS: CommandSpec[] = [
   {
@@ -205,6 +226,66 @@ export const COMMANDS: CommandSpec[] = [
     },
   },
   {
+    name: "sql",
+    synopsis: 'rt sql "SELECT ..." [--connection NAME] [--limit N]',
+    summary: "run one read-only SQL query on a configured database (SQLite, PostgreSQL, Oracle, Vertica); ASCII table",
+    options: {
+      connection: { type: "string", help: "database connection name (default: the only or default one)" },
+      limit: { type: "string", integer: true, help: "rows shown (default 100)" },
+    },
+    toCall(pos, opts) {
+      need(pos, 1, "SQL (one statement, quoted)");
+      noExtra(pos, 1);
+      return { tool: "sql_query", args: { sql: pos[0], ...pick(opts, { connection: "connection", limit: "limit" }) } };
+    },
+  },
+  {
+    name: "sql-tables",
+    synopsis: "rt sql-tables [PATTERN] [--connection NAME]",
+    summary: "list a database's tables and views (PATTERN: LIKE pattern or substring)",
+    options: { connection: { type: "string", help: "database connection name (default: the only or default one)" } },
+    toCall(pos, opts) {
+      noExtra(pos, 1);
+      return { tool: "sql_tables", args: { ...(pos[0] ? { pattern: pos[0] } : {}), ...pick(opts, { connection: "connection" }) } };
+    },
+  },
+  {
+    name: "sql-describe",
+    synopsis: "rt sql-describe TABLE [--connection NAME]",
+    summary: "show a table's columns: type, nullable, default, primary key",
+    options: { connection: { type: "string", help: "database connection name (default: the only or default one)" } },
+    toCall(pos, opts) {
+      need(pos, 1, "TABLE");
+      noExtra(pos, 1);
+      return { tool: "sql_describe", args: { table: pos[0], ...pick(opts, { connection: "connection" }) } };
+    },
+  },
+  {
+    name: "bash",
+    synopsis: "rt bash [--timeout S] [--cwd DIR] COMMAND | rt bash -- WORD...",
+    summary: "run a shell command in the workspace (read-only sandbox in safe-read-only or with --sandbox); exits with its exit code",
+    options: {
+      timeout: { type: "string", integer: true, help: "seconds before the whole process group is killed (default 120, max 600)" },
+      cwd: { type: "string", help: "directory to run in, inside the workspace root (default: the root)" },
+    },
+    toCall(pos, opts) {
+      need(pos, 1, "COMMAND");
+      // One argument is a command line; several (after --) are words, quoted back into one.
+      const command = pos.length === 1 ? pos[0] : pos.map(shellQuote).join(" ");
+      return { tool: "bash", args: { command, ...pick(opts, { timeout: "timeout", cwd: "working_dir" }) } };
+    },
+    render(result, io) {
+      if (typeof result.stdout !== "string" || typeof result.stderr !== "string") return undefined; // refused or never started
+      io.stdout(result.stdout);
+      io.stderr(result.stderr);
+      if (result.timed_out) {
+        io.stderr(`rt bash: ${result.error}\n`);
+        return 124;
+      }
+      return typeof result.exit_code === "number" ? result.exit_code : 1;
+    },
+  },
+  {
     name: "call",
     synopsis: "rt call TOOL [--args JSON] | rt call --batch",
     summary: "call any tool with JSON arguments (stdin or --args); --batch reads JSON Lines {tool, args}",
@@ -219,10 +300,50 @@ export const COMMANDS: CommandSpec[] = [
     summary: "list every tool with its aliases and description (--json: with JSON schemas)",
     options: { json: { type: "boolean", help: "print names, descriptions and schemas as JSON" } },
   },
+  {
+    name: "mcp",
+    synopsis: "rt mcp [--http [--port N] [--host ADDR]]",
+    summary: "serve every tool to an MCP client over stdio, or Streamable HTTP on 127.0.0.1 (--http)",
+    options: {
+      http: { type: "boolean", help: "serve Streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio" },
+      port: { type: "string", integer: true, help: "HTTP port (default 7341; 0 picks a free one)" },
+      host: { type: "string", help: "listen address (default 127.0.0.1; anything else is reachable by others: a warning is printed)" },
+    },
+  },
+  {
+    name: "run",
+    synopsis: 'rt run "PROMPT" [--model provider/model] [--output-format text|json|stream-json]   (also: rt -p "PROMPT")',
+    summary: "the agent, one-shot: work on PROMPT with rt's tools, print the final answer (exit 0 done, 1 error, 2 no model server)",
+    options: {
+      ...AGENT_OPTIONS,
+      "output-format": { type: "string", help: "text (the final answer), json (one result object) or stream-json (every event as a JSON line)" },
+    },
+  },
+  {
+    name: "chat",
+    synopsis: "rt chat [--model provider/model] [--continue | --resume ID]",
+    summary: "the agent, interactive: a REPL with streaming answers, approvals, /compact, /clear, /model, /sessions",
+    options: AGENT_OPTIONS,
+  },
+  {
+    name: "sessions",
+    synopsis: "rt sessions [--json]",
+    summary: "list this project's agent sessions (.rt/sessions/), most recent first",
+    options: { json: { type: "boolean", help: "print them as JSON" } },
+  },
+  {
+    name: "export",
+    synopsis: "rt export ID [--output FILE]",
+    summary: "write an agent session's whole conversation as markdown",
+    options: { output: { type: "string", short: "o", help: "write to FILE instead of standard output" } },
+  },
 ];
 
 export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
   root: { type: "string", help: "workspace root (default: RT_ROOT, else the git repository, else the current directory)" },
   profile: { type: "string", help: "dev (default), unsafe or safe-read-only (or RT_PROFILE)" },
+  sandbox: { type: "boolean", help: "run shell commands in the read-only sandbox in the dev profile too (always on in safe-read-only)" },
+  "allow-net": { type: "boolean", help: "let sandboxed shell commands use the network" },
+  out: { type: "string", help: "directory where write_output creates files (default .rt/out/)" },
   help: { type: "boolean", short: "h", help: "show help" },
 };

@@ -1,5 +1,6 @@
 // `rt` on the command line: parse, call the tool through the policy, print
 // the result for a person. Exit codes: 0 success, 1 tool error, 2 usage error.
+import path from "node:path";
 import { parseArgs } from "node:util";
 import { COMMANDS, GLOBAL_OPTIONS, UsageError, type CommandSpec, type OptionSpec } from "./commands.js";
 import type { Workspace } from "../../workspace/workspace.js";
@@ -73,15 +74,17 @@ function splitCommand(argv: string[]): { globals: string[]; command?: string; re
   let i = 0;
   while (i < argv.length) {
     const a = argv[i];
-    if (a === "--root" || a === "--profile") {
+    if (a === "--root" || a === "--profile" || a === "--out") {
       globals.push(a, argv[i + 1] ?? "");
       i += 2;
-    } else if (a.startsWith("--root=") || a.startsWith("--profile=") || a === "--help" || a === "-h" || a === "--version" || a === "-V") {
+    } else if (a.startsWith("--root=") || a.startsWith("--profile=") || a.startsWith("--out=") || a === "--sandbox" || a === "--allow-net" || a === "--help" || a === "-h" || a === "--version" || a === "-V") {
       globals.push(a);
       i++;
     } else break;
   }
-  return { globals, command: argv[i], rest: argv.slice(i + 1) };
+  // `rt -p "prompt"` (Claude Code's print mode) is `rt run "prompt"`.
+  const command = argv[i] === "-p" || argv[i] === "--print" ? "run" : argv[i];
+  return { globals, command, rest: argv.slice(i + 1) };
 }
 
 async function openWorkspace(values: Parsed["values"]): Promise<Workspace> {
@@ -89,19 +92,34 @@ async function openWorkspace(values: Parsed["values"]): Promise<Workspace> {
   return createWorkspace({
     root: typeof values.root === "string" ? values.root : undefined,
     profile: typeof values.profile === "string" ? (values.profile as Workspace["profile"]) : undefined,
+    sandbox: values.sandbox === true ? true : undefined,
+    allowNet: values["allow-net"] === true ? true : undefined,
+    // --out is relative to where rt was started, not to the workspace root.
+    outDir: typeof values.out === "string" ? path.resolve(values.out) : undefined,
   });
 }
 
-export async function main(argv: string[], io: Io, readStdin: () => Promise<string>): Promise<number> {
+export async function main(argv: string[], io: Io, readStdin: () => Promise<string | null>): Promise<number> {
   const { globals, command, rest } = splitCommand(argv);
   if (globals.includes("--version") || globals.includes("-V")) {
     io.stdout(`rt ${VERSION}\n`);
     return 0;
   }
-  if (!command || globals.includes("--help") || globals.includes("-h") || command === "help") {
-    const target = command === "help" ? COMMANDS.find((c) => c.name === rest[0]) : undefined;
+  const wantsHelp = globals.includes("--help") || globals.includes("-h");
+  if (!command && !wantsHelp) {
+    io.stderr(`rt: missing command\n${mainHelp()}\n`);
+    return 2;
+  }
+  if (!command || wantsHelp || command === "help") {
+    // rt --help, rt --help CMD, rt help, rt help CMD
+    const name = command === "help" ? rest[0] : command;
+    const target = name ? COMMANDS.find((c) => c.name === name) : undefined;
+    if (name && !target) {
+      io.stderr(`rt: unknown command "${name}"\n${mainHelp()}\n`);
+      return 2;
+    }
     io.stdout(`${target ? commandHelp(target) : mainHelp()}\n`);
-    return command || globals.length ? 0 : 2;
+    return 0;
   }
   const spec = COMMANDS.find((c) => c.name === command);
   if (!spec) {
@@ -135,8 +153,38 @@ export async function main(argv: string[], io: Io, readStdin: () => Promise<stri
     io.stdout(listTools(parsed.values.json === true));
     return 0;
   }
+  if (spec.name === "mcp") {
+    if (parsed.positionals.length) {
+      io.stderr(`rt mcp: unexpected argument "${parsed.positionals[0]}"\nUsage: ${spec.synopsis}\n`);
+      return 2;
+    }
+    const { runMcp } = await import("../mcp/run.js");
+    return runMcp(workspace, parsed.values, io, VERSION);
+  }
+  // The agent faces (src/ui/), loaded only when used.
+  if (spec.name === "run") {
+    const { runCommand } = await import("../../ui/run.js");
+    return runCommand(workspace, parsed.positionals, parsed.values, io, readStdin);
+  }
+  if (spec.name === "chat" || spec.name === "sessions" || spec.name === "export") {
+    if (spec.name !== "export" && parsed.positionals.length) {
+      io.stderr(`rt ${spec.name}: unexpected argument "${parsed.positionals[0]}"\nUsage: ${spec.synopsis}\n`);
+      return 2;
+    }
+    if (spec.name === "chat") {
+      const { chatCommand } = await import("../../ui/chat.js");
+      return chatCommand(workspace, parsed.values, io);
+    }
+    const { sessionsCommand, exportCommand } = await import("../../ui/sessionsCommand.js");
+    return spec.name === "sessions" ? sessionsCommand(workspace, parsed.values, io) : exportCommand(workspace, parsed.positionals, parsed.values, io);
+  }
   let call;
   try {
+    if (spec.stdin) {
+      const text = await readStdin();
+      if (text === null) throw new UsageError(`${spec.name} reads the new lines from standard input: pipe them or use a here-doc (<<'EOF' ... EOF)`);
+      parsed.values.stdin = text;
+    }
     call = spec.toCall!(parsed.positionals, parsed.values);
   } catch (e) {
     if (!(e instanceof UsageError)) throw e;
@@ -145,6 +193,8 @@ export async function main(argv: string[], io: Io, readStdin: () => Promise<stri
   }
   const { callTool } = await import("../../tools/policy.js");
   const result = await callTool(workspace, call.tool, call.args);
+  const rendered = spec.render?.(result, io);
+  if (rendered !== undefined) return rendered;
   if (!result.success) {
     io.stderr(`rt ${spec.name}: ${result.error}\n`);
     if (result.error_type === "usage") {

@@ -1,0 +1,116 @@
+// Approvals: which tool calls the agent may make without asking, which need a
+// "yes" from the user, and which are refused. One pure decision function and
+// a small stateful wrapper for "always (for this session)".
+//
+// Modes (`--approval`):
+//   ask        reading is free; edits and commands ask (y / n / always).
+//   auto-edit  edits are approved, commands still ask (Claude Code's
+//              "accept edits"): editing is journaled and undoable (rt undo),
+//              a shell command is not.
+//   auto       everything is approved (for CI and throwaway containers; the
+//              profile and its sandbox still apply).
+//   never      nothing that needs approval runs: it is denied, and the model
+//              is told so.
+//   plan       only read-only tools are offered to the model; anything else
+//              is denied. In text mode, commands run in the read-only sandbox.
+// When a call must ask and the face has no way to ask (no terminal), it is
+// denied with a message saying how to allow it.
+import type { Tool } from "../tools/types.js";
+
+export type ApprovalMode = "ask" | "auto-edit" | "auto" | "never" | "plan";
+export const APPROVAL_MODES: readonly ApprovalMode[] = ["ask", "auto-edit", "auto", "never", "plan"];
+
+/** read: changes nothing. edit: changes files through rt (journaled, undoable). command: runs a program. */
+export type ApprovalCategory = "read" | "edit" | "command";
+
+export type ApprovalAnswer = "yes" | "no" | "always";
+
+export interface ApprovalRequest {
+  tool: string;
+  category: ApprovalCategory;
+  args: unknown;
+  /** One line for the prompt: `bash: npm test`, `edit src/a.ts`... */
+  summary: string;
+}
+
+/** Provided by an interactive face: shows the request and returns the user's answer. */
+export type ApprovalCallback = (req: ApprovalRequest) => Promise<ApprovalAnswer>;
+
+/** Tools that only touch background shells the agent already started (and was allowed to start). */
+const SHELL_FOLLOW_UPS = new Set(["bash_output", "kill_shell"]);
+
+export function categoryOf(tool: Tool): ApprovalCategory {
+  if (tool.readOnly || SHELL_FOLLOW_UPS.has(tool.name)) return "read";
+  if (tool.editing || tool.name === "write_output") return "edit";
+  return "command";
+}
+
+export type Decision = "allow" | "ask" | "deny";
+
+/** The decision table. `always`: the user said "always" for this tool earlier in the session. */
+export function decide(mode: ApprovalMode, category: ApprovalCategory, always: boolean): Decision {
+  if (category === "read") return "allow";
+  switch (mode) {
+    case "auto":
+      return "allow";
+    case "never":
+    case "plan":
+      return "deny";
+    case "auto-edit":
+      if (category === "edit") return "allow";
+      return always ? "allow" : "ask";
+    case "ask":
+      return always ? "allow" : "ask";
+  }
+}
+
+export type Verdict = { ok: true } | { ok: false; reason: string };
+
+export class Approvals {
+  private readonly always = new Set<string>();
+
+  constructor(
+    readonly mode: ApprovalMode,
+    private readonly callback?: ApprovalCallback,
+  ) {}
+
+  /** Whether the model is offered this tool at all (plan mode offers read-only tools only). */
+  offers(tool: Tool): boolean {
+    return this.mode !== "plan" || categoryOf(tool) === "read";
+  }
+
+  async check(tool: Tool, args: unknown, summary: string): Promise<Verdict> {
+    const category = categoryOf(tool);
+    const decision = decide(this.mode, category, this.always.has(tool.name));
+    if (decision === "allow") return { ok: true };
+    if (decision === "deny") {
+      return {
+        ok: false,
+        reason:
+          this.mode === "plan"
+            ? `${tool.name} is not available in plan mode (read-only tools only): describe the change instead of making it`
+            : `${tool.name} needs approval and the approval mode is "never": it was not run. Continue without it, or tell the user what you would run and why`,
+      };
+    }
+    if (!this.callback) {
+      return {
+        ok: false,
+        reason: `${tool.name} needs approval and there is no terminal to ask on: it was not run. (The user can allow it with --approval auto-edit for edits or --approval auto for everything.)`,
+      };
+    }
+    const answer = await this.callback({ tool: tool.name, category, args, summary });
+    if (answer === "always") this.always.add(tool.name);
+    if (answer === "no") return { ok: false, reason: `the user denied ${summary}: it was not run. Do not retry it unchanged; ask the user or take another approach` };
+    return { ok: true };
+  }
+}
+
+/** A short description of a call for approval prompts and progress lines. */
+export function describeCall(name: string, args: unknown): string {
+  const a = (args && typeof args === "object" ? args : {}) as Record<string, unknown>;
+  if (typeof a.command === "string") return `${name}: ${a.command.length > 200 ? `${a.command.slice(0, 200)}…` : a.command}`;
+  if (typeof a.pattern === "string") return `${name} ${JSON.stringify(a.pattern)}${typeof a.path === "string" ? ` ${a.path}` : ""}`;
+  if (typeof a.path === "string") return `${name} ${a.path}`;
+  if (typeof a.sql === "string") return `${name}: ${a.sql}`;
+  return name;
+}

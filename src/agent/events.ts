@@ -1,0 +1,104 @@
+// The agent's event stream (seed 003): everything a face (one-shot print,
+// stream-json, REPL) learns about a turn comes through these events, and the
+// session log records them. Field names are snake_case because they are wire
+// data (`--output-format stream-json`), like ToolResult's.
+import type { ProviderErrorKind } from "./providers/types.js";
+
+/** How the model reaches the tools: native tool calls, or fenced blocks in its text (seed 000). */
+export type Protocol = "tools" | "text";
+
+/** Token counts of one model request, a turn or a session. */
+export interface UsageTotals {
+  input_tokens: number;
+  output_tokens: number;
+  cached_input_tokens: number;
+  reasoning_tokens: number;
+  /** Model requests counted. */
+  requests: number;
+}
+
+export type AgentErrorKind =
+  | ProviderErrorKind
+  /** `--max-turns` model requests were made and the model still wanted more. */
+  | "max_turns"
+  /** The same tool call came AGENT_LOOP_REPEAT_LIMIT times in a row. */
+  | "loop_detected"
+  /** Ctrl-C (or the caller's signal) stopped the turn; the session keeps what was done. */
+  | "interrupted"
+  /** A bug or an unexpected failure in rt itself. */
+  | "internal";
+
+export type AgentEvent =
+  | { type: "text"; delta: string }
+  | { type: "reasoning"; delta: string }
+  | {
+      type: "tool_start";
+      id: string;
+      name: string;
+      /** The parsed arguments, or the raw text when they are not valid JSON. */
+      args: unknown;
+      protocol: Protocol;
+    }
+  | {
+      type: "tool_end";
+      id: string;
+      name: string;
+      success: boolean;
+      /** What the model is given (cut to the output limit). */
+      output: string;
+      error?: string;
+      /** Set when the output was cut: where the whole of it was saved (relative to the root). */
+      saved_output?: string;
+      /** Wall-clock times (ms since the epoch, fractional) around the tool's own work. */
+      started_at: number;
+      ended_at: number;
+    }
+  | { type: "tool_blocked"; id: string; name: string; args: unknown; reason: string }
+  | {
+      type: "turn_complete";
+      session_id: string;
+      /** The final answer: the text of the model's last message. */
+      text: string;
+      /** Model requests made in this turn. */
+      model_turns: number;
+      protocol: Protocol;
+      usage: UsageTotals;
+      session_usage: UsageTotals;
+      /** In the configured currency unit (USD by convention), when prices are configured for the model. */
+      cost?: number;
+      session_cost?: number;
+    }
+  | { type: "compact_start"; reason: "auto" | "manual"; tokens: number; context_window: number }
+  | {
+      type: "compact_end";
+      tokens_before: number;
+      tokens_after: number;
+      /** Tool outputs replaced by a placeholder. */
+      pruned: number;
+      /** True when older history was replaced by a summary made by the model. */
+      summarized: boolean;
+    }
+  /** Something the user should know that is neither the model's text nor an error (a protocol fallback...). */
+  | { type: "notice"; message: string }
+  | {
+      type: "error";
+      kind: AgentErrorKind;
+      message: string;
+      session_id: string;
+      usage?: UsageTotals;
+      session_usage?: UsageTotals;
+    };
+
+export function zeroUsage(): UsageTotals {
+  return { input_tokens: 0, output_tokens: 0, cached_input_tokens: 0, reasoning_tokens: 0, requests: 0 };
+}
+
+export function addUsage(a: UsageTotals, b: UsageTotals): UsageTotals {
+  return {
+    input_tokens: a.input_tokens + b.input_tokens,
+    output_tokens: a.output_tokens + b.output_tokens,
+    cached_input_tokens: a.cached_input_tokens + b.cached_input_tokens,
+    reasoning_tokens: a.reasoning_tokens + b.reasoning_tokens,
+    requests: a.requests + b.requests,
+  };
+}

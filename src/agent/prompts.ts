@@ -1,0 +1,71 @@
+// The system prompt: markdown files shipped in the package (prompts/system.md,
+// then the guidance of the protocol in use: tools.md or text.md), a few facts
+// about the workspace, and the project's own instructions (AGENTS.md, else
+// CLAUDE.md) when it has them.
+import fs from "node:fs";
+import path from "node:path";
+import type { Protocol } from "./events.js";
+import { packageRoot } from "./packageRoot.js";
+
+/** Project instruction files, in order of preference: the first one present is used. */
+export const PROJECT_INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md"];
+/** A project file longer than this is cut (it is read on every request). */
+const PROJECT_INSTRUCTIONS_MAX_CHARS = 40_000;
+
+function promptFile(name: string): string {
+  return fs.readFileSync(path.join(packageRoot(), "prompts", name), "utf8").trim();
+}
+
+export interface PromptContext {
+  root: string;
+  protocol: Protocol;
+  profile: string;
+  /** Plan mode: read-only tools only. */
+  plan: boolean;
+  /** Tool names the model is offered (native tools) or may use as JSON actions (text mode). */
+  toolNames: string[];
+}
+
+function environment(ctx: PromptContext): string {
+  const lines = [
+    "# Environment",
+    "",
+    `- Project root (every path is relative to it): ${ctx.root}`,
+    `- Git repository: ${fs.existsSync(path.join(ctx.root, ".git")) ? "yes" : "no"}`,
+    `- Platform: ${process.platform}; today: ${new Date().toISOString().slice(0, 10)}`,
+    `- rt profile: ${ctx.profile}${ctx.profile === "safe-read-only" ? " (nothing may be modified; commands run in a read-only sandbox)" : ""}`,
+  ];
+  if (ctx.protocol === "text") lines.push(`- JSON actions available: ${ctx.toolNames.join(", ")}`);
+  if (ctx.plan) {
+    lines.push(
+      "",
+      "# Plan mode",
+      "",
+      "You are in plan mode: investigate with read-only tools only and do not change anything. End with a concrete, step-by-step plan (files, functions, the changes to make, how to verify them) for the user to approve.",
+    );
+  }
+  return lines.join("\n");
+}
+
+/** The project's AGENTS.md (or CLAUDE.md), if present. */
+export function projectInstructions(root: string): { file: string; text: string } | undefined {
+  for (const name of PROJECT_INSTRUCTION_FILES) {
+    const file = path.join(root, name);
+    let text: string;
+    try {
+      text = fs.readFileSync(file, "utf8");
+    } catch {
+      continue;
+    }
+    if (text.length > PROJECT_INSTRUCTIONS_MAX_CHARS) text = `${text.slice(0, PROJECT_INSTRUCTIONS_MAX_CHARS)}\n[... cut: the file is longer]`;
+    return { file: name, text: text.trim() };
+  }
+  return undefined;
+}
+
+export function systemPrompt(ctx: PromptContext): string {
+  const parts = [promptFile("system.md"), promptFile(ctx.protocol === "text" ? "text.md" : "tools.md"), environment(ctx)];
+  const project = projectInstructions(ctx.root);
+  if (project) parts.push(`# Project instructions (${project.file})\n\n${project.text}`);
+  return `${parts.join("\n\n")}\n`;
+}

@@ -1,0 +1,149 @@
+// Chat completions, streamed: OpenAI itself and every server that speaks its
+// API (Ollama at /v1, vLLM, llama.cpp's server, LM Studio, OpenRouter...).
+//
+// Why the official `openai` package rather than the `ai` SDK's providers: rt
+// needs the raw chunks, because local servers put reasoning in fields no
+// typed SDK models (`reasoning_content` for vLLM/llama.cpp/DeepSeek, `reasoning`
+// for Ollama/OpenRouter), and it owns retries and timeouts itself (see
+// retry.ts). The official client gives exactly that (SSE parsing, error classes,
+// headers) without an abstraction layer to see through. It is loaded with
+// import() on first use so that commands which never talk to a model do not pay
+// for it at start-up.
+import { PROVIDER_PROBE_TIMEOUT_MS } from "../../limits.js";
+import { contextWindowFor } from "./contextWindow.js";
+import { classifyError, connectionFailure, missingPackage, type ErrorContext } from "./errors.js";
+import type { ProviderOptions } from "./options.js";
+import { OpenAIChunkAssembler, toOpenAIMessages, toOpenAITools, type OpenAIChunk } from "./openaiMessages.js";
+import { DEFAULT_RETRY, DEFAULT_TIMEOUTS, runWithRetries } from "./retry.js";
+import { ProviderError, type ModelRequest, type Provider, type StreamPart } from "./types.js";
+
+export interface OpenAICompatibleOptions extends ProviderOptions {
+  /** "openai", "ollama", "openai-compatible", or a configured name ("lmstudio"): chooses the context-window probe. */
+  name?: string;
+  /**
+   * OpenAI's own API wants `max_completion_tokens` (its reasoning models reject
+   * `max_tokens`); most other servers only know `max_tokens`. Default: by name.
+   */
+  maxTokensField?: "max_tokens" | "max_completion_tokens";
+  /** Ollama only: its native address (default: the base URL without /v1), for /api/show and /api/tags. */
+  ollamaRoot?: string;
+  /** Configured context windows by model name; they win over what the server reports. */
+  contextWindows?: Record<string, number>;
+}
+
+/** Ollama's pulled models (GET /api/tags), most recently pulled first as Ollama lists them. */
+async function ollamaModels(root: string, timeoutMs: number, signal?: AbortSignal): Promise<string[]> {
+  // (AbortSignal.any would do, but only from Node 20.3.)
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  const onAbort = () => controller.abort();
+  signal?.addEventListener("abort", onAbort, { once: true });
+  let res: Response;
+  try {
+    res = await fetch(`${root}/api/tags`, { signal: controller.signal });
+  } catch (err) {
+    if (controller.signal.aborted && !signal?.aborted) throw new ProviderError(`Ollama at ${root} did not answer within ${timeoutMs} ms`, "timeout");
+    if (signal?.aborted) throw new ProviderError("the request was aborted", "aborted");
+    throw connectionFailure(err, `Ollama at ${root}`);
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
+  }
+  if (!res.ok) throw new ProviderError(`${root}/api/tags answered ${res.status}: is this an Ollama server?`, res.status === 404 ? "bad_request" : "server", res.status);
+  const data = (await res.json()) as { models?: Array<{ name?: string; model?: string }> };
+  return (data.models ?? []).map((m) => m.name ?? m.model ?? "").filter(Boolean);
+}
+
+type OpenAIClient = import("openai").OpenAI;
+
+/** Placeholder key for local servers: the client refuses to start without one, the servers ignore it. */
+const NO_KEY = "no-key";
+
+export function createOpenAICompatibleProvider(opts: OpenAICompatibleOptions): Provider {
+  const name = opts.name ?? "openai-compatible";
+  const baseURL = opts.baseURL.replace(/\/+$/, "");
+  const target = opts.target ?? baseURL;
+  const retry = { ...DEFAULT_RETRY, ...opts.retry };
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
+  const maxTokensField = opts.maxTokensField ?? (name === "openai" ? "max_completion_tokens" : "max_tokens");
+  const ollamaRoot = opts.ollamaRoot ?? baseURL.replace(/\/v1$/, "");
+  let client: Promise<OpenAIClient> | undefined;
+
+  const getClient = () =>
+    (client ??= import("openai").then(
+      ({ OpenAI }): OpenAIClient =>
+        new OpenAI({
+          apiKey: opts.apiKey || NO_KEY,
+          baseURL,
+          maxRetries: 0,
+          // Our own timers (retry.ts) decide; this only keeps the client from giving up first.
+          timeout: timeouts.firstPartMs + 1_000,
+          defaultHeaders: opts.headers,
+          // Keys come from rt's resolution, never from the client reading the environment on its own.
+          organization: null,
+          project: null,
+        }),
+      (err: unknown) => {
+        client = undefined;
+        throw missingPackage("openai", err);
+      },
+    ));
+
+  function body(req: ModelRequest) {
+    const tools = req.tools?.length ? toOpenAITools(req.tools) : undefined;
+    return {
+      model: req.model,
+      messages: toOpenAIMessages(req.messages),
+      stream: true as const,
+      stream_options: { include_usage: true },
+      ...(tools ? { tools } : {}),
+      ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
+      ...(req.maxOutputTokens !== undefined ? { [maxTokensField]: req.maxOutputTokens } : {}),
+    };
+  }
+
+  async function* attempt(req: ModelRequest, signal: AbortSignal, alive: () => void): AsyncGenerator<StreamPart> {
+    const c = await getClient();
+    const stream = await c.chat.completions.create(body(req) as Parameters<OpenAIClient["chat"]["completions"]["create"]>[0] & { stream: true }, {
+      signal,
+    });
+    const assembler = new OpenAIChunkAssembler();
+    for await (const chunk of stream) {
+      alive();
+      yield* assembler.push(chunk as unknown as OpenAIChunk);
+    }
+    if (signal.aborted) return; // runWithRetries says why
+    if (!assembler.finished) throw new ProviderError(`the stream from ${target} ended before the answer was complete (no finish_reason)`, "stream_broken");
+    yield* assembler.end();
+  }
+
+  return {
+    name,
+    stream(req: ModelRequest): AsyncIterable<StreamPart> {
+      const ctx: ErrorContext = { target, model: req.model, withTools: !!req.tools?.length };
+      return runWithRetries((signal, alive) => attempt(req, signal, alive), {
+        signal: req.signal,
+        retry,
+        timeouts,
+        target,
+        classify: (err) => classifyError(err, ctx),
+      });
+    },
+    async contextWindow(model: string) {
+      return opts.contextWindows?.[model] ?? contextWindowFor({ name, baseURL, apiKey: opts.apiKey, ollamaRoot }, model);
+    },
+    async listModels(o = {}) {
+      const ctx: ErrorContext = { target, model: "", withTools: false };
+      const timeoutMs = o.timeoutMs ?? PROVIDER_PROBE_TIMEOUT_MS;
+      try {
+        if (name === "ollama") return await ollamaModels(ollamaRoot, timeoutMs, o.signal);
+        const c = await getClient();
+        const page = await c.models.list({ signal: o.signal, timeout: timeoutMs, maxRetries: 0 });
+        return page.data.map((m) => m.id);
+      } catch (err) {
+        if (o.signal?.aborted) throw new ProviderError("the request was aborted", "aborted");
+        throw classifyError(err, ctx);
+      }
+    },
+  };
+}

@@ -1,0 +1,82 @@
+// The agent's section of rt's configuration (`"agent": {...}` in
+// ~/.config/rt/config.json or .rt/config.json), with the defaults from
+// limits.ts. Flags override it.
+import { z } from "zod";
+import { loadConfig } from "../config.js";
+import { APPROVAL_MODES, type ApprovalMode } from "./approval.js";
+import type { ProtocolChoice } from "./session.js";
+import type { UsageTotals } from "./events.js";
+import { AGENT_COMPACT_THRESHOLD, AGENT_DEFAULT_MAX_TURNS, AGENT_TOOL_OUTPUT_MAX_CHARS } from "../limits.js";
+
+/** Prices in currency units (USD by convention) per million tokens. */
+export const PriceSchema = z.object({
+  input: z.number().nonnegative(),
+  output: z.number().nonnegative(),
+  /** Input tokens read from a prompt cache (default: the input price). */
+  cached_input: z.number().nonnegative().optional(),
+});
+export type Price = z.infer<typeof PriceSchema>;
+
+export const AgentSettingsSchema = z
+  .object({
+    max_turns: z.number().int().positive().optional(),
+    /** Tool output longer than this is cut for the model (the whole is saved under .rt/tool-output/). */
+    tool_output_max_chars: z.number().int().min(1000).optional(),
+    /** Fraction of the context window at which compaction starts (0.8). */
+    compact_threshold: z.number().gt(0).max(1).optional(),
+    /** Overrides what the provider reports (or the default) for every model. */
+    context_window: z.number().int().positive().optional(),
+    approval: z.enum(APPROVAL_MODES as [ApprovalMode, ...ApprovalMode[]]).optional(),
+    protocol: z.enum(["tools", "text", "auto"]).optional(),
+    temperature: z.number().min(0).max(2).optional(),
+    max_output_tokens: z.number().int().positive().optional(),
+    /** Keyed by "provider/model" (or just the model name). */
+    prices: z.record(z.string(), PriceSchema).optional(),
+  })
+  .strict();
+
+export interface AgentSettings {
+  maxTurns: number;
+  toolOutputMaxChars: number;
+  compactThreshold: number;
+  contextWindow?: number;
+  approval?: ApprovalMode;
+  protocol?: ProtocolChoice;
+  temperature?: number;
+  maxOutputTokens?: number;
+  prices: Record<string, Price>;
+}
+
+/** The agent section of the merged configuration, validated, with defaults. Throws naming the problem. */
+export function loadAgentSettings(workspace: { root: string; env: NodeJS.ProcessEnv }): AgentSettings {
+  const raw = (loadConfig(workspace) as Record<string, unknown>).agent ?? {};
+  const parsed = AgentSettingsSchema.safeParse(raw);
+  if (!parsed.success) {
+    const what = parsed.error.issues.map((i) => `agent.${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new Error(`configuration: ${what}`);
+  }
+  const a = parsed.data;
+  return {
+    maxTurns: a.max_turns ?? AGENT_DEFAULT_MAX_TURNS,
+    toolOutputMaxChars: a.tool_output_max_chars ?? AGENT_TOOL_OUTPUT_MAX_CHARS,
+    compactThreshold: a.compact_threshold ?? AGENT_COMPACT_THRESHOLD,
+    ...(a.context_window !== undefined ? { contextWindow: a.context_window } : {}),
+    ...(a.approval ? { approval: a.approval } : {}),
+    ...(a.protocol ? { protocol: a.protocol } : {}),
+    ...(a.temperature !== undefined ? { temperature: a.temperature } : {}),
+    ...(a.max_output_tokens !== undefined ? { maxOutputTokens: a.max_output_tokens } : {}),
+    prices: a.prices ?? {},
+  };
+}
+
+/** The price of a model: "provider/model" first, then the bare model name. */
+export function priceFor(prices: Record<string, Price>, label: string): Price | undefined {
+  return prices[label] ?? prices[label.slice(label.indexOf("/") + 1)];
+}
+
+/** Cost of some usage; cached input tokens (part of the input count) at the cached price. */
+export function costOf(u: UsageTotals, p: Price): number {
+  const cached = Math.min(u.cached_input_tokens, u.input_tokens);
+  const fresh = u.input_tokens - cached;
+  return (fresh * p.input + cached * (p.cached_input ?? p.input) + u.output_tokens * p.output) / 1_000_000;
+}

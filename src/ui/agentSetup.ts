@@ -1,0 +1,85 @@
+// What `rt run` and `rt chat` share: turning flags, configuration and the
+// session to continue into a ready Agent.
+import type { Workspace } from "../workspace/workspace.js";
+import { Agent } from "../agent/loop.js";
+import { APPROVAL_MODES, type ApprovalCallback, type ApprovalMode } from "../agent/approval.js";
+import { SessionLog, latestSessionId, SessionError, type ProtocolChoice, type SessionState } from "../agent/session.js";
+import { loadAgentSettings, priceFor, type AgentSettings } from "../agent/settings.js";
+import { agentWorkspace } from "../agent/rtOnPath.js";
+import { resolveModel, SetupError, type ModelChoice, type ResolvedModel } from "./resolveModel.js";
+
+export { SetupError };
+
+export type Flags = Record<string, string | boolean | number | undefined>;
+
+export interface AgentSetup {
+  agent: Agent;
+  settings: AgentSettings;
+  resolved: ResolvedModel;
+  resumed: boolean;
+}
+
+function choice<T extends string>(value: unknown, allowed: readonly T[], flag: string): T | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "string" || !allowed.includes(value as T)) throw new SetupError(`--${flag} must be one of ${allowed.join(", ")}, not "${String(value)}"`);
+  return value as T;
+}
+
+/** Opens the session to continue (--resume ID, --continue), if any. */
+export function openSession(ws: Workspace, flags: Flags): { log: SessionLog; state: SessionState } | undefined {
+  try {
+    if (typeof flags.resume === "string") return SessionLog.open(ws, flags.resume);
+    if (flags.continue === true) {
+      const id = latestSessionId(ws);
+      if (!id) throw new SetupError(`no earlier session in ${ws.root} to continue; start one with rt run or rt chat`);
+      return SessionLog.open(ws, id);
+    }
+  } catch (e) {
+    if (e instanceof SessionError) throw new SetupError(e.message);
+    throw e;
+  }
+  return undefined;
+}
+
+/** --model (or the continued session's model), --base-url and --api-key. */
+export function modelChoice(flags: Flags, model: string | undefined): ModelChoice {
+  return {
+    ...(model ? { model } : {}),
+    ...(typeof flags["base-url"] === "string" ? { baseUrl: flags["base-url"] } : {}),
+    ...(typeof flags["api-key"] === "string" ? { apiKey: flags["api-key"] } : {}),
+  };
+}
+
+export async function setupAgent(ws: Workspace, flags: Flags, approve?: ApprovalCallback): Promise<AgentSetup> {
+  let settings: AgentSettings;
+  try {
+    settings = loadAgentSettings(ws);
+  } catch (e) {
+    throw new SetupError((e as Error).message);
+  }
+  const protocolFlag = choice<ProtocolChoice>(flags.protocol, ["tools", "text", "auto"], "protocol");
+  const approval: ApprovalMode = choice(flags.approval, APPROVAL_MODES, "approval") ?? settings.approval ?? "ask";
+  const session = openSession(ws, flags);
+  // A continued session keeps its model unless --model says otherwise.
+  const modelFlag = typeof flags.model === "string" ? flags.model : session?.state.model;
+  const resolved = await resolveModel(ws, modelChoice(flags, modelFlag));
+  const protocol: ProtocolChoice = protocolFlag ?? settings.protocol ?? session?.state.header.protocol ?? "auto";
+  const agent = new Agent({
+    workspace: agentWorkspace(ws),
+    provider: resolved.provider,
+    model: resolved.model,
+    modelLabel: resolved.label,
+    protocol,
+    approval,
+    ...(approve ? { approve } : {}),
+    maxTurns: typeof flags["max-turns"] === "number" ? flags["max-turns"] : settings.maxTurns,
+    toolOutputMaxChars: settings.toolOutputMaxChars,
+    compactThreshold: settings.compactThreshold,
+    ...(settings.contextWindow !== undefined ? { contextWindow: settings.contextWindow } : {}),
+    ...(priceFor(settings.prices, resolved.label) ? { price: priceFor(settings.prices, resolved.label) } : {}),
+    ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
+    ...(settings.maxOutputTokens !== undefined ? { maxOutputTokens: settings.maxOutputTokens } : {}),
+    ...(session ? { session } : {}),
+  });
+  return { agent, settings, resolved, resumed: session !== undefined };
+}

@@ -1,0 +1,152 @@
+// `rt chat`: a line-based REPL over the agent's event stream. The answer
+// streams as it is written; tool calls show as one line each; approvals are
+// asked inline. Ctrl-C interrupts the current turn (the session keeps what was
+// done) or, at the prompt, clears the line; Ctrl-D quits.
+//   /compact [instructions]  summarize the conversation now
+//   /clear                   start from an empty context (the log keeps everything)
+//   /model [provider/model]  show or switch the model
+//   /sessions                list this project's sessions
+//   /help, /exit
+import type { Workspace } from "../workspace/workspace.js";
+import type { AgentEvent } from "../agent/events.js";
+import { listSessions } from "../agent/session.js";
+import { priceFor } from "../agent/settings.js";
+import { setupAgent, modelChoice, SetupError, type Flags } from "./agentSetup.js";
+import { resolveModel } from "./resolveModel.js";
+import { describeEvent, ansi, plain, type Style } from "./render.js";
+import { LineReader, askApproval } from "./lineReader.js";
+import { formatSessionList } from "./sessionsCommand.js";
+import type { Io } from "./run.js";
+
+const HELP = `Commands:
+  /compact [instructions]  summarize the conversation now (instructions guide the summary)
+  /clear                   start again from an empty context (the session log keeps everything)
+  /model [provider/model]  show the model, or switch to another one
+  /sessions                list this project's sessions
+  /help                    this help
+  /exit                    quit (or Ctrl-D)
+Ctrl-C interrupts the model or a running command; the session continues.
+`;
+
+export async function chatCommand(ws: Workspace, flags: Flags, io: Io): Promise<number> {
+  const reader = new LineReader(process.stdin, process.stdout);
+  const style: Style = process.stdout.isTTY ? ansi : plain;
+  let setup;
+  try {
+    setup = await setupAgent(ws, flags, askApproval(reader, io.stdout));
+  } catch (e) {
+    reader.close();
+    if (e instanceof SetupError) {
+      io.stderr(`rt chat: ${e.message}\n`);
+      return e.exitCode;
+    }
+    throw e;
+  }
+  const { agent, settings } = setup;
+  io.stdout(
+    style.dim(
+      `rt chat · ${agent.currentModel} · session ${agent.sessionId}${setup.resumed ? " (continued)" : ""} · ${ws.root}\n/help for commands, Ctrl-C interrupts, Ctrl-D quits\n`,
+    ),
+  );
+
+  let current: AbortController | undefined;
+  const interrupt = () => {
+    if (current) {
+      current.abort();
+      io.stdout(style.dim("\n^C interrupting…\n"));
+    } else if (reader.terminal) {
+      // At the prompt: drop the line being typed, like a shell.
+      reader.rl.write(null, { ctrl: true, name: "u" });
+      io.stdout("\n");
+      reader.rl.prompt();
+    }
+  };
+  reader.rl.on("SIGINT", interrupt); // a terminal: readline turns Ctrl-C into this event
+  process.on("SIGINT", interrupt); // piped input: a real signal
+
+  /** Streams one turn's (or compaction's) events to the screen. */
+  const show = async (events: AsyncGenerator<AgentEvent>) => {
+    let midLine = false;
+    let inReasoning = false;
+    for await (const ev of events) {
+      if (ev.type === "text") {
+        if (inReasoning) {
+          io.stdout("\n");
+          inReasoning = false;
+        }
+        io.stdout(ev.delta);
+        midLine = !ev.delta.endsWith("\n");
+        continue;
+      }
+      if (ev.type === "reasoning") {
+        if (!process.stdout.isTTY) continue; // thinking is for watching, not for transcripts
+        io.stdout(style.dim(ev.delta));
+        inReasoning = true;
+        midLine = !ev.delta.endsWith("\n");
+        continue;
+      }
+      if (midLine) io.stdout("\n");
+      midLine = false;
+      inReasoning = false;
+      io.stdout(describeEvent(ev, style));
+    }
+    if (midLine) io.stdout("\n");
+  };
+
+  const run = async (events: AsyncGenerator<AgentEvent>, controller: AbortController) => {
+    current = controller;
+    try {
+      await show(events);
+    } finally {
+      current = undefined;
+    }
+  };
+
+  try {
+    for (;;) {
+      const line = await reader.next("> ");
+      if (line === null) break;
+      const input = line.trim();
+      if (input === "") continue;
+      if (input.startsWith("/")) {
+        const [cmd, ...rest] = input.split(/\s+/);
+        const arg = input.slice(cmd.length).trim();
+        if (cmd === "/exit" || cmd === "/quit") break;
+        if (cmd === "/help") io.stdout(HELP);
+        else if (cmd === "/clear") {
+          agent.clear();
+          io.stdout(style.dim("[rt] context cleared; the session log keeps the history\n"));
+        } else if (cmd === "/compact") {
+          const c = new AbortController();
+          await run(agent.compact(arg || undefined, { signal: c.signal }), c);
+        } else if (cmd === "/sessions") {
+          io.stdout(formatSessionList(listSessions(ws), agent.sessionId));
+        } else if (cmd === "/model") {
+          if (rest.length === 0) io.stdout(`${agent.currentModel} (protocol: ${agent.currentProtocol})\n`);
+          else {
+            try {
+              const r = await resolveModel(ws, modelChoice(flags, arg));
+              agent.setModel(r.provider, r.model, r.label, priceFor(settings.prices, r.label), settings.contextWindow);
+              io.stdout(style.dim(`[rt] model: ${r.label}\n`));
+            } catch (e) {
+              io.stdout(style.red(`rt: ${(e as Error).message}\n`));
+            }
+          }
+        } else io.stdout(`unknown command ${cmd}; /help lists them\n`);
+        continue;
+      }
+      const c = new AbortController();
+      await run(agent.run(input, { signal: c.signal }), c);
+    }
+  } catch (e) {
+    if (!(e instanceof SetupError)) throw e;
+    io.stderr(`rt chat: ${e.message}\n`);
+    return e.exitCode;
+  } finally {
+    process.off("SIGINT", interrupt);
+    reader.close();
+    agent.close();
+  }
+  io.stdout(style.dim(`\nsession ${agent.sessionId} saved; rt chat --continue resumes it\n`));
+  return 0;
+}

@@ -1,0 +1,72 @@
+// Reads the user's lines for the REPL and for approval questions, from a
+// terminal (with line editing and history) or from piped input. Lines that
+// arrive before anyone asks (piped input) wait in a queue, so a question asked
+// in the middle of a turn gets the next line, as a person typing would give it.
+import readline from "node:readline";
+import type { Readable, Writable } from "node:stream";
+import type { ApprovalAnswer, ApprovalCallback } from "../agent/approval.js";
+
+export class LineReader {
+  readonly rl: readline.Interface;
+  private readonly lines: string[] = [];
+  private ended = false;
+  private waiter: ((line: string | null) => void) | undefined;
+  readonly terminal: boolean;
+
+  constructor(input: Readable & { isTTY?: boolean }, private readonly output: Writable) {
+    this.terminal = input.isTTY === true;
+    this.rl = readline.createInterface({ input, output, terminal: this.terminal, historySize: 200 });
+    this.rl.on("line", (line) => {
+      if (this.waiter) {
+        const w = this.waiter;
+        this.waiter = undefined;
+        w(line);
+      } else this.lines.push(line);
+    });
+    this.rl.on("close", () => {
+      this.ended = true;
+      const w = this.waiter;
+      this.waiter = undefined;
+      w?.(null);
+    });
+  }
+
+  /** The next line (showing `prompt` first), or null at the end of input (Ctrl-D). */
+  next(prompt: string): Promise<string | null> {
+    if (!this.terminal) return this.nextPiped(prompt);
+    if (this.lines.length) return Promise.resolve(this.lines.shift() as string);
+    if (this.ended) return Promise.resolve(null);
+    this.rl.setPrompt(prompt);
+    this.rl.prompt();
+    return new Promise((resolve) => (this.waiter = resolve));
+  }
+
+  /** Piped input is not echoed by anyone: show the prompt and the line read, so the output reads as a transcript. */
+  private async nextPiped(prompt: string): Promise<string | null> {
+    let line: string | null;
+    if (this.lines.length) line = this.lines.shift() as string;
+    else if (this.ended) line = null;
+    else line = await new Promise<string | null>((resolve) => (this.waiter = resolve));
+    if (line !== null) this.output.write(`${prompt}${line}\n`);
+    return line;
+  }
+
+  close(): void {
+    this.rl.close();
+  }
+}
+
+/** y / n / a(lways), asked until the answer is one of them; the end of input answers no. */
+export function askApproval(reader: LineReader, write: (s: string) => void): ApprovalCallback {
+  return async (req) => {
+    write(`\nrt wants to ${req.category === "edit" ? "edit" : req.category === "command" ? "run" : "use"}: ${req.summary}\n`);
+    for (;;) {
+      const line = await reader.next("Allow? [y]es / [n]o / [a]lways for this session: ");
+      if (line === null) return "no";
+      const a = line.trim().toLowerCase();
+      const answer: ApprovalAnswer | undefined = /^(y|yes)$/.test(a) ? "yes" : /^(n|no)$/.test(a) ? "no" : /^(a|always)$/.test(a) ? "always" : undefined;
+      if (answer) return answer;
+      write("Please answer y, n or a.\n");
+    }
+  };
+}

@@ -1,0 +1,63 @@
+// Human-readable lines for the agent's events, shared by `rt run` (progress on
+// stderr) and `rt chat`. Pure: events in, text out.
+import type { AgentEvent, UsageTotals } from "../agent/events.js";
+import { describeCall } from "../agent/approval.js";
+
+export interface Style {
+  dim: (s: string) => string;
+  red: (s: string) => string;
+  bold: (s: string) => string;
+}
+
+export const plain: Style = { dim: (s) => s, red: (s) => s, bold: (s) => s };
+export const ansi: Style = {
+  dim: (s) => `\x1b[2m${s}\x1b[22m`,
+  red: (s) => `\x1b[31m${s}\x1b[39m`,
+  bold: (s) => `\x1b[1m${s}\x1b[22m`,
+};
+
+const n = (x: number) => x.toLocaleString("en-US");
+
+export function usageLine(u: UsageTotals, session: UsageTotals, cost?: number, sessionCost?: number): string {
+  const money = (c: number | undefined) => (c === undefined ? "" : ` · $${c.toFixed(4)}`);
+  return `tokens: ${n(u.input_tokens)} in, ${n(u.output_tokens)} out${money(cost)} · session: ${n(session.input_tokens)} in, ${n(session.output_tokens)} out${money(sessionCost)}`;
+}
+
+function firstLine(s: string, max = 200): string {
+  const line = s.split("\n").find((l) => l.trim() !== "") ?? "";
+  return line.length > max ? `${line.slice(0, max)}…` : line;
+}
+
+/** One or more lines (ending in "\n") describing a non-text event; "" for text and reasoning. */
+export function describeEvent(ev: AgentEvent, st: Style = plain): string {
+  switch (ev.type) {
+    case "text":
+    case "reasoning":
+      return "";
+    case "tool_start":
+      return st.dim(`● ${typeof ev.args === "string" ? `${ev.name} (unparsable arguments)` : describeCall(ev.name, ev.args)}`) + "\n";
+    case "tool_end": {
+      if (ev.success) {
+        const lines = ev.output === "" ? 0 : ev.output.split("\n").length;
+        return st.dim(`  ✓ ${lines} line${lines === 1 ? "" : "s"}${ev.saved_output ? ` (cut; whole output in ${ev.saved_output})` : ""}`) + "\n";
+      }
+      return st.red(`  ✗ ${firstLine(ev.error ?? ev.output)}`) + "\n";
+    }
+    case "tool_blocked":
+      return st.red(`  ⊘ blocked: ${firstLine(ev.reason, 300)}`) + "\n";
+    case "notice":
+      return st.dim(`[rt] ${ev.message}`) + "\n";
+    case "compact_start":
+      return st.dim(`[rt] compacting the context (${ev.reason}): about ${n(ev.tokens)} of ${n(ev.context_window)} tokens…`) + "\n";
+    case "compact_end":
+      return (
+        st.dim(
+          `[rt] compacted: ${n(ev.tokens_before)} → ${n(ev.tokens_after)} tokens (${ev.pruned} tool output${ev.pruned === 1 ? "" : "s"} pruned${ev.summarized ? ", older history summarized" : ""})`,
+        ) + "\n"
+      );
+    case "turn_complete":
+      return st.dim(`[${usageLine(ev.usage, ev.session_usage, ev.cost, ev.session_cost)}]`) + "\n";
+    case "error":
+      return st.red(`rt: ${ev.kind === "interrupted" ? "interrupted" : `${ev.kind}: ${ev.message}`}`) + "\n";
+  }
+}

@@ -1,0 +1,108 @@
+// `rt run "prompt"` (also `rt -p "prompt"`): one turn, then exit.
+//   --output-format text         the final answer on stdout (progress on stderr when it is a terminal)
+//   --output-format json         one JSON object at the end: result, session id, usage, cost
+//   --output-format stream-json  every agent event as a JSON line, as it happens
+// Exit 0 when the turn completed, 1 when it ended in an error, 2 for usage
+// errors and when the model server cannot be reached (with how to configure one).
+import type { Workspace } from "../workspace/workspace.js";
+import type { AgentEvent } from "../agent/events.js";
+import { setupAgent, SetupError, type Flags } from "./agentSetup.js";
+import { describeEvent, ansi, plain } from "./render.js";
+import { LineReader, askApproval } from "./lineReader.js";
+
+export interface Io {
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+}
+
+export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
+type OutputFormat = (typeof OUTPUT_FORMATS)[number];
+
+/** Exit code for a turn's last event: setup problems (nothing listening, bad key, unknown model) are 2. */
+export function exitCodeFor(last: AgentEvent | undefined): number {
+  if (last?.type === "turn_complete") return 0;
+  if (last?.type === "error" && last.kind === "unreachable") return 2;
+  return 1;
+}
+
+export async function runCommand(ws: Workspace, positionals: string[], flags: Flags, io: Io, readStdin: () => Promise<string | null>): Promise<number> {
+  const format = (flags["output-format"] ?? "text") as OutputFormat;
+  if (!OUTPUT_FORMATS.includes(format)) {
+    io.stderr(`rt run: --output-format must be one of ${OUTPUT_FORMATS.join(", ")}, not "${String(format)}"\n`);
+    return 2;
+  }
+  let prompt = positionals.join(" ");
+  // `echo "..." | rt run` and `rt run < prompt.txt` read the prompt from standard input.
+  if (prompt.trim() === "") prompt = (await readStdin())?.trim() ?? "";
+  if (prompt.trim() === "") {
+    io.stderr(`rt run: missing prompt\nUsage: rt run "PROMPT" [--model provider/model] [--output-format text|json|stream-json]\n`);
+    return 2;
+  }
+
+  // Approvals can be asked only when there is a terminal to ask on.
+  const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true;
+  const reader = interactive ? new LineReader(process.stdin, process.stderr) : undefined;
+  const progress = process.stderr.isTTY === true && format === "text";
+  const style = process.stderr.isTTY ? ansi : plain;
+
+  let setup;
+  try {
+    setup = await setupAgent(ws, flags, reader ? askApproval(reader, io.stderr) : undefined);
+  } catch (e) {
+    reader?.close();
+    if (e instanceof SetupError) {
+      io.stderr(`rt run: ${e.message}\n`);
+      return e.exitCode;
+    }
+    throw e;
+  }
+  const { agent } = setup;
+
+  const controller = new AbortController();
+  const onSigint = () => {
+    if (controller.signal.aborted) process.exit(130); // a second Ctrl-C: stop now
+    controller.abort();
+  };
+  process.on("SIGINT", onSigint);
+  reader?.rl.on("SIGINT", onSigint); // on a terminal, readline turns Ctrl-C into this event instead
+  let last: AgentEvent | undefined;
+  try {
+    for await (const ev of agent.run(prompt, { signal: controller.signal })) {
+      last = ev;
+      if (format === "stream-json") io.stdout(`${JSON.stringify(ev)}\n`);
+      else if (progress && ev.type !== "turn_complete" && ev.type !== "error") io.stderr(describeEvent(ev, style));
+    }
+  } finally {
+    process.off("SIGINT", onSigint);
+    reader?.close();
+    agent.close();
+  }
+
+  if (format === "json") {
+    const usage = agent.usage;
+    io.stdout(
+      `${JSON.stringify({
+        type: "result",
+        is_error: last?.type !== "turn_complete",
+        result: last?.type === "turn_complete" ? last.text : "",
+        ...(last?.type === "error" ? { error: { kind: last.kind, message: last.message } } : {}),
+        session_id: agent.sessionId,
+        model: agent.currentModel,
+        protocol: agent.currentProtocol,
+        model_turns: last?.type === "turn_complete" ? last.model_turns : undefined,
+        usage: last && (last.type === "turn_complete" || last.type === "error") ? last.usage : undefined,
+        session_usage: usage.usage,
+        ...(last?.type === "turn_complete" && last.cost !== undefined ? { cost: last.cost } : {}),
+        ...(usage.cost !== undefined ? { session_cost: usage.cost } : {}),
+      })}\n`,
+    );
+  } else if (format === "text") {
+    if (last?.type === "turn_complete") {
+      io.stdout(last.text.endsWith("\n") || last.text === "" ? last.text : `${last.text}\n`);
+      if (progress) io.stderr(describeEvent(last, style));
+    }
+  }
+  if (last?.type === "error" && format !== "stream-json") io.stderr(describeEvent(last, style));
+  if (last === undefined) io.stderr("rt run: the agent ended without a result\n");
+  return exitCodeFor(last);
+}

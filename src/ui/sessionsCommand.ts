@@ -1,0 +1,54 @@
+// `rt sessions` (this project's sessions, most recent first) and
+// `rt export ID [--output FILE]` (a session as markdown).
+import fs from "node:fs";
+import path from "node:path";
+import type { Workspace } from "../workspace/workspace.js";
+import { listSessions, readRecords, sessionFile, SessionError, type SessionSummary } from "../agent/session.js";
+import { sessionMarkdown } from "../agent/exportMarkdown.js";
+import type { Io } from "./run.js";
+
+function oneLine(s: string, max: number): string {
+  const l = s.replace(/\s+/g, " ").trim();
+  return l.length > max ? `${l.slice(0, max - 1)}…` : l;
+}
+
+export function formatSessionList(sessions: SessionSummary[], current?: string): string {
+  if (sessions.length === 0) return "no sessions yet in this project (rt run or rt chat starts one)\n";
+  const rows = sessions.map((s) => {
+    const tokens = s.usage.input_tokens + s.usage.output_tokens;
+    const cost = s.cost !== undefined ? ` $${s.cost.toFixed(4)}` : "";
+    const mark = s.id === current ? "*" : " ";
+    return `${mark} ${s.id}  ${s.updated.slice(0, 16).replace("T", " ")}  ${s.model}  ${s.prompts} prompt${s.prompts === 1 ? "" : "s"}, ${tokens.toLocaleString("en-US")} tokens${cost}  ${oneLine(s.firstPrompt, 60)}`;
+  });
+  return `${rows.join("\n")}\n`;
+}
+
+export function sessionsCommand(ws: Workspace, flags: Record<string, unknown>, io: Io): number {
+  const sessions = listSessions(ws);
+  if (flags.json === true) io.stdout(`${JSON.stringify(sessions)}\n`);
+  else io.stdout(formatSessionList(sessions));
+  return 0;
+}
+
+export function exportCommand(ws: Workspace, positionals: string[], flags: Record<string, unknown>, io: Io): number {
+  if (positionals.length !== 1) {
+    io.stderr(`rt export: ${positionals.length === 0 ? "missing session ID" : `unexpected argument "${positionals[1]}"`}\nUsage: rt export ID [--output FILE]\n`);
+    return 2;
+  }
+  let file: string;
+  try {
+    file = sessionFile(ws, positionals[0]);
+  } catch (e) {
+    if (!(e instanceof SessionError)) throw e;
+    io.stderr(`rt export: ${e.message}\n`);
+    return 2;
+  }
+  const markdown = sessionMarkdown(readRecords(file));
+  if (typeof flags.output === "string") {
+    // --output is relative to where rt was started, like --out.
+    const target = path.resolve(flags.output);
+    fs.writeFileSync(target, markdown);
+    io.stderr(`wrote ${target}\n`);
+  } else io.stdout(markdown);
+  return 0;
+}

@@ -1,0 +1,122 @@
+// `rt chat`, the REPL, driven through piped standard input (and a real
+// SIGINT for Ctrl-C); the model is the scripted server, reached as Ollama.
+import { test, before, after, beforeEach } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { spawn } from "node:child_process";
+import { startLlmServer, reply, type LlmServer } from "../llm-server.ts";
+import { tempTree, rt, CLI } from "../helpers.ts";
+import { requestText } from "./harness.ts";
+
+let server: LlmServer;
+let configHome: string;
+before(async () => {
+  server = await startLlmServer({ models: [{ name: "test-model", contextLength: 32768 }] });
+  configHome = tempTree({}, "rt-config-");
+});
+after(async () => {
+  await server.close();
+});
+beforeEach(() => server.reset());
+
+function env(): Record<string, string | undefined> {
+  return { OLLAMA_HOST: server.url, XDG_CONFIG_HOME: configHome, OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: undefined };
+}
+
+const MODEL = ["--model", "ollama/test-model"];
+
+test("piped REPL: answers stream, /sessions, /clear (the next request starts afresh), /model, Ctrl-D quits", async () => {
+  const root = tempTree({});
+  server.script(reply.text("first answer"), reply.text("second answer"));
+  const input = ["first question", "/sessions", "/clear", "second question", "/model", "/model ollama/test-model", "/nope", ""].join("\n");
+  const r = await rt(["chat", ...MODEL], { cwd: root, env: env(), input });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /rt chat · ollama\/test-model · session (\S+)/);
+  const id = /session (\S+)/.exec(r.stdout)![1];
+  assert.match(r.stdout, /first answer/);
+  assert.match(r.stdout, new RegExp(`\\* ${id} .* 1 prompt, .*first question`));
+  assert.match(r.stdout, /context cleared/);
+  assert.match(r.stdout, /second answer/);
+  assert.match(r.stdout, /ollama\/test-model \(protocol: tools\)/);
+  assert.match(r.stdout, /\[rt\] model: ollama\/test-model/);
+  assert.match(r.stdout, /unknown command \/nope/);
+  assert.match(r.stdout, /\[tokens: \d+ in, \d+ out · session: \d+ in/);
+  assert.match(r.stdout, new RegExp(`session ${id} saved; rt chat --continue resumes it`));
+  const second = requestText(server.completions[1].body);
+  assert.doesNotMatch(second, /first question/);
+  assert.match(second, /second question/);
+});
+
+test("REPL approvals: y runs the edit, n blocks it and the model is told", async () => {
+  const root = tempTree({ "a.txt": "one\n" });
+  server.script(
+    reply.toolCall("edit", { path: "a.txt", old_string: "one", new_string: "two" }),
+    reply.text("changed"),
+    reply.toolCall("edit", { path: "a.txt", old_string: "two", new_string: "three" }),
+    reply.text("not changed"),
+  );
+  const r = await rt(["chat", ...MODEL], { cwd: root, env: env(), input: "make it two\ny\nmake it three\nn\n" });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "two\n");
+  assert.equal((r.stdout.match(/rt wants to edit: edit a\.txt/g) ?? []).length, 2);
+  assert.match(r.stdout, /Allow\? \[y\]es \/ \[n\]o \/ \[a\]lways for this session/);
+  assert.match(r.stdout, /⊘ blocked: the user denied edit a\.txt/);
+  const last = server.completions[3].body.messages;
+  assert.match(last[last.length - 1].content, /^blocked: the user denied/);
+});
+
+test("/compact [instructions] replaces the conversation with the model's summary", async () => {
+  const root = tempTree({});
+  server.script(reply.text("hi there"), reply.text("SUMMARY-X"), reply.text("after answer"));
+  const r = await rt(["chat", ...MODEL], { cwd: root, env: env(), input: "hello SECRET-WORD\n/compact keep the focus on X\nafter\n" });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /compacting the context \(manual\)/);
+  assert.match(r.stdout, /compacted: .* older history summarized/);
+  const [, summaryReq, afterReq] = server.completions;
+  assert.match(summaryReq.body.messages[1].content, /hello SECRET-WORD[\s\S]*keep the focus on X/);
+  const after = requestText(afterReq.body);
+  assert.match(after, /SUMMARY-X/);
+  assert.doesNotMatch(after, /SECRET-WORD/);
+});
+
+test("Ctrl-C interrupts the turn in flight; the session goes on", async () => {
+  const root = tempTree({});
+  server.script({ text: "a slow answer that stops here and hangs", hangAfter: 4 });
+  const child = spawn(process.execPath, [CLI, "chat", ...MODEL], {
+    cwd: root,
+    env: { ...process.env, ...env(), RT_ROOT: undefined } as NodeJS.ProcessEnv,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  let out = "";
+  const waitFor = (re: RegExp) =>
+    new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${re}; output: ${out}`)), 10_000);
+      const check = () => {
+        if (re.test(out)) {
+          clearTimeout(timer);
+          child.stdout.off("data", check);
+          resolve();
+        }
+      };
+      child.stdout.on("data", check);
+      check();
+    });
+  child.stdout.on("data", (c) => (out += c));
+  child.stdin.write("first\n");
+  await waitFor(/a slow answer/);
+  child.kill("SIGINT");
+  await waitFor(/rt: interrupted/);
+  server.script(reply.text("second answer"));
+  child.stdin.write("second\n");
+  await waitFor(/second answer/);
+  child.stdin.end();
+  const code = await new Promise((r) => child.on("close", r));
+  assert.equal(code, 0);
+  const msgs = server.completions[1].body.messages as Array<{ role: string; content: string }>;
+  assert.deepEqual(
+    msgs.map((m) => m.role),
+    ["system", "user", "assistant", "user"],
+  );
+  assert.match(msgs[2].content, /a slow answer[\s\S]*interrupted/);
+});

@@ -1,0 +1,499 @@
+// A scripted model server for tests: real HTTP on 127.0.0.1 (random port),
+// speaking the wire protocols the providers speak, answering from a queue of
+// scripted replies and recording every request it received.
+//
+//   import { startLlmServer } from "../llm-server.ts";
+//
+//   const server = await startLlmServer();           // or startLlmServer({ models: [...] })
+//   server.script(
+//     { text: "Let me look.", toolCalls: [{ name: "read", arguments: { path: "a.py" } }] },
+//     { text: "Done." },
+//   );
+//   const provider = createOpenAICompatibleProvider({ baseURL: server.openaiBaseUrl, ... });
+//   //   or createAnthropicProvider({ baseURL: server.anthropicBaseUrl, ... })
+//   ... run the code under test ...
+//   server.completions[0].body.messages               // what the model was sent (model calls only;
+//                                                     // server.requests has every request, probes too)
+//   server.pending                                    // scripted replies not consumed yet
+//   server.script((req) => ({ text: `got ${req.body.messages.length} messages` }))   // computed reply
+//   await server.close();
+//
+// Endpoints
+//   POST .../chat/completions   OpenAI chat completions. With "stream": true: SSE
+//                               `data: {chunk}` lines and `data: [DONE]`; usage in a
+//                               last chunk with empty choices when the request asks
+//                               (stream_options.include_usage). Without: one JSON body.
+//   POST /v1/messages           Anthropic Messages streaming: message_start,
+//                               content_block_start/delta/stop (thinking_delta +
+//                               signature_delta, text_delta, input_json_delta),
+//                               message_delta (stop_reason, usage), message_stop
+//                               (always streamed, whatever "stream" says).
+//   GET  .../models             OpenAI model list (Anthropic's shape when the request
+//                               carries an anthropic-version header).
+//   GET  /api/tags, POST /api/show, GET /api/version   Ollama's native API.
+// Each POST to a completion endpoint takes the next scripted reply (a reply may
+// be a function of the request); none left answers 500 "no scripted reply left".
+// startLlmServer({ requireKey: "k" }) answers 401 to requests without that key.
+//
+// A reply (LlmReply) is rendered in the protocol of the endpoint it answers:
+//   text: "..." | ["chunk", ...]      a string is streamed word by word
+//   reasoning: "..." | [...]          OpenAI: delta.reasoning_content (or the field
+//                                     named by reasoningField); Anthropic: a thinking block
+//   toolCalls: [{ id?, name, arguments: object | "raw json text", fragments? }]
+//                                     arguments streamed in `fragments` pieces (default 3)
+//   usage: { input, output, cached?, reasoning? } | false   (default: estimated from sizes)
+//   finish: "stop" | "length" | ... (default: "tool_calls" when toolCalls, else "stop")
+//   chunkDelayMs                      pause between streamed events
+// Failures:
+//   status: 429 | 500 | 400 ..., message?, headers? (e.g. { "retry-after": "1" }), body?
+//   toolsUnsupported: true            400 "<model> does not support tools", as Ollama says it
+//   (n below counts SSE events, the opening ones included: OpenAI sends a role chunk
+//   first; Anthropic message_start, then content_block_start and a ping before text)
+//   breakAfter: n                     send n streamed events, then destroy the socket
+//   hangAfter: n                      send n streamed events, then nothing (connection open)
+//   hang: true                        accept the request and never answer
+//   errorEventAfter: n                send n events, then an in-stream error event
+//   raw: ["data line", ...]           OpenAI only: these `data:` payloads verbatim, then [DONE]
+// Builders: reply.text("hi"), reply.toolCall("read", { path: "a" }), reply.error(429, {...}),
+// reply.hang(), reply.toolsUnsupported().
+import http from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+
+export interface ScriptedToolCall {
+  id?: string;
+  name: string;
+  /** An object (sent as its JSON) or the exact argument text (may be invalid JSON on purpose). */
+  arguments: Record<string, unknown> | string;
+  /** Number of pieces the argument text is streamed in (default 3). */
+  fragments?: number;
+}
+
+export interface ScriptedUsage {
+  input: number;
+  output: number;
+  cached?: number;
+  reasoning?: number;
+}
+
+export interface LlmReply {
+  text?: string | string[];
+  reasoning?: string | string[];
+  /** OpenAI protocol: the delta field reasoning is sent in (vLLM/DeepSeek: reasoning_content; Ollama/OpenRouter: reasoning). */
+  reasoningField?: "reasoning_content" | "reasoning";
+  /** Anthropic protocol: signature sent at the end of the thinking block (default "sig-test"). */
+  signature?: string;
+  toolCalls?: ScriptedToolCall[];
+  usage?: ScriptedUsage | false;
+  finish?: string;
+  chunkDelayMs?: number;
+  status?: number;
+  message?: string;
+  headers?: Record<string, string>;
+  /** Error body verbatim (default: the protocol's error JSON around `message`). */
+  body?: string;
+  toolsUnsupported?: boolean;
+  breakAfter?: number;
+  hangAfter?: number;
+  hang?: boolean;
+  errorEventAfter?: number;
+  raw?: string[];
+}
+
+export type Protocol = "openai" | "anthropic" | "ollama";
+
+export interface RecordedRequest {
+  method: string;
+  path: string;
+  protocol: Protocol;
+  headers: http.IncomingHttpHeaders;
+  /** The parsed JSON body (undefined for GET or a body that is not JSON). */
+  body: any;
+}
+
+export type ScriptEntry = LlmReply | ((req: RecordedRequest) => LlmReply);
+
+export interface ServedModel {
+  name: string;
+  /** Ollama /api/show model_info "<arch>.context_length". */
+  contextLength?: number;
+  /** Ollama /api/show parameters "num_ctx N" (set in the Modelfile). */
+  numCtx?: number;
+  /** Reported in /v1/models as vLLM's max_model_len. */
+  maxModelLen?: number;
+}
+
+export interface LlmServer {
+  /** http://127.0.0.1:PORT */
+  readonly url: string;
+  /** url + "/v1": the base URL of an OpenAI-compatible client (and of Ollama's /v1). */
+  readonly openaiBaseUrl: string;
+  /** The base URL of an Anthropic client (it appends /v1/messages itself). */
+  readonly anthropicBaseUrl: string;
+  readonly port: number;
+  /** Every request received, in order (model calls, model lists, Ollama probes). */
+  readonly requests: RecordedRequest[];
+  /** Only the model calls (chat completions and messages). */
+  readonly completions: RecordedRequest[];
+  /** Scripted replies not consumed yet. */
+  readonly pending: number;
+  /** Models listed by /api/tags and /v1/models, and described by /api/show. */
+  models: ServedModel[];
+  /** Appends replies to the queue. */
+  script(...replies: ScriptEntry[]): void;
+  /** Empties the queue and the request log. */
+  reset(): void;
+  /** Stops listening and destroys every open connection (hung ones included). */
+  close(): Promise<void>;
+}
+
+export const reply = {
+  text: (text: string | string[], extra: Partial<LlmReply> = {}): LlmReply => ({ text, ...extra }),
+  toolCall: (name: string, args: Record<string, unknown> | string, extra: Partial<LlmReply> = {}): LlmReply => ({
+    toolCalls: [{ name, arguments: args }],
+    ...extra,
+  }),
+  error: (status: number, extra: Partial<LlmReply> = {}): LlmReply => ({ status, ...extra }),
+  hang: (): LlmReply => ({ hang: true }),
+  toolsUnsupported: (): LlmReply => ({ toolsUnsupported: true }),
+};
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function splitWords(text: string): string[] {
+  return text.match(/\s*\S+\s*/g) ?? (text ? [text] : []);
+}
+
+function pieces(text: string | string[] | undefined): string[] {
+  if (text === undefined) return [];
+  return Array.isArray(text) ? text : splitWords(text);
+}
+
+/** `text` cut into `n` nearly equal pieces (at least one; empty text gives one empty piece). */
+function fragment(text: string, n: number): string[] {
+  const count = Math.max(1, Math.min(n, text.length || 1));
+  const size = Math.ceil(text.length / count) || 1;
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out.length ? out : [""];
+}
+
+function argumentText(call: ScriptedToolCall): string {
+  return typeof call.arguments === "string" ? call.arguments : JSON.stringify(call.arguments);
+}
+
+function estimateUsage(body: any, r: LlmReply): ScriptedUsage {
+  const out = pieces(r.text).join("") + pieces(r.reasoning).join("") + (r.toolCalls ?? []).map(argumentText).join("");
+  return { input: Math.ceil(JSON.stringify(body?.messages ?? "").length / 4), output: Math.ceil(out.length / 4) };
+}
+
+/** Writes SSE events with the reply's pacing and failure modes; resolves false when the script cut the stream. */
+class EventWriter {
+  private sent = 0;
+  stopped = false;
+  constructor(
+    private readonly res: http.ServerResponse,
+    private readonly r: LlmReply,
+    private readonly errorEvent: () => string,
+  ) {}
+
+  async send(frame: string): Promise<void> {
+    if (this.stopped) return;
+    const { breakAfter, hangAfter, errorEventAfter } = this.r;
+    if (breakAfter !== undefined && this.sent >= breakAfter) {
+      this.stopped = true;
+      // Let the bytes already written reach the client, then cut the connection mid-body.
+      await sleep(20);
+      this.res.socket?.destroy();
+      return;
+    }
+    if (hangAfter !== undefined && this.sent >= hangAfter) {
+      this.stopped = true;
+      return;
+    }
+    if (errorEventAfter !== undefined && this.sent >= errorEventAfter) {
+      this.stopped = true;
+      this.res.end(this.errorEvent());
+      return;
+    }
+    if (this.sent > 0 && this.r.chunkDelayMs) await sleep(this.r.chunkDelayMs);
+    this.res.write(frame);
+    this.sent++;
+  }
+}
+
+function sseHeaders(res: http.ServerResponse) {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+  res.flushHeaders();
+}
+
+function sendError(res: http.ServerResponse, protocol: Protocol, r: LlmReply, model: string) {
+  const status = r.toolsUnsupported ? 400 : (r.status ?? 500);
+  const message = r.toolsUnsupported
+    ? `registry.ollama.ai/library/${model} does not support tools`
+    : (r.message ?? (status === 429 ? "Rate limit reached, please retry later" : `scripted error ${status}`));
+  let body = r.body;
+  if (body === undefined) {
+    if (protocol === "anthropic") {
+      const type = status === 429 ? "rate_limit_error" : status === 529 ? "overloaded_error" : status >= 500 ? "api_error" : status === 401 ? "authentication_error" : status === 404 ? "not_found_error" : "invalid_request_error";
+      body = JSON.stringify({ type: "error", error: { type, message } });
+    } else {
+      body = JSON.stringify({ error: { message, type: status >= 500 ? "api_error" : "invalid_request_error", param: null, code: null } });
+    }
+  }
+  res.writeHead(status, { "content-type": "application/json", ...(r.headers ?? {}) });
+  res.end(body);
+}
+
+async function answerOpenAI(req: RecordedRequest, res: http.ServerResponse, r: LlmReply) {
+  const body = req.body ?? {};
+  const id = `chatcmpl-${Math.random().toString(36).slice(2, 10)}`;
+  const created = Math.floor(Date.now() / 1000);
+  const model = String(body.model ?? "model");
+  const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+    `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+  const calls = (r.toolCalls ?? []).map((c, i) => ({ ...c, id: c.id ?? `call_${i + 1}` }));
+  const finish = r.finish ?? (calls.length ? "tool_calls" : "stop");
+  const usage = r.usage === false ? undefined : (r.usage ?? estimateUsage(body, r));
+  const usageJson = usage && {
+    prompt_tokens: usage.input,
+    completion_tokens: usage.output,
+    total_tokens: usage.input + usage.output,
+    ...(usage.cached !== undefined ? { prompt_tokens_details: { cached_tokens: usage.cached } } : {}),
+    ...(usage.reasoning !== undefined ? { completion_tokens_details: { reasoning_tokens: usage.reasoning } } : {}),
+  };
+
+  if (!body.stream) {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(
+      JSON.stringify({
+        id,
+        object: "chat.completion",
+        created,
+        model,
+        choices: [
+          {
+            index: 0,
+            message: {
+              role: "assistant",
+              content: pieces(r.text).join("") || null,
+              ...(calls.length ? { tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: argumentText(c) } })) } : {}),
+            },
+            finish_reason: finish,
+          },
+        ],
+        usage: usageJson,
+      }),
+    );
+    return;
+  }
+
+  sseHeaders(res);
+  const w = new EventWriter(res, r, () => `data: ${JSON.stringify({ error: { message: r.message ?? "scripted in-stream error", type: "server_error" } })}\n\n`);
+  if (r.raw) {
+    for (const line of r.raw) await w.send(`data: ${line}\n\n`);
+  } else {
+    await w.send(chunk({ role: "assistant", content: "" }));
+    const field = r.reasoningField ?? "reasoning_content";
+    for (const p of pieces(r.reasoning)) await w.send(chunk({ [field]: p }));
+    for (const p of pieces(r.text)) await w.send(chunk({ content: p }));
+    for (const [index, c] of calls.entries()) {
+      const frags = fragment(argumentText(c), c.fragments ?? 3);
+      await w.send(chunk({ tool_calls: [{ index, id: c.id, type: "function", function: { name: c.name, arguments: "" } }] }));
+      for (const f of frags) await w.send(chunk({ tool_calls: [{ index, function: { arguments: f } }] }));
+    }
+    await w.send(chunk({}, finish));
+    if (usageJson && body.stream_options?.include_usage) {
+      await w.send(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage: usageJson })}\n\n`);
+    }
+  }
+  await w.send("data: [DONE]\n\n");
+  if (!w.stopped) res.end();
+}
+
+async function answerAnthropic(req: RecordedRequest, res: http.ServerResponse, r: LlmReply) {
+  const body = req.body ?? {};
+  const model = String(body.model ?? "model");
+  const usage = r.usage === false ? { input: 0, output: 0 } : (r.usage ?? estimateUsage(body, r));
+  const calls = (r.toolCalls ?? []).map((c, i) => ({ ...c, id: c.id ?? `toolu_${i + 1}` }));
+  const stop = r.finish ?? (calls.length ? "tool_use" : "end_turn");
+  const ev = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+
+  sseHeaders(res);
+  const w = new EventWriter(res, r, () => ev("error", { error: { type: "overloaded_error", message: r.message ?? "Overloaded" } }));
+  await w.send(
+    ev("message_start", {
+      message: {
+        id: `msg_${Math.random().toString(36).slice(2, 10)}`,
+        type: "message",
+        role: "assistant",
+        model,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { input_tokens: usage.input - (usage.cached ?? 0), cache_read_input_tokens: usage.cached ?? 0, cache_creation_input_tokens: 0, output_tokens: 1 },
+      },
+    }),
+  );
+  let index = 0;
+  const reasoning = pieces(r.reasoning);
+  if (reasoning.length) {
+    await w.send(ev("content_block_start", { index, content_block: { type: "thinking", thinking: "", signature: "" } }));
+    for (const p of reasoning) await w.send(ev("content_block_delta", { index, delta: { type: "thinking_delta", thinking: p } }));
+    await w.send(ev("content_block_delta", { index, delta: { type: "signature_delta", signature: r.signature ?? "sig-test" } }));
+    await w.send(ev("content_block_stop", { index }));
+    index++;
+  }
+  const text = pieces(r.text);
+  if (text.length) {
+    await w.send(ev("content_block_start", { index, content_block: { type: "text", text: "" } }));
+    await w.send(ev("ping", {}));
+    for (const p of text) await w.send(ev("content_block_delta", { index, delta: { type: "text_delta", text: p } }));
+    await w.send(ev("content_block_stop", { index }));
+    index++;
+  }
+  for (const c of calls) {
+    await w.send(ev("content_block_start", { index, content_block: { type: "tool_use", id: c.id, name: c.name, input: {} } }));
+    for (const f of fragment(argumentText(c), c.fragments ?? 3)) {
+      await w.send(ev("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: f } }));
+    }
+    await w.send(ev("content_block_stop", { index }));
+    index++;
+  }
+  await w.send(ev("message_delta", { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: usage.output } }));
+  await w.send(ev("message_stop", {}));
+  if (!w.stopped) res.end();
+}
+
+function answerOllama(req: RecordedRequest, res: http.ServerResponse, models: ServedModel[]) {
+  const json = (status: number, data: unknown) => {
+    res.writeHead(status, { "content-type": "application/json" });
+    res.end(JSON.stringify(data));
+  };
+  if (req.path === "/api/version") return json(200, { version: "0.12.0" });
+  if (req.path === "/api/tags") {
+    return json(200, {
+      models: models.map((m) => ({ name: m.name, model: m.name, modified_at: "2025-01-01T00:00:00Z", size: 1, digest: "0", details: { family: "qwen2" } })),
+    });
+  }
+  if (req.path === "/api/show") {
+    const name = String(req.body?.model ?? req.body?.name ?? "");
+    const m = models.find((x) => x.name === name || x.name === `${name}:latest`);
+    if (!m) return json(404, { error: `model '${name}' not found` });
+    return json(200, {
+      parameters: m.numCtx ? `num_ctx                        ${m.numCtx}\nstop                           "<|im_end|>"` : `stop                           "<|im_end|>"`,
+      details: { family: "qwen2" },
+      model_info: { "general.architecture": "qwen2", ...(m.contextLength ? { "qwen2.context_length": m.contextLength } : {}) },
+      capabilities: ["completion", "tools"],
+    });
+  }
+  json(404, { error: "not found" });
+}
+
+function protocolOf(method: string, path: string, headers: http.IncomingHttpHeaders): Protocol | undefined {
+  if (path.startsWith("/api/")) return "ollama";
+  if (method === "POST" && path.endsWith("/chat/completions")) return "openai";
+  if (method === "POST" && path === "/v1/messages") return "anthropic";
+  if (method === "GET" && path.endsWith("/models")) return headers["anthropic-version"] ? "anthropic" : "openai";
+  return undefined;
+}
+
+export interface LlmServerOptions {
+  /** Models listed and described (default: one "test-model" with a 32768-token context). */
+  models?: ServedModel[];
+  /** When set, every request must carry this key (Authorization: Bearer, or x-api-key), else 401. */
+  requireKey?: string;
+}
+
+export async function startLlmServer(opts: LlmServerOptions = {}): Promise<LlmServer> {
+  const queue: ScriptEntry[] = [];
+  const requests: RecordedRequest[] = [];
+  const sockets = new Set<Socket>();
+  const state = { models: opts.models ?? [{ name: "test-model", contextLength: 32768 }] };
+
+  const server = http.createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const c of req) chunks.push(c as Buffer);
+    const text = Buffer.concat(chunks).toString("utf8");
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = undefined;
+    }
+    const path = (req.url ?? "/").split("?")[0];
+    const method = req.method ?? "GET";
+    const protocol = protocolOf(method, path, req.headers);
+    const recorded: RecordedRequest = { method, path, protocol: protocol ?? "openai", headers: req.headers, body };
+    requests.push(recorded);
+    if (opts.requireKey !== undefined) {
+      const given = req.headers["x-api-key"] ?? String(req.headers.authorization ?? "").replace(/^Bearer\s+/i, "");
+      if (given !== opts.requireKey) return sendError(res, protocol ?? "openai", { status: 401, message: "Incorrect API key provided" }, "");
+    }
+    if (!protocol) {
+      res.writeHead(404, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: { message: `llm-server: no route for ${method} ${path}` } }));
+      return;
+    }
+    if (protocol === "ollama") return answerOllama(recorded, res, state.models);
+    if (method === "GET") {
+      res.writeHead(200, { "content-type": "application/json" });
+      const data =
+        protocol === "anthropic"
+          ? { data: state.models.map((m) => ({ id: m.name, type: "model", display_name: m.name, created_at: "2025-01-01T00:00:00Z" })), has_more: false, first_id: null, last_id: null }
+          : { object: "list", data: state.models.map((m) => ({ id: m.name, object: "model", owned_by: "test", ...(m.maxModelLen ? { max_model_len: m.maxModelLen } : {}) })) };
+      res.end(JSON.stringify(data));
+      return;
+    }
+    const entry = queue.shift();
+    if (!entry) {
+      sendError(res, protocol, { status: 500, message: "llm-server: no scripted reply left" }, "");
+      return;
+    }
+    const r = typeof entry === "function" ? entry(recorded) : entry;
+    if (r.hang) return; // never answered; close() destroys the socket
+    if (r.status !== undefined || r.toolsUnsupported) return sendError(res, protocol, r, String((body as any)?.model ?? "model"));
+    try {
+      if (protocol === "anthropic") await answerAnthropic(recorded, res, r);
+      else await answerOpenAI(recorded, res, r);
+    } catch {
+      // The client went away mid-answer (aborted, timed out): nothing to do.
+    }
+  });
+  server.on("connection", (s) => {
+    sockets.add(s);
+    s.on("close", () => sockets.delete(s));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
+
+  return {
+    url,
+    openaiBaseUrl: `${url}/v1`,
+    anthropicBaseUrl: url,
+    port,
+    requests,
+    get completions() {
+      return requests.filter((r) => r.method === "POST" && r.protocol !== "ollama");
+    },
+    get pending() {
+      return queue.length;
+    },
+    get models() {
+      return state.models;
+    },
+    set models(m: ServedModel[]) {
+      state.models = m;
+    },
+    script: (...replies) => void queue.push(...replies),
+    reset: () => {
+      queue.length = 0;
+      requests.length = 0;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
