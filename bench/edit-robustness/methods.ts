@@ -5,7 +5,7 @@
 // on seenText, then the file moves on to text), and register them in METHODS.
 import { applyReplacements, planEdit } from "../../src/edit/match.ts";
 import { parseFile, serialize, withLines } from "../../src/edit/fileModel.ts";
-import { resolveRef, type LineRef } from "../../src/edit/lineRefs.ts";
+import { resolveRef, staleNumber, type LineRef } from "../../src/edit/lineRefs.ts";
 import { applyLineChanges } from "../../src/edit/lineEdits.ts";
 import { hashLine, reconcileIds } from "../../src/workspace/lineIds.ts";
 import { splitLines } from "../../src/workspace/workspace.ts";
@@ -28,8 +28,9 @@ type LineAddressing = "number" | "id" | "n-id";
  * way the model saw them: by number, by line ID, or both (N:ID). It runs rt's
  * real engine: IDs are assigned on the text the model read and reconciled with
  * the text as it is now (the same diff alignment rt does after any change),
- * references resolve as in edit_lines, the content is re-indented to its place,
- * and the file model keeps line endings.
+ * references resolve as in edit_lines (plain numbers are checked against what
+ * the model was shown, as rt does after read/open), the content is re-indented
+ * to its place, and the file model keeps line endings.
  */
 function lineMethod(addressing: LineAddressing): Method {
   return (c) => {
@@ -42,6 +43,11 @@ function lineMethod(addressing: LineAddressing): Method {
     if ("error" in from) return { ok: false, error: from.error, detail: "ref" };
     const to = resolveRef(ref(c.seenEnd), model.lines, now.ids);
     if ("error" in to) return { ok: false, error: to.error, detail: "ref" };
+    if (addressing === "number") {
+      // rt showed the model the whole file it read (seenText): numbers must still name those lines.
+      const stale = staleNumber(from.line, seenIds.ids, now.ids, c.file) ?? staleNumber(to.line, seenIds.ids, now.ids, c.file);
+      if (stale) return { ok: false, error: stale, detail: "stale" };
+    }
     const applied = applyLineChanges(model.lines, [{ start: from.line, end: to.line, content: c.modelLines }]);
     if ("error" in applied) return { ok: false, error: applied.error, detail: "apply" };
     const relocated = from.relocatedFrom !== undefined ? "relocated" : "in place";

@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Protocol } from "./events.js";
-import { packageRoot } from "./packageRoot.js";
+import { packageRoot } from "../packageRoot.js";
 
 /** Project instruction files, in order of preference: the first one present is used. */
 export const PROJECT_INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md"];

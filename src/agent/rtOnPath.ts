@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { packageRoot } from "./packageRoot.js";
+import { packageRoot } from "../packageRoot.js";
 import { Workspace, type Profile } from "../workspace/workspace.js";
 
 function shellQuote(s: string): string {

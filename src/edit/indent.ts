@@ -98,7 +98,7 @@ export function fitIndentation(content: string[], ctx: IndentContext): string[] 
   const base = Math.min(...widths.filter((w) => w >= 0));
 
   if (ctx.indentLevel === undefined && ctx.replacing > 0) {
-    const copied = undoCopyShift(content, ctx.lines.slice(ctx.at, ctx.at + ctx.replacing));
+    const copied = undoCopyShift(content, ctx.lines.slice(ctx.at, ctx.at + ctx.replacing), style);
     if (copied) return copied;
   }
 
@@ -160,7 +160,7 @@ function baseIndent(lines: string[]): string {
  * repeated lines are exactly where they were; null otherwise (then the context
  * decides).
  */
-function undoCopyShift(content: string[], replaced: string[]): string[] | null {
+function undoCopyShift(content: string[], replaced: string[], style: IndentStyle): string[] | null {
   // Pair content lines with replaced lines of the same trimmed text, in order.
   const pairs: Array<[string, string]> = [];
   let j = 0;
@@ -175,12 +175,19 @@ function undoCopyShift(content: string[], replaced: string[]): string[] | null {
       }
     }
   }
-  if (pairs.length === 0) return null;
-  const rel = relateIndentation(pairs);
+  // Only indented pairs say anything about indentation.
+  if (pairs.every(([c, f]) => c === "" && f === "")) return null;
+  const rel = relateIndentation(pairs, style.tabs ? undefined : style.unit);
   // The repeated lines sit exactly where they were: the content is already placed
   // (its base may differ only because a less indented line was removed).
-  if (rel.kind === "identity") return content;
-  if (rel.kind !== "uniform" || baseIndent(content) === baseIndent(replaced)) return null;
+  if (rel.kind === "identity") {
+    // Lines the caller wrote anew may still use tabs in a space-indented file (or the reverse).
+    const foreign = (ws: string) => (style.tabs ? ws.startsWith(" ".repeat(style.unit)) : ws.includes("\t"));
+    return content.map((l) => (!blank(l) && foreign(lead(l)) ? render(widthOf(lead(l), style.unit), style) + l.slice(lead(l).length) : l));
+  }
+  if (rel.kind !== "uniform") return null;
+  // A shift that leaves the base where it was is a deliberate re-indent (a wrapped block), not a copy error.
+  if (rel.delta !== 0 && baseIndent(content) === baseIndent(replaced)) return null;
   const out: string[] = [];
   for (const line of content) {
     if (blank(line)) {

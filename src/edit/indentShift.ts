@@ -40,9 +40,12 @@ function render(width: number, useTabs: boolean, tabWidth: number): string {
 
 /**
  * The relation shown by pairs of (old line's indentation, file line's
- * indentation), blank lines left out by the caller.
+ * indentation), blank lines left out by the caller. `preferTabWidth` (the
+ * file's own indentation unit, when known) is tried first as the width a tab
+ * stood for.
  */
-export function relateIndentation(pairs: ReadonlyArray<readonly [string, string]>): IndentRelation {
+export function relateIndentation(pairs: ReadonlyArray<readonly [string, string]>, preferTabWidth?: number): IndentRelation {
+  const widths = preferTabWidth ? [preferTabWidth, ...TAB_WIDTHS.filter((w) => w !== preferTabWidth)] : TAB_WIDTHS;
   const map = new Map<string, string | null>();
   for (const [o, f] of pairs) {
     if (!map.has(o)) map.set(o, f);
@@ -50,8 +53,8 @@ export function relateIndentation(pairs: ReadonlyArray<readonly [string, string]
   }
   const tabbed = pairs.filter(([, f]) => f.length > 0);
   const useTabs = tabbed.length > 0 && tabbed.filter(([, f]) => f[0] === "\t").length * 2 >= tabbed.length;
-  if (pairs.every(([o, f]) => o === f)) return { kind: "identity", tabWidth: TAB_WIDTHS[0], delta: 0, useTabs, map };
-  for (const tw of TAB_WIDTHS) {
+  if (pairs.every(([o, f]) => o === f)) return { kind: "identity", tabWidth: widths[0], delta: 0, useTabs, map };
+  for (const tw of widths) {
     const d = indentWidth(pairs[0][1], tw) - indentWidth(pairs[0][0], tw);
     if (pairs.every(([o, f]) => indentWidth(f, tw) - indentWidth(o, tw) === d)) {
       return { kind: "uniform", tabWidth: tw, delta: d, useTabs, map };

@@ -74,3 +74,20 @@ export function around(lines: string[], ids: string[] | undefined, line: number,
   }
   return out.join("\n");
 }
+
+/**
+ * A plain line number is trusted only if it still names the line the caller
+ * saw there: `viewed[n-1]` is the ID rt last showed the caller at line n (see
+ * LineIdStore.markViewed). When the file changed since (the caller's own edit
+ * above, or another program) and line n now holds another line, the number is
+ * stale. Returns null when it is not (or when rt never showed that line), else
+ * an error saying where the line went. Line IDs (k3f9, 12:k3f9) never need this.
+ */
+export function staleNumber(n: number, viewed: ReadonlyArray<string | null> | undefined, currentIds: string[] | undefined, rel: string): string | null {
+  if (!viewed || !currentIds || n < 1) return null;
+  const seen = viewed[n - 1];
+  if (seen === null || seen === undefined || currentIds[n - 1] === seen) return null;
+  const now = currentIds.indexOf(seen);
+  const where = now === -1 ? "that line has since been changed or deleted" : `that line is now line ${now + 1}`;
+  return `line ${n} is stale: ${rel} changed since you last viewed it, and line ${n} no longer holds the line you saw there (${where}). Re-read the file (read or open) and use the current numbers, or refer to lines as N:ID (line IDs follow lines when they move).`;
+}

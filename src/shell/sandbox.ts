@@ -22,6 +22,7 @@
 // stops nested ones), then, only when rt runs as root, the same namespaces
 // without a user namespace (for hosts where user namespaces are disabled).
 // When neither works the sandbox is unavailable and callers must refuse to run.
+import { packageRoot } from "../packageRoot.js";
 import fs from "node:fs";
 import path from "node:path";
 import { spawn } from "node:child_process";
@@ -55,6 +56,15 @@ function isWithin(dir: string, p: string): boolean {
   return p === dir || p.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
 }
 
+/** rt's own install directory (dist/, node_modules/), or the root directory when it cannot be found. */
+function ownPackage(): string {
+  try {
+    return realOr(packageRoot());
+  } catch {
+    return "/";
+  }
+}
+
 function realOr(p: string): string {
   try {
     return fs.realpathSync(p);
@@ -79,8 +89,9 @@ export function bwrapArgs(spec: SandboxSpec, seccompFd?: number): string[] {
     args.push("--tmpfs", dir);
     hidden.push(dir);
   }
-  // Bind back what the private directories would hide: the workspace, and DNS when the network is on.
-  const rebind = [spec.root];
+  // Bind back what the private directories would hide: the workspace, rt itself
+  // (commands run `rt`, which may be installed under /tmp), and DNS when the network is on.
+  const rebind = [spec.root, ownPackage()];
   if (spec.allowNet) rebind.push(realOr("/etc/resolv.conf"));
   for (const p of rebind) {
     if (hidden.some((d) => isWithin(d, p) && p !== d) && fs.existsSync(p)) args.push("--ro-bind", p, p);

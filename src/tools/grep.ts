@@ -148,7 +148,7 @@ export async function search(workspace: Workspace, target: string, spec: SearchS
   }
 
   if (shown[shown.length - 1] === "--") shown.pop();
-  if (spec.ids) attachIds(workspace, matches);
+  noteMatches(workspace, matches, spec.ids === true);
   const lines = shown.map((s) => {
     if (!s.startsWith("\u0000M")) return s;
     const mm = matches[Number(s.slice(2))];
@@ -169,8 +169,13 @@ function looksBinary(abs: string): boolean {
   }
 }
 
-/** Looks up the line ID of every match, reading each matched file once. */
-function attachIds(workspace: Workspace, matches: Match[]): void {
+/**
+ * Records the matched lines as seen by the caller (their numbers are current:
+ * see staleNumber in edit/lineRefs.ts) and, with `withIds`, attaches each
+ * match's line ID. Reads each matched file once; files the caller never viewed
+ * are only read when IDs are asked for.
+ */
+function noteMatches(workspace: Workspace, matches: Match[], withIds: boolean): void {
   const byFile = new Map<string, Match[]>();
   for (const m of matches) {
     const list = byFile.get(m.file) ?? [];
@@ -179,9 +184,11 @@ function attachIds(workspace: Workspace, matches: Match[]): void {
   }
   for (const [file, list] of byFile) {
     try {
+      if (!withIds && !workspace.lineIds.viewed(file)) continue;
       const f = workspace.resolveTextFile(file);
-      const { ids } = workspace.linesWithIds(f);
-      for (const m of list) m.line_id = ids[m.line - 1];
+      const { ids, hash } = workspace.linesWithIds(f);
+      if (withIds) for (const m of list) m.line_id = ids[m.line - 1];
+      workspace.lineIds.markViewed(f.rel, hash, list.map((m) => m.line));
     } catch {
       // A file too large for IDs keeps plain line numbers.
     }

@@ -5,7 +5,7 @@ import { z } from "zod";
 import type { Workspace } from "../workspace/workspace.js";
 import { applyEdit, type Snapshot } from "../workspace/applyEdit.js";
 import { withLines, splitContent } from "../edit/fileModel.js";
-import { resolveRef, parseRef, type LineRef } from "../edit/lineRefs.js";
+import { resolveRef, parseRef, staleNumber, type LineRef } from "../edit/lineRefs.js";
 import { applyLineChanges, type LineChange } from "../edit/lineEdits.js";
 import { ToolError, ok, type ToolResult } from "./types.js";
 
@@ -40,6 +40,11 @@ function planChanges(snap: Snapshot, specs: ChangeSpec[]) {
   const resolve = (ref: LineRef, o: { allowEnd?: boolean; allowZero?: boolean } = {}) => {
     const r = resolveRef(ref, lines, snap.ids, o);
     if ("error" in r) throw new ToolError(r.error);
+    const parsed = parseRef(ref);
+    if (!("error" in parsed) && parsed.id === undefined) {
+      const stale = staleNumber(r.line, snap.viewedIds, snap.ids, snap.rel);
+      if (stale) throw new ToolError(stale);
+    }
     if (r.relocatedFrom !== undefined) {
       relocations.push({ ref: String(ref), from: r.relocatedFrom, to: r.line });
       notes.push(`note: ${ref} was relocated to line ${r.line} (the file changed since it was read)`);

@@ -30,6 +30,7 @@ export const readTool = defineTool({
     let ids: string[] | undefined;
     if (args.ids) {
       const all = workspace.linesWithIds(file);
+      workspace.lineIds.markViewed(file.rel, all.hash);
       total = all.lines.length;
       lines = all.lines.slice(start - 1, start - 1 + limit);
       ids = all.ids.slice(start - 1, start - 1 + limit);
@@ -37,6 +38,7 @@ export const readTool = defineTool({
       const w = await workspace.window(file, start, limit);
       total = w.totalLines;
       lines = w.lines;
+      workspace.noteViewed(file);
     }
     if (total === 0) {
       return ok(`(${file.rel} is empty: 0 lines)`, { path: file.rel, line_count: 0, total_lines: 0, truncated: false, ...(ids ? { line_ids: [] } : {}) });

@@ -29,6 +29,7 @@ export async function showWindow(
   const body = w.lines.map((l, i) => `${start + i}: ${cutLine(l)}`);
   const header = `--- ${file.rel} (lines ${start}-${end} of ${w.totalLines}) ---`;
   workspace.views.set(file.rel, { start, end, chunk: SCROLL_CHUNK, overlap: SCROLL_OVERLAP });
+  workspace.noteViewed(file);
   const text = [header, ...body, ...(note ? [note] : [])].join("\n");
   return ok(text, { path: file.rel, start_line: start, end_line: end, total_lines: w.totalLines });
 }

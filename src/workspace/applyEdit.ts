@@ -26,6 +26,8 @@ export interface Snapshot {
   model: FileModel;
   /** Line IDs of the snapshot's lines (files up to LINE_ID_MAX_BYTES). */
   ids?: string[];
+  /** What the caller believes is at each line number (see staleNumber). */
+  viewedIds?: ReadonlyArray<string | null>;
   mode?: number;
 }
 
@@ -47,7 +49,10 @@ export function takeSnapshot(ws: Workspace, path: string, opts: { mayCreate?: bo
   const model = parseFile(bytes);
   const hash = hashBytes(bytes);
   const snap: Snapshot = { rel: r.rel, abs: r.abs, bytes, hash, model, mode: st.mode & 0o7777 };
-  if (opts.withIds && bytes.length <= LINE_ID_MAX_BYTES) snap.ids = ws.lineIds.idsFor(r.rel, model.lines, hash);
+  if (opts.withIds && bytes.length <= LINE_ID_MAX_BYTES) {
+    snap.ids = ws.lineIds.idsFor(r.rel, model.lines, hash);
+    snap.viewedIds = ws.lineIds.viewed(r.rel);
+  }
   return snap;
 }
 
@@ -88,11 +93,17 @@ export function unifiedDiff(rel: string, before: string, after: string): string 
     .join("\n");
 }
 
+const REGION_CONTEXT = 3;
+
+/** Lines shown around an edit: the changed lines and REGION_CONTEXT lines either side. */
+function regionBounds(total: number, start: number, end: number): { from: number; to: number } {
+  return { from: Math.max(1, Math.min(start, total) - REGION_CONTEXT), to: Math.min(total, Math.max(end, start) + REGION_CONTEXT) };
+}
+
 /** The edited region with a few lines of context, numbered (seed 000 §10.4). */
-export function regionView(lines: string[], start: number, end: number, context = 3): string {
+export function regionView(lines: string[], start: number, end: number): string {
   if (lines.length === 0) return "(the file is now empty)";
-  const from = Math.max(1, Math.min(start, lines.length) - context);
-  const to = Math.min(lines.length, Math.max(end, start) + context);
+  const { from, to } = regionBounds(lines.length, start, end);
   const out: string[] = [];
   for (let i = from; i <= to; i++) out.push(`${String(i).padStart(4)}: ${lines[i - 1]}`);
   return out.join("\n");
@@ -150,7 +161,12 @@ async function applyLocked(ws: Workspace, target: string, plan: (snap: Snapshot)
     new Journal(ws.state).record(snap.rel, snap.bytes, newHash, opts.tool, snap.mode);
     fs.mkdirSync(path.dirname(snap.abs), { recursive: true });
     writeFileAtomic(snap.abs, newBytes, { mode: snap.mode });
-    if (newBytes.length <= LINE_ID_MAX_BYTES) ws.lineIds.idsFor(snap.rel, p.model.lines, newHash);
+    if (newBytes.length <= LINE_ID_MAX_BYTES) {
+      ws.lineIds.idsFor(snap.rel, p.model.lines, newHash);
+      // The caller is shown the edited region below: those numbers are current for it now.
+      const shown = regionBounds(p.model.lines.length, p.start, p.end);
+      ws.lineIds.markViewed(snap.rel, newHash, shown);
+    }
     const verb = opts.verb ?? (snap.bytes === null ? "Created" : "Edited");
     const range = p.end >= p.start ? `${p.start}-${p.end}` : `${p.start}`;
     const showDiff = opts.showDiff || /^(1|true|yes|on)$/i.test(ws.env.RT_AUTO_DIFF ?? ws.env.RAGIX_AUTO_DIFF ?? "");

@@ -18,6 +18,12 @@ interface IdRecord {
   ids: string[];
   /** 53-bit hashes of each line, for alignment. */
   hashes: number[];
+  /**
+   * What the caller believes is at each line number: the ID rt last showed it
+   * there (a whole file by read/open/scroll, the region around an edit, grep
+   * matches), or null where it was shown nothing since the file changed.
+   */
+  viewed?: Array<string | null>;
 }
 
 const LETTERS = "abcdefghijklmnopqrstuvwxyz";
@@ -166,20 +172,32 @@ export class LineIdStore {
     const result = rec
       ? reconcileIds(rec.hashes, rec.ids, hashes, rec.next)
       : reconcileIds([], [], hashes, 0);
-    this.save({ version: 1, path: rel, textHash, next: result.next, ids: result.ids, hashes });
+    this.save({ version: 1, path: rel, textHash, next: result.next, ids: result.ids, hashes, ...(rec?.viewed ? { viewed: rec.viewed } : {}) });
     return result.ids;
   }
 
   /**
-   * Records IDs for a text rt itself just wrote: `ids[i]` is the ID to keep for
-   * new line i, or null for a line that needs a fresh ID.
+   * Remembers that the caller was just shown `lines` (1-based line numbers, or
+   * a {from, to} range; the whole file by default) of the version `textHash`,
+   * whose IDs idsFor computed.
    */
-  assign(rel: string, lines: string[], textHash: string, ids: Array<string | null>): string[] {
+  markViewed(rel: string, textHash: string, lines: number[] | { from: number; to: number } = { from: 1, to: Infinity }): void {
     const rec = this.load(rel);
-    let next = rec?.next ?? 0;
-    const out = ids.map((id) => id ?? idFromCounter(next++));
-    this.save({ version: 1, path: rel, textHash, next, ids: out, hashes: lines.map(hashLine) });
-    return out;
+    if (!rec || rec.textHash !== textHash) return;
+    const prev = rec.viewed;
+    const viewed: Array<string | null> = Array.from({ length: rec.ids.length }, (_, i) => prev?.[i] ?? null);
+    const mark = (n: number) => {
+      if (n >= 1 && n <= rec.ids.length) viewed[n - 1] = rec.ids[n - 1];
+    };
+    if (Array.isArray(lines)) lines.forEach(mark);
+    else for (let n = Math.max(1, lines.from); n <= Math.min(rec.ids.length, lines.to); n++) mark(n);
+    if (prev && prev.length === viewed.length && prev.every((id, i) => id === viewed[i])) return;
+    this.save({ ...rec, viewed });
+  }
+
+  /** What the caller believes is at each line number (see IdRecord.viewed), if rt showed it the file. */
+  viewed(rel: string): Array<string | null> | undefined {
+    return this.load(rel)?.viewed;
   }
 
   /** Forgets the file's IDs (after `write`), keeping the counter so old IDs never come back. */

@@ -114,8 +114,22 @@ export class Workspace {
     return { totalLines: lines.length, lines: lines.slice(start - 1, start - 1 + count) };
   }
 
+  /**
+   * Records that the caller was shown this version of the file, so that a later
+   * edit by plain line numbers can tell whether those numbers still point at the
+   * lines the caller saw (see staleNumber in edit/lineRefs.ts). Files read
+   * through the line index (LARGE_FILE_BYTES and up) are not tracked.
+   */
+  noteViewed(file: ResolvedPath & { stat: fs.Stats }): void {
+    if (file.stat.size >= LARGE_FILE_BYTES) return;
+    const bytes = fs.readFileSync(file.abs);
+    const hash = hashBytes(bytes);
+    this.lineIds.idsFor(file.rel, splitLines(bytes.toString("utf8")), hash);
+    this.lineIds.markViewed(file.rel, hash);
+  }
+
   /** The whole text of a file with its line IDs (files up to LINE_ID_MAX_BYTES). */
-  linesWithIds(file: ResolvedPath & { stat: fs.Stats }): { lines: string[]; ids: string[] } {
+  linesWithIds(file: ResolvedPath & { stat: fs.Stats }): { lines: string[]; ids: string[]; hash: string } {
     if (file.stat.size > LINE_ID_MAX_BYTES) {
       throw new ToolError(
         `${file.rel}: line IDs are kept for files up to ${formatSize(LINE_ID_MAX_BYTES)}; this one is ${formatSize(file.stat.size)}. Use line numbers instead.`,
@@ -123,8 +137,9 @@ export class Workspace {
     }
     const bytes = fs.readFileSync(file.abs);
     const lines = splitLines(bytes.toString("utf8"));
-    const ids = this.lineIds.idsFor(file.rel, lines, hashBytes(bytes));
-    return { lines, ids };
+    const hash = hashBytes(bytes);
+    const ids = this.lineIds.idsFor(file.rel, lines, hash);
+    return { lines, ids, hash };
   }
 }
 

@@ -40,3 +40,28 @@ test("tabs stay tabs in a tab-indented file", () => {
 test("detectStyle finds 2-space indentation", () => {
   assert.deepEqual(detectStyle(["a {", "  b {", "    c", "  }", "}"]), { tabs: false, unit: 2 });
 });
+
+test("a copy shifted as a whole is put back where the replaced lines were (repeated lines show the shift)", () => {
+  const file = ["class A:", "    def f(self):", "        if x:", "            return 1", "        return 2"];
+  // The caller copied lines 3-5 with 4 extra spaces and changed one of them.
+  const content = ["            if x:", "                return 10", "            return 2"];
+  assert.deepEqual(fitIndentation(content, { lines: file, at: 2, replacing: 3 }), ["        if x:", "            return 10", "        return 2"]);
+});
+
+test("a block deliberately wrapped in a new statement keeps its new indentation", () => {
+  const file = ["def f():", "    a()", "    b()", "    return 1"];
+  const content = ["    if ok:", "        a()", "        b()"];
+  assert.deepEqual(fitIndentation(content, { lines: file, at: 1, replacing: 2 }), content);
+});
+
+test("spaces written for a tab-indented file follow the repeated lines' tab width", () => {
+  const file = ["func f() {", "\tif x {", "\t\treturn 1", "\t}", "}"];
+  const content = ["    if x {", "        return 2", "    }"];
+  assert.deepEqual(fitIndentation(content, { lines: file, at: 1, replacing: 3 }), ["\tif x {", "\t\treturn 2", "\t}"]);
+});
+
+test("unmoved repeated lines mean the content is already placed, even when a less indented line was removed", () => {
+  const file = ["def f():", "    if x:", "        a()", "    else:", "        b()"];
+  const content = ["        a()", "        b()"];
+  assert.deepEqual(fitIndentation(content, { lines: file, at: 2, replacing: 3 }), content);
+});

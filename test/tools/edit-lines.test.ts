@@ -215,3 +215,41 @@ test("edits through paths that escape the root are refused and create nothing", 
   assert.match(r.result.error, /outside the workspace root/);
   assert.equal(fs.existsSync(path.join(path.dirname(dir), "escape.txt")), false);
 });
+
+test("a plain line number that went stale since the caller viewed the file is refused; fresh numbers, IDs and N:ID work", async () => {
+  const dir = tempTree({ "s.txt": "a\nb\nc\nd\ne\nf\ng\nh\n" });
+  const file = path.join(dir, "s.txt");
+  const read = await rtCall("read", { path: "s.txt", ids: true }, { cwd: dir });
+  const ids = read.result.line_ids as string[];
+  // The caller's own edit inserts two lines at the top...
+  assert.equal((await rt(["insert", "s.txt", "1"], { cwd: dir, input: "new1\nnew2\n" })).code, 0);
+  // ...then it edits line 7 ("g" when it read the file) by its old number: now line 7 holds "e".
+  const before = fs.readFileSync(file, "utf8");
+  const stale = await rt(["edit", "s.txt", "7", "7"], { cwd: dir, input: "G\n" });
+  assert.equal(stale.code, 1);
+  assert.match(stale.stderr, /line 7 is stale/);
+  assert.match(stale.stderr, /that line is now line 9/);
+  assert.equal(fs.readFileSync(file, "utf8"), before);
+  // Lines above the change, and lines the edit's output showed, are current.
+  assert.equal((await rt(["edit", "s.txt", "1", "1"], { cwd: dir, input: "NEW1\n" })).code, 0);
+  // N:ID follows the line; so does re-reading.
+  const byId = await rtCall("edit_lines", { path: "s.txt", changes: [{ line_id: `7:${ids[6]}`, new_content: "G" }] }, { cwd: dir });
+  assert.equal(byId.code, 0, byId.result.error);
+  await rt(["open", "s.txt"], { cwd: dir });
+  assert.equal((await rt(["edit", "s.txt", "10", "10"], { cwd: dir, input: "H\n" })).code, 0);
+  assert.equal(fs.readFileSync(file, "utf8"), "NEW1\nnew2\na\nb\nc\nd\ne\nf\nG\nH\n");
+});
+
+test("a change by another program after the caller's read makes plain numbers below it stale", async () => {
+  const dir = tempTree({ "t.py": "x = 1\ny = 2\nz = 3\n" });
+  await rt(["open", "t.py"], { cwd: dir });
+  fs.writeFileSync(path.join(dir, "t.py"), "# header\nx = 1\ny = 2\nz = 3\n");
+  const r = await rt(["edit", "t.py", "3", "3"], { cwd: dir, input: "z = 30\n" });
+  assert.equal(r.code, 1);
+  assert.match(r.stderr, /stale/);
+  // grep shows current numbers: after it, the number is trusted.
+  const g = await rt(["grep", "z = 3", "t.py"], { cwd: dir });
+  assert.match(g.stdout, /4: z = 3/);
+  assert.equal((await rt(["edit", "t.py", "4", "4"], { cwd: dir, input: "z = 30\n" })).code, 0);
+  assert.equal(fs.readFileSync(path.join(dir, "t.py"), "utf8"), "# header\nx = 1\ny = 2\nz = 30\n");
+});

@@ -1,5 +1,5 @@
 // Finds rt's own package directory at run time: the one holding `prompts/`.
-// From src/agent/ under tsx it is two levels up; from the bundles in dist/ (or
+// From src/ under tsx it is one level up; from the bundles in dist/ (or
 // dist/chunks/) one or two. Walking up works for all of them.
 import fs from "node:fs";
 import path from "node:path";
