@@ -175,12 +175,18 @@ async function runClient(c, url, ws, calls, seed) {
       const kind = pick(3);
       if (kind === 0 || own.lines.length > OWN_LINES * 2) {
         const line = 1 + pick(own.lines.length);
+        // Look before editing by number, as a model does: rt refuses a number that
+        // moved since the caller last saw the file (its own earlier inserts shifted them).
+        await timedCall("read", "read", { path: own.rel, offset: line, limit: 1 }, () => undefined);
+        if (++i >= calls) break; // the look counts as one of the calls
         const k = /_v(\w+) =/.exec(own.lines[line - 1])[1];
         const content = ownLine(c, k, v);
         await timedCall("edit", "edit_lines", { path: own.rel, command: "replace", start_line: line, new_content: content }, () => undefined);
         own.lines[line - 1] = content;
       } else if (kind === 1) {
         const line = 1 + pick(own.lines.length + 1);
+        await timedCall("read", "read", { path: own.rel, offset: Math.max(1, line - 1), limit: 2 }, () => undefined);
+        if (++i >= calls) break;
         const content = ownLine(c, `x${v}`, v);
         await timedCall("edit", "insert_at", { path: own.rel, line, new_text: content }, () => undefined);
         own.lines.splice(line - 1, 0, content);

@@ -163,6 +163,7 @@ function baseIndent(lines: string[]): string {
 function undoCopyShift(content: string[], replaced: string[], style: IndentStyle): string[] | null {
   // Pair content lines with replaced lines of the same trimmed text, in order.
   const pairs: Array<[string, string]> = [];
+  const pairedReplaced: string[] = [];
   let j = 0;
   for (const line of content) {
     if (blank(line)) continue;
@@ -170,6 +171,7 @@ function undoCopyShift(content: string[], replaced: string[], style: IndentStyle
     for (let k = j; k < replaced.length; k++) {
       if (!blank(replaced[k]) && replaced[k].trim() === key) {
         pairs.push([lead(line), lead(replaced[k])]);
+        pairedReplaced.push(replaced[k]);
         j = k + 1;
         break;
       }
@@ -186,8 +188,11 @@ function undoCopyShift(content: string[], replaced: string[], style: IndentStyle
     return content.map((l) => (!blank(l) && foreign(lead(l)) ? render(widthOf(lead(l), style.unit), style) + l.slice(lead(l).length) : l));
   }
   if (rel.kind !== "uniform") return null;
-  // A shift that leaves the base where it was is a deliberate re-indent (a wrapped block), not a copy error.
-  if (rel.delta !== 0 && baseIndent(content) === baseIndent(replaced)) return null;
+  // A shift that leaves the content's base where both the replaced lines' base and
+  // the repeated lines' old base were is a deliberate re-indent (a block wrapped
+  // in a new statement at the old level), not a copy error.
+  const base = baseIndent(content);
+  if (rel.delta !== 0 && base === baseIndent(replaced) && base === baseIndent(pairedReplaced)) return null;
   const out: string[] = [];
   for (const line of content) {
     if (blank(line)) {

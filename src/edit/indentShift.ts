@@ -54,12 +54,17 @@ export function relateIndentation(pairs: ReadonlyArray<readonly [string, string]
   const tabbed = pairs.filter(([, f]) => f.length > 0);
   const useTabs = tabbed.length > 0 && tabbed.filter(([, f]) => f[0] === "\t").length * 2 >= tabbed.length;
   if (pairs.every(([o, f]) => o === f)) return { kind: "identity", tabWidth: widths[0], delta: 0, useTabs, map };
+  // When several tab widths explain the pairs, one that needs no shift (a plain
+  // tabs ↔ spaces conversion) is likelier than a conversion plus a shift.
+  let uniform: IndentRelation | undefined;
   for (const tw of widths) {
     const d = indentWidth(pairs[0][1], tw) - indentWidth(pairs[0][0], tw);
     if (pairs.every(([o, f]) => indentWidth(f, tw) - indentWidth(o, tw) === d)) {
-      return { kind: "uniform", tabWidth: tw, delta: d, useTabs, map };
+      if (d === 0) return { kind: "uniform", tabWidth: tw, delta: 0, useTabs, map };
+      uniform ??= { kind: "uniform", tabWidth: tw, delta: d, useTabs, map };
     }
   }
+  if (uniform) return uniform;
   return { kind: "irregular", tabWidth: TAB_WIDTHS[0], delta: 0, useTabs, map };
 }
 

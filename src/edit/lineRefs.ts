@@ -83,11 +83,19 @@ export function around(lines: string[], ids: string[] | undefined, line: number,
  * stale. Returns null when it is not (or when rt never showed that line), else
  * an error saying where the line went. Line IDs (k3f9, 12:k3f9) never need this.
  */
-export function staleNumber(n: number, viewed: ReadonlyArray<string | null> | undefined, currentIds: string[] | undefined, rel: string): string | null {
+export function staleNumber(
+  n: number,
+  viewed: ReadonlyArray<string | null> | undefined,
+  currentIds: string[] | undefined,
+  rel: string,
+  lines?: string[],
+): string | null {
   if (!viewed || !currentIds || n < 1) return null;
   const seen = viewed[n - 1];
   if (seen === null || seen === undefined || currentIds[n - 1] === seen) return null;
   const now = currentIds.indexOf(seen);
-  const where = now === -1 ? "that line has since been changed or deleted" : `that line is now line ${now + 1}`;
-  return `line ${n} is stale: ${rel} changed since you last viewed it, and line ${n} no longer holds the line you saw there (${where}). Re-read the file (read or open) and use the current numbers, or refer to lines as N:ID (line IDs follow lines when they move).`;
+  const quote = (i: number) => (lines ? ` (${JSON.stringify(lines[i].length > 80 ? `${lines[i].slice(0, 80)}…` : lines[i])})` : "");
+  const current = currentIds[n - 1] ? ` Line ${n} is now ${n}:${currentIds[n - 1]}${quote(n - 1)}.` : "";
+  const moved = now === -1 ? " The line you saw there has since been changed or deleted." : ` The line you saw there is now ${now + 1}:${seen}${quote(now)}.`;
+  return `line ${n} is ambiguous: ${rel} changed since you last viewed it, so line numbers may have shifted.${moved}${current} Say which you mean with N:ID, or re-read the file (read or open) and use the current numbers.`;
 }

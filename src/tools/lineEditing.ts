@@ -42,7 +42,7 @@ function planChanges(snap: Snapshot, specs: ChangeSpec[]) {
     if ("error" in r) throw new ToolError(r.error);
     const parsed = parseRef(ref);
     if (!("error" in parsed) && parsed.id === undefined) {
-      const stale = staleNumber(r.line, snap.viewedIds, snap.ids, snap.rel);
+      const stale = staleNumber(r.line, snap.viewedIds, snap.ids, snap.rel, lines);
       if (stale) throw new ToolError(stale);
     }
     if (r.relocatedFrom !== undefined) {

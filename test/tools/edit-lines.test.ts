@@ -227,8 +227,9 @@ test("a plain line number that went stale since the caller viewed the file is re
   const before = fs.readFileSync(file, "utf8");
   const stale = await rt(["edit", "s.txt", "7", "7"], { cwd: dir, input: "G\n" });
   assert.equal(stale.code, 1);
-  assert.match(stale.stderr, /line 7 is stale/);
-  assert.match(stale.stderr, /that line is now line 9/);
+  assert.match(stale.stderr, /line 7 is ambiguous/);
+  assert.match(stale.stderr, new RegExp(`The line you saw there is now 9:${ids[6]} \\("g"\\)`));
+  assert.match(stale.stderr, /Line 7 is now 7:[a-z][0-9a-z]{3,5} \("e"\)/);
   assert.equal(fs.readFileSync(file, "utf8"), before);
   // Lines above the change, and lines the edit's output showed, are current.
   assert.equal((await rt(["edit", "s.txt", "1", "1"], { cwd: dir, input: "NEW1\n" })).code, 0);
@@ -246,7 +247,7 @@ test("a change by another program after the caller's read makes plain numbers be
   fs.writeFileSync(path.join(dir, "t.py"), "# header\nx = 1\ny = 2\nz = 3\n");
   const r = await rt(["edit", "t.py", "3", "3"], { cwd: dir, input: "z = 30\n" });
   assert.equal(r.code, 1);
-  assert.match(r.stderr, /stale/);
+  assert.match(r.stderr, /ambiguous/);
   // grep shows current numbers: after it, the number is trusted.
   const g = await rt(["grep", "z = 3", "t.py"], { cwd: dir });
   assert.match(g.stdout, /4: z = 3/);
