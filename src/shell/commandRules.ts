@@ -612,13 +612,9 @@ function find(args: Word[], ctx: CheckContext, where: string): void {
     if (a === null) continue;
     if (a === "-delete") refuse(`\`find -delete\`${where} deletes the files it finds; a read-only session cannot delete files (drop -delete to list them)`);
     if (/^-(fprint|fprint0|fprintf|fls)$/.test(a)) refuse(`\`find ${a}\`${where} writes its results into a file (use -print, -printf or -ls instead)`);
+    // The issue's rule: find never runs commands in a read-only session, whatever the command.
     if (/^-(exec|execdir|ok|okdir)$/.test(a)) {
-      let j = i + 1;
-      while (j < args.length && args[j] !== ";" && args[j] !== "+") j++;
-      const sub = args.slice(i + 1, j);
-      if (sub.length === 0) refuse(`\`find ${a}\` without a command`);
-      ctx.checkArgv(sub, `find ${a}`);
-      i = j;
+      refuse(`\`find ${a}\`${where} runs a command on every file it finds; the read-only check does not allow it (pipe the names instead: \`find ... -print0 | xargs -0 grep ...\`, or use rt grep)`);
     }
   }
 }
