@@ -29,8 +29,7 @@ export const readTool = defineTool({
     let lines: string[];
     let ids: string[] | undefined;
     if (args.ids) {
-      const all = workspace.linesWithIds(file);
-      workspace.lineIds.markViewed(file.rel, all.hash);
+      const all = workspace.linesWithIds(file, { viewed: true });
       total = all.lines.length;
       lines = all.lines.slice(start - 1, start - 1 + limit);
       ids = all.ids.slice(start - 1, start - 1 + limit);

@@ -22,8 +22,10 @@ interface IdRecord {
    * What the caller believes is at each line number: the ID rt last showed it
    * there (a whole file by read/open/scroll, the region around an edit, grep
    * matches), or null where it was shown nothing since the file changed.
+   * "current": exactly `ids` (the caller saw this version whole), stored without
+   * repeating them.
    */
-  viewed?: Array<string | null>;
+  viewed?: Array<string | null> | "current";
 }
 
 const LETTERS = "abcdefghijklmnopqrstuvwxyz";
@@ -163,16 +165,21 @@ export class LineIdStore {
 
   /**
    * The IDs for `lines` (the file's current content, one entry per line),
-   * reconciling with what was stored for the file before.
+   * reconciling with what was stored for the file before. `viewed`: the caller
+   * is being shown this whole version (see markViewed), saved in the same write.
    */
-  idsFor(rel: string, lines: string[], textHash: string): string[] {
+  idsFor(rel: string, lines: string[], textHash: string, opts: { viewed?: boolean } = {}): string[] {
     const rec = this.load(rel);
-    if (rec && rec.textHash === textHash && rec.ids.length === lines.length) return rec.ids;
+    if (rec && rec.textHash === textHash && rec.ids.length === lines.length) {
+      if (opts.viewed && rec.viewed !== "current") this.save({ ...rec, viewed: "current" });
+      return rec.ids;
+    }
     const hashes = lines.map(hashLine);
-    const result = rec
-      ? reconcileIds(rec.hashes, rec.ids, hashes, rec.next)
-      : reconcileIds([], [], hashes, 0);
-    this.save({ version: 1, path: rel, textHash, next: result.next, ids: result.ids, hashes, ...(rec?.viewed ? { viewed: rec.viewed } : {}) });
+    const result = rec ? reconcileIds(rec.hashes, rec.ids, hashes, rec.next) : reconcileIds([], [], hashes, 0);
+    // Beliefs that were "the old version" become that version's IDs, kept as they were.
+    const kept = rec?.viewed === "current" ? rec.ids : rec?.viewed;
+    const viewed = opts.viewed ? "current" : kept;
+    this.save({ version: 1, path: rel, textHash, next: result.next, ids: result.ids, hashes, ...(viewed ? { viewed } : {}) });
     return result.ids;
   }
 
@@ -183,7 +190,11 @@ export class LineIdStore {
    */
   markViewed(rel: string, textHash: string, lines: number[] | { from: number; to: number } = { from: 1, to: Infinity }): void {
     const rec = this.load(rel);
-    if (!rec || rec.textHash !== textHash) return;
+    if (!rec || rec.textHash !== textHash || rec.viewed === "current") return;
+    if (!Array.isArray(lines) && lines.from <= 1 && lines.to >= rec.ids.length) {
+      this.save({ ...rec, viewed: "current" });
+      return;
+    }
     const prev = rec.viewed;
     const viewed: Array<string | null> = Array.from({ length: rec.ids.length }, (_, i) => prev?.[i] ?? null);
     const mark = (n: number) => {
@@ -196,8 +207,9 @@ export class LineIdStore {
   }
 
   /** What the caller believes is at each line number (see IdRecord.viewed), if rt showed it the file. */
-  viewed(rel: string): Array<string | null> | undefined {
-    return this.load(rel)?.viewed;
+  viewed(rel: string): ReadonlyArray<string | null> | undefined {
+    const rec = this.load(rel);
+    return rec?.viewed === "current" ? rec.ids : rec?.viewed;
   }
 
   /** Forgets the file's IDs (after `write`), keeping the counter so old IDs never come back. */

@@ -123,13 +123,11 @@ export class Workspace {
   noteViewed(file: ResolvedPath & { stat: fs.Stats }): void {
     if (file.stat.size >= LARGE_FILE_BYTES) return;
     const bytes = fs.readFileSync(file.abs);
-    const hash = hashBytes(bytes);
-    this.lineIds.idsFor(file.rel, splitLines(bytes.toString("utf8")), hash);
-    this.lineIds.markViewed(file.rel, hash);
+    this.lineIds.idsFor(file.rel, splitLines(bytes.toString("utf8")), hashBytes(bytes), { viewed: true });
   }
 
   /** The whole text of a file with its line IDs (files up to LINE_ID_MAX_BYTES). */
-  linesWithIds(file: ResolvedPath & { stat: fs.Stats }): { lines: string[]; ids: string[]; hash: string } {
+  linesWithIds(file: ResolvedPath & { stat: fs.Stats }, opts: { viewed?: boolean } = {}): { lines: string[]; ids: string[]; hash: string } {
     if (file.stat.size > LINE_ID_MAX_BYTES) {
       throw new ToolError(
         `${file.rel}: line IDs are kept for files up to ${formatSize(LINE_ID_MAX_BYTES)}; this one is ${formatSize(file.stat.size)}. Use line numbers instead.`,
@@ -138,7 +136,7 @@ export class Workspace {
     const bytes = fs.readFileSync(file.abs);
     const lines = splitLines(bytes.toString("utf8"));
     const hash = hashBytes(bytes);
-    const ids = this.lineIds.idsFor(file.rel, lines, hash);
+    const ids = this.lineIds.idsFor(file.rel, lines, hash, opts);
     return { lines, ids, hash };
   }
 }
