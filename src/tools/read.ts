@@ -34,10 +34,9 @@ export const readTool = defineTool({
       lines = all.lines.slice(start - 1, start - 1 + limit);
       ids = all.ids.slice(start - 1, start - 1 + limit);
     } else {
-      const w = await workspace.window(file, start, limit);
+      const w = await workspace.window(file, start, limit, { viewed: true });
       total = w.totalLines;
       lines = w.lines;
-      workspace.noteViewed(file);
     }
     if (total === 0) {
       return ok(`(${file.rel} is empty: 0 lines)`, { path: file.rel, line_count: 0, total_lines: 0, truncated: false, ...(ids ? { line_ids: [] } : {}) });

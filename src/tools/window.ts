@@ -16,7 +16,7 @@ export async function showWindow(
   asked = start,
 ): Promise<ToolResult> {
   const file = workspace.resolveTextFile(path);
-  const w = await workspace.window(file, start, count);
+  const w = await workspace.window(file, start, count, { viewed: true });
   if (w.totalLines === 0) {
     return ok(`--- ${file.rel} (lines 0-0 of 0) ---\n(empty file)`, { path: file.rel, start_line: 0, end_line: 0, total_lines: 0 });
   }
@@ -29,7 +29,6 @@ export async function showWindow(
   const body = w.lines.map((l, i) => `${start + i}: ${cutLine(l)}`);
   const header = `--- ${file.rel} (lines ${start}-${end} of ${w.totalLines}) ---`;
   workspace.views.set(file.rel, { start, end, chunk: SCROLL_CHUNK, overlap: SCROLL_OVERLAP });
-  workspace.noteViewed(file);
   const text = [header, ...body, ...(note ? [note] : [])].join("\n");
   return ok(text, { path: file.rel, start_line: start, end_line: end, total_lines: w.totalLines });
 }

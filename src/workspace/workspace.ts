@@ -105,25 +105,18 @@ export class Workspace {
    * Lines [start, start+count) of a text file (1-based), and its line count.
    * Large files go through the cached line-offset index and are never loaded whole.
    */
-  async window(file: ResolvedPath & { stat: fs.Stats }, start: number, count: number): Promise<TextWindow> {
+  async window(file: ResolvedPath & { stat: fs.Stats }, start: number, count: number, opts: { viewed?: boolean } = {}): Promise<TextWindow> {
     if (file.stat.size >= LARGE_FILE_BYTES) {
       const idx = await getLineIndex(this.state, file.rel, file.abs, file.stat);
       return { totalLines: idx.totalLines, lines: readIndexedLines(file.abs, idx, start, count) };
     }
-    const lines = splitLines(fs.readFileSync(file.abs, "utf8"));
-    return { totalLines: lines.length, lines: lines.slice(start - 1, start - 1 + count) };
-  }
-
-  /**
-   * Records that the caller was shown this version of the file, so that a later
-   * edit by plain line numbers can tell whether those numbers still point at the
-   * lines the caller saw (see staleNumber in edit/lineRefs.ts). Files read
-   * through the line index (LARGE_FILE_BYTES and up) are not tracked.
-   */
-  noteViewed(file: ResolvedPath & { stat: fs.Stats }): void {
-    if (file.stat.size >= LARGE_FILE_BYTES) return;
     const bytes = fs.readFileSync(file.abs);
-    this.lineIds.idsFor(file.rel, splitLines(bytes.toString("utf8")), hashBytes(bytes), { viewed: true });
+    const lines = splitLines(bytes.toString("utf8"));
+    // `viewed`: the caller is shown this version, so a later edit by plain line
+    // numbers can tell whether they still point at the lines it saw (see
+    // staleNumber in edit/lineRefs.ts). Files read through the line index are not tracked.
+    if (opts.viewed) this.lineIds.idsFor(file.rel, lines, hashBytes(bytes), { viewed: true });
+    return { totalLines: lines.length, lines: lines.slice(start - 1, start - 1 + count) };
   }
 
   /** The whole text of a file with its line IDs (files up to LINE_ID_MAX_BYTES). */
