@@ -74,10 +74,12 @@ function splitCommand(argv: string[]): { globals: string[]; command?: string; re
   let i = 0;
   while (i < argv.length) {
     const a = argv[i];
-    if (a === "--root" || a === "--profile" || a === "--out") {
+    const name = a.startsWith("--") ? a.slice(2).split("=")[0] : undefined;
+    const global = name !== undefined ? GLOBAL_OPTIONS[name] : undefined;
+    if (global?.type === "string" && !a.includes("=")) {
       globals.push(a, argv[i + 1] ?? "");
       i += 2;
-    } else if (a.startsWith("--root=") || a.startsWith("--profile=") || a.startsWith("--out=") || a === "--sandbox" || a === "--allow-net" || a === "--help" || a === "-h" || a === "--version" || a === "-V") {
+    } else if (global || a === "-h" || a === "--version" || a === "-V") {
       globals.push(a);
       i++;
     } else break;
