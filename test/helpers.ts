@@ -19,9 +19,15 @@ export function tempTree(files: Record<string, string | Buffer> = {}, prefix = "
     fs.mkdirSync(path.dirname(p), { recursive: true });
     fs.writeFileSync(p, content);
   }
-  process.on("exit", () => fs.rmSync(dir, { recursive: true, force: true }));
+  tempDirs.add(dir);
   return dir;
 }
+
+/** Temp trees made by this process, removed by one exit handler (one listener per tree would trip Node's listener warning). */
+const tempDirs = new Set<string>();
+process.on("exit", () => {
+  for (const dir of tempDirs) fs.rmSync(dir, { recursive: true, force: true });
+});
 
 export interface CliResult {
   code: number | null;
