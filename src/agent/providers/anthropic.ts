@@ -7,9 +7,9 @@
 import { ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS, PROVIDER_PROBE_TIMEOUT_MS } from "../../limits.js";
 import { AnthropicEventAssembler, toAnthropicMessages, toAnthropicTools, type AnthropicEvent } from "./anthropicMessages.js";
 import { contextWindowFor } from "./contextWindow.js";
-import { classifyError, missingPackage, type ErrorContext } from "./errors.js";
+import { listModelsError, missingPackage } from "./errors.js";
 import type { ProviderOptions } from "./options.js";
-import { DEFAULT_RETRY, DEFAULT_TIMEOUTS, runWithRetries } from "./retry.js";
+import { DEFAULT_RETRY, DEFAULT_TIMEOUTS, streamTurn } from "./retry.js";
 import { ProviderError, type ModelRequest, type Provider, type StreamPart } from "./types.js";
 
 export interface AnthropicOptions extends ProviderOptions {
@@ -83,14 +83,7 @@ export function createAnthropicProvider(opts: AnthropicOptions): Provider {
   return {
     name: "anthropic",
     stream(req: ModelRequest): AsyncIterable<StreamPart> {
-      const ctx: ErrorContext = { target, model: req.model, withTools: !!req.tools?.length };
-      return runWithRetries((signal, alive) => attempt(req, signal, alive), {
-        signal: req.signal,
-        retry,
-        timeouts,
-        target,
-        classify: (err) => classifyError(err, ctx),
-      });
+      return streamTurn(req, { target, retry, timeouts }, attempt);
     },
     async contextWindow(model: string) {
       return opts.contextWindows?.[model] ?? contextWindowFor({ name: "anthropic", baseURL }, model);
@@ -101,8 +94,7 @@ export function createAnthropicProvider(opts: AnthropicOptions): Provider {
         const page = await c.models.list({}, { signal: o.signal, timeout: o.timeoutMs ?? PROVIDER_PROBE_TIMEOUT_MS, maxRetries: 0 });
         return page.data.map((m) => m.id);
       } catch (err) {
-        if (o.signal?.aborted) throw new ProviderError("the request was aborted", "aborted");
-        throw classifyError(err, { target, model: "", withTools: false });
+        throw listModelsError(err, target, o.signal);
       }
     },
   };

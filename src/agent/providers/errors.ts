@@ -176,3 +176,9 @@ export function missingPackage(name: string, err: unknown): ProviderError {
 export function connectionFailure(err: unknown, target: string): ProviderError {
   return new ProviderError(`cannot reach ${target}: ${networkDetail(err)}`, "unreachable");
 }
+
+/** The error of a model-list request (a probe, not a turn): aborted, or classified. */
+export function listModelsError(err: unknown, target: string, signal?: AbortSignal): ProviderError {
+  if (signal?.aborted) return new ProviderError("the request was aborted", "aborted");
+  return classifyError(err, { target, model: "", withTools: false });
+}

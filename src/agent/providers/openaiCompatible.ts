@@ -11,10 +11,10 @@
 // for it at start-up.
 import { PROVIDER_PROBE_TIMEOUT_MS } from "../../limits.js";
 import { contextWindowFor } from "./contextWindow.js";
-import { classifyError, connectionFailure, missingPackage, type ErrorContext } from "./errors.js";
+import { connectionFailure, listModelsError, missingPackage } from "./errors.js";
 import type { ProviderOptions } from "./options.js";
 import { OpenAIChunkAssembler, toOpenAIMessages, toOpenAITools, type OpenAIChunk } from "./openaiMessages.js";
-import { DEFAULT_RETRY, DEFAULT_TIMEOUTS, runWithRetries } from "./retry.js";
+import { DEFAULT_RETRY, DEFAULT_TIMEOUTS, streamTurn } from "./retry.js";
 import { ProviderError, type ModelRequest, type Provider, type StreamPart } from "./types.js";
 
 export interface OpenAICompatibleOptions extends ProviderOptions {
@@ -120,20 +120,12 @@ export function createOpenAICompatibleProvider(opts: OpenAICompatibleOptions): P
   return {
     name,
     stream(req: ModelRequest): AsyncIterable<StreamPart> {
-      const ctx: ErrorContext = { target, model: req.model, withTools: !!req.tools?.length };
-      return runWithRetries((signal, alive) => attempt(req, signal, alive), {
-        signal: req.signal,
-        retry,
-        timeouts,
-        target,
-        classify: (err) => classifyError(err, ctx),
-      });
+      return streamTurn(req, { target, retry, timeouts }, attempt);
     },
     async contextWindow(model: string) {
       return opts.contextWindows?.[model] ?? contextWindowFor({ name, baseURL, apiKey: opts.apiKey, ollamaRoot }, model);
     },
     async listModels(o = {}) {
-      const ctx: ErrorContext = { target, model: "", withTools: false };
       const timeoutMs = o.timeoutMs ?? PROVIDER_PROBE_TIMEOUT_MS;
       try {
         if (name === "ollama") return await ollamaModels(ollamaRoot, timeoutMs, o.signal);
@@ -141,8 +133,7 @@ export function createOpenAICompatibleProvider(opts: OpenAICompatibleOptions): P
         const page = await c.models.list({ signal: o.signal, timeout: timeoutMs, maxRetries: 0 });
         return page.data.map((m) => m.id);
       } catch (err) {
-        if (o.signal?.aborted) throw new ProviderError("the request was aborted", "aborted");
-        throw classifyError(err, ctx);
+        throw listModelsError(err, target, o.signal);
       }
     },
   };

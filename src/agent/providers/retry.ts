@@ -12,7 +12,8 @@ import {
   PROVIDER_RETRY_BASE_DELAY_MS,
   PROVIDER_RETRY_MAX_DELAY_MS,
 } from "../../limits.js";
-import { ProviderError, type ProviderErrorKind, type StreamPart } from "./types.js";
+import { ProviderError, type ModelRequest, type ProviderErrorKind, type StreamPart } from "./types.js";
+import { classifyError } from "./errors.js";
 
 export interface RetryOptions {
   /** Retries after the first attempt (0: no retry). */
@@ -169,4 +170,23 @@ export async function* runWithRetries(attempt: Attempt, opts: RunOptions): Async
     }
     await sleep(delay, opts.signal);
   }
+}
+
+/**
+ * One model turn of `req` with retries, as every provider streams it: errors
+ * are classified with the request's model and whether it carried tools.
+ */
+export function streamTurn(
+  req: ModelRequest,
+  opts: { target: string; retry: RetryOptions; timeouts: TimeoutOptions },
+  attempt: (req: ModelRequest, signal: AbortSignal, alive: () => void) => AsyncIterable<StreamPart>,
+): AsyncIterable<StreamPart> {
+  const ctx = { target: opts.target, model: req.model, withTools: !!req.tools?.length };
+  return runWithRetries((signal, alive) => attempt(req, signal, alive), {
+    signal: req.signal,
+    retry: opts.retry,
+    timeouts: opts.timeouts,
+    target: opts.target,
+    classify: (err) => classifyError(err, ctx),
+  });
 }
