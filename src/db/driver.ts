@@ -70,6 +70,29 @@ export function toCell(v: unknown): Cell {
 }
 
 /** Milliseconds as rt says them in messages: "30 s", "1.5 s", "200 ms". */
+/**
+ * Closes a connection (through `kill`) when the caller aborts, or after `ms`
+ * with no answer: a watchdog in case the server does not answer at all.
+ * `timedOut` says whether the timer fired; call `release` when done.
+ */
+export function connectionGuard(kill: () => void, ms: number, signal?: AbortSignal): { readonly timedOut: boolean; release(): void } {
+  let fired = false;
+  const timer = setTimeout(() => {
+    fired = true;
+    kill();
+  }, ms);
+  signal?.addEventListener("abort", kill, { once: true });
+  return {
+    get timedOut() {
+      return fired;
+    },
+    release() {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", kill);
+    },
+  };
+}
+
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${ms} ms`;
   const s = ms / 1000;

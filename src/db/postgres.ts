@@ -11,7 +11,7 @@
 // cannot stop functions that act outside it, such as pg_terminate_backend or
 // COPY ... TO PROGRAM, when the role is allowed to use them.
 import type { PostgresSpec } from "./connections.js";
-import { DbError, formatDuration, importClient, toCell, type CatalogQuery, type Driver, type QueryRequest, type QueryResult } from "./driver.js";
+import { connectionGuard, DbError, formatDuration, importClient, toCell, type CatalogQuery, type Driver, type QueryRequest, type QueryResult } from "./driver.js";
 import { SQL_CONNECT_TIMEOUT_MS } from "../limits.js";
 
 /** The part of a pg Client that rt uses. */
@@ -105,17 +105,10 @@ export function transactionPrologue(timeoutMs: number): string[] {
 export async function runPostgres(spec: PostgresSpec, req: QueryRequest, modules?: PgModules): Promise<QueryResult> {
   const { Client, Cursor, types } = modules ?? (await loadPg());
   const client = new Client(clientConfig(spec, req.timeoutMs));
-  let clientError: Error | undefined;
-  client.on("error", (e) => (clientError = e));
-  const kill = () => client.connection?.stream?.destroy();
-  // A watchdog in case the server does not answer at all (the server-side timeout is the first line).
-  let timedOut = false;
-  const watchdog = setTimeout(() => {
-    timedOut = true;
-    kill();
-  }, req.timeoutMs + SQL_CONNECT_TIMEOUT_MS + 2000);
-  const onAbort = () => kill();
-  req.signal?.addEventListener("abort", onAbort, { once: true });
+  // Socket errors also reject the pending call; without a listener they would crash the process.
+  client.on("error", () => undefined);
+  // The server-side statement_timeout is the first line; this closes a connection that never answers.
+  const guard = connectionGuard(() => client.connection?.stream?.destroy(), req.timeoutMs + SQL_CONNECT_TIMEOUT_MS + 2000, req.signal);
   try {
     try {
       await client.connect();
@@ -137,14 +130,12 @@ export async function runPostgres(spec: PostgresSpec, req: QueryRequest, modules
       };
     } catch (e) {
       if (req.signal?.aborted) throw new DbError("the statement was cancelled", "aborted");
-      if (timedOut) throw new DbError(`no answer from PostgreSQL within ${formatDuration(req.timeoutMs)}; the connection was closed`, "timeout");
+      if (guard.timedOut) throw new DbError(`no answer from PostgreSQL within ${formatDuration(req.timeoutMs)}; the connection was closed`, "timeout");
       throw mapError(e, req.timeoutMs, "run");
     }
   } finally {
-    clearTimeout(watchdog);
-    req.signal?.removeEventListener("abort", onAbort);
+    guard.release();
     await client.end().catch(() => undefined);
-    void clientError;
   }
 }
 

@@ -10,7 +10,7 @@
 // fake client and against a closed port, not against a server.
 import { EventEmitter } from "node:events";
 import type { VerticaSpec } from "./connections.js";
-import { DbError, formatDuration, importClient, toCell, type CatalogQuery, type Driver, type QueryRequest, type QueryResult } from "./driver.js";
+import { connectionGuard, DbError, formatDuration, importClient, toCell, type CatalogQuery, type Driver, type QueryRequest, type QueryResult } from "./driver.js";
 import { splitQualifiedName } from "./sqlText.js";
 import { SQL_CONNECT_TIMEOUT_MS } from "../limits.js";
 
@@ -73,14 +73,7 @@ export async function runVertica(spec: VerticaSpec, req: QueryRequest, load: () 
     connectionTimeoutMillis: SQL_CONNECT_TIMEOUT_MS,
   });
   client.on("error", () => undefined);
-  const kill = () => client.connection?.stream?.destroy();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    kill();
-  }, req.timeoutMs + 2000);
-  const onAbort = () => kill();
-  req.signal?.addEventListener("abort", onAbort, { once: true });
+  const guard = connectionGuard(() => client.connection?.stream?.destroy(), req.timeoutMs + 2000, req.signal);
   try {
     try {
       await client.connect();
@@ -114,12 +107,11 @@ export async function runVertica(spec: VerticaSpec, req: QueryRequest, load: () 
       return { columns, rows: rows.slice(0, req.limit).map((r) => r.map(toCell)), more: rows.length > req.limit };
     } catch (e) {
       if (req.signal?.aborted) throw new DbError("the statement was cancelled", "aborted");
-      if (timedOut) throw new DbError(`statement timed out after ${formatDuration(req.timeoutMs)}; the connection was closed`, "timeout");
+      if (guard.timedOut) throw new DbError(`statement timed out after ${formatDuration(req.timeoutMs)}; the connection was closed`, "timeout");
       throw mapError(e, req.timeoutMs, "run");
     }
   } finally {
-    clearTimeout(timer);
-    req.signal?.removeEventListener("abort", onAbort);
+    guard.release();
     await client.end().catch(() => undefined);
   }
 }
