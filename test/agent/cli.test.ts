@@ -257,7 +257,11 @@ test("rt sessions lists sessions; rt export writes markdown; --resume picks one 
   const json = JSON.parse((await rt(["sessions", "--json"], { cwd: root, env: env() })).stdout);
   const first = json.find((s: { firstPrompt: string }) => s.firstPrompt === "first session prompt");
 
-  const ex = await rt(["export", first.id.slice(0, 17)], { cwd: root, env: env() });
+  // The shortest prefix that tells the two sessions apart (both may start in the same second).
+  const other = json.find((s: { id: string }) => s.id !== first.id).id as string;
+  let n = 1;
+  while (other.startsWith(first.id.slice(0, n))) n++;
+  const ex = await rt(["export", first.id.slice(0, n)], { cwd: root, env: env() });
   assert.equal(ex.code, 0, ex.stderr);
   assert.match(ex.stdout, new RegExp(`^# rt session ${first.id}`));
   assert.match(ex.stdout, /## User\n\nfirst session prompt/);
