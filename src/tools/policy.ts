@@ -34,11 +34,15 @@ export function writeRefusal(workspace: Workspace, tool: Tool, args: Record<stri
   const env = workspace.env;
   const disabled = (v: string | undefined) => v !== undefined && /^(0|off|false|no)$/i.test(v.trim());
   if (tool.editing && (disabled(env.RT_ENABLE_SWE) || disabled(env.RAGIX_ENABLE_SWE))) {
-    return `${tool.name} is disabled: RT_ENABLE_SWE=0 turns off rt's editing tools; unset it to edit`;
+    const name = disabled(env.RT_ENABLE_SWE) ? "RT_ENABLE_SWE" : "RAGIX_ENABLE_SWE";
+    return `${tool.name} is disabled: ${name}=${env[name]} turns off rt's editing tools; unset it to edit`;
   }
   if (tool.enforcesReadOnly) return undefined;
   if (workspace.profile === "safe-read-only" && args.dry_run !== true) {
-    return `${tool.name} changes files, and the profile is safe-read-only: nothing may be modified. Pass dry_run: true (--dry-run) to see the patch without applying it, or use the dev profile`;
+    // Only a tool that takes dry_run can be told to pass it (undo_edit cannot).
+    const canPreview = Object.hasOwn((jsonSchemaOf(tool).properties ?? {}) as object, "dry_run");
+    const instead = canPreview ? "Pass dry_run: true (--dry-run) to see the patch without applying it, or use the dev profile" : `${tool.name} has no dry run; use the dev profile to run it`;
+    return `${tool.name} changes files, and the profile is safe-read-only: nothing may be modified. ${instead}`;
   }
   return undefined;
 }

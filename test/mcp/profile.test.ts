@@ -32,6 +32,8 @@ test("safe-read-only: editing tools are listed as dry-run-only previews; undo_ed
     assert.match(refused.text, /profile is safe-read-only: nothing may be modified\. Pass dry_run: true/);
     const undo = await call(s.client, "undo_edit", { path: "a.py" });
     assert.equal(undo.isError, true, "an unlisted tool called by name reaches the policy, which refuses it");
+    assert.match(undo.text, /profile is safe-read-only: nothing may be modified\. undo_edit has no dry run; use the dev profile/);
+    assert.doesNotMatch(undo.text, /dry_run: true/, "undo_edit takes no dry_run: the refusal must not advise passing it");
     const preview = await call(s.client, "edit_range", { path: "a.py", start_line: 1, end_line: 1, new_text: "x = 2\n", dry_run: true });
     assert.equal(preview.isError, false, preview.text);
     assert.match(preview.text, /-x = 1\n\+x = 2/);

@@ -227,3 +227,34 @@ test("stdio: a line over the size limit is answered with an error, not by closin
   assert.match(out.find((m) => m.error)?.error.message, /longer than 10485760 bytes/);
   assert.deepEqual(out.find((m) => m.id === 4)?.result, {});
 });
+
+test("stdio: requests received before stdin ends are all answered, then rt mcp exits (a cancelled one is not waited for)", async () => {
+  const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
+  const lines = [
+    init,
+    { jsonrpc: "2.0", method: "notifications/initialized" },
+    { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "read", arguments: { path: "notes.md" } } },
+    { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "bash", arguments: { command: "sleep 0.5; echo slept" } } },
+    { jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "bash", arguments: { command: "sleep 30" } } },
+    { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 4 } },
+  ];
+  const child = spawn(process.execPath, [CLI, "--root", root, "mcp"], { cwd: root, env: rtEnv(), stdio: ["pipe", "pipe", "pipe"] });
+  let stdout = "";
+  child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+  const started = Date.now();
+  // Everything at once, then end of input: what `printf ... | rt mcp` does.
+  child.stdin.end(lines.map((l) => `${JSON.stringify(l)}\n`).join(""));
+  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+  assert.equal(code, 0);
+  assert.ok(Date.now() - started < 20_000, "the cancelled call is not waited for");
+  const out = stdout
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
+  assert.deepEqual(
+    out.map((m) => m.id).sort(),
+    [1, 2, 3],
+  );
+  assert.match(out.find((m) => m.id === 2)?.result?.content?.[0]?.text, /needle here/);
+  assert.match(out.find((m) => m.id === 3)?.result?.content?.[0]?.text, /slept/);
+});

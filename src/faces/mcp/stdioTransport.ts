@@ -5,6 +5,8 @@
 // of those with the JSON-RPC error the specification prescribes (-32700 Parse
 // error, -32600 Invalid Request, with the request's id when it has one and
 // null otherwise) and goes on reading: bad input never ends the server.
+// When standard input ends, the requests already received are still answered
+// before the transport closes (`printf '...' | rt mcp` gets every answer).
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
@@ -22,6 +24,10 @@ export class LineStdioTransport implements Transport {
   /** True while skipping the rest of a line that grew past maxBytes. */
   private discarding = false;
   private closed = false;
+  /** Standard input has ended: close once every received request is answered. */
+  private ended = false;
+  /** Requests received and not answered yet, by id (a count, should a client reuse an id). */
+  private readonly unanswered = new Map<string | number, number>();
 
   constructor(
     private readonly input: Readable,
@@ -59,8 +65,28 @@ export class LineStdioTransport implements Transport {
   };
 
   private readonly onEnd = (): void => {
-    void this.close();
+    this.ended = true;
+    this.closeIfDone();
   };
+
+  private closeIfDone(): void {
+    if (this.ended && this.unanswered.size === 0) void this.close();
+  }
+
+  private count(id: string | number, delta: 1 | -1): void {
+    const n = (this.unanswered.get(id) ?? 0) + delta;
+    if (n > 0) this.unanswered.set(id, n);
+    else this.unanswered.delete(id);
+  }
+
+  /** Keeps count of the requests to answer; a cancelled request gets no answer. */
+  private track(message: JSONRPCMessage): void {
+    if ("method" in message && "id" in message) this.count(message.id, 1);
+    else if ("method" in message && message.method === "notifications/cancelled") {
+      const id = (message.params as { requestId?: unknown } | undefined)?.requestId;
+      if ((typeof id === "string" || typeof id === "number") && this.unanswered.has(id)) this.count(id, -1);
+    }
+  }
 
   private readonly onInputError = (e: Error): void => {
     this.onerror?.(e);
@@ -85,6 +111,7 @@ export class LineStdioTransport implements Transport {
       this.reply(typeof id === "string" || typeof id === "number" ? id : null, ErrorCode.InvalidRequest, message);
       return;
     }
+    this.track(parsed.data);
     try {
       this.onmessage?.(parsed.data);
     } catch (e) {
@@ -105,8 +132,13 @@ export class LineStdioTransport implements Transport {
     });
   }
 
-  send(message: JSONRPCMessage): Promise<void> {
-    return this.write(`${JSON.stringify(message)}\n`);
+  async send(message: JSONRPCMessage): Promise<void> {
+    await this.write(`${JSON.stringify(message)}\n`);
+    const id = "result" in message || "error" in message ? message.id : undefined;
+    if (id !== undefined && this.unanswered.has(id)) {
+      this.count(id, -1);
+      this.closeIfDone();
+    }
   }
 
   async close(): Promise<void> {
