@@ -91,6 +91,8 @@ export const SQL_TABLES_MAX_ROWS = 500;
 export const MCP_ROOTS_TIMEOUT_MS = 5_000;
 /** `rt mcp`: the largest JSON-RPC message accepted (one stdio line, one HTTP body); a larger one is answered with a JSON-RPC error. */
 export const MCP_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+/** `rt mcp --http`: a client session with no request in progress for this long is closed (the client must initialize again). */
+export const MCP_HTTP_SESSION_IDLE_MS = 30 * 60_000;
 
 /** Model providers: retries of a request that failed before its first streamed part (network error, 429, 5xx). */
 export const PROVIDER_MAX_RETRIES = 4;

@@ -128,10 +128,43 @@ test("--host with a non-loopback address prints a warning; --port without --http
   try {
     assert.match(open.stderr(), /WARNING: listening on 0\.0\.0\.0, not on loopback: anyone who can reach this address can read and edit the files under/);
     assert.match(open.url, /^http:\/\/0\.0\.0\.0:\d+\/mcp$/);
+    const local = open.url.replace("0.0.0.0", "127.0.0.1");
+    // Any Host is served off loopback, but a web page elsewhere still may not drive the server.
+    assert.equal((await post(local, INIT, { host: "build-box.lan" })).status, 200);
+    const page = await post(local, INIT, { host: "build-box.lan", origin: "http://evil.example" });
+    assert.equal(page.status, 403);
+    assert.match(page.json.error.message, /Origin "http:\/\/evil\.example" is not a loopback origin/);
   } finally {
     assert.equal(await open.stop(), 0, "SIGTERM ends the server cleanly");
   }
   const usage = await rt(["mcp", "--port", "9999"], { cwd: dir, env: rtEnv() });
   assert.equal(usage.code, 2);
   assert.match(usage.stderr, /--port and --host only apply with --http/);
+});
+
+test("an HTTP session idle longer than RT_MCP_SESSION_IDLE_MS is closed; the client must initialize again", async () => {
+  const dir = tempTree({ "a.txt": "a\n" });
+  const short = await startHttp(dir, [], { RT_MCP_SESSION_IDLE_MS: "300" });
+  try {
+    const init = await new Promise<{ status: number; session: string | undefined }>((resolve, reject) => {
+      const req = http.request(short.url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" } }, (res) => {
+        res.resume();
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, session: res.headers["mcp-session-id"] as string | undefined }));
+      });
+      req.on("error", reject);
+      req.end(INIT);
+    });
+    assert.equal(init.status, 200);
+    assert.ok(init.session);
+    const ping = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" });
+    const headers = { "mcp-session-id": init.session!, "mcp-protocol-version": "2025-06-18" };
+    assert.equal((await post(short.url, ping, headers)).status, 200, "alive while in use");
+    await new Promise((r) => setTimeout(r, 1200));
+    const gone = await post(short.url, ping, headers);
+    assert.equal(gone.status, 404);
+    assert.match(gone.json.error.message, /Session not found/);
+    assert.match(short.stderr(), /closed MCP session .*: idle for/);
+  } finally {
+    await short.stop();
+  }
 });

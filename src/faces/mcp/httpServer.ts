@@ -5,8 +5,12 @@
 //
 // Bound to loopback by default, and then also protected against DNS
 // rebinding: a web page the user visits could otherwise reach 127.0.0.1 under a
-// name of its own, so requests must name a loopback host (Host header), and
-// requests from a browser page (Origin header) must come from a loopback origin.
+// name of its own, so requests must name a loopback host (Host header). On any
+// address, a request from a browser page (Origin header) must come from a
+// loopback origin: no web page elsewhere may drive the server.
+//
+// A session idle for sessionIdleMs (no request in progress, no open stream) is
+// closed, so clients that vanish without DELETE do not pile up.
 import http from "node:http";
 import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
@@ -28,6 +32,8 @@ export interface HttpServeOptions {
   port: number;
   /** Largest request body accepted (413 beyond it). */
   maxBodyBytes: number;
+  /** A session with no request in progress for this long is closed. */
+  sessionIdleMs: number;
   /** A new MCP server for a new client session. */
   newServer: () => Server;
   log: (line: string) => void;
@@ -41,6 +47,9 @@ export interface RunningHttpServer {
 interface Session {
   server: Server;
   transport: StreamableHTTPServerTransport;
+  /** Requests (including open GET streams) not yet finished. */
+  inFlight: number;
+  lastActive: number;
 }
 
 function jsonError(res: http.ServerResponse, status: number, code: number, message: string): void {
@@ -48,11 +57,16 @@ function jsonError(res: http.ServerResponse, status: number, code: number, messa
   res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message } }));
 }
 
-/** Why a request is refused by the DNS-rebinding check, or undefined. */
-function rebindingRefusal(req: http.IncomingMessage): string | undefined {
+/** Why a request is refused by the DNS-rebinding check (Host), or undefined. */
+function hostRefusal(req: http.IncomingMessage): string | undefined {
   const host = req.headers.host ?? "";
   const hostname = host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : host.split(":")[0];
   if (!isLoopbackHost(hostname)) return `Forbidden: Host "${host}" is not a loopback name; connect to 127.0.0.1 or localhost`;
+  return undefined;
+}
+
+/** Why a request from a web page is refused (its Origin is not loopback), or undefined. */
+function originRefusal(req: http.IncomingMessage): string | undefined {
   const origin = req.headers.origin;
   if (origin !== undefined && origin !== "null") {
     let originHost: string;
@@ -77,7 +91,7 @@ export async function serveHttp(opts: HttpServeOptions): Promise<RunningHttpServ
       onsessioninitialized: (id) => void sessions.set(id, session),
       maxRequestBodySize: opts.maxBodyBytes,
     });
-    const session: Session = { server, transport };
+    const session: Session = { server, transport, inFlight: 0, lastActive: Date.now() };
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
     };
@@ -91,12 +105,10 @@ export async function serveHttp(opts: HttpServeOptions): Promise<RunningHttpServ
       jsonError(res, 404, -32000, `Not Found: the MCP endpoint is ${MCP_HTTP_PATH}`);
       return;
     }
-    if (guardRebinding) {
-      const refusal = rebindingRefusal(req);
-      if (refusal) {
-        jsonError(res, 403, -32000, refusal);
-        return;
-      }
+    const refusal = (guardRebinding ? hostRefusal(req) : undefined) ?? originRefusal(req);
+    if (refusal) {
+      jsonError(res, 403, -32000, refusal);
+      return;
     }
     const id = req.headers["mcp-session-id"];
     if (typeof id === "string") {
@@ -105,6 +117,11 @@ export async function serveHttp(opts: HttpServeOptions): Promise<RunningHttpServ
         jsonError(res, 404, -32001, "Session not found: initialize a new session");
         return;
       }
+      session.inFlight++;
+      res.once("close", () => {
+        session.inFlight--;
+        session.lastActive = Date.now();
+      });
       await session.transport.handleRequest(req, res);
       return;
     }
@@ -128,11 +145,22 @@ export async function serveHttp(opts: HttpServeOptions): Promise<RunningHttpServ
       resolve();
     });
   });
+  const sweeper = setInterval(() => {
+    const now = Date.now();
+    for (const [id, s] of sessions) {
+      if (s.inFlight > 0 || now - s.lastActive < opts.sessionIdleMs) continue;
+      sessions.delete(id);
+      opts.log(`closed MCP session ${id}: idle for ${Math.round((now - s.lastActive) / 1000)} s`);
+      void s.server.close().catch(() => undefined);
+    }
+  }, Math.max(10, Math.min(60_000, opts.sessionIdleMs / 4)));
+  sweeper.unref();
   const addr = httpServer.address() as AddressInfo;
   const hostInUrl = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;
   return {
     url: `http://${hostInUrl}:${addr.port}${MCP_HTTP_PATH}`,
     async close() {
+      clearInterval(sweeper);
       for (const s of sessions.values()) await s.server.close().catch(() => undefined);
       sessions.clear();
       httpServer.closeAllConnections();

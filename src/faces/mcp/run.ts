@@ -5,7 +5,7 @@
 // say goes to standard error.
 import type { Workspace } from "../../workspace/workspace.js";
 import type { Io } from "../cli/main.js";
-import { MCP_MAX_MESSAGE_BYTES } from "../../limits.js";
+import { MCP_HTTP_SESSION_IDLE_MS, MCP_MAX_MESSAGE_BYTES } from "../../limits.js";
 import { createMcpServer } from "./server.js";
 import { McpSession, WorkspacePool } from "./session.js";
 import { mcpToolList } from "./toolList.js";
@@ -33,6 +33,12 @@ export function mcpUsageProblem(o: McpOptions): string | undefined {
  * A long-running server must not die of one bad request: an error that escapes
  * a handler is logged, and serving goes on.
  */
+/** How long an idle HTTP session lives: RT_MCP_SESSION_IDLE_MS when it is a positive number, else the default. */
+function sessionIdleMs(): number {
+  const n = Number(process.env.RT_MCP_SESSION_IDLE_MS);
+  return Number.isFinite(n) && n > 0 ? n : MCP_HTTP_SESSION_IDLE_MS;
+}
+
 function keepServing(log: (line: string) => void): void {
   process.on("unhandledRejection", (e) => log(`internal error (still serving): ${(e as Error)?.stack ?? String(e)}`));
   process.on("uncaughtException", (e) => log(`internal error (still serving): ${e.stack ?? String(e)}`));
@@ -88,7 +94,7 @@ export async function runMcp(workspace: Workspace, values: Record<string, unknow
   }
   let running;
   try {
-    running = await serveHttp({ host, port: opts.port ?? MCP_DEFAULT_PORT, maxBodyBytes: MCP_MAX_MESSAGE_BYTES, newServer, log });
+    running = await serveHttp({ host, port: opts.port ?? MCP_DEFAULT_PORT, maxBodyBytes: MCP_MAX_MESSAGE_BYTES, sessionIdleMs: sessionIdleMs(), newServer, log });
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     const why = err.code === "EADDRINUSE" ? `port ${opts.port ?? MCP_DEFAULT_PORT} is in use; choose another with --port N (0 picks a free one)` : err.message;
