@@ -19,6 +19,7 @@ export const bashOutputTool = defineTool({
     })
     .strict(),
   readOnly: false,
+  destructive: false,
   enforcesReadOnly: true,
   async handler(args) {
     const shell = getBackground(args.id);

@@ -27,6 +27,12 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   schema: S;
   /** True when the tool never changes anything on disk. */
   readOnly: boolean;
+  /**
+   * False for a tool that changes things but never destroys or overwrites any
+   * (write_output only creates new files; bash_output only reads a shell's
+   * output). Defaults to !readOnly. It is MCP's destructiveHint.
+   */
+  destructive?: boolean;
   /** True when calling it twice with the same arguments has the same effect as once. */
   idempotent?: boolean;
   /** An editing tool (edit, write, undo...): RT_ENABLE_SWE=0 turns these off. */

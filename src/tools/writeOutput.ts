@@ -19,9 +19,10 @@ const SENSITIVE_NAMES = new Set([
   ".cshrc", ".tcshrc", ".kshrc", ".inputrc", ".netrc", ".npmrc", ".yarnrc", ".pypirc", ".gitconfig", ".git-credentials", ".gitmodules", ".gitattributes",
   ".env", ".envrc", ".pgpass", ".my.cnf", ".curlrc", ".wgetrc", ".vimrc", ".exrc", ".lesskey", ".xinitrc", ".xprofile", ".forward",
   "authorized_keys", "authorized_keys2", "known_hosts", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "crontab", "sudoers",
+  ".pam_environment", ".gdbinit", ".lldbinit", ".psqlrc", ".sqliterc", ".tmux.conf", ".screenrc", ".emacs", ".rprofile", ".irbrc", ".xsession", ".xsessionrc",
 ]);
 /** Directories whose contents configure or run things: nothing is created inside them. */
-const SENSITIVE_DIRS = new Set([".ssh", ".git", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".config", ".local", ".github", ".gitlab", ".husky", ".circleci", ".vscode", ".idea", "node_modules"]);
+const SENSITIVE_DIRS = new Set([".ssh", ".git", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".config", ".local", ".github", ".gitlab", ".husky", ".circleci", ".vscode", ".idea", "node_modules", ".cargo", ".gradle", ".m2", ".ipython"]);
 /** Directories an output directory may never be inside. */
 const SECRET_DIRS = new Set([".ssh", ".git", ".gnupg", ".aws", ".azure", ".kube", ".docker"]);
 /** System locations an output directory may never be in. */
@@ -30,12 +31,37 @@ const SYSTEM_PREFIXES = ["/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/li
 /** Why `relParts` (path components) name something sensitive, or undefined. */
 export function sensitiveReason(parts: string[]): string | undefined {
   for (let i = 0; i < parts.length; i++) {
-    const p = parts[i];
+    // Lower case: on a case-insensitive file system (macOS, Windows) `.GIT/config` is `.git/config`.
+    const p = parts[i].toLowerCase();
     const last = i === parts.length - 1;
     if (!last && SENSITIVE_DIRS.has(p)) return `${p}/ holds configuration, credentials or repository data`;
     if (last && SENSITIVE_DIRS.has(p)) return `${p} is the name of a configuration or repository directory`;
     if (SENSITIVE_NAMES.has(p) || /^\.env\./.test(p) || /^id_(rsa|dsa|ecdsa|ed25519)(\.pub)?$/.test(p)) return `${p} is a shell start-up, credential or configuration file`;
   }
+  return undefined;
+}
+
+/** The real path of `p`: its longest existing ancestor resolved (symbolic links followed), the rest appended. */
+function realpathNearest(p: string): string {
+  const rest: string[] = [];
+  let cur = p;
+  for (;;) {
+    try {
+      return path.join(fs.realpathSync(cur), ...rest);
+    } catch {
+      const parent = path.dirname(cur);
+      if (parent === cur) return p;
+      rest.unshift(path.basename(cur));
+      cur = parent;
+    }
+  }
+}
+
+/** Why the output directory `dir` (lexical or real) may not be used, or undefined. */
+function outputDirProblem(dir: string, checkSecret: boolean): string | undefined {
+  if (SYSTEM_PREFIXES.some((p) => dir === p || dir.startsWith(`${p}/`))) return `the output directory ${dir} is a system location; choose another with --out`;
+  const secretDir = checkSecret ? dir.split(path.sep).find((p) => SECRET_DIRS.has(p.toLowerCase())) : undefined;
+  if (secretDir) return `the output directory ${dir} is inside ${secretDir}/, which holds credentials or repository data; choose another with --out`;
   return undefined;
 }
 
@@ -64,6 +90,7 @@ export const writeOutputTool = defineTool({
     })
     .strict(),
   readOnly: false,
+  destructive: false,
   enforcesReadOnly: true,
   async handler(args, { workspace }) {
     const out = outputDir(workspace);
@@ -73,11 +100,22 @@ export const writeOutputTool = defineTool({
     if (bytes > WRITE_OUTPUT_MAX_BYTES) throw new ToolError(`content is ${formatSize(bytes)}; write_output creates files of at most ${formatSize(WRITE_OUTPUT_MAX_BYTES)}`);
 
     const lexicalOut = out.abs;
-    if (SYSTEM_PREFIXES.some((p) => lexicalOut === p || lexicalOut.startsWith(`${p}/`))) {
-      throw new ToolError(`the output directory ${lexicalOut} is a system location; choose another with --out`);
+    const lexicalProblem = outputDirProblem(lexicalOut, !out.isDefault);
+    if (lexicalProblem) throw new ToolError(lexicalProblem);
+    // The same checks on where the directory really is: a symbolic link (`--out notes` -> ~/.ssh,
+    // or a `.rt/out` link shipped in a repository) must not lead into a system or secret directory.
+    const realOutNow = realpathNearest(lexicalOut);
+    if (out.isDefault) {
+      const realRoot = realpathNearest(workspace.root);
+      if (!isWithin(realRoot, realOutNow)) {
+        throw new ToolError(`the output directory ${display(workspace, lexicalOut)} is a symbolic link leading out of the workspace (to ${realOutNow}); remove it or choose another directory with --out`);
+      }
+      const secret = path.relative(realRoot, realOutNow).split(path.sep).find((p) => SECRET_DIRS.has(p.toLowerCase()));
+      if (secret) throw new ToolError(`the output directory ${display(workspace, lexicalOut)} is a symbolic link into ${secret}/ (${realOutNow}), which holds credentials or repository data; remove it or choose another directory with --out`);
+    } else {
+      const realProblem = realOutNow === lexicalOut ? undefined : outputDirProblem(realOutNow, true);
+      if (realProblem) throw new ToolError(`${realProblem} (--out ${lexicalOut} is a symbolic link to it)`);
     }
-    const secretDir = lexicalOut.split(path.sep).find((p) => SECRET_DIRS.has(p));
-    if (!out.isDefault && secretDir) throw new ToolError(`the output directory ${lexicalOut} is inside ${secretDir}/, which holds credentials or repository data; choose another with --out`);
 
     const target = path.resolve(lexicalOut, input);
     if (!isWithin(lexicalOut, target) || target === lexicalOut) {
@@ -93,8 +131,13 @@ export const writeOutputTool = defineTool({
       const ignore = path.join(workspace.state.dir, ".gitignore");
       if (!fs.existsSync(ignore)) fs.writeFileSync(ignore, "*\n");
     }
+    // Symbolic links on the way must not lead out of the output directory: checked before any
+    // directory is created (a refused call creates nothing), and again once they exist.
+    const realParentBefore = realpathNearest(path.dirname(target));
+    if (!isWithin(realOutNow, realParentBefore)) {
+      throw new ToolError(`${input}: a symbolic link leads outside the output directory (to ${realParentBefore}); refusing to write there`);
+    }
     fs.mkdirSync(path.dirname(target), { recursive: true });
-    // Symbolic links on the way must not lead out of the output directory.
     const realOut = fs.realpathSync(lexicalOut);
     const realParent = fs.realpathSync(path.dirname(target));
     if (!isWithin(realOut, realParent)) {

@@ -68,10 +68,14 @@ test("tools/list: annotations follow the tools' flags", async () => {
   assert.equal(a("scroll")!.idempotentHint, false, "scroll moves the view: not idempotent");
   assert.deepEqual({ ...a("edit_lines") }, { readOnlyHint: false, destructiveHint: true, idempotentHint: false });
   assert.deepEqual({ ...a("write") }, { readOnlyHint: false, destructiveHint: true, idempotentHint: true });
+  // Additive, never overwriting: not destructive, though not read-only.
+  assert.deepEqual({ ...a("write_output") }, { readOnlyHint: false, destructiveHint: false, idempotentHint: false });
+  assert.equal(a("bash_output")!.destructiveHint, false);
+  assert.equal(a("kill_shell")!.destructiveHint, true);
   for (const t of TOOLS) {
     const ann = a(t.name)!;
     assert.equal(ann.readOnlyHint, t.readOnly, t.name);
-    assert.equal(ann.destructiveHint, !t.readOnly, t.name);
+    assert.equal(ann.destructiveHint, t.destructive ?? !t.readOnly, t.name);
     assert.equal(ann.idempotentHint, t.idempotent === true, t.name);
   }
 });

@@ -73,7 +73,7 @@ function entryFor(workspace: Workspace, tool: Tool, how: Exclude<Availability, "
     inputSchema: schema,
     annotations: {
       readOnlyHint: tool.readOnly,
-      destructiveHint: !tool.readOnly && !contained,
+      destructiveHint: (tool.destructive ?? !tool.readOnly) && !contained,
       idempotentHint: tool.idempotent === true,
     },
   };
