@@ -97,14 +97,29 @@ export function fitIndentation(content: string[], ctx: IndentContext): string[] 
   const widths = content.map((l) => (blank(l) ? -1 : widthOf(lead(l), u)));
   const base = Math.min(...widths.filter((w) => w >= 0));
 
-  if (ctx.indentLevel === undefined && ctx.replacing > 0) {
-    const copied = undoCopyShift(content, ctx.lines.slice(ctx.at, ctx.at + ctx.replacing), style);
+  // Content that repeats the replaced lines with only their indentation changed
+  // can mean nothing but a re-indentation (anything else is a no-op), so it is
+  // kept as written: seed 001's "Fix indentation on line 15". Column 0 is left
+  // to the rules below, as content stripped of its indentation usually lands there.
+  const replacedLines = ctx.lines.slice(ctx.at, ctx.at + ctx.replacing);
+  const trimmed = (ls: string[]) => ls.filter((l) => !blank(l)).map((l) => l.trim());
+  const fixing =
+    ctx.indentLevel === undefined &&
+    ctx.replacing > 0 &&
+    base > 0 &&
+    trimmed(content).join("\n") === trimmed(replacedLines).join("\n") &&
+    content.filter((l) => !blank(l)).join("\n") !== replacedLines.filter((l) => !blank(l)).join("\n");
+
+  if (ctx.indentLevel === undefined && ctx.replacing > 0 && !fixing) {
+    const copied = undoCopyShift(content, replacedLines, style);
     if (copied) return copied;
   }
 
   let target: number;
   if (ctx.indentLevel !== undefined) {
     target = ctx.indentLevel;
+  } else if (fixing) {
+    target = base;
   } else {
     const replaced = ctx.lines.slice(ctx.at, ctx.at + ctx.replacing).filter((l) => !blank(l));
     const before = nearestNonBlank(ctx.lines, ctx.at - 1, -1);

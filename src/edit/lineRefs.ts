@@ -58,7 +58,8 @@ export function resolveRef(
   const max = opts.allowEnd ? total + 1 : total;
   const min = opts.allowZero ? 0 : 1;
   if (n < min || n > max) {
-    return { error: `line ${n} is out of range: the file has ${total} line${total === 1 ? "" : "s"}; valid lines are ${min}-${max}` };
+    const valid = max < min ? "it is empty, so there is no line to edit (insert into it instead)" : `valid lines are ${min}-${max}`;
+    return { error: `line ${n} is out of range: the file has ${total} line${total === 1 ? "" : "s"}; ${valid}` };
   }
   return { line: n };
 }

@@ -20,6 +20,7 @@
 import { parse, type LanguageId } from "../parsers/treeSitter.ts";
 import { detectLanguage } from "../parsers/detectLanguage.ts";
 import { syntaxProblems, type RawSyntaxProblem, type RowRange } from "../parsers/syntaxProblems.ts";
+import { pythonIndentProblems } from "./pythonIndent.ts";
 import { lineHunks, placeAfterLine, placeBeforeLine, type LineHunk } from "./lineHunks.ts";
 import { SYNTAX_CONTEXT_LINES, SYNTAX_PARSE_TIMEOUT_MS, SYNTAX_PROBLEMS_SHOWN } from "../limits.ts";
 
@@ -31,7 +32,11 @@ export interface SyntaxProblem {
   kind: "error" | "missing";
   /** For "error", the rejected source text (first line, cut short); for "missing", the expected token. */
   text: string;
+  /** Set when the problem is better said in words than by its text (Python's indentation errors). */
+  message?: string;
 }
+
+type Problem = RawSyntaxProblem & { message?: string };
 
 export interface ValidationResult {
   /** The grammar used, or null when the file's language has none. */
@@ -59,14 +64,21 @@ function stripBom(text: string): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
-async function problemsOf(text: string, lang: LanguageId, focusRows: RowRange[] = []): Promise<RawSyntaxProblem[] | null> {
+async function problemsOf(text: string, lang: LanguageId, focusRows: RowRange[] = []): Promise<Problem[] | null> {
   const tree = await parse(text, lang, { timeoutMs: SYNTAX_PARSE_TIMEOUT_MS });
   if (!tree) return null;
+  let problems: Problem[];
   try {
-    return syntaxProblems(tree, text, focusRows);
+    problems = syntaxProblems(tree, text, focusRows);
   } finally {
     tree.delete();
   }
+  // tree-sitter-python accepts any indentation; Python does not.
+  if (lang === "python") {
+    const indent = pythonIndentProblems(text).map((p): Problem => ({ kind: "error", ...p, text: p.message }));
+    problems = [...problems, ...indent].sort((x, y) => x.index - y.index);
+  }
+  return problems;
 }
 
 /**
@@ -83,8 +95,8 @@ export async function validateEdit(path: string, before: string, after: string):
   const hunks = lineHunks(oldText.split("\n"), newLines);
   // An error node that reaches into the edited lines is reported there.
   const edited = hunks.map((h) => ({ start: h.afterStart, end: h.afterEnd }));
-  let oldProblems: RawSyntaxProblem[] | null;
-  let newProblems: RawSyntaxProblem[] | null;
+  let oldProblems: Problem[] | null;
+  let newProblems: Problem[] | null;
   try {
     newProblems = await problemsOf(newText, language, edited);
     // A text that did not change cannot add errors; parse it once.
@@ -109,23 +121,23 @@ export async function validateEdit(path: string, before: string, after: string):
 /** The problems of the new text that the old text did not have (see the header comment). */
 function introducedProblems(
   hunks: LineHunk[],
-  oldProblems: RawSyntaxProblem[],
-  newProblems: RawSyntaxProblem[],
-): RawSyntaxProblem[] {
+  oldProblems: Problem[],
+  newProblems: Problem[],
+): Problem[] {
   if (newProblems.length === 0) return [];
 
   // Old problems, by where they are now: an unchanged line of the new text, or a hunk.
-  const oldOnLine = new Map<number, RawSyntaxProblem[]>();
-  const oldInHunk = new Map<number, RawSyntaxProblem[]>();
+  const oldOnLine = new Map<number, Problem[]>();
+  const oldInHunk = new Map<number, Problem[]>();
   for (const p of oldProblems) {
     const place = placeBeforeLine(hunks, p.row);
     const [map, key] = "hunk" in place ? [oldInHunk, place.hunk] : [oldOnLine, place.line];
     map.set(key, [...(map.get(key) ?? []), p]);
   }
 
-  const introduced: RawSyntaxProblem[] = [];
-  const newInHunk = new Map<number, RawSyntaxProblem[]>();
-  const unmatched: RawSyntaxProblem[] = [];
+  const introduced: Problem[] = [];
+  const newInHunk = new Map<number, Problem[]>();
+  const unmatched: Problem[] = [];
   for (const p of newProblems) {
     const place = placeAfterLine(hunks, p.row);
     if ("hunk" in place) newInHunk.set(place.hunk, [...(newInHunk.get(place.hunk) ?? []), p]);
@@ -155,15 +167,16 @@ function take<T>(list: T[] | undefined, test: (item: T) => boolean): T | undefin
   return i === -1 ? undefined : list.splice(i, 1)[0];
 }
 
-function toSyntaxProblem(p: RawSyntaxProblem, lines: string[]): SyntaxProblem {
+function toSyntaxProblem(p: Problem, lines: string[]): SyntaxProblem {
   const at = p.focus ?? p;
   const line = lines[at.row] ?? "";
   // Characters, not UTF-16 code units: an emoji before the error counts once.
   const column = [...line.slice(0, at.column)].length + 1;
-  return { line: at.row + 1, column, kind: p.kind, text: p.text };
+  return { line: at.row + 1, column, kind: p.kind, text: p.text, ...(p.message ? { message: p.message } : {}) };
 }
 
 function describe(p: SyntaxProblem): string {
+  if (p.message) return p.message;
   if (p.kind === "missing") return `missing ${JSON.stringify(p.text)}`;
   return p.text === "" ? "syntax error" : `unexpected ${JSON.stringify(p.text)}`;
 }

@@ -45,7 +45,8 @@ function planChanges(snap: Snapshot, specs: ChangeSpec[]) {
       const stale = staleNumber(r.line, snap.viewedIds, snap.ids, snap.rel, lines);
       if (stale) throw new ToolError(stale);
     }
-    if (r.relocatedFrom !== undefined) {
+    // A reference given twice (start and end of one line) is reported once.
+    if (r.relocatedFrom !== undefined && !relocations.some((x) => x.ref === String(ref) && x.to === r.line)) {
       relocations.push({ ref: String(ref), from: r.relocatedFrom, to: r.line });
       notes.push(`note: ${ref} was relocated to line ${r.line} (the file changed since it was read)`);
     }
@@ -68,12 +69,21 @@ function planChanges(snap: Snapshot, specs: ChangeSpec[]) {
   }
   const applied = applyLineChanges(lines, changes);
   if ("error" in applied) throw new ToolError(applied.error);
+  // One deletion: the result names the lines removed (✓ Edited a.py:12-14), as
+  // the new text has no lines left to name there.
+  const only = changes.length === 1 && changes[0].content.length === 0 && changes[0].end >= changes[0].start ? changes[0] : undefined;
+  const deleted = only ? { start: only.start, end: only.end } : undefined;
   return {
     model: withLines(snap.model, applied.lines),
     start: applied.start,
     end: applied.end,
     notes,
-    metadata: { changes_applied: specs.length, ...(relocations.length ? { relocated: relocations } : {}) },
+    ...(deleted ? { summaryRange: deleted } : {}),
+    metadata: {
+      changes_applied: specs.length,
+      ...(deleted ? { start_line: deleted.start, end_line: deleted.end, deleted_lines: deleted.end - deleted.start + 1 } : {}),
+      ...(relocations.length ? { relocated: relocations } : {}),
+    },
   };
 }
 

@@ -65,6 +65,8 @@ export interface Plan {
   metadata?: Record<string, unknown>;
   /** Lines added to the output after the ✓ line (notes such as relocations). */
   notes?: string[];
+  /** The range named on the ✓ line when it is not start-end (a deletion names the lines it removed). */
+  summaryRange?: { start: number; end: number };
 }
 
 export interface ApplyOptions {
@@ -168,7 +170,8 @@ async function applyLocked(ws: Workspace, target: string, plan: (snap: Snapshot)
       ws.lineIds.markViewed(snap.rel, newHash, shown);
     }
     const verb = opts.verb ?? (snap.bytes === null ? "Created" : "Edited");
-    const range = p.end >= p.start ? `${p.start}-${p.end}` : `${p.start}`;
+    const named = p.summaryRange ?? p;
+    const range = named.end >= named.start ? `${named.start}-${named.end}` : `${named.start}`;
     const showDiff = opts.showDiff || /^(1|true|yes|on)$/i.test(ws.env.RT_AUTO_DIFF ?? ws.env.RAGIX_AUTO_DIFF ?? "");
     const parts = [`✓ ${verb} ${snap.rel}:${range}`, ...(p.notes ?? []), ...notes, regionView(p.model.lines, p.start, p.end)];
     if (showDiff) parts.push(diff);

@@ -65,3 +65,14 @@ test("unmoved repeated lines mean the content is already placed, even when a les
   const content = ["        a()", "        b()"];
   assert.deepEqual(fitIndentation(content, { lines: file, at: 2, replacing: 3 }), content);
 });
+
+test("content that only re-indents the replaced lines is kept as written: fixing a misplaced line (seed 001)", () => {
+  // The body of `if self.ok:` sits at the `if`'s level; the caller gives it one level deeper.
+  const broken = ["class A:", "    def get(self):", "        if self.ok:", "        return self.data", "        return None"];
+  assert.deepEqual(fitIndentation(["            return self.data"], { lines: broken, at: 3, replacing: 1 }), ["            return self.data"]);
+  const odd = ["def f():", "    x = 1", "   y = 2", "    return x"];
+  assert.deepEqual(fitIndentation(["    y = 2"], { lines: odd, at: 2, replacing: 1 }), ["    y = 2"]);
+  // A block re-indented as a whole keeps its inner structure.
+  const block = ["def f():", "    if x:", "    a = 1", "    if a:", "        b()", "    return a"];
+  assert.deepEqual(fitIndentation(["        a = 1", "        if a:", "            b()"], { lines: block, at: 2, replacing: 3 }), ["        a = 1", "        if a:", "            b()"]);
+});

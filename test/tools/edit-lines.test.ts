@@ -191,7 +191,8 @@ test("RT_ENABLE_SWE=0 and RAGIX_ENABLE_SWE=0 disable the editing tools with a cl
   for (const env of [{ RT_ENABLE_SWE: "0" }, { RAGIX_ENABLE_SWE: "0" }]) {
     const r = await rt(["edit", "a.txt", "1", "1"], { cwd: dir, input: "x\n", env });
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /RT_ENABLE_SWE=0/);
+    // The message names the variable that was set.
+    assert.match(r.stderr, new RegExp(`is disabled: ${Object.keys(env)[0]}=0 turns off`));
   }
   assert.equal(fs.readFileSync(path.join(dir, "a.txt"), "utf8"), "one\n");
   const read = await rt(["read", "a.txt"], { cwd: dir, env: { RT_ENABLE_SWE: "0" } });
@@ -253,4 +254,40 @@ test("a change by another program after the caller's read makes plain numbers be
   assert.match(g.stdout, /4: z = 3/);
   assert.equal((await rt(["edit", "t.py", "4", "4"], { cwd: dir, input: "z = 30\n" })).code, 0);
   assert.equal(fs.readFileSync(path.join(dir, "t.py"), "utf8"), "# header\nx = 1\ny = 2\nz = 30\n");
+});
+
+test("a line given as both start and end of a relocated range is reported relocated once", async () => {
+  const dir = tempTree({ "a.py": PY });
+  const read = await rtCall("read", { path: "a.py", ids: true }, { cwd: dir });
+  const ids = read.result.line_ids as string[];
+  fs.writeFileSync(path.join(dir, "a.py"), `import os\n${PY}`);
+  const ref = `4:${ids[3]}`;
+  const r = await rtCall("edit_lines", { path: "a.py", command: "replace", start_line: ref, end_line: ref, new_content: "    return 3" }, { cwd: dir });
+  assert.equal(r.result.success, true, r.result.error);
+  assert.deepEqual(r.result.relocated, [{ ref, from: 4, to: 5 }]);
+  assert.equal(r.result.output.match(/was relocated/g)?.length, 1);
+});
+
+test("a deletion names the deleted lines: ✓ Edited <path>:<start>-<end>, start_line/end_line in JSON", async () => {
+  const dir = tempTree({ "d.txt": "1\n2\n3\n4\n5\n", "e.txt": "" });
+  const d = await rt(["delete", "d.txt", "2", "3"], { cwd: dir });
+  assert.equal(d.code, 0, d.stderr);
+  assert.match(d.stdout, /^✓ Edited d\.txt:2-3\n   1: 1\n   2: 4\n   3: 5/);
+  const j = await rtCall("edit_lines", { path: "d.txt", command: "delete", start_line: 1, end_line: 1 }, { cwd: dir });
+  assert.equal(j.result.start_line, 1);
+  assert.equal(j.result.end_line, 1);
+  assert.equal(j.result.deleted_lines, 1);
+  assert.equal(fs.readFileSync(path.join(dir, "d.txt"), "utf8"), "4\n5\n");
+  const empty = await rt(["delete", "e.txt", "1", "1"], { cwd: dir });
+  assert.equal(empty.code, 1);
+  assert.match(empty.stderr, /the file has 0 lines; it is empty/);
+});
+
+test("edit_lines fixes a misindented line when new_content only changes its indentation (seed 001)", async () => {
+  const broken = "class A:\n    def get(self):\n        if self.ok:\n        return self.data\n        return None\n";
+  const dir = tempTree({ "a.py": broken });
+  const r = await rtCall("edit_lines", { path: "a.py", command: "replace", start_line: 4, end_line: 4, new_content: "            return self.data" }, { cwd: dir });
+  assert.equal(r.result.success, true, r.result.error);
+  assert.equal(r.result.changed, true);
+  assert.equal(fs.readFileSync(path.join(dir, "a.py"), "utf8"), broken.replace("        return self.data", "            return self.data"));
 });
