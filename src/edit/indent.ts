@@ -29,6 +29,8 @@ export interface IndentStyle {
 
 const lead = (s: string) => /^[ \t]*/.exec(s)![0];
 const blank = (s: string) => s.trim() === "";
+/** A block comment's continuation line (` * text`): aligned under `/**`, not indented by levels. */
+const commentContinuation = (s: string) => /^[ \t]*\*/.test(s);
 
 function widthOf(ws: string, unit: number): number {
   let w = 0;
@@ -42,7 +44,7 @@ export function detectStyle(lines: string[]): IndentStyle {
   const deltas = new Map<number, number>();
   let prev = 0;
   for (const l of lines) {
-    if (blank(l)) continue;
+    if (blank(l) || commentContinuation(l)) continue;
     const ws = lead(l);
     if (ws.startsWith("\t")) tabs++;
     else if (ws.startsWith(" ")) {
@@ -87,6 +89,32 @@ export interface IndentContext {
   indentLevel?: number;
 }
 
+/**
+ * The columns a tab stood for in content written with tabs where the file uses
+ * spaces. Models write one tab per level, or two tabs per level (a tab for two
+ * spaces), so the width is read from the content's own structure: the one
+ * under which each line after a block opener is exactly one level deeper, no
+ * other line is deeper than the line before, and widths are whole levels.
+ * Ties go to the file's unit.
+ */
+function contentTabWidth(content: string[], before: string | undefined, unit: number): number {
+  const lines = [...(before === undefined ? [] : [before]), ...content].filter((l) => !blank(l) && !commentContinuation(l));
+  let best = unit;
+  let bestMisfits = Infinity;
+  for (const tw of [unit, 2, 4, 8]) {
+    let misfits = 0;
+    for (let i = 0; i < lines.length; i++) {
+      const w = widthOf(lead(lines[i]), tw);
+      if (w % unit !== 0) misfits++;
+      if (i === 0) continue;
+      const prev = widthOf(lead(lines[i - 1]), tw);
+      if (opens(lines[i - 1]) ? w !== prev + unit : w > prev) misfits++;
+    }
+    if (misfits < bestMisfits) [best, bestMisfits] = [tw, misfits];
+  }
+  return best;
+}
+
 /** Returns `content` re-indented for its place in the file. */
 export function fitIndentation(content: string[], ctx: IndentContext): string[] {
   if (content.every(blank)) return content;
@@ -94,7 +122,10 @@ export function fitIndentation(content: string[], ctx: IndentContext): string[] 
   const hasIndented = ctx.lines.some((l) => !blank(l) && lead(l).length > 0);
   const style = hasIndented ? fileStyle : detectStyle(content);
   const u = style.unit;
-  const widths = content.map((l) => (blank(l) ? -1 : widthOf(lead(l), u)));
+  // Tabs in content for a space-indented file: how wide the caller meant them.
+  const foreignTabs = !style.tabs && content.some((l) => !blank(l) && lead(l).includes("\t"));
+  const tw = foreignTabs ? contentTabWidth(content, nearestNonBlank(ctx.lines, ctx.at - 1, -1), u) : u;
+  const widths = content.map((l) => (blank(l) ? -1 : widthOf(lead(l), tw)));
   const base = Math.min(...widths.filter((w) => w >= 0));
 
   // Content that repeats the replaced lines with only their indentation changed
@@ -111,7 +142,7 @@ export function fitIndentation(content: string[], ctx: IndentContext): string[] 
     content.filter((l) => !blank(l)).join("\n") !== replacedLines.filter((l) => !blank(l)).join("\n");
 
   if (ctx.indentLevel === undefined && ctx.replacing > 0 && !fixing) {
-    const copied = undoCopyShift(content, replacedLines, style);
+    const copied = undoCopyShift(content, replacedLines, style, tw);
     if (copied) return copied;
   }
 
@@ -175,7 +206,7 @@ function baseIndent(lines: string[]): string {
  * repeated lines are exactly where they were; null otherwise (then the context
  * decides).
  */
-function undoCopyShift(content: string[], replaced: string[], style: IndentStyle): string[] | null {
+function undoCopyShift(content: string[], replaced: string[], style: IndentStyle, tabWidth: number): string[] | null {
   // Pair content lines with replaced lines of the same trimmed text, in order.
   const pairs: Array<[string, string]> = [];
   const pairedReplaced: string[] = [];
@@ -200,7 +231,7 @@ function undoCopyShift(content: string[], replaced: string[], style: IndentStyle
   if (rel.kind === "identity") {
     // Lines the caller wrote anew may still use tabs in a space-indented file (or the reverse).
     const foreign = (ws: string) => (style.tabs ? ws.startsWith(" ".repeat(style.unit)) : ws.includes("\t"));
-    return content.map((l) => (!blank(l) && foreign(lead(l)) ? render(widthOf(lead(l), style.unit), style) + l.slice(lead(l).length) : l));
+    return content.map((l) => (!blank(l) && foreign(lead(l)) ? render(widthOf(lead(l), style.tabs ? style.unit : tabWidth), style) + l.slice(lead(l).length) : l));
   }
   if (rel.kind !== "uniform") return null;
   // A shift that leaves the content's base where both the replaced lines' base and

@@ -76,3 +76,25 @@ test("content that only re-indents the replaced lines is kept as written: fixing
   const block = ["def f():", "    if x:", "    a = 1", "    if a:", "        b()", "    return a"];
   assert.deepEqual(fitIndentation(["        a = 1", "        if a:", "            b()"], { lines: block, at: 2, replacing: 3 }), ["        a = 1", "        if a:", "            b()"]);
 });
+
+test("tabs written for a space-indented file: the tab width is read from the content's structure (two tabs per level here)", () => {
+  const file = ["interface A {", "    a: string;", "}", "export interface B extends A {", "    readonly code: string;", "    readonly b?: number;", "}"];
+  // One level written as two tabs: a tab stood for two columns, not four.
+  assert.deepEqual(fitIndentation(["}", "export interface B extends A {", "\t\treadonly code_x: string;"], { lines: file, at: 2, replacing: 3 }), [
+    "}",
+    "export interface B extends A {",
+    "    readonly code_x: string;",
+  ]);
+  // One tab per level is still four columns.
+  assert.deepEqual(fitIndentation(["}", "export interface B extends A {", "\treadonly code_x: string;"], { lines: file, at: 2, replacing: 3 }), [
+    "}",
+    "export interface B extends A {",
+    "    readonly code_x: string;",
+  ]);
+});
+
+test("JSDoc continuation lines (' * ') do not make the file look 1-space indented", () => {
+  const file = ["/**", " * Doc.", " */", "interface A {", "    /**", "     * Field.", "     */", "    a: string;", "    b: number;", "}"];
+  assert.deepEqual(detectStyle(file), { tabs: false, unit: 4 });
+  assert.deepEqual(fitIndentation(["\treadonly b: number;"], { lines: file, at: 8, replacing: 1 }), ["    readonly b: number;"]);
+});
