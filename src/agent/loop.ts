@@ -10,6 +10,7 @@
 // toolOutputMaxChars; the context is compacted at compactThreshold of the
 // window. Read-only calls of one model turn run in parallel; a call that
 // writes runs alone, in order.
+import fs from "node:fs";
 import type { ChatMessage, ModelRequest, Provider, ToolCall, ToolSpec, Usage } from "./providers/types.js";
 import { ProviderError } from "./providers/types.js";
 import { addUsage, zeroUsage, type AgentErrorKind, type AgentEvent, type Protocol, type UsageTotals } from "./events.js";
@@ -475,8 +476,10 @@ export class Agent {
       const sandboxedPlanCommand = this.approvals.mode === "plan" && c.protocol === "text" && c.tool.name === "bash";
       const verdict = sandboxedPlanCommand ? { ok: true as const } : await this.approvals.check(c.tool, c.args, describeCall(c.tool.name, c.args));
       if (!verdict.ok) {
-        emit({ type: "tool_blocked", id: c.id, name: c.name, args: c.args, reason: verdict.reason });
-        this.addResult(c, `blocked: ${verdict.reason}`, true);
+        // Ctrl-C while the user was being asked ends the question: the call was not refused, the turn was interrupted.
+        const reason = signal?.aborted ? INTERRUPTED_RESULT : verdict.reason;
+        emit({ type: "tool_blocked", id: c.id, name: c.name, args: c.args, reason });
+        this.addResult(c, signal?.aborted ? reason : `blocked: ${reason}`, true);
         return;
       }
     }
@@ -505,10 +508,13 @@ export class Agent {
   private fit(full: string, callId: string): { text: string; saved?: string } {
     const max = this.opts.toolOutputMaxChars ?? AGENT_TOOL_OUTPUT_MAX_CHARS;
     if (full.length <= max) return { text: full };
-    const name = `${this.log.id}-${callId.replace(/[^\w.-]/g, "_")}.txt`;
+    const base = `${this.log.id}-${callId.replace(/[^\w.-]/g, "_")}`;
     let saved: string | undefined;
     try {
       if (this.ws.state.ensure()) {
+        // Call ids repeat (text mode numbers its calls per process; some servers reuse "call_1"): never overwrite an earlier output.
+        let name = `${base}.txt`;
+        for (let n = 2; fs.existsSync(this.ws.state.file("tool-output", name)); n++) name = `${base}-${n}.txt`;
         this.ws.state.writeText(full, "tool-output", name);
         saved = `.rt/tool-output/${name}`;
       }

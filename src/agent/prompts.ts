@@ -6,6 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import type { Protocol } from "./events.js";
 import { packageRoot } from "../packageRoot.js";
+import { resolveInside } from "../workspace/paths.js";
 
 /** Project instruction files, in order of preference: the first one present is used. */
 export const PROJECT_INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md"];
@@ -50,10 +51,13 @@ function environment(ctx: PromptContext): string {
 /** The project's AGENTS.md (or CLAUDE.md), if present. */
 export function projectInstructions(root: string): { file: string; text: string } | undefined {
   for (const name of PROJECT_INSTRUCTION_FILES) {
-    const file = path.join(root, name);
     let text: string;
     try {
-      text = fs.readFileSync(file, "utf8");
+      // As for every path rt reads: a symlink leading out of the root (a cloned repository's
+      // AGENTS.md -> ~/.ssh/id_rsa) is not followed, and only a regular file is read.
+      const file = resolveInside(root, name);
+      if (!file.exists || !fs.statSync(file.abs).isFile()) continue;
+      text = fs.readFileSync(file.abs, "utf8");
     } catch {
       continue;
     }

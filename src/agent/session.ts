@@ -101,16 +101,28 @@ export class SessionLog {
     /** Absolute path of the JSONL file, undefined when state is off. */
     readonly file: string | undefined,
     nextIndex: number,
+    /** "a" to append to an existing session; "wx" for a new one (never another session's file). */
+    flag: "a" | "wx" = "a",
   ) {
     this.nextIndex = nextIndex;
-    if (file) this.fd = fs.openSync(file, "a");
+    if (file) this.fd = fs.openSync(file, flag);
   }
 
   static create(ws: Workspace, model: string, protocol: ProtocolChoice): { log: SessionLog; state: SessionState } {
-    const id = newSessionId();
     const dir = sessionsDir(ws);
+    let id = newSessionId();
+    let log: SessionLog | undefined;
+    // Two sessions started in the same second may draw the same id: take another rather than append to the other's file.
+    for (let attempt = 1; dir && !log; attempt++) {
+      try {
+        log = new SessionLog(id, path.join(dir, `${id}.jsonl`), 0, "wx");
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== "EEXIST" || attempt >= 100) throw e;
+        id = newSessionId();
+      }
+    }
+    log ??= new SessionLog(id, undefined, 0);
     const header: SessionHeader = { t: "session", v: 1, id, created: now(), root: ws.root, model, protocol };
-    const log = new SessionLog(id, dir ? path.join(dir, `${id}.jsonl`) : undefined, 0);
     log.append(header);
     return { log, state: replay([header]) };
   }

@@ -53,6 +53,7 @@ export async function chatCommand(ws: Workspace, flags: Flags, io: Io): Promise<
   const interrupt = () => {
     if (current) {
       current.abort();
+      reader.cancelPending(); // an approval question being asked: it ends unanswered
       io.stdout(style.dim("\n^C interrupting…\n"));
     } else if (reader.terminal) {
       // At the prompt: drop the line being typed, like a shell.

@@ -51,6 +51,20 @@ export class LineReader {
     return line;
   }
 
+  /**
+   * Ends the question waiting for a line, if any, as the end of input would (its
+   * asker gets null): Ctrl-C during an approval question interrupts the turn, so
+   * the question must not go on waiting. What was typed of the line is dropped.
+   */
+  cancelPending(): boolean {
+    const w = this.waiter;
+    if (!w) return false;
+    this.waiter = undefined;
+    if (this.terminal) this.rl.write(null, { ctrl: true, name: "u" });
+    w(null);
+    return true;
+  }
+
   close(): void {
     this.rl.close();
   }

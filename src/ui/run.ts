@@ -62,6 +62,7 @@ export async function runCommand(ws: Workspace, positionals: string[], flags: Fl
   const onSigint = () => {
     if (controller.signal.aborted) process.exit(130); // a second Ctrl-C: stop now
     controller.abort();
+    if (reader?.cancelPending()) io.stderr("\n"); // an approval question being asked: it ends unanswered
   };
   process.on("SIGINT", onSigint);
   reader?.rl.on("SIGINT", onSigint); // on a terminal, readline turns Ctrl-C into this event instead

@@ -1,6 +1,6 @@
 // `rt chat`, the REPL, driven through piped standard input (and a real
 // SIGINT for Ctrl-C); the model is the scripted server, reached as Ollama.
-import { test, before, after, beforeEach } from "node:test";
+import { test, before, after, beforeEach, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
@@ -25,6 +25,38 @@ function env(): Record<string, string | undefined> {
 }
 
 const MODEL = ["--model", "ollama/test-model"];
+
+/**
+ * `rt chat` in a child process with piped input. waitFor(re) resolves once stdout matches;
+ * the child is killed when the test ends, passed or failed (a failed wait must not leave
+ * a REPL holding the test runner open).
+ */
+function spawnChat(t: TestContext, root: string) {
+  const child = spawn(process.execPath, [CLI, "chat", ...MODEL], {
+    cwd: root,
+    env: { ...process.env, ...env(), RT_ROOT: undefined } as NodeJS.ProcessEnv,
+    stdio: ["pipe", "pipe", "pipe"],
+  });
+  t.after(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+  });
+  let out = "";
+  child.stdout.on("data", (c) => (out += c));
+  const waitFor = (re: RegExp) =>
+    new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${re}; output: ${out}`)), 10_000);
+      const check = () => {
+        if (re.test(out)) {
+          clearTimeout(timer);
+          child.stdout.off("data", check);
+          resolve();
+        }
+      };
+      child.stdout.on("data", check);
+      check();
+    });
+  return { child, waitFor, output: () => out, closed: new Promise<number | null>((r) => child.on("close", r)) };
+}
 
 test("piped REPL: answers stream, /sessions, /clear (the next request starts afresh), /model, Ctrl-D quits", async () => {
   const root = tempTree({});
@@ -80,29 +112,10 @@ test("/compact [instructions] replaces the conversation with the model's summary
   assert.doesNotMatch(after, /SECRET-WORD/);
 });
 
-test("Ctrl-C interrupts the turn in flight; the session goes on", async () => {
+test("Ctrl-C interrupts the turn in flight; the session goes on", async (t) => {
   const root = tempTree({});
   server.script({ text: "a slow answer that stops here and hangs", hangAfter: 4 });
-  const child = spawn(process.execPath, [CLI, "chat", ...MODEL], {
-    cwd: root,
-    env: { ...process.env, ...env(), RT_ROOT: undefined } as NodeJS.ProcessEnv,
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  let out = "";
-  const waitFor = (re: RegExp) =>
-    new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`timed out waiting for ${re}; output: ${out}`)), 10_000);
-      const check = () => {
-        if (re.test(out)) {
-          clearTimeout(timer);
-          child.stdout.off("data", check);
-          resolve();
-        }
-      };
-      child.stdout.on("data", check);
-      check();
-    });
-  child.stdout.on("data", (c) => (out += c));
+  const { child, waitFor, closed } = spawnChat(t, root);
   child.stdin.write("first\n");
   await waitFor(/a slow answer/);
   child.kill("SIGINT");
@@ -111,12 +124,32 @@ test("Ctrl-C interrupts the turn in flight; the session goes on", async () => {
   child.stdin.write("second\n");
   await waitFor(/second answer/);
   child.stdin.end();
-  const code = await new Promise((r) => child.on("close", r));
-  assert.equal(code, 0);
+  assert.equal(await closed, 0);
   const msgs = server.completions[1].body.messages as Array<{ role: string; content: string }>;
   assert.deepEqual(
     msgs.map((m) => m.role),
     ["system", "user", "assistant", "user"],
   );
   assert.match(msgs[2].content, /a slow answer[\s\S]*interrupted/);
+});
+
+test("Ctrl-C while an approval question waits: the question ends, the call is not run, the turn is interrupted, the REPL goes on", async (t) => {
+  const root = tempTree({ "a.txt": "one\n" });
+  server.script(reply.toolCall("edit", { path: "a.txt", old_string: "one", new_string: "two" }));
+  const { child, waitFor, output, closed } = spawnChat(t, root);
+  child.stdin.write("make it two\n");
+  await waitFor(/rt wants to edit: edit a\.txt/);
+  child.kill("SIGINT");
+  await waitFor(/rt: interrupted/);
+  server.script(reply.text("second answer"));
+  child.stdin.write("second\n");
+  await waitFor(/second answer/);
+  child.stdin.end();
+  assert.equal(await closed, 0);
+  assert.doesNotMatch(output(), /Please answer y, n or a/);
+  assert.equal(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "one\n");
+  const msgs = server.completions[1].body.messages as Array<{ role: string; content: string }>;
+  const tool = msgs.find((m) => m.role === "tool");
+  assert.match(tool!.content, /interrupted/);
+  assert.equal(msgs[msgs.length - 1].content, "second");
 });

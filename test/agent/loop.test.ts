@@ -215,6 +215,25 @@ test("tool output over the limit is cut keeping head and tail; the whole is save
   agent.close();
 });
 
+test("saved tool outputs are never overwritten when call ids repeat (text mode restarts its numbering; servers reuse ids)", async () => {
+  const root = tempTree({});
+  const big = (tag: string) => `for i in $(seq 1 800); do echo "${tag} $i xxxxxxxxxxxxxxxxxxxx"; done`;
+  server.script(
+    { toolCalls: [{ id: "call_1", name: "bash", arguments: { command: big("FIRST") } }] },
+    { toolCalls: [{ id: "call_1", name: "bash", arguments: { command: big("SECOND") } }] },
+    reply.text("seen"),
+  );
+  const agent = makeAgent(root, server, { toolOutputMaxChars: 5_000 });
+  const ends = ofType(await collect(agent.run("look")), "tool_end");
+  assert.equal(ends.length, 2);
+  const [a, b] = ends.map((e) => e.saved_output!);
+  assert.ok(a && b && a !== b, `${a} vs ${b}`);
+  assert.match(fs.readFileSync(path.join(root, a), "utf8"), /FIRST 800/);
+  assert.match(fs.readFileSync(path.join(root, b), "utf8"), /SECOND 800/);
+  assert.ok(ends[1].output.includes(b));
+  agent.close();
+});
+
 test("text mode: bash blocks run with rt on PATH, JSON actions too; outputs go back to the model", async () => {
   const root = tempTree({ "src/calc.py": CALC });
   server.script(
@@ -374,6 +393,24 @@ test("project instructions (AGENTS.md) are part of the system prompt", async () 
   await collect(agent.run("hi"));
   assert.match(server.completions[0].body.messages[0].content, /Project instructions \(AGENTS\.md\)[\s\S]*make check/);
   agent.close();
+});
+
+test("project instructions: a CLAUDE.md symlink to AGENTS.md is read; an AGENTS.md leading out of the root is not", async () => {
+  const outside = tempTree({ "secret.txt": "OUTSIDE-SECRET\n" });
+  const root = tempTree({ "AGENTS.md": "Use tabs.\n" });
+  fs.symlinkSync("AGENTS.md", path.join(root, "CLAUDE.md"));
+  const root2 = tempTree({ "CLAUDE.md": "Prefer small diffs.\n" });
+  fs.symlinkSync(path.join(outside, "secret.txt"), path.join(root2, "AGENTS.md"));
+  server.script(reply.text("ok"), reply.text("ok"));
+  for (const r of [root, root2]) {
+    const agent = makeAgent(r, server);
+    await collect(agent.run("hi"));
+    agent.close();
+  }
+  assert.match(server.completions[0].body.messages[0].content, /Project instructions \(AGENTS\.md\)\n\nUse tabs\./);
+  const second = server.completions[1].body.messages[0].content;
+  assert.doesNotMatch(second, /OUTSIDE-SECRET/);
+  assert.match(second, /Project instructions \(CLAUDE\.md\)\n\nPrefer small diffs\./);
 });
 
 test("auto-compaction prunes old tool outputs first (the newest ones stay), and stops there when that is enough", async () => {

@@ -324,10 +324,15 @@ describe("openai-compatible: broken and hung streams", () => {
   });
 
   test("a slow but steady stream is not an idle timeout", async () => {
-    server.script({ text: ["a ", "b ", "c ", "d"], chunkDelayMs: 60 });
-    const r = await drain(provider({ timeouts: { firstPartMs: 5000, idleMs: 200 } }).stream(ask()));
+    // The whole answer takes longer than the idle timeout; no gap comes near it (wide margins: a loaded
+    // machine can stall this process, server and client alike, for a few hundred milliseconds).
+    const words = ["a ", "b ", "c ", "d ", "e ", "f ", "g ", "h ", "i ", "j"];
+    server.script({ text: words, chunkDelayMs: 150 });
+    const started = Date.now();
+    const r = await drain(provider({ timeouts: { firstPartMs: 5000, idleMs: 1000 } }).stream(ask()));
     assert.equal(r.error, undefined);
-    assert.equal(r.text, "a b c d");
+    assert.equal(r.text, words.join(""));
+    assert.ok(Date.now() - started > 1000, "the answer outlasted the idle timeout");
   });
 
   test("a consumer slower than the idle timeout is not taken for a hung server", async () => {

@@ -193,3 +193,36 @@ test("request messages: consecutive user messages are joined; text protocol show
   assert.equal(text[3].content, "[rt] Output of read:\nfile text\n\nmore");
   assert.equal((text[2] as { toolCalls?: unknown }).toolCalls, undefined);
 });
+
+test("two sessions drawing the same id in the same second get two files (never one appended to the other)", async () => {
+  const { tempTree } = await import("../helpers.ts");
+  const { createWorkspace } = await import("../../src/workspace/workspace.ts");
+  const { SessionLog, readRecords } = await import("../../src/agent/session.ts");
+  const crypto = (await import("node:crypto")).default;
+  const ws = createWorkspace({ root: tempTree({}), env: { ...process.env, RT_ROOT: undefined, RT_STATE: undefined } });
+  // Start early in a second, so both ids carry the same time stamp.
+  while (new Date().getMilliseconds() > 500) await new Promise((r) => setTimeout(r, 20));
+  const real = crypto.randomBytes;
+  const draws = [Buffer.from([0xab, 0xcd]), Buffer.from([0xab, 0xcd]), Buffer.from([0x12, 0x34])];
+  (crypto as { randomBytes: unknown }).randomBytes = (n: number) => draws.shift() ?? real(n);
+  let a, b;
+  try {
+    a = SessionLog.create(ws, "m/a", "tools");
+    b = SessionLog.create(ws, "m/b", "tools");
+  } finally {
+    (crypto as { randomBytes: unknown }).randomBytes = real;
+  }
+  a.log.appendMessage({ role: "user", content: "prompt of a" });
+  b.log.appendMessage({ role: "user", content: "prompt of b" });
+  a.log.close();
+  b.log.close();
+  assert.notEqual(a.log.id, b.log.id);
+  assert.notEqual(a.log.file, b.log.file);
+  assert.equal(b.state.header.id, b.log.id);
+  const ra = readRecords(a.log.file!);
+  const rb = readRecords(b.log.file!);
+  assert.deepEqual(ra.map((r) => r.t), ["session", "message"]);
+  assert.deepEqual(rb.map((r) => r.t), ["session", "message"]);
+  assert.equal((rb[0] as { id: string }).id, b.log.id);
+  assert.equal((rb[1] as { message: { content: string } }).message.content, "prompt of b");
+});
