@@ -80,7 +80,9 @@ function mapError(e: unknown, timeoutMs: number, phase: "connect" | "run"): DbEr
   const code = err.code;
   const extra = [err.detail ? `detail: ${err.detail}` : "", err.hint ? `hint: ${err.hint}` : "", err.position ? `at character ${err.position}` : ""].filter(Boolean).join("; ");
   const msg = `${err.message}${extra ? ` (${extra})` : ""}`;
-  if (phase === "connect" || (code && code.startsWith("08")) || code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "28P01" || code === "28000" || code === "3D000") {
+  // Class 08 is a connection error only while connecting: once connected, a server-side 08 is about the
+  // statement (08P01: a $1 parameter without a value; 08003: dblink's "connection not available").
+  if (phase === "connect" || (code && code.startsWith("08") && !(code === "08P01" || code === "08003")) || code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "28P01" || code === "28000" || code === "3D000") {
     return new DbError(`could not connect to PostgreSQL: ${msg}`, "connect", code);
   }
   if (code === "57014") return new DbError(`statement timed out after ${formatDuration(timeoutMs)} and was cancelled by the server (${err.message}); narrow the query or raise the connection's timeout_ms`, "timeout", code);

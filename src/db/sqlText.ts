@@ -277,6 +277,11 @@ const FUNCTION_REASONS: Record<Dialect, Record<string, string>> = {
     ...names("sends a notification", ["pg_notify"]),
     ...names("runs SQL given as a string, out of this check's sight", [
       "query_to_xml", "query_to_xmlschema", "query_to_xml_and_xmlschema", "cursor_to_xml", "cursor_to_xmlschema",
+      // ts_stat(sqlquery) and ts_rewrite(query, select) run their text argument; tablefunc's crosstab and connectby build and run queries.
+      "ts_stat", "ts_rewrite", "crosstab", "crosstab2", "crosstab3", "crosstab4", "connectby",
+    ]),
+    ...names("changes index storage", [
+      "brin_summarize_new_values", "brin_summarize_range", "brin_desummarize_range", "gin_clean_pending_list",
     ]),
     ...names("changes replication state", [
       "pg_create_physical_replication_slot", "pg_create_logical_replication_slot", "pg_drop_replication_slot", "pg_replication_slot_advance",

@@ -101,6 +101,9 @@ export function runSqlite(file: string, req: QueryRequest): Promise<QueryResult>
       new DbError(`the SQLite database ${file} does not exist; rt opens existing databases read-only and never creates one (check SQLITE_DB or the connection's path)`, "connect"),
     );
   }
+  if (fs.statSync(file).isDirectory()) {
+    return Promise.reject(new DbError(`the SQLite database ${file} is a directory, not a database file (check SQLITE_DB or the connection's path)`, "connect"));
+  }
   const module = betterSqlite3Path();
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, ["-e", CHILD_SOURCE], { stdio: ["ignore", "ignore", "pipe", "ipc"], env: { PATH: process.env.PATH ?? "" } });

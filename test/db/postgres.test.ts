@@ -105,6 +105,36 @@ test("corpus, engine only (rt's check bypassed) as the SELECT-only role: Postgre
   assert.ok(refused >= ATTEMPTS.length - 15, `most attempts are refused by PostgreSQL itself (${refused} of ${ATTEMPTS.length})`);
 });
 
+test("SQL run from a string by ts_stat/ts_rewrite is refused: as the superuser it would end other sessions and write server files", async () => {
+  const lo = await watcher.query("SELECT lo_from_bytea(0, 'x'::bytea) AS oid");
+  const oid = Number(lo.rows[0].oid);
+  try {
+    const before = await pgChecksum(server);
+    const kill = "SELECT to_tsvector(pg_terminate_backend(pid)::text) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND backend_type = ''client backend''";
+    for (const sql of [
+      `SELECT * FROM ts_stat('${kill}')`,
+      `SELECT * FROM pg_catalog.ts_stat('SELECT to_tsvector(lo_export(${oid}, ''${out}/ts_stat.txt'')::text)')`,
+      "SELECT ts_rewrite('a'::tsquery, 'SELECT ''a''::tsquery, ''b''::tsquery FROM pg_stat_activity WHERE pg_terminate_backend(pid)')",
+    ]) {
+      const r = await callTool(ws, "sql_query", { connection: "admin", sql });
+      assert.equal(r.success, false, sql);
+      assert.match(r.error!, /runs SQL given as a string/, sql);
+    }
+    assert.equal((await watcher.query("SELECT 1 AS one")).rows[0].one, 1, "other sessions are alive");
+    assert.deepEqual(fs.readdirSync(out), []);
+    assert.equal(await pgChecksum(server), before);
+  } finally {
+    await watcher.query(`SELECT lo_unlink(${oid})`);
+  }
+});
+
+test("a server-side class 08 error while running a statement is not reported as a connection failure", async () => {
+  const r = await callTool(ws, "sql_query", { sql: "SELECT $1::int AS x" });
+  assert.equal(r.success, false);
+  assert.doesNotMatch(r.error!, /could not connect/);
+  assert.match(r.error!, /^PostgreSQL error 08P01: bind message supplies 0 parameters/);
+});
+
 test("the engine refuses what rt's check lets through: a SECURITY DEFINER function that deletes", async () => {
   const before = await pgChecksum(server);
   const r = await callTool(ws, "sql_query", { connection: "admin", sql: "SELECT wipe()" });

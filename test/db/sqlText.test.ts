@@ -110,6 +110,12 @@ test("functions with effects outside the query are refused, however the name is 
   refused("SELECT * FROM dblink('dbname=x', 'DELETE FROM t') AS t(x int)", "postgres", /dblink\(\) opens a second connection/);
   refused("SELECT nextval('s')", "postgres", /advances or sets a sequence/);
   refused("SELECT query_to_xml('DELETE FROM t', true, true, '')", "postgres", /runs SQL given as a string/);
+  // Text-search and tablefunc functions that run their text argument as SQL, and index maintenance.
+  refused("SELECT * FROM ts_stat('SELECT to_tsvector(pg_terminate_backend(pid)::text) FROM pg_stat_activity')", "postgres", /ts_stat\(\) runs SQL given as a string/);
+  refused("SELECT ts_rewrite('a'::tsquery, 'SELECT ''a''::tsquery, ''b''::tsquery')", "postgres", /ts_rewrite\(\) runs SQL given as a string/);
+  refused("SELECT * FROM public.crosstab('SELECT 1') AS t(a int)", "postgres", /crosstab\(\) runs SQL given as a string/);
+  refused("SELECT brin_summarize_new_values('i')", "postgres", /changes index storage/);
+  refused("SELECT gin_clean_pending_list('i')", "postgres", /changes index storage/);
   refused("SELECT load_extension('/tmp/x.so')", "sqlite", /loads native code/);
   refused("SELECT DBMS_XMLGEN.GETXML('DELETE FROM t') FROM dual", "oracle", /DBMS_XMLGEN\.GETXML\(\) belongs to an Oracle DBMS_\/UTL_ package/);
   refused("SELECT sys.utl_http.request('http://x') FROM dual", "oracle", /UTL_HTTP/);

@@ -162,6 +162,16 @@ test("a missing database file is an error, and is not created", async () => {
   assert.equal(fs.existsSync(path.join(root, "nope")), false);
 });
 
+test("a directory given as the database file is a clear error", async () => {
+  const root = tempTree({ "data/keep.txt": "x", ".rt/config.json": JSON.stringify({ databases: { dir: { type: "sqlite", path: "data" } } }) }, "rt-sqlite-");
+  const ws = createWorkspace({ root, env: { HOME: root } });
+  const before = treeHash(root);
+  const r = await callTool(ws, "sql_query", { sql: "SELECT 1" });
+  assert.equal(r.success, false);
+  assert.match(r.error!, /the SQLite database .*\/data is a directory, not a database file/);
+  assert.equal(treeHash(root), before);
+});
+
 test("sql_tables: tables and views, filtered by pattern", async () => {
   const { ws } = setup();
   const r = await callTool(ws, "sql_tables", {});

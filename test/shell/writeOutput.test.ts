@@ -70,7 +70,52 @@ test("a symbolic link inside the output directory cannot lead out of it", async 
   assert.match(r.error ?? "", /symbolic link leads outside/);
   const d = await callTool(ws, "write_output", { path: "dangling.md", content: "x" });
   assert.match(d.error ?? "", /already exists/);
+  // A refused call creates nothing there either: not even the parent directories it asked for.
+  const deep = await callTool(ws, "write_output", { path: "escape/new/sub/x.md", content: "x" });
+  assert.match(deep.error ?? "", /symbolic link leads outside/);
   assert.deepEqual(fs.readdirSync(outside), []);
+});
+
+test("an output directory that is a symbolic link is judged by where it leads (--out and a .rt/out shipped in a repository)", async () => {
+  const home = tempTree({ ".ssh/known": "" });
+  const shm = fs.existsSync("/dev/shm") ? fs.mkdtempSync("/dev/shm/rt-out-") : undefined;
+  try {
+    const { root, ws } = workspace();
+    fs.symlinkSync(path.join(home, ".ssh"), path.join(root, "notes"));
+    const viaOut = createWorkspace({ root, profile: "safe-read-only", outDir: "notes" });
+    const r = await callTool(viaOut, "write_output", { path: "rc", content: "x" });
+    assert.equal(r.success, false);
+    assert.match(r.error ?? "", /inside \.ssh\/.*symbolic link/);
+    if (shm) {
+      fs.symlinkSync(shm, path.join(root, "shm"));
+      const sys = await callTool(createWorkspace({ root, profile: "safe-read-only", outDir: "shm" }), "write_output", { path: "a.md", content: "x" });
+      assert.match(sys.error ?? "", /system location/);
+      assert.deepEqual(fs.readdirSync(shm), []);
+    }
+    // The default .rt/out as a link out of the workspace, or into its .git/.
+    fs.mkdirSync(path.join(root, ".rt"), { recursive: true });
+    fs.symlinkSync(path.join(home, ".ssh"), path.join(root, ".rt/out"));
+    const d = await callTool(ws, "write_output", { path: "rc", content: "x" });
+    assert.match(d.error ?? "", /symbolic link leading out of the workspace/);
+    fs.unlinkSync(path.join(root, ".rt/out"));
+    fs.mkdirSync(path.join(root, ".git/hooks"), { recursive: true });
+    fs.symlinkSync("../.git/hooks", path.join(root, ".rt/out"));
+    const g = await callTool(ws, "write_output", { path: "pre-commit", content: "x" });
+    assert.match(g.error ?? "", /symbolic link into \.git\//);
+    assert.deepEqual(fs.readdirSync(path.join(root, ".git/hooks")), []);
+    assert.deepEqual(fs.readdirSync(path.join(home, ".ssh")), ["known"]);
+  } finally {
+    if (shm) fs.rmSync(shm, { recursive: true, force: true });
+  }
+});
+
+test("sensitive names are matched without regard to case, and tools' start-up files are refused", async () => {
+  const { ws } = workspace();
+  for (const p of [".GIT/config", "x/.SSH/rc", ".BashRC", ".gdbinit", ".psqlrc", ".pam_environment", ".cargo/config.toml"]) {
+    const r = await callTool(ws, "write_output", { path: p, content: "x" });
+    assert.equal(r.success, false, p);
+    assert.match(r.error ?? "", /refused/, p);
+  }
 });
 
 test("--out DIR: files go there (relative to the root when relative); system and secret directories are refused", async () => {
