@@ -94,15 +94,21 @@ export interface IndentContext {
  * spaces. Models write one tab per level, or two tabs per level (a tab for two
  * spaces), so the width is read from the content's own structure: the one
  * under which each line after a block opener is exactly one level deeper, no
- * other line is deeper than the line before, and widths are whole levels.
+ * other line is deeper than the line before, widths are whole levels, and
+ * (for a replacement) the first line sits where the first replaced line was.
  * Ties go to the file's unit.
  */
-function contentTabWidth(content: string[], before: string | undefined, unit: number): number {
+function contentTabWidth(content: string[], ctx: IndentContext, unit: number): number {
+  let before: string | undefined;
+  for (let i = ctx.at - 1; i >= 0 && before === undefined; i--) if (!blank(ctx.lines[i]) && !commentContinuation(ctx.lines[i])) before = ctx.lines[i];
   const lines = [...(before === undefined ? [] : [before]), ...content].filter((l) => !blank(l) && !commentContinuation(l));
+  const firstReplaced = ctx.lines.slice(ctx.at, ctx.at + ctx.replacing).find((l) => !blank(l));
+  const firstContent = content.find((l) => !blank(l));
   let best = unit;
   let bestMisfits = Infinity;
   for (const tw of [unit, 2, 4, 8]) {
     let misfits = 0;
+    if (firstReplaced !== undefined && firstContent !== undefined && widthOf(lead(firstContent), tw) !== widthOf(lead(firstReplaced), unit)) misfits++;
     for (let i = 0; i < lines.length; i++) {
       const w = widthOf(lead(lines[i]), tw);
       if (w % unit !== 0) misfits++;
@@ -124,7 +130,7 @@ export function fitIndentation(content: string[], ctx: IndentContext): string[] 
   const u = style.unit;
   // Tabs in content for a space-indented file: how wide the caller meant them.
   const foreignTabs = !style.tabs && content.some((l) => !blank(l) && lead(l).includes("\t"));
-  const tw = foreignTabs ? contentTabWidth(content, nearestNonBlank(ctx.lines, ctx.at - 1, -1), u) : u;
+  const tw = foreignTabs ? contentTabWidth(content, ctx, u) : u;
   const widths = content.map((l) => (blank(l) ? -1 : widthOf(lead(l), tw)));
   const base = Math.min(...widths.filter((w) => w >= 0));
 

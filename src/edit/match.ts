@@ -490,6 +490,10 @@ class Planner {
       };
     }
     const fileLines = v.lines.slice(best.start, best.start + k);
+    // Near-identical lines that differ in a number (a table row, a version, an
+    // offset) are other lines, not a misremembered copy: a model recalls text
+    // loosely but a different number means a different place.
+    if (oldBody.lines.some((l, i) => numbersIn(l) !== numbersIn(fileLines[i] ?? ""))) return { kind: "none" };
     const relation = relateIndentation(indentPairs(oldBody.lines, fileLines));
     return {
       kind: "match",
@@ -512,6 +516,11 @@ function nonOverlapping(cands: Candidate[]): Candidate[] {
   const out: Candidate[] = [];
   for (const c of sorted) if (out.length === 0 || c.start >= out[out.length - 1].end) out.push(c);
   return out;
+}
+
+/** The numeric literals of a line (decimal, hex, with fractions), in order. */
+function numbersIn(line: string): string {
+  return (line.match(/\b(?:0[xX][0-9a-fA-F]+|\d+(?:\.\d+)?)\b/g) ?? []).join(" ").toLowerCase();
 }
 
 /** Two decimals, rounded down: a near miss never shows as 1.00. */

@@ -98,3 +98,8 @@ test("JSDoc continuation lines (' * ') do not make the file look 1-space indente
   assert.deepEqual(detectStyle(file), { tabs: false, unit: 4 });
   assert.deepEqual(fitIndentation(["\treadonly b: number;"], { lines: file, at: 8, replacing: 1 }), ["    readonly b: number;"]);
 });
+
+test("tabs for a space-indented file: a replacement's first line sits where the replaced line was (the width that puts it there wins)", () => {
+  const file = ["type Flat<Arr> = {", "    done: Arr,", "    recur: Arr extends ReadonlyArray<infer A>", "        ? Flat<A>", "        : Arr;", "}[Depth];"];
+  assert.deepEqual(fitIndentation(["\t\t\t\t: Arr_x;", "}[Depth];"], { lines: file, at: 4, replacing: 2 }), ["        : Arr_x;", "}[Depth];"]);
+});

@@ -318,6 +318,15 @@ test("similar: a change that touches the misquoted text is a conflict", () => {
   assert.match(r.message, /Re-read the file/);
 });
 
+test("similar: near-identical lines that differ in a number are another place, not a slip (a table row)", () => {
+  const table = Array.from({ length: 10 }, (_, d) => `    '${d}'        #  0x${(0xf0 + d).toString(16).toUpperCase()} -> DIGIT ${d}`).join("\n") + "\n";
+  // The model remembers the rows with other codes (0x36 for 0xF6): no such rows exist.
+  const old = [6, 7, 8, 9].map((d) => `    '${d}'        #  0x${(0x30 + d).toString(16).toUpperCase()} -> DIGIT ${d}`).join("\n");
+  const r = fail(table, old, old + " (last)");
+  assert.equal(r.reason, "not-found");
+  assert.match(r.message, /Re-read the file/);
+});
+
 test("similar: two places about equally similar is ambiguous, with their scores", () => {
   const block = LONG.split("\n").slice(1, 6);
   const text = ["def a(parser):", ...block, "", "def b(parser):", ...block.map((l) => l.replace("10", "11")), ""].join("\n");
