@@ -91,30 +91,34 @@ export interface IndentContext {
 
 /**
  * The columns a tab stood for in content written with tabs where the file uses
- * spaces. Models write one tab per level, or two tabs per level (a tab for two
- * spaces), so the width is read from the content's own structure: the one
- * under which each line after a block opener is exactly one level deeper, no
- * other line is deeper than the line before, widths are whole levels, and
- * (for a replacement) the first line sits where the first replaced line was.
- * Ties go to the file's unit.
+ * spaces. Models write one tab per level, or a tab for two spaces, so the width
+ * is read from evidence, each disagreement a misfit: a line replacing a line at
+ * the same position (same line count) sits where that line was; the first line
+ * of a replacement sits where the first replaced line was; a line after a block
+ * opener is deeper by at most one level, and no other line is deeper than the
+ * line before. Ties go to the file's unit.
  */
 function contentTabWidth(content: string[], ctx: IndentContext, unit: number): number {
   let before: string | undefined;
   for (let i = ctx.at - 1; i >= 0 && before === undefined; i--) if (!blank(ctx.lines[i]) && !commentContinuation(ctx.lines[i])) before = ctx.lines[i];
   const lines = [...(before === undefined ? [] : [before]), ...content].filter((l) => !blank(l) && !commentContinuation(l));
-  const firstReplaced = ctx.lines.slice(ctx.at, ctx.at + ctx.replacing).find((l) => !blank(l));
+  const replaced = ctx.lines.slice(ctx.at, ctx.at + ctx.replacing);
+  const firstReplaced = replaced.find((l) => !blank(l));
   const firstContent = content.find((l) => !blank(l));
   let best = unit;
   let bestMisfits = Infinity;
   for (const tw of [unit, 2, 4, 8]) {
     let misfits = 0;
     if (firstReplaced !== undefined && firstContent !== undefined && widthOf(lead(firstContent), tw) !== widthOf(lead(firstReplaced), unit)) misfits++;
-    for (let i = 0; i < lines.length; i++) {
+    if (replaced.length === content.length) {
+      content.forEach((l, i) => {
+        if (!blank(l) && !blank(replaced[i]) && lead(l).includes("\t") && widthOf(lead(l), tw) !== widthOf(lead(replaced[i]), unit)) misfits++;
+      });
+    }
+    for (let i = 1; i < lines.length; i++) {
       const w = widthOf(lead(lines[i]), tw);
-      if (w % unit !== 0) misfits++;
-      if (i === 0) continue;
       const prev = widthOf(lead(lines[i - 1]), tw);
-      if (opens(lines[i - 1]) ? w !== prev + unit : w > prev) misfits++;
+      if (opens(lines[i - 1]) ? w <= prev || w > prev + unit : w > prev) misfits++;
     }
     if (misfits < bestMisfits) [best, bestMisfits] = [tw, misfits];
   }

@@ -103,3 +103,11 @@ test("tabs for a space-indented file: a replacement's first line sits where the 
   const file = ["type Flat<Arr> = {", "    done: Arr,", "    recur: Arr extends ReadonlyArray<infer A>", "        ? Flat<A>", "        : Arr;", "}[Depth];"];
   assert.deepEqual(fitIndentation(["\t\t\t\t: Arr_x;", "}[Depth];"], { lines: file, at: 4, replacing: 2 }), ["        : Arr_x;", "}[Depth];"]);
 });
+
+test("tabs for a space-indented file: a line replacing a line at the same position sits where it was (a tab for two spaces in a 2-space region)", () => {
+  const file = ["function a() {", "    return 1;", "}", "(function () {", "  var keys = Object.keys(exports);", "  seal(keys);", "})();"];
+  assert.deepEqual(fitIndentation(["(function () {", "\tvar keys_x = Object.keys(exports);"], { lines: file, at: 3, replacing: 2 }), [
+    "(function () {",
+    "  var keys_x = Object.keys(exports);",
+  ]);
+});
