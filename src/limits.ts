@@ -112,6 +112,12 @@ export const PROVIDER_IDLE_TIMEOUT_MS = 120_000;
 export const PROVIDER_PROBE_TIMEOUT_MS = 5_000;
 /** Context window assumed for a model nobody reports (small on purpose: compacting early is cheaper than overflowing). */
 export const DEFAULT_CONTEXT_WINDOW = 16_384;
+/**
+ * Ollama: the largest context window rt asks Ollama for (sent as `num_ctx`) when nobody configured
+ * one. Ollama allocates the whole KV cache up front, so a model's trained 128k window would take
+ * gigabytes on a laptop; configuration (agent.context_window, providers.ollama.context_windows) may go higher.
+ */
+export const OLLAMA_MAX_CONTEXT_WINDOW = 32_768;
 /** Anthropic requires max_tokens; this is used when neither the call nor the config sets it. */
 export const ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS = 8_192;
 

@@ -11,6 +11,7 @@
 //   );
 //   const provider = createOpenAICompatibleProvider({ baseURL: server.openaiBaseUrl, ... });
 //   //   or createAnthropicProvider({ baseURL: server.anthropicBaseUrl, ... })
+//   //   or createOllamaProvider({ baseURL: server.url, ... })   (OLLAMA_HOST=server.url for the CLI)
 //   ... run the code under test ...
 //   server.completions[0].body.messages               // what the model was sent (model calls only;
 //                                                     // server.requests has every request, probes too)
@@ -28,6 +29,14 @@
 //                               signature_delta, text_delta, input_json_delta),
 //                               message_delta (stop_reason, usage), message_stop
 //                               (always streamed, whatever "stream" says).
+//   POST /api/chat              Ollama's native chat (always streamed, whatever "stream"
+//                               says): NDJSON lines {message: {role, content, thinking?,
+//                               tool_calls?}, done: false}, then {done: true, done_reason,
+//                               prompt_eval_count, eval_count}. Tool calls come whole in
+//                               one line, arguments as objects, with an `id` only when the
+//                               script gives one (Ollama before 0.12.10 sends none).
+//                               Errors: the HTTP status with {"error": "..."}; in-stream,
+//                               a {"error": "..."} line.
 //   GET  .../models             OpenAI model list (Anthropic's shape when the request
 //                               carries an anthropic-version header).
 //   GET  /api/tags, POST /api/show, GET /api/version   Ollama's native API.
@@ -38,7 +47,8 @@
 // A reply (LlmReply) is rendered in the protocol of the endpoint it answers:
 //   text: "..." | ["chunk", ...]      a string is streamed word by word
 //   reasoning: "..." | [...]          OpenAI: delta.reasoning_content (or the field
-//                                     named by reasoningField); Anthropic: a thinking block
+//                                     named by reasoningField); Anthropic: a thinking block;
+//                                     Ollama: message.thinking
 //   toolCalls: [{ id?, name, arguments: object | "raw json text", fragments? }]
 //                                     arguments streamed in `fragments` pieces (default 3)
 //   usage: { input, output, cached?, reasoning? } | false   (default: estimated from sizes)
@@ -48,12 +58,14 @@
 //   status: 429 | 500 | 400 ..., message?, headers? (e.g. { "retry-after": "1" }), body?
 //   toolsUnsupported: true            400 "<model> does not support tools", as Ollama says it
 //   (n below counts SSE events, the opening ones included: OpenAI sends a role chunk
-//   first; Anthropic message_start, then content_block_start and a ping before text)
+//   first; Anthropic message_start, then content_block_start and a ping before text;
+//   Ollama has no opening line: thinking pieces, text pieces, one tool-call line, done)
 //   breakAfter: n                     send n streamed events, then destroy the socket
 //   hangAfter: n                      send n streamed events, then nothing (connection open)
 //   hang: true                        accept the request and never answer
 //   errorEventAfter: n                send n events, then an in-stream error event
-//   raw: ["data line", ...]           OpenAI only: these `data:` payloads verbatim, then [DONE]
+//   raw: ["data line", ...]           OpenAI: these `data:` payloads verbatim, then [DONE];
+//                                     Ollama: these NDJSON lines verbatim, nothing else
 // Builders: reply.text("hi"), reply.toolCall("read", { path: "a" }), reply.error(429, {...}),
 // reply.hang(), reply.toolsUnsupported().
 import http from "node:http";
@@ -125,14 +137,14 @@ export interface ServedModel {
 export interface LlmServer {
   /** http://127.0.0.1:PORT */
   readonly url: string;
-  /** url + "/v1": the base URL of an OpenAI-compatible client (and of Ollama's /v1). */
+  /** url + "/v1": the base URL of an OpenAI-compatible client. (Ollama's native provider takes `url`.) */
   readonly openaiBaseUrl: string;
   /** The base URL of an Anthropic client (it appends /v1/messages itself). */
   readonly anthropicBaseUrl: string;
   readonly port: number;
   /** Every request received, in order (model calls, model lists, Ollama probes). */
   readonly requests: RecordedRequest[];
-  /** Only the model calls (chat completions and messages). */
+  /** Only the model calls (chat completions, messages, Ollama's /api/chat). */
   readonly completions: RecordedRequest[];
   /** Scripted replies not consumed yet. */
   readonly pending: number;
@@ -233,7 +245,9 @@ function sendError(res: http.ServerResponse, protocol: Protocol, r: LlmReply, mo
     : (r.message ?? (status === 429 ? "Rate limit reached, please retry later" : `scripted error ${status}`));
   let body = r.body;
   if (body === undefined) {
-    if (protocol === "anthropic") {
+    if (protocol === "ollama") {
+      body = JSON.stringify({ error: message });
+    } else if (protocol === "anthropic") {
       const type = status === 429 ? "rate_limit_error" : status === 529 ? "overloaded_error" : status >= 500 ? "api_error" : status === 401 ? "authentication_error" : status === 404 ? "not_found_error" : "invalid_request_error";
       body = JSON.stringify({ type: "error", error: { type, message } });
     } else {
@@ -364,6 +378,46 @@ async function answerAnthropic(req: RecordedRequest, res: http.ServerResponse, r
   if (!w.stopped) res.end();
 }
 
+async function answerOllamaChat(req: RecordedRequest, res: http.ServerResponse, r: LlmReply) {
+  const body = req.body ?? {};
+  const model = String(body.model ?? "model");
+  const usage = r.usage === false ? undefined : (r.usage ?? estimateUsage(body, r));
+  const line = (data: Record<string, unknown>) => `${JSON.stringify({ model, created_at: new Date().toISOString(), ...data })}\n`;
+  const msg = (m: Record<string, unknown>) => line({ message: { role: "assistant", content: "", ...m }, done: false });
+  res.writeHead(200, { "content-type": "application/x-ndjson" });
+  res.flushHeaders();
+  const w = new EventWriter(res, r, () => `${JSON.stringify({ error: r.message ?? "scripted in-stream error" })}\n`);
+  if (r.raw) {
+    for (const l of r.raw) await w.send(`${l}\n`);
+  } else {
+    for (const p of pieces(r.reasoning)) await w.send(msg({ thinking: p }));
+    for (const p of pieces(r.text)) await w.send(msg({ content: p }));
+    const calls = r.toolCalls ?? [];
+    if (calls.length) {
+      const asObject = (c: ScriptedToolCall): unknown => {
+        if (typeof c.arguments !== "string") return c.arguments;
+        try {
+          return JSON.parse(c.arguments);
+        } catch {
+          return c.arguments;
+        }
+      };
+      await w.send(msg({ tool_calls: calls.map((c, index) => ({ ...(c.id ? { id: c.id } : {}), function: { index, name: c.name, arguments: asObject(c) } })) }));
+    }
+    await w.send(
+      line({
+        message: { role: "assistant", content: "" },
+        done: true,
+        done_reason: r.finish ?? "stop",
+        total_duration: 1,
+        ...(usage ? { prompt_eval_count: usage.input, eval_count: usage.output } : {}),
+        ...(usage?.cached !== undefined ? { prompt_eval_cached_count: usage.cached } : {}),
+      }),
+    );
+  }
+  if (!w.stopped) res.end();
+}
+
 function answerOllama(req: RecordedRequest, res: http.ServerResponse, models: ServedModel[]) {
   const json = (status: number, data: unknown) => {
     res.writeHead(status, { "content-type": "application/json" });
@@ -434,7 +488,7 @@ export async function startLlmServer(opts: LlmServerOptions = {}): Promise<LlmSe
       res.end(JSON.stringify({ error: { message: `llm-server: no route for ${method} ${path}` } }));
       return;
     }
-    if (protocol === "ollama") return answerOllama(recorded, res, state.models);
+    if (protocol === "ollama" && !(method === "POST" && path === "/api/chat")) return answerOllama(recorded, res, state.models);
     if (method === "GET") {
       res.writeHead(200, { "content-type": "application/json" });
       const data =
@@ -454,6 +508,7 @@ export async function startLlmServer(opts: LlmServerOptions = {}): Promise<LlmSe
     if (r.status !== undefined || r.toolsUnsupported) return sendError(res, protocol, r, String((body as any)?.model ?? "model"));
     try {
       if (protocol === "anthropic") await answerAnthropic(recorded, res, r);
+      else if (protocol === "ollama") await answerOllamaChat(recorded, res, r);
       else await answerOpenAI(recorded, res, r);
     } catch {
       // The client went away mid-answer (aborted, timed out): nothing to do.
@@ -474,7 +529,7 @@ export async function startLlmServer(opts: LlmServerOptions = {}): Promise<LlmSe
     port,
     requests,
     get completions() {
-      return requests.filter((r) => r.method === "POST" && r.protocol !== "ollama");
+      return requests.filter((r) => r.method === "POST" && (r.protocol !== "ollama" || r.path === "/api/chat"));
     },
     get pending() {
       return queue.length;

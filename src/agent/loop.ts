@@ -336,6 +336,8 @@ export class Agent {
       ...(protocol === "tools" ? { tools: this.toolSpecs() } : {}),
       ...(this.opts.temperature !== undefined ? { temperature: this.opts.temperature } : {}),
       ...(this.opts.maxOutputTokens !== undefined ? { maxOutputTokens: this.opts.maxOutputTokens } : {}),
+      // The window compaction budgets for: Ollama runs the model with exactly this context (num_ctx).
+      contextWindow: await this.window(),
       ...(signal ? { signal } : {}),
     };
     const answer: ModelAnswer = { text: "", reasoning: "", toolCalls: [] };
@@ -640,7 +642,8 @@ export class Agent {
     let text = "";
     let usage: Usage | undefined;
     try {
-      for await (const part of this.provider.stream({ model: this.model, messages, ...(signal ? { signal } : {}) })) {
+      const contextWindow = await this.window();
+      for await (const part of this.provider.stream({ model: this.model, messages, contextWindow, ...(signal ? { signal } : {}) })) {
         if (part.type === "text") text += part.delta;
         else if (part.type === "usage") usage = part.usage;
       }

@@ -55,7 +55,9 @@ test("rt run: a multi-step task edits the file, prints the final answer, exits 0
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, "Fixed src/calc.py:2.\n");
   assert.equal(fs.readFileSync(path.join(root, "src/calc.py"), "utf8"), "def add(a, b):\n    return a + b\n");
-  assert.equal(server.completions[0].path, "/v1/chat/completions");
+  // Ollama through its native API, with the window rt budgets for (the model's 32768) as num_ctx.
+  assert.equal(server.completions[0].path, "/api/chat");
+  for (const c of server.completions) assert.equal(c.body.options.num_ctx, 32768);
   assert.equal(sessionFiles(root).length, 1);
 });
 
@@ -218,6 +220,8 @@ test("auto-compaction at 80% of the window; --continue resumes from the summary"
   assert.match(summaryReq.body.messages[0].content, /You summarize the earlier part of a coding session/);
   assert.match(summaryReq.body.messages[1].content, /FIRST-PROMPT[\s\S]*## Goal[\s\S]*## Decisions[\s\S]*## Files touched[\s\S]*## Open work/);
   assert.equal(summaryReq.body.tools, undefined);
+  // The summary request too runs with the configured window as Ollama's num_ctx.
+  assert.deepEqual([summaryReq.body.options.num_ctx, secondReq.body.options.num_ctx], [4000, 4000]);
   const second = requestText(secondReq.body);
   assert.match(second, /SUMMARY-OF-FIRST/);
   assert.doesNotMatch(second, /FIRST-PROMPT/);

@@ -14,19 +14,19 @@ import { checkReachable } from "../../src/agent/providers/reachability.ts";
 import { closedPort, drain, FAST } from "./providerHelpers.ts";
 
 describe("resolve: which provider and model", () => {
-  test("nothing configured: a local Ollama at 127.0.0.1:11434 (its /v1), no model named yet", () => {
+  test("nothing configured: a local Ollama at 127.0.0.1:11434 (its native API, no /v1), no model named yet", () => {
     const r = resolveModel({ env: {} });
     assert.equal(r.providerName, "ollama");
     assert.equal(r.kind, "ollama");
     assert.equal(r.provider.name, "ollama");
-    assert.equal(r.baseURL, "http://127.0.0.1:11434/v1");
+    assert.equal(r.baseURL, "http://127.0.0.1:11434");
     assert.equal(r.model, undefined);
     assert.equal(r.origins.model, "the default");
   });
 
   test("--model provider/model, for each built-in provider", () => {
     const cases: Array<[string, string, string, string]> = [
-      ["ollama/qwen2.5-coder:7b", "ollama", "qwen2.5-coder:7b", "http://127.0.0.1:11434/v1"],
+      ["ollama/qwen2.5-coder:7b", "ollama", "qwen2.5-coder:7b", "http://127.0.0.1:11434"],
       ["openai/gpt-4.1", "openai", "gpt-4.1", "https://api.openai.com/v1"],
       ["anthropic/claude-sonnet-4-5", "anthropic", "claude-sonnet-4-5", "https://api.anthropic.com"],
       ["openrouter/anthropic/claude-3.5-sonnet", "openai-compatible", "anthropic/claude-3.5-sonnet", "https://openrouter.ai/api/v1"],
@@ -114,7 +114,7 @@ describe("resolve: which provider and model", () => {
     assert.equal(ollamaRoot("https://ollama.example.com"), "https://ollama.example.com");
     assert.equal(ollamaRoot("http://h:8080/v1"), "http://h:8080");
     const r = resolveModel({ env: { OLLAMA_HOST: "0.0.0.0:12345" } });
-    assert.equal(r.baseURL, "http://127.0.0.1:12345/v1");
+    assert.equal(r.baseURL, "http://127.0.0.1:12345");
     assert.equal(r.origins.baseURL, "OLLAMA_HOST");
   });
 
@@ -176,8 +176,8 @@ describe("resolve: precedence flag > environment > project config > user config"
 
   test("OLLAMA_HOST beats the configured Ollama address", () => {
     write(projectFile(), { providers: { ollama: { base_url: "http://configured:11434" } } });
-    assert.equal(resolveWith({}, {}).baseURL, "http://configured:11434/v1");
-    assert.equal(resolveWith({}, { OLLAMA_HOST: "other:1" }).baseURL, "http://other:1/v1");
+    assert.equal(resolveWith({}, {}).baseURL, "http://configured:11434");
+    assert.equal(resolveWith({}, { OLLAMA_HOST: "other:1" }).baseURL, "http://other:1");
     fs.rmSync(projectFile());
   });
 

@@ -2,7 +2,7 @@
 // server where it says (Ollama's /api/show; vLLM, OpenRouter and LM Studio list
 // it in /models), else a small table of well-known models. Configuration wins
 // over all of these (resolve.ts); DEFAULT_CONTEXT_WINDOW is the last resort.
-import { PROVIDER_PROBE_TIMEOUT_MS } from "../../limits.js";
+import { OLLAMA_MAX_CONTEXT_WINDOW, PROVIDER_PROBE_TIMEOUT_MS } from "../../limits.js";
 
 /** Prefix → window, longest prefix first wins. Published limits of the hosted models. */
 const KNOWN: Array<[prefix: string, tokens: number]> = [
@@ -39,9 +39,13 @@ async function fetchJson(url: string, init: RequestInit, timeoutMs: number): Pro
 const positive = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : undefined);
 
 /**
- * Ollama: the model's `<arch>.context_length` from POST /api/show, lowered to the
- * `num_ctx` its Modelfile sets (Ollama cuts the prompt there, whatever the model
- * could take). `root` is Ollama's own address, without /v1.
+ * Ollama: the window rt uses with a model nobody configured, from POST /api/show
+ * (`root` is Ollama's own address, without /v1). The `num_ctx` the model's
+ * Modelfile sets wins (someone chose it; capped at the trained window);
+ * otherwise the model's trained `<arch>.context_length`, capped at
+ * OLLAMA_MAX_CONTEXT_WINDOW (Ollama allocates the whole KV cache for num_ctx up
+ * front). Undefined when Ollama says neither. rt sends the result as num_ctx
+ * (ollama.ts), so Ollama and rt's compaction agree.
  */
 export async function ollamaContextWindow(root: string, model: string, timeoutMs = PROVIDER_PROBE_TIMEOUT_MS): Promise<number | undefined> {
   try {
@@ -54,9 +58,9 @@ export async function ollamaContextWindow(root: string, model: string, timeoutMs
     let trained: number | undefined;
     for (const [key, value] of Object.entries(data.model_info ?? {})) if (key.endsWith(".context_length")) trained = positive(value) ?? trained;
     const numCtx = /(?:^|\n)\s*num_ctx\s+(\d+)/.exec(data.parameters ?? "");
-    const configured = numCtx ? Number(numCtx[1]) : undefined;
-    if (trained && configured) return Math.min(trained, configured);
-    return configured ?? trained;
+    const configured = numCtx ? positive(Number(numCtx[1])) : undefined;
+    if (configured) return trained ? Math.min(trained, configured) : configured;
+    return trained ? Math.min(trained, OLLAMA_MAX_CONTEXT_WINDOW) : undefined;
   } catch {
     return undefined;
   }

@@ -14,6 +14,8 @@ export type { Reachability } from "./reachability.js";
 export { createOpenAICompatibleProvider } from "./openaiCompatible.js";
 export type { OpenAICompatibleOptions } from "./openaiCompatible.js";
 export { createAnthropicProvider } from "./anthropic.js";
+export { createOllamaProvider } from "./ollama.js";
+export type { OllamaOptions } from "./ollama.js";
 export type { AnthropicOptions } from "./anthropic.js";
 export type { ProviderOptions } from "./options.js";
 export { DEFAULT_RETRY, DEFAULT_TIMEOUTS } from "./retry.js";

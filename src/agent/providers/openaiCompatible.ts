@@ -1,5 +1,6 @@
 // Chat completions, streamed: OpenAI itself and every server that speaks its
-// API (Ollama at /v1, vLLM, llama.cpp's server, LM Studio, OpenRouter...).
+// API (vLLM, llama.cpp's server, LM Studio, OpenRouter; Ollama's /v1 too, though
+// rt talks to Ollama through its native API: ollama.ts).
 //
 // Why the official `openai` package rather than the `ai` SDK's providers: rt
 // needs the raw chunks, because local servers put reasoning in fields no
@@ -11,7 +12,8 @@
 // for it at start-up.
 import { PROVIDER_PROBE_TIMEOUT_MS } from "../../limits.js";
 import { contextWindowFor } from "./contextWindow.js";
-import { connectionFailure, listModelsError, missingPackage } from "./errors.js";
+import { listModelsError, missingPackage } from "./errors.js";
+import { ollamaModels } from "./ollama.js";
 import type { ProviderOptions } from "./options.js";
 import { OpenAIChunkAssembler, toOpenAIMessages, toOpenAITools, type OpenAIChunk } from "./openaiMessages.js";
 import { DEFAULT_RETRY, DEFAULT_TIMEOUTS, streamTurn } from "./retry.js";
@@ -29,29 +31,6 @@ export interface OpenAICompatibleOptions extends ProviderOptions {
   ollamaRoot?: string;
   /** Configured context windows by model name; they win over what the server reports. */
   contextWindows?: Record<string, number>;
-}
-
-/** Ollama's pulled models (GET /api/tags), most recently pulled first as Ollama lists them. */
-async function ollamaModels(root: string, timeoutMs: number, signal?: AbortSignal): Promise<string[]> {
-  // (AbortSignal.any would do, but only from Node 20.3.)
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), timeoutMs);
-  const onAbort = () => controller.abort();
-  signal?.addEventListener("abort", onAbort, { once: true });
-  let res: Response;
-  try {
-    res = await fetch(`${root}/api/tags`, { signal: controller.signal });
-  } catch (err) {
-    if (controller.signal.aborted && !signal?.aborted) throw new ProviderError(`Ollama at ${root} did not answer within ${timeoutMs} ms`, "timeout");
-    if (signal?.aborted) throw new ProviderError("the request was aborted", "aborted");
-    throw connectionFailure(err, `Ollama at ${root}`);
-  } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener("abort", onAbort);
-  }
-  if (!res.ok) throw new ProviderError(`${root}/api/tags answered ${res.status}: is this an Ollama server?`, res.status === 404 ? "bad_request" : "server", res.status);
-  const data = (await res.json()) as { models?: Array<{ name?: string; model?: string }> };
-  return (data.models ?? []).map((m) => m.name ?? m.model ?? "").filter(Boolean);
 }
 
 type OpenAIClient = import("openai").OpenAI;

@@ -6,9 +6,12 @@
 // (.rt/config.json) > user config (~/.config/rt/config.json) > built-in default.
 // (loadConfig already merges the project's file over the user's.) With nothing
 // configured, the agent talks to a local Ollama at 127.0.0.1:11434, through its
-// OpenAI-compatible API at /v1, with the most recently pulled model.
+// native chat API (/api/chat: the only one that takes the context size,
+// num_ctx), with the most recently pulled model. An "openai-compatible"
+// provider pointed at an Ollama stays on its /v1.
 import { configFiles, loadConfig, type ConfigFiles, type ProviderConfig, type RtConfig } from "../../config.js";
 import { createAnthropicProvider } from "./anthropic.js";
+import { createOllamaProvider } from "./ollama.js";
 import { createOpenAICompatibleProvider } from "./openaiCompatible.js";
 import type { ProviderOptions } from "./options.js";
 import type { RetryOptions, TimeoutOptions } from "./retry.js";
@@ -75,7 +78,7 @@ export interface ResolvedModel {
   model: string | undefined;
   /** "provider/model": how rt names the model (sessions, prices, /model). */
   label: string;
-  /** The API's base URL (Ollama: its /v1). */
+  /** The API's base URL (Ollama: its own address, without /v1). */
   baseURL: string;
   /** "Ollama at http://127.0.0.1:11434": how messages name the server. */
   target: string;
@@ -173,7 +176,7 @@ export function resolveModel(input: ResolveInput = {}): ResolvedModel {
   try {
     if (kind === "ollama") {
       root = ollamaRoot(base);
-      baseURL = `${root}/v1`;
+      baseURL = root;
     } else {
       const url = new URL(base);
       baseURL = url.toString().replace(/\/+$/, "");
@@ -215,7 +218,9 @@ export function resolveModel(input: ResolveInput = {}): ResolvedModel {
   const provider =
     kind === "anthropic"
       ? createAnthropicProvider({ ...common, thinkingBudgetTokens: pc.thinking_budget_tokens, contextWindows: pc.context_windows })
-      : createOpenAICompatibleProvider({ ...common, name: kind, ollamaRoot: root, contextWindows: pc.context_windows });
+      : kind === "ollama"
+        ? createOllamaProvider({ ...common, contextWindows: pc.context_windows, ...(pc.think !== undefined ? { think: pc.think } : {}) })
+        : createOpenAICompatibleProvider({ ...common, name: kind, contextWindows: pc.context_windows });
 
   return {
     provider,

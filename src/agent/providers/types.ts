@@ -1,6 +1,6 @@
 // The provider interface: what the agent loop needs from a model API, and
 // nothing more. Each provider (OpenAI-compatible chat completions, OpenAI,
-// Anthropic Messages) turns a ModelRequest into a stream of StreamParts.
+// Anthropic Messages, Ollama's native chat) turns a ModelRequest into a stream of StreamParts.
 
 export interface ToolCall {
   id: string;
@@ -41,6 +41,12 @@ export interface ModelRequest {
   tools?: ToolSpec[];
   temperature?: number;
   maxOutputTokens?: number;
+  /**
+   * The context window the caller budgets for, in tokens. Ollama sends it as
+   * `options.num_ctx` (absent: the provider's own contextWindow()); the others
+   * ignore it, as their servers size the context themselves.
+   */
+  contextWindow?: number;
   signal?: AbortSignal;
 }
 

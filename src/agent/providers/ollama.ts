@@ -1,0 +1,163 @@
+// Ollama through its native chat API (POST /api/chat, NDJSON stream), not its
+// OpenAI-compatible /v1: only the native API takes `options.num_ctx`, and
+// without it Ollama runs the model with its own small default context (2048 or
+// 4096 tokens, or OLLAMA_CONTEXT_LENGTH) and silently drops the start of longer
+// prompts, while rt's system prompt and tool schemas alone take several
+// thousand tokens. So every request carries num_ctx = the window rt budgets
+// for (ModelRequest.contextWindow, else this provider's own contextWindow()).
+//
+// Plain fetch: the protocol is one JSON object a line, and retries, timeouts
+// and error kinds are the same as for every provider (retry.ts, errors.ts).
+import { DEFAULT_CONTEXT_WINDOW, PROVIDER_PROBE_TIMEOUT_MS } from "../../limits.js";
+import { ollamaContextWindow } from "./contextWindow.js";
+import { connectionFailure, listModelsError } from "./errors.js";
+import type { ProviderOptions } from "./options.js";
+import { OllamaChunkAssembler, toOllamaMessages, toOllamaTools, type OllamaChunk } from "./ollamaMessages.js";
+import { DEFAULT_RETRY, DEFAULT_TIMEOUTS, streamTurn } from "./retry.js";
+import { ProviderError, type ModelRequest, type Provider, type StreamPart } from "./types.js";
+
+export interface OllamaOptions extends ProviderOptions {
+  /** Ollama's own address, without /v1 ("http://127.0.0.1:11434"); a trailing /v1 is dropped. */
+  baseURL: string;
+  /** Configured context windows by model name; they win over what Ollama reports. */
+  contextWindows?: Record<string, number>;
+  /** `think` of every request (thinking models); absent: the model's default. */
+  think?: boolean;
+}
+
+/** Ollama's pulled models (GET /api/tags), most recently pulled first as Ollama lists them. */
+export async function ollamaModels(root: string, timeoutMs: number, signal?: AbortSignal, headers?: Record<string, string>): Promise<string[]> {
+  // (AbortSignal.any would do, but only from Node 20.3.)
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(), timeoutMs);
+  const onAbort = () => controller.abort();
+  signal?.addEventListener("abort", onAbort, { once: true });
+  let res: Response;
+  try {
+    res = await fetch(`${root}/api/tags`, { signal: controller.signal, ...(headers ? { headers } : {}) });
+  } catch (err) {
+    if (controller.signal.aborted && !signal?.aborted) throw new ProviderError(`Ollama at ${root} did not answer within ${timeoutMs} ms`, "timeout");
+    if (signal?.aborted) throw new ProviderError("the request was aborted", "aborted");
+    throw connectionFailure(err, `Ollama at ${root}`);
+  } finally {
+    clearTimeout(timer);
+    signal?.removeEventListener("abort", onAbort);
+  }
+  if (res.status === 401 || res.status === 403) throw new ProviderError(`${root}/api/tags answered ${res.status}`, "auth", res.status);
+  if (!res.ok) throw new ProviderError(`${root}/api/tags answered ${res.status}: is this an Ollama server?`, res.status === 404 ? "bad_request" : "server", res.status);
+  const data = (await res.json()) as { models?: Array<{ name?: string; model?: string }> };
+  return (data.models ?? []).map((m) => m.name ?? m.model ?? "").filter(Boolean);
+}
+
+/** What a failed HTTP answer looks like to classifyError (the SDK error shape): status, headers, Ollama's `{error}` body. */
+async function httpError(res: Response): Promise<unknown> {
+  let text = "";
+  try {
+    text = await res.text();
+  } catch {
+    // The body could not be read: the status says enough.
+  }
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // Not JSON (a proxy's HTML page): the text itself.
+  }
+  const message = typeof body === "string" ? body.slice(0, 500) : undefined;
+  return { status: res.status, headers: res.headers, error: message ?? body, message: message ?? `${res.status}` };
+}
+
+/** The lines of an NDJSON body, decoded; a last line without a newline counts too. */
+async function* lines(body: ReadableStream<Uint8Array>): AsyncGenerator<string> {
+  const decoder = new TextDecoder();
+  let buffer = "";
+  for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+    buffer += decoder.decode(chunk, { stream: true });
+    let nl: number;
+    while ((nl = buffer.indexOf("\n")) >= 0) {
+      const line = buffer.slice(0, nl).trim();
+      buffer = buffer.slice(nl + 1);
+      if (line) yield line;
+    }
+  }
+  buffer += decoder.decode();
+  if (buffer.trim()) yield buffer.trim();
+}
+
+export function createOllamaProvider(opts: OllamaOptions): Provider {
+  const root = opts.baseURL.replace(/\/+$/, "").replace(/\/v1$/, "");
+  const target = opts.target ?? `Ollama at ${root}`;
+  const retry = { ...DEFAULT_RETRY, ...opts.retry };
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
+  const headers: Record<string, string> = {
+    "content-type": "application/json",
+    ...(opts.apiKey ? { authorization: `Bearer ${opts.apiKey}` } : {}),
+    ...opts.headers,
+  };
+  // One probe per model: num_ctx must not change between the requests of a session.
+  const windows = new Map<string, Promise<number | undefined>>();
+
+  const contextWindow = (model: string): Promise<number | undefined> => {
+    const configured = opts.contextWindows?.[model];
+    if (configured !== undefined) return Promise.resolve(configured);
+    let p = windows.get(model);
+    if (!p) {
+      p = ollamaContextWindow(root, model);
+      windows.set(model, p);
+    }
+    return p;
+  };
+
+  async function body(req: ModelRequest) {
+    const numCtx = req.contextWindow ?? (await contextWindow(req.model)) ?? DEFAULT_CONTEXT_WINDOW;
+    const options: Record<string, number> = { num_ctx: numCtx };
+    if (req.temperature !== undefined) options.temperature = req.temperature;
+    if (req.maxOutputTokens !== undefined) options.num_predict = req.maxOutputTokens;
+    return {
+      model: req.model,
+      messages: toOllamaMessages(req.messages),
+      ...(req.tools?.length ? { tools: toOllamaTools(req.tools) } : {}),
+      stream: true,
+      options,
+      ...(opts.think !== undefined ? { think: opts.think } : {}),
+    };
+  }
+
+  async function* attempt(req: ModelRequest, signal: AbortSignal, alive: () => void): AsyncGenerator<StreamPart> {
+    const payload = JSON.stringify(await body(req));
+    const res = await fetch(`${root}/api/chat`, { method: "POST", headers, body: payload, signal });
+    if (!res.ok || !res.body) throw await httpError(res);
+    const assembler = new OllamaChunkAssembler();
+    for await (const line of lines(res.body)) {
+      alive();
+      let chunk: OllamaChunk;
+      try {
+        chunk = JSON.parse(line) as OllamaChunk;
+      } catch {
+        throw new ProviderError(`the stream from ${target} broke: a line is not JSON (${line.slice(0, 120)})`, "stream_broken");
+      }
+      // An error inside the stream (no HTTP status): classified like the SDKs' in-stream errors.
+      if (chunk.error !== undefined && chunk.error !== null) throw { error: chunk.error };
+      yield* assembler.push(chunk);
+      if (assembler.finished) break;
+    }
+    if (signal.aborted) return; // runWithRetries says why
+    if (!assembler.finished) throw new ProviderError(`the stream from ${target} ended before the answer was complete (no "done" line)`, "stream_broken");
+    yield* assembler.end();
+  }
+
+  return {
+    name: "ollama",
+    stream(req: ModelRequest): AsyncIterable<StreamPart> {
+      return streamTurn(req, { target, retry, timeouts }, attempt);
+    },
+    contextWindow,
+    async listModels(o = {}) {
+      try {
+        return await ollamaModels(root, o.timeoutMs ?? PROVIDER_PROBE_TIMEOUT_MS, o.signal, opts.apiKey || opts.headers ? headers : undefined);
+      } catch (err) {
+        throw listModelsError(err, target, o.signal);
+      }
+    },
+  };
+}
