@@ -189,9 +189,25 @@ export function sessionFile(ws: Workspace, id: string): string {
   throw new SessionError(`no session "${id}" in ${dir}; rt sessions lists them`);
 }
 
-/** The id of the most recently written session, if any. */
+/** The id of the most recently written session, if any (files that do not start with a session header are not sessions). */
 export function latestSessionId(ws: Workspace): string | undefined {
-  return listSessionFiles(ws)[0]?.id;
+  return listSessionFiles(ws).find((f) => startsWithSessionHeader(f.file))?.id;
+}
+
+function startsWithSessionHeader(file: string): boolean {
+  try {
+    const fd = fs.openSync(file, "r");
+    try {
+      const buf = Buffer.alloc(64 * 1024);
+      const n = fs.readSync(fd, buf, 0, buf.length, 0);
+      const first = buf.subarray(0, n).toString("utf8").split("\n")[0];
+      return (JSON.parse(first) as { t?: unknown }).t === "session";
+    } finally {
+      fs.closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
 }
 
 function listSessionFiles(ws: Workspace): Array<{ id: string; file: string; mtimeMs: number }> {

@@ -226,3 +226,20 @@ test("two sessions drawing the same id in the same second get two files (never o
   assert.equal((rb[0] as { id: string }).id, b.log.id);
   assert.equal((rb[1] as { message: { content: string } }).message.content, "prompt of b");
 });
+
+test("--continue's latest session skips files in .rt/sessions that are not sessions", async () => {
+  const { tempTree } = await import("../helpers.ts");
+  const { createWorkspace } = await import("../../src/workspace/workspace.ts");
+  const { SessionLog, latestSessionId } = await import("../../src/agent/session.ts");
+  const fs = (await import("node:fs")).default;
+  const path = (await import("node:path")).default;
+  const ws = createWorkspace({ root: tempTree({}), env: { ...process.env, RT_ROOT: undefined, RT_STATE: undefined } });
+  const s = SessionLog.create(ws, "m/a", "tools");
+  s.log.appendMessage({ role: "user", content: "hello" });
+  s.log.close();
+  const stray = path.join(path.dirname(s.log.file!), "notes.jsonl");
+  fs.writeFileSync(stray, '{"some": "other data"}\n');
+  const later = new Date(Date.now() + 5000);
+  fs.utimesSync(stray, later, later);
+  assert.equal(latestSessionId(ws), s.log.id);
+});
