@@ -96,6 +96,9 @@ test("exit 1 when the turn ends in an error (--max-turns)", async () => {
   assert.equal(r.code, 1);
   assert.match(r.stderr, /max_turns: stopped after 1 model turns/);
   assert.equal(r.stdout, "");
+  const zero = await rt(["run", ...MODEL, "--max-turns", "0", "read a.txt"], { cwd: root, env: env() });
+  assert.equal(zero.code, 2, "no model turn at all is a usage error");
+  assert.match(zero.stderr, /--max-turns must be at least 1, not 0/);
 });
 
 test("exit 2 with the provider's message when the default Ollama is not running", async () => {

@@ -10,6 +10,8 @@ export interface OptionSpec {
   short?: string;
   /** Converted to a number and checked to be a non-negative integer. */
   integer?: boolean;
+  /** With `integer`: the least value accepted (default 0). */
+  min?: number;
   help: string;
 }
 
@@ -76,7 +78,7 @@ const AGENT_OPTIONS: Record<string, OptionSpec> = {
   model: { type: "string", short: "m", help: "provider/model: ollama/qwen2.5-coder:7b, openai/gpt-4.1, anthropic/claude-sonnet-4-5... (default: config, else a local Ollama)" },
   protocol: { type: "string", help: "tools (native tool calls), text (fenced bash blocks of rt commands) or auto (default: tools, falling back to text)" },
   approval: { type: "string", help: "ask (default), auto-edit (edits approved, commands ask), auto (all approved), never (deny what needs approval), plan (read-only)" },
-  "max-turns": { type: "string", integer: true, help: "model requests per prompt before stopping (default 50)" },
+  "max-turns": { type: "string", integer: true, min: 1, help: "model requests per prompt before stopping (default 50)" },
   continue: { type: "boolean", short: "c", help: "continue the most recent session of this project" },
   resume: { type: "string", help: "continue session ID (rt sessions lists them)" },
   "base-url": { type: "string", help: "the model server's base URL, e.g. http://127.0.0.1:8000/v1 (default: per provider, or env/config)" },

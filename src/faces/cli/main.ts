@@ -62,6 +62,7 @@ function parse(argv: string[], options: Record<string, OptionSpec>): Parsed {
     if (o.integer && typeof values[n] === "string") {
       const v = values[n] as string;
       if (!/^\d+$/.test(v)) throw new UsageError(`--${n} must be a whole number, not "${v}"`);
+      if (o.min !== undefined && Number(v) < o.min) throw new UsageError(`--${n} must be at least ${o.min}, not ${v}`);
       values[n] = Number(v);
     }
   }
