@@ -32,7 +32,7 @@ export const bashTool = defineTool({
 - background: true starts the command and returns an id at once; read its new output with bash_output, end it with kill_shell. Background shells end when this rt process exits.
 - In the safe-read-only profile (and with --sandbox) commands run in a read-only sandbox: nothing outside a private /tmp can be written, there is no network unless --allow-net, and a structural check refuses writes (redirections to files, rm/mv/cp, sed -i, find -delete, mutating git subcommands, package managers...) before they run, saying why.
 - Prefer rt's own tools for reading, searching and editing files; use bash for git history, logs, builds and system inspection.`,
-  schema: z
+  schema: () => z
     .object({
       command: z.string().min(1).describe("The command line, run with bash -c"),
       timeout: z.number().positive().max(BASH_MAX_TIMEOUT_S).optional().describe(`Timeout in seconds (default ${BASH_DEFAULT_TIMEOUT_S}, max ${BASH_MAX_TIMEOUT_S})`),

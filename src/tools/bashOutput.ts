@@ -12,7 +12,7 @@ export const bashOutputTool = defineTool({
   description: `Read what a background shell (started by bash with background: true) printed since the last bash_output call, and whether it is still running (with its exit code once it ended).
 - filter: a regular expression; only the lines matching it are returned (the others are consumed, not kept for later).
 - Output over ${BASH_MAX_OUTPUT_BYTES / 1024} KB per stream is cut keeping head and tail.`,
-  schema: z
+  schema: () => z
     .object({
       id: z.string().min(1).describe("The id bash returned, e.g. bash_1"),
       filter: z.string().optional().describe("Regular expression: return only the matching lines"),

@@ -59,7 +59,7 @@ export const editTool = defineTool({
   description: `Replace old_string with new_string in a file. old_string must identify exactly one place (include a few surrounding lines to make it unique), unless replace_all: true.
 If the exact text is not found, rt tries, in order and still requiring a unique match: ignoring trailing whitespace; ignoring leading/trailing whitespace per line; folding Unicode punctuation (curly quotes, dashes, ellipsis, non-breaking spaces); undoing doubled escapes; a uniform indentation shift (new_string is shifted the same way); and finally a near-identical region (similarity >= 0.95, clearly better than any other). The result names the tier used.
 Errors say why: not found (with the closest region and its first differing line — re-read the file), several matches (with their line numbers — add context), or new_string already present. For edits by line number or line ID, use edit_lines.`,
-  schema: z
+  schema: () => z
     .object({
       path: z.string().describe("File to edit, relative to the workspace root"),
       old_string: z.string().describe("The text to replace, copied from the file"),

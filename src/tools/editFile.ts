@@ -15,7 +15,7 @@ export const editFileTool = defineTool({
   name: "edit_file",
   aliases: [],
   description: `Seed 000's JSON action: replace the first exact occurrence of old with new in a file. Kept for compatibility; prefer edit (which requires a unique match and tolerates whitespace drift) or edit_lines.`,
-  schema: z.object({ path: z.string(), old: z.string().min(1), new: z.string(), ...editOptions }).strict(),
+  schema: () => z.object({ path: z.string(), old: z.string().min(1), new: z.string(), ...editOptions }).strict(),
   readOnly: false,
   editing: true,
   async handler(args, { workspace }) {

@@ -43,7 +43,7 @@ Two forms:
 - {path, command: "replace"|"insert"|"delete", start_line, end_line, insert_line, new_content, indent_level?}: replace/delete start_line..end_line; insert new_content after insert_line (0 = at the beginning).
 - {path, changes: [{line_id, new_content} | {start_line_id, end_line_id, new_content} | {after_line_id | before_line_id, new_content} | {line_id, delete: true}]}: several changes, all resolved against the same content and applied together or not at all.
 New content is re-indented to fit its place unless its indentation already fits (indent_level sets it explicitly). Edits that add syntax errors are rejected (force: true overrides). dry_run: true shows the diff only.`,
-  schema: z
+  schema: () => z
     .object({
       path: z.string().describe("File to edit, relative to the workspace root"),
       command: z.enum(["replace", "insert", "delete"]).optional(),

@@ -6,7 +6,7 @@ export const editRangeTool = defineTool({
   name: "edit_range",
   aliases: [],
   description: `Replace lines start_line..end_line (1-based, inclusive) of a file with new_text (seed 000's rt edit). Empty new_text deletes the lines. Out-of-range or reversed ranges are errors that state the file's line count. The result shows the edited region, numbered.`,
-  schema: z
+  schema: () => z
     .object({
       path: z.string(),
       start_line: lineRef,
@@ -32,7 +32,7 @@ export const insertAtTool = defineTool({
   name: "insert_at",
   aliases: [],
   description: `Insert new_text before line \`line\` of a file (seed 000's rt insert); line = number of lines + 1 appends at the end.`,
-  schema: z
+  schema: () => z
     .object({
       path: z.string(),
       line: lineRef,

@@ -10,7 +10,7 @@ export const findFilesTool = defineTool({
   name: "find",
   aliases: ["find_file", "glob"],
   description: `Find files by name. pattern is a substring of the file name (case-insensitive; matched against the whole relative path when it contains "/") or a glob such as "*.py" or "src/**/*.ts". Lists paths relative to the workspace root, sorted; .gitignore is honored and .git/, node_modules/ and the like are skipped. At most ${FIND_DEFAULT_CAP} paths unless limit says otherwise.`,
-  schema: z
+  schema: () => z
     .object({
       pattern: z.string().min(1).describe('Substring of file names, or a glob such as "**/*.ts"'),
       path: z.string().optional().describe("Directory to search in, relative to the root (default: the root)"),

@@ -202,7 +202,7 @@ export const grepTool = defineTool({
 - glob filters files ("*.py", "src/**/*.ts"); output_mode "files_with_matches" lists files, "count" counts per file.
 - ids: true adds each match's persistent line ID for edit_lines.
 Then jump to a match with open path:line.`,
-  schema: z
+  schema: () => z
     .object({
       ...grepOptions,
       path: z.string().optional().describe("Directory or file to search, relative to the root (default: the root)"),
@@ -223,7 +223,7 @@ export const grepFileTool = defineTool({
   name: "grep-file",
   aliases: ["search_file", "grep_file"],
   description: `Search one file for a pattern (ripgrep regex). Output "<line>: text" for each match, at most ${GREP_DEFAULT_CAP}. Works on files of any size without loading them.`,
-  schema: z
+  schema: () => z
     .object({
       ...grepOptions,
       path: z.string().describe("File to search, relative to the root"),

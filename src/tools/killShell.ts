@@ -9,7 +9,7 @@ export const killShellTool = defineTool({
   aliases: ["KillShell"],
   description:
     "End a background shell started by bash with background: true: its whole process group is killed (SIGTERM, then SIGKILL). Output it printed and nobody read is returned by a last bash_output call.",
-  schema: z
+  schema: () => z
     .object({
       id: z.string().min(1).describe("The id bash returned, e.g. bash_1"),
     })

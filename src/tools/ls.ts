@@ -58,7 +58,7 @@ export const lsTool = defineTool({
   name: "ls",
   aliases: ["list_dir"],
   description: `List a directory: type and permissions, size, modification time, name (directories first, symlinks with their targets). tree: true shows a tree instead (depth ${LS_DEFAULT_DEPTH} by default; .git, node_modules and the like are not descended into). At most ${LS_MAX_ENTRIES} entries.`,
-  schema: z
+  schema: () => z
     .object({
       path: z.string().optional().describe("Directory relative to the root (default: the root)"),
       tree: z.boolean().optional().describe("Show a recursive tree"),

@@ -8,7 +8,7 @@ export const multiEditTool = defineTool({
   name: "multi_edit",
   aliases: ["MultiEdit"],
   description: `Several old_string/new_string edits to one file, applied in order (each to the result of the previous ones) and written once. Each edit follows the rules of edit (unique match, tolerant tiers). If any edit fails, nothing is written and the error names which edit failed and why.`,
-  schema: z
+  schema: () => z
     .object({
       path: z.string(),
       edits: z

@@ -26,7 +26,7 @@ export const openTool = defineTool({
 - "path:LINE" (or line): a window centered on LINE (LINE-50 .. LINE+49). Jump straight to a line you found with grep instead of scrolling.
 - "path:START-END" (or start/end): that range, at most ${OPEN_MAX_RANGE} lines.
 Output: "--- path (lines A-B of N) ---" then "A: text" lines.`,
-  schema: z
+  schema: () => z
     .object({
       path: z.string().describe('File path relative to the workspace root; may end in ":LINE" or ":START-END"'),
       line: lineNo.optional().describe("Center the window on this line"),

@@ -11,7 +11,7 @@ export const readTool = defineTool({
 - Output is capped at 50 KB and lines longer than 2000 characters are cut; a trailer gives the offset to continue from.
 - ids: true adds each line's persistent line ID ("   12: [LID:k3f9] text"). Pass "12:k3f9" (or "k3f9") to edit_lines: the ID keeps pointing at the same line after other edits move it.
 - Binary files are refused. Prefer open path:line for a 100-line window around a known line.`,
-  schema: z
+  schema: () => z
     .object({
       path: z.string().describe("File path, relative to the workspace root"),
       offset: z.number().int().min(1).optional().describe("First line to show, 1-based (default 1)"),

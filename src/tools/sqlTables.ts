@@ -6,7 +6,7 @@ export const sqlTablesTool = defineTool({
   name: "sql_tables",
   aliases: ["list_tables"],
   description: `List the tables and views of a configured database (schema, name, type), optionally only those whose name matches pattern: a LIKE pattern (% and _, or * and ?); a pattern without wildcards matches names containing it, case-insensitively. At most ${SQL_TABLES_MAX_ROWS} names. Read-only.`,
-  schema: z
+  schema: () => z
     .object({
       connection: z.string().min(1).optional().describe("Name of the database connection (default: the only or default one)"),
       pattern: z.string().optional().describe("Filter on table names, e.g. order or %log%"),

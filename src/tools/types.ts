@@ -62,6 +62,18 @@ export class ToolError extends Error {
   }
 }
 
-export function defineTool<S extends z.ZodType>(tool: Tool<S>): Tool<S> {
-  return tool;
+/** A tool as its module writes it: the schema is made on first use. */
+export interface ToolSpec<S extends z.ZodType> extends Omit<Tool<S>, "schema"> {
+  schema: () => S;
+}
+
+/**
+ * The tool, its zod schema built the first time something reads it: building
+ * all 22 schemas costs every `rt` command several milliseconds of start-up,
+ * and a command like `rt open` needs one.
+ */
+export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): Tool<S> {
+  const { schema: make, ...rest } = spec;
+  let schema: S | undefined;
+  return Object.defineProperty(rest, "schema", { get: () => (schema ??= make()), enumerable: true }) as Tool<S>;
 }

@@ -11,7 +11,7 @@ export const undoTool = defineTool({
   name: "undo_edit",
   aliases: ["undo"],
   description: `Undo rt's last edit of a file: restore the content it had before (rt keeps the last 50 edits per file, so repeated undos walk back). Refused if the file was changed since by something other than rt.`,
-  schema: z.object({ path: z.string().describe("File whose last rt edit to undo") }).strict(),
+  schema: () => z.object({ path: z.string().describe("File whose last rt edit to undo") }).strict(),
   readOnly: false,
   editing: true,
   async handler(args, { workspace }) {

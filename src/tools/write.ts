@@ -8,7 +8,7 @@ export const writeTool = defineTool({
   name: "write",
   aliases: ["write_file"],
   description: `Create a file, or overwrite one completely, with content (parent directories are created). The content is written exactly as given; an existing file keeps its mode. Prefer edit or edit_lines for changes to existing files. The file's line IDs start afresh.`,
-  schema: z
+  schema: () => z
     .object({
       path: z.string().describe("File to create or overwrite, relative to the workspace root"),
       content: z.string(),

@@ -83,7 +83,7 @@ export const writeOutputTool = defineTool({
 - path: relative to the output directory; missing parent directories are created.
 - Never overwrites: an existing file is refused (choose a new name). Sensitive names (.bashrc, .ssh/, .git/, .env, authorized_keys...) are refused, and nothing is written outside the output directory.
 - At most ${formatSize(WRITE_OUTPUT_MAX_BYTES)}.`,
-  schema: z
+  schema: () => z
     .object({
       path: z.string().min(1).describe("File name relative to the output directory, e.g. reports/disk-usage.md"),
       content: z.string().describe("The whole content of the new file"),

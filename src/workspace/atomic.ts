@@ -3,7 +3,9 @@
 // either the old file or the new one, never a mix. The file's mode is kept.
 import fs from "node:fs";
 import path from "node:path";
-import crypto from "node:crypto";
+
+/** Temp names are unique per process (pid) and per call (counter); "wx" refuses any leftover. */
+let tmpCounter = 0;
 
 export interface AtomicWriteOptions {
   /** Mode for the new file; defaults to the existing file's mode, else 0o644 less the umask. */
@@ -14,7 +16,7 @@ export interface AtomicWriteOptions {
 
 export function writeFileAtomic(target: string, data: string | Uint8Array, opts: AtomicWriteOptions = {}): void {
   const dir = path.dirname(target);
-  const tmp = path.join(dir, `.${path.basename(target)}.rt-${process.pid}-${crypto.randomBytes(4).toString("hex")}.tmp`);
+  const tmp = path.join(dir, `.${path.basename(target)}.rt-${process.pid}-${(tmpCounter++).toString(36)}-${Date.now().toString(36)}.tmp`);
   let mode = opts.mode;
   if (mode === undefined) {
     try {

@@ -258,7 +258,7 @@ export async function getLineIndex(state: StateStore, rel: string, abs: string, 
   if (matches(cached, st)) return cached;
   const key = StateStore.keyFor(rel);
   const stored = state.readJson<LineIndex & { path: string }>("index", `${key}.json`);
-  if (matches(stored, st)) {
+  if (matches(stored, st) && stored.path === rel) {
     memory.set(abs, stored);
     return stored;
   }

@@ -4,7 +4,6 @@
 // and every reader sees empty state; tools still work, statelessly.
 import fs from "node:fs";
 import path from "node:path";
-import crypto from "node:crypto";
 import { writeFileAtomic } from "./atomic.js";
 import { resolveInside } from "./paths.js";
 
@@ -23,9 +22,16 @@ export class StateStore {
     return path.join(this.dir, ...parts);
   }
 
-  /** A stable, filesystem-safe key for a workspace-relative path. */
+  /**
+   * A stable, filesystem-safe key for a workspace-relative path: FNV-1a, 64
+   * bits, in hex. Not a cryptographic hash, on purpose: loading node:crypto
+   * costs several milliseconds of every `rt open`, and readers check the path
+   * stored inside the file anyway.
+   */
   static keyFor(rel: string): string {
-    return crypto.createHash("sha1").update(rel).digest("hex").slice(0, 20);
+    let h = 0xcbf29ce484222325n;
+    for (const byte of new TextEncoder().encode(rel)) h = ((h ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn;
+    return h.toString(16).padStart(16, "0");
   }
 
   /**
