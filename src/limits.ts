@@ -82,6 +82,8 @@ export const SANDBOX_TMP_MAX_BYTES = 1024 * 1024 * 1024;
 export const SANDBOX_PROBE_TIMEOUT_MS = 10_000;
 /** Structural check: shell code inside strings (bash -c, eval, trap) is followed this many levels deep. */
 export const CHECK_MAX_NESTING = 4;
+/** Saved full outputs (`.rt/shell/`, `.rt/tool-output/`): the newest this many files are kept in each. */
+export const SAVED_OUTPUTS_KEEP = 100;
 /** `write_output`: largest file it creates. */
 export const WRITE_OUTPUT_MAX_BYTES = 10 * 1024 * 1024;
 /** sql_tables: names listed at most. */

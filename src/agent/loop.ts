@@ -38,6 +38,7 @@ import {
   AGENT_PRUNE_PROTECT_FRACTION,
   AGENT_SUMMARY_INPUT_FRACTION,
   AGENT_TOOL_OUTPUT_MAX_CHARS,
+  SAVED_OUTPUTS_KEEP,
   DEFAULT_CONTEXT_WINDOW,
 } from "../limits.js";
 
@@ -517,6 +518,7 @@ export class Agent {
         // Call ids repeat (text mode numbers its calls per process; some servers reuse "call_1"): never overwrite an earlier output.
         let name = `${base}.txt`;
         for (let n = 2; fs.existsSync(this.ws.state.file("tool-output", name)); n++) name = `${base}-${n}.txt`;
+        this.ws.state.prune(SAVED_OUTPUTS_KEEP - 1, "tool-output");
         this.ws.state.writeText(full, "tool-output", name);
         saved = `.rt/tool-output/${name}`;
       }

@@ -3,7 +3,7 @@ import crypto from "node:crypto";
 import { z } from "zod";
 import { defineTool, ok, type ToolResult } from "./types.js";
 import type { Workspace } from "../workspace/workspace.js";
-import { BASH_DEFAULT_TIMEOUT_S, BASH_MAX_OUTPUT_BYTES, BASH_MAX_TIMEOUT_S } from "../limits.js";
+import { BASH_DEFAULT_TIMEOUT_S, BASH_MAX_OUTPUT_BYTES, BASH_MAX_TIMEOUT_S, SAVED_OUTPUTS_KEEP } from "../limits.js";
 import { planShell, resolveWorkingDir } from "../shell/mode.js";
 import { startCommand } from "../shell/runner.js";
 import { StreamCapture, type SpillTarget } from "../shell/capture.js";
@@ -14,7 +14,10 @@ import { startBackground } from "../shell/background.js";
 export function spillTarget(ws: Workspace, runId: string, stream: string): SpillTarget | undefined {
   if (!ws.state.enabled) return undefined;
   const name = `${runId}.${stream}.txt`;
-  return { abs: ws.state.file("shell", name), shown: `.rt/shell/${name}`, prepare: () => void ws.state.ensure() };
+  const prepare = () => {
+    if (ws.state.ensure()) ws.state.prune(SAVED_OUTPUTS_KEEP - 1, "shell");
+  };
+  return { abs: ws.state.file("shell", name), shown: `.rt/shell/${name}`, prepare };
 }
 
 export function newRunId(): string {

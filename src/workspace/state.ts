@@ -109,6 +109,29 @@ export class StateStore {
     writeFileAtomic(target, text, { fsync: false });
   }
 
+  /**
+   * Deletes the oldest files (by modification time) of a state directory so
+   * that at most `keep` remain: saved outputs would otherwise pile up forever.
+   */
+  prune(keep: number, ...dirParts: string[]): void {
+    const dir = this.file(...dirParts);
+    if (!this.usable() || !this.staysInside(dir)) return;
+    let files: Array<{ file: string; mtimeMs: number }>;
+    try {
+      files = fs
+        .readdirSync(dir, { withFileTypes: true })
+        .filter((e) => e.isFile())
+        .map((e) => {
+          const file = path.join(dir, e.name);
+          return { file, mtimeMs: fs.statSync(file).mtimeMs };
+        });
+    } catch {
+      return; // no such directory yet, or it changed under us
+    }
+    files.sort((a, b) => b.mtimeMs - a.mtimeMs);
+    for (const f of files.slice(keep)) fs.rmSync(f.file, { force: true });
+  }
+
   remove(...parts: string[]): void {
     if (!this.usable() || !this.staysInside(path.dirname(this.file(...parts)))) return;
     fs.rmSync(this.file(...parts), { force: true });

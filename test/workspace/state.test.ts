@@ -171,3 +171,16 @@ test("state that cannot be written does not break any tool: it lives in memory o
   assert.match(results[5].output, /^--- big\.log \(lines 99950-100049 of /);
   assert.ok(fs.statSync(path.join(root, ".rt", "view.json")).isDirectory());
 });
+
+test("prune keeps the newest files of a state directory and deletes the rest", () => {
+  const root = tempTree({});
+  const store = new StateStore(root, true);
+  for (let i = 0; i < 5; i++) {
+    store.writeText(`out ${i}`, "shell", `${i}.txt`);
+    const t = new Date(Date.now() - (10 - i) * 1000);
+    fs.utimesSync(store.file("shell", `${i}.txt`), t, t);
+  }
+  store.prune(2, "shell");
+  assert.deepEqual(fs.readdirSync(store.file("shell")).sort(), ["3.txt", "4.txt"]);
+  store.prune(2, "no-such-dir"); // nothing to do, no error
+});
