@@ -218,20 +218,32 @@ function baseIndent(lines: string[]): string {
  */
 function undoCopyShift(content: string[], replaced: string[], style: IndentStyle, tabWidth: number): string[] | null {
   // Pair content lines with replaced lines of the same trimmed text, in order.
+  // A text the replaced lines hold more than once (a closing brace) pairs with
+  // the occurrence that moved like the lines that can only pair one way, when
+  // there is one: removing the first of two `}` must not pair the kept `}` with it.
+  const u = style.unit;
+  const count = (ls: string[], key: string) => ls.reduce((n, l) => n + (l.trim() === key ? 1 : 0), 0);
+  const anchorShifts = new Set<number>();
+  for (const line of content) {
+    const key = line.trim();
+    if (blank(line) || count(content, key) !== 1 || count(replaced, key) !== 1) continue;
+    const f = replaced.find((l) => l.trim() === key)!;
+    anchorShifts.add(widthOf(lead(line), tabWidth) - widthOf(lead(f), u));
+  }
+  const shift = anchorShifts.size === 1 ? [...anchorShifts][0] : undefined;
   const pairs: Array<[string, string]> = [];
   const pairedReplaced: string[] = [];
   let j = 0;
   for (const line of content) {
     if (blank(line)) continue;
     const key = line.trim();
-    for (let k = j; k < replaced.length; k++) {
-      if (!blank(replaced[k]) && replaced[k].trim() === key) {
-        pairs.push([lead(line), lead(replaced[k])]);
-        pairedReplaced.push(replaced[k]);
-        j = k + 1;
-        break;
-      }
-    }
+    const candidates: number[] = [];
+    for (let k = j; k < replaced.length; k++) if (!blank(replaced[k]) && replaced[k].trim() === key) candidates.push(k);
+    if (candidates.length === 0) continue;
+    const k = candidates.find((c) => shift !== undefined && widthOf(lead(line), tabWidth) - widthOf(lead(replaced[c]), u) === shift) ?? candidates[0];
+    pairs.push([lead(line), lead(replaced[k])]);
+    pairedReplaced.push(replaced[k]);
+    j = k + 1;
   }
   // Only indented pairs say anything about indentation.
   if (pairs.every(([c, f]) => c === "" && f === "")) return null;

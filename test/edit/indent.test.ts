@@ -111,3 +111,10 @@ test("tabs for a space-indented file: a line replacing a line at the same positi
     "  var keys_x = Object.keys(exports);",
   ]);
 });
+
+test("a shifted copy that drops one of two closing braces pairs the kept brace with the one that moved like the other lines", () => {
+  const file = ["function f(a) {", "  for (const x of a) {", "    if (x) {", "      return false", "    }", "  }", "  return true", "}"];
+  // The model's copy is 4 columns too deep; it removes the inner `}`.
+  const content = ["          return false", "      }", "      return true"];
+  assert.deepEqual(fitIndentation(content, { lines: file, at: 3, replacing: 4 }), ["      return false", "  }", "  return true"]);
+});
