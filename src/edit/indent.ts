@@ -103,16 +103,20 @@ function contentTabWidth(content: string[], ctx: IndentContext, unit: number): n
   for (let i = ctx.at - 1; i >= 0 && before === undefined; i--) if (!blank(ctx.lines[i]) && !commentContinuation(ctx.lines[i])) before = ctx.lines[i];
   const lines = [...(before === undefined ? [] : [before]), ...content].filter((l) => !blank(l) && !commentContinuation(l));
   const replaced = ctx.lines.slice(ctx.at, ctx.at + ctx.replacing);
+  // Position is evidence only for an edited line: a line the replaced lines hold
+  // unchanged may have moved (the lines before it deleted).
+  const replacedTexts = new Set(replaced.map((l) => l.trim()));
+  const edited = (l: string) => !blank(l) && !replacedTexts.has(l.trim());
   const firstReplaced = replaced.find((l) => !blank(l));
   const firstContent = content.find((l) => !blank(l));
   let best = unit;
   let bestMisfits = Infinity;
   for (const tw of [unit, 2, 4, 8]) {
     let misfits = 0;
-    if (firstReplaced !== undefined && firstContent !== undefined && widthOf(lead(firstContent), tw) !== widthOf(lead(firstReplaced), unit)) misfits++;
+    if (firstReplaced !== undefined && firstContent !== undefined && edited(firstContent) && widthOf(lead(firstContent), tw) !== widthOf(lead(firstReplaced), unit)) misfits++;
     if (replaced.length === content.length) {
       content.forEach((l, i) => {
-        if (!blank(l) && !blank(replaced[i]) && lead(l).includes("\t") && widthOf(lead(l), tw) !== widthOf(lead(replaced[i]), unit)) misfits++;
+        if (edited(l) && !blank(replaced[i]) && lead(l).includes("\t") && widthOf(lead(l), tw) !== widthOf(lead(replaced[i]), unit)) misfits++;
       });
     }
     for (let i = 1; i < lines.length; i++) {

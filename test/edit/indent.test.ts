@@ -118,3 +118,8 @@ test("a shifted copy that drops one of two closing braces pairs the kept brace w
   const content = ["          return false", "      }", "      return true"];
   assert.deepEqual(fitIndentation(content, { lines: file, at: 3, replacing: 4 }), ["      return false", "  }", "  return true"]);
 });
+
+test("tabs for a space-indented file: a kept line whose line above was deleted is not taken to sit at the deleted line's place", () => {
+  const file = ["(function (u) {", "    u.f = function () {", "        return 1;", "        };", "    };", "})(u || (u = {}));"];
+  assert.deepEqual(fitIndentation(["\t};", "})(u || (u = {}));"], { lines: file, at: 3, replacing: 3 }), ["    };", "})(u || (u = {}));"]);
+});
