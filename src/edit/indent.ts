@@ -122,7 +122,9 @@ function contentTabWidth(content: string[], ctx: IndentContext, unit: number): n
     for (let i = 1; i < lines.length; i++) {
       const w = widthOf(lead(lines[i]), tw);
       const prev = widthOf(lead(lines[i - 1]), tw);
-      if (opens(lines[i - 1]) ? w <= prev || w > prev + unit : w > prev) misfits++;
+      // A closing bracket is never deeper than the line before (after an opener, its body was removed).
+      const closes = /^[}\])]/.test(lines[i].trim());
+      if (closes ? w > prev : opens(lines[i - 1]) ? w <= prev || w > prev + unit : w > prev) misfits++;
     }
     if (misfits < bestMisfits) [best, bestMisfits] = [tw, misfits];
   }

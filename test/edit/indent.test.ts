@@ -123,3 +123,9 @@ test("tabs for a space-indented file: a kept line whose line above was deleted i
   const file = ["(function (u) {", "    u.f = function () {", "        return 1;", "        };", "    };", "})(u || (u = {}));"];
   assert.deepEqual(fitIndentation(["\t};", "})(u || (u = {}));"], { lines: file, at: 3, replacing: 3 }), ["    };", "})(u || (u = {}));"]);
 });
+
+test("tabs for a space-indented file: a closing brace right after an opener (its body deleted) is not one level deeper", () => {
+  const file = ["const f = (issue) => {", "  switch (issue.code) {", "    default:", "      return `x`;", "  }", "};"];
+  // Two-space file, a tab written for two spaces; the model deletes the `default:` body.
+  assert.deepEqual(fitIndentation(["\t}", "};"], { lines: file, at: 3, replacing: 3 }), ["  }", "};"]);
+});
