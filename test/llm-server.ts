@@ -456,6 +456,8 @@ export interface LlmServerOptions {
   models?: ServedModel[];
   /** When set, every request must carry this key (Authorization: Bearer, or x-api-key), else 401. */
   requireKey?: string;
+  /** Answer every Ollama-native path (/api/...) with a plain 404, like a server that speaks only the OpenAI-compatible protocol. */
+  openaiOnly?: boolean;
 }
 
 export async function startLlmServer(opts: LlmServerOptions = {}): Promise<LlmServer> {
@@ -483,7 +485,7 @@ export async function startLlmServer(opts: LlmServerOptions = {}): Promise<LlmSe
       const given = req.headers["x-api-key"] ?? String(req.headers.authorization ?? "").replace(/^Bearer\s+/i, "");
       if (given !== opts.requireKey) return sendError(res, protocol ?? "openai", { status: 401, message: "Incorrect API key provided" }, "");
     }
-    if (!protocol) {
+    if (!protocol || (opts.openaiOnly && path.startsWith("/api/"))) {
       res.writeHead(404, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: { message: `llm-server: no route for ${method} ${path}` } }));
       return;

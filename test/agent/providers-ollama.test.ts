@@ -446,3 +446,45 @@ describe("rt run --model ollama/...", () => {
     assert.match(assistant.content, /^Partial answer /);
   });
 });
+
+describe("ollama: a server without the native chat API", () => {
+  test("a plain 404 from /api/chat (not Ollama's model-not-found) switches to the server's OpenAI-compatible /v1 for good", async () => {
+    const v1Only = await startLlmServer({ models: MODELS, openaiOnly: true });
+    try {
+      const p = createOllamaProvider({ baseURL: v1Only.url, ...FAST });
+      v1Only.script({ text: "first" }, { text: "second" });
+      const first = await drain(p.stream(ask()));
+      assert.equal(first.error, undefined);
+      assert.equal(first.text, "first");
+      const second = await drain(p.stream(ask()));
+      assert.equal(second.text, "second");
+      const paths = v1Only.requests.filter((r) => r.method === "POST").map((r) => r.path);
+      assert.deepEqual(paths, ["/api/chat", "/v1/chat/completions", "/v1/chat/completions"]);
+      assert.deepEqual(await p.listModels!(), MODELS.map((m) => m.name), "no /api/tags: the models of /v1/models");
+    } finally {
+      await v1Only.close();
+    }
+  });
+
+  test("rt run with OLLAMA_HOST at an OpenAI-compatible server and no --model: its first model, through /v1", async () => {
+    const v1Only = await startLlmServer({ openaiOnly: true });
+    try {
+      const root = tempTree({ "a.txt": "hi\n" });
+      v1Only.script(reply.toolCall("read", { path: "a.txt" }), reply.text("It says hi."));
+      const r = await rt(["run", "What does a.txt say?"], { cwd: root, env: { ...env(), OLLAMA_HOST: v1Only.url } });
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /It says hi\./);
+      assert.equal(v1Only.completions.at(-1)!.path, "/v1/chat/completions");
+      assert.equal(v1Only.completions.at(-1)!.body.model, "test-model");
+    } finally {
+      await v1Only.close();
+    }
+  });
+
+  test("Ollama's own 404 for a model it does not have is reported, not retried through /v1", async () => {
+    server.script({ status: 404, message: 'model "nope" not found, try pulling it first' });
+    const r = await drain(provider().stream(ask({ model: "nope" })));
+    assert.equal(r.error?.kind, "model_not_found");
+    assert.deepEqual(server.requests.filter((q) => q.method === "POST").map((q) => q.path), ["/api/chat"]);
+  });
+});

@@ -8,10 +8,16 @@
 //
 // Plain fetch: the protocol is one JSON object a line, and retries, timeouts
 // and error kinds are the same as for every provider (retry.ts, errors.ts).
+//
+// A server at OLLAMA_HOST that answers /api/chat with a plain 404 (not
+// Ollama's "model not found") speaks only the OpenAI-compatible protocol (an
+// older Ollama behind a proxy, LM Studio, a test double): rt then talks to its
+// /v1 for the rest of the process, as it did before the native API.
 import { DEFAULT_CONTEXT_WINDOW, PROVIDER_PROBE_TIMEOUT_MS } from "../../limits.js";
 import { ollamaContextWindow } from "./contextWindow.js";
 import { connectionFailure, listModelsError } from "./errors.js";
 import type { ProviderOptions } from "./options.js";
+import { createOpenAICompatibleProvider } from "./openaiCompatible.js";
 import { OllamaChunkAssembler, toOllamaMessages, toOllamaTools, type OllamaChunk } from "./ollamaMessages.js";
 import { DEFAULT_RETRY, DEFAULT_TIMEOUTS, streamTurn } from "./retry.js";
 import { ProviderError, type ModelRequest, type Provider, type StreamPart } from "./types.js";
@@ -146,16 +152,53 @@ export function createOllamaProvider(opts: OllamaOptions): Provider {
     yield* assembler.end();
   }
 
+  // The same server through its OpenAI-compatible /v1; chat goes there once /api/chat proved missing.
+  let v1: Provider | undefined;
+  let chatViaV1 = false;
+  const openAICompatible = (): Provider =>
+    (v1 ??= createOpenAICompatibleProvider({
+      baseURL: `${root}/v1`,
+      name: "openai-compatible",
+      target,
+      ...(opts.apiKey ? { apiKey: opts.apiKey } : {}),
+      ...(opts.headers ? { headers: opts.headers } : {}),
+      ...(opts.retry ? { retry: opts.retry } : {}),
+      ...(opts.timeouts ? { timeouts: opts.timeouts } : {}),
+    }));
+
   return {
     name: "ollama",
     stream(req: ModelRequest): AsyncIterable<StreamPart> {
-      return streamTurn(req, { target, retry, timeouts }, attempt);
+      if (chatViaV1) return openAICompatible().stream(req);
+      const native = streamTurn(req, { target, retry, timeouts }, attempt);
+      return (async function* () {
+        let started = false;
+        try {
+          for await (const part of native) {
+            started = true;
+            yield part;
+          }
+        } catch (err) {
+          const noNativeApi = !started && err instanceof ProviderError && err.status === 404 && err.kind === "bad_request";
+          if (!noNativeApi) throw err;
+          chatViaV1 = true;
+          yield* openAICompatible().stream(req);
+        }
+      })();
     },
     contextWindow,
     async listModels(o = {}) {
       try {
         return await ollamaModels(root, o.timeoutMs ?? PROVIDER_PROBE_TIMEOUT_MS, o.signal, opts.apiKey || opts.headers ? headers : undefined);
       } catch (err) {
+        // No /api/tags: a server that speaks only the OpenAI-compatible protocol lists its models at /v1/models.
+        // (When that fails too, what /api/tags said is the clearer message.)
+        if (err instanceof ProviderError && err.status === 404) {
+          const listed = await openAICompatible()
+            .listModels!(o)
+            .catch(() => undefined);
+          if (listed) return listed;
+        }
         throw listModelsError(err, target, o.signal);
       }
     },
