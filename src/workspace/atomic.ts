@@ -14,9 +14,20 @@ export interface AtomicWriteOptions {
   fsync?: boolean;
 }
 
+/** A new temp file next to the target; a name already taken (a leftover, another machine's pid) is skipped. */
+function createTemp(dir: string, base: string, mode: number): { tmp: string; fd: number } {
+  for (let attempt = 0; ; attempt++) {
+    const tmp = path.join(dir, `.${base}.rt-${process.pid}-${(tmpCounter++).toString(36)}-${Date.now().toString(36)}.tmp`);
+    try {
+      return { tmp, fd: fs.openSync(tmp, "wx", mode) };
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST" || attempt >= 100) throw e;
+    }
+  }
+}
+
 export function writeFileAtomic(target: string, data: string | Uint8Array, opts: AtomicWriteOptions = {}): void {
   const dir = path.dirname(target);
-  const tmp = path.join(dir, `.${path.basename(target)}.rt-${process.pid}-${(tmpCounter++).toString(36)}-${Date.now().toString(36)}.tmp`);
   let mode = opts.mode;
   if (mode === undefined) {
     try {
@@ -25,7 +36,7 @@ export function writeFileAtomic(target: string, data: string | Uint8Array, opts:
       mode = undefined;
     }
   }
-  const fd = fs.openSync(tmp, "wx", mode ?? 0o666);
+  const { tmp, fd } = createTemp(dir, path.basename(target), mode ?? 0o666);
   try {
     fs.writeFileSync(fd, data);
     if (mode !== undefined) fs.fchmodSync(fd, mode);

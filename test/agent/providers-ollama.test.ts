@@ -488,3 +488,15 @@ describe("ollama: a server without the native chat API", () => {
     assert.deepEqual(server.requests.filter((q) => q.method === "POST").map((q) => q.path), ["/api/chat"]);
   });
 });
+
+test("ollama: the /api/show probe carries the provider's key, like every other request (behind an authenticating proxy)", async () => {
+  const guarded = await startLlmServer({ models: MODELS, requireKey: "sekret" });
+  try {
+    const p = createOllamaProvider({ baseURL: guarded.url, apiKey: "sekret", ...FAST });
+    assert.equal(await p.contextWindow!("tuned"), 8192);
+    const show = guarded.requests.find((r) => r.path === "/api/show")!;
+    assert.equal(show.headers.authorization, "Bearer sekret");
+  } finally {
+    await guarded.close();
+  }
+});

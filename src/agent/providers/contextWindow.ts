@@ -47,11 +47,17 @@ const positive = (v: unknown): number | undefined => (typeof v === "number" && N
  * front). Undefined when Ollama says neither. rt sends the result as num_ctx
  * (ollama.ts), so Ollama and rt's compaction agree.
  */
-export async function ollamaContextWindow(root: string, model: string, timeoutMs = PROVIDER_PROBE_TIMEOUT_MS): Promise<number | undefined> {
+export async function ollamaContextWindow(
+  root: string,
+  model: string,
+  timeoutMs = PROVIDER_PROBE_TIMEOUT_MS,
+  /** The provider's own headers (its key, a proxy's auth), as every other request sends them. */
+  headers: Record<string, string> = {},
+): Promise<number | undefined> {
   try {
     const data = (await fetchJson(
       `${root.replace(/\/+$/, "")}/api/show`,
-      { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ model }) },
+      { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify({ model }) },
       timeoutMs,
     )) as { model_info?: Record<string, unknown>; parameters?: string } | undefined;
     if (!data) return undefined;

@@ -108,7 +108,7 @@ export function createOllamaProvider(opts: OllamaOptions): Provider {
     if (configured !== undefined) return Promise.resolve(configured);
     let p = windows.get(model);
     if (!p) {
-      p = ollamaContextWindow(root, model);
+      p = ollamaContextWindow(root, model, PROVIDER_PROBE_TIMEOUT_MS, headers);
       windows.set(model, p);
     }
     return p;
