@@ -75,6 +75,20 @@ export function toCell(v: unknown): Cell {
  * with no answer: a watchdog in case the server does not answer at all.
  * `timedOut` says whether the timer fired; call `release` when done.
  */
+/**
+ * The part of a client rt uses from `pg` and from `vertica-nodejs` (a fork of
+ * pg with the same Client): connect, query, end, and the socket to destroy
+ * when a statement must be stopped.
+ */
+export interface PgStyleClient {
+  connect(): Promise<unknown>;
+  query(text: string): Promise<unknown>;
+  query<T>(submittable: T): T;
+  end(): Promise<void>;
+  on(event: "error", listener: (e: Error) => void): unknown;
+  connection?: { stream?: { destroy(): void } };
+}
+
 export function connectionGuard(kill: () => void, ms: number, signal?: AbortSignal): { readonly timedOut: boolean; release(): void } {
   let fired = false;
   const timer = setTimeout(() => {

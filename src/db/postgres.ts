@@ -11,18 +11,9 @@
 // cannot stop functions that act outside it, such as pg_terminate_backend or
 // COPY ... TO PROGRAM, when the role is allowed to use them.
 import type { PostgresSpec } from "./connections.js";
-import { connectionGuard, DbError, formatDuration, importClient, toCell, type CatalogQuery, type Driver, type QueryRequest, type QueryResult } from "./driver.js";
+import { connectionGuard, DbError, formatDuration, importClient, toCell, type CatalogQuery, type Driver, type QueryRequest, type PgStyleClient, type QueryResult } from "./driver.js";
 import { SQL_CONNECT_TIMEOUT_MS } from "../limits.js";
 
-/** The part of a pg Client that rt uses. */
-export interface PgClientLike {
-  connect(): Promise<unknown>;
-  query(text: string): Promise<unknown>;
-  query<T>(submittable: T): T;
-  end(): Promise<void>;
-  on(event: "error", listener: (e: Error) => void): unknown;
-  connection?: { stream?: { destroy(): void } };
-}
 
 interface CursorLike {
   read(rows: number, cb: (err: Error | undefined, rows: unknown[][], result: { fields?: { name: string }[] }) => void): void;
@@ -30,7 +21,7 @@ interface CursorLike {
 }
 
 interface PgModules {
-  Client: new (config: Record<string, unknown>) => PgClientLike;
+  Client: new (config: Record<string, unknown>) => PgStyleClient;
   Cursor: new (text: string, values: unknown[] | undefined, config: Record<string, unknown>) => CursorLike;
   /** Type parsers: pg's own, except bigint (int8), read as BigInt so that toCell keeps safe values as numbers. */
   types: { getTypeParser(oid: number, format?: string): (value: string) => unknown };

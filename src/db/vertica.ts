@@ -10,21 +10,13 @@
 // fake client and against a closed port, not against a server.
 import { EventEmitter } from "node:events";
 import type { VerticaSpec } from "./connections.js";
-import { connectionGuard, DbError, formatDuration, importClient, toCell, type CatalogQuery, type Driver, type QueryRequest, type QueryResult } from "./driver.js";
+import { connectionGuard, DbError, formatDuration, importClient, toCell, type CatalogQuery, type Driver, type QueryRequest, type PgStyleClient, type QueryResult } from "./driver.js";
 import { splitQualifiedName } from "./sqlText.js";
 import { SQL_CONNECT_TIMEOUT_MS } from "../limits.js";
 
-export interface VerticaClientLike {
-  connect(): Promise<unknown>;
-  query(text: string): Promise<unknown>;
-  query<T>(submittable: T): T;
-  end(): Promise<void>;
-  on(event: "error", listener: (e: Error) => void): unknown;
-  connection?: { stream?: { destroy(): void } };
-}
 /** The part of vertica-nodejs rt uses (a fake in tests). */
 export interface VerticaModuleLike {
-  Client: new (config: Record<string, unknown>) => VerticaClientLike;
+  Client: new (config: Record<string, unknown>) => PgStyleClient;
   Query: new (config: Record<string, unknown>) => EventEmitter;
 }
 
