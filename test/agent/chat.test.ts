@@ -1,28 +1,16 @@
 // `rt chat`, the REPL, driven through piped standard input (and a real
 // SIGINT for Ctrl-C); the model is the scripted server, reached as Ollama.
-import { test, before, after, beforeEach, type TestContext } from "node:test";
+import { test, type TestContext } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { spawn } from "node:child_process";
-import { startLlmServer, reply, type LlmServer } from "../llm-server.ts";
+import { reply } from "../llm-server.ts";
 import { tempTree, rt, CLI } from "../helpers.ts";
-import { requestText } from "./harness.ts";
+import { requestText, scriptedOllama } from "./harness.ts";
 
-let server: LlmServer;
-let configHome: string;
-before(async () => {
-  server = await startLlmServer({ models: [{ name: "test-model", contextLength: 32768 }] });
-  configHome = tempTree({}, "rt-config-");
-});
-after(async () => {
-  await server.close();
-});
-beforeEach(() => server.reset());
-
-function env(): Record<string, string | undefined> {
-  return { OLLAMA_HOST: server.url, XDG_CONFIG_HOME: configHome, OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: undefined };
-}
+const ollama = scriptedOllama();
+const env = () => ollama.env();
 
 const MODEL = ["--model", "ollama/test-model"];
 
@@ -60,7 +48,7 @@ function spawnChat(t: TestContext, root: string) {
 
 test("piped REPL: answers stream, /sessions, /clear (the next request starts afresh), /model, Ctrl-D quits", async () => {
   const root = tempTree({});
-  server.script(reply.text("first answer"), reply.text("second answer"));
+  ollama.server.script(reply.text("first answer"), reply.text("second answer"));
   const input = ["first question", "/sessions", "/clear", "second question", "/model", "/model ollama/test-model", "/nope", ""].join("\n");
   const r = await rt(["chat", ...MODEL], { cwd: root, env: env(), input });
   assert.equal(r.code, 0, r.stderr);
@@ -75,14 +63,14 @@ test("piped REPL: answers stream, /sessions, /clear (the next request starts afr
   assert.match(r.stdout, /unknown command \/nope/);
   assert.match(r.stdout, /\[tokens: \d+ in, \d+ out · session: \d+ in/);
   assert.match(r.stdout, new RegExp(`session ${id} saved; rt chat --continue resumes it`));
-  const second = requestText(server.completions[1].body);
+  const second = requestText(ollama.server.completions[1].body);
   assert.doesNotMatch(second, /first question/);
   assert.match(second, /second question/);
 });
 
 test("REPL approvals: y runs the edit, n blocks it and the model is told", async () => {
   const root = tempTree({ "a.txt": "one\n" });
-  server.script(
+  ollama.server.script(
     reply.toolCall("edit", { path: "a.txt", old_string: "one", new_string: "two" }),
     reply.text("changed"),
     reply.toolCall("edit", { path: "a.txt", old_string: "two", new_string: "three" }),
@@ -94,18 +82,18 @@ test("REPL approvals: y runs the edit, n blocks it and the model is told", async
   assert.equal((r.stdout.match(/rt wants to edit: edit a\.txt/g) ?? []).length, 2);
   assert.match(r.stdout, /Allow\? \[y\]es \/ \[n\]o \/ \[a\]lways for this session/);
   assert.match(r.stdout, /⊘ blocked: the user denied edit a\.txt/);
-  const last = server.completions[3].body.messages;
+  const last = ollama.server.completions[3].body.messages;
   assert.match(last[last.length - 1].content, /^blocked: the user denied/);
 });
 
 test("/compact [instructions] replaces the conversation with the model's summary", async () => {
   const root = tempTree({});
-  server.script(reply.text("hi there"), reply.text("SUMMARY-X"), reply.text("after answer"));
+  ollama.server.script(reply.text("hi there"), reply.text("SUMMARY-X"), reply.text("after answer"));
   const r = await rt(["chat", ...MODEL], { cwd: root, env: env(), input: "hello SECRET-WORD\n/compact keep the focus on X\nafter\n" });
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /compacting the context \(manual\)/);
   assert.match(r.stdout, /compacted: .* older history summarized/);
-  const [, summaryReq, afterReq] = server.completions;
+  const [, summaryReq, afterReq] = ollama.server.completions;
   assert.match(summaryReq.body.messages[1].content, /hello SECRET-WORD[\s\S]*keep the focus on X/);
   const after = requestText(afterReq.body);
   assert.match(after, /SUMMARY-X/);
@@ -114,18 +102,18 @@ test("/compact [instructions] replaces the conversation with the model's summary
 
 test("Ctrl-C interrupts the turn in flight; the session goes on", async (t) => {
   const root = tempTree({});
-  server.script({ text: "a slow answer that stops here and hangs", hangAfter: 4 });
+  ollama.server.script({ text: "a slow answer that stops here and hangs", hangAfter: 4 });
   const { child, waitFor, closed } = spawnChat(t, root);
   child.stdin.write("first\n");
   await waitFor(/a slow answer/);
   child.kill("SIGINT");
   await waitFor(/rt: interrupted/);
-  server.script(reply.text("second answer"));
+  ollama.server.script(reply.text("second answer"));
   child.stdin.write("second\n");
   await waitFor(/second answer/);
   child.stdin.end();
   assert.equal(await closed, 0);
-  const msgs = server.completions[1].body.messages as Array<{ role: string; content: string }>;
+  const msgs = ollama.server.completions[1].body.messages as Array<{ role: string; content: string }>;
   assert.deepEqual(
     msgs.map((m) => m.role),
     ["system", "user", "assistant", "user"],
@@ -135,20 +123,20 @@ test("Ctrl-C interrupts the turn in flight; the session goes on", async (t) => {
 
 test("Ctrl-C while an approval question waits: the question ends, the call is not run, the turn is interrupted, the REPL goes on", async (t) => {
   const root = tempTree({ "a.txt": "one\n" });
-  server.script(reply.toolCall("edit", { path: "a.txt", old_string: "one", new_string: "two" }));
+  ollama.server.script(reply.toolCall("edit", { path: "a.txt", old_string: "one", new_string: "two" }));
   const { child, waitFor, output, closed } = spawnChat(t, root);
   child.stdin.write("make it two\n");
   await waitFor(/rt wants to edit: edit a\.txt/);
   child.kill("SIGINT");
   await waitFor(/rt: interrupted/);
-  server.script(reply.text("second answer"));
+  ollama.server.script(reply.text("second answer"));
   child.stdin.write("second\n");
   await waitFor(/second answer/);
   child.stdin.end();
   assert.equal(await closed, 0);
   assert.doesNotMatch(output(), /Please answer y, n or a/);
   assert.equal(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "one\n");
-  const msgs = server.completions[1].body.messages as Array<{ role: string; content: string }>;
+  const msgs = ollama.server.completions[1].body.messages as Array<{ role: string; content: string }>;
   const tool = msgs.find((m) => m.role === "tool");
   assert.match(tool!.content, /interrupted/);
   assert.equal(msgs[msgs.length - 1].content, "second");

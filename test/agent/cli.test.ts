@@ -1,31 +1,18 @@
 // `rt run`, `rt -p`, `rt sessions`, `rt export` as a user runs them: the built
 // CLI in a child process, the model played by the scripted server (reached as
 // the default provider, Ollama, through OLLAMA_HOST).
-import { test, before, after, beforeEach } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import net from "node:net";
 import { spawn } from "node:child_process";
-import { startLlmServer, reply, type LlmServer } from "../llm-server.ts";
+import { reply } from "../llm-server.ts";
 import { tempTree, rt, CLI } from "../helpers.ts";
-import { requestText } from "./harness.ts";
+import { requestText, scriptedOllama } from "./harness.ts";
 
-let server: LlmServer;
-let configHome: string;
-before(async () => {
-  server = await startLlmServer({ models: [{ name: "test-model", contextLength: 32768 }] });
-  configHome = tempTree({}, "rt-config-");
-});
-after(async () => {
-  await server.close();
-});
-beforeEach(() => server.reset());
-
-/** The environment of every run: the scripted server as Ollama, no user configuration. */
-function env(extra: Record<string, string> = {}): Record<string, string | undefined> {
-  return { OLLAMA_HOST: server.url, XDG_CONFIG_HOME: configHome, OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: undefined, ...extra };
-}
+const ollama = scriptedOllama();
+const env = (extra: Record<string, string> = {}) => ollama.env(extra);
 
 const MODEL = ["--model", "ollama/test-model"];
 const CALC = "def add(a, b):\n    return a - b\n";
@@ -46,7 +33,7 @@ function sessionFiles(root: string): string[] {
 
 test("rt run: a multi-step task edits the file, prints the final answer, exits 0", async () => {
   const root = tempTree({ "src/calc.py": CALC });
-  server.script(
+  ollama.server.script(
     reply.toolCall("grep", { pattern: "return a - b", path: "src" }),
     reply.toolCall("edit", { path: "src/calc.py", old_string: "return a - b", new_string: "return a + b" }),
     reply.text("Fixed src/calc.py:2."),
@@ -56,14 +43,14 @@ test("rt run: a multi-step task edits the file, prints the final answer, exits 0
   assert.equal(r.stdout, "Fixed src/calc.py:2.\n");
   assert.equal(fs.readFileSync(path.join(root, "src/calc.py"), "utf8"), "def add(a, b):\n    return a + b\n");
   // Ollama through its native API, with the window rt budgets for (the model's 32768) as num_ctx.
-  assert.equal(server.completions[0].path, "/api/chat");
-  for (const c of server.completions) assert.equal(c.body.options.num_ctx, 32768);
+  assert.equal(ollama.server.completions[0].path, "/api/chat");
+  for (const c of ollama.server.completions) assert.equal(c.body.options.num_ctx, 32768);
   assert.equal(sessionFiles(root).length, 1);
 });
 
 test("rt -p with the default model: Ollama's first model is used; --output-format json", async () => {
   const root = tempTree({});
-  server.script(reply.text("Hello there.", { usage: { input: 120, output: 3 } }));
+  ollama.server.script(reply.text("Hello there.", { usage: { input: 120, output: 3 } }));
   const r = await rt(["-p", "say hello", "--output-format", "json"], { cwd: root, env: env() });
   assert.equal(r.code, 0, r.stderr);
   const out = JSON.parse(r.stdout);
@@ -74,12 +61,12 @@ test("rt -p with the default model: Ollama's first model is used; --output-forma
   assert.equal(out.usage.input_tokens, 120);
   assert.equal(out.usage.output_tokens, 3);
   assert.equal(sessionFiles(root)[0], `${out.session_id}.jsonl`);
-  assert.equal(server.completions[0].body.model, "test-model");
+  assert.equal(ollama.server.completions[0].body.model, "test-model");
 });
 
 test("--output-format stream-json prints every event as a JSON line", async () => {
   const root = tempTree({ "a.txt": "hi\n" });
-  server.script(reply.toolCall("read", { path: "a.txt" }), reply.text("It says hi."));
+  ollama.server.script(reply.toolCall("read", { path: "a.txt" }), reply.text("It says hi."));
   const r = await rt(["run", ...MODEL, "--output-format", "stream-json", "read a.txt"], { cwd: root, env: env() });
   assert.equal(r.code, 0, r.stderr);
   const events = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
@@ -91,7 +78,7 @@ test("--output-format stream-json prints every event as a JSON line", async () =
 
 test("exit 1 when the turn ends in an error (--max-turns)", async () => {
   const root = tempTree({ "a.txt": "hi\n" });
-  server.script(reply.toolCall("read", { path: "a.txt" }), reply.text("late"));
+  ollama.server.script(reply.toolCall("read", { path: "a.txt" }), reply.text("late"));
   const r = await rt(["run", ...MODEL, "--max-turns", "1", "read a.txt"], { cwd: root, env: env() });
   assert.equal(r.code, 1);
   assert.match(r.stderr, /max_turns: stopped after 1 model turns/);
@@ -126,18 +113,18 @@ test("usage errors exit 2: bad --approval, bad --output-format, no prompt, --con
 
 test("text protocol through the CLI: the model's bash blocks run the rt that runs them", async () => {
   const root = tempTree({ "src/calc.py": CALC });
-  server.script(reply.text("```bash\nrt edit src/calc.py 2 2 <<'EOF'\n    return a + b\nEOF\ngit --version >/dev/null; rt open src/calc.py\n```"), reply.text("Done."));
+  ollama.server.script(reply.text("```bash\nrt edit src/calc.py 2 2 <<'EOF'\n    return a + b\nEOF\ngit --version >/dev/null; rt open src/calc.py\n```"), reply.text("Done."));
   const r = await rt(["run", ...MODEL, "--protocol", "text", "--approval", "auto", "fix add"], { cwd: root, env: env() });
   assert.equal(r.code, 0, r.stderr);
   assert.equal(fs.readFileSync(path.join(root, "src/calc.py"), "utf8"), "def add(a, b):\n    return a + b\n");
-  assert.match(requestText(server.completions[1].body), /2: {5}return a \+ b/);
+  assert.match(requestText(ollama.server.completions[1].body), /2: {5}return a \+ b/);
   // The shim points at this very CLI.
   assert.ok(fs.readFileSync(path.join(root, ".rt", "bin", "rt"), "utf8").includes(CLI));
 });
 
 test("SIGKILL during a turn, then --continue: the session keeps the prompt and the streamed part", async () => {
   const root = tempTree({});
-  server.script({ text: "Part one of the answer, then more words that never come", hangAfter: 6 });
+  ollama.server.script({ text: "Part one of the answer, then more words that never come", hangAfter: 6 });
   const child = spawn(process.execPath, [CLI, "run", ...MODEL, "--output-format", "stream-json", "tell me a long story"], {
     cwd: root,
     env: { ...process.env, ...env(), RT_ROOT: undefined } as NodeJS.ProcessEnv,
@@ -162,11 +149,11 @@ test("SIGKILL during a turn, then --continue: the session keeps the prompt and t
     .join("");
   assert.ok(streamed.length > 0);
 
-  server.script(reply.text("Continuing the story."));
+  ollama.server.script(reply.text("Continuing the story."));
   const r = await rt(["run", ...MODEL, "--continue", "go on"], { cwd: root, env: env() });
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, "Continuing the story.\n");
-  const msgs = server.completions[1].body.messages as Array<{ role: string; content: string }>;
+  const msgs = ollama.server.completions[1].body.messages as Array<{ role: string; content: string }>;
   assert.deepEqual(
     msgs.map((m) => m.role),
     ["system", "user", "assistant", "user"],
@@ -180,7 +167,7 @@ test("SIGKILL during a turn, then --continue: the session keeps the prompt and t
 
 test("SIGKILL while a tool runs, then --continue: the call gets an 'interrupted' result", async () => {
   const root = tempTree({});
-  server.script(reply.toolCall("bash", { command: "echo started > started.txt; sleep 30" }));
+  ollama.server.script(reply.toolCall("bash", { command: "echo started > started.txt; sleep 30" }));
   const child = spawn(process.execPath, [CLI, "run", ...MODEL, "--approval", "auto", "run it"], {
     cwd: root,
     env: { ...process.env, ...env(), RT_ROOT: undefined } as NodeJS.ProcessEnv,
@@ -192,10 +179,10 @@ test("SIGKILL while a tool runs, then --continue: the call gets an 'interrupted'
   child.kill("SIGKILL");
   await new Promise((r) => child.on("close", r));
 
-  server.script(reply.text("It was interrupted; not retrying."));
+  ollama.server.script(reply.text("It was interrupted; not retrying."));
   const r = await rt(["run", ...MODEL, "--continue", "what happened?"], { cwd: root, env: env() });
   assert.equal(r.code, 0, r.stderr);
-  const msgs = server.completions[1].body.messages as Array<{ role: string; content: string; tool_call_id?: string }>;
+  const msgs = ollama.server.completions[1].body.messages as Array<{ role: string; content: string; tool_call_id?: string }>;
   const tool = msgs.find((m) => m.role === "tool");
   assert.ok(tool, "the dangling call got a result");
   assert.match(tool!.content, /interrupted: rt stopped before this call finished/);
@@ -204,13 +191,13 @@ test("SIGKILL while a tool runs, then --continue: the call gets an 'interrupted'
 test("auto-compaction at 80% of the window; --continue resumes from the summary", async () => {
   const root = tempTree({ ".rt/config.json": JSON.stringify({ agent: { context_window: 4000 } }) });
   const bigPrompt = `FIRST-PROMPT ${"lorem ipsum dolor sit amet ".repeat(450)}`; // ~3000 tokens
-  server.script(reply.text("FIRST-ANSWER"));
+  ollama.server.script(reply.text("FIRST-ANSWER"));
   const r1 = await rt(["run", ...MODEL, bigPrompt], { cwd: root, env: env() });
   assert.equal(r1.code, 0, r1.stderr);
 
   // The next prompt finds the context over 80% of 4000 tokens: compaction first.
-  server.reset();
-  server.script(reply.text("## Goal\nSUMMARY-OF-FIRST\n## Decisions\n-\n## Files touched\n-\n## Open work\n-"), reply.text("SECOND-ANSWER"));
+  ollama.server.reset();
+  ollama.server.script(reply.text("## Goal\nSUMMARY-OF-FIRST\n## Decisions\n-\n## Files touched\n-\n## Open work\n-"), reply.text("SECOND-ANSWER"));
   const r2 = await rt(["run", ...MODEL, "--continue", "--output-format", "stream-json", "second prompt"], { cwd: root, env: env() });
   assert.equal(r2.code, 0, r2.stderr);
   const events = r2.stdout.trim().split("\n").map((l) => JSON.parse(l));
@@ -219,7 +206,7 @@ test("auto-compaction at 80% of the window; --continue resumes from the summary"
   assert.equal(start?.reason, "auto");
   assert.equal(end?.summarized, true);
   assert.ok(end.tokens_after < end.tokens_before);
-  const [summaryReq, secondReq] = server.completions;
+  const [summaryReq, secondReq] = ollama.server.completions;
   assert.match(summaryReq.body.messages[0].content, /You summarize the earlier part of a coding session/);
   assert.match(summaryReq.body.messages[1].content, /FIRST-PROMPT[\s\S]*## Goal[\s\S]*## Decisions[\s\S]*## Files touched[\s\S]*## Open work/);
   assert.equal(summaryReq.body.tools, undefined);
@@ -231,11 +218,11 @@ test("auto-compaction at 80% of the window; --continue resumes from the summary"
   assert.match(second, /second prompt/);
 
   // Resume after compaction: the context is rebuilt from the log, summary and all.
-  server.reset();
-  server.script(reply.text("THIRD-ANSWER"));
+  ollama.server.reset();
+  ollama.server.script(reply.text("THIRD-ANSWER"));
   const r3 = await rt(["run", ...MODEL, "--continue", "third prompt"], { cwd: root, env: env() });
   assert.equal(r3.code, 0, r3.stderr);
-  const third = requestText(server.completions[0].body);
+  const third = requestText(ollama.server.completions[0].body);
   assert.match(third, /SUMMARY-OF-FIRST/);
   assert.doesNotMatch(third, /FIRST-PROMPT/);
   assert.match(third, /SECOND-ANSWER[\s\S]*third prompt/);
@@ -250,9 +237,9 @@ test("auto-compaction at 80% of the window; --continue resumes from the summary"
 
 test("rt sessions lists sessions; rt export writes markdown; --resume picks one by id prefix", async () => {
   const root = tempTree({ "a.txt": "hi\n" });
-  server.script(reply.toolCall("read", { path: "a.txt" }), reply.text("It says hi."));
+  ollama.server.script(reply.toolCall("read", { path: "a.txt" }), reply.text("It says hi."));
   assert.equal((await rt(["run", ...MODEL, "first session prompt"], { cwd: root, env: env() })).code, 0);
-  server.script(reply.text("Second."));
+  ollama.server.script(reply.text("Second."));
   assert.equal((await rt(["run", ...MODEL, "second session prompt"], { cwd: root, env: env() })).code, 0);
 
   const list = await rt(["sessions"], { cwd: root, env: env() });
@@ -280,9 +267,9 @@ test("rt sessions lists sessions; rt export writes markdown; --resume picks one 
   assert.equal(fs.readFileSync(out, "utf8"), ex.stdout);
   assert.equal((await rt(["export", "nope"], { cwd: root, env: env() })).code, 2);
 
-  server.reset();
-  server.script(reply.text("Back in the first."));
+  ollama.server.reset();
+  ollama.server.script(reply.text("Back in the first."));
   const r = await rt(["run", ...MODEL, "--resume", first.id, "again"], { cwd: root, env: env() });
   assert.equal(r.code, 0, r.stderr);
-  assert.match(requestText(server.completions[0].body), /first session prompt[\s\S]*It says hi\.[\s\S]*again/);
+  assert.match(requestText(ollama.server.completions[0].body), /first session prompt[\s\S]*It says hi\.[\s\S]*again/);
 });

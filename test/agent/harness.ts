@@ -7,7 +7,9 @@ import { agentWorkspace } from "../../src/agent/rtOnPath.ts";
 import { createOpenAICompatibleProvider } from "../../src/agent/providers/openaiCompatible.ts";
 import { createAnthropicProvider } from "../../src/agent/providers/anthropic.ts";
 import type { AgentEvent } from "../../src/agent/events.ts";
-import type { LlmServer } from "../llm-server.ts";
+import { after, before, beforeEach } from "node:test";
+import { startLlmServer, type LlmServer, type LlmServerOptions } from "../llm-server.ts";
+import { tempTree } from "../helpers.ts";
 
 export function openaiProvider(server: LlmServer) {
   return createOpenAICompatibleProvider({ baseURL: server.openaiBaseUrl, retry: { maxRetries: 0 } });
@@ -52,4 +54,27 @@ export function requestText(body: { messages?: Array<{ content?: unknown }>; sys
   if (typeof body.system === "string") parts.push(body.system);
   for (const m of body.messages ?? []) parts.push(typeof m.content === "string" ? m.content : JSON.stringify(m.content));
   return parts.join("\n");
+}
+
+/**
+ * The scripted server as the default provider (Ollama, through OLLAMA_HOST),
+ * for a test file that runs the built CLI: started before the file's tests,
+ * reset before each, closed after. `env()` is the environment of every run:
+ * that server, no user configuration, no other provider's key.
+ */
+export function scriptedOllama(opts: LlmServerOptions = { models: [{ name: "test-model", contextLength: 32768 }] }) {
+  const ctx = {
+    server: undefined as unknown as LlmServer,
+    configHome: "",
+    env(extra: Record<string, string> = {}): Record<string, string | undefined> {
+      return { OLLAMA_HOST: ctx.server.url, XDG_CONFIG_HOME: ctx.configHome, OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: undefined, ...extra };
+    },
+  };
+  before(async () => {
+    ctx.server = await startLlmServer(opts);
+    ctx.configHome = tempTree({}, "rt-config-");
+  });
+  after(() => ctx.server.close());
+  beforeEach(() => ctx.server.reset());
+  return ctx;
 }

@@ -1,17 +1,18 @@
 // Ollama's native chat API (/api/chat, NDJSON) against the scripted server over
 // real HTTP: the provider alone, then `rt run --model ollama/...` as a user runs
 // it, with num_ctx checked against the window rt budgets for in each case.
-import { after, before, beforeEach, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { reply, startLlmServer, type LlmServer, type ServedModel } from "../llm-server.ts";
+import { reply, startLlmServer, type ServedModel } from "../llm-server.ts";
 import { createOllamaProvider, type OllamaOptions } from "../../src/agent/providers/ollama.ts";
 import { resolveModel } from "../../src/agent/providers/resolve.ts";
 import type { ModelRequest, ToolSpec } from "../../src/agent/providers/types.ts";
 import { DEFAULT_CONTEXT_WINDOW, OLLAMA_MAX_CONTEXT_WINDOW } from "../../src/limits.ts";
 import { rt, tempTree } from "../helpers.ts";
 import { closedPort, drain, FAST } from "./providerHelpers.ts";
+import { scriptedOllama } from "./harness.ts";
 
 const READ: ToolSpec = { name: "read", description: "Read a file", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } };
 const MODELS: ServedModel[] = [
@@ -21,21 +22,14 @@ const MODELS: ServedModel[] = [
   { name: "bare" }, // /api/show knows no window
 ];
 
-let server: LlmServer;
-let configHome: string;
-before(async () => {
-  server = await startLlmServer({ models: MODELS });
-  configHome = tempTree({}, "rt-config-");
-});
-after(() => server.close());
-beforeEach(() => server.reset());
+const ollama = scriptedOllama({ models: MODELS });
 
-const provider = (extra: Partial<OllamaOptions> = {}) => createOllamaProvider({ baseURL: server.url, ...FAST, ...extra });
+const provider = (extra: Partial<OllamaOptions> = {}) => createOllamaProvider({ baseURL: ollama.server.url, ...FAST, ...extra });
 const ask = (extra: Partial<ModelRequest> = {}): ModelRequest => ({ model: "test-model", messages: [{ role: "user", content: "hi" }], contextWindow: 20000, ...extra });
 
 describe("ollama: streaming", () => {
   test("text arrives as deltas in order, then usage (prompt_eval_count, eval_count), then finish", async () => {
-    server.script({ text: ["Hel", "lo ", "world"], usage: { input: 12, output: 3 } });
+    ollama.server.script({ text: ["Hel", "lo ", "world"], usage: { input: 12, output: 3 } });
     const r = await drain(provider().stream(ask()));
     assert.equal(r.error, undefined);
     assert.deepEqual(r.parts, [
@@ -45,28 +39,28 @@ describe("ollama: streaming", () => {
       { type: "usage", usage: { inputTokens: 12, outputTokens: 3 } },
       { type: "finish", reason: "stop" },
     ]);
-    assert.equal(server.completions[0].path, "/api/chat");
+    assert.equal(ollama.server.completions[0].path, "/api/chat");
   });
 
   test("the request: model, messages, tools, stream, options {num_ctx, temperature, num_predict}; no think unless configured", async () => {
-    server.script({ text: "ok" });
+    ollama.server.script({ text: "ok" });
     await drain(provider().stream(ask({ tools: [READ], temperature: 0.3, maxOutputTokens: 500 })));
-    const body = server.completions[0].body;
+    const body = ollama.server.completions[0].body;
     assert.equal(body.model, "test-model");
     assert.equal(body.stream, true);
     assert.deepEqual(body.options, { num_ctx: 20000, temperature: 0.3, num_predict: 500 });
     assert.deepEqual(body.tools, [{ type: "function", function: { name: "read", description: "Read a file", parameters: READ.parameters } }]);
     assert.deepEqual(body.messages, [{ role: "user", content: "hi" }]);
     assert.equal("think" in body, false);
-    server.reset();
-    server.script({ text: "ok" });
+    ollama.server.reset();
+    ollama.server.script({ text: "ok" });
     await drain(provider({ think: false }).stream(ask()));
-    assert.equal(server.completions[0].body.think, false);
-    assert.equal("tools" in server.completions[0].body, false);
+    assert.equal(ollama.server.completions[0].body.think, false);
+    assert.equal("tools" in ollama.server.completions[0].body, false);
   });
 
   test("the conversation in Ollama's shape: thinking, tool calls with object arguments, tool results by name", async () => {
-    server.script({ text: "done" });
+    ollama.server.script({ text: "done" });
     await drain(
       provider().stream(
         ask({
@@ -88,7 +82,7 @@ describe("ollama: streaming", () => {
         }),
       ),
     );
-    assert.deepEqual(server.completions[0].body.messages, [
+    assert.deepEqual(ollama.server.completions[0].body.messages, [
       { role: "system", content: "be brief" },
       { role: "user", content: "read a.py" },
       {
@@ -107,7 +101,7 @@ describe("ollama: streaming", () => {
 
   test("thinking is reasoning; tool calls (objects, no ids) get JSON text and ids unique across answers", async () => {
     const twoCalls = { reasoning: ["Let ", "me ", "look"], toolCalls: [{ name: "read", arguments: { path: "a" } }, { name: "read", arguments: { path: "b", n: 2 } }] };
-    server.script(twoCalls, twoCalls);
+    ollama.server.script(twoCalls, twoCalls);
     const p = provider();
     const r1 = await drain(p.stream(ask({ tools: [READ] })));
     const r2 = await drain(p.stream(ask({ tools: [READ] })));
@@ -124,26 +118,26 @@ describe("ollama: streaming", () => {
   });
 
   test("an id Ollama sends (0.12.10 and later) is kept", async () => {
-    server.script({ toolCalls: [{ id: "call_abc", name: "read", arguments: { path: "a" } }] });
+    ollama.server.script({ toolCalls: [{ id: "call_abc", name: "read", arguments: { path: "a" } }] });
     const r = await drain(provider().stream(ask({ tools: [READ] })));
     const call = r.parts.find((x) => x.type === "tool_call");
     assert.equal(call?.type === "tool_call" && call.call.id, "call_abc");
   });
 
   test("done_reason length is reported, tool calls or not", async () => {
-    server.script({ text: "cut", finish: "length" });
+    ollama.server.script({ text: "cut", finish: "length" });
     const r = await drain(provider().stream(ask()));
     assert.deepEqual(r.parts.at(-1), { type: "finish", reason: "length" });
   });
 
   test("prompt_eval_cached_count is the cached part of the input", async () => {
-    server.script({ text: "ok", usage: { input: 900, output: 5, cached: 800 } });
+    ollama.server.script({ text: "ok", usage: { input: 900, output: 5, cached: 800 } });
     const r = await drain(provider().stream(ask()));
     assert.deepEqual(r.parts.find((x) => x.type === "usage"), { type: "usage", usage: { inputTokens: 900, outputTokens: 5, cachedInputTokens: 800 } });
   });
 
   test("no counts in the done line: no usage part", async () => {
-    server.script({ text: "ok", usage: false });
+    ollama.server.script({ text: "ok", usage: false });
     const r = await drain(provider().stream(ask()));
     assert.equal(r.parts.some((x) => x.type === "usage"), false);
   });
@@ -151,17 +145,17 @@ describe("ollama: streaming", () => {
 
 describe("ollama: num_ctx and the context window", () => {
   const numCtx = async (p: ReturnType<typeof provider>, model: string) => {
-    server.reset();
-    server.script({ text: "ok" });
+    ollama.server.reset();
+    ollama.server.script({ text: "ok" });
     const r = await drain(p.stream({ model, messages: [{ role: "user", content: "hi" }] }));
     assert.equal(r.error, undefined);
-    return server.completions[0].body.options.num_ctx;
+    return ollama.server.completions[0].body.options.num_ctx;
   };
 
   test("the request's contextWindow (what the agent budgets for) is sent as num_ctx", async () => {
-    server.script({ text: "ok" });
+    ollama.server.script({ text: "ok" });
     await drain(provider().stream(ask({ contextWindow: 12345 })));
-    assert.equal(server.completions[0].body.options.num_ctx, 12345);
+    assert.equal(ollama.server.completions[0].body.options.num_ctx, 12345);
   });
 
   test("without one: the provider's own window, which is what contextWindow() reports", async () => {
@@ -184,43 +178,43 @@ describe("ollama: num_ctx and the context window", () => {
     const p = provider({ contextWindows: { big: 65536 } });
     assert.equal(await p.contextWindow!("big"), 65536);
     assert.equal(await numCtx(p, "big"), 65536);
-    assert.equal(server.requests.filter((r) => r.path === "/api/show").length, 0);
+    assert.equal(ollama.server.requests.filter((r) => r.path === "/api/show").length, 0);
     await p.contextWindow!("test-model");
     await numCtx(p, "test-model");
     await numCtx(p, "test-model");
-    assert.equal(server.requests.filter((r) => r.path === "/api/show").length, 0, "cached from the first probe");
+    assert.equal(ollama.server.requests.filter((r) => r.path === "/api/show").length, 0, "cached from the first probe");
   });
 });
 
 describe("ollama: failures", () => {
   test("429 (Retry-After) and 500 are retried, then the answer streams", async () => {
-    server.script({ status: 429, headers: { "retry-after": "0.15" } }, { status: 500 }, { text: "finally" });
+    ollama.server.script({ status: 429, headers: { "retry-after": "0.15" } }, { status: 500 }, { text: "finally" });
     const started = Date.now();
     const r = await drain(provider().stream(ask()));
     assert.equal(r.error, undefined);
     assert.equal(r.text, "finally");
-    assert.equal(server.completions.length, 3);
+    assert.equal(ollama.server.completions.length, 3);
     assert.ok(Date.now() - started >= 140, "waited as Retry-After asked");
-    for (const c of server.completions) assert.equal(c.body.options.num_ctx, 20000);
+    for (const c of ollama.server.completions) assert.equal(c.body.options.num_ctx, 20000);
   });
 
   test("after the bound, the last error is reported with Ollama's words and the number of attempts", async () => {
-    server.script({ status: 500, message: "llama runner process has terminated" }, { status: 503 }, { text: "never" });
+    ollama.server.script({ status: 500, message: "llama runner process has terminated" }, { status: 503 }, { text: "never" });
     const r = await drain(provider({ retry: { maxRetries: 1, baseDelayMs: 1 } }).stream(ask()));
     assert.equal(r.error?.kind, "server");
     assert.equal(r.error?.status, 503);
     assert.match(r.error!.message, /gave up after 2 attempts/);
-    assert.equal(server.completions.length, 2);
+    assert.equal(ollama.server.completions.length, 2);
   });
 
   test("400 and a missing model are not retried; the model's name is in the advice", async () => {
-    server.script({ status: 400, message: "invalid options" }, { text: "never" });
+    ollama.server.script({ status: 400, message: "invalid options" }, { text: "never" });
     const r = await drain(provider().stream(ask()));
     assert.equal(r.error?.kind, "bad_request");
     assert.match(r.error!.message, /invalid options/);
-    assert.equal(server.completions.length, 1);
-    server.reset();
-    server.script({ status: 404, message: "model 'nope' not found" });
+    assert.equal(ollama.server.completions.length, 1);
+    ollama.server.reset();
+    ollama.server.script({ status: 404, message: "model 'nope' not found" });
     const r2 = await drain(provider().stream(ask({ model: "nope" })));
     assert.equal(r2.error?.kind, "model_not_found");
     assert.match(r2.error!.message, /"nope"/);
@@ -235,24 +229,24 @@ describe("ollama: failures", () => {
   });
 
   test("a stream cut mid-answer keeps what arrived, then stream_broken, not retried", async () => {
-    server.script({ text: ["one ", "two ", "three ", "four"], breakAfter: 2 }, { text: "never" });
+    ollama.server.script({ text: ["one ", "two ", "three ", "four"], breakAfter: 2 }, { text: "never" });
     const r = await drain(provider().stream(ask()));
     assert.equal(r.text, "one two ");
     assert.equal(r.error?.kind, "stream_broken");
-    assert.equal(server.completions.length, 1);
-    assert.equal(server.pending, 1);
+    assert.equal(ollama.server.completions.length, 1);
+    assert.equal(ollama.server.pending, 1);
   });
 
   test("a stream cut before anything arrived is retried", async () => {
-    server.script({ text: "lost", breakAfter: 0 }, { text: "second try" });
+    ollama.server.script({ text: "lost", breakAfter: 0 }, { text: "second try" });
     const r = await drain(provider().stream(ask()));
     assert.equal(r.error, undefined);
     assert.equal(r.text, "second try");
-    assert.equal(server.completions.length, 2);
+    assert.equal(ollama.server.completions.length, 2);
   });
 
   test("an {error} line inside the stream after text is stream_broken, with Ollama's words", async () => {
-    server.script({ text: ["a ", "b ", "c"], errorEventAfter: 1, message: "an error was encountered while running the model" });
+    ollama.server.script({ text: ["a ", "b ", "c"], errorEventAfter: 1, message: "an error was encountered while running the model" });
     const r = await drain(provider().stream(ask()));
     assert.equal(r.text, "a ");
     assert.equal(r.error?.kind, "stream_broken");
@@ -260,32 +254,32 @@ describe("ollama: failures", () => {
   });
 
   test("a stream without its done line, or with a line that is not JSON, is stream_broken", async () => {
-    server.script({ raw: [JSON.stringify({ message: { role: "assistant", content: "half" }, done: false })] });
+    ollama.server.script({ raw: [JSON.stringify({ message: { role: "assistant", content: "half" }, done: false })] });
     const r = await drain(provider({ retry: { maxRetries: 0 } }).stream(ask()));
     assert.equal(r.text, "half");
     assert.equal(r.error?.kind, "stream_broken");
     assert.match(r.error!.message, /no "done" line/);
-    server.script({ raw: [JSON.stringify({ message: { content: "x" }, done: false }), "<html>"] });
+    ollama.server.script({ raw: [JSON.stringify({ message: { content: "x" }, done: false }), "<html>"] });
     const r2 = await drain(provider({ retry: { maxRetries: 0 } }).stream(ask()));
     assert.equal(r2.text, "x");
     assert.equal(r2.error?.kind, "stream_broken");
   });
 
   test("a server that never answers times out; one that stops mid-answer times out keeping the text", async () => {
-    server.script({ hang: true }, { hang: true });
+    ollama.server.script({ hang: true }, { hang: true });
     const r = await drain(provider({ retry: { maxRetries: 1, baseDelayMs: 1 }, timeouts: { firstPartMs: 150, idleMs: 5000 } }).stream(ask()));
     assert.equal(r.error?.kind, "timeout");
     assert.match(r.error!.message, /sent nothing for 150 ms/);
-    assert.equal(server.completions.length, 2);
-    server.reset();
-    server.script({ text: ["a ", "b ", "c"], hangAfter: 2 });
+    assert.equal(ollama.server.completions.length, 2);
+    ollama.server.reset();
+    ollama.server.script({ text: ["a ", "b ", "c"], hangAfter: 2 });
     const r2 = await drain(provider({ timeouts: { firstPartMs: 5000, idleMs: 150 } }).stream(ask()));
     assert.equal(r2.text, "a b ");
     assert.equal(r2.error?.kind, "timeout");
   });
 
   test("abort mid-stream: aborted, what arrived is kept", async () => {
-    server.script({ text: ["a ", "b ", "c ", "d ", "e"], chunkDelayMs: 100 });
+    ollama.server.script({ text: ["a ", "b ", "c ", "d ", "e"], chunkDelayMs: 100 });
     const controller = new AbortController();
     const parts: string[] = [];
     let kind: string | undefined;
@@ -302,20 +296,20 @@ describe("ollama: failures", () => {
   });
 
   test('400 "does not support tools" is tools_unsupported, not retried; without tools a bad request', async () => {
-    server.script(reply.toolsUnsupported(), { text: "never" });
+    ollama.server.script(reply.toolsUnsupported(), { text: "never" });
     const r = await drain(provider().stream(ask({ model: "gemma2:2b", tools: [READ] })));
     assert.equal(r.error?.kind, "tools_unsupported");
     assert.equal(r.error?.status, 400);
     assert.match(r.error!.message, /gemma2:2b does not support tools/);
-    assert.equal(server.completions.length, 1);
-    server.reset();
-    server.script(reply.toolsUnsupported());
+    assert.equal(ollama.server.completions.length, 1);
+    ollama.server.reset();
+    ollama.server.script(reply.toolsUnsupported());
     assert.equal((await drain(provider().stream(ask()))).error?.kind, "bad_request");
   });
 
   test("listModels reads /api/tags", async () => {
     assert.deepEqual(await provider().listModels!(), MODELS.map((m) => m.name));
-    assert.ok(server.requests.some((r) => r.path === "/api/tags"));
+    assert.ok(ollama.server.requests.some((r) => r.path === "/api/tags"));
   });
 });
 
@@ -341,28 +335,26 @@ describe("ollama: configuration reaches the request", () => {
   test("providers.ollama: think and context_windows, through resolveModel", async () => {
     const r = resolveModel({
       flags: { model: "ollama/big" },
-      env: { OLLAMA_HOST: server.url },
+      env: { OLLAMA_HOST: ollama.server.url },
       config: { providers: { ollama: { think: false, context_windows: { big: 40000 } } } },
       providerOptions: FAST,
     });
-    server.script({ text: "ok" });
+    ollama.server.script({ text: "ok" });
     const d = await drain(r.provider.stream({ model: "big", messages: [{ role: "user", content: "hi" }] }));
     assert.equal(d.error, undefined);
-    assert.equal(server.completions[0].body.think, false);
-    assert.equal(server.completions[0].body.options.num_ctx, 40000);
+    assert.equal(ollama.server.completions[0].body.think, false);
+    assert.equal(ollama.server.completions[0].body.options.num_ctx, 40000);
   });
 });
 
 // ---- rt run, as a user runs it -------------------------------------------------------------
 
-function env(): Record<string, string | undefined> {
-  return { OLLAMA_HOST: server.url, XDG_CONFIG_HOME: configHome, OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: undefined };
-}
+const env = () => ollama.env();
 
 describe("rt run --model ollama/...", () => {
   test("a multi-step run reads and edits a file over /api/chat; tool calls and results round-trip", async () => {
     const root = tempTree({ "src/calc.py": "def add(a, b):\n    return a - b\n" });
-    server.script(
+    ollama.server.script(
       { reasoning: "Read it first.", toolCalls: [{ name: "read", arguments: { path: "src/calc.py" } }] },
       reply.toolCall("edit", { path: "src/calc.py", old_string: "return a - b", new_string: "return a + b" }),
       reply.text("Fixed src/calc.py:2."),
@@ -372,15 +364,15 @@ describe("rt run --model ollama/...", () => {
     assert.equal(r.stdout, "Fixed src/calc.py:2.\n");
     assert.equal(fs.readFileSync(path.join(root, "src/calc.py"), "utf8"), "def add(a, b):\n    return a + b\n");
     assert.deepEqual(
-      server.completions.map((c) => [c.path, c.body.options.num_ctx, c.body.tools.length > 0]),
+      ollama.server.completions.map((c) => [c.path, c.body.options.num_ctx, c.body.tools.length > 0]),
       [
         ["/api/chat", 32768, true],
         ["/api/chat", 32768, true],
         ["/api/chat", 32768, true],
       ],
     );
-    assert.equal(server.requests.some((q) => q.path.startsWith("/v1")), false, "nothing went to /v1");
-    const second = server.completions[1].body.messages;
+    assert.equal(ollama.server.requests.some((q) => q.path.startsWith("/v1")), false, "nothing went to /v1");
+    const second = ollama.server.completions[1].body.messages;
     const asked = second.find((m: { role: string }) => m.role === "assistant");
     assert.equal(asked.thinking, "Read it first.");
     assert.equal(asked.tool_calls.length, 1);
@@ -389,7 +381,7 @@ describe("rt run --model ollama/...", () => {
     assert.equal(result.tool_name, "read");
     assert.equal(result.tool_call_id, asked.tool_calls[0].id);
     assert.match(result.content, /return a - b/);
-    const third = server.completions[2].body.messages;
+    const third = ollama.server.completions[2].body.messages;
     const edit = third.filter((m: { role: string }) => m.role === "assistant").at(-1);
     assert.deepEqual(edit.tool_calls[0].function.arguments, { path: "src/calc.py", old_string: "return a - b", new_string: "return a + b" });
     assert.equal(third.at(-1).role, "tool");
@@ -407,42 +399,42 @@ describe("rt run --model ollama/...", () => {
     ];
     for (const [model, config, want] of cases) {
       const root = tempTree(config ? { ".rt/config.json": JSON.stringify(config) } : {});
-      server.reset();
-      server.script(reply.text("ok"));
+      ollama.server.reset();
+      ollama.server.script(reply.text("ok"));
       const r = await rt(["run", "--model", `ollama/${model}`, "--output-format", "stream-json", "hi"], { cwd: root, env: env() });
       assert.equal(r.code, 0, r.stderr);
-      assert.equal(server.completions[0].body.options.num_ctx, want, `${model} ${JSON.stringify(config)}`);
+      assert.equal(ollama.server.completions[0].body.options.num_ctx, want, `${model} ${JSON.stringify(config)}`);
     }
   });
 
   test("--protocol auto: a model without tool support falls back to text mode and finishes", async () => {
     const root = tempTree({ "a.txt": "hello\n" });
-    server.script(reply.toolsUnsupported(), reply.text("Look:\n\n```bash\nrt read a.txt\n```\n"), reply.text("It says hello."));
+    ollama.server.script(reply.toolsUnsupported(), reply.text("Look:\n\n```bash\nrt read a.txt\n```\n"), reply.text("It says hello."));
     const r = await rt(["run", "--model", "ollama/test-model", "--protocol", "auto", "--approval", "auto", "read a.txt"], { cwd: root, env: env() });
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, "It says hello.\n");
-    const [first, second, third] = server.completions;
+    const [first, second, third] = ollama.server.completions;
     assert.ok(first.body.tools?.length);
     assert.equal(second.body.tools, undefined);
     assert.match(second.body.messages[0].content, /fenced bash blocks/);
     assert.match(JSON.stringify(third.body.messages), /1: hello/);
-    for (const c of server.completions) assert.equal(c.body.options.num_ctx, 32768);
+    for (const c of ollama.server.completions) assert.equal(c.body.options.num_ctx, 32768);
   });
 
   test("a stream that breaks mid-answer: rt reports it and the session keeps the text", async () => {
     const root = tempTree({});
-    server.script({ text: ["Partial ", "answer ", "here"], breakAfter: 2 });
+    ollama.server.script({ text: ["Partial ", "answer ", "here"], breakAfter: 2 });
     const r = await rt(["run", "--model", "ollama/test-model", "--output-format", "stream-json", "hi"], { cwd: root, env: env() });
     assert.equal(r.code, 1);
     const events = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
     assert.equal(events.filter((e) => e.type === "text").map((e) => e.delta).join(""), "Partial answer ");
     assert.equal(events.at(-1).type, "error");
     assert.equal(events.at(-1).kind, "stream_broken");
-    server.reset();
-    server.script(reply.text("Continuing."));
+    ollama.server.reset();
+    ollama.server.script(reply.text("Continuing."));
     const r2 = await rt(["run", "--model", "ollama/test-model", "--continue", "go on"], { cwd: root, env: env() });
     assert.equal(r2.code, 0, r2.stderr);
-    const assistant = server.completions[0].body.messages.find((m: { role: string }) => m.role === "assistant");
+    const assistant = ollama.server.completions[0].body.messages.find((m: { role: string }) => m.role === "assistant");
     assert.match(assistant.content, /^Partial answer /);
   });
 });
@@ -482,10 +474,10 @@ describe("ollama: a server without the native chat API", () => {
   });
 
   test("Ollama's own 404 for a model it does not have is reported, not retried through /v1", async () => {
-    server.script({ status: 404, message: 'model "nope" not found, try pulling it first' });
+    ollama.server.script({ status: 404, message: 'model "nope" not found, try pulling it first' });
     const r = await drain(provider().stream(ask({ model: "nope" })));
     assert.equal(r.error?.kind, "model_not_found");
-    assert.deepEqual(server.requests.filter((q) => q.method === "POST").map((q) => q.path), ["/api/chat"]);
+    assert.deepEqual(ollama.server.requests.filter((q) => q.method === "POST").map((q) => q.path), ["/api/chat"]);
   });
 });
 
