@@ -2,7 +2,7 @@ import fs from "node:fs";
 import { z } from "zod";
 import { defineTool, ok, ToolError } from "./types.js";
 import { Journal } from "../workspace/journal.js";
-import { hashBytes } from "../workspace/workspace.js";
+import { hashBytes } from "../workspace/fingerprint.js";
 import { writeFileAtomic } from "../workspace/atomic.js";
 import { withFileLock } from "../workspace/fileLock.js";
 import { splitLines } from "../workspace/workspace.js";

@@ -8,7 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { createTwoFilesPatch } from "diff";
 import type { Workspace } from "./workspace.js";
-import { hashBytes } from "./workspace.js";
+import { hashBytes } from "./fingerprint.js";
 import { ToolError } from "../tools/types.js";
 import { parseFile, serialize, normalizedText, type FileModel } from "../edit/fileModel.js";
 import { binaryKind, formatSize } from "./binary.js";

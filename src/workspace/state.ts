@@ -5,6 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { writeFileAtomic } from "./atomic.js";
+import { hash64 } from "./fingerprint.js";
 import { resolveInside } from "./paths.js";
 
 export const STATE_DIR_NAME = ".rt";
@@ -22,16 +23,9 @@ export class StateStore {
     return path.join(this.dir, ...parts);
   }
 
-  /**
-   * A stable, filesystem-safe key for a workspace-relative path: FNV-1a, 64
-   * bits, in hex. Not a cryptographic hash, on purpose: loading node:crypto
-   * costs several milliseconds of every `rt open`, and readers check the path
-   * stored inside the file anyway.
-   */
+  /** A stable, filesystem-safe key for a workspace-relative path (readers check the path stored inside the file). */
   static keyFor(rel: string): string {
-    let h = 0xcbf29ce484222325n;
-    for (const byte of new TextEncoder().encode(rel)) h = ((h ^ BigInt(byte)) * 0x100000001b3n) & 0xffffffffffffffffn;
-    return h.toString(16).padStart(16, "0");
+    return hash64(Buffer.from(rel, "utf8"));
   }
 
   /**

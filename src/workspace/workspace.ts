@@ -1,6 +1,5 @@
 // The workspace owns every byte that is read or written: the root sandbox,
 // the state directory, text access for large files, and line IDs.
-import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { ToolError } from "../tools/types.js";
@@ -10,6 +9,7 @@ import { LineIdStore } from "./lineIds.js";
 import { ViewStore } from "./views.js";
 import { fileBinaryKind, formatSize } from "./binary.js";
 import { getLineIndex, readIndexedLines } from "./lineIndex.js";
+import { hashBytes } from "./fingerprint.js";
 import { LARGE_FILE_BYTES, LINE_ID_MAX_BYTES } from "../limits.js";
 
 export type Profile = "dev" | "unsafe" | "safe-read-only";
@@ -132,32 +132,6 @@ export class Workspace {
     const ids = this.lineIds.idsFor(file.rel, lines, hash, opts);
     return { lines, ids, hash };
   }
-}
-
-/** Content from this size on is fingerprinted with SHA-1 (native, faster on large inputs). */
-const NATIVE_HASH_FROM_BYTES = 1024 * 1024;
-
-/**
- * A content fingerprint: whether a file changed since rt last read it (line
- * IDs, external-change checks, undo). Below 1 MiB, the length and two
- * independent 32-bit multiplicative hashes (FNV-1a and a murmur-style lane):
- * nobody forges collisions against their own files, and it spares small
- * commands the milliseconds that loading node:crypto costs (node:crypto is
- * loaded on first use). From 1 MiB, SHA-1, which is faster there. The choice
- * depends on the length only, so equal contents always get equal fingerprints.
- */
-export function hashBytes(data: Uint8Array | string): string {
-  const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
-  if (bytes.length >= NATIVE_HASH_FROM_BYTES) return crypto.createHash("sha1").update(bytes).digest("hex");
-  let a = 0x811c9dc5;
-  let b = 0x9747b28c;
-  for (let i = 0; i < bytes.length; i++) {
-    const c = bytes[i];
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995);
-    b ^= b >>> 13;
-  }
-  return `${bytes.length.toString(16)}-${(a >>> 0).toString(16).padStart(8, "0")}${(b >>> 0).toString(16).padStart(8, "0")}`;
 }
 
 /** Splits text into lines without their endings; a final newline does not start a new line. */

@@ -2,7 +2,7 @@
 // on both sides of the size where the fingerprint switches to SHA-1.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { hashBytes } from "../../src/workspace/workspace.ts";
+import { hashBytes } from "../../src/workspace/fingerprint.ts";
 import { StateStore } from "../../src/workspace/state.ts";
 
 test("hashBytes: the same bytes (Buffer or string) give the same fingerprint; any one-byte change another", () => {
