@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool, ToolError } from "./types.js";
-import { editOptions, lineRef, runLineChanges, type ChangeSpec } from "./lineEditing.js";
+import { editOptions, indentLevel, lineRef, runLineChanges, type ChangeSpec } from "./lineEditing.js";
 
 const change = z
   .object({
@@ -11,7 +11,7 @@ const change = z
     before_line_id: lineRef.optional().describe("Insert new_content before this line"),
     new_content: z.string().nullable().optional().describe("Replacement or inserted lines; null or delete: true deletes"),
     delete: z.boolean().optional(),
-    indent_level: z.number().int().min(0).optional(),
+    indent_level: indentLevel,
   })
   .strict();
 
@@ -51,7 +51,7 @@ New content is re-indented to fit its place unless its indentation already fits 
       end_line: lineRef.optional(),
       insert_line: lineRef.optional().describe("insert: new_content goes after this line; 0 = at the beginning"),
       new_content: z.string().optional(),
-      indent_level: z.number().int().min(0).optional().describe("Indentation of the new content's first level, in columns"),
+      indent_level: indentLevel.describe("Indentation of the new content's first level, in columns"),
       changes: z.array(change).optional(),
       ...editOptions,
     })

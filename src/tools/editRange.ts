@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool } from "./types.js";
-import { editOptions, lineRef, runLineChanges } from "./lineEditing.js";
+import { editOptions, indentLevel, lineRef, runLineChanges } from "./lineEditing.js";
 
 export const editRangeTool = defineTool({
   name: "edit_range",
@@ -12,7 +12,7 @@ export const editRangeTool = defineTool({
       start_line: lineRef,
       end_line: lineRef,
       new_text: z.string().describe("The replacement lines"),
-      indent_level: z.number().int().min(0).optional(),
+      indent_level: indentLevel,
       ...editOptions,
     })
     .strict(),
@@ -37,7 +37,7 @@ export const insertAtTool = defineTool({
       path: z.string(),
       line: lineRef,
       new_text: z.string(),
-      indent_level: z.number().int().min(0).optional(),
+      indent_level: indentLevel,
       ...editOptions,
     })
     .strict(),

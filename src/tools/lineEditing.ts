@@ -13,6 +13,9 @@ export const lineRef = z
   .union([z.number().int(), z.string()])
   .describe('A line number (12), a line ID from read with ids (k3f9), or both (12:k3f9: the ID wins if the line moved)');
 
+/** `indent_level`: the new content's base indentation, in columns (overrides re-indentation). */
+export const indentLevel = z.number().int().min(0).optional();
+
 /** Options every editing tool accepts. */
 export const editOptions = {
   dry_run: z.boolean().optional().describe("Return the unified diff without writing anything"),
