@@ -73,8 +73,9 @@ function opens(line: string): boolean {
   return t.endsWith(":") || t.endsWith("{");
 }
 
-function nearestNonBlank(lines: string[], from: number, step: 1 | -1): string | undefined {
-  for (let i = from; i >= 0 && i < lines.length; i += step) if (!blank(lines[i])) return lines[i];
+/** The first line from `from` on, in direction `step`, that is not blank (and that `accept` takes). */
+function nearestNonBlank(lines: string[], from: number, step: 1 | -1, accept: (line: string) => boolean = () => true): string | undefined {
+  for (let i = from; i >= 0 && i < lines.length; i += step) if (!blank(lines[i]) && accept(lines[i])) return lines[i];
   return undefined;
 }
 
@@ -99,8 +100,7 @@ export interface IndentContext {
  * line before. Ties go to the file's unit.
  */
 function contentTabWidth(content: string[], ctx: IndentContext, unit: number): number {
-  let before: string | undefined;
-  for (let i = ctx.at - 1; i >= 0 && before === undefined; i--) if (!blank(ctx.lines[i]) && !commentContinuation(ctx.lines[i])) before = ctx.lines[i];
+  const before = nearestNonBlank(ctx.lines, ctx.at - 1, -1, (l) => !commentContinuation(l));
   const lines = [...(before === undefined ? [] : [before]), ...content].filter((l) => !blank(l) && !commentContinuation(l));
   const replaced = ctx.lines.slice(ctx.at, ctx.at + ctx.replacing);
   // Position is evidence only for an edited line: a line the replaced lines hold
