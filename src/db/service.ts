@@ -4,7 +4,7 @@ import type { Workspace } from "../workspace/workspace.js";
 import { fail, ok, type ToolResult } from "../tools/types.js";
 import { SQL_DEFAULT_ROWS, SQL_MAX_ROWS, SQL_TABLES_MAX_ROWS } from "../limits.js";
 import { resolveConnection, describeTarget, type ConnectionSpec } from "./connections.js";
-import { checkReadOnlySql } from "./sqlText.js";
+import { checkSql } from "./sqlText.js";
 import { DbError, openDriver, type Driver, type QueryResult } from "./driver.js";
 import { asciiTable } from "./format.js";
 
@@ -43,7 +43,7 @@ export function likePattern(p: string | undefined): string | undefined {
 
 export async function sqlQuery(ws: WorkspaceLike, args: { connection?: string; sql: string; limit?: number }, signal?: AbortSignal): Promise<ToolResult> {
   const spec = resolveConnection(ws, args.connection);
-  const check = checkReadOnlySql(args.sql, spec.engine);
+  const check = await checkSql(args.sql, spec.engine);
   if (!check.ok) return fail(`refused: ${check.reason}`, { ...meta(spec), kind: "refused", refused_by: "rt" });
   const limit = args.limit ?? SQL_DEFAULT_ROWS;
   const started = Date.now();

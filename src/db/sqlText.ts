@@ -1,6 +1,8 @@
-// Reading SQL text without running it: a small lexer that knows each engine's
-// comments, strings, quoted identifiers and dollar quotes, and a check that
-// refuses, with a reason, every statement that is not a plain query.
+// Reading SQL text without running it, and a check that refuses, with a
+// reason, every statement that is not a plain query. PostgreSQL statements are
+// read by PostgreSQL's own parser (libpg_query, src/db/pgCheck.ts); SQLite,
+// Oracle and Vertica by a small lexer here that knows each engine's comments,
+// strings, quoted identifiers, parameters and dollar quotes.
 //
 // This check is for clear feedback and a first line of defence. The guarantee
 // comes from the engines: SQLite opened read-only with query_only and
@@ -9,6 +11,8 @@
 // SELECT-only role (see the README).
 
 export type Dialect = "sqlite" | "postgres" | "oracle" | "vertica";
+/** The dialects the hand lexer checks; PostgreSQL is checked on its parser's tree (checkSql). */
+export type LexedDialect = Exclude<Dialect, "postgres">;
 
 export type TokenKind = "word" | "quoted" | "string" | "number" | "param" | "semicolon" | "punct";
 
@@ -24,7 +28,12 @@ export class SqlTextError extends Error {}
 
 const isSpace = (c: string) => c === " " || c === "\t" || c === "\n" || c === "\r" || c === "\f" || c === "\v";
 const isWordStart = (c: string) => /[A-Za-z_]/.test(c) || c.charCodeAt(0) > 127;
-const isWordChar = (c: string) => /[A-Za-z0-9_$#]/.test(c) || c.charCodeAt(0) > 127;
+/**
+ * Characters that continue an unquoted identifier. Only Oracle takes `#` (and `$`) inside names;
+ * PostgreSQL and Vertica read `#` as an operator (bitwise XOR) and SQLite as the start of a
+ * parameter, so `1#f()` is a call of f() there, and reading `1#f` as one name would hide it.
+ */
+const isWordChar = (c: string, dialect: Dialect) => (dialect === "oracle" ? /[A-Za-z0-9_$#]/ : /[A-Za-z0-9_$]/).test(c) || c.charCodeAt(0) > 127;
 const isDigit = (c: string) => c >= "0" && c <= "9";
 
 const CLOSING: Record<string, string> = { "[": "]", "{": "}", "<": ">", "(": ")" };
@@ -134,7 +143,7 @@ export function tokenize(sql: string, dialect: Dialect): Token[] {
     }
     if (isWordStart(c)) {
       let j = i + 1;
-      while (j < n && isWordChar(sql[j])) j++;
+      while (j < n && isWordChar(sql[j], dialect)) j++;
       const word = sql.slice(i, j).toUpperCase();
       // String prefixes written against the quote: E'..' (backslash escapes), N'..', X'..', B'..', U&'..', Oracle q'[..]'.
       if (sql[j] === "'") {
@@ -178,9 +187,11 @@ export function tokenize(sql: string, dialect: Dialect): Token[] {
       i = j;
       continue;
     }
-    if ((c === ":" || c === "@") && dialect !== "postgres" && isWordStart(sql[i + 1] ?? "")) {
+    // Named parameters: SQLite reads :name, @name, $name and #name; Oracle :name (its @ names a database link).
+    // PostgreSQL and Vertica have operators spelled with @, # and :, which must stay operators here.
+    if (((dialect === "sqlite" && (c === ":" || c === "@" || c === "$" || c === "#")) || (dialect === "oracle" && c === ":")) && isWordStart(sql[i + 1] ?? "")) {
       let j = i + 1;
-      while (j < n && isWordChar(sql[j])) j++;
+      while (j < n && isWordChar(sql[j], dialect)) j++;
       push("param", i, j);
       i = j;
       continue;
@@ -250,7 +261,7 @@ const STATEMENT_REASONS: Record<string, string> = {
 };
 
 /** Functions with effects outside a read-only query, or that run SQL given as a string. */
-const FUNCTION_REASONS: Record<Dialect, Record<string, string>> = {
+export const FUNCTION_REASONS: Record<Dialect, Record<string, string>> = {
   postgres: {
     ...names("changes server or session settings", ["set_config"]),
     ...names("signals other server sessions", ["pg_terminate_backend", "pg_cancel_backend"]),
@@ -290,7 +301,7 @@ const FUNCTION_REASONS: Record<Dialect, Record<string, string>> = {
     ]),
     ...names("resets statistics", [
       "pg_stat_reset", "pg_stat_reset_shared", "pg_stat_reset_single_table_counters", "pg_stat_reset_single_function_counters",
-      "pg_stat_reset_slru", "pg_stat_reset_replication_slot", "pg_stat_statements_reset",
+      "pg_stat_reset_slru", "pg_stat_reset_replication_slot", "pg_stat_reset_subscription_stats", "pg_stat_statements_reset",
     ]),
   },
   sqlite: {
@@ -325,15 +336,50 @@ function excerpt(sql: string, tokens: Token[]): string {
   return text.length > 60 ? `${text.slice(0, 57)}...` : text;
 }
 
-function refuse(reason: string): SqlCheck {
+export function refuse(reason: string): SqlCheck {
   return { ok: false, reason };
 }
 
 /**
- * Decides whether `sql` is exactly one plain query in `dialect`, without running it.
- * Refusals say which construct was refused and why.
+ * Why a statement that starts with `kw` (then `second`) is not run: the refusal for anything but a
+ * query, in the words every dialect shares.
  */
-export function checkReadOnlySql(sql: string, dialect: Dialect): SqlCheck {
+export function statementRefusal(kw: string, second: string | undefined, dialect: Dialect): SqlCheck {
+  let reason = STATEMENT_REASONS[kw];
+  if (kw === "SET" && (second === "TRANSACTION" || second === "SESSION")) reason = "changes the transaction's mode (it could make it READ WRITE); rt fixes the transaction itself";
+  if (kw === "EXPLAIN" && dialect === "oracle") reason = "EXPLAIN PLAN writes the plan into PLAN_TABLE";
+  if (kw === "BEGIN" && dialect !== "oracle" && (second === "READ" || second === "TRANSACTION" || second === "WORK" || second === "ISOLATION")) reason = TXN;
+  return refuse(
+    reason
+      ? `${kw} ${reason}. rt runs read-only queries only (${QUERY_STARTS[dialect].join(", ")})`
+      : `only read-only queries are run: a statement must start with ${QUERY_STARTS[dialect].join(", ")}, and this one starts with ${kw}`,
+  );
+}
+
+/** The refusal for a data-modifying statement found inside a query (WITH, a subquery). */
+export function nestedDmlRefusal(kw: string): SqlCheck {
+  return refuse(`the query contains ${kw}, which ${DATA} (data-modifying statements are refused inside WITH and subqueries too)`);
+}
+
+/** The refusal for a call of a function on the deny list: `shown` is the name as written, with its qualifiers. */
+export function deniedFunctionRefusal(shown: string, reason: string): SqlCheck {
+  return refuse(`${shown}() ${reason}; refused`);
+}
+
+/**
+ * Decides whether `sql` is exactly one plain query in `dialect`, without running it. PostgreSQL
+ * statements are read by PostgreSQL's own parser, loaded on first use; the other dialects by the lexer here.
+ */
+export async function checkSql(sql: string, dialect: Dialect): Promise<SqlCheck> {
+  if (dialect === "postgres") return (await import("./pgCheck.js")).checkPostgresSql(sql);
+  return checkReadOnlySql(sql, dialect);
+}
+
+/**
+ * Decides whether `sql` is exactly one plain query in `dialect` (SQLite, Oracle, Vertica), reading it
+ * with the lexer above, without running it. Refusals say which construct was refused and why.
+ */
+export function checkReadOnlySql(sql: string, dialect: LexedDialect): SqlCheck {
   let tokens: Token[];
   try {
     tokens = tokenize(sql, dialect);
@@ -355,7 +401,7 @@ export function checkReadOnlySql(sql: string, dialect: Dialect): SqlCheck {
     if (a.kind === "word" && a.value === "WITH" && b.kind === "word" && (b.value === "FUNCTION" || b.value === "PROCEDURE")) {
       return refuse(`WITH ${b.value} declares inline PL/SQL, which can write through an autonomous transaction; refused`);
     }
-    if ((dialect === "postgres" || dialect === "vertica") && a.kind === "word" && a.value === "U" && b.kind === "punct" && b.value === "&" && b.start === a.end) {
+    if (dialect === "vertica" && a.kind === "word" && a.value === "U" && b.kind === "punct" && b.value === "&" && b.start === a.end) {
       return refuse("U&\"...\" Unicode-escaped names are refused: they would hide a function's name from this check");
     }
   }
@@ -374,18 +420,7 @@ export function checkReadOnlySql(sql: string, dialect: Dialect): SqlCheck {
     return refuse(`a query must start with ${QUERY_STARTS[dialect].join(", ")}; this one starts with "${first ? sql.slice(first.start, first.end) : "("}"`);
   }
   const kw = first.value;
-  if (!QUERY_STARTS[dialect].includes(kw)) {
-    let reason = STATEMENT_REASONS[kw];
-    const second = stmt[p + 1]?.value;
-    if (kw === "SET" && (second === "TRANSACTION" || second === "SESSION")) reason = "changes the transaction's mode (it could make it READ WRITE); rt fixes the transaction itself";
-    if (kw === "EXPLAIN" && dialect === "oracle") reason = "EXPLAIN PLAN writes the plan into PLAN_TABLE";
-    if (kw === "BEGIN" && dialect !== "oracle" && (second === "READ" || second === "TRANSACTION" || second === "WORK" || second === "ISOLATION")) reason = TXN;
-    return refuse(
-      reason
-        ? `${kw} ${reason}. rt runs read-only queries only (${QUERY_STARTS[dialect].join(", ")})`
-        : `only read-only queries are run: a statement must start with ${QUERY_STARTS[dialect].join(", ")}, and this one starts with ${kw}`,
-    );
-  }
+  if (!QUERY_STARTS[dialect].includes(kw)) return statementRefusal(kw, stmt[p + 1]?.value, dialect);
   if (kw === "EXPLAIN") {
     let q = p + 1;
     if (stmt[q]?.kind === "punct" && stmt[q].value === "(") {
@@ -412,21 +447,26 @@ export function checkReadOnlySql(sql: string, dialect: Dialect): SqlCheck {
     if (t.kind === "word" && t.value === "FOR" && next?.kind === "word" && ["UPDATE", "SHARE", "NO", "KEY"].includes(next.value)) {
       return refuse(`SELECT ... FOR ${next.value === "NO" ? "NO KEY UPDATE" : next.value === "KEY" ? "KEY SHARE" : next.value} locks rows; rt only reads`);
     }
-    if (t.kind === "word" && DML_ANYWHERE.has(t.value)) {
-      return refuse(`the query contains ${t.value}, which ${DATA} (data-modifying statements are refused inside WITH and subqueries too)`);
-    }
+    if (t.kind === "word" && DML_ANYWHERE.has(t.value)) return nestedDmlRefusal(t.value);
     if (t.kind === "word" && t.value === "INTO") {
       return refuse("SELECT ... INTO creates a table or assigns variables; rt only reads");
     }
     if ((t.kind === "word" || t.kind === "quoted") && next?.kind === "punct" && next.value === "(") {
+      // Oracle calls a function over a database link as name@link(...) (the link may be dotted): the name is before the @.
+      let at = k;
+      if (dialect === "oracle") {
+        let b = k;
+        while (b >= 2 && stmt[b - 1].kind === "punct" && stmt[b - 1].value === "." && (stmt[b - 2].kind === "word" || stmt[b - 2].kind === "quoted")) b -= 2;
+        if (b >= 2 && stmt[b - 1].kind === "punct" && stmt[b - 1].value === "@" && (stmt[b - 2].kind === "word" || stmt[b - 2].kind === "quoted")) at = b - 2;
+      }
       // The called name, with any schema or package qualifiers before it.
-      const parts = [t.kind === "word" ? t.value.toLowerCase() : t.value.toLowerCase()];
-      for (let b = k - 1; b >= 1 && stmt[b].kind === "punct" && stmt[b].value === "." && (stmt[b - 1].kind === "word" || stmt[b - 1].kind === "quoted"); b -= 2) {
+      const parts = [stmt[at].value.toLowerCase()];
+      for (let b = at - 1; b >= 1 && stmt[b].kind === "punct" && stmt[b].value === "." && (stmt[b - 1].kind === "word" || stmt[b - 1].kind === "quoted"); b -= 2) {
         parts.unshift(stmt[b - 1].value.toLowerCase());
       }
       const name = parts[parts.length - 1];
       const reason = denied[name];
-      if (reason) return refuse(`${parts.join(".")}() ${reason}; refused`);
+      if (reason) return deniedFunctionRefusal(parts.join("."), reason);
       if (dialect === "oracle" && parts.some((s) => s.startsWith("dbms_") || s.startsWith("utl_"))) {
         return refuse(`${parts.join(".").toUpperCase()}() belongs to an Oracle DBMS_/UTL_ package, which can act outside the query (jobs, files, network, dynamic SQL); refused`);
       }
