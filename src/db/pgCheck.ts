@@ -21,6 +21,13 @@ const LOCK_STRENGTH: Record<string, string> = {
   LCS_FORNOKEYUPDATE: "NO KEY UPDATE",
   LCS_FORUPDATE: "UPDATE",
 };
+/** Statements EXPLAIN takes besides queries and DML, as they are written. */
+const EXPLAINED_KINDS: Record<string, string> = {
+  CreateTableAsStmt: "CREATE TABLE AS",
+  ExecuteStmt: "EXECUTE",
+  DeclareCursorStmt: "DECLARE CURSOR",
+  RefreshMatViewStmt: "REFRESH MATERIALIZED VIEW",
+};
 /** parse_bool's spellings of false (PostgreSQL accepts unique prefixes too; anything else counts as true here). */
 const FALSE_WORDS = /^(f|fa|fal|fals|false|n|no|off|0)$/i;
 
@@ -185,6 +192,9 @@ export async function checkPostgresSql(sql: string): Promise<SqlCheck> {
   const kind = Object.keys(stmt)[0] ?? "";
   const body = (stmt[kind] ?? {}) as Node;
   const [first = "", second] = leadingWords(text);
+  const found = walk(body);
+  /** A refusal of the statement's kind, naming a denied function it calls too (a function call is refused in any statement). */
+  const withCalls = (r: SqlCheck): SqlCheck => (!r.ok && found.fn && !found.fn.ok ? refuse(`${r.reason}; it also calls ${found.fn.reason.replace(/; refused$/, "")}`) : r);
   let keyword: string;
   if (kind === "SelectStmt") {
     keyword = first || "SELECT";
@@ -195,19 +205,18 @@ export async function checkPostgresSql(sql: string): Promise<SqlCheck> {
     const inner = Object.keys((body.query ?? {}) as Node)[0] ?? "";
     if (inner in DML_NODES) {
       if (explainAnalyzes(body.options)) {
-        return refuse(`EXPLAIN ANALYZE of ${DML_NODES[inner]} is refused: ANALYZE runs the statement, and ${DML_NODES[inner]} changes data (plain EXPLAIN only plans it)`);
+        return withCalls(refuse(`EXPLAIN ANALYZE of ${DML_NODES[inner]} is refused: ANALYZE runs the statement, and ${DML_NODES[inner]} changes data (plain EXPLAIN only plans it)`));
       }
       // Without ANALYZE the statement is only planned, never run: its plan is a read.
     } else if (inner !== "SelectStmt") {
-      const what = leadingWords(text.replace(/^[\s\S]*?\bEXPLAIN\b/i, ""))[0] || inner;
-      return refuse(`EXPLAIN of ${what} is refused: only queries (and, without ANALYZE, INSERT, UPDATE, DELETE and MERGE) may be explained`);
+      const what = EXPLAINED_KINDS[inner] ?? inner;
+      return withCalls(refuse(`EXPLAIN of ${what} is refused: only queries (and, without ANALYZE, INSERT, UPDATE, DELETE and MERGE) may be explained`));
     }
   } else if (kind in DML_NODES && first !== DML_NODES[kind]) {
-    return nestedDmlRefusal(DML_NODES[kind]);
+    return withCalls(nestedDmlRefusal(DML_NODES[kind]));
   } else {
-    return statementRefusal(first || kind, second, "postgres");
+    return withCalls(statementRefusal(first || kind, second, "postgres"));
   }
-  const found = walk(body);
   const refusal = found.fn ?? (kind === "ExplainStmt" ? undefined : found.dml) ?? found.into ?? found.lock;
   if (refusal) return refusal;
   if (kind === "ExplainStmt" && found.dml) {

@@ -95,7 +95,7 @@ test("writes, DDL, transaction control and session changes are refused with a re
   await refused("EXPLAIN (ANALYZE on, COSTS off) INSERT INTO t VALUES (1)", "postgres", /EXPLAIN ANALYZE of INSERT is refused/);
   await refused("EXPLAIN (ANALYZE 'yes') MERGE INTO t USING s ON true WHEN MATCHED THEN DELETE", "postgres", /EXPLAIN ANALYZE of MERGE is refused/);
   await refused("EXPLAIN ANALYZE WITH g AS (DELETE FROM t RETURNING *) SELECT * FROM g", "postgres", /EXPLAIN ANALYZE runs the statement, and it contains a data-modifying statement/);
-  await refused("EXPLAIN CREATE TABLE x AS SELECT 1", "postgres", /EXPLAIN of CREATE is refused/);
+  await refused("EXPLAIN CREATE TABLE x AS SELECT 1", "postgres", /EXPLAIN of CREATE TABLE AS is refused/);
   await refused("EXPLAIN EXECUTE p", "postgres", /EXPLAIN of EXECUTE is refused/);
   await refused("EXPLAIN DELETE FROM t WHERE id = nextval('s')", "postgres", /nextval\(\) advances or sets a sequence/);
   // Plain EXPLAIN plans a write without running it.
