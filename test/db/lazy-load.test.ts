@@ -7,7 +7,8 @@ import path from "node:path";
 import { spawnSync } from "node:child_process";
 import { REPO } from "../helpers.ts";
 
-const CLIENTS = ["pg", "pg-cursor", "better-sqlite3", "oracledb", "vertica-nodejs"];
+// libpg-query is PostgreSQL's parser (WebAssembly, ~50 ms to load): only a PostgreSQL statement's check loads it.
+const CLIENTS = ["pg", "pg-cursor", "better-sqlite3", "oracledb", "vertica-nodejs", "libpg-query"];
 
 /** Every module reachable from `entry` through static imports, and the bare packages they import. */
 function staticGraph(entry: string): { files: Set<string>; packages: Set<string> } {
@@ -34,7 +35,7 @@ test("rt's start-up and the library entry point do not load any database client"
   for (const c of CLIENTS) {
     assert.ok(!cli.includes(`require("${c}")`), `dist/rt-cli.cjs requires ${c} at start-up`);
   }
-  for (const c of ["pg", "pg-cursor", "oracledb", "vertica-nodejs"]) assert.ok(cli.includes(`import("${c}")`), `the CLI loads ${c} on demand`);
+  for (const c of ["pg", "pg-cursor", "oracledb", "vertica-nodejs", "libpg-query"]) assert.ok(cli.includes(`import("${c}")`), `the CLI loads ${c} on demand`);
   const { packages } = staticGraph(path.join(REPO, "dist", "index.mjs"));
   for (const c of CLIENTS) assert.ok(!packages.has(c), `dist/index.mjs loads ${c} at start-up`);
 });
@@ -44,7 +45,7 @@ test("at run time, loading the registry and its SQL tools loads no database clie
     const { createRequire } = await import("node:module");
     const { TOOLS } = await import(${JSON.stringify(path.join(REPO, "dist", "index.mjs"))});
     const require = createRequire(${JSON.stringify(path.join(REPO, "package.json"))});
-    const loaded = () => Object.keys(require.cache).filter((k) => /node_modules\\/(pg|pg-cursor|better-sqlite3|oracledb|vertica-nodejs)\\//.test(k)).map((k) => k.split("node_modules/")[1].split("/")[0]);
+    const loaded = () => Object.keys(require.cache).filter((k) => /node_modules\\/(pg|pg-cursor|better-sqlite3|oracledb|vertica-nodejs|libpg-query)\\//.test(k)).map((k) => k.split("node_modules/")[1].split("/")[0]);
     console.log(JSON.stringify({ tools: TOOLS.map((t) => t.name).filter((n) => n.startsWith("sql_")), loaded: [...new Set(loaded())] }));
   `;
   const r = spawnSync(process.execPath, ["--input-type=module", "-e", script], { encoding: "utf8" });
