@@ -88,6 +88,12 @@ export const SAVED_OUTPUTS_KEEP = 100;
 export const WRITE_OUTPUT_MAX_BYTES = 10 * 1024 * 1024;
 /** sql_tables: names listed at most. */
 export const SQL_TABLES_MAX_ROWS = 500;
+/**
+ * SQLite in WAL mode with no -wal file: up to this size the file is read into memory and queried
+ * there, so that nothing is created beside it (SQLite itself would create -wal and -shm files).
+ * Larger files are opened in place (README, "Read-only database inspection").
+ */
+export const SQLITE_WAL_SNAPSHOT_MAX_BYTES = 256 * 1024 * 1024;
 
 /** `rt mcp`: how long the server waits for the client's answer to roots/list before serving --root instead. */
 export const MCP_ROOTS_TIMEOUT_MS = 5_000;

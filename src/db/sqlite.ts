@@ -10,12 +10,27 @@
 //     better-sqlite3 refuses a string holding more than one statement;
 //   - PRAGMA query_only is set on open and set again just before the statement
 //     runs; trusted_schema is off.
+// A database in WAL mode: SQLite cannot read one without its -wal and -shm
+// files, and creates them beside the database when they are missing (a
+// read-only connection then cannot remove them; better-sqlite3 opens no URI,
+// so `immutable=1` is out of reach, and immutable would ignore a -wal's data
+// anyway). So:
+//   - a -wal file exists (a writer is connected, or one stopped without
+//     checkpointing): read through it as SQLite does, which sees every
+//     committed transaction, including those not yet checkpointed;
+//   - no -wal file: every committed transaction is in the database file. Up to
+//     SQLITE_WAL_SNAPSHOT_MAX_BYTES it is read into memory, checked unchanged
+//     (same size, mtime and ctime, still no -wal) after the copy, marked as a
+//     rollback-journal database (header bytes 18-19, the only WAL marker) and
+//     queried there: nothing is created beside the file. A writer that starts
+//     during the copy makes it retry, then read through the writer's -wal.
 import fs from "node:fs";
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import type { SqliteSpec } from "./connections.js";
 import { DbError, formatDuration, type CatalogQuery, type Cell, type Driver, type QueryRequest, type QueryResult } from "./driver.js";
 import { splitQualifiedName } from "./sqlText.js";
+import { SQLITE_WAL_SNAPSHOT_MAX_BYTES } from "../limits.js";
 
 /** The program the child runs (CommonJS, given to `node -e`). It receives one request and answers once. */
 const CHILD_SOURCE = String.raw`
@@ -26,13 +41,61 @@ function cell(v) {
   if (typeof v === "number" && !Number.isFinite(v)) return String(v);
   return v;
 }
+const fs = require("fs");
+const pause = (ms) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+const sameFile = (a, b) => a.ino === b.ino && a.dev === b.dev && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
+/**
+ * The database as a buffer to query in memory, when it is in WAL mode and has no -wal file
+ * (see the comment at the top of src/db/sqlite.ts); otherwise the reason to open it in place.
+ */
+function walSnapshot(path, maxBytes) {
+  const fd = fs.openSync(path, "r");
+  try {
+    const head = Buffer.alloc(20);
+    if (fs.readSync(fd, head, 0, 20, 0) < 20 || head.toString("latin1", 0, 16) !== "SQLite format 3\u0000") return { via: "file" };
+    if (head[18] !== 2 && head[19] !== 2) return { via: "file" };
+    for (let attempt = 0; attempt < 5; attempt++) {
+      if (fs.existsSync(path + "-wal")) return { via: "wal" };
+      const before = fs.fstatSync(fd, { bigint: true });
+      if (before.size > BigInt(maxBytes)) return { via: "wal-too-big" };
+      // A change in the same clock tick as the last one could leave mtime and ctime as they were: let the clock move on.
+      if (BigInt(Date.now()) * 1000000n - before.mtimeNs < 20000000n || BigInt(Date.now()) * 1000000n - before.ctimeNs < 20000000n) {
+        pause(25);
+        continue;
+      }
+      const size = Number(before.size);
+      const buf = Buffer.allocUnsafe(size);
+      for (let off = 0; off < size; ) {
+        const n = fs.readSync(fd, buf, off, size - off, off);
+        if (n === 0) break;
+        off += n;
+      }
+      const after = fs.fstatSync(fd, { bigint: true });
+      if (!sameFile(before, after) || fs.existsSync(path + "-wal")) continue;
+      buf[18] = 1;
+      buf[19] = 1;
+      return { via: "snapshot", buf };
+    }
+    return { via: "wal" };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
 process.once("message", (req) => {
-  const reply = (m) => process.send(m, () => process.exit(0));
+  let db;
+  // The connection is closed before answering: in WAL mode it holds a lock on the database for as long as it is
+  // open, and a writer closing meanwhile would not be the last connection, so it would leave its -wal and -shm.
+  const reply = (m) => {
+    try { if (db && db.open) db.close(); } catch {}
+    process.send(m, () => process.exit(0));
+  };
   let phase = "load";
   try {
     const Database = require(req.module);
     phase = "open";
-    const db = new Database(req.path, { readonly: true, fileMustExist: true });
+    const snap = walSnapshot(req.path, req.snapshotMaxBytes);
+    db = snap.buf ? new Database(snap.buf, { readonly: true }) : new Database(req.path, { readonly: true, fileMustExist: true });
+    snap.buf = undefined;
     db.defaultSafeIntegers(true);
     db.pragma("query_only = ON");
     db.pragma("trusted_schema = OFF");
@@ -52,7 +115,7 @@ process.once("message", (req) => {
       if (rows.length >= req.limit) { more = true; break; }
       rows.push(row.map(cell));
     }
-    reply({ columns, rows, more });
+    reply({ columns, rows, more, via: snap.via });
   } catch (e) {
     reply({ error: String((e && e.message) || e), code: e && e.code, phase });
   }
@@ -78,6 +141,7 @@ interface ChildAnswer {
   error?: string;
   code?: string;
   phase?: string;
+  via?: SqliteReadVia;
 }
 
 const REFUSAL_CODES = new Set(["SQLITE_READONLY", "SQLITE_AUTH", "SQLITE_PERM"]);
@@ -94,8 +158,14 @@ function mapChildError(a: ChildAnswer, file: string): DbError {
   return new DbError(`SQLite error${a.code ? ` (${a.code})` : ""}: ${msg}`, "sql", a.code);
 }
 
-/** Runs one statement in a child process that is killed after `req.timeoutMs`. */
-export function runSqlite(file: string, req: QueryRequest): Promise<QueryResult> {
+/** How the child read the file: in place (not WAL), through its WAL, in place because too big to copy, or from an in-memory copy. */
+export type SqliteReadVia = "file" | "wal" | "wal-too-big" | "snapshot";
+
+/**
+ * Runs one statement in a child process that is killed after `req.timeoutMs`.
+ * `snapshotMaxBytes`: the largest WAL-mode file read into memory rather than opened in place (tests lower it).
+ */
+export function runSqlite(file: string, req: QueryRequest, snapshotMaxBytes = SQLITE_WAL_SNAPSHOT_MAX_BYTES): Promise<QueryResult & { via?: SqliteReadVia }> {
   if (!fs.existsSync(file)) {
     return Promise.reject(
       new DbError(`the SQLite database ${file} does not exist; rt opens existing databases read-only and never creates one (check SQLITE_DB or the connection's path)`, "connect"),
@@ -133,12 +203,12 @@ export function runSqlite(file: string, req: QueryRequest): Promise<QueryResult>
     child.on("message", (m: ChildAnswer) => {
       if (m.refused) return finish(() => reject(new DbError(`refused by SQLite: ${m.refused}`, "refused")));
       if (m.error !== undefined) return finish(() => reject(mapChildError(m, file)));
-      finish(() => resolve({ columns: m.columns ?? [], rows: m.rows ?? [], more: m.more === true }));
+      finish(() => resolve({ columns: m.columns ?? [], rows: m.rows ?? [], more: m.more === true, via: m.via }));
     });
     child.on("exit", (code, sig) => {
       finish(() => reject(new DbError(`the SQLite worker process ended without an answer (${sig ?? `exit ${code}`})${stderr ? `: ${stderr.trim()}` : ""}`, "sql")));
     });
-    child.send({ module, path: file, sql: req.sql, params: req.params ?? [], limit: req.limit });
+    child.send({ module, path: file, sql: req.sql, params: req.params ?? [], limit: req.limit, snapshotMaxBytes });
   });
 }
 
