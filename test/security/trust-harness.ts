@@ -224,55 +224,46 @@ export interface PtyResult {
 
 /**
  * Runs `rt ARGS` with standard input, output and error on a pseudo-terminal
- * (Python's pty module), answering `answer` once `waitFor` appears on the
- * terminal; then closes the input. `waitFor` absent: nothing is typed.
+ * (Python's pty module). `steps`: [text to wait for, keys to type] in order,
+ * each typed once its text has appeared after the previous step's.
  */
-export function rtOnTerminal(args: string[], opts: { cwd: string; env: Record<string, string | undefined>; waitFor?: string; answer?: string; timeoutMs?: number }): Promise<PtyResult> {
+export function rtOnTerminal(args: string[], opts: { cwd: string; env: Record<string, string | undefined>; steps?: Array<[string, string]>; timeoutMs?: number }): Promise<PtyResult> {
+  // Each answer is typed once its prompt has appeared (after the previous answer); the
+  // terminal's output is read until the child closes it (EIO) or the deadline passes.
   const script = `
 import os, pty, sys, select, time, json
-args = json.loads(sys.argv[1]); wait_for = sys.argv[2].encode(); answer = sys.argv[3].encode(); deadline = time.time() + float(sys.argv[4])
+args = json.loads(sys.argv[1]); steps = json.loads(sys.argv[2]); deadline = time.time() + float(sys.argv[3])
 pid, fd = pty.fork()
 if pid == 0:
     os.execvp(args[0], args)
-out = b""; answered = not wait_for
+out = b""; mark = 0; timed_out = True
 while time.time() < deadline:
+    if steps and steps[0][0].encode() in out[mark:]:
+        mark = out.index(steps[0][0].encode(), mark) + len(steps[0][0].encode())
+        os.write(fd, steps[0][1].encode()); steps.pop(0)
+        continue
     r, _, _ = select.select([fd], [], [], 0.1)
     if fd in r:
         try:
             data = os.read(fd, 65536)
         except OSError:
-            break
+            timed_out = False; break
         if not data:
-            break
+            timed_out = False; break
         out += data
-    if not answered and wait_for in out:
-        os.write(fd, answer)
-        answered = True
-    pid_done, status = os.waitpid(pid, os.WNOHANG)
-    if pid_done:
-        try:
-            while True:
-                r, _, _ = select.select([fd], [], [], 0.2)
-                if fd not in r: break
-                data = os.read(fd, 65536)
-                if not data: break
-                out += data
-        except OSError:
-            pass
-        sys.stdout.buffer.write(out); sys.stdout.flush()
-        sys.exit(os.waitstatus_to_exitcode(status) & 0xff)
-try:
-    os.kill(pid, 9)
-except Exception:
-    pass
-sys.stdout.buffer.write(out + b"\\n[timed out]\\n"); sys.exit(124)
+if timed_out:
+    try: os.kill(pid, 9)
+    except Exception: pass
+_, status = os.waitpid(pid, 0)
+sys.stdout.buffer.write(out + (b"\\n[timed out]\\n" if timed_out else b"")); sys.stdout.flush()
+sys.exit(124 if timed_out else (os.waitstatus_to_exitcode(status) & 0xff))
 `;
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries({ ...process.env, ...opts.env })) if (v !== undefined && k !== "RT_ROOT") env[k] = v;
   return new Promise((resolve, reject) => {
     const child = spawn(
       "python3",
-      ["-c", script, JSON.stringify([process.execPath, CLI, ...args]), opts.waitFor ?? "", opts.answer ?? "", String((opts.timeoutMs ?? 60_000) / 1000)],
+      ["-c", script, JSON.stringify([process.execPath, CLI, ...args]), JSON.stringify(opts.steps ?? []), String((opts.timeoutMs ?? 60_000) / 1000)],
       { cwd: opts.cwd, env, stdio: ["ignore", "pipe", "inherit"] },
     );
     let output = "";
