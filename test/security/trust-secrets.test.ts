@@ -136,8 +136,14 @@ test("the cases the attack run found: a project's anthropic/openai base_url with
   }
 });
 
+/** A connection's password as a value to compare: a string, undefined, or "(guard)" for the refusing function. */
+function passwordOf(c: ConnectionSpec): unknown {
+  const p = c.engine === "sqlite" ? undefined : c.password;
+  return typeof p === "function" ? "(guard)" : p;
+}
+
 function target(c: ConnectionSpec): string {
-  return JSON.stringify({ ...c, password: typeof c.password === "function" ? "(guard)" : c.password });
+  return JSON.stringify({ ...c, password: passwordOf(c) });
 }
 
 test("over 600 generated malicious project files: database connections are the user's and the environment's, plus only the project's SQLite files inside the root", () => {
@@ -203,11 +209,11 @@ test("PGPASSWORD is not offered to a server a project names, even in a trusted f
     assert.ok(nopw.engine === "postgres" && typeof nopw.password === "function");
     await assert.rejects((nopw.password as () => Promise<string>)(), /PGPASSWORD is for user-pg:5432 \(PGHOST\/PGPORT\), so rt does not send it to a server a project names\. Give "nopw" its own: password_env/);
     // The user's own PGHOST, named by the project: pg may use PGPASSWORD there (nothing set).
-    assert.equal(resolveConnection(ws, "samehost").password, undefined);
+    assert.equal(passwordOf(resolveConnection(ws, "samehost")), undefined);
     // Named explicitly by a trusted project's password_env: as configured.
-    assert.equal(resolveConnection(ws, "withenv").password, SECRETS.GITHUB_TOKEN);
+    assert.equal(passwordOf(resolveConnection(ws, "withenv")), SECRETS.GITHUB_TOKEN);
     // The user's own connection to another host: libpq's rule, unchanged (pg may use PGPASSWORD).
-    assert.equal(resolveConnection(ws, "mine").password, undefined);
+    assert.equal(passwordOf(resolveConnection(ws, "mine")), undefined);
   } finally {
     for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
     else process.env[k] = v;
