@@ -42,6 +42,7 @@ function list(env: NodeJS.ProcessEnv, io: Io): number {
   for (const folder of names) {
     let status: string;
     try {
+      if (!fs.existsSync(folder)) throw new Error("gone");
       const { trust } = inspect(folder, env);
       status =
         trust.state === "trusted"
