@@ -1,11 +1,21 @@
-// rt's configuration: `~/.config/rt/config.json` (the user's) merged with
-// `<root>/.rt/config.json` (the project's, which wins). Both are optional.
-// Validated with zod; keys rt does not know are kept, so later parts (the
-// agent's providers...) can read their own sections from the same object.
+// rt's configuration: `~/.config/rt/config.json` (the user's; $XDG_CONFIG_HOME
+// honoured) merged with `<root>/.rt/config.json` (the project's). Both are
+// optional. Validated with zod; keys rt does not know are kept, so later parts
+// (the agent's providers...) can read their own sections from the same object.
+//
+// The project's file comes with the repository, so it is untrusted input: until
+// the user trusts the folder (`rt trust`, see trustStore.ts), only its harmless
+// keys apply (configTrust.ts has the table); the others are ignored with one
+// line on standard error. Once the folder is trusted, and as long as the file is
+// the one the user trusted, the whole project file applies and wins over the
+// user's.
 import fs from "node:fs";
-import os from "node:os";
+import crypto from "node:crypto";
 import path from "node:path";
 import { z } from "zod";
+import { CONFIG_FILE_MAX_BYTES } from "./limits.js";
+import { canonicalJson, classifyProjectConfig, isPlainObject, noticeIgnoredKeys, type TrustState, type UntrustedKey } from "./configTrust.js";
+import { trustRecordFor, userConfigDir, TrustStoreError } from "./trustStore.js";
 
 const common = {
   /** Shown when connections are listed. */
@@ -120,8 +130,6 @@ export class ConfigError extends Error {
 /** Sections whose entries are replaced whole by a later file, not merged key by key. */
 const REPLACED_ENTRIES = new Set(["databases"]);
 
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
-
 /**
  * `over` on top of `base`: objects merge key by key, anything else is replaced.
  * In the sections named in REPLACED_ENTRIES (`databases`), an entry of `over`
@@ -131,6 +139,7 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v ===
 export function mergeConfig(base: Record<string, unknown>, over: Record<string, unknown>, depth = 0): Record<string, unknown> {
   const out: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(over)) {
+    if (k === "__proto__") continue; // a JSON key; assigning it would replace the object's prototype
     const b = out[k];
     if (depth === 0 && REPLACED_ENTRIES.has(k) && isPlainObject(b) && isPlainObject(v)) out[k] = { ...b, ...v };
     else if (isPlainObject(b) && isPlainObject(v)) out[k] = mergeConfig(b, v, depth + 1);
@@ -146,9 +155,7 @@ export interface ConfigFiles {
 
 /** Where the user's and the project's configuration files are. */
 export function configFiles(root: string, env: NodeJS.ProcessEnv = process.env): ConfigFiles {
-  const home = env.HOME || os.homedir();
-  const base = env.XDG_CONFIG_HOME || path.join(home, ".config");
-  return { user: path.join(base, "rt", "config.json"), project: path.join(root, ".rt", "config.json") };
+  return { user: path.join(userConfigDir(env), "config.json"), project: path.join(root, ".rt", "config.json") };
 }
 
 function describeIssues(error: z.ZodError): string {
@@ -157,16 +164,52 @@ function describeIssues(error: z.ZodError): string {
     .join("; ");
 }
 
-function readOne(file: string): Record<string, unknown> {
-  let text: string;
+/** The text of a configuration file, or undefined when there is none. `project`: no symbolic link is followed, and only a regular file is read. */
+function readText(file: string, project: boolean): string | undefined {
+  const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
+  if (project) {
+    // The repository controls `.rt` too: a symlinked `.rt` would make rt read a file of the repository's choosing.
+    let dir: fs.Stats;
+    try {
+      dir = fs.lstatSync(path.dirname(file));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "ENOENT" || (e as NodeJS.ErrnoException).code === "ENOTDIR") return undefined;
+      throw new ConfigError(`${file}: cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, file);
+    }
+    if (dir.isSymbolicLink()) throw new ConfigError(`${path.dirname(file)} is a symbolic link; rt does not read a project configuration through one (remove the link)`, file);
+    if (!dir.isDirectory()) return undefined;
+  }
+  let fd: number;
   try {
-    text = fs.readFileSync(file, "utf8");
+    // O_NONBLOCK: a FIFO planted as config.json must not block rt; it is refused below.
+    fd = fs.openSync(file, O_RDONLY | O_NONBLOCK | (project ? O_NOFOLLOW : 0));
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
-    if (err.code === "ENOENT") return {};
+    if (err.code === "ENOENT") return undefined;
+    if (err.code === "ELOOP") throw new ConfigError(`${file} is a symbolic link; rt does not follow one for a project configuration (make it a regular file)`, file);
     throw new ConfigError(`${file}: cannot be read (${err.code ?? err.message})`, file);
   }
-  if (text.trim() === "") return {};
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) throw new ConfigError(`${file}: not a regular file`, file);
+    if (st.size > CONFIG_FILE_MAX_BYTES) throw new ConfigError(`${file}: larger than ${CONFIG_FILE_MAX_BYTES} bytes; a configuration file is small`, file);
+    const buf = Buffer.alloc(st.size);
+    let got = 0;
+    while (got < buf.length) {
+      const n = fs.readSync(fd, buf, got, buf.length - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    return buf.subarray(0, got).toString("utf8");
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** A configuration file's JSON object ({} when there is none), not yet validated. */
+function readObject(file: string, project: boolean): Record<string, unknown> {
+  const text = readText(file, project);
+  if (text === undefined || text.trim() === "") return {};
   let data: unknown;
   try {
     data = JSON.parse(text);
@@ -174,9 +217,86 @@ function readOne(file: string): Record<string, unknown> {
     throw new ConfigError(`${file}: not valid JSON (${(e as Error).message}); fix or remove the file`, file);
   }
   if (!isPlainObject(data)) throw new ConfigError(`${file}: must hold a JSON object ({ ... })`, file);
+  return data;
+}
+
+function validate(data: Record<string, unknown>, file: string): Record<string, unknown> {
   const parsed = RtConfigSchema.safeParse(data);
   if (!parsed.success) throw new ConfigError(`${file}: ${describeIssues(parsed.error)}`, file);
   return data;
+}
+
+/** Where a project stands: its trust, and which of its keys wait for it. */
+export interface ProjectTrust {
+  /** The workspace root, real. */
+  root: string;
+  /** trusted: trusted, and the file is the one trusted. changed: trusted, but the file changed since. untrusted: never trusted (or revoked). */
+  state: TrustState;
+  /** Keys of the project file that do not apply (empty when trusted). */
+  ignored: UntrustedKey[];
+  /** Keys that apply only once the folder is trusted (applied or not). */
+  untrustedKeys: UntrustedKey[];
+  /** SHA-256 of the project file's content (parsed, keys sorted; no file counts as {}). */
+  digest: string;
+  /** When trusted.json could not be read (then nothing is trusted). */
+  storeProblem?: string;
+  trustedAt?: string;
+}
+
+export interface ProjectInspection {
+  files: ConfigFiles;
+  user: Record<string, unknown>;
+  project: Record<string, unknown>;
+  /** What applies of the project file: all of it when trusted, its harmless keys otherwise. */
+  applied: Record<string, unknown>;
+  trust: ProjectTrust;
+}
+
+/** The digest a trust record pins: the project file's parsed content, keys sorted. */
+export function projectDigest(project: Record<string, unknown>): string {
+  return crypto.createHash("sha256").update(canonicalJson(project)).digest("hex");
+}
+
+function realRoot(root: string): string {
+  try {
+    return fs.realpathSync(root);
+  } catch {
+    return path.resolve(root);
+  }
+}
+
+/** Reads both files and decides what of the project's applies. Throws ConfigError naming the file at fault. */
+export function inspectProject(workspace: { root: string; env: NodeJS.ProcessEnv }): ProjectInspection {
+  const root = realRoot(workspace.root);
+  const files = configFiles(root, workspace.env);
+  const user = validate(readObject(files.user, false), files.user);
+  const project = readObject(files.project, true);
+  const { harmless, untrusted } = classifyProjectConfig(project, { root, user });
+  const digest = projectDigest(project);
+  let state: TrustState = "untrusted";
+  let storeProblem: string | undefined;
+  let trustedAt: string | undefined;
+  try {
+    const record = trustRecordFor(root, workspace.env);
+    if (record) {
+      state = record.config_sha256 === digest ? "trusted" : "changed";
+      trustedAt = record.trusted_at;
+    }
+  } catch (e) {
+    if (!(e instanceof TrustStoreError)) throw e;
+    storeProblem = e.message;
+  }
+  const applied = validate(state === "trusted" ? project : harmless, files.project);
+  const trust: ProjectTrust = {
+    root,
+    state,
+    ignored: state === "trusted" ? [] : untrusted,
+    untrustedKeys: untrusted,
+    digest,
+    ...(storeProblem ? { storeProblem } : {}),
+    ...(trustedAt ? { trustedAt } : {}),
+  };
+  return { files, user, project, applied, trust };
 }
 
 export interface LoadedConfig {
@@ -184,22 +304,27 @@ export interface LoadedConfig {
   files: ConfigFiles;
   /** For each configured database, the file it comes from. */
   databaseOrigins: Record<string, string>;
+  /** The project's trust, and the keys of its file that were ignored. */
+  trust: ProjectTrust;
 }
 
-/** Everything `loadConfig` returns, plus where each database came from. */
-export function loadConfigDetailed(workspace: { root: string; env: NodeJS.ProcessEnv }): LoadedConfig {
-  const files = configFiles(workspace.root, workspace.env);
-  const user = readOne(files.user);
-  const project = readOne(files.project);
-  const merged = RtConfigSchema.safeParse(mergeConfig(user, project));
+/**
+ * Everything `loadConfig` returns, plus where each database came from and the
+ * project's trust. Ignored project keys are named once per process on standard
+ * error (`notice: false` keeps quiet, for `rt trust` itself).
+ */
+export function loadConfigDetailed(workspace: { root: string; env: NodeJS.ProcessEnv }, opts: { notice?: boolean } = {}): LoadedConfig {
+  const { files, user, applied, trust } = inspectProject(workspace);
+  const merged = RtConfigSchema.safeParse(mergeConfig(user, applied));
   if (!merged.success) throw new ConfigError(`${files.user} + ${files.project}: ${describeIssues(merged.error)}`);
+  if (opts.notice !== false) noticeIgnoredKeys(trust);
   const databaseOrigins: Record<string, string> = {};
   for (const name of Object.keys((user.databases as object | undefined) ?? {})) databaseOrigins[name] = files.user;
-  for (const name of Object.keys((project.databases as object | undefined) ?? {})) databaseOrigins[name] = files.project;
-  return { config: merged.data, files, databaseOrigins };
+  for (const name of Object.keys((applied.databases as object | undefined) ?? {})) databaseOrigins[name] = files.project;
+  return { config: merged.data, files, databaseOrigins, trust };
 }
 
-/** The user's configuration merged with the project's (project wins), validated. Throws ConfigError naming the file at fault. */
+/** The user's configuration merged with what applies of the project's (which wins), validated. Throws ConfigError naming the file at fault. */
 export function loadConfig(workspace: { root: string; env: NodeJS.ProcessEnv }): RtConfig {
   return loadConfigDetailed(workspace).config;
 }

@@ -145,3 +145,8 @@ export const AGENT_PRUNE_PROTECT_FRACTION = 0.3;
 export const AGENT_SUMMARY_INPUT_FRACTION = 0.5;
 /** Agent compaction: older history smaller than this fraction of the window is not worth a summary request. */
 export const AGENT_COMPACT_MIN_GAIN_FRACTION = 0.05;
+
+/** Configuration: a `config.json` (the user's or a project's) or `trusted.json` larger than this is refused, not read. */
+export const CONFIG_FILE_MAX_BYTES = 1024 * 1024;
+/** Trust: the stderr line naming a project's ignored keys names at most this many (then "and N more"). */
+export const TRUST_NOTICE_MAX_KEYS = 12;

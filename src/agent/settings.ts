@@ -1,6 +1,9 @@
 // The agent's section of rt's configuration (`"agent": {...}` in
 // ~/.config/rt/config.json or .rt/config.json), with the defaults from
-// limits.ts. Flags override it.
+// limits.ts. Flags override it. From a project the user has not trusted, only
+// the harmless keys apply (limits, temperature, prices; `approval` only when it
+// asks at least as often as the default, `protocol` only tools or auto: see
+// src/configTrust.ts); loadConfig has already left the others out.
 import { z } from "zod";
 import { loadConfig } from "../config.js";
 import { APPROVAL_MODES, type ApprovalMode } from "./approval.js";

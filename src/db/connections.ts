@@ -1,9 +1,13 @@
 // Which databases the SQL tools may reach: the named `databases` of the
 // configuration, then the ones the environment describes (SQLITE_DB,
-// DATABASE_URL or PG*, ORACLE_*, VERTICA_*), chosen by name.
+// DATABASE_URL or PG*, ORACLE_*, VERTICA_*), chosen by name. A project's
+// `.rt/config.json` adds connections only once the user trusts the folder
+// (except a SQLite file inside the root: src/configTrust.ts), and never gets
+// PGPASSWORD for a server other than the one PGHOST/PGPORT name.
 import path from "node:path";
 import os from "node:os";
 import { ConfigError, loadConfigDetailed, type DatabaseConfig } from "../config.js";
+import { formatKeyList, shellQuotePath } from "../configTrust.js";
 import { ToolError } from "../tools/types.js";
 import { SQL_STATEMENT_TIMEOUT_MS } from "../limits.js";
 import type { Dialect } from "./sqlText.js";
@@ -18,6 +22,8 @@ interface Base {
   description?: string;
   /** Environment variable holding the password, read when the connection is used. */
   passwordEnv?: string;
+  /** Configured by the project's .rt/config.json (not by the user or the environment). */
+  fromProject?: boolean;
 }
 
 export interface SqliteSpec extends Base {
@@ -31,7 +37,8 @@ export interface PostgresSpec extends Base {
   port?: number;
   database?: string;
   user?: string;
-  password?: string;
+  /** A function refuses to answer the server's password request (see guardEnvironmentPassword); pg calls it only when asked. */
+  password?: string | (() => Promise<string>);
   ssl?: boolean | "require" | "no-verify" | "disable";
 }
 export interface OracleSpec extends Base {
@@ -145,6 +152,8 @@ export function connectionsFromEnv(ws: WorkspaceLike): ConnectionSpec[] {
 export interface Connections {
   list: ConnectionSpec[];
   defaultName?: string;
+  /** The project's database keys left out until the folder is trusted, as "databases.x" (and how to trust), for error messages. */
+  ignored?: string;
 }
 
 /** Every connection rt knows in this workspace: the configuration's first, then the environment's whose names are free. */
@@ -157,9 +166,16 @@ export function listConnections(ws: WorkspaceLike): Connections {
     throw e;
   }
   const list: ConnectionSpec[] = [];
-  for (const [name, c] of Object.entries(loaded.config.databases ?? {})) list.push(fromConfig(name, c, loaded.databaseOrigins[name] ?? "config", ws));
+  for (const [name, c] of Object.entries(loaded.config.databases ?? {})) {
+    const origin = loaded.databaseOrigins[name] ?? "config";
+    list.push({ ...fromConfig(name, c, origin, ws), ...(origin === loaded.files.project ? { fromProject: true } : {}) });
+  }
   for (const c of connectionsFromEnv(ws)) if (!list.some((l) => l.name === c.name)) list.push(c);
-  return { list, defaultName: loaded.config.default_database };
+  const ignoredDb = loaded.trust.ignored.filter((k) => k.path[0] === "databases" || k.path[0] === "default_database");
+  const ignored = ignoredDb.length
+    ? `the project's .rt/config.json sets ${formatKeyList(ignoredDb)}, ignored until you trust this folder (rt trust ${shellQuotePath(loaded.trust.root)})`
+    : undefined;
+  return { list, defaultName: loaded.config.default_database, ...(ignored ? { ignored } : {}) };
 }
 
 /** A password-free description of where a connection points. */
@@ -187,16 +203,17 @@ function listing(conns: ConnectionSpec[]): string {
 }
 
 const HOW_TO_CONFIGURE =
-  'Configure one in .rt/config.json ({"databases": {"main": {"type": "sqlite", "path": "data/app.db"}}}; types sqlite, postgres, oracle, vertica) or in the environment: SQLITE_DB; DATABASE_URL or PGHOST/PGPORT/PGDATABASE/PGUSER/PGPASSWORD; ORACLE_DSN/ORACLE_USER/ORACLE_PASSWORD; VERTICA_HOST/VERTICA_PORT/VERTICA_DATABASE/VERTICA_USER/VERTICA_PASSWORD';
+  'Configure one in ~/.config/rt/config.json ({"databases": {"main": {"type": "sqlite", "path": "data/app.db"}}}; types sqlite, postgres, oracle, vertica), in the project\'s .rt/config.json (a SQLite file inside the root applies at once; other connections once you trust the folder: rt trust), or in the environment: SQLITE_DB; DATABASE_URL or PGHOST/PGPORT/PGDATABASE/PGUSER/PGPASSWORD; ORACLE_DSN/ORACLE_USER/ORACLE_PASSWORD; VERTICA_HOST/VERTICA_PORT/VERTICA_DATABASE/VERTICA_USER/VERTICA_PASSWORD';
 
 /** The connection a call asked for (or the only / default one), or a ToolError listing what is configured. */
 export function resolveConnection(ws: WorkspaceLike, name?: string): ConnectionSpec {
-  const { list, defaultName } = listConnections(ws);
-  if (list.length === 0) throw new ToolError(`no database connection is configured. ${HOW_TO_CONFIGURE}`);
+  const { list, defaultName, ignored } = listConnections(ws);
+  const why = ignored ? ` (${ignored})` : "";
+  if (list.length === 0) throw new ToolError(`no database connection is configured${why}. ${HOW_TO_CONFIGURE}`);
   let chosen: ConnectionSpec | undefined;
   if (name !== undefined) {
     chosen = list.find((c) => c.name === name);
-    if (!chosen) throw new ToolError(`unknown connection "${name}"; configured connections: ${listing(list)}`, { connections: list.map((c) => c.name) });
+    if (!chosen) throw new ToolError(`unknown connection "${name}"${why}; configured connections: ${listing(list)}`, { connections: list.map((c) => c.name) });
   } else if (defaultName !== undefined) {
     chosen = list.find((c) => c.name === defaultName);
     if (!chosen) throw new ToolError(`default_database names "${defaultName}", which is not configured; configured connections: ${listing(list)}`);
@@ -204,11 +221,59 @@ export function resolveConnection(ws: WorkspaceLike, name?: string): ConnectionS
     chosen = list[0];
   } else {
     throw new ToolError(
-      `${list.length} connections are configured; pass connection: NAME (or set default_database in .rt/config.json). Configured connections: ${listing(list)}`,
+      `${list.length} connections are configured; pass connection: NAME (or set default_database in your configuration). Configured connections: ${listing(list)}`,
       { connections: list.map((c) => c.name) },
     );
   }
-  return withPassword(chosen, ws);
+  return guardEnvironmentPassword(withPassword(chosen, ws));
+}
+
+/** host:port as libpq and pg default them: the connection's own, else its URL's, else PGHOST/PGPORT, else localhost:5432. */
+function pgTarget(c: PostgresSpec, env: NodeJS.ProcessEnv): string {
+  let urlHost: string | undefined;
+  let urlPort: string | undefined;
+  if (c.connectionString) {
+    try {
+      const u = new URL(c.connectionString);
+      urlHost = decodeURIComponent(u.hostname) || u.searchParams.get("host") || undefined;
+      urlPort = u.port || undefined;
+    } catch {
+      urlHost = "(unparsed URL)";
+    }
+  }
+  const host = (c.host ?? urlHost ?? env.PGHOST ?? "localhost").toLowerCase();
+  const port = String(c.port ?? urlPort ?? env.PGPORT ?? 5432);
+  return `${host}:${port}`;
+}
+
+/** The server PGHOST/PGPORT name (what PGPASSWORD is for). */
+function pgEnvironmentTarget(env: NodeJS.ProcessEnv): string {
+  return `${(env.PGHOST ?? "localhost").toLowerCase()}:${env.PGPORT ?? 5432}`;
+}
+
+/**
+ * PGPASSWORD is for the servers the user named (PGHOST/PGPORT, DATABASE_URL,
+ * the user's own configuration). pg sends it to whatever server a connection
+ * names when the connection has no password of its own, so a project's
+ * connection (even in a trusted folder) to another host would receive it. Such
+ * a connection gets a password function instead, which pg calls only if the
+ * server asks: it refuses, saying how to give the connection a password.
+ */
+function guardEnvironmentPassword(c: ConnectionSpec): ConnectionSpec {
+  if (c.engine !== "postgres" || !c.fromProject || c.password !== undefined) return c;
+  // pg reads process.env, whatever environment the workspace was given.
+  const target = pgTarget(c, process.env);
+  const owner = pgEnvironmentTarget(process.env);
+  if (!process.env.PGPASSWORD || target === owner) return c;
+  const name = c.name;
+  return {
+    ...c,
+    password: async () => {
+      throw new Error(
+        `the server at ${target} asks for a password and the project's connection "${name}" has none; PGPASSWORD is for ${owner} (PGHOST/PGPORT), so rt does not send it to a server a project names. Give "${name}" its own: password_env (or password) in its configuration`,
+      );
+    },
+  };
 }
 
 function withPassword(c: ConnectionSpec, ws: WorkspaceLike): ConnectionSpec {

@@ -7,6 +7,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { tempTree } from "../helpers.ts";
+import { trustFolder } from "../security/trust-harness.ts";
 import { startLlmServer, type LlmServer } from "../llm-server.ts";
 import { ConfigError, loadConfig } from "../../src/config.ts";
 import { ModelChoiceError, ollamaRoot, resolveModel, resolveModelForWorkspace, type ModelFlags } from "../../src/agent/providers/resolve.ts";
@@ -132,6 +133,8 @@ describe("resolve: precedence flag > environment > project config > user config"
   const write = (file: string, data: unknown) => {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     fs.writeFileSync(file, JSON.stringify(data));
+    // Precedence among sources the user chose: the project is trusted (test/security/trust-*.test.ts covers untrusted ones).
+    if (file === projectFile()) trustFolder(root, { HOME: home });
   };
   before(() => {
     home = tempTree({}, "rt-home-");

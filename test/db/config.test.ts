@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { tempTree } from "../helpers.ts";
+import { trustFolder } from "../security/trust-harness.ts";
 import { ConfigError, loadConfig, loadConfigDetailed, mergeConfig } from "../../src/config.ts";
 import { connectionsFromEnv, describeTarget, listConnections, resolveConnection } from "../../src/db/connections.ts";
 import { createWorkspace } from "../../src/workspace/workspace.ts";
@@ -20,6 +21,8 @@ function setup(user?: unknown, project?: unknown, env: Record<string, string> = 
     fs.mkdirSync(path.join(root, ".rt"), { recursive: true });
     fs.writeFileSync(path.join(root, ".rt", "config.json"), typeof project === "string" ? project : JSON.stringify(project));
   }
+  // These tests are about merging and choosing: the project is one the user trusts (test/security/trust-*.test.ts covers untrusted ones).
+  if (project !== undefined && typeof project !== "string") trustFolder(root, { HOME: home });
   return { home, root, ws: { root, env: { HOME: home, ...env } as NodeJS.ProcessEnv } };
 }
 
@@ -130,7 +133,7 @@ test("choosing a connection: by name, the default, the only one; errors list wha
   assert.equal(resolveConnection(only.ws).name, "sqlite");
 
   const none = setup();
-  assert.throws(() => resolveConnection(none.ws), /no database connection is configured\. Configure one in \.rt\/config\.json .* SQLITE_DB; DATABASE_URL or PGHOST/);
+  assert.throws(() => resolveConnection(none.ws), /no database connection is configured\. Configure one in ~\/\.config\/rt\/config\.json .*\.rt\/config\.json .* SQLITE_DB; DATABASE_URL or PGHOST/);
 });
 
 test("a configuration entry wins over the environment's connection of the same name", () => {

@@ -17,6 +17,7 @@ import { runPostgres, transactionPrologue } from "../../src/db/postgres.ts";
 import type { PostgresSpec } from "../../src/db/connections.ts";
 import { ATTEMPTS, sqlFor } from "./corpus.ts";
 import { startPostgres, type PgServer } from "./pgServer.ts";
+import { trustFolder } from "../security/trust-harness.ts";
 import { READER, READER_ROLE_SQL, adminClient, pgChecksum, setupPgFixture } from "./pgFixture.ts";
 
 let server: PgServer;
@@ -44,6 +45,8 @@ before(async () => {
       default_database: "reader",
     }),
   );
+  // A folder the user trusts: its .rt/config.json names the connections (test/security/trust-*.test.ts covers untrusted ones).
+  trustFolder(root, { HOME: root });
   ws = createWorkspace({ root, env: { HOME: root } });
   // A directory everyone (the server too) may write to: a file appearing here means an escape worked.
   out = fs.mkdtempSync(path.join(os.tmpdir(), "rt-pg-out-"));
@@ -221,6 +224,7 @@ test("sql_tables and sql_describe read the catalog as the SELECT-only role", asy
 
 test("connection errors name the server and the reason", async () => {
   const closed = tempTree({ ".rt/config.json": JSON.stringify({ databases: { gone: { type: "postgres", host: "127.0.0.1", port: 1, user: "x", database: "y" } } }) }, "rt-pg-");
+  trustFolder(closed, { HOME: closed });
   const r = await callTool(createWorkspace({ root: closed, env: { HOME: closed } }), "sql_query", { sql: "SELECT 1" });
   assert.equal(r.success, false);
   assert.match(r.error!, /^could not connect to PostgreSQL: connect ECONNREFUSED 127\.0\.0\.1:1/);

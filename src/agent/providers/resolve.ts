@@ -4,7 +4,11 @@
 //
 // Precedence, for each setting: flag > environment > project config
 // (.rt/config.json) > user config (~/.config/rt/config.json) > built-in default.
-// (loadConfig already merges the project's file over the user's.) With nothing
+// (loadConfig already merges the project's file over the user's.) Until the user
+// trusts the folder, the project's file brings no host, key, header or provider
+// of its own (loadConfig leaves those keys out: src/configTrust.ts), so a key
+// from the user's environment goes only to a host the user chose: the default,
+// the environment, the user's configuration, a flag. With nothing
 // configured, the agent talks to a local Ollama at 127.0.0.1:11434, through its
 // native chat API (/api/chat: the only one that takes the context size,
 // num_ctx), with the most recently pulled model. An "openai-compatible"

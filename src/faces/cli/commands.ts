@@ -328,6 +328,21 @@ export const COMMANDS: CommandSpec[] = [
     options: AGENT_OPTIONS,
   },
   {
+    name: "trust",
+    synopsis: "rt trust [DIR] | rt trust --list | rt trust --revoke [DIR]",
+    summary: "trust a folder (default: the workspace root): its .rt/config.json then applies in full (provider hosts and keys, approvals, databases...)",
+    options: {
+      list: { type: "boolean", help: "list the trusted folders" },
+      revoke: { type: "boolean", help: "stop trusting the folder (as rt untrust)" },
+    },
+  },
+  {
+    name: "untrust",
+    synopsis: "rt untrust [DIR]",
+    summary: "stop trusting a folder: the keys of its .rt/config.json that need trust are ignored again",
+    options: {},
+  },
+  {
     name: "sessions",
     synopsis: "rt sessions [--json]",
     summary: "list this project's agent sessions (.rt/sessions/), most recent first",

@@ -164,7 +164,17 @@ export async function main(argv: string[], io: Io, readStdin: () => Promise<stri
     const { runMcp } = await import("../mcp/run.js");
     return runMcp(workspace, parsed.values, io, VERSION);
   }
-  // The agent faces (src/ui/), loaded only when used.
+  if (spec.name === "trust" || spec.name === "untrust") {
+    const { trustCommand } = await import("./trustCommand.js");
+    return trustCommand(spec.name, parsed.positionals, parsed.values, workspace.root, workspace.env, io);
+  }
+  // The agent faces (src/ui/), loaded only when used. On a terminal, a folder whose
+  // .rt/config.json holds settings that need trust is asked about first, before
+  // anything reads that configuration or talks to a server.
+  if (spec.name === "run" || (spec.name === "chat" && parsed.positionals.length === 0)) {
+    const { terminalAvailable, terminalQuestionIo, confirmTrust } = await import("../../ui/trustPrompt.js");
+    if (terminalAvailable() && (await confirmTrust(workspace, terminalQuestionIo())) === "interrupted") return 130;
+  }
   if (spec.name === "run") {
     const { runCommand } = await import("../../ui/run.js");
     return runCommand(workspace, parsed.positionals, parsed.values, io, readStdin);

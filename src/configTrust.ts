@@ -1,0 +1,316 @@
+// Which keys of a project's `.rt/config.json` apply before the user trusts the
+// folder. A repository can commit that file, so everything in it is untrusted
+// input. The table below is an allowlist: a key applies from an untrusted
+// project only when a row says it is harmless (limits, temperature, prices...);
+// a key no row names (a typo, a key of a feature added later) waits for trust.
+// Keys that can send a secret somewhere, weaken approvals or the sandbox, or
+// reach a database have rows too, marked "untrusted", so the table documents
+// them. A feature that adds configuration (custom tools, hooks, MCP servers,
+// agents) adds its row here; until it does, its keys are untrusted anyway.
+import fs from "node:fs";
+import path from "node:path";
+import { TRUST_NOTICE_MAX_KEYS } from "./limits.js";
+
+/** harmless: applies from an untrusted project. untrusted: only once the folder is trusted. descend: decided key by key below. */
+export type Verdict = "harmless" | "untrusted" | "descend";
+
+export interface TrustContext {
+  /** The workspace root (a real path). */
+  root: string;
+  /** The user's own configuration (~/.config/rt/config.json), already validated. */
+  user: Record<string, unknown>;
+  /** The whole project file, for rows that look at a sibling (default_database names an entry of databases). */
+  project: Record<string, unknown>;
+}
+
+export interface KeyRule {
+  /** Dotted key path; `*` stands for any one name (a provider, a database). */
+  key: string;
+  verdict: Verdict | ((value: unknown, ctx: TrustContext, keyPath: string[]) => Verdict);
+  /** Why, in a few words (the README's table says the same). */
+  why: string;
+}
+
+/** Providers rt knows by name (src/agent/providers/resolve.ts BUILTIN_PROVIDERS; a test keeps both lists equal). */
+export const BUILTIN_PROVIDER_NAMES: readonly string[] = ["ollama", "openai", "anthropic", "openai-compatible", "openrouter", "lmstudio", "vllm", "llamacpp"];
+/** The provider a bare model name belongs to (resolve.ts: DEFAULT_PROVIDER). */
+const DEFAULT_PROVIDER = "ollama";
+/** Connections the environment describes are named after their engine (src/db/connections.ts connectionsFromEnv). */
+export const ENVIRONMENT_CONNECTION_NAMES: readonly string[] = ["sqlite", "postgres", "oracle", "vertica"];
+
+export const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+function userProviders(ctx: TrustContext): Record<string, unknown> {
+  return isPlainObject(ctx.user.providers) ? ctx.user.providers : {};
+}
+
+/** A provider the user can reach without the project: built in, or described in the user's configuration. */
+function userKnowsProvider(name: string, ctx: TrustContext): boolean {
+  return BUILTIN_PROVIDER_NAMES.includes(name) || Object.prototype.hasOwnProperty.call(userProviders(ctx), name);
+}
+
+/** The provider a "provider/model" (or bare model, or bare provider) names, as resolve.ts splits it. */
+function providerOfSpec(spec: string, ctx: TrustContext): string {
+  const slash = spec.indexOf("/");
+  if (slash < 0) return userKnowsProvider(spec, ctx) ? spec : DEFAULT_PROVIDER;
+  return spec.slice(0, slash);
+}
+
+/** The project's `model` is harmless when it picks a model of the provider the user's own configuration uses: same host, same key. */
+function modelVerdict(value: unknown, ctx: TrustContext): Verdict {
+  if (typeof value !== "string" || value === "") return "untrusted";
+  const mine = typeof ctx.user.model === "string" && ctx.user.model !== "" ? providerOfSpec(ctx.user.model, ctx) : DEFAULT_PROVIDER;
+  const theirs = providerOfSpec(value, ctx);
+  return theirs === mine && userKnowsProvider(theirs, ctx) ? "harmless" : "untrusted";
+}
+
+/** `path` (relative to root) lies inside the root, symlinks of its existing part resolved. */
+export function insideRoot(root: string, rel: string): boolean {
+  if (rel.includes("\0") || path.isAbsolute(rel) || rel.startsWith("~")) return false;
+  const within = (p: string) => p === root || p.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
+  const lexical = path.resolve(root, rel);
+  if (!within(lexical)) return false;
+  // The nearest existing ancestor, real: a symlinked directory in the repository must not lead out.
+  let probe = lexical;
+  const rest: string[] = [];
+  for (;;) {
+    try {
+      fs.lstatSync(probe);
+      break;
+    } catch {
+      rest.unshift(path.basename(probe));
+      const parent = path.dirname(probe);
+      if (parent === probe) return false;
+      probe = parent;
+    }
+  }
+  let real: string;
+  try {
+    real = fs.realpathSync(probe);
+  } catch {
+    return false; // a dangling symlink
+  }
+  return within(path.join(real, ...rest));
+}
+
+/**
+ * A project database applies untrusted only when it is a SQLite file inside the
+ * root (rt's file tools can read it anyway) under a name neither the user's
+ * configuration nor the environment uses (it must not replace their connection).
+ */
+function databaseVerdict(value: unknown, ctx: TrustContext, keyPath: string[]): Verdict {
+  const name = keyPath[1];
+  if (!isPlainObject(value) || value.type !== "sqlite" || typeof value.path !== "string" || value.path === "") return "untrusted";
+  if (ENVIRONMENT_CONNECTION_NAMES.includes(name)) return "untrusted";
+  if (isPlainObject(ctx.user.databases) && Object.prototype.hasOwnProperty.call(ctx.user.databases, name)) return "untrusted";
+  return insideRoot(ctx.root, value.path) ? "harmless" : "untrusted";
+}
+
+/** default_database applies untrusted when the user set none and it names one of the project's harmless SQLite files. */
+function defaultDatabaseVerdict(value: unknown, ctx: TrustContext): Verdict {
+  if (typeof value !== "string" || ctx.user.default_database !== undefined) return "untrusted";
+  const dbs = ctx.project.databases;
+  if (!isPlainObject(dbs) || !Object.prototype.hasOwnProperty.call(dbs, value)) return "untrusted";
+  return databaseVerdict(dbs[value], ctx, ["databases", value]);
+}
+
+const PROVIDER_HARMLESS = ["context_windows", "thinking_budget_tokens", "think", "max_retries", "first_part_timeout_ms", "idle_timeout_ms"];
+const AGENT_HARMLESS = ["max_turns", "tool_output_max_chars", "compact_threshold", "context_window", "temperature", "max_output_tokens", "prices"];
+
+/** The table. Order does not matter: a key path matches the row of the same length whose segments match. */
+export const PROJECT_KEY_RULES: readonly KeyRule[] = [
+  { key: "model", verdict: modelVerdict, why: "a model of the provider your own configuration uses applies; another provider would send your prompts and files to another host" },
+  { key: "providers", verdict: "descend", why: "decided per provider" },
+  {
+    key: "providers.*",
+    verdict: (_v, ctx, p) => (userKnowsProvider(p[1], ctx) ? "descend" : "untrusted"),
+    why: "a provider only the project defines implies a host of the project's choosing",
+  },
+  { key: "providers.*.base_url", verdict: "untrusted", why: "where prompts, files and the API key are sent" },
+  { key: "providers.*.api_key", verdict: "untrusted", why: "a key of the project's choosing: its owner could read your prompts in their account" },
+  { key: "providers.*.api_key_env", verdict: "untrusted", why: "would read any environment variable (GITHUB_TOKEN...) and send it as a key" },
+  { key: "providers.*.headers", verdict: "untrusted", why: "sent with every request: can carry credentials or reroute through a proxy" },
+  { key: "providers.*.type", verdict: "untrusted", why: "changes the protocol, and with it which key goes where" },
+  ...PROVIDER_HARMLESS.map((k): KeyRule => ({ key: `providers.*.${k}`, verdict: "harmless", why: "a limit or tuning of a provider you configured" })),
+  { key: "agent", verdict: "descend", why: "decided per setting" },
+  ...AGENT_HARMLESS.map((k): KeyRule => ({ key: `agent.${k}`, verdict: "harmless", why: "a limit, tuning or price" })),
+  {
+    key: "agent.approval",
+    verdict: (v) => (v === "ask" || v === "never" ? "harmless" : "untrusted"),
+    why: "only modes that ask at least as often as the default (ask, never) apply; auto-edit and auto approve without asking, plan runs text-mode commands unasked",
+  },
+  {
+    key: "agent.protocol",
+    verdict: (v) => (v === "tools" || v === "auto" ? "harmless" : "untrusted"),
+    why: "text mode runs the model's shell blocks with rt's shim on PATH (in plan mode without asking)",
+  },
+  { key: "databases", verdict: "descend", why: "decided per connection" },
+  {
+    key: "databases.*",
+    verdict: databaseVerdict,
+    why: "a connection sends credentials to its host and can read files outside the root; only a SQLite file inside the root, under a name you and the environment do not use, applies",
+  },
+  { key: "default_database", verdict: defaultDatabaseVerdict, why: "chooses where unnamed queries go; applies only when you set none and it names one of the project's harmless SQLite files" },
+  // Reserved for features that run programs or carry their own prompts and models: never from an untrusted project.
+  { key: "mcp_servers", verdict: "untrusted", why: "MCP servers run programs" },
+  { key: "hooks", verdict: "untrusted", why: "hooks run programs" },
+  { key: "tools", verdict: "untrusted", why: "custom tools run programs" },
+  { key: "agents", verdict: "untrusted", why: "agents carry their own prompts, tools and models" },
+];
+
+function matches(pattern: string[], keyPath: string[]): boolean {
+  return pattern.length === keyPath.length && pattern.every((seg, i) => seg === "*" || seg === keyPath[i]);
+}
+
+const SPLIT_RULES = PROJECT_KEY_RULES.map((r) => ({ rule: r, pattern: r.key.split(".") }));
+
+/** The row for a key path, if any (a named row wins over a `*` row). */
+export function ruleFor(keyPath: string[]): KeyRule | undefined {
+  const candidates = SPLIT_RULES.filter((r) => matches(r.pattern, keyPath));
+  candidates.sort((a, b) => a.pattern.filter((s) => s === "*").length - b.pattern.filter((s) => s === "*").length);
+  return candidates[0]?.rule;
+}
+
+/** The verdict for one key of the project file. No row: untrusted (the table is an allowlist). */
+export function verdictFor(keyPath: string[], value: unknown, ctx: TrustContext): Verdict {
+  const rule = ruleFor(keyPath);
+  if (!rule) return "untrusted";
+  return typeof rule.verdict === "function" ? rule.verdict(value, ctx, keyPath) : rule.verdict;
+}
+
+export interface UntrustedKey {
+  path: string[];
+  value: unknown;
+}
+
+export interface Classification {
+  /** The part of the project file that applies before trust. */
+  harmless: Record<string, unknown>;
+  /** What waits for trust, in file order. */
+  untrusted: UntrustedKey[];
+}
+
+/** Sets a key without ever touching a prototype (a JSON key may be "__proto__"). */
+function define(obj: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** Splits a project file into what applies before trust and what waits for it. */
+export function classifyProjectConfig(project: Record<string, unknown>, ctx: Omit<TrustContext, "project">): Classification {
+  const full: TrustContext = { ...ctx, project };
+  const untrusted: UntrustedKey[] = [];
+  const walk = (obj: Record<string, unknown>, at: string[]): Record<string, unknown> => {
+    const kept: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(obj)) {
+      const keyPath = [...at, k];
+      const verdict = k === "__proto__" ? "untrusted" : verdictFor(keyPath, v, full);
+      if (verdict === "harmless") define(kept, k, v);
+      else if (verdict === "descend" && isPlainObject(v)) {
+        const sub = walk(v, keyPath);
+        if (Object.keys(sub).length) define(kept, k, sub);
+      } else untrusted.push({ path: keyPath, value: v });
+    }
+    return kept;
+  };
+  return { harmless: walk(project, []), untrusted };
+}
+
+/** JSON with object keys sorted, so the same settings always give the same digest. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (isPlainObject(value)) {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(value[k])}`)
+      .join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+/** JSON.stringify leaves DEL, C1 controls and bidirectional overrides as they are; a terminal must not act on them. */
+function escapeInvisible(text: string): string {
+  return text.replace(/[\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
+/** One key path for a person: `providers.anthropic.base_url`; an odd name is quoted (`providers["a.b"].x`) and long ones cut. */
+export function formatKeyPath(keyPath: string[]): string {
+  return keyPath
+    .map((seg, i) => {
+      const s = seg.length > 64 ? `${seg.slice(0, 61)}...` : seg;
+      if (/^[A-Za-z0-9_-]+$/.test(s)) return i === 0 ? s : `.${s}`;
+      return `[${escapeInvisible(JSON.stringify(s))}]`;
+    })
+    .join("");
+}
+
+/** Key paths for one line: at most TRUST_NOTICE_MAX_KEYS, then "and N more". */
+export function formatKeyList(keys: UntrustedKey[]): string {
+  const shown = keys.slice(0, TRUST_NOTICE_MAX_KEYS).map((k) => formatKeyPath(k.path));
+  const more = keys.length - shown.length;
+  return more > 0 ? `${shown.join(", ")} and ${more} more` : shown.join(", ");
+}
+
+const SECRET_NAME = /pass|secret|token|api_?key|auth|headers/i;
+
+/** A value for a person deciding whether to trust it: JSON, secrets hidden, control characters escaped, at most `max` characters. */
+export function describeValue(keyPath: string[], value: unknown, max = 100): string {
+  // A *_env key names a variable (worth seeing: GITHUB_TOKEN); its value is not the secret.
+  const secret = (k: string) => SECRET_NAME.test(k) && !/_env$/i.test(k);
+  const hide = (k: string, v: unknown): unknown => {
+    if (secret(k) && v !== undefined && v !== null && v !== "") return "(hidden)";
+    if (typeof v === "string") return v.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):[^@/]*@/i, "$1:***@");
+    return v;
+  };
+  const last = keyPath[keyPath.length - 1] ?? "";
+  const text = secret(last) ? '"(hidden)"' : escapeInvisible(JSON.stringify(value, hide) ?? "null");
+  return text.length > max ? `${text.slice(0, max - 3)}...` : text;
+}
+
+/** "  key = value" lines for the keys that wait for trust (at most TRUST_NOTICE_MAX_KEYS, then how many more). */
+export function settingLines(keys: UntrustedKey[]): string {
+  const shown = keys.slice(0, TRUST_NOTICE_MAX_KEYS).map((k) => `  ${formatKeyPath(k.path)} = ${describeValue(k.path, k.value)}\n`);
+  const more = keys.length - shown.length;
+  return shown.join("") + (more > 0 ? `  ... and ${more} more\n` : "");
+}
+
+/** Quotes a path for the shell when it needs it (the command printed must work when pasted). */
+export function shellQuotePath(p: string): string {
+  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(p)) return p;
+  // A name with control characters is shown escaped: printing it raw would let a directory name drive the terminal.
+  const visible = escapeInvisible(p.replace(/[\u0000-\u001f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`));
+  return `'${visible.replace(/'/g, `'\\''`)}'`;
+}
+
+export type TrustState = "trusted" | "untrusted" | "changed";
+
+/** The one stderr line saying what was ignored and how to trust. */
+export function ignoredNotice(report: { root: string; state: TrustState; ignored: UntrustedKey[]; storeProblem?: string }): string {
+  const keys = formatKeyList(report.ignored);
+  const cmd = `rt trust ${shellQuotePath(report.root)}`;
+  const problem = report.storeProblem ? ` (${report.storeProblem})` : "";
+  if (report.state === "changed") {
+    return `rt: ignoring .rt/config.json keys ${keys}: the file changed since you trusted this folder; review it, then: ${cmd}${problem}\n`;
+  }
+  return `rt: ignoring .rt/config.json keys ${keys} until you trust this folder: ${cmd}${problem}\n`;
+}
+
+type NoticeSink = (line: string) => void;
+const defaultSink: NoticeSink = (line) => {
+  process.stderr.write(line);
+};
+let sink: NoticeSink = defaultSink;
+const noticed = new Set<string>();
+
+/** Where the ignored-keys line goes (standard error by default; never standard output, which may carry a protocol). */
+export function setTrustNoticeSink(fn: NoticeSink | undefined): void {
+  sink = fn ?? defaultSink;
+}
+
+/** Says once per process (per folder and file content) which project keys were ignored. */
+export function noticeIgnoredKeys(report: { root: string; state: TrustState; ignored: UntrustedKey[]; digest: string; storeProblem?: string }): void {
+  if (report.ignored.length === 0) return;
+  const id = `${report.root}\0${report.state}\0${report.digest}`;
+  if (noticed.has(id)) return;
+  noticed.add(id);
+  sink(ignoredNotice(report));
+}

@@ -1,0 +1,139 @@
+// `rt trust [DIR]`, `rt trust --list`, `rt untrust [DIR]` (also `rt trust --revoke [DIR]`):
+// the folders whose `.rt/config.json` applies in full (see src/trustStore.ts).
+// DIR defaults to the workspace root rt would use here (--root, RT_ROOT, the
+// enclosing git repository, the current directory). Trust is recorded for the
+// folder's real path only, not for the folders below it.
+import fs from "node:fs";
+import path from "node:path";
+import { ConfigError, inspectProject, type ProjectInspection } from "../../config.js";
+import { settingLines, shellQuotePath } from "../../configTrust.js";
+import { readTrustStore, recordTrust, revokeTrust, trustStorePath, TrustStoreError } from "../../trustStore.js";
+import { findGitTop } from "../../workspace/workspace.js";
+
+export interface Io {
+  stdout: (s: string) => void;
+  stderr: (s: string) => void;
+}
+
+/** DIR as a real directory, or an error message. */
+function folderOf(dir: string): { root: string } | { error: string } {
+  const abs = path.resolve(dir);
+  let real: string;
+  try {
+    real = fs.realpathSync(abs);
+  } catch {
+    return { error: `${abs}: no such directory` };
+  }
+  if (!fs.statSync(real).isDirectory()) return { error: `${abs}: not a directory` };
+  return { root: real };
+}
+
+function inspect(root: string, env: NodeJS.ProcessEnv): ProjectInspection {
+  return inspectProject({ root, env });
+}
+
+function list(env: NodeJS.ProcessEnv, io: Io): number {
+  const folders = readTrustStore(env);
+  const names = Object.keys(folders).sort();
+  if (names.length === 0) {
+    io.stdout(`No folder is trusted (${trustStorePath(env)}).\n`);
+    return 0;
+  }
+  for (const folder of names) {
+    let status: string;
+    try {
+      if (!fs.existsSync(folder)) throw new Error("gone");
+      const { trust } = inspect(folder, env);
+      status =
+        trust.state === "trusted"
+          ? ".rt/config.json as trusted"
+          : `.rt/config.json changed since: its settings wait until rt trust ${shellQuotePath(folder)}`;
+    } catch (e) {
+      status = fs.existsSync(folder) ? `cannot read its configuration (${(e as Error).message})` : "no longer exists (rt untrust removes it)";
+    }
+    io.stdout(`${shellQuotePath(folder)}  trusted ${folders[folder].trusted_at}  ${status}\n`);
+  }
+  return 0;
+}
+
+function trust(root: string, env: NodeJS.ProcessEnv, io: Io, dirGiven: boolean): number {
+  let inspection: ProjectInspection;
+  try {
+    inspection = inspect(root, env);
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      io.stderr(`rt trust: not trusted: ${e.message}\n`);
+      return 1;
+    }
+    throw e;
+  }
+  const { trust: t } = inspection;
+  recordTrust(root, t.digest, env);
+  const q = shellQuotePath(root);
+  io.stdout(`Trusted ${q} (recorded in ${trustStorePath(env)}; rt untrust ${q} revokes it).\n`);
+  if (t.untrustedKeys.length) {
+    io.stdout(`Its .rt/config.json now applies in full, including:\n${settingLines(t.untrustedKeys)}`);
+  } else {
+    io.stdout("Its .rt/config.json holds nothing that needed trust.\n");
+  }
+  io.stdout("When that file changes, its settings wait again until you trust the folder again. Folders below it are not covered.\n");
+  const top = findGitTop(root);
+  if (dirGiven && top && top !== root) {
+    io.stdout(`Note: started inside the repository ${shellQuotePath(top)}, rt uses its root as the workspace; to trust that: rt trust ${shellQuotePath(top)}\n`);
+  }
+  return 0;
+}
+
+function untrust(root: string, env: NodeJS.ProcessEnv, io: Io): number {
+  const q = shellQuotePath(root);
+  if (!revokeTrust(root, env)) {
+    io.stderr(`rt untrust: ${q} is not trusted; nothing changed (rt trust --list shows the trusted folders)\n`);
+    return 1;
+  }
+  io.stdout(`No longer trusted: ${q}. Its .rt/config.json keys that need trust are ignored again.\n`);
+  return 0;
+}
+
+/** `rt trust` and `rt untrust`. `workspaceRoot`: the root rt chose here (used when no DIR is given). */
+export function trustCommand(
+  command: "trust" | "untrust",
+  positionals: string[],
+  flags: Record<string, string | boolean | number | undefined>,
+  workspaceRoot: string,
+  env: NodeJS.ProcessEnv,
+  io: Io,
+): number {
+  const name = command === "untrust" ? "untrust" : flags.revoke === true ? "trust --revoke" : "trust";
+  const usage = command === "untrust" ? "rt untrust [DIR]" : "rt trust [DIR] | rt trust --list | rt trust --revoke [DIR]";
+  if (positionals.length > 1) {
+    io.stderr(`rt ${name}: unexpected argument "${positionals[1]}"\nUsage: ${usage}\n`);
+    return 2;
+  }
+  if (flags.list === true && (positionals.length || flags.revoke === true)) {
+    io.stderr(`rt ${name}: --list takes no folder and no --revoke\nUsage: ${usage}\n`);
+    return 2;
+  }
+  try {
+    if (flags.list === true) return list(env, io);
+    let root = workspaceRoot;
+    if (positionals.length) {
+      const f = folderOf(positionals[0]);
+      if ("error" in f) {
+        // A folder that is gone can still be revoked by the path it was trusted under.
+        const gone = path.resolve(positionals[0]);
+        if ((command === "untrust" || flags.revoke === true) && Object.prototype.hasOwnProperty.call(readTrustStore(env), gone)) return untrust(gone, env, io);
+        io.stderr(`rt ${name}: ${f.error}\nUsage: ${usage}\n`);
+        return 2;
+      }
+      root = f.root;
+    }
+    if (command === "untrust" || flags.revoke === true) return untrust(root, env, io);
+    return trust(root, env, io, positionals.length > 0);
+  } catch (e) {
+    if (e instanceof TrustStoreError) {
+      io.stderr(`rt ${name}: ${e.message}; nothing changed\n`);
+      return 1;
+    }
+    throw e;
+  }
+}

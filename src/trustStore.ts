@@ -1,0 +1,144 @@
+// The folders the user trusts: `trusted.json` in the user's configuration
+// directory ($XDG_CONFIG_HOME/rt, else ~/.config/rt), never in a workspace.
+//
+//   { "version": 1,
+//     "folders": { "/real/path/of/the/root": { "trusted_at": "2025-06-01T12:00:00.000Z",
+//                                              "config_sha256": "<hex>" } } }
+//
+// A record names one folder by its real path: trust is of that workspace root,
+// not of the folders below it (a repository cloned later under a trusted
+// directory is not trusted by it). `config_sha256` pins the project's
+// `.rt/config.json` as it was when the user trusted it (the digest of its
+// parsed content with sorted keys): when the file changes, its untrusted keys
+// are ignored again until the user trusts the folder again.
+//
+// The file is written whole, atomically (a temporary file created with
+// O_EXCL and mode 0600, fsync, rename), in a directory created with mode 0700.
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { z } from "zod";
+import { CONFIG_FILE_MAX_BYTES } from "./limits.js";
+
+export interface TrustRecord {
+  trusted_at: string;
+  config_sha256: string;
+}
+
+const TrustFileSchema = z.object({
+  version: z.literal(1),
+  folders: z.record(
+    z.string().refine((p) => path.isAbsolute(p), "folders are named by absolute paths"),
+    z.object({ trusted_at: z.string(), config_sha256: z.string().regex(/^[0-9a-f]{64}$/) }).loose(),
+  ),
+});
+
+/** rt's directory in the user's configuration: $XDG_CONFIG_HOME/rt, else ~/.config/rt. */
+export function userConfigDir(env: NodeJS.ProcessEnv = process.env): string {
+  const home = env.HOME || os.homedir();
+  const base = env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : path.join(home, ".config");
+  return path.join(base, "rt");
+}
+
+export function trustStorePath(env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(userConfigDir(env), "trusted.json");
+}
+
+/** trusted.json cannot be read or does not hold what rt writes there. */
+export class TrustStoreError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "TrustStoreError";
+  }
+}
+
+/** Every trusted folder (empty when the file does not exist). Throws TrustStoreError naming the file. */
+export function readTrustStore(env: NodeJS.ProcessEnv = process.env): Record<string, TrustRecord> {
+  const file = trustStorePath(env);
+  let text: string;
+  try {
+    const st = fs.statSync(file);
+    if (!st.isFile()) throw new TrustStoreError(`${file}: not a regular file`);
+    if (st.size > CONFIG_FILE_MAX_BYTES) throw new TrustStoreError(`${file}: larger than ${CONFIG_FILE_MAX_BYTES} bytes`);
+    text = fs.readFileSync(file, "utf8");
+  } catch (e) {
+    if (e instanceof TrustStoreError) throw e;
+    const err = e as NodeJS.ErrnoException;
+    if (err.code === "ENOENT") return {};
+    throw new TrustStoreError(`${file}: cannot be read (${err.code ?? err.message})`);
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    throw new TrustStoreError(`${file}: not valid JSON (${(e as Error).message}); fix or remove it (rt trust rewrites it)`);
+  }
+  const parsed = TrustFileSchema.safeParse(data);
+  if (!parsed.success) {
+    const what = parsed.error.issues.map((i) => `${i.path.join(".") || "(top level)"}: ${i.message}`).join("; ");
+    throw new TrustStoreError(`${file}: ${what}`);
+  }
+  const out: Record<string, TrustRecord> = Object.create(null);
+  for (const [folder, rec] of Object.entries(parsed.data.folders)) out[folder] = { trusted_at: rec.trusted_at, config_sha256: rec.config_sha256 };
+  return out;
+}
+
+/** The record for one folder (a real path), if trusted. */
+export function trustRecordFor(root: string, env: NodeJS.ProcessEnv = process.env): TrustRecord | undefined {
+  const folders = readTrustStore(env);
+  return Object.prototype.hasOwnProperty.call(folders, root) ? folders[root] : undefined;
+}
+
+function writeTrustStore(folders: Record<string, TrustRecord>, env: NodeJS.ProcessEnv): void {
+  const file = trustStorePath(env);
+  const dir = path.dirname(file);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const sorted: Record<string, TrustRecord> = {};
+  for (const k of Object.keys(folders).sort()) sorted[k] = folders[k];
+  const text = `${JSON.stringify({ version: 1, folders: sorted }, null, 2)}\n`;
+  const tmp = path.join(dir, `.trusted.json.${process.pid}.${crypto.randomBytes(6).toString("hex")}.tmp`);
+  const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
+  const fd = fs.openSync(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
+  try {
+    try {
+      fs.fchmodSync(fd, 0o600); // the umask only removes bits; say exactly what the file is
+      fs.writeSync(fd, text);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(tmp, file);
+  } catch (e) {
+    fs.rmSync(tmp, { force: true });
+    throw e;
+  }
+  try {
+    const dfd = fs.openSync(dir, fs.constants.O_RDONLY);
+    try {
+      fs.fsyncSync(dfd);
+    } finally {
+      fs.closeSync(dfd);
+    }
+  } catch {
+    // Some filesystems cannot fsync a directory; the rename is done either way.
+  }
+}
+
+/** Records trust of `root` (a real path) with the digest of its configuration now. Throws TrustStoreError when trusted.json is unreadable (it is then left as it is). */
+export function recordTrust(root: string, configSha256: string, env: NodeJS.ProcessEnv = process.env, now = new Date()): TrustRecord {
+  const folders = readTrustStore(env);
+  const record = { trusted_at: now.toISOString(), config_sha256: configSha256 };
+  folders[root] = record;
+  writeTrustStore(folders, env);
+  return record;
+}
+
+/** Removes `root`'s record. False when it was not trusted (nothing is written then). */
+export function revokeTrust(root: string, env: NodeJS.ProcessEnv = process.env): boolean {
+  const folders = readTrustStore(env);
+  if (!Object.prototype.hasOwnProperty.call(folders, root)) return false;
+  delete folders[root];
+  writeTrustStore(folders, env);
+  return true;
+}
