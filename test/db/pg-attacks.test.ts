@@ -31,6 +31,7 @@ import { FUNCTION_REASONS } from "../../src/db/sqlText.ts";
 import { fill, generatePgAttacks, OPERATOR_CHARS, type PgAttack } from "./pgAttacks.ts";
 import { startPostgres, type PgServer } from "./pgServer.ts";
 import { READER, adminClient, pgChecksum, setupPgFixture } from "./pgFixture.ts";
+import { trustFolder } from "../security/trust-harness.ts";
 
 let server: PgServer;
 let ws: Workspace;
@@ -66,6 +67,7 @@ before(async () => {
   const base = { type: "postgres", host: server.host, port: server.port, database: "app" };
   fs.mkdirSync(path.join(root, ".rt"));
   fs.writeFileSync(path.join(root, ".rt", "config.json"), JSON.stringify({ databases: { reader: { ...base, user: READER }, admin: { ...base, user: server.admin } } }));
+  trustFolder(root, { HOME: root }); // connections to a server apply only in a trusted folder
   ws = createWorkspace({ root, env: { HOME: root } });
   out = fs.mkdtempSync(path.join(os.tmpdir(), "rt-pg-attacks-out-"));
   fs.chmodSync(out, 0o777);
