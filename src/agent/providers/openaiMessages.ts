@@ -115,6 +115,8 @@ export interface OpenAIChunk {
     prompt_tokens_details?: { cached_tokens?: number } | null;
     completion_tokens_details?: { reasoning_tokens?: number } | null;
   } | null;
+  /** Groq's own usage report. */
+  x_groq?: { usage?: OpenAIChunk["usage"] } | null;
   /** An error reported inside the stream (OpenRouter: `{code, message}`; others `{message, type}`). */
   error?: unknown;
 }
@@ -230,7 +232,9 @@ export class OpenAIChunkAssembler {
       // OpenRouter ends a failed stream with finish_reason "error" next to its error object.
       if (choice?.finish_reason && choice.finish_reason !== "error") this.finish = choice.finish_reason;
     }
-    if (chunk.usage) parts.push({ type: "usage", usage: usageFrom(chunk.usage) });
+    // Groq reports usage in x_groq.usage (and, asked for it, at the top level too).
+    const usage = chunk.usage ?? chunk.x_groq?.usage;
+    if (usage) parts.push({ type: "usage", usage: usageFrom(usage) });
     if (chunk.error !== undefined && chunk.error !== null) this.error = chunk.error;
     return parts;
   }
