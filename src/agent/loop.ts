@@ -337,7 +337,8 @@ export class Agent {
         role: "assistant",
         content,
         ...(answer.reasoning ? { reasoning: answer.reasoning } : {}),
-        ...(answer.signature ? { reasoningSignature: answer.signature } : {}),
+        // The signature travels with the blocks it signs (native.anthropic); kept apart only without them.
+        ...(answer.signature && !answer.native?.anthropic ? { reasoningSignature: answer.signature } : {}),
         ...(answer.toolCalls.length ? { toolCalls: answer.toolCalls } : {}),
         finish,
         ...(answer.finishRaw && answer.finishRaw !== finish ? { finishRaw: answer.finishRaw } : {}),
@@ -367,7 +368,9 @@ export class Agent {
               raw: isInvalid(c.args) ? c.args.raw : JSON.stringify(c.args),
             };
           }
-          yield this.emit({ type: "notice", message: `the answer was cut off at the output limit (${answer.finishRaw ?? "length"}); ${cutCalls.length} cut tool call${cutCalls.length === 1 ? "" : "s"} not run, the model is told to make ${cutCalls.length === 1 ? "it" : "them"} again` });
+          if (cutCalls.length) {
+            yield this.emit({ type: "notice", message: `the answer was cut off at the output limit (${answer.finishRaw ?? "length"}); ${cutCalls.length} cut tool call${cutCalls.length === 1 ? "" : "s"} not run, the model is told to make ${cutCalls.length === 1 ? "it" : "them"} again` });
+          }
         }
       } else if (protocol === "text") {
         calls = parseActions(answer.text).map((a) => this.pendingAction(a));
@@ -736,11 +739,13 @@ export class Agent {
   private async *summarize(messages: ChatMessage[], signal: AbortSignal | undefined, turn?: Turn): AsyncGenerator<AgentEvent, string | undefined> {
     let text = "";
     let usage: Usage | undefined;
+    let finish: FinishReason | undefined;
     try {
       const contextWindow = await this.window();
       for await (const part of this.provider.stream({ model: this.model, messages, contextWindow, ...(signal ? { signal } : {}) })) {
         if (part.type === "text") text += part.delta;
         else if (part.type === "usage") usage = part.usage;
+        else if (part.type === "finish") finish = part.reason;
       }
     } catch (e) {
       this.count(turn ?? new Turn(), fromUsage(usage));
@@ -748,11 +753,13 @@ export class Agent {
       return undefined;
     }
     this.count(turn ?? new Turn(), fromUsage(usage));
-    if (text.trim() === "") {
-      yield this.emit({ type: "notice", message: "compaction: the model returned an empty summary; older messages were kept" });
+    if (text.trim() === "" || finish === "refusal" || finish === "content_filter") {
+      const why = text.trim() === "" ? "returned an empty summary" : `did not write the summary (${finish})`;
+      yield this.emit({ type: "notice", message: `compaction: the model ${why}; older messages were kept` });
       return undefined;
     }
-    return text.trim();
+    // A summary cut at the output limit is still most of one; the mark says what is missing.
+    return finish === "length" ? `${text.trim()}\n\n[rt: this summary was cut off at the output limit]` : text.trim();
   }
 
   // ---- events --------------------------------------------------------------------------
