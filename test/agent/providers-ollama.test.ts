@@ -351,6 +351,17 @@ describe("ollama: configuration reaches the request", () => {
     assert.equal(ollama.server.completions[0].body.think, false);
     assert.equal(ollama.server.completions[0].body.options.num_ctx, 40000);
   });
+
+  test("providers.ollama.think as a level (GPT-OSS takes only levels) is sent as that level", async () => {
+    for (const level of ["low", "medium", "high", "max"] as const) {
+      ollama.server.reset();
+      const r = resolveModel({ flags: { model: "ollama/big" }, env: { OLLAMA_HOST: ollama.server.url }, config: { providers: { ollama: { think: level } } }, providerOptions: FAST });
+      ollama.server.script({ text: "ok" });
+      const d = await drain(r.provider.stream({ model: "big", messages: [{ role: "user", content: "hi" }] }));
+      assert.equal(d.error, undefined);
+      assert.equal(ollama.server.completions[0].body.think, level);
+    }
+  });
 });
 
 // ---- rt run, as a user runs it -------------------------------------------------------------
