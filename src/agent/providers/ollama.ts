@@ -96,7 +96,6 @@ async function* lines(body: ReadableStream<Uint8Array>): AsyncGenerator<string> 
 
 /** Ollama's `think`: on, off, or a thinking level. */
 export type OllamaThink = boolean | "low" | "medium" | "high" | "max";
-export const OLLAMA_THINK_LEVELS = ["low", "medium", "high", "max"] as const;
 
 export function createOllamaProvider(opts: OllamaOptions): Provider {
   const root = opts.baseURL.replace(/\/+$/, "").replace(/\/v1$/, "");
