@@ -95,8 +95,8 @@ export const ProviderConfigSchema = z.looseObject({
   context_windows: z.record(z.string(), z.number().int().positive()).optional(),
   /** Anthropic: token budget for extended thinking (absent: thinking off). */
   thinking_budget_tokens: z.number().int().min(1024).optional(),
-  /** Ollama: `think` sent with every request (thinking models); absent: the model's default. */
-  think: z.boolean().optional(),
+  /** Ollama: `think` sent with every request (thinking models): a boolean or a level; absent: the model's default. */
+  think: z.union([z.boolean(), z.enum(["low", "medium", "high", "max"])]).optional(),
   /** Retries of a call that failed before its answer started (network, 429, 5xx). */
   max_retries: z.number().int().min(0).max(10).optional(),
   /** Milliseconds to wait for the first part of an answer, and between two parts. */

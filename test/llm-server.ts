@@ -42,17 +42,24 @@
 //   GET  /api/tags, POST /api/show, GET /api/version   Ollama's native API.
 // Each POST to a completion endpoint takes the next scripted reply (a reply may
 // be a function of the request); none left answers 500 "no scripted reply left".
-// startLlmServer({ requireKey: "k" }) answers 401 to requests without that key.
+// startLlmServer({ requireKey: "k" }) answers 401 to requests without that key: in
+// `x-api-key` for the Anthropic protocol (its reference puts API keys there; a Bearer
+// token is something else), `Authorization: Bearer` for the others.
 //
 // A reply (LlmReply) is rendered in the protocol of the endpoint it answers:
 //   text: "..." | ["chunk", ...]      a string is streamed word by word
 //   reasoning: "..." | [...]          OpenAI: delta.reasoning_content (or the field
-//                                     named by reasoningField); Anthropic: a thinking block;
-//                                     Ollama: message.thinking
+//                                     named by reasoningField); Anthropic: a thinking block
+//                                     ("" or []: a block with only its signature, as models
+//                                     that omit their thinking text send it); Ollama: message.thinking
+//   redactedThinking: ["data", ...]   Anthropic: redacted_thinking blocks (after the thinking block)
 //   toolCalls: [{ id?, name, arguments: object | "raw json text", fragments? }]
 //                                     arguments streamed in `fragments` pieces (default 3)
-//   usage: { input, output, cached?, reasoning? } | false   (default: estimated from sizes)
-//   finish: "stop" | "length" | ... (default: "tool_calls" when toolCalls, else "stop")
+//   usage: { input, output, cached?, reasoning? } | false   (default: estimated from sizes;
+//                                     Anthropic reports reasoning as output_tokens_details.thinking_tokens)
+//   finish: "stop" | "length" | ... (default: "tool_calls" when toolCalls, else "stop";
+//                                     Anthropic's words: "end_turn", "max_tokens", "refusal"...)
+//   stopDetails: "..."                Anthropic: stop_details.explanation (a refusal's reason)
 //   chunkDelayMs                      pause between streamed events
 // Failures:
 //   status: 429 | 500 | 400 ..., message?, headers? (e.g. { "retry-after": "1" }), body?
@@ -94,6 +101,10 @@ export interface LlmReply {
   reasoningField?: "reasoning_content" | "reasoning";
   /** Anthropic protocol: signature sent at the end of the thinking block (default "sig-test"). */
   signature?: string;
+  /** Anthropic protocol: redacted_thinking blocks, each with this opaque data. */
+  redactedThinking?: string[];
+  /** Anthropic protocol: stop_details.explanation in message_delta. */
+  stopDetails?: string;
   toolCalls?: ScriptedToolCall[];
   usage?: ScriptedUsage | false;
   finish?: string;
@@ -350,10 +361,16 @@ async function answerAnthropic(req: RecordedRequest, res: http.ServerResponse, r
   );
   let index = 0;
   const reasoning = pieces(r.reasoning);
-  if (reasoning.length) {
+  if (r.reasoning !== undefined) {
+    // An empty reasoning is a block with no thinking text, only its signature.
     await w.send(ev("content_block_start", { index, content_block: { type: "thinking", thinking: "", signature: "" } }));
     for (const p of reasoning) await w.send(ev("content_block_delta", { index, delta: { type: "thinking_delta", thinking: p } }));
     await w.send(ev("content_block_delta", { index, delta: { type: "signature_delta", signature: r.signature ?? "sig-test" } }));
+    await w.send(ev("content_block_stop", { index }));
+    index++;
+  }
+  for (const data of r.redactedThinking ?? []) {
+    await w.send(ev("content_block_start", { index, content_block: { type: "redacted_thinking", data } }));
     await w.send(ev("content_block_stop", { index }));
     index++;
   }
@@ -373,7 +390,12 @@ async function answerAnthropic(req: RecordedRequest, res: http.ServerResponse, r
     await w.send(ev("content_block_stop", { index }));
     index++;
   }
-  await w.send(ev("message_delta", { delta: { stop_reason: stop, stop_sequence: null }, usage: { output_tokens: usage.output } }));
+  await w.send(
+    ev("message_delta", {
+      delta: { stop_reason: stop, stop_sequence: null, ...(r.stopDetails ? { stop_details: { type: stop, explanation: r.stopDetails } } : {}) },
+      usage: { output_tokens: usage.output, ...(usage.reasoning !== undefined ? { output_tokens_details: { thinking_tokens: usage.reasoning } } : {}) },
+    }),
+  );
   await w.send(ev("message_stop", {}));
   if (!w.stopped) res.end();
 }
@@ -482,8 +504,8 @@ export async function startLlmServer(opts: LlmServerOptions = {}): Promise<LlmSe
     const recorded: RecordedRequest = { method, path, protocol: protocol ?? "openai", headers: req.headers, body };
     requests.push(recorded);
     if (opts.requireKey !== undefined) {
-      const given = req.headers["x-api-key"] ?? String(req.headers.authorization ?? "").replace(/^Bearer\s+/i, "");
-      if (given !== opts.requireKey) return sendError(res, protocol ?? "openai", { status: 401, message: "Incorrect API key provided" }, "");
+      const given = protocol === "anthropic" ? req.headers["x-api-key"] : String(req.headers.authorization ?? "").replace(/^Bearer\s+/i, "");
+      if (given !== opts.requireKey) return sendError(res, protocol ?? "openai", { status: 401, message: protocol === "anthropic" ? "invalid x-api-key" : "Incorrect API key provided" }, "");
     }
     if (!protocol || (opts.openaiOnly && path.startsWith("/api/"))) {
       res.writeHead(404, { "content-type": "application/json" });

@@ -2,7 +2,7 @@
 // stream-json, REPL) learns about a turn comes through these events, and the
 // session log records them. Field names are snake_case because they are wire
 // data (`--output-format stream-json`), like ToolResult's.
-import type { ProviderErrorKind } from "./providers/types.js";
+import type { FinishReason, ProviderErrorKind } from "./providers/types.js";
 
 /** How the model reaches the tools: native tool calls, or fenced blocks in its text (seed 000). */
 export type Protocol = "tools" | "text";
@@ -25,6 +25,12 @@ export type AgentErrorKind =
   | "loop_detected"
   /** Ctrl-C (or the caller's signal) stopped the turn; the session keeps what was done. */
   | "interrupted"
+  /** The model's answer was cut at its output limit (finish reason "length"; Anthropic "max_tokens"). */
+  | "length"
+  /** The model declined to answer (Anthropic's "refusal", an OpenAI `refusal`). */
+  | "refusal"
+  /** The provider's content filter stopped the answer (finish reason "content_filter"). */
+  | "content_filter"
   /** A bug or an unexpected failure in rt itself. */
   | "internal";
 
@@ -54,6 +60,18 @@ export type AgentEvent =
       ended_at: number;
     }
   | { type: "tool_blocked"; id: string; name: string; args: unknown; reason: string }
+  /**
+   * One model request ended: how (`finish_reason`, the same words for every provider;
+   * `stop_reason`, the provider's own word when it has one), the tool calls it made,
+   * the tokens it took. "error" when the stream failed or was interrupted first.
+   */
+  | {
+      type: "model_turn_end";
+      finish_reason: FinishReason;
+      stop_reason?: string;
+      tool_calls: number;
+      usage: UsageTotals;
+    }
   | {
       type: "turn_complete";
       session_id: string;
@@ -61,6 +79,8 @@ export type AgentEvent =
       text: string;
       /** Model requests made in this turn. */
       model_turns: number;
+      /** How the last model request ended ("stop" for a finished answer). */
+      finish_reason: FinishReason;
       protocol: Protocol;
       usage: UsageTotals;
       session_usage: UsageTotals;
@@ -85,6 +105,10 @@ export type AgentEvent =
       kind: AgentErrorKind;
       message: string;
       session_id: string;
+      /** How the last model request ended, when it ended (length, refusal, content_filter, error...). */
+      finish_reason?: FinishReason;
+      /** length, refusal, content_filter: the partial answer as the model wrote it (the session keeps it, marked). */
+      text?: string;
       usage?: UsageTotals;
       session_usage?: UsageTotals;
     };

@@ -11,7 +11,7 @@
 // window. Read-only calls of one model turn run in parallel; a call that
 // writes runs alone, in order.
 import fs from "node:fs";
-import type { ChatMessage, ModelRequest, Provider, ToolCall, ToolSpec, Usage } from "./providers/types.js";
+import type { ChatMessage, FinishReason, ModelRequest, NativeParts, Provider, ToolCall, ToolSpec, Usage } from "./providers/types.js";
 import { ProviderError } from "./providers/types.js";
 import { addUsage, zeroUsage, type AgentErrorKind, type AgentEvent, type Protocol, type UsageTotals } from "./events.js";
 import { Approvals, describeCall, type ApprovalCallback, type ApprovalMode } from "./approval.js";
@@ -78,7 +78,25 @@ interface ModelAnswer {
   signature?: string;
   toolCalls: ToolCall[];
   usage?: Usage;
+  /** Provider-native pieces to keep with the message (thinking blocks, reasoning details...). */
+  native?: NativeParts;
+  /** How the stream said the answer ended (absent when it failed first). */
+  finish?: FinishReason;
+  finishRaw?: string;
+  finishDetail?: string;
   error?: unknown;
+}
+
+/** The finish reasons that end an answer before it is complete: the answer is kept, marked, and not acted on. */
+const CUT_SHORT: ReadonlySet<FinishReason> = new Set(["length", "refusal", "content_filter"]);
+
+/** The mark left on an answer that did not complete, in the session and in what the model sees later. */
+function cutNote(finish: FinishReason, raw: string | undefined, detail: string | undefined): string {
+  const said = raw && raw !== finish ? `${finish}, "${raw}"` : finish;
+  if (finish === "length") return `[rt: this answer was cut off at the output limit (${said})]`;
+  if (finish === "refusal") return `[rt: the model declined to answer (${said})${detail ? `: ${detail}` : ""}]`;
+  if (finish === "content_filter") return `[rt: the provider's content filter stopped this answer (${said})]`;
+  return `[rt: this answer did not complete (${said})]`;
 }
 
 /** One call to run: a native tool call or a text-mode action. */
@@ -99,6 +117,7 @@ class Turn {
   usage: UsageTotals = zeroUsage();
   cost: number | undefined;
   lastText = "";
+  lastFinish: FinishReason = "stop";
   private lastSignature: string | undefined;
   private repeats = 0;
 
@@ -152,6 +171,17 @@ function fromUsage(u: Usage | undefined): UsageTotals {
     reasoning_tokens: u?.reasoningTokens ?? 0,
     requests: 1,
   };
+}
+
+/** Whether a tool call's argument text is a whole JSON object (a cut answer leaves the last call's arguments unfinished). */
+function completeArguments(text: string): boolean {
+  if (text.trim() === "") return true;
+  try {
+    const v = JSON.parse(text) as unknown;
+    return !!v && typeof v === "object" && !Array.isArray(v);
+  } catch {
+    return false;
+  }
 }
 
 function errorKind(e: unknown, signal: AbortSignal | undefined): AgentErrorKind {
@@ -292,24 +322,56 @@ export class Agent {
         }
         const kind = errorKind(e, signal);
         this.keepPartial(answer, kind === "interrupted" ? "[interrupted by the user]" : `[the answer was cut off: ${(e as Error).message}]`);
-        yield this.emit(this.errorEvent(turn, kind, kind === "interrupted" ? "interrupted" : (e as Error).message));
+        yield this.emit(this.errorEvent(turn, kind, kind === "interrupted" ? "interrupted" : (e as Error).message, "error"));
         return;
       }
 
+      const finish = answer.finish ?? "stop";
+      turn.lastFinish = finish;
+      const cut = CUT_SHORT.has(finish);
+      // A cut answer without calls (or in text mode, where its last block may be cut) ends the turn: kept, marked.
+      const endsTurn = cut && (protocol === "text" || finish !== "length" || answer.toolCalls.length === 0);
+      const note = cut ? cutNote(finish, answer.finishRaw, answer.finishDetail) : "";
+      const content = endsTurn ? (answer.text ? `${answer.text}\n\n${note}` : note) : answer.text;
       const assistant: ChatMessage = {
         role: "assistant",
-        content: answer.text,
+        content,
         ...(answer.reasoning ? { reasoning: answer.reasoning } : {}),
-        ...(answer.signature ? { reasoningSignature: answer.signature } : {}),
+        // The signature travels with the blocks it signs (native.anthropic); kept apart only without them.
+        ...(answer.signature && !answer.native?.anthropic ? { reasoningSignature: answer.signature } : {}),
         ...(answer.toolCalls.length ? { toolCalls: answer.toolCalls } : {}),
+        finish,
+        ...(answer.finishRaw && answer.finishRaw !== finish ? { finishRaw: answer.finishRaw } : {}),
+        ...(answer.native ? { native: answer.native } : {}),
       };
       this.add(assistant);
       this.reported = answer.usage ? { tokens: answer.usage.inputTokens + answer.usage.outputTokens, length: this.context.length } : undefined;
       turn.lastText = answer.text;
 
+      if (endsTurn) {
+        // Calls of a refused or filtered answer are not acted on; each gets a result so the conversation stays valid.
+        const why = `not run: ${note.slice(1, -1).replace(/^rt: /, "")}`;
+        for (const c of answer.toolCalls) this.add({ role: "tool", toolCallId: c.id, name: c.name, content: why, isError: true });
+        yield this.emit({ ...this.errorEvent(turn, finish as AgentErrorKind, this.cutMessage(finish, answer), finish), text: answer.text } as AgentEvent);
+        return;
+      }
+
       let calls: PendingCall[] = [];
       if (answer.toolCalls.length) {
         calls = answer.toolCalls.map((c) => this.pendingNative(c));
+        if (finish === "length") {
+          // Cut at the output limit in the middle of a call: the calls with whole arguments run, a cut one does not.
+          const cutCalls = calls.filter((c) => !completeArguments(answer.toolCalls.find((t) => t.id === c.id)?.arguments ?? ""));
+          for (const c of cutCalls) {
+            c.args = {
+              invalid: `your answer was cut off at the output limit in the middle of this call's arguments, so it was not run; make the call again with less in it (split a large edit or write into several calls)`,
+              raw: isInvalid(c.args) ? c.args.raw : JSON.stringify(c.args),
+            };
+          }
+          if (cutCalls.length) {
+            yield this.emit({ type: "notice", message: `the answer was cut off at the output limit (${answer.finishRaw ?? "length"}); ${cutCalls.length} cut tool call${cutCalls.length === 1 ? "" : "s"} not run, the model is told to make ${cutCalls.length === 1 ? "it" : "them"} again` });
+          }
+        }
       } else if (protocol === "text") {
         calls = parseActions(answer.text).map((a) => this.pendingAction(a));
       } else if (this.protocolChoice === "auto") {
@@ -357,14 +419,42 @@ export class Agent {
           answer.toolCalls.push(part.call);
         } else if (part.type === "usage") {
           answer.usage = part.usage;
+        } else if (part.type === "native") {
+          answer.native = part.native;
+        } else if (part.type === "finish") {
+          answer.finish = part.reason;
+          if (part.raw !== undefined) answer.finishRaw = part.raw;
+          if (part.detail !== undefined) answer.finishDetail = part.detail;
         }
       }
       if (signal?.aborted) answer.error = new ProviderError("interrupted", "aborted");
     } catch (e) {
       answer.error = e;
     }
-    this.count(turn, fromUsage(answer.usage));
+    const used = fromUsage(answer.usage);
+    this.count(turn, used);
+    yield this.emit({
+      type: "model_turn_end",
+      finish_reason: answer.error !== undefined ? "error" : (answer.finish ?? "stop"),
+      ...(answer.finishRaw !== undefined && answer.error === undefined ? { stop_reason: answer.finishRaw } : {}),
+      tool_calls: answer.toolCalls.length,
+      usage: used,
+    });
     return answer;
+  }
+
+  /** What the user is told when an answer was cut short. */
+  private cutMessage(finish: FinishReason, answer: ModelAnswer): string {
+    const said = answer.finishRaw && answer.finishRaw !== finish ? `finish reason "${finish}", the provider's "${answer.finishRaw}"` : `finish reason "${finish}"`;
+    const kept = answer.text || answer.reasoning ? "; the partial answer is kept in the session, marked as cut" : "";
+    if (finish === "length") {
+      const budget = this.opts.maxOutputTokens !== undefined ? ` (now ${this.opts.maxOutputTokens})` : "";
+      const what = !answer.text && answer.reasoning ? "the model spent its whole output budget thinking and wrote no answer" : "the answer was cut off at the model's output limit";
+      const calls = answer.toolCalls.length ? ` before its tool calls were complete (${answer.toolCalls.length} not run)` : "";
+      return `${what}${calls} (${said})${kept}. Raise agent.max_output_tokens${budget}, or ask for a shorter answer.`;
+    }
+    if (finish === "refusal") return `the model declined to answer (${said})${answer.finishDetail ? `: ${answer.finishDetail}` : ""}${kept}.`;
+    return `the provider's content filter stopped the answer (${said})${kept}.`;
   }
 
   /** Adds one request's usage to the turn and the session, and logs it. */
@@ -382,7 +472,13 @@ export class Agent {
   /** Keeps what a failed or interrupted request had streamed, marked as cut off. */
   private keepPartial(answer: ModelAnswer, note: string): void {
     if (!answer.text && !answer.reasoning) return;
-    this.add({ role: "assistant", content: answer.text ? `${answer.text}\n\n${note}` : note, ...(answer.reasoning ? { reasoning: answer.reasoning } : {}) });
+    this.add({
+      role: "assistant",
+      content: answer.text ? `${answer.text}\n\n${note}` : note,
+      ...(answer.reasoning ? { reasoning: answer.reasoning } : {}),
+      finish: "error",
+      ...(answer.native ? { native: answer.native } : {}),
+    });
   }
 
   // ---- tool calls --------------------------------------------------------------------
@@ -643,11 +739,13 @@ export class Agent {
   private async *summarize(messages: ChatMessage[], signal: AbortSignal | undefined, turn?: Turn): AsyncGenerator<AgentEvent, string | undefined> {
     let text = "";
     let usage: Usage | undefined;
+    let finish: FinishReason | undefined;
     try {
       const contextWindow = await this.window();
       for await (const part of this.provider.stream({ model: this.model, messages, contextWindow, ...(signal ? { signal } : {}) })) {
         if (part.type === "text") text += part.delta;
         else if (part.type === "usage") usage = part.usage;
+        else if (part.type === "finish") finish = part.reason;
       }
     } catch (e) {
       this.count(turn ?? new Turn(), fromUsage(usage));
@@ -655,11 +753,13 @@ export class Agent {
       return undefined;
     }
     this.count(turn ?? new Turn(), fromUsage(usage));
-    if (text.trim() === "") {
-      yield this.emit({ type: "notice", message: "compaction: the model returned an empty summary; older messages were kept" });
+    if (text.trim() === "" || finish === "refusal" || finish === "content_filter") {
+      const why = text.trim() === "" ? "returned an empty summary" : `did not write the summary (${finish})`;
+      yield this.emit({ type: "notice", message: `compaction: the model ${why}; older messages were kept` });
       return undefined;
     }
-    return text.trim();
+    // A summary cut at the output limit is still most of one; the mark says what is missing.
+    return finish === "length" ? `${text.trim()}\n\n[rt: this summary was cut off at the output limit]` : text.trim();
   }
 
   // ---- events --------------------------------------------------------------------------
@@ -678,6 +778,7 @@ export class Agent {
       session_id: this.log.id,
       text: turn.lastText,
       model_turns: turn.modelTurns,
+      finish_reason: turn.lastFinish,
       protocol: this.protocol,
       usage: turn.usage,
       session_usage: this.sessionUsage,
@@ -686,7 +787,7 @@ export class Agent {
     };
   }
 
-  private errorEvent(turn: Turn, kind: AgentErrorKind, message: string): AgentEvent {
-    return { type: "error", kind, message, session_id: this.log.id, usage: turn.usage, session_usage: this.sessionUsage };
+  private errorEvent(turn: Turn, kind: AgentErrorKind, message: string, finish?: FinishReason): AgentEvent {
+    return { type: "error", kind, message, session_id: this.log.id, ...(finish ? { finish_reason: finish } : {}), usage: turn.usage, session_usage: this.sessionUsage };
   }
 }

@@ -269,7 +269,7 @@ export function repairRecords(records: SessionRecord[]): SessionRecord[] {
   }
   const ts = now();
   if (text || reasoning) {
-    const message: ChatMessage = { role: "assistant", content: text ? `${text}\n\n${INTERRUPTED_NOTE}` : INTERRUPTED_NOTE, ...(reasoning ? { reasoning } : {}) };
+    const message: ChatMessage = { role: "assistant", content: text ? `${text}\n\n${INTERRUPTED_NOTE}` : INTERRUPTED_NOTE, ...(reasoning ? { reasoning } : {}), finish: "error" };
     fixes.push({ t: "message", i: -1, message, origin: "repair", ts });
   }
   for (const c of open) {

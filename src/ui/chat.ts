@@ -1,7 +1,10 @@
 // `rt chat`: a line-based REPL over the agent's event stream. The answer
 // streams as it is written; tool calls show as one line each; approvals are
 // asked inline. Ctrl-C interrupts the current turn (the session keeps what was
-// done) or, at the prompt, clears the line; Ctrl-D quits.
+// done) or, at the prompt, clears the line; Ctrl-D quits. An answer cut short
+// (output limit, refusal, content filter) stays on screen as it streamed,
+// followed by one red line saying why (`rt: length: ...`); the REPL goes on,
+// and the model sees its partial answer, marked, with the next prompt.
 //   /compact [instructions]  summarize the conversation now
 //   /clear                   start from an empty context (the log keeps everything)
 //   /model [provider/model]  show or switch the model
@@ -86,10 +89,12 @@ export async function chatCommand(ws: Workspace, flags: Flags, io: Io): Promise<
         midLine = !ev.delta.endsWith("\n");
         continue;
       }
+      const line = describeEvent(ev, style);
+      if (line === "") continue; // model_turn_end of an answer that simply finished
       if (midLine) io.stdout("\n");
       midLine = false;
       inReasoning = false;
-      io.stdout(describeEvent(ev, style));
+      io.stdout(line);
     }
     if (midLine) io.stdout("\n");
   };

@@ -45,6 +45,9 @@ export function describeEvent(ev: AgentEvent, st: Style = plain): string {
     }
     case "tool_blocked":
       return st.red(`  ⊘ blocked: ${firstLine(ev.reason, 300)}`) + "\n";
+    case "model_turn_end":
+      // How an answer ended is news only when it did not simply finish; the error line that follows says the rest.
+      return "";
     case "notice":
       return st.dim(`[rt] ${ev.message}`) + "\n";
     case "compact_start":

@@ -1,6 +1,6 @@
 // `rt run "prompt"` (also `rt -p "prompt"`): one turn, then exit.
 //   --output-format text         the final answer on stdout (progress on stderr when it is a terminal)
-//   --output-format json         one JSON object at the end: result, session id, usage, cost
+//   --output-format json         one JSON object at the end: result, is_error, finish_reason, session id, usage, cost
 //   --output-format stream-json  every agent event as a JSON line, as it happens
 // Exit 0 when the turn completed, 1 when it ended in an error, 2 for usage
 // errors and when the model server cannot be reached (with how to configure one).
@@ -85,7 +85,9 @@ export async function runCommand(ws: Workspace, positionals: string[], flags: Fl
       `${JSON.stringify({
         type: "result",
         is_error: last?.type !== "turn_complete",
-        result: last?.type === "turn_complete" ? last.text : "",
+        // A cut answer (length, refusal, content_filter) is an error whose partial text is still the result.
+        result: last?.type === "turn_complete" ? last.text : last?.type === "error" ? (last.text ?? "") : "",
+        ...(last && (last.type === "turn_complete" || last.type === "error") && last.finish_reason ? { finish_reason: last.finish_reason } : {}),
         ...(last?.type === "error" ? { error: { kind: last.kind, message: last.message } } : {}),
         session_id: agent.sessionId,
         model: agent.currentModel,
@@ -101,6 +103,9 @@ export async function runCommand(ws: Workspace, positionals: string[], flags: Fl
     if (last?.type === "turn_complete") {
       io.stdout(last.text.endsWith("\n") || last.text === "" ? last.text : `${last.text}\n`);
       if (progress) io.stderr(describeEvent(last, style));
+    } else if (last?.type === "error" && last.text) {
+      // The partial answer of a cut turn is still the answer: stdout; why it is partial goes to stderr below.
+      io.stdout(last.text.endsWith("\n") ? last.text : `${last.text}\n`);
     }
   }
   if (last?.type === "error" && format !== "stream-json") io.stderr(describeEvent(last, style));

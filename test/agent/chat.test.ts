@@ -141,3 +141,14 @@ test("Ctrl-C while an approval question waits: the question ends, the call is no
   assert.match(tool!.content, /interrupted/);
   assert.equal(msgs[msgs.length - 1].content, "second");
 });
+
+test("an answer cut at the output limit: the partial answer stays, one line says why, the REPL goes on and the model sees it marked", async () => {
+  const root = tempTree({});
+  ollama.server.script(reply.text("The first half of", { finish: "length" }), reply.text("the second half."));
+  const r = await rt(["chat", ...MODEL], { cwd: root, env: env(), input: "explain\ngo on\n" });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /The first half of\nrt: length: the answer was cut off at the model's output limit \(finish reason "length"\)/);
+  assert.match(r.stdout, /the second half\./);
+  const second = ollama.server.completions[1].body.messages.find((m: { role: string }) => m.role === "assistant");
+  assert.match(second.content, /^The first half of\n\n\[rt: this answer was cut off at the output limit \(length\)\]$/);
+});

@@ -71,9 +71,17 @@ test("--output-format stream-json prints every event as a JSON line", async () =
   assert.equal(r.code, 0, r.stderr);
   const events = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
   const types = events.map((e) => e.type);
-  assert.deepEqual(types.filter((t) => t !== "text"), ["tool_start", "tool_end", "turn_complete"]);
+  assert.deepEqual(types.filter((t) => t !== "text"), ["model_turn_end", "tool_start", "tool_end", "model_turn_end", "turn_complete"]);
+  assert.deepEqual(
+    events.filter((e) => e.type === "model_turn_end").map((e) => [e.finish_reason, e.tool_calls]),
+    [
+      ["tool_calls", 1],
+      ["stop", 0],
+    ],
+  );
+  assert.equal(events.at(-1).finish_reason, "stop");
   assert.equal(events.filter((e) => e.type === "text").map((e) => e.delta).join(""), "It says hi.");
-  assert.match(events[1].output, /1: hi/);
+  assert.match(events.find((e) => e.type === "tool_end").output, /1: hi/);
 });
 
 test("exit 1 when the turn ends in an error (--max-turns)", async () => {

@@ -37,7 +37,7 @@ describe("ollama: streaming", () => {
       { type: "text", delta: "lo " },
       { type: "text", delta: "world" },
       { type: "usage", usage: { inputTokens: 12, outputTokens: 3 } },
-      { type: "finish", reason: "stop" },
+      { type: "finish", reason: "stop", raw: "stop" },
     ]);
     assert.equal(ollama.server.completions[0].path, "/api/chat");
   });
@@ -113,8 +113,8 @@ describe("ollama: streaming", () => {
     );
     assert.equal(new Set(calls.map((c) => c.id)).size, 4, JSON.stringify(calls.map((c) => c.id)));
     for (const c of calls) assert.match(c.id, /^call_\w+$/);
-    // Ollama says "stop" after tool calls; the agent needs "tool_calls".
-    assert.deepEqual(r1.parts.at(-1), { type: "finish", reason: "tool_calls" });
+    // Ollama says "stop" after tool calls; the agent needs "tool_calls" (the raw word stays).
+    assert.deepEqual(r1.parts.at(-1), { type: "finish", reason: "tool_calls", raw: "stop" });
   });
 
   test("an id Ollama sends (0.12.10 and later) is kept", async () => {
@@ -127,7 +127,7 @@ describe("ollama: streaming", () => {
   test("done_reason length is reported, tool calls or not", async () => {
     ollama.server.script({ text: "cut", finish: "length" });
     const r = await drain(provider().stream(ask()));
-    assert.deepEqual(r.parts.at(-1), { type: "finish", reason: "length" });
+    assert.deepEqual(r.parts.at(-1), { type: "finish", reason: "length", raw: "length" });
   });
 
   test("prompt_eval_cached_count is the cached part of the input", async () => {
@@ -245,12 +245,18 @@ describe("ollama: failures", () => {
     assert.equal(ollama.server.completions.length, 2);
   });
 
-  test("an {error} line inside the stream after text is stream_broken, with Ollama's words", async () => {
+  test("an {error} line inside the stream is reported with Ollama's words, and not retried: it says nothing of being transient", async () => {
     ollama.server.script({ text: ["a ", "b ", "c"], errorEventAfter: 1, message: "an error was encountered while running the model" });
     const r = await drain(provider().stream(ask()));
     assert.equal(r.text, "a ");
-    assert.equal(r.error?.kind, "stream_broken");
-    assert.match(r.error!.message, /an error was encountered while running the model/);
+    assert.equal(r.error?.kind, "stream_error");
+    assert.match(r.error!.message, /"an error was encountered while running the model"/);
+    ollama.server.reset();
+    // Before any text too: an in-stream error is retried only when it says it is transient.
+    ollama.server.script({ text: "x", errorEventAfter: 0, message: "an error was encountered while running the model" }, { text: "never" });
+    const r2 = await drain(provider().stream(ask()));
+    assert.equal(r2.error?.kind, "stream_error");
+    assert.equal(ollama.server.completions.length, 1);
   });
 
   test("a stream without its done line, or with a line that is not JSON, is stream_broken", async () => {
@@ -344,6 +350,17 @@ describe("ollama: configuration reaches the request", () => {
     assert.equal(d.error, undefined);
     assert.equal(ollama.server.completions[0].body.think, false);
     assert.equal(ollama.server.completions[0].body.options.num_ctx, 40000);
+  });
+
+  test("providers.ollama.think as a level (GPT-OSS takes only levels) is sent as that level", async () => {
+    for (const level of ["low", "medium", "high", "max"] as const) {
+      ollama.server.reset();
+      const r = resolveModel({ flags: { model: "ollama/big" }, env: { OLLAMA_HOST: ollama.server.url }, config: { providers: { ollama: { think: level } } }, providerOptions: FAST });
+      ollama.server.script({ text: "ok" });
+      const d = await drain(r.provider.stream({ model: "big", messages: [{ role: "user", content: "hi" }] }));
+      assert.equal(d.error, undefined);
+      assert.equal(ollama.server.completions[0].body.think, level);
+    }
   });
 });
 

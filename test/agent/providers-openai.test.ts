@@ -29,7 +29,7 @@ describe("openai-compatible: streaming", () => {
       { type: "text", delta: "lo " },
       { type: "text", delta: "world" },
       { type: "usage", usage: { inputTokens: 12, outputTokens: 3 } },
-      { type: "finish", reason: "stop" },
+      { type: "finish", reason: "stop", raw: "stop" },
     ]);
   });
 
@@ -99,7 +99,7 @@ describe("openai-compatible: tool calls", () => {
     const calls = r.parts.filter((p) => p.type === "tool_call");
     assert.equal(calls.length, 1);
     assert.deepEqual(calls[0], { type: "tool_call", call: { id: "call_a", name: "read", arguments: JSON.stringify(args) } });
-    assert.deepEqual(r.parts.at(-1), { type: "finish", reason: "tool_calls" });
+    assert.deepEqual(r.parts.at(-1), { type: "finish", reason: "tool_calls", raw: "tool_calls" });
     assert.equal(r.text, "Reading.");
   });
 
@@ -139,8 +139,8 @@ describe("openai-compatible: tool calls", () => {
     const r = await drain(provider().stream(ask({ tools: [READ] })));
     const calls = r.parts.flatMap((p) => (p.type === "tool_call" ? [p.call] : []));
     assert.deepEqual(calls.map((c) => [c.id, c.arguments]), [["x1", '{"path":"a"}'], ["x2", '{"path":"b"}']]);
-    // "stop" after tool calls (as Ollama says it) is reported as tool_calls.
-    assert.deepEqual(r.parts.at(-1), { type: "finish", reason: "tool_calls" });
+    // "stop" after tool calls (as Ollama says it) is reported as tool_calls; the raw word stays.
+    assert.deepEqual(r.parts.at(-1), { type: "finish", reason: "tool_calls", raw: "stop" });
   });
 
   test("a call without an id gets one", async () => {
@@ -176,7 +176,7 @@ describe("openai-compatible: reasoning and usage", () => {
     const r = await drain(provider().stream(ask()));
     assert.deepEqual(r.parts.slice(-2), [
       { type: "usage", usage: { inputTokens: 1000, outputTokens: 50, cachedInputTokens: 600, reasoningTokens: 20 } },
-      { type: "finish", reason: "stop" },
+      { type: "finish", reason: "stop", raw: "stop" },
     ]);
   });
 
@@ -184,13 +184,13 @@ describe("openai-compatible: reasoning and usage", () => {
     server.script({ text: "x", usage: false });
     const r = await drain(provider().stream(ask()));
     assert.equal(r.parts.some((p) => p.type === "usage"), false);
-    assert.deepEqual(r.parts.at(-1), { type: "finish", reason: "stop" });
+    assert.deepEqual(r.parts.at(-1), { type: "finish", reason: "stop", raw: "stop" });
   });
 
   test("finish reason length is reported", async () => {
     server.script({ text: "cut", finish: "length" });
     const r = await drain(provider().stream(ask()));
-    assert.deepEqual(r.parts.at(-1), { type: "finish", reason: "length" });
+    assert.deepEqual(r.parts.at(-1), { type: "finish", reason: "length", raw: "length" });
   });
 });
 
@@ -289,12 +289,14 @@ describe("openai-compatible: broken and hung streams", () => {
     assert.equal(server.completions.length, 2);
   });
 
-  test("an error event inside the stream after text is stream_broken, with the server's words", async () => {
+  test("an error event inside the stream after text is reported, not retried, classified by what it says, quoting the server", async () => {
     server.script({ text: ["a ", "b ", "c"], errorEventAfter: 2, message: "upstream overloaded" });
     const r = await drain(provider().stream(ask()));
     assert.equal(r.text, "a ");
-    assert.equal(r.error?.kind, "stream_broken");
-    assert.match(r.error!.message, /upstream overloaded/);
+    // {"error": {"type": "server_error", ...}}: a server error, but part of the answer was out: no retry.
+    assert.equal(r.error?.kind, "server");
+    assert.match(r.error!.message, /broke off after it started: .* sent an error in the stream \(server_error\): "upstream overloaded"/);
+    assert.equal(server.completions.length, 1);
   });
 
   test("a stream that ends without a finish reason is stream_broken", async () => {

@@ -1,15 +1,28 @@
 // Anthropic's Messages API, streamed, with tool_use and thinking blocks.
 //
 // Why the official `@anthropic-ai/sdk`: it is the reference client of the API
-// (SSE framing, error classes, headers) and yields the raw stream events, which
-// rt reassembles itself (anthropicMessages.ts); retries and timeouts are rt's
-// own (retry.ts), so the client's are off. Loaded with import() on first use.
+// (request building, error classes, the anthropic-version header); rt reads the
+// event stream itself (sse.ts, anthropicMessages.ts), since what an error event
+// says decides whether it is retried; retries and timeouts are rt's own
+// (retry.ts), so the client's are off. Loaded with import() on first use.
+//
+// The key. Anthropic's API reference (platform.claude.com/docs/en/api/overview,
+// .../api/authentication/overview) puts an API key in the `x-api-key` header;
+// `Authorization: Bearer` carries a short-lived Workload Identity Federation
+// token. The pinned client (1.x) sends a key as `Authorization: Bearer`, so rt
+// sets `x-api-key` itself and removes the Authorization header (the client's
+// documented way: a hand-set X-Api-Key with Authorization omitted).
+//
+// Sampling. @anthropic-ai/sdk 1.x sends `anthropic-version: 2026-10-21`, the API
+// version that removed temperature, top_p and top_k (any value is a 400), so no
+// temperature is ever sent (sampling.ts).
 import { ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS, PROVIDER_PROBE_TIMEOUT_MS } from "../../limits.js";
 import { AnthropicEventAssembler, toAnthropicMessages, toAnthropicTools, type AnthropicEvent } from "./anthropicMessages.js";
 import { contextWindowFor } from "./contextWindow.js";
 import { listModelsError, missingPackage } from "./errors.js";
-import type { ProviderOptions } from "./options.js";
+import { withoutEnv, type ProviderOptions } from "./options.js";
 import { DEFAULT_RETRY, DEFAULT_TIMEOUTS, streamTurn } from "./retry.js";
+import { sseEvents } from "./sse.js";
 import { ProviderError, type ModelRequest, type Provider, type StreamPart } from "./types.js";
 
 export interface AnthropicOptions extends ProviderOptions {
@@ -23,6 +36,9 @@ export interface AnthropicOptions extends ProviderOptions {
 
 type AnthropicClient = import("@anthropic-ai/sdk").Anthropic;
 
+/** Environment variables through which the client would pick credentials or headers of its own. */
+const ANTHROPIC_CLIENT_ENV = ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_CUSTOM_HEADERS", "ANTHROPIC_BASE_URL"];
+
 export function createAnthropicProvider(opts: AnthropicOptions): Provider {
   const baseURL = opts.baseURL.replace(/\/+$/, "");
   const target = opts.target ?? baseURL;
@@ -33,16 +49,18 @@ export function createAnthropicProvider(opts: AnthropicOptions): Provider {
   const getClient = () =>
     (client ??= import("@anthropic-ai/sdk").then(
       ({ Anthropic }): AnthropicClient =>
-        new Anthropic({
-          // Always explicit, so the client never goes looking for credentials of its own
-          // (environment, profile files): rt's resolution decided which key to use.
-          apiKey: opts.apiKey || "no-key",
-          authToken: null,
-          baseURL,
-          maxRetries: 0,
-          timeout: timeouts.firstPartMs + 1_000,
-          defaultHeaders: opts.headers,
-        }),
+        withoutEnv(ANTHROPIC_CLIENT_ENV, () =>
+          new Anthropic({
+            // Always explicit, so the client never goes looking for credentials of its own
+            // (environment, profile files): rt's resolution decided which key to use.
+            apiKey: opts.apiKey || "no-key",
+            baseURL,
+            maxRetries: 0,
+            timeout: timeouts.firstPartMs + 1_000,
+            // The key in x-api-key (see the top of this file); none at all without a key.
+            defaultHeaders: { ...opts.headers, Authorization: null, ...(opts.apiKey ? { "X-Api-Key": opts.apiKey } : {}) },
+          }),
+        ),
       (err: unknown) => {
         client = undefined;
         throw missingPackage("@anthropic-ai/sdk", err);
@@ -53,7 +71,7 @@ export function createAnthropicProvider(opts: AnthropicOptions): Provider {
     const { system, messages } = toAnthropicMessages(req.messages);
     const budget = opts.thinkingBudgetTokens;
     let maxTokens = req.maxOutputTokens ?? opts.defaultMaxOutputTokens ?? ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS;
-    // The API wants max_tokens above the thinking budget, and no temperature but 1 with thinking on.
+    // The API wants max_tokens above the thinking budget.
     if (budget) maxTokens = Math.max(maxTokens, budget + 1024);
     return {
       model: req.model,
@@ -62,21 +80,36 @@ export function createAnthropicProvider(opts: AnthropicOptions): Provider {
       stream: true as const,
       ...(system !== undefined ? { system } : {}),
       ...(req.tools?.length ? { tools: toAnthropicTools(req.tools) } : {}),
-      ...(req.temperature !== undefined && !budget ? { temperature: req.temperature } : {}),
       ...(budget ? { thinking: { type: "enabled", budget_tokens: budget } } : {}),
     };
   }
 
   async function* attempt(req: ModelRequest, signal: AbortSignal, alive: () => void): AsyncGenerator<StreamPart> {
     const c = await getClient();
-    const stream = await c.messages.create(body(req) as unknown as Parameters<AnthropicClient["messages"]["create"]>[0] & { stream: true }, { signal });
+    const res = await c.messages
+      .create(body(req) as unknown as Parameters<AnthropicClient["messages"]["create"]>[0] & { stream: true }, { signal })
+      .asResponse();
+    if (!res.body) throw new ProviderError(`${target} answered ${res.status} without a body`, "stream_broken");
     const assembler = new AnthropicEventAssembler();
-    for await (const event of stream as AsyncIterable<unknown>) {
-      alive();
-      yield* assembler.push(event as AnthropicEvent);
+    for await (const ev of sseEvents(res.body, alive)) {
+      let event: AnthropicEvent;
+      try {
+        event = JSON.parse(ev.data) as AnthropicEvent;
+      } catch {
+        throw new ProviderError(`the stream from ${target} broke: an event is not JSON (${ev.data.slice(0, 120)})`, "stream_broken");
+      }
+      if (ev.event === "error" || event.type === "error") {
+        yield* assembler.partial();
+        throw { error: event };
+      }
+      yield* assembler.push(event);
+      if (assembler.finished) break;
     }
     if (signal.aborted) return; // runWithRetries says why
-    if (!assembler.finished) throw new ProviderError(`the stream from ${target} ended before the answer was complete (no message_stop)`, "stream_broken");
+    if (!assembler.finished) {
+      yield* assembler.partial();
+      throw new ProviderError(`the stream from ${target} ended before the answer was complete (no message_stop)`, "stream_broken");
+    }
     yield* assembler.end();
   }
 

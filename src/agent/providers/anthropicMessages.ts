@@ -1,11 +1,22 @@
 // The agent's messages in the shape of Anthropic's Messages API, and the
 // reassembly of its stream events into StreamParts. Pure functions over plain
 // data: `@anthropic-ai/sdk` is only the transport.
-import type { ChatMessage, StreamPart, ToolSpec, Usage } from "./types.js";
+//
+// Thinking round-trip. With extended thinking and tool use, the API requires the
+// assistant turn being continued to come back with its `thinking` and
+// `redacted_thinking` blocks exactly as they were sent, in their order: a
+// thinking block keeps its signature even when its text is empty (models that
+// omit the thinking text send only the signature), and a redacted block keeps
+// its opaque `data`. Otherwise the API answers 400 ("Expected `thinking` or
+// `redacted_thinking`, but found `tool_use`", or "blocks ... cannot be
+// modified"). So the assembler keeps every block of the answer in order
+// (NativeParts.anthropic), and toAnthropicMessages sends them back unchanged.
+import type { ChatMessage, FinishReason, NativeParts, StreamPart, ToolCall, ToolSpec, Usage } from "./types.js";
 
 export type AnthropicBlockJson =
   | { type: "text"; text: string }
   | { type: "thinking"; thinking: string; signature: string }
+  | { type: "redacted_thinking"; data: string }
   | { type: "tool_use"; id: string; name: string; input: unknown }
   | { type: "tool_result"; tool_use_id: string; content: string; is_error?: boolean };
 
@@ -26,6 +37,68 @@ function toolInput(args: string): unknown {
 
 /** Anthropic rejects empty text blocks. */
 const nonEmpty = (text: string) => (text === "" ? "(empty)" : text);
+
+/**
+ * The content blocks of an assistant message. With the blocks of the answer kept
+ * (native.anthropic): thinking and redacted thinking unchanged and in their
+ * place, text and tool_use where they were (the text as the message now says it:
+ * a note appended to a cut answer goes into a text block of its own), unknown
+ * blocks left out. Without them (older sessions, another provider's answer):
+ * signed thinking, text, tool_use.
+ */
+function assistantBlocks(m: Extract<ChatMessage, { role: "assistant" }>): AnthropicBlockJson[] {
+  const calls = m.toolCalls ?? [];
+  const useBlock = (c: ToolCall): AnthropicBlockJson => ({ type: "tool_use", id: c.id, name: c.name, input: toolInput(c.arguments) });
+  const kept = m.native?.anthropic;
+  if (!kept) {
+    const blocks: AnthropicBlockJson[] = [];
+    // Thinking goes back only signed: the API rejects unsigned thinking blocks.
+    if (m.reasoning && m.reasoningSignature) blocks.push({ type: "thinking", thinking: m.reasoning, signature: m.reasoningSignature });
+    if (m.content) blocks.push({ type: "text", text: m.content });
+    for (const c of calls) blocks.push(useBlock(c));
+    return blocks;
+  }
+  const blocks: AnthropicBlockJson[] = [];
+  let keptText = "";
+  const textAt: number[] = [];
+  const placed = new Set<string>();
+  for (const b of kept) {
+    if (b.type === "thinking" && typeof b.signature === "string" && b.signature !== "") {
+      blocks.push({ type: "thinking", thinking: typeof b.thinking === "string" ? b.thinking : "", signature: b.signature });
+    } else if (b.type === "redacted_thinking" && typeof b.data === "string") {
+      blocks.push({ type: "redacted_thinking", data: b.data });
+    } else if (b.type === "text" && typeof b.text === "string") {
+      keptText += b.text;
+      if (b.text !== "") {
+        textAt.push(blocks.length);
+        blocks.push({ type: "text", text: b.text });
+      }
+    } else if (b.type === "tool_use") {
+      const call = calls.find((c) => c.id === b.id);
+      if (call && !placed.has(call.id)) {
+        placed.add(call.id);
+        blocks.push(useBlock(call));
+      }
+    }
+    // Any other block (server tools, fallback notes...) stays in the session only.
+  }
+  for (const c of calls) if (!placed.has(c.id)) blocks.push(useBlock(c));
+  if (m.content !== keptText) {
+    // The text changed since the answer (a note marks it cut off): what the message says now goes back.
+    const firstUse = blocks.findIndex((b) => b.type === "tool_use");
+    const at = firstUse < 0 ? blocks.length : firstUse;
+    if (m.content.startsWith(keptText)) {
+      const extra = m.content.slice(keptText.length).trim();
+      if (extra) blocks.splice(at, 0, { type: "text", text: extra });
+    } else {
+      const rest = blocks.filter((_, i) => !textAt.includes(i));
+      const firstUse2 = rest.findIndex((b) => b.type === "tool_use");
+      if (m.content) rest.splice(firstUse2 < 0 ? rest.length : firstUse2, 0, { type: "text", text: m.content });
+      return rest;
+    }
+  }
+  return blocks;
+}
 
 /**
  * Leading system messages become the `system` parameter; a later one (a summary
@@ -52,15 +125,9 @@ export function toAnthropicMessages(messages: ChatMessage[]): { system?: string;
       case "user":
         add("user", [{ type: "text", text: nonEmpty(m.content) }]);
         break;
-      case "assistant": {
-        const blocks: AnthropicBlockJson[] = [];
-        // Thinking goes back only signed: the API rejects unsigned thinking blocks.
-        if (m.reasoning && m.reasoningSignature) blocks.push({ type: "thinking", thinking: m.reasoning, signature: m.reasoningSignature });
-        if (m.content) blocks.push({ type: "text", text: m.content });
-        for (const c of m.toolCalls ?? []) blocks.push({ type: "tool_use", id: c.id, name: c.name, input: toolInput(c.arguments) });
-        add("assistant", blocks);
+      case "assistant":
+        add("assistant", assistantBlocks(m));
         break;
-      }
       case "tool":
         add("user", [{ type: "tool_result", tool_use_id: m.toolCallId, content: m.content, ...(m.isError ? { is_error: true } : {}) }]);
         break;
@@ -79,10 +146,19 @@ export function toAnthropicTools(tools: ToolSpec[]) {
 export interface AnthropicEvent {
   type: string;
   index?: number;
-  message?: { usage?: AnthropicUsage };
-  content_block?: { type: string; id?: string; name?: string; text?: string; thinking?: string };
-  delta?: { type?: string; text?: string; thinking?: string; signature?: string; partial_json?: string; stop_reason?: string | null };
-  usage?: AnthropicUsage;
+  message?: { usage?: AnthropicUsage | null };
+  content_block?: Record<string, unknown> & { type: string };
+  delta?: {
+    type?: string;
+    text?: string;
+    thinking?: string;
+    signature?: string;
+    partial_json?: string;
+    stop_reason?: string | null;
+    stop_details?: { explanation?: string; category?: string } | null;
+  };
+  usage?: AnthropicUsage | null;
+  error?: unknown;
 }
 
 interface AnthropicUsage {
@@ -90,11 +166,10 @@ interface AnthropicUsage {
   output_tokens?: number | null;
   cache_read_input_tokens?: number | null;
   cache_creation_input_tokens?: number | null;
+  output_tokens_details?: { thinking_tokens?: number | null } | null;
 }
 
-type FinishReason = Extract<StreamPart, { type: "finish" }>["reason"];
-
-function finishReason(stop: string | undefined): FinishReason {
+export function anthropicFinishReason(stop: string | undefined): FinishReason {
   switch (stop) {
     case "end_turn":
     case "stop_sequence":
@@ -106,97 +181,173 @@ function finishReason(stop: string | undefined): FinishReason {
     case "model_context_window_exceeded":
       return "length";
     case "refusal":
-      return "content_filter";
+      return "refusal";
     default:
+      // pause_turn (a server-tool loop paused), compaction...: kept verbatim as the raw reason.
       return "other";
   }
 }
 
 interface OpenBlock {
-  type: string;
-  id?: string;
-  name?: string;
+  /** The block as content_block_start gave it; the deltas below complete it. */
+  start: Record<string, unknown> & { type: string };
+  text: string;
+  thinking: string;
+  signature: string;
   json: string;
-  signature?: string;
 }
 
 /**
  * Turns Messages stream events into StreamParts: text and thinking deltas at
- * once, a tool call when its block closes (all input_json_delta fragments in),
- * the thinking signature when its block closes, usage and finish at the end.
+ * once, usage whenever the server reports it, a tool call when its block closes
+ * (all input_json_delta fragments in), the thinking signature when its block
+ * closes; at the end the answer's blocks in order (native) and the finish.
  */
 export class AnthropicEventAssembler {
-  private blocks = new Map<number, OpenBlock>();
+  private open = new Map<number, OpenBlock>();
+  /** Closed blocks by index: the answer's content in order. */
+  private closed = new Map<number, Record<string, unknown>>();
   private input = 0;
   private cached = 0;
   private output = 0;
-  private sawUsage = false;
+  private thinkingTokens = 0;
   private stop: string | undefined;
+  private stopDetail: string | undefined;
   /** message_stop arrived: the answer is complete. */
   finished = false;
 
   push(ev: AnthropicEvent): StreamPart[] {
     switch (ev.type) {
       case "message_start":
-        this.addUsage(ev.message?.usage);
-        return [];
+        return this.addUsage(ev.message?.usage);
       case "content_block_start": {
         const b = ev.content_block ?? { type: "unknown" };
-        this.blocks.set(ev.index ?? 0, { type: b.type, id: b.id, name: b.name, json: "" });
-        if (b.type === "text" && b.text) return [{ type: "text", delta: b.text }];
-        if (b.type === "thinking" && b.thinking) return [{ type: "reasoning", delta: b.thinking }];
+        const block: OpenBlock = { start: { ...b }, text: "", thinking: "", signature: "", json: "" };
+        this.open.set(ev.index ?? 0, block);
+        if (b.type === "text" && typeof b.text === "string" && b.text) {
+          block.text = b.text;
+          return [{ type: "text", delta: b.text }];
+        }
+        if (b.type === "thinking") {
+          if (typeof b.signature === "string") block.signature = b.signature;
+          if (typeof b.thinking === "string" && b.thinking) {
+            block.thinking = b.thinking;
+            return [{ type: "reasoning", delta: b.thinking }];
+          }
+        }
         return [];
       }
       case "content_block_delta": {
         const d = ev.delta ?? {};
-        const block = this.blocks.get(ev.index ?? 0);
-        if (d.type === "text_delta" && d.text) return [{ type: "text", delta: d.text }];
-        if (d.type === "thinking_delta" && d.thinking) return [{ type: "reasoning", delta: d.thinking }];
-        if (d.type === "signature_delta" && block) block.signature = (block.signature ?? "") + (d.signature ?? "");
+        const block = this.open.get(ev.index ?? 0);
+        if (d.type === "text_delta" && d.text) {
+          if (block) block.text += d.text;
+          // Text of a block rt does not know (none today) is not the answer's text.
+          if (!block || block.start.type === "text") return [{ type: "text", delta: d.text }];
+          return [];
+        }
+        if (d.type === "thinking_delta" && d.thinking) {
+          if (block) block.thinking += d.thinking;
+          return [{ type: "reasoning", delta: d.thinking }];
+        }
+        if (d.type === "signature_delta" && block) block.signature += d.signature ?? "";
         if (d.type === "input_json_delta" && block) block.json += d.partial_json ?? "";
         return [];
       }
-      case "content_block_stop": {
-        const block = this.blocks.get(ev.index ?? 0);
-        this.blocks.delete(ev.index ?? 0);
-        if (block?.type === "tool_use") {
-          return [{ type: "tool_call", call: { id: block.id ?? `toolu_rt_${ev.index ?? 0}`, name: block.name ?? "", arguments: block.json || "{}" } }];
-        }
-        if (block?.type === "thinking" && block.signature) return [{ type: "reasoning", delta: "", signature: block.signature }];
-        return [];
-      }
-      case "message_delta":
+      case "content_block_stop":
+        return this.close(ev.index ?? 0);
+      case "message_delta": {
         if (ev.delta?.stop_reason) this.stop = ev.delta.stop_reason;
-        this.addUsage(ev.usage);
-        return [];
+        const detail = ev.delta?.stop_details?.explanation;
+        if (typeof detail === "string" && detail) this.stopDetail = detail;
+        return this.addUsage(ev.usage);
+      }
       case "message_stop":
         this.finished = true;
         return [];
       default:
+        // ping, and event types added later: nothing to do.
         return [];
     }
   }
 
+  private close(index: number): StreamPart[] {
+    const block = this.open.get(index);
+    if (!block) return [];
+    this.open.delete(index);
+    const t = block.start.type;
+    if (t === "text") {
+      this.closed.set(index, { type: "text", text: block.text });
+      return [];
+    }
+    if (t === "thinking") {
+      // The thinking text may be empty (omitted by the model): the signature alone is what must go back.
+      this.closed.set(index, { type: "thinking", thinking: block.thinking, signature: block.signature });
+      return block.signature ? [{ type: "reasoning", delta: "", signature: block.signature }] : [];
+    }
+    if (t === "redacted_thinking") {
+      this.closed.set(index, { ...block.start });
+      return [];
+    }
+    if (t === "tool_use") {
+      const id = typeof block.start.id === "string" ? block.start.id : `toolu_rt_${index}`;
+      const name = typeof block.start.name === "string" ? block.start.name : "";
+      const args = block.json || (block.start.input && typeof block.start.input === "object" ? JSON.stringify(block.start.input) : "") || "{}";
+      this.closed.set(index, { type: "tool_use", id, name, input: safeParse(args) });
+      return [{ type: "tool_call", call: { id, name, arguments: args } }];
+    }
+    // A block rt does not know: verbatim, with any streamed input completed.
+    const kept: Record<string, unknown> = { ...block.start };
+    if (block.json) kept.input = safeParse(block.json);
+    if (block.text && typeof kept.text === "string") kept.text = block.text;
+    this.closed.set(index, kept);
+    return [];
+  }
+
   /** message_start carries the input side; message_delta the (cumulative) output side and sometimes updated input. */
-  private addUsage(u: AnthropicUsage | undefined) {
-    if (!u) return;
-    this.sawUsage = true;
+  private addUsage(u: AnthropicUsage | null | undefined): StreamPart[] {
+    if (!u) return [];
     if (u.input_tokens != null || u.cache_read_input_tokens != null || u.cache_creation_input_tokens != null) {
       // Anthropic counts cached and cache-written tokens apart from input_tokens; the agent wants the whole prompt.
       this.input = (u.input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
       this.cached = u.cache_read_input_tokens ?? 0;
     }
     if (u.output_tokens != null) this.output = u.output_tokens;
+    const thinking = u.output_tokens_details?.thinking_tokens;
+    if (typeof thinking === "number") this.thinkingTokens = thinking;
+    const usage: Usage = { inputTokens: this.input, outputTokens: this.output };
+    if (this.cached) usage.cachedInputTokens = this.cached;
+    if (this.thinkingTokens) usage.reasoningTokens = this.thinkingTokens;
+    return [{ type: "usage", usage }];
+  }
+
+  private native(): NativeParts | undefined {
+    if (!this.closed.size) return undefined;
+    const blocks = [...this.closed.entries()].sort((a, b) => a[0] - b[0]).map(([, b]) => b);
+    return { anthropic: blocks };
+  }
+
+  /** What arrived before the stream broke: the blocks that closed. */
+  partial(): StreamPart[] {
+    const native = this.native();
+    return native ? [{ type: "native", native }] : [];
   }
 
   end(): StreamPart[] {
+    // Blocks the stream never closed (it should close them all before message_stop) close now.
+    for (const index of [...this.open.keys()]) this.close(index);
     const parts: StreamPart[] = [];
-    if (this.sawUsage) {
-      const usage: Usage = { inputTokens: this.input, outputTokens: this.output };
-      if (this.cached) usage.cachedInputTokens = this.cached;
-      parts.push({ type: "usage", usage });
-    }
-    parts.push({ type: "finish", reason: finishReason(this.stop) });
+    const native = this.native();
+    if (native) parts.push({ type: "native", native });
+    parts.push({ type: "finish", reason: anthropicFinishReason(this.stop), ...(this.stop ? { raw: this.stop } : {}), ...(this.stopDetail ? { detail: this.stopDetail } : {}) });
     return parts;
+  }
+}
+
+function safeParse(json: string): unknown {
+  try {
+    return JSON.parse(json);
+  } catch {
+    return {};
   }
 }

@@ -57,16 +57,64 @@ export function retryAfterMs(headers: SdkErrorShape["headers"], now = Date.now()
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
+/** What an error body says, whatever its shape (see describeBody). */
+export interface ErrorDetails {
+  message: string;
+  /** A status the body itself carries (OpenRouter's `code: 400`, Groq's `status_code`). */
+  status?: number;
+  /** `type` (Anthropic "overloaded_error", OpenAI "invalid_request_error") or a textual `code` ("rate_limit_exceeded"). */
+  type?: string;
+  /** OpenAI: the request parameter the error is about ("temperature"). */
+  param?: string;
+}
+
+/**
+ * The server's own words and classification, from the shapes providers use:
+ *   OpenAI            {error: {message, type, param, code}}
+ *   Anthropic         {type: "error", error: {type, message}}
+ *   OpenRouter        {error: {code: 400, message, metadata?}}   (in a stream: the chunk's `error`)
+ *   Groq              {error: {message, type, code, status_code}}
+ *   Ollama            {error: "..."}
+ *   or a bare string (a proxy's page, an in-stream error object's message).
+ */
+export function describeBody(body: unknown, fallback = ""): ErrorDetails {
+  if (typeof body === "string") return { message: body || fallback };
+  if (!body || typeof body !== "object") return { message: fallback };
+  const b = body as Record<string, unknown>;
+  const inner = b.error;
+  if (typeof inner === "string") return { message: inner };
+  const e = inner && typeof inner === "object" ? (inner as Record<string, unknown>) : b;
+  const out: ErrorDetails = { message: typeof e.message === "string" ? e.message : typeof b.message === "string" ? b.message : fallback };
+  const status = [e.status_code, e.status, e.code, b.status, b.code].find((v) => typeof v === "number" && v >= 100 && v < 600) as number | undefined;
+  if (status !== undefined) out.status = status;
+  const type = [e.type, typeof e.code === "string" ? e.code : undefined].find((v) => typeof v === "string" && v !== "error") as string | undefined;
+  if (type) out.type = type;
+  if (typeof e.code === "string" && out.type !== e.code) out.type = `${out.type ? `${out.type}/` : ""}${e.code}`;
+  if (typeof e.param === "string") out.param = e.param;
+  return out;
+}
+
 /** The server's own words: OpenAI `{error: {message}}`, Anthropic `{type: "error", error: {message}}`, Ollama `{error: "..."}`. */
 function serverMessage(e: SdkErrorShape): string {
-  const body = e.error as Record<string, unknown> | string | undefined;
-  if (typeof body === "string") return body;
-  const inner = body?.error;
-  if (typeof inner === "string") return inner;
-  if (inner && typeof (inner as { message?: unknown }).message === "string") return (inner as { message: string }).message;
-  if (body && typeof body.message === "string") return body.message;
+  const described = describeBody(e.error).message;
+  if (described) return described;
   // The SDK's message starts with the status ("429 ..."): drop it, the caller says it.
   return (e.message ?? "").replace(/^\d{3}\s+/, "") || "(no message)";
+}
+
+/** The provider's words, quoted, so that they read as the provider's and not as rt's. */
+export function quoted(message: string): string {
+  const one = message.trim().replace(/\s*\n\s*/g, " ");
+  return `"${one.length > 600 ? `${one.slice(0, 600)}…` : one}"`;
+}
+
+/** Sampling parameters some models refuse (see sampling.ts). */
+const SAMPLING_PARAMETER = /\b(temperature|top_p|top_k)\b/;
+
+/** The sampling parameter a 400 is about, when it names one: OpenAI's `param`, or the message ("`temperature` is deprecated for this model"). */
+export function rejectedSamplingParameter(details: ErrorDetails): string | undefined {
+  if (details.param && SAMPLING_PARAMETER.test(details.param)) return details.param.match(SAMPLING_PARAMETER)![1];
+  return details.message.match(SAMPLING_PARAMETER)?.[1];
 }
 
 /** The lowest-level reason a connection failed (ECONNREFUSED, ENOTFOUND...), from a chain of causes. */
@@ -117,8 +165,26 @@ function kindForStatus(status: number, message: string, ctx: ErrorContext): Prov
   if (status === 401 || status === 403) return "auth";
   if (status === 429) return "rate_limit";
   if (status === 404) return MODEL_MISSING.test(message) ? "model_not_found" : "bad_request";
-  if (status === 408 || status === 409 || status >= 500) return "server";
+  if (status === 408 || status >= 500) return "server";
   return "bad_request";
+}
+
+/**
+ * The kind of an error that arrived inside a stream (an HTTP 200), from what it says:
+ * a status in the body, else its type or code. What says nothing recognizable is
+ * `stream_error`, which is not retried: only what is known to be transient is.
+ */
+function kindForStreamError(d: ErrorDetails, ctx: ErrorContext): ProviderErrorKind {
+  if (d.status !== undefined) return kindForStatus(d.status, d.message, ctx);
+  const t = (d.type ?? "").toLowerCase();
+  if (/overloaded|server_error|api_error|internal|unavailable|timeout/.test(t)) return "server";
+  if (/rate_limit|insufficient_quota|quota/.test(t)) return "rate_limit";
+  if (/authentication|permission|invalid_api_key/.test(t)) return "auth";
+  if (/not_found/.test(t)) return MODEL_MISSING.test(d.message) ? "model_not_found" : "bad_request";
+  if (/invalid_request|request_too_large|context_length|tool_use_failed|bad_request|invalid_prompt/.test(t)) return "bad_request";
+  if (ctx.withTools && isToolsUnsupportedMessage(d.message)) return "tools_unsupported";
+  if (MODEL_MISSING.test(d.message)) return "model_not_found";
+  return "stream_error";
 }
 
 function hintFor(kind: ProviderErrorKind, ctx: ErrorContext): string {
@@ -145,23 +211,25 @@ export function classifyError(err: unknown, ctx: ErrorContext): ProviderError {
   const e = (err ?? {}) as SdkErrorShape;
   const name = (err as { constructor?: { name?: string } })?.constructor?.name ?? e.name ?? "";
   if (typeof e.status === "number") {
-    const message = serverMessage(e);
+    const d = describeBody(e.error, serverMessage(e));
+    const message = d.message;
     const kind = kindForStatus(e.status, message, ctx);
     if (e.status === 404 && kind === "bad_request") {
-      return new ProviderError(`${ctx.target} answered 404: ${message} (is the base URL right? OpenAI-compatible servers usually end in /v1)`, kind, 404);
+      return new ProviderError(`${ctx.target} answered 404: ${quoted(message)} (is the base URL right? OpenAI-compatible servers usually end in /v1)`, kind, 404, undefined, d);
     }
     const wait = kind === "rate_limit" || kind === "server" ? retryAfterMs(e.headers) : undefined;
-    return new ProviderError(`${ctx.target} answered ${e.status}: ${message}${hintFor(kind, ctx)}`, kind, e.status, wait);
+    return new ProviderError(`${ctx.target} answered ${e.status}: ${quoted(message)}${hintFor(kind, ctx)}`, kind, e.status, wait, d);
   }
   if (/ConnectionTimeout/.test(name)) return new ProviderError(`${ctx.target} did not answer in time`, "timeout");
   if (/ConnectionError/.test(name) || CONNECT_FAILURES.has(networkCode(err) ?? "")) {
     return new ProviderError(`cannot reach ${ctx.target}: ${networkDetail(err)}`, "unreachable");
   }
   if (e.error !== undefined) {
-    // An error event inside the stream (no HTTP status): OpenAI `data: {"error": ...}`, Anthropic `event: error`.
-    const message = serverMessage(e);
-    if (ctx.withTools && isToolsUnsupportedMessage(message)) return new ProviderError(`${ctx.target}: ${message}${hintFor("tools_unsupported", ctx)}`, "tools_unsupported");
-    return new ProviderError(`${ctx.target} sent an error in the stream: ${message}`, "server");
+    // An error inside the stream (no HTTP status): OpenAI-style `data: {"error": ...}`, Anthropic `event: error`, Ollama `{"error"}`.
+    const d = describeBody(e.error, "(no message)");
+    const kind = kindForStreamError(d, ctx);
+    const status = d.status !== undefined ? ` ${d.status}` : d.type ? ` (${d.type})` : "";
+    return new ProviderError(`${ctx.target} sent an error in the stream${status}: ${quoted(d.message)}${hintFor(kind, ctx)}`, kind, d.status, undefined, d);
   }
   // Anything else while reading the body: undici's "terminated", a socket reset, bad JSON in an event.
   return new ProviderError(`the stream from ${ctx.target} broke: ${networkDetail(err)}`, "stream_broken");

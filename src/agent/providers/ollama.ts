@@ -27,8 +27,12 @@ export interface OllamaOptions extends ProviderOptions {
   baseURL: string;
   /** Configured context windows by model name; they win over what Ollama reports. */
   contextWindows?: Record<string, number>;
-  /** `think` of every request (thinking models); absent: the model's default. */
-  think?: boolean;
+  /**
+   * `think` of every request (thinking models); absent: the model's default. A boolean,
+   * or a level: Ollama documents "low" | "medium" | "high" (| "max"), and GPT-OSS takes
+   * only levels (it ignores true/false).
+   */
+  think?: OllamaThink;
 }
 
 /** Ollama's pulled models (GET /api/tags), most recently pulled first as Ollama lists them. */
@@ -90,6 +94,9 @@ async function* lines(body: ReadableStream<Uint8Array>): AsyncGenerator<string> 
   if (buffer.trim()) yield buffer.trim();
 }
 
+/** Ollama's `think`: on, off, or a thinking level. */
+export type OllamaThink = boolean | "low" | "medium" | "high" | "max";
+
 export function createOllamaProvider(opts: OllamaOptions): Provider {
   const root = opts.baseURL.replace(/\/+$/, "").replace(/\/v1$/, "");
   const target = opts.target ?? `Ollama at ${root}`;
@@ -142,7 +149,7 @@ export function createOllamaProvider(opts: OllamaOptions): Provider {
       } catch {
         throw new ProviderError(`the stream from ${target} broke: a line is not JSON (${line.slice(0, 120)})`, "stream_broken");
       }
-      // An error inside the stream (no HTTP status): classified like the SDKs' in-stream errors.
+      // An error inside the stream (no HTTP status): classified by what it says (errors.ts).
       if (chunk.error !== undefined && chunk.error !== null) throw { error: chunk.error };
       yield* assembler.push(chunk);
       if (assembler.finished) break;

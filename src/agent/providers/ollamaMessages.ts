@@ -3,14 +3,15 @@
 // Pure functions over plain data; ollama.ts does the HTTP.
 //
 // Wire format, in short:
-//   request   {model, messages, tools?, stream: true, options: {num_ctx, temperature?, num_predict?}, think?}
+//   request   {model, messages, tools?, stream: true, options: {num_ctx, temperature?, num_predict?},
+//             think?: true | false | "low" | "medium" | "high" | "max"}
 //   messages  {role: "system" | "user" | "assistant" | "tool", content, thinking?,
 //              tool_calls?: [{id?, function: {name, arguments: OBJECT}}], tool_name?, tool_call_id?}
 //   stream    one JSON object a line: {message: {role, content, thinking?, tool_calls?}, done: false} ...
 //             then {done: true, done_reason, prompt_eval_count, eval_count}; or {error: "..."} at any point.
 // Tool-call arguments are JSON objects (not text), and tool calls carry no id
 // before Ollama 0.12.10: rt makes one up when there is none.
-import type { ChatMessage, StreamPart, ToolCall, ToolSpec, Usage } from "./types.js";
+import type { ChatMessage, FinishReason, StreamPart, ToolCall, ToolSpec, Usage } from "./types.js";
 
 export interface OllamaToolCallJson {
   id?: string;
@@ -76,11 +77,9 @@ export interface OllamaChunk {
   error?: unknown;
 }
 
-type FinishReason = Extract<StreamPart, { type: "finish" }>["reason"];
-
 function finishReason(reason: string | null | undefined, calls: number): FinishReason {
   const said: FinishReason = !reason || reason === "stop" ? "stop" : reason === "length" ? "length" : "other";
-  // "length" stays: the output was cut, whatever it holds.
+  // "length" stays: the output was cut, whatever it holds (a thinking model may have spent it all thinking).
   return calls > 0 && said !== "length" ? "tool_calls" : said;
 }
 
@@ -134,7 +133,7 @@ export class OllamaChunkAssembler {
       if (typeof d.prompt_eval_cached_count === "number" && d.prompt_eval_cached_count > 0) usage.cachedInputTokens = d.prompt_eval_cached_count;
       parts.push({ type: "usage", usage });
     }
-    parts.push({ type: "finish", reason: finishReason(d.done_reason, this.calls) });
+    parts.push({ type: "finish", reason: finishReason(d.done_reason, this.calls), ...(d.done_reason ? { raw: d.done_reason } : {}) });
     return parts;
   }
 }

@@ -6,17 +6,21 @@
 // needs the raw chunks, because local servers put reasoning in fields no
 // typed SDK models (`reasoning_content` for vLLM/llama.cpp/DeepSeek, `reasoning`
 // for Ollama/OpenRouter), and it owns retries and timeouts itself (see
-// retry.ts). The official client gives exactly that (SSE parsing, error classes,
-// headers) without an abstraction layer to see through. It is loaded with
+// retry.ts). The official client gives the request (URL, headers, error classes
+// for an HTTP error) without an abstraction layer to see through; the event
+// stream is read by rt (sse.ts), since what an error inside it says, and the
+// usage that comes with it, decide what happens next. It is loaded with
 // import() on first use so that commands which never talk to a model do not pay
 // for it at start-up.
 import { PROVIDER_PROBE_TIMEOUT_MS } from "../../limits.js";
 import { contextWindowFor } from "./contextWindow.js";
 import { listModelsError, missingPackage } from "./errors.js";
 import { ollamaModels } from "./ollama.js";
-import type { ProviderOptions } from "./options.js";
+import { withoutEnv, type ProviderOptions } from "./options.js";
 import { OpenAIChunkAssembler, toOpenAIMessages, toOpenAITools, type OpenAIChunk } from "./openaiMessages.js";
 import { DEFAULT_RETRY, DEFAULT_TIMEOUTS, streamTurn } from "./retry.js";
+import { withSamplingFallback } from "./sampling.js";
+import { sseEvents } from "./sse.js";
 import { ProviderError, type ModelRequest, type Provider, type StreamPart } from "./types.js";
 
 export interface OpenAICompatibleOptions extends ProviderOptions {
@@ -35,8 +39,11 @@ export interface OpenAICompatibleOptions extends ProviderOptions {
 
 type OpenAIClient = import("openai").OpenAI;
 
-/** Placeholder key for local servers: the client refuses to start without one, the servers ignore it. */
+/** Placeholder key for local servers: the client refuses to start without one; it is never sent (see the headers below). */
 const NO_KEY = "no-key";
+
+/** Environment variables through which the `openai` client would pick credentials or headers of its own. */
+const OPENAI_CLIENT_ENV = ["OPENAI_ADMIN_KEY", "OPENAI_CUSTOM_HEADERS", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID", "OPENAI_WEBHOOK_SECRET"];
 
 export function createOpenAICompatibleProvider(opts: OpenAICompatibleOptions): Provider {
   const name = opts.name ?? "openai-compatible";
@@ -51,22 +58,28 @@ export function createOpenAICompatibleProvider(opts: OpenAICompatibleOptions): P
   const getClient = () =>
     (client ??= import("openai").then(
       ({ OpenAI }): OpenAIClient =>
-        new OpenAI({
-          apiKey: opts.apiKey || NO_KEY,
-          baseURL,
-          maxRetries: 0,
-          // Our own timers (retry.ts) decide; this only keeps the client from giving up first.
-          timeout: timeouts.firstPartMs + 1_000,
-          defaultHeaders: opts.headers,
-          // Keys come from rt's resolution, never from the client reading the environment on its own.
-          organization: null,
-          project: null,
-        }),
+        withoutEnv(OPENAI_CLIENT_ENV, () =>
+          new OpenAI({
+            apiKey: opts.apiKey || NO_KEY,
+            adminAPIKey: null,
+            baseURL,
+            maxRetries: 0,
+            // Our own timers (retry.ts) decide; this only keeps the client from giving up first.
+            timeout: timeouts.firstPartMs + 1_000,
+            // Without a key, no Authorization header at all (null removes the client's own).
+            defaultHeaders: { ...opts.headers, ...(opts.apiKey ? {} : { Authorization: null }) },
+            // Keys come from rt's resolution, never from the client reading the environment on its own.
+            organization: null,
+            project: null,
+            webhookSecret: null,
+          }),
+        ),
       (err: unknown) => {
         client = undefined;
         throw missingPackage("openai", err);
       },
     ));
+  const refusedSampling = new Set<string>();
 
   function body(req: ModelRequest) {
     const tools = req.tools?.length ? toOpenAITools(req.tools) : undefined;
@@ -83,23 +96,39 @@ export function createOpenAICompatibleProvider(opts: OpenAICompatibleOptions): P
 
   async function* attempt(req: ModelRequest, signal: AbortSignal, alive: () => void): AsyncGenerator<StreamPart> {
     const c = await getClient();
-    const stream = await c.chat.completions.create(body(req) as Parameters<OpenAIClient["chat"]["completions"]["create"]>[0] & { stream: true }, {
-      signal,
-    });
+    const res = await c.chat.completions
+      .create(body(req) as Parameters<OpenAIClient["chat"]["completions"]["create"]>[0] & { stream: true }, { signal })
+      .asResponse();
+    if (!res.body) throw new ProviderError(`${target} answered ${res.status} without a body`, "stream_broken");
     const assembler = new OpenAIChunkAssembler();
-    for await (const chunk of stream) {
-      alive();
-      yield* assembler.push(chunk as unknown as OpenAIChunk);
+    for await (const ev of sseEvents(res.body, alive)) {
+      if (ev.data === "[DONE]") break;
+      let chunk: OpenAIChunk;
+      try {
+        chunk = JSON.parse(ev.data) as OpenAIChunk;
+      } catch {
+        throw new ProviderError(`the stream from ${target} broke: an event is not JSON (${ev.data.slice(0, 120)})`, "stream_broken");
+      }
+      // Groq names its error events; the others put an `error` object in a chunk.
+      if (ev.event === "error") throw { error: (chunk as { error?: unknown }).error ?? chunk };
+      yield* assembler.push(chunk);
+      if (assembler.error !== undefined) {
+        yield* assembler.partial();
+        throw { error: assembler.error };
+      }
     }
     if (signal.aborted) return; // runWithRetries says why
-    if (!assembler.finished) throw new ProviderError(`the stream from ${target} ended before the answer was complete (no finish_reason)`, "stream_broken");
+    if (!assembler.finished) {
+      yield* assembler.partial();
+      throw new ProviderError(`the stream from ${target} ended before the answer was complete (no finish_reason)`, "stream_broken");
+    }
     yield* assembler.end();
   }
 
   return {
     name,
     stream(req: ModelRequest): AsyncIterable<StreamPart> {
-      return streamTurn(req, { target, retry, timeouts }, attempt);
+      return withSamplingFallback(req, refusedSampling, (r) => streamTurn(r, { target, retry, timeouts }, attempt));
     },
     async contextWindow(model: string) {
       return opts.contextWindows?.[model] ?? contextWindowFor({ name, baseURL, apiKey: opts.apiKey, ollamaRoot }, model);

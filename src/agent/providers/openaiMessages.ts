@@ -1,7 +1,16 @@
 // The agent's messages and tools in the chat-completions shape, and the
 // reassembly of streamed chat-completion chunks into StreamParts. Pure
 // functions over plain data: the `openai` package is only a transport.
-import type { ChatMessage, StreamPart, ToolCall, ToolSpec, Usage } from "./types.js";
+//
+// What servers send that the OpenAI reference does not name, read here:
+//   delta.content as an array of typed parts (Mistral's reasoning models:
+//     [{type: "thinking", thinking: [{type: "text", text}]}, {type: "text", text}])
+//   delta.reasoning_content (DeepSeek, vLLM, llama.cpp, Z.ai), delta.reasoning (OpenRouter,
+//     Groq, Ollama's /v1), delta.reasoning_details (OpenRouter: typed, signed or encrypted)
+//   delta.refusal (OpenAI: the model declined)
+//   an `error` object in a chunk (OpenRouter, with the usage and finish reason of the
+//     answer so far in the same chunk), finish_reason "error"
+import type { ChatMessage, FinishReason, NativeParts, StreamPart, ToolCall, ToolSpec, Usage } from "./types.js";
 
 export interface OpenAIToolCallJson {
   id: string;
@@ -11,24 +20,68 @@ export interface OpenAIToolCallJson {
 
 export type OpenAIMessageJson =
   | { role: "system" | "user"; content: string }
-  | { role: "assistant"; content: string | null; tool_calls?: OpenAIToolCallJson[] }
+  | {
+      role: "assistant";
+      content: string | null;
+      tool_calls?: OpenAIToolCallJson[];
+      reasoning_content?: string;
+      reasoning?: string;
+      reasoning_details?: Array<Record<string, unknown>>;
+    }
   | { role: "tool"; tool_call_id: string; content: string };
 
+/**
+ * The assistant messages whose reasoning goes back: those of a user turn (the
+ * messages between two user messages) in which the model called tools. DeepSeek's
+ * thinking mode requires the reasoning_content of such turns in every later
+ * request (400 without it) and ignores it elsewhere; OpenRouter needs the
+ * reasoning details of tool-calling turns to continue them. Outside such turns
+ * nothing is sent back: older reasoners (deepseek-reasoner) reject reasoning in
+ * the input.
+ */
+function turnsWithToolCalls(messages: ChatMessage[]): Set<number> {
+  const out = new Set<number>();
+  let turn: number[] = [];
+  let called = false;
+  const close = () => {
+    if (called) for (const i of turn) out.add(i);
+    turn = [];
+    called = false;
+  };
+  messages.forEach((m, i) => {
+    if (m.role === "user") close();
+    else if (m.role === "assistant") {
+      turn.push(i);
+      if (m.toolCalls?.length) called = true;
+    }
+  });
+  close();
+  return out;
+}
+
 export function toOpenAIMessages(messages: ChatMessage[]): OpenAIMessageJson[] {
-  return messages.map((m): OpenAIMessageJson => {
+  const withReasoning = turnsWithToolCalls(messages);
+  return messages.map((m, i): OpenAIMessageJson => {
     switch (m.role) {
       case "system":
       case "user":
         return { role: m.role, content: m.content };
       case "assistant": {
-        // Reasoning is not sent back: servers that produce it (DeepSeek, vLLM) reject or ignore it as input.
         const calls = m.toolCalls ?? [];
-        if (!calls.length) return { role: "assistant", content: m.content };
-        return {
-          role: "assistant",
-          content: m.content === "" ? null : m.content,
-          tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments || "{}" } })),
-        };
+        const out: Extract<OpenAIMessageJson, { role: "assistant" }> = calls.length
+          ? {
+              role: "assistant",
+              content: m.content === "" ? null : m.content,
+              tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments || "{}" } })),
+            }
+          : { role: "assistant", content: m.content };
+        if (withReasoning.has(i)) {
+          // Back in the field it came in (a reasoning from another provider has none: it stays out).
+          const field = m.native?.reasoningField;
+          if (field) out[field] = m.reasoning ?? "";
+          if (m.native?.reasoningDetails?.length) out.reasoning_details = m.native.reasoningDetails;
+        }
+        return out;
       }
       case "tool":
         return { role: "tool", tool_call_id: m.toolCallId, content: m.content };
@@ -44,34 +97,47 @@ export function toOpenAITools(tools: ToolSpec[]) {
 export interface OpenAIChunk {
   choices?: Array<{
     delta?: {
-      content?: string | null;
-      /** vLLM, llama.cpp, DeepSeek, LM Studio. */
+      content?: unknown;
+      /** vLLM, llama.cpp, DeepSeek, LM Studio, Z.ai. */
       reasoning_content?: string | null;
-      /** Ollama, OpenRouter. */
+      /** Ollama, OpenRouter, Groq. */
       reasoning?: string | null;
+      /** OpenRouter. */
+      reasoning_details?: unknown;
+      refusal?: string | null;
       tool_calls?: Array<{ index?: number; id?: string | null; function?: { name?: string | null; arguments?: string | null } }> | null;
-    };
+    } | null;
     finish_reason?: string | null;
-  }>;
+  }> | null;
   usage?: {
     prompt_tokens?: number;
     completion_tokens?: number;
     prompt_tokens_details?: { cached_tokens?: number } | null;
     completion_tokens_details?: { reasoning_tokens?: number } | null;
   } | null;
+  /** Groq's own usage report. */
+  x_groq?: { usage?: OpenAIChunk["usage"] } | null;
+  /** An error reported inside the stream (OpenRouter: `{code, message}`; others `{message, type}`). */
+  error?: unknown;
 }
 
-type FinishReason = Extract<StreamPart, { type: "finish" }>["reason"];
-
-function finishReason(reason: string): FinishReason {
+export function finishReason(reason: string): FinishReason {
   switch (reason) {
     case "stop":
+    case "end_turn":
+    case "stop_sequence":
+      return "stop";
     case "length":
+    case "max_tokens":
+      return "length";
     case "content_filter":
-      return reason;
+      return "content_filter";
     case "tool_calls":
     case "function_call":
+    case "tool_use":
       return "tool_calls";
+    case "refusal":
+      return "refusal";
     default:
       return "other";
   }
@@ -84,6 +150,37 @@ export function usageFrom(u: NonNullable<OpenAIChunk["usage"]>): Usage {
   return usage;
 }
 
+/** Text and reasoning in one `delta.content`, whatever its documented shape; parts of unknown types come back apart. */
+export function contentParts(content: unknown): { text: string; reasoning: string; unknown: unknown[] } {
+  const out = { text: "", reasoning: "", unknown: [] as unknown[] };
+  if (content === null || content === undefined) return out;
+  if (typeof content === "string") {
+    out.text = content;
+    return out;
+  }
+  const parts = Array.isArray(content) ? content : [content];
+  for (const part of parts) {
+    if (typeof part === "string") {
+      out.text += part;
+      continue;
+    }
+    const p = (part ?? {}) as Record<string, unknown>;
+    if (p.type === "text" && typeof p.text === "string") out.text += p.text;
+    else if (p.type === "thinking" || p.type === "reasoning") {
+      // Mistral: {type: "thinking", thinking: [{type: "text", text}]}; others a plain string.
+      const inner = p.type === "thinking" ? p.thinking : (p.reasoning ?? p.text);
+      if (typeof inner === "string") out.reasoning += inner;
+      else if (Array.isArray(inner)) {
+        const nested = contentParts(inner);
+        out.reasoning += nested.text + nested.reasoning;
+        out.unknown.push(...nested.unknown);
+      } else if (typeof p.text === "string") out.reasoning += p.text;
+      else out.unknown.push(part);
+    } else out.unknown.push(part);
+  }
+  return out;
+}
+
 interface PendingCall {
   id: string;
   name: string;
@@ -92,33 +189,75 @@ interface PendingCall {
 
 /**
  * Turns chat-completion chunks into StreamParts. Text and reasoning pass through
- * at once; tool calls are collected by `index` from their fragments and handed
- * out whole when the answer finishes; usage and finish come last.
+ * at once; usage as soon as it is reported (so a stream that breaks afterwards
+ * still counts it); tool calls are collected by `index` from their fragments and
+ * handed out whole when the answer finishes, then native parts and finish.
  */
 export class OpenAIChunkAssembler {
   private calls: PendingCall[] = [];
   /** index in the server's numbering → position in `calls`. */
   private byIndex = new Map<number, number>();
   private finish: string | undefined;
-  private usage: Usage | undefined;
   private generatedIds = 0;
+  private reasoningField: NativeParts["reasoningField"];
+  private details: Array<Record<string, unknown>> = [];
+  private unknownParts: unknown[] = [];
+  private refused = false;
+  /** The error object of an error chunk, once one arrived (the caller throws it after the chunk's other parts). */
+  error: unknown;
 
-  /** The parts a chunk completes (text and reasoning deltas; everything else waits for end()). */
+  /** The parts a chunk completes (text, reasoning, usage; tool calls and finish wait for end()). */
   push(chunk: OpenAIChunk): StreamPart[] {
     const parts: StreamPart[] = [];
-    if (chunk.usage) this.usage = usageFrom(chunk.usage);
     for (const choice of chunk.choices ?? []) {
-      const d = choice.delta ?? {};
-      const reasoning = d.reasoning_content ?? d.reasoning;
-      if (reasoning) parts.push({ type: "reasoning", delta: reasoning });
-      if (d.content) parts.push({ type: "text", delta: d.content });
+      const d = choice?.delta ?? {};
+      for (const field of ["reasoning_content", "reasoning"] as const) {
+        const r = d[field];
+        if (typeof r !== "string") continue;
+        this.reasoningField ??= field;
+        if (r) parts.push({ type: "reasoning", delta: r });
+        break; // a server that sends both (vLLM's transition) means the same text twice
+      }
+      if (Array.isArray(d.reasoning_details)) this.mergeDetails(d.reasoning_details);
+      const content = contentParts(d.content);
+      if (content.reasoning) parts.push({ type: "reasoning", delta: content.reasoning });
+      if (content.text) parts.push({ type: "text", delta: content.text });
+      this.unknownParts.push(...content.unknown);
+      if (typeof d.refusal === "string" && d.refusal) {
+        // The model's own words for declining: shown and kept as its answer.
+        this.refused = true;
+        parts.push({ type: "text", delta: d.refusal });
+      }
       for (const frag of d.tool_calls ?? []) this.addFragment(frag);
-      if (choice.finish_reason) this.finish = choice.finish_reason;
+      // OpenRouter ends a failed stream with finish_reason "error" next to its error object.
+      if (choice?.finish_reason && choice.finish_reason !== "error") this.finish = choice.finish_reason;
     }
+    // Groq reports usage in x_groq.usage (and, asked for it, at the top level too).
+    const usage = chunk.usage ?? chunk.x_groq?.usage;
+    if (usage) parts.push({ type: "usage", usage: usageFrom(usage) });
+    if (chunk.error !== undefined && chunk.error !== null) this.error = chunk.error;
     return parts;
   }
 
-  private addFragment(frag: NonNullable<NonNullable<NonNullable<OpenAIChunk["choices"]>[number]["delta"]>["tool_calls"]>[number]) {
+  /** OpenRouter streams each detail in pieces that share an `index`: text is joined, other fields take the latest value. */
+  private mergeDetails(details: unknown[]) {
+    for (const raw of details) {
+      if (!raw || typeof raw !== "object") continue;
+      const d = raw as Record<string, unknown>;
+      const index = typeof d.index === "number" ? d.index : undefined;
+      const same = index === undefined ? undefined : this.details.find((x) => x.index === index && x.type === d.type);
+      if (!same) {
+        this.details.push({ ...d });
+        continue;
+      }
+      for (const [k, v] of Object.entries(d)) {
+        if ((k === "text" || k === "summary" || k === "data") && typeof v === "string" && typeof same[k] === "string") same[k] = (same[k] as string) + v;
+        else if (v !== null && v !== undefined) same[k] = v;
+      }
+    }
+  }
+
+  private addFragment(frag: NonNullable<NonNullable<NonNullable<NonNullable<OpenAIChunk["choices"]>[number]>["delta"]>["tool_calls"]>[number]) {
     const index = frag.index ?? this.calls.length;
     let at = this.byIndex.get(index);
     // Some servers number every call 0 and send each one whole: a new id at a known
@@ -140,19 +279,37 @@ export class OpenAIChunkAssembler {
     return this.finish !== undefined;
   }
 
-  /** The parts that wait for the end: complete tool calls, usage, finish. */
+  /** What must be kept with the message to send it back as it came. */
+  private native(): NativeParts | undefined {
+    const n: NativeParts = {};
+    if (this.reasoningField) n.reasoningField = this.reasoningField;
+    if (this.details.length) n.reasoningDetails = this.details;
+    if (this.unknownParts.length) n.unknownParts = this.unknownParts;
+    return Object.keys(n).length ? n : undefined;
+  }
+
+  /** The parts that wait for the end: complete tool calls, native parts, finish. */
   end(): StreamPart[] {
     const parts: StreamPart[] = [];
     const calls: ToolCall[] = this.calls
       .filter((c) => c.name !== "")
       .map((c) => ({ id: c.id || `call_rt_${++this.generatedIds}`, name: c.name, arguments: c.arguments }));
     for (const call of calls) parts.push({ type: "tool_call", call });
-    if (this.usage) parts.push({ type: "usage", usage: this.usage });
+    const native = this.native();
+    if (native) parts.push({ type: "native", native });
+    const raw = this.finish ?? "stop";
+    let reason = finishReason(raw);
     // Some servers (Ollama among them) say "stop" after tool calls; the agent needs to know there are
-    // calls to run. "length" stays: the last call's arguments may be cut short.
-    const said = finishReason(this.finish ?? "stop");
-    const reason = calls.length && said !== "length" ? "tool_calls" : said;
-    parts.push({ type: "finish", reason });
+    // calls to run. A cut or filtered answer stays what it is: its last call may be incomplete.
+    if (calls.length && (reason === "stop" || reason === "other")) reason = "tool_calls";
+    if (this.refused && reason === "stop") reason = "refusal";
+    parts.push({ type: "finish", reason, raw });
     return parts;
+  }
+
+  /** What arrived before the stream broke: calls are not handed out (their arguments may be cut), native parts are. */
+  partial(): StreamPart[] {
+    const native = this.native();
+    return native ? [{ type: "native", native }] : [];
   }
 }

@@ -44,8 +44,20 @@ export const DEFAULT_TIMEOUTS: TimeoutOptions = {
   idleMs: PROVIDER_IDLE_TIMEOUT_MS,
 };
 
-/** Failures worth another try while nothing has been yielded: transient by nature. */
+/**
+ * Failures worth another try while nothing has been yielded: transient by nature
+ * (a refused or reset connection, a 5xx or an overloaded server, a timeout, a stream
+ * cut before it said anything). A rate limit only when the server says how long to
+ * wait (Retry-After): a 429 without it is usually a quota, which waiting does not fix.
+ * What a 4xx or an in-stream error says about the request is never retried.
+ */
 const RETRYABLE: ReadonlySet<ProviderErrorKind> = new Set(["unreachable", "rate_limit", "server", "timeout", "stream_broken"]);
+
+function transient(err: ProviderError): boolean {
+  if (!RETRYABLE.has(err.kind)) return false;
+  if (err.kind === "rate_limit") return err.retryAfterMs !== undefined;
+  return true;
+}
 
 /**
  * The delay before retry number `retry` (0-based) after `err`, or undefined when
@@ -53,7 +65,7 @@ const RETRYABLE: ReadonlySet<ProviderErrorKind> = new Set(["unreachable", "rate_
  * server asks to wait longer than we are willing to).
  */
 export function retryDelay(err: ProviderError, retry: number, opts: RetryOptions): number | undefined {
-  if (!RETRYABLE.has(err.kind) || retry >= opts.maxRetries) return undefined;
+  if (!transient(err) || retry >= opts.maxRetries) return undefined;
   if (err.retryAfterMs !== undefined) return err.retryAfterMs <= opts.maxRetryAfterMs ? err.retryAfterMs : undefined;
   return Math.min(opts.maxDelayMs, opts.baseDelayMs * 2 ** retry);
 }
@@ -113,6 +125,7 @@ export async function* runWithRetries(attempt: Attempt, opts: RunOptions): Async
       sawEvent = true;
       arm(opts.timeouts.idleMs, "idle");
     };
+    /** Parts of the answer itself handed out (usage and native bookkeeping do not count: they do not stop a retry). */
     let yielded = 0;
     let finished = false;
     // Why the attempt ended early, when it did; the client libraries end an aborted stream silently.
@@ -134,7 +147,7 @@ export async function* runWithRetries(attempt: Attempt, opts: RunOptions): Async
         if (!sawEvent) alive();
         // The consumer's own pace between parts is not the server's silence.
         clearTimeout(timer);
-        yielded++;
+        if (part.type !== "usage" && part.type !== "native") yielded++;
         yield part;
         if (controller.signal.aborted) break;
         arm(opts.timeouts.idleMs, "idle");
@@ -156,14 +169,15 @@ export async function* runWithRetries(attempt: Attempt, opts: RunOptions): Async
     if (failure.kind === "aborted") throw failure;
     if (yielded > 0) {
       if (failure.kind === "timeout" || failure.kind === "stream_broken") throw failure;
-      throw new ProviderError(`the answer broke off after it started: ${failure.message}`, "stream_broken", failure.status);
+      // Never retried once part of the answer is out; the kind stays what the error said.
+      throw new ProviderError(`the answer broke off after it started: ${failure.message}`, failure.kind, failure.status, undefined, failure.details);
     }
     const delay = retryDelay(failure, retry, opts.retry);
     if (delay === undefined) {
       if (failure.retryAfterMs !== undefined && failure.retryAfterMs > opts.retry.maxRetryAfterMs) {
         throw new ProviderError(`${failure.message} (the server asks to wait ${seconds(failure.retryAfterMs)}; not waiting that long)`, failure.kind, failure.status, failure.retryAfterMs);
       }
-      if (retry > 0 && RETRYABLE.has(failure.kind)) {
+      if (retry > 0 && transient(failure)) {
         throw new ProviderError(`${failure.message} (gave up after ${retry + 1} attempts)`, failure.kind, failure.status, failure.retryAfterMs);
       }
       throw failure;

@@ -9,6 +9,45 @@ export interface ToolCall {
   arguments: string;
 }
 
+/**
+ * How a model turn ended, the same words for every provider:
+ *   stop            the model finished its answer
+ *   tool_calls      it stopped to call tools
+ *   length          cut at the output limit (OpenAI "length", Anthropic "max_tokens" and
+ *                   "model_context_window_exceeded", Ollama "length")
+ *   refusal         the model declined (Anthropic "refusal"; an OpenAI `refusal` delta)
+ *   content_filter  the provider's filter stopped it (OpenAI/Azure "content_filter")
+ *   other           anything else the provider said (kept verbatim as the raw reason)
+ *   error           (rt's word, never a provider's) the stream failed or was interrupted
+ *                   before the model finished: the answer is incomplete
+ */
+export type FinishReason = "stop" | "tool_calls" | "length" | "refusal" | "content_filter" | "other" | "error";
+
+/**
+ * What a provider needs back exactly as it sent it, when the assistant message is
+ * part of a later request. Opaque to the agent; each provider reads its own part.
+ */
+export interface NativeParts {
+  /**
+   * Anthropic: the content blocks of the answer in the order they arrived: `thinking`
+   * (with its signature; the text may be empty), `redacted_thinking` (its `data`),
+   * `text`, `tool_use`, and any other block verbatim. Thinking and redacted thinking
+   * go back unchanged and in this order; unknown blocks stay in the session only.
+   */
+  anthropic?: Array<Record<string, unknown>>;
+  /**
+   * Chat completions: the delta field the reasoning arrived in ("reasoning_content":
+   * DeepSeek, vLLM, llama.cpp, Z.ai; "reasoning": OpenRouter, Groq, Ollama's /v1). It
+   * goes back in the same field on assistant messages with tool calls (and the others of
+   * their user turn), which DeepSeek's thinking mode requires.
+   */
+  reasoningField?: "reasoning_content" | "reasoning";
+  /** OpenRouter's `reasoning_details`, merged over the stream by index, sent back unchanged. */
+  reasoningDetails?: Array<Record<string, unknown>>;
+  /** Content parts of a type rt does not know, verbatim: kept in the session, never made into text. */
+  unknownParts?: unknown[];
+}
+
 export type ChatMessage =
   | { role: "system"; content: string }
   | { role: "user"; content: string }
@@ -17,13 +56,16 @@ export type ChatMessage =
       content: string;
       reasoning?: string;
       /**
-       * Anthropic's signature of the thinking in `reasoning` (the `signature` of the
-       * reasoning parts). With extended thinking and tool use, Anthropic requires the
-       * thinking of the assistant turn being continued to come back signed; without a
-       * signature the thinking is not sent back at all. Other providers ignore it.
+       * Anthropic's signature of the thinking in `reasoning`, from sessions written
+       * before `native.anthropic` kept every block (read, no longer written).
        */
       reasoningSignature?: string;
       toolCalls?: ToolCall[];
+      /** How the model turn that wrote this message ended (absent in older sessions). */
+      finish?: FinishReason;
+      /** The provider's own word for it, when it differs ("max_tokens", "end_turn"...). */
+      finishRaw?: string;
+      native?: NativeParts;
     }
   | { role: "tool"; toolCallId: string; name: string; content: string; isError?: boolean };
 
@@ -60,18 +102,22 @@ export interface Usage {
 
 /**
  * What a provider yields, in order: text and reasoning deltas as they arrive,
- * each tool call once complete, then `usage` (when the server reports it),
- * then `finish`, always last. A stream that fails throws a ProviderError
- * after yielding everything that had arrived.
+ * `usage` whenever the server reports (more of) it (the latest counts, not an
+ * increment), each tool call once complete, `native` parts to keep, then
+ * `finish`, always last. A stream that fails throws a ProviderError after
+ * yielding everything that had arrived, usage included.
  */
 export type StreamPart =
   | { type: "text"; delta: string }
-  /** `signature` (Anthropic): arrives once at the end of a thinking block, with an empty delta; keep it in the assistant message. */
+  /** `signature` (Anthropic): arrives once at the end of a thinking block, with an empty delta. */
   | { type: "reasoning"; delta: string; signature?: string }
   /** A complete tool call, emitted once all of its argument fragments have arrived. */
   | { type: "tool_call"; call: ToolCall }
   | { type: "usage"; usage: Usage }
-  | { type: "finish"; reason: "stop" | "tool_calls" | "length" | "content_filter" | "other" };
+  /** Provider-native pieces of the answer to keep with the assistant message (replaces what an earlier `native` part said). */
+  | { type: "native"; native: NativeParts }
+  /** `raw`: the provider's own word; `detail`: its explanation, when it gives one (Anthropic's refusal stop_details). */
+  | { type: "finish"; reason: FinishReason; raw?: string; detail?: string };
 
 export type ProviderErrorKind =
   /** Nothing listens at the base URL (connection refused, DNS failure). */
@@ -87,6 +133,8 @@ export type ProviderErrorKind =
   | "stream_broken"
   /** The server sent nothing for too long, before the answer or in the middle of it (see retry.ts). */
   | "timeout"
+  /** An error inside the stream that says nothing rt recognizes as transient (not retried). */
+  | "stream_error"
   | "aborted";
 
 export class ProviderError extends Error {
@@ -96,6 +144,8 @@ export class ProviderError extends Error {
     readonly status?: number,
     /** rate_limit: how long the server asked to wait (Retry-After), in milliseconds. */
     readonly retryAfterMs?: number,
+    /** What the provider's error said (message, type, param), when it came from the provider. */
+    readonly details?: { message: string; status?: number; type?: string; param?: string },
   ) {
     super(message);
     this.name = "ProviderError";

@@ -1,0 +1,171 @@
+// What a recording says, read the plain way (the test's own reading, written
+// apart from src/: the two must agree): the answer's text and reasoning, the
+// tool calls, the provider's finish word, its usage, an error, and for
+// Anthropic the thinking blocks that must go back unchanged.
+import { recordingText, type ManifestEntry } from "./replayServer.ts";
+
+export interface RecordedAnswer {
+  model?: string;
+  text: string;
+  reasoning: string;
+  /** The provider's own finish word (finish_reason, stop_reason, done_reason). */
+  finish?: string;
+  usage?: { input: number; output: number };
+  toolCalls: Array<{ id?: string; name: string; args: string }>;
+  error?: unknown;
+  /** chat completions: the delta field the reasoning came in. */
+  reasoningField?: "reasoning_content" | "reasoning";
+  /** Anthropic: thinking and redacted_thinking blocks in order, as they must be sent back. */
+  thinkingBlocks: Array<Record<string, unknown>>;
+  /** Anthropic: the explanation of a refusal. */
+  stopDetail?: string;
+}
+
+/** The JSON payloads of the recording's events, whatever its framing. */
+function payloads(e: ManifestEntry): Array<{ event?: string; data: any }> {
+  const text = recordingText(e);
+  if (e.framing === "chunks-openai" || e.framing === "chunks-anthropic" || e.framing === "ndjson") {
+    return text
+      .split("\n")
+      .filter((l) => l.trim() !== "")
+      .map((l) => ({ data: JSON.parse(l) }));
+  }
+  const out: Array<{ event?: string; data: any }> = [];
+  for (const block of text.split(/\r?\n\r?\n/)) {
+    let event: string | undefined;
+    const data: string[] = [];
+    for (const line of block.split(/\r?\n/)) {
+      if (line.startsWith("event:")) event = line.slice(6).trim();
+      else if (line.startsWith("data:")) data.push(line.slice(5).replace(/^ /, ""));
+    }
+    if (!data.length || data.join("\n") === "[DONE]") continue;
+    out.push({ event, data: JSON.parse(data.join("\n")) });
+  }
+  return out;
+}
+
+function textOfParts(content: unknown, into: { text: string; reasoning: string }) {
+  if (typeof content === "string") into.text += content;
+  else if (Array.isArray(content)) {
+    for (const p of content as any[]) {
+      if (p?.type === "text") into.text += p.text;
+      else if (p?.type === "thinking") for (const t of p.thinking as any[]) into.reasoning += t.text;
+    }
+  }
+}
+
+function readChat(e: ManifestEntry): RecordedAnswer {
+  const a: RecordedAnswer = { text: "", reasoning: "", toolCalls: [], thinkingBlocks: [] };
+  const calls = new Map<number, { id?: string; name: string; args: string }>();
+  for (const { event, data } of payloads(e)) {
+    if (event === "error") {
+      a.error = data.error ?? data;
+      break;
+    }
+    if (data.model) a.model ??= data.model;
+    for (const choice of data.choices ?? []) {
+      const d = choice.delta ?? {};
+      if (typeof d.reasoning_content === "string") {
+        a.reasoningField ??= "reasoning_content";
+        a.reasoning += d.reasoning_content;
+      } else if (typeof d.reasoning === "string") {
+        a.reasoningField ??= "reasoning";
+        a.reasoning += d.reasoning;
+      }
+      textOfParts(d.content, a);
+      for (const t of d.tool_calls ?? []) {
+        const index = t.index ?? calls.size;
+        const c = calls.get(index) ?? { name: "", args: "" };
+        if (t.id) c.id ??= t.id;
+        c.name += t.function?.name ?? "";
+        c.args += t.function?.arguments ?? "";
+        calls.set(index, c);
+      }
+      if (choice.finish_reason && choice.finish_reason !== "error") a.finish = choice.finish_reason;
+    }
+    if (data.usage) a.usage = { input: data.usage.prompt_tokens, output: data.usage.completion_tokens };
+    if (data.error) {
+      a.error = data.error;
+      break;
+    }
+  }
+  a.toolCalls = [...calls.values()];
+  return a;
+}
+
+function readAnthropic(e: ManifestEntry): RecordedAnswer {
+  const a: RecordedAnswer = { text: "", reasoning: "", toolCalls: [], thinkingBlocks: [] };
+  const open = new Map<number, any>();
+  let input = 0;
+  let output = 0;
+  for (const { data } of payloads(e)) {
+    switch (data.type) {
+      case "message_start": {
+        a.model = data.message.model;
+        const u = data.message.usage ?? {};
+        input = (u.input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
+        output = u.output_tokens ?? 0;
+        break;
+      }
+      case "content_block_start":
+        open.set(data.index, { ...data.content_block, json: "" });
+        if (data.content_block.type === "text") a.text += data.content_block.text ?? "";
+        break;
+      case "content_block_delta": {
+        const b = open.get(data.index);
+        const d = data.delta;
+        if (d.type === "text_delta") {
+          a.text += d.text;
+          b.text = (b.text ?? "") + d.text;
+        } else if (d.type === "thinking_delta") {
+          a.reasoning += d.thinking;
+          b.thinking = (b.thinking ?? "") + d.thinking;
+        } else if (d.type === "signature_delta") b.signature = (b.signature ?? "") + d.signature;
+        else if (d.type === "input_json_delta") b.json += d.partial_json;
+        break;
+      }
+      case "content_block_stop": {
+        const b = open.get(data.index);
+        if (b.type === "thinking") a.thinkingBlocks.push({ type: "thinking", thinking: b.thinking ?? "", signature: b.signature });
+        else if (b.type === "redacted_thinking") a.thinkingBlocks.push({ type: "redacted_thinking", data: b.data });
+        else if (b.type === "tool_use") a.toolCalls.push({ id: b.id, name: b.name, args: b.json || "{}" });
+        break;
+      }
+      case "message_delta": {
+        a.finish = data.delta.stop_reason ?? a.finish;
+        if (data.delta.stop_details?.explanation) a.stopDetail = data.delta.stop_details.explanation;
+        const u = data.usage ?? {};
+        if (u.input_tokens != null) input = (u.input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
+        if (u.output_tokens != null) output = u.output_tokens;
+        break;
+      }
+      case "error":
+        a.error = data.error;
+        break;
+    }
+  }
+  a.usage = { input, output };
+  return a;
+}
+
+function readOllama(e: ManifestEntry): RecordedAnswer {
+  const a: RecordedAnswer = { text: "", reasoning: "", toolCalls: [], thinkingBlocks: [] };
+  for (const { data } of payloads(e)) {
+    a.model ??= data.model;
+    a.text += data.message?.content ?? "";
+    a.reasoning += data.message?.thinking ?? "";
+    for (const c of data.message?.tool_calls ?? []) a.toolCalls.push({ name: c.function.name, args: JSON.stringify(c.function.arguments) });
+    if (data.done) {
+      a.finish = data.done_reason; // older Ollama versions (and its docs' first example) send none
+      a.usage = { input: data.prompt_eval_count, output: data.eval_count };
+    }
+  }
+  return a;
+}
+
+export function readRecording(e: ManifestEntry): RecordedAnswer {
+  if (e.framing === "json") return { text: "", reasoning: "", toolCalls: [], thinkingBlocks: [], error: JSON.parse(recordingText(e)).error };
+  if (e.provider === "anthropic") return readAnthropic(e);
+  if (e.provider === "ollama") return readOllama(e);
+  return readChat(e);
+}
