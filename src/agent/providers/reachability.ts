@@ -26,7 +26,7 @@ export function configureHelp(resolved: Pick<ResolvedModel, "configFiles">, env:
     '  rt run --model openai/gpt-4.1 "..."                 key in OPENAI_API_KEY',
     '  rt run --model openai-compatible/MODEL --base-url http://HOST:PORT/v1 "..."   vLLM, llama.cpp, LM Studio...',
     "Environment: OLLAMA_HOST (another Ollama), OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL.",
-    `Or once for all runs, in ${user} (yours) or ${project} (this project's, which wins):`,
+    `Or once for all runs, in ${user} (yours) or ${project} (this project's: it wins once you trust the folder with rt trust):`,
     "  {",
     '    "model": "anthropic/claude-sonnet-4-5",',
     '    "providers": { "anthropic": { "api_key_env": "ANTHROPIC_API_KEY" } }',
