@@ -141,6 +141,22 @@ export function reconcileIds(
   return { ids, next, kept };
 }
 
+/**
+ * Whether a stored record is well formed for `rel`. It carries rt's MAC
+ * already (StateStore.readJson); this guards against anything the MAC cannot
+ * say: IDs that are not IDs, duplicates (an ID must name one line), arrays
+ * that do not line up.
+ */
+function validRecord(r: IdRecord, rel: string): boolean {
+  if (r.version !== 1 || r.path !== rel || typeof r.textHash !== "string" || !Number.isSafeInteger(r.next) || r.next < 0) return false;
+  if (!Array.isArray(r.ids) || !Array.isArray(r.hashes) || r.ids.length !== r.hashes.length) return false;
+  const isId = (id: unknown) => typeof id === "string" && LINE_ID_PATTERN.test(id);
+  if (!r.ids.every(isId) || new Set(r.ids).size !== r.ids.length) return false;
+  if (!r.hashes.every((h) => Number.isSafeInteger(h) && h >= 0)) return false;
+  if (r.viewed !== undefined && r.viewed !== "current" && !(Array.isArray(r.viewed) && r.viewed.every((id) => id === null || isId(id)))) return false;
+  return true;
+}
+
 /** Line IDs of every file the workspace has read, persisted under `.rt/ids/`. */
 export class LineIdStore {
   private memory = new Map<string, IdRecord>();
@@ -151,7 +167,7 @@ export class LineIdStore {
     const inMemory = this.memory.get(rel);
     if (inMemory) return inMemory;
     const stored = this.state.readJson<IdRecord>("ids", `${StateStore.keyFor(rel)}.json`);
-    if (stored && stored.version === 1 && stored.path === rel) {
+    if (stored && validRecord(stored, rel)) {
       this.memory.set(rel, stored);
       return stored;
     }
