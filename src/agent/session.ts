@@ -9,7 +9,7 @@ import crypto from "node:crypto";
 import type { ChatMessage, ToolCall } from "./providers/types.js";
 import { addUsage, zeroUsage, type AgentEvent, type Protocol, type UsageTotals } from "./events.js";
 import type { Workspace } from "../workspace/workspace.js";
-import type { WriteHandle } from "../workspace/confinedFs.js";
+import { isRefusal, type WriteHandle } from "../workspace/confinedFs.js";
 import { SESSION_FILE_MAX_BYTES } from "../limits.js";
 
 /** Where a message in the context came from, when it is not what its role says. */
@@ -141,6 +141,8 @@ export class SessionLog {
         if (out) log = new SessionLog(id, ws.state.file(SESSIONS_DIR, `${id}.jsonl`), 0, out);
         else break;
       } catch (e) {
+        // `.rt/sessions` that is a symlink (or not a directory): the session lives in memory only, like with state off.
+        if (isRefusal(e)) break;
         if ((e as NodeJS.ErrnoException).code !== "EEXIST" || attempt >= 100) throw e;
         id = newSessionId();
       }

@@ -28,6 +28,7 @@ import { ToolError } from "../tools/types.js";
 const C = fs.constants;
 const O_NOFOLLOW = C.O_NOFOLLOW ?? 0;
 const O_DIRECTORY = C.O_DIRECTORY ?? 0;
+const O_NONBLOCK = C.O_NONBLOCK ?? 0;
 
 let procFd: boolean | undefined;
 
@@ -55,6 +56,11 @@ export function raceFree(): boolean {
 /** An error with an errno-style code (EEXIST, ENOENT...) callers can test. */
 function codeOf(e: unknown): string | undefined {
   return (e as NodeJS.ErrnoException | undefined)?.code;
+}
+
+/** True for the confined writer's refusals (a symlink or a non-directory on the way, a non-regular file). */
+export function isRefusal(e: unknown): boolean {
+  return e instanceof ToolError && e.metadata.confined === true;
 }
 
 /** Splits a relative path ("a/b", or parts) into names, refusing "..", NUL bytes and absolute paths. */
@@ -192,9 +198,9 @@ export class ConfinedFs {
     return parts.length ? parts.join("/") : ".";
   }
 
-  private refuse(parts: string[], upTo: number, st: fs.Stats | undefined): ToolError {
+  private refuse(parts: string[], upTo: number, st: fs.Stats | undefined, wholeParts: string[] = parts): ToolError {
     const where = this.shown(parts.slice(0, upTo + 1));
-    const whole = this.shown(parts);
+    const whole = this.shown(wholeParts);
     const what = st?.isSymbolicLink()
       ? "is a symbolic link; rt never writes or reads its own files through symbolic links"
       : st?.isDirectory()
@@ -209,8 +215,9 @@ export class ConfinedFs {
    * Opens the directory `rel` (below the prefix) step by step without following
    * symlinks, creating missing directories when `create`. The caller closes it.
    */
-  openDir(rel: string | readonly string[], opts: { create?: boolean; mode?: number } = {}): OpenDir {
+  openDir(rel: string | readonly string[], opts: { create?: boolean; mode?: number } = {}, fileName?: string): OpenDir {
     const parts = [...this.prefix, ...pathParts(rel)];
+    const whole = fileName === undefined ? parts : [...parts, fileName];
     let dir = new OpenDir(fs.openSync(this.base, C.O_RDONLY | O_DIRECTORY), this.base);
     try {
       for (let i = 0; i < parts.length; i++) {
@@ -221,7 +228,7 @@ export class ConfinedFs {
           try {
             if (!raceFree()) {
               const st = fs.lstatSync(next);
-              if (!st.isDirectory()) throw this.refuse(parts, i, st);
+              if (!st.isDirectory()) throw this.refuse(parts, i, st, whole);
             }
             fd = fs.openSync(next, C.O_RDONLY | O_DIRECTORY | O_NOFOLLOW);
           } catch (e) {
@@ -235,7 +242,7 @@ export class ConfinedFs {
               }
               continue;
             }
-            if (code === "ELOOP" || code === "ENOTDIR") throw this.refuse(parts, i, dir.entry(name));
+            if (code === "ELOOP" || code === "ENOTDIR") throw this.refuse(parts, i, dir.entry(name), whole);
             throw e;
           }
         }
@@ -255,7 +262,7 @@ export class ConfinedFs {
     const parts = pathParts(rel);
     const name = parts.pop();
     if (name === undefined) throw new ToolError(`${this.abs()}: a file name is needed here, not the directory itself`);
-    const dir = this.openDir(parts, opts);
+    const dir = this.openDir(parts, opts, name);
     try {
       return fn(dir, name, [...this.prefix, ...parts, name]);
     } finally {
@@ -271,7 +278,8 @@ export class ConfinedFs {
     }
     let fd: number;
     try {
-      fd = fs.openSync(dir.at(name), flags | O_NOFOLLOW, mode);
+      // O_NONBLOCK: a FIFO planted where a file belongs must not hang rt on open (it is refused below).
+      fd = fs.openSync(dir.at(name), flags | O_NOFOLLOW | O_NONBLOCK, mode);
     } catch (e) {
       if (codeOf(e) === "ELOOP") throw this.refuse(parts, parts.length - 1, dir.entry(name));
       throw e;

@@ -8,7 +8,7 @@
 // there, is not a lock and is removed instead of waited for. Waiting is
 // asynchronous, so a server handling several requests keeps serving while one waits.
 import { StateStore } from "./state.js";
-import type { ConfinedFs } from "./confinedFs.js";
+import { isRefusal, type ConfinedFs } from "./confinedFs.js";
 
 const WAIT_MS = 5000;
 
@@ -33,7 +33,13 @@ interface LockPlace {
 function lockPlace(state: StateStore, rel: string): LockPlace {
   if (state.ensure()) {
     const name = `${StateStore.keyFor(rel)}.lock`;
-    return { files: state.files, parts: ["locks", name], context: `locks/${name}` };
+    try {
+      state.files.mkdirs("locks");
+      return { files: state.files, parts: ["locks", name], context: `locks/${name}` };
+    } catch (e) {
+      if (!isRefusal(e)) throw e;
+      // `.rt/locks` is a symlink or a file: every rt process sees the same, and locks next to the target instead.
+    }
   }
   const parts = rel.split("/");
   const base = parts.pop()!;
