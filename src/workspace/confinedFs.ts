@@ -79,13 +79,26 @@ export function pathParts(rel: string | readonly string[]): string[] {
   return out;
 }
 
+/** Where each open directory was when opened, by fd: error messages name that, not /proc/self/fd/N. */
+const openDirs = new Map<number, string>();
+
+/** Rewrites `/proc/self/fd/N` in an error's message to the directory it stands for (the error stays the same object). */
+function humanize(e: unknown): unknown {
+  if (e instanceof Error && e.message.includes("/proc/self/fd/")) {
+    e.message = e.message.replace(/\/proc\/self\/fd\/(\d+)/g, (m, fd: string) => openDirs.get(Number(fd)) ?? m);
+  }
+  return e;
+}
+
 /** A directory opened below the base; names are looked up in it, never through a path. */
 export class OpenDir {
   constructor(
     readonly fd: number,
     /** Where it was when opened (for messages and the fallback mode). */
     readonly abs: string,
-  ) {}
+  ) {
+    openDirs.set(fd, abs);
+  }
 
   /** The path that names `name` inside this very directory. */
   at(name: string): string {
@@ -111,6 +124,7 @@ export class OpenDir {
   }
 
   close(): void {
+    if (openDirs.get(this.fd) === this.abs) openDirs.delete(this.fd);
     try {
       fs.closeSync(this.fd);
     } catch {
@@ -252,6 +266,7 @@ export class ConfinedFs {
       }
       return dir;
     } catch (e) {
+      humanize(e);
       dir.close();
       throw e;
     }
@@ -265,6 +280,8 @@ export class ConfinedFs {
     const dir = this.openDir(parts, opts, name);
     try {
       return fn(dir, name, [...this.prefix, ...parts, name]);
+    } catch (e) {
+      throw humanize(e);
     } finally {
       dir.close();
     }

@@ -38,12 +38,11 @@ function lockPlace(state: StateStore, rel: string): LockPlace {
       return { files: state.files, parts: ["locks", name], context: `locks/${name}` };
     } catch (e) {
       if (!isRefusal(e)) throw e;
-      // `.rt/locks` is a symlink or a file: every rt process sees the same, and locks next to the target instead.
+      // `.rt/locks` is a symlink or a file: every rt process sees the same, and locks at the root instead (the state-off place).
     }
   }
-  const parts = rel.split("/");
-  const base = parts.pop()!;
-  return { files: state.rootFs, parts: [...parts, `.${base}.rt-lock`] };
+  // State off: one place at the root, whether or not the file's directory exists yet.
+  return { files: state.rootFs, parts: [`.rt-lock-${StateStore.keyFor(rel)}`] };
 }
 
 /** The pid holding the lock: a number, 0 while its owner is still writing it, or "invalid" when it is no lock of rt's. */
