@@ -5,7 +5,7 @@
 // lose their work). The newest JOURNAL_KEEP entries per file are kept.
 //
 // The journal is read back as untrusted input: its index carries rt's MAC
-// (StateStore.readJson), so a committed or planted journal, or one written by
+// (StateStore.readSignedJson), so a committed or planted journal, or one written by
 // a tool, is no journal at all; each entry names the SHA-256 of the bytes it
 // saved, and those are read from a regular file inside the state directory,
 // never through a symlink, and must match. The mode recorded is only ever
@@ -75,7 +75,7 @@ export class Journal {
   constructor(private state: StateStore) {}
 
   private index(rel: string): JournalIndex {
-    const idx = this.state.readJson<JournalIndex>("journal", Store.keyFor(rel), "index.json");
+    const idx = this.state.readSignedJson<JournalIndex>("journal", Store.keyFor(rel), "index.json");
     return validIndex(idx, rel) ? idx : { version: 2, path: rel, next: 1, entries: [] };
   }
 
@@ -98,7 +98,7 @@ export class Journal {
       const old = idx.entries.shift()!;
       this.state.remove("journal", key, `${old.seq}.before`);
     }
-    this.state.writeJson(idx, "journal", key, "index.json");
+    this.state.writeSignedJson(idx, "journal", key, "index.json");
   }
 
   /**
@@ -127,6 +127,6 @@ export class Journal {
     const entry = idx.entries.pop();
     if (!entry) return;
     this.state.remove("journal", Store.keyFor(rel), `${entry.seq}.before`);
-    this.state.writeJson(idx, "journal", Store.keyFor(rel), "index.json");
+    this.state.writeSignedJson(idx, "journal", Store.keyFor(rel), "index.json");
   }
 }

@@ -142,10 +142,11 @@ export function reconcileIds(
 }
 
 /**
- * Whether a stored record is well formed for `rel`. It carries rt's MAC
- * already (StateStore.readJson); this guards against anything the MAC cannot
- * say: IDs that are not IDs, duplicates (an ID must name one line), arrays
- * that do not line up.
+ * Whether a stored record is well formed for `rel`. Records are read back as
+ * untrusted input (a repository can commit `.rt/ids/`): IDs that are not IDs,
+ * duplicates (an ID must name one line), arrays that do not line up, another
+ * file's record: all rejected, and the file gets fresh IDs. A well-formed
+ * planted record can only choose the labels of the file's own lines.
  */
 function validRecord(r: IdRecord, rel: string): boolean {
   if (r.version !== 1 || r.path !== rel || typeof r.textHash !== "string" || !Number.isSafeInteger(r.next) || r.next < 0) return false;
@@ -191,7 +192,9 @@ export class LineIdStore {
       return rec.ids;
     }
     const hashes = lines.map(hashLine);
-    const result = rec ? reconcileIds(rec.hashes, rec.ids, hashes, rec.next) : reconcileIds([], [], hashes, 0);
+    let result = rec ? reconcileIds(rec.hashes, rec.ids, hashes, rec.next) : reconcileIds([], [], hashes, 0);
+    // A stored counter that was not rt's (planted) could hand out an ID already in use: start afresh then.
+    if (rec && new Set(result.ids).size !== result.ids.length) result = reconcileIds([], [], hashes, 0);
     // Beliefs that were "the old version" become that version's IDs, kept as they were.
     const kept = rec?.viewed === "current" ? rec.ids : rec?.viewed;
     const viewed = opts.viewed ? "current" : kept;

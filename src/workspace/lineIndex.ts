@@ -276,14 +276,15 @@ export async function getLineIndex(state: StateStore, rel: string, abs: string, 
   const cached = memory.get(abs);
   if (matches(cached, st)) return cached;
   const key = StateStore.keyFor(rel);
-  const stored = state.readJson<LineIndex & { path: string }>("index", `${key}.json`);
+  // Signed: an index decides which bytes are shown under which line number.
+  const stored = state.readSignedJson<LineIndex & { path: string }>("index", `${key}.json`);
   if (matches(stored, st) && stored.path === rel && wellFormed(stored)) {
     memory.set(abs, stored);
     return stored;
   }
   const built = await buildLineIndex(abs, st);
   memory.set(abs, built);
-  state.writeJsonBestEffort({ path: rel, ...built }, "index", `${key}.json`);
+  state.writeSignedJsonBestEffort({ path: rel, ...built }, "index", `${key}.json`);
   return built;
 }
 

@@ -5,9 +5,13 @@
 //
 // Everything here is read and written through the confined writer (no symlink
 // followed anywhere under the root), and everything read back is untrusted: a
-// repository can commit a `.rt/`, and a tool can write into it. JSON state
-// carries an HMAC with the user's state key (stateKey.ts) bound to its place in
-// `.rt/`; a file without a valid one is treated as no state.
+// repository can commit a `.rt/`, and a tool can write into it. Readers check
+// the shape of what they get. State whose forgery would matter (the edit
+// journal, line indexes, locks, session headers) also carries an HMAC with the
+// user's state key (stateKey.ts) bound to its place in `.rt/`, and a file
+// without a valid one is treated as no state. View windows and line IDs are
+// checked by shape only: they only label and place lines of the file itself,
+// and `rt open` of a small file stays free of node:crypto (several ms to load).
 import fs from "node:fs";
 import path from "node:path";
 import { ConfinedFs, type WriteHandle, type WriteOptions } from "./confinedFs.js";
@@ -93,12 +97,29 @@ export class StateStore {
   }
 
   /**
-   * The JSON state at `parts`, if it is rt's own: read without following
-   * symlinks, at most STATE_FILE_MAX_BYTES, with a valid MAC for this place.
-   * Anything else (missing, corrupt, planted, moved from elsewhere) is undefined.
-   * Callers still check the shape: the MAC says who wrote it, not that it is sane.
+   * The JSON object at `parts`: read without following symlinks, at most
+   * STATE_FILE_MAX_BYTES. Missing, corrupt or refused state is undefined.
+   * Untrusted: the caller checks its shape (or uses readSignedJson).
    */
   readJson<T>(...parts: string[]): T | undefined {
+    if (!this.usable()) return undefined;
+    try {
+      const bytes = this.files.readFile(parts, { maxBytes: STATE_FILE_MAX_BYTES });
+      if (!bytes) return undefined;
+      const value = JSON.parse(bytes.toString("utf8")) as unknown;
+      return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as T) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * The JSON state at `parts`, if it is rt's own: read like readJson, with a
+   * valid MAC for this place. Anything else (planted, edited, moved from
+   * elsewhere) is undefined. Callers still check the shape: the MAC says who
+   * wrote it, not that it is sane.
+   */
+  readSignedJson<T>(...parts: string[]): T | undefined {
     if (!this.usable()) return undefined;
     try {
       const bytes = this.files.readFile(parts, { maxBytes: STATE_FILE_MAX_BYTES });
@@ -115,8 +136,13 @@ export class StateStore {
     }
   }
 
-  /** Writes JSON state (an object) with its MAC. */
+  /** Writes JSON state (an object). */
   writeJson(value: object, ...parts: string[]): void {
+    this.writeText(JSON.stringify(value), ...parts);
+  }
+
+  /** Writes JSON state (an object) with its MAC (see readSignedJson). */
+  writeSignedJson(value: object, ...parts: string[]): void {
     const body = JSON.stringify(value);
     if (!body.startsWith("{") || body === "{}") throw new Error("state JSON must be a non-empty object");
     const mac = this.mac(parts.join("/"), body);
@@ -131,6 +157,16 @@ export class StateStore {
   writeJsonBestEffort(value: object, ...parts: string[]): boolean {
     try {
       this.writeJson(value, ...parts);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** writeSignedJson for caches (line indexes): false when it cannot be written. */
+  writeSignedJsonBestEffort(value: object, ...parts: string[]): boolean {
+    try {
+      this.writeSignedJson(value, ...parts);
       return true;
     } catch {
       return false;

@@ -1,8 +1,9 @@
 // The per-user key that authenticates rt's own state. What rt reads back from
-// `.rt/` (the edit journal, line IDs, view windows, line indexes, the header of
-// a session log) carries an HMAC-SHA256 made with this key; anything without a
-// valid one (a repository's committed `.rt/`, a file planted by a tool or a
-// program, state from another user) is not rt's and is ignored.
+// `.rt/` and must not be forged (the edit journal, line indexes, lock files,
+// the header of a session log) carries an HMAC-SHA256 made with this key;
+// anything without a valid one (a repository's committed `.rt/`, a file
+// planted by a tool or a program, state from another user) is not rt's and is
+// ignored.
 //
 // The key is 32 random bytes, hex, in `state.key` of the user's configuration
 // directory (`$XDG_CONFIG_HOME/rt/`, else `~/.config/rt/`), created mode 0600
@@ -13,8 +14,9 @@
 // believed only within that process (later processes cannot undo its edits),
 // and `stateKeyProblem` says why.
 //
-// node:crypto is loaded on first use (the CLI bundle makes every built-in lazy),
-// so commands that never touch state do not pay for it.
+// node:crypto is loaded on first use (the CLI bundle makes every built-in lazy;
+// loading it costs several milliseconds), so commands that touch no signed
+// state, `rt open` of a small file among them, do not pay for it.
 import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";

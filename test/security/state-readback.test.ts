@@ -97,6 +97,24 @@ test("planted line IDs (duplicates, non-IDs, matching the file's hash) are ignor
   assert.equal(fs.readFileSync(path.join(root, "f.txt")).equals(text), true);
 });
 
+test("planted line IDs that are well formed only label the file's own lines: IDs stay unique after changes", async () => {
+  const { idFromCounter } = await import("../../src/workspace/lineIds.ts");
+  const root = tempTree({ "f.txt": lines(5) });
+  const text = fs.readFileSync(path.join(root, "f.txt"));
+  // Valid, distinct IDs, but a counter that would hand out the first of them again.
+  const ids = [0, 1, 2, 3, 4].map(idFromCounter);
+  const rec = { version: 1, path: "f.txt", textHash: hashBytes(text), next: 0, ids, hashes: text.toString().split("\n").slice(0, 5).map(hashLine) };
+  fs.mkdirSync(path.join(root, ".rt", "ids"), { recursive: true });
+  fs.writeFileSync(path.join(root, ".rt", "ids", `${StateStore.keyFor("f.txt")}.json`), JSON.stringify(rec));
+  fs.appendFileSync(path.join(root, "f.txt"), "line 6\nline 7\n");
+  const r = await rtCall("read", { path: "f.txt", ids: true }, { cwd: root });
+  assert.equal(r.result.success, true);
+  assert.equal(new Set(r.result.line_ids).size, 7, `seven distinct IDs: ${r.result.line_ids}`);
+  const e = await rtCall("edit_lines", { path: "f.txt", changes: [{ line_id: r.result.line_ids[6], new_content: "seven" }] }, { cwd: root });
+  assert.equal(e.result.success, true, e.result.error);
+  assert.match(fs.readFileSync(path.join(root, "f.txt"), "utf8"), /line 5\nline 6\nseven\n$/);
+});
+
 test("a planted view (a giant window, garbage fields, __proto__) is ignored: scroll shows the usual 100 lines", async () => {
   const root = tempTree({ "f.txt": lines(1000) });
   fs.mkdirSync(path.join(root, ".rt"), { recursive: true });

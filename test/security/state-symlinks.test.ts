@@ -96,3 +96,29 @@ for (const place of PLACES) {
     for (const c of ollama.server.completions) assert.doesNotMatch(JSON.stringify(c.body), /outside-secret-bytes/);
   });
 }
+
+test("rt export --output never writes through a symlink: inside the workspace none at any step, elsewhere none at the file", async () => {
+  const parent = tempTree({ "root/a.txt": "a\n", "outside/id_rsa": `${SECRET}\n`, "elsewhere/.keep": "" });
+  const root = path.join(parent, "root");
+  const outside = path.join(parent, "outside");
+  ollama.server.script(reply.text("An answer."));
+  const r = await rt(["run", "--model", "ollama/test-model", "question"], { cwd: root, env: ollama.env() });
+  assert.equal(r.code, 0, r.stderr);
+  const id = fs.readdirSync(path.join(root, ".rt", "sessions"))[0].slice(0, -6);
+  fs.symlinkSync(outside, path.join(root, "docs"));
+  fs.symlinkSync(path.join(outside, "id_rsa"), path.join(root, "export.md"));
+  fs.symlinkSync(path.join(outside, "id_rsa"), path.join(parent, "elsewhere", "linked.md"));
+  const before = treeHash(outside, []);
+  for (const target of ["docs/out.md", "export.md", path.join(parent, "elsewhere", "linked.md")]) {
+    const e = await rt(["export", id, "--output", target], { cwd: root, env: ollama.env() });
+    assert.equal(e.code, 1, `${target}: ${e.stderr}`);
+    assert.match(e.stderr, /symbolic link/, target);
+  }
+  assert.equal(treeHash(outside, []), before, "nothing written outside through a link");
+  // Plain places work: inside the workspace (a new directory is not made) and elsewhere (the user's own choice).
+  for (const target of ["session.md", path.join(parent, "elsewhere", "session.md")]) {
+    const e = await rt(["export", id, "--output", target], { cwd: root, env: ollama.env() });
+    assert.equal(e.code, 0, e.stderr);
+    assert.match(fs.readFileSync(path.resolve(root, target), "utf8"), /An answer\./);
+  }
+});
