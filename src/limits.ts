@@ -44,6 +44,11 @@ export const INDEX_SCAN_CHUNK = 1024 * 1024;
 /** Editing tools hold a file in memory: larger files are refused. */
 export const EDIT_MAX_BYTES = 64 * 1024 * 1024;
 
+/** State files rt reads back from `.rt/` (line IDs, indexes, views, journal indexes): a larger one is ignored. */
+export const STATE_FILE_MAX_BYTES = 256 * 1024 * 1024;
+/** Session logs: the largest `.rt/sessions/*.jsonl` rt reads back. */
+export const SESSION_FILE_MAX_BYTES = 1024 * 1024 * 1024;
+
 /** Persistent line IDs are kept for files up to this size. */
 export const LINE_ID_MAX_BYTES = 64 * 1024 * 1024;
 

@@ -9,6 +9,8 @@ import crypto from "node:crypto";
 import type { ChatMessage, ToolCall } from "./providers/types.js";
 import { addUsage, zeroUsage, type AgentEvent, type Protocol, type UsageTotals } from "./events.js";
 import type { Workspace } from "../workspace/workspace.js";
+import { isRefusal, type WriteHandle } from "../workspace/confinedFs.js";
+import { SESSION_FILE_MAX_BYTES } from "../limits.js";
 
 /** Where a message in the context came from, when it is not what its role says. */
 export type MessageOrigin =
@@ -29,6 +31,8 @@ export interface SessionHeader {
   root: string;
   model: string;
   protocol: ProtocolChoice;
+  /** HMAC of the other fields with the user's state key: the file is rt's own (see isOwnHeader). */
+  mac?: string;
 }
 
 export type SessionRecord =
@@ -71,6 +75,8 @@ export interface SessionState {
 }
 
 export const SESSIONS_DIR = "sessions";
+/** A session header line is short; the first this many bytes of a file hold it. */
+const SESSION_HEADER_MAX_BYTES = 64 * 1024;
 const INTERRUPTED_NOTE = "[interrupted: this answer was cut off when rt stopped]";
 const NO_RESULT_NOTE =
   "interrupted: rt stopped before this call finished, so its result is unknown; check its effects (read the file, git diff) before repeating it";
@@ -84,16 +90,34 @@ export function newSessionId(): string {
   return `${stamp}-${crypto.randomBytes(2).toString("hex")}`;
 }
 
-function sessionsDir(ws: Workspace): string | undefined {
-  if (!ws.state.ensure()) return undefined;
-  const dir = ws.state.file(SESSIONS_DIR);
-  fs.mkdirSync(dir, { recursive: true });
-  return dir;
+// File I/O of sessions goes through the workspace's confined writer: a session
+// file is created with O_EXCL|O_NOFOLLOW (or reopened with O_NOFOLLOW) below
+// `.rt/sessions/`, every directory on the way opened without following
+// symlinks, and then only appended to through that descriptor. A session is
+// rt's own only when its header carries the MAC of the user's state key
+// (stateKey.ts): `--continue`, `--resume`, `rt sessions` and `rt export` ignore
+// any other `.jsonl` file there (a repository's committed ones, planted ones).
+
+/** The MAC context and text of a header: every field but `mac`, in order. */
+function headerBody(header: SessionHeader): string {
+  const { mac: _mac, ...rest } = header;
+  return JSON.stringify(rest);
+}
+
+function signHeader(ws: Workspace, header: SessionHeader): SessionHeader {
+  return { ...header, mac: ws.state.mac(`session:${header.id}`, headerBody(header)) };
+}
+
+/** Whether `rec` is a session header written by rt for this user (its MAC checks), for the file named `id`. */
+export function isOwnHeader(ws: Workspace, rec: SessionRecord | undefined, id?: string): rec is SessionHeader {
+  if (!rec || rec.t !== "session" || typeof rec.id !== "string") return false;
+  if (id !== undefined && rec.id !== id) return false;
+  return ws.state.macMatches(`session:${rec.id}`, headerBody(rec), rec.mac);
 }
 
 /** The append-only writer of one session file (memory only when `.rt/` state is off). */
 export class SessionLog {
-  private fd: number | undefined;
+  private out: WriteHandle | undefined;
   private nextIndex: number;
 
   private constructor(
@@ -101,28 +125,30 @@ export class SessionLog {
     /** Absolute path of the JSONL file, undefined when state is off. */
     readonly file: string | undefined,
     nextIndex: number,
-    /** "a" to append to an existing session; "wx" for a new one (never another session's file). */
-    flag: "a" | "wx" = "a",
+    out: WriteHandle | undefined,
   ) {
     this.nextIndex = nextIndex;
-    if (file) this.fd = fs.openSync(file, flag);
+    this.out = out;
   }
 
   static create(ws: Workspace, model: string, protocol: ProtocolChoice): { log: SessionLog; state: SessionState } {
-    const dir = sessionsDir(ws);
     let id = newSessionId();
     let log: SessionLog | undefined;
     // Two sessions started in the same second may draw the same id: take another rather than append to the other's file.
-    for (let attempt = 1; dir && !log; attempt++) {
+    for (let attempt = 1; ws.state.ensure() && !log; attempt++) {
       try {
-        log = new SessionLog(id, path.join(dir, `${id}.jsonl`), 0, "wx");
+        const out = ws.state.create([SESSIONS_DIR, `${id}.jsonl`], { append: true, mode: 0o600, fsync: false });
+        if (out) log = new SessionLog(id, ws.state.file(SESSIONS_DIR, `${id}.jsonl`), 0, out);
+        else break;
       } catch (e) {
+        // `.rt/sessions` that is a symlink (or not a directory): the session lives in memory only, like with state off.
+        if (isRefusal(e)) break;
         if ((e as NodeJS.ErrnoException).code !== "EEXIST" || attempt >= 100) throw e;
         id = newSessionId();
       }
     }
-    log ??= new SessionLog(id, undefined, 0);
-    const header: SessionHeader = { t: "session", v: 1, id, created: now(), root: ws.root, model, protocol };
+    log ??= new SessionLog(id, undefined, 0, undefined);
+    const header = signHeader(ws, { t: "session", v: 1, id, created: now(), root: ws.root, model, protocol });
     log.append(header);
     return { log, state: replay([header]) };
   }
@@ -130,10 +156,11 @@ export class SessionLog {
   /** Reopens a session for appending, repairing what a kill left unfinished. */
   static open(ws: Workspace, id: string): { log: SessionLog; state: SessionState } {
     const file = sessionFile(ws, id);
-    const records = readRecords(file);
+    const name = path.basename(file);
+    const records = readSessionRecords(ws, name);
     const header = records[0];
-    if (!header || header.t !== "session") throw new SessionError(`${file}: not an rt session (no header line)`);
-    const log = new SessionLog(header.id, file, records.filter((r) => r.t === "message").length);
+    if (!isOwnHeader(ws, header, name.slice(0, -6))) throw new SessionError(`${file}: not an rt session of yours (no header signed with your state key)`);
+    const log = new SessionLog(header.id, file, records.filter((r) => r.t === "message").length, ws.state.openAppend([SESSIONS_DIR, name]));
     for (const rec of repairRecords(records)) {
       if (rec.t === "message") rec.i = log.nextIndex++;
       log.append(rec);
@@ -144,8 +171,7 @@ export class SessionLog {
 
   /** Writes one record now (one write() call: a kill cannot leave half of an earlier record). */
   append(rec: SessionRecord): void {
-    if (this.fd === undefined) return;
-    fs.writeSync(this.fd, `${JSON.stringify(rec)}\n`);
+    this.out?.write(`${JSON.stringify(rec)}\n`);
   }
 
   /** Appends a message and returns its index. */
@@ -160,8 +186,8 @@ export class SessionLog {
   }
 
   close(): void {
-    if (this.fd !== undefined) fs.closeSync(this.fd);
-    this.fd = undefined;
+    this.out?.close();
+    this.out = undefined;
   }
 }
 
@@ -172,63 +198,57 @@ export class SessionError extends Error {
   }
 }
 
-/** The file of session `id`; a unique prefix of an id is enough. */
+/** The file of session `id` (one of the user's own sessions); a unique prefix of an id is enough. */
 export function sessionFile(ws: Workspace, id: string): string {
   const dir = ws.state.file(SESSIONS_DIR);
   if (!/^[\w.-]+$/.test(id)) throw new SessionError(`"${id}" is not a session id; rt sessions lists them`);
-  const exact = path.join(dir, `${id}.jsonl`);
-  if (fs.existsSync(exact)) return exact;
-  let names: string[] = [];
-  try {
-    names = fs.readdirSync(dir).filter((n) => n.endsWith(".jsonl") && n.startsWith(id));
-  } catch {
-    /* no sessions yet */
-  }
-  if (names.length === 1) return path.join(dir, names[0]);
-  if (names.length > 1) throw new SessionError(`"${id}" matches ${names.length} sessions (${names.map((n) => n.slice(0, -6)).join(", ")}); give more of the id`);
+  const own = listSessionFiles(ws).filter((f) => hasOwnHeader(ws, f.id));
+  const exact = own.find((f) => f.id === id);
+  if (exact) return exact.file;
+  const names = own.filter((f) => f.id.startsWith(id)).map((f) => f.id);
+  if (names.length === 1) return path.join(dir, `${names[0]}.jsonl`);
+  if (names.length > 1) throw new SessionError(`"${id}" matches ${names.length} sessions (${names.join(", ")}); give more of the id`);
   throw new SessionError(`no session "${id}" in ${dir}; rt sessions lists them`);
 }
 
-/** The id of the most recently written session, if any (files that do not start with a session header are not sessions). */
+/** The id of the most recently written session, if any (files whose first line is not a header rt signed for this user are not sessions). */
 export function latestSessionId(ws: Workspace): string | undefined {
-  return listSessionFiles(ws).find((f) => startsWithSessionHeader(f.file))?.id;
+  return listSessionFiles(ws).find((f) => hasOwnHeader(ws, f.id))?.id;
 }
 
-function startsWithSessionHeader(file: string): boolean {
+/** Reads the first line of `.rt/sessions/<id>.jsonl` (no symlink followed) and checks its header. */
+function hasOwnHeader(ws: Workspace, id: string): boolean {
+  const bytes = ws.state.readPrefix([SESSIONS_DIR, `${id}.jsonl`], SESSION_HEADER_MAX_BYTES);
+  if (!bytes) return false;
+  const nl = bytes.indexOf(10);
   try {
-    const fd = fs.openSync(file, "r");
-    try {
-      const buf = Buffer.alloc(64 * 1024);
-      const n = fs.readSync(fd, buf, 0, buf.length, 0);
-      const first = buf.subarray(0, n).toString("utf8").split("\n")[0];
-      return (JSON.parse(first) as { t?: unknown }).t === "session";
-    } finally {
-      fs.closeSync(fd);
-    }
+    return isOwnHeader(ws, JSON.parse(bytes.subarray(0, nl === -1 ? bytes.length : nl).toString("utf8")) as SessionRecord, id);
   } catch {
     return false;
   }
 }
 
+/** The regular `.jsonl` files of `.rt/sessions/` (never through a symlink), most recent first. */
 function listSessionFiles(ws: Workspace): Array<{ id: string; file: string; mtimeMs: number }> {
-  const dir = ws.state.file(SESSIONS_DIR);
-  let names: string[];
-  try {
-    names = fs.readdirSync(dir).filter((n) => n.endsWith(".jsonl"));
-  } catch {
-    return [];
-  }
-  return names
-    .map((n) => {
-      const file = path.join(dir, n);
-      return { id: n.slice(0, -6), file, mtimeMs: fs.statSync(file).mtimeMs };
-    })
+  return ws.state
+    .listFiles(SESSIONS_DIR)
+    .filter((f) => f.name.endsWith(".jsonl"))
+    .map((f) => ({ id: f.name.slice(0, -6), file: ws.state.file(SESSIONS_DIR, f.name), mtimeMs: f.mtimeMs }))
     .sort((a, b) => b.mtimeMs - a.mtimeMs || b.id.localeCompare(a.id));
+}
+
+/** The records of `.rt/sessions/<name>` read through the confined reader (empty when it is missing or refused). */
+export function readSessionRecords(ws: Workspace, name: string): SessionRecord[] {
+  const bytes = ws.state.readBytes([SESSIONS_DIR, name], SESSION_FILE_MAX_BYTES);
+  return bytes ? parseRecords(bytes.toString("utf8")) : [];
 }
 
 /** Parses a session file; a torn last line (a kill mid-write) is skipped. */
 export function readRecords(file: string): SessionRecord[] {
-  const text = fs.readFileSync(file, "utf8");
+  return parseRecords(fs.readFileSync(file, "utf8"));
+}
+
+function parseRecords(text: string): SessionRecord[] {
   const out: SessionRecord[] = [];
   for (const line of text.split("\n")) {
     if (line.trim() === "") continue;
@@ -346,14 +366,9 @@ export interface SessionSummary {
 export function listSessions(ws: Workspace): SessionSummary[] {
   const out: SessionSummary[] = [];
   for (const f of listSessionFiles(ws)) {
-    let records: SessionRecord[];
-    try {
-      records = readRecords(f.file);
-    } catch {
-      continue;
-    }
+    const records = readSessionRecords(ws, `${f.id}.jsonl`);
     const header = records[0];
-    if (!header || header.t !== "session") continue;
+    if (!isOwnHeader(ws, header, f.id)) continue;
     const state = replay(records);
     const prompts = state.messages.filter((m) => m.message.role === "user" && !m.origin);
     out.push({

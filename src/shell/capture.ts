@@ -1,18 +1,23 @@
 // Output capture with a bounded memory: a stream is kept whole up to a limit;
 // past it, only its head and its tail stay in memory and the full text is
 // written, as it arrives, to a file under the state directory (`.rt/shell/`),
-// whose path the result names so the rest can be read or grepped.
-import fs from "node:fs";
-import path from "node:path";
+// whose path the result names so the rest can be read or grepped. The file is
+// created by whoever supplies the SpillTarget (the bash tool: the workspace's
+// confined writer, O_EXCL|O_NOFOLLOW under `.rt/shell/`); this module only
+// writes to what it gets.
 import { BASH_SAVED_OUTPUT_MAX_BYTES } from "../limits.js";
 
+/** An open file the full text goes to. */
+export interface SpillSink {
+  write(data: Uint8Array): void;
+  close(): void;
+}
+
 export interface SpillTarget {
-  /** Absolute path of the file to create when the stream overflows. */
-  abs: string;
-  /** How to show it to the user (relative to the workspace root). */
+  /** How to show the file to the user (relative to the workspace root). */
   shown: string;
-  /** Called once before the file is created (e.g. to create the state directory). */
-  prepare?: () => void;
+  /** Creates the file when the stream overflows (called at most once; throws when it cannot). */
+  open: () => SpillSink;
 }
 
 export interface CapturedText {
@@ -74,7 +79,7 @@ export class StreamCapture {
   private head: Buffer | undefined;
   private tailChunks: Buffer[] = [];
   private tailBytes = 0;
-  private fd: number | undefined;
+  private sink: SpillSink | undefined;
   private savedBytes = 0;
   private saveError: string | undefined;
   private spilled = false;
@@ -119,20 +124,18 @@ export class StreamCapture {
   private openSpill(): void {
     if (!this.spill) return;
     try {
-      this.spill.prepare?.();
-      fs.mkdirSync(path.dirname(this.spill.abs), { recursive: true });
-      this.fd = fs.openSync(this.spill.abs, "wx", 0o600);
+      this.sink = this.spill.open();
     } catch (e) {
       this.saveError = (e as Error).message;
     }
   }
 
   private save(chunk: Buffer): void {
-    if (this.fd === undefined) return;
+    if (this.sink === undefined) return;
     const room = BASH_SAVED_OUTPUT_MAX_BYTES - this.savedBytes;
     const part = chunk.length > room ? chunk.subarray(0, Math.max(0, room)) : chunk;
     try {
-      if (part.length > 0) fs.writeSync(this.fd, part);
+      if (part.length > 0) this.sink.write(part);
       this.savedBytes += part.length;
     } catch (e) {
       this.saveError = (e as Error).message;
@@ -141,13 +144,13 @@ export class StreamCapture {
   }
 
   private close(): void {
-    if (this.fd !== undefined) {
+    if (this.sink !== undefined) {
       try {
-        fs.closeSync(this.fd);
+        this.sink.close();
       } catch {
         /* already closed */
       }
-      this.fd = undefined;
+      this.sink = undefined;
     }
   }
 
@@ -160,8 +163,8 @@ export class StreamCapture {
       this.close();
       return { text: Buffer.concat(this.chunks).toString("utf8"), truncated: false, totalBytes: this.bytes, totalLines: this.lines };
     }
-    const savedAll = this.fd !== undefined && this.savedBytes === this.bytes;
-    const savedSome = this.fd !== undefined && this.savedBytes > 0;
+    const savedAll = this.sink !== undefined && this.savedBytes === this.bytes;
+    const savedSome = this.sink !== undefined && this.savedBytes > 0;
     this.close();
     let tail = Buffer.concat(this.tailChunks);
     const keep = Math.floor(this.maxBytes / 2);

@@ -9,15 +9,21 @@ import { startCommand } from "../shell/runner.js";
 import { StreamCapture, type SpillTarget } from "../shell/capture.js";
 import { labelledOutput, statusLine } from "../shell/format.js";
 import { startBackground } from "../shell/background.js";
+import { safeCommandPath } from "../workspace/commandPath.js";
 
 /** Where the full text of a cut stream goes: `.rt/shell/<time>-<random>.<stream>.txt`. */
 export function spillTarget(ws: Workspace, runId: string, stream: string): SpillTarget | undefined {
   if (!ws.state.enabled) return undefined;
   const name = `${runId}.${stream}.txt`;
-  const prepare = () => {
-    if (ws.state.ensure()) ws.state.prune(SAVED_OUTPUTS_KEEP - 1, "shell");
+  const open = () => {
+    if (!ws.state.ensure()) throw new Error("the state directory .rt/ cannot be used (not a directory)");
+    ws.state.prune(SAVED_OUTPUTS_KEEP - 1, "shell");
+    // Created by the confined writer: O_EXCL|O_NOFOLLOW, no symlink followed on the way.
+    const sink = ws.state.create(["shell", name], { mode: 0o600, fsync: false });
+    if (!sink) throw new Error("state is off");
+    return sink;
   };
-  return { abs: ws.state.file("shell", name), shown: `.rt/shell/${name}`, prepare };
+  return { shown: `.rt/shell/${name}`, open };
 }
 
 export function newRunId(): string {
@@ -49,7 +55,8 @@ export const bashTool = defineTool({
   async handler(args, { workspace, signal }): Promise<ToolResult> {
     const cwd = resolveWorkingDir(workspace, args.working_dir);
     const plan = await planShell(workspace, args.command, cwd);
-    const env = { ...workspace.env };
+    // No repository directory (`.`, a relative entry, one under the root) comes first on PATH.
+    const env = { ...workspace.env, PATH: safeCommandPath(workspace.env.PATH, workspace.root) };
 
     if (args.background) {
       const timeoutMs = args.timeout !== undefined ? args.timeout * 1000 : undefined;

@@ -2,11 +2,10 @@
 // output line by line, with a timeout that kills it.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { createRequire } from "node:module";
 import { StringDecoder } from "node:string_decoder";
 import { ToolError } from "./types.js";
+import { anonymousTempFile } from "../workspace/confinedFs.js";
 
 /** Directories skipped by find and grep even when no .gitignore names them. */
 export const ALWAYS_SKIPPED = [".git", "node_modules", ".rt", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache", ".pytest_cache", ".hg", ".svn"];
@@ -105,17 +104,9 @@ export function runRg(args: string[], cwd: string, timeoutMs: number, onLine: (l
   });
 }
 
-/** A read-write file descriptor on a new temporary file that is already unlinked, or undefined. */
+/** A read-write file descriptor on a new temporary file that is already unlinked, or undefined (the confined writer makes it). */
 function openScratch(): number | undefined {
-  if (process.platform === "win32") return undefined;
-  const file = path.join(os.tmpdir(), `rt-rg-${process.pid}-${Math.random().toString(36).slice(2)}`);
-  try {
-    const fd = fs.openSync(file, "wx+", 0o600);
-    fs.unlinkSync(file);
-    return fd;
-  } catch {
-    return undefined;
-  }
+  return anonymousTempFile();
 }
 
 /** Feeds the file behind `fd` to `take` in 1 MiB pieces of text (memory stays bounded). */

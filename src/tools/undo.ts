@@ -1,9 +1,8 @@
 import fs from "node:fs";
 import { z } from "zod";
 import { defineTool, ok, ToolError } from "./types.js";
-import { Journal } from "../workspace/journal.js";
+import { Journal, restoredMode } from "../workspace/journal.js";
 import { hashBytes } from "../workspace/fingerprint.js";
-import { writeFileAtomic } from "../workspace/atomic.js";
 import { withFileLock } from "../workspace/fileLock.js";
 import { splitLines } from "../workspace/workspace.js";
 
@@ -20,23 +19,29 @@ export const undoTool = defineTool({
     if (!journal.enabled) throw new ToolError("undo is unavailable: state is off (RT_STATE=off), so rt kept no journal of edits");
     return withFileLock(workspace.state, r.rel, r.abs, () => {
       const last = journal.latest(r.rel);
-      if (!last) throw new ToolError(`${r.rel}: no rt edit to undo`);
+      if (!last) {
+        const problem = workspace.state.stateKey().problem;
+        throw new ToolError(`${r.rel}: no rt edit to undo${problem ? ` (rt's state key is not usable, so edits of earlier rt processes cannot be recognised: ${problem})` : ""}`);
+      }
+      // Undo needs the file as rt left it: a file that is gone, or holds anything else, is not touched.
       let current: Buffer | null = null;
+      let currentMode = 0;
       try {
         current = fs.readFileSync(r.abs);
+        currentMode = fs.statSync(r.abs).mode;
       } catch {
         current = null;
       }
       if (!current || hashBytes(current) !== last.entry.afterHash) {
         throw new ToolError(
-          `${r.rel} was changed after rt's last edit (by another program or by hand); undo refused so that change is not lost. Use git or edit the file instead.`,
+          `${r.rel} was changed after rt's last edit (by another program or by hand${current ? "" : ": it no longer exists"}); undo refused so that change is not lost. Use git or edit the file instead.`,
         );
       }
       if (last.before === null) {
-        fs.rmSync(r.abs);
+        workspace.writer.unlink(r.rel);
         workspace.lineIds.forget(r.rel);
       } else {
-        writeFileAtomic(r.abs, last.before, { mode: last.entry.mode });
+        workspace.writer.writeAtomic(r.rel, last.before, { mode: restoredMode(last.entry.mode, currentMode) });
         workspace.lineIds.idsFor(r.rel, splitLines(last.before.toString("utf8")), hashBytes(last.before));
       }
       journal.pop(r.rel);

@@ -9,6 +9,8 @@ import { z } from "zod";
 import { defineTool, ok, ToolError } from "./types.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { isWithin, toRel } from "../workspace/paths.js";
+import { ConfinedFs, confinedAt } from "../workspace/confinedFs.js";
+import { ensureStateDir } from "../workspace/state.js";
 import { formatSize } from "../workspace/binary.js";
 import { plural } from "./format.js";
 import { WRITE_OUTPUT_MAX_BYTES } from "../limits.js";
@@ -125,41 +127,33 @@ export const writeOutputTool = defineTool({
     const why = sensitiveReason(rel);
     if (why) throw new ToolError(`${input}: refused: ${why}. write_output only creates plain new files of findings`);
 
-    // Create the directory (and `.rt/` with its .gitignore for the default one).
-    if (out.isDefault && !workspace.state.ensure()) {
-      fs.mkdirSync(workspace.state.dir, { recursive: true });
-      const ignore = path.join(workspace.state.dir, ".gitignore");
-      if (!fs.existsSync(ignore)) fs.writeFileSync(ignore, "*\n");
-    }
+    // Create the directory (and `.rt/` with its .gitignore for the default one), never through a symlink.
+    if (out.isDefault && !workspace.state.ensure()) ensureStateDir(workspace.writer);
     // Symbolic links on the way must not lead out of the output directory: checked before any
     // directory is created (a refused call creates nothing), and again once they exist.
     const realParentBefore = realpathNearest(path.dirname(target));
     if (!isWithin(realOutNow, realParentBefore)) {
       throw new ToolError(`${input}: a symbolic link leads outside the output directory (to ${realParentBefore}); refusing to write there`);
     }
-    fs.mkdirSync(path.dirname(target), { recursive: true });
+    // The output directory as it really is, created if missing: inside the workspace through the
+    // workspace's confined writer, elsewhere (--out) from its nearest existing ancestor.
+    const inRoot = (abs: string) => isWithin(workspace.root, abs);
+    if (inRoot(realOutNow)) workspace.writer.mkdirs(toRel(workspace.root, realOutNow));
+    else confinedAt(realOutNow).mkdirs([]);
     const realOut = fs.realpathSync(lexicalOut);
-    const realParent = fs.realpathSync(path.dirname(target));
-    if (!isWithin(realOut, realParent)) {
-      throw new ToolError(`${input}: a symbolic link leads outside the output directory (to ${realParent}); refusing to write there`);
+    if (realOut !== realOutNow) {
+      throw new ToolError(`the output directory ${display(workspace, lexicalOut)} changed while it was being created; nothing was written`);
     }
-    const finalPath = path.join(realParent, path.basename(target));
-    let fd: number;
+    // Below the output directory nothing is followed: every directory is opened with O_NOFOLLOW
+    // and the file is created with O_CREAT|O_EXCL|O_NOFOLLOW relative to the last one.
+    const writer = inRoot(realOut) ? workspace.writer.sub(toRel(workspace.root, realOut)) : new ConfinedFs(realOut);
     try {
-      // O_EXCL: fails if anything exists there, a dangling symlink included.
-      fd = fs.openSync(finalPath, "wx", 0o644);
+      writer.createExclusive(rel, args.content, { mode: 0o644, mkdirs: true, fsync: true });
     } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code;
-      if (code === "EEXIST") {
+      if ((e as NodeJS.ErrnoException).code === "EEXIST") {
         throw new ToolError(`${display(workspace, target)} already exists; write_output never overwrites. Choose a new name (e.g. add a date or a number)`);
       }
       throw e;
-    }
-    try {
-      fs.writeFileSync(fd, args.content);
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
     }
     const lineCount = args.content === "" ? 0 : args.content.split("\n").length - (args.content.endsWith("\n") ? 1 : 0);
     const shown = display(workspace, target);

@@ -3,9 +3,11 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Workspace } from "../workspace/workspace.js";
-import { listSessions, readRecords, sessionFile, SessionError, type SessionSummary } from "../agent/session.js";
+import { listSessions, readSessionRecords, sessionFile, SessionError, type SessionSummary } from "../agent/session.js";
 import { sessionMarkdown } from "../agent/exportMarkdown.js";
 import type { Io } from "./run.js";
+import { ConfinedFs } from "../workspace/confinedFs.js";
+import { isWithin, toRel } from "../workspace/paths.js";
 
 function oneLine(s: string, max: number): string {
   const l = s.replace(/\s+/g, " ").trim();
@@ -43,12 +45,44 @@ export function exportCommand(ws: Workspace, positionals: string[], flags: Recor
     io.stderr(`rt export: ${e.message}\n`);
     return 2;
   }
-  const markdown = sessionMarkdown(readRecords(file));
+  const markdown = sessionMarkdown(readSessionRecords(ws, path.basename(file)));
   if (typeof flags.output === "string") {
-    // --output is relative to where rt was started, like --out.
-    const target = path.resolve(flags.output);
-    fs.writeFileSync(target, markdown);
+    let target: string;
+    try {
+      target = writeExport(ws, flags.output, markdown);
+    } catch (e) {
+      io.stderr(`rt export: cannot write ${flags.output}: ${(e as Error).message}\n`);
+      return 1;
+    }
     io.stderr(`wrote ${target}\n`);
   } else io.stdout(markdown);
   return 0;
+}
+
+/**
+ * Writes the export where the user asked (`--output` is relative to where rt
+ * was started, like --out). Inside the workspace it goes through the
+ * workspace's confined writer: no symlink anywhere below the root is followed
+ * (a repository's `docs -> ~/.ssh` link does not move it). Elsewhere the
+ * directory is the user's own choice and is taken as it resolves, but the file
+ * itself is never written through a symlink: it is replaced atomically in that
+ * directory, and a symlink at the name is refused.
+ */
+function writeExport(ws: Workspace, output: string, markdown: string): string {
+  let cwd = process.cwd();
+  try {
+    cwd = fs.realpathSync(cwd);
+  } catch {
+    /* keep it as it is */
+  }
+  const target = path.resolve(cwd, output);
+  if (isWithin(ws.root, target)) {
+    ws.writer.writeAtomic(toRel(ws.root, target), markdown, { fsync: true });
+    return target;
+  }
+  const dir = fs.realpathSync(path.dirname(target));
+  const name = path.basename(target);
+  if (isWithin(ws.root, dir)) ws.writer.writeAtomic(toRel(ws.root, path.join(dir, name)), markdown, { fsync: true });
+  else new ConfinedFs(dir).writeAtomic(name, markdown, { fsync: true });
+  return target;
 }

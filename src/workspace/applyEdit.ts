@@ -5,14 +5,12 @@
 // line IDs. A dry run stops after the diff. Nothing is written unless every
 // step passes.
 import fs from "node:fs";
-import path from "node:path";
 import { createTwoFilesPatch } from "diff";
 import type { Workspace } from "./workspace.js";
 import { hashBytes } from "./fingerprint.js";
 import { ToolError } from "../tools/types.js";
 import { parseFile, serialize, normalizedText, type FileModel } from "../edit/fileModel.js";
 import { binaryKind, formatSize } from "./binary.js";
-import { writeFileAtomic } from "./atomic.js";
 import { withFileLock } from "./fileLock.js";
 import { Journal } from "./journal.js";
 import { EDIT_MAX_BYTES, LINE_ID_MAX_BYTES } from "../limits.js";
@@ -161,8 +159,8 @@ async function applyLocked(ws: Workspace, target: string, plan: (snap: Snapshot)
     }
     const newHash = hashBytes(newBytes);
     new Journal(ws.state).record(snap.rel, snap.bytes, newHash, opts.tool, snap.mode);
-    fs.mkdirSync(path.dirname(snap.abs), { recursive: true });
-    writeFileAtomic(snap.abs, newBytes, { mode: snap.mode });
+    // The confined writer: `snap.rel` is walked from the root again, never through a symlink.
+    ws.writer.writeAtomic(snap.rel, newBytes, { mode: snap.mode, mkdirs: true });
     if (newBytes.length <= LINE_ID_MAX_BYTES) {
       ws.lineIds.idsFor(snap.rel, p.model.lines, newHash);
       // The caller is shown the edited region below: those numbers are current for it now.

@@ -3,36 +3,80 @@
 // Undo restores the newest entry, but only if the file still holds exactly
 // what rt wrote (otherwise someone else changed it since, and undoing would
 // lose their work). The newest JOURNAL_KEEP entries per file are kept.
-import fs from "node:fs";
+//
+// The journal is read back as untrusted input: its index carries rt's MAC
+// (StateStore.readSignedJson), so a committed or planted journal, or one written by
+// a tool, is no journal at all; each entry names the SHA-256 of the bytes it
+// saved, and those are read from a regular file inside the state directory,
+// never through a symlink, and must match. The mode recorded is only ever
+// narrowed when restored (see restoredMode).
 import type { StateStore } from "./state.js";
 import { StateStore as Store } from "./state.js";
+import { sha256Hex } from "./stateKey.js";
+import { ToolError } from "../tools/types.js";
+import { EDIT_MAX_BYTES } from "../limits.js";
 
 export const JOURNAL_KEEP = 50;
 
-interface Entry {
+export interface Entry {
   seq: number;
   /** Hash of the content rt wrote. */
   afterHash: string;
   /** Whether the file existed before (undo of a creation deletes it). */
   existed: boolean;
+  /** SHA-256 of the saved bytes (`<seq>.before`), when the file existed. */
+  beforeSha256?: string;
   mode?: number;
   time: string;
   tool: string;
 }
 
 interface JournalIndex {
-  version: 1;
+  version: 2;
   path: string;
   next: number;
   entries: Entry[];
+}
+
+const HEX64 = /^[0-9a-f]{64}$/;
+
+function validEntry(e: unknown, next: number): e is Entry {
+  if (e === null || typeof e !== "object") return false;
+  const x = e as Record<string, unknown>;
+  if (!Number.isSafeInteger(x.seq) || (x.seq as number) < 1 || (x.seq as number) >= next) return false;
+  if (typeof x.afterHash !== "string" || typeof x.existed !== "boolean" || typeof x.tool !== "string" || typeof x.time !== "string") return false;
+  if (x.existed && !(typeof x.beforeSha256 === "string" && HEX64.test(x.beforeSha256))) return false;
+  if (x.mode !== undefined && !(Number.isSafeInteger(x.mode) && (x.mode as number) >= 0 && (x.mode as number) <= 0o7777)) return false;
+  return true;
+}
+
+function validIndex(idx: JournalIndex | undefined, rel: string): idx is JournalIndex {
+  if (!idx || idx.version !== 2 || idx.path !== rel || !Number.isSafeInteger(idx.next) || idx.next < 1) return false;
+  if (!Array.isArray(idx.entries) || idx.entries.length > JOURNAL_KEEP) return false;
+  let last = 0;
+  for (const e of idx.entries) {
+    if (!validEntry(e, idx.next) || e.seq <= last) return false;
+    last = e.seq;
+  }
+  return true;
+}
+
+/**
+ * The mode undo gives a file: the recorded one, narrowed to the bits the file
+ * has now and to plain permission bits. Undo never adds a permission the file
+ * does not have at that moment, and never sets setuid, setgid or sticky.
+ */
+export function restoredMode(recorded: number | undefined, current: number): number {
+  const now = current & 0o777;
+  return recorded === undefined ? now : recorded & now;
 }
 
 export class Journal {
   constructor(private state: StateStore) {}
 
   private index(rel: string): JournalIndex {
-    const idx = this.state.readJson<JournalIndex>("journal", Store.keyFor(rel), "index.json");
-    return idx && idx.version === 1 && idx.path === rel ? idx : { version: 1, path: rel, next: 1, entries: [] };
+    const idx = this.state.readSignedJson<JournalIndex>("journal", Store.keyFor(rel), "index.json");
+    return validIndex(idx, rel) ? idx : { version: 2, path: rel, next: 1, entries: [] };
   }
 
   get enabled(): boolean {
@@ -46,20 +90,34 @@ export class Journal {
     const idx = this.index(rel);
     const seq = idx.next++;
     if (before) this.state.writeText(before, "journal", key, `${seq}.before`);
-    idx.entries.push({ seq, afterHash, existed: before !== null, mode, time: new Date().toISOString(), tool });
+    const entry: Entry = { seq, afterHash, existed: before !== null, time: new Date().toISOString(), tool };
+    if (before) entry.beforeSha256 = sha256Hex(before);
+    if (mode !== undefined) entry.mode = mode & 0o7777;
+    idx.entries.push(entry);
     while (idx.entries.length > JOURNAL_KEEP) {
       const old = idx.entries.shift()!;
       this.state.remove("journal", key, `${old.seq}.before`);
     }
-    this.state.writeJson(idx, "journal", key, "index.json");
+    this.state.writeSignedJson(idx, "journal", key, "index.json");
   }
 
-  /** The newest entry and its saved bytes, if any. */
+  /**
+   * The newest entry and its saved bytes, if any. Throws ToolError when the
+   * saved bytes are gone or are not the ones the entry names (replaced, a
+   * symlink, a directory): undo must not restore anything else.
+   */
   latest(rel: string): { entry: Entry; before: Buffer | null; remaining: number } | undefined {
     const idx = this.index(rel);
     const entry = idx.entries[idx.entries.length - 1];
     if (!entry) return undefined;
-    const before = entry.existed ? fs.readFileSync(this.state.file("journal", Store.keyFor(rel), `${entry.seq}.before`)) : null;
+    let before: Buffer | null = null;
+    if (entry.existed) {
+      const saved = this.state.readBytes(["journal", Store.keyFor(rel), `${entry.seq}.before`], EDIT_MAX_BYTES);
+      if (!saved || sha256Hex(saved) !== entry.beforeSha256) {
+        throw new ToolError(`${rel}: the copy rt saved before its last edit (.rt/journal/) is missing or was changed since; undo refused, nothing was written. Use git to restore the file.`);
+      }
+      before = saved;
+    }
     return { entry, before, remaining: idx.entries.length - 1 };
   }
 
@@ -69,6 +127,6 @@ export class Journal {
     const entry = idx.entries.pop();
     if (!entry) return;
     this.state.remove("journal", Store.keyFor(rel), `${entry.seq}.before`);
-    this.state.writeJson(idx, "journal", Store.keyFor(rel), "index.json");
+    this.state.writeSignedJson(idx, "journal", Store.keyFor(rel), "index.json");
   }
 }

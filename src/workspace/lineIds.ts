@@ -141,6 +141,23 @@ export function reconcileIds(
   return { ids, next, kept };
 }
 
+/**
+ * Whether a stored record is well formed for `rel`. Records are read back as
+ * untrusted input (a repository can commit `.rt/ids/`): IDs that are not IDs,
+ * duplicates (an ID must name one line), arrays that do not line up, another
+ * file's record: all rejected, and the file gets fresh IDs. A well-formed
+ * planted record can only choose the labels of the file's own lines.
+ */
+function validRecord(r: IdRecord, rel: string): boolean {
+  if (r.version !== 1 || r.path !== rel || typeof r.textHash !== "string" || !Number.isSafeInteger(r.next) || r.next < 0) return false;
+  if (!Array.isArray(r.ids) || !Array.isArray(r.hashes) || r.ids.length !== r.hashes.length) return false;
+  const isId = (id: unknown) => typeof id === "string" && LINE_ID_PATTERN.test(id);
+  if (!r.ids.every(isId) || new Set(r.ids).size !== r.ids.length) return false;
+  if (!r.hashes.every((h) => Number.isSafeInteger(h) && h >= 0)) return false;
+  if (r.viewed !== undefined && r.viewed !== "current" && !(Array.isArray(r.viewed) && r.viewed.every((id) => id === null || isId(id)))) return false;
+  return true;
+}
+
 /** Line IDs of every file the workspace has read, persisted under `.rt/ids/`. */
 export class LineIdStore {
   private memory = new Map<string, IdRecord>();
@@ -151,7 +168,7 @@ export class LineIdStore {
     const inMemory = this.memory.get(rel);
     if (inMemory) return inMemory;
     const stored = this.state.readJson<IdRecord>("ids", `${StateStore.keyFor(rel)}.json`);
-    if (stored && stored.version === 1 && stored.path === rel) {
+    if (stored && validRecord(stored, rel)) {
       this.memory.set(rel, stored);
       return stored;
     }
@@ -175,7 +192,9 @@ export class LineIdStore {
       return rec.ids;
     }
     const hashes = lines.map(hashLine);
-    const result = rec ? reconcileIds(rec.hashes, rec.ids, hashes, rec.next) : reconcileIds([], [], hashes, 0);
+    let result = rec ? reconcileIds(rec.hashes, rec.ids, hashes, rec.next) : reconcileIds([], [], hashes, 0);
+    // A stored counter that was not rt's (planted) could hand out an ID already in use: start afresh then.
+    if (rec && new Set(result.ids).size !== result.ids.length) result = reconcileIds([], [], hashes, 0);
     // Beliefs that were "the old version" become that version's IDs, kept as they were.
     const kept = rec?.viewed === "current" ? rec.ids : rec?.viewed;
     const viewed = opts.viewed ? "current" : kept;

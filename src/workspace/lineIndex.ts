@@ -250,6 +250,25 @@ function matches(idx: LineIndex | undefined, st: fs.Stats): idx is LineIndex {
   return !!idx && idx.version === 1 && idx.size === st.size && idx.mtimeMs === st.mtimeMs && idx.ino === st.ino;
 }
 
+/**
+ * Whether a stored index can describe a file of its size: checkpoints start at
+ * line 1, byte 0, both strictly increase, offsets stay inside the file. (It
+ * carries rt's MAC already; this guards what a MAC cannot: an index that would
+ * show lines under the wrong numbers.)
+ */
+function wellFormed(idx: LineIndex): boolean {
+  const { checkpointLines: ls, checkpointOffsets: os, totalLines, size } = idx;
+  if (!Array.isArray(ls) || !Array.isArray(os) || ls.length !== os.length || ls.length === 0) return false;
+  if (!Number.isSafeInteger(totalLines) || totalLines < 0 || totalLines > size + 1) return false;
+  if (ls[0] !== 1 || os[0] !== 0) return false;
+  for (let i = 1; i < ls.length; i++) {
+    if (!Number.isSafeInteger(ls[i]) || !Number.isSafeInteger(os[i])) return false;
+    if (ls[i] <= ls[i - 1] || os[i] <= os[i - 1] || os[i] >= size || ls[i] > totalLines) return false;
+    if (ls[i] - ls[i - 1] > os[i] - os[i - 1]) return false; // every line takes at least its newline
+  }
+  return true;
+}
+
 const memory = new Map<string, LineIndex>();
 
 /** The line index of `abs`, from memory, from `.rt/index/`, or by scanning (and caching) it. */
@@ -257,14 +276,15 @@ export async function getLineIndex(state: StateStore, rel: string, abs: string, 
   const cached = memory.get(abs);
   if (matches(cached, st)) return cached;
   const key = StateStore.keyFor(rel);
-  const stored = state.readJson<LineIndex & { path: string }>("index", `${key}.json`);
-  if (matches(stored, st) && stored.path === rel) {
+  // Signed: an index decides which bytes are shown under which line number.
+  const stored = state.readSignedJson<LineIndex & { path: string }>("index", `${key}.json`);
+  if (matches(stored, st) && stored.path === rel && wellFormed(stored)) {
     memory.set(abs, stored);
     return stored;
   }
   const built = await buildLineIndex(abs, st);
   memory.set(abs, built);
-  state.writeJsonBestEffort({ path: rel, ...built }, "index", `${key}.json`);
+  state.writeSignedJsonBestEffort({ path: rel, ...built }, "index", `${key}.json`);
   return built;
 }
 

@@ -60,7 +60,13 @@ export function resolveInside(root: string, input: string): ResolvedPath {
         real = fs.realpathSync(probe);
       } catch {
         // A dangling symlink: following it on write could create a file anywhere.
-        const target = fs.readlinkSync(probe);
+        let target: string;
+        try {
+          target = fs.readlinkSync(probe);
+        } catch {
+          // Not a symlink any more: something on the way was replaced while rt looked at it.
+          throw new ToolError(`${input}: changed while rt was resolving it (a directory or symbolic link on the way was replaced); try again`);
+        }
         throw new ToolError(
           `${input}: is a symbolic link to ${target}, which does not exist; refusing to follow it`,
         );

@@ -2,23 +2,50 @@
 // line-offset indexes, the edit journal, sessions. It ignores itself in git
 // (it holds a `.gitignore` of `*`). When persistence is off, nothing is written
 // and every reader sees empty state; tools still work, statelessly.
+//
+// Everything here is read and written through the confined writer (no symlink
+// followed anywhere under the root), and everything read back is untrusted: a
+// repository can commit a `.rt/`, and a tool can write into it. Readers check
+// the shape of what they get. State whose forgery would matter (the edit
+// journal, line indexes, locks, session headers) also carries an HMAC with the
+// user's state key (stateKey.ts) bound to its place in `.rt/`, and a file
+// without a valid one is treated as no state. View windows and line IDs are
+// checked by shape only: they only label and place lines of the file itself,
+// and `rt open` of a small file stays free of node:crypto (several ms to load).
 import fs from "node:fs";
 import path from "node:path";
-import { writeFileAtomic } from "./atomic.js";
+import { ConfinedFs, type WriteHandle, type WriteOptions } from "./confinedFs.js";
 import { hash64 } from "./fingerprint.js";
-import { resolveInside } from "./paths.js";
+import { macEqual, macHex, stateKey, type StateKey } from "./stateKey.js";
+import { STATE_FILE_MAX_BYTES } from "../limits.js";
 
 export const STATE_DIR_NAME = ".rt";
 
+/** JSON state files start with `{"rt_mac":"<64 hex>",` followed by the rest of the object the MAC covers. */
+const MAC_FIELD = "rt_mac";
+const MAC_PREFIX = `{"${MAC_FIELD}":"`;
+const MAC_PREFIX_LENGTH = MAC_PREFIX.length + 64 + 2;
+
 export class StateStore {
   readonly dir: string;
+  /** The root, confined: every path below it is walked without following symlinks. */
+  readonly rootFs: ConfinedFs;
+  /** The state directory `.rt/`, confined the same way. */
+  readonly files: ConfinedFs;
   private ensured = false;
+  private key: StateKey | undefined;
 
-  constructor(root: string, readonly enabled: boolean) {
+  constructor(
+    readonly root: string,
+    readonly enabled: boolean,
+    private readonly env: NodeJS.ProcessEnv = process.env,
+  ) {
     this.dir = path.join(root, STATE_DIR_NAME);
+    this.rootFs = new ConfinedFs(root);
+    this.files = this.rootFs.sub(STATE_DIR_NAME);
   }
 
-  /** Absolute path of a file inside the state directory. */
+  /** Absolute path of a file inside the state directory (for messages and plain reads). */
   file(...parts: string[]): string {
     return path.join(this.dir, ...parts);
   }
@@ -30,8 +57,8 @@ export class StateStore {
 
   /**
    * False when `.rt` exists but is not a plain directory: a `.rt` symlink (say,
-   * in a cloned repository) would lead state writes outside the root, so such a
-   * workspace runs statelessly instead.
+   * in a cloned repository) would lead state outside the root, so such a
+   * workspace runs statelessly instead. (The confined writer refuses it anyway.)
    */
   private usable(): boolean {
     if (!this.enabled) return false;
@@ -42,43 +69,84 @@ export class StateStore {
     }
   }
 
-  /** True when `abs` (a path in the state directory) leads nowhere outside it through a symlink. */
-  private staysInside(abs: string): boolean {
-    try {
-      resolveInside(this.dir, abs);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-
   ensure(): boolean {
     if (!this.enabled) return false;
     if (this.ensured) return true;
     if (!this.usable()) return false;
-    fs.mkdirSync(this.dir, { recursive: true });
-    const ignore = path.join(this.dir, ".gitignore");
     try {
-      // "wx" never follows a symlink planted at that name.
-      if (!fs.existsSync(ignore)) fs.writeFileSync(ignore, "*\n", { flag: "wx" });
+      ensureStateDir(this.rootFs);
     } catch {
-      /* created meanwhile, or a symlink: leave it */
+      return false; // a symlink or a file where .rt belongs, or a read-only checkout
     }
     this.ensured = true;
     return true;
   }
 
+  /** The user's key for this workspace's state (loaded on first use). */
+  stateKey(): StateKey {
+    return (this.key ??= stateKey(this.env, this.root));
+  }
+
+  /** HMAC of `data` for the state item named `context` (see stateKey.ts). */
+  mac(context: string, data: string | Uint8Array): string {
+    return macHex(this.stateKey().key, `rt-state-v1\0${context}`, data);
+  }
+
+  macMatches(context: string, data: string | Uint8Array, mac: unknown): boolean {
+    return typeof mac === "string" && /^[0-9a-f]{64}$/.test(mac) && macEqual(this.mac(context, data), mac);
+  }
+
+  /**
+   * The JSON object at `parts`: read without following symlinks, at most
+   * STATE_FILE_MAX_BYTES. Missing, corrupt or refused state is undefined.
+   * Untrusted: the caller checks its shape (or uses readSignedJson).
+   */
   readJson<T>(...parts: string[]): T | undefined {
     if (!this.usable()) return undefined;
     try {
-      return JSON.parse(fs.readFileSync(this.file(...parts), "utf8")) as T;
+      const bytes = this.files.readFile(parts, { maxBytes: STATE_FILE_MAX_BYTES });
+      if (!bytes) return undefined;
+      const value = JSON.parse(bytes.toString("utf8")) as unknown;
+      return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as T) : undefined;
     } catch {
-      return undefined; // missing or corrupt state is treated as no state
+      return undefined;
     }
   }
 
-  writeJson(value: unknown, ...parts: string[]): void {
+  /**
+   * The JSON state at `parts`, if it is rt's own: read like readJson, with a
+   * valid MAC for this place. Anything else (planted, edited, moved from
+   * elsewhere) is undefined. Callers still check the shape: the MAC says who
+   * wrote it, not that it is sane.
+   */
+  readSignedJson<T>(...parts: string[]): T | undefined {
+    if (!this.usable()) return undefined;
+    try {
+      const bytes = this.files.readFile(parts, { maxBytes: STATE_FILE_MAX_BYTES });
+      if (!bytes || bytes.length < MAC_PREFIX_LENGTH + 1) return undefined;
+      const text = bytes.toString("utf8");
+      if (!text.startsWith(MAC_PREFIX) || text.slice(MAC_PREFIX_LENGTH - 2, MAC_PREFIX_LENGTH) !== '",') return undefined;
+      const mac = text.slice(MAC_PREFIX.length, MAC_PREFIX.length + 64);
+      const body = `{${text.slice(MAC_PREFIX_LENGTH)}`;
+      if (!this.macMatches(parts.join("/"), body, mac)) return undefined;
+      const value = JSON.parse(body) as unknown;
+      return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as T) : undefined;
+    } catch {
+      return undefined; // missing, corrupt or refused state is treated as no state
+    }
+  }
+
+  /** Writes JSON state (an object). */
+  writeJson(value: object, ...parts: string[]): void {
     this.writeText(JSON.stringify(value), ...parts);
+  }
+
+  /** Writes JSON state (an object) with its MAC (see readSignedJson). */
+  writeSignedJson(value: object, ...parts: string[]): void {
+    const body = JSON.stringify(value);
+    if (!body.startsWith("{") || body === "{}") throw new Error("state JSON must be a non-empty object");
+    const mac = this.mac(parts.join("/"), body);
+    this.writeText(`${MAC_PREFIX}${mac}",${body.slice(1)}`, ...parts);
   }
 
   /**
@@ -86,7 +154,7 @@ export class StateStore {
    * IDs, line indexes): when it cannot be written (a read-only checkout, a full
    * disk, a mangled .rt/), the tool still works and the state lives in memory only.
    */
-  writeJsonBestEffort(value: unknown, ...parts: string[]): boolean {
+  writeJsonBestEffort(value: object, ...parts: string[]): boolean {
     try {
       this.writeJson(value, ...parts);
       return true;
@@ -95,12 +163,64 @@ export class StateStore {
     }
   }
 
+  /** writeSignedJson for caches (line indexes): false when it cannot be written. */
+  writeSignedJsonBestEffort(value: object, ...parts: string[]): boolean {
+    try {
+      this.writeSignedJson(value, ...parts);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Replaces a state file atomically (no fsync: state is a cache), creating its directory. */
   writeText(text: string | Buffer, ...parts: string[]): void {
     if (!this.ensure()) return;
-    const target = this.file(...parts);
-    if (!this.staysInside(target)) return; // a symlink inside .rt leads elsewhere: persist nothing there
-    fs.mkdirSync(path.dirname(target), { recursive: true });
-    writeFileAtomic(target, text, { fsync: false });
+    this.files.writeAtomic(parts, text, { fsync: false, mkdirs: true });
+  }
+
+  /** The bytes of a state file, read without following symlinks (undefined when missing or refused). */
+  readBytes(parts: string[], maxBytes: number): Buffer | undefined {
+    if (!this.usable()) return undefined;
+    try {
+      return this.files.readFile(parts, { maxBytes });
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The first `maxBytes` bytes of a state file (undefined when missing or refused). */
+  readPrefix(parts: string[], maxBytes: number): Buffer | undefined {
+    if (!this.usable()) return undefined;
+    try {
+      return this.files.readPrefix(parts, maxBytes);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Creates a new state file and returns it open for writing (EEXIST when the name is taken); undefined when state is off. */
+  create(parts: string[], opts: WriteOptions & { append?: boolean } = {}): WriteHandle | undefined {
+    if (!this.ensure()) return undefined;
+    return this.files.openExclusive(parts, { mkdirs: true, mode: 0o600, ...opts });
+  }
+
+  /** Opens an existing state file for appending (never through a symlink). */
+  openAppend(parts: string[]): WriteHandle {
+    return this.files.openAppend(parts);
+  }
+
+  /** The regular files of a state directory with their modification times (empty when missing or refused). */
+  listFiles(...dirParts: string[]): Array<{ name: string; mtimeMs: number }> {
+    if (!this.usable()) return [];
+    try {
+      return this.files
+        .list(dirParts)
+        .filter((e) => e.stat.isFile())
+        .map((e) => ({ name: e.name, mtimeMs: e.stat.mtimeMs }));
+    } catch {
+      return [];
+    }
   }
 
   /**
@@ -108,27 +228,32 @@ export class StateStore {
    * that at most `keep` remain: saved outputs would otherwise pile up forever.
    */
   prune(keep: number, ...dirParts: string[]): void {
-    const dir = this.file(...dirParts);
-    if (!this.usable() || !this.staysInside(dir)) return;
-    let files: Array<{ file: string; mtimeMs: number }>;
-    try {
-      files = fs
-        .readdirSync(dir, { withFileTypes: true })
-        .filter((e) => e.isFile())
-        .map((e) => {
-          const file = path.join(dir, e.name);
-          return { file, mtimeMs: fs.statSync(file).mtimeMs };
-        });
-    } catch {
-      return; // no such directory yet, or it changed under us
-    }
+    const files = this.listFiles(...dirParts);
     files.sort((a, b) => b.mtimeMs - a.mtimeMs);
-    for (const f of files.slice(keep)) fs.rmSync(f.file, { force: true });
+    for (const f of files.slice(keep)) this.remove(...dirParts, f.name);
   }
 
   remove(...parts: string[]): void {
-    if (!this.usable() || !this.staysInside(path.dirname(this.file(...parts)))) return;
-    fs.rmSync(this.file(...parts), { force: true });
+    if (!this.usable()) return;
+    try {
+      this.files.unlink(parts);
+    } catch {
+      /* a symlink on the way, or already gone: nothing of ours to remove there */
+    }
+  }
+}
+
+/**
+ * Creates `.rt/` at the root of `rootFs` and its `.gitignore` of `*`, both
+ * without following symlinks (a `.gitignore` that exists in any form, a
+ * dangling symlink included, is left alone). Throws when `.rt` is not a directory.
+ */
+export function ensureStateDir(rootFs: ConfinedFs): void {
+  rootFs.mkdirs(STATE_DIR_NAME);
+  try {
+    rootFs.createExclusive([STATE_DIR_NAME, ".gitignore"], "*\n", { fsync: false });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
   }
 }
 

@@ -5,6 +5,7 @@ import path from "node:path";
 import { ToolError } from "../tools/types.js";
 import { resolveInside, type ResolvedPath } from "./paths.js";
 import { StateStore, stateEnabledFromEnv } from "./state.js";
+import type { ConfinedFs } from "./confinedFs.js";
 import { LineIdStore } from "./lineIds.js";
 import { ViewStore } from "./views.js";
 import { fileBinaryKind, formatSize } from "./binary.js";
@@ -53,6 +54,8 @@ export function findGitTop(dir: string): string | undefined {
 export class Workspace {
   readonly root: string;
   readonly state: StateStore;
+  /** The one writer for files under the root (confinedFs.ts): no symlink below the root is ever followed. */
+  readonly writer: ConfinedFs;
   readonly lineIds: LineIdStore;
   readonly views: ViewStore;
   readonly profile: Profile;
@@ -79,7 +82,8 @@ export class Workspace {
       throw new ToolError(`unknown profile "${profile}": use one of ${PROFILES.join(", ")}`);
     }
     this.profile = profile;
-    this.state = new StateStore(this.root, opts.state ?? stateEnabledFromEnv(env));
+    this.state = new StateStore(this.root, opts.state ?? stateEnabledFromEnv(env), env);
+    this.writer = this.state.rootFs;
     this.lineIds = new LineIdStore(this.state);
     this.views = new ViewStore(this.state);
   }

@@ -122,12 +122,15 @@ test("usage errors exit 2: bad --approval, bad --output-format, no prompt, --con
 test("text protocol through the CLI: the model's bash blocks run the rt that runs them", async () => {
   const root = tempTree({ "src/calc.py": CALC });
   ollama.server.script(reply.text("```bash\nrt edit src/calc.py 2 2 <<'EOF'\n    return a + b\nEOF\ngit --version >/dev/null; rt open src/calc.py\n```"), reply.text("Done."));
-  const r = await rt(["run", ...MODEL, "--protocol", "text", "--approval", "auto", "fix add"], { cwd: root, env: env() });
+  const cache = tempTree();
+  const r = await rt(["run", ...MODEL, "--protocol", "text", "--approval", "auto", "fix add"], { cwd: root, env: { ...env(), XDG_CACHE_HOME: cache } });
   assert.equal(r.code, 0, r.stderr);
   assert.equal(fs.readFileSync(path.join(root, "src/calc.py"), "utf8"), "def add(a, b):\n    return a + b\n");
   assert.match(requestText(ollama.server.completions[1].body), /2: {5}return a \+ b/);
-  // The shim points at this very CLI.
-  assert.ok(fs.readFileSync(path.join(root, ".rt", "bin", "rt"), "utf8").includes(CLI));
+  // The shim points at this very CLI, from a private directory of the user's, never the workspace's .rt/bin.
+  assert.equal(fs.existsSync(path.join(root, ".rt", "bin")), false);
+  const [tag] = fs.readdirSync(path.join(cache, "rt", "bin"));
+  assert.ok(fs.readFileSync(path.join(cache, "rt", "bin", tag, "rt"), "utf8").includes(CLI));
 });
 
 test("SIGKILL during a turn, then --continue: the session keeps the prompt and the streamed part", async () => {

@@ -187,10 +187,18 @@ test("the index is cached in .rt/index, reused by later processes, rebuilt when 
   assert.equal(stored.totalLines, N);
   assert.equal(stored.checkpointLines.length, Math.ceil(N / INDEX_CHECKPOINT_LINES));
 
-  // A later process uses the cached index: tamper with its line count and see it reported.
-  fs.writeFileSync(cache, JSON.stringify({ ...stored, totalLines: 123_456 }));
+  // A later process uses the cached index: the cache file is not rewritten.
+  const cached = fs.statSync(cache);
   const r2 = await rt(["open", "big.log:10"], { cwd: root });
-  assert.match(r2.stdout, /^--- big\.log \(lines 1-59 of 123456\) ---\n/, "the cached index was reused, not rebuilt");
+  assert.match(r2.stdout, new RegExp(`^--- big\\.log \\(lines 1-59 of ${N}\\) ---\n`));
+  const again = fs.statSync(cache);
+  assert.deepEqual([again.ino, again.mtimeMs], [cached.ino, cached.mtimeMs], "the cached index was reused, not rebuilt");
+
+  // A cache edited by anyone but rt (its MAC no longer matches) is not believed: rebuilt and rewritten.
+  fs.writeFileSync(cache, JSON.stringify({ ...stored, totalLines: 123_456 }));
+  const forged = await rt(["open", "big.log:10"], { cwd: root });
+  assert.match(forged.stdout, new RegExp(`^--- big\\.log \\(lines 1-59 of ${N}\\) ---\n`), "the forged line count is not shown");
+  assert.equal(JSON.parse(fs.readFileSync(cache, "utf8")).totalLines, N);
 
   // Appending changes size and mtime: the index is rebuilt (and the cache rewritten).
   fs.appendFileSync(path.join(root, "big.log"), "appended line\n");
