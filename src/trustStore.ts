@@ -14,10 +14,10 @@
 //
 // The file is written whole, atomically (a temporary file created with
 // O_EXCL and mode 0600, fsync, rename), in a directory created with mode 0700.
-import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { confinedAt } from "./workspace/confinedFs.js";
 import { z } from "zod";
 import { CONFIG_FILE_MAX_BYTES } from "./limits.js";
 
@@ -92,37 +92,13 @@ export function trustRecordFor(root: string, env: NodeJS.ProcessEnv = process.en
 
 function writeTrustStore(folders: Record<string, TrustRecord>, env: NodeJS.ProcessEnv): void {
   const file = trustStorePath(env);
-  const dir = path.dirname(file);
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
   const sorted: Record<string, TrustRecord> = {};
   for (const k of Object.keys(folders).sort()) sorted[k] = folders[k];
   const text = `${JSON.stringify({ version: 1, folders: sorted }, null, 2)}\n`;
-  const tmp = path.join(dir, `.trusted.json.${process.pid}.${crypto.randomBytes(6).toString("hex")}.tmp`);
-  const { O_WRONLY, O_CREAT, O_EXCL, O_NOFOLLOW } = fs.constants;
-  const fd = fs.openSync(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW, 0o600);
-  try {
-    try {
-      fs.fchmodSync(fd, 0o600); // the umask only removes bits; say exactly what the file is
-      fs.writeSync(fd, text);
-      fs.fsyncSync(fd);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.renameSync(tmp, file);
-  } catch (e) {
-    fs.rmSync(tmp, { force: true });
-    throw e;
-  }
-  try {
-    const dfd = fs.openSync(dir, fs.constants.O_RDONLY);
-    try {
-      fs.fsyncSync(dfd);
-    } finally {
-      fs.closeSync(dfd);
-    }
-  } catch {
-    // Some filesystems cannot fsync a directory; the rename is done either way.
-  }
+  // Through the workspace's one writer: temp file (O_EXCL, never through a symlink), fsync, rename, directory fsync.
+  const dir = confinedAt(path.dirname(file));
+  dir.mkdirs([], 0o700);
+  dir.writeAtomic(path.basename(file), text, { mode: 0o600 });
 }
 
 /** Records trust of `root` (a real path) with the digest of its configuration now. Throws TrustStoreError when trusted.json is unreadable (it is then left as it is). */
