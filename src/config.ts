@@ -14,7 +14,7 @@ import crypto from "node:crypto";
 import path from "node:path";
 import { z } from "zod";
 import { CONFIG_FILE_MAX_BYTES } from "./limits.js";
-import { canonicalJson, classifyProjectConfig, isPlainObject, noticeIgnoredKeys, type TrustState, type UntrustedKey } from "./configTrust.js";
+import { canonicalJson, classifyProjectConfig, isPlainObject, noticeIgnoredKeys, noticeSkippedProjectFile, type TrustState, type UntrustedKey } from "./configTrust.js";
 import { trustRecordFor, userConfigDir, TrustStoreError } from "./trustStore.js";
 
 const common = {
@@ -176,7 +176,11 @@ function readText(file: string, project: boolean): string | undefined {
       if ((e as NodeJS.ErrnoException).code === "ENOENT" || (e as NodeJS.ErrnoException).code === "ENOTDIR") return undefined;
       throw new ConfigError(`${file}: cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, file);
     }
-    if (dir.isSymbolicLink()) throw new ConfigError(`${path.dirname(file)} is a symbolic link; rt does not read a project configuration through one (remove the link)`, file);
+    // Ignored rather than fatal: the state directory runs statelessly in that case too, and the repository must not be able to stop rt.
+    if (dir.isSymbolicLink()) {
+      noticeSkippedProjectFile(file, `${path.dirname(file)} is a symbolic link; rt does not read a project configuration through one (remove the link)`);
+      return undefined;
+    }
     if (!dir.isDirectory()) return undefined;
   }
   let fd: number;
@@ -186,7 +190,10 @@ function readText(file: string, project: boolean): string | undefined {
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     if (err.code === "ENOENT") return undefined;
-    if (err.code === "ELOOP") throw new ConfigError(`${file} is a symbolic link; rt does not follow one for a project configuration (make it a regular file)`, file);
+    if (err.code === "ELOOP") {
+      noticeSkippedProjectFile(file, `${file} is a symbolic link; rt does not follow one for a project configuration (make it a regular file)`);
+      return undefined;
+    }
     throw new ConfigError(`${file}: cannot be read (${err.code ?? err.message})`, file);
   }
   try {

@@ -306,6 +306,14 @@ export function setTrustNoticeSink(fn: NoticeSink | undefined): void {
   sink = fn ?? defaultSink;
 }
 
+/** Says once per process that a project configuration file was not read, and why (a symlinked `.rt` or file). */
+export function noticeSkippedProjectFile(file: string, why: string): void {
+  const id = `skipped\0${file}\0${why}`;
+  if (noticed.has(id)) return;
+  noticed.add(id);
+  sink(`rt: ignoring ${file}: ${why}\n`);
+}
+
 /** Says once per process (per folder and file content) which project keys were ignored. */
 export function noticeIgnoredKeys(report: { root: string; state: TrustState; ignored: UntrustedKey[]; digest: string; storeProblem?: string }): void {
   if (report.ignored.length === 0) return;

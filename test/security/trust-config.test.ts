@@ -333,11 +333,19 @@ test("the project file is read only as a regular file inside the root: symlinks,
   const a = workspace(undefined);
   fs.mkdirSync(path.join(a.root, ".rt"));
   fs.symlinkSync(path.join(outside, "config.json"), path.join(a.root, ".rt", "config.json"));
-  assert.throws(() => loadConfig(a.ws), (e: unknown) => e instanceof ConfigError && /is a symbolic link/.test(e.message));
-
-  const b = workspace(undefined);
-  fs.symlinkSync(outside, path.join(b.root, ".rt"));
-  assert.throws(() => loadConfig(b.ws), (e: unknown) => e instanceof ConfigError && /\.rt is a symbolic link/.test(e.message));
+  // A symlink is not followed: the file is ignored (rt still runs, statelessly for a symlinked .rt) and standard error says why.
+  const said: string[] = [];
+  setTrustNoticeSink((line) => said.push(line));
+  try {
+    assert.equal(loadConfig(a.ws).agent, undefined);
+    assert.match(said.join(""), /ignoring .*config\.json: .*is a symbolic link/);
+    const b = workspace(undefined);
+    fs.symlinkSync(outside, path.join(b.root, ".rt"));
+    assert.equal(loadConfig(b.ws).agent, undefined);
+    assert.match(said.join(""), /\.rt is a symbolic link/);
+  } finally {
+    setTrustNoticeSink(undefined);
+  }
 
   const c = workspace(undefined);
   fs.mkdirSync(path.join(c.root, ".rt"));
