@@ -87,6 +87,12 @@ test("malformed HTTP requests get JSON-RPC errors; the server keeps serving", as
   assert.equal(unknown.json.error.code, -32001);
   const wrongPath = await post(server.url.replace(/\/mcp$/, "/other"), INIT, server.auth);
   assert.equal(wrongPath.status, 404);
+  // A body over the 10 MiB limit (rt reads POST bodies itself: the same limit and answer as the SDK's).
+  const big = await post(server.url, JSON.stringify({ jsonrpc: "2.0", id: 3, method: "ping", params: { pad: "x".repeat(11 * 1024 * 1024) } }), server.auth);
+  assert.equal(big.status, 413);
+  assert.match(big.json.error.message, /Payload Too Large: Request body must not exceed 10485760 bytes/);
+  const wrongType = await post(server.url, INIT, { ...server.auth, "content-type": "text/plain" });
+  assert.equal(wrongType.status, 415);
 
   const { client } = await connectHttp(server.url, { token: server.token });
   try {

@@ -88,12 +88,12 @@ function isJsonContentType(value: string | undefined): boolean {
   return (value ?? "").split(";")[0].trim().toLowerCase() === "application/json";
 }
 
-/** Reads a request body up to `max` bytes (undefined when it is larger). */
-function readBody(req: http.IncomingMessage, max: number): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
+/** Reads a request body up to `max` bytes: its text, or why there is none. */
+function readBody(req: http.IncomingMessage, max: number): Promise<{ text: string } | { tooLarge: true } | { aborted: true }> {
+  return new Promise((resolve) => {
     if (Number(req.headers["content-length"]) > max) {
       req.resume();
-      resolve(undefined);
+      resolve({ tooLarge: true });
       return;
     }
     const chunks: Buffer[] = [];
@@ -109,8 +109,10 @@ function readBody(req: http.IncomingMessage, max: number): Promise<string | unde
       }
       chunks.push(c);
     });
-    req.on("end", () => resolve(over ? undefined : Buffer.concat(chunks).toString("utf8")));
-    req.on("error", reject);
+    req.on("end", () => resolve(over ? { tooLarge: true } : { text: Buffer.concat(chunks).toString("utf8") }));
+    // The client went away before the whole body arrived (after "end" this changes nothing).
+    req.on("close", () => resolve({ aborted: true }));
+    req.on("error", () => resolve({ aborted: true }));
   });
 }
 
@@ -213,13 +215,14 @@ export async function serveHttp(opts: HttpServeOptions): Promise<RunningHttpServ
     // POST: read and parse the body here (the transport gets the parsed message).
     let body: unknown;
     if (req.method === "POST" && isJsonContentType(req.headers["content-type"])) {
-      const text = await readBody(req, opts.maxBodyBytes);
-      if (text === undefined) {
+      const read = await readBody(req, opts.maxBodyBytes);
+      if ("aborted" in read) return;
+      if ("tooLarge" in read) {
         jsonError(res, 413, -32000, `Payload Too Large: Request body must not exceed ${opts.maxBodyBytes} bytes`);
         return;
       }
       try {
-        body = JSON.parse(text);
+        body = JSON.parse(read.text);
       } catch {
         jsonError(res, 400, -32700, "Parse error: Invalid JSON");
         return;
