@@ -189,15 +189,20 @@ function lookUpBwrap(rtBwrap: string | undefined, root: string | undefined, sear
     if (insideRoot(rtBwrap) || insideRoot(real)) return { reason: `RT_BWRAP=${rtBwrap} lies inside the workspace, and rt never runs its sandbox from the workspace` };
     return { bwrap: real };
   }
+  const ignored: string[] = [];
   for (const dir of (searchPath || DEFAULT_PATH).split(path.delimiter)) {
     // Relative entries ("", ".", "bin") mean the current directory, which is the workspace.
-    if (!dir || !path.isAbsolute(dir) || insideRoot(dir) || insideRoot(realOr(dir))) continue;
+    if (!dir || !path.isAbsolute(dir)) continue;
     const p = path.join(dir, "bwrap");
     if (!isExecutableFile(p)) continue;
     const real = realOr(p);
-    if (insideRoot(real)) continue;
+    if (insideRoot(dir) || insideRoot(realOr(dir)) || insideRoot(real)) {
+      ignored.push(p);
+      continue;
+    }
     return { bwrap: real };
   }
+  if (ignored.length) return { reason: `the only bwrap on the PATH rt started with lies inside the workspace (${ignored.join(", ")}), and rt never runs its sandbox from the workspace; install bubblewrap in a system directory or set RT_BWRAP` };
   return { reason: "bwrap is not on the PATH rt started with" };
 }
 

@@ -50,7 +50,8 @@ test("findBwrap: skips relative PATH entries, entries inside the root (also thro
   // Only planted ones on the PATH: none is acceptable.
   const only = findBwrap(undefined, repo.root, [path.join(repo.root, ".rt/bin"), "tools", repo.linkDir, repo.linkBin].join(":"));
   assert.equal(only.bwrap, undefined);
-  assert.match(only.reason ?? "", /not on the PATH rt started with/);
+  assert.match(only.reason ?? "", /only bwrap on the PATH rt started with lies inside the workspace \(.*\.rt\/bin\/bwrap/);
+  assert.match(findBwrap(undefined, repo.root, "tools:.rt/bin:/nonexistent").reason ?? "", /^bwrap is not on the PATH rt started with$/);
   // RT_BWRAP must be absolute and outside the root.
   assert.match(findBwrap(path.join(repo.root, ".rt/bin/bwrap"), repo.root).reason ?? "", /inside the workspace/);
   assert.match(findBwrap(path.join(repo.linkBin, "bwrap"), repo.root).reason ?? "", /inside the workspace/);
