@@ -89,10 +89,15 @@ function hashShared(root, shared) {
   return h.digest("hex");
 }
 
-/** Starts `rt mcp --http --port 0` and resolves with its URL once it listens. */
+/**
+ * Starts `rt mcp --http --port 0` and resolves with its URL, once it listens, and
+ * the bearer token it printed (every request sends it). Its token file goes to
+ * a temporary XDG_RUNTIME_DIR, removed with the server.
+ */
 export function startServer(cli, root) {
   const env = { ...process.env };
   for (const k of Object.keys(env)) if (k.startsWith("RT_")) delete env[k];
+  env.XDG_RUNTIME_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "rt-load-runtime-"));
   const child = spawn(process.execPath, [cli, "--root", root, "mcp", "--http", "--port", "0"], { cwd: root, env, stdio: ["ignore", "ignore", "pipe"] });
   let stderr = "";
   const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
@@ -103,7 +108,12 @@ export function startServer(cli, root) {
       const m = /listening on (http:\/\/\S+)/.exec(stderr);
       if (m) {
         clearTimeout(timer);
-        resolve({ url: m[1], stderr: () => stderr, stop: () => (child.kill("SIGTERM"), exited) });
+        const token = /bearer token: (\S+)/.exec(stderr)?.[1];
+        const stop = () => {
+          child.kill("SIGTERM");
+          return exited.finally(() => fs.rmSync(env.XDG_RUNTIME_DIR, { recursive: true, force: true }));
+        };
+        resolve({ url: m[1], token, stderr: () => stderr, stop });
       }
     });
     exited.then(({ code }) => {
@@ -125,9 +135,10 @@ function numbered(lines, offset, limit) {
 }
 
 /** One client's calls, one at a time; returns its latencies and failures. */
-async function runClient(c, url, ws, calls, seed) {
+async function runClient(c, url, token, ws, calls, seed) {
   const client = new Client({ name: `load-${c}`, version: "1.0.0" });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  const requestInit = token ? { headers: { Authorization: `Bearer ${token}` } } : undefined;
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit }));
   const rand = rng(seed);
   const pick = (n) => Math.floor(rand() * n);
   const own = ws.own[c];
@@ -236,7 +247,7 @@ async function measure(ws, calls, clients, cli, log) {
   const t0 = performance.now();
   try {
     const per = Array.from({ length: clients }, (_, c) => Math.floor(calls / clients) + (c < calls % clients ? 1 : 0));
-    results = await Promise.all(per.map((n, c) => runClient(c, server.url, ws, n, 1000 + c)));
+    results = await Promise.all(per.map((n, c) => runClient(c, server.url, server.token, ws, n, 1000 + c)));
   } finally {
     const { code, signal } = await server.stop();
     if (code !== 0) problems.push(`the server did not exit cleanly (code ${code}, signal ${signal}): ${server.stderr().slice(-500)}`);

@@ -5,7 +5,7 @@
 //
 //   npm run bench                 builds, then runs everything (a few minutes)
 //   node bench/run.mjs --rounds 3 fewer rounds (a quick look; noisier)
-//   node bench/run.mjs --only grep,small
+//   node bench/run.mjs --only grep,small    (groups: small, large, grep, ids, edit, mcp, sandbox)
 //
 // Data is generated once into bench/data/ (gitignored) and reused; see data.mjs.
 import fs from "node:fs";
@@ -396,6 +396,30 @@ function benchEditRobustness() {
   }
 }
 
+/** The first sandboxed command of a process (issue 9): bench/sandbox-start.mjs, against bubblewrap alone. */
+async function benchSandbox() {
+  log("sandbox: the first sandboxed command of a process against `bwrap --ro-bind / / true` (bench/sandbox-start.mjs)");
+  const { runSandboxStart } = await import("./sandbox-start.mjs");
+  const r = runSandboxStart({ rounds: ROUNDS ?? 11, log });
+  const bare = r.bare.op;
+  row({
+    name: "first sandboxed command of a process: the `bash` tool running `true` in safe-read-only (probe answer cached for this user), from the call to its result",
+    rt: r.first.op,
+    ref: "`bwrap --ro-bind / / true` spawned from a fresh Node process",
+    refTime: bare,
+    ratio: r.first.op / bare,
+    target: "<= 3x",
+    pass: r.first.op / bare <= 3,
+  });
+  for (const [key, what] of [
+    ["cold", "same, the very first time (no probe answer cached: bubblewrap is probed)"],
+    ["pipeline", "same with `true | true` (needs the shell parser, loaded on first use)"],
+    ["later", "a later sandboxed command (`true`) in the same process"],
+  ]) {
+    row({ name: `${what} (for information)`, rt: r[key].op, ref: "`bwrap --ro-bind / / true`", refTime: bare, ratio: r[key].op / bare, target: "", pass: undefined });
+  }
+}
+
 /** Sections of BENCHMARKS.md written by benchmarks that have their own (after the table). */
 const sections = [];
 
@@ -469,6 +493,11 @@ function writeReport(startedAt, load0) {
     "  written, `rt read --ids` assigns IDs, then one line in the middle is changed from outside rt. The timed",
     "  `rt read big.ts --ids` then reconciles the stored IDs with the new text (a diff); the reconcile time is its",
     "  median minus the median of the same call on the unchanged file (IDs cached).",
+    "- **Sandbox**: bench/sandbox-start.mjs. Each measurement is a fresh Node process that imports rt (untimed) and",
+    "  times one operation: the `bash` tool's first call (`true`, safe-read-only, in a new temp workspace), or",
+    "  spawning `bwrap --ro-bind / / true` and waiting for it. The sandboxed command runs `bash -c true` inside the",
+    "  full sandbox (user, PID, network, IPC, UTS and cgroup namespaces, read-only `/`, private `/tmp` and `/run`,",
+    "  fresh `/proc` and `/dev`, seccomp filter), after the structural check.",
     "",
     ...(grepRows.length
       ? [
@@ -502,4 +531,5 @@ if (wanted("grep")) benchGrep();
 if (wanted("ids")) benchReconcile();
 if (wanted("edit")) benchEditRobustness();
 if (wanted("mcp")) await benchMcpLoad();
+if (wanted("sandbox")) await benchSandbox();
 writeReport(startedAt, load0);

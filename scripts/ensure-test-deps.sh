@@ -3,8 +3,9 @@
 # git (real repositories), bubblewrap (the read-only sandbox), postgresql (a
 # real server for the read-only database tests, run through runuser from
 # util-linux when the tests run as root, with its dblink and adminpack
-# extensions), and python3, make and g++ (npm builds better-sqlite3, rt's SQLite
-# driver, from source with node-gyp). Needs root (or sudo) and apt-get; on a
+# extensions), python3, make and g++ (npm builds better-sqlite3, rt's SQLite
+# driver, from source with node-gyp), and gcc (the sandbox tests compile an
+# io_uring attack, test/shell/corpus/io_uring.c). Needs root (or sudo) and apt-get; on a
 # machine without apt-get it says what to install and carries on.
 set -euo pipefail
 need=()
@@ -16,6 +17,7 @@ command -v runuser >/dev/null || need+=(util-linux)
 command -v python3 >/dev/null || need+=(python3)
 command -v make >/dev/null || need+=(make)
 command -v g++ >/dev/null || need+=(g++)
+command -v gcc >/dev/null || need+=(gcc)
 [ ${#need[@]} -eq 0 ] && exit 0
 if ! command -v apt-get >/dev/null; then
   echo "ensure-test-deps: please install: ${need[*]} (tests that need them will fail)" >&2

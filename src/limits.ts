@@ -106,6 +106,10 @@ export const MCP_ROOTS_TIMEOUT_MS = 5_000;
 export const MCP_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 /** `rt mcp --http`: a client session with no request in progress for this long is closed (the client must initialize again). */
 export const MCP_HTTP_SESSION_IDLE_MS = 30 * 60_000;
+/** `rt mcp --http`: live client sessions at most; a new one closes the least recently used idle session, or is refused when none is idle. */
+export const MCP_HTTP_MAX_SESSIONS = 64;
+/** `rt mcp --http`: random bytes in the bearer token made at each start. */
+export const MCP_HTTP_TOKEN_BYTES = 32;
 
 /** Model providers: retries of a request that failed before its first streamed part (network error, 429, 5xx). */
 export const PROVIDER_MAX_RETRIES = 4;

@@ -86,10 +86,59 @@ export function checkShellCommand(source: string, parse: ParseFn, opts: CheckOpt
   }
 }
 
+// Plain commands: a command line made only of plain words (`git status`,
+// `ls -la src`, `rg -n TODO src/app.py`) means exactly one command whose
+// words are literal, so it needs no parser: its words are what tree-sitter
+// would give the rules below. Loading the parser (WebAssembly) is most of a
+// first sandboxed command's time, so these skip it. A word is plain when it has
+// none of the characters that make the shell do anything but split on blanks
+// (quotes, $, `, \, globs, braces, ~, #, !, redirections, ;, &, |, parentheses,
+// newlines); the command name must not be an assignment or a word the shell
+// (or tree-sitter-bash) reads as a keyword or a declaration. The test suite
+// checks that the verdict is the parser's own over many generated commands.
+const PLAIN_LINE = /^[ \t]*[A-Za-z0-9_./:@%+,=-]+(?:[ \t]+[A-Za-z0-9_./:@%+,=-]+)*[ \t]*$/;
+const NOT_PLAIN_NAMES = new Set([
+  "if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do", "done", "in", "function", "time", "coproc",
+  "declare", "typeset", "export", "readonly", "local", "unset", "unsetenv",
+]);
+
+/** The words of a plain command line, or undefined when it needs the shell parser. */
+export function plainWords(source: string): string[] | undefined {
+  if (!PLAIN_LINE.test(source)) return undefined;
+  const words = source.split(/[ \t]+/).filter((w) => w !== "");
+  const name = words[0];
+  // `a=b` is an assignment; tree-sitter-bash reads `a@`, `a%`, `a+:` at the start of a line as a
+  // (broken) variable name, words after a command named `-` as assignments, and a final `==` as a
+  // test operator: such lines take the parser's path.
+  if (/[=@%+]/.test(name) || name.startsWith("-") || NOT_PLAIN_NAMES.has(name) || words.includes("==")) return undefined;
+  return words;
+}
+
+/** Thrown when a plain-only check meets shell code that needs the parser. */
+class ParserNeeded extends Error {}
+
+/**
+ * The check without the shell parser, for plain command lines (and the plain
+ * shell code they run, as in `bash -c ls`): the verdict, or undefined when the
+ * full check (checkShellCommand) is needed.
+ */
+export function checkPlainCommand(source: string, opts: CheckOptions = {}): CheckVerdict | undefined {
+  if (!plainWords(source)) return undefined;
+  try {
+    return checkShellCommand(source, () => {
+      throw new ParserNeeded();
+    }, opts);
+  } catch (e) {
+    if (e instanceof ParserNeeded) return undefined;
+    throw e;
+  }
+}
+
 function checkSource(source: string, parse: ParseFn, allowNet: boolean, depth: number, via: string | undefined): void {
   if (depth > CHECK_MAX_NESTING) refuse(`shell code nested more than ${CHECK_MAX_NESTING} levels deep (${via}) is not checked`);
   if (source.includes("\0")) refuse("the command contains a NUL byte");
-  const parsed = parse(source);
+  const words = plainWords(source);
+  const parsed = words ? undefined : parse(source);
   try {
     const ctx: CheckContext = {
       allowNet,
@@ -104,9 +153,10 @@ function checkSource(source: string, parse: ParseFn, allowNet: boolean, depth: n
         }
       },
     };
-    walk(parsed.root, ctx, source);
+    if (words) ctx.checkArgv(words);
+    else walk(parsed!.root, ctx, source);
   } finally {
-    parsed.dispose?.();
+    parsed?.dispose?.();
   }
 }
 

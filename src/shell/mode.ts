@@ -40,18 +40,24 @@ export async function planShell(ws: Workspace, command: string, cwd: string): Pr
   const policy = sandboxPolicy(ws);
   if (!policy.on) return { how: `not sandboxed (${policy.why})` };
   const allowNet = ws.options.allowNet === true;
-  // Load the parser while bubblewrap is probed (both only once per process).
-  const parserLoading = Promise.all([import("./parser.js").then((m) => m.loadBashParser()), import("./check.js")]);
-  parserLoading.catch(() => {});
-  const probe = await probeSandbox(ws.env);
+  // The probe (a file read once this user has run a sandboxed command; see
+  // probeSandbox) runs while the command is checked. Plain command lines are
+  // checked without the shell parser; the others load it (once per process)
+  // while bubblewrap is probed.
+  const checkLoading = import("./check.js");
+  const probing = probeSandbox(ws.env, ws.root);
+  const { checkPlainCommand, checkShellCommand } = await checkLoading;
+  let verdict = checkPlainCommand(command, { allowNet });
+  const parserLoading = verdict ? undefined : import("./parser.js").then((m) => m.loadBashParser());
+  parserLoading?.catch(() => {});
+  const probe = await probing;
   if (!probe.available) {
     throw new ToolError(`shell commands must run in the read-only sandbox (${policy.why}), and it is not available: ${probe.reason} rt never runs them unsandboxed instead.`, {
       error_type: "denied",
       sandbox_unavailable: true,
     });
   }
-  const [parse, { checkShellCommand }] = await parserLoading;
-  const verdict = checkShellCommand(command, parse, { allowNet });
+  if (!verdict) verdict = checkShellCommand(command, await parserLoading!, { allowNet });
   if (!verdict.ok) {
     throw new ToolError(`refused, nothing ran: ${verdict.reason}. (Commands run in a read-only sandbox because of ${policy.why}; this check explains what the sandbox would stop.)`, {
       error_type: "denied",
@@ -60,7 +66,7 @@ export async function planShell(ws: Workspace, command: string, cwd: string): Pr
     });
   }
   return {
-    sandbox: { bwrap: probe.bwrap, strategy: probe.strategy, root: ws.root, cwd, allowNet, features: probe.features },
+    sandbox: { bwrap: probe.bwrap, strategy: probe.strategy, root: ws.root, cwd, allowNet, features: probe.features, fromCache: probe.fromCache },
     how: `sandboxed: read-only filesystem, private /tmp, ${allowNet ? "network allowed" : "no network"} (${policy.why})`,
   };
 }

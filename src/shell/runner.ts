@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import { spawn, type ChildProcess } from "node:child_process";
 import { BASH_KILL_GRACE_MS } from "../limits.js";
-import { bwrapArgs, sandboxSeccomp, type SandboxSpec } from "./sandbox.js";
+import { bwrapArgs, forgetSandboxProbe, sandboxSeccomp, type SandboxSpec } from "./sandbox.js";
 import { killGroup, trackGroup, untrackGroup } from "./processes.js";
 
 export type StreamName = "stdout" | "stderr";
@@ -97,8 +97,13 @@ export function startCommand(opts: RunOptions): RunningCommand {
   opts.signal?.addEventListener("abort", onAbort, { once: true });
   if (opts.signal?.aborted) onAbort();
 
+  // The start of stderr, to tell bwrap refusing to start ("bwrap: ...", exit 1) after a cached probe.
+  let stderrHead = "";
   child.stdout!.on("data", (c: Buffer) => opts.onData("stdout", c));
-  child.stderr!.on("data", (c: Buffer) => opts.onData("stderr", c));
+  child.stderr!.on("data", (c: Buffer) => {
+    if (stderrHead.length < 64) stderrHead += c.subarray(0, 64).toString("latin1");
+    opts.onData("stderr", c);
+  });
 
   const done = new Promise<ExitInfo>((resolve) => {
     let exitCode: number | null = null;
@@ -108,6 +113,8 @@ export function startCommand(opts: RunOptions): RunningCommand {
     const finish = () => {
       if (settled) return;
       settled = true;
+      // bwrap refused to start (its message, exit 1) with a probe answer from the disk cache: forget it.
+      if (opts.sandbox?.fromCache && exitCode === 1 && stderrHead.startsWith("bwrap: ")) forgetSandboxProbe(opts.sandbox.bwrap);
       if (timer) clearTimeout(timer);
       if (graceTimer) clearTimeout(graceTimer);
       opts.signal?.removeEventListener("abort", onAbort);

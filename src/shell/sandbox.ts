@@ -15,15 +15,18 @@
 //     starts bwrap detached: no controlling terminal to inject keystrokes
 //     into), killed whole on timeout or kill_shell. bwrap's own --new-session
 //     is not used: it would move the sandbox out of that process group;
-//   - a seccomp filter (seccomp.ts) refusing Unix-domain sockets and kernel
-//     keyrings, which a read-only mount does not cover.
+//   - a seccomp filter (seccomp.ts) refusing Unix-domain sockets, kernel
+//     keyrings and io_uring, which a read-only mount does not cover.
 // Two ways of creating the namespaces are tried, in order: a user namespace
 // (works unprivileged; as root it maps root to itself, and `--disable-userns`
 // stops nested ones), then, only when rt runs as root, the same namespaces
 // without a user namespace (for hosts where user namespaces are disabled).
 // When neither works the sandbox is unavailable and callers must refuse to run.
+// The answer is kept per user on disk (probeSandbox below), and bwrap itself
+// never comes from the workspace (findBwrap).
 import { packageRoot } from "../packageRoot.js";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { spawn } from "node:child_process";
 import { SANDBOX_PROBE_TIMEOUT_MS, SANDBOX_TMP_MAX_BYTES } from "../limits.js";
@@ -42,6 +45,8 @@ export interface SandboxSpec {
   allowNet: boolean;
   /** bwrap supports --disable-userns (0.8+) and --size (0.9+ / Debian 0.8). */
   features: BwrapFeatures;
+  /** The strategy and features came from the on-disk probe cache (see probeSandbox). */
+  fromCache?: boolean;
 }
 
 export interface BwrapFeatures {
@@ -67,9 +72,25 @@ function ownPackage(): string {
 
 function realOr(p: string): string {
   try {
-    return fs.realpathSync(p);
+    return fs.realpathSync.native(p);
   } catch {
     return p;
+  }
+}
+
+/** The real path of `p` when only some leading part of it exists yet: that part resolved, the rest appended. */
+function realPrefix(p: string): string {
+  const rest: string[] = [];
+  let cur = path.resolve(p);
+  for (;;) {
+    try {
+      return path.join(fs.realpathSync.native(cur), ...rest.reverse());
+    } catch {
+      const parent = path.dirname(cur);
+      if (parent === cur) return p;
+      rest.push(path.basename(cur));
+      cur = parent;
+    }
   }
 }
 
@@ -108,31 +129,87 @@ export function bwrapArgs(spec: SandboxSpec, seccompFd?: number): string[] {
   return args;
 }
 
-/** The seccomp program for this machine (undefined on architectures seccomp.ts does not know). */
+let filterBytes: Buffer | undefined | null = null;
+
+/** The seccomp program for this machine (undefined on architectures seccomp.ts does not know); built once. */
 export function sandboxSeccomp(): Buffer | undefined {
-  return seccompFilter();
+  if (filterBytes === null) filterBytes = seccompFilter();
+  return filterBytes;
 }
 
-/** Finds bwrap: RT_BWRAP (a path) if set, else the PATH. */
-export function findBwrap(env: NodeJS.ProcessEnv): string | undefined {
-  if (env.RT_BWRAP !== undefined && env.RT_BWRAP !== "") {
-    return fs.existsSync(env.RT_BWRAP) ? env.RT_BWRAP : undefined;
+// Which bwrap runs. A repository can commit an executable called `bwrap`
+// (`.rt/bin/bwrap`, `tools/bwrap`), and the commands' PATH may start with a
+// directory inside the workspace (the agent's text mode puts one there), so
+// bubblewrap is never looked up on the PATH a command gets: only RT_BWRAP or
+// the PATH rt itself started with (captured when this module loads, before
+// anything rt runs), skipping relative entries and every directory inside the
+// workspace root, and refusing any candidate whose real path lies inside it.
+
+/** PATH as it was when rt started. */
+const STARTUP_PATH = process.env.PATH;
+const DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin";
+
+export type BwrapLookup = { bwrap: string; reason?: undefined } | { bwrap?: undefined; reason: string };
+
+function isExecutableFile(p: string): boolean {
+  try {
+    if (!fs.statSync(p).isFile()) return false;
+    fs.accessSync(p, fs.constants.X_OK);
+    return true;
+  } catch {
+    return false;
   }
-  for (const dir of (env.PATH ?? "/usr/local/bin:/usr/bin:/bin").split(":")) {
-    if (!dir) continue;
+}
+
+/**
+ * Finds bwrap for a workspace rooted at `root`: RT_BWRAP (`rtBwrap`, an
+ * absolute path outside the root) if set, else the first `bwrap` on `searchPath`
+ * (default: the PATH rt started with) outside the root. Returns the real path
+ * of the executable, which is what runs.
+ */
+export function findBwrap(rtBwrap: string | undefined, root: string | undefined, searchPath: string | undefined = STARTUP_PATH): BwrapLookup {
+  const memo = `${rtBwrap ?? ""}\0${root ?? ""}\0${searchPath ?? ""}`;
+  let found = lookups.get(memo);
+  if (!found) {
+    found = lookUpBwrap(rtBwrap, root, searchPath);
+    // Not finding it is not remembered: the user may install bubblewrap and try again.
+    if (found.bwrap !== undefined) lookups.set(memo, found);
+  }
+  return found;
+}
+
+/** findBwrap's answers, once per process for each workspace root (the PATH it searches does not change). */
+const lookups = new Map<string, BwrapLookup>();
+
+function lookUpBwrap(rtBwrap: string | undefined, root: string | undefined, searchPath: string | undefined): BwrapLookup {
+  const realRoot = root !== undefined ? realOr(path.resolve(root)) : undefined;
+  const insideRoot = (p: string) => realRoot !== undefined && realRoot !== "/" && (isWithin(realRoot, p) || (root !== undefined && isWithin(path.resolve(root), p)));
+  if (rtBwrap !== undefined && rtBwrap !== "") {
+    if (!path.isAbsolute(rtBwrap)) return { reason: `RT_BWRAP=${rtBwrap} is not an absolute path` };
+    if (!isExecutableFile(rtBwrap)) return { reason: `RT_BWRAP=${rtBwrap} does not exist or is not an executable file` };
+    const real = realOr(rtBwrap);
+    if (insideRoot(rtBwrap) || insideRoot(real)) return { reason: `RT_BWRAP=${rtBwrap} lies inside the workspace, and rt never runs its sandbox from the workspace` };
+    return { bwrap: real };
+  }
+  const ignored: string[] = [];
+  for (const dir of (searchPath || DEFAULT_PATH).split(path.delimiter)) {
+    // Relative entries ("", ".", "bin") mean the current directory, which is the workspace.
+    if (!dir || !path.isAbsolute(dir)) continue;
     const p = path.join(dir, "bwrap");
-    try {
-      fs.accessSync(p, fs.constants.X_OK);
-      return p;
-    } catch {
-      /* not here */
+    if (!isExecutableFile(p)) continue;
+    const real = realOr(p);
+    if (insideRoot(dir) || insideRoot(realOr(dir)) || insideRoot(real)) {
+      ignored.push(p);
+      continue;
     }
+    return { bwrap: real };
   }
-  return undefined;
+  if (ignored.length) return { reason: `the only bwrap on the PATH rt started with lies inside the workspace (${ignored.join(", ")}), and rt never runs its sandbox from the workspace; install bubblewrap in a system directory or set RT_BWRAP` };
+  return { reason: "bwrap is not on the PATH rt started with" };
 }
 
 export type SandboxProbe =
-  | { available: true; bwrap: string; strategy: SandboxStrategy; features: BwrapFeatures }
+  | { available: true; bwrap: string; strategy: SandboxStrategy; features: BwrapFeatures; fromCache: boolean }
   | { available: false; reason: string };
 
 export const INSTALL_HINT =
@@ -184,26 +261,156 @@ export function candidateStrategies(uid: number | undefined = process.getuid?.()
   return uid === 0 ? ["userns", "root"] : ["userns"];
 }
 
+// The probe's answer is kept for the life of the process and, per user, on
+// disk: finding it costs two runs of bwrap (`--help`, then `true` in the full
+// sandbox), most of a first sandboxed command's time. The file is believed only
+// when everything the answer depends on is unchanged (the same bwrap file, user,
+// kernel, boot, user-namespace settings, and the exact sandbox rt sets up), and
+// only if it can be trusted: a regular file, not a symbolic link, owned by this
+// user and writable by nobody else, in a directory that is the same, outside the
+// workspace (a cache a repository could plant would be untrusted input). A
+// stale answer cannot weaken the sandbox: a sandboxed command never runs
+// without bubblewrap, and when bwrap refuses to start with a cached answer the
+// file is forgotten and the next command probes again.
+
+const PROBE_CACHE_VERSION = 1;
+const PROBE_CACHE_MAX_BYTES = 64 * 1024;
+
+/** Where the probe's answer is kept for this user, or undefined when that would be inside the workspace. */
+export function probeCacheFile(root: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const xdg = env.XDG_CACHE_HOME;
+  const home = env.HOME || os.homedir();
+  const base = xdg && path.isAbsolute(xdg) ? xdg : home && path.isAbsolute(home) ? path.join(home, ".cache") : undefined;
+  if (!base) return undefined;
+  const file = path.join(base, "rt", "sandbox-probe.json");
+  if (root !== undefined) {
+    const realRoot = realOr(path.resolve(root));
+    if (isWithin(realRoot, file) || isWithin(realRoot, realPrefix(file)) || isWithin(path.resolve(root), file)) return undefined;
+  }
+  return file;
+}
+
+function readSmall(file: string): string {
+  try {
+    return fs.readFileSync(file, "utf8").trim();
+  } catch {
+    return "-";
+  }
+}
+
+/** Everything the probe's answer depends on, as one string (undefined when bwrap cannot be stat'ed). */
+function probeKey(bwrap: string): string | undefined {
+  let st: fs.Stats;
+  try {
+    st = fs.statSync(bwrap);
+  } catch {
+    return undefined;
+  }
+  const filter = sandboxSeccomp();
+  const probeSpec: SandboxSpec = { bwrap, strategy: "userns", root: "/", cwd: "/", allowNet: false, features: { disableUserns: true, size: true } };
+  return JSON.stringify([
+    PROBE_CACHE_VERSION,
+    bwrap,
+    st.dev,
+    st.ino,
+    st.size,
+    st.mtimeMs,
+    st.ctimeMs,
+    process.getuid?.() ?? -1,
+    os.release(),
+    readSmall("/proc/sys/kernel/random/boot_id"),
+    readSmall("/proc/sys/kernel/unprivileged_userns_clone"),
+    readSmall("/proc/sys/user/max_user_namespaces"),
+    readSmall("/proc/sys/kernel/apparmor_restrict_unprivileged_userns"),
+    bwrapArgs(probeSpec, 3).join(" "),
+    filter?.toString("hex") ?? "",
+  ]);
+}
+
+/** Whether a directory or file can be trusted as this user's own: not a symlink, owned by us, writable by nobody else. */
+function ownedPrivately(st: fs.Stats): boolean {
+  const uid = process.getuid?.();
+  return !st.isSymbolicLink() && (uid === undefined || st.uid === uid) && (st.mode & 0o022) === 0;
+}
+
+interface CachedProbe {
+  strategy: SandboxStrategy;
+  features: BwrapFeatures;
+}
+
+function readProbeCache(file: string, key: string): CachedProbe | undefined {
+  let fd: number | undefined;
+  try {
+    if (!ownedPrivately(fs.lstatSync(path.dirname(file)))) return undefined;
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
+    const st = fs.fstatSync(fd);
+    if (!st.isFile() || !ownedPrivately(st) || st.size > PROBE_CACHE_MAX_BYTES) return undefined;
+    const data = JSON.parse(fs.readFileSync(fd, "utf8")) as unknown;
+    if (typeof data !== "object" || data === null) return undefined;
+    const { key: k, strategy, features: f } = data as Record<string, unknown>;
+    if (k !== key || !candidateStrategies().includes(strategy as SandboxStrategy)) return undefined;
+    if (typeof f !== "object" || f === null) return undefined;
+    const { disableUserns, size } = f as Record<string, unknown>;
+    if (typeof disableUserns !== "boolean" || typeof size !== "boolean") return undefined;
+    return { strategy: strategy as SandboxStrategy, features: { disableUserns, size } };
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+function writeProbeCache(file: string, key: string, answer: CachedProbe): void {
+  const dir = path.dirname(file);
+  let tmp: string | undefined;
+  try {
+    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    if (!ownedPrivately(fs.lstatSync(dir))) return;
+    tmp = path.join(dir, `.sandbox-probe.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
+    const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
+    try {
+      fs.writeSync(fd, `${JSON.stringify({ key, strategy: answer.strategy, features: answer.features })}\n`);
+    } finally {
+      fs.closeSync(fd);
+    }
+    fs.renameSync(tmp, file);
+    tmp = undefined;
+  } catch {
+    /* the cache is optional */
+  } finally {
+    if (tmp !== undefined) fs.rmSync(tmp, { force: true });
+  }
+}
+
 /**
  * Runs `true` inside the sandbox with each strategy until one works. The
- * answer is cached per bwrap path for the life of the process.
+ * answer is kept per bwrap for the life of the process, and on disk (above).
  */
 const probes = new Map<string, Promise<SandboxProbe>>();
 
-export function probeSandbox(env: NodeJS.ProcessEnv): Promise<SandboxProbe> {
-  const bwrap = findBwrap(env);
-  if (!bwrap) {
-    const where = env.RT_BWRAP ? `RT_BWRAP=${env.RT_BWRAP} does not exist` : "bwrap is not on the PATH";
-    return Promise.resolve({ available: false, reason: `bubblewrap is not installed (${where}). ${INSTALL_HINT}.` });
+/** Whether the sandbox can run here; `root` is the workspace root (bwrap and the cache must lie outside it). */
+export function probeSandbox(env: NodeJS.ProcessEnv, root?: string): Promise<SandboxProbe> {
+const found = findBwrap(env.RT_BWRAP, root);
+if (found.bwrap === undefined) {
+    return Promise.resolve({ available: false, reason: `bubblewrap is not available (${found.reason}). ${INSTALL_HINT}.` });
   }
-  let pending = probes.get(bwrap);
+  const bwrap = found.bwrap;
+  const cacheFile = probeCacheFile(root);
+const memoKey = `${bwrap}\0${cacheFile ?? ""}`;
+  let pending = probes.get(memoKey);
   if (!pending) {
     pending = (async (): Promise<SandboxProbe> => {
+      const key = cacheFile ? probeKey(bwrap) : undefined;
+const cached = cacheFile && key ? readProbeCache(cacheFile, key) : undefined;
+      if (cached) return { available: true, bwrap, ...cached, fromCache: true };
       const feats = await features(bwrap);
       const failures: string[] = [];
       for (const strategy of candidateStrategies()) {
         const r = await probeStrategy(bwrap, strategy, feats);
-        if (r.ok) return { available: true, bwrap, strategy, features: feats };
+        if (r.ok) {
+          if (cacheFile && key) writeProbeCache(cacheFile, key, { strategy, features: feats });
+          return { available: true, bwrap, strategy, features: feats, fromCache: false };
+        }
         failures.push(`${strategy === "userns" ? "with a user namespace" : "without a user namespace (as root)"}: ${r.error}`);
       }
       return {
@@ -214,9 +421,19 @@ export function probeSandbox(env: NodeJS.ProcessEnv): Promise<SandboxProbe> {
           "or a container forbids them (docker run --security-opt seccomp=unconfined --cap-add SYS_ADMIN, or --privileged).",
       };
     })();
-    probes.set(bwrap, pending);
+    probes.set(memoKey, pending);
   }
   return pending;
+}
+
+/**
+ * bwrap refused to start with an answer taken from the disk cache (the
+ * system changed under it): forget it, so that the next command probes again.
+ */
+export function forgetSandboxProbe(bwrap: string): void {
+  for (const k of [...probes.keys()]) if (k.startsWith(`${bwrap}\0`)) probes.delete(k);
+  const file = probeCacheFile(undefined);
+  if (file) fs.rmSync(file, { force: true });
 }
 
 /** Tries one strategy: runs `true` in the full sandbox. */
@@ -231,4 +448,5 @@ export async function probeStrategy(bwrap: string, strategy: SandboxStrategy, fe
 /** Forgets cached probe results (tests). */
 export function resetSandboxProbe(): void {
   probes.clear();
+  lookups.clear();
 }

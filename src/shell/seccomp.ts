@@ -7,9 +7,17 @@
 //     would change things on the command's behalf. socketpair() stays allowed.
 //   - add_key, request_key, keyctl: kernel keyrings are per user, not per
 //     namespace, so root's keyring is shared with the host.
+//   - io_uring_setup, io_uring_enter, io_uring_register: io_uring performs
+//     operations inside the kernel on the program's behalf (IORING_OP_SOCKET
+//     creates an AF_UNIX socket without a socket() call, IORING_OP_OPENAT and
+//     IORING_OP_WRITE open and write files), none of which this filter would
+//     see; refusing io_uring_setup alone would do, the other two are refused
+//     in case a ring is ever inherited. Programs fall back to ordinary system
+//     calls when io_uring_setup fails.
 //   - the x32 ABI and foreign architectures (32-bit binaries): their system
 //     call numbers differ, so the filter could not vouch for them.
-// Built by hand (it is 14 instructions) so that no native module is needed.
+// Every refusal is EPERM ("Operation not permitted"). Built by hand (it is
+// 17 instructions) so that no native module is needed.
 
 const BPF_LD_W_ABS = 0x20;
 const BPF_JEQ_K = 0x15;
@@ -31,13 +39,15 @@ interface ArchInfo {
   audit: number;
   socket: number;
   keyCalls: number[];
+  /** io_uring_setup, io_uring_enter, io_uring_register. */
+  ioUringCalls: number[];
   /** Syscall numbers at or above this are refused (x32 on x86-64). */
   refuseFrom?: number;
 }
 
 const ARCHES: Partial<Record<NodeJS.Architecture, ArchInfo>> = {
-  x64: { audit: 0xc000003e, socket: 41, keyCalls: [248, 249, 250], refuseFrom: 0x40000000 },
-  arm64: { audit: 0xc00000b7, socket: 198, keyCalls: [217, 218, 219] },
+  x64: { audit: 0xc000003e, socket: 41, keyCalls: [248, 249, 250], ioUringCalls: [425, 426, 427], refuseFrom: 0x40000000 },
+  arm64: { audit: 0xc00000b7, socket: 198, keyCalls: [217, 218, 219], ioUringCalls: [425, 426, 427] },
 };
 
 interface Insn {
@@ -58,7 +68,7 @@ export function seccompFilter(arch: NodeJS.Architecture = process.arch): Buffer 
   prog.push({ code: BPF_LD_W_ABS, k: OFF_NR });
   if (a.refuseFrom !== undefined) prog.push({ code: BPF_JGE_K, k: a.refuseFrom, jt: "eperm", jf: 0 });
   prog.push({ code: BPF_JEQ_K, k: a.socket, jt: "socket", jf: 0 });
-  for (const nr of a.keyCalls) prog.push({ code: BPF_JEQ_K, k: nr, jt: "eperm", jf: 0 });
+  for (const nr of [...a.keyCalls, ...a.ioUringCalls]) prog.push({ code: BPF_JEQ_K, k: nr, jt: "eperm", jf: 0 });
   prog.push({ code: BPF_RET_K, k: SECCOMP_RET_ALLOW });
   labels.socket = prog.length;
   prog.push({ code: BPF_LD_W_ABS, k: OFF_ARG0 });

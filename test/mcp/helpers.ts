@@ -6,7 +6,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ListRootsRequestSchema, type CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { pathToFileURL } from "node:url";
-import { CLI } from "../helpers.js";
+import { CLI, tempTree } from "../helpers.js";
 
 /** The environment rt runs with: this one, without variables that would change its root or profile. */
 export function rtEnv(extra: Record<string, string> = {}): Record<string, string> {
@@ -18,6 +18,8 @@ export function rtEnv(extra: Record<string, string> = {}): Record<string, string
 export interface ClientOptions {
   /** Directories the client offers as MCP roots (none: no roots capability). */
   roots?: string[];
+  /** The bearer token `rt mcp --http` printed (sent as Authorization: Bearer). */
+  token?: string;
 }
 
 /** An SDK client, optionally offering roots; setRoots() changes them and tells the server. */
@@ -57,14 +59,25 @@ export async function connectStdio(root: string, args: string[] = [], opts: Clie
 
 export interface HttpServer {
   url: string;
+  /** The bearer token it printed (undefined with --no-auth). */
+  token: string | undefined;
+  /** The token file it named, if any. */
+  tokenFile: string | undefined;
+  /** Headers that authenticate a raw request. */
+  auth: Record<string, string>;
   child: ChildProcess;
   stderr: () => string;
   stop: () => Promise<number | null>;
 }
 
-/** Starts `rt mcp --http --port 0 ...` and waits for the address it prints. */
+/**
+ * Starts `rt mcp --http --port 0 ...` and waits for the address it prints (and
+ * the token printed before it). The token file goes to a fresh XDG_RUNTIME_DIR
+ * unless `env` names one.
+ */
 export function startHttp(root: string, args: string[] = [], env: Record<string, string> = {}): Promise<HttpServer> {
-  const child = spawn(process.execPath, [CLI, "--root", root, "mcp", "--http", "--port", "0", ...args], { cwd: root, env: rtEnv(env), stdio: ["ignore", "pipe", "pipe"] });
+  const runtime = { XDG_RUNTIME_DIR: tempTree({}, "rt-runtime-"), ...env };
+  const child = spawn(process.execPath, [CLI, "--root", root, "mcp", "--http", "--port", "0", ...args], { cwd: root, env: rtEnv(runtime), stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   return new Promise((resolve, reject) => {
@@ -74,8 +87,12 @@ export function startHttp(root: string, args: string[] = [], env: Record<string,
       const m = /listening on (http:\/\/\S+)/.exec(stderr);
       if (m) {
         clearTimeout(timer);
+        const token = /bearer token: (\S+)/.exec(stderr)?.[1];
         resolve({
           url: m[1],
+          token,
+          tokenFile: /token file: (\S+)/.exec(stderr)?.[1],
+          auth: token ? { authorization: `Bearer ${token}` } : {},
           child,
           stderr: () => stderr,
           stop: async () => {
@@ -95,7 +112,8 @@ export function startHttp(root: string, args: string[] = [], env: Record<string,
 /** An SDK client connected to an HTTP server. */
 export async function connectHttp(url: string, opts: ClientOptions = {}): Promise<{ client: Client; setRoots: (dirs: string[]) => Promise<void> }> {
   const made = makeClient(opts);
-  await made.client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  const requestInit = opts.token ? { headers: { Authorization: `Bearer ${opts.token}` } } : undefined;
+  await made.client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit }));
   return made;
 }
 

@@ -41,7 +41,7 @@ test("listens on 127.0.0.1 by default", () => {
 });
 
 test("list tools, read, grep and edit with line IDs over HTTP", async () => {
-  const { client } = await connectHttp(server.url);
+  const { client } = await connectHttp(server.url, { token: server.token });
   try {
     const { tools } = await client.listTools();
     assert.ok(tools.some((t) => t.name === "edit_lines") && tools.some((t) => t.name === "search_dir"));
@@ -60,7 +60,7 @@ test("list tools, read, grep and edit with line IDs over HTTP", async () => {
 });
 
 test("over HTTP too: a syntax error is refused with the file unchanged, and a path escape is refused", async () => {
-  const { client } = await connectHttp(server.url);
+  const { client } = await connectHttp(server.url, { token: server.token });
   try {
     const before = fs.readFileSync(path.join(root, "g.py"));
     const bad = await call(client, "edit_range", { path: "g.py", start_line: 2, end_line: 2, new_text: "    b = [a +\n" });
@@ -76,19 +76,25 @@ test("over HTTP too: a syntax error is refused with the file unchanged, and a pa
 });
 
 test("malformed HTTP requests get JSON-RPC errors; the server keeps serving", async () => {
-  const parse = await post(server.url, "{not json");
+  const parse = await post(server.url, "{not json", server.auth);
   assert.equal(parse.status, 400);
   assert.equal(parse.json.error.code, -32700);
-  const noSession = await post(server.url, JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }));
+  const noSession = await post(server.url, JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }), server.auth);
   assert.equal(noSession.status, 400, "a request outside a session");
   assert.equal(noSession.json.jsonrpc, "2.0");
-  const unknown = await post(server.url, JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }), { "mcp-session-id": "no-such-session" });
+  const unknown = await post(server.url, JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }), { ...server.auth, "mcp-session-id": "no-such-session" });
   assert.equal(unknown.status, 404);
   assert.equal(unknown.json.error.code, -32001);
-  const wrongPath = await post(server.url.replace(/\/mcp$/, "/other"), INIT);
+  const wrongPath = await post(server.url.replace(/\/mcp$/, "/other"), INIT, server.auth);
   assert.equal(wrongPath.status, 404);
+  // A body over the 10 MiB limit (rt reads POST bodies itself: the same limit and answer as the SDK's).
+  const big = await post(server.url, JSON.stringify({ jsonrpc: "2.0", id: 3, method: "ping", params: { pad: "x".repeat(11 * 1024 * 1024) } }), server.auth);
+  assert.equal(big.status, 413);
+  assert.match(big.json.error.message, /Payload Too Large: Request body must not exceed 10485760 bytes/);
+  const wrongType = await post(server.url, INIT, { ...server.auth, "content-type": "text/plain" });
+  assert.equal(wrongType.status, 415);
 
-  const { client } = await connectHttp(server.url);
+  const { client } = await connectHttp(server.url, { token: server.token });
   try {
     await assert.rejects(client.callTool({ name: "no_such_tool", arguments: {} }), /unknown tool "no_such_tool"/);
     const r = await call(client, "read", { path: "doc.md" });
@@ -99,19 +105,19 @@ test("malformed HTTP requests get JSON-RPC errors; the server keeps serving", as
 });
 
 test("DNS rebinding guard: a non-loopback Host or Origin is refused with 403", async () => {
-  const host = await post(server.url, INIT, { host: "evil.example:80" });
+  const host = await post(server.url, INIT, { ...server.auth, host: "evil.example:80" });
   assert.equal(host.status, 403);
   assert.match(host.json.error.message, /Host "evil\.example:80" is not a loopback name/);
-  const origin = await post(server.url, INIT, { origin: "http://evil.example" });
+  const origin = await post(server.url, INIT, { ...server.auth, origin: "http://evil.example" });
   assert.equal(origin.status, 403);
-  const ok = await post(server.url, INIT, { origin: `http://localhost:${new URL(server.url).port}` });
+  const ok = await post(server.url, INIT, { ...server.auth, origin: `http://localhost:${new URL(server.url).port}` });
   assert.equal(ok.status, 200);
 });
 
 test("roots over HTTP: the first root is served, the second refused", async () => {
   const first = tempTree({ "r.txt": "first\n" });
   const second = tempTree({ "r.txt": "second\n" });
-  const { client } = await connectHttp(server.url, { roots: [first, second] });
+  const { client } = await connectHttp(server.url, { roots: [first, second], token: server.token });
   try {
     assert.match((await call(client, "read", { path: "r.txt" })).text, /first/);
     const refused = await call(client, "read", { path: path.join(second, "r.txt") });
@@ -126,12 +132,12 @@ test("--host with a non-loopback address prints a warning; --port without --http
   const dir = tempTree({ "a.txt": "a\n" });
   const open = await startHttp(dir, ["--host", "0.0.0.0"]);
   try {
-    assert.match(open.stderr(), /WARNING: listening on 0\.0\.0\.0, not on loopback: anyone who can reach this address can read and edit the files under/);
+    assert.match(open.stderr(), /WARNING: listening on 0\.0\.0\.0, not on loopback: anyone who can reach this address can read and edit the files under .* if they learn the token/);
     assert.match(open.url, /^http:\/\/0\.0\.0\.0:\d+\/mcp$/);
     const local = open.url.replace("0.0.0.0", "127.0.0.1");
     // Any Host is served off loopback, but a web page elsewhere still may not drive the server.
-    assert.equal((await post(local, INIT, { host: "build-box.lan" })).status, 200);
-    const page = await post(local, INIT, { host: "build-box.lan", origin: "http://evil.example" });
+    assert.equal((await post(local, INIT, { ...open.auth, host: "build-box.lan" })).status, 200);
+    const page = await post(local, INIT, { ...open.auth, host: "build-box.lan", origin: "http://evil.example" });
     assert.equal(page.status, 403);
     assert.match(page.json.error.message, /Origin "http:\/\/evil\.example" is not a loopback origin/);
   } finally {
@@ -147,7 +153,7 @@ test("an HTTP session idle longer than RT_MCP_SESSION_IDLE_MS is closed; the cli
   const short = await startHttp(dir, [], { RT_MCP_SESSION_IDLE_MS: "300" });
   try {
     const init = await new Promise<{ status: number; session: string | undefined }>((resolve, reject) => {
-      const req = http.request(short.url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream" } }, (res) => {
+      const req = http.request(short.url, { method: "POST", headers: { ...short.auth, "content-type": "application/json", accept: "application/json, text/event-stream" } }, (res) => {
         res.resume();
         res.on("end", () => resolve({ status: res.statusCode ?? 0, session: res.headers["mcp-session-id"] as string | undefined }));
       });
@@ -157,7 +163,7 @@ test("an HTTP session idle longer than RT_MCP_SESSION_IDLE_MS is closed; the cli
     assert.equal(init.status, 200);
     assert.ok(init.session);
     const ping = JSON.stringify({ jsonrpc: "2.0", id: 2, method: "ping" });
-    const headers = { "mcp-session-id": init.session!, "mcp-protocol-version": "2025-06-18" };
+    const headers = { ...short.auth, "mcp-session-id": init.session!, "mcp-protocol-version": "2025-06-18" };
     assert.equal((await post(short.url, ping, headers)).status, 200, "alive while in use");
     await new Promise((r) => setTimeout(r, 1200));
     const gone = await post(short.url, ping, headers);

@@ -282,7 +282,8 @@ test("safe-read-only without a working bubblewrap refuses to run anything and sa
   assert.equal(legit.success, false, "even harmless commands do not run without the sandbox");
 
   // A bwrap that cannot create namespaces (as in a locked-down container).
-  const fake = path.join(root, "fake-bwrap");
+  // (outside the root: a bwrap inside the workspace is never run, see bwrap-lookup.test.ts)
+  const fake = path.join(tempTree({}, "rt-fake-bwrap-"), "fake-bwrap");
   fs.writeFileSync(fake, "#!/bin/sh\necho 'bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces' >&2\nexit 1\n", { mode: 0o755 });
   const broken = createWorkspace({ root, profile: "safe-read-only", env: { ...process.env, RT_BWRAP: fake } });
   const b = await callTool(broken, "bash", { command: "true" });

@@ -12,7 +12,10 @@ import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import net from "node:net";
+import os from "node:os";
+import path from "node:path";
 import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { researchTree, OS_ERROR } from "./fixture.ts";
 import { callTool } from "../../src/tools/policy.ts";
 import { startCommand } from "../../src/shell/runner.ts";
@@ -42,7 +45,25 @@ await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
 const port = (listener.address() as net.AddressInfo).port;
 after(() => listener.close());
 
-const withPort = (cmd: string) => cmd.replaceAll("{{PORT}}", String(port));
+// The io_uring attacks: corpus/io_uring.c, compiled here (gcc is installed by
+// scripts/ensure-test-deps.sh), and a Unix-socket daemon on the host that must
+// never hear from them. Both live under /var/tmp: the sandbox's /tmp is private.
+const uringDir = fs.realpathSync(fs.mkdtempSync(path.join(fs.existsSync("/var/tmp") ? "/var/tmp" : os.tmpdir(), "rt-uring-")));
+process.on("exit", () => fs.rmSync(uringDir, { recursive: true, force: true }));
+const uring = path.join(uringDir, "io_uring");
+execFileSync("gcc", ["-O1", "-o", uring, fileURLToPath(new URL("./corpus/io_uring.c", import.meta.url))], { stdio: ["ignore", "pipe", "pipe"] });
+const unixSocket = path.join(uringDir, "daemon.sock");
+let unixConnections = 0;
+const unixDaemon = net.createServer((socket) => {
+  unixConnections++;
+  socket.destroy();
+});
+await new Promise<void>((resolve) => unixDaemon.listen(unixSocket, resolve));
+after(() => unixDaemon.close());
+
+/** An attack's command line for a tree whose outside directory is `outside`. */
+const withPort = (cmd: string, outside = "/nonexistent") =>
+  cmd.replaceAll("{{PORT}}", String(port)).replaceAll("{{URING}}", uring).replaceAll("{{UNIX_SOCKET}}", unixSocket).replaceAll("{{OUTSIDE}}", outside);
 
 function installed(tool: string | undefined): boolean {
   if (!tool) return true;
@@ -73,7 +94,7 @@ test("safe-read-only: every attack is refused with a reason or fails with the OS
   let refused = 0;
   let stoppedByOs = 0;
   for (const attack of attacks) {
-    const r = await callTool(ws, "bash", { command: withPort(attack.cmd), timeout: 30 });
+    const r = await callTool(ws, "bash", { command: withPort(attack.cmd, tree.outside), timeout: 30 });
     if (r.success) {
       problems.push(`${attack.cmd}: succeeded\n${r.output}`);
       continue;
@@ -93,6 +114,7 @@ test("safe-read-only: every attack is refused with a reason or fails with the OS
   assert.deepEqual(problems, []);
   assert.equal(tree.hash(), before, "the tree, the outside directory or HOME changed");
   assert.equal(connections, 0, "an attack reached the host's loopback");
+  assert.equal(unixConnections, 0, "an attack reached the host's Unix-socket daemon");
   // Both layers took part: the check refused most, the sandbox stopped what the check let through.
   assert.ok(refused >= 60, `${refused} refused by the structural check`);
   assert.ok(stoppedByOs >= 5, `${stoppedByOs} stopped by the operating system`);
@@ -100,7 +122,7 @@ test("safe-read-only: every attack is refused with a reason or fails with the OS
 
 const strategies: Array<{ strategy: SandboxStrategy; bwrap: string; features: BwrapFeatures }> = [];
 {
-  const bwrap = findBwrap(process.env);
+  const bwrap = findBwrap(process.env.RT_BWRAP, undefined).bwrap;
   if (bwrap) {
     const help = execFileSync(bwrap, ["--help"], { encoding: "utf8" });
     const features = { disableUserns: help.includes("--disable-userns"), size: help.includes("--size") };
@@ -125,7 +147,7 @@ for (const { strategy, bwrap, features } of strategies) {
       ran++;
       let out = "";
       const run = startCommand({
-        command: withPort(attack.cmd),
+        command: withPort(attack.cmd, tree.outside),
         cwd: tree.repo,
         env: tree.env,
         sandbox: { bwrap, strategy, root: tree.repo, cwd: tree.repo, allowNet: false, features },
@@ -147,6 +169,7 @@ for (const { strategy, bwrap, features } of strategies) {
     assert.ok(ran >= 60, `only ${ran} attacks ran`);
     assert.equal(tree.hash(), before);
     assert.equal(connections, 0, "an attack reached the host's loopback");
+    assert.equal(unixConnections, 0, "an attack reached the host's Unix-socket daemon");
   });
 }
 

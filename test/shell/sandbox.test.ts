@@ -16,7 +16,7 @@ import { packageRoot } from "../../src/packageRoot.ts";
 import { bwrapArgs, candidateStrategies, findBwrap, probeStrategy, type BwrapFeatures, type SandboxSpec, type SandboxStrategy } from "../../src/shell/sandbox.ts";
 import { seccompFilter } from "../../src/shell/seccomp.ts";
 
-const bwrap = findBwrap(process.env);
+const bwrap = findBwrap(process.env.RT_BWRAP, undefined).bwrap;
 const help = bwrap ? execFileSync(bwrap, ["--help"], { encoding: "utf8" }) : "";
 const features: BwrapFeatures = { disableUserns: help.includes("--disable-userns"), size: help.includes("--size") };
 const strategies: SandboxStrategy[] = [];

@@ -304,12 +304,13 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: "mcp",
-    synopsis: "rt mcp [--http [--port N] [--host ADDR]]",
+    synopsis: "rt mcp [--http [--port N] [--host ADDR] [--no-auth]]",
     summary: "serve every tool to an MCP client over stdio, or Streamable HTTP on 127.0.0.1 (--http)",
     options: {
       http: { type: "boolean", help: "serve Streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio" },
       port: { type: "string", integer: true, help: "HTTP port (default 7341; 0 picks a free one)" },
       host: { type: "string", help: "listen address (default 127.0.0.1; anything else is reachable by others: a warning is printed)" },
+      "no-auth": { type: "boolean", help: "serve HTTP without the bearer token (any local user could run tools as you; a warning is printed)" },
     },
   },
   {

@@ -9,13 +9,29 @@
 // address, a request from a browser page (Origin header) must come from a
 // loopback origin: no web page elsewhere may drive the server.
 //
+// Every request must carry the server's bearer token (auth.ts) unless it was
+// started with --no-auth: loopback is shared by every user of the machine.
+//
 // A session idle for sessionIdleMs (no request in progress, no open stream) is
-// closed, so clients that vanish without DELETE do not pile up.
+// closed, so clients that vanish without DELETE do not pile up. At most
+// maxSessions are live: a new session first closes the least recently used
+// idle one (no call in progress; an open notification stream does not count),
+// and is refused (503) when every session is busy. When a client cancels a
+// request (notifications/cancelled), rt sends no answer for it (the MCP
+// specification says so), so its response stream is closed right away;
+// otherwise it would stay open until the client hung up, and keep the session
+// from ever being idle.
+//
+// POST bodies are read here (up to maxBodyBytes) rather than by the SDK's
+// transport, which is handed the parsed message: rt needs to see whether a
+// request initializes a session (the cap) and which requests a POST carries
+// (cancellation).
 import http from "node:http";
 import { randomUUID } from "node:crypto";
 import type { AddressInfo } from "node:net";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { authorizationMatches } from "./auth.js";
 
 export const MCP_HTTP_PATH = "/mcp";
 
@@ -34,6 +50,10 @@ export interface HttpServeOptions {
   maxBodyBytes: number;
   /** A session with no request in progress for this long is closed. */
   sessionIdleMs: number;
+  /** Live sessions at most (the least recently used idle one makes room for a new one). */
+  maxSessions: number;
+  /** The bearer token every request must carry; undefined serves without authentication (--no-auth). */
+  token: string | undefined;
   /** A new MCP server for a new client session. */
   newServer: () => Server;
   log: (line: string) => void;
@@ -49,7 +69,51 @@ interface Session {
   transport: StreamableHTTPServerTransport;
   /** Requests (including open GET streams) not yet finished. */
   inFlight: number;
+  /** Of those, the ones that are not the client's GET notification stream: calls in progress. */
+  busy: number;
   lastActive: number;
+  /** The JSON-RPC requests of each POST still in progress, by request id. */
+  posts: Map<string | number, { ids: Array<string | number> }>;
+}
+
+type JsonRpcLike = { method?: unknown; id?: unknown; params?: unknown };
+
+/** The messages of a parsed POST body (one message or a batch). */
+function messagesOf(body: unknown): JsonRpcLike[] {
+  const list = Array.isArray(body) ? body : [body];
+  return list.filter((m): m is JsonRpcLike => typeof m === "object" && m !== null);
+}
+
+function isJsonContentType(value: string | undefined): boolean {
+  return (value ?? "").split(";")[0].trim().toLowerCase() === "application/json";
+}
+
+/** Reads a request body up to `max` bytes: its text, or why there is none. */
+function readBody(req: http.IncomingMessage, max: number): Promise<{ text: string } | { tooLarge: true } | { aborted: true }> {
+  return new Promise((resolve) => {
+    if (Number(req.headers["content-length"]) > max) {
+      req.resume();
+      resolve({ tooLarge: true });
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let over = false;
+    req.on("data", (c: Buffer) => {
+      if (over) return;
+      size += c.length;
+      if (size > max) {
+        over = true;
+        chunks.length = 0;
+        return;
+      }
+      chunks.push(c);
+    });
+    req.on("end", () => resolve(over ? { tooLarge: true } : { text: Buffer.concat(chunks).toString("utf8") }));
+    // The client went away before the whole body arrived (after "end" this changes nothing).
+    req.on("close", () => resolve({ aborted: true }));
+    req.on("error", () => resolve({ aborted: true }));
+  });
 }
 
 function jsonError(res: http.ServerResponse, status: number, code: number, message: string): void {
@@ -82,21 +146,53 @@ function originRefusal(req: http.IncomingMessage): string | undefined {
 
 export async function serveHttp(opts: HttpServeOptions): Promise<RunningHttpServer> {
   const sessions = new Map<string, Session>();
+  /** Sessions whose initialize request is being handled (they count toward the cap). */
+  const starting = new Set<Session>();
   const guardRebinding = isLoopbackHost(opts.host);
 
   async function newSession(): Promise<Session> {
     const server = opts.newServer();
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: randomUUID,
-      onsessioninitialized: (id) => void sessions.set(id, session),
+      onsessioninitialized: (id) => {
+        starting.delete(session);
+        sessions.set(id, session);
+      },
       maxRequestBodySize: opts.maxBodyBytes,
     });
-    const session: Session = { server, transport, inFlight: 0, lastActive: Date.now() };
+    const session: Session = { server, transport, inFlight: 0, busy: 0, lastActive: Date.now(), posts: new Map() };
     transport.onclose = () => {
       if (transport.sessionId) sessions.delete(transport.sessionId);
     };
     await server.connect(transport);
     return session;
+  }
+
+  /** Makes room for one more session: true when there is room (closing the least recently used idle session if needed). */
+  function makeRoom(): boolean {
+    if (sessions.size + starting.size < opts.maxSessions) return true;
+    let oldest: [string, Session] | undefined;
+    for (const entry of sessions) {
+      if (entry[1].busy === 0 && (!oldest || entry[1].lastActive < oldest[1].lastActive)) oldest = entry;
+    }
+    if (!oldest) return false;
+    const [id, s] = oldest;
+    sessions.delete(id);
+    opts.log(`closed MCP session ${id}: ${opts.maxSessions} sessions were open and it was the least recently used idle one`);
+    void s.server.close().catch(() => undefined);
+    return true;
+  }
+
+  /** After a POST that carried notifications/cancelled: end the response streams of the requests it cancels. */
+  function closeCancelled(session: Session, body: unknown): void {
+    for (const m of messagesOf(body)) {
+      if (m.method !== "notifications/cancelled" || typeof m.params !== "object" || m.params === null) continue;
+      const requestId = (m.params as { requestId?: unknown }).requestId;
+      if (typeof requestId !== "string" && typeof requestId !== "number") continue;
+      const post = session.posts.get(requestId);
+      // A batch shares one stream: it stays open for the answers still due.
+      if (post && post.ids.length === 1) session.transport.closeSSEStream(requestId);
+    }
   }
 
   async function handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -110,6 +206,28 @@ export async function serveHttp(opts: HttpServeOptions): Promise<RunningHttpServ
       jsonError(res, 403, -32000, refusal);
       return;
     }
+    if (opts.token !== undefined && !authorizationMatches(req.headers.authorization, opts.token)) {
+      res.setHeader("www-authenticate", 'Bearer realm="rt mcp"');
+      const why = req.headers.authorization === undefined ? "no Authorization header" : "the bearer token is wrong";
+      jsonError(res, 401, -32000, `Unauthorized (${why}): send the token rt mcp printed when it started, as "Authorization: Bearer TOKEN"`);
+      return;
+    }
+    // POST: read and parse the body here (the transport gets the parsed message).
+    let body: unknown;
+    if (req.method === "POST" && isJsonContentType(req.headers["content-type"])) {
+      const read = await readBody(req, opts.maxBodyBytes);
+      if ("aborted" in read) return;
+      if ("tooLarge" in read) {
+        jsonError(res, 413, -32000, `Payload Too Large: Request body must not exceed ${opts.maxBodyBytes} bytes`);
+        return;
+      }
+      try {
+        body = JSON.parse(read.text);
+      } catch {
+        jsonError(res, 400, -32700, "Parse error: Invalid JSON");
+        return;
+      }
+    }
     const id = req.headers["mcp-session-id"];
     if (typeof id === "string") {
       const session = sessions.get(id);
@@ -117,18 +235,44 @@ export async function serveHttp(opts: HttpServeOptions): Promise<RunningHttpServ
         jsonError(res, 404, -32001, "Session not found: initialize a new session");
         return;
       }
+      const counts = req.method !== "GET";
+      const requestIds = messagesOf(body)
+        .filter((m) => m.method !== undefined && (typeof m.id === "string" || typeof m.id === "number"))
+        .map((m) => m.id as string | number);
+      const post = { ids: requestIds };
+      for (const r of requestIds) session.posts.set(r, post);
       session.inFlight++;
+      if (counts) session.busy++;
+      session.lastActive = Date.now();
       res.once("close", () => {
         session.inFlight--;
+        if (counts) session.busy--;
+        for (const r of requestIds) if (session.posts.get(r) === post) session.posts.delete(r);
         session.lastActive = Date.now();
       });
-      await session.transport.handleRequest(req, res);
+      await session.transport.handleRequest(req, res, body);
+      if (body !== undefined) closeCancelled(session, body);
       return;
     }
     // No session yet: only an initialize request starts one; the transport
     // answers anything else with the proper error, and the pair is dropped.
+    const initializing = messagesOf(body).some((m) => m.method === "initialize");
+    if (initializing && !makeRoom()) {
+      jsonError(
+        res,
+        503,
+        -32000,
+        `Too many sessions: ${opts.maxSessions} MCP sessions are open and each has a call in progress; end one (DELETE ${MCP_HTTP_PATH} with its Mcp-Session-Id) or try again when a call finishes`,
+      );
+      return;
+    }
     const session = await newSession();
-    await session.transport.handleRequest(req, res);
+    if (initializing) starting.add(session);
+    try {
+      await session.transport.handleRequest(req, res, body);
+    } finally {
+      starting.delete(session);
+    }
     if (!session.transport.sessionId) await session.server.close();
   }
 
@@ -161,7 +305,7 @@ export async function serveHttp(opts: HttpServeOptions): Promise<RunningHttpServ
     url: `http://${hostInUrl}:${addr.port}${MCP_HTTP_PATH}`,
     async close() {
       clearInterval(sweeper);
-      for (const s of sessions.values()) await s.server.close().catch(() => undefined);
+      for (const s of [...sessions.values(), ...starting]) await s.server.close().catch(() => undefined);
       sessions.clear();
       httpServer.closeAllConnections();
       await new Promise<void>((resolve) => httpServer.close(() => resolve()));

@@ -5,7 +5,8 @@
 // say goes to standard error.
 import type { Workspace } from "../../workspace/workspace.js";
 import type { Io } from "../cli/main.js";
-import { MCP_HTTP_SESSION_IDLE_MS, MCP_MAX_MESSAGE_BYTES } from "../../limits.js";
+import { MCP_HTTP_MAX_SESSIONS, MCP_HTTP_SESSION_IDLE_MS, MCP_MAX_MESSAGE_BYTES } from "../../limits.js";
+import { newToken, removeTokenFile, writeTokenFile } from "./auth.js";
 import { createMcpServer } from "./server.js";
 import { McpSession, WorkspacePool } from "./session.js";
 import { mcpToolList } from "./toolList.js";
@@ -19,11 +20,14 @@ export interface McpOptions {
   http?: boolean;
   port?: number;
   host?: string;
+  /** --no-auth: serve HTTP without the bearer token. */
+  noAuth?: boolean;
 }
 
 /** Checks the command line; returns a usage error message or undefined. */
 export function mcpUsageProblem(o: McpOptions): string | undefined {
   if (!o.http && (o.port !== undefined || o.host !== undefined)) return "--port and --host only apply with --http (stdio needs neither)";
+  if (!o.http && o.noAuth) return "--no-auth only applies with --http (stdio has no network to authenticate)";
   if (o.port !== undefined && o.port > 65535) return `--port must be at most 65535, not ${o.port}`;
   if (o.host !== undefined && o.host.trim() === "") return "--host needs an address, e.g. 127.0.0.1";
   return undefined;
@@ -60,10 +64,11 @@ export async function runMcp(workspace: Workspace, values: Record<string, unknow
     http: values.http === true,
     port: typeof values.port === "number" ? values.port : undefined,
     host: typeof values.host === "string" ? values.host : undefined,
+    noAuth: values["no-auth"] === true,
   };
   const problem = mcpUsageProblem(opts);
   if (problem) {
-    io.stderr(`rt mcp: ${problem}\nUsage: rt mcp [--http [--port N] [--host ADDR]]\n`);
+    io.stderr(`rt mcp: ${problem}\nUsage: rt mcp [--http [--port N] [--host ADDR] [--no-auth]]\n`);
     return 2;
   }
   const log = (line: string) => io.stderr(`rt mcp: ${line}\n`);
@@ -89,17 +94,43 @@ export async function runMcp(workspace: Workspace, values: Record<string, unknow
   if (!isLoopbackHost(host)) {
     io.stderr(
       `rt mcp: WARNING: listening on ${host}, not on loopback: anyone who can reach this address can read and edit the files under ${workspace.root}` +
-        `${workspace.profile === "safe-read-only" ? " (read only: safe-read-only profile)" : ""}. rt has no authentication; prefer the default 127.0.0.1.\n`,
+        `${workspace.profile === "safe-read-only" ? " (read only: safe-read-only profile)" : ""}${opts.noAuth ? " without any token" : " if they learn the token"} (plain HTTP: the token crosses the network unencrypted); prefer the default 127.0.0.1.\n`,
     );
   }
+  const token = opts.noAuth ? undefined : newToken();
   let running;
   try {
-    running = await serveHttp({ host, port: opts.port ?? MCP_DEFAULT_PORT, maxBodyBytes: MCP_MAX_MESSAGE_BYTES, sessionIdleMs: sessionIdleMs(), newServer, log });
+    running = await serveHttp({
+      host,
+      port: opts.port ?? MCP_DEFAULT_PORT,
+      maxBodyBytes: MCP_MAX_MESSAGE_BYTES,
+      sessionIdleMs: sessionIdleMs(),
+      maxSessions: MCP_HTTP_MAX_SESSIONS,
+      token,
+      newServer,
+      log,
+    });
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     const why = err.code === "EADDRINUSE" ? `port ${opts.port ?? MCP_DEFAULT_PORT} is in use; choose another with --port N (0 picks a free one)` : err.message;
     io.stderr(`rt mcp: cannot listen on ${host}: ${why}\n`);
     return 1;
+  }
+  let tokenFile: string | undefined;
+  if (token === undefined) {
+    io.stderr(
+      `rt mcp: WARNING: --no-auth: no token is required, so any user or program on this machine that can connect to ${running.url} can run rt's tools` +
+        `${workspace.profile === "safe-read-only" ? "" : ", bash included,"} as you, in ${workspace.root}.\n`,
+    );
+  } else {
+    const file = writeTokenFile(token, Number(new URL(running.url).port), workspace.root);
+    tokenFile = file.path;
+    log(`bearer token: ${token}`);
+    log(
+      file.path !== undefined
+        ? `token file: ${file.path} (mode 0600, removed when the server stops); clients send "Authorization: Bearer <token>"`
+        : `the token was not written to a file (${file.reason}); clients send "Authorization: Bearer <token>"`,
+    );
   }
   // The handlers are in place before the address is printed: whoever waits
   // for that line may stop the server right after it.
@@ -110,6 +141,7 @@ export async function runMcp(workspace: Workspace, values: Record<string, unknow
   log(`listening on ${running.url} (${about})`);
   await stopped;
   await running.close();
+  if (tokenFile !== undefined && token !== undefined) removeTokenFile(tokenFile, token);
   exitWhenDone();
   return 0;
 }

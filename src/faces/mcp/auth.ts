@@ -1,0 +1,120 @@
+// The bearer token of `rt mcp --http`. Loopback is not a boundary between the
+// users of one machine: any local user (or any process of another user, a
+// container sharing the network namespace...) can connect to 127.0.0.1 and would
+// run tools, bash included, as the user who started the server. So every
+// request must carry `Authorization: Bearer TOKEN`, a random token made at each
+// start. rt prints it on standard error and writes it to a file only this user
+// can read (mode 0600), in the user's runtime directory (XDG_RUNTIME_DIR) or
+// else configuration directory, never in the workspace; the file is removed
+// when the server stops. `--no-auth` turns the check off, with a warning.
+import crypto from "node:crypto";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { MCP_HTTP_TOKEN_BYTES } from "../../limits.js";
+
+/** A new random token (URL-safe base64). */
+export function newToken(): string {
+  return crypto.randomBytes(MCP_HTTP_TOKEN_BYTES).toString("base64url");
+}
+
+const sha256 = (s: string) => crypto.createHash("sha256").update(s, "utf8").digest();
+
+/**
+ * Whether an Authorization header carries `token`. The comparison takes the
+ * same time whatever the header holds (digests of both, compared with
+ * timingSafeEqual), so timing tells nothing about the token.
+ */
+export function authorizationMatches(header: string | string[] | undefined, token: string): boolean {
+  const value = Array.isArray(header) ? "" : (header ?? "");
+  const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(value);
+  const same = crypto.timingSafeEqual(sha256(m ? m[1] : ""), sha256(token));
+  return m !== null && same;
+}
+
+function isWithin(dir: string, p: string): boolean {
+  return p === dir || p.startsWith(dir.endsWith("/") ? dir : `${dir}/`);
+}
+
+function realOr(p: string): string {
+  try {
+    return fs.realpathSync.native(p);
+  } catch {
+    return p;
+  }
+}
+
+/** Directories the token file may go in, best first: the runtime directory, then the configuration directory. */
+export function tokenDirs(env: NodeJS.ProcessEnv = process.env): string[] {
+  const dirs: string[] = [];
+  if (env.XDG_RUNTIME_DIR && path.isAbsolute(env.XDG_RUNTIME_DIR)) dirs.push(path.join(env.XDG_RUNTIME_DIR, "rt"));
+  const home = env.HOME || os.homedir();
+  const config = env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : home ? path.join(home, ".config") : undefined;
+  if (config) dirs.push(path.join(config, "rt"));
+  return dirs;
+}
+
+/** A directory this user owns that nobody else can write in (not a symbolic link). */
+function privateEnough(dir: string): boolean {
+  try {
+    const st = fs.lstatSync(dir);
+    const uid = process.getuid?.();
+    return st.isDirectory() && (uid === undefined || st.uid === uid) && (st.mode & 0o022) === 0;
+  } catch {
+    return false;
+  }
+}
+
+export type TokenFile = { path: string } | { path?: undefined; reason: string };
+
+/**
+ * Writes the token to `mcp-http-PORT.token` in the first usable directory of
+ * tokenDirs() outside `root`: created (mode 0700) if missing, owned by this user
+ * and writable by nobody else. The file is made with O_EXCL|O_NOFOLLOW, mode
+ * 0600, and renamed into place.
+ */
+export function writeTokenFile(token: string, port: number, root: string, env: NodeJS.ProcessEnv = process.env): TokenFile {
+  const realRoot = realOr(root);
+  const skipped: string[] = [];
+  for (const dir of tokenDirs(env)) {
+    if (isWithin(realRoot, dir) || isWithin(realRoot, realOr(dir)) || isWithin(root, dir)) {
+      skipped.push(`${dir} is inside the workspace`);
+      continue;
+    }
+    try {
+      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+    } catch (e) {
+      skipped.push(`${dir}: ${(e as Error).message}`);
+      continue;
+    }
+    if (!privateEnough(dir)) {
+      skipped.push(`${dir} is not a private directory of this user`);
+      continue;
+    }
+    const file = path.join(dir, `mcp-http-${port}.token`);
+    const tmp = path.join(dir, `.mcp-http-${port}.${process.pid}.${crypto.randomBytes(4).toString("hex")}.tmp`);
+    try {
+      const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
+      try {
+        fs.writeSync(fd, `${token}\n`);
+      } finally {
+        fs.closeSync(fd);
+      }
+      fs.renameSync(tmp, file);
+      return { path: file };
+    } catch (e) {
+      fs.rmSync(tmp, { force: true });
+      skipped.push(`${file}: ${(e as Error).message}`);
+    }
+  }
+  return { reason: skipped.length ? skipped.join("; ") : "no runtime or configuration directory is known (set XDG_RUNTIME_DIR or HOME)" };
+}
+
+/** Removes the token file if it still holds `token` (another server may have replaced it since). */
+export function removeTokenFile(file: string, token: string): void {
+  try {
+    if (fs.readFileSync(file, "utf8").trim() === token) fs.rmSync(file, { force: true });
+  } catch {
+    /* already gone */
+  }
+}
