@@ -31,6 +31,7 @@ import path from "node:path";
 import { spawn } from "node:child_process";
 import { SANDBOX_PROBE_TIMEOUT_MS, SANDBOX_TMP_MAX_BYTES } from "../limits.js";
 import { seccompFilter } from "./seccomp.js";
+import { confinedAt } from "../workspace/confinedFs.js";
 
 export type SandboxStrategy = "userns" | "root";
 
@@ -361,24 +362,14 @@ function readProbeCache(file: string, key: string): CachedProbe | undefined {
 }
 
 function writeProbeCache(file: string, key: string, answer: CachedProbe): void {
-  const dir = path.dirname(file);
-  let tmp: string | undefined;
   try {
-    fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-    if (!ownedPrivately(fs.lstatSync(dir))) return;
-    tmp = path.join(dir, `.sandbox-probe.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`);
-    const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
-    try {
-      fs.writeSync(fd, `${JSON.stringify({ key, strategy: answer.strategy, features: answer.features })}\n`);
-    } finally {
-      fs.closeSync(fd);
-    }
-    fs.renameSync(tmp, file);
-    tmp = undefined;
+    // Through the one confined writer: O_EXCL temp file, never through a symlink, renamed into place.
+    const dir = confinedAt(path.dirname(file));
+    dir.mkdirs([], 0o700);
+    if (!ownedPrivately(fs.lstatSync(path.dirname(file)))) return;
+    dir.writeAtomic(path.basename(file), `${JSON.stringify({ key, strategy: answer.strategy, features: answer.features })}\n`, { mode: 0o600, fsync: false });
   } catch {
     /* the cache is optional */
-  } finally {
-    if (tmp !== undefined) fs.rmSync(tmp, { force: true });
   }
 }
 
@@ -390,18 +381,18 @@ const probes = new Map<string, Promise<SandboxProbe>>();
 
 /** Whether the sandbox can run here; `root` is the workspace root (bwrap and the cache must lie outside it). */
 export function probeSandbox(env: NodeJS.ProcessEnv, root?: string): Promise<SandboxProbe> {
-const found = findBwrap(env.RT_BWRAP, root);
-if (found.bwrap === undefined) {
+  const found = findBwrap(env.RT_BWRAP, root);
+  if (found.bwrap === undefined) {
     return Promise.resolve({ available: false, reason: `bubblewrap is not available (${found.reason}). ${INSTALL_HINT}.` });
   }
   const bwrap = found.bwrap;
   const cacheFile = probeCacheFile(root);
-const memoKey = `${bwrap}\0${cacheFile ?? ""}`;
+  const memoKey = `${bwrap}\0${cacheFile ?? ""}`;
   let pending = probes.get(memoKey);
   if (!pending) {
     pending = (async (): Promise<SandboxProbe> => {
       const key = cacheFile ? probeKey(bwrap) : undefined;
-const cached = cacheFile && key ? readProbeCache(cacheFile, key) : undefined;
+      const cached = cacheFile && key ? readProbeCache(cacheFile, key) : undefined;
       if (cached) return { available: true, bwrap, ...cached, fromCache: true };
       const feats = await features(bwrap);
       const failures: string[] = [];
@@ -433,7 +424,13 @@ const cached = cacheFile && key ? readProbeCache(cacheFile, key) : undefined;
 export function forgetSandboxProbe(bwrap: string): void {
   for (const k of [...probes.keys()]) if (k.startsWith(`${bwrap}\0`)) probes.delete(k);
   const file = probeCacheFile(undefined);
-  if (file) fs.rmSync(file, { force: true });
+  if (file) {
+    try {
+      confinedAt(path.dirname(file)).unlink(path.basename(file));
+    } catch {
+      /* already gone */
+    }
+  }
 }
 
 /** Tries one strategy: runs `true` in the full sandbox. */

@@ -12,6 +12,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { MCP_HTTP_TOKEN_BYTES } from "../../limits.js";
+import { confinedAt, type ConfinedFs } from "../../workspace/confinedFs.js";
 
 /** A new random token (URL-safe base64). */
 export function newToken(): string {
@@ -81,8 +82,10 @@ export function writeTokenFile(token: string, port: number, root: string, env: N
       skipped.push(`${dir} is inside the workspace`);
       continue;
     }
+    let files: ConfinedFs;
     try {
-      fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+      files = confinedAt(dir);
+      files.mkdirs([], 0o700);
     } catch (e) {
       skipped.push(`${dir}: ${(e as Error).message}`);
       continue;
@@ -91,20 +94,13 @@ export function writeTokenFile(token: string, port: number, root: string, env: N
       skipped.push(`${dir} is not a private directory of this user`);
       continue;
     }
-    const file = path.join(dir, `mcp-http-${port}.token`);
-    const tmp = path.join(dir, `.mcp-http-${port}.${process.pid}.${crypto.randomBytes(4).toString("hex")}.tmp`);
+    const name = `mcp-http-${port}.token`;
     try {
-      const fd = fs.openSync(tmp, fs.constants.O_WRONLY | fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_NOFOLLOW, 0o600);
-      try {
-        fs.writeSync(fd, `${token}\n`);
-      } finally {
-        fs.closeSync(fd);
-      }
-      fs.renameSync(tmp, file);
-      return { path: file };
+      // The one confined writer: an O_EXCL|O_NOFOLLOW temp file (mode 0600) renamed into place.
+      files.writeAtomic(name, `${token}\n`, { mode: 0o600 });
+      return { path: path.join(dir, name) };
     } catch (e) {
-      fs.rmSync(tmp, { force: true });
-      skipped.push(`${file}: ${(e as Error).message}`);
+      skipped.push(`${path.join(dir, name)}: ${(e as Error).message}`);
     }
   }
   return { reason: skipped.length ? skipped.join("; ") : "no runtime or configuration directory is known (set XDG_RUNTIME_DIR or HOME)" };
@@ -113,7 +109,7 @@ export function writeTokenFile(token: string, port: number, root: string, env: N
 /** Removes the token file if it still holds `token` (another server may have replaced it since). */
 export function removeTokenFile(file: string, token: string): void {
   try {
-    if (fs.readFileSync(file, "utf8").trim() === token) fs.rmSync(file, { force: true });
+    if (fs.readFileSync(file, "utf8").trim() === token) confinedAt(path.dirname(file)).unlink(path.basename(file));
   } catch {
     /* already gone */
   }
