@@ -69,9 +69,11 @@ test("the PATH of the command's environment is never searched (the agent puts .r
   const probe = await probeSandbox(env, repo.root);
   assert.equal(probe.available, true);
   assert.equal(probe.available && probe.bwrap, realBwrap);
-  // The agent's workspace: its commands' PATH starts with <root>/.rt/bin.
-  const ws = agentWorkspace(createWorkspace({ root: repo.root, profile: "safe-read-only", env }));
-  assert.ok(ws.env.PATH?.split(":")[0].startsWith(repo.root), ws.env.PATH);
+  // The agent's workspace puts its private shim directory first, never a directory of the repository.
+  const agentWs = agentWorkspace(createWorkspace({ root: repo.root, profile: "safe-read-only", env }));
+  assert.ok(!agentWs.env.PATH?.split(":")[0].startsWith(repo.root), agentWs.env.PATH);
+  // Whatever a command's PATH holds, even <root>/.rt/bin first, the sandbox is not looked up there.
+  const ws = createWorkspace({ root: repo.root, profile: "safe-read-only", env: { ...env, PATH: `${path.join(repo.root, ".rt", "bin")}:${env.PATH}` } });
   const r = await callTool(ws, "bash", { command: "cat /proc/1/comm" });
   assert.equal(r.success, true, r.error);
   assert.equal(r.sandboxed, true);
