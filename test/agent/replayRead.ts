@@ -64,6 +64,8 @@ function readChat(e: ManifestEntry): RecordedAnswer {
     }
     if (data.model) a.model ??= data.model;
     for (const choice of data.choices ?? []) {
+      // rt asks for one answer; a server that sends several (n > 1) means choice 0 by it.
+      if (typeof choice.index === "number" && choice.index !== 0) continue;
       const d = choice.delta ?? {};
       if (typeof d.reasoning_content === "string") {
         a.reasoningField ??= "reasoning_content";
@@ -73,6 +75,8 @@ function readChat(e: ManifestEntry): RecordedAnswer {
         a.reasoning += d.reasoning;
       }
       textOfParts(d.content, a);
+      // OpenAI's refusal: the model's own words for declining are its answer.
+      if (typeof d.refusal === "string") a.text += d.refusal;
       for (const t of d.tool_calls ?? []) {
         const index = t.index ?? calls.size;
         const c = calls.get(index) ?? { name: "", args: "" };
@@ -126,6 +130,7 @@ function readAnthropic(e: ManifestEntry): RecordedAnswer {
       }
       case "content_block_stop": {
         const b = open.get(data.index);
+        open.delete(data.index);
         if (b.type === "thinking") a.thinkingBlocks.push({ type: "thinking", thinking: b.thinking ?? "", signature: b.signature });
         else if (b.type === "redacted_thinking") a.thinkingBlocks.push({ type: "redacted_thinking", data: b.data });
         else if (b.type === "tool_use") a.toolCalls.push({ id: b.id, name: b.name, args: b.json || "{}" });
@@ -143,6 +148,12 @@ function readAnthropic(e: ManifestEntry): RecordedAnswer {
         a.error = data.error;
         break;
     }
+  }
+  // A block the stream never stopped (the output limit cut it: Anthropic sends message_stop without
+  // its content_block_stop) is still part of the answer, cut where it stands.
+  for (const [index, b] of open) {
+    if (b.type === "tool_use") a.toolCalls.push({ id: b.id, name: b.name, args: b.json || "{}" });
+    open.delete(index);
   }
   a.usage = { input, output };
   return a;
