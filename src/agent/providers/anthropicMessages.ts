@@ -334,9 +334,12 @@ export class AnthropicEventAssembler {
   }
 
   end(): StreamPart[] {
-    // Blocks the stream never closed (it should close them all before message_stop) close now.
-    for (const index of [...this.open.keys()]) this.close(index);
+    // Blocks the stream never stopped close now: when max_tokens cuts a tool_use in the middle of
+    // its input, the API sends message_delta and message_stop without that block's
+    // content_block_stop. Its call is still part of the answer (cut: the loop does not run it and
+    // tells the model), and must be handed out like any other.
     const parts: StreamPart[] = [];
+    for (const index of [...this.open.keys()].sort((a, b) => a - b)) parts.push(...this.close(index));
     const native = this.native();
     if (native) parts.push({ type: "native", native });
     parts.push({ type: "finish", reason: anthropicFinishReason(this.stop), ...(this.stop ? { raw: this.stop } : {}), ...(this.stopDetail ? { detail: this.stopDetail } : {}) });
