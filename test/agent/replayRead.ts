@@ -19,6 +19,8 @@ export interface RecordedAnswer {
   thinkingBlocks: Array<Record<string, unknown>>;
   /** Anthropic: the explanation of a refusal. */
   stopDetail?: string;
+  /** Anthropic: the text of each text block, in order. */
+  textBlocks?: string[];
 }
 
 /** The JSON payloads of the recording's events, whatever its framing. */
@@ -131,7 +133,8 @@ function readAnthropic(e: ManifestEntry): RecordedAnswer {
       case "content_block_stop": {
         const b = open.get(data.index);
         open.delete(data.index);
-        if (b.type === "thinking") a.thinkingBlocks.push({ type: "thinking", thinking: b.thinking ?? "", signature: b.signature });
+        if (b.type === "text") (a.textBlocks ??= []).push(b.text ?? "");
+        else if (b.type === "thinking") a.thinkingBlocks.push({ type: "thinking", thinking: b.thinking ?? "", signature: b.signature });
         else if (b.type === "redacted_thinking") a.thinkingBlocks.push({ type: "redacted_thinking", data: b.data });
         else if (b.type === "tool_use") a.toolCalls.push({ id: b.id, name: b.name, args: b.json || "{}" });
         break;

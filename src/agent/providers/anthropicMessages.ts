@@ -35,8 +35,14 @@ function toolInput(args: string): unknown {
   }
 }
 
-/** Anthropic rejects empty text blocks. */
-const nonEmpty = (text: string) => (text === "" ? "(empty)" : text);
+/**
+ * Anthropic rejects a text block that is empty or whitespace only (400 "text content blocks must
+ * be non-empty" / "must contain non-whitespace text"), and models do write such blocks: a "\n\n"
+ * before the thinking of an adaptive-thinking answer, a " " between the cited parts of a web-search
+ * answer. They carry nothing, so they are left out of what goes back.
+ */
+const hasText = (text: string) => text.trim() !== "";
+const nonEmpty = (text: string) => (hasText(text) ? text : "(empty)");
 
 /**
  * The content blocks of an assistant message. With the blocks of the answer kept
@@ -54,7 +60,7 @@ function assistantBlocks(m: Extract<ChatMessage, { role: "assistant" }>): Anthro
     const blocks: AnthropicBlockJson[] = [];
     // Thinking goes back only signed: the API rejects unsigned thinking blocks.
     if (m.reasoning && m.reasoningSignature) blocks.push({ type: "thinking", thinking: m.reasoning, signature: m.reasoningSignature });
-    if (m.content) blocks.push({ type: "text", text: m.content });
+    if (hasText(m.content)) blocks.push({ type: "text", text: m.content });
     for (const c of calls) blocks.push(useBlock(c));
     return blocks;
   }
@@ -69,7 +75,7 @@ function assistantBlocks(m: Extract<ChatMessage, { role: "assistant" }>): Anthro
       blocks.push({ type: "redacted_thinking", data: b.data });
     } else if (b.type === "text" && typeof b.text === "string") {
       keptText += b.text;
-      if (b.text !== "") {
+      if (hasText(b.text)) {
         textAt.push(blocks.length);
         blocks.push({ type: "text", text: b.text });
       }
@@ -93,7 +99,7 @@ function assistantBlocks(m: Extract<ChatMessage, { role: "assistant" }>): Anthro
     } else {
       const rest = blocks.filter((_, i) => !textAt.includes(i));
       const firstUse2 = rest.findIndex((b) => b.type === "tool_use");
-      if (m.content) rest.splice(firstUse2 < 0 ? rest.length : firstUse2, 0, { type: "text", text: m.content });
+      if (hasText(m.content)) rest.splice(firstUse2 < 0 ? rest.length : firstUse2, 0, { type: "text", text: m.content });
       return rest;
     }
   }
