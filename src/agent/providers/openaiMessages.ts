@@ -108,6 +108,7 @@ export interface OpenAIChunk {
       tool_calls?: Array<{ index?: number; id?: string | null; function?: { name?: string | null; arguments?: string | null } }> | null;
     } | null;
     finish_reason?: string | null;
+    index?: number;
   }> | null;
   usage?: {
     prompt_tokens?: number;
@@ -210,6 +211,9 @@ export class OpenAIChunkAssembler {
   push(chunk: OpenAIChunk): StreamPart[] {
     const parts: StreamPart[] = [];
     for (const choice of chunk.choices ?? []) {
+      // rt asks for one answer. A server that sends several anyway (n > 1 set upstream, a proxy)
+      // interleaves their chunks; the answer is choice 0, the others are not part of it.
+      if (typeof choice?.index === "number" && choice.index !== 0) continue;
       const d = choice?.delta ?? {};
       for (const field of ["reasoning_content", "reasoning"] as const) {
         const r = d[field];
