@@ -177,7 +177,45 @@ function readOllama(e: ManifestEntry): RecordedAnswer {
   return a;
 }
 
+/** A whole answer (the API's answer to a request without `stream`): chat.completion or an Anthropic message. */
+function readWhole(body: any): RecordedAnswer {
+  const a: RecordedAnswer = { text: "", reasoning: "", toolCalls: [], thinkingBlocks: [] };
+  a.model = body.model;
+  if (body.type === "message") {
+    for (const b of body.content ?? []) {
+      if (b.type === "text") {
+        a.text += b.text;
+        (a.textBlocks ??= []).push(b.text);
+      } else if (b.type === "thinking") {
+        a.reasoning += b.thinking;
+        a.thinkingBlocks.push({ type: "thinking", thinking: b.thinking, signature: b.signature });
+      } else if (b.type === "redacted_thinking") a.thinkingBlocks.push({ type: "redacted_thinking", data: b.data });
+      else if (b.type === "tool_use") a.toolCalls.push({ id: b.id, name: b.name, args: JSON.stringify(b.input) });
+    }
+    a.finish = body.stop_reason ?? undefined;
+    const u = body.usage ?? {};
+    a.usage = { input: (u.input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0), output: u.output_tokens ?? 0 };
+    return a;
+  }
+  const choice = (body.choices ?? []).find((c: any) => (c.index ?? 0) === 0) ?? {};
+  const msg = choice.message ?? {};
+  textOfParts(msg.content, a);
+  if (typeof msg.refusal === "string") a.text += msg.refusal;
+  for (const field of ["reasoning_content", "reasoning"] as const) {
+    if (typeof msg[field] === "string") {
+      a.reasoningField = field;
+      a.reasoning += msg[field];
+      break;
+    }
+  }
+  for (const c of msg.tool_calls ?? []) a.toolCalls.push({ id: c.id, name: c.function.name, args: c.function.arguments ?? "" });
+  a.finish = choice.finish_reason ?? undefined;
+  if (body.usage) a.usage = { input: body.usage.prompt_tokens, output: body.usage.completion_tokens };
+  return a;
+}
+
 export function readRecording(e: ManifestEntry): RecordedAnswer {
+  if (e.framing === "json" && (e.status ?? 200) === 200) return readWhole(JSON.parse(recordingText(e)));
   if (e.framing === "json") return { text: "", reasoning: "", toolCalls: [], thinkingBlocks: [], error: JSON.parse(recordingText(e)).error };
   if (e.provider === "anthropic") return readAnthropic(e);
   if (e.provider === "ollama") return readOllama(e);
