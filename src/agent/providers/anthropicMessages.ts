@@ -194,6 +194,23 @@ export function anthropicFinishReason(stop: string | undefined): FinishReason {
   }
 }
 
+/**
+ * A whole message (the answer to a request without `stream`, from a proxy that ignores
+ * `stream: true`) as the events that would have streamed it: each block whole in its
+ * content_block_start, then the stop reason and usage. Undefined when it is not a message.
+ */
+export function wholeMessageEvents(doc: unknown): AnthropicEvent[] | undefined {
+  if (!doc || typeof doc !== "object") return undefined;
+  const m = doc as { type?: unknown; content?: unknown; stop_reason?: string | null; stop_details?: { explanation?: string; category?: string } | null; usage?: AnthropicUsage | null };
+  if (m.type !== "message" || !Array.isArray(m.content)) return undefined;
+  const events: AnthropicEvent[] = [{ type: "message_start", message: { usage: m.usage ?? null } }];
+  (m.content as Array<Record<string, unknown> & { type: string }>).forEach((block, index) => {
+    events.push({ type: "content_block_start", index, content_block: block }, { type: "content_block_stop", index });
+  });
+  events.push({ type: "message_delta", delta: { stop_reason: m.stop_reason ?? null, stop_details: m.stop_details ?? null }, usage: m.usage ?? null }, { type: "message_stop" });
+  return events;
+}
+
 interface OpenBlock {
   /** The block as content_block_start gave it; the deltas below complete it. */
   start: Record<string, unknown> & { type: string };

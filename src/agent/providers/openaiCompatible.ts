@@ -17,10 +17,10 @@ import { contextWindowFor } from "./contextWindow.js";
 import { listModelsError, missingPackage } from "./errors.js";
 import { ollamaModels } from "./ollama.js";
 import { withoutEnv, type ProviderOptions } from "./options.js";
-import { OpenAIChunkAssembler, toOpenAIMessages, toOpenAITools, type OpenAIChunk } from "./openaiMessages.js";
+import { OpenAIChunkAssembler, toOpenAIMessages, toOpenAITools, wholeCompletionChunk, type OpenAIChunk } from "./openaiMessages.js";
 import { DEFAULT_RETRY, DEFAULT_TIMEOUTS, streamTurn } from "./retry.js";
 import { withSamplingFallback } from "./sampling.js";
-import { sseEvents } from "./sse.js";
+import { sseEvents, wholeJsonBody } from "./sse.js";
 import { ProviderError, type ModelRequest, type Provider, type StreamPart } from "./types.js";
 
 export interface OpenAICompatibleOptions extends ProviderOptions {
@@ -101,7 +101,21 @@ export function createOpenAICompatibleProvider(opts: OpenAICompatibleOptions): P
       .asResponse();
     if (!res.body) throw new ProviderError(`${target} answered ${res.status} without a body`, "stream_broken");
     const assembler = new OpenAIChunkAssembler();
-    for await (const ev of sseEvents(res.body, alive)) {
+    const whole = await wholeJsonBody(res, alive);
+    if (whole && "json" in whole) {
+      // The whole answer at once (the server ignored stream: true): complete, so it is the answer, not a broken stream.
+      const doc = whole.json as { error?: unknown };
+      if (doc && typeof doc === "object" && doc.error !== undefined && doc.error !== null) throw { error: doc.error };
+      const chunk = wholeCompletionChunk(doc);
+      if (!chunk) {
+        throw new ProviderError(`${target} answered the streaming request with JSON that is neither an event stream nor a chat completion: ${JSON.stringify(doc).slice(0, 200)}`, "stream_error");
+      }
+      yield* assembler.push(chunk);
+      if (assembler.error !== undefined) throw { error: assembler.error };
+      yield* assembler.end();
+      return;
+    }
+    for await (const ev of sseEvents(whole?.events ?? res.body, alive)) {
       if (ev.data === "[DONE]") break;
       let chunk: OpenAIChunk;
       try {

@@ -182,6 +182,30 @@ export function contentParts(content: unknown): { text: string; reasoning: strin
   return out;
 }
 
+/**
+ * A whole chat.completion (the answer to a request without `stream`, sent by a server that
+ * ignores `stream: true`) as the one chunk that says all of it: each choice's `message` becomes
+ * its `delta`, its tool calls numbered by position. Undefined when the document is not a
+ * chat completion.
+ */
+export function wholeCompletionChunk(doc: unknown): OpenAIChunk | undefined {
+  if (!doc || typeof doc !== "object" || !Array.isArray((doc as { choices?: unknown }).choices)) return undefined;
+  const d = doc as { choices: Array<Record<string, unknown>>; usage?: OpenAIChunk["usage"]; x_groq?: OpenAIChunk["x_groq"] };
+  return {
+    choices: d.choices.map((c) => {
+      const message = (c.message ?? {}) as Record<string, unknown>;
+      const calls = Array.isArray(message.tool_calls) ? (message.tool_calls as Array<Record<string, unknown>>) : undefined;
+      return {
+        ...(typeof c.index === "number" ? { index: c.index } : {}),
+        delta: { ...message, ...(calls ? { tool_calls: calls.map((t, i) => ({ ...t, index: typeof t.index === "number" ? t.index : i })) } : {}) },
+        finish_reason: typeof c.finish_reason === "string" ? c.finish_reason : null,
+      };
+    }),
+    ...(d.usage ? { usage: d.usage } : {}),
+    ...(d.x_groq ? { x_groq: d.x_groq } : {}),
+  } as OpenAIChunk;
+}
+
 interface PendingCall {
   id: string;
   name: string;
