@@ -216,7 +216,11 @@ function readWhole(body: any): RecordedAnswer {
 
 export function readRecording(e: ManifestEntry): RecordedAnswer {
   if (e.framing === "json" && (e.status ?? 200) === 200) return readWhole(JSON.parse(recordingText(e)));
-  if (e.framing === "json") return { text: "", reasoning: "", toolCalls: [], thinkingBlocks: [], error: JSON.parse(recordingText(e)).error };
+  if (e.framing === "json") {
+    // Gemini's OpenAI-compatible endpoint wraps its error in an array: [{error: {code, message, status}}].
+    const doc = JSON.parse(recordingText(e));
+    return { text: "", reasoning: "", toolCalls: [], thinkingBlocks: [], error: (Array.isArray(doc) ? doc[0] : doc).error };
+  }
   if (e.provider === "anthropic") return readAnthropic(e);
   if (e.provider === "ollama") return readOllama(e);
   return readChat(e);
