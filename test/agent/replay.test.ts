@@ -265,6 +265,12 @@ function checkSentBack(e: ManifestEntry, rec: RecordedAnswer, body: any, withToo
     rec.toolCalls.map((c) => [c.id, c.name, c.args || "{}"]),
     where,
   );
+  // A call's extra_content (Gemini's thought signature) comes back on it unchanged: Gemini answers 400 without it.
+  assert.deepEqual(
+    (a.tool_calls ?? []).map((c: any) => c.extra_content),
+    rec.toolCalls.map((c) => c.extra),
+    `${where}: extra_content`,
+  );
   if (withToolTurn && rec.reasoningField) {
     // DeepSeek's thinking mode requires it on turns with tool calls (400 without); sent in the field it came in.
     assert.equal(a[rec.reasoningField], rec.reasoning, `${where}: ${rec.reasoningField}`);

@@ -11,7 +11,8 @@ export interface RecordedAnswer {
   /** The provider's own finish word (finish_reason, stop_reason, done_reason). */
   finish?: string;
   usage?: { input: number; output: number };
-  toolCalls: Array<{ id?: string; name: string; args: string }>;
+  /** extra: the call's `extra_content` (Gemini's thought signature), which must come back on it. */
+  toolCalls: Array<{ id?: string; name: string; args: string; extra?: unknown }>;
   error?: unknown;
   /** chat completions: the delta field the reasoning came in. */
   reasoningField?: "reasoning_content" | "reasoning";
@@ -58,7 +59,7 @@ function textOfParts(content: unknown, into: { text: string; reasoning: string }
 
 function readChat(e: ManifestEntry): RecordedAnswer {
   const a: RecordedAnswer = { text: "", reasoning: "", toolCalls: [], thinkingBlocks: [] };
-  const calls = new Map<number, { id?: string; name: string; args: string }>();
+  const calls = new Map<number, { id?: string; name: string; args: string; extra?: unknown }>();
   for (const { event, data } of payloads(e)) {
     if (event === "error") {
       a.error = data.error ?? data;
@@ -85,6 +86,7 @@ function readChat(e: ManifestEntry): RecordedAnswer {
         if (t.id) c.id ??= t.id;
         c.name += t.function?.name ?? "";
         c.args += t.function?.arguments ?? "";
+        if (t.extra_content !== undefined) c.extra = t.extra_content;
         calls.set(index, c);
       }
       if (choice.finish_reason && choice.finish_reason !== "error") a.finish = choice.finish_reason;
