@@ -155,6 +155,13 @@ export function createOllamaProvider(opts: OllamaOptions): Provider {
       if (assembler.finished) break;
     }
     if (signal.aborted) return; // runWithRetries says why
+    if (!assembler.finished && assembler.housekeeping) {
+      // Not worth a retry: the same request gets the same answer.
+      throw new ProviderError(
+        `${target} answered done_reason "${assembler.housekeeping}": it ${assembler.housekeeping}ed the model and generated nothing (Ollama answers so to a request without messages)`,
+        "stream_error",
+      );
+    }
     if (!assembler.finished) throw new ProviderError(`the stream from ${target} ended before the answer was complete (no "done" line)`, "stream_broken");
     yield* assembler.end();
   }
