@@ -17,6 +17,7 @@
 // whenever their first statement is edited; what counts is the statement
 // that opened them (`if`, `def`, `class`, `{`).
 import type { SyntaxNode, Tree } from "../parsers/treeSitter.ts";
+import { diffArrays } from "diff";
 import { type LineHunk, placeAfterLine, placeBeforeLine } from "./lineHunks.ts";
 
 export interface StructureProblem {
@@ -119,6 +120,61 @@ export function structureProblems(oldTree: Tree, newTree: Tree, hunks: LineHunk[
         message: `line ${row + 1} (\`${shown}\`), which the edit does not touch, would move into the ${describe(gained.type)} that starts at line ${gained.row! + 1}`,
       });
     }
+  }
+  return problems;
+}
+
+/**
+ * Lines the edit re-indented but did not otherwise change (same text once
+ * trimmed, paired in order within each edited region) whose enclosing blocks
+ * changed: a softer signal than structureProblems. A caller may move a line
+ * into another block on purpose ("fix the indentation of line 15"), so this
+ * only ranks readings of an ambiguous indentation; it never refuses an edit.
+ */
+export function movedLineProblems(oldTree: Tree, newTree: Tree, hunks: LineHunk[], oldLines: string[], newLines: string[]): StructureProblem[] {
+  const problems: StructureProblem[] = [];
+  const untouchedAfter = (row: number): number | null => {
+    const p = placeAfterLine(hunks, row);
+    return "line" in p ? p.line : null;
+  };
+  const oldToNew = (row: number): number | null => {
+    const p = placeBeforeLine(hunks, row);
+    return "line" in p ? p.line : null;
+  };
+  for (const h of hunks) {
+    const olds = oldLines.slice(h.beforeStart, h.beforeEnd);
+    const news = newLines.slice(h.afterStart, h.afterEnd);
+    let o = 0;
+    let n = 0;
+    let found: StructureProblem | undefined;
+    for (const c of diffArrays(olds.map((l) => l.trim()), news.map((l) => l.trim()))) {
+      if (c.removed) o += c.count;
+      else if (c.added) n += c.count;
+      else {
+        for (let k = 0; k < c.count && !found; k++, o++, n++) {
+          const oldRow = h.beforeStart + o;
+          const newRow = h.afterStart + n;
+          const column = firstNonBlank(newLines[newRow]);
+          if (column === -1) continue;
+          const after = holders(newTree, newRow, column, untouchedAfter);
+          const before = holders(oldTree, oldRow, firstNonBlank(oldLines[oldRow]), oldToNew);
+          if (!after || !before) continue;
+          const kept = new Set(after.filter((x) => x.row !== null).map((x) => `${x.type}@${x.row}`));
+          const lost = before.find((x) => x.row !== null && !kept.has(`${x.type}@${x.row}`));
+          if (lost) {
+            const index = newLines.slice(0, newRow).reduce((s, l) => s + l.length + 1, 0) + column;
+            found = {
+              row: newRow,
+              column,
+              index,
+              message: `line ${newRow + 1} (\`${newLines[newRow].trim().slice(0, 60)}\`), a line the edit only re-indents, would leave the ${describe(lost.type)} that starts at line ${lost.row! + 1}`,
+            };
+          }
+        }
+      }
+      if (found) break;
+    }
+    if (found) problems.push(found);
   }
   return problems;
 }

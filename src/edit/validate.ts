@@ -30,7 +30,7 @@ import { detectLanguage } from "../parsers/detectLanguage.ts";
 import { syntaxProblems, type RawSyntaxProblem, type RowRange } from "../parsers/syntaxProblems.ts";
 import { pythonIndentProblems } from "./pythonIndent.ts";
 import { lineHunks, placeAfterLine, placeBeforeLine, type LineHunk } from "./lineHunks.ts";
-import { structureProblems } from "./structure.ts";
+import { movedLineProblems, structureProblems } from "./structure.ts";
 import { pythonVerdict, scriptVerdict, type NativeVerdict } from "./nativeCheck.ts";
 import { PARSE_CACHE_ENTRIES, PARSE_CACHE_MAX_CHARS, SYNTAX_CONTEXT_LINES, SYNTAX_PARSE_TIMEOUT_MS, SYNTAX_PROBLEMS_SHOWN } from "../limits.ts";
 
@@ -55,6 +55,12 @@ export interface ValidationResult {
   checked: boolean;
   /** Problems in the new text that the old text did not have, in document order. Empty = accept. */
   introduced: SyntaxProblem[];
+  /**
+   * Lines the edit only re-indented that would leave a block they were in
+   * (see movedLineProblems): never a reason to refuse, but a reason to prefer
+   * another reading of ambiguous indentation. Computed when nothing was introduced.
+   */
+  moved: SyntaxProblem[];
   /** Number of syntax problems in the old and in the new text. */
   before: number;
   after: number;
@@ -65,7 +71,7 @@ export interface ValidationResult {
 }
 
 function notChecked(language: LanguageId | null, reason: string): ValidationResult {
-  return { language, checked: false, introduced: [], before: 0, after: 0, edited: [], reason };
+  return { language, checked: false, introduced: [], moved: [], before: 0, after: 0, edited: [], reason };
 }
 
 // A leading byte-order mark is not part of any grammar; columns on line 1 are
@@ -229,10 +235,15 @@ export async function validateEdit(path: string, before: string, after: string):
     if (introduced.length === 0 && oldText !== newText) {
       introduced.push(...structureProblems(oldParse.tree, newParse.tree, hunks, oldLines, newLines).map((p): Problem => ({ kind: "error", ...p, text: p.message })));
     }
+    const moved: Problem[] =
+      introduced.length === 0 && oldText !== newText
+        ? movedLineProblems(oldParse.tree, newParse.tree, hunks, oldLines, newLines).map((p): Problem => ({ kind: "error", ...p, text: p.message }))
+        : [];
     return {
       language,
       checked: true,
       introduced: introduced.map((p) => toSyntaxProblem(p, newLines)),
+      moved: moved.map((p) => toSyntaxProblem(p, newLines)),
       before: oldProblems.length,
       after: newProblems.length,
       edited: hunks.map((h) => ({ line: h.afterStart + 1, count: h.afterEnd - h.afterStart })),

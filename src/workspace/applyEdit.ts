@@ -111,15 +111,18 @@ export function regionView(lines: string[], start: number, end: number): string 
   return out.join("\n");
 }
 
-export async function applyEdit(ws: Workspace, target: string, plan: (snap: Snapshot) => Plan, opts: ApplyOptions): Promise<ApplyResult> {
+/** Plans an edit from a snapshot; may be async (a planner that validates readings of its content first). */
+export type Planner = (snap: Snapshot) => Plan | Promise<Plan>;
+
+export async function applyEdit(ws: Workspace, target: string, plan: Planner, opts: ApplyOptions): Promise<ApplyResult> {
   const r = ws.resolve(target);
   // Held from reading to writing: concurrent rt edits of one file run one after the other.
   return withFileLock(ws.state, r.rel, r.abs, () => applyLocked(ws, target, plan, opts));
 }
 
-async function applyLocked(ws: Workspace, target: string, plan: (snap: Snapshot) => Plan, opts: ApplyOptions): Promise<ApplyResult> {
+async function applyLocked(ws: Workspace, target: string, plan: Planner, opts: ApplyOptions): Promise<ApplyResult> {
   let snap = takeSnapshot(ws, target, { mayCreate: opts.mayCreate, withIds: opts.withIds });
-  let p = plan(snap);
+  let p = await plan(snap);
   const notes: string[] = [];
   for (let attempt = 0; ; attempt++) {
     const newBytes = serialize(p.model);
@@ -154,7 +157,7 @@ async function applyLocked(ws: Workspace, target: string, plan: (snap: Snapshot)
     if ((current ? hashBytes(current) : null) !== snap.hash) {
       if (opts.replanOnConflict && attempt === 0) {
         snap = takeSnapshot(ws, target, { mayCreate: opts.mayCreate, withIds: opts.withIds });
-        p = plan(snap);
+        p = await plan(snap);
         continue;
       }
       throw new ToolError(`${snap.rel} changed since it was read (another program wrote it); nothing was written. Re-read the file and retry.`);
