@@ -26,6 +26,14 @@ interface IdRecord {
    * repeating them.
    */
   viewed?: Array<string | null> | "current";
+  /**
+   * The version of the file rt last showed the caller any part of (read,
+   * open, scroll, a grep match, the region printed after an edit): its
+   * textHash, or for files read through the line index `s:<size>:<mtime>`.
+   * `write` over an existing file requires its current version to be this
+   * one (write after read, issue 10).
+   */
+  shown?: string;
 }
 
 const LETTERS = "abcdefghijklmnopqrstuvwxyz";
@@ -141,6 +149,11 @@ export function reconcileIds(
   return { ids, next, kept };
 }
 
+/** The version key of a file rt shows without hashing it (read through the line index): size and modification time. */
+export function statVersion(stat: { size: number; mtimeMs: number }): string {
+  return `s:${stat.size}:${stat.mtimeMs}`;
+}
+
 /** Line IDs of every file the workspace has read, persisted under `.rt/ids/`. */
 export class LineIdStore {
   private memory = new Map<string, IdRecord>();
@@ -171,7 +184,7 @@ export class LineIdStore {
   idsFor(rel: string, lines: string[], textHash: string, opts: { viewed?: boolean } = {}): string[] {
     const rec = this.load(rel);
     if (rec && rec.textHash === textHash && rec.ids.length === lines.length) {
-      if (opts.viewed && rec.viewed !== "current") this.save({ ...rec, viewed: "current" });
+      if (opts.viewed && (rec.viewed !== "current" || rec.shown !== textHash)) this.save({ ...rec, viewed: "current", shown: textHash });
       return rec.ids;
     }
     const hashes = lines.map(hashLine);
@@ -179,7 +192,8 @@ export class LineIdStore {
     // Beliefs that were "the old version" become that version's IDs, kept as they were.
     const kept = rec?.viewed === "current" ? rec.ids : rec?.viewed;
     const viewed = opts.viewed ? "current" : kept;
-    this.save({ version: 1, path: rel, textHash, next: result.next, ids: result.ids, hashes, ...(viewed ? { viewed } : {}) });
+    const shown = opts.viewed ? textHash : rec?.shown;
+    this.save({ version: 1, path: rel, textHash, next: result.next, ids: result.ids, hashes, ...(viewed ? { viewed } : {}), ...(shown ? { shown } : {}) });
     return result.ids;
   }
 
@@ -189,10 +203,11 @@ export class LineIdStore {
    * whose IDs idsFor computed.
    */
   markViewed(rel: string, textHash: string, lines: number[] | { from: number; to: number } = { from: 1, to: Infinity }): void {
-    const rec = this.load(rel);
-    if (!rec || rec.textHash !== textHash || rec.viewed === "current") return;
-    if (!Array.isArray(lines) && lines.from <= 1 && lines.to >= rec.ids.length) {
-      this.save({ ...rec, viewed: "current" });
+    let rec = this.load(rel);
+    if (!rec || rec.textHash !== textHash) return;
+    if (rec.shown !== textHash) rec = { ...rec, shown: textHash };
+    if (rec.viewed === "current" || (!Array.isArray(lines) && lines.from <= 1 && lines.to >= rec.ids.length)) {
+      if (rec.viewed !== "current" || rec !== this.load(rel)) this.save({ ...rec, viewed: "current" });
       return;
     }
     const prev = rec.viewed;
@@ -202,8 +217,24 @@ export class LineIdStore {
     };
     if (Array.isArray(lines)) lines.forEach(mark);
     else for (let n = Math.max(1, lines.from); n <= Math.min(rec.ids.length, lines.to); n++) mark(n);
-    if (prev && prev.length === viewed.length && prev.every((id, i) => id === viewed[i])) return;
+    if (prev && prev.length === viewed.length && prev.every((id, i) => id === viewed[i]) && rec === this.load(rel)) return;
     this.save({ ...rec, viewed });
+  }
+
+  /**
+   * Remembers that the caller was shown (part of) version `version` of the
+   * file without line IDs (a file read through the line index, a grep match
+   * in a file never read): see IdRecord.shown.
+   */
+  noteShown(rel: string, version: string): void {
+    const rec = this.load(rel);
+    if (rec?.shown === version) return;
+    this.save(rec ? { ...rec, shown: version } : { version: 1, path: rel, textHash: "", next: 0, ids: [], hashes: [], shown: version });
+  }
+
+  /** Whether `version` (a textHash, or `s:<size>:<mtime>`) is the one rt last showed the caller (see IdRecord.shown). */
+  wasShown(rel: string, version: string): boolean {
+    return this.load(rel)?.shown === version;
   }
 
   /** What the caller believes is at each line number (see IdRecord.viewed), if rt showed it the file. */
