@@ -22,9 +22,12 @@ export function isElisionMarker(line: string): boolean {
   if (t === "") return false;
   // A bare ellipsis, or one standing for a body: `...`, `…`, `{ ... }`, `[...]`, `( ... )`.
   if (new RegExp(String.raw`^[{[(]?\s*${ELLIPSIS}\s*[}\])]?[;,]?$`).test(t)) return true;
+  // A parenthesized note standing alone: `(rest of methods ...)`, `[unchanged code ...]`.
+  const note = /^[([]\s*(.*?)\s*[)\]][;,]?$/.exec(t);
   const comment = COMMENT.exec(t);
-  if (!comment) return false;
-  const body = t.slice(comment[0].length).replace(COMMENT_END, "").trim();
+  if (!comment && !note) return false;
+  const body = note ? note[1] : t.slice(comment![0].length).replace(COMMENT_END, "").trim();
+  if (note && !new RegExp(`${ELLIPSIS}|\\b(?:unchanged|omitted)\\b`).test(body)) return false;
   if (body === "") return false;
   if (new RegExp(String.raw`^[(\[]?${ELLIPSIS}`).test(body)) return true;
   const words = body.replace(new RegExp(`${ELLIPSIS}$`), "").trim();

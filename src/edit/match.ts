@@ -37,7 +37,7 @@
 // new_string left that stretch alone. When new_string's indentation can be
 // read two ways, the other reading is returned as an alternative for the
 // caller's syntax and structure checks to choose from.
-import { type IndentRelation, describeRelation, relateIndentation } from "./indentShift.js";
+import { type IndentRelation, describeRelation, indentWidth, relateIndentation } from "./indentShift.js";
 import {
   type FoldedText,
   type TextView,
@@ -47,8 +47,8 @@ import {
   indentOf,
   isBlank,
   normalizeEol,
-  collapseBlanks,
   similarityKey,
+  spacingKey,
   trimBoth,
   trimEnd,
   unescapeOnce,
@@ -58,10 +58,10 @@ import { type MergePolicy, type RebuildProblem, rebuildLines } from "./replaceme
 import { diffArrays } from "diff";
 import { type LineStats, type WindowScore, closestWindow, lineStats, windowsAtLeast } from "./similarity.js";
 
-export type Tier = "exact" | "trailing-whitespace" | "trimmed-lines" | "unicode-folded" | "unescaped" | "indent-shifted" | "inner-whitespace" | "similar";
+export type Tier = "exact" | "trailing-whitespace" | "trimmed-lines" | "unicode-folded" | "unescaped" | "indent-shifted" | "inner-whitespace" | "line-numbers" | "similar";
 
 /** The tiers in the order they are tried. */
-export const TIERS: readonly Tier[] = ["exact", "trailing-whitespace", "trimmed-lines", "unicode-folded", "unescaped", "indent-shifted", "inner-whitespace", "similar"];
+export const TIERS: readonly Tier[] = ["exact", "trailing-whitespace", "trimmed-lines", "unicode-folded", "unescaped", "indent-shifted", "inner-whitespace", "line-numbers", "similar"];
 
 /** The similarity tier accepts a window scoring at least this... */
 export const SIMILARITY_THRESHOLD = 0.95;
@@ -207,6 +207,7 @@ const trimEndKey = (l: string): string => trimEnd(l);
 const trimKey = (l: string): string => trimBoth(l);
 const foldTrimEndKey = (l: string): string => trimEnd(foldText(l));
 const foldTrimKey = (l: string): string => trimBoth(foldText(l));
+const looseKey = (l: string): string => spacingKey(foldText(l), true).text;
 
 /** Every start (overlapping ones too) of `needle` in `hay`. */
 function occurrences(hay: string, needle: string): number[] {
@@ -235,6 +236,27 @@ function indentPairs(oldLines: string[], fileLines: string[]): [string, string][
     if (!isBlank(o) && !isBlank(fileLines[j])) pairs.push([indentOf(o), indentOf(fileLines[j])]);
   });
   return pairs;
+}
+
+/**
+ * old_string whose first line was copied without its indentation while its
+ * other lines are exactly in the file's indentation: a uniform shift of the
+ * whole of new_string to the first matched line's indentation, and whether
+ * to prefer it (new_string steps from its first to its second line as the
+ * file does, so it was written as one block, dedented as a whole).
+ */
+function firstLineRebase(oldLines: string[], fileLines: string[], newLines: string[], relation: IndentRelation): { relation: IndentRelation; first: boolean } | undefined {
+  if (relation.kind !== "irregular" || oldLines.length < 2) return undefined;
+  if (isBlank(oldLines[0]) || indentOf(oldLines[0]) !== "" || indentOf(fileLines[0]) === "") return undefined;
+  for (let j = 1; j < oldLines.length; j++) if (!isBlank(oldLines[j]) && indentOf(oldLines[j]) !== indentOf(fileLines[j] ?? "")) return undefined;
+  const newFirst = newLines.find((l) => !isBlank(l));
+  if (newFirst === undefined) return undefined;
+  const rebase = relateIndentation([[indentOf(newFirst), indentOf(fileLines[0])]]);
+  const nextNew = newLines.slice(newLines.indexOf(newFirst) + 1).find((l) => !isBlank(l));
+  const nextFile = fileLines.slice(1).find((l) => !isBlank(l));
+  const w = (l: string) => indentWidth(indentOf(l), rebase.tabWidth);
+  const first = nextNew !== undefined && nextFile !== undefined && w(nextNew) - w(newFirst) === w(nextFile) - w(fileLines[0]);
+  return { relation: rebase, first };
 }
 
 /** The model's lines with the file's indentation (paired by position), for comparing new_string in the file's terms. */
@@ -297,26 +319,36 @@ class Planner {
     const finish = (lines: string[]): string => lines.join("\n") + (nl ? "\n" : "");
     // new_string written in old_string's indentation (re-indented by the relation the match showed),
     // or already in the file's (kept as written); the evidence decides which comes first.
-    const inOld = () => rebuildLines({ oldLines: base.lines, fileLines, newLines: neu.lines, relation, policy });
-    const inFile = () => rebuildLines({ oldLines: inFileIndentation(base.lines, fileLines), fileLines, newLines: neu.lines, relation: IDENTITY, policy });
-    const coords = relation.kind === "identity" ? "old" : newStringCoordinates(base.lines, fileLines, neu.lines);
-    const readings = coords === "file" ? [inFile, inOld] : [inOld, inFile];
-    const whys =
-      coords === "file"
-        ? ["new_string is already indented as the file is", "new_string re-indented by the shift old_string needed"]
-        : ["new_string re-indented by the shift old_string needed", "new_string kept as indented"];
+    type Reading = { run: () => ReturnType<typeof rebuildLines>; why: string };
+    const inOld: Reading = { run: () => rebuildLines({ oldLines: base.lines, fileLines, newLines: neu.lines, relation, policy }), why: "new_string re-indented by the shift old_string needed" };
+    const inFile: Reading = {
+      run: () => rebuildLines({ oldLines: inFileIndentation(base.lines, fileLines), fileLines, newLines: neu.lines, relation: IDENTITY, policy }),
+      why: "new_string kept as indented (it is already in the file's indentation)",
+    };
+    const readings: Reading[] = relation.kind === "identity" ? [inOld] : newStringCoordinates(base.lines, fileLines, neu.lines) === "file" ? [inFile, inOld] : [inOld, inFile];
+    // The copy's first line taken from after its indentation (the commonest copy slip): the
+    // rest of old_string is in the file's indentation, and new_string may be written either
+    // way; its own first-to-second-line step says which.
+    const rebase = firstLineRebase(base.lines, fileLines, neu.lines, relation);
+    if (rebase) {
+      const r: Reading = { run: () => rebuildLines({ oldLines: base.lines, fileLines, newLines: neu.lines, relation: rebase.relation, policy }), why: "new_string shifted as a whole to the first matched line's indentation" };
+      readings.splice(rebase.first ? 0 : readings.length, 0, r);
+    }
     return {
       start,
       end,
       firstLine: i,
       build: () => {
-        const r = readings[0]();
-        return r.ok ? { ok: true, text: finish(r.lines), why: relation.kind === "identity" ? undefined : whys[0] } : r;
+        const r = readings[0].run();
+        return r.ok ? { ok: true, text: finish(r.lines), why: readings.length > 1 ? readings[0].why : undefined } : r;
       },
       alternatives: () => {
-        if (relation.kind === "identity") return [];
-        const r = readings[1]();
-        return r.ok ? [{ text: finish(r.lines), why: whys[1] }] : [];
+        const out: Array<{ text: string; why: string }> = [];
+        for (const reading of readings.slice(1)) {
+          const r = reading.run();
+          if (r.ok) out.push({ text: finish(r.lines), why: reading.why });
+        }
+        return out;
       },
     };
   }
@@ -325,7 +357,7 @@ class Planner {
    * A candidate for a region matched character by character (exact, folded
    * or unescaped fragment). `base`: the model's text as sent (see windowCandidate).
    */
-  spanCandidate(start: number, end: number, old: string, neu: string, base: string = old): Candidate {
+  spanCandidate(start: number, end: number, old: string, neu: string, base: string = old, policy: MergePolicy = "ours"): Candidate {
     const v = this.view;
     const region = v.norm.slice(start, end);
     // A fragment that starts after a line's indentation and is replaced by several lines:
@@ -340,7 +372,7 @@ class Planner {
     const build = (text: string): { ok: true; text: string } | { ok: false; newLine: number; problem: RebuildProblem; indent: string } => {
       if (region === base) return { ok: true, text };
       // Same line structure on both sides: folding and unescaping (without encoded line breaks) never touch newlines.
-      const r = rebuildLines({ oldLines: base.split("\n"), fileLines: region.split("\n"), newLines: text.split("\n"), relation: IDENTITY, policy: "ours" });
+      const r = rebuildLines({ oldLines: base.split("\n"), fileLines: region.split("\n"), newLines: text.split("\n"), relation: IDENTITY, policy });
       return r.ok ? { ok: true, text: r.lines.join("\n") } : r;
     };
     return {
@@ -512,7 +544,22 @@ class Planner {
       if (w.kind !== "none") return w;
     }
 
-    // 8. similarity
+    // 8. line numbers copied from a numbered listing
+    if (tiers.has("line-numbers")) {
+      const stripped = stripLineNumbers(old);
+      if (stripped !== null) {
+        // new_string numbered the same way loses its numbers too; otherwise it is taken as written.
+        const neuStripped = stripLineNumbers(neu) ?? neu;
+        const inner = this.run(stripped, neuStripped, replaceAll, INNER_TIERS);
+        if (inner.kind === "match") {
+          const how = inner.tier === "exact" ? "" : ` (then ${inner.tier})`;
+          return { ...inner, tier: "line-numbers", note: `matched after removing the line numbers old_string was copied with ("12: ", "12 | ")${how}` };
+        }
+        if (inner.kind === "ambiguous") return { ...inner, tier: "line-numbers" };
+      }
+    }
+
+    // 9. similarity
     if (tiers.has("similar")) return this.similar(oldBody, newBody);
     return { kind: "none" };
   }
@@ -525,19 +572,29 @@ class Planner {
    */
   innerWhitespace(old: string, neu: string, oldBody: Body, newBody: Body, replaceAll: boolean): LadderResult {
     const v = this.view;
-    const note = "matched after ignoring runs of blanks inside lines; lines new_string leaves unchanged keep the file's spacing";
-    const oldKeys = oldBody.lines.map(similarityKey);
-    if (oldKeys.some((k) => k !== "")) {
-      const hits = lineWindows(this.index.keys("similar", similarityKey), oldKeys);
+    const note = "matched after ignoring blanks inside lines (runs of them, and next to brackets and commas); lines new_string leaves unchanged keep the file's spacing, the lines it changes are spaced as written";
+    // Whole lines: runs of blanks first, then blanks next to brackets and commas too.
+    for (const [name, key] of [
+      ["similar", similarityKey],
+      ["loose", looseKey],
+    ] as const) {
+      const oldKeys = oldBody.lines.map(key);
+      if (!oldKeys.some((k) => k !== "")) break;
+      const hits = lineWindows(this.index.keys(name, key), oldKeys);
       const rels = hits.map((i) => relateIndentation(indentPairs(oldBody.lines, v.lines.slice(i, i + oldBody.lines.length))));
-      const r = this.decide(
-        "inner-whitespace",
-        hits.map((i, k) => this.windowCandidate(i, oldBody, newBody, rels[k].kind === "irregular" ? IDENTITY : rels[k], "ours")),
-        replaceAll,
-        " when runs of blanks are ignored",
-        note,
-      );
+      const r = this.decide("inner-whitespace", hits.map((i, k) => this.windowCandidate(i, oldBody, newBody, rels[k], "keep")), replaceAll, " when blanks inside lines are ignored", note);
       if (r.kind !== "none") return r;
+    }
+    // Blank lines quoted around old_string that the file does not have there.
+    const stripped = old.replace(/^(?:[ \t]*\n)+/, "").replace(/(?:\n[ \t]*)+$/, "");
+    if (stripped !== old && stripped.includes("\n") && stripped.trim() !== "") {
+      const leadLines = old.slice(0, old.indexOf(stripped));
+      const tailLines = old.slice(old.indexOf(stripped) + stripped.length);
+      let neuStripped = neu.startsWith(leadLines) ? neu.slice(leadLines.length) : neu.replace(/^(?:[ \t]*\n)+/, "");
+      if (tailLines !== "" && neuStripped.endsWith(tailLines)) neuStripped = neuStripped.slice(0, neuStripped.length - tailLines.length);
+      const inner = this.run(stripped + (old.endsWith("\n") ? "\n" : ""), neuStripped + (old.endsWith("\n") && !neuStripped.endsWith("\n") && neu.endsWith("\n") ? "\n" : ""), replaceAll, INNER_TIERS);
+      if (inner.kind === "match") return { ...inner, tier: "inner-whitespace", note: "matched after leaving out the blank lines old_string had around it, which the file does not have there" };
+      if (inner.kind === "ambiguous") return { ...inner, tier: "inner-whitespace" };
     }
     // A fragment: old_string without the blanks and line breaks around it, inside one line.
     const lead = /^[ \t\n]*/.exec(old)![0];
@@ -546,23 +603,31 @@ class Planner {
     if (core === "" || core.includes("\n")) return { kind: "none" };
     // The caller's copy of those blanks stands for nothing in the file: where new_string repeats them, they go too.
     const neuCore = neu.slice(neu.startsWith(lead) ? lead.length : 0, neu.endsWith(tail) && neu.length - tail.length >= lead.length ? neu.length - tail.length : neu.length);
-    const key = collapseBlanks(core);
-    const spans: Candidate[] = [];
-    for (let i = 0; i < v.realLineCount && spans.length <= MAX_LISTED_LINES; i++) {
-      const line = v.lines[i];
-      if (line.length < key.text.length) continue;
-      const lk = collapseBlanks(line);
-      for (const p of occurrences(lk.text, key.text)) {
-        const from = v.lineStarts[i] + lk.map[p];
-        const to = v.lineStarts[i] + lk.map[p + key.text.length - 1] + 1;
-        // Line breaks quoted around a whole line are lines the file does not have, not spacing.
-        const wholeLine = isBlank(v.norm.slice(v.lineStarts[i], from)) && isBlank(v.norm.slice(to, v.lineStarts[i] + line.length));
-        if (wholeLine && (lead + tail).includes("\n")) continue;
-        // The merge base is the caller's text: where new_string repeats it, the file's spacing stays.
-        spans.push(this.spanCandidate(from, to, core, neuCore));
+    for (const loose of [false, true]) {
+      const key = spacingKey(core, loose);
+      if (key.text === "") break;
+      const spans: Candidate[] = [];
+      for (let i = 0; i < v.realLineCount && spans.length <= MAX_LISTED_LINES; i++) {
+        const line = v.lines[i];
+        const lk = spacingKey(line, loose);
+        if (lk.text.length < key.text.length) continue;
+        for (const p of occurrences(lk.text, key.text)) {
+          const from = v.lineStarts[i] + lk.map[p];
+          const to = v.lineStarts[i] + lk.map[p + key.text.length - 1] + 1;
+          // A match must start and end on the same characters as old_string's core does (not inside a word).
+          if (/\w/.test(key.text[0]) && /\w/.test(v.norm[from - 1] ?? "")) continue;
+          if (/\w/.test(key.text[key.text.length - 1]) && /\w/.test(v.norm[to] ?? "")) continue;
+          // Line breaks quoted around a whole line are lines the file does not have, not spacing.
+          const wholeLine = isBlank(v.norm.slice(v.lineStarts[i], from)) && isBlank(v.norm.slice(to, v.lineStarts[i] + line.length));
+          if (wholeLine && (lead + tail).includes("\n")) continue;
+          // The merge base is the caller's text: where new_string repeats it, the file's spacing stays.
+          spans.push(this.spanCandidate(from, to, core, neuCore, core, "keep"));
+        }
       }
+      const r = this.decide("inner-whitespace", spans, replaceAll, " when blanks inside and around it are ignored", note);
+      if (r.kind !== "none") return r;
     }
-    return this.decide("inner-whitespace", spans, replaceAll, " when blanks inside and around it are ignored", note);
+    return { kind: "none" };
   }
 
   /** Tiers 4 (unicode-folded) and 5 (unescaped). */
@@ -686,6 +751,35 @@ function nonOverlapping(cands: Candidate[]): Candidate[] {
   return out;
 }
 
+/** A line number prefix as listings show them: rt's `12: ` and `   12: `, `12 | `, cat -n's tab, `12→`. */
+const NUMBER_PREFIX = /^[ \t]*(\d+)(?:: | \| |\t|→)/;
+
+/**
+ * `text` without the line numbers a model copied from a numbered listing, or
+ * null unless every non-blank line has one and they count up one by one (a
+ * single line's `3: ` could be a dictionary entry).
+ */
+function stripLineNumbers(text: string): string | null {
+  const lines = text.split("\n");
+  let expected: number | undefined;
+  let numbered = 0;
+  const out: string[] = [];
+  for (const l of lines) {
+    const m = NUMBER_PREFIX.exec(l);
+    if (!m) {
+      if (l.trim() !== "") return null;
+      out.push(l);
+      continue;
+    }
+    const n = Number(m[1]);
+    if (expected !== undefined && n !== expected) return null;
+    expected = n + 1;
+    numbered++;
+    out.push(l.slice(m[0].length));
+  }
+  return numbered >= 2 || (numbered === 1 && lines.length === 1 && / \| |→|\t/.test(text)) ? out.join("\n") : null;
+}
+
 /** The numeric literals of a line (decimal, hex, with fractions), in order. */
 function numbersIn(line: string): string {
   return (line.match(/\b(?:0[xX][0-9a-fA-F]+|\d+(?:\.\d+)?)\b/g) ?? []).join(" ").toLowerCase();
@@ -757,8 +851,21 @@ export function planEdit(text: string, oldString: string, newString: string, opt
   }
 
   const toReplacement = (c: Candidate, built: string): Replacement => {
-    const start = view.toOriginal(c.start);
-    const end = view.toOriginal(c.end);
+    let from = c.start;
+    let to = c.end;
+    // Whole lines replaced by nothing: the lines go, not only their text (an
+    // empty line left where old_string was is never what the caller meant).
+    if (built === "" && to > from) {
+      const n = view.norm;
+      const atLineStart = from === 0 || n[from - 1] === "\n";
+      const atLineEnd = to === n.length || n[to] === "\n" || n[to - 1] === "\n";
+      if (atLineStart && atLineEnd && n[to - 1] !== "\n") {
+        if (to < n.length) to += 1;
+        else if (from > 0) from -= 1;
+      }
+    }
+    const start = view.toOriginal(from);
+    const end = view.toOriginal(to);
     const region = text.slice(start, end);
     const eol = opts.eol ?? regionEol(region) ?? view.eol;
     const endLine = c.end > c.start ? view.lineAt(c.end - 1) + 1 : c.firstLine + 1;

@@ -286,3 +286,28 @@ export function collapseBlanks(s: string): { text: string; map: number[] } {
   }
   return { text, map };
 }
+
+/** Characters around which blanks carry no meaning in code: `f( a, b )` is `f(a, b)`. */
+const TIGHT = new Set(["(", ")", "[", "]", "{", "}", ",", ";"]);
+
+/**
+ * A line's spacing key: runs of blanks made one space and trimmed, and with
+ * `loose` also the blanks next to brackets, commas and semicolons dropped;
+ * plus, for each offset of the key, the offset in `s` it came from. Blanks
+ * between two words are kept (`typeof a` is not `typeofa`).
+ */
+export function spacingKey(s: string, loose: boolean): { text: string; map: number[] } {
+  const c = collapseBlanks(s);
+  let text = "";
+  const map: number[] = [];
+  for (let i = 0; i < c.text.length; i++) {
+    const ch = c.text[i];
+    if (ch === " ") {
+      if (text.length === 0 || i === c.text.length - 1) continue;
+      if (loose && (TIGHT.has(c.text[i - 1]) || TIGHT.has(c.text[i + 1]))) continue;
+    }
+    text += ch;
+    map.push(c.map[i]);
+  }
+  return { text, map };
+}

@@ -24,9 +24,10 @@ import { isBlank, splitLine } from "./normalize.js";
  * and the file. `ours`: the difference is one of spelling (typographic
  * characters, escapes, blanks): new_string's text wins. `refuse`: the
  * difference is one of content (a misremembered line): nobody can tell what
- * the line should become.
+ * the line should become. `keep`: nothing is carried into a changed line
+ * (the difference is spacing: a rewritten line is spaced as the caller wrote it).
  */
-export type MergePolicy = "ours" | "refuse";
+export type MergePolicy = "ours" | "refuse" | "keep";
 
 export interface RebuildInput {
   /** The model's old lines, as it sent them (the merge base). */
@@ -200,6 +201,7 @@ function unchangedShare(base: string, ours: string): number {
 export function mergeLine(base: string, theirs: string, ours: string, policy: MergePolicy = "refuse"): string | null {
   if (theirs === ours || base === theirs) return ours;
   if (base === ours) return theirs;
+  if (policy === "keep") return ours;
   if (base.length > MAX_MERGE_LINE || theirs.length > MAX_MERGE_LINE || ours.length > MAX_MERGE_LINE) return policy === "ours" ? ours : null;
   if (policy === "ours" && unchangedShare(base, ours) < MIN_MERGE_SHARE) return ours;
   const t = hunksOf(base, theirs);

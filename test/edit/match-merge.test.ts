@@ -115,7 +115,17 @@ test("runs of blanks inside lines: matched when unique, the file's spacing kept 
   const text = "if(x  &&  y) {\n  doSomething(  a,  b  );\n}\n";
   const r = ok(text, "if(x && y) {\n  doSomething( a, b );\n}", "if(x && y) {\n  doOther( a, b );\n}");
   assert.equal(r.tier, "inner-whitespace");
-  assert.equal(r.result, "if(x  &&  y) {\n  doOther(  a,  b  );\n}\n");
+  // The unchanged lines are the file's; the changed one is spaced as the caller wrote it.
+  assert.equal(r.result, "if(x  &&  y) {\n  doOther( a, b );\n}\n");
+});
+
+test("blanks next to brackets and commas (Gemini CLI's flexible intra-line whitespace case)", () => {
+  // google-gemini/gemini-cli packages/core/src/tools/edit.test.ts, "should perform a regex-based replacement for flexible intra-line whitespace".
+  const text = "  function  myFunc( a, b ) {\n    return a + b;\n  }";
+  const r = ok(text, "function myFunc(a, b) {", "const yourFunc = (a, b) => {");
+  assert.equal(r.result, "  const yourFunc = (a, b) => {\n    return a + b;\n  }");
+  // Blanks between two words still count: `typeofa` is not `typeof a`.
+  assert.equal(planEdit("if (typeof a === 'x') {}\n", "typeofa === 'x'", "y").ok, false);
 });
 
 test("blanks and line breaks around a fragment (OpenCode's TrimmedBoundaryReplacer cases)", () => {
@@ -123,7 +133,7 @@ test("blanks and line breaks around a fragment (OpenCode's TrimmedBoundaryReplac
   assert.equal(ok("aaa hello world bbb", "  hello world  ", "goodbye").result, "aaa goodbye bbb");
   assert.equal(ok("abc def ghi", "\nabc def\n", "XYZ").result, "XYZ ghi");
   // A fragment whose inner spacing differs.
-  assert.equal(ok("const v = f(a,   b) + 1;\n", "f(a, b)", "g(a, b)").result, "const v = g(a,   b) + 1;\n");
+  assert.equal(ok("const v = f(a,   b) + 1;\n", "f(a, b)", "g(a, b)").result, "const v = g(a, b) + 1;\n");
 });
 
 test("blanks inside lines: several places is ambiguous, never a guess", () => {
