@@ -145,8 +145,8 @@ export interface IndentCandidate {
  * it; a shallower one must land on an open level; and so must the line after
  * the content. Brace languages are held to the same consistency (their
  * indentation means nothing to the compiler, but a reader reads it). Column 0
- * does not fit a replacement of indented lines: content stripped of its
- * indentation lands there.
+ * does not fit the first line of a replacement of indented lines: content
+ * stripped of its indentation lands there.
  */
 export function fitsPlace(content: string[], ctx: IndentContext, unit: number): boolean {
   const w = (l: string) => widthOf(lead(l), unit);
@@ -179,7 +179,7 @@ export function fitsPlace(content: string[], ctx: IndentContext, unit: number): 
   }
   const replaced = ctx.lines.slice(ctx.at, ctx.at + ctx.replacing).filter((l) => !blank(l));
   const body = content.filter((l) => !blank(l) && !commentContinuation(l));
-  if (replaced.length > 0 && Math.min(...replaced.map(w)) > 0 && body.some((l) => w(l) === 0)) return false;
+  if (replaced.length > 0 && Math.min(...replaced.map(w)) > 0 && body.length > 0 && w(body[0]) === 0) return false;
   const after = nearestNonBlank(ctx.lines, ctx.at + ctx.replacing, 1, (l) => !commentContinuation(l));
   // Right after an opener whose block already has a body, the body's level is the one open there.
   if (expectDeeper && body.length > 0) {

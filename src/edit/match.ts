@@ -56,6 +56,7 @@ import {
 } from "./normalize.js";
 import { type MergePolicy, type RebuildProblem, rebuildLines } from "./replacementText.js";
 import { diffArrays } from "diff";
+import { detectStyle, fitsPlace } from "./indent.js";
 import { type LineStats, type WindowScore, closestWindow, lineStats, windowsAtLeast } from "./similarity.js";
 
 export type Tier = "exact" | "trailing-whitespace" | "trimmed-lines" | "unicode-folded" | "unescaped" | "indent-shifted" | "inner-whitespace" | "line-numbers" | "similar";
@@ -198,6 +199,11 @@ class FileIndex {
   foldedText(): FoldedText {
     return (this.folded ??= foldWithMap(this.view.norm));
   }
+  /** The file's indentation unit (columns per level). */
+  indentUnit(): number {
+    return (this.unit ??= detectStyle(this.view.lines).unit);
+  }
+  private unit?: number;
   similarityStats(): LineStats {
     return (this.stats ??= lineStats(this.keys("similar", similarityKey)));
   }
@@ -368,7 +374,18 @@ class Planner {
     const neuLines = neu.split("\n");
     const continuation = neuLines.slice(1).filter((l) => !isBlank(l));
     const shifted = (): string => [neuLines[0], ...neuLines.slice(1).map((l) => (isBlank(l) ? l : indentBefore + l))].join("\n");
-    const relative = indentBefore !== "" && continuation.length > 0 && Math.min(...continuation.map((l) => indentOf(l).length)) < indentBefore.length;
+    // The caller's indentation first: as written when the lines it gives fit the place (after
+    // the fragment's line, a new `def` at column 0 closes the blocks above it); relative to the
+    // fragment's column when they do not (`if name:` then `    z()` inside a block).
+    const shallow = indentBefore !== "" && continuation.length > 0 && Math.min(...continuation.map((l) => indentOf(l).length)) < indentBefore.length;
+    const fits = (text: string): boolean => {
+      const lastLine = v.lineAt(Math.max(start, end - 1));
+      const head = v.norm.slice(v.lineStarts[line], start);
+      const tail = v.norm.slice(end, v.lineStarts[lastLine] + v.lines[lastLine].length);
+      const lines = (head + text + tail).split("\n");
+      return fitsPlace(lines, { lines: v.lines.slice(0, v.realLineCount), at: line, replacing: lastLine - line + 1 }, this.index.indentUnit());
+    };
+    const relative = shallow && !fits(neu);
     const build = (text: string): { ok: true; text: string } | { ok: false; newLine: number; problem: RebuildProblem; indent: string } => {
       if (region === base) return { ok: true, text };
       // Same line structure on both sides: folding and unescaping (without encoded line breaks) never touch newlines.

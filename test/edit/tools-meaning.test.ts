@@ -48,6 +48,14 @@ test("3b: appending `def helper():` at column 0 after a file that ends inside an
   assert.equal(read(dir, "m.py"), src + "\ndef helper():\n    return fast\n");
 });
 
+test("3b through edit: a fragment followed by a new `def` at column 0 keeps the def at module level; `if` + body in a block is read relative", async () => {
+  const src = "try:\n    import fast\nexcept ImportError:\n    fast = None\n";
+  const dir = tempTree({ "m.py": src });
+  const r = await call(dir, "edit", { path: "m.py", old_string: "fast = None", new_string: "fast = None\n\ndef helper():\n    return fast" });
+  assert.ok(r.success, r.error);
+  assert.equal(read(dir, "m.py"), src + "\ndef helper():\n    return fast\n");
+});
+
 test("3c: a new method after a method body lands in the class, not inside the method", async () => {
   const src = "class A:\n    def a(self):\n        return 1\n\n    def b(self):\n        return 2\n";
   const dir = tempTree({ "m.py": src });
