@@ -394,6 +394,16 @@ function benchEditRobustness() {
       pass: s.wrong === 0 && s.correct >= 0.97 * s.recoverable,
     });
   }
+  if (summary.perClassTable) {
+    sections.push(
+      "## Edit robustness per mistake class",
+      "",
+      "Each cell: correct / rejected / wrong, for the cases of that class (bench/edit-robustness/RESULTS.md has the details and what each class is).",
+      "",
+      summary.perClassTable,
+      "",
+    );
+  }
 }
 
 /** Sections of BENCHMARKS.md written by benchmarks that have their own (after the table). */

@@ -41,7 +41,8 @@ function elidesBody(line: string): boolean {
   return /^(?:async\s+)?(?:def|class)\b.*:\s*(?:\.\.\.|…)\s*(?:#.*)?$/.test(t);
 }
 
-const isCode = (line: string): boolean => line.trim() !== "" && !COMMENT.test(line.trim());
+/** Content a placeholder could stand for: any line with text (a comment deleted behind `...` is lost too). */
+const isCode = (line: string): boolean => line.trim() !== "";
 
 export interface Elision {
   /** 0-based line of new text holding the marker. */

@@ -186,6 +186,8 @@ export function fitsPlace(content: string[], ctx: IndentContext, unit: number): 
     const existing = replaced.length > 0 ? w(replaced[0]) : after !== undefined && w(after) > stack[stack.length - 1] ? w(after) : undefined;
     if (existing !== undefined && w(body[0]) !== existing) return false;
   }
+  // Only comment continuation lines (` * text`): nothing says where they belong.
+  if (body.length === 0) return false;
   for (const l of body) if (!step(l)) return false;
   return after === undefined || step(after);
 }
@@ -257,10 +259,16 @@ export function indentCandidates(content: string[], ctx: IndentContext): IndentC
     if (!out.some((c) => c.lines.join("\n") === key)) out.push({ lines, why });
   };
   const copied = ctx.replacing > 0 ? undoCopyShift(content, replacedLines, style, tw) : null;
-  if (copied?.kind === "placed") push(copied.lines, "kept as written: the lines it repeats are where they were");
+  // The lines it repeats are where they were, and the new lines around them fit too.
+  const placedFits = copied?.kind === "placed" && fitsPlace(copied.lines, ctx, u);
+  if (copied?.kind === "placed" && placedFits) push(copied.lines, "kept as written: the lines it repeats are where they were");
+  const shiftWhy = copied ? `shifted by ${copied.delta > 0 ? "+" : ""}${copied.delta} columns, as the lines it repeats were` : "";
+  // A copy of the replaced lines shifted as a whole (a repeated line at the content's own
+  // base shows it) goes back first; when only deeper lines repeat (a new `if` wrapping an
+  // old line), the shift they show is no evidence for the new lines around them.
+  if (copied?.kind === "shifted" && copied.atBase) push(copied.lines, shiftWhy);
   const asWritten = shiftedTo(base);
   if (fitsPlace(asWritten, ctx, u)) push(asWritten, `kept as written: column ${base} is a level open here`);
-  if (copied?.kind === "shifted") push(copied.lines, `shifted by ${copied.delta > 0 ? "+" : ""}${copied.delta} columns, as the lines it repeats were`);
 
   const replaced = replacedLines.filter((l) => !blank(l));
   const before = nearestNonBlank(ctx.lines, ctx.at - 1, -1);
@@ -285,6 +293,8 @@ export function indentCandidates(content: string[], ctx: IndentContext): IndentC
   if (before === undefined && after === undefined) plausible.add(0);
   const target = plausible.has(base) ? base : primary;
   push(shiftedTo(target), target === base ? `kept as written: column ${base} fits the lines around it` : `moved to column ${target}, ${replaced.length > 0 ? "the replaced lines' level" : "the level of the line before"}`);
+  if (copied?.kind === "shifted") push(copied.lines, shiftWhy);
+  if (copied?.kind === "placed" && !placedFits) push(copied.lines, "kept as written: the lines it repeats are where they were");
   // Every other level that fits, nearest to the primary one first.
   const others = [...new Set(ctx.lines.slice(0, ctx.at).filter((l) => !blank(l)).map((l) => widthOf(lead(l), u)))].concat(primary + u);
   for (const lv of others.sort((x, y) => Math.abs(x - primary) - Math.abs(y - primary) || x - y)) {
@@ -311,7 +321,7 @@ function baseIndent(lines: string[]): string {
  * repeated lines are exactly where they were; null otherwise (then the context
  * decides).
  */
-function undoCopyShift(content: string[], replaced: string[], style: IndentStyle, tabWidth: number): { kind: "placed" | "shifted"; lines: string[]; delta: number } | null {
+function undoCopyShift(content: string[], replaced: string[], style: IndentStyle, tabWidth: number): { kind: "placed" | "shifted"; lines: string[]; delta: number; atBase?: boolean } | null {
   // Pair content lines with replaced lines of the same trimmed text, in order.
   // A text the replaced lines hold more than once (a closing brace) pairs with
   // the occurrence that moved like the lines that can only pair one way, when
@@ -366,5 +376,8 @@ function undoCopyShift(content: string[], replaced: string[], style: IndentStyle
     if (ws === null) return null;
     out.push(ws + line.slice(lead(line).length));
   }
-  return { kind: "shifted", delta: rel.delta, lines: out };
+  // Whether a repeated line sits at the content's least indentation.
+  const baseW = Math.min(...content.filter((l) => !blank(l)).map((l) => widthOf(lead(l), tabWidth)));
+  const atBase = pairs.some(([c]) => widthOf(c, tabWidth) === baseW);
+  return { kind: "shifted", delta: rel.delta, lines: out, atBase };
 }

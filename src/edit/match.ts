@@ -683,12 +683,35 @@ class Planner {
         // old_string with its line breaks written as \n: the whole call was escaped once too
         // often, new_string included. Otherwise only old_string is known to be: new_string is
         // taken as written, and the escapes old_string doubled are undone where new_string repeats it.
+        // With real line breaks in new_string (and escaped ones in old_string) only old_string
+        // was escaped: new_string is taken as written, against old_string unescaped.
         const encodedBreaks = !old.includes("\n") && uOld.includes("\n");
-        if (encodedBreaks && neu.includes("\n")) return { kind: "none" };
-        const inner = encodedBreaks ? this.run(uOld, unescapeOnce(neu), replaceAll, INNER_TIERS) : this.run(uOld, neu, replaceAll, INNER_TIERS, base);
+        const newWritten = encodedBreaks && neu.includes("\n");
+        const inner = newWritten
+          ? this.run(uOld, neu, replaceAll, INNER_TIERS)
+          : encodedBreaks
+            ? this.run(uOld, unescapeOnce(neu), replaceAll, INNER_TIERS)
+            : this.run(uOld, neu, replaceAll, INNER_TIERS, base);
+        // new_string on one line with escaped line breaks in it: it may have been escaped as a
+        // whole too. Both readings go to the caller's checks, new_string as written first.
+        if (inner.kind === "match" && !encodedBreaks && !neu.includes("\n") && inner.candidates.length === 1) {
+          const uNew = unescapeOnce(neu);
+          const other = uNew.includes("\n") ? this.run(uOld, uNew, replaceAll, INNER_TIERS) : ({ kind: "none" } as LadderResult);
+          const c = inner.candidates[0];
+          if (other.kind === "match" && other.candidates.length === 1 && other.candidates[0].start === c.start && other.candidates[0].end === c.end) {
+            const alt = other.candidates[0];
+            const own = c.alternatives;
+            c.alternatives = () => {
+              const built = alt.build();
+              return [...(own?.() ?? []), ...(built.ok ? [{ text: built.text, why: "new_string unescaped too (its line breaks were written as \\n)" }] : [])];
+            };
+          }
+        }
         if (inner.kind === "match") {
           const how = inner.tier === "exact" ? "" : ` (then ${inner.tier})`;
-          const what = encodedBreaks
+          const what = newWritten
+            ? "new_string was taken as written"
+            : encodedBreaks
             ? "old_string and new_string had their line breaks written as \\n, so both were unescaped once"
             : "new_string was taken as written, with the escapes old_string doubled undone only where new_string repeats old_string";
           return { ...inner, tier: "unescaped", note: `matched after undoing doubled escape sequences (\\n, \\t, \\", \\\\)${how}; ${what}` };

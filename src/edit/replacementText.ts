@@ -18,6 +18,7 @@
 import { diffArrays } from "diff";
 import { type IndentRelation, reindent } from "./indentShift.js";
 import { isBlank, splitLine } from "./normalize.js";
+import { levenshtein } from "./similarity.js";
 
 /**
  * What to do where the model's change touches a difference between its copy
@@ -68,8 +69,9 @@ export function rebuildLines(input: RebuildInput): RebuildResult {
   let failure: { newLine: number; problem: RebuildProblem; indent: string } | undefined;
 
   const flush = (): void => {
+    const pairing = pairLines(removed.map((i) => oldLines[i].trim()), added.map((i) => newLines[i].trim()));
     added.forEach((ni, k) => {
-      const oi = k < removed.length ? removed[k] : undefined;
+      const oi = pairing[k] === undefined ? undefined : removed[pairing[k]!];
       const line = adaptLine(newLines[ni], oi === undefined ? undefined : oldLines[oi], oi === undefined ? undefined : fileLines[oi], input);
       if (typeof line === "string") out.push(line);
       else failure ??= { newLine: ni, problem: line.problem, indent: splitLine(newLines[ni]).indent };
@@ -93,6 +95,53 @@ export function rebuildLines(input: RebuildInput): RebuildResult {
   }
   flush();
   return failure ? { ok: false, ...failure } : { ok: true, lines: out };
+}
+
+/** How alike two lines are, 0 to 1 (edit distance over the longer length). */
+function likeness(a: string, b: string): number {
+  const n = Math.max(a.length, b.length);
+  if (n === 0) return 1;
+  if (n > MAX_MERGE_LINE) return a === b ? 1 : 0;
+  return 1 - levenshtein(a, b) / n;
+}
+
+/**
+ * Which removed line each added line of a changed region replaces (index
+ * into `removed`, or undefined for a line that is new): an order-keeping
+ * pairing that maximizes how alike the pairs are, so that a line inserted
+ * before a rewritten one is not taken for its rewrite. Pairs less than half
+ * alike count only where the counts match (a rewritten line is still the
+ * line it replaces).
+ */
+function pairLines(removed: string[], added: string[]): Array<number | undefined> {
+  const k = removed.length;
+  const m = added.length;
+  if (k === 0) return added.map(() => undefined);
+  if (k === m || k * m > 400) return added.map((_, i) => (i < k ? i : undefined));
+  // best[i][j]: best total over the first i removed and j added lines.
+  const best = Array.from({ length: k + 1 }, () => new Array<number>(m + 1).fill(0));
+  const sim = (i: number, j: number) => {
+    const v = likeness(removed[i], added[j]);
+    return v >= 0.5 ? v : 0;
+  };
+  for (let i = 1; i <= k; i++) {
+    for (let j = 1; j <= m; j++) best[i][j] = Math.max(best[i - 1][j], best[i][j - 1], best[i - 1][j - 1] + sim(i - 1, j - 1));
+  }
+  const out: Array<number | undefined> = added.map(() => undefined);
+  let i = k;
+  let j = m;
+  while (i > 0 && j > 0) {
+    const s = sim(i - 1, j - 1);
+    if (s > 0 && best[i][j] === best[i - 1][j - 1] + s) {
+      out[j - 1] = i - 1;
+      i--;
+      j--;
+    } else if (best[i][j] === best[i - 1][j]) i--;
+    else j--;
+  }
+  // Nothing alike at all: by position, as before.
+  if (out.every((x) => x === undefined)) return added.map((_, x) => (x < k ? x : undefined));
+  return out;
 }
 
 /** A changed or added new line, placed in the file's terms, or the reason it cannot be. */

@@ -6,7 +6,7 @@
 // step passes.
 import fs from "node:fs";
 import path from "node:path";
-import { createTwoFilesPatch } from "diff";
+import { regionDiff } from "../edit/regionDiff.js";
 import type { Workspace } from "./workspace.js";
 import { hashBytes } from "./fingerprint.js";
 import { ToolError } from "../tools/types.js";
@@ -88,7 +88,8 @@ export interface ApplyResult {
 }
 
 export function unifiedDiff(rel: string, before: string, after: string): string {
-  return createTwoFilesPatch(`a/${rel}`, `b/${rel}`, before, after, undefined, undefined, { context: 3 })
+  // Diffed on the changed region only (same text as jsdiff's whole-file patch).
+  return regionDiff(`a/${rel}`, `b/${rel}`, before, after, 3)
     .split("\n")
     .slice(1) // drop the "Index:"/"====" preamble lines jsdiff adds
     .filter((l) => !/^=+$/.test(l))
@@ -167,10 +168,8 @@ async function applyLocked(ws: Workspace, target: string, plan: Planner, opts: A
     fs.mkdirSync(path.dirname(snap.abs), { recursive: true });
     writeFileAtomic(snap.abs, newBytes, { mode: snap.mode });
     if (newBytes.length <= LINE_ID_MAX_BYTES) {
-      ws.lineIds.idsFor(snap.rel, p.model.lines, newHash);
-      // The caller is shown the edited region below: those numbers are current for it now.
-      const shown = regionBounds(p.model.lines.length, p.start, p.end);
-      ws.lineIds.markViewed(snap.rel, newHash, shown);
+      // The caller is shown the edited region below: those numbers are current for it now (one write).
+      ws.lineIds.idsFor(snap.rel, p.model.lines, newHash, { shownRange: regionBounds(p.model.lines.length, p.start, p.end) });
     }
     const verb = opts.verb ?? (snap.bytes === null ? "Created" : "Edited");
     const named = p.summaryRange ?? p;

@@ -154,6 +154,26 @@ export function statVersion(stat: { size: number; mtimeMs: number }): string {
   return `s:${stat.size}:${stat.mtimeMs}`;
 }
 
+/**
+ * `rec` with `lines` (numbers, or a {from, to} range) marked as shown to the
+ * caller (see IdRecord.viewed and .shown); `rec` itself when nothing changes.
+ */
+function withViewed(rec: IdRecord, lines: number[] | { from: number; to: number }): IdRecord {
+  const shown = rec.shown === rec.textHash ? rec : { ...rec, shown: rec.textHash };
+  if (rec.viewed === "current" || (!Array.isArray(lines) && lines.from <= 1 && lines.to >= rec.ids.length)) {
+    return rec.viewed === "current" && shown === rec ? rec : { ...shown, viewed: "current" };
+  }
+  const prev = rec.viewed;
+  const viewed: Array<string | null> = Array.from({ length: rec.ids.length }, (_, i) => prev?.[i] ?? null);
+  const mark = (n: number) => {
+    if (n >= 1 && n <= rec.ids.length) viewed[n - 1] = rec.ids[n - 1];
+  };
+  if (Array.isArray(lines)) lines.forEach(mark);
+  else for (let n = Math.max(1, lines.from); n <= Math.min(rec.ids.length, lines.to); n++) mark(n);
+  if (prev && prev.length === viewed.length && prev.every((id, i) => id === viewed[i]) && shown === rec) return rec;
+  return { ...shown, viewed };
+}
+
 /** Line IDs of every file the workspace has read, persisted under `.rt/ids/`. */
 export class LineIdStore {
   private memory = new Map<string, IdRecord>();
@@ -179,9 +199,10 @@ export class LineIdStore {
   /**
    * The IDs for `lines` (the file's current content, one entry per line),
    * reconciling with what was stored for the file before. `viewed`: the caller
-   * is being shown this whole version (see markViewed), saved in the same write.
+   * is being shown this whole version (see markViewed); `shownRange`: these lines
+   * of it; either is saved in the same write.
    */
-  idsFor(rel: string, lines: string[], textHash: string, opts: { viewed?: boolean } = {}): string[] {
+  idsFor(rel: string, lines: string[], textHash: string, opts: { viewed?: boolean; shownRange?: { from: number; to: number } } = {}): string[] {
     const rec = this.load(rel);
     if (rec && rec.textHash === textHash && rec.ids.length === lines.length) {
       if (opts.viewed && (rec.viewed !== "current" || rec.shown !== textHash)) this.save({ ...rec, viewed: "current", shown: textHash });
@@ -193,7 +214,9 @@ export class LineIdStore {
     const kept = rec?.viewed === "current" ? rec.ids : rec?.viewed;
     const viewed = opts.viewed ? "current" : kept;
     const shown = opts.viewed ? textHash : rec?.shown;
-    this.save({ version: 1, path: rel, textHash, next: result.next, ids: result.ids, hashes, ...(viewed ? { viewed } : {}), ...(shown ? { shown } : {}) });
+    const next: IdRecord = { version: 1, path: rel, textHash, next: result.next, ids: result.ids, hashes, ...(viewed ? { viewed } : {}), ...(shown ? { shown } : {}) };
+    // `shownRange`: lines of this version the caller is being shown (markViewed), in the same write.
+    this.save(opts.shownRange ? withViewed(next, opts.shownRange) : next);
     return result.ids;
   }
 
@@ -203,22 +226,10 @@ export class LineIdStore {
    * whose IDs idsFor computed.
    */
   markViewed(rel: string, textHash: string, lines: number[] | { from: number; to: number } = { from: 1, to: Infinity }): void {
-    let rec = this.load(rel);
+    const rec = this.load(rel);
     if (!rec || rec.textHash !== textHash) return;
-    if (rec.shown !== textHash) rec = { ...rec, shown: textHash };
-    if (rec.viewed === "current" || (!Array.isArray(lines) && lines.from <= 1 && lines.to >= rec.ids.length)) {
-      if (rec.viewed !== "current" || rec !== this.load(rel)) this.save({ ...rec, viewed: "current" });
-      return;
-    }
-    const prev = rec.viewed;
-    const viewed: Array<string | null> = Array.from({ length: rec.ids.length }, (_, i) => prev?.[i] ?? null);
-    const mark = (n: number) => {
-      if (n >= 1 && n <= rec.ids.length) viewed[n - 1] = rec.ids[n - 1];
-    };
-    if (Array.isArray(lines)) lines.forEach(mark);
-    else for (let n = Math.max(1, lines.from); n <= Math.min(rec.ids.length, lines.to); n++) mark(n);
-    if (prev && prev.length === viewed.length && prev.every((id, i) => id === viewed[i]) && rec === this.load(rel)) return;
-    this.save({ ...rec, viewed });
+    const next = withViewed(rec, lines);
+    if (next !== rec) this.save(next);
   }
 
   /**

@@ -75,8 +75,11 @@ test("3d: old_string unindented, new_string already at the file's level: written
 test("a reading that re-parents is passed over with a note saying why; when every reading breaks the file, the edit is refused with each", async () => {
   const src = "def f(name):\n    if ok:\n        x()\n        z()\n    else:\n        w()\n";
   const dir = tempTree({ "m.py": src });
-  const r = await call(dir, "edit_lines", { path: "m.py", command: "replace", start_line: 4, end_line: 4, new_content: "if name:\n    z()" });
-  assert.match(r.output ?? "", /note: indentation moved to column 8.*would break the file at line 5: .*no longer be inside the if statement/);
+  // Column 4 is open there, so it is the first reading; it would leave the `else:` without its `if`.
+  const r = await call(dir, "edit_lines", { path: "m.py", command: "replace", start_line: 4, end_line: 4, new_content: "    log(name)" });
+  assert.ok(r.success, r.error);
+  assert.equal(read(dir, "m.py"), src.replace("        z()", "        log(name)"));
+  assert.match(r.output ?? "", /note: indentation moved to column 8.*; the first reading \(kept as written: column 4 is a level open here\) would break the file at line \d+/);
   // A content whose every placement is a syntax error in this spot.
   const dir2 = tempTree({ "m.py": src });
   const before = treeHash(dir2);

@@ -1,0 +1,91 @@
+#!/usr/bin/env node
+// Speed of a validated edit in a warm process (issue 10): `rt mcp` over stdio,
+// driven by the MCP SDK's own client, editing a generated TypeScript file of
+// 5,000 (and 1,000) lines again and again. Each call goes through the whole
+// pipeline: match, syntax check (tree-sitter, re-parsing incrementally from the
+// tree of the version the previous edit wrote), structure check, journal,
+// atomic write, line IDs. The first edits warm the process and are not counted.
+//
+//   node bench/edit-speed.mjs            prints the results as JSON
+//   node bench/edit-speed.mjs --rounds 60
+//
+// `npm run bench` (bench/run.mjs, group `edit-speed`) runs it too.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+const BENCH = path.dirname(fileURLToPath(import.meta.url));
+const REPO = path.resolve(BENCH, "..");
+const CLI = path.join(REPO, "dist", "cli.js");
+/** The target (issue 10): a warm validated edit of a 5,000-line TypeScript file. */
+export const TARGET_MS = 15;
+const WARMUP = 5;
+
+/** A TypeScript file of `n` lines: functions, interfaces, classes (it parses without error). */
+export function tsFile(n) {
+  const out = [];
+  for (let i = 0; out.length < n; i++) {
+    out.push(
+      `export interface Shape${i} {`,
+      `  id: number;`,
+      `  label: string;`,
+      `}`,
+      `export function area${i}(s: Shape${i}, k: number): number {`,
+      `  const base = s.id * ${i} + k;`,
+      `  if (base > ${i}) {`,
+      `    return base - s.label.length;`,
+      `  }`,
+      `  return ${i};`,
+      `}`,
+      ``,
+    );
+  }
+  return out.slice(0, n).join("\n") + "\n";
+}
+
+function percentile(sorted, p) {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+}
+
+async function measure(client, rel, lines, rounds) {
+  const times = [];
+  const blocks = Math.floor(lines / 12);
+  for (let k = 0; k < WARMUP + rounds; k++) {
+    // A different function each time, spread over the file; the edit adds nothing broken.
+    const i = (k * 37) % blocks;
+    const t = performance.now();
+    const r = await client.callTool({ name: "edit", arguments: { path: rel, old_string: `  return ${i};\n}`, new_string: `  return ${i} + ${k};\n}` } });
+    const dt = performance.now() - t;
+    if (r.isError) throw new Error(`edit failed: ${JSON.stringify(r.content).slice(0, 400)}`);
+    if (k >= WARMUP) times.push(dt);
+  }
+  times.sort((a, b) => a - b);
+  return { lines, rounds, median: percentile(times, 50), p90: percentile(times, 90), min: times[0], max: times[times.length - 1] };
+}
+
+export async function runEditSpeed({ rounds = 40 } = {}) {
+  if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run node scripts/build.mjs first`);
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rt-edit-speed-"));
+  fs.writeFileSync(path.join(dir, "big.ts"), tsFile(5000));
+  fs.writeFileSync(path.join(dir, "mid.ts"), tsFile(1000));
+  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "mcp", "--root", dir], cwd: dir, env: { ...process.env, RT_PROFILE: "dev" }, stderr: "ignore" });
+  const client = new Client({ name: "edit-speed", version: "1" });
+  await client.connect(transport);
+  try {
+    const big = await measure(client, "big.ts", 5000, rounds);
+    const mid = await measure(client, "mid.ts", 1000, rounds);
+    return { big, mid, target: TARGET_MS };
+  } finally {
+    await client.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === path.resolve(process.argv[1])) {
+  const i = process.argv.indexOf("--rounds");
+  const r = await runEditSpeed({ rounds: i === -1 ? 40 : Number(process.argv[i + 1]) });
+  process.stdout.write(JSON.stringify(r, null, 1) + "\n");
+}
