@@ -406,6 +406,14 @@ function benchEditRobustness() {
   }
 }
 
+/** Warm validated edits through rt mcp (issue 10): bench/edit-speed.mjs. */
+async function benchEditSpeed() {
+  log("edit speed: warm validated edits of 5,000- and 1,000-line TypeScript files through rt mcp (bench/edit-speed.mjs)");
+  const { runEditSpeed, rows } = await import("./edit-speed.mjs");
+  const r = await runEditSpeed({ rounds: ROUNDS ? Math.max(10, ROUNDS * 10) : 60 });
+  for (const x of rows(r)) row({ ...x, ref: "", refTime: undefined });
+}
+
 /** Sections of BENCHMARKS.md written by benchmarks that have their own (after the table). */
 const sections = [];
 
@@ -511,5 +519,6 @@ if (wanted("large")) benchLargeFile(timeTool);
 if (wanted("grep")) benchGrep();
 if (wanted("ids")) benchReconcile();
 if (wanted("edit")) benchEditRobustness();
+if (wanted("edit-speed")) await benchEditSpeed();
 if (wanted("mcp")) await benchMcpLoad();
 writeReport(startedAt, load0);

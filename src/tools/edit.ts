@@ -77,7 +77,8 @@ export const editTool = defineTool({
   name: "edit",
   aliases: ["str_replace"],
   description: `Replace old_string with new_string in a file. old_string must identify exactly one place (include a few surrounding lines to make it unique), unless replace_all: true.
-If the exact text is not found, rt tries, in order and still requiring a unique match: ignoring trailing whitespace; ignoring leading/trailing whitespace per line; folding Unicode punctuation (curly quotes, dashes, ellipsis, non-breaking spaces); undoing doubled escapes; a uniform indentation shift (new_string is shifted the same way); and finally a near-identical region (similarity >= 0.95, clearly better than any other). The result names the tier used.
+If the exact text is not found, rt tries, in order and still requiring a unique match: ignoring trailing whitespace; ignoring leading/trailing whitespace per line; folding Unicode punctuation (curly quotes, dashes, ellipsis, non-breaking spaces, fullwidth forms); undoing doubled escapes in old_string; a uniform indentation shift (new_string is shifted the same way unless already in the file's indentation); blanks inside lines; line numbers copied from a listing; and finally a near-identical region (similarity >= 0.95, clearly better than any other). Lines new_string repeats from old_string keep the file's text. The result names the tier used.
+Placeholders such as "// ... existing code ..." standing for lines of old_string are refused: give the full text.
 Errors say why: not found (with the closest region and its first differing line — re-read the file), several matches (with their line numbers — add context), or new_string already present. For edits by line number or line ID, use edit_lines.`,
   schema: () => z
     .object({
