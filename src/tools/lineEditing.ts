@@ -97,6 +97,13 @@ async function planChanges(snap: Snapshot, specs: ChangeSpec[], force: boolean) 
       if (choice.note) notes.push(choice.note);
     }
   }
+  // Content that was not kept as written: say where it went and why (issue 10).
+  readings.forEach((r, k) => {
+    const why = r[pick[k]].why;
+    if (why && !why.startsWith("kept as written") && !why.startsWith("indent_level") && !notes.some((n) => n.startsWith("note: indentation"))) {
+      notes.push(`note: indentation ${why}${r.length > 1 && pick[k] === 0 ? " (the content's own indentation is not a level open there)" : ""}`);
+    }
+  });
   const applied = build();
   if ("error" in applied) throw new ToolError(applied.error);
   // One deletion: the result names the lines removed (✓ Edited a.py:12-14), as
