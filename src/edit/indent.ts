@@ -20,6 +20,7 @@
 // for old_string. A block deliberately wrapped (a new `if` at the old level,
 // the old lines one level deeper) keeps its base, so it is left alone.
 import { reindent, relateIndentation } from "./indentShift.js";
+import { levenshtein } from "./similarity.js";
 
 export interface IndentStyle {
   tabs: boolean;
@@ -304,6 +305,12 @@ export function indentCandidates(content: string[], ctx: IndentContext): IndentC
   return out;
 }
 
+/** Two lines more alike than not (edit distance under half the longer one). */
+function alike(a: string, b: string): boolean {
+  const n = Math.max(a.length, b.length);
+  return n > 0 && n <= 2000 && levenshtein(a, b, n) * 2 < n;
+}
+
 /** Least indentation string of the non-blank lines (by width, tabs counted as 4). */
 function baseIndent(lines: string[]): string {
   let best: string | undefined;
@@ -378,6 +385,11 @@ function undoCopyShift(content: string[], replaced: string[], style: IndentStyle
   }
   // Whether a repeated line sits at the content's least indentation.
   const baseW = Math.min(...content.filter((l) => !blank(l)).map((l) => widthOf(lead(l), tabWidth)));
-  const atBase = pairs.some(([c]) => widthOf(c, tabWidth) === baseW);
+  // A changed first line still stands where the first replaced line stood when it is that line
+  // edited (more alike than not): a copy with its first line renamed is still a copy.
+  const firstContent = content.find((l) => !blank(l));
+  const firstReplaced = replaced.find((l) => !blank(l));
+  const firstIsEdited = firstContent !== undefined && firstReplaced !== undefined && widthOf(lead(firstContent), tabWidth) === baseW && alike(firstContent.trim(), firstReplaced.trim());
+  const atBase = firstIsEdited || pairs.some(([c]) => widthOf(c, tabWidth) === baseW);
   return { kind: "shifted", delta: rel.delta, lines: out, atBase };
 }
