@@ -27,7 +27,8 @@ const WARMUP = 5;
 /** A TypeScript file of `n` lines: functions, interfaces, classes (it parses without error). */
 export function tsFile(n) {
   const out = [];
-  for (let i = 0; out.length < n; i++) {
+  // Whole blocks only (a cut block would be a syntax error), then comment lines up to n.
+  for (let i = 0; out.length + 12 <= n; i++) {
     out.push(
       `export interface Shape${i} {`,
       `  id: number;`,
@@ -43,7 +44,8 @@ export function tsFile(n) {
       ``,
     );
   }
-  return out.slice(0, n).join("\n") + "\n";
+  while (out.length < n) out.push(`// ${out.length + 1}`);
+  return out.join("\n") + "\n";
 }
 
 /** CPU time (user + system, ms) the process has used so far, from /proc (Linux); null elsewhere. */

@@ -155,7 +155,8 @@ async function applyLocked(ws: Workspace, target: string, plan: Planner, opts: A
     } catch {
       current = null;
     }
-    if ((current ? hashBytes(current) : null) !== snap.hash) {
+    // Compared byte for byte (native, no hashing of the whole file again).
+    if (current === null ? snap.bytes !== null : snap.bytes === null || !current.equals(snap.bytes)) {
       if (opts.replanOnConflict && attempt === 0) {
         snap = takeSnapshot(ws, target, { mayCreate: opts.mayCreate, withIds: opts.withIds });
         p = await plan(snap);
