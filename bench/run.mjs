@@ -394,6 +394,24 @@ function benchEditRobustness() {
       pass: s.wrong === 0 && s.correct >= 0.97 * s.recoverable,
     });
   }
+  if (summary.perClassTable) {
+    sections.push(
+      "## Edit robustness per mistake class",
+      "",
+      "Each cell: correct / rejected / wrong, for the cases of that class (bench/edit-robustness/RESULTS.md has the details and what each class is).",
+      "",
+      summary.perClassTable,
+      "",
+    );
+  }
+}
+
+/** Warm validated edits through rt mcp (issue 10): bench/edit-speed.mjs. */
+async function benchEditSpeed() {
+  log("edit speed: warm validated edits of 5,000- and 1,000-line TypeScript files through rt mcp (bench/edit-speed.mjs)");
+  const { runEditSpeed, rows } = await import("./edit-speed.mjs");
+  const r = await runEditSpeed({ rounds: ROUNDS ? Math.max(10, ROUNDS * 10) : 60 });
+  for (const x of rows(r)) row({ ...x, ref: "", refTime: undefined });
 }
 
 /** The first sandboxed command of a process (issue 9): bench/sandbox-start.mjs, against bubblewrap alone. */
@@ -530,6 +548,7 @@ if (wanted("large")) benchLargeFile(timeTool);
 if (wanted("grep")) benchGrep();
 if (wanted("ids")) benchReconcile();
 if (wanted("edit")) benchEditRobustness();
+if (wanted("edit-speed")) await benchEditSpeed();
 if (wanted("mcp")) await benchMcpLoad();
 if (wanted("sandbox")) await benchSandbox();
 writeReport(startedAt, load0);

@@ -54,6 +54,13 @@ export const LINE_ID_MAX_BYTES = 64 * 1024 * 1024;
 
 /** Syntax validation: a parse taking longer than this is abandoned and the edit is not checked. */
 export const SYNTAX_PARSE_TIMEOUT_MS = 5_000;
+/** Syntax validation: parse trees kept for reuse (the version each file was last validated at), and the largest text kept. */
+export const PARSE_CACHE_ENTRIES = 8;
+export const PARSE_CACHE_MAX_CHARS = 8 * 1024 * 1024;
+/** Syntax validation by the language's own compiler (python3, V8): texts longer than this are left to tree-sitter. */
+export const NATIVE_CHECK_MAX_CHARS = 4 * 1024 * 1024;
+/** Syntax validation: python3 answering later than this is given up on (the check is then skipped). */
+export const PYTHON_CHECK_TIMEOUT_MS = 3_000;
 /** Syntax validation error text: problems shown, and lines of context above and below each. */
 export const SYNTAX_PROBLEMS_SHOWN = 3;
 export const SYNTAX_CONTEXT_LINES = 2;

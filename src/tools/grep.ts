@@ -4,6 +4,7 @@ import { z } from "zod";
 import { defineTool, ok, ToolError, type ToolResult } from "./types.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { fileBinaryKind } from "../workspace/binary.js";
+import { statVersion } from "../workspace/lineIds.js";
 import { baseArgs, globMatcher, runRg } from "./ripgrep.js";
 import { cutLine, plural } from "./format.js";
 import { GREP_DEFAULT_CAP, GREP_MAX_LINE_CHARS, GREP_TIMEOUT_MS } from "../limits.js";
@@ -184,7 +185,12 @@ function noteMatches(workspace: Workspace, matches: Match[], withIds: boolean): 
   }
   for (const [file, list] of byFile) {
     try {
-      if (!withIds && !workspace.lineIds.viewed(file)) continue;
+      if (!withIds && !workspace.lineIds.viewed(file)) {
+        // Not read before: the matches still show this version of it (write after read, issue 10).
+        const f = workspace.resolve(file);
+        if (f.exists) workspace.lineIds.noteShown(f.rel, statVersion(fs.statSync(f.abs)));
+        continue;
+      }
       const f = workspace.resolveTextFile(file);
       const { ids, hash } = workspace.linesWithIds(f);
       if (withIds) for (const m of list) m.line_id = ids[m.line - 1];

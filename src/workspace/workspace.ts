@@ -6,7 +6,7 @@ import { ToolError } from "../tools/types.js";
 import { resolveInside, type ResolvedPath } from "./paths.js";
 import { StateStore, stateEnabledFromEnv } from "./state.js";
 import type { ConfinedFs } from "./confinedFs.js";
-import { LineIdStore } from "./lineIds.js";
+import { LineIdStore, statVersion } from "./lineIds.js";
 import { ViewStore } from "./views.js";
 import { fileBinaryKind, formatSize } from "./binary.js";
 import { getLineIndex, readIndexedLines } from "./lineIndex.js";
@@ -111,6 +111,8 @@ export class Workspace {
    */
   async window(file: ResolvedPath & { stat: fs.Stats }, start: number, count: number, opts: { viewed?: boolean } = {}): Promise<TextWindow> {
     if (file.stat.size >= LARGE_FILE_BYTES) {
+      // Shown without line IDs: remembered by size and time (write after read, issue 10).
+      if (opts.viewed) this.lineIds.noteShown(file.rel, statVersion(file.stat));
       const idx = await getLineIndex(this.state, file.rel, file.abs, file.stat);
       return { totalLines: idx.totalLines, lines: readIndexedLines(file.abs, idx, start, count) };
     }
