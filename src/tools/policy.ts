@@ -52,7 +52,10 @@ export async function callTool(workspace: Workspace, name: string, args: unknown
   if (!tool) {
     return usageError(`unknown tool "${name}"; available tools: ${toolNames().join(", ")}`);
   }
-  const parsed = tool.schema.safeParse(args ?? {});
+  // jitless: zod would otherwise compile a parser for each object schema
+  // (new Function) on its first parse, which costs a one-shot command more
+  // than it saves; validating a tool's arguments is never the slow part.
+  const parsed = tool.schema.safeParse(args ?? {}, { jitless: true });
   if (!parsed.success) {
     return usageError(`invalid arguments for ${tool.name}: ${describeIssues(parsed.error)}\nschema: ${JSON.stringify(jsonSchemaOf(tool))}`, {
       tool: tool.name,
