@@ -23,6 +23,10 @@ export const GREP_DEFAULT_CAP = 200;
 export const GREP_MAX_LINE_CHARS = 500;
 /** `grep`: ripgrep is killed after this many milliseconds. */
 export const GREP_TIMEOUT_MS = 30_000;
+/** `grep`: most lines of context before or after a match. */
+export const GREP_MAX_CONTEXT = 50;
+/** `grep`: a search still running reports how many matches it found this often (CLI progress line, MCP progress). */
+export const GREP_PROGRESS_EVERY_MS = 250;
 /** `ls`: entries listed; tree depth by default (seed 003). */
 export const LS_MAX_ENTRIES = 200;
 export const LS_DEFAULT_DEPTH = 3;

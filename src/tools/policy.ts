@@ -4,10 +4,12 @@
 import type { z } from "zod";
 import type { Workspace } from "../workspace/workspace.js";
 import { findTool, jsonSchemaOf, toolNames } from "./registry.js";
-import { ToolError, type Tool, type ToolResult } from "./types.js";
+import { ToolError, type Tool, type ToolProgress, type ToolResult } from "./types.js";
 
 export interface CallOptions {
   signal?: AbortSignal;
+  /** Progress of a long call (bash output as it comes, grep's matches so far). */
+  onProgress?: (progress: ToolProgress) => void;
 }
 
 function usageError(error: string, metadata: Record<string, unknown> = {}): ToolResult {
@@ -64,7 +66,7 @@ export async function callTool(workspace: Workspace, name: string, args: unknown
   const refusal = writeRefusal(workspace, tool, parsed.data as Record<string, unknown>);
   if (refusal) return denied(refusal);
   try {
-    return await tool.handler(parsed.data, { workspace, signal: opts.signal });
+    return await tool.handler(parsed.data, { workspace, signal: opts.signal, ...(opts.onProgress ? { onProgress: opts.onProgress } : {}) });
   } catch (e) {
     if (e instanceof ToolError) return { success: false, output: "", error: e.message, error_type: "tool", ...e.metadata };
     const err = e as NodeJS.ErrnoException;

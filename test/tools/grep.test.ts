@@ -10,7 +10,7 @@ import { execFileSync } from "node:child_process";
 import { createWorkspace } from "../../src/workspace/workspace.ts";
 import { callTool } from "../../src/tools/policy.ts";
 import { rgPath, runRg } from "../../src/tools/ripgrep.ts";
-import { GREP_DEFAULT_CAP, GREP_MAX_LINE_CHARS } from "../../src/limits.ts";
+import { GREP_DEFAULT_CAP, GREP_MAX_LINE_CHARS, MAX_LINE_CHARS } from "../../src/limits.ts";
 import { lines, rt, rtBatch, tempTree } from "../helpers.ts";
 
 const sorted = (s: string) => s.trimEnd().split("\n").sort();
@@ -150,21 +150,28 @@ test("the cap: default 200 matches, then a line saying how many were left out", 
   assert.equal(out.length, 201);
   assert.equal(out[0], "many.txt:1: hit 1");
   assert.equal(out[199], "many.txt:200: hit 200");
-  assert.equal(out[200], "... truncated: showing 200 of 250 matches (50 more); narrow the pattern or path, or raise limit");
+  assert.equal(out[200], "... truncated: showing 200 of 250 matches (the first in path order; 50 more); narrow the pattern or path, or raise limit");
   const l = await rt(["grep", "hit", "--limit", "3"], { cwd: root });
-  assert.equal(l.stdout, "many.txt:1: hit 1\nmany.txt:2: hit 2\nmany.txt:3: hit 3\n... truncated: showing 3 of 250 matches (247 more); narrow the pattern or path, or raise limit\n");
+  assert.equal(l.stdout, "many.txt:1: hit 1\nmany.txt:2: hit 2\nmany.txt:3: hit 3\n... truncated: showing 3 of 250 matches (the first in path order; 247 more); narrow the pattern or path, or raise limit\n");
   const res = await inProc(root)("grep-file", { pattern: "hit", path: "many.txt", limit: 249 });
   assert.deepEqual([res.count, res.truncated, (res.matches as unknown[]).length], [250, true, 249]);
-  assert.match(res.output as string, /\n\.\.\. truncated: showing 249 of 250 matches \(1 more\);/);
+  assert.match(res.output as string, /\n\.\.\. truncated: showing 249 of 250 matches \(the first in path order; 1 more\);/);
 });
 
-test("long match lines are cut at the per-line cap", async () => {
-  const long = `start needle ${"x".repeat(3000)}`;
-  const root = tempTree({ "w.txt": `${long}\n` });
+test("long match lines are cut at the per-line cap, in the output and in the metadata", async () => {
+  const medium = `start needle ${"x".repeat(1000)}`;
+  const long = `start needle ${"y".repeat(3000)}`;
+  const root = tempTree({ "w.txt": `${medium}\n${long}\n` });
   const r = await rt(["grep", "needle"], { cwd: root });
-  assert.equal(r.stdout, `w.txt:1: ${long.slice(0, GREP_MAX_LINE_CHARS)}… [line cut: ${long.length - GREP_MAX_LINE_CHARS} more characters]\n`);
+  assert.equal(
+    r.stdout,
+    `w.txt:1: ${medium.slice(0, GREP_MAX_LINE_CHARS)}… [line cut: ${medium.length - GREP_MAX_LINE_CHARS} more characters]\n` +
+      `w.txt:2: ${long.slice(0, GREP_MAX_LINE_CHARS)}… [line cut: longer than ${MAX_LINE_CHARS} bytes]\n`,
+  );
   const res = await inProc(root)("grep", { pattern: "needle" });
-  assert.equal((res.matches as Array<{ content: string }>)[0].content, long, "metadata keeps the whole line");
+  const [m1, m2] = res.matches as Array<{ content: string }>;
+  assert.equal(m1.content, medium, "a line under the metadata cap is whole");
+  assert.equal(m2.content, `${long.slice(0, MAX_LINE_CHARS)}… [line cut: longer than ${MAX_LINE_CHARS} bytes]`, "a longer one is cut there");
 });
 
 test("--ids: each match carries its line ID", async () => {
