@@ -30,6 +30,8 @@ export const GREP_PROGRESS_EVERY_MS = 250;
 /** `ls`: entries listed; tree depth by default (seed 003). */
 export const LS_MAX_ENTRIES = 200;
 export const LS_DEFAULT_DEPTH = 3;
+/** `ls`: deepest tree asked for. */
+export const LS_MAX_DEPTH = 20;
 
 /** Binary detection: bytes sampled from the start of a file. */
 export const BINARY_SAMPLE_BYTES = 8 * 1024;

@@ -9,6 +9,10 @@ import { startCommand } from "../shell/runner.js";
 import { StreamCapture, type SpillTarget } from "../shell/capture.js";
 import { labelledOutput, statusLine } from "../shell/format.js";
 import { startBackground } from "../shell/background.js";
+import { aliasNote, withArgAliases } from "./argAliases.js";
+
+/** Claude Code's name for background. */
+const BASH_ALIASES = { run_in_background: "background" } as const;
 
 /** Where the full text of a cut stream goes: `.rt/shell/<time>-<random>.<stream>.txt`. */
 export function spillTarget(ws: Workspace, runId: string, stream: string): SpillTarget | undefined {
@@ -28,25 +32,23 @@ export function newRunId(): string {
 export const bashTool = defineTool({
   name: "bash",
   aliases: ["shell"],
-  description: `Run a shell command (bash -c) in the workspace and return its exit code, duration, and stdout and stderr (labelled).
-- working_dir: a directory inside the workspace root (default: the root); one outside it is refused.
-- timeout: seconds (default ${BASH_DEFAULT_TIMEOUT_S}, at most ${BASH_MAX_TIMEOUT_S}); on timeout the command and every process it started are killed and the result says so.
-- Each stream over ${BASH_MAX_OUTPUT_BYTES / 1024} KB is cut keeping its head and tail; the full text is saved under .rt/shell/ (the result names the file).
-- background: true starts the command and returns an id at once; read its new output with bash_output, end it with kill_shell. Background shells end when this rt process exits.
-- In the safe-read-only profile (and with --sandbox) commands run in a read-only sandbox: nothing outside a private /tmp can be written, there is no network unless --allow-net, and a structural check refuses writes (redirections to files, rm/mv/cp, sed -i, find -delete, mutating git subcommands, package managers...) before they run, saying why.
-- Prefer rt's own tools for reading, searching and editing files; use bash for git history, logs, builds and system inspection.`,
-  schema: () => z
-    .object({
-      command: z.string().min(1).describe("The command line, run with bash -c"),
-      timeout: z.number().positive().max(BASH_MAX_TIMEOUT_S).optional().describe(`Timeout in seconds (default ${BASH_DEFAULT_TIMEOUT_S}, max ${BASH_MAX_TIMEOUT_S})`),
-      working_dir: z.string().optional().describe("Directory to run in, relative to the workspace root (default: the root)"),
-      background: z.boolean().optional().describe("Start it in the background and return an id for bash_output / kill_shell"),
-      description: z.string().optional().describe("A few words on what the command does (shown to the user)"),
-    })
-    .strict(),
+  description: `Run a command with bash -c in the workspace; returns its exit code, duration, stdout and stderr. Timeout ${BASH_DEFAULT_TIMEOUT_S} s (at most ${BASH_MAX_TIMEOUT_S}), then it and everything it started are killed. A stream over ${BASH_MAX_OUTPUT_BYTES / 1024} KB is cut keeping head and tail, the whole saved under .rt/shell/. background: true returns an id at once (read with bash_output, stop with kill_shell). In safe-read-only (or with --sandbox) commands run in a read-only sandbox without network, and writes (redirections, rm, sed -i, git commit...) are refused with the reason. Prefer rt's tools for reading, searching and editing files.`,
+  schema: () =>
+    withArgAliases(
+      BASH_ALIASES,
+      z
+        .object({
+          command: z.string().min(1).describe("The command line"),
+          timeout: z.number().positive().max(BASH_MAX_TIMEOUT_S).optional().describe(`Seconds (default ${BASH_DEFAULT_TIMEOUT_S})`),
+          working_dir: z.string().optional().describe("Directory inside the root to run in (default: the root)"),
+          background: z.boolean().optional().describe(`Run in the background; returns an id${aliasNote(BASH_ALIASES, "background")}`),
+          description: z.string().optional().describe("What the command does, in a few words (shown to the user)"),
+        })
+        .strict(),
+    ),
   readOnly: false,
   enforcesReadOnly: true,
-  async handler(args, { workspace, signal }): Promise<ToolResult> {
+  async handler(args, { workspace, signal, onProgress }): Promise<ToolResult> {
     const cwd = resolveWorkingDir(workspace, args.working_dir);
     const plan = await planShell(workspace, args.command, cwd);
     const env = { ...workspace.env };
@@ -74,7 +76,10 @@ export const bashTool = defineTool({
       sandbox: plan.sandbox,
       timeoutMs: timeoutS * 1000,
       signal,
-      onData: (stream, chunk) => captures[stream].push(chunk),
+      onData: (stream, chunk) => {
+        captures[stream].push(chunk);
+        onProgress?.({ kind: "output", stream, data: chunk });
+      },
     });
     const exit = await run.done;
     const stdout = captures.stdout.finish();

@@ -13,8 +13,8 @@ export interface ToolResult {
 
 /** What a long call reports while it runs (faces that can show it pass onProgress). */
 export type ToolProgress =
-  /** Output as it arrives (bash). */
-  | { kind: "output"; stream: "stdout" | "stderr"; text: string }
+  /** Output as it arrives (bash), as the bytes the command wrote. */
+  | { kind: "output"; stream: "stdout" | "stderr"; data: Buffer }
   /** How far it got: a line for people, and a count that only grows (grep's matches so far). */
   | { kind: "status"; message: string; done?: number };
 
