@@ -15,8 +15,10 @@ function readStdin(): Promise<string | null> {
 
 const out = (s: string) => void process.stdout.write(s);
 const err = (s: string) => void process.stderr.write(s);
+const write = (stream: "stdout" | "stderr", data: Buffer) => void (stream === "stdout" ? process.stdout : process.stderr).write(data);
+const tty = { stdout: process.stdout.isTTY === true, stderr: process.stderr.isTTY === true };
 
-main(process.argv.slice(2), { stdout: out, stderr: err }, readStdin).then(
+main(process.argv.slice(2), { stdout: out, stderr: err, write, tty }, readStdin).then(
   (code) => {
     process.exitCode = code;
   },

@@ -313,7 +313,9 @@ export async function search(
     let kind = binaryKinds.get(file);
     if (kind === undefined) {
       try {
-        kind = fileBinaryKind(path.join(workspace.root, file));
+        // Not a regular file (a FIFO ripgrep was given): reading it here would block.
+        const abs = path.join(workspace.root, file);
+        kind = fs.statSync(abs).isFile() ? fileBinaryKind(abs) : null;
       } catch {
         kind = null; // unreadable: treated as text, like read does
       }

@@ -30,6 +30,32 @@ export function describeIssues(error: z.ZodError): string {
     .join("; ");
 }
 
+/** One problem with a call's arguments, for faces that word it their own way (the CLI names its flags). */
+export interface ArgumentIssue {
+  /** The argument, as the tool names it ("context", "path"...); empty for the arguments as a whole. */
+  path: Array<string | number>;
+  code: string;
+  message: string;
+  minimum?: number;
+  maximum?: number;
+  expected?: string;
+  values?: unknown[];
+  keys?: string[];
+}
+
+function argumentIssues(error: z.ZodError): ArgumentIssue[] {
+  return error.issues.map((i) => {
+    const extra = i as unknown as Record<string, unknown>;
+    const out: ArgumentIssue = { path: i.path.map((p) => (typeof p === "symbol" ? String(p) : p)), code: i.code, message: i.message };
+    if (typeof extra.minimum === "number" || typeof extra.minimum === "bigint") out.minimum = Number(extra.minimum);
+    if (typeof extra.maximum === "number" || typeof extra.maximum === "bigint") out.maximum = Number(extra.maximum);
+    if (typeof extra.expected === "string") out.expected = extra.expected;
+    if (Array.isArray(extra.values)) out.values = extra.values;
+    if (Array.isArray(extra.keys)) out.keys = extra.keys as string[];
+    return out;
+  });
+}
+
 /** Why a write is refused in this workspace, or undefined when it may run. */
 export function writeRefusal(workspace: Workspace, tool: Tool, args: Record<string, unknown>): string | undefined {
   if (tool.readOnly) return undefined;
@@ -61,6 +87,7 @@ export async function callTool(workspace: Workspace, name: string, args: unknown
   if (!parsed.success) {
     return usageError(`invalid arguments for ${tool.name}: ${describeIssues(parsed.error)}\nschema: ${JSON.stringify(jsonSchemaOf(tool))}`, {
       tool: tool.name,
+      issues: argumentIssues(parsed.error),
     });
   }
   const refusal = writeRefusal(workspace, tool, parsed.data as Record<string, unknown>);

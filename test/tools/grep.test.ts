@@ -93,7 +93,7 @@ test("--glob never brings back ignored or skipped files; exclusions and path glo
   assert.deepEqual(await files("--glob", "**/*.ts"), ["src/a.ts", "src/lib/b.ts", "top.ts"]);
   assert.deepEqual(await files("--glob", "src/**"), ["src/a.ts", "src/c.js", "src/lib/b.ts"]);
   assert.deepEqual(await files("--glob", "src/*.ts"), ["src/a.ts"]);
-  assert.deepEqual(await files("--glob", "dist/**"), ['no files match "needle"']);
+  assert.deepEqual(await files("--glob", "dist/**"), [""], "nothing on standard output (the reason is on standard error)");
   assert.deepEqual(await files("--glob", "!*.js"), ["src/a.ts", "src/lib/b.ts", "top.ts"]);
   const content = await rt(["grep", "needle", "--glob", "src/**/*.ts"], { cwd: root });
   assert.deepEqual(sorted(content.stdout), ["src/a.ts:1: needle", "src/lib/b.ts:1: needle"]);
@@ -191,19 +191,27 @@ test("a bad regex is a tool error naming the problem, with a hint about fixed st
   assert.match(r.stderr, /unclosed group/);
   assert.match(r.stderr, /\(if you meant the text literally, set fixed_strings\)\n$/);
   const ok = await rt(["grep", "-F", "foo(bar"], { cwd: root });
-  assert.equal(ok.code, 0);
-  assert.equal(ok.stdout, 'no matches for "foo(bar"\n');
+  assert.equal(ok.code, 1, "a valid search that found nothing: exit 1, like grep");
+  assert.equal(ok.stdout, "");
+  assert.equal(ok.stderr, 'rt grep: no matches for "foo(bar"\n');
   const res = await inProc(root)("grep", { pattern: "[z-a]" });
   assert.equal(res.success, false);
   assert.equal(res.error_type, "tool");
   assert.match(res.error as string, /regex parse error/);
 });
 
-test("no matches is a success with a message; a missing path is an error", async () => {
+test("no matches: a success with a message for the tools; exit 1 for rt grep, like grep and rg; a missing path is an error", async () => {
   const root = tree();
   const r = await rt(["grep", "zzzznothing", "src"], { cwd: root });
-  assert.equal(r.code, 0);
-  assert.equal(r.stdout, 'no matches for "zzzznothing" in src\n');
+  assert.equal(r.code, 1);
+  assert.equal(r.stdout, "");
+  assert.equal(r.stderr, 'rt grep: no matches for "zzzznothing" in src\n');
+  const t = await inProc(root)("grep", { pattern: "zzzznothing", path: "src" });
+  assert.deepEqual([t.success, t.output, t.count], [true, 'no matches for "zzzznothing" in src', 0]);
+  for (const args of [["-l"], ["-c"]]) {
+    const x = await rt(["grep", "zzzznothing", ...args], { cwd: root });
+    assert.deepEqual([x.code, x.stdout], [1, ""], args.join(" "));
+  }
   const m = await rt(["grep", "x", "nope"], { cwd: root });
   assert.equal(m.code, 1);
   assert.equal(m.stderr, "rt grep: nope: no such file or directory\n");
@@ -230,10 +238,10 @@ test("grep-file: <line>: text within one file, any size, refusing directories", 
   assert.equal(d.code, 1);
   assert.match(d.stderr, /src: is a directory/);
   const none = await rt(["grep-file", "zzz", "src/a.py"], { cwd: root });
-  assert.equal(none.stdout, 'no matches for "zzz" in src/a.py\n');
+  assert.deepEqual([none.code, none.stdout, none.stderr], [1, "", 'rt grep-file: no matches for "zzz" in src/a.py\n']);
   const usage = await rt(["grep-file", "def"], { cwd: root });
   assert.equal(usage.code, 2);
-  assert.match(usage.stderr, /^rt grep-file: missing PATTERN and PATH\nUsage: rt grep-file PATTERN PATH/);
+  assert.match(usage.stderr, /^rt grep-file: missing PATH\nUsage: rt grep-file PATTERN PATH/);
 });
 
 test("rt call: grep, search_dir, grep-file, search_file, grep_file", async () => {
