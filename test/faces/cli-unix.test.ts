@@ -5,6 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
+import net from "node:net";
 import path from "node:path";
 import { execFileSync, spawn } from "node:child_process";
 import { git, lines, rt, tempTree, treeHash } from "../helpers.ts";
@@ -236,4 +237,27 @@ test("on a terminal, a search that takes over a second shows a progress line on 
   w2.kill();
   assert.equal(piped.stderr, "");
   assert.equal(piped.stdout, "slow2.fifo:1: needle\n");
+});
+
+test("rt -p with --output-format json prints a JSON error object when no model is reachable (stream-json an error event)", async () => {
+  const root = tempTree();
+  const port = await new Promise<number>((resolve) => {
+    const srv = net.createServer().listen(0, "127.0.0.1", () => {
+      const p = (srv.address() as net.AddressInfo).port;
+      srv.close(() => resolve(p));
+    });
+  });
+  const env = { OLLAMA_HOST: `http://127.0.0.1:${port}`, XDG_CONFIG_HOME: tempTree(), OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: undefined, OPENAI_BASE_URL: undefined, ANTHROPIC_BASE_URL: undefined };
+  const r = await rt(["-p", "hello", "--output-format", "json"], { cwd: root, env });
+  assert.equal(r.code, 2);
+  const obj = JSON.parse(r.stdout);
+  assert.deepEqual([obj.type, obj.is_error, obj.result, obj.error.kind, obj.exit_code], ["result", true, "", "unreachable", 2]);
+  assert.match(obj.error.message, /^cannot reach a model\. Tried Ollama at http:\/\/127\.0\.0\.1:\d+/);
+  assert.match(r.stderr, /^rt run: cannot reach a model/, "the person reading stderr still gets the message");
+  const s = await rt(["run", "hello", "--output-format", "stream-json"], { cwd: root, env });
+  assert.equal(s.code, 2);
+  const ev = JSON.parse(s.stdout.trim());
+  assert.deepEqual([ev.type, ev.kind], ["error", "unreachable"]);
+  const text = await rt(["-p", "hello"], { cwd: root, env });
+  assert.deepEqual([text.code, text.stdout], [2, ""], "text format: nothing on stdout");
 });
