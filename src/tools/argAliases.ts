@@ -9,10 +9,10 @@ import { z } from "zod";
 /** alias → canonical argument name. */
 export type ArgAliases = Readonly<Record<string, string>>;
 
-/** " (also accepted as file_path)": appended to the canonical argument's description. */
+/** " (alias: file_path)": appended to the canonical argument's description. */
 export function aliasNote(aliases: ArgAliases, canonical: string): string {
   const names = Object.keys(aliases).filter((a) => aliases[a] === canonical);
-  return names.length ? ` (also accepted as ${names.join(" or ")})` : "";
+  return names.length ? ` (alias: ${names.join(", ")})` : "";
 }
 
 function sameValue(a: unknown, b: unknown): boolean {

@@ -32,17 +32,17 @@ export function newRunId(): string {
 export const bashTool = defineTool({
   name: "bash",
   aliases: ["shell"],
-  description: `Run a command with bash -c in the workspace; returns its exit code, duration, stdout and stderr. Timeout ${BASH_DEFAULT_TIMEOUT_S} s (at most ${BASH_MAX_TIMEOUT_S}), then it and everything it started are killed. A stream over ${BASH_MAX_OUTPUT_BYTES / 1024} KB is cut keeping head and tail, the whole saved under .rt/shell/. background: true returns an id at once (read with bash_output, stop with kill_shell). In safe-read-only (or with --sandbox) commands run in a read-only sandbox without network, and writes (redirections, rm, sed -i, git commit...) are refused with the reason. Prefer rt's tools for reading, searching and editing files.`,
+  description: `Run a command with bash -c in the workspace: exit code, duration, stdout and stderr. Killed with everything it started after timeout (${BASH_DEFAULT_TIMEOUT_S} s; at most ${BASH_MAX_TIMEOUT_S}). A stream over ${BASH_MAX_OUTPUT_BYTES / 1024} KB keeps head and tail, the whole saved under .rt/shell/. background: true returns an id (bash_output reads, kill_shell stops). In safe-read-only or with --sandbox: a read-only sandbox without network, writes refused with the reason. For files, prefer rt's own tools.`,
   schema: () =>
     withArgAliases(
       BASH_ALIASES,
       z
         .object({
-          command: z.string().min(1).describe("The command line"),
+          command: z.string().min(1),
           timeout: z.number().positive().max(BASH_MAX_TIMEOUT_S).optional().describe(`Seconds (default ${BASH_DEFAULT_TIMEOUT_S})`),
-          working_dir: z.string().optional().describe("Directory inside the root to run in (default: the root)"),
-          background: z.boolean().optional().describe(`Run in the background; returns an id${aliasNote(BASH_ALIASES, "background")}`),
-          description: z.string().optional().describe("What the command does, in a few words (shown to the user)"),
+          working_dir: z.string().optional().describe("Inside the root (default: the root)"),
+          background: z.boolean().optional().describe(`Return an id at once${aliasNote(BASH_ALIASES, "background")}`),
+          description: z.string().optional().describe("A few words for the user"),
         })
         .strict(),
     ),

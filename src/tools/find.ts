@@ -13,14 +13,14 @@ const FIND_ALIASES = { root: "path" } as const;
 export const findFilesTool = defineTool({
   name: "find",
   aliases: ["find_file", "glob"],
-  description: `Find files by name: pattern is a substring of the file name (case-insensitive; of the whole relative path when it contains "/") or a glob ("*.py", "src/**/*.ts"). Sorted relative paths, at most ${FIND_DEFAULT_CAP}; .gitignore is honored, .git/ and node_modules/ are skipped.`,
+  description: `Find files by name: a substring of the name (case-insensitive; of the path if it has "/") or a glob ("src/**/*.ts"). Sorted paths, at most ${FIND_DEFAULT_CAP}; .gitignore honored, .git/ and node_modules/ skipped.`,
   schema: () =>
     withArgAliases(
       FIND_ALIASES,
       z
         .object({
-          pattern: z.string().min(1).describe('Substring of file names, or a glob such as "**/*.ts"'),
-          path: z.string().optional().describe(`Directory to search (default: the root)${aliasNote(FIND_ALIASES, "path")}`),
+          pattern: z.string().min(1).describe("Name substring or glob"),
+          path: z.string().optional().describe(`Directory (default: the root)${aliasNote(FIND_ALIASES, "path")}`),
           limit: z.number().int().min(1).optional().describe(`Paths listed (default ${FIND_DEFAULT_CAP})`),
         })
         .strict(),

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { defineTool, ok, ToolError, type ToolProgress, type ToolResult } from "./types.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { fileBinaryKind, formatSize } from "../workspace/binary.js";
-import { baseArgs, comparePaths, globMatcher, runRg } from "./ripgrep.js";
+import { baseArgs, comparePaths, globMatcher, runRg, type RgRun } from "./ripgrep.js";
 import { aliasNote, withArgAliases } from "./argAliases.js";
 import { cutLine, plural } from "./format.js";
 import { GREP_DEFAULT_CAP, GREP_MAX_CONTEXT, GREP_MAX_LINE_CHARS, GREP_PROGRESS_EVERY_MS, GREP_TIMEOUT_MS, MAX_LINE_CHARS } from "../limits.js";
@@ -17,16 +17,16 @@ const context = z.number().int().min(0).max(GREP_MAX_CONTEXT);
 
 function grepOptions(aliases: Record<string, string>) {
   return {
-    pattern: z.string().min(1).describe("Regular expression (Rust regex syntax), or literal text with fixed_strings"),
+    pattern: z.string().min(1).describe("Rust regex, or text with fixed_strings"),
     ignore_case: z.boolean().optional().describe(`Case-insensitive${aliasNote(aliases, "ignore_case")}`),
     fixed_strings: z.boolean().optional().describe("Pattern is literal text"),
-    context: context.optional().describe("Lines of context around each match"),
-    context_before: context.optional().describe("Lines of context before each match (overrides context)"),
-    context_after: context.optional().describe("Lines of context after each match (overrides context)"),
-    multiline: z.boolean().optional().describe("Let matches span lines"),
+    context: context.optional().describe("Context lines around matches"),
+    context_before: context.optional().describe("Context lines before"),
+    context_after: context.optional().describe("Context lines after"),
+    multiline: z.boolean().optional().describe("Matches may span lines"),
     limit: z.number().int().min(1).optional().describe(`Matches shown (default ${GREP_DEFAULT_CAP})${aliasNote(aliases, "limit")}`),
-    ids: z.boolean().optional().describe("Add each match's line ID"),
-    show_line_numbers: z.boolean().optional().describe("Line numbers in the output (default true)"),
+    ids: z.boolean().optional().describe("Add line IDs"),
+    show_line_numbers: z.boolean().optional().describe("Default true"),
   };
 }
 
@@ -365,16 +365,18 @@ export async function search(
         finished({ file, count: 1, matches: count, lines: [], shownMatches: 0, tail: 0 }, how.keep);
       });
     }
-    let lastProgress = Date.now();
-    const onData = (chunk: Buffer) => {
-      parser.feed(chunk);
-      if (onProgress && Date.now() - lastProgress >= GREP_PROGRESS_EVERY_MS) {
-        lastProgress = Date.now();
-        const found = content ? content.total : total;
-        onProgress({ kind: "status", message: `searching: ${plural(found, mode === "content" ? "matching line" : mode === "count" ? "match" : "file")} so far`, done: found });
-      }
+    // While ripgrep runs (it may print nothing for a long time), how far it got.
+    const report = () => {
+      const found = content ? content.total : total;
+      onProgress?.({ kind: "status", message: `searching: ${plural(found, mode === "content" ? "matching line" : mode === "count" ? "match" : "file")} so far`, done: found });
     };
-    const run = await runRg(args, workspace.root, GREP_TIMEOUT_MS, onData, signal);
+    const ticker = onProgress ? setInterval(report, GREP_PROGRESS_EVERY_MS) : undefined;
+    let run: RgRun;
+    try {
+      run = await runRg(args, workspace.root, GREP_TIMEOUT_MS, (chunk) => parser.feed(chunk), signal);
+    } finally {
+      if (ticker) clearInterval(ticker);
+    }
     parser.end();
     if (content) total = content.total;
     return { top, run, total, fileTotal, inBinary };
@@ -519,8 +521,7 @@ function refuseBinary(rel: string, abs: string): void {
 export const grepTool = defineTool({
   name: "grep",
   aliases: ["search_dir"],
-  description: `Search file contents under a directory with ripgrep. Output "path:line: text" in path order, at most ${GREP_DEFAULT_CAP} matches (a last line says how many more); long lines are cut. .gitignore is honored; binary files, .git/ and node_modules/ are skipped.
-glob filters files ("*.py", "src/**/*.ts"); output_mode "files_with_matches" lists files, "count" counts per file; ids: true adds line IDs for edit_lines. Then open path:line.`,
+  description: `Search file contents with ripgrep: "path:line: text" in path order, at most ${GREP_DEFAULT_CAP} matches (a last line says how many more). .gitignore is honored; binary files, .git/, node_modules/ skipped. glob filters files ("src/**/*.ts"); output_mode files_with_matches or count; ids: true adds line IDs for edit_lines.`,
   schema: () =>
     withArgAliases(
       GREP_ALIASES,
@@ -547,7 +548,7 @@ glob filters files ("*.py", "src/**/*.ts"); output_mode "files_with_matches" lis
 export const grepFileTool = defineTool({
   name: "grep-file",
   aliases: ["search_file", "grep_file"],
-  description: `Search one file (ripgrep regex): "<line>: text" per match, at most ${GREP_DEFAULT_CAP}. Works on files of any size without loading them.`,
+  description: `Search one file of any size (ripgrep regex): "line: text" per match, at most ${GREP_DEFAULT_CAP}.`,
   schema: () =>
     withArgAliases(
       GREP_FILE_ALIASES,

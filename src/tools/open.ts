@@ -24,16 +24,16 @@ const lineNo = z.number().int().min(1);
 export const openTool = defineTool({
   name: "open",
   aliases: ["open_file_chunk"],
-  description: `Show a ${OPEN_WINDOW}-line window of a file with line numbers ("--- path (lines A-B of N) ---", then "A: text"), remembered for scroll. "path" alone: lines 1-${OPEN_WINDOW}; "path:LINE" (or line): LINE-${OPEN_WINDOW / 2} to LINE+${OPEN_WINDOW / 2 - 1}, to jump to a grep match; "path:START-END" (or start, end): that range, at most ${OPEN_MAX_RANGE} lines.`,
+  description: `Show a ${OPEN_WINDOW}-line window of a file ("--- path (lines A-B of N) ---", then "A: text"), remembered for scroll: "path" from line 1; "path:LINE" (or line) around LINE, e.g. a grep match; "path:START-END" (or start, end) that range, at most ${OPEN_MAX_RANGE} lines.`,
   schema: () =>
     withArgAliases(
       OPEN_ALIASES,
       z
         .object({
-          path: z.string().describe(`File, relative to the root; may end in ":LINE" or ":START-END"${aliasNote(OPEN_ALIASES, "path")}`),
-          line: lineNo.optional().describe("Center the window on this line"),
-          start: lineNo.optional().describe("First line of a range"),
-          end: lineNo.optional().describe("Last line of a range (inclusive)"),
+          path: z.string().describe(`Relative to the root, may end in ":LINE" or ":START-END"${aliasNote(OPEN_ALIASES, "path")}`),
+          line: lineNo.optional().describe("Center on this line"),
+          start: lineNo.optional().describe("Range start"),
+          end: lineNo.optional().describe("Range end (inclusive)"),
         })
         .strict(),
     ),

@@ -11,17 +11,17 @@ const lineNumber = z.number().int().min(1);
 export const readTool = defineTool({
   name: "read",
   aliases: ["read_file"],
-  description: `Read a text file with line numbers ("   12: text"): ${READ_DEFAULT_LIMIT} lines from offset (default 1) unless limit says otherwise, at most ${READ_MAX_OUTPUT_BYTES / 1024} KB; lines over ${MAX_LINE_CHARS} characters are cut. A last line gives the offset to continue from. ids: true adds each line's persistent ID ("   12: [LID:k3f9] text") for edit_lines. Binary files are refused; open path:line shows a window around a known line.`,
+  description: `Read a text file with line numbers ("   12: text"): ${READ_DEFAULT_LIMIT} lines from offset unless limit says otherwise, at most ${READ_MAX_OUTPUT_BYTES / 1024} KB, lines cut at ${MAX_LINE_CHARS} characters; a last line gives the offset to continue from. ids: true adds persistent line IDs ("   12: [LID:k3f9] text") for edit_lines.`,
   schema: () =>
     withArgAliases(
       READ_ALIASES,
       z
         .object({
-          path: z.string().describe(`File, relative to the root${aliasNote(READ_ALIASES, "path")}`),
-          offset: lineNumber.optional().describe(`First line, 1-based${aliasNote(READ_ALIASES, "offset")}`),
-          limit: lineNumber.optional().describe(`Number of lines (default ${READ_DEFAULT_LIMIT})`),
-          end_line: lineNumber.optional().describe("Last line, inclusive (instead of limit)"),
-          ids: z.boolean().optional().describe("Show line IDs as [LID:xxxx]"),
+          path: z.string().describe(`Relative to the root${aliasNote(READ_ALIASES, "path")}`),
+          offset: lineNumber.optional().describe(`First line (default 1)${aliasNote(READ_ALIASES, "offset")}`),
+          limit: lineNumber.optional().describe(`Lines (default ${READ_DEFAULT_LIMIT})`),
+          end_line: lineNumber.optional().describe("Last line (instead of limit)"),
+          ids: z.boolean().optional().describe("Show line IDs"),
         })
         .strict(),
     ),

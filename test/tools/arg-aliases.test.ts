@@ -112,7 +112,7 @@ test("the JSON schema lists the canonical names, each description naming its ali
     const schema = jsonSchemaOf(findTool(tool)!) as { properties: Record<string, { description?: string }> };
     for (const [field, aliases] of Object.entries(fields)) {
       for (const a of aliases) {
-        assert.ok(schema.properties[field].description!.includes(`also accepted as ${a}`), `${tool}.${field} names ${a}`);
+        assert.ok(schema.properties[field].description!.includes(`alias: ${a}`), `${tool}.${field} names ${a}`);
         assert.ok(!(a in schema.properties) || a === "end_line", `${tool} does not list ${a} as a property of its own`);
       }
     }
