@@ -98,6 +98,11 @@ class FirstInPathOrder {
     return this.boundary === undefined || comparePaths(file, this.boundary) < 0;
   }
 
+  /** Fewer matches kept than the limit: every file that matches will be shown (so far). */
+  filling(): boolean {
+    return this.sum < this.limit;
+  }
+
   add(g: Group): void {
     this.groups.push(g);
     this.sum += g.count;
@@ -339,7 +344,11 @@ export async function search(
     const inBinary: Array<{ file: string; count: number }> = [];
     const admit = (file: string): { count: boolean; keep: boolean } => {
       if (keep && !keep(file)) return { count: false, keep: false };
-      return { count: true, keep: top.wants(file) };
+      // While fewer matches than the limit are kept, each file would be shown:
+      // checked now, while ripgrep is still searching (a rare pattern's few
+      // files cost nothing after it exits). Later ones only at the end.
+      if (top.filling()) binaryKind(file);
+      return { count: true, keep: top.wants(file) && !isKnownBinary(file) };
     };
     const finished = (g: Group, kept: boolean) => {
       if (isKnownBinary(g.file)) inBinary.push({ file: g.file, count: counted(g) });

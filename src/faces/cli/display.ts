@@ -5,15 +5,14 @@
 // (matches[].file, files[], path...), so each is replaced where it stands.
 import { spawnSync } from "node:child_process";
 import type { ToolResult } from "../../tools/types.js";
-import { rgPath } from "../../tools/ripgrep.js";
 import type { Palette } from "./terminal.js";
 
 export interface Screen {
   palette: Palette;
   /** A root-relative path as the user should see it. */
   show: (rel: string) => string;
-  /** Highlight matches (a terminal with colour): asks ripgrep where the pattern matches in the lines shown. */
-  highlight: boolean;
+  /** Highlight matches (a terminal with colour): ripgrep's path, asked where the pattern matches in the lines shown. */
+  highlight?: string;
 }
 
 /** `text` with every whole-path occurrence of each `from` replaced (not inside longer names). */
@@ -51,15 +50,9 @@ interface GrepArgs {
  * ranges, asking ripgrep itself (the pattern is Rust regex syntax, not
  * JavaScript's). Lines it cannot describe get no ranges.
  */
-export function matchRanges(lines: string[], args: GrepArgs): Array<Array<[number, number]>> {
+export function matchRanges(rg: string, lines: string[], args: GrepArgs): Array<Array<[number, number]>> {
   const ranges: Array<Array<[number, number]>> = lines.map(() => []);
   if (!args.pattern || lines.length === 0 || args.multiline) return ranges;
-  let rg: string;
-  try {
-    rg = rgPath();
-  } catch {
-    return ranges;
-  }
   const flags = ["--json", "--no-config", ...(args.ignore_case ? ["--ignore-case"] : []), ...(args.fixed_strings ? ["--fixed-strings"] : []), "--regexp", args.pattern, "-"];
   const r = spawnSync(rg, flags, { input: `${lines.join("\n")}\n`, encoding: "utf8", maxBuffer: 64 << 20 });
   if (r.status !== 0 || typeof r.stdout !== "string") return ranges;
@@ -122,7 +115,7 @@ function grepContent(result: ToolResult, args: GrepArgs, screen: Screen, single:
     return { prefix: `${prefix}${num}${id}`, sep, text: rest.slice(m[0].length), isMatch: sep === ":" };
   });
   const matchRows = parsed.filter((r): r is Extract<Row, { text: string }> => "text" in r && r.isMatch);
-  const ranges = screen.highlight ? matchRanges(matchRows.map((r) => r.text), args) : [];
+  const ranges = screen.highlight ? matchRanges(screen.highlight, matchRows.map((r) => r.text), args) : [];
   let k = 0;
   return parsed
     .map((r) => {

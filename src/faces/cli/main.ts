@@ -374,13 +374,11 @@ async function runToolCommand(spec: CommandSpec, workspace: Workspace, parsed: P
   }
   const { callTool } = await import("../../tools/policy.js");
   const { COLOR, PLAIN, ProgressLine, wantsColor } = await import("./terminal.js");
-  const color = wantsColor(io.tty?.stdout === true, env);
-  const screen = { palette: color ? COLOR : PLAIN, show: where.show, highlight: color };
 
   // On a terminal: rt bash's output as it comes, and a progress line for a slow call.
-  const streaming = call.tool === "bash" && io.tty?.stdout === true && call.args.background !== true;
+  const streaming = call.tool === "bash" && call.args.background !== true && io.tty?.stdout === true;
   let streamed = false;
-  const progress = io.tty?.stderr === true ? new ProgressLine(io.stderr, `rt ${spec.name}`, progressLabel(spec.name, call.args, workspace)) : undefined;
+  const progress = io.tty ? new ProgressLine(io.stderr, `rt ${spec.name}`, progressLabel(spec.name, call.args, workspace), () => io.tty?.stderr === true) : undefined;
   const onProgress = (p: ToolProgress) => {
     if (p.kind === "status") progress?.update(p.message);
     else if (streaming) {
@@ -396,6 +394,9 @@ async function runToolCommand(spec: CommandSpec, workspace: Workspace, parsed: P
   } finally {
     progress?.stop();
   }
+  const color = wantsColor(io.tty?.stdout === true, env);
+  const rg = color && (call.tool === "grep" || call.tool === "grep-file") ? (await import("../../tools/ripgrep.js")).rgPath() : undefined;
+  const screen = { palette: color ? COLOR : PLAIN, show: where.show, ...(rg ? { highlight: rg } : {}) };
   const { displayOutput, displayError } = await import("./display.js");
 
   if (call.tool === "bash" && typeof result.stdout === "string" && typeof result.stderr === "string") {

@@ -55,6 +55,8 @@ export class ProgressLine {
     private readonly write: (s: string) => void,
     private readonly label: string,
     initial: string,
+    /** Whether standard error is a terminal: asked only once the operation has taken a second. */
+    private readonly onTerminal: () => boolean,
   ) {
     this.message = initial;
     this.timer = setInterval(() => this.draw(), PROGRESS_TICK_MS);
@@ -68,6 +70,10 @@ export class ProgressLine {
   private draw(): void {
     const elapsed = Date.now() - this.started;
     if (elapsed < PROGRESS_DELAY_MS) return;
+    if (!this.shown && !this.onTerminal()) {
+      clearInterval(this.timer);
+      return;
+    }
     this.shown = true;
     this.write(`\r\x1b[2K${this.label}: ${this.message} (${Math.floor(elapsed / 1000)} s)`);
   }
