@@ -10,6 +10,8 @@ import path from "node:path";
 import { execFileSync, spawn } from "node:child_process";
 import { git, lines, rt, tempTree, treeHash } from "../helpers.ts";
 import { rtOnPty } from "./pty.ts";
+import { COMMANDS } from "../../src/faces/cli/commands.ts";
+import { GREP_DEFAULT_CAP, MAX_LINE_CHARS, READ_DEFAULT_LIMIT, READ_MAX_OUTPUT_BYTES } from "../../src/limits.ts";
 
 function repo() {
   const root = tempTree({
@@ -260,4 +262,22 @@ test("rt -p with --output-format json prints a JSON error object when no model i
   assert.deepEqual([ev.type, ev.kind], ["error", "unreachable"]);
   const text = await rt(["-p", "hello"], { cwd: root, env });
   assert.deepEqual([text.code, text.stdout], [2, ""], "text format: nothing on stdout");
+});
+
+test("descriptions speak to the reader: no seed numbers in help texts or in the descriptions of the navigation, search, shell and SQL tools", async () => {
+  const root = tempTree();
+  const help = await rt(["--help"], { cwd: root });
+  assert.doesNotMatch(help.stdout, /seed \d/i);
+  for (const c of COMMANDS) assert.doesNotMatch((await rt([c.name, "--help"], { cwd: root })).stdout, /seed \d/i, c.name);
+  const mine = ["read", "open", "scroll", "find", "grep", "grep-file", "ls", "bash", "bash_output", "kill_shell", "sql_query", "sql_tables", "sql_describe", "write_output"];
+  const list = JSON.parse((await rt(["tools", "--json"], { cwd: root })).stdout) as Array<{ name: string; description: string; inputSchema: unknown }>;
+  for (const name of mine) {
+    const t = list.find((x) => x.name === name)!;
+    assert.doesNotMatch(`${t.description} ${JSON.stringify(t.inputSchema)}`, /seed/i, name);
+  }
+  // Numbers in descriptions come from src/limits.ts.
+  const grep = list.find((x) => x.name === "grep")!.description;
+  assert.ok(grep.includes(`at most ${GREP_DEFAULT_CAP} matches`));
+  const read = list.find((x) => x.name === "read")!.description;
+  assert.ok(read.includes(`${READ_DEFAULT_LIMIT} lines`) && read.includes(`${READ_MAX_OUTPUT_BYTES / 1024} KB`) && read.includes(`${MAX_LINE_CHARS} characters`));
 });

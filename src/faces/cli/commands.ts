@@ -367,7 +367,7 @@ export const COMMANDS: CommandSpec[] = [
     synopsis: "rt mcp [--http [--port N] [--host ADDR]] [--seed-names]",
     summary: "serve every tool to an MCP client over stdio, or Streamable HTTP on 127.0.0.1 (--http)",
     options: {
-      "seed-names": { type: "boolean", help: "also list seed 000's tool names (open_file_chunk, search_dir...) and its compatibility tools (edit_range, insert_at, edit_file)" },
+      "seed-names": { type: "boolean", help: "also list the older names some clients call tools by (open_file_chunk, scroll_file, find_file, search_dir, search_file) and the tools edit_range, insert_at, edit_file" },
       http: { type: "boolean", help: "serve Streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio" },
       port: { type: "string", integer: true, help: "HTTP port (default 7341; 0 picks a free one)" },
       host: { type: "string", help: "listen address (default 127.0.0.1; anything else is reachable by others: a warning is printed)" },
