@@ -85,7 +85,7 @@ test("usage errors: unknown tool, bad JSON, non-object arguments, wrong number o
   }
   const badOpt = await rt(["call", "read", "--frob"], { cwd: root });
   assert.equal(badOpt.code, 2);
-  assert.match(badOpt.stderr, /^rt call: unknown option --frob; --help lists the options\n/);
+  assert.match(badOpt.stderr, /^rt call: Unknown option '--frob'; --help lists the options\n/);
 });
 
 test("every tool and seed 000 alias is reachable through rt call", async () => {

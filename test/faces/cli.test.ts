@@ -74,19 +74,19 @@ test("an unknown command: one line naming the closest commands, exit 2", async (
 test("bad arguments: a one-line error, then the command's synopsis, exit 2", async () => {
   const root = tempTree({ "f.txt": lines(5) });
   const cases: Array<[string[], RegExp, string]> = [
-    [["open", "--bogus", "f.txt"], /^rt open: unknown option --bogus; --help lists the options$/, "rt open PATH[:LINE|:START-END]"],
+    [["open", "--bogus", "f.txt"], /^rt open: Unknown option '--bogus'; --help lists the options$/, "rt open PATH[:LINE|:START-END]"],
     [["read"], /^rt read: missing PATH$/, "rt read PATH [--offset N] [--limit N] [--ids]"],
     [["read", "f.txt", "g.txt"], /^rt read: unexpected argument "g.txt"$/, "rt read PATH [--offset N] [--limit N] [--ids]"],
-    [["read", "f.txt", "--limit", "-3"], /^rt read: --limit must be a whole number of at least 1, not "-3"$/, "rt read PATH [--offset N] [--limit N] [--ids]"],
+    [["read", "f.txt", "--limit", "-3"], /^rt read: --limit must be at least 1, not -3$/, "rt read PATH [--offset N] [--limit N] [--ids]"],
     [["read", "f.txt", "--limit", "2.5"], /^rt read: --limit must be a whole number of at least 1, not "2\.5"$/, "rt read PATH [--offset N] [--limit N] [--ids]"],
     [["read", "f.txt", "--offset"], /^rt read: --offset needs a value: a whole number of at least 1$/, "rt read PATH [--offset N] [--limit N] [--ids]"],
-    [["read", "f.txt", "--offset", "0"], /^rt read: --offset must be a whole number of at least 1, not "0"$/, "rt read PATH [--offset N] [--limit N] [--ids]"],
+    [["read", "f.txt", "--offset", "0"], /^rt read: --offset must be at least 1, not 0$/, "rt read PATH [--offset N] [--limit N] [--ids]"],
     [["find"], /^rt find: missing PATTERN$/, "rt find PATTERN [DIR] [--limit N]"],
     [["grep", "x", "-C", "many"], /^rt grep: --context must be a whole number from 0 to 50, not "many"$/, "rt grep PATTERN [PATH]"],
     [["grep", "x", "a", "b"], /^rt grep: unexpected argument "b"$/, "rt grep PATTERN [PATH]"],
     [["ls", "a", "b"], /^rt ls: unexpected argument "b"$/, "rt ls [DIR] [--tree] [--depth N] [-a]"],
     [["scroll", "f.txt", "x"], /^rt scroll: direction must be \+ or -, not "x"$/, "rt scroll PATH +|-"],
-    [["tools", "--yaml"], /^rt tools: unknown option --yaml; --help lists the options$/, "rt tools [--json]"],
+    [["tools", "--yaml"], /^rt tools: Unknown option '--yaml'; --help lists the options$/, "rt tools [--json]"],
   ];
   for (const [args, first, synopsis] of cases) {
     const r = await rt(args, { cwd: root });

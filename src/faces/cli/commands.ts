@@ -302,7 +302,7 @@ export const COMMANDS: CommandSpec[] = [
     },
     argNames: flagNames({ connection: "connection", limit: "limit" }, { sql: "SQL" }),
     toCall(pos, opts) {
-      need(pos, ["the SQL statement (one, quoted)"]);
+      need(pos, ["SQL (one statement, quoted)"]);
       noExtra(pos, 1);
       return { tool: "sql_query", args: { sql: pos[0], ...pick(opts, { connection: "connection", limit: "limit" }) } };
     },

@@ -103,8 +103,9 @@ function parse(argv: string[], options: Record<string, OptionSpec>): Parsed {
     if (o.integer && typeof values[n] === "string") {
       const v = values[n] as string;
       const num = Number(v);
-      const ok = /^-?\d+$/.test(v) && num >= (o.min ?? 0) && (o.max === undefined || num <= o.max);
-      if (!ok) throw new UsageError(`--${n} must be a whole number${range(o)}, not "${v}"`);
+      if (!/^-?\d+$/.test(v)) throw new UsageError(`--${n} must be a whole number${range(o)}, not "${v}"`);
+      if (num < (o.min ?? 0)) throw new UsageError(`--${n} must be at least ${o.min ?? 0}${o.max !== undefined ? ` (and at most ${o.max})` : ""}, not ${v}`);
+      if (o.max !== undefined && num > o.max) throw new UsageError(`--${n} must be at most ${o.max}, not ${v}`);
       values[n] = num;
     }
   }
@@ -118,7 +119,7 @@ function optionError(message: string, options: Record<string, OptionSpec>): stri
     const given = unknown[2];
     const names = Object.keys(options).filter((n) => n !== "help");
     const close = closest(given, names).map((n) => `--${n}`);
-    return `unknown option ${unknown[1]}${given}${close.length ? ` (did you mean ${orList(close)}?)` : ""}; --help lists the options`;
+    return `Unknown option '${unknown[1]}${given}'${close.length ? ` (did you mean ${orList(close)}?)` : ""}; --help lists the options`;
   }
   const missing = /^Option '(?:-\w, )?--([\w-]+) <value>' argument missing/.exec(message);
   if (missing) {
