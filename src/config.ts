@@ -13,8 +13,8 @@ import fs from "node:fs";
 import crypto from "node:crypto";
 import path from "node:path";
 import { z } from "zod";
-import { CONFIG_FILE_MAX_BYTES } from "./limits.js";
-import { canonicalJson, classifyProjectConfig, isPlainObject, noticeIgnoredKeys, type TrustState, type UntrustedKey } from "./configTrust.js";
+import { CONFIG_FILE_MAX_BYTES, CONFIG_MAX_DEPTH } from "./limits.js";
+import { canonicalJson, classifyProjectConfig, escapeInvisible, isPlainObject, noticeIgnoredKeys, type TrustState, type UntrustedKey } from "./configTrust.js";
 import { trustRecordFor, userConfigDir, TrustStoreError } from "./trustStore.js";
 
 const common = {
@@ -122,7 +122,9 @@ export type ProviderConfig = z.infer<typeof ProviderConfigSchema>;
 /** A configuration file that cannot be read or does not validate. */
 export class ConfigError extends Error {
   constructor(message: string, readonly file?: string) {
-    super(message);
+    // The message quotes the file (a key, a value, the text JSON.parse choked on): its control
+    // characters are written as escapes, so that printing the error cannot drive the terminal.
+    super(escapeInvisible(message));
     this.name = "ConfigError";
   }
 }
@@ -217,7 +219,23 @@ function readObject(file: string, project: boolean): Record<string, unknown> {
     throw new ConfigError(`${file}: not valid JSON (${(e as Error).message}); fix or remove the file`, file);
   }
   if (!isPlainObject(data)) throw new ConfigError(`${file}: must hold a JSON object ({ ... })`, file);
+  // Everything after this walks the file recursively (classification, digest, validation): a deep one would overflow the stack.
+  if (depthOf(data) > CONFIG_MAX_DEPTH) throw new ConfigError(`${file}: nested deeper than ${CONFIG_MAX_DEPTH} levels; a configuration file is shallow`, file);
   return data;
+}
+
+/** How deeply objects and arrays nest in a parsed JSON value (counted without recursion). */
+function depthOf(value: unknown): number {
+  let max = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length) {
+    const [v, d] = stack.pop()!;
+    if (typeof v !== "object" || v === null) continue;
+    if (d > max) max = d;
+    if (max > CONFIG_MAX_DEPTH) return max;
+    for (const x of Array.isArray(v) ? v : Object.values(v)) stack.push([x, d + 1]);
+  }
+  return max;
 }
 
 function validate(data: Record<string, unknown>, file: string): Record<string, unknown> {

@@ -203,7 +203,9 @@ export function classifyProjectConfig(project: Record<string, unknown>, ctx: Omi
     const kept: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(obj)) {
       const keyPath = [...at, k];
-      const verdict = k === "__proto__" ? "untrusted" : verdictFor(keyPath, v, full);
+      let verdict = k === "__proto__" || hasInvisible(k) ? "untrusted" : verdictFor(keyPath, v, full);
+      // No setting needs a control or invisible character, and rt's messages would carry it to the terminal (a SQLite path, a model name).
+      if (verdict === "harmless" && holdsInvisible(v)) verdict = "untrusted";
       if (verdict === "harmless") define(kept, k, v);
       else if (verdict === "descend" && isPlainObject(v)) {
         const sub = walk(v, keyPath);
@@ -227,9 +229,44 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? "null";
 }
 
-/** JSON.stringify leaves DEL, C1 controls and bidirectional overrides as they are; a terminal must not act on them. */
-function escapeInvisible(text: string): string {
-  return text.replace(/[\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+/**
+ * Characters a terminal acts on or a reader cannot see: controls (C0, DEL, C1),
+ * format characters (zero-width spaces and joiners, bidirectional overrides and
+ * isolates, the BOM, soft hyphen, tag characters), line and paragraph
+ * separators, and the blank fillers that render as nothing.
+ */
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u115f\u1160\u3164\uffa0]/gu;
+
+/** Whether `text` holds a character of INVISIBLE. */
+export function hasInvisible(text: string): boolean {
+  INVISIBLE.lastIndex = 0;
+  return INVISIBLE.test(text);
+}
+
+/** `text` with every INVISIBLE character written as an escape (\u001b, \u{e0041}), so that it is seen and never acted on. */
+export function escapeInvisible(text: string): string {
+  return text.replace(INVISIBLE, (c) => {
+    const cp = c.codePointAt(0)!;
+    return cp > 0xffff ? `\\u{${cp.toString(16)}}` : `\\u${cp.toString(16).padStart(4, "0")}`;
+  });
+}
+
+/** Whether a JSON value holds a key or a string with an invisible character anywhere. */
+function holdsInvisible(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === "string") {
+      if (hasInvisible(v)) return true;
+    } else if (Array.isArray(v)) stack.push(...v);
+    else if (isPlainObject(v)) {
+      for (const [k, x] of Object.entries(v)) {
+        if (hasInvisible(k)) return true;
+        stack.push(x);
+      }
+    }
+  }
+  return false;
 }
 
 /** One key path for a person: `providers.anthropic.base_url`; an odd name is quoted (`providers["a.b"].x`) and long ones cut. */
@@ -277,7 +314,7 @@ export function settingLines(keys: UntrustedKey[]): string {
 export function shellQuotePath(p: string): string {
   if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(p)) return p;
   // A name with control characters is shown escaped: printing it raw would let a directory name drive the terminal.
-  const visible = escapeInvisible(p.replace(/[\u0000-\u001f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`));
+  const visible = escapeInvisible(p);
   return `'${visible.replace(/'/g, `'\\''`)}'`;
 }
 
