@@ -280,9 +280,45 @@ export function formatKeyPath(keyPath: string[]): string {
     .join("");
 }
 
-/** Key paths for one line: at most TRUST_NOTICE_MAX_KEYS, then "and N more". */
+/**
+ * The keys a person must see first when only some can be shown: where prompts,
+ * files and keys go, then approvals, databases, and what would run programs.
+ * Everything else (unknown keys, limits) comes after, so a file cannot push its
+ * dangerous keys behind "and N more" with a dozen harmless-looking ones.
+ */
+const SHOWN_FIRST: readonly string[][] = [
+  "model",
+  "providers.*",
+  "providers.*.base_url",
+  "providers.*.api_key_env",
+  "providers.*.api_key",
+  "providers.*.headers",
+  "providers.*.type",
+  "agent.approval",
+  "agent.protocol",
+  "databases.*",
+  "default_database",
+  "mcp_servers",
+  "hooks",
+  "tools",
+  "agents",
+].map((k) => k.split("."));
+
+/** `keys` in the order a person should read them (SHOWN_FIRST, then file order). */
+export function inShownOrder(keys: UntrustedKey[]): UntrustedKey[] {
+  const rank = (p: string[]) => {
+    const i = SHOWN_FIRST.findIndex((pattern) => matches(pattern, p));
+    return i < 0 ? SHOWN_FIRST.length : i;
+  };
+  return keys
+    .map((k, i) => ({ k, i, r: rank(k.path) }))
+    .sort((a, b) => a.r - b.r || a.i - b.i)
+    .map((x) => x.k);
+}
+
+/** Key paths for one line: at most TRUST_NOTICE_MAX_KEYS (the dangerous first), then "and N more". */
 export function formatKeyList(keys: UntrustedKey[]): string {
-  const shown = keys.slice(0, TRUST_NOTICE_MAX_KEYS).map((k) => formatKeyPath(k.path));
+  const shown = inShownOrder(keys).slice(0, TRUST_NOTICE_MAX_KEYS).map((k) => formatKeyPath(k.path));
   const more = keys.length - shown.length;
   return more > 0 ? `${shown.join(", ")} and ${more} more` : shown.join(", ");
 }
@@ -303,9 +339,51 @@ export function describeValue(keyPath: string[], value: unknown, max = 100): str
   return text.length > max ? `${text.slice(0, max - 3)}...` : text;
 }
 
-/** "  key = value" lines for the keys that wait for trust (at most TRUST_NOTICE_MAX_KEYS, then how many more). */
+/** Keys whose string value names a host even without a scheme (Ollama's `host:port`, PostgreSQL's host, Oracle's DSN). */
+const HOST_KEYS = /^(base_url|url|host|hostname|dsn|endpoint|proxy)$/i;
+
+/** The host (and port) a string names, as a DNS client sees it: look-alike letters come out as punycode (xn--...). */
+function hostOf(key: string, s: string): string | undefined {
+  const text = /^[a-z][a-z0-9+.-]*:\/\//i.test(s) ? s : HOST_KEYS.test(key) ? `http://${s}` : undefined;
+  if (text === undefined) return undefined;
+  try {
+    return new URL(text).host || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every host a value names, anywhere inside it (at most MAX_HOSTS_SHOWN, then how many more). */
+function hostsIn(keyPath: string[], value: unknown): string {
+  const hosts = new Set<string>();
+  const stack: Array<[string, unknown]> = [[keyPath[keyPath.length - 1] ?? "", value]];
+  while (stack.length) {
+    const [k, v] = stack.pop()!;
+    if (typeof v === "string") {
+      const h = hostOf(k, v);
+      if (h) hosts.add(escapeInvisible(h));
+    } else if (Array.isArray(v)) for (const x of v) stack.push([k, x]);
+    else if (isPlainObject(v)) for (const [kk, x] of Object.entries(v).reverse()) stack.push([kk, x]);
+  }
+  const all = [...hosts];
+  const shown = all.slice(0, MAX_HOSTS_SHOWN).join(", ");
+  return all.length > MAX_HOSTS_SHOWN ? `${shown} and ${all.length - MAX_HOSTS_SHOWN} more` : shown;
+}
+const MAX_HOSTS_SHOWN = 4;
+
+/**
+ * "  key = value" lines for the keys that wait for trust (at most
+ * TRUST_NOTICE_MAX_KEYS, the dangerous first, then how many more). A value is
+ * cut at 100 characters, so the hosts it names are said after it: padding or a
+ * long object cannot hide where it sends data.
+ */
 export function settingLines(keys: UntrustedKey[]): string {
-  const shown = keys.slice(0, TRUST_NOTICE_MAX_KEYS).map((k) => `  ${formatKeyPath(k.path)} = ${describeValue(k.path, k.value)}\n`);
+  const shown = inShownOrder(keys)
+    .slice(0, TRUST_NOTICE_MAX_KEYS)
+    .map((k) => {
+      const hosts = hostsIn(k.path, k.value);
+      return `  ${formatKeyPath(k.path)} = ${describeValue(k.path, k.value)}${hosts ? `  (host: ${hosts})` : ""}\n`;
+    });
   const more = keys.length - shown.length;
   return shown.join("") + (more > 0 ? `  ... and ${more} more\n` : "");
 }
