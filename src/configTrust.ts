@@ -9,7 +9,15 @@
 // agents) adds its row here; until it does, its keys are untrusted anyway.
 import fs from "node:fs";
 import path from "node:path";
-import { TRUST_NOTICE_MAX_KEYS } from "./limits.js";
+import {
+  AGENT_COMPACT_THRESHOLD,
+  AGENT_DEFAULT_MAX_TURNS,
+  AGENT_TOOL_OUTPUT_MAX_CHARS,
+  ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS,
+  DEFAULT_CONTEXT_WINDOW,
+  SQL_STATEMENT_TIMEOUT_MS,
+  TRUST_NOTICE_MAX_KEYS,
+} from "./limits.js";
 
 /** harmless: applies from an untrusted project. untrusted: only once the folder is trusted. descend: decided key by key below. */
 export type Verdict = "harmless" | "untrusted" | "descend";
@@ -56,12 +64,95 @@ function providerOfSpec(spec: string, ctx: TrustContext): string {
   return spec.slice(0, slash);
 }
 
-/** The project's `model` is harmless when it picks a model of the provider the user's own configuration uses: same host, same key. */
+/** The model part of a spec ("ollama/qwen:7b" → "qwen:7b"; a bare model is all model; a bare provider has none). */
+function modelOfSpec(spec: string, ctx: TrustContext): string {
+  const slash = spec.indexOf("/");
+  if (slash >= 0) return spec.slice(slash + 1);
+  return userKnowsProvider(spec, ctx) ? "" : spec;
+}
+
+/** The protocol a provider the user knows speaks: its `type` in the user's configuration, else by name. */
+function kindOf(provider: string, ctx: TrustContext): string {
+  const mine = userProviders(ctx)[provider];
+  if (isPlainObject(mine) && typeof mine.type === "string") return mine.type;
+  return provider === "ollama" ? "ollama" : provider;
+}
+
+/**
+ * Where the model name itself decides who receives the prompt, behind the
+ * same host and key: OpenRouter passes it to the vendor its first part names
+ * (openrouter/x-ai/..., openrouter/deepseek/...), and an Ollama tagged `cloud`
+ * (gpt-oss:120b-cloud, glm-4.6:cloud) runs on ollama.com. The destination, or
+ * undefined when the model runs where the provider is.
+ */
+function modelDestination(provider: string, model: string, ctx: TrustContext): string | undefined {
+  if (provider === "openrouter") return model.includes("/") ? `openrouter vendor ${model.slice(0, model.indexOf("/"))}` : "openrouter (vendor unnamed)";
+  if (kindOf(provider, ctx) === "ollama") {
+    const colon = model.lastIndexOf(":");
+    const tag = colon >= 0 ? model.slice(colon + 1).toLowerCase() : "";
+    if (tag === "cloud" || tag.endsWith("-cloud")) return "ollama.com";
+  }
+  return undefined;
+}
+
+/**
+ * The project's `model` is harmless when it picks a model of the provider the
+ * user's own configuration uses (same host, same key) and the name does not
+ * send the prompt on to someone else (modelDestination): the same vendor
+ * through OpenRouter, a local model of an Ollama.
+ */
 function modelVerdict(value: unknown, ctx: TrustContext): Verdict {
   if (typeof value !== "string" || value === "") return "untrusted";
-  const mine = typeof ctx.user.model === "string" && ctx.user.model !== "" ? providerOfSpec(ctx.user.model, ctx) : DEFAULT_PROVIDER;
+  const userModel = typeof ctx.user.model === "string" && ctx.user.model !== "" ? ctx.user.model : undefined;
+  if (value === userModel) return "harmless";
+  const mine = userModel ? providerOfSpec(userModel, ctx) : DEFAULT_PROVIDER;
   const theirs = providerOfSpec(value, ctx);
-  return theirs === mine && userKnowsProvider(theirs, ctx) ? "harmless" : "untrusted";
+  if (theirs !== mine || !userKnowsProvider(theirs, ctx)) return "untrusted";
+  const where = modelDestination(theirs, modelOfSpec(value, ctx), ctx);
+  if (where === undefined) return "harmless";
+  return userModel !== undefined && where === modelDestination(mine, modelOfSpec(userModel, ctx), ctx) ? "harmless" : "untrusted";
+}
+
+/** The user's own number at `keys` in their configuration, if they set one. */
+function userNumber(ctx: TrustContext, keys: string[]): number | undefined {
+  let v: unknown = ctx.user;
+  for (const k of keys) {
+    if (!isPlainObject(v) || !Object.hasOwn(v, k)) return undefined;
+    v = v[k];
+  }
+  return typeof v === "number" && Number.isFinite(v) ? v : undefined;
+}
+
+/**
+ * A limit from an untrusted project applies only when it is no looser than
+ * what applies without it: the user's own value, else rt's default (`fallback`;
+ * none: only the user's value bounds it). A project can make rt stop sooner,
+ * answer shorter or read less; it cannot make it run longer, spend more of the
+ * user's tokens or allocate more memory on the user's model server.
+ */
+function atMost(fallback: number | undefined, userPath: (keyPath: string[]) => string[]) {
+  return (value: unknown, ctx: TrustContext, keyPath: string[]): Verdict => {
+    const bound = userNumber(ctx, userPath(keyPath)) ?? fallback;
+    return typeof value === "number" && Number.isFinite(value) && bound !== undefined && value <= bound ? "harmless" : "untrusted";
+  };
+}
+
+/** Per-model context windows: each one no larger than the user's own for that model, else DEFAULT_CONTEXT_WINDOW. */
+function contextWindowsVerdict(value: unknown, ctx: TrustContext, keyPath: string[]): Verdict {
+  if (!isPlainObject(value)) return "untrusted";
+  for (const [model, n] of Object.entries(value)) {
+    const bound = userNumber(ctx, [...keyPath, model]) ?? DEFAULT_CONTEXT_WINDOW;
+    if (typeof n !== "number" || !Number.isFinite(n) || n > bound) return "untrusted";
+  }
+  return "harmless";
+}
+
+/** Ollama's `think`: turning thinking off applies; turning it on (or up) only as the user set it. */
+function thinkVerdict(value: unknown, ctx: TrustContext, keyPath: string[]): Verdict {
+  if (value === false) return "harmless";
+  const providers = userProviders(ctx);
+  const mine = isPlainObject(providers[keyPath[1]]) ? (providers[keyPath[1]] as Record<string, unknown>).think : undefined;
+  return mine !== undefined && mine === value ? "harmless" : "untrusted";
 }
 
 /** `path` (relative to root) lies inside the root, symlinks of its existing part resolved. */
@@ -103,6 +194,8 @@ function databaseVerdict(value: unknown, ctx: TrustContext, keyPath: string[]): 
   if (!isPlainObject(value) || value.type !== "sqlite" || typeof value.path !== "string" || value.path === "") return "untrusted";
   if (ENVIRONMENT_CONNECTION_NAMES.includes(name)) return "untrusted";
   if (isPlainObject(ctx.user.databases) && Object.prototype.hasOwnProperty.call(ctx.user.databases, name)) return "untrusted";
+  // A longer statement timeout is no limit: a FIFO planted as the file would hold the call that long.
+  if (value.timeout_ms !== undefined && !(typeof value.timeout_ms === "number" && value.timeout_ms <= SQL_STATEMENT_TIMEOUT_MS)) return "untrusted";
   return insideRoot(ctx.root, value.path) ? "harmless" : "untrusted";
 }
 
@@ -114,8 +207,16 @@ function defaultDatabaseVerdict(value: unknown, ctx: TrustContext): Verdict {
   return databaseVerdict(dbs[value], ctx, ["databases", value]);
 }
 
-const PROVIDER_HARMLESS = ["context_windows", "thinking_budget_tokens", "think", "max_retries", "first_part_timeout_ms", "idle_timeout_ms"];
-const AGENT_HARMLESS = ["max_turns", "tool_output_max_chars", "compact_threshold", "context_window", "temperature", "max_output_tokens", "prices"];
+const PROVIDER_HARMLESS = ["max_retries", "first_part_timeout_ms", "idle_timeout_ms"];
+const LIMIT_WHY = "a limit applies when it is no looser than yours (or rt's default): a project can make rt do less, never spend more of your tokens or memory";
+/** Agent limits and the default each is bounded by when the user set none. */
+const AGENT_LIMITS: ReadonlyArray<[string, number]> = [
+  ["max_turns", AGENT_DEFAULT_MAX_TURNS],
+  ["tool_output_max_chars", AGENT_TOOL_OUTPUT_MAX_CHARS],
+  ["compact_threshold", AGENT_COMPACT_THRESHOLD],
+  ["context_window", DEFAULT_CONTEXT_WINDOW],
+  ["max_output_tokens", ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS],
+];
 
 /** The table. Order does not matter: a key path matches the row of the same length whose segments match. */
 export const PROJECT_KEY_RULES: readonly KeyRule[] = [
@@ -131,9 +232,18 @@ export const PROJECT_KEY_RULES: readonly KeyRule[] = [
   { key: "providers.*.api_key_env", verdict: "untrusted", why: "would read any environment variable (GITHUB_TOKEN...) and send it as a key" },
   { key: "providers.*.headers", verdict: "untrusted", why: "sent with every request: can carry credentials or reroute through a proxy" },
   { key: "providers.*.type", verdict: "untrusted", why: "changes the protocol, and with it which key goes where" },
-  ...PROVIDER_HARMLESS.map((k): KeyRule => ({ key: `providers.*.${k}`, verdict: "harmless", why: "a limit or tuning of a provider you configured" })),
+  ...PROVIDER_HARMLESS.map((k): KeyRule => ({ key: `providers.*.${k}`, verdict: "harmless", why: "retries and patience of a provider you configured" })),
+  { key: "providers.*.context_windows", verdict: contextWindowsVerdict, why: `${LIMIT_WHY} (Ollama allocates the whole window up front)` },
+  {
+    key: "providers.*.thinking_budget_tokens",
+    verdict: atMost(undefined, (p) => p),
+    why: "turns Anthropic's extended thinking on (tokens you pay for): applies only up to your own budget for that provider",
+  },
+  { key: "providers.*.think", verdict: thinkVerdict, why: "false (thinking off) applies; turning thinking on or up only as you set it" },
   { key: "agent", verdict: "descend", why: "decided per setting" },
-  ...AGENT_HARMLESS.map((k): KeyRule => ({ key: `agent.${k}`, verdict: "harmless", why: "a limit, tuning or price" })),
+  ...AGENT_LIMITS.map(([k, fallback]): KeyRule => ({ key: `agent.${k}`, verdict: atMost(fallback, (p) => p), why: LIMIT_WHY })),
+  { key: "agent.temperature", verdict: "harmless", why: "sampling only" },
+  { key: "agent.prices", verdict: "untrusted", why: "the cost rt shows you: a project could make it read zero, or replace your own prices" },
   {
     key: "agent.approval",
     verdict: (v) => (v === "ask" || v === "never" ? "harmless" : "untrusted"),

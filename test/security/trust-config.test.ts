@@ -79,7 +79,10 @@ const CASES: Case[] = [
   { path: ["providers", "ollama", "headers"], value: { "x-a": "b" }, expect: "untrusted" },
   { path: ["providers", "ollama", "type"], value: "openai-compatible", expect: "untrusted" },
   { path: ["providers", "ollama", "context_windows"], value: { m: 8192 }, expect: "harmless" },
-  { path: ["providers", "anthropic", "thinking_budget_tokens"], value: 2048, expect: "harmless" },
+  { path: ["providers", "anthropic", "thinking_budget_tokens"], value: 2048, user: { providers: { anthropic: { thinking_budget_tokens: 4000 } } }, expect: "harmless" },
+  { path: ["providers", "anthropic", "thinking_budget_tokens"], value: 2048, expect: "untrusted" },
+  { path: ["providers", "ollama", "context_windows"], value: { m: 2 ** 31 - 1 }, expect: "untrusted" },
+  { path: ["providers", "ollama", "think"], value: "max", expect: "untrusted" },
   { path: ["providers", "ollama", "think"], value: false, expect: "harmless" },
   { path: ["providers", "openai", "max_retries"], value: 2, expect: "harmless" },
   { path: ["providers", "openai", "first_part_timeout_ms"], value: 1000, expect: "harmless" },
@@ -93,7 +96,9 @@ const CASES: Case[] = [
   { path: ["agent", "context_window"], value: 8192, expect: "harmless" },
   { path: ["agent", "temperature"], value: 0.1, expect: "harmless" },
   { path: ["agent", "max_output_tokens"], value: 1000, expect: "harmless" },
-  { path: ["agent", "prices"], value: { "ollama/x": { input: 1, output: 2 } }, expect: "harmless" },
+  { path: ["agent", "max_turns"], value: 100_000, expect: "untrusted" },
+  { path: ["agent", "context_window"], value: 2_000_000_000, expect: "untrusted" },
+  { path: ["agent", "prices"], value: { "ollama/x": { input: 1, output: 2 } }, expect: "untrusted" },
   { path: ["agent", "approval"], value: "ask", expect: "harmless" },
   { path: ["agent", "approval"], value: "never", expect: "harmless" },
   { path: ["agent", "approval"], value: "auto", expect: "untrusted" },
@@ -248,7 +253,7 @@ test("loadConfig from an untrusted folder: dangerous keys do not apply, harmless
       default_database: "wh",
       hooks: { start: "curl evil" },
     },
-    { providers: { anthropic: { base_url: "http://user-proxy" } } },
+    { providers: { anthropic: { base_url: "http://user-proxy", thinking_budget_tokens: 4000 } } },
   );
   // Once per process: loading again (the agent's settings, the model, a SQL call) says nothing more.
   const { value: loaded, lines } = captureNotices(() => {
