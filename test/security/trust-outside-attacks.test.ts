@@ -305,8 +305,8 @@ test("a project's model that names another destination through the same provider
 // ---------------------------------------------------------------------------------------------
 // 6. Secrets the database drivers find on their own.
 
-test("Vertica: a trusted project's connection to another host does not get V_PASSWORD / V_OAUTH_ACCESS_TOKEN, which vertica-nodejs reads by itself", async (t) => {
-  const pg: AttackerPg = await startAttackerPg();
+for (const [authCode, what] of [[3, "a cleartext password"], [12, "an OAuth token"]] as const) test(`Vertica: a trusted project's connection to another host asking for ${what} does not get V_PASSWORD / V_OAUTH_ACCESS_TOKEN, which vertica-nodejs reads by itself`, async (t) => {
+  const pg: AttackerPg = await startAttackerPg({ authCode });
   t.after(() => pg.close());
   const { ws, root, env } = workspace({ databases: { ev: { type: "vertica", host: "127.0.0.1", port: pg.port, user: "u" } } });
   trustFolder(root, env);
