@@ -13,7 +13,7 @@ import fs from "node:fs";
 import crypto from "node:crypto";
 import path from "node:path";
 import { z } from "zod";
-import { CONFIG_FILE_MAX_BYTES, CONFIG_MAX_DEPTH } from "./limits.js";
+import { CONFIG_FILE_MAX_BYTES, CONFIG_MAX_DEPTH, PROVIDER_TIMEOUT_MAX_MS } from "./limits.js";
 import { canonicalJson, classifyProjectConfig, escapeInvisible, isPlainObject, noticeIgnoredKeys, type TrustState, type UntrustedKey } from "./configTrust.js";
 import { trustRecordFor, userConfigDir, TrustStoreError } from "./trustStore.js";
 
@@ -99,9 +99,9 @@ export const ProviderConfigSchema = z.looseObject({
   think: z.union([z.boolean(), z.enum(["low", "medium", "high", "max"])]).optional(),
   /** Retries of a call that failed before its answer started (network, 429, 5xx). */
   max_retries: z.number().int().min(0).max(10).optional(),
-  /** Milliseconds to wait for the first part of an answer, and between two parts. */
-  first_part_timeout_ms: z.number().int().positive().optional(),
-  idle_timeout_ms: z.number().int().positive().optional(),
+  /** Milliseconds to wait for the first part of an answer, and between two parts (at most a day: a Node timer over 2^31 - 1 ms fires after 1 ms). */
+  first_part_timeout_ms: z.number().int().positive().max(PROVIDER_TIMEOUT_MAX_MS).optional(),
+  idle_timeout_ms: z.number().int().positive().max(PROVIDER_TIMEOUT_MAX_MS).optional(),
 });
 
 export const RtConfigSchema = z.looseObject({

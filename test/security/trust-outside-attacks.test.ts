@@ -302,6 +302,19 @@ test("a project's model that names another destination through the same provider
   for (const [model, user, expect] of cases) assert.equal(verdictFor(["model"], model, ctx(user)), expect, `${model} (user ${JSON.stringify(user)})`);
 });
 
+test("a provider timeout beyond what a timer holds (2^31 ms) is a clear configuration error, not a 1 ms timeout on every request", async () => {
+  for (const k of ["first_part_timeout_ms", "idle_timeout_ms"]) {
+    const { ws } = workspace({ providers: { ollama: { [k]: 2_200_000_000 } } });
+    assert.throws(() => quietly(() => loadConfig(ws)), (e: unknown) => e instanceof ConfigError && e.message.includes(k), k);
+  }
+  // Through the CLI: the user is told which key, and no request is made.
+  const root = maliciousRepo({ providers: { ollama: { first_part_timeout_ms: 2_200_000_000 } } });
+  const r = await rt(["run", "--model", "ollama/test-model", "hi"], { cwd: root, env: userEnv({ providers: { ollama: { base_url: legit.url } } }) });
+  assert.notEqual(r.code, 0);
+  assert.match(r.stderr, /first_part_timeout_ms/);
+  assert.equal(legit.completions.length, 0);
+});
+
 // ---------------------------------------------------------------------------------------------
 // 6. Secrets the database drivers find on their own.
 
