@@ -18,6 +18,8 @@ import { ConfigError, inspectProject, loadConfig, loadConfigDetailed } from "../
 import { resolveModel, ModelChoiceError } from "../../src/agent/providers/resolve.ts";
 import { loadAgentSettings } from "../../src/agent/settings.ts";
 import { confirmTrust } from "../../src/ui/trustPrompt.ts";
+import { trustCommand } from "../../src/faces/cli/trustCommand.ts";
+import { readTrustStore } from "../../src/trustStore.ts";
 import { projectInstructions } from "../../src/agent/prompts.ts";
 import { resolveConnection } from "../../src/db/connections.ts";
 import { runVertica } from "../../src/db/vertica.ts";
@@ -418,4 +420,30 @@ test("held: unicode look-alike, case and padded keys never match a harmless row"
   const { harmless, untrusted } = classifyProjectConfig(project, { root: "/nonexistent", user: {} });
   assert.deepEqual(harmless, {});
   assert.equal(untrusted.length, 8);
+});
+
+test("held: rt trust DIR/, DIR/sub/.., a symlink to DIR all record DIR's real path; nothing else becomes trusted", () => {
+  const { root, env } = workspace({ agent: { approval: "auto" } });
+  fs.mkdirSync(path.join(root, "sub"));
+  const link = path.join(tempTree({}, "rt-outside-alias-"), "alias");
+  fs.symlinkSync(root, link);
+  const out: string[] = [];
+  const io = { stdout: (s: string) => void out.push(s), stderr: (s: string) => void out.push(s) };
+  for (const dir of [`${root}/`, path.join(root, "sub") + "/..", link, `${link}/.`]) {
+    assert.equal(trustCommand("trust", [dir], {}, root, env, io), 0, out.join(""));
+    assert.deepEqual(Object.keys(readTrustStore(env)), [root], dir);
+  }
+  assert.equal(quietly(() => inspectProject({ root: path.join(root, "sub"), env })).trust.state, "untrusted");
+});
+
+test("held: rt reads the .rt/config.json of the workspace root only: not a parent's, not a subdirectory's (rt started there)", async () => {
+  const parent = tempTree({ ".rt/config.json": JSON.stringify({ databases: { parentdb: { type: "sqlite", path: "p.db" } } }) }, "rt-outside-parent-");
+  const root = path.join(parent, "repo");
+  fs.mkdirSync(path.join(root, ".git"), { recursive: true });
+  fs.mkdirSync(path.join(root, "sub", ".rt"), { recursive: true });
+  fs.writeFileSync(path.join(root, "sub", ".rt", "config.json"), JSON.stringify({ databases: { subdb: { type: "sqlite", path: "s.db" } } }));
+  const r = await rt(["sql-tables"], { cwd: path.join(root, "sub"), env: userEnv({}) });
+  assert.notEqual(r.code, 0);
+  assert.match(r.stderr, /no database connection is configured/);
+  assert.ok(!/parentdb|subdb/.test(r.stderr), r.stderr);
 });
