@@ -531,11 +531,15 @@ export function setTrustNoticeSink(fn: NoticeSink | undefined): void {
   sink = fn ?? defaultSink;
 }
 
+/** Writes `line` to the notice sink once per process for each `id`. */
+export function noticeOnce(id: string, line: string): void {
+  if (noticed.has(id)) return;
+  noticed.add(id);
+  sink(escapeInvisible(line.replace(/\n$/, "")) + "\n");
+}
+
 /** Says once per process (per folder and file content) which project keys were ignored. */
 export function noticeIgnoredKeys(report: { root: string; state: TrustState; ignored: UntrustedKey[]; digest: string; storeProblem?: string }): void {
   if (report.ignored.length === 0) return;
-  const id = `${report.root}\0${report.state}\0${report.digest}`;
-  if (noticed.has(id)) return;
-  noticed.add(id);
-  sink(ignoredNotice(report));
+  noticeOnce(`${report.root}\0${report.state}\0${report.digest}`, ignoredNotice(report));
 }

@@ -378,13 +378,17 @@ test("held: the file changes between the question and the answer: trust covers w
   assert.equal((loaded.config as any).agent?.approval, undefined);
 });
 
-test("held: a trusted folder whose .rt/config.json later becomes a symlink (to an identical file) is refused, not followed", () => {
+test("held: a trusted folder whose .rt/config.json later becomes a symlink (to an identical file) is not followed: nothing of it applies", async () => {
   const { ws, root, env } = workspace({ agent: { approval: "auto" } });
   trustFolder(root, env);
   const elsewhere = tempTree({ "config.json": JSON.stringify({ agent: { approval: "auto" } }) }, "rt-outside-elsewhere-");
   fs.rmSync(path.join(root, ".rt", "config.json"));
   fs.symlinkSync(path.join(elsewhere, "config.json"), path.join(root, ".rt", "config.json"));
-  assert.throws(() => quietly(() => loadConfig(ws)), (e: unknown) => e instanceof ConfigError && /symbolic link/.test(e.message));
+  assert.equal((quietly(() => loadConfig(ws)) as any).agent, undefined);
+  // rt trust does not trust through it either.
+  const t = await rt(["trust"], { cwd: root, env: env as Record<string, string> });
+  assert.equal(t.code, 1);
+  assert.match(t.stderr, /^rt trust: not trusted: .*config\.json is a symbolic link/);
 });
 
 test("held: rt trust LINK records the real folder and says so; the link's later target is not trusted", async () => {
