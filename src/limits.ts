@@ -180,5 +180,12 @@ export const AGENT_COMPACT_MIN_GAIN_FRACTION = 0.05;
 
 /** Configuration: a `config.json` (the user's or a project's) or `trusted.json` larger than this is refused, not read. */
 export const CONFIG_FILE_MAX_BYTES = 1024 * 1024;
+/**
+ * Configuration: the longest provider timeout accepted (a day). A Node timer holds at most
+ * 2^31 - 1 ms (24.8 days) and runs a longer one after 1 ms, which made every request time out.
+ */
+export const PROVIDER_TIMEOUT_MAX_MS = 24 * 60 * 60 * 1000;
+/** Configuration: objects and arrays nested deeper than this are refused (a real file nests 4 or 5 levels; rt walks it recursively). */
+export const CONFIG_MAX_DEPTH = 32;
 /** Trust: the stderr line naming a project's ignored keys names at most this many (then "and N more"). */
 export const TRUST_NOTICE_MAX_KEYS = 12;
