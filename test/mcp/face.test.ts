@@ -71,7 +71,7 @@ test("stdio: a grep matching a 12 MB one-line source map sends a small result, a
 test("HTTP: the same repository, the same caps", async () => {
   const server = await startHttp(root);
   try {
-    const { client } = await connectHttp(server.url);
+    const { client } = await connectHttp(server.url, { token: server.token });
     try {
       await sourceMapChecks(client);
     } finally {
@@ -253,7 +253,7 @@ test("HTTP: a batch is refused on versions without batches, accepted on 2025-03-
   const server = await startHttp(root);
   try {
     const post = async (body: unknown, headers: Record<string, string> = {}) => {
-      const res = await fetch(server.url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers }, body: JSON.stringify(body) });
+      const res = await fetch(server.url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...server.auth, ...headers }, body: JSON.stringify(body) });
       return { status: res.status, headers: res.headers, text: await res.text() };
     };
     for (const version of ["2025-06-18", "2025-03-26"]) {

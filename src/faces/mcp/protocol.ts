@@ -52,23 +52,27 @@ export function guardHttpBatches(transport: Transport): void {
   const handle = transport.handleRequest.bind(transport);
   transport.handleRequest = async (req: IncomingMessage, res: ServerResponse, parsedBody?: unknown) => {
     const type = String(req.headers["content-type"] ?? "");
-    if (req.method !== "POST" || parsedBody !== undefined || !/^application\/json\b/i.test(type)) return handle(req, res, parsedBody);
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of req as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > MCP_MAX_MESSAGE_BYTES) {
-        jsonError(res, 413, -32000, `Payload Too Large: Request body must not exceed ${MCP_MAX_MESSAGE_BYTES} bytes`);
+    if (req.method !== "POST" || !/^application\/json\b/i.test(type)) return handle(req, res, parsedBody);
+    // httpServer.ts parses the body itself (to see cancellations); read it here
+    // only when it comes unparsed.
+    let body = parsedBody;
+    if (body === undefined) {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      for await (const chunk of req as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        if (size > MCP_MAX_MESSAGE_BYTES) {
+          jsonError(res, 413, -32000, `Payload Too Large: Request body must not exceed ${MCP_MAX_MESSAGE_BYTES} bytes`);
+          return;
+        }
+        chunks.push(chunk);
+      }
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+      } catch {
+        jsonError(res, 400, ErrorCode.ParseError, "Parse error: Invalid JSON");
         return;
       }
-      chunks.push(chunk);
-    }
-    let body: unknown;
-    try {
-      body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-    } catch {
-      jsonError(res, 400, ErrorCode.ParseError, "Parse error: Invalid JSON");
-      return;
     }
     if (Array.isArray(body)) {
       const header = req.headers["mcp-protocol-version"];
