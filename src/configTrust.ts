@@ -18,6 +18,7 @@ import {
   SQL_STATEMENT_TIMEOUT_MS,
   TRUST_NOTICE_MAX_KEYS,
 } from "./limits.js";
+import { shellQuote } from "./text.js";
 
 /** harmless: applies from an untrusted project. untrusted: only once the folder is trusted. descend: decided key by key below. */
 export type Verdict = "harmless" | "untrusted" | "descend";
@@ -500,10 +501,8 @@ export function settingLines(keys: UntrustedKey[]): string {
 
 /** Quotes a path for the shell when it needs it (the command printed must work when pasted). */
 export function shellQuotePath(p: string): string {
-  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(p)) return p;
   // A name with control characters is shown escaped: printing it raw would let a directory name drive the terminal.
-  const visible = escapeInvisible(p);
-  return `'${visible.replace(/'/g, `'\\''`)}'`;
+  return shellQuote(escapeInvisible(p));
 }
 
 export type TrustState = "trusted" | "untrusted" | "changed";

@@ -63,13 +63,8 @@ export function fail(error: string, metadata: Record<string, unknown> = {}): Too
   return { success: false, output: "", error, error_type: "tool", ...metadata };
 }
 
-/** An error a handler throws on purpose; the policy turns it into a failed ToolResult. */
-export class ToolError extends Error {
-  constructor(message: string, readonly metadata: Record<string, unknown> = {}) {
-    super(message);
-    this.name = "ToolError";
-  }
-}
+// ToolError lives at the bottom layer (workspace, shell and db throw it too); tools import it from here.
+export { ToolError } from "../errors.js";
 
 /** A tool as its module writes it: the schema is made on first use. */
 export interface ToolSpec<S extends z.ZodType> extends Omit<Tool<S>, "schema"> {

@@ -9,11 +9,8 @@ import type { AgentEvent } from "../agent/events.js";
 import { setupAgent, SetupError, type Flags } from "./agentSetup.js";
 import { describeEvent, ansi, plain } from "./render.js";
 import { LineReader, askApproval } from "./lineReader.js";
+import type { Io } from "./io.js";
 
-export interface Io {
-  stdout: (s: string) => void;
-  stderr: (s: string) => void;
-}
 
 export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
 type OutputFormat = (typeof OUTPUT_FORMATS)[number];

@@ -5,7 +5,7 @@ import path from "node:path";
 import type { Workspace } from "../workspace/workspace.js";
 import { listSessions, readSessionRecords, sessionFile, SessionError, type SessionSummary } from "../agent/session.js";
 import { sessionMarkdown } from "../agent/exportMarkdown.js";
-import type { Io } from "./run.js";
+import type { Io } from "./io.js";
 import { ConfinedFs } from "../workspace/confinedFs.js";
 import { isWithin, toRel } from "../workspace/paths.js";
 

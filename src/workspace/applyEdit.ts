@@ -8,7 +8,7 @@ import fs from "node:fs";
 import { regionDiff } from "../edit/regionDiff.js";
 import type { Workspace } from "./workspace.js";
 import { hashBytes } from "./fingerprint.js";
-import { ToolError } from "../tools/types.js";
+import { ToolError } from "../errors.js";
 import { parseFile, serialize, normalizedText, type FileModel } from "../edit/fileModel.js";
 import { binaryKind, formatSize } from "./binary.js";
 import { withFileLock } from "./fileLock.js";

@@ -13,7 +13,7 @@
 import type { StateStore } from "./state.js";
 import { StateStore as Store } from "./state.js";
 import { sha256Hex } from "./stateKey.js";
-import { ToolError } from "../tools/types.js";
+import { ToolError } from "../errors.js";
 import { EDIT_MAX_BYTES } from "../limits.js";
 
 export const JOURNAL_KEEP = 50;

@@ -7,6 +7,7 @@
 // from a per-file counter that only grows, so an ID is never reused in a file.
 import { diffArrays } from "diff";
 import { StateStore } from "./state.js";
+import { LINE_ID_PATTERN } from "../edit/lineRefs.js";
 
 interface IdRecord {
   version: 1;
@@ -74,7 +75,8 @@ export function idFromCounter(counter: number): string {
   throw new Error("unreachable");
 }
 
-export const LINE_ID_PATTERN = /^[a-z][0-9a-z]{3,5}$/;
+// The form of an ID is defined with the line references that carry it (edit/lineRefs.ts).
+export { LINE_ID_PATTERN } from "../edit/lineRefs.js";
 
 /** cyrb53: a fast 53-bit string hash; collisions only matter inside one diff window. */
 export function hashLine(s: string): number {

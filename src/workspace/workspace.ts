@@ -2,7 +2,7 @@
 // the state directory, text access for large files, and line IDs.
 import fs from "node:fs";
 import path from "node:path";
-import { ToolError } from "../tools/types.js";
+import { ToolError } from "../errors.js";
 import { resolveInside, type ResolvedPath } from "./paths.js";
 import { StateStore, stateEnabledFromEnv } from "./state.js";
 import type { ConfinedFs } from "./confinedFs.js";

@@ -22,7 +22,8 @@ import {
   type Verdict,
 } from "../../src/configTrust.ts";
 import { ConfigError, inspectProject, loadConfig, loadConfigDetailed } from "../../src/config.ts";
-import { readTrustStore, recordTrust, revokeTrust, trustStorePath, TrustStoreError, userConfigDir } from "../../src/trustStore.ts";
+import { readTrustStore, trustStorePath, TrustStoreError, userConfigDir } from "../../src/trustStore.ts";
+import { recordTrust, revokeTrust } from "../../src/workspace/trustRecords.ts";
 import { BUILTIN_PROVIDERS } from "../../src/agent/providers/resolve.ts";
 import { loadAgentSettings } from "../../src/agent/settings.ts";
 

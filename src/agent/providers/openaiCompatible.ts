@@ -15,7 +15,7 @@
 import { PROVIDER_PROBE_TIMEOUT_MS } from "../../limits.js";
 import { contextWindowFor } from "./contextWindow.js";
 import { listModelsError, missingPackage } from "./errors.js";
-import { ollamaModels } from "./ollama.js";
+import { ollamaModels } from "./ollamaModels.js";
 import { withoutEnv, type ProviderOptions } from "./options.js";
 import { OpenAIChunkAssembler, toOpenAIMessages, toOpenAITools, wholeCompletionChunk, type OpenAIChunk } from "./openaiMessages.js";
 import { DEFAULT_RETRY, DEFAULT_TIMEOUTS, streamTurn } from "./retry.js";

@@ -2,6 +2,7 @@
 // Synopses and help text live here too, so `rt --help` lists exactly what exists.
 
 import { BASH_DEFAULT_TIMEOUT_S, BASH_MAX_TIMEOUT_S, GREP_MAX_CONTEXT, SQL_DEFAULT_ROWS, SQL_MAX_ROWS } from "../../limits.js";
+import { shellQuote } from "../../text.js";
 
 export type OptionType = "string" | "boolean";
 
@@ -46,11 +47,6 @@ export interface CommandSpec {
 }
 
 export class UsageError extends Error {}
-
-/** Quotes a word for bash when it needs it. */
-function shellQuote(w: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`;
-}
 
 /** Refuses a command line with fewer positionals than `names`, naming the ones missing. */
 function need(pos: string[], names: string[]): void {

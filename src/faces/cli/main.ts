@@ -7,21 +7,10 @@ import { COMMANDS, GLOBAL_OPTIONS, UsageError, type CommandSpec, type OptionSpec
 import type { Workspace } from "../../workspace/workspace.js";
 import type { ToolProgress, ToolResult } from "../../tools/types.js";
 import type { ArgumentIssue } from "../../tools/policy.js";
+import type { Io } from "../../ui/io.js";
 
 const VERSION = "0.1.0";
 
-export interface Io {
-  stdout: (s: string) => void;
-  stderr: (s: string) => void;
-  /** Bytes as they come (rt bash on a terminal); default: decoded and passed to stdout/stderr. */
-  write?: (stream: "stdout" | "stderr", data: Buffer) => void;
-  /** Which streams are terminals: colour, progress lines, streamed output (default: neither). */
-  tty?: { stdout: boolean; stderr: boolean };
-  /** Default: process.env (NO_COLOR, TERM). */
-  env?: NodeJS.ProcessEnv;
-  /** Default: process.cwd(). */
-  cwd?: string;
-}
 
 function optionLine(name: string, o: OptionSpec): string {
   const flag = `${o.short ? `-${o.short}, ` : "    "}--${name}${o.type === "string" ? " VALUE" : ""}`;

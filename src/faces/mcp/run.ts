@@ -4,7 +4,7 @@
 // Standard output belongs to the protocol in stdio mode: everything rt has to
 // say goes to standard error.
 import type { Workspace } from "../../workspace/workspace.js";
-import type { Io } from "../cli/main.js";
+import type { Io } from "../../ui/io.js";
 import { MCP_HTTP_MAX_SESSIONS, MCP_HTTP_SESSION_IDLE_MS, MCP_MAX_MESSAGE_BYTES } from "../../limits.js";
 import { newToken, removeTokenFile, writeTokenFile } from "./auth.js";
 import { createMcpServer } from "./server.js";
