@@ -189,3 +189,5 @@ export const PROVIDER_TIMEOUT_MAX_MS = 24 * 60 * 60 * 1000;
 export const CONFIG_MAX_DEPTH = 32;
 /** Trust: the stderr line naming a project's ignored keys names at most this many (then "and N more"). */
 export const TRUST_NOTICE_MAX_KEYS = 12;
+/** Undo: rt keeps the newest this many edits of each file in its journal (repeated undos walk back through them). */
+export const JOURNAL_KEEP = 50;

@@ -14,9 +14,7 @@ import type { StateStore } from "./state.js";
 import { StateStore as Store } from "./state.js";
 import { sha256Hex } from "./stateKey.js";
 import { ToolError } from "../errors.js";
-import { EDIT_MAX_BYTES } from "../limits.js";
-
-export const JOURNAL_KEEP = 50;
+import { EDIT_MAX_BYTES, JOURNAL_KEEP } from "../limits.js";
 
 export interface Entry {
   seq: number;

@@ -188,6 +188,79 @@ async function openWorkspace(values: Parsed["values"]): Promise<Workspace> {
   });
 }
 
+/** What a command that is not a tool call gets: its parsed command line and the workspace. */
+export interface CommandInvocation {
+  spec: CommandSpec;
+  workspace: Workspace;
+  positionals: string[];
+  values: Parsed["values"];
+  io: Io;
+  readStdin: () => Promise<string | null>;
+}
+
+type CommandRun = (c: CommandInvocation) => Promise<number> | number;
+
+/** A usage error for a command that takes no positional arguments, or undefined. */
+function noPositionals(c: CommandInvocation): number | undefined {
+  if (c.positionals.length === 0) return undefined;
+  c.io.stderr(`rt ${c.spec.name}: unexpected argument "${c.positionals[0]}"\nUsage: ${c.spec.synopsis}\n`);
+  return 2;
+}
+
+/**
+ * The commands that are not one tool call, each loaded only when used; every
+ * other command turns its line into a tool call (commands.ts, runToolCommand).
+ */
+const COMMAND_RUNS: Record<string, () => Promise<CommandRun>> = {
+  call: async () => {
+    const { runCall } = await import("../json/call.js");
+    return (c) => runCall(c.workspace, c.positionals, c.values, c.io, c.readStdin);
+  },
+  tools: async () => {
+    const { listTools } = await import("./toolsList.js");
+    return (c) => (c.io.stdout(listTools(c.values.json === true)), 0);
+  },
+  mcp: async () => {
+    const { runMcp } = await import("../mcp/run.js");
+    return (c) => noPositionals(c) ?? runMcp(c.workspace, c.values, c.io, VERSION);
+  },
+  trust: async () => {
+    const { trustCommand } = await import("./trustCommand.js");
+    return (c) => trustCommand("trust", c.positionals, c.values, c.workspace.root, c.workspace.env, c.io);
+  },
+  untrust: async () => {
+    const { trustCommand } = await import("./trustCommand.js");
+    return (c) => trustCommand("untrust", c.positionals, c.values, c.workspace.root, c.workspace.env, c.io);
+  },
+  run: async () => {
+    const { runCommand } = await import("../../ui/run.js");
+    return async (c) => (await askTrustFirst(c)) ?? runCommand(c.workspace, c.positionals, c.values, c.io, c.readStdin);
+  },
+  chat: async () => {
+    const { chatCommand } = await import("../../ui/chat.js");
+    return async (c) => noPositionals(c) ?? (await askTrustFirst(c)) ?? chatCommand(c.workspace, c.values, c.io);
+  },
+  sessions: async () => {
+    const { sessionsCommand } = await import("./sessionsCommand.js");
+    return (c) => noPositionals(c) ?? sessionsCommand(c.workspace, c.values, c.io);
+  },
+  export: async () => {
+    const { exportCommand } = await import("./sessionsCommand.js");
+    return (c) => exportCommand(c.workspace, c.positionals, c.values, c.io);
+  },
+};
+
+/**
+ * The agent commands, on a terminal: a folder whose .rt/config.json holds
+ * settings that need trust is asked about first, before anything reads that
+ * configuration or talks to a server. 130 when the user interrupted the question.
+ */
+async function askTrustFirst(c: CommandInvocation): Promise<number | undefined> {
+  const { terminalAvailable, terminalQuestionIo, confirmTrust } = await import("../../ui/trustPrompt.js");
+  if (terminalAvailable() && (await confirmTrust(c.workspace, terminalQuestionIo())) === "interrupted") return 130;
+  return undefined;
+}
+
 export async function main(argv: string[], io: Io, readStdin: () => Promise<string | null>): Promise<number> {
   const { globals, command, rest } = splitCommand(argv);
   if (globals.includes("--version") || globals.includes("-V")) {
@@ -233,50 +306,8 @@ export async function main(argv: string[], io: Io, readStdin: () => Promise<stri
     io.stderr(`rt: ${(e as Error).message}\n`);
     return 2;
   }
-  if (spec.name === "call") {
-    const { runCall } = await import("../json/call.js");
-    return runCall(workspace, parsed.positionals, parsed.values, io, readStdin);
-  }
-  if (spec.name === "tools") {
-    const { listTools } = await import("./toolsList.js");
-    io.stdout(listTools(parsed.values.json === true));
-    return 0;
-  }
-  if (spec.name === "mcp") {
-    if (parsed.positionals.length) {
-      io.stderr(`rt mcp: unexpected argument "${parsed.positionals[0]}"\nUsage: ${spec.synopsis}\n`);
-      return 2;
-    }
-    const { runMcp } = await import("../mcp/run.js");
-    return runMcp(workspace, parsed.values, io, VERSION);
-  }
-  if (spec.name === "trust" || spec.name === "untrust") {
-    const { trustCommand } = await import("./trustCommand.js");
-    return trustCommand(spec.name, parsed.positionals, parsed.values, workspace.root, workspace.env, io);
-  }
-  // The agent faces (src/ui/), loaded only when used. On a terminal, a folder whose
-  // .rt/config.json holds settings that need trust is asked about first, before
-  // anything reads that configuration or talks to a server.
-  if (spec.name === "run" || (spec.name === "chat" && parsed.positionals.length === 0)) {
-    const { terminalAvailable, terminalQuestionIo, confirmTrust } = await import("../../ui/trustPrompt.js");
-    if (terminalAvailable() && (await confirmTrust(workspace, terminalQuestionIo())) === "interrupted") return 130;
-  }
-  if (spec.name === "run") {
-    const { runCommand } = await import("../../ui/run.js");
-    return runCommand(workspace, parsed.positionals, parsed.values, io, readStdin);
-  }
-  if (spec.name === "chat" || spec.name === "sessions" || spec.name === "export") {
-    if (spec.name !== "export" && parsed.positionals.length) {
-      io.stderr(`rt ${spec.name}: unexpected argument "${parsed.positionals[0]}"\nUsage: ${spec.synopsis}\n`);
-      return 2;
-    }
-    if (spec.name === "chat") {
-      const { chatCommand } = await import("../../ui/chat.js");
-      return chatCommand(workspace, parsed.values, io);
-    }
-    const { sessionsCommand, exportCommand } = await import("../../ui/sessionsCommand.js");
-    return spec.name === "sessions" ? sessionsCommand(workspace, parsed.values, io) : exportCommand(workspace, parsed.positionals, parsed.values, io);
-  }
+  const run = COMMAND_RUNS[spec.name];
+  if (run) return (await run())({ spec, workspace, positionals: parsed.positionals, values: parsed.values, io, readStdin });
   return runToolCommand(spec, workspace, parsed, io, readStdin);
 }
 
