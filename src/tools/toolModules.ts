@@ -11,6 +11,7 @@ import * as open from "./open.js";
 import * as scroll from "./scroll.js";
 import * as find from "./find.js";
 import * as grep from "./grep.js";
+import * as grepFile from "./grepFile.js";
 import * as ls from "./ls.js";
 import * as bash from "./bash.js";
 import * as bashOutput from "./bashOutput.js";
@@ -33,6 +34,7 @@ export const toolModules = {
   scroll: () => scroll,
   find: () => find,
   grep: () => grep,
+  grepFile: () => grepFile,
   ls: () => ls,
   bash: () => bash,
   bashOutput: () => bashOutput,

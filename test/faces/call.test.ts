@@ -66,7 +66,7 @@ test("schema violations: exit 2, the message names each offending field and show
 test("usage errors: unknown tool, bad JSON, non-object arguments, wrong number of tool names (exit 2)", async () => {
   const root = tempTree();
   const cases: Array<[string[], string | undefined, RegExp]> = [
-    [["call", "frobnicate", "--args", "{}"], undefined, /^unknown tool "frobnicate"; available tools: (?=.*\bread\b)(?=.*\bopen\b)(?=.*\bscroll\b)(?=.*\bfind\b)(?=.*\bgrep\b)(?=.*\bgrep-file\b)(?=.*\bls\b)/],
+    [["call", "frobnicate", "--args", "{}"], undefined, /^unknown tool "frobnicate"; available tools: (?=.*\bread\b)(?=.*\bopen\b)(?=.*\bscroll\b)(?=.*\bfind\b)(?=.*\bgrep\b)(?=.*\bgrep_file\b)(?=.*\bls\b)/],
     [["call", "read", "--args", "{path:"], undefined, /^arguments are not valid JSON: /],
     [["call", "read"], "not json", /^arguments are not valid JSON: /],
     [["call", "read", "--args", "[1,2]"], undefined, /^arguments must be a JSON object/],

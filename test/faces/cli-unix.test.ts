@@ -270,7 +270,7 @@ test("descriptions speak to the reader: no seed numbers in help texts or in the 
   const help = await rt(["--help"], { cwd: root });
   assert.doesNotMatch(help.stdout, /seed \d/i);
   for (const c of COMMANDS) assert.doesNotMatch((await rt([c.name, "--help"], { cwd: root })).stdout, /seed \d/i, c.name);
-  const mine = ["read", "open", "scroll", "find", "grep", "grep-file", "ls", "bash", "bash_output", "kill_shell", "sql_query", "sql_tables", "sql_describe", "write_output"];
+  const mine = ["read", "open", "scroll", "find", "grep", "grep_file", "ls", "bash", "bash_output", "kill_shell", "sql_query", "sql_tables", "sql_describe", "write_output"];
   const list = JSON.parse((await rt(["tools", "--json"], { cwd: root })).stdout) as Array<{ name: string; description: string; inputSchema: unknown }>;
   for (const name of mine) {
     const t = list.find((x) => x.name === name)!;

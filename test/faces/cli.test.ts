@@ -131,7 +131,7 @@ test("rt --version, an unknown profile, rt tools", async () => {
   const j = await rt(["tools", "--json"], { cwd: root });
   const list = JSON.parse(j.stdout) as Array<{ name: string; aliases: string[]; readOnly: boolean; inputSchema: { type: string } }>;
   const names = list.map((x) => x.name);
-  for (const n of ["read", "open", "scroll", "find", "grep", "grep-file", "ls"]) assert.ok(names.includes(n), n);
+  for (const n of ["read", "open", "scroll", "find", "grep", "grep_file", "ls"]) assert.ok(names.includes(n), n);
   for (const x of list) assert.equal(x.inputSchema.type, "object");
 });
 

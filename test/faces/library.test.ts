@@ -32,14 +32,14 @@ test("failures are results, never exceptions", async () => {
 });
 
 test("the registry: names, seed 000 aliases, read-only flags, descriptions, JSON schemas", () => {
-  for (const n of ["read", "open", "scroll", "find", "grep", "grep-file", "ls"]) assert.ok(toolNames().includes(n), n);
+  for (const n of ["read", "open", "scroll", "find", "grep", "grep_file", "ls"]) assert.ok(toolNames().includes(n), n);
   const aliases: Record<string, string> = {
     open_file_chunk: "open",
     scroll_file: "scroll",
     find_file: "find",
     glob: "find",
     search_dir: "grep",
-    search_file: "grep-file",
+    search_file: "grep_file",
     read_file: "read",
     list_dir: "ls",
   };
@@ -57,7 +57,7 @@ test("the registry: names, seed 000 aliases, read-only flags, descriptions, JSON
     assert.equal(schema.additionalProperties, false, t.name);
     assert.equal(schema.$schema, undefined);
   }
-  for (const n of ["read", "open", "scroll", "find", "grep", "grep-file", "ls"]) assert.equal(findTool(n)!.readOnly, true, n);
+  for (const n of ["read", "open", "scroll", "find", "grep", "grep_file", "ls"]) assert.equal(findTool(n)!.readOnly, true, n);
   assert.equal(findTool("nope"), undefined);
 });
 

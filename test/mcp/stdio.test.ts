@@ -63,7 +63,7 @@ test("tools/list with --seed-names: seed 000's names too, backed by the same too
       scroll_file: "scroll",
       find_file: "find",
       search_dir: "grep",
-      search_file: "grep-file",
+      search_file: "grep_file",
       edit_range: "edit_range",
       insert_at: "insert_at",
     };

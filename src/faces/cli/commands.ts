@@ -212,7 +212,7 @@ export const COMMANDS: CommandSpec[] = [
     toCall(pos, opts, where) {
       need(pos, ["PATTERN", "PATH"]);
       noExtra(pos, 2);
-      return { tool: "grep-file", args: { pattern: pos[0], path: where.path(pos[1]), ...pick(opts, grepMap) } };
+      return { tool: "grep_file", args: { pattern: pos[0], path: where.path(pos[1]), ...pick(opts, grepMap) } };
     },
   },
   {

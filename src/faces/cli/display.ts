@@ -155,11 +155,11 @@ export function displayOutput(tool: string, args: Record<string, unknown>, resul
         })
         .join("\n");
     case "grep":
-    case "grep-file": {
+    case "grep_file": {
       // grep given a file prints its lines without the file's name, as grep-file does.
       const matches = (result.matches as Array<{ file: string }> | undefined) ?? [];
       const target = typeof args.path === "string" ? args.path : undefined;
-      const single = tool === "grep-file" || (target !== undefined && matches.length > 0 && matches.every((m) => m.file === target) && !out.startsWith(`${target}:`) && !out.startsWith(`${target}-`));
+      const single = tool === "grep_file" || (target !== undefined && matches.length > 0 && matches.every((m) => m.file === target) && !out.startsWith(`${target}:`) && !out.startsWith(`${target}-`));
       if (Array.isArray(result.files)) {
         const set = new Set(result.files as string[]);
         return out

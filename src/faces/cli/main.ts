@@ -416,7 +416,7 @@ async function runToolCommand(spec: CommandSpec, workspace: Workspace, parsed: P
     progress?.stop();
   }
   const color = wantsColor(io.tty?.stdout === true, env);
-  const rg = color && (call.tool === "grep" || call.tool === "grep-file") ? (await import("../../tools/ripgrep.js")).rgPath() : undefined;
+  const rg = color && (call.tool === "grep" || call.tool === "grep_file") ? (await import("../../tools/ripgrep.js")).rgPath() : undefined;
   const screen = { palette: color ? COLOR : PLAIN, show: where.show, ...(rg ? { highlight: rg } : {}) };
   const { displayOutput, displayError } = await import("./display.js");
 
@@ -442,12 +442,12 @@ async function runToolCommand(spec: CommandSpec, workspace: Workspace, parsed: P
     return 1;
   }
   // Like grep and rg: nothing matched is exit 1, with the reason on standard error (standard output stays empty).
-  if ((call.tool === "grep" || call.tool === "grep-file") && result.count === 0) {
+  if ((call.tool === "grep" || call.tool === "grep_file") && result.count === 0) {
     io.stderr(`rt ${spec.name}: ${displayError(call.args, { ...result, error: result.output }, screen)}\n`);
     return 1;
   }
   let text = displayOutput(call.tool, call.args, result, screen);
-  if (call.tool === "grep" || call.tool === "grep-file") {
+  if (call.tool === "grep" || call.tool === "grep_file") {
     // The note on binary files left out is for the person, not for a pipeline reading the matches.
     const lines = text.split("\n");
     const notes = lines.filter((l) => BINARY_NOTE.test(l));

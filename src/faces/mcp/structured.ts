@@ -56,7 +56,7 @@ const SQL_SCHEMA: JsonSchema = {
 /** Canonical tool name → its output schema. */
 export const OUTPUT_SCHEMAS: Readonly<Record<string, JsonSchema>> = {
   grep: GREP_SCHEMA,
-  "grep-file": GREP_SCHEMA,
+  grep_file: GREP_SCHEMA,
   read: READ_SCHEMA,
   sql_query: SQL_SCHEMA,
 };
@@ -90,7 +90,7 @@ export function structuredContent(tool: string, r: ToolResult): Record<string, u
   const budget = MCP_STRUCTURED_MAX_BYTES;
   switch (tool) {
     case "grep":
-    case "grep-file": {
+    case "grep_file": {
       const out: Record<string, unknown> = { count: typeof r.count === "number" ? r.count : 0, truncated: r.truncated === true };
       if (Array.isArray(r.matches)) {
         const all = (r.matches as Array<{ file: string; line: number; content: string; line_id?: string }>).map((m) => ({

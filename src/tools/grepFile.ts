@@ -1,0 +1,30 @@
+import fs from "node:fs";
+import { z } from "zod";
+import { defineTool } from "./types.js";
+import { aliasNote, withArgAliases } from "./argAliases.js";
+import { GREP_DEFAULT_CAP } from "../limits.js";
+import { GREP_FILE_ALIASES, grepOptions, refuseBinary, search } from "./shared/grepSearch.js";
+
+export const grepFileTool = defineTool({
+  name: "grep_file",
+  aliases: ["grep-file", "search_file"],
+  description: `Search one file of any size (ripgrep regex): "line: text" per match, at most ${GREP_DEFAULT_CAP}.`,
+  schema: () =>
+    withArgAliases(
+      GREP_FILE_ALIASES,
+      z
+        .object({
+          ...grepOptions(GREP_FILE_ALIASES),
+          path: z.string().describe(`File to search${aliasNote(GREP_FILE_ALIASES, "path")}`),
+        })
+        .strict(),
+    ),
+  readOnly: true,
+  idempotent: true,
+  async handler(args, { workspace, signal, onProgress }) {
+    const r = workspace.resolve(args.path);
+    if (r.exists && fs.statSync(r.abs).isFile()) refuseBinary(r.rel, r.abs);
+    const file = workspace.resolveTextFile(args.path);
+    return search(workspace, file.rel, args, true, signal, onProgress);
+  },
+});
