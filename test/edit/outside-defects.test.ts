@@ -112,3 +112,36 @@ test("C: a copy missing a blank line is not matched by a window its lines do not
   if (r.success) assert.equal(after, src.replace("    #endif\n#endif", "    #endif // AVX512\n#endif"));
   else assert.equal(after, src);
 });
+
+// ------------------------------------------------------------------ D. placeholders in forms the list did not know
+
+test("D: placeholders models write in other words (snip, etc., truncated, stays the same, a midline ellipsis) are refused where they stand for deleted code", async () => {
+  const src = "class A {\n  a() {\n    return 1;\n  }\n  b() {\n    return 2;\n  }\n  c() {\n    return 3;\n  }\n}\n";
+  const old = "  a() {\n    return 1;\n  }\n  b() {\n    return 2;\n  }\n  c() {\n    return 3;\n  }";
+  for (const marker of ["/* snip */", "// snip", "// etc.", "// truncated", "// b() and c() stay the same", "// ⋯", "// ···", "// and so on", "// (as is)"]) {
+    const { r, after } = await apply("m.js", src, "edit", { old_string: old, new_string: `  a() {\n    return 10;\n  }\n  ${marker}` });
+    assert.equal(r.success, false, `${marker}: ${r.output}`);
+    assert.equal(r.reason, "elision", marker);
+    assert.equal(after, src, marker);
+  }
+  // A comment that says what the code does is not a placeholder.
+  const { r } = await apply("m.js", src, "edit", { old_string: old, new_string: "  a() {\n    return 10;\n  }\n  // b() and c() were removed: callers use a()" });
+  assert.ok(r.success, r.error);
+});
+
+// ------------------------------------------------------------------ E. spacing inside a string literal on a line the caller changed
+
+test("E: a string literal's inner spacing that the copy collapsed is kept on a line the caller changed elsewhere (the string's content is not the caller's change)", async () => {
+  const src = 'def f():\n    msg = "Hello,  world"\n    return msg\n';
+  const { r, after } = await apply("m.py", src, "edit", { old_string: 'msg = "Hello, world"', new_string: 'message = "Hello, world"' });
+  if (r.success) assert.equal(after, 'def f():\n    message = "Hello,  world"\n    return msg\n');
+  else assert.equal(after, src);
+  const two = await apply("m.py", src, "edit", { old_string: '    msg = "Hello, world"\n    return msg', new_string: '    message = "Hello, world"\n    return message' });
+  if (two.r.success) assert.equal(two.after, 'def f():\n    message = "Hello,  world"\n    return message\n');
+  else assert.equal(two.after, src);
+  // Spacing the caller wrote outside strings on a rewritten line is still the caller's (README: Editing).
+  const code = "def f(a, b):\n    return g( a,  b)\n";
+  const three = await apply("m.py", code, "edit", { old_string: "return g(a, b)", new_string: "return h(a, b)" });
+  assert.ok(three.r.success, three.r.error);
+  assert.equal(three.after, "def f(a, b):\n    return h(a, b)\n");
+});
