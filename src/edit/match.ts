@@ -412,7 +412,12 @@ class Planner {
       const lines = (head + text + tail).split("\n");
       return fitsPlace(lines, { lines: v.lines.slice(0, v.realLineCount), at: line, replacing: lastLine - line + 1 }, this.index.indentUnit());
     };
-    const relative = shallow && !fits(neu);
+    // The quoted line itself repeated further down new_string (a line inserted before it) is the
+    // anchor: it stays where it is, so the lines after the first are read from the fragment's column.
+    const anchor = old.includes("\n") || isBlank(old) ? undefined : neuLines.slice(1).find((l) => l.trim() === old.trim());
+    const endLine = v.lineAt(Math.max(start, end - 1));
+    const anchored = indentBefore !== "" && anchor !== undefined && indentOf(anchor) === "" && isBlank(v.norm.slice(end, v.lineStarts[endLine] + v.lines[endLine].length));
+    const relative = anchored || (shallow && !fits(neu));
     const build = (text: string): { ok: true; text: string } | { ok: false; newLine: number; problem: RebuildProblem; indent: string } => {
       if (region === base) return { ok: true, text };
       // Same line structure on both sides: folding and unescaping (without encoded line breaks) never touch newlines.
@@ -467,7 +472,10 @@ class Planner {
     const before = v.norm[c.start] === "\n" ? "" : v.norm.slice(v.lineStarts[c.firstLine], c.start);
     const lastLine = v.lineAt(c.end);
     const after = c.end > 0 && v.norm[c.end - 1] === "\n" ? "" : v.norm.slice(c.end, v.lineStarts[lastLine] + v.lines[lastLine].length);
-    const partial = !isBlank(before) || !isBlank(after);
+    // A match that starts inside a line's indentation quotes fewer blanks than the line has: the
+    // caller's indentation is not this line's, and whole lines elsewhere are as likely meant.
+    const insideIndent = before !== "" && isBlank(before) && /^[ \t]/.test(oldBody.lines[0] ?? "");
+    const partial = !isBlank(before) || !isBlank(after) || insideIndent;
     if (!partial) return r;
     const rivals = lineWindows(this.index.keys("foldTrim", foldTrimKey), oldBody.lines.map(foldTrimKey))
       .map((i) => this.windowCandidate(i, oldBody, newBody, IDENTITY, "ours"))
@@ -479,7 +487,7 @@ class Planner {
       tier: r.tier,
       lines,
       message:
-        `old_string matches part of line ${this.lineOf(c)}, and whole lines at ${listLines(rivals.map((x) => this.lineOf(x)))} once whitespace is ignored. ` +
+        `old_string matches part of line ${this.lineOf(c)}${insideIndent && isBlank(after) ? " (from inside its indentation)" : ""}, and whole lines at ${listLines(rivals.map((x) => this.lineOf(x)))} once whitespace is ignored. ` +
         "Copy old_string exactly from the place you mean, with enough surrounding lines to make it unique.",
     };
   }
