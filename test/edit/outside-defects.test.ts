@@ -145,3 +145,44 @@ test("E: a string literal's inner spacing that the copy collapsed is kept on a l
   assert.ok(three.r.success, three.r.error);
   assert.equal(three.after, "def f(a, b):\n    return h(a, b)\n");
 });
+
+// ------------------------------------------------------------------ F. a line quoted without indentation, repeated under a new line
+
+test("F: a line inserted before a line quoted without its indentation: the quoted line stays where it is, the new one joins it", async () => {
+  // insert-before-line#11223 (@anthropic-ai/sdk/internal/decoders/line.js): `return -1;` went to column 0.
+  const src = "function f(buf) {\n    for (const b of buf) {\n        if (b) {\n            return 1;\n        }\n    }\n    return -1;\n}\n";
+  const { r, after } = await apply("m.js", src, "edit", { old_string: "return -1;", new_string: 'rtLog("x");\nreturn -1;' });
+  assert.ok(r.success, r.error);
+  assert.equal(after, src.replace("    return -1;", '    rtLog("x");\n    return -1;'));
+  // A new `def` after the quoted line at column 0 is still the caller's level (README: Editing, 3b).
+  const py = "try:\n    import fast\nexcept ImportError:\n    fast = None\n";
+  const b = await apply("m.py", py, "edit", { old_string: "fast = None", new_string: "fast = None\n\ndef helper():\n    return fast" });
+  assert.ok(b.r.success, b.r.error);
+  assert.equal(b.after, py + "\ndef helper():\n    return fast\n");
+});
+
+// ------------------------------------------------------------------ G. a quote that starts inside a line's indentation
+
+test("G: old_string quoted with fewer blanks than the line has, while another line holds the same text at another indentation, is ambiguous", async () => {
+  // twice-quoted-at-neither#3998 (jdk java/text/Format.java): `   * </blockquote>` matched inside a 5-space line.
+  const src = "/**\n * <blockquote>\n * </blockquote>\n */\nclass F {\n    /**\n     * <blockquote>\n     * </blockquote>\n     */\n    void f() {}\n}\n";
+  const { r, after } = await apply("F.java", src, "edit", { old_string: "   * </blockquote>\n", new_string: "   * </blockquote> x\n" });
+  assert.equal(r.success, false, r.output);
+  assert.equal(r.reason, "ambiguous");
+  assert.equal(after, src);
+  // Quoted with the line's own indentation, it is that line.
+  const own = await apply("F.java", src, "edit", { old_string: "     * </blockquote>\n", new_string: "     * </blockquote> x\n" });
+  assert.ok(own.r.success, own.r.error);
+  assert.equal(own.after, src.replace("     * </blockquote>\n", "     * </blockquote> x\n"));
+});
+
+// ------------------------------------------------------------------ H. edit_lines: the first content line repeats a replaced line that is not the first
+
+test("H: edit_lines removing an `if` around a statement continued on the next line keeps the caller's level", async () => {
+  // dedent-out-of-if:edit_lines#4239 (oracledb/lib/thin/protocol/messages/notification.js): the first content line
+  // (a repeat of the second replaced line, alike the `if` by a shared name) was taken for the `if` edited.
+  const src = "function f(n, p) {\n  if (p.senderAgentAddress) {\n    n.senderAgentAddress =\n      p.senderAgentAddress.toString();\n  }\n  n.other = 1;\n}\n";
+  const { r, after } = await apply("m.js", src, "edit_lines", { command: "replace", start_line: 2, end_line: 5, new_content: "  n.senderAgentAddress =\n    p.senderAgentAddress.toString();" });
+  assert.ok(r.success, r.error);
+  assert.equal(after, "function f(n, p) {\n  n.senderAgentAddress =\n    p.senderAgentAddress.toString();\n  n.other = 1;\n}\n");
+});
