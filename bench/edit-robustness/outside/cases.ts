@@ -409,6 +409,10 @@ const SLIPS: Record<string, { need: (lines: string[], c: FileCtx) => boolean; sl
       return { copy: [...copy.slice(0, i + 1), { id: 3000, text: "" }, ...copy.slice(i + 1)], avoid: [copy[i].id, copy[i + 1].id] };
     },
   },
+  "first-line-unindented": {
+    need: (ls) => indentOf(ls[0]).length > 0 && ls.length >= 2,
+    slip: (copy) => (indentOf(copy[0].text) === "" ? null : { copy: [{ ...copy[0], text: copy[0].text.trimStart() }, ...copy.slice(1)], avoid: [] }),
+  },
   "tab-space-mix": {
     need: (ls, c) => c.unit !== "\t" && ls.filter((l) => indentOf(l).length >= c.unit.length && !isBlank(l)).length >= 2,
     slip: (copy, c, rng) => {
@@ -464,6 +468,51 @@ function splitPoint(l: string): number {
     else if (ch === "," && l[i + 1] === " " && depth === 1 && i > open && i > 20) return i;
   }
   return -1;
+}
+
+/** A line whose string literal holds a run of two or more blanks: the literal's offsets. */
+function spacedLiteral(l: string): { from: number; to: number } | null {
+  if (/"""|'''|`/.test(l)) return null;
+  // Literals from their opening quote to the matching closing one (escapes skipped).
+  for (let i = 0; i < l.length; i++) {
+    const q = l[i];
+    if (q === "#" || (q === "/" && l[i + 1] === "/")) return null;
+    if (q !== '"' && q !== "'") continue;
+    let j = i + 1;
+    while (j < l.length && l[j] !== q) j += l[j] === "\\" ? 2 : 1;
+    if (j >= l.length) return null;
+    if (/ {2,}/.test(l.slice(i + 1, j))) return { from: i, to: j + 1 };
+    i = j;
+  }
+  return null;
+}
+
+/**
+ * The copy collapses a run of blanks inside a string literal (it re-typed the
+ * line), and the change renames an identifier outside the literal on that very
+ * line: the string's content is not the caller's change.
+ */
+function stringSpacingCase(c: FileCtx, rng: Rng, serial: number): OCase | null {
+  const cand = c.lines.map((_, i) => i).filter((i) => !c.inString[i] && spacedLiteral(c.lines[i]) !== null);
+  for (let attempt = 0; attempt < 10 && cand.length > 0; attempt++) {
+    const i = rng.pick(cand);
+    const l = c.lines[i];
+    const lit = spacedLiteral(l)!;
+    const comment = commentStart(l, c.f.lang);
+    if (comment !== -1 && comment < lit.to) continue;
+    const ids = identifiers(l, c.f.lang).filter((x) => (x.at < lit.from || x.at >= lit.to) && x.at >= indentOf(l).length && (comment === -1 || x.at < comment));
+    if (ids.length === 0) continue;
+    const x = rng.pick(ids);
+    const rename = (t: string, at: number) => t.slice(0, at) + x.name + "Xq" + t.slice(at + x.name.length);
+    const collapsed = l.slice(0, lit.from) + l.slice(lit.from, lit.to).replace(/ {2,}/g, " ") + l.slice(lit.to);
+    const shift = x.at < lit.from ? 0 : collapsed.length - l.length;
+    const withContext = rng.chance(0.5) && i + 1 < c.lines.length && !isBlank(c.lines[i + 1]);
+    const old = collapsed.trim() + (withContext ? "\n" + c.lines[i + 1] : "");
+    const neu = rename(collapsed, x.at + shift).trim() + (withContext ? "\n" + c.lines[i + 1] : "");
+    if (c.f.text.includes(collapsed.trim())) continue;
+    return mk({ cls: "string-spacing-collapsed", group: "slip", c, serial, tool: "edit", args: { old_string: old, new_string: neu }, start: i, end: i + 1, newLines: [rename(l, x.at)] });
+  }
+  return null;
 }
 
 function slipCase(cls: string, c: FileCtx, rng: Rng, serial: number): OCase | null {
@@ -947,6 +996,62 @@ function newcomerCase(cls: string, c: FileCtx, rng: Rng, serial: number): OCase 
       const changed = l.slice(0, x.at) + lit2 + l.slice(x.at + x.lit.length);
       return mk({ ...base, tool: "edit", args: { old_string: x.lit, new_string: lit2 }, start: x.i, end: x.i + 1, newLines: [changed] });
     }
+    case "insert-before-line": {
+      // A new statement before a line, both quoted without indentation (the line's own text is the anchor).
+      for (let attempt = 0; attempt < 100; attempt++) {
+        const i = rng.int(lines.length);
+        if (!simpleLineAnyNext(c, i) || indentOf(lines[i]).length === 0 || !uniqueLine(i)) continue;
+        const prev = lines.slice(0, i).reverse().find((x) => !isBlank(x)) ?? "";
+        if (CONTINUES.test(prev.trim()) && !/[:{]$/.test(prev.trim())) continue;
+        const t = lines[i].trim();
+        const added = indentOf(lines[i]) + payloadFor(c.f.lang, serial);
+        return mk({ ...base, tool: "edit", args: { old_string: t, new_string: `${added.trim()}\n${t}` }, start: i, end: i + 1, newLines: [added, lines[i]] });
+      }
+      return null;
+    }
+    case "replace-all-rename": {
+      // Every call of a function renamed: old_string `name(`, replace_all.
+      const calls = new Map<string, number>();
+      for (const m of c.f.text.matchAll(/\b([A-Za-z_]\w{3,})\(/g)) calls.set(m[1], (calls.get(m[1]) ?? 0) + 1);
+      const names = [...calls].filter(([n, k]) => k >= 2 && k <= 30 && !/^(print|len|str|int|isinstance|super|require|function|if|for|while|return)$/.test(n)).map(([n]) => n);
+      if (names.length === 0) return null;
+      const n = rng.pick(names);
+      const old = `${n}(`;
+      const neu = `${n}_v2(`;
+      // Substring semantics, left to right: what sed or any editor's replace-all does.
+      const intendedOverride = c.f.text.split(old).join(neu);
+      return mk({ ...base, tool: "edit", args: { old_string: old, new_string: neu, replace_all: true }, start: 0, end: 0, newLines: [], intendedOverride });
+    }
+    case "placeholder-variants": {
+      const r = pickRegion(c, rng, 5, 12, (ls) => ls.filter((x) => !isBlank(x)).length >= 5);
+      if (!r) return null;
+      const region = lines.slice(r.start, r.start + r.k);
+      const keep = 1 + rng.int(Math.max(1, region.length - 4));
+      const ind = indentOf(region.slice(keep).find((l) => !isBlank(l)) ?? "");
+      const mark = py ? "#" : "//";
+      const forms = [
+        `${mark} ... rest of the function unchanged ...`,
+        `${mark} (rest unchanged)`,
+        `${mark} … remaining code …`,
+        `${mark} [...]`,
+        `${mark} rest of code`,
+        `${mark} existing code here`,
+        `${mark} ... other cases ...`,
+        `${mark} snip`,
+        `${mark} etc.`,
+        `${mark} the rest stays the same`,
+        `${mark} ...`,
+        `${mark} …`,
+        py ? "..." : "/* ... */",
+        `${mark} (omitted for brevity)`,
+        `${mark} keep existing implementation`,
+        `${mark} remaining lines as before`,
+      ];
+      const marker = ind + rng.pick(forms);
+      const changed = applyChange(items(region.slice(0, keep)), { kind: "insert", id: 0, ref: 0, deeper: false, payload: payloadFor(c.f.lang, serial), newId: 1000 }, u);
+      const neu = [...texts(changed), marker];
+      return mk({ ...base, tool: "edit", args: { old_string: join(region), new_string: join(neu) }, start: r.start, end: r.start + r.k, newLines: null });
+    }
     case "multi-edit-two": {
       // Two edits of one call: a rename on one line, then a line added after another.
       const a = newcomerCase("rename-on-one-line", c, rng, serial);
@@ -1023,6 +1128,7 @@ const OTHER: OLang[] = ["json", "yaml", "toml", "html", "c", "java", "go", "rs"]
 
 export const CLASSES: ClassSpec[] = [
   ...Object.keys(SLIPS).map((name): ClassSpec => ({ name, group: "slip", langs: name === "tab-space-mix" || name.startsWith("blank") || name.startsWith("line") ? PYJS : CODE, make: (c, r, s) => slipCase(name, c, r, s), note: slipNote(name) })),
+  { name: "string-spacing-collapsed", group: "slip", langs: PYJS, make: (c, r, s) => stringSpacingCase(c, r, s), note: "a run of blanks inside a string literal collapsed in the copy of a line whose identifier (outside the literal) the model renames" },
   ...["crlf-model-lf", "crlf-model-crlf", "bom-first-line", "latin1-neighbour", "eof-no-newline", "first-line"].map((name): ClassSpec => ({ name, group: "format", langs: "all", make: (c, r, s) => formatCase(name, c, r, s), note: formatNote(name) })),
   { name: "long-line", group: "format", langs: ["js", "json"], corpus: "long", make: (c, r, s) => formatCase("long-line", c, r, s), note: "a fragment renamed inside a line of 1,500+ characters (bundles, generated data)" },
   ...["twice-quoted-at-one", "twice-quoted-bare", "twice-quoted-at-neither"].map((name): ClassSpec => ({ name, group: "ambiguity", langs: "all", make: (c, r, s) => ambiguityCase(name, c, r, s), note: ambiguityNote(name) })),
@@ -1032,7 +1138,7 @@ export const CLASSES: ClassSpec[] = [
   ...Object.keys(FEATURES).flatMap((f) =>
     ["exact", "from-first-column", ...(f === "triple-string" || f === "template-literal" ? ["inside-string"] : [])].map((v): ClassSpec => ({ name: `${f}:${v}`, group: "feature", langs: FEATURES[f].langs, make: (c, r, s) => featureCase(`${f}:${v}`, c, r, s), note: featureNote(f, v) })),
   ),
-  ...["rename-on-one-line", "add-import", "add-parameter", "wrap-try", "delete-function", "add-method", "change-string-literal", "multi-edit-two", "write-after-read", "write-unread"].map(
+  ...["rename-on-one-line", "add-import", "add-parameter", "wrap-try", "delete-function", "add-method", "change-string-literal", "insert-before-line", "replace-all-rename", "multi-edit-two", "write-after-read", "write-unread", "placeholder-variants"].map(
     (name): ClassSpec => ({ name, group: "newcomer", langs: PYJS, make: (c, r, s) => newcomerCase(name, c, r, s), note: newcomerNote(name) }),
   ),
   ...["exact", "dedented-copy", "comment-reworded", "blank-missing"].map((v): ClassSpec => ({ name: `lang:${v}`, group: "languages", langs: OTHER, make: (c, r, s) => languageCase(`lang:${v}`, c, r, s), note: `JSON/YAML/TOML/HTML/C/Java/Go/Rust: ${v === "exact" ? "a rename, an added line or a deleted line, copied exactly" : v === "dedented-copy" ? "the block copied with its common indentation removed (old and new alike)" : v === "comment-reworded" ? "a comment on a line left alone reworded in the copy" : "a blank line in the middle missing from the copy"}` })),
@@ -1049,6 +1155,7 @@ function slipNote(n: string): string {
       "blank-missing": "a blank line in the middle missing from the copy",
       "blank-extra": "a blank line added in the middle of the copy",
       "tab-space-mix": "some of the copy's lines (not all) indented with tabs in a space-indented file",
+      "first-line-unindented": "the copy's first line without its indentation, the other lines exact (the change may be on the first line, or delete it)",
     } as Record<string, string>
   )[n];
 }
@@ -1112,6 +1219,9 @@ function newcomerNote(n: string): string {
       "multi-edit-two": "a rename and an import in one multi_edit",
       "write-after-read": "the file read, then written whole with a change",
       "write-unread": "the file written whole without reading it (must be refused)",
+      "insert-before-line": "a statement added before a line, both quoted without indentation",
+      "replace-all-rename": "every call of a function renamed with replace_all (old_string `name(`)",
+      "placeholder-variants": "new_string keeps the first lines and stands for the rest with a placeholder in one of 16 forms models write (must be refused)",
     } as Record<string, string>
   )[n];
 }
