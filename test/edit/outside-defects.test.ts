@@ -186,3 +186,49 @@ test("H: edit_lines removing an `if` around a statement continued on the next li
   assert.ok(r.success, r.error);
   assert.equal(after, "function f(n, p) {\n  n.senderAgentAddress =\n    p.senderAgentAddress.toString();\n  n.other = 1;\n}\n");
 });
+
+// ------------------------------------------------------------------ I. a line taken out of its block, whichever way it is indented
+
+test("I: a statement inserted between a braceless `if` and its body is refused: every reading takes the body out of the if", async () => {
+  // insert-before-line#2608 (@anthropic-ai/sdk/resources/beta/webhooks.js): the reading that keeps `throw` at its
+  // column was refused (it leaves the if), and the one that re-indents it was written (only a soft problem there).
+  const src = "function f(options) {\n        const keyStr = options.key;\n        if (!keyStr)\n            throw new Error('no key');\n        const wh = new W(keyStr);\n}\n";
+  const { r, after } = await apply("m.js", src, "edit", { old_string: "throw new Error('no key');", new_string: "rtLog(\"e\");\nthrow new Error('no key');" });
+  assert.equal(r.success, false, r.output);
+  assert.match(r.error ?? "", /if statement/);
+  assert.equal(after, src);
+});
+
+test("I: the same holds for other braceless bodies (C `for`, Java `else`, TS `while`), and the braced forms are written", async () => {
+  const cases: Array<{ name: string; src: string; quoted: string; braced: string }> = [
+    {
+      name: "m.c",
+      src: "int f(int *a, int n) {\n    int s = 0;\n    for (int i = 0; i < n; i++)\n        s += a[i];\n    return s;\n}\n",
+      quoted: "s += a[i];",
+      braced: "int f(int *a, int n) {\n    int s = 0;\n    for (int i = 0; i < n; i++) {\n        s += a[i];\n    }\n    return s;\n}\n",
+    },
+    {
+      name: "F.java",
+      src: "class F {\n    int g(boolean b) {\n        if (b)\n            return 1;\n        else\n            return 2;\n    }\n}\n",
+      quoted: "return 2;",
+      braced: "class F {\n    int g(boolean b) {\n        if (b) {\n            return 1;\n        } else {\n            return 2;\n        }\n    }\n}\n",
+    },
+    {
+      name: "m.ts",
+      src: "function f(q: number[]): void {\n  while (q.length)\n    q.pop();\n  done();\n}\n",
+      quoted: "q.pop();",
+      braced: "function f(q: number[]): void {\n  while (q.length) {\n    q.pop();\n  }\n  done();\n}\n",
+    },
+  ];
+  for (const c of cases) {
+    const args = { old_string: c.quoted, new_string: `log(1);\n${c.quoted}` };
+    const bare = await apply(c.name, c.src, "edit", args);
+    assert.equal(bare.r.success, false, `${c.name}: ${bare.r.output}`);
+    assert.equal(bare.after, c.src, c.name);
+    const braced = await apply(c.name, c.braced, "edit", args);
+    assert.ok(braced.r.success, `${c.name}: ${braced.r.error}`);
+    const line = c.braced.split("\n").find((l) => l.trim() === c.quoted)!;
+    const indent = line.slice(0, line.length - line.trimStart().length);
+    assert.equal(braced.after, c.braced.replace(line, `${indent}log(1);\n${line}`), c.name);
+  }
+});

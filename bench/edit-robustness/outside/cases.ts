@@ -793,6 +793,9 @@ function reindentCase(cls: string, c: FileCtx, rng: Rng, serial: number): OCase 
 function simpleLineAnyNext(c: FileCtx, i: number): boolean {
   const l = c.lines[i];
   if (l === undefined || isBlank(l) || c.inString[i] || c.inString[i + 1]) return false;
+  // The body of a braceless `if (x)` / `else` / loop: a line added before or around it would leave it out of the statement.
+  const prev = c.lines.slice(0, i).reverse().find((x) => !isBlank(x)) ?? "";
+  if (c.f.lang !== "py" && /^\s*(?:\}\s*)?(?:if|for|while|else|do)\b/.test(prev) && !/[{;]\s*$/.test(prev)) return false;
   const t = stripTrailingComment(l.trim(), c.f.lang);
   if (c.f.lang === "py") return t.length > 0 && !CONTINUES.test(t) && !/^(@|else|elif|except|finally|case|#|"|')/.test(t) && balanced(t);
   return /;$/.test(t) && balanced(t) && !/^(\/\/|\*|\/\*|case |default:|import |export )/.test(t);
