@@ -11,11 +11,20 @@ export interface ToolResult {
   [metadata: string]: unknown;
 }
 
+/** What a long call reports while it runs (faces that can show it pass onProgress). */
+export type ToolProgress =
+  /** Output as it arrives (bash), as the bytes the command wrote. */
+  | { kind: "output"; stream: "stdout" | "stderr"; data: Buffer }
+  /** How far it got: a line for people, and a count that only grows (grep's matches so far). */
+  | { kind: "status"; message: string; done?: number };
+
 /** Everything a handler may use. Handlers never look at process.env or argv themselves. */
 export interface ToolContext {
   workspace: Workspace;
   /** Aborted when the caller gives up (timeouts, Ctrl-C in the agent). */
   signal?: AbortSignal;
+  /** Called with progress while the call runs, when the face can show it (a terminal, an MCP progress token). */
+  onProgress?: (progress: ToolProgress) => void;
 }
 
 export interface Tool<S extends z.ZodType = z.ZodType> {

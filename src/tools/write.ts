@@ -36,7 +36,7 @@ function requireShown(workspace: Workspace, snap: Snapshot): void {
 export const writeTool = defineTool({
   name: "write",
   aliases: ["write_file"],
-  description: `Create a file, or overwrite one completely, with content (parent directories are created). Overwriting an existing file requires having read it in its current content first (read, open, grep, or an earlier edit); new files are free. The content is written exactly as given; an existing file keeps its mode. Content that stands in for existing code with a placeholder ("// ... existing code ...") is refused. Prefer edit or edit_lines for changes to existing files. The file's line IDs start afresh.`,
+  description: `Create a file, or overwrite one completely, with content (parents are created). Overwriting requires having read the file's current content first (read, open, grep or an edit); new files are free. Content is written exactly as given; an existing file keeps its mode. Placeholders standing for existing code ("// ... existing code ...") are refused. Prefer edit or edit_lines for changes. Line IDs start afresh.`,
   schema: () => z
     .object({
       path: z.string().describe("File to create or overwrite, relative to the workspace root"),

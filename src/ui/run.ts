@@ -52,6 +52,12 @@ export async function runCommand(ws: Workspace, positionals: string[], flags: Fl
     reader?.close();
     if (e instanceof SetupError) {
       io.stderr(`rt run: ${e.message}\n`);
+      // A program reading --output-format json (or stream-json) gets the failure in its own format too.
+      if (format !== "text") {
+        const kind = /^cannot reach a model/.test(e.message) ? "unreachable" : "setup";
+        const error = { kind, message: e.message };
+        io.stdout(`${JSON.stringify(format === "json" ? { type: "result", is_error: true, result: "", error, exit_code: e.exitCode } : { type: "error", ...error })}\n`);
+      }
       return e.exitCode;
     }
     throw e;

@@ -13,6 +13,7 @@ import { parseFile, serialize, normalizedText, type FileModel } from "../edit/fi
 import { binaryKind, formatSize } from "./binary.js";
 import { withFileLock } from "./fileLock.js";
 import { Journal } from "./journal.js";
+import { STATE_DIR_NAME } from "./state.js";
 import { EDIT_MAX_BYTES, LINE_ID_MAX_BYTES } from "../limits.js";
 
 export interface Snapshot {
@@ -33,6 +34,11 @@ export interface Snapshot {
 
 export function takeSnapshot(ws: Workspace, path: string, opts: { mayCreate?: boolean; withIds?: boolean } = {}): Snapshot {
   const r = ws.resolve(path);
+  // rt's own state (sessions, journal, the project's config) is not a file to edit: a model that
+  // rewrote its session could change which model and key `--continue` uses.
+  if (r.rel === STATE_DIR_NAME || r.rel.startsWith(`${STATE_DIR_NAME}/`)) {
+    throw new ToolError(`${r.rel}: ${STATE_DIR_NAME}/ is rt's state directory (sessions, the edit journal, the project's configuration); rt's tools do not write there. Edit the files of the project instead.`);
+  }
   if (!r.exists) {
     if (!opts.mayCreate) throw new ToolError(`${r.rel}: file not found; check the path (find or ls help), or use write to create a file`);
     return { root: ws.root, rel: r.rel, abs: r.abs, bytes: null, hash: null, model: parseFile(Buffer.alloc(0)), ids: [] };

@@ -40,11 +40,24 @@ export interface TextWindow {
   lines: string[];
 }
 
-/** Walks up from `dir` to the first directory holding `.git` (a directory, or a file for worktrees). */
+/**
+ * Walks up from `dir` to the first directory holding a `.git` (a directory, or
+ * a file for worktrees) that belongs to this user. Like git's safe.directory
+ * (CVE-2022-24765), a `.git` another user owns (a `/tmp/.git` planted by
+ * someone else) is not a repository of ours: it would make their directory the
+ * workspace, with its `.rt/` under their control. The walk goes on above it.
+ */
 export function findGitTop(dir: string): string | undefined {
+  const uid = typeof process.getuid === "function" ? process.getuid() : undefined;
   let d = path.resolve(dir);
   for (;;) {
-    if (fs.existsSync(path.join(d, ".git"))) return d;
+    let st: fs.Stats | undefined;
+    try {
+      st = fs.lstatSync(path.join(d, ".git"));
+    } catch {
+      st = undefined;
+    }
+    if (st && (uid === undefined || st.uid === uid)) return d;
     const parent = path.dirname(d);
     if (parent === d) return undefined;
     d = parent;

@@ -68,6 +68,10 @@ function trust(root: string, env: NodeJS.ProcessEnv, io: Io, dirGiven: boolean):
     throw e;
   }
   const { trust: t } = inspection;
+  if (t.unreadable) {
+    io.stderr(`rt trust: not trusted: ${t.unreadable}\n`);
+    return 1;
+  }
   recordTrust(root, t.digest, env);
   const q = shellQuotePath(root);
   io.stdout(`Trusted ${q} (recorded in ${trustStorePath(env)}; rt untrust ${q} revokes it).\n`);
