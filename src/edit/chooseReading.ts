@@ -43,11 +43,16 @@ export async function chooseReading(path: string, before: string, readings: Read
   const blocking = (v: { hard: SyntaxProblem[]; soft: SyntaxProblem[] }): SyntaxProblem | undefined => v.hard[0] ?? v.soft.find((p) => p.moved && structural.has(movedKey(p)));
   const valid = verdicts.findIndex((v) => blocking(v) === undefined);
   if (valid !== -1) return { index: valid, note: valid === 0 ? undefined : noteFor(readings, verdicts, valid) };
-  const lines = readings.map((r, i) => `  ${i + 1}. ${r.why}: ${where(blocking(verdicts[i])!)}`);
+  const blockers = verdicts.map((v) => blocking(v)!);
+  const lines = readings.map((r, i) => `  ${i + 1}. ${r.why}: ${where(blockers[i])}`);
+  // Every reading fails on the same line leaving the same block: no indentation helps, the content does it.
+  const sameMove = blockers.every((p) => p.moved && movedKey(p) === movedKey(blockers[0]));
   return {
     refused:
       `every way rt can read the new content's indentation breaks the file, so nothing was written:\n${lines.join("\n")}\n` +
-      "Give the indentation explicitly (indent_level, or old_string and new_string copied with the file's exact indentation).",
+      (sameMove
+        ? "No indentation helps: the new lines themselves take that line out of its block (a statement added to a block without braces, say). Give the block braces in the same edit, or make the change elsewhere."
+        : "Give the indentation explicitly (indent_level, or old_string and new_string copied with the file's exact indentation)."),
   };
 }
 

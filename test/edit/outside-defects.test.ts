@@ -196,6 +196,7 @@ test("I: a statement inserted between a braceless `if` and its body is refused: 
   const { r, after } = await apply("m.js", src, "edit", { old_string: "throw new Error('no key');", new_string: "rtLog(\"e\");\nthrow new Error('no key');" });
   assert.equal(r.success, false, r.output);
   assert.match(r.error ?? "", /if statement/);
+  assert.match(r.error ?? "", /No indentation helps/);
   assert.equal(after, src);
 });
 
