@@ -6,9 +6,11 @@
 // before), is refused: the caller must quote the full text or use a line edit.
 import { diffArrays } from "diff";
 
-const ELLIPSIS = String.raw`(?:\.\.\.+|…|\[\.\.\.\]|\[…\])`;
+const ELLIPSIS = String.raw`(?:\.\.\.+|…|⋯|···|\[\.\.\.\]|\[…\])`;
 /** A comment that says "the rest is as it was": `unchanged`, `omitted`... anywhere, */
-const KEPT = /\b(?:unchanged|omitted|for brevity|elided|remains? (?:the )?same|same as (?:before|above)|as before|no changes? (?:here|below|above))\b/i;
+const KEPT = /\b(?:unchanged|omitted|for brevity|elided|snip(?:ped)?|(?:remains?|stays?) (?:the )?same|same as (?:before|above)|as before|no changes? (?:here|below|above))\b/i;
+/** ...or that is nothing but a word of leaving out: `// etc.`, `/* truncated */`, `// (as is)`. */
+const KEPT_WHOLE = /^(?:etc\.?|and so on|truncated|as[- ]is|left as[- ]is)$/i;
 /** ...or starting with `rest`, `existing`... and naming what it stands for. */
 const KEPT_START = /^(?:the\s+)?(?:rest|remaining|existing|previous|keep(?:\s+the)?\s+(?:existing|rest))\b/i;
 const KEPT_WHAT = /\b(?:code|methods?|functions?|implementation|lines?|cases?|file|body|logic|imports?|props|fields|properties|tests?|content|here|class|component)\b/i;
@@ -31,7 +33,7 @@ export function isElisionMarker(line: string): boolean {
   if (body === "") return false;
   if (new RegExp(String.raw`^[(\[]?${ELLIPSIS}`).test(body)) return true;
   const words = body.replace(new RegExp(`${ELLIPSIS}$`), "").trim();
-  return KEPT.test(words) || (KEPT_START.test(words) && KEPT_WHAT.test(words));
+  return KEPT.test(words) || KEPT_WHOLE.test(words.replace(/^[([]\s*|\s*[)\]]$/g, "")) || (KEPT_START.test(words) && KEPT_WHAT.test(words));
 }
 
 /** A body elided inside a line: `foo() {...}`, `def f(): ...` (Python's `...` body). */

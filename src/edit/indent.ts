@@ -389,7 +389,18 @@ function undoCopyShift(content: string[], replaced: string[], style: IndentStyle
   // edited (more alike than not): a copy with its first line renamed is still a copy.
   const firstContent = content.find((l) => !blank(l));
   const firstReplaced = replaced.find((l) => !blank(l));
-  const firstIsEdited = firstContent !== undefined && firstReplaced !== undefined && widthOf(lead(firstContent), tabWidth) === baseW && alike(firstContent.trim(), firstReplaced.trim());
-  const atBase = firstIsEdited || pairs.some(([c]) => widthOf(c, tabWidth) === baseW);
+  // (Not when the first line repeats a replaced line: then it is that line, not the first one edited.)
+  const firstIsEdited =
+    firstContent !== undefined &&
+    firstReplaced !== undefined &&
+    widthOf(lead(firstContent), tabWidth) === baseW &&
+    !replaced.some((l) => l.trim() === firstContent.trim()) &&
+    alike(firstContent.trim(), firstReplaced.trim());
+  // The repeated line must stand at the base on both sides: the content's least indented line
+  // repeating one of the replaced lines' least indented. When the replaced lines' base is held only
+  // by lines the content drops (an `if` removed, its body dedented into its place), the repeated
+  // lines were deeper and the content's base is the caller's deliberate level, not a copy slip.
+  const replacedBaseW = Math.min(...replaced.filter((l) => !blank(l)).map((l) => widthOf(lead(l), u)));
+  const atBase = firstIsEdited || pairs.some(([c, f]) => widthOf(c, tabWidth) === baseW && widthOf(f, u) === replacedBaseW);
   return { kind: "shifted", delta: rel.delta, lines: out, atBase };
 }

@@ -57,7 +57,7 @@ import {
 import { type MergePolicy, type RebuildProblem, rebuildLines } from "./replacementText.js";
 import { diffArrays } from "diff";
 import { detectStyle, fitsPlace } from "./indent.js";
-import { type LineStats, type WindowScore, closestWindow, lineStats, windowsAtLeast } from "./similarity.js";
+import { type LineStats, type WindowScore, closestWindow, levenshtein, lineStats, windowsAtLeast } from "./similarity.js";
 
 export type Tier = "exact" | "trailing-whitespace" | "trimmed-lines" | "unicode-folded" | "unescaped" | "indent-shifted" | "inner-whitespace" | "line-numbers" | "similar";
 
@@ -155,6 +155,8 @@ interface Candidate {
   /** Offsets in view.norm. */
   start: number;
   end: number;
+  /** Where old_string itself was found, when the candidate widened it to whole lines (see fragmentOrLines). */
+  matchStart?: number;
   /** 0-based lines of view.norm. */
   firstLine: number;
   /** Builds the replacement ("\n" line endings), or says which new line could not be re-indented. */
@@ -360,6 +362,31 @@ class Planner {
   }
 
   /**
+   * A region matched character by character (exact or folded) that is whole
+   * lines but for the first line's indentation: old_string of several lines
+   * whose first line was copied from after its indentation (the commonest
+   * copy slip). Its lines are lines, not a fragment: it is replaced as a
+   * window of whole lines, so that lines new_string repeats keep the file's
+   * text and indentation and only the lines it changes or adds are placed
+   * (by the indentation the match showed). As a fragment, new_string's first
+   * line would land at the old first line's column whatever line it is:
+   * deleting the first line moved the next one into the block above it.
+   */
+  fragmentOrLines(start: number, end: number, old: string, neu: string, base: string, baseBody: Body, policy: MergePolicy = "ours"): Candidate {
+    const v = this.view;
+    const oldBody = bodyOf(old);
+    const line = v.lineAt(start);
+    const before = v.norm.slice(v.lineStarts[line], start);
+    const endsLine = end === v.norm.length || v.norm[end] === "\n" || v.norm[end - 1] === "\n";
+    if (oldBody.lines.length >= 2 && before !== "" && isBlank(before) && !isBlank(old.slice(0, 1)) && endsLine && line + oldBody.lines.length <= v.realLineCount) {
+      const fileLines = v.lines.slice(line, line + oldBody.lines.length);
+      const relation = relateIndentation(indentPairs(baseBody.lines, fileLines));
+      return { ...this.windowCandidate(line, oldBody, bodyOf(neu), relation, policy, baseBody), matchStart: start };
+    }
+    return this.spanCandidate(start, end, old, neu, base, policy);
+  }
+
+  /**
    * A candidate for a region matched character by character (exact, folded
    * or unescaped fragment). `base`: the model's text as sent (see windowCandidate).
    */
@@ -385,7 +412,12 @@ class Planner {
       const lines = (head + text + tail).split("\n");
       return fitsPlace(lines, { lines: v.lines.slice(0, v.realLineCount), at: line, replacing: lastLine - line + 1 }, this.index.indentUnit());
     };
-    const relative = shallow && !fits(neu);
+    // The quoted line itself repeated further down new_string (a line inserted before it) is the
+    // anchor: it stays where it is, so the lines after the first are read from the fragment's column.
+    const anchor = old.includes("\n") || isBlank(old) ? undefined : neuLines.slice(1).find((l) => l.trim() === old.trim());
+    const endLine = v.lineAt(Math.max(start, end - 1));
+    const anchored = indentBefore !== "" && anchor !== undefined && indentOf(anchor) === "" && isBlank(v.norm.slice(end, v.lineStarts[endLine] + v.lines[endLine].length));
+    const relative = anchored || (shallow && !fits(neu));
     const build = (text: string): { ok: true; text: string } | { ok: false; newLine: number; problem: RebuildProblem; indent: string } => {
       if (region === base) return { ok: true, text };
       // Same line structure on both sides: folding and unescaping (without encoded line breaks) never touch newlines.
@@ -440,7 +472,10 @@ class Planner {
     const before = v.norm[c.start] === "\n" ? "" : v.norm.slice(v.lineStarts[c.firstLine], c.start);
     const lastLine = v.lineAt(c.end);
     const after = c.end > 0 && v.norm[c.end - 1] === "\n" ? "" : v.norm.slice(c.end, v.lineStarts[lastLine] + v.lines[lastLine].length);
-    const partial = !isBlank(before) || !isBlank(after);
+    // A match that starts inside a line's indentation quotes fewer blanks than the line has: the
+    // caller's indentation is not this line's, and whole lines elsewhere are as likely meant.
+    const insideIndent = before !== "" && isBlank(before) && /^[ \t]/.test(oldBody.lines[0] ?? "");
+    const partial = !isBlank(before) || !isBlank(after) || insideIndent;
     if (!partial) return r;
     const rivals = lineWindows(this.index.keys("foldTrim", foldTrimKey), oldBody.lines.map(foldTrimKey))
       .map((i) => this.windowCandidate(i, oldBody, newBody, IDENTITY, "ours"))
@@ -452,7 +487,7 @@ class Planner {
       tier: r.tier,
       lines,
       message:
-        `old_string matches part of line ${this.lineOf(c)}, and whole lines at ${listLines(rivals.map((x) => this.lineOf(x)))} once whitespace is ignored. ` +
+        `old_string matches part of line ${this.lineOf(c)}${insideIndent && isBlank(after) ? " (from inside its indentation)" : ""}, and whole lines at ${listLines(rivals.map((x) => this.lineOf(x)))} once whitespace is ignored. ` +
         "Copy old_string exactly from the place you mean, with enough surrounding lines to make it unique.",
     };
   }
@@ -481,7 +516,7 @@ class Planner {
       const hits = occurrences(v.norm, old);
       const r = this.decide(
         "exact",
-        hits.map((p) => this.spanCandidate(p, p + old.length, old, neu, base)),
+        hits.map((p) => this.fragmentOrLines(p, p + old.length, old, neu, base, baseBody)),
         replaceAll,
         "",
       );
@@ -661,7 +696,7 @@ class Planner {
           // Skip matches that start or end inside an expanded or contracted character (… → ..., e + ◌́ → é).
           if (fs > 0 && ft.map[fs - 1] === ft.map[fs]) continue;
           if (fe < ft.text.length && ft.map[fe] === ft.map[fe - 1]) continue;
-          spans.push(this.spanCandidate(ft.map[fs], ft.map[fe], old, neu, base));
+          spans.push(this.fragmentOrLines(ft.map[fs], ft.map[fe], old, neu, base, baseBody));
         }
       }
       let r = this.decide("unicode-folded", spans, replaceAll, " when typographic punctuation is folded", note);
@@ -767,6 +802,12 @@ class Planner {
     // offset) are other lines, not a misremembered copy: a model recalls text
     // loosely but a different number means a different place.
     if (oldBody.lines.some((l, i) => numbersIn(l) !== numbersIn(fileLines[i] ?? ""))) return { kind: "none" };
+    // The window is compared line by line: each line of the copy must be the file's line at its
+    // position, misremembered (more alike than not), never a blank line against a line of text. A
+    // copy missing a line (or with one added) scores high against a window shifted by one, and
+    // its unchanged lines would then be replaced by their neighbours (a blank line lost, a line
+    // doubled, the caller's change put on another line).
+    if (!oldBody.lines.every((l, i) => sameLineMisremembered(l, fileLines[i] ?? ""))) return { kind: "none" };
     const relation = relateIndentation(indentPairs(oldBody.lines, fileLines));
     return {
       kind: "match",
@@ -818,6 +859,15 @@ function stripLineNumbers(text: string): string | null {
     out.push(l.slice(m[0].length));
   }
   return numbered >= 2 || (numbered === 1 && lines.length === 1 && / \| |→|\t/.test(text)) ? out.join("\n") : null;
+}
+
+/** Whether a line of the copy can stand for the file's line at its position: both blank, or their texts more alike than not. */
+function sameLineMisremembered(copy: string, file: string): boolean {
+  const a = similarityKey(copy);
+  const b = similarityKey(file);
+  if (a === "" || b === "") return a === b;
+  const n = Math.max(a.length, b.length);
+  return levenshtein(a, b, n) * 2 < n;
 }
 
 /** The numeric literals of a line (decimal, hex, with fractions), in order. */
@@ -884,8 +934,9 @@ export function planEdit(text: string, oldString: string, newString: string, opt
   if (r.tier === "exact" && !replaceAll && r.candidates.length === 1) {
     const at = neu.indexOf(old);
     const c = r.candidates[0];
-    if (at >= 0 && c.start - at >= 0 && view.norm.startsWith(neu, c.start - at)) {
-      const line = view.lineAt(c.start - at) + 1;
+    const found = c.matchStart ?? c.start;
+    if (at >= 0 && found - at >= 0 && view.norm.startsWith(neu, found - at)) {
+      const line = view.lineAt(found - at) + 1;
       return alreadyApplied(line, `new_string is already in the file at line ${line}, around old_string: the edit looks already applied`);
     }
   }

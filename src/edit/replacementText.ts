@@ -250,7 +250,7 @@ function unchangedShare(base: string, ours: string): number {
 export function mergeLine(base: string, theirs: string, ours: string, policy: MergePolicy = "refuse"): string | null {
   if (theirs === ours || base === theirs) return ours;
   if (base === ours) return theirs;
-  if (policy === "keep") return ours;
+  if (policy === "keep") return keepLiteralSpacing(base, theirs, ours);
   if (base.length > MAX_MERGE_LINE || theirs.length > MAX_MERGE_LINE || ours.length > MAX_MERGE_LINE) return policy === "ours" ? ours : null;
   if (policy === "ours" && unchangedShare(base, ours) < MIN_MERGE_SHARE) return ours;
   const t = hunksOf(base, theirs);
@@ -266,14 +266,56 @@ export function mergeLine(base: string, theirs: string, ours: string, policy: Me
   }
   // The same change on both sides is applied once.
   const kept = [...t.filter((h) => !dropped.has(h) && !o.some((b) => b.start === h.start && b.end === h.end && b.text === h.text)), ...o];
+  const merged = applyHunks(base, kept);
+  return merged ?? (policy === "ours" ? ours : null); // overlapping leftovers: nothing sane to merge
+}
+
+/** `base` with non-overlapping hunks applied, or null when two overlap. */
+function applyHunks(base: string, hunks: Hunk[]): string | null {
   // Insertions before replacements that start at the same place.
-  kept.sort((x, y) => x.start - y.start || (x.end - x.start) - (y.end - y.start));
+  const sorted = [...hunks].sort((x, y) => x.start - y.start || (x.end - x.start) - (y.end - y.start));
   let out = "";
   let at = 0;
-  for (const h of kept) {
-    if (h.start < at) return policy === "ours" ? ours : null; // overlapping leftovers: nothing sane to merge
+  for (const h of sorted) {
+    if (h.start < at) return null;
     out += base.slice(at, h.start) + h.text;
     at = h.end;
   }
   return out + base.slice(at);
+}
+
+/** Offsets of the string literals of a line: [opening quote, closing quote] (an unclosed one runs to the end). */
+function literalSpans(line: string): Array<[number, number]> {
+  const spans: Array<[number, number]> = [];
+  for (let i = 0; i < line.length; i++) {
+    const q = line[i];
+    if (q !== '"' && q !== "'" && q !== "`") continue;
+    let j = i + 1;
+    while (j < line.length && line[j] !== q) j += line[j] === "\\" ? 2 : 1;
+    spans.push([i, Math.min(j, line.length)]);
+    i = j;
+  }
+  return spans;
+}
+
+/**
+ * The `keep` policy (blanks inside lines ignored by the match): a line the
+ * caller changed is spaced as the caller wrote it, except inside string
+ * literals, where blanks are content: a run of blanks the file has inside a
+ * literal, which the copy spaced differently and the caller's change does not
+ * touch, stays the file's (`"Hello,  world"` is not respaced because the
+ * caller renamed the variable it is assigned to).
+ */
+function keepLiteralSpacing(base: string, theirs: string, ours: string): string {
+  if (base.length > MAX_MERGE_LINE || theirs.length > MAX_MERGE_LINE || ours.length > MAX_MERGE_LINE) return ours;
+  const spans = literalSpans(base);
+  if (spans.length === 0) return ours;
+  const blanks = (s: string): boolean => /^[ \t]*$/.test(s);
+  const inLiteral = (h: Hunk): boolean => spans.some(([a, b]) => a < h.start && h.end <= b);
+  const t = hunksOf(base, theirs).filter((h) => blanks(base.slice(h.start, h.end)) && blanks(h.text) && inLiteral(h));
+  if (t.length === 0) return ours;
+  const o = hunksOf(base, ours);
+  const kept = t.filter((a) => !o.some((b) => collide(base, a, b, true)));
+  if (kept.length === 0) return ours;
+  return applyHunks(base, [...kept, ...o]) ?? ours;
 }

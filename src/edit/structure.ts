@@ -26,6 +26,8 @@ export interface StructureProblem {
   column: number;
   index: number;
   message: string;
+  /** The line that changed blocks (its trimmed text) and the block it left or entered (`if_statement@2`, new-text row). */
+  moved: { text: string; block: string };
 }
 
 interface Holder {
@@ -111,6 +113,7 @@ export function structureProblems(oldTree: Tree, newTree: Tree, hunks: LineHunk[
         column,
         index,
         message: `line ${row + 1} (\`${shown}\`), which the edit does not touch, would no longer be inside the ${describe(lost.type)} that starts at line ${lost.row! + 1}`,
+        moved: { text: newLines[row].trim(), block: key(lost) },
       });
     } else if (gained) {
       problems.push({
@@ -118,6 +121,7 @@ export function structureProblems(oldTree: Tree, newTree: Tree, hunks: LineHunk[
         column,
         index,
         message: `line ${row + 1} (\`${shown}\`), which the edit does not touch, would move into the ${describe(gained.type)} that starts at line ${gained.row! + 1}`,
+        moved: { text: newLines[row].trim(), block: key(gained) },
       });
     }
   }
@@ -168,6 +172,7 @@ export function movedLineProblems(oldTree: Tree, newTree: Tree, hunks: LineHunk[
               column,
               index,
               message: `line ${newRow + 1} (\`${newLines[newRow].trim().slice(0, 60)}\`), a line the edit only re-indents, would leave the ${describe(lost.type)} that starts at line ${lost.row! + 1}`,
+              moved: { text: newLines[newRow].trim(), block: `${lost.type}@${lost.row}` },
             };
           }
         }

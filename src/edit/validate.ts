@@ -44,9 +44,11 @@ export interface SyntaxProblem {
   text: string;
   /** Set when the problem is better said in words than by its text (Python's own errors, a changed block). */
   message?: string;
+  /** A line that would change blocks: its trimmed text and the block (type@row in the new text). */
+  moved?: { text: string; block: string };
 }
 
-type Problem = RawSyntaxProblem & { message?: string };
+type Problem = RawSyntaxProblem & { message?: string; moved?: { text: string; block: string } };
 
 export interface ValidationResult {
   /** The grammar used, or null when the file's language has none. */
@@ -316,7 +318,7 @@ function toSyntaxProblem(p: Problem, lines: string[]): SyntaxProblem {
   const line = lines[at.row] ?? "";
   // Characters, not UTF-16 code units: an emoji before the error counts once.
   const column = [...line.slice(0, at.column)].length + 1;
-  return { line: at.row + 1, column, kind: p.kind, text: p.text, ...(p.message ? { message: p.message } : {}) };
+  return { line: at.row + 1, column, kind: p.kind, text: p.text, ...(p.message ? { message: p.message } : {}), ...(p.moved ? { moved: p.moved } : {}) };
 }
 
 function describe(p: SyntaxProblem): string {
