@@ -66,6 +66,11 @@ export function decide(mode: ApprovalMode, category: ApprovalCategory, always: b
 
 export type Verdict = { ok: true } | { ok: false; reason: string };
 
+/** Whether a mode offers this tool to the model at all (plan mode offers read-only tools only). */
+export function offeredIn(mode: ApprovalMode, tool: Tool): boolean {
+  return mode !== "plan" || categoryOf(tool) === "read";
+}
+
 export class Approvals {
   private readonly always = new Set<string>();
 
@@ -76,12 +81,16 @@ export class Approvals {
 
   /** Whether the model is offered this tool at all (plan mode offers read-only tools only). */
   offers(tool: Tool): boolean {
-    return this.mode !== "plan" || categoryOf(tool) === "read";
+    return offeredIn(this.mode, tool);
   }
 
-  async check(tool: Tool, args: unknown, summary: string): Promise<Verdict> {
-    const category = categoryOf(tool);
-    const decision = decide(this.mode, category, this.always.has(tool.name));
+  /**
+   * The verdict that needs nobody (the tool is free, or the mode refuses it),
+   * or undefined when the user must be asked. It does not depend on the
+   * arguments, so it can come before they are checked.
+   */
+  settled(tool: Tool): Verdict | undefined {
+    const decision = decide(this.mode, categoryOf(tool), this.always.has(tool.name));
     if (decision === "allow") return { ok: true };
     if (decision === "deny") {
       return {
@@ -92,6 +101,14 @@ export class Approvals {
             : `${tool.name} needs approval and the approval mode is "never": it was not run. Continue without it, or tell the user what you would run and why`,
       };
     }
+    return undefined;
+  }
+
+  /** The verdict on a call; asks the user when the mode says so. Give it checked arguments (policy.prepareCall). */
+  async check(tool: Tool, args: unknown, summary: string): Promise<Verdict> {
+    const settled = this.settled(tool);
+    if (settled) return settled;
+    const category = categoryOf(tool);
     if (!this.callback) {
       return {
         ok: false,

@@ -1,16 +1,20 @@
-// Compaction, in two steps (pure functions here; the loop applies them and
-// writes them to the session log):
+// Compaction, in two steps (pure functions for the decisions, and
+// compactContext, which applies them to a loop's history and session log):
 //   1. prune: old tool outputs are replaced by a placeholder, keeping the most
 //      recent ones (they are the bulk of a coding session's context and the
 //      least useful once acted upon);
 //   2. summarize: if that is not enough (or on /compact), the older history is
 //      replaced by a structured summary written by the model (goal, decisions,
 //      files touched, open work), and the most recent messages are kept verbatim.
-import type { ChatMessage } from "./providers/types.js";
-import type { ContextEntry } from "./session.js";
+import type { ChatMessage, FinishReason, Usage } from "./providers/types.js";
+import { now, summaryEntry, withContent, type ContextEntry } from "./session.js";
+import type { AgentEvent } from "./events.js";
+import { usageOf, type UsageAccount } from "./cost.js";
+import { contextWindow, countUsage, emit, estimateContextTokens, type LoopContext } from "./loopContext.js";
 import { estimateMessageTokens } from "./tokens.js";
 import { cutMiddle } from "./truncate.js";
 import { findTool } from "../tools/registry.js";
+import { AGENT_COMPACT_KEEP_FRACTION, AGENT_COMPACT_MIN_GAIN_FRACTION, AGENT_PRUNE_PROTECT_FRACTION, AGENT_SUMMARY_INPUT_FRACTION } from "../limits.js";
 
 export const PRUNED_PLACEHOLDER = "[output pruned to save context; the session log keeps the full text. Run the call again if you need it.]";
 /** Outputs shorter than this are not worth pruning. */
@@ -138,4 +142,89 @@ export function summaryMessages(text: string, files: string[], instructions?: st
     { role: "system", content: SUMMARIZER_SYSTEM },
     { role: "user", content: prompt },
   ];
+}
+
+// ---- applying it to a loop ------------------------------------------------------------
+
+/** Compacts before a model request when the context has reached the threshold of the window. */
+export async function* compactIfNeeded(ctx: LoopContext, turn: UsageAccount, signal: AbortSignal | undefined): AsyncGenerator<AgentEvent> {
+  const window = await contextWindow(ctx);
+  if (estimateContextTokens(ctx) < ctx.limits.compactThreshold * window) return;
+  yield* compactContext(ctx, "auto", undefined, signal, turn);
+}
+
+/**
+ * Prunes old tool outputs, then (manual, or auto when pruning was not enough)
+ * replaces the older history by a summary the model writes. Auto keeps the
+ * most recent messages verbatim; manual (/compact [instructions]) summarizes
+ * everything. The summary request's usage counts for `turn` when given.
+ */
+export async function* compactContext(
+  ctx: LoopContext,
+  reason: "auto" | "manual",
+  instructions: string | undefined,
+  signal: AbortSignal | undefined,
+  turn?: UsageAccount,
+): AsyncGenerator<AgentEvent> {
+  const history = ctx.history;
+  const window = await contextWindow(ctx);
+  const threshold = ctx.limits.compactThreshold;
+  const before = estimateContextTokens(ctx);
+  yield emit(ctx, { type: "compact_start", reason, tokens: before, context_window: window });
+
+  const prune = outputsToPrune(history.context, Math.floor(window * AGENT_PRUNE_PROTECT_FRACTION));
+  if (prune.length) {
+    history.log.append({ t: "prune", indices: prune, placeholder: PRUNED_PLACEHOLDER, ts: now() });
+    const set = new Set(prune);
+    history.replace(history.context.map((e) => (e.i !== undefined && set.has(e.i) ? { ...e, message: withContent(e.message, PRUNED_PLACEHOLDER) } : e)));
+  }
+
+  let summarized = false;
+  if (reason === "manual" || estimateContextTokens(ctx) >= threshold * window) {
+    const context = history.context;
+    const k = reason === "manual" ? context.length : keepFrom(context, Math.floor(window * AGENT_COMPACT_KEEP_FRACTION));
+    const old = context.slice(0, k);
+    // Auto: when the system prompt and tools are most of the window, summarizing a few messages each turn gains nothing.
+    const oldTokens = old.reduce((sum, e) => sum + estimateMessageTokens(e.message), 0);
+    if (old.length > 0 && (reason === "manual" || oldTokens >= window * AGENT_COMPACT_MIN_GAIN_FRACTION)) {
+      const maxChars = Math.floor(window * AGENT_SUMMARY_INPUT_FRACTION) * 4;
+      const messages = summaryMessages(transcript(old, maxChars), filesTouched(old), instructions);
+      const summary = yield* summarize(ctx, messages, signal, turn);
+      if (summary) {
+        const keep = history.context.slice(k);
+        const keepFromIndex = keep.length ? (keep[0].i ?? history.log.messageCount) : history.log.messageCount;
+        history.log.append({ t: "compaction", summary, keep_from: keepFromIndex, ts: now() });
+        history.replace([summaryEntry(summary), ...keep]);
+        summarized = true;
+      }
+    }
+  }
+  yield emit(ctx, { type: "compact_end", tokens_before: before, tokens_after: estimateContextTokens(ctx), pruned: prune.length, summarized });
+}
+
+/** Asks the model for the summary (no tools, not streamed to the face). Undefined when it failed. */
+async function* summarize(ctx: LoopContext, messages: ChatMessage[], signal: AbortSignal | undefined, turn: UsageAccount | undefined): AsyncGenerator<AgentEvent, string | undefined> {
+  let text = "";
+  let usage: Usage | undefined;
+  let finish: FinishReason | undefined;
+  try {
+    const window = await contextWindow(ctx);
+    for await (const part of ctx.model.provider.stream({ model: ctx.model.model, messages, contextWindow: window, ...(signal ? { signal } : {}) })) {
+      if (part.type === "text") text += part.delta;
+      else if (part.type === "usage") usage = part.usage;
+      else if (part.type === "finish") finish = part.reason;
+    }
+  } catch (e) {
+    countUsage(ctx, turn, usageOf(usage));
+    yield emit(ctx, { type: "notice", message: `compaction: the model could not write the summary (${(e as Error).message}); older messages were kept` });
+    return undefined;
+  }
+  countUsage(ctx, turn, usageOf(usage));
+  if (text.trim() === "" || finish === "refusal" || finish === "content_filter") {
+    const why = text.trim() === "" ? "returned an empty summary" : `did not write the summary (${finish})`;
+    yield emit(ctx, { type: "notice", message: `compaction: the model ${why}; older messages were kept` });
+    return undefined;
+  }
+  // A summary cut at the output limit is still most of one; the mark says what is missing.
+  return finish === "length" ? `${text.trim()}\n\n[rt: this summary was cut off at the output limit]` : text.trim();
 }

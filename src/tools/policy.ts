@@ -1,6 +1,12 @@
 // The policy sits between every face and the registry: it finds the tool,
 // validates arguments against its schema, applies the profile and kill
 // switches, runs the handler and turns every failure into a ToolResult.
+//
+// In two steps, so that a face that asks the user (the agent's approvals) asks
+// about a call that can run: prepareCall finds the tool once and checks the
+// call, and either refuses it (a ToolResult the face hands back as the
+// answer) or returns a PreparedCall; runPreparedCall runs exactly that call,
+// without finding or checking anything again. callTool is both steps at once.
 import type { z } from "zod";
 import type { Workspace } from "../workspace/workspace.js";
 import { findTool, jsonSchemaOf, toolNames } from "./registry.js";
@@ -75,29 +81,82 @@ export function writeRefusal(workspace: Workspace, tool: Tool, args: Record<stri
   return undefined;
 }
 
-export async function callTool(workspace: Workspace, name: string, args: unknown, opts: CallOptions = {}): Promise<ToolResult> {
-  const tool = findTool(name);
+/** Where the policy looks tools up: the whole registry, or a narrower set (a subagent's tools). */
+export interface ToolLookup {
+  find(name: string): Tool | undefined;
+  /** The names listed when a call names no tool of the set. */
+  names(): readonly string[];
+}
+
+/** Every tool of the registry, by name or alias. */
+export const REGISTRY_LOOKUP: ToolLookup = { find: findTool, names: toolNames };
+
+/**
+ * A call the policy has checked: its tool (found once), its arguments as the
+ * handler takes them (aliases turned into canonical names, defaults filled in)
+ * and the workspace whose profile allowed it. Made only by prepareCall.
+ */
+export interface PreparedCall {
+  readonly tool: Tool;
+  readonly args: Readonly<Record<string, unknown>>;
+  readonly workspace: Workspace;
+}
+
+/** What prepareCall made of a call: a prepared call, or the refusal to give back (with the tool, when it was found). */
+export type Preparation = { ok: true; call: PreparedCall } | { ok: false; tool?: Tool; refusal: ToolResult };
+
+/** The calls prepareCall made: runPreparedCall runs nothing else (a hand-made object skips no check). */
+const preparedCalls = new WeakSet<PreparedCall>();
+
+/**
+ * Finds the tool and checks the call: its arguments against the tool's schema
+ * (argument aliases included), then the profile and kill switches. Nothing
+ * runs and nobody is asked; a refusal names what was wrong and what is valid.
+ */
+export function prepareCall(workspace: Workspace, name: string, args: unknown, tools: ToolLookup = REGISTRY_LOOKUP): Preparation {
+  const tool = tools.find(name);
   if (!tool) {
-    return usageError(`unknown tool "${name}"; available tools: ${toolNames().join(", ")}`);
+    return { ok: false, refusal: usageError(`unknown tool "${name}"; available tools: ${tools.names().join(", ")}`) };
   }
   // jitless: zod would otherwise compile a parser for each object schema
   // (new Function) on its first parse, which costs a one-shot command more
   // than it saves; validating a tool's arguments is never the slow part.
   const parsed = tool.schema.safeParse(args ?? {}, { jitless: true });
   if (!parsed.success) {
-    return usageError(`invalid arguments for ${tool.name}: ${describeIssues(parsed.error)}\nschema: ${JSON.stringify(jsonSchemaOf(tool))}`, {
-      tool: tool.name,
-      issues: argumentIssues(parsed.error),
-    });
+    return {
+      ok: false,
+      tool,
+      refusal: usageError(`invalid arguments for ${tool.name}: ${describeIssues(parsed.error)}\nschema: ${JSON.stringify(jsonSchemaOf(tool))}`, {
+        tool: tool.name,
+        issues: argumentIssues(parsed.error),
+      }),
+    };
   }
-  const refusal = writeRefusal(workspace, tool, parsed.data as Record<string, unknown>);
-  if (refusal) return denied(refusal);
+  const checked = parsed.data as Record<string, unknown>;
+  const refusal = writeRefusal(workspace, tool, checked);
+  if (refusal) return { ok: false, tool, refusal: denied(refusal) };
+  const call: PreparedCall = Object.freeze({ tool, args: checked, workspace });
+  preparedCalls.add(call);
+  return { ok: true, call };
+}
+
+/** Runs a call prepareCall accepted; every failure of the handler becomes a ToolResult. */
+export async function runPreparedCall(call: PreparedCall, opts: CallOptions = {}): Promise<ToolResult> {
+  if (!preparedCalls.has(call)) throw new Error("runPreparedCall takes only a call returned by prepareCall");
+  const { tool, workspace } = call;
   try {
-    return await tool.handler(parsed.data, { workspace, signal: opts.signal, ...(opts.onProgress ? { onProgress: opts.onProgress } : {}) });
+    return await tool.handler(call.args, { workspace, signal: opts.signal, ...(opts.onProgress ? { onProgress: opts.onProgress } : {}) });
   } catch (e) {
     if (e instanceof ToolError) return { success: false, output: "", error: e.message, error_type: "tool", ...e.metadata };
     const err = e as NodeJS.ErrnoException;
     const code = err.code ? ` (${err.code})` : "";
     return { success: false, output: "", error: `${tool.name} failed${code}: ${err.message}`, error_type: "tool" };
   }
+}
+
+/** Finds, checks and runs a call (prepareCall, then runPreparedCall). */
+export async function callTool(workspace: Workspace, name: string, args: unknown, opts: CallOptions = {}): Promise<ToolResult> {
+  const prepared = prepareCall(workspace, name, args);
+  if (!prepared.ok) return prepared.refusal;
+  return runPreparedCall(prepared.call, opts);
 }

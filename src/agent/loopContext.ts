@@ -1,0 +1,222 @@
+// What one agent loop runs with: its model, tools, approvals, history, limits
+// and usage totals, gathered in a LoopContext that the loop's functions
+// (turn.ts, toolCalls.ts, compaction.ts) take as their first argument. The
+// Agent facade builds one for a session; a subagent builds its own (its own
+// history, tools, system prompt and limits) and runs the same functions.
+//
+// Events: every function yields AgentEvents; `emit` writes each one to the
+// context's session log before it is handed on, so whoever iterates the
+// generator (a face, a parent agent) is the sink and the log is complete.
+import type { Provider } from "./providers/types.js";
+import type { FinishReason } from "./providers/types.js";
+import { zeroUsage, type AgentErrorKind, type AgentEvent, type Protocol, type UsageTotals } from "./events.js";
+import type { Approvals } from "./approval.js";
+import { now, type ProtocolChoice } from "./session.js";
+import type { History } from "./history.js";
+import { charge, requestCost, type UsageAccount } from "./cost.js";
+import type { Price } from "./settings.js";
+import { toolSpecs, type AgentToolSet } from "./toolSet.js";
+import { systemPrompt as rtSystemPrompt } from "./prompts.js";
+import { requestMessages } from "./requestMessages.js";
+import { estimateMessageTokens, estimateTokens } from "./tokens.js";
+import type { Workspace } from "../workspace/workspace.js";
+import { AGENT_COMPACT_THRESHOLD, AGENT_DEFAULT_MAX_TURNS, AGENT_TOOL_OUTPUT_MAX_CHARS, DEFAULT_CONTEXT_WINDOW } from "../limits.js";
+
+/** The model a loop talks to. */
+export interface ModelBinding {
+  provider: Provider;
+  /** The model name sent to the provider. */
+  model: string;
+  /** "provider/model", as shown and recorded in the session. */
+  label: string;
+  price?: Price;
+  /** Tokens; undefined: asked from the provider on first use, else DEFAULT_CONTEXT_WINDOW. */
+  contextWindow?: number;
+}
+
+export interface LoopLimits {
+  /** Model requests per user turn. */
+  maxTurns: number;
+  /** Characters of one tool output the model sees; the rest is saved (outputSaving.ts). */
+  toolOutputMaxChars: number;
+  /** Fraction of the context window at which the context is compacted. */
+  compactThreshold: number;
+  temperature?: number;
+  maxOutputTokens?: number;
+}
+
+export interface LoopContext {
+  /** Where the tools run. */
+  readonly workspace: Workspace;
+  model: ModelBinding;
+  readonly tools: AgentToolSet;
+  readonly approvals: Approvals;
+  /** What the user chose; with "auto", the loop falls back to text mode when the model cannot call tools. */
+  readonly protocolChoice: ProtocolChoice;
+  /** The protocol of the next request. */
+  protocol: Protocol;
+  readonly history: History;
+  /** The session's totals (a subagent's own). */
+  readonly totals: UsageAccount;
+  readonly limits: LoopLimits;
+  /** The system prompt for a protocol. */
+  readonly systemPrompt: (protocol: Protocol) => string;
+  /** A fresh id for a call that came without one (text mode's actions). */
+  nextCallId(prefix: string): string;
+}
+
+export interface LoopContextOptions {
+  workspace: Workspace;
+  model: ModelBinding;
+  tools: AgentToolSet;
+  approvals: Approvals;
+  protocol: ProtocolChoice;
+  /** With protocol "auto": the protocol a continued session had switched to. */
+  startProtocol?: Protocol;
+  history: History;
+  /** Totals to continue from (a resumed session's); default: zero. */
+  totals?: UsageAccount;
+  limits?: Partial<LoopLimits>;
+  /** Default: rt's system prompt for this workspace, approval mode and tool set. */
+  systemPrompt?: (protocol: Protocol) => string;
+}
+
+/** rt's own system prompt (prompts/), made once per protocol. */
+export function defaultSystemPrompt(ws: Workspace, approvals: Approvals, tools: AgentToolSet): (protocol: Protocol) => string {
+  const made = new Map<Protocol, string>();
+  return (protocol) => {
+    let p = made.get(protocol);
+    if (!p) {
+      const names = tools.offered.map((t) => t.name);
+      p = rtSystemPrompt({ root: ws.root, protocol, profile: ws.profile, plan: approvals.mode === "plan", toolNames: names });
+      made.set(protocol, p);
+    }
+    return p;
+  };
+}
+
+export function createLoopContext(o: LoopContextOptions): LoopContext {
+  let calls = 0;
+  return {
+    workspace: o.workspace,
+    model: { ...o.model },
+    tools: o.tools,
+    approvals: o.approvals,
+    protocolChoice: o.protocol,
+    protocol: o.protocol === "auto" ? (o.startProtocol ?? "tools") : o.protocol,
+    history: o.history,
+    totals: o.totals ?? { usage: zeroUsage() },
+    limits: {
+      maxTurns: o.limits?.maxTurns ?? AGENT_DEFAULT_MAX_TURNS,
+      toolOutputMaxChars: o.limits?.toolOutputMaxChars ?? AGENT_TOOL_OUTPUT_MAX_CHARS,
+      compactThreshold: o.limits?.compactThreshold ?? AGENT_COMPACT_THRESHOLD,
+      ...(o.limits?.temperature !== undefined ? { temperature: o.limits.temperature } : {}),
+      ...(o.limits?.maxOutputTokens !== undefined ? { maxOutputTokens: o.limits.maxOutputTokens } : {}),
+    },
+    systemPrompt: o.systemPrompt ?? defaultSystemPrompt(o.workspace, o.approvals, o.tools),
+    nextCallId: (prefix) => `${prefix}${++calls}`,
+  };
+}
+
+/** State of one user turn: model requests made, what they used, how the last one ended, the repeat counter. */
+export class TurnState implements UsageAccount {
+  modelTurns = 0;
+  usage: UsageTotals = zeroUsage();
+  cost: number | undefined;
+  lastText = "";
+  lastFinish: FinishReason = "stop";
+  private lastSignature: string | undefined;
+  private repeats = 0;
+
+  /** How many times in a row this call has now been seen. */
+  repeat(signature: string): number {
+    this.repeats = signature === this.lastSignature ? this.repeats + 1 : 1;
+    this.lastSignature = signature;
+    return this.repeats;
+  }
+}
+
+/** Writes an event to the session log (deltas as delta records; tool output lives in the messages) and returns it. */
+export function emit<E extends AgentEvent>(ctx: LoopContext, ev: E): E {
+  const log = ctx.history.log;
+  if (ev.type === "text" || ev.type === "reasoning") log.append({ t: "delta", kind: ev.type, delta: ev.delta });
+  else if (ev.type === "tool_end") log.append({ t: "event", event: { ...ev, output: "" }, ts: now() });
+  else log.append({ t: "event", event: ev, ts: now() });
+  return ev;
+}
+
+/** The context window in tokens: configured, else what the provider reports (asked once), else DEFAULT_CONTEXT_WINDOW. */
+export async function contextWindow(ctx: LoopContext): Promise<number> {
+  const m = ctx.model;
+  if (m.contextWindow === undefined) {
+    let reported: number | undefined;
+    try {
+      reported = await m.provider.contextWindow?.(m.model);
+    } catch {
+      reported = undefined;
+    }
+    m.contextWindow = reported ?? DEFAULT_CONTEXT_WINDOW;
+  }
+  return m.contextWindow;
+}
+
+/** Tokens the next request will take: the provider's last count plus what was added since, or an estimate. */
+export function estimateContextTokens(ctx: LoopContext): number {
+  const protocol = ctx.protocol;
+  const context = ctx.history.context;
+  const estimate = estimateTokens(requestMessages(ctx.systemPrompt(protocol), context, protocol), protocol === "tools" ? toolSpecs(ctx.tools) : []);
+  const reported = ctx.history.reported;
+  if (!reported || reported.length > context.length) return estimate;
+  let added = 0;
+  for (const e of context.slice(reported.length)) added += estimateMessageTokens(e.message);
+  return Math.max(estimate, reported.tokens + added);
+}
+
+/** Switches the protocol of the next requests (auto's fallback to text mode), and records it. */
+export function setProtocol(ctx: LoopContext, p: Protocol): void {
+  ctx.protocol = p;
+  ctx.history.reported = undefined;
+  ctx.history.log.append({ t: "protocol", protocol: p, ts: now() });
+}
+
+/** Switches model (/model), and records it. With protocol auto, tools are tried again. */
+export function setModel(ctx: LoopContext, model: ModelBinding): void {
+  ctx.model = { ...model };
+  ctx.history.reported = undefined;
+  ctx.history.log.append({ t: "model", model: model.label, ts: now() });
+  if (ctx.protocolChoice === "auto" && ctx.protocol !== "tools") setProtocol(ctx, "tools");
+}
+
+/** Adds one request's usage to the turn (when there is one) and the session, and logs it. */
+export function countUsage(ctx: LoopContext, turn: UsageAccount | undefined, used: UsageTotals): void {
+  const cost = requestCost(used, ctx.model.price);
+  charge(used, cost, ...(turn ? [turn] : []), ctx.totals);
+  ctx.history.log.append({ t: "usage", usage: used, ...(cost !== undefined ? { cost } : {}), model: ctx.model.label, ts: now() });
+}
+
+export function completeEvent(ctx: LoopContext, turn: TurnState): AgentEvent {
+  return {
+    type: "turn_complete",
+    session_id: ctx.history.log.id,
+    text: turn.lastText,
+    model_turns: turn.modelTurns,
+    finish_reason: turn.lastFinish,
+    protocol: ctx.protocol,
+    usage: turn.usage,
+    session_usage: ctx.totals.usage,
+    ...(turn.cost !== undefined ? { cost: turn.cost } : {}),
+    ...(ctx.totals.cost !== undefined ? { session_cost: ctx.totals.cost } : {}),
+  };
+}
+
+export function errorEvent(ctx: LoopContext, turn: TurnState, kind: AgentErrorKind, message: string, finish?: FinishReason): AgentEvent {
+  return {
+    type: "error",
+    kind,
+    message,
+    session_id: ctx.history.log.id,
+    ...(finish ? { finish_reason: finish } : {}),
+    usage: turn.usage,
+    session_usage: ctx.totals.usage,
+  };
+}

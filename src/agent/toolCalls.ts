@@ -1,0 +1,219 @@
+// One batch of tool calls: the calls of one model answer (native calls, or text
+// mode's actions), each checked by the policy (policy.prepareCall: the tool
+// found once, the arguments validated against its schema, the profile's rules
+// applied), then the approvals (the user is asked only about a call that
+// passed those checks), then run; every result goes into the history as soon
+// as it exists. Read-only calls run in parallel; a call that writes runs alone,
+// in order. AGENT_LOOP_REPEAT_LIMIT identical consecutive calls stop the turn.
+import type { ToolCall } from "./providers/types.js";
+import type { AgentEvent, Protocol } from "./events.js";
+import { describeCall } from "./approval.js";
+import { actionHeader, type TextAction } from "./textProtocol.js";
+import { EventQueue } from "./eventQueue.js";
+import { fitToolOutput } from "./outputSaving.js";
+import { emit, errorEvent, type LoopContext, type TurnState } from "./loopContext.js";
+import { prepareCall, runPreparedCall, type Preparation } from "../tools/policy.js";
+import { jsonSchemaOf } from "../tools/registry.js";
+import type { Tool, ToolResult } from "../tools/types.js";
+import { AGENT_LOOP_REPEAT_LIMIT } from "../limits.js";
+
+/** Arguments that could not be read as a JSON object: why, and the text as the model wrote it. */
+export interface UnreadableArguments {
+  invalid: string;
+  raw: string;
+}
+
+/** One call to run: a native tool call or a text-mode action. */
+export interface PendingCall {
+  id: string;
+  name: string;
+  /** The arguments as the model wrote them, or why they could not be read. */
+  args: Record<string, unknown> | UnreadableArguments;
+  protocol: Protocol;
+  /** Text mode: the line shown above its output. */
+  header?: string;
+}
+
+export const INTERRUPTED_RESULT = "interrupted by the user: not run";
+
+export function isUnreadable(a: PendingCall["args"]): a is UnreadableArguments {
+  return typeof (a as { invalid?: unknown }).invalid === "string";
+}
+
+function parseArguments(text: string): PendingCall["args"] {
+  if (text.trim() === "") return {};
+  try {
+    const v = JSON.parse(text) as unknown;
+    if (v && typeof v === "object" && !Array.isArray(v)) return v as Record<string, unknown>;
+    return { invalid: "the arguments must be a JSON object", raw: text };
+  } catch (e) {
+    return { invalid: `the arguments are not valid JSON (${(e as Error).message})`, raw: text };
+  }
+}
+
+/** A native tool call as a call to run. */
+export function nativeCall(c: ToolCall): PendingCall {
+  return { id: c.id, name: c.name, args: parseArguments(c.arguments), protocol: "tools" };
+}
+
+/** A text-mode action (a fenced bash block, a JSON action) as a call to run. */
+export function textCall(ctx: LoopContext, a: TextAction): PendingCall {
+  const id = ctx.nextCallId("text-");
+  const header = actionHeader(a);
+  if (a.kind === "bash") return { id, name: "bash", args: { command: a.command }, protocol: "text", header };
+  if (a.kind === "tool") return { id, name: a.name, args: a.args, protocol: "text", header };
+  return { id, name: "action", args: { invalid: a.error, raw: a.raw }, protocol: "text", header };
+}
+
+/** Stable text of a call for loop detection: name + arguments with sorted keys. */
+function signatureOf(name: string, args: unknown): string {
+  const canon = (v: unknown): unknown =>
+    v && typeof v === "object" && !Array.isArray(v)
+      ? Object.fromEntries(Object.keys(v as object).sort().map((k) => [k, canon((v as Record<string, unknown>)[k])]))
+      : Array.isArray(v)
+        ? v.map(canon)
+        : v;
+  return `${name} ${JSON.stringify(canon(args))}`;
+}
+
+/** What the model is told about a tool result. */
+function resultText(r: ToolResult): string {
+  if (r.success) return r.output === "" ? "(no output)" : r.output;
+  return r.output ? `error: ${r.error ?? "failed"}\n${r.output}` : `error: ${r.error ?? "failed"}`;
+}
+
+/** A call with what the policy made of it: its tool (when found) and, for readable arguments, the preparation. */
+interface CheckedCall {
+  call: PendingCall;
+  tool?: Tool;
+  prepared?: Preparation;
+}
+
+/** Looks each call's tool up once: through prepareCall when its arguments are readable, else only for the schema hint. */
+function check(ctx: LoopContext, call: PendingCall): CheckedCall {
+  if (isUnreadable(call.args)) {
+    const tool = ctx.tools.lookup.find(call.name);
+    return { call, ...(tool ? { tool } : {}) };
+  }
+  const prepared = prepareCall(ctx.workspace, call.name, call.args, ctx.tools.lookup);
+  const tool = prepared.ok ? prepared.call.tool : prepared.tool;
+  return { call, ...(tool ? { tool } : {}), prepared };
+}
+
+/**
+ * Runs the calls of one model answer: loop detection first (calls from the
+ * repeated one on are not run), then batches (consecutive read-only native
+ * calls together, in parallel; anything else alone), each result added to
+ * the history as soon as it exists. Returns true when the turn must stop.
+ */
+export async function* runToolCalls(ctx: LoopContext, calls: PendingCall[], turn: TurnState, signal: AbortSignal | undefined): AsyncGenerator<AgentEvent, boolean> {
+  let stopAt = -1;
+  let repeated = "";
+  for (let j = 0; j < calls.length; j++) {
+    const c = calls[j];
+    const sig = signatureOf(c.name, isUnreadable(c.args) ? c.args.raw : c.args);
+    if (turn.repeat(sig) >= AGENT_LOOP_REPEAT_LIMIT) {
+      stopAt = j;
+      repeated = sig;
+      break;
+    }
+  }
+  const runnable = (stopAt === -1 ? calls : calls.slice(0, stopAt)).map((c) => check(ctx, c));
+  let interrupted = false;
+  for (const batch of batches(runnable)) {
+    if (signal?.aborted) interrupted = true;
+    if (interrupted) {
+      for (const c of batch) addResult(ctx, c.call, INTERRUPTED_RESULT, true);
+      continue;
+    }
+    const queue = new EventQueue<AgentEvent>();
+    const sink = (ev: AgentEvent) => queue.push(emit(ctx, ev));
+    void Promise.all(batch.map((c) => runOne(ctx, c, sink, signal))).finally(() => queue.close());
+    yield* queue.drain();
+  }
+  if (stopAt !== -1) {
+    for (const c of calls.slice(stopAt)) addResult(ctx, c, `not run: loop detected (the same call ${AGENT_LOOP_REPEAT_LIMIT} times in a row)`, true);
+    yield emit(
+      ctx,
+      errorEvent(ctx, turn, "loop_detected", `loop detected: the model made the same call ${AGENT_LOOP_REPEAT_LIMIT} times in a row (${repeated.length > 300 ? `${repeated.slice(0, 300)}…` : repeated}); stopped this turn`),
+    );
+    return true;
+  }
+  if (interrupted || signal?.aborted) {
+    yield emit(ctx, errorEvent(ctx, turn, "interrupted", "interrupted"));
+    return true;
+  }
+  return false;
+}
+
+/** Consecutive read-only native calls form one parallel batch; every other call is a batch of its own. */
+function batches(calls: CheckedCall[]): CheckedCall[][] {
+  const out: CheckedCall[][] = [];
+  let group: CheckedCall[] = [];
+  for (const c of calls) {
+    const parallel = c.call.protocol === "tools" && c.tool !== undefined && c.tool.readOnly && !isUnreadable(c.call.args);
+    if (parallel) {
+      group.push(c);
+      continue;
+    }
+    if (group.length) out.push(group);
+    group = [];
+    out.push([c]);
+  }
+  if (group.length) out.push(group);
+  return out;
+}
+
+/**
+ * Runs one call. A call the approval mode refuses emits only tool_blocked. A
+ * call the policy refused (unknown tool, invalid arguments, the profile) is
+ * answered with the refusal, and nobody is asked about it. Otherwise the user
+ * is asked when the mode says so, about the checked arguments; then
+ * tool_start, the prepared call, the output cut to size, tool_end.
+ */
+async function runOne(ctx: LoopContext, checked: CheckedCall, sink: (ev: AgentEvent) => void, signal: AbortSignal | undefined): Promise<void> {
+  const { call: c, tool, prepared } = checked;
+  if (tool && prepared) {
+    // In plan mode, text mode's shell blocks run without asking: the workspace is safe-read-only (sandboxed).
+    const sandboxedPlanCommand = ctx.approvals.mode === "plan" && c.protocol === "text" && tool.name === "bash";
+    if (!sandboxedPlanCommand) {
+      const verdict = ctx.approvals.settled(tool) ?? (prepared.ok ? await ctx.approvals.check(tool, prepared.call.args, describeCall(tool.name, prepared.call.args)) : { ok: true as const });
+      if (!verdict.ok) {
+        // Ctrl-C while the user was being asked ends the question: the call was not refused, the turn was interrupted.
+        const reason = signal?.aborted ? INTERRUPTED_RESULT : verdict.reason;
+        sink({ type: "tool_blocked", id: c.id, name: c.name, args: c.args, reason });
+        addResult(ctx, c, signal?.aborted ? reason : `blocked: ${reason}`, true);
+        return;
+      }
+    }
+  }
+  sink({ type: "tool_start", id: c.id, name: c.name, args: isUnreadable(c.args) ? c.args.raw : c.args, protocol: c.protocol });
+  const started = performance.timeOrigin + performance.now();
+  const finish = (success: boolean, output: string, error?: string, saved?: string) => {
+    const ended = performance.timeOrigin + performance.now();
+    sink({ type: "tool_end", id: c.id, name: c.name, success, output, ...(error ? { error } : {}), ...(saved ? { saved_output: saved } : {}), started_at: started, ended_at: ended });
+    addResult(ctx, c, output, !success);
+  };
+  if (isUnreadable(c.args) || !prepared) {
+    const invalid = isUnreadable(c.args) ? c.args.invalid : "the arguments could not be read";
+    const schema = tool ? `\nschema: ${JSON.stringify(jsonSchemaOf(tool))}` : "";
+    finish(false, `error: ${invalid}${schema}`, invalid);
+    return;
+  }
+  if (signal?.aborted) {
+    finish(false, INTERRUPTED_RESULT, "interrupted");
+    return;
+  }
+  const result = prepared.ok ? await runPreparedCall(prepared.call, signal ? { signal } : {}) : prepared.refusal;
+  const { text, saved } = fitToolOutput(ctx.workspace, resultText(result), ctx.limits.toolOutputMaxChars, { sessionId: ctx.history.log.id, callId: c.id });
+  finish(result.success, text, result.success ? undefined : (result.error ?? "failed"), saved);
+}
+
+/** The result of a call, in the history: a tool message, or in text mode a user message. */
+export function addResult(ctx: LoopContext, c: PendingCall, output: string, isError: boolean): void {
+  if (c.protocol === "tools") {
+    ctx.history.add({ role: "tool", toolCallId: c.id, name: c.name, content: output, ...(isError ? { isError } : {}) });
+  } else {
+    ctx.history.add({ role: "user", content: `[rt] Output of:\n${c.header ?? c.name}\n${output.trimEnd()}` }, "tool_output");
+  }
+}

@@ -1,0 +1,285 @@
+// The agent loop (seed 003) as plain functions over a LoopContext:
+//   runUserTurn   a user prompt in, events out: model turns and tool calls
+//                 until the model answers without calling anything;
+//   runModelTurn  one model request, streamed (text and reasoning as they come);
+//   runToolCalls  one batch of tool calls (toolCalls.ts).
+// Around them: compaction before a request (compaction.ts), long outputs cut
+// and saved (outputSaving.ts), usage and cost counted (cost.ts), and the
+// protocol fallback of --protocol auto (native tool calls → text mode).
+//
+// Limits: limits.maxTurns model requests per user turn; AGENT_LOOP_REPEAT_LIMIT
+// identical consecutive calls stop the turn; tool output is cut to
+// limits.toolOutputMaxChars; the context is compacted at
+// limits.compactThreshold of the window.
+import type { ChatMessage, FinishReason, ModelRequest, NativeParts, ToolCall, Usage } from "./providers/types.js";
+import { ProviderError } from "./providers/types.js";
+import type { AgentErrorKind, AgentEvent, Protocol } from "./events.js";
+import { usageOf } from "./cost.js";
+import { requestMessages } from "./requestMessages.js";
+import { parseActions, textualToolCalls } from "./textProtocol.js";
+import { compactIfNeeded } from "./compaction.js";
+import { completeEvent, contextWindow, countUsage, emit, errorEvent, setProtocol, TurnState, type LoopContext } from "./loopContext.js";
+import { toolSpecs } from "./toolSet.js";
+import { nativeCall, isUnreadable, runToolCalls, textCall, type PendingCall } from "./toolCalls.js";
+
+export interface RunOptions {
+  /** Aborting it interrupts the turn (Ctrl-C): the session keeps everything done so far. */
+  signal?: AbortSignal;
+}
+
+/** What one model request produced. */
+export interface ModelAnswer {
+  text: string;
+  reasoning: string;
+  signature?: string;
+  toolCalls: ToolCall[];
+  usage?: Usage;
+  /** Provider-native pieces to keep with the message (thinking blocks, reasoning details...). */
+  native?: NativeParts;
+  /** How the stream said the answer ended (absent when it failed first). */
+  finish?: FinishReason;
+  finishRaw?: string;
+  finishDetail?: string;
+  error?: unknown;
+}
+
+/** The finish reasons that end an answer before it is complete: the answer is kept, marked, and not acted on. */
+const CUT_SHORT: ReadonlySet<FinishReason> = new Set(["length", "refusal", "content_filter"]);
+
+/** The mark left on an answer that did not complete, in the session and in what the model sees later. */
+function cutNote(finish: FinishReason, raw: string | undefined, detail: string | undefined): string {
+  const said = raw && raw !== finish ? `${finish}, "${raw}"` : finish;
+  if (finish === "length") return `[rt: this answer was cut off at the output limit (${said})]`;
+  if (finish === "refusal") return `[rt: the model declined to answer (${said})${detail ? `: ${detail}` : ""}]`;
+  if (finish === "content_filter") return `[rt: the provider's content filter stopped this answer (${said})]`;
+  return `[rt: this answer did not complete (${said})]`;
+}
+
+/** Whether a tool call's argument text is a whole JSON object (a cut answer leaves the last call's arguments unfinished). */
+function completeArguments(text: string): boolean {
+  if (text.trim() === "") return true;
+  try {
+    const v = JSON.parse(text) as unknown;
+    return !!v && typeof v === "object" && !Array.isArray(v);
+  } catch {
+    return false;
+  }
+}
+
+function errorKind(e: unknown, signal: AbortSignal | undefined): AgentErrorKind {
+  if (signal?.aborted) return "interrupted";
+  if (e instanceof ProviderError) return e.kind === "aborted" ? "interrupted" : e.kind;
+  return "internal";
+}
+
+/**
+ * Runs one user turn: adds the prompt to the history, then model turns and
+ * tool calls until the model answers without calling anything. Ends with
+ * `turn_complete`, or with `error` (the history keeps what was done).
+ */
+export async function* runUserTurn(ctx: LoopContext, prompt: string, opts: RunOptions = {}): AsyncGenerator<AgentEvent> {
+  const signal = opts.signal;
+  const turn = new TurnState();
+  ctx.history.add({ role: "user", content: prompt });
+  try {
+    yield* turnLoop(ctx, turn, signal);
+  } catch (e) {
+    yield emit(ctx, errorEvent(ctx, turn, errorKind(e, signal), `rt failed: ${(e as Error)?.stack ?? String(e)}`));
+  }
+}
+
+async function* turnLoop(ctx: LoopContext, turn: TurnState, signal: AbortSignal | undefined): AsyncGenerator<AgentEvent> {
+  const maxTurns = ctx.limits.maxTurns;
+  for (;;) {
+    if (signal?.aborted) {
+      yield emit(ctx, errorEvent(ctx, turn, "interrupted", "interrupted"));
+      return;
+    }
+    if (turn.modelTurns >= maxTurns) {
+      yield emit(
+        ctx,
+        errorEvent(ctx, turn, "max_turns", `stopped after ${maxTurns} model turns (--max-turns ${maxTurns}) before the model finished; continue the session to let it go on, or raise --max-turns`),
+      );
+      return;
+    }
+    yield* compactIfNeeded(ctx, turn, signal);
+    turn.modelTurns++;
+    const protocol = ctx.protocol;
+    const answer = yield* runModelTurn(ctx, turn, signal);
+
+    if (answer.error !== undefined) {
+      const e = answer.error;
+      if (e instanceof ProviderError && e.kind === "tools_unsupported" && protocol === "tools" && !answer.text && !answer.toolCalls.length) {
+        if (ctx.protocolChoice === "auto") {
+          setProtocol(ctx, "text");
+          yield emit(ctx, { type: "notice", message: `${ctx.model.label} does not accept native tool calls (${e.message}); continuing in text mode (fenced bash blocks)` });
+          turn.modelTurns--;
+          continue;
+        }
+        yield emit(ctx, errorEvent(ctx, turn, "tools_unsupported", `${e.message}\nThis model does not take native tool calls: use --protocol text (or auto).`));
+        return;
+      }
+      const kind = errorKind(e, signal);
+      keepPartial(ctx, answer, kind === "interrupted" ? "[interrupted by the user]" : `[the answer was cut off: ${(e as Error).message}]`);
+      yield emit(ctx, errorEvent(ctx, turn, kind, kind === "interrupted" ? "interrupted" : (e as Error).message, "error"));
+      return;
+    }
+
+    const finish = answer.finish ?? "stop";
+    turn.lastFinish = finish;
+    const cut = CUT_SHORT.has(finish);
+    // A cut answer without calls (or in text mode, where its last block may be cut) ends the turn: kept, marked.
+    const endsTurn = cut && (protocol === "text" || finish !== "length" || answer.toolCalls.length === 0);
+    const note = cut ? cutNote(finish, answer.finishRaw, answer.finishDetail) : "";
+    const content = endsTurn ? (answer.text ? `${answer.text}\n\n${note}` : note) : answer.text;
+    const assistant: ChatMessage = {
+      role: "assistant",
+      content,
+      ...(answer.reasoning ? { reasoning: answer.reasoning } : {}),
+      // The signature travels with the blocks it signs (native.anthropic); kept apart only without them.
+      ...(answer.signature && !answer.native?.anthropic ? { reasoningSignature: answer.signature } : {}),
+      ...(answer.toolCalls.length ? { toolCalls: answer.toolCalls } : {}),
+      finish,
+      ...(answer.finishRaw && answer.finishRaw !== finish ? { finishRaw: answer.finishRaw } : {}),
+      ...(answer.native ? { native: answer.native } : {}),
+    };
+    ctx.history.add(assistant);
+    ctx.history.noteReported(answer.usage);
+    turn.lastText = answer.text;
+
+    if (endsTurn) {
+      // Calls of a refused or filtered answer are not acted on; each gets a result so the conversation stays valid.
+      const why = `not run: ${note.slice(1, -1).replace(/^rt: /, "")}`;
+      for (const c of answer.toolCalls) ctx.history.add({ role: "tool", toolCallId: c.id, name: c.name, content: why, isError: true });
+      yield emit(ctx, { ...errorEvent(ctx, turn, finish as AgentErrorKind, cutMessage(ctx, finish, answer), finish), text: answer.text } as AgentEvent);
+      return;
+    }
+
+    const calls = yield* callsOf(ctx, answer, protocol);
+    if (calls.length === 0) {
+      yield emit(ctx, completeEvent(ctx, turn));
+      return;
+    }
+    const stopped = yield* runToolCalls(ctx, calls, turn, signal);
+    if (stopped) return;
+  }
+}
+
+/**
+ * The calls an answer asks for: its native calls (a call cut at the output
+ * limit is answered, not run), text mode's actions, or, with --protocol auto,
+ * calls a model wrote as text (the session switches to text mode).
+ */
+async function* callsOf(ctx: LoopContext, answer: ModelAnswer, protocol: Protocol): AsyncGenerator<AgentEvent, PendingCall[]> {
+  if (answer.toolCalls.length) {
+    const calls = answer.toolCalls.map(nativeCall);
+    if (answer.finish === "length") {
+      // Cut at the output limit in the middle of a call: the calls with whole arguments run, a cut one does not.
+      const cutCalls = calls.filter((c) => !completeArguments(answer.toolCalls.find((t) => t.id === c.id)?.arguments ?? ""));
+      for (const c of cutCalls) {
+        c.args = {
+          invalid: `your answer was cut off at the output limit in the middle of this call's arguments, so it was not run; make the call again with less in it (split a large edit or write into several calls)`,
+          raw: isUnreadable(c.args) ? c.args.raw : JSON.stringify(c.args),
+        };
+      }
+      if (cutCalls.length) {
+        yield emit(ctx, {
+          type: "notice",
+          message: `the answer was cut off at the output limit (${answer.finishRaw ?? "length"}); ${cutCalls.length} cut tool call${cutCalls.length === 1 ? "" : "s"} not run, the model is told to make ${cutCalls.length === 1 ? "it" : "them"} again`,
+        });
+      }
+    }
+    return calls;
+  }
+  if (protocol === "text") return parseActions(answer.text).map((a) => textCall(ctx, a));
+  if (ctx.protocolChoice === "auto") {
+    const written = textualToolCalls(answer.text);
+    if (written.length) {
+      setProtocol(ctx, "text");
+      yield emit(ctx, { type: "notice", message: `${ctx.model.label} wrote its tool calls as text instead of calling them; continuing in text mode` });
+      return written.map((w) => textCall(ctx, { kind: "tool", name: w.name, args: w.args }));
+    }
+  }
+  return [];
+}
+
+/** One model request, streamed: text and reasoning are yielded as they arrive; its usage is counted for `turn`. */
+export async function* runModelTurn(ctx: LoopContext, turn: TurnState, signal: AbortSignal | undefined): AsyncGenerator<AgentEvent, ModelAnswer> {
+  const protocol = ctx.protocol;
+  const limits = ctx.limits;
+  const req: ModelRequest = {
+    model: ctx.model.model,
+    messages: requestMessages(ctx.systemPrompt(protocol), ctx.history.context, protocol),
+    ...(protocol === "tools" ? { tools: toolSpecs(ctx.tools) } : {}),
+    ...(limits.temperature !== undefined ? { temperature: limits.temperature } : {}),
+    ...(limits.maxOutputTokens !== undefined ? { maxOutputTokens: limits.maxOutputTokens } : {}),
+    // The window compaction budgets for: Ollama runs the model with exactly this context (num_ctx).
+    contextWindow: await contextWindow(ctx),
+    ...(signal ? { signal } : {}),
+  };
+  const answer: ModelAnswer = { text: "", reasoning: "", toolCalls: [] };
+  try {
+    for await (const part of ctx.model.provider.stream(req)) {
+      if (part.type === "text") {
+        if (!part.delta) continue;
+        answer.text += part.delta;
+        yield emit(ctx, { type: "text", delta: part.delta });
+      } else if (part.type === "reasoning") {
+        if (part.signature) answer.signature = part.signature;
+        if (!part.delta) continue;
+        answer.reasoning += part.delta;
+        yield emit(ctx, { type: "reasoning", delta: part.delta });
+      } else if (part.type === "tool_call") {
+        answer.toolCalls.push(part.call);
+      } else if (part.type === "usage") {
+        answer.usage = part.usage;
+      } else if (part.type === "native") {
+        answer.native = part.native;
+      } else if (part.type === "finish") {
+        answer.finish = part.reason;
+        if (part.raw !== undefined) answer.finishRaw = part.raw;
+        if (part.detail !== undefined) answer.finishDetail = part.detail;
+      }
+    }
+    if (signal?.aborted) answer.error = new ProviderError("interrupted", "aborted");
+  } catch (e) {
+    answer.error = e;
+  }
+  const used = usageOf(answer.usage);
+  countUsage(ctx, turn, used);
+  yield emit(ctx, {
+    type: "model_turn_end",
+    finish_reason: answer.error !== undefined ? "error" : (answer.finish ?? "stop"),
+    ...(answer.finishRaw !== undefined && answer.error === undefined ? { stop_reason: answer.finishRaw } : {}),
+    tool_calls: answer.toolCalls.length,
+    usage: used,
+  });
+  return answer;
+}
+
+/** What the user is told when an answer was cut short. */
+function cutMessage(ctx: LoopContext, finish: FinishReason, answer: ModelAnswer): string {
+  const said = answer.finishRaw && answer.finishRaw !== finish ? `finish reason "${finish}", the provider's "${answer.finishRaw}"` : `finish reason "${finish}"`;
+  const kept = answer.text || answer.reasoning ? "; the partial answer is kept in the session, marked as cut" : "";
+  if (finish === "length") {
+    const max = ctx.limits.maxOutputTokens;
+    const budget = max !== undefined ? ` (now ${max})` : "";
+    const what = !answer.text && answer.reasoning ? "the model spent its whole output budget thinking and wrote no answer" : "the answer was cut off at the model's output limit";
+    const calls = answer.toolCalls.length ? ` before its tool calls were complete (${answer.toolCalls.length} not run)` : "";
+    return `${what}${calls} (${said})${kept}. Raise agent.max_output_tokens${budget}, or ask for a shorter answer.`;
+  }
+  if (finish === "refusal") return `the model declined to answer (${said})${answer.finishDetail ? `: ${answer.finishDetail}` : ""}${kept}.`;
+  return `the provider's content filter stopped the answer (${said})${kept}.`;
+}
+
+/** Keeps what a failed or interrupted request had streamed, marked as cut off. */
+function keepPartial(ctx: LoopContext, answer: ModelAnswer, note: string): void {
+  if (!answer.text && !answer.reasoning) return;
+  ctx.history.add({
+    role: "assistant",
+    content: answer.text ? `${answer.text}\n\n${note}` : note,
+    ...(answer.reasoning ? { reasoning: answer.reasoning } : {}),
+    finish: "error",
+    ...(answer.native ? { native: answer.native } : {}),
+  });
+}
