@@ -20,9 +20,9 @@ export const indentLevel = z.number().int().min(0).optional();
 
 /** Options every editing tool accepts. */
 export const editOptions = {
-  dry_run: z.boolean().optional().describe("Return the unified diff without writing anything"),
-  force: z.boolean().optional().describe("Write even if the edit adds syntax errors"),
-  show_diff: z.boolean().optional().describe("Add the file's unified diff to the result"),
+  dry_run: z.boolean().optional().describe("Show the diff, write nothing"),
+  force: z.boolean().optional().describe("Write even if it adds syntax errors"),
+  show_diff: z.boolean().optional().describe("Add the diff (git diff if tracked)"),
 };
 
 export interface ChangeSpec {
@@ -108,6 +108,9 @@ async function planChanges(snap: Snapshot, specs: ChangeSpec[], force: boolean) 
   if ("error" in applied) throw new ToolError(applied.error);
   // One deletion: the result names the lines removed (✓ Edited a.py:12-14), as
   // the new text has no lines left to name there.
+  // Seed 002's lines_changed: the lines each change touched (replaced, inserted or deleted; a
+  // replacement counts its longer side).
+  const linesChanged = changes.reduce((n, c, k) => n + Math.max(c.end - c.start + 1, readings[k][pick[k]].lines.length), 0);
   const only = changes.length === 1 && changes[0].content.length === 0 && changes[0].end >= changes[0].start ? changes[0] : undefined;
   const deleted = only ? { start: only.start, end: only.end } : undefined;
   return {
@@ -116,8 +119,10 @@ async function planChanges(snap: Snapshot, specs: ChangeSpec[], force: boolean) 
     end: applied.end,
     notes,
     ...(deleted ? { summaryRange: deleted } : {}),
+    ...(applied.regions.length > 1 ? { regions: applied.regions } : {}),
     metadata: {
       changes_applied: specs.length,
+      lines_changed: linesChanged,
       ...(deleted ? { start_line: deleted.start, end_line: deleted.end, deleted_lines: deleted.end - deleted.start + 1 } : {}),
       ...(relocations.length ? { relocated: relocations } : {}),
     },

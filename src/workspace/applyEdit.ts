@@ -73,6 +73,11 @@ export interface Plan {
   notes?: string[];
   /** The range named on the ✓ line when it is not start-end (a deletion names the lines it removed). */
   summaryRange?: { start: number; end: number };
+  /**
+   * The changed regions in the new text when there are several (edit_lines with several changes):
+   * each is shown with its own context, not everything between the first and the last.
+   */
+  regions?: Array<{ start: number; end: number }>;
 }
 
 export interface ApplyOptions {
@@ -84,7 +89,7 @@ export interface ApplyOptions {
   replanOnConflict?: boolean;
   withIds?: boolean;
   mayCreate?: boolean;
-  /** Verb for the summary line ("Edited", "Created", "Wrote"). */
+  /** Verb for the summary line when the file existed ("Edited" by default, "Wrote"); a new file is always "Created". */
   verb?: string;
 }
 
@@ -109,12 +114,30 @@ function regionBounds(total: number, start: number, end: number): { from: number
   return { from: Math.max(1, Math.min(start, total) - REGION_CONTEXT), to: Math.min(total, Math.max(end, start) + REGION_CONTEXT) };
 }
 
-/** The edited region with a few lines of context, numbered (seed 000 §10.4). */
-export function regionView(lines: string[], start: number, end: number): string {
+/**
+ * The lines shown after an edit: each changed region with REGION_CONTEXT lines
+ * either side, regions whose context meets merged into one window, in order.
+ */
+export function shownWindows(total: number, regions: ReadonlyArray<{ start: number; end: number }>): Array<{ from: number; to: number }> {
+  if (total === 0) return [];
+  const windows = regions.map((r) => regionBounds(total, r.start, r.end)).sort((a, b) => a.from - b.from);
+  const merged: Array<{ from: number; to: number }> = [];
+  for (const w of windows) {
+    const last = merged[merged.length - 1];
+    if (last && w.from <= last.to + 1) last.to = Math.max(last.to, w.to);
+    else merged.push({ ...w });
+  }
+  return merged;
+}
+
+/** The edited region(s) with a few lines of context, numbered (seed 000 §10.4); separate windows are parted by "...". */
+export function regionView(lines: string[], start: number, end: number, regions?: ReadonlyArray<{ start: number; end: number }>): string {
   if (lines.length === 0) return "(the file is now empty)";
-  const { from, to } = regionBounds(lines.length, start, end);
   const out: string[] = [];
-  for (let i = from; i <= to; i++) out.push(`${String(i).padStart(4)}: ${lines[i - 1]}`);
+  for (const { from, to } of shownWindows(lines.length, regions?.length ? regions : [{ start, end }])) {
+    if (out.length > 0) out.push("  ...");
+    for (let i = from; i <= to; i++) out.push(`${String(i).padStart(4)}: ${lines[i - 1]}`);
+  }
   return out.join("\n");
 }
 
@@ -176,13 +199,15 @@ async function applyLocked(ws: Workspace, target: string, plan: Planner, opts: A
     ws.writer.writeAtomic(snap.rel, newBytes, { mode: snap.mode, mkdirs: true });
     if (newBytes.length <= LINE_ID_MAX_BYTES) {
       // The caller is shown the edited region below: those numbers are current for it now (one write).
-      ws.lineIds.idsFor(snap.rel, p.model.lines, newHash, { shownRange: regionBounds(p.model.lines.length, p.start, p.end) });
+      const shown = shownWindows(p.model.lines.length, p.regions?.length ? p.regions : [{ start: p.start, end: p.end }]);
+      ws.lineIds.idsFor(snap.rel, p.model.lines, newHash, { shownRange: shown.flatMap(({ from, to }) => Array.from({ length: to - from + 1 }, (_, i) => from + i)) });
     }
-    const verb = opts.verb ?? (snap.bytes === null ? "Created" : "Edited");
+    const verb = snap.bytes === null ? "Created" : (opts.verb ?? "Edited");
     const named = p.summaryRange ?? p;
-    const range = named.end >= named.start ? `${named.start}-${named.end}` : `${named.start}`;
+    const span = (r: { start: number; end: number }) => (r.end > r.start ? `${r.start}-${r.end}` : `${r.start}`);
+    const range = !p.summaryRange && p.regions && p.regions.length > 1 ? p.regions.map(span).join(",") : named.end >= named.start ? `${named.start}-${named.end}` : `${named.start}`;
     const showDiff = opts.showDiff || /^(1|true|yes|on)$/i.test(ws.env.RT_AUTO_DIFF ?? ws.env.RAGIX_AUTO_DIFF ?? "");
-    const parts = [`✓ ${verb} ${snap.rel}:${range}`, ...(p.notes ?? []), ...notes, regionView(p.model.lines, p.start, p.end)];
+    const parts = [`✓ ${verb} ${snap.rel}:${range}`, ...(p.notes ?? []), ...notes, regionView(p.model.lines, p.start, p.end, p.regions)];
     if (showDiff) parts.push(diff);
     return { output: parts.join("\n"), metadata: { ...metadata, diff, changed: true } };
   }

@@ -220,7 +220,7 @@ export class LineIdStore {
    * is being shown this whole version (see markViewed); `shownRange`: these lines
    * of it; either is saved in the same write.
    */
-  idsFor(rel: string, lines: string[], textHash: string, opts: { viewed?: boolean; shownRange?: { from: number; to: number } } = {}): string[] {
+  idsFor(rel: string, lines: string[], textHash: string, opts: { viewed?: boolean; shownRange?: number[] | { from: number; to: number } } = {}): string[] {
     const rec = this.load(rel);
     if (rec && rec.textHash === textHash && rec.ids.length === lines.length) {
       if (opts.viewed && (rec.viewed !== "current" || rec.shown !== textHash)) this.save({ ...rec, viewed: "current", shown: textHash });
