@@ -26,7 +26,8 @@ import { EventQueue } from "./eventQueue.js";
 import { costOf, type Price } from "./settings.js";
 import { withProfile } from "./rtOnPath.js";
 import { callTool } from "../tools/policy.js";
-import { TOOLS, findTool, jsonSchemaOf } from "../tools/registry.js";
+import { findTool, jsonSchemaOf } from "../tools/registry.js";
+import { agentToolSpecs, offeredTools, type AgentToolSet } from "./toolSet.js";
 import type { Tool, ToolResult } from "../tools/types.js";
 import type { Workspace } from "../workspace/workspace.js";
 import {
@@ -64,6 +65,8 @@ export interface AgentOptions {
   maxOutputTokens?: number;
   /** A session to continue; default: a new one. */
   session?: { log: SessionLog; state: SessionState };
+  /** The tools offered to the model (agent.tools): every one, or the lean set for small models (toolSet.ts). */
+  toolSet?: AgentToolSet;
 }
 
 export interface RunOptions {
@@ -635,14 +638,14 @@ export class Agent {
   }
 
   private toolSpecs(): ToolSpec[] {
-    return TOOLS.filter((t) => this.approvals.offers(t)).map((t) => ({ name: t.name, description: t.description, parameters: jsonSchemaOf(t) }));
+    return agentToolSpecs(this.ws, (t) => this.approvals.offers(t), this.opts.toolSet);
   }
 
   private systemPrompt(protocol: Protocol): string {
     let p = this.prompts.get(protocol);
     if (!p) {
       const plan = this.approvals.mode === "plan";
-      const names = TOOLS.filter((t) => this.approvals.offers(t)).map((t) => t.name);
+      const names = offeredTools(this.ws, (t) => this.approvals.offers(t), this.opts.toolSet).map((t) => t.name);
       p = systemPrompt({ root: this.ws.root, protocol, profile: this.ws.profile, plan, toolNames: names });
       this.prompts.set(protocol, p);
     }

@@ -18,6 +18,7 @@ export const editFileTool = defineTool({
   description: `Replace the first exact occurrence of old with new in a file. Kept for older clients; prefer edit (which requires a unique match and tolerates whitespace drift) or edit_lines.`,
   schema: () => withArgAliases(FILE_PATH_ALIAS, z.object({ path: editedPath(), old: z.string().min(1), new: z.string(), ...editOptions }).strict()),
   readOnly: false,
+  swe: true,
   editing: true,
   async handler(args, { workspace }) {
     const r = await applyEdit(

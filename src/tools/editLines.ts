@@ -39,6 +39,7 @@ function toSpec(c: Change, i: number): ChangeSpec {
 export const editLinesTool = defineTool({
   name: "edit_lines",
   aliases: [],
+  brief: `Edit by line number: command "replace" (start_line..end_line by new_content), "insert" (new_content after insert_line; 0 = top) or "delete".`,
   description: `Edit a file by line: no need to reproduce the old text. Line references are numbers (12), line IDs from read/grep with ids (k3f9), or both (12:k3f9; if line 12 moved the ID is followed and the result says so). Prefer IDs after other edits: numbers shift, IDs do not (a number that no longer names the line you were shown is refused).
 Two forms:
 - {path, command: "replace"|"insert"|"delete", start_line, end_line, insert_line, new_content, indent_level?}: replace/delete start_line..end_line; insert new_content after insert_line (0 = at the beginning).

@@ -22,6 +22,7 @@ export const editRangeTool = defineTool({
         .strict(),
     ),
   readOnly: false,
+  swe: true,
   editing: true,
   async handler(args, { workspace }) {
     return runLineChanges(
@@ -51,6 +52,7 @@ export const insertAtTool = defineTool({
         .strict(),
     ),
   readOnly: false,
+  swe: true,
   editing: true,
   async handler(args, { workspace }) {
     return runLineChanges(workspace, args.path, [{ kind: "insert-before", from: args.line, content: args.new_text, indentLevel: args.indent_level }], {

@@ -37,6 +37,7 @@ function requireShown(workspace: Workspace, snap: Snapshot): void {
 export const writeTool = defineTool({
   name: "write",
   aliases: ["write_file"],
+  brief: `Create a file, or replace one you have read, with content.`,
   description: `Create a file, or overwrite one completely, with content (parents are created). Overwriting requires having read the file's current content first (read, open, grep or an edit); new files are free. Content is written exactly as given; an existing file keeps its mode. Placeholders standing for existing code ("// ... existing code ...") are refused. Prefer edit or edit_lines for changes. Line IDs start afresh.`,
   schema: () =>
     withArgAliases(

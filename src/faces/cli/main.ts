@@ -250,7 +250,7 @@ export async function main(argv: string[], io: Io, readStdin: () => Promise<stri
   }
   if (spec.name === "tools") {
     const { listTools } = await import("./toolsList.js");
-    io.stdout(listTools(parsed.values.json === true));
+    io.stdout(listTools(workspace, parsed.values.json === true));
     return 0;
   }
   if (spec.name === "mcp") {
