@@ -208,7 +208,19 @@ async function applyLocked(ws: Workspace, target: string, plan: Planner, opts: A
     const range = !p.summaryRange && p.regions && p.regions.length > 1 ? p.regions.map(span).join(",") : named.end >= named.start ? `${named.start}-${named.end}` : `${named.start}`;
     const showDiff = opts.showDiff || /^(1|true|yes|on)$/i.test(ws.env.RT_AUTO_DIFF ?? ws.env.RAGIX_AUTO_DIFF ?? "");
     const parts = [`✓ ${verb} ${snap.rel}:${range}`, ...(p.notes ?? []), ...notes, regionView(p.model.lines, p.start, p.end, p.regions)];
-    if (showDiff) parts.push(diff);
-    return { output: parts.join("\n"), metadata: { ...metadata, diff, changed: true } };
+    // Seed 000: `git diff -- FILE` when git tracks the file (every change since the last
+    // `git add`), the edit's own diff otherwise.
+    let gitDiff: string | undefined;
+    if (showDiff) {
+      const { gitDiffOf } = await import("./gitDiff.js");
+      const g = gitDiffOf(ws.root, snap.rel);
+      if ("diff" in g) {
+        gitDiff = g.diff;
+        parts.push(g.diff === "" ? `git diff -- ${snap.rel}: no difference from git's index` : g.diff.replace(/\n$/, ""));
+      } else {
+        parts.push(diff);
+      }
+    }
+    return { output: parts.join("\n"), metadata: { ...metadata, diff, ...(gitDiff !== undefined ? { git_diff: gitDiff } : {}), changed: true } };
   }
 }
