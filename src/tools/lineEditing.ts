@@ -10,6 +10,7 @@ import { chooseReading } from "../edit/chooseReading.js";
 import { resolveRef, parseRef, staleNumber, type LineRef } from "../edit/lineRefs.js";
 import { applyLineChanges, type LineChange } from "../edit/lineEdits.js";
 import { ToolError, ok, type ToolResult } from "./types.js";
+import { INDENT_WINDOW_LINES, SYNTAX_CHECK_MAX_BYTES } from "../limits.js";
 
 export const lineRef = z
   .union([z.number().int(), z.string()])
@@ -74,14 +75,22 @@ async function planChanges(snap: Snapshot, specs: ChangeSpec[], force: boolean) 
   }
   // Each change's content may be placed several ways (indent.ts); the first
   // reading that keeps the file valid and its blocks intact is written.
+  // Placing content looks at the lines around it (and the file's indentation style): in a very long
+  // file, the INDENT_WINDOW_LINES either side of the change, not all of its lines.
+  const around = (at: number) => {
+    if (lines.length <= 2 * INDENT_WINDOW_LINES) return { lines, at };
+    const from = Math.max(0, at - INDENT_WINDOW_LINES);
+    return { lines: lines.slice(from, at + INDENT_WINDOW_LINES), at: at - from };
+  };
   const readings = changes.map((c) =>
-    c.content.length === 0 ? [{ lines: c.content, why: "" }] : indentCandidates(c.content, { lines, at: c.start - 1, replacing: c.end - c.start + 1, indentLevel: c.indentLevel }),
+    c.content.length === 0 ? [{ lines: c.content, why: "" }] : indentCandidates(c.content, { ...around(c.start - 1), replacing: c.end - c.start + 1, indentLevel: c.indentLevel }),
   );
   const pick = changes.map(() => 0);
   const build = () => applyLineChanges(lines, changes.map((c, k) => ({ ...c, content: readings[k][pick[k]].lines, verbatim: true })));
   const first = build();
   if ("error" in first) throw new ToolError(first.error);
-  if (!force) {
+  // Choosing among readings validates each one; a file too large to validate takes the first.
+  if (!force && (snap.bytes?.length ?? 0) <= SYNTAX_CHECK_MAX_BYTES) {
     const before = normalizedText(snap.model);
     for (let k = 0; k < changes.length; k++) {
       if (readings[k].length < 2) continue;
