@@ -5,7 +5,7 @@
 //
 //   npm run bench                 builds, then runs everything (a few minutes)
 //   node bench/run.mjs --rounds 3 fewer rounds (a quick look; noisier)
-//   node bench/run.mjs --only grep,small   (groups: small, large, grep, tools, ids, edit, edit-speed, mcp, sandbox)
+//   node bench/run.mjs --only grep,small   (groups: small, large, large-edit, grep, tools, ids, edit, edit-speed, mcp, sandbox)
 //
 // Data is generated once into bench/data/ (gitignored) and reused; see data.mjs.
 import fs from "node:fs";
@@ -264,6 +264,68 @@ function benchLargeFile(timeTool) {
   }
 }
 
+/**
+ * Editing one line of a 32 MB file (issue 12: was 15 s and 2 GB): `rt edit`
+ * (the CLI), `rt call edit_lines` and `rt call edit`, each a real change (the
+ * line toggles between two values, so every run writes), with the line IDs of
+ * the previous run's version already stored (the everyday case). Time is the
+ * median wall time of the whole command; memory the peak RSS of the process.
+ * Mistake model: the time is spent on the file's size (parsing, validating,
+ * diffing, re-encoding, hashing, journaling all of it); a file whose edit
+ * touches its last line or its first takes other paths (both are in the tests).
+ */
+function benchLargeEdit(timeTool) {
+  log("large-file edit: one line of a 32 MB file");
+  const dir = path.join(DATA, "large-edit");
+  const file = path.join(dir, "big.py");
+  const target = 32 * 1024 * 1024;
+  if (!fs.existsSync(file) || Math.abs(fs.statSync(file).size - target) > 1024) {
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.mkdirSync(dir, { recursive: true });
+    const parts = [];
+    let size = 0;
+    for (let i = 1; size < target; i++) {
+      const l = `value_${i} = ${i} * 2  # line ${i} of generated data\n`;
+      parts.push(l);
+      size += l.length;
+    }
+    fs.writeFileSync(file, parts.join(""));
+  }
+  const lineCount = fs.readFileSync(file, "utf8").split("\n").length - 1;
+  let flip = 0;
+  const toggled = (make) => {
+    const c = rt(dir, [], { check: (out) => { if (!/✓ Edited big\.py/.test(out)) throw new Error(`unexpected output: ${out.slice(0, 300)}`); } });
+    c.before = () => {
+      flip ^= 1;
+      const m = make(flip);
+      c.cmd = m.cmd ?? NODE;
+      c.args = m.args;
+    };
+    return c;
+  };
+  const cases = [
+    ["`rt edit big.py 5000 5000` (the CLI; new line on stdin)", toggled((f) => ({ cmd: "sh", args: ["-c", `printf 'value_5000 = ${f}\\n' | "$0" "$1" edit big.py 5000 5000`, NODE, RT] }))],
+    ["`rt call edit_lines` (replace line 300000)", toggled((f) => ({ args: [RT, "call", "edit_lines", "--args", JSON.stringify({ path: "big.py", command: "replace", start_line: 300000, new_content: `value_300000 = ${f}` })] }))],
+    ["`rt call edit` (old_string/new_string, one line near the end)", toggled((f) => ({ args: [RT, "call", "edit", "--args", JSON.stringify({ path: "big.py", old_string: `value_${lineCount - 10} = ${1 - f}\n`, new_string: `value_${lineCount - 10} = ${f}\n` })] }))],
+  ];
+  // The edit tool's line starts as generated: make it the toggled form once.
+  const lines = fs.readFileSync(file, "utf8").split("\n");
+  lines[lineCount - 11] = `value_${lineCount - 10} = 0`;
+  fs.writeFileSync(file, lines.join("\n"));
+  for (const [name, c] of cases) {
+    timed(c); // stores the line IDs of this version (a first edit of a file never read also makes them)
+    const times = [];
+    for (let r = 0; r < (ROUNDS ?? 5); r++) times.push(timed(c));
+    const ms = median(times);
+    row({ name: `${name}, a 32 MB file of ${lineCount.toLocaleString("en")} lines`, rt: ms, ref: "", refTime: undefined, target: "< 1000 ms", pass: ms < 1000 });
+    if (timeTool) {
+      let peak = 0;
+      for (let i = 0; i < 3; i++) peak = Math.max(peak, peakRss(timeTool, c));
+      row({ name: `peak memory (RSS) of the same (max of 3)`, rt: `${peak.toFixed(0)} MiB`, ref: "", refTime: undefined, target: "< 200 MiB", pass: peak < 200 });
+    }
+  }
+}
+
 /** The grep patterns: a rare one, a moderate one (a realistic search) and a very common one. */
 const PATTERNS = [
   { kind: "rare", pattern: "missing socket for mutex" },
@@ -373,9 +435,12 @@ async function benchToolList() {
   row({ name: `the agent's tools, sent with every model request (${all.length} tools, approval modes other than plan)`, rt: `${tokens(all).toLocaleString("en")} tokens (${JSON.stringify(all).length.toLocaleString("en")} bytes)`, ref: "", refTime: undefined, target: "", pass: undefined });
   const readOnly = specs(lib.TOOLS.filter((t) => t.readOnly || ["bash_output", "kill_shell"].includes(t.name)));
   row({ name: `same in plan mode (${readOnly.length} read-only tools)`, rt: `${tokens(readOnly).toLocaleString("en")} tokens`, ref: "", refTime: undefined, target: "", pass: undefined });
-  const leanNames = new Set(["read", "open", "grep", "find", "ls", "edit_lines", "edit", "write", "bash"]);
-  const leanSet = specs(lib.TOOLS.filter((t) => leanNames.has(t.name)));
-  row({ name: `a lean set for small local models (${[...leanNames].join(", ")}; not wired to a setting yet)`, rt: `${tokens(leanSet).toLocaleString("en")} tokens`, ref: "", refTime: undefined, target: "", pass: undefined });
+  // What the agent itself sends (agentToolSpecs), default and `agent.tools: "lean"`, in the dev profile.
+  const ws = lib.createWorkspace({ root, env: {} });
+  const offered = lib.agentToolSpecs(ws, () => true, "default");
+  row({ name: `the agent's own request, default tool set (${offered.length} tools)`, rt: `${tokens(offered).toLocaleString("en")} tokens (${JSON.stringify(offered).length.toLocaleString("en")} bytes)`, ref: "", refTime: undefined, target: "", pass: undefined });
+  const leanSet = lib.agentToolSpecs(ws, () => true, "lean");
+  row({ name: `same with \`agent.tools: "lean"\` (${leanSet.map((t) => t.name).join(", ")}; one-sentence descriptions)`, rt: `${tokens(leanSet).toLocaleString("en")} tokens (${JSON.stringify(leanSet).length.toLocaleString("en")} bytes)`, ref: `${tokens(offered).toLocaleString("en")} tokens (default)`, refTime: undefined, ratio: tokens(leanSet) / tokens(offered), target: "", pass: undefined });
 }
 
 function benchSmall() {
@@ -626,10 +691,11 @@ function writeReport(startedAt, load0) {
 const startedAt = new Date();
 const load0 = os.loadavg()[0];
 if (!fs.existsSync(RT)) throw new Error(`${RT} is missing: run npm run build first (npm run bench does)`);
-const timeTool = wanted("large") ? ensureTimeTool() : undefined;
+const timeTool = wanted("large") || wanted("large-edit") ? ensureTimeTool() : undefined;
 ensureData({ log: wanted("large"), tree: wanted("grep") });
 if (wanted("small")) benchSmall();
 if (wanted("large")) benchLargeFile(timeTool);
+if (wanted("large-edit")) benchLargeEdit(timeTool);
 if (wanted("grep")) benchGrep();
 if (wanted("grep")) benchGrepBatch();
 if (wanted("tools")) await benchToolList();

@@ -244,6 +244,14 @@ export const PROJECT_KEY_RULES: readonly KeyRule[] = [
   { key: "agent", verdict: "descend", why: "decided per setting" },
   ...AGENT_LIMITS.map(([k, fallback]): KeyRule => ({ key: `agent.${k}`, verdict: atMost(fallback, (p) => p), why: LIMIT_WHY })),
   { key: "agent.temperature", verdict: "harmless", why: "sampling only" },
+  {
+    key: "agent.tools",
+    verdict: (v, ctx) => {
+      const mine = isPlainObject(ctx.user.agent) ? ctx.user.agent.tools : undefined;
+      return v === "lean" || v === (mine ?? "default") ? "harmless" : "untrusted";
+    },
+    why: "lean only narrows what the model is offered (the policy and approvals still decide every call); the full set applies only where it is already yours",
+  },
   { key: "agent.prices", verdict: "untrusted", why: "the cost rt shows you: a project could make it read zero, or replace your own prices" },
   {
     key: "agent.approval",

@@ -58,6 +58,15 @@ export const SESSION_FILE_MAX_BYTES = 1024 * 1024 * 1024;
 /** Persistent line IDs are kept for files up to this size. */
 export const LINE_ID_MAX_BYTES = 64 * 1024 * 1024;
 
+/** `--show-diff` on a file git tracks: each git command rt runs for it is given up after this long (the edit's own diff is shown then). */
+export const GIT_DIFF_TIMEOUT_MS = 10_000;
+/** `--show-diff`: the largest `git diff` output kept (a larger one is replaced by the edit's own diff). */
+export const GIT_DIFF_MAX_BYTES = 4 * 1024 * 1024;
+
+/** Line edits: how many lines either side of a change are looked at to place its content (indentation) in a very long file. */
+export const INDENT_WINDOW_LINES = 5_000;
+/** Syntax validation: files larger than this are not parsed (a tree-sitter parse of 32 MB takes seconds and gigabytes); the result says so. */
+export const SYNTAX_CHECK_MAX_BYTES = 8 * 1024 * 1024;
 /** Syntax validation: a parse taking longer than this is abandoned and the edit is not checked. */
 export const SYNTAX_PARSE_TIMEOUT_MS = 5_000;
 /** Syntax validation: parse trees kept for reuse (the version each file was last validated at), and the largest text kept. */

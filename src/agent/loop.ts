@@ -13,7 +13,7 @@ import { withProfile } from "./rtOnPath.js";
 import { History } from "./history.js";
 import { createLoopContext, estimateContextTokens, setModel, type LoopContext } from "./loopContext.js";
 import { compactContext } from "./compaction.js";
-import { sessionToolSet } from "./toolSet.js";
+import { sessionToolSet, type ToolSetChoice } from "./toolSet.js";
 import { runUserTurn, type RunOptions } from "./turn.js";
 import type { Workspace } from "../workspace/workspace.js";
 
@@ -41,6 +41,8 @@ export interface AgentOptions {
   maxOutputTokens?: number;
   /** A session to continue; default: a new one. */
   session?: { log: SessionLog; state: SessionState };
+  /** The tools offered to the model (agent.tools): every one, or the lean set for small models (toolSet.ts). */
+  toolSet?: ToolSetChoice;
 }
 
 export class Agent {
@@ -60,7 +62,7 @@ export class Agent {
         ...(opts.price ? { price: opts.price } : {}),
         ...(opts.contextWindow !== undefined ? { contextWindow: opts.contextWindow } : {}),
       },
-      tools: sessionToolSet({ approval: opts.approval }),
+      tools: sessionToolSet({ workspace: ws, approval: opts.approval, ...(opts.toolSet ? { choice: opts.toolSet } : {}) }),
       approvals,
       protocol: opts.protocol,
       ...(session.state.protocol ? { startProtocol: session.state.protocol } : {}),

@@ -9,6 +9,7 @@ import { loadConfig } from "../config.js";
 import { APPROVAL_MODES, type ApprovalMode } from "./approval.js";
 import type { ProtocolChoice } from "./session.js";
 import type { UsageTotals } from "./events.js";
+import { AGENT_TOOL_SETS, type ToolSetChoice } from "./toolSet.js";
 import { AGENT_COMPACT_THRESHOLD, AGENT_DEFAULT_MAX_TURNS, AGENT_TOOL_OUTPUT_MAX_CHARS } from "../limits.js";
 
 /** Prices in currency units (USD by convention) per million tokens. */
@@ -35,6 +36,8 @@ export const AgentSettingsSchema = z
     max_output_tokens: z.number().int().positive().optional(),
     /** Keyed by "provider/model" (or just the model name). */
     prices: z.record(z.string(), PriceSchema).optional(),
+    /** The tools offered to the model: "default" (all) or "lean" (a few, briefly described, for small local models). */
+    tools: z.enum(AGENT_TOOL_SETS as [ToolSetChoice, ...ToolSetChoice[]]).optional(),
   })
   .strict();
 
@@ -48,6 +51,7 @@ export interface AgentSettings {
   temperature?: number;
   maxOutputTokens?: number;
   prices: Record<string, Price>;
+  toolSet: ToolSetChoice;
 }
 
 /** The agent section of the merged configuration, validated, with defaults. Throws naming the problem. */
@@ -69,6 +73,7 @@ export function loadAgentSettings(workspace: { root: string; env: NodeJS.Process
     ...(a.temperature !== undefined ? { temperature: a.temperature } : {}),
     ...(a.max_output_tokens !== undefined ? { maxOutputTokens: a.max_output_tokens } : {}),
     prices: a.prices ?? {},
+    toolSet: a.tools ?? "default",
   };
 }
 

@@ -2,6 +2,7 @@
 // BOM, each line's own ending (LF or CRLF, mixed files stay mixed), the final
 // newline or its absence, and the original bytes of every line (so bytes that
 // are not valid UTF-8 survive on lines an edit does not touch).
+import { isUtf8 } from "node:buffer";
 import { diffArrays } from "diff";
 
 export type Eol = "\n" | "\r\n";
@@ -24,8 +25,11 @@ const BOM = Buffer.from([0xef, 0xbb, 0xbf]);
 export function parseFile(bytes: Buffer): FileModel {
   const bom = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
   const body = bom ? bytes.subarray(3) : bytes;
+  // Valid UTF-8 decodes and encodes back to the same bytes: no line needs its original bytes kept
+  // (a Buffer per line costs a 32 MB file hundreds of megabytes).
+  const keepRaw = !isUtf8(body);
   const lines: string[] = [];
-  const raw: Buffer[] = [];
+  const raw: Array<Buffer | null> = [];
   const eols: Eol[] = [];
   let crlf = 0;
   let lf = 0;
@@ -34,7 +38,7 @@ export function parseFile(bytes: Buffer): FileModel {
   while (i !== -1) {
     const isCrlf = i > s && body[i - 1] === 13;
     const end = isCrlf ? i - 1 : i;
-    raw.push(body.subarray(s, end));
+    raw.push(keepRaw ? body.subarray(s, end) : null);
     lines.push(body.toString("utf8", s, end));
     eols.push(isCrlf ? "\r\n" : "\n");
     if (isCrlf) crlf++;
@@ -44,7 +48,7 @@ export function parseFile(bytes: Buffer): FileModel {
   }
   const finalNewline = s === body.length && body.length > 0;
   if (s < body.length) {
-    raw.push(body.subarray(s));
+    raw.push(keepRaw ? body.subarray(s) : null);
     lines.push(body.toString("utf8", s));
     eols.push(crlf > lf ? "\r\n" : "\n");
   }
@@ -54,12 +58,57 @@ export function parseFile(bytes: Buffer): FileModel {
 export function serialize(m: FileModel): Buffer {
   const parts: Buffer[] = [];
   if (m.bom) parts.push(BOM);
+  // Lines without original bytes are encoded a run at a time (one string, one encoding), not a Buffer each.
+  let run: string[] = [];
+  const flush = () => {
+    if (run.length > 0) parts.push(Buffer.from(run.join(""), "utf8"));
+    run = [];
+  };
   for (let i = 0; i < m.lines.length; i++) {
     const r = m.raw[i];
-    parts.push(r ?? Buffer.from(m.lines[i], "utf8"));
-    if (i < m.lines.length - 1 || m.finalNewline) parts.push(Buffer.from(m.eols[i]));
+    if (r) {
+      flush();
+      parts.push(r);
+    } else {
+      run.push(m.lines[i]);
+    }
+    if (i < m.lines.length - 1 || m.finalNewline) run.push(m.eols[i]);
   }
-  return Buffer.concat(parts);
+  flush();
+  return parts.length === 1 ? parts[0] : Buffer.concat(parts);
+}
+
+/**
+ * serialize(m), where `old` is the model parsed from `oldBytes` and `m` was
+ * made from it (withLines keeps the lines it does not change, with their
+ * bytes and endings): the unchanged lines at the start and the end are copied
+ * from `oldBytes` as they are, and only the lines between are encoded. Equal to
+ * serialize(m) (tested); falls back to it when the two cannot be lined up.
+ */
+export function serializeAgainst(old: FileModel, oldBytes: Buffer, m: FileModel): Buffer {
+  if (old.bom !== m.bom || old.finalNewline !== m.finalNewline || old.lines.length === 0 || m.lines.length === 0) return serialize(m);
+  // A line is the same bytes when its text, ending and original bytes are the same.
+  const same = (i: number, j: number) => old.lines[i] === m.lines[j] && old.eols[i] === m.eols[j] && old.raw[i] === m.raw[j];
+  const shortest = Math.min(old.lines.length, m.lines.length);
+  let p = 0;
+  while (p < shortest && same(p, p)) p++;
+  let s = 0;
+  while (s < shortest - p && same(old.lines.length - 1 - s, m.lines.length - 1 - s)) s++;
+  // The old last line's ending exists only with a final newline (checked equal above).
+  if (p === old.lines.length && !old.finalNewline) return serialize(m);
+  const body = old.bom ? 3 : 0;
+  // Byte offset just past line p's ending (p lines kept), and of the first of the s kept last lines.
+  let head = body;
+  for (let i = 0; i < p; i++) head = oldBytes.indexOf(10, head) + 1;
+  let tail = oldBytes.length;
+  // `end`: where the line being stepped over ends (its "\n", or the end of a file without a final newline).
+  let end = old.finalNewline ? oldBytes.length - 1 : oldBytes.length;
+  for (let k = 0; k < s; k++) {
+    tail = end <= body ? body : Math.max(body, oldBytes.lastIndexOf(10, end - 1) + 1);
+    end = tail - 1;
+  }
+  const middle = serialize({ ...m, bom: false, lines: m.lines.slice(p, m.lines.length - s), raw: m.raw.slice(p, m.lines.length - s), eols: m.eols.slice(p, m.lines.length - s), finalNewline: s > 0 || m.finalNewline });
+  return Buffer.concat([oldBytes.subarray(0, head), middle, oldBytes.subarray(tail)]);
 }
 
 /** The text with every line ending normalized to "\n" (what matching works on). */

@@ -18,6 +18,8 @@ export interface AppliedLines {
   /** First and last line of the changed region in the new text, covering every change. */
   start: number;
   end: number;
+  /** Each change's own lines in the new text, in order (a deletion: end = start - 1, where the lines were). */
+  regions: Array<{ start: number; end: number }>;
 }
 
 export function applyLineChanges(lines: string[], changes: LineChange[]): AppliedLines | { error: string } {
@@ -34,6 +36,7 @@ export function applyLineChanges(lines: string[], changes: LineChange[]): Applie
   let offset = 0;
   let first = Infinity;
   let last = -Infinity;
+  const regions: Array<{ start: number; end: number }> = [];
   for (const c of sorted) {
     for (; next < c.start; next++) out.push(lines[next - 1]);
     const content = c.verbatim
@@ -43,9 +46,10 @@ export function applyLineChanges(lines: string[], changes: LineChange[]): Applie
     out.push(...content);
     first = Math.min(first, newStart);
     last = Math.max(last, newStart + content.length - 1);
+    regions.push({ start: newStart, end: newStart + content.length - 1 });
     offset += content.length - (c.end - c.start + 1);
     next = c.end + 1;
   }
   for (; next <= lines.length; next++) out.push(lines[next - 1]);
-  return { lines: out, start: first === Infinity ? 1 : first, end: last };
+  return { lines: out, start: first === Infinity ? 1 : first, end: last, regions };
 }

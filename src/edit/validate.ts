@@ -32,7 +32,7 @@ import { pythonIndentProblems } from "./pythonIndent.ts";
 import { lineHunks, placeAfterLine, placeBeforeLine, type LineHunk } from "./lineHunks.ts";
 import { movedLineProblems, structureProblems } from "./structure.ts";
 import { pythonVerdict, scriptVerdict, type NativeVerdict } from "./nativeCheck.ts";
-import { PARSE_CACHE_ENTRIES, PARSE_CACHE_MAX_CHARS, SYNTAX_CONTEXT_LINES, SYNTAX_PARSE_TIMEOUT_MS, SYNTAX_PROBLEMS_SHOWN } from "../limits.ts";
+import { PARSE_CACHE_ENTRIES, PARSE_CACHE_MAX_CHARS, SYNTAX_CHECK_MAX_BYTES, SYNTAX_CONTEXT_LINES, SYNTAX_PARSE_TIMEOUT_MS, SYNTAX_PROBLEMS_SHOWN } from "../limits.ts";
 
 /** A syntax error in the new text. Line and column are 1-based; the column counts characters. */
 export interface SyntaxProblem {
@@ -204,6 +204,10 @@ function nativeVerdict(e: Parsed, path: string, root: string | undefined): Promi
 export async function validateEdit(path: string, before: string, after: string, opts: { root?: string } = {}): Promise<ValidationResult> {
   const language = detectLanguage(path, after) ?? detectLanguage(path, before);
   if (!language) return notChecked(null, `no syntax check for ${path}: its language is not one rt parses`);
+  // Characters, not bytes: a cheap bound that never parses a file over the limit.
+  if (Math.max(before.length, after.length) > SYNTAX_CHECK_MAX_BYTES) {
+    return notChecked(language, `${path} is too large for a syntax check (rt checks files up to ${SYNTAX_CHECK_MAX_BYTES / (1024 * 1024)} MB)`);
+  }
   const oldText = stripBom(before);
   const newText = stripBom(after);
   const oldLines = oldText.split("\n");

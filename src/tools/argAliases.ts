@@ -9,6 +9,14 @@ import { z } from "zod";
 /** alias → canonical argument name. */
 export type ArgAliases = Readonly<Record<string, string>>;
 
+/** Claude Code's and the seeds' `file_path`: the editing tools take it for `path`. */
+export const FILE_PATH_ALIAS = { file_path: "path" } as const;
+
+/** The `path` argument of a tool that edits a file, accepting `file_path` too (wrap the schema in withArgAliases(FILE_PATH_ALIAS, ...)). */
+export function editedPath() {
+  return z.string().describe(`Relative to the root${aliasNote(FILE_PATH_ALIAS, "path")}`);
+}
+
 /** " (alias: file_path)": appended to the canonical argument's description. */
 export function aliasNote(aliases: ArgAliases, canonical: string): string {
   const names = Object.keys(aliases).filter((a) => aliases[a] === canonical);

@@ -6,6 +6,7 @@ import { planEdit, applyReplacements, type MatchSuccess } from "../edit/match.js
 import { findElision, elisionMessage } from "../edit/elision.js";
 import { chooseReading } from "../edit/chooseReading.js";
 import { editOptions } from "./lineEditing.js";
+import { FILE_PATH_ALIAS, editedPath, withArgAliases } from "./argAliases.js";
 
 export interface StringEdit {
   old_string: string;
@@ -76,19 +77,24 @@ export async function planStringEdits(snap: Snapshot, edits: StringEdit[], label
 export const editTool = defineTool({
   name: "edit",
   aliases: ["str_replace"],
+  brief: `Replace old_string, copied exactly from the file and found once, with new_string.`,
   description: `Replace old_string with new_string in a file. old_string must identify exactly one place (include a few surrounding lines to make it unique), unless replace_all: true.
 If the exact text is not found, rt tries, in order and still requiring a unique match: ignoring trailing whitespace; ignoring whitespace at line ends; folding Unicode punctuation (curly quotes, dashes, non-breaking spaces); undoing doubled escapes in old_string; a uniform indentation shift; blanks inside lines; line numbers copied from a listing; a near-identical region (similarity >= 0.95, clearly the best). Lines new_string repeats from old_string keep the file's text. The result names the tier used.
 Placeholders such as "// ... existing code ..." standing for lines of old_string are refused: give the full text.
 Errors say why: not found (with the closest region and its first differing line — re-read the file), several matches (with their line numbers — add context), or new_string already present. For edits by line number or line ID, use edit_lines.`,
-  schema: () => z
-    .object({
-      path: z.string().describe("File to edit, relative to the workspace root"),
-      old_string: z.string().describe("The text to replace, copied from the file"),
-      new_string: z.string().describe("The replacement text"),
-      replace_all: z.boolean().optional().describe("Replace every occurrence of old_string"),
-      ...editOptions,
-    })
-    .strict(),
+  schema: () =>
+    withArgAliases(
+      FILE_PATH_ALIAS,
+      z
+        .object({
+          path: editedPath(),
+          old_string: z.string().describe("The text to replace, copied from the file"),
+          new_string: z.string().describe("The replacement text"),
+          replace_all: z.boolean().optional().describe("Replace every occurrence of old_string"),
+          ...editOptions,
+        })
+        .strict(),
+    ),
   readOnly: false,
   editing: true,
   async handler(args, { workspace }) {

@@ -3,6 +3,7 @@ import { defineTool, ok, ToolError } from "./types.js";
 import { applyEdit } from "../workspace/applyEdit.js";
 import { normalizedText, withLines, splitContent } from "../edit/fileModel.js";
 import { editOptions } from "./lineEditing.js";
+import { FILE_PATH_ALIAS, editedPath, withArgAliases } from "./argAliases.js";
 
 /** Line number (1-based) of a character offset. */
 export function lineAt(text: string, offset: number): number {
@@ -14,9 +15,10 @@ export function lineAt(text: string, offset: number): number {
 export const editFileTool = defineTool({
   name: "edit_file",
   aliases: [],
-  description: `Seed 000's JSON action: replace the first exact occurrence of old with new in a file. Kept for compatibility; prefer edit (which requires a unique match and tolerates whitespace drift) or edit_lines.`,
-  schema: () => z.object({ path: z.string(), old: z.string().min(1), new: z.string(), ...editOptions }).strict(),
+  description: `Replace the first exact occurrence of old with new in a file. Kept for older clients; prefer edit (which requires a unique match and tolerates whitespace drift) or edit_lines.`,
+  schema: () => withArgAliases(FILE_PATH_ALIAS, z.object({ path: editedPath(), old: z.string().min(1), new: z.string(), ...editOptions }).strict()),
   readOnly: false,
+  swe: true,
   editing: true,
   async handler(args, { workspace }) {
     const r = await applyEdit(

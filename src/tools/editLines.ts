@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { defineTool, ToolError } from "./types.js";
 import { editOptions, indentLevel, lineRef, runLineChanges, type ChangeSpec } from "./lineEditing.js";
+import { FILE_PATH_ALIAS, editedPath, withArgAliases } from "./argAliases.js";
 
 const change = z
   .object({
@@ -38,24 +39,29 @@ function toSpec(c: Change, i: number): ChangeSpec {
 export const editLinesTool = defineTool({
   name: "edit_lines",
   aliases: [],
+  brief: `Edit by line number: command "replace" (start_line..end_line by new_content), "insert" (new_content after insert_line; 0 = top) or "delete".`,
   description: `Edit a file by line: no need to reproduce the old text. Line references are numbers (12), line IDs from read/grep with ids (k3f9), or both (12:k3f9; if line 12 moved the ID is followed and the result says so). Prefer IDs after other edits: numbers shift, IDs do not (a number that no longer names the line you were shown is refused).
 Two forms:
 - {path, command: "replace"|"insert"|"delete", start_line, end_line, insert_line, new_content, indent_level?}: replace/delete start_line..end_line; insert new_content after insert_line (0 = at the beginning).
 - {path, changes: [{line_id, new_content} | {start_line_id, end_line_id, new_content} | {after_line_id | before_line_id, new_content} | {line_id, delete: true}]}: several changes, all resolved against the same content and applied together or not at all.
 New content is re-indented to fit its place unless it already fits (indent_level sets it). Edits adding syntax errors are rejected (force: true overrides); dry_run: true shows the diff only.`,
-  schema: () => z
-    .object({
-      path: z.string().describe("File to edit, relative to the workspace root"),
-      command: z.enum(["replace", "insert", "delete"]).optional(),
-      start_line: lineRef.optional(),
-      end_line: lineRef.optional(),
-      insert_line: lineRef.optional().describe("insert: new_content goes after this line; 0 = at the beginning"),
-      new_content: z.string().optional(),
-      indent_level: indentLevel.describe("Indentation of the new content's first level, in columns"),
-      changes: z.array(change).optional(),
-      ...editOptions,
-    })
-    .strict(),
+  schema: () =>
+    withArgAliases(
+      FILE_PATH_ALIAS,
+      z
+        .object({
+          path: editedPath(),
+          command: z.enum(["replace", "insert", "delete"]).optional(),
+          start_line: lineRef.optional(),
+          end_line: lineRef.optional(),
+          insert_line: lineRef.optional().describe("insert: new_content goes after this line; 0 = at the beginning"),
+          new_content: z.string().optional(),
+          indent_level: indentLevel.describe("Indentation of the new content's first level, in columns"),
+          changes: z.array(change).optional(),
+          ...editOptions,
+        })
+        .strict(),
+    ),
   readOnly: false,
   editing: true,
   async handler(args, { workspace }) {

@@ -13,6 +13,7 @@ const FIND_ALIASES = { root: "path" } as const;
 export const findFilesTool = defineTool({
   name: "find",
   aliases: ["find_file", "glob"],
+  brief: `Find files whose name contains pattern, or matches a glob ("src/**/*.ts").`,
   description: `Find files by name: a substring of the name (case-insensitive; of the path if it has "/") or a glob ("src/**/*.ts"). Sorted paths, at most ${FIND_DEFAULT_CAP}; .gitignore honored, .git/ and node_modules/ skipped.`,
   schema: () =>
     withArgAliases(
@@ -26,6 +27,7 @@ export const findFilesTool = defineTool({
         .strict(),
     ),
   readOnly: true,
+  swe: true,
   idempotent: true,
   async handler(args, { workspace, signal }) {
     const dir = workspace.resolve(args.path ?? ".");

@@ -8,6 +8,7 @@ import { GREP_ALIASES, grepOptions, refuseBinary, search } from "./shared/grepSe
 export const grepTool = defineTool({
   name: "grep",
   aliases: ["search_dir"],
+  brief: `Search file contents for a regex: "path:line: text" per match. path and glob narrow the search.`,
   description: `Search file contents with ripgrep: "path:line: text" in path order, at most ${GREP_DEFAULT_CAP} matches (a last line says how many more). .gitignore is honored; binary files, .git/, node_modules/ skipped. glob filters files ("src/**/*.ts"); output_mode files_with_matches or count; ids: true adds line IDs for edit_lines.`,
   schema: () =>
     withArgAliases(
@@ -22,6 +23,7 @@ export const grepTool = defineTool({
         .strict(),
     ),
   readOnly: true,
+  swe: true,
   idempotent: true,
   async handler(args, { workspace, signal, onProgress }) {
     const target = workspace.resolve(args.path ?? ".");

@@ -20,6 +20,7 @@ export const grepFileTool = defineTool({
         .strict(),
     ),
   readOnly: true,
+  swe: true,
   idempotent: true,
   async handler(args, { workspace, signal, onProgress }) {
     const r = workspace.resolve(args.path);

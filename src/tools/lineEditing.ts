@@ -10,6 +10,7 @@ import { chooseReading } from "../edit/chooseReading.js";
 import { resolveRef, parseRef, staleNumber, type LineRef } from "../edit/lineRefs.js";
 import { applyLineChanges, type LineChange } from "../edit/lineEdits.js";
 import { ToolError, ok, type ToolResult } from "./types.js";
+import { INDENT_WINDOW_LINES, SYNTAX_CHECK_MAX_BYTES } from "../limits.js";
 
 export const lineRef = z
   .union([z.number().int(), z.string()])
@@ -20,9 +21,9 @@ export const indentLevel = z.number().int().min(0).optional();
 
 /** Options every editing tool accepts. */
 export const editOptions = {
-  dry_run: z.boolean().optional().describe("Return the unified diff without writing anything"),
-  force: z.boolean().optional().describe("Write even if the edit adds syntax errors"),
-  show_diff: z.boolean().optional().describe("Add the file's unified diff to the result"),
+  dry_run: z.boolean().optional().describe("Show the diff, write nothing"),
+  force: z.boolean().optional().describe("Write even if it adds syntax errors"),
+  show_diff: z.boolean().optional().describe("Add the diff (git diff if tracked)"),
 };
 
 export interface ChangeSpec {
@@ -74,14 +75,22 @@ async function planChanges(snap: Snapshot, specs: ChangeSpec[], force: boolean) 
   }
   // Each change's content may be placed several ways (indent.ts); the first
   // reading that keeps the file valid and its blocks intact is written.
+  // Placing content looks at the lines around it (and the file's indentation style): in a very long
+  // file, the INDENT_WINDOW_LINES either side of the change, not all of its lines.
+  const around = (at: number) => {
+    if (lines.length <= 2 * INDENT_WINDOW_LINES) return { lines, at };
+    const from = Math.max(0, at - INDENT_WINDOW_LINES);
+    return { lines: lines.slice(from, at + INDENT_WINDOW_LINES), at: at - from };
+  };
   const readings = changes.map((c) =>
-    c.content.length === 0 ? [{ lines: c.content, why: "" }] : indentCandidates(c.content, { lines, at: c.start - 1, replacing: c.end - c.start + 1, indentLevel: c.indentLevel }),
+    c.content.length === 0 ? [{ lines: c.content, why: "" }] : indentCandidates(c.content, { ...around(c.start - 1), replacing: c.end - c.start + 1, indentLevel: c.indentLevel }),
   );
   const pick = changes.map(() => 0);
   const build = () => applyLineChanges(lines, changes.map((c, k) => ({ ...c, content: readings[k][pick[k]].lines, verbatim: true })));
   const first = build();
   if ("error" in first) throw new ToolError(first.error);
-  if (!force) {
+  // Choosing among readings validates each one; a file too large to validate takes the first.
+  if (!force && (snap.bytes?.length ?? 0) <= SYNTAX_CHECK_MAX_BYTES) {
     const before = normalizedText(snap.model);
     for (let k = 0; k < changes.length; k++) {
       if (readings[k].length < 2) continue;
@@ -108,6 +117,9 @@ async function planChanges(snap: Snapshot, specs: ChangeSpec[], force: boolean) 
   if ("error" in applied) throw new ToolError(applied.error);
   // One deletion: the result names the lines removed (✓ Edited a.py:12-14), as
   // the new text has no lines left to name there.
+  // Seed 002's lines_changed: the lines each change touched (replaced, inserted or deleted; a
+  // replacement counts its longer side).
+  const linesChanged = changes.reduce((n, c, k) => n + Math.max(c.end - c.start + 1, readings[k][pick[k]].lines.length), 0);
   const only = changes.length === 1 && changes[0].content.length === 0 && changes[0].end >= changes[0].start ? changes[0] : undefined;
   const deleted = only ? { start: only.start, end: only.end } : undefined;
   return {
@@ -116,8 +128,10 @@ async function planChanges(snap: Snapshot, specs: ChangeSpec[], force: boolean) 
     end: applied.end,
     notes,
     ...(deleted ? { summaryRange: deleted } : {}),
+    ...(applied.regions.length > 1 ? { regions: applied.regions } : {}),
     metadata: {
       changes_applied: specs.length,
+      lines_changed: linesChanged,
       ...(deleted ? { start_line: deleted.start, end_line: deleted.end, deleted_lines: deleted.end - deleted.start + 1 } : {}),
       ...(relocations.length ? { relocated: relocations } : {}),
     },

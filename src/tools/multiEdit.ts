@@ -3,20 +3,25 @@ import { defineTool, ok } from "./types.js";
 import { applyEdit } from "../workspace/applyEdit.js";
 import { planStringEdits } from "./edit.js";
 import { editOptions } from "./lineEditing.js";
+import { FILE_PATH_ALIAS, editedPath, withArgAliases } from "./argAliases.js";
 
 export const multiEditTool = defineTool({
   name: "multi_edit",
   aliases: ["MultiEdit"],
   description: `Several old_string/new_string edits to one file, applied in order (each to the result of the previous ones) and written once. Each edit follows the rules of edit (unique match, tolerant tiers). If any edit fails, nothing is written and the error names which edit failed and why.`,
-  schema: () => z
-    .object({
-      path: z.string(),
-      edits: z
-        .array(z.object({ old_string: z.string(), new_string: z.string(), replace_all: z.boolean().optional() }).strict())
-        .min(1),
-      ...editOptions,
-    })
-    .strict(),
+  schema: () =>
+    withArgAliases(
+      FILE_PATH_ALIAS,
+      z
+        .object({
+          path: editedPath(),
+          edits: z
+            .array(z.object({ old_string: z.string(), new_string: z.string(), replace_all: z.boolean().optional() }).strict())
+            .min(1),
+          ...editOptions,
+        })
+        .strict(),
+    ),
   readOnly: false,
   editing: true,
   async handler(args, { workspace }) {

@@ -38,6 +38,7 @@ export const openTool = defineTool({
         .strict(),
     ),
   readOnly: true,
+  swe: true,
   idempotent: true,
   async handler(args, { workspace }) {
     const loc = parseLocation(args.path, workspace.root);

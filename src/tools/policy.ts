@@ -62,15 +62,27 @@ function argumentIssues(error: z.ZodError): ArgumentIssue[] {
   });
 }
 
-/** Why a write is refused in this workspace, or undefined when it may run. */
-export function writeRefusal(workspace: Workspace, tool: Tool, args: Record<string, unknown>): string | undefined {
-  if (tool.readOnly) return undefined;
+/**
+ * Why the kill switch turns `tool` off, or undefined when it does not:
+ * RT_ENABLE_SWE=0 (or RAGIX_ENABLE_SWE=0) disables every SWE tool (seed 000:
+ * "disables all SWE tools regardless of profile"), which is its navigation,
+ * search and line-editing tools and every tool that edits files. Other tools
+ * (read, ls, bash, SQL...) stay.
+ */
+export function switchedOff(workspace: Workspace, tool: Tool): string | undefined {
+  if (!tool.editing && !tool.swe) return undefined;
   const env = workspace.env;
   const disabled = (v: string | undefined) => v !== undefined && /^(0|off|false|no)$/i.test(v.trim());
-  if (tool.editing && (disabled(env.RT_ENABLE_SWE) || disabled(env.RAGIX_ENABLE_SWE))) {
-    const name = disabled(env.RT_ENABLE_SWE) ? "RT_ENABLE_SWE" : "RAGIX_ENABLE_SWE";
-    return `${tool.name} is disabled: ${name}=${env[name]} turns off rt's editing tools; unset it to edit`;
-  }
+  if (!disabled(env.RT_ENABLE_SWE) && !disabled(env.RAGIX_ENABLE_SWE)) return undefined;
+  const name = disabled(env.RT_ENABLE_SWE) ? "RT_ENABLE_SWE" : "RAGIX_ENABLE_SWE";
+  return `${tool.name} is disabled: ${name}=${env[name]} turns off rt's SWE tools (open, scroll, find, grep, grep_file and the editing tools); unset it to use them. read, ls and bash still work.`;
+}
+
+/** Why a call of `tool` is refused in this workspace (the kill switch, the profile), or undefined when it may run. */
+export function writeRefusal(workspace: Workspace, tool: Tool, args: Record<string, unknown>): string | undefined {
+  const off = switchedOff(workspace, tool);
+  if (off) return off;
+  if (tool.readOnly) return undefined;
   if (tool.enforcesReadOnly) return undefined;
   if (workspace.profile === "safe-read-only" && args.dry_run !== true) {
     // Only a tool that takes dry_run can be told to pass it (undo_edit cannot).
@@ -79,6 +91,20 @@ export function writeRefusal(workspace: Workspace, tool: Tool, args: Record<stri
     return `${tool.name} changes files, and the profile is safe-read-only: nothing may be modified. ${instead}`;
   }
   return undefined;
+}
+
+/**
+ * How a face may offer `tool` to a caller in this workspace, as the policy will
+ * treat its calls: "full" (it runs as it is), "preview" (a writing tool the
+ * profile lets run only with dry_run: true, in safe-read-only) or "refused"
+ * (the kill switch, or a writing tool with no dry run in safe-read-only). The
+ * MCP face lists previews as previews; the agent offers only "full" tools.
+ */
+export function offering(workspace: Workspace, tool: Tool): "full" | "preview" | "refused" {
+  if (writeRefusal(workspace, tool, {}) === undefined) return "full";
+  const hasDryRun = Object.hasOwn((jsonSchemaOf(tool).properties ?? {}) as object, "dry_run");
+  if (hasDryRun && writeRefusal(workspace, tool, { dry_run: true }) === undefined) return "preview";
+  return "refused";
 }
 
 /** Where the policy looks tools up: the whole registry, or a narrower set (a subagent's tools). */

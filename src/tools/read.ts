@@ -11,6 +11,7 @@ const lineNumber = z.number().int().min(1);
 export const readTool = defineTool({
   name: "read",
   aliases: ["read_file"],
+  brief: `Read a file with line numbers: offset and limit choose the lines (default the first ${READ_DEFAULT_LIMIT}).`,
   description: `Read a text file with line numbers ("   12: text"): ${READ_DEFAULT_LIMIT} lines from offset unless limit says otherwise, at most ${READ_MAX_OUTPUT_BYTES / 1024} KB, lines cut at ${MAX_LINE_CHARS} characters; a last line gives the offset to continue from. ids: true adds persistent line IDs ("   12: [LID:k3f9] text") for edit_lines.`,
   schema: () =>
     withArgAliases(

@@ -66,6 +66,9 @@ function lazyTool(entry: ToolEntry): Tool {
     get description() {
       return real().description;
     },
+    get brief() {
+      return real().brief;
+    },
     get schema() {
       return real().schema;
     },
@@ -77,6 +80,9 @@ function lazyTool(entry: ToolEntry): Tool {
     },
     get editing() {
       return real().editing;
+    },
+    get swe() {
+      return real().swe;
     },
     get enforcesReadOnly() {
       return real().enforcesReadOnly;

@@ -14,6 +14,7 @@ export const scrollTool = defineTool({
     })
     .strict(),
   readOnly: true,
+  swe: true,
   async handler(args, { workspace }) {
     const rel = workspace.resolve(args.path).rel;
     const prev = workspace.views.get(rel);

@@ -33,6 +33,8 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   aliases: string[];
   /** Written for a model: what it does, when to use it, what it returns. */
   description: string;
+  /** One sentence, for the agent's lean tool set (small local models): tools without one are not in it. */
+  brief?: string;
   schema: S;
   /** True when the tool never changes anything on disk. */
   readOnly: boolean;
@@ -46,6 +48,12 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   idempotent?: boolean;
   /** An editing tool (edit, write, undo...): RT_ENABLE_SWE=0 turns these off. */
   editing?: boolean;
+  /**
+   * One of seed 000's SWE tools (navigation, search and line editing: open,
+   * scroll, find, grep, grep-file, edit_range, insert_at, edit_file):
+   * RT_ENABLE_SWE=0 turns these off too, read-only or not.
+   */
+  swe?: boolean;
   /**
    * Not read-only, but safe in the safe-read-only profile because the tool
    * enforces that itself: bash runs inside the OS sandbox, SQL inside read-only

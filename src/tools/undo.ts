@@ -6,12 +6,13 @@ import { hashBytes } from "../workspace/fingerprint.js";
 import { withFileLock } from "../workspace/fileLock.js";
 import { splitLines } from "../workspace/workspace.js";
 import { JOURNAL_KEEP } from "../limits.js";
+import { FILE_PATH_ALIAS, editedPath, withArgAliases } from "./argAliases.js";
 
 export const undoTool = defineTool({
   name: "undo_edit",
   aliases: ["undo"],
   description: `Undo rt's last edit of a file: restore the content it had before (rt keeps the last ${JOURNAL_KEEP} edits per file, so repeated undos walk back). Refused if the file was changed since by something other than rt.`,
-  schema: () => z.object({ path: z.string().describe("File whose last rt edit to undo") }).strict(),
+  schema: () => withArgAliases(FILE_PATH_ALIAS, z.object({ path: editedPath() }).strict()),
   readOnly: false,
   editing: true,
   async handler(args, { workspace }) {

@@ -7,6 +7,7 @@ import { statVersion } from "../workspace/lineIds.js";
 import { parseFile, splitContent } from "../edit/fileModel.js";
 import { findElision, elisionMessage } from "../edit/elision.js";
 import { editOptions } from "./lineEditing.js";
+import { FILE_PATH_ALIAS, editedPath, withArgAliases } from "./argAliases.js";
 
 /**
  * Write after read (issue 10, as Claude Code's Write): overwriting a file the
@@ -36,24 +37,31 @@ function requireShown(workspace: Workspace, snap: Snapshot): void {
 export const writeTool = defineTool({
   name: "write",
   aliases: ["write_file"],
+  brief: `Create a file, or replace one you have read, with content.`,
   description: `Create a file, or overwrite one completely, with content (parents are created). Overwriting requires having read the file's current content first (read, open, grep or an edit); new files are free. Content is written exactly as given; an existing file keeps its mode. Placeholders standing for existing code ("// ... existing code ...") are refused. Prefer edit or edit_lines for changes. Line IDs start afresh.`,
-  schema: () => z
-    .object({
-      path: z.string().describe("File to create or overwrite, relative to the workspace root"),
-      content: z.string(),
-      ...editOptions,
-    })
-    .strict(),
+  schema: () =>
+    withArgAliases(
+      FILE_PATH_ALIAS,
+      z
+        .object({
+          path: editedPath(),
+          content: z.string(),
+          ...editOptions,
+        })
+        .strict(),
+    ),
   readOnly: false,
   editing: true,
   idempotent: true,
   async handler(args, { workspace }) {
     const lines = splitContent(args.content);
+    let existed = false;
     const r = await applyEdit(
       workspace,
       args.path,
       // The content is written exactly as given: its own line endings, BOM or none.
       (snap) => {
+        existed = snap.bytes !== null;
         requireShown(workspace, snap);
         if (snap.bytes !== null && !args.force) {
           const elided = findElision(snap.model.lines, lines);
@@ -64,6 +72,8 @@ export const writeTool = defineTool({
       { tool: "write", mayCreate: true, dryRun: args.dry_run, force: args.force, showDiff: args.show_diff, verb: "Wrote" },
     );
     if (r.metadata.changed) workspace.lineIds.clear(r.metadata.path as string);
-    return ok(r.output, { ...r.metadata, bytes_written: Buffer.byteLength(args.content) });
+    // Seed 002's result fields: what was written (nothing on a dry run or when the content was already there).
+    const changed = r.metadata.changed === true;
+    return ok(r.output, { ...r.metadata, created: changed && !existed, bytes_written: changed ? Buffer.byteLength(args.content) : 0 });
   },
 });

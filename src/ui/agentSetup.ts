@@ -80,6 +80,7 @@ export async function setupAgent(ws: Workspace, flags: Flags, approve?: Approval
     ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
     ...(settings.maxOutputTokens !== undefined ? { maxOutputTokens: settings.maxOutputTokens } : {}),
     ...(session ? { session } : {}),
+    toolSet: settings.toolSet,
   });
   return { agent, settings, resolved, resumed: session !== undefined };
 }

@@ -5,16 +5,17 @@
 // line IDs. A dry run stops after the diff. Nothing is written unless every
 // step passes.
 import fs from "node:fs";
-import { regionDiff } from "../edit/regionDiff.js";
+import { regionDiff, regionDiffOfLines } from "../edit/regionDiff.js";
 import type { Workspace } from "./workspace.js";
 import { hashBytes } from "./fingerprint.js";
+import { statVersion } from "./lineIds.js";
 import { ToolError } from "../errors.js";
-import { parseFile, serialize, normalizedText, type FileModel } from "../edit/fileModel.js";
+import { parseFile, serialize, serializeAgainst, normalizedText, type FileModel } from "../edit/fileModel.js";
 import { binaryKind, formatSize } from "./binary.js";
 import { withFileLock } from "./fileLock.js";
 import { Journal } from "./journal.js";
 import { STATE_DIR_NAME } from "./state.js";
-import { EDIT_MAX_BYTES, LINE_ID_MAX_BYTES } from "../limits.js";
+import { EDIT_MAX_BYTES, LINE_ID_MAX_BYTES, SYNTAX_CHECK_MAX_BYTES } from "../limits.js";
 
 export interface Snapshot {
   /** The workspace root (programs rt runs for checks never come from inside it). */
@@ -56,7 +57,7 @@ export function takeSnapshot(ws: Workspace, path: string, opts: { mayCreate?: bo
   const hash = hashBytes(bytes);
   const snap: Snapshot = { root: ws.root, rel: r.rel, abs: r.abs, bytes, hash, model, mode: st.mode & 0o7777 };
   if (opts.withIds && bytes.length <= LINE_ID_MAX_BYTES) {
-    snap.ids = ws.lineIds.idsFor(r.rel, model.lines, hash);
+    snap.ids = ws.lineIds.idsFor(r.rel, model.lines, hash, { stat: statVersion(st) });
     snap.viewedIds = ws.lineIds.viewed(r.rel);
   }
   return snap;
@@ -73,6 +74,11 @@ export interface Plan {
   notes?: string[];
   /** The range named on the ✓ line when it is not start-end (a deletion names the lines it removed). */
   summaryRange?: { start: number; end: number };
+  /**
+   * The changed regions in the new text when there are several (edit_lines with several changes):
+   * each is shown with its own context, not everything between the first and the last.
+   */
+  regions?: Array<{ start: number; end: number }>;
 }
 
 export interface ApplyOptions {
@@ -84,7 +90,7 @@ export interface ApplyOptions {
   replanOnConflict?: boolean;
   withIds?: boolean;
   mayCreate?: boolean;
-  /** Verb for the summary line ("Edited", "Created", "Wrote"). */
+  /** Verb for the summary line when the file existed ("Edited" by default, "Wrote"); a new file is always "Created". */
   verb?: string;
 }
 
@@ -93,14 +99,53 @@ export interface ApplyResult {
   metadata: Record<string, unknown>;
 }
 
+/** jsdiff's patch without the "Index:"/"====" preamble lines it adds. */
+function withoutPreamble(patch: string): string {
+  const lines = patch.split("\n", 3);
+  const skip = lines.slice(0, 2).reduce((n, l, i) => (i === 0 || /^=+$/.test(l) ? n + l.length + 1 : n), 0);
+  return patch.slice(skip);
+}
+
 export function unifiedDiff(rel: string, before: string, after: string): string {
   // Diffed on the changed region only (same text as jsdiff's whole-file patch).
-  return regionDiff(`a/${rel}`, `b/${rel}`, before, after, 3)
-    .split("\n")
-    .slice(1) // drop the "Index:"/"====" preamble lines jsdiff adds
-    .filter((l) => !/^=+$/.test(l))
-    .join("\n");
+  return withoutPreamble(regionDiff(`a/${rel}`, `b/${rel}`, before, after, 3));
 }
+
+/** The text of a model split at "\n", as `normalizedText(m).split("\n")` gives it, without building the text. */
+function splitText(m: FileModel): readonly string[] {
+  if (m.lines.length === 0) return [""];
+  return m.finalNewline ? [...m.lines, ""] : m.lines;
+}
+
+/** unifiedDiff of two models' normalized texts, from their lines (a 32 MB file is never joined into one string). */
+export function modelDiff(rel: string, before: FileModel, after: FileModel): string {
+  return withoutPreamble(regionDiffOfLines(`a/${rel}`, `b/${rel}`, splitText(before), splitText(after), 3));
+}
+
+/** Whether the file at `abs` still holds exactly `bytes` (null: does not exist), compared a chunk at a time. */
+function stillHolds(abs: string, bytes: Buffer | null): boolean {
+  let fd: number;
+  try {
+    fd = fs.openSync(abs, "r");
+  } catch {
+    return bytes === null;
+  }
+  try {
+    if (bytes === null || fs.fstatSync(fd).size !== bytes.length) return false;
+    const chunk = Buffer.allocUnsafe(Math.min(COMPARE_CHUNK_BYTES, Math.max(1, bytes.length)));
+    for (let at = 0; at < bytes.length; ) {
+      const n = fs.readSync(fd, chunk, 0, Math.min(chunk.length, bytes.length - at), at);
+      if (n <= 0 || !chunk.subarray(0, n).equals(bytes.subarray(at, at + n))) return false;
+      at += n;
+    }
+    // Nothing past the end either (the file may have grown since fstat).
+    return fs.readSync(fd, chunk, 0, 1, bytes.length) === 0;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+const COMPARE_CHUNK_BYTES = 1024 * 1024;
 
 const REGION_CONTEXT = 3;
 
@@ -109,12 +154,30 @@ function regionBounds(total: number, start: number, end: number): { from: number
   return { from: Math.max(1, Math.min(start, total) - REGION_CONTEXT), to: Math.min(total, Math.max(end, start) + REGION_CONTEXT) };
 }
 
-/** The edited region with a few lines of context, numbered (seed 000 §10.4). */
-export function regionView(lines: string[], start: number, end: number): string {
+/**
+ * The lines shown after an edit: each changed region with REGION_CONTEXT lines
+ * either side, regions whose context meets merged into one window, in order.
+ */
+export function shownWindows(total: number, regions: ReadonlyArray<{ start: number; end: number }>): Array<{ from: number; to: number }> {
+  if (total === 0) return [];
+  const windows = regions.map((r) => regionBounds(total, r.start, r.end)).sort((a, b) => a.from - b.from);
+  const merged: Array<{ from: number; to: number }> = [];
+  for (const w of windows) {
+    const last = merged[merged.length - 1];
+    if (last && w.from <= last.to + 1) last.to = Math.max(last.to, w.to);
+    else merged.push({ ...w });
+  }
+  return merged;
+}
+
+/** The edited region(s) with a few lines of context, numbered (seed 000 §10.4); separate windows are parted by "...". */
+export function regionView(lines: string[], start: number, end: number, regions?: ReadonlyArray<{ start: number; end: number }>): string {
   if (lines.length === 0) return "(the file is now empty)";
-  const { from, to } = regionBounds(lines.length, start, end);
   const out: string[] = [];
-  for (let i = from; i <= to; i++) out.push(`${String(i).padStart(4)}: ${lines[i - 1]}`);
+  for (const { from, to } of shownWindows(lines.length, regions?.length ? regions : [{ start, end }])) {
+    if (out.length > 0) out.push("  ...");
+    for (let i = from; i <= to; i++) out.push(`${String(i).padStart(4)}: ${lines[i - 1]}`);
+  }
   return out.join("\n");
 }
 
@@ -132,10 +195,15 @@ async function applyLocked(ws: Workspace, target: string, plan: Planner, opts: A
   let p = await plan(snap);
   const notes: string[] = [];
   for (let attempt = 0; ; attempt++) {
-    const newBytes = serialize(p.model);
-    const beforeText = normalizedText(snap.model);
-    const afterText = normalizedText(p.model);
-    if (!opts.force) {
+    // The unchanged lines at the start and end are copied from the bytes read (a 32 MB file is not re-encoded for one line).
+    const newBytes = snap.bytes ? serializeAgainst(snap.model, snap.bytes, p.model) : serialize(p.model);
+    const largest = Math.max(snap.bytes?.length ?? 0, newBytes.length);
+    if (!opts.force && largest > SYNTAX_CHECK_MAX_BYTES) {
+      // A parse of a file this size takes seconds and gigabytes; say it was not checked.
+      notes.push(`note: syntax not checked: ${snap.rel} is ${formatSize(largest)}, and rt checks the syntax of files up to ${formatSize(SYNTAX_CHECK_MAX_BYTES)}`);
+    } else if (!opts.force) {
+      const beforeText = normalizedText(snap.model);
+      const afterText = normalizedText(p.model);
       const { validateEdit, formatProblems } = await import("../edit/validate.js");
       const v = await validateEdit(snap.rel, beforeText, afterText, { root: ws.root });
       if (v.introduced.length > 0) {
@@ -147,7 +215,7 @@ async function applyLocked(ws: Workspace, target: string, plan: Planner, opts: A
       // A language rt parses whose check could not run is worth saying; plain text is not.
       if (!v.checked && v.language) notes.push(`note: syntax not checked: ${v.reason ?? "unknown reason"}`);
     }
-    const diff = unifiedDiff(snap.rel, beforeText, afterText);
+    const diff = modelDiff(snap.rel, snap.model, p.model);
     const unchanged = snap.bytes !== null && newBytes.equals(snap.bytes);
     const metadata: Record<string, unknown> = { path: snap.rel, start_line: p.start, end_line: p.end, ...p.metadata };
     if (opts.dryRun || unchanged) {
@@ -155,14 +223,7 @@ async function applyLocked(ws: Workspace, target: string, plan: Planner, opts: A
       return { output: unchanged ? head : `${head}\n${diff}`, metadata: { ...metadata, diff, dry_run: !!opts.dryRun, changed: false } };
     }
     // Another program (not rt: rt edits hold the lock) may have written the file meanwhile.
-    let current: Buffer | null = null;
-    try {
-      current = fs.readFileSync(snap.abs);
-    } catch {
-      current = null;
-    }
-    // Compared byte for byte (native, no hashing of the whole file again).
-    if (current === null ? snap.bytes !== null : snap.bytes === null || !current.equals(snap.bytes)) {
+    if (!stillHolds(snap.abs, snap.bytes)) {
       if (opts.replanOnConflict && attempt === 0) {
         snap = takeSnapshot(ws, target, { mayCreate: opts.mayCreate, withIds: opts.withIds });
         p = await plan(snap);
@@ -176,14 +237,38 @@ async function applyLocked(ws: Workspace, target: string, plan: Planner, opts: A
     ws.writer.writeAtomic(snap.rel, newBytes, { mode: snap.mode, mkdirs: true });
     if (newBytes.length <= LINE_ID_MAX_BYTES) {
       // The caller is shown the edited region below: those numbers are current for it now (one write).
-      ws.lineIds.idsFor(snap.rel, p.model.lines, newHash, { shownRange: regionBounds(p.model.lines.length, p.start, p.end) });
+      const shown = shownWindows(p.model.lines.length, p.regions?.length ? p.regions : [{ start: p.start, end: p.end }]);
+      let stat: string | undefined;
+      try {
+        stat = statVersion(fs.statSync(snap.abs));
+      } catch {
+        stat = undefined;
+      }
+      ws.lineIds.idsFor(snap.rel, p.model.lines, newHash, {
+        shownRange: shown.flatMap(({ from, to }) => Array.from({ length: to - from + 1 }, (_, i) => from + i)),
+        ...(snap.hash !== null ? { previous: { textHash: snap.hash, lines: snap.model.lines } } : {}),
+        ...(stat ? { stat } : {}),
+      });
     }
-    const verb = opts.verb ?? (snap.bytes === null ? "Created" : "Edited");
+    const verb = snap.bytes === null ? "Created" : (opts.verb ?? "Edited");
     const named = p.summaryRange ?? p;
-    const range = named.end >= named.start ? `${named.start}-${named.end}` : `${named.start}`;
+    const span = (r: { start: number; end: number }) => (r.end > r.start ? `${r.start}-${r.end}` : `${r.start}`);
+    const range = !p.summaryRange && p.regions && p.regions.length > 1 ? p.regions.map(span).join(",") : named.end >= named.start ? `${named.start}-${named.end}` : `${named.start}`;
     const showDiff = opts.showDiff || /^(1|true|yes|on)$/i.test(ws.env.RT_AUTO_DIFF ?? ws.env.RAGIX_AUTO_DIFF ?? "");
-    const parts = [`✓ ${verb} ${snap.rel}:${range}`, ...(p.notes ?? []), ...notes, regionView(p.model.lines, p.start, p.end)];
-    if (showDiff) parts.push(diff);
-    return { output: parts.join("\n"), metadata: { ...metadata, diff, changed: true } };
+    const parts = [`✓ ${verb} ${snap.rel}:${range}`, ...(p.notes ?? []), ...notes, regionView(p.model.lines, p.start, p.end, p.regions)];
+    // Seed 000: `git diff -- FILE` when git tracks the file (every change since the last
+    // `git add`), the edit's own diff otherwise.
+    let gitDiff: string | undefined;
+    if (showDiff) {
+      const { gitDiffOf } = await import("./gitDiff.js");
+      const g = gitDiffOf(ws.root, snap.rel);
+      if ("diff" in g) {
+        gitDiff = g.diff;
+        parts.push(g.diff === "" ? `git diff -- ${snap.rel}: no difference from git's index` : g.diff.replace(/\n$/, ""));
+      } else {
+        parts.push(diff);
+      }
+    }
+    return { output: parts.join("\n"), metadata: { ...metadata, diff, ...(gitDiff !== undefined ? { git_diff: gitDiff } : {}), changed: true } };
   }
 }

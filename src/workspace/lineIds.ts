@@ -35,6 +35,14 @@ interface IdRecord {
    * one (write after read, issue 10).
    */
   shown?: string;
+  /** statVersion of the file when these IDs were made (rt's own write): a re-read of a large file by size and time is of this version. */
+  stat?: string;
+  /**
+   * A large file (read through the line index, without IDs) was shown to the
+   * caller at this statVersion, whose IDs are not made yet: when they are, the
+   * caller saw that version whole (viewed "current").
+   */
+  viewedVersion?: string;
 }
 
 const LETTERS = "abcdefghijklmnopqrstuvwxyz";
@@ -77,6 +85,39 @@ export function idFromCounter(counter: number): string {
 
 // The form of an ID is defined with the line references that carry it (edit/lineRefs.ts).
 export { LINE_ID_PATTERN } from "../edit/lineRefs.js";
+
+/**
+ * Whether well-formed IDs are all different: each is read as a base-36 number
+ * (with its length, so "a000" and "a0000" differ) and the numbers are sorted.
+ * A Set of half a million strings cut from one takes ten times as long.
+ */
+function idsDistinct(ids: readonly string[]): boolean {
+  const keys = new Float64Array(ids.length);
+  for (let i = 0; i < ids.length; i++) {
+    const id = ids[i];
+    let v = 0;
+    for (let k = 0; k < id.length; k++) {
+      const c = id.charCodeAt(k);
+      v = v * 36 + (c <= 57 ? c - 48 : c - 87);
+    }
+    keys[i] = v * 8 + id.length;
+  }
+  keys.sort();
+  for (let i = 1; i < keys.length; i++) if (keys[i] === keys[i - 1]) return false;
+  return true;
+}
+
+/** LINE_ID_PATTERN.test, by character codes (records of large files hold hundreds of thousands). */
+function isLineId(id: unknown): boolean {
+  if (typeof id !== "string" || id.length < 4 || id.length > 6) return false;
+  const first = id.charCodeAt(0);
+  if (first < 97 || first > 122) return false;
+  for (let i = 1; i < id.length; i++) {
+    const c = id.charCodeAt(i);
+    if (!((c >= 97 && c <= 122) || (c >= 48 && c <= 57))) return false;
+  }
+  return true;
+}
 
 /** cyrb53: a fast 53-bit string hash; collisions only matter inside one diff window. */
 export function hashLine(s: string): number {
@@ -152,6 +193,41 @@ export function reconcileIds(
 }
 
 /**
+ * The hashes of `lines`. When `previous` is the content the record was made
+ * for (rt's own edit), lines equal to it at the start and the end (the same
+ * strings, compared by identity first) take the record's hashes: a one-line
+ * edit of a 500,000-line file hashes a few lines, not all of them.
+ */
+function hashesOf(lines: readonly string[], rec: IdRecord | undefined, previous: { textHash: string; lines: readonly string[] } | undefined): number[] {
+  if (!rec || !previous || rec.textHash !== previous.textHash || rec.hashes.length !== previous.lines.length) return lines.map(hashLine);
+  const old = previous.lines;
+  let p = 0;
+  while (p < old.length && p < lines.length && old[p] === lines[p]) p++;
+  let s = 0;
+  while (s < old.length - p && s < lines.length - p && old[old.length - 1 - s] === lines[lines.length - 1 - s]) s++;
+  const out = new Array<number>(lines.length);
+  for (let i = 0; i < p; i++) out[i] = rec.hashes[i];
+  for (let i = p; i < lines.length - s; i++) out[i] = hashLine(lines[i]);
+  for (let k = 1; k <= s; k++) out[lines.length - k] = rec.hashes[old.length - k];
+  return out;
+}
+
+/**
+ * Whether an ID made from counters [from, to) is also another line's ID in
+ * `ids`. Kept IDs come from a validated record (distinct) and fresh ones from
+ * a bijection (distinct): only a fresh ID equal to a kept one, possible when a
+ * planted record's counter was not rt's, can repeat.
+ */
+function freshIdsCollide(ids: readonly string[], from: number, to: number): boolean {
+  if (to <= from) return false;
+  const fresh = new Set<string>();
+  for (let c = from; c < to; c++) fresh.add(idFromCounter(c));
+  let seen = 0;
+  for (const id of ids) if (fresh.has(id)) seen++;
+  return seen !== fresh.size;
+}
+
+/**
  * Whether a stored record is well formed for `rel`. Records are read back as
  * untrusted input (a repository can commit `.rt/ids/`): IDs that are not IDs,
  * duplicates (an ID must name one line), arrays that do not line up, another
@@ -161,10 +237,11 @@ export function reconcileIds(
 function validRecord(r: IdRecord, rel: string): boolean {
   if (r.version !== 1 || r.path !== rel || typeof r.textHash !== "string" || !Number.isSafeInteger(r.next) || r.next < 0) return false;
   if (!Array.isArray(r.ids) || !Array.isArray(r.hashes) || r.ids.length !== r.hashes.length) return false;
-  const isId = (id: unknown) => typeof id === "string" && LINE_ID_PATTERN.test(id);
-  if (!r.ids.every(isId) || new Set(r.ids).size !== r.ids.length) return false;
+  const isId = isLineId;
+  if (!r.ids.every(isId) || !idsDistinct(r.ids)) return false;
   if (!r.hashes.every((h) => Number.isSafeInteger(h) && h >= 0)) return false;
   if (r.shown !== undefined && typeof r.shown !== "string") return false;
+  if ((r.stat !== undefined && typeof r.stat !== "string") || (r.viewedVersion !== undefined && typeof r.viewedVersion !== "string")) return false;
   if (r.viewed !== undefined && r.viewed !== "current" && !(Array.isArray(r.viewed) && r.viewed.every((id) => id === null || isId(id)))) return false;
   return true;
 }
@@ -194,6 +271,55 @@ function withViewed(rec: IdRecord, lines: number[] | { from: number; to: number 
   return { ...shown, viewed };
 }
 
+/**
+ * Records of files with at least this many lines are stored packed: the IDs
+ * (and what the caller was shown) as one comma-separated string each, the
+ * hashes as one base64 string of 64-bit floats. JSON with half a million
+ * separate strings and numbers takes about a second to write and read back;
+ * a few long strings take milliseconds.
+ */
+const PACK_FROM_LINES = 4096;
+
+/** A record as stored: arrays, or for long files the same arrays packed (see PACK_FROM_LINES). */
+type StoredRecord = Omit<IdRecord, "ids" | "hashes" | "viewed"> & {
+  ids?: unknown;
+  hashes?: unknown;
+  viewed?: unknown;
+  packed?: { ids?: unknown; hashes?: unknown; viewed?: unknown };
+};
+
+function packRecord(rec: IdRecord): object {
+  if (rec.ids.length < PACK_FROM_LINES) return rec;
+  const { ids, hashes, viewed, ...rest } = rec;
+  const floats = Float64Array.from(hashes);
+  return {
+    ...rest,
+    ...(viewed === "current" ? { viewed } : {}),
+    packed: {
+      ids: ids.join(","),
+      hashes: Buffer.from(floats.buffer, floats.byteOffset, floats.byteLength).toString("base64"),
+      ...(Array.isArray(viewed) ? { viewed: viewed.map((id) => id ?? "").join(",") } : {}),
+    },
+  };
+}
+
+/** The record in memory form, or undefined when a packed field is malformed (validRecord checks the rest). */
+function unpackRecord(stored: StoredRecord): IdRecord | undefined {
+  if (stored.packed === undefined) return stored as IdRecord;
+  const p = stored.packed;
+  if (p === null || typeof p !== "object" || typeof p.ids !== "string" || typeof p.hashes !== "string") return undefined;
+  if (p.viewed !== undefined && typeof p.viewed !== "string") return undefined;
+  const ids = p.ids === "" ? [] : p.ids.split(",");
+  const bytes = Buffer.from(p.hashes, "base64");
+  if (bytes.length !== ids.length * 8) return undefined;
+  const floats = new Float64Array(ids.length);
+  Buffer.from(floats.buffer).set(bytes);
+  const viewed = typeof p.viewed === "string" ? p.viewed.split(",").map((id) => (id === "" ? null : id)) : stored.viewed;
+  if (Array.isArray(viewed) && viewed.length !== ids.length) return undefined;
+  const { packed: _packed, ...rest } = stored;
+  return { ...rest, ids, hashes: Array.from(floats), ...(viewed !== undefined ? { viewed } : {}) } as IdRecord;
+}
+
 /** Line IDs of every file the workspace has read, persisted under `.rt/ids/`. */
 export class LineIdStore {
   private memory = new Map<string, IdRecord>();
@@ -203,17 +329,18 @@ export class LineIdStore {
   private load(rel: string): IdRecord | undefined {
     const inMemory = this.memory.get(rel);
     if (inMemory) return inMemory;
-    const stored = this.state.readJson<IdRecord>("ids", `${StateStore.keyFor(rel)}.json`);
-    if (stored && validRecord(stored, rel)) {
-      this.memory.set(rel, stored);
-      return stored;
+    const stored = this.state.readJson<StoredRecord>("ids", `${StateStore.keyFor(rel)}.json`);
+    const rec = stored && typeof stored === "object" ? unpackRecord(stored) : undefined;
+    if (rec && validRecord(rec, rel)) {
+      this.memory.set(rel, rec);
+      return rec;
     }
     return undefined;
   }
 
   private save(rec: IdRecord): void {
     this.memory.set(rec.path, rec);
-    this.state.writeJsonBestEffort(rec, "ids", `${StateStore.keyFor(rec.path)}.json`);
+    this.state.writeJsonBestEffort(packRecord(rec), "ids", `${StateStore.keyFor(rec.path)}.json`);
   }
 
   /**
@@ -222,21 +349,49 @@ export class LineIdStore {
    * is being shown this whole version (see markViewed); `shownRange`: these lines
    * of it; either is saved in the same write.
    */
-  idsFor(rel: string, lines: string[], textHash: string, opts: { viewed?: boolean; shownRange?: { from: number; to: number } } = {}): string[] {
+  idsFor(
+    rel: string,
+    lines: string[],
+    textHash: string,
+    opts: {
+      viewed?: boolean;
+      shownRange?: number[] | { from: number; to: number };
+      /** The content the stored IDs belong to, when the caller has it (rt's own edit): the hashes of unchanged lines are taken from the record. */
+      previous?: { textHash: string; lines: readonly string[] };
+      /** The file's size and time (statVersion) for this content: a re-read of a large file compares it (noteShownLarge). */
+      stat?: string;
+    } = {},
+  ): string[] {
     const rec = this.load(rel);
     if (rec && rec.textHash === textHash && rec.ids.length === lines.length) {
-      if (opts.viewed && (rec.viewed !== "current" || rec.shown !== textHash)) this.save({ ...rec, viewed: "current", shown: textHash });
+      const current = opts.viewed || (rec.viewedVersion !== undefined && rec.viewedVersion === opts.stat);
+      if ((current && (rec.viewed !== "current" || rec.shown !== textHash)) || (opts.stat && rec.stat !== opts.stat)) {
+        const { viewedVersion: _done, ...kept } = rec;
+        this.save({ ...(current ? kept : rec), ...(current ? { viewed: "current" as const, shown: textHash } : {}), ...(opts.stat ? { stat: opts.stat } : {}) });
+      }
       return rec.ids;
     }
-    const hashes = lines.map(hashLine);
+    const hashes = hashesOf(lines, rec, opts.previous);
     let result = rec ? reconcileIds(rec.hashes, rec.ids, hashes, rec.next) : reconcileIds([], [], hashes, 0);
     // A stored counter that was not rt's (planted) could hand out an ID already in use: start afresh then.
-    if (rec && new Set(result.ids).size !== result.ids.length) result = reconcileIds([], [], hashes, 0);
-    // Beliefs that were "the old version" become that version's IDs, kept as they were.
+    if (rec && freshIdsCollide(result.ids, rec.next, result.next)) result = reconcileIds([], [], hashes, 0);
+    // Beliefs that were "the old version" become that version's IDs, kept as they were. A caller
+    // shown this very version of a large file (noteShownLarge, before its IDs existed) saw it whole.
+    const shownWhole = opts.viewed || (rec?.viewedVersion !== undefined && rec.viewedVersion === opts.stat);
     const kept = rec?.viewed === "current" ? rec.ids : rec?.viewed;
-    const viewed = opts.viewed ? "current" : kept;
-    const shown = opts.viewed ? textHash : rec?.shown;
-    const next: IdRecord = { version: 1, path: rel, textHash, next: result.next, ids: result.ids, hashes, ...(viewed ? { viewed } : {}), ...(shown ? { shown } : {}) };
+    const viewed = shownWhole ? "current" : kept;
+    const shown = shownWhole ? textHash : rec?.shown;
+    const next: IdRecord = {
+      version: 1,
+      path: rel,
+      textHash,
+      next: result.next,
+      ids: result.ids,
+      hashes,
+      ...(viewed ? { viewed } : {}),
+      ...(shown ? { shown } : {}),
+      ...(opts.stat ? { stat: opts.stat } : {}),
+    };
     // `shownRange`: lines of this version the caller is being shown (markViewed), in the same write.
     this.save(opts.shownRange ? withViewed(next, opts.shownRange) : next);
     return result.ids;
@@ -263,6 +418,29 @@ export class LineIdStore {
     const rec = this.load(rel);
     if (rec?.shown === version) return;
     this.save(rec ? { ...rec, shown: version } : { version: 1, path: rel, textHash: "", next: 0, ids: [], hashes: [], shown: version });
+  }
+
+  /**
+   * A large file (read through the line index, without IDs) was just shown to
+   * the caller at `version` (statVersion). As a re-read of a small file does,
+   * this resets what rt remembers the caller saw: if the stored IDs are of
+   * this version (rt wrote it), the caller now sees them all; otherwise what it
+   * saw of an older version no longer counts, and it saw this version whole
+   * once its IDs are made (the next edit).
+   */
+  noteShownLarge(rel: string, version: string): void {
+    const rec = this.load(rel);
+    if (rec && rec.textHash !== "" && rec.stat === version) {
+      if (rec.viewed !== "current" || rec.shown !== version) {
+        const { viewedVersion: _done, ...kept } = rec;
+        this.save({ ...kept, viewed: "current", shown: version });
+      }
+      return;
+    }
+    if (rec?.shown === version && rec.viewedVersion === version && rec.viewed === undefined) return;
+    const base: IdRecord = rec ?? { version: 1, path: rel, textHash: "", next: 0, ids: [], hashes: [] };
+    const { viewed: _forgotten, ...kept } = base;
+    this.save({ ...kept, shown: version, viewedVersion: version });
   }
 
   /** Whether `version` (a textHash, or `s:<size>:<mtime>`) is the one rt last showed the caller (see IdRecord.shown). */

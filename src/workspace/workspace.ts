@@ -125,7 +125,7 @@ export class Workspace {
   async window(file: ResolvedPath & { stat: fs.Stats }, start: number, count: number, opts: { viewed?: boolean } = {}): Promise<TextWindow> {
     if (file.stat.size >= LARGE_FILE_BYTES) {
       // Shown without line IDs: remembered by size and time (write after read, issue 10).
-      if (opts.viewed) this.lineIds.noteShown(file.rel, statVersion(file.stat));
+      if (opts.viewed) this.lineIds.noteShownLarge(file.rel, statVersion(file.stat));
       const idx = await getLineIndex(this.state, file.rel, file.abs, file.stat);
       return { totalLines: idx.totalLines, lines: readIndexedLines(file.abs, idx, start, count) };
     }

@@ -11,6 +11,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { git, lines, rt, tempTree, treeHash } from "../helpers.ts";
 import { rtOnPty } from "./pty.ts";
 import { COMMANDS } from "../../src/faces/cli/commands.ts";
+import { TOOLS, jsonSchemaOf, toolNames } from "../../src/tools/registry.ts";
 import { GREP_DEFAULT_CAP, MAX_LINE_CHARS, READ_DEFAULT_LIMIT, READ_MAX_OUTPUT_BYTES } from "../../src/limits.ts";
 
 function repo() {
@@ -265,17 +266,17 @@ test("rt -p with --output-format json prints a JSON error object when no model i
   assert.deepEqual([text.code, text.stdout], [2, ""], "text format: nothing on stdout");
 });
 
-test("descriptions speak to the reader: no seed numbers in help texts or in the descriptions of the navigation, search, shell and SQL tools", async () => {
+test("descriptions speak to the reader: no seed numbers in help texts or in the description of any tool in the registry", async () => {
   const root = tempTree();
   const help = await rt(["--help"], { cwd: root });
   assert.doesNotMatch(help.stdout, /seed \d/i);
   for (const c of COMMANDS) assert.doesNotMatch((await rt([c.name, "--help"], { cwd: root })).stdout, /seed \d/i, c.name);
-  const mine = ["read", "open", "scroll", "find", "grep", "grep_file", "ls", "bash", "bash_output", "kill_shell", "sql_query", "sql_tables", "sql_describe", "write_output"];
   const list = JSON.parse((await rt(["tools", "--json"], { cwd: root })).stdout) as Array<{ name: string; description: string; inputSchema: unknown }>;
-  for (const name of mine) {
-    const t = list.find((x) => x.name === name)!;
-    assert.doesNotMatch(`${t.description} ${JSON.stringify(t.inputSchema)}`, /seed/i, name);
-  }
+  // Every registered tool, the seeds' compatibility tools (edit_range, insert_at, edit_file) included.
+  assert.deepEqual(list.map((t) => t.name), toolNames());
+  for (const t of list) assert.doesNotMatch(`${t.description} ${JSON.stringify(t.inputSchema)}`, /seed/i, t.name);
+  // What the agent and the MCP face are given, preview descriptions included.
+  for (const tool of TOOLS) assert.doesNotMatch(`${tool.description} ${JSON.stringify(jsonSchemaOf(tool))}`, /seed/i, tool.name);
   // Numbers in descriptions come from src/limits.ts.
   const grep = list.find((x) => x.name === "grep")!.description;
   assert.ok(grep.includes(`at most ${GREP_DEFAULT_CAP} matches`));

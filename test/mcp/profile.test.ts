@@ -43,17 +43,25 @@ test("safe-read-only: editing tools are listed as dry-run-only previews; undo_ed
   }
 });
 
-test("RT_ENABLE_SWE=0: editing tools are not listed, and refused if called", async () => {
+test("RT_ENABLE_SWE=0: no SWE tool (navigation, search, editing) is listed, even with --seed-names, and each is refused if called", async () => {
   const root = tempTree({ "a.txt": "a\n" });
-  const s = await connectStdio(root, [], { env: { RT_ENABLE_SWE: "0" } });
+  const s = await connectStdio(root, [], { env: { RT_ENABLE_SWE: "0" } }, ["--seed-names"]);
   try {
     const names = (await s.client.listTools()).tools.map((t) => t.name);
-    for (const name of ["edit_lines", "edit_range", "insert_at", "edit", "write", "undo_edit"]) assert.ok(!names.includes(name), name);
-    assert.ok(names.includes("read") && names.includes("open"));
+    const swe = ["open", "scroll", "find", "grep", "grep-file", "edit_lines", "edit_range", "insert_at", "edit_file", "edit", "multi_edit", "write", "undo_edit"];
+    const seedNames = ["open_file_chunk", "scroll_file", "find_file", "search_dir", "search_file"];
+    for (const name of [...swe, ...seedNames]) assert.ok(!names.includes(name), name);
+    for (const name of ["read", "ls", "bash"]) assert.ok(names.includes(name), name);
     const r = await call(s.client, "write", { path: "b.txt", content: "b\n" });
     assert.equal(r.isError, true);
     assert.match(r.text, /RT_ENABLE_SWE=0/);
     assert.equal(fs.existsSync(path.join(root, "b.txt")), false);
+    for (const [name, args] of [["grep", { pattern: "a" }], ["search_dir", { pattern: "a" }], ["open", { path: "a.txt" }], ["find", { pattern: "a" }]] as const) {
+      const g = await call(s.client, name, args);
+      assert.equal(g.isError, true, name);
+      assert.match(g.text, /is disabled: RT_ENABLE_SWE=0 turns off rt's SWE tools/, name);
+    }
+    assert.equal((await call(s.client, "read", { path: "a.txt" })).isError, false);
   } finally {
     await s.close();
   }

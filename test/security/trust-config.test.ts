@@ -96,6 +96,10 @@ const CASES: Case[] = [
   { path: ["agent", "compact_threshold"], value: 0.5, expect: "harmless" },
   { path: ["agent", "context_window"], value: 8192, expect: "harmless" },
   { path: ["agent", "temperature"], value: 0.1, expect: "harmless" },
+  // agent.tools: lean only narrows what the model is offered; the full set only where it is already the user's.
+  { path: ["agent", "tools"], value: "lean", expect: "harmless" },
+  { path: ["agent", "tools"], value: "default", expect: "harmless" },
+  { path: ["agent", "tools"], value: "default", user: { agent: { tools: "lean" } }, expect: "untrusted" },
   { path: ["agent", "max_output_tokens"], value: 1000, expect: "harmless" },
   { path: ["agent", "max_turns"], value: 100_000, expect: "untrusted" },
   { path: ["agent", "context_window"], value: 2_000_000_000, expect: "untrusted" },

@@ -240,6 +240,12 @@ test("limits from an untrusted project apply only when they are no looser than w
     ["agent.max_output_tokens", "5", undefined, "untrusted"],
     ["agent.prices", { "ollama/x": { input: 0, output: 0 } }, undefined, "untrusted"],
     ["agent.temperature", 0.2, undefined, "harmless"],
+    // agent.tools: lean only narrows what the model is offered; the full set only where it is already the user's.
+    ["agent.tools", "lean", undefined, "harmless"],
+    ["agent.tools", "lean", { agent: { tools: "default" } }, "harmless"],
+    ["agent.tools", "default", undefined, "harmless"],
+    ["agent.tools", "default", { agent: { tools: "lean" } }, "untrusted"],
+    ["agent.tools", "everything", undefined, "untrusted"],
     ["providers.ollama.context_windows", { m: 2_147_483_647 }, undefined, "untrusted"],
     ["providers.ollama.context_windows", { m: 8192 }, undefined, "harmless"],
     ["providers.ollama.context_windows", { m: 65_536 }, { providers: { ollama: { context_windows: { m: 131_072 } } } }, "harmless"],

@@ -4,6 +4,8 @@
 // JSON schema documents it on the canonical argument without listing it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
 import { createWorkspace } from "../../src/workspace/workspace.ts";
 import { callTool } from "../../src/tools/policy.ts";
 import { findTool, jsonSchemaOf } from "../../src/tools/registry.ts";
@@ -128,4 +130,92 @@ test("grep's seed options: context_before / context_after, show_line_numbers: fa
   assert.equal(r.output, "18- x18 = 18\n19- x19 = 19\n20: def Needle_20(): pass\n21- x21 = 21");
   const n = await call("grep", { pattern: "needle", path: "docs", ignore_case: true, show_line_numbers: false });
   assert.equal(n.output, "docs/readme.md: a needle\ndocs/readme.md: another Needle");
+});
+
+/** Every tool that edits a file, with arguments that change src/app.py (the same change under path and file_path). */
+const EDITING: Array<[string, Record<string, unknown>]> = [
+  ["edit", { old_string: "x3 = 3", new_string: "x3 = 33" }],
+  ["str_replace", { old_string: "x3 = 3", new_string: "x3 = 33" }],
+  ["multi_edit", { edits: [{ old_string: "x3 = 3", new_string: "x3 = 33" }, { old_string: "x5 = 5", new_string: "x5 = 55" }] }],
+  ["edit_lines", { command: "replace", start_line: 3, new_content: "x3 = 33" }],
+  ["edit_lines", { changes: [{ line_id: 3, new_content: "x3 = 33" }, { line_id: 30, delete: true }] }],
+  ["edit_range", { start_line: 3, end_line: 4, new_text: "x3 = 33\n" }],
+  ["insert_at", { line: 3, new_text: "inserted = 1\n" }],
+  ["edit_file", { old: "x3 = 3", new: "x3 = 33" }],
+  ["write", { content: "everything = 'new'\n" }],
+];
+
+test("the editing tools take file_path for path: the same change, the same result, and the file ends the same", async () => {
+  for (const [tool, rest] of EDITING) {
+    const results = [];
+    const files = [];
+    for (const name of ["path", "file_path"]) {
+      const { root, call } = setup();
+      // write overwrites only a file it has shown.
+      if (tool === "write") await call("read", { path: "src/app.py" });
+      const r = await call(tool, { [name]: "src/app.py", ...rest });
+      assert.equal(r.success, true, `${tool} with ${name}: ${r.error}`);
+      results.push(r);
+      files.push(fs.readFileSync(path.join(root, "src/app.py"), "utf8"));
+    }
+    assert.deepEqual(results[1], results[0], tool);
+    assert.equal(files[1], files[0], tool);
+  }
+  // undo_edit too.
+  const { root, call } = setup();
+  const before = fs.readFileSync(path.join(root, "src/app.py"), "utf8");
+  await call("edit", { file_path: "src/app.py", old_string: "x3 = 3", new_string: "x3 = 33" });
+  const u = await call("undo_edit", { file_path: "src/app.py" });
+  assert.equal(u.success, true, u.error);
+  assert.equal(fs.readFileSync(path.join(root, "src/app.py"), "utf8"), before);
+});
+
+test("file_path on the editing tools is validated like path, and a conflict with path changes nothing", async () => {
+  const { root, call } = setup();
+  const before = fs.readFileSync(path.join(root, "src/app.py"), "utf8");
+  for (const tool of ["edit", "multi_edit", "edit_lines", "edit_range", "insert_at", "edit_file", "write", "undo_edit"]) {
+    const wrongType = await call(tool, { file_path: 12 });
+    assert.equal(wrongType.error_type, "usage", tool);
+    assert.match(wrongType.error!, /file_path: .*\(file_path is path\)/, `${tool}: ${wrongType.error}`);
+    const clash = await call(tool, { path: "src/app.py", file_path: "docs/readme.md", old_string: "x", new_string: "y", content: "z" });
+    assert.equal(clash.error_type, "usage", tool);
+    assert.match(clash.error!, /file_path is another name for path, and both are given with different values/, tool);
+  }
+  assert.equal(fs.readFileSync(path.join(root, "src/app.py"), "utf8"), before, "nothing was written");
+  for (const tool of ["edit", "multi_edit", "edit_lines", "edit_range", "insert_at", "edit_file", "write", "undo_edit"]) {
+    const schema = jsonSchemaOf(findTool(tool)!) as { properties: Record<string, { description?: string }>; required?: string[] };
+    assert.ok(schema.properties.path.description!.includes("alias: file_path"), `${tool}'s schema names file_path`);
+    assert.ok(!("file_path" in schema.properties), tool);
+    assert.ok(schema.required?.includes("path"), tool);
+  }
+});
+
+test("seed 002's result fields: write's created and bytes_written, edit_lines' lines_changed", async () => {
+  const { root, call } = setup();
+  const created = await call("write", { file_path: "new/file.txt", content: "héllo\nworld\n" });
+  assert.equal(created.success, true, created.error);
+  assert.deepEqual([created.created, created.bytes_written], [true, Buffer.byteLength("héllo\nworld\n")]);
+  assert.match(created.output, /^✓ Created new\/file\.txt/);
+  const again = await call("write", { path: "new/file.txt", content: "héllo\nworld\n" });
+  assert.deepEqual([again.created, again.bytes_written, again.changed], [false, 0, false], "already there: nothing written");
+  const over = await call("write", { path: "new/file.txt", content: "x\n" });
+  assert.deepEqual([over.created, over.bytes_written], [false, 2]);
+  assert.match(over.output, /^✓ Wrote new\/file\.txt/);
+  const dry = await call("write", { path: "new/other.txt", content: "x\n", dry_run: true });
+  assert.deepEqual([dry.created, dry.bytes_written], [false, 0]);
+  assert.equal(fs.existsSync(path.join(root, "new/other.txt")), false);
+
+  // lines_changed: the lines each change touched (a replacement counts its longer side).
+  const cases: Array<[Record<string, unknown>, number]> = [
+    [{ command: "replace", start_line: 2, new_content: "a\nb\nc" }, 3],
+    [{ command: "insert", insert_line: 0, new_content: "top" }, 1],
+    [{ command: "delete", start_line: 10, end_line: 13 }, 4],
+    [{ changes: [{ line_id: 20, new_content: "one" }, { start_line_id: 25, end_line_id: 26, new_content: "two" }, { after_line_id: 30, new_content: "p\nq\nr" }] }, 6],
+  ];
+  for (const [args, n] of cases) {
+    const fresh = setup();
+    const r = await fresh.call("edit_lines", { path: "src/app.py", ...args });
+    assert.equal(r.success, true, r.error);
+    assert.equal(r.lines_changed, n, JSON.stringify(args));
+  }
 });

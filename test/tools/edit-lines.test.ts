@@ -199,6 +199,31 @@ test("RT_ENABLE_SWE=0 and RAGIX_ENABLE_SWE=0 disable the editing tools with a cl
   assert.equal(read.code, 0);
 });
 
+test("RT_ENABLE_SWE=0 disables every SWE tool in every face: rt open/grep/find, rt call, rt tools", async () => {
+  const dir = tempTree({ "a.txt": "one\n" });
+  for (const env of [{ RT_ENABLE_SWE: "0" }, { RAGIX_ENABLE_SWE: "off" }]) {
+    const name = Object.keys(env)[0];
+    for (const args of [["open", "a.txt"], ["grep", "one"], ["find", "a"], ["scroll", "a.txt", "+"], ["grep-file", "one", "a.txt"]]) {
+      const r = await rt(args, { cwd: dir, env });
+      assert.equal(r.code, 1, `${args.join(" ")}: ${r.stdout}`);
+      const tool = args[0] === "grep-file" ? "grep_file" : args[0];
+      assert.match(r.stderr, new RegExp(`${tool} is disabled: ${name}=\\w+ turns off rt's SWE tools`), args.join(" "));
+      assert.equal(r.stdout, "");
+    }
+    const call = await rtCall("search_dir", { pattern: "one" }, { cwd: dir, env });
+    assert.equal(call.result.success, false);
+    assert.match(call.result.error, new RegExp(`grep is disabled: ${name}`));
+    const listed = JSON.parse((await rt(["tools", "--json"], { cwd: dir, env })).stdout).map((t: { name: string }) => t.name);
+    for (const n of ["open", "scroll", "find", "grep", "grep-file", "edit_lines", "edit_range", "insert_at", "edit_file", "edit", "multi_edit", "write", "undo_edit"]) assert.ok(!listed.includes(n), n);
+    for (const n of ["read", "ls", "bash", "sql_query"]) assert.ok(listed.includes(n), n);
+    // The other tools still work.
+    assert.equal((await rt(["read", "a.txt"], { cwd: dir, env })).code, 0);
+    assert.equal((await rt(["ls"], { cwd: dir, env })).code, 0);
+  }
+  // RT_ENABLE_SWE=1 (or unset): normal.
+  assert.equal((await rt(["grep", "one"], { cwd: dir, env: { RT_ENABLE_SWE: "1" } })).code, 0);
+});
+
 test("edit_file replaces the first exact occurrence", async () => {
   const dir = tempTree({ "a.txt": "x = 1\nx = 1\n" });
   const r = await rtCall("edit_file", { path: "a.txt", old: "x = 1", new: "x = 2" }, { cwd: dir });

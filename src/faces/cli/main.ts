@@ -218,7 +218,7 @@ const COMMAND_RUNS: Record<string, () => Promise<CommandRun>> = {
   },
   tools: async () => {
     const { listTools } = await import("./toolsList.js");
-    return (c) => (c.io.stdout(listTools(c.values.json === true)), 0);
+    return (c) => (c.io.stdout(listTools(c.workspace, c.values.json === true)), 0);
   },
   mcp: async () => {
     const { runMcp } = await import("../mcp/run.js");

@@ -1,9 +1,12 @@
 import { TOOLS, jsonSchemaOf } from "../../tools/registry.js";
+import { switchedOff } from "../../tools/policy.js";
+import type { Workspace } from "../../workspace/workspace.js";
 
-/** `rt tools`: every registered tool, as text for people or JSON for programs. */
-export function listTools(json: boolean): string {
+/** `rt tools`: every registered tool the kill switch leaves on (RT_ENABLE_SWE=0), as text for people or JSON for programs. */
+export function listTools(workspace: Workspace, json: boolean): string {
+  const tools = TOOLS.filter((t) => switchedOff(workspace, t) === undefined);
   if (json) {
-    const list = TOOLS.map((t) => ({
+    const list = tools.map((t) => ({
       name: t.name,
       aliases: t.aliases,
       readOnly: t.readOnly,
@@ -12,7 +15,7 @@ export function listTools(json: boolean): string {
     }));
     return `${JSON.stringify(list, null, 2)}\n`;
   }
-  return `${TOOLS.map((t) => {
+  return `${tools.map((t) => {
     const aliases = t.aliases.length ? ` (also ${t.aliases.join(", ")})` : "";
     const first = t.description.split("\n")[0];
     return `${t.name}${aliases}${t.readOnly ? "" : " [writes]"}\n    ${first}`;

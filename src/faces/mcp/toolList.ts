@@ -21,7 +21,7 @@
 import type { Tool } from "../../tools/types.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import { TOOLS, jsonSchemaOf } from "../../tools/registry.js";
-import { writeRefusal } from "../../tools/policy.js";
+import { offering } from "../../tools/policy.js";
 import { listConnections } from "../../db/connections.js";
 import { OUTPUT_SCHEMAS } from "./structured.js";
 
@@ -85,12 +85,10 @@ function hasDatabase(workspace: Workspace): boolean {
 
 type Availability = "full" | "dry-run-only" | "refused";
 
+/** The policy's own answer (offering), in this file's words. */
 function availability(workspace: Workspace, tool: Tool): Availability {
-  if (writeRefusal(workspace, tool, {}) === undefined) return "full";
-  const schema = jsonSchemaOf(tool);
-  const hasDryRun = Object.hasOwn((schema.properties ?? {}) as object, "dry_run");
-  if (hasDryRun && writeRefusal(workspace, tool, { dry_run: true }) === undefined) return "dry-run-only";
-  return "refused";
+  const how = offering(workspace, tool);
+  return how === "preview" ? "dry-run-only" : how;
 }
 
 const DRY_RUN_NOTE =
