@@ -13,6 +13,7 @@ import { parseFile, serialize, normalizedText, type FileModel } from "../edit/fi
 import { binaryKind, formatSize } from "./binary.js";
 import { withFileLock } from "./fileLock.js";
 import { Journal } from "./journal.js";
+import { isRefusal } from "./confinedFs.js";
 import { EDIT_MAX_BYTES, LINE_ID_MAX_BYTES } from "../limits.js";
 
 export interface Snapshot {
@@ -41,12 +42,18 @@ export function takeSnapshot(ws: Workspace, path: string, opts: { mayCreate?: bo
   if (st.size > EDIT_MAX_BYTES) {
     throw new ToolError(`${r.rel}: ${formatSize(st.size)} is too large to edit (rt edits files up to ${formatSize(EDIT_MAX_BYTES)}, which it holds in memory); use other tools for this file`);
   }
-  const bytes = fs.readFileSync(r.abs);
+  // The bytes and the mode come from one descriptor opened through the confined
+  // writer (the path walked again from the root, no symlink followed): a
+  // directory on the way swapped for a symlink since `resolve` cannot make the
+  // snapshot, the journal's saved copy and the written file an outside file's.
+  const found = ws.writer.readFileStat(r.rel, { maxBytes: EDIT_MAX_BYTES });
+  if (!found) throw new ToolError(`${r.rel}: file not found (it disappeared while rt was reading it)`);
+  const bytes = found.bytes;
   const kind = binaryKind(bytes);
   if (kind) throw new ToolError(`${r.rel}: binary file (${kind}, ${formatSize(bytes.length)}); rt edits text files only`);
   const model = parseFile(bytes);
   const hash = hashBytes(bytes);
-  const snap: Snapshot = { rel: r.rel, abs: r.abs, bytes, hash, model, mode: st.mode & 0o7777 };
+  const snap: Snapshot = { rel: r.rel, abs: r.abs, bytes, hash, model, mode: found.stat.mode & 0o7777 };
   if (opts.withIds && bytes.length <= LINE_ID_MAX_BYTES) {
     snap.ids = ws.lineIds.idsFor(r.rel, model.lines, hash);
     snap.viewedIds = ws.lineIds.viewed(r.rel);
@@ -143,10 +150,12 @@ async function applyLocked(ws: Workspace, target: string, plan: (snap: Snapshot)
       return { output: unchanged ? head : `${head}\n${diff}`, metadata: { ...metadata, diff, dry_run: !!opts.dryRun, changed: false } };
     }
     // Another program (not rt: rt edits hold the lock) may have written the file meanwhile.
+    // Read like the snapshot (confined); a symlink met on the way is refused, and nothing is written.
     let current: Buffer | null = null;
     try {
-      current = fs.readFileSync(snap.abs);
-    } catch {
+      current = ws.writer.readFile(snap.rel) ?? null;
+    } catch (e) {
+      if (isRefusal(e)) throw e;
       current = null;
     }
     if ((current ? hashBytes(current) : null) !== snap.hash) {

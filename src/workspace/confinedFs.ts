@@ -425,11 +425,23 @@ export class ConfinedFs {
     return this.readFileStat(rel, opts)?.bytes;
   }
 
+  /**
+   * Opens the regular file `rel` for reading, walked like every other path here
+   * (no symlink followed, a directory swapped meanwhile cannot redirect it), and
+   * returns the descriptor; the caller closes it. Throws ENOENT when missing.
+   * Readers whose bytes may end up under the root or in an output (an edit's
+   * snapshot, the lines a tool shows) read through this, not through a path
+   * resolved a moment earlier.
+   */
+  openRead(rel: string | readonly string[]): number {
+    return this.inParent(rel, {}, (dir, name, parts) => this.openFileIn(dir, name, C.O_RDONLY, undefined, parts));
+  }
+
   /** readFile, with the file's fstat (owner, mode) taken on the very descriptor read. */
   readFileStat(rel: string | readonly string[], opts: { maxBytes?: number } = {}): { bytes: Buffer; stat: fs.Stats } | undefined {
     let fd: number;
     try {
-      fd = this.inParent(rel, {}, (dir, name, parts) => this.openFileIn(dir, name, C.O_RDONLY, undefined, parts));
+      fd = this.openRead(rel);
     } catch (e) {
       if (codeOf(e) === "ENOENT") return undefined;
       throw e;

@@ -1,0 +1,125 @@
+// Attacks on the confined writer and rt's state that the first round of tests
+// did not try (an outside attack run against issue 9's landed work).
+//
+// Read race: a helper process flips a directory under the root with a symlink
+// to a directory outside it (renameat2(RENAME_EXCHANGE), as in
+// state-race.test.ts) while rt edits, rewrites and opens a file in it. The
+// writes were race-free, but the edit's snapshot, the mode it keeps, and the
+// lines `open`/`read` show were read through the path resolved a moment
+// earlier: a flip in between made rt read the outside file, then copy its
+// bytes into the root (the edited file itself, `.rt/journal/N.before`, the
+// line hashes of `.rt/ids/`) and show them. Invariant: no byte of an outside
+// file reaches a file under the root or a tool's output, whatever the
+// interleaving.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { spawn, type ChildProcess } from "node:child_process";
+import { lines, rtBatch, tempTree } from "../helpers.ts";
+
+// Unlike state-race.test.ts's flipper, this one leaves the symlink in place about as long as the
+// directory: the window that matters is between rt resolving a path and reading it.
+const FLIPPER = `
+import ctypes, random, sys, time
+libc = ctypes.CDLL(None, use_errno=True)
+AT_FDCWD, RENAME_EXCHANGE = -100, 2
+a, b = sys.argv[1].encode(), sys.argv[2].encode()
+print("ready", flush=True)
+while True:
+    if libc.renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE) != 0:
+        raise OSError(ctypes.get_errno(), "renameat2")
+    time.sleep(random.random() * 0.0005)
+    libc.renameat2(AT_FDCWD, a, AT_FDCWD, b, RENAME_EXCHANGE)
+    time.sleep(random.random() * 0.001)
+`;
+
+export function startFlipper(a: string, b: string): Promise<ChildProcess> {
+  const child = spawn("python3", ["-c", FLIPPER, a, b], { stdio: ["ignore", "pipe", "inherit"] });
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.stdout!.once("data", () => resolve(child));
+    child.once("exit", (code) => reject(new Error(`flipper exited early (${code})`)));
+  });
+}
+
+export async function stopFlipper(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const closed = new Promise((r) => child.once("close", r));
+  child.kill("SIGKILL");
+  await closed;
+}
+
+/** Files under `dir` (not following symlinks) whose bytes contain `needle`. */
+function filesContaining(dir: string, needle: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const name of fs.readdirSync(d)) {
+      const p = path.join(d, name);
+      const st = fs.lstatSync(p);
+      if (st.isDirectory()) walk(p);
+      else if (st.isFile() && fs.readFileSync(p).includes(needle)) out.push(path.relative(dir, p));
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+test("read race: a directory flipped to a symlink leading outside during edits and opens: no outside byte reaches the root or an output", { timeout: 180_000 }, async (t) => {
+  const secret = (i: number) => `SECRET-${i}-do-not-copy`;
+  const parent = tempTree(
+    {
+      "root/d/a.txt": lines(20),
+      "root/.rt/.gitignore": "*\n",
+      // Outside: the same name, lines rt's edits would happily change, and a mode an edit would keep.
+      "outside/a.txt": lines(20, secret),
+    },
+    "rt-read-race-",
+  );
+  const root = path.join(parent, "root");
+  fs.chmodSync(path.join(parent, "outside", "a.txt"), 0o751);
+  const outsideHashes = (await import("../../src/workspace/lineIds.ts")).hashLine;
+  const hashesOfSecret = lines(20, secret).split("\n").filter(Boolean).map((l) => String(outsideHashes(l)));
+  fs.symlinkSync(path.join(parent, "outside"), path.join(root, "l"));
+  const modeBefore = fs.statSync(path.join(root, "d", "a.txt")).mode & 0o7777;
+
+  const requests: Array<{ tool: string; args: unknown }> = [];
+  for (let i = 0; i < 600; i++) {
+    switch (i % 3) {
+      case 0:
+        requests.push({ tool: "edit_lines", args: { path: "d/a.txt", command: "insert", insert_line: 0, new_content: `ins ${i}` } });
+        break;
+      case 1:
+        requests.push({ tool: "write", args: { path: "d/a.txt", content: lines(20, (k) => `w ${i} ${k}`) } });
+        break;
+      default:
+        requests.push({ tool: "open", args: { path: "d/a.txt" } });
+    }
+  }
+  const flipper = await startFlipper(path.join(root, "d"), path.join(root, "l"));
+  let results: Array<Record<string, any>>;
+  try {
+    ({ results } = await rtBatch(requests, { cwd: root, env: { RT_ROOT: root } }));
+  } finally {
+    await stopFlipper(flipper);
+  }
+  // The flipper may have been stopped mid-swap: put the directory back where it belongs.
+  if (fs.lstatSync(path.join(root, "d")).isSymbolicLink()) {
+    fs.renameSync(path.join(root, "d"), path.join(root, "tmp-link"));
+    fs.renameSync(path.join(root, "l"), path.join(root, "d"));
+    fs.renameSync(path.join(root, "tmp-link"), path.join(root, "l"));
+  }
+  assert.equal(results.length, requests.length, "one result per request");
+  const succeeded = results.filter((r) => r.success).length;
+  t.diagnostic(`${succeeded} of ${requests.length} calls succeeded`);
+  assert.ok(succeeded >= 20, `only ${succeeded} calls succeeded: the test would prove nothing`);
+  assert.deepEqual(filesContaining(root, "SECRET-"), [], "an outside file's bytes were copied under the root");
+  const leakedOutputs = results.filter((r) => JSON.stringify(r).includes("SECRET-"));
+  assert.equal(leakedOutputs.length, 0, `outputs showing the outside file: ${JSON.stringify(leakedOutputs[0])?.slice(0, 300)}`);
+  // Line IDs keep a hash of every line: the outside file's line hashes must not land in .rt/ids either.
+  const ids = path.join(root, ".rt", "ids");
+  const stored = fs.existsSync(ids) ? fs.readdirSync(ids).map((n) => fs.readFileSync(path.join(ids, n), "utf8")).join("\n") : "";
+  assert.ok(!hashesOfSecret.some((h) => stored.includes(h)), "the outside file's line hashes reached .rt/ids");
+  // The mode of the outside file (0751) never reaches the file under the root.
+  assert.equal((fs.statSync(path.join(root, "d", "a.txt")).mode & 0o7777).toString(8), modeBefore.toString(8), "the outside file's mode reached the file under the root");
+});
