@@ -123,3 +123,41 @@ test("read race: a directory flipped to a symlink leading outside during edits a
   // The mode of the outside file (0751) never reaches the file under the root.
   assert.equal((fs.statSync(path.join(root, "d", "a.txt")).mode & 0o7777).toString(8), modeBefore.toString(8), "the outside file's mode reached the file under the root");
 });
+
+// The shim's directory goes first on the PATH of the agent's commands, and that
+// PATH is looked up again at every command. Its own directories were checked
+// (0700, the user's), but not the directories above them: with XDG_CACHE_HOME
+// under a directory another user can write (a shared scratch directory, a
+// /tmp/something made by someone else), that user renames rt's `cache` away
+// and puts a `cache/rt/bin/<tag>/rt` (and `git`...) of their own in its place:
+// every later `rt` or `git` of the agent runs their program as you.
+// Invariant: every directory above the shim is the user's or root's, and
+// nobody else can rename what is in it (not writable by others, or sticky).
+test("the rt shim is never under a directory another user can write: such a cache is not used", async () => {
+  const { ensureRtShim } = await import("../../src/agent/rtOnPath.ts");
+  const { createWorkspace } = await import("../../src/workspace/workspace.ts");
+  const parent = tempTree({ "repo/a.txt": "a\n" }, "rt-shim-shared-");
+  const root = path.join(parent, "repo");
+  fs.chmodSync(parent, 0o755); // others may pass through (mkdtemp made it 0700)
+  const shared = path.join(parent, "shared");
+  fs.mkdirSync(shared);
+  fs.chmodSync(shared, 0o777); // anyone may create and rename entries here (no sticky bit)
+  const cache = path.join(shared, "cache");
+  const dir = ensureRtShim(createWorkspace({ root, env: { ...process.env, XDG_CACHE_HOME: cache } }));
+  const real = fs.realpathSync(shared);
+  assert.ok(!dir.startsWith(real + path.sep), `the shim was put under ${real} (mode 0777), where another user can replace it: ${dir}`);
+  assert.equal(fs.statSync(dir).mode & 0o777, 0o700);
+  assert.equal(fs.existsSync(cache), false, "nothing was created under the shared directory");
+
+  // The attack itself, as another user when the test runs as root: it works on a directory under `shared`.
+  if (process.getuid?.() === 0) {
+    const victim = path.join(real, "victim-cache", "rt", "bin", "t");
+    fs.mkdirSync(victim, { recursive: true, mode: 0o700 });
+    for (const d of ["victim-cache/rt", "victim-cache/rt/bin", "victim-cache/rt/bin/t"]) fs.chmodSync(path.join(real, d), 0o700);
+    const attack = `mv ${real}/victim-cache ${real}/old && mkdir -p ${victim} && printf '#!/bin/sh\\necho PWNED\\n' > ${victim}/rt && chmod 755 ${victim}/rt`;
+    const { spawnSync } = await import("node:child_process");
+    const r = spawnSync("sh", ["-c", attack], { uid: 65534, gid: 65534 });
+    assert.equal(r.status, 0, `another user could not replace the directory: ${r.stderr}`);
+    assert.equal(spawnSync(path.join(victim, "rt"), { encoding: "utf8" }).stdout, "PWNED\n");
+  }
+});
