@@ -167,9 +167,20 @@ async function applyLocked(ws: Workspace, target: string, plan: (snap: Snapshot)
       throw new ToolError(`${snap.rel} changed since it was read (another program wrote it); nothing was written. Re-read the file and retry.`);
     }
     const newHash = hashBytes(newBytes);
-    new Journal(ws.state).record(snap.rel, snap.bytes, newHash, opts.tool, snap.mode);
+    const entry = new Journal(ws.state).record(snap.rel, snap.bytes, newHash, opts.tool, snap.mode);
     // The confined writer: `snap.rel` is walked from the root again, never through a symlink.
-    ws.writer.writeAtomic(snap.rel, newBytes, { mode: snap.mode, mkdirs: true });
+    try {
+      ws.writer.writeAtomic(snap.rel, newBytes, { mode: snap.mode, mkdirs: true });
+    } catch (e) {
+      // Nothing was written (a full disk, a symlink met on the way): neither is the journal entry.
+      try {
+        entry.rollback();
+      } catch {
+        /* the journal cannot be written either: undo then refuses that entry, it never restores wrong bytes */
+      }
+      throw e;
+    }
+    entry.commit();
     if (newBytes.length <= LINE_ID_MAX_BYTES) {
       ws.lineIds.idsFor(snap.rel, p.model.lines, newHash);
       // The caller is shown the edited region below: those numbers are current for it now.

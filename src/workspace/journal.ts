@@ -83,9 +83,17 @@ export class Journal {
     return this.state.enabled;
   }
 
-  /** Records that `rel` is about to change from `before` (null: did not exist) to content hashing to `afterHash`. */
-  record(rel: string, before: Buffer | null, afterHash: string, tool: string, mode?: number): void {
-    if (!this.state.enabled) return;
+  /**
+   * Records that `rel` is about to change from `before` (null: did not exist) to
+   * content hashing to `afterHash`. The entry is written before the file is (a
+   * crash in between can still be undone); the caller then calls `commit()`
+   * once the file is written, or `rollback()` when writing it failed (a full
+   * disk), so that a failed edit leaves no entry for a change that never
+   * happened. Entries pushed out by the JOURNAL_KEEP limit lose their saved
+   * bytes only on commit.
+   */
+  record(rel: string, before: Buffer | null, afterHash: string, tool: string, mode?: number): { commit(): void; rollback(): void } {
+    if (!this.state.enabled) return { commit() {}, rollback() {} };
     const key = Store.keyFor(rel);
     const idx = this.index(rel);
     const seq = idx.next++;
@@ -94,11 +102,28 @@ export class Journal {
     if (before) entry.beforeSha256 = sha256Hex(before);
     if (mode !== undefined) entry.mode = mode & 0o7777;
     idx.entries.push(entry);
-    while (idx.entries.length > JOURNAL_KEEP) {
-      const old = idx.entries.shift()!;
-      this.state.remove("journal", key, `${old.seq}.before`);
+    const dropped: Entry[] = [];
+    while (idx.entries.length > JOURNAL_KEEP) dropped.push(idx.entries.shift()!);
+    try {
+      this.state.writeSignedJson(idx, "journal", key, "index.json");
+    } catch (e) {
+      this.state.remove("journal", key, `${seq}.before`);
+      throw e;
     }
-    this.state.writeSignedJson(idx, "journal", key, "index.json");
+    return {
+      commit: () => {
+        for (const old of dropped) this.state.remove("journal", key, `${old.seq}.before`);
+      },
+      rollback: () => {
+        const now = this.index(rel);
+        if (now.entries[now.entries.length - 1]?.seq === seq) {
+          now.entries.pop();
+          now.entries.unshift(...dropped);
+          this.state.writeSignedJson(now, "journal", key, "index.json");
+        }
+        this.state.remove("journal", key, `${seq}.before`);
+      },
+    };
   }
 
   /**

@@ -161,3 +161,38 @@ test("the rt shim is never under a directory another user can write: such a cach
     assert.equal(spawnSync(path.join(victim, "rt"), { encoding: "utf8" }).stdout, "PWNED\n");
   }
 });
+
+// A full disk (ENOSPC, EDQUOT, here a file-size limit: EFBIG) in the middle of
+// an edit. The journal entry is recorded before the file is replaced (so a
+// crash can still be undone); when the replacement then failed, the entry
+// stayed: undo history got an edit that never happened, and the next undo
+// past it was refused as "changed by another program". Invariant: an edit
+// that fails changes nothing, the journal included, and leaves no temp file.
+test("an edit that fails on a full disk leaves the file, the directory and the undo history as they were", async () => {
+  const { CLI } = await import("../helpers.ts");
+  const { spawnSync } = await import("node:child_process");
+  const root = tempTree({ "a.txt": lines(400, (i) => `line ${i} ${"x".repeat(40)}`) }, "rt-enospc-");
+  const before = fs.readFileSync(path.join(root, "a.txt"));
+  assert.ok(before.length > 18 * 1024 && before.length < 24 * 1024);
+  /** `rt call` with writes beyond 24 KiB failing (EFBIG), as on a full file system. */
+  const call = (tool: string, args: unknown, limited: boolean) => {
+    const cmd = `${limited ? 'trap "" XFSZ; ulimit -f 24; ' : ""}exec "$0" "$1" call "$2" --args "$3"`;
+    const r = spawnSync("bash", ["-c", cmd, process.execPath, CLI, tool, JSON.stringify(args)], { cwd: root, env: { ...process.env, RT_ROOT: root }, encoding: "utf8" });
+    return JSON.parse(r.stdout) as Record<string, any>;
+  };
+  const big = { path: "a.txt", command: "replace", start_line: 1, end_line: 1, new_content: "y".repeat(10_000) };
+  const failed = call("edit_lines", big, true);
+  assert.equal(failed.success, false, "the edit should not fit");
+  assert.match(failed.error, /EFBIG|too large/i);
+  assert.deepEqual(fs.readFileSync(path.join(root, "a.txt")), before, "the file is unchanged");
+  assert.deepEqual(fs.readdirSync(root).sort(), [".rt", "a.txt"], "no temp file left beside it");
+  // The undo history holds no edit that never happened.
+  const none = call("undo_edit", { path: "a.txt" }, false);
+  assert.equal(none.success, false);
+  assert.match(none.error, /no rt edit to undo/, none.error);
+  // With room again: an edit, then undo walks back to the original, then there is nothing more.
+  assert.equal(call("edit_lines", { ...big, new_content: "small" }, false).success, true);
+  assert.equal(call("undo_edit", { path: "a.txt" }, false).success, true);
+  assert.deepEqual(fs.readFileSync(path.join(root, "a.txt")), before);
+  assert.match(call("undo_edit", { path: "a.txt" }, false).error, /no rt edit to undo/);
+});
