@@ -196,3 +196,26 @@ test("an edit that fails on a full disk leaves the file, the directory and the u
   assert.deepEqual(fs.readFileSync(path.join(root, "a.txt")), before);
   assert.match(call("undo_edit", { path: "a.txt" }, false).error, /no rt edit to undo/);
 });
+
+// Huge files where rt keeps small state. A repository can commit a sparse or
+// highly compressible `.rt/sessions/*.jsonl` of a gigabyte (it costs the
+// repository a few kilobytes). `rt sessions` read every such file whole before
+// looking at its header, then built one string of it: past V8's longest
+// string that is an internal error (and a gigabyte of memory each).
+// Invariant: a file whose header rt did not sign is never read past its header.
+test("planted gigabyte session files: rt sessions reads only their headers, lists nothing, and does not crash", { timeout: 60_000 }, async () => {
+  const { rt } = await import("../helpers.ts");
+  const root = tempTree({ "a.txt": "a\n", ".rt/.gitignore": "*\n" }, "rt-huge-session-");
+  fs.mkdirSync(path.join(root, ".rt", "sessions"));
+  for (const id of ["20250101-000000-aaaa", "20250102-000000-bbbb"]) {
+    const file = path.join(root, ".rt", "sessions", `${id}.jsonl`);
+    fs.writeFileSync(file, `${JSON.stringify({ t: "session", v: 1, id, created: "2025-01-01T00:00:00Z", root, model: "m", protocol: "auto", mac: "0".repeat(64) })}\n`);
+    fs.truncateSync(file, 900 * 1024 * 1024); // sparse: no disk used
+  }
+  const started = Date.now();
+  const r = await rt(["sessions"], { cwd: root, env: { RT_ROOT: root } });
+  assert.doesNotMatch(r.stderr, /internal error|Cannot create a string/, r.stderr);
+  assert.equal(r.code, 0, r.stderr);
+  assert.doesNotMatch(r.stdout, /20250101|20250102/, "a planted session was listed");
+  assert.ok(Date.now() - started < 20_000, `rt sessions took ${Date.now() - started} ms over two planted files`);
+});
