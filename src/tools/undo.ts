@@ -20,8 +20,11 @@ export const undoTool = defineTool({
     return withFileLock(workspace.state, r.rel, r.abs, () => {
       const last = journal.latest(r.rel);
       if (!last) {
-        const problem = workspace.state.stateKey().problem;
-        throw new ToolError(`${r.rel}: no rt edit to undo${problem ? ` (rt's state key is not usable, so edits of earlier rt processes cannot be recognised: ${problem})` : ""}`);
+        const stateProblem = workspace.state.problem;
+        const problem = stateProblem ? undefined : workspace.state.stateKey().problem;
+        throw new ToolError(
+          `${r.rel}: no rt edit to undo${stateProblem ? ` (${stateProblem})` : problem ? ` (rt's state key is not usable, so edits of earlier rt processes cannot be recognised: ${problem})` : ""}`,
+        );
       }
       // Undo needs the file as rt left it: a file that is gone, or holds anything else, is not touched.
       // Bytes and mode from one descriptor opened through the confined writer (no symlink followed,

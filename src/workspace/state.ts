@@ -72,15 +72,30 @@ export class StateStore {
   ensure(): boolean {
     if (!this.enabled) return false;
     if (this.ensured) return true;
-    if (!this.usable()) return false;
+    if (this.problem !== undefined || !this.usable()) return false;
     try {
       ensureStateDir(this.rootFs);
     } catch {
       return false; // a symlink or a file where .rt belongs, or a read-only checkout
     }
+    // What rt keeps here (conversations, saved outputs, copies of edited files) must stay out of
+    // git: a repository's own `.rt/.gitignore` that does not ignore it all means no state is written.
+    let ignore: Buffer | undefined;
+    try {
+      ignore = this.files.readFile(".gitignore", { maxBytes: GITIGNORE_MAX_BYTES });
+    } catch {
+      ignore = undefined; // a symlink (git does not follow it either), a directory, a FIFO
+    }
+    if (ignore === undefined || !ignoresAllState(ignore.toString("utf8"))) {
+      this.problem = `${this.file(".gitignore")} does not keep .rt/ out of git (rt's own is "*"), so rt keeps no state there: its session logs, saved outputs and copies of edited files would show up as files to commit`;
+      return false;
+    }
     this.ensured = true;
     return true;
   }
+
+  /** Why state is not written although it is on (undefined when it is, or has not been tried). */
+  problem: string | undefined;
 
   /** The user's key for this workspace's state (loaded on first use). */
   stateKey(): StateKey {
@@ -255,6 +270,33 @@ export function ensureStateDir(rootFs: ConfinedFs): void {
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
   }
+}
+
+const GITIGNORE_MAX_BYTES = 64 * 1024;
+
+/** Files a project may keep in git under `.rt/` (its configuration), un-ignored with `!name`. */
+const PROJECT_FILES = new Set([".gitignore", "config.json"]);
+
+/**
+ * Whether the text of `.rt/.gitignore` keeps everything rt writes under `.rt/`
+ * out of git: a line ignoring every entry (`*`, `/*`, `**`), and no negation
+ * (`!pattern`) other than of the project's own files (`!config.json`,
+ * `!.gitignore`). Git cannot re-include a file below an ignored directory, so
+ * nothing deeper (a `.rt/sessions/.gitignore`) can undo that. Deliberately
+ * strict: a negation it does not recognise counts as un-ignoring.
+ */
+export function ignoresAllState(text: string): boolean {
+  let all = false;
+  for (const raw of text.split("\n")) {
+    const line = raw.replace(/\r$/, "").replace(/(?<!\\)[ \t]+$/, "");
+    if (line === "" || line.startsWith("#")) continue;
+    if (line.startsWith("!")) {
+      if (!PROJECT_FILES.has(line.slice(1).replace(/^\//, "").toLowerCase())) return false;
+      continue;
+    }
+    if (["*", "/*", "**", "/**"].includes(line)) all = true;
+  }
+  return all;
 }
 
 /** RT_STATE=off (or the seed's RAGIX_VIEW_STATE=off) disables persistence. */

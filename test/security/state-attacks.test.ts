@@ -251,3 +251,44 @@ test("hard links under the root to an outside file: edits, undo and state writes
   assert.equal(fs.readFileSync(outside, "utf8"), "export SAFE=1\n", "the outside file was written through a hard link");
   assert.equal(fs.readFileSync(path.join(root, "b.txt"), "utf8"), "export SAFE=1\n");
 });
+
+// `.rt/` keeps itself out of git with a `.gitignore` of `*`, which rt writes
+// only when there is none. A repository can commit its own `.rt/.gitignore`
+// (empty, or un-ignoring with `!`): then everything rt keeps there (session
+// logs with the whole conversation, saved command and tool outputs, the
+// journal's copies of files such as a gitignored `.env`) shows up as untracked
+// files, and `git add -A`, a pull request to that repository, publishes them.
+// Invariant: whatever `.rt/.gitignore` a repository ships, nothing rt writes
+// under `.rt/` is visible to git; a `.gitignore` that keeps `.rt/` ignored (a
+// project un-ignoring its own config.json) keeps state working.
+test("a committed .rt/.gitignore that un-ignores .rt/: nothing rt writes there becomes visible to git", { timeout: 60_000 }, async () => {
+  const { git } = await import("../helpers.ts");
+  const cases: Array<[string, string, boolean]> = [
+    ["empty", "", false],
+    ["negated", "*\n!*\n", false],
+    ["sessions un-ignored", "*\n!sessions\n", false],
+    ["some directories only", "sessions/\njournal/\n", false],
+    ["rt's own", "*\n", true],
+    ["a project's config kept", "*\n!config.json\n!.gitignore\n", true],
+  ];
+  for (const [name, ignore, stateful] of cases) {
+    const root = tempTree({ ".env": "TOKEN=s3cr3t\n", ".gitignore": ".env\n", ".rt/.gitignore": ignore, ".rt/config.json": "{}\n", "a.txt": lines(5) }, "rt-gitignore-");
+    git(root, "init", "-q");
+    git(root, "add", "-A");
+    git(root, "add", "-f", ".rt/.gitignore", ".rt/config.json");
+    git(root, "commit", "-qm", "repo");
+    const { results } = await rtBatch(
+      [
+        { tool: "edit", args: { path: ".env", old_string: "s3cr3t", new_string: "rotated" } },
+        { tool: "bash", args: { command: "seq 1 30000" } }, // spills its full output under .rt/shell/
+        { tool: "open", args: { path: "a.txt" } },
+        { tool: "undo_edit", args: { path: ".env" } },
+      ],
+      { cwd: root, env: { RT_ROOT: root } },
+    );
+    assert.equal(results[0].success, true, `${name}: ${JSON.stringify(results[0])}`);
+    const visible = git(root, "status", "--porcelain", "--untracked-files=all").split("\n").filter((l) => l.includes(".rt/"));
+    assert.deepEqual(visible, [], `${name}: rt's state is visible to git`);
+    assert.equal(results[3].success, stateful, `${name}: undo ${stateful ? "should" : "should not"} find the journal: ${JSON.stringify(results[3])}`);
+  }
+});
