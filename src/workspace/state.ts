@@ -21,6 +21,9 @@ import { STATE_FILE_MAX_BYTES } from "../limits.js";
 
 export const STATE_DIR_NAME = ".rt";
 
+/** Every state file rt writes is the user's alone. */
+export const STATE_FILE_MODE = 0o600;
+
 /** JSON state files start with `{"rt_mac":"<64 hex>",` followed by the rest of the object the MAC covers. */
 const MAC_FIELD = "rt_mac";
 const MAC_PREFIX = `{"${MAC_FIELD}":"`;
@@ -188,10 +191,15 @@ export class StateStore {
     }
   }
 
-  /** Replaces a state file atomically (no fsync: state is a cache), creating its directory. */
+  /**
+   * Replaces a state file atomically (no fsync: state is a cache), creating its
+   * directory. Mode 0600 whatever the umask or the mode of a file already there
+   * (one a repository planted): state holds copies of the user's files and
+   * outputs, readable by the user alone like the files they came from.
+   */
   writeText(text: string | Buffer, ...parts: string[]): void {
     if (!this.ensure()) return;
-    this.files.writeAtomic(parts, text, { fsync: false, mkdirs: true });
+    this.files.writeAtomic(parts, text, { fsync: false, mkdirs: true, mode: STATE_FILE_MODE });
   }
 
   /** The bytes of a state file, read without following symlinks (undefined when missing or refused). */
@@ -217,7 +225,7 @@ export class StateStore {
   /** Creates a new state file and returns it open for writing (EEXIST when the name is taken); undefined when state is off. */
   create(parts: string[], opts: WriteOptions & { append?: boolean } = {}): WriteHandle | undefined {
     if (!this.ensure()) return undefined;
-    return this.files.openExclusive(parts, { mkdirs: true, mode: 0o600, ...opts });
+    return this.files.openExclusive(parts, { mkdirs: true, ...opts, mode: STATE_FILE_MODE });
   }
 
   /** Opens an existing state file for appending (never through a symlink). */

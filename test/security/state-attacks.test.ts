@@ -292,3 +292,60 @@ test("a committed .rt/.gitignore that un-ignores .rt/: nothing rt writes there b
     assert.equal(results[3].success, stateful, `${name}: undo ${stateful ? "should" : "should not"} find the journal: ${JSON.stringify(results[3])}`);
   }
 });
+
+// Copies of files in the journal, saved outputs, line IDs: what rt keeps under
+// `.rt/` is the user's private data. It was written with the default mode
+// (0644 under the usual umask), so the journal's copy of a 0600 file (a key,
+// a `.env`) and the saved output of a command became readable by every user
+// of the machine; and a state file a repository planted with a mode of its own
+// (0777, setuid) kept that mode when rt rewrote it. Separately, the journal
+// named its copies `<seq>.before`, a name a repository could predict and track:
+// a tracked `.rt/journal/<key>/1.before` would carry the copy of an edited
+// `.env` into `git commit -a`.
+// Invariants: every file rt writes under `.rt/` (but .gitignore) is 0600; the
+// journal's copies have names a repository cannot guess.
+test("state files are private (0600) whatever the umask or a planted mode, and the journal's copies cannot be tracked by the repository", async () => {
+  const { git } = await import("../helpers.ts");
+  const { StateStore } = await import("../../src/workspace/state.ts");
+  const envKey = StateStore.keyFor(".env");
+  const aKey = StateStore.keyFor("a.txt");
+  const root = tempTree(
+    {
+      ".env": "TOKEN=s3cr3t\n",
+      "a.txt": lines(5),
+      ".rt/.gitignore": "*\n",
+      [`.rt/journal/${envKey}/1.before`]: "placeholder\n",
+      [`.rt/ids/${aKey}.json`]: "{}",
+    },
+    "rt-private-state-",
+  );
+  fs.chmodSync(path.join(root, ".env"), 0o600);
+  fs.chmodSync(path.join(root, ".rt", "ids", `${aKey}.json`), 0o4777);
+  git(root, "init", "-q");
+  git(root, "add", "-A");
+  git(root, "add", "-f", ".rt");
+  git(root, "commit", "-qm", "repo with a tracked journal copy");
+  const { results } = await rtBatch(
+    [
+      { tool: "edit", args: { path: ".env", old_string: "s3cr3t", new_string: "rotated" } },
+      { tool: "open", args: { path: "a.txt" } },
+    ],
+    { cwd: root, env: { RT_ROOT: root } },
+  );
+  for (const r of results) assert.equal(r.success, true, JSON.stringify(r));
+  const loose: string[] = [];
+  const walk = (d: string) => {
+    for (const n of fs.readdirSync(d)) {
+      const p = path.join(d, n);
+      const st = fs.lstatSync(p);
+      if (st.isDirectory()) walk(p);
+      else if (n !== ".gitignore" && n !== "1.before" /* the repository's own placeholder */ && (st.mode & 0o7077) !== 0) loose.push(`${path.relative(root, p)} ${(st.mode & 0o7777).toString(8)}`);
+    }
+  };
+  walk(path.join(root, ".rt"));
+  assert.deepEqual(loose, [], "state files others can read or that keep a planted mode");
+  // The copy of .env went to a name of rt's choosing, not into the tracked file.
+  assert.equal(fs.readFileSync(path.join(root, ".rt", "journal", envKey, "1.before"), "utf8"), "placeholder\n");
+  const changed = git(root, "status", "--porcelain").split("\n").filter((l) => l.includes(".rt/journal"));
+  assert.deepEqual(changed, [], "the journal wrote into a file the repository tracks");
+});
