@@ -9,6 +9,7 @@
 // asynchronous, so a server handling several requests keeps serving while one waits.
 import { StateStore } from "./state.js";
 import { isRefusal, type ConfinedFs } from "./confinedFs.js";
+import { ToolError } from "../tools/types.js";
 
 const WAIT_MS = 5000;
 
@@ -41,7 +42,11 @@ function lockPlace(state: StateStore, rel: string): LockPlace {
       // `.rt/locks` is a symlink or a file: every rt process sees the same, and locks at the root instead (the state-off place).
     }
   }
-  // State off: one place at the root, whether or not the file's directory exists yet.
+  return rootPlace(state, rel);
+}
+
+/** State off: one place at the root, whether or not the file's directory exists yet. */
+function rootPlace(state: StateStore, rel: string): LockPlace {
   return { files: state.rootFs, parts: [`.rt-lock-${StateStore.keyFor(rel)}`] };
 }
 
@@ -64,7 +69,7 @@ function lockOwner(state: StateStore, place: LockPlace): number | "invalid" | "g
 
 /** Runs `fn` holding the lock of `rel` (a resolved, root-relative path; `_abs` is its absolute form, kept for callers). */
 export async function withFileLock<T>(state: StateStore, rel: string, _abs: string, fn: () => T | Promise<T>): Promise<T> {
-  const place = lockPlace(state, rel);
+  let place = lockPlace(state, rel);
   const deadline = Date.now() + WAIT_MS;
   for (;;) {
     try {
@@ -81,7 +86,16 @@ export async function withFileLock<T>(state: StateStore, rel: string, _abs: stri
       const owner = lockOwner(state, place);
       if (owner === "gone") continue; // released meanwhile
       if (owner === "invalid" || (owner !== 0 && !alive(owner))) {
-        place.files.unlink(place.parts);
+        try {
+          place.files.unlink(place.parts);
+        } catch (u) {
+          // Not a file, and it cannot be removed (a directory a repository committed there): every
+          // rt process meets the same and locks at the root instead, as with a symlinked .rt/locks.
+          if (!place.context) {
+            throw new ToolError(`${rel}: rt cannot take its edit lock: ${place.files.abs(place.parts)} is not a lock file and cannot be removed (${(u as Error).message}); remove it and retry`);
+          }
+          place = rootPlace(state, rel);
+        }
         continue;
       }
       if (Date.now() > deadline) throw new Error(`${rel} is locked by another rt process (pid ${owner}); try again`);

@@ -349,3 +349,29 @@ test("state files are private (0600) whatever the umask or a planted mode, and t
   const changed = git(root, "status", "--porcelain").split("\n").filter((l) => l.includes(".rt/journal"));
   assert.deepEqual(changed, [], "the journal wrote into a file the repository tracks");
 });
+
+// Committed state that is not a file where rt expects one. A lock file that is
+// not rt's is removed and the lock taken; but a *directory* a repository
+// commits at `.rt/locks/<key>.lock` cannot be unlinked, and every edit of that
+// file failed for good with a raw "EISDIR: illegal operation on a directory".
+// Invariant: no committed entry under `.rt/` keeps rt from editing a file;
+// edits of one file still exclude each other.
+test("a directory committed where an edit lock belongs does not block edits of that file", async () => {
+  const { StateStore } = await import("../../src/workspace/state.ts");
+  const key = StateStore.keyFor("a.txt");
+  const root = tempTree({ "a.txt": lines(8), ".rt/.gitignore": "*\n", [`.rt/locks/${key}.lock/keep`]: "" }, "rt-lockdir-");
+  const { results } = await rtBatch(
+    [
+      { tool: "edit", args: { path: "a.txt", old_string: "line 2\n", new_string: "two\n" } },
+      { tool: "edit_lines", args: { path: "a.txt", command: "replace", start_line: 3, end_line: 3, new_content: "three" } },
+    ],
+    { cwd: root, env: { RT_ROOT: root } },
+  );
+  for (const r of results) assert.equal(r.success, true, JSON.stringify(r));
+  assert.match(fs.readFileSync(path.join(root, "a.txt"), "utf8"), /two\nthree\n/);
+  // Still mutually exclusive: parallel processes editing different lines lose nothing.
+  const { rtCall } = await import("../helpers.ts");
+  const edits = await Promise.all([4, 5, 6, 7].map((n) => rtCall("edit", { path: "a.txt", old_string: `line ${n}\n`, new_string: `edited ${n}\n` }, { cwd: root, env: { RT_ROOT: root } })));
+  for (const e of edits) assert.equal(e.result.success, true, JSON.stringify(e.result));
+  assert.match(fs.readFileSync(path.join(root, "a.txt"), "utf8"), /edited 4\nedited 5\nedited 6\nedited 7\n/);
+});
