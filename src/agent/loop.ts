@@ -284,7 +284,13 @@ export class Agent {
     const turn = new Turn();
     this.add({ role: "user", content: prompt });
     try {
-      yield* this.turnLoop(turn, signal);
+      for await (const ev of this.turnLoop(turn, signal)) {
+        // The session log could not be written (a full disk), maybe while logging this very event:
+        // say so once, before it (the consumer may stop at turn_complete); the turn goes on.
+        const lost = this.log.takeWriteError();
+        if (lost) yield { type: "notice", message: lost };
+        yield ev;
+      }
     } catch (e) {
       yield this.emit(this.errorEvent(turn, errorKind(e, signal), `rt failed: ${(e as Error)?.stack ?? String(e)}`));
     }

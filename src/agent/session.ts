@@ -169,9 +169,31 @@ export class SessionLog {
     return { log, state: replay(records) };
   }
 
-  /** Writes one record now (one write() call: a kill cannot leave half of an earlier record). */
+  /**
+   * Writes one record now (one write() call: a kill cannot leave half of an
+   * earlier record). When a write fails (a full disk, a quota), the log stops
+   * there: the conversation goes on in memory, and what the file holds still
+   * reads back (a torn last line is skipped). takeWriteError says so, once.
+   */
   append(rec: SessionRecord): void {
-    this.out?.write(`${JSON.stringify(rec)}\n`);
+    if (!this.out) return;
+    try {
+      this.out.write(`${JSON.stringify(rec)}\n`);
+    } catch (e) {
+      this.writeError = (e as Error).message;
+      this.out.close();
+      this.out = undefined;
+    }
+  }
+
+  private writeError: string | undefined;
+  private writeErrorTaken = false;
+
+  /** Why the log stopped being written, the first time it is asked after that happened. */
+  takeWriteError(): string | undefined {
+    if (this.writeError === undefined || this.writeErrorTaken) return undefined;
+    this.writeErrorTaken = true;
+    return `the session log ${this.file ?? ""} could not be written (${this.writeError}); the rest of this session is not saved`;
   }
 
   /** Appends a message and returns its index. */

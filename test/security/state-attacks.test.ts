@@ -16,7 +16,11 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { spawn, type ChildProcess } from "node:child_process";
-import { lines, rtBatch, tempTree } from "../helpers.ts";
+import { lines, rtBatch, tempTree, CLI } from "../helpers.ts";
+import { reply } from "../llm-server.ts";
+import { scriptedOllama } from "../agent/harness.ts";
+
+const ollama = scriptedOllama();
 
 // Unlike state-race.test.ts's flipper, this one leaves the symlink in place about as long as the
 // directory: the window that matters is between rt resolving a path and reading it.
@@ -374,4 +378,44 @@ test("a directory committed where an edit lock belongs does not block edits of t
   const edits = await Promise.all([4, 5, 6, 7].map((n) => rtCall("edit", { path: "a.txt", old_string: `line ${n}\n`, new_string: `edited ${n}\n` }, { cwd: root, env: { RT_ROOT: root } })));
   for (const e of edits) assert.equal(e.result.success, true, JSON.stringify(e.result));
   assert.match(fs.readFileSync(path.join(root, "a.txt"), "utf8"), /edited 4\nedited 5\nedited 6\nedited 7\n/);
+});
+
+// A full disk in the middle of a conversation. The session log is appended
+// record by record; when a write failed (ENOSPC, EDQUOT, here EFBIG under a
+// file-size limit), the exception went up through the agent loop and
+// `rt run` died as an internal error with the answer lost. Invariant: the
+// turn finishes; the log stops where it could not be written (what it holds
+// still reads back), and a notice says the rest is not saved.
+test("rt run on a full disk: the answer still arrives, the session log stops with a notice", { timeout: 60_000 }, async () => {
+  const { spawnSync } = await import("node:child_process");
+  const runAsync = (args: string[], env: NodeJS.ProcessEnv, cwd: string) =>
+    new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
+      const c = spawn(args[0], args.slice(1), { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+      let stdout = "";
+      let stderr = "";
+      c.stdout!.on("data", (d) => (stdout += d));
+      c.stderr!.on("data", (d) => (stderr += d));
+      c.on("close", (status) => resolve({ status, stdout, stderr }));
+    });
+  const root = tempTree({ "a.txt": "a\n", ".rt/.gitignore": "*\n" }, "rt-session-enospc-");
+  ollama.server.reset();
+  ollama.server.script(reply.text(`${"long answer ".repeat(12_000)}THE END`));
+  const env = { ...process.env, ...ollama.env(), RT_ROOT: root } as Record<string, string | undefined>;
+  for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
+  // Writes past 64 KiB fail with EFBIG, as on a full file system.
+  const r = await runAsync(["bash", "-c", 'trap "" XFSZ; ulimit -f 64; exec "$0" "$1" run --model ollama/test-model "say it"', process.execPath, CLI], env as NodeJS.ProcessEnv, root);
+  assert.doesNotMatch(r.stderr, /internal error|EFBIG: file too large, write\n\s+at /, r.stderr.slice(0, 800));
+  assert.equal(r.status, 0, r.stderr.slice(0, 800));
+  assert.match(r.stdout, /THE END/, "the answer was lost");
+  // The event stream says why the rest is not saved (rt run prints progress on stderr only on a terminal).
+  ollama.server.script(reply.text(`${"long answer ".repeat(12_000)}THE END`));
+  const json = await runAsync(["bash", "-c", 'trap "" XFSZ; ulimit -f 64; exec "$0" "$1" run --output-format stream-json --model ollama/test-model "again"', process.execPath, CLI], env as NodeJS.ProcessEnv, root);
+  assert.equal(json.status, 0, json.stderr.slice(0, 800));
+  const events = json.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l) as { type: string; message?: string });
+  assert.ok(events.some((e) => e.type === "notice" && /session log .* could not be written .* not saved/.test(e.message ?? "")), json.stdout.slice(0, 400));
+  assert.equal(events[events.length - 1].type, "turn_complete");
+  // What was written reads back as a session of this user's (the header is whole).
+  const listed = spawnSync(process.execPath, [CLI, "sessions"], { cwd: root, env: env as NodeJS.ProcessEnv, encoding: "utf8" });
+  assert.equal(listed.status, 0, listed.stderr);
+  assert.match(listed.stdout, /say it/);
 });
