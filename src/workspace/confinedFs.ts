@@ -391,29 +391,53 @@ export class ConfinedFs {
    * Publishes `data` as `rel` only if nothing is there yet, and only whole: it
    * is written to a temp file first, then hard-linked to the name (link() fails
    * when the name exists). A concurrent reader sees nothing or all of it.
-   * Returns false when something already had the name.
+   * Returns false when something already had the name (a dangling symlink
+   * included). On a filesystem without hard links the file is created at the
+   * name with O_EXCL and written there (still never twice, but a reader may
+   * catch it before its bytes).
    */
   publishExclusive(rel: string | readonly string[], data: string | Uint8Array, opts: WriteOptions = {}): boolean {
     return this.inParent(rel, { create: opts.mkdirs, mode: opts.dirMode }, (dir, name, parts) => {
+      if (dir.entry(name)) return false; // the common case (every rt start after the first): no temp file, no fsync
       const tmp = `.${name.slice(0, 96)}.rt-${process.pid}-${(tmpCounter++).toString(36)}-${Date.now().toString(36)}.tmp`;
       const fd = this.openFileIn(dir, tmp, C.O_WRONLY | C.O_CREAT | C.O_EXCL, opts.mode ?? 0o666, [...parts.slice(0, -1), tmp]);
       try {
-        fs.writeFileSync(fd, data);
-        if (opts.mode !== undefined) fs.fchmodSync(fd, opts.mode);
-        fs.fsyncSync(fd);
-      } finally {
-        fs.closeSync(fd);
-      }
-      try {
+        try {
+          fs.writeFileSync(fd, data);
+          if (opts.mode !== undefined) fs.fchmodSync(fd, opts.mode);
+          if (opts.fsync !== false) fs.fsyncSync(fd);
+        } finally {
+          fs.closeSync(fd);
+        }
         fs.linkSync(dir.at(tmp), dir.at(name));
         return true;
       } catch (e) {
-        if (codeOf(e) === "EEXIST") return false;
-        throw e;
+        const code = codeOf(e);
+        if (code === "EEXIST") return false;
+        if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP" && code !== "ENOSYS") throw e;
+        // No hard links here (some FUSE and network filesystems, vfat).
+        try {
+          this.createExclusiveIn(dir, name, data, opts, parts);
+          return true;
+        } catch (c) {
+          if (codeOf(c) === "EEXIST") return false;
+          throw c;
+        }
       } finally {
         this.unlinkIn(dir, tmp);
       }
     });
+  }
+
+  private createExclusiveIn(dir: OpenDir, name: string, data: string | Uint8Array, opts: WriteOptions, parts: string[]): void {
+    const h = new WriteHandle(this.openFileIn(dir, name, C.O_WRONLY | C.O_CREAT | C.O_EXCL, opts.mode ?? 0o666, parts));
+    try {
+      h.write(data);
+      if (opts.mode !== undefined) fs.fchmodSync(h.fd, opts.mode);
+      if (opts.fsync !== false) h.sync();
+    } finally {
+      h.close();
+    }
   }
 
   /**

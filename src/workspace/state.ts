@@ -273,11 +273,10 @@ export class StateStore {
  */
 export function ensureStateDir(rootFs: ConfinedFs): void {
   rootFs.mkdirs(STATE_DIR_NAME);
-  try {
-    rootFs.createExclusive([STATE_DIR_NAME, ".gitignore"], "*\n", { fsync: false });
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
-  }
+  // Published whole (a temp file hard-linked to the name): another rt process starting at the
+  // same moment reads nothing or "*", never an empty file it would take for a repository's own
+  // .gitignore (it would then keep no state, and lock elsewhere than this one).
+  rootFs.publishExclusive([STATE_DIR_NAME, ".gitignore"], "*\n", { mode: 0o644, fsync: false });
 }
 
 const GITIGNORE_MAX_BYTES = 64 * 1024;
