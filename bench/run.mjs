@@ -5,7 +5,7 @@
 //
 //   npm run bench                 builds, then runs everything (a few minutes)
 //   node bench/run.mjs --rounds 3 fewer rounds (a quick look; noisier)
-//   node bench/run.mjs --only grep,small    (groups: small, large, grep, ids, edit, mcp, sandbox)
+//   node bench/run.mjs --only grep,small   (groups: small, large, grep, tools, ids, edit, edit-speed, mcp, sandbox)
 //
 // Data is generated once into bench/data/ (gitignored) and reused; see data.mjs.
 import fs from "node:fs";
@@ -13,7 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
 import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import {
   DATA_VERSION,
   IDS_LINES,
@@ -271,6 +271,11 @@ const PATTERNS = [
   { kind: "common", pattern: "TODO: handle" },
 ];
 
+/**
+ * `rt grep` cold against what any Node program that runs ripgrep pays: Node's
+ * own start (`node -e 0`) plus `rg -n` reading all of its output, each measured
+ * in the same run (interleaved), the reference being the sum of their medians.
+ */
 function benchGrep() {
   log("grep: rt grep PATTERN on 20,000 files");
   for (const { kind, pattern } of PATTERNS) {
@@ -285,18 +290,92 @@ function benchGrep() {
     const rtCmd = rt(dirs.tree, ["grep", pattern], { check });
     const rgCmd = { label: "rg -n", cmd: RG, args: ["-n", pattern], cwd: dirs.tree, okCodes: [0, 1] };
     const rgHead = { label: "rg -n | head", cmd: "sh", args: ["-c", `"$0" -n "$1" | head -n 200`, RG, pattern], cwd: dirs.tree };
-    const [a, b, c] = interleave([rtCmd, rgCmd, rgHead], ROUNDS ?? 11);
+    const [a, b, c, d] = interleave([rtCmd, rgCmd, nodeE0, rgHead], ROUNDS ?? 11);
+    const ref = b.median + c.median;
     row({
-      name: `\`rt grep '${pattern}'\` (${kind}: ${total.toLocaleString("en")} matching lines)`,
+      name: `\`rt grep '${pattern}'\` cold (${kind}: ${total.toLocaleString("en")} matching lines)`,
       rt: a.median,
-      ref: `\`rg -n '${pattern}'\`, all output read`,
-      refTime: b.median,
-      ratio: a.median / b.median,
-      target: "<= 1.2x",
-      pass: a.median / b.median <= 1.2,
-      extra: { rgHead: c.median },
+      ref: `\`node -e 0\` + \`rg -n '${pattern}'\` (all output read)`,
+      refTime: ref,
+      ratio: a.median / ref,
+      target: "<= 1.15x",
+      pass: a.median / ref <= 1.15,
+      extra: { rg: b.median, node: c.median, rgHead: d.median },
     });
   }
+}
+
+/**
+ * The path the agent and the MCP server take: many greps in one process. 20
+ * `rt call --batch` lines (the three patterns in turn) against 20 `rg -n` runs
+ * plus one `node -e 0`, each run reading all of ripgrep's output.
+ */
+function benchGrepBatch() {
+  log("grep: 20 greps in one rt call --batch");
+  const order = Array.from({ length: 20 }, (_, i) => PATTERNS[i % PATTERNS.length].pattern);
+  const input = path.join(DATA, "grep-batch.jsonl");
+  fs.writeFileSync(input, `${order.map((p) => JSON.stringify({ tool: "grep", args: { pattern: p } })).join("\n")}\n`);
+  const rtBatch = {
+    label: "rt call --batch (20 greps)",
+    cmd: "sh",
+    args: ["-c", `"$0" "$1" call --batch < "$2"`, NODE, RT, input],
+    cwd: dirs.tree,
+    env: { RT_ROOT: dirs.tree },
+    check: (out) => {
+      const lines = out.trim().split("\n");
+      if (lines.length !== 20 || !lines.every((l) => JSON.parse(l).success)) throw new Error(`rt call --batch: ${out.slice(0, 300)}`);
+    },
+  };
+  const script = order.map((p) => `"$0" -n '${p.replace(/'/g, "'\\''")}' > /dev/null`).join("; ");
+  const rgRuns = { label: "20 × rg -n", cmd: "sh", args: ["-c", `${script}; true`, RG], cwd: dirs.tree };
+  const [a, b, c] = interleave([rtBatch, rgRuns, nodeE0], ROUNDS ?? 5);
+  const ref = b.median + c.median;
+  row({
+    name: "20 greps in one process (`rt call --batch`, the three patterns in turn)",
+    rt: a.median,
+    ref: "20 `rg -n` runs + one `node -e 0`",
+    refTime: ref,
+    ratio: a.median / ref,
+    target: "<= 1.1x",
+    pass: a.median / ref <= 1.1,
+  });
+}
+
+/**
+ * What the tool descriptions cost: the bytes of `rt mcp`'s tools/list answer
+ * (as sent over stdio), and the tool specs rt's agent sends with every model
+ * request, in tokens as rt's own estimator counts them (4 characters a token).
+ */
+async function benchToolList() {
+  log("tool list: rt mcp tools/list and the agent's tools per request");
+  const root = dirs.small;
+  const listBytes = (args, env = {}) => {
+    const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } } };
+    const lines = [init, { jsonrpc: "2.0", method: "notifications/initialized" }, { jsonrpc: "2.0", id: 2, method: "tools/list" }].map((l) => JSON.stringify(l)).join("\n");
+    const r = spawnSync(NODE, [RT, "--root", root, "mcp", ...args], { input: `${lines}\n`, encoding: "utf8", env: { ...process.env, ...env }, maxBuffer: 1 << 26 });
+    const answer = r.stdout.split("\n").find((l) => l.includes('"id":2'));
+    if (!answer) throw new Error(`rt mcp tools/list: no answer\n${r.stderr}`);
+    return { bytes: Buffer.byteLength(answer), tools: JSON.parse(answer).result.tools.length };
+  };
+  const lean = listBytes([]);
+  row({ name: `\`rt mcp\` tools/list, default (${lean.tools} tools; no database configured)`, rt: `${lean.bytes.toLocaleString("en")} bytes`, ref: "", refTime: undefined, target: "<= 18 KB", pass: lean.bytes <= 18 * 1024 });
+  const db = path.join(DATA, "bench.db");
+  spawnSync("python3", ["-c", "import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute('create table if not exists t(x)')", db]);
+  const withDb = listBytes([], { SQLITE_DB: db });
+  row({ name: `same, with a database connection (${withDb.tools} tools: the SQL tools too)`, rt: `${withDb.bytes.toLocaleString("en")} bytes`, ref: "", refTime: undefined, target: "", pass: undefined });
+  const seeded = listBytes(["--seed-names"]);
+  row({ name: `\`rt mcp --seed-names\` tools/list (${seeded.tools} tools: seed 000's names and compatibility tools too)`, rt: `${seeded.bytes.toLocaleString("en")} bytes`, ref: "", refTime: undefined, target: "", pass: undefined });
+
+  const lib = await import(pathToFileURL(path.join(REPO, "dist", "index.mjs")).href);
+  const specs = (tools) => tools.map((t) => ({ name: t.name, description: t.description, parameters: lib.jsonSchemaOf(t) }));
+  const tokens = (list) => list.reduce((n, t) => n + Math.ceil((t.name + t.description + JSON.stringify(t.parameters)).length / 4), 0);
+  const all = specs(lib.TOOLS);
+  row({ name: `the agent's tools, sent with every model request (${all.length} tools, approval modes other than plan)`, rt: `${tokens(all).toLocaleString("en")} tokens (${JSON.stringify(all).length.toLocaleString("en")} bytes)`, ref: "", refTime: undefined, target: "", pass: undefined });
+  const readOnly = specs(lib.TOOLS.filter((t) => t.readOnly || ["bash_output", "kill_shell"].includes(t.name)));
+  row({ name: `same in plan mode (${readOnly.length} read-only tools)`, rt: `${tokens(readOnly).toLocaleString("en")} tokens`, ref: "", refTime: undefined, target: "", pass: undefined });
+  const leanNames = new Set(["read", "open", "grep", "find", "ls", "edit_lines", "edit", "write", "bash"]);
+  const leanSet = specs(lib.TOOLS.filter((t) => leanNames.has(t.name)));
+  row({ name: `a lean set for small local models (${[...leanNames].join(", ")}; not wired to a setting yet)`, rt: `${tokens(leanSet).toLocaleString("en")} tokens`, ref: "", refTime: undefined, target: "", pass: undefined });
 }
 
 function benchSmall() {
@@ -318,8 +397,8 @@ function benchSmall() {
     ref: "`node -e 0`",
     refTime: b.median,
     ratio: a.median / b.median,
-    target: "<= 1.5x",
-    pass: a.median / b.median <= 1.5,
+    target: "<= 1.2x",
+    pass: a.median / b.median <= 1.2,
   });
   row({
     name: "same, with V8's code cache disabled (`RT_NO_COMPILE_CACHE=1`; for information)",
@@ -394,6 +473,24 @@ function benchEditRobustness() {
       pass: s.wrong === 0 && s.correct >= 0.97 * s.recoverable,
     });
   }
+  if (summary.perClassTable) {
+    sections.push(
+      "## Edit robustness per mistake class",
+      "",
+      "Each cell: correct / rejected / wrong, for the cases of that class (bench/edit-robustness/RESULTS.md has the details and what each class is).",
+      "",
+      summary.perClassTable,
+      "",
+    );
+  }
+}
+
+/** Warm validated edits through rt mcp (issue 10): bench/edit-speed.mjs. */
+async function benchEditSpeed() {
+  log("edit speed: warm validated edits of 5,000- and 1,000-line TypeScript files through rt mcp (bench/edit-speed.mjs)");
+  const { runEditSpeed, rows } = await import("./edit-speed.mjs");
+  const r = await runEditSpeed({ rounds: ROUNDS ? Math.max(10, ROUNDS * 10) : 60 });
+  for (const x of rows(r)) row({ ...x, ref: "", refTime: undefined });
 }
 
 /** The first sandboxed command of a process (issue 9): bench/sandbox-start.mjs, against bubblewrap alone. */
@@ -482,12 +579,18 @@ function writeReport(startedAt, load0) {
     "  is in the page cache for rt and sed alike. Later calls read the cached index. Peak memory is the maximum",
     "  resident set size reported by `/usr/bin/time -f %M`.",
     `- **grep**: bench/data/tree, ${TREE_FILES.toLocaleString("en")} generated TypeScript, Python, Go and Markdown files`,
-    "  (about 160 MB, 8 KB on average) in a monorepo-like layout. rt runs with its default cap of 200 matches.",
-    "  *The same cap* for the reference: ripgrep has no global cap that still counts what it leaves out (`-m` is per",
-    "  file), and rt must count every match to say how many it did not show, so the reference is `rg -n PATTERN` run",
-    "  to completion with its whole output read (the information rt prints: the first 200 matches and the total).",
-    "  For information, the table below also gives `rg -n PATTERN | head -n 200`, where ripgrep may stop early and",
-    "  cannot report a total. rt's reported total is checked against ripgrep's count on every run.",
+    "  (about 160 MB, 8 KB on average) in a monorepo-like layout. rt runs with its default cap of 200 matches, which",
+    "  are the first 200 in path order (the same on every run), and counts every match to say how many it left out. The",
+    "  reference is what any Node program that runs ripgrep pays: `node -e 0` plus `rg -n PATTERN` run to completion",
+    "  with its whole output read, both measured in the same run (the sum of their medians). ripgrep has no global cap",
+    "  that still counts what it leaves out (`-m` is per file); for information the table below also gives",
+    "  `rg -n PATTERN | head -n 200`, where ripgrep may stop early and cannot report a total. rt's reported total is",
+    "  checked against ripgrep's count on every run.",
+    "- **20 greps in one process**: `rt call --batch` with 20 grep lines (the three patterns in turn), the path rt's",
+    "  agent and MCP server take, against 20 `rg -n` runs one after another plus one `node -e 0`.",
+    "- **Tool list**: the bytes of `rt mcp`'s answer to tools/list as sent over stdio (a client sends the list to its",
+    "  model with every request), and the tool specs rt's agent sends with every model request, in tokens by rt's own",
+    "  estimate (4 characters a token).",
     "- **Start-up**: `rt open small.py:10` on a 61-line file with no `.rt/` state (deleted before every run).",
     "- **Line IDs**: bench/data/ids/big.ts, 100,000 lines. Before each timed run (untimed): the original text is",
     "  written, `rt read --ids` assigns IDs, then one line in the middle is changed from outside rt. The timed",
@@ -503,9 +606,9 @@ function writeReport(startedAt, load0) {
       ? [
           "### grep in detail",
           "",
-          "| pattern | rt grep | rg -n (all output) | rg -n \\| head -n 200 |",
-          "| --- | ---: | ---: | ---: |",
-          ...grepRows.map((r) => `| ${r.name.replace(/^`rt grep '(.*)'` /, "`$1` ")} | ${fmt(r.rt)} | ${fmt(r.refTime)} | ${fmt(r.extra.rgHead)} |`),
+          "| pattern | rt grep | node -e 0 | rg -n (all output) | rg -n \\| head -n 200 |",
+          "| --- | ---: | ---: | ---: | ---: |",
+          ...grepRows.map((r) => `| ${r.name.replace(/^`rt grep '(.*)'` cold /, "`$1` ")} | ${fmt(r.rt)} | ${fmt(r.extra.node)} | ${fmt(r.extra.rg)} | ${fmt(r.extra.rgHead)} |`),
           "",
         ]
       : []),
@@ -528,8 +631,11 @@ ensureData({ log: wanted("large"), tree: wanted("grep") });
 if (wanted("small")) benchSmall();
 if (wanted("large")) benchLargeFile(timeTool);
 if (wanted("grep")) benchGrep();
+if (wanted("grep")) benchGrepBatch();
+if (wanted("tools")) await benchToolList();
 if (wanted("ids")) benchReconcile();
 if (wanted("edit")) benchEditRobustness();
+if (wanted("edit-speed")) await benchEditSpeed();
 if (wanted("mcp")) await benchMcpLoad();
 if (wanted("sandbox")) await benchSandbox();
 writeReport(startedAt, load0);

@@ -100,6 +100,30 @@ const lazyBuiltins = {
   },
 };
 
+/**
+ * Tool modules load on first use in the CLI: src/tools/toolModules.ts imports
+ * every tool module up front (as tests and the library want); here it becomes a
+ * map of functions that `require` each module when first called. esbuild wraps a
+ * module reached only that way in a lazy initializer, so `rt open` evaluates
+ * open.ts and what it imports, not every tool (and their schemas, the edit
+ * engine, the shell check's tables...).
+ */
+const lazyToolModules = {
+  name: "lazy-tool-modules",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]src[\\/]tools[\\/]toolModules\.ts$/ }, async (args) => {
+      const text = await fs.promises.readFile(args.path, "utf8");
+      const imports = [...text.matchAll(/^import \* as (\w+) from "\.\/(\w+)\.js";$/gm)];
+      const listed = [...text.matchAll(/^  (\w+): \(\) => (\w+),$/gm)];
+      if (imports.length === 0 || listed.length !== imports.length || listed.some(([, k, v]) => k !== v || !imports.some(([, n]) => n === k))) {
+        throw new Error(`${args.path}: expected one "import * as NAME from \"./FILE.js\";" line per module and "  NAME: () => NAME," entries for exactly those names`);
+      }
+      const entries = imports.map(([, name, file]) => `  ${name}: () => require(${JSON.stringify(`./${file}.ts`)}),`);
+      return { contents: `export const toolModules = {\n${entries.join("\n")}\n};\n`, loader: "ts", resolveDir: path.dirname(args.path) };
+    });
+  },
+};
+
 /** Replaces a file in one step, so a test running `rt` meanwhile never sees half of it. */
 function writeAtomic(file, data, mode) {
   const tmp = `${file}.${process.pid}.tmp`;
@@ -118,7 +142,7 @@ const cli = await build({
   platform: "node",
   target: "node20",
   external,
-  plugins: [zodNamespace, lazyBuiltins],
+  plugins: [lazyToolModules, zodNamespace, lazyBuiltins],
   define: { "import.meta.url": "__rt_import_meta_url" },
   logLevel: "warning",
 });

@@ -15,8 +15,19 @@ function readStdin(): Promise<string | null> {
 
 const out = (s: string) => void process.stdout.write(s);
 const err = (s: string) => void process.stderr.write(s);
+const write = (stream: "stdout" | "stderr", data: Buffer) => void (stream === "stdout" ? process.stdout : process.stderr).write(data);
+// Asked only when needed: creating process.stdout loads Node's stream modules,
+// which a command should not pay for before it has started its work.
+const tty = {
+  get stdout() {
+    return process.stdout.isTTY === true;
+  },
+  get stderr() {
+    return process.stderr.isTTY === true;
+  },
+};
 
-main(process.argv.slice(2), { stdout: out, stderr: err }, readStdin).then(
+main(process.argv.slice(2), { stdout: out, stderr: err, write, tty }, readStdin).then(
   (code) => {
     process.exitCode = code;
   },

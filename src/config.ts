@@ -13,8 +13,8 @@ import fs from "node:fs";
 import crypto from "node:crypto";
 import path from "node:path";
 import { z } from "zod";
-import { CONFIG_FILE_MAX_BYTES } from "./limits.js";
-import { canonicalJson, classifyProjectConfig, isPlainObject, noticeIgnoredKeys, noticeSkippedProjectFile, type TrustState, type UntrustedKey } from "./configTrust.js";
+import { CONFIG_FILE_MAX_BYTES, CONFIG_MAX_DEPTH, PROVIDER_TIMEOUT_MAX_MS } from "./limits.js";
+import { canonicalJson, classifyProjectConfig, escapeInvisible, isPlainObject, noticeIgnoredKeys, noticeOnce, type TrustState, type UntrustedKey } from "./configTrust.js";
 import { trustRecordFor, userConfigDir, TrustStoreError } from "./trustStore.js";
 
 const common = {
@@ -99,9 +99,9 @@ export const ProviderConfigSchema = z.looseObject({
   think: z.union([z.boolean(), z.enum(["low", "medium", "high", "max"])]).optional(),
   /** Retries of a call that failed before its answer started (network, 429, 5xx). */
   max_retries: z.number().int().min(0).max(10).optional(),
-  /** Milliseconds to wait for the first part of an answer, and between two parts. */
-  first_part_timeout_ms: z.number().int().positive().optional(),
-  idle_timeout_ms: z.number().int().positive().optional(),
+  /** Milliseconds to wait for the first part of an answer, and between two parts (at most a day: a Node timer over 2^31 - 1 ms fires after 1 ms). */
+  first_part_timeout_ms: z.number().int().positive().max(PROVIDER_TIMEOUT_MAX_MS).optional(),
+  idle_timeout_ms: z.number().int().positive().max(PROVIDER_TIMEOUT_MAX_MS).optional(),
 });
 
 export const RtConfigSchema = z.looseObject({
@@ -122,8 +122,24 @@ export type ProviderConfig = z.infer<typeof ProviderConfigSchema>;
 /** A configuration file that cannot be read or does not validate. */
 export class ConfigError extends Error {
   constructor(message: string, readonly file?: string) {
-    super(message);
+    // The message quotes the file (a key, a value, the text JSON.parse choked on): its control
+    // characters are written as escapes, so that printing the error cannot drive the terminal.
+    super(escapeInvisible(message));
     this.name = "ConfigError";
+  }
+}
+
+/**
+ * The project's file is not a regular file rt may read (a symlinked `.rt` or
+ * `config.json`, a FIFO, a file too large). rt then runs as if the project had
+ * no configuration, and says so once on standard error: the repository cannot
+ * make rt read through a link, nor refuse to start (the confined writer treats
+ * a symlinked `.rt` as absent too). `rt trust` refuses such a folder.
+ */
+export class ProjectFileRefused extends ConfigError {
+  constructor(message: string, file: string) {
+    super(message, file);
+    this.name = "ProjectFileRefused";
   }
 }
 
@@ -167,6 +183,7 @@ function describeIssues(error: z.ZodError): string {
 /** The text of a configuration file, or undefined when there is none. `project`: no symbolic link is followed, and only a regular file is read. */
 function readText(file: string, project: boolean): string | undefined {
   const { O_RDONLY, O_NOFOLLOW, O_NONBLOCK } = fs.constants;
+  const Refusal = project ? ProjectFileRefused : ConfigError;
   if (project) {
     // The repository controls `.rt` too: a symlinked `.rt` would make rt read a file of the repository's choosing.
     let dir: fs.Stats;
@@ -174,13 +191,9 @@ function readText(file: string, project: boolean): string | undefined {
       dir = fs.lstatSync(path.dirname(file));
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "ENOENT" || (e as NodeJS.ErrnoException).code === "ENOTDIR") return undefined;
-      throw new ConfigError(`${file}: cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, file);
+      throw new Refusal(`${file}: cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, file);
     }
-    // Ignored rather than fatal: the state directory runs statelessly in that case too, and the repository must not be able to stop rt.
-    if (dir.isSymbolicLink()) {
-      noticeSkippedProjectFile(file, `${path.dirname(file)} is a symbolic link; rt does not read a project configuration through one (remove the link)`);
-      return undefined;
-    }
+    if (dir.isSymbolicLink()) throw new Refusal(`${path.dirname(file)} is a symbolic link; rt does not read a project configuration through one (remove the link)`, file);
     if (!dir.isDirectory()) return undefined;
   }
   let fd: number;
@@ -190,16 +203,13 @@ function readText(file: string, project: boolean): string | undefined {
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     if (err.code === "ENOENT") return undefined;
-    if (err.code === "ELOOP") {
-      noticeSkippedProjectFile(file, `${file} is a symbolic link; rt does not follow one for a project configuration (make it a regular file)`);
-      return undefined;
-    }
-    throw new ConfigError(`${file}: cannot be read (${err.code ?? err.message})`, file);
+    if (err.code === "ELOOP") throw new Refusal(`${file} is a symbolic link; rt does not follow one for a project configuration (make it a regular file)`, file);
+    throw new Refusal(`${file}: cannot be read (${err.code ?? err.message})`, file);
   }
   try {
     const st = fs.fstatSync(fd);
-    if (!st.isFile()) throw new ConfigError(`${file}: not a regular file`, file);
-    if (st.size > CONFIG_FILE_MAX_BYTES) throw new ConfigError(`${file}: larger than ${CONFIG_FILE_MAX_BYTES} bytes; a configuration file is small`, file);
+    if (!st.isFile()) throw new Refusal(`${file}: not a regular file`, file);
+    if (st.size > CONFIG_FILE_MAX_BYTES) throw new Refusal(`${file}: larger than ${CONFIG_FILE_MAX_BYTES} bytes; a configuration file is small`, file);
     const buf = Buffer.alloc(st.size);
     let got = 0;
     while (got < buf.length) {
@@ -224,7 +234,23 @@ function readObject(file: string, project: boolean): Record<string, unknown> {
     throw new ConfigError(`${file}: not valid JSON (${(e as Error).message}); fix or remove the file`, file);
   }
   if (!isPlainObject(data)) throw new ConfigError(`${file}: must hold a JSON object ({ ... })`, file);
+  // Everything after this walks the file recursively (classification, digest, validation): a deep one would overflow the stack.
+  if (depthOf(data) > CONFIG_MAX_DEPTH) throw new ConfigError(`${file}: nested deeper than ${CONFIG_MAX_DEPTH} levels; a configuration file is shallow`, file);
   return data;
+}
+
+/** How deeply objects and arrays nest in a parsed JSON value (counted without recursion). */
+function depthOf(value: unknown): number {
+  let max = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length) {
+    const [v, d] = stack.pop()!;
+    if (typeof v !== "object" || v === null) continue;
+    if (d > max) max = d;
+    if (max > CONFIG_MAX_DEPTH) return max;
+    for (const x of Array.isArray(v) ? v : Object.values(v)) stack.push([x, d + 1]);
+  }
+  return max;
 }
 
 function validate(data: Record<string, unknown>, file: string): Record<string, unknown> {
@@ -248,6 +274,8 @@ export interface ProjectTrust {
   /** When trusted.json could not be read (then nothing is trusted). */
   storeProblem?: string;
   trustedAt?: string;
+  /** Why the project's file was not read (ProjectFileRefused): rt runs as if there were none. */
+  unreadable?: string;
 }
 
 export interface ProjectInspection {
@@ -277,7 +305,14 @@ export function inspectProject(workspace: { root: string; env: NodeJS.ProcessEnv
   const root = realRoot(workspace.root);
   const files = configFiles(root, workspace.env);
   const user = validate(readObject(files.user, false), files.user);
-  const project = readObject(files.project, true);
+  let project: Record<string, unknown>;
+  let unreadable: string | undefined;
+  try {
+    project = readObject(files.project, true);
+  } catch (e) {
+    if (!(e instanceof ProjectFileRefused)) throw e;
+    [project, unreadable] = [{}, e.message];
+  }
   const { harmless, untrusted } = classifyProjectConfig(project, { root, user });
   const digest = projectDigest(project);
   let state: TrustState = "untrusted";
@@ -302,6 +337,7 @@ export function inspectProject(workspace: { root: string; env: NodeJS.ProcessEnv
     digest,
     ...(storeProblem ? { storeProblem } : {}),
     ...(trustedAt ? { trustedAt } : {}),
+    ...(unreadable ? { unreadable } : {}),
   };
   return { files, user, project, applied, trust };
 }
@@ -324,7 +360,10 @@ export function loadConfigDetailed(workspace: { root: string; env: NodeJS.Proces
   const { files, user, applied, trust } = inspectProject(workspace);
   const merged = RtConfigSchema.safeParse(mergeConfig(user, applied));
   if (!merged.success) throw new ConfigError(`${files.user} + ${files.project}: ${describeIssues(merged.error)}`);
-  if (opts.notice !== false) noticeIgnoredKeys(trust);
+  if (opts.notice !== false) {
+    noticeIgnoredKeys(trust);
+    if (trust.unreadable) noticeOnce(`unreadable\0${trust.root}\0${trust.unreadable}`, `rt: ignoring the project's configuration: ${trust.unreadable}\n`);
+  }
   const databaseOrigins: Record<string, string> = {};
   for (const name of Object.keys((user.databases as object | undefined) ?? {})) databaseOrigins[name] = files.user;
   for (const name of Object.keys((applied.databases as object | undefined) ?? {})) databaseOrigins[name] = files.project;

@@ -9,7 +9,16 @@
 // agents) adds its row here; until it does, its keys are untrusted anyway.
 import fs from "node:fs";
 import path from "node:path";
-import { TRUST_NOTICE_MAX_KEYS } from "./limits.js";
+import {
+  AGENT_COMPACT_THRESHOLD,
+  AGENT_DEFAULT_MAX_TURNS,
+  AGENT_TOOL_OUTPUT_MAX_CHARS,
+  ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS,
+  DEFAULT_CONTEXT_WINDOW,
+  SQL_STATEMENT_TIMEOUT_MS,
+  TRUST_NOTICE_MAX_KEYS,
+} from "./limits.js";
+import { shellQuote } from "./text.js";
 
 /** harmless: applies from an untrusted project. untrusted: only once the folder is trusted. descend: decided key by key below. */
 export type Verdict = "harmless" | "untrusted" | "descend";
@@ -56,12 +65,95 @@ function providerOfSpec(spec: string, ctx: TrustContext): string {
   return spec.slice(0, slash);
 }
 
-/** The project's `model` is harmless when it picks a model of the provider the user's own configuration uses: same host, same key. */
+/** The model part of a spec ("ollama/qwen:7b" → "qwen:7b"; a bare model is all model; a bare provider has none). */
+function modelOfSpec(spec: string, ctx: TrustContext): string {
+  const slash = spec.indexOf("/");
+  if (slash >= 0) return spec.slice(slash + 1);
+  return userKnowsProvider(spec, ctx) ? "" : spec;
+}
+
+/** The protocol a provider the user knows speaks: its `type` in the user's configuration, else by name. */
+function kindOf(provider: string, ctx: TrustContext): string {
+  const mine = userProviders(ctx)[provider];
+  if (isPlainObject(mine) && typeof mine.type === "string") return mine.type;
+  return provider === "ollama" ? "ollama" : provider;
+}
+
+/**
+ * Where the model name itself decides who receives the prompt, behind the
+ * same host and key: OpenRouter passes it to the vendor its first part names
+ * (openrouter/x-ai/..., openrouter/deepseek/...), and an Ollama tagged `cloud`
+ * (gpt-oss:120b-cloud, glm-4.6:cloud) runs on ollama.com. The destination, or
+ * undefined when the model runs where the provider is.
+ */
+function modelDestination(provider: string, model: string, ctx: TrustContext): string | undefined {
+  if (provider === "openrouter") return model.includes("/") ? `openrouter vendor ${model.slice(0, model.indexOf("/"))}` : "openrouter (vendor unnamed)";
+  if (kindOf(provider, ctx) === "ollama") {
+    const colon = model.lastIndexOf(":");
+    const tag = colon >= 0 ? model.slice(colon + 1).toLowerCase() : "";
+    if (tag === "cloud" || tag.endsWith("-cloud")) return "ollama.com";
+  }
+  return undefined;
+}
+
+/**
+ * The project's `model` is harmless when it picks a model of the provider the
+ * user's own configuration uses (same host, same key) and the name does not
+ * send the prompt on to someone else (modelDestination): the same vendor
+ * through OpenRouter, a local model of an Ollama.
+ */
 function modelVerdict(value: unknown, ctx: TrustContext): Verdict {
   if (typeof value !== "string" || value === "") return "untrusted";
-  const mine = typeof ctx.user.model === "string" && ctx.user.model !== "" ? providerOfSpec(ctx.user.model, ctx) : DEFAULT_PROVIDER;
+  const userModel = typeof ctx.user.model === "string" && ctx.user.model !== "" ? ctx.user.model : undefined;
+  if (value === userModel) return "harmless";
+  const mine = userModel ? providerOfSpec(userModel, ctx) : DEFAULT_PROVIDER;
   const theirs = providerOfSpec(value, ctx);
-  return theirs === mine && userKnowsProvider(theirs, ctx) ? "harmless" : "untrusted";
+  if (theirs !== mine || !userKnowsProvider(theirs, ctx)) return "untrusted";
+  const where = modelDestination(theirs, modelOfSpec(value, ctx), ctx);
+  if (where === undefined) return "harmless";
+  return userModel !== undefined && where === modelDestination(mine, modelOfSpec(userModel, ctx), ctx) ? "harmless" : "untrusted";
+}
+
+/** The user's own number at `keys` in their configuration, if they set one. */
+function userNumber(ctx: TrustContext, keys: string[]): number | undefined {
+  let v: unknown = ctx.user;
+  for (const k of keys) {
+    if (!isPlainObject(v) || !Object.hasOwn(v, k)) return undefined;
+    v = v[k];
+  }
+  return typeof v === "number" && Number.isFinite(v) ? v : undefined;
+}
+
+/**
+ * A limit from an untrusted project applies only when it is no looser than
+ * what applies without it: the user's own value, else rt's default (`fallback`;
+ * none: only the user's value bounds it). A project can make rt stop sooner,
+ * answer shorter or read less; it cannot make it run longer, spend more of the
+ * user's tokens or allocate more memory on the user's model server.
+ */
+function atMost(fallback: number | undefined, userPath: (keyPath: string[]) => string[]) {
+  return (value: unknown, ctx: TrustContext, keyPath: string[]): Verdict => {
+    const bound = userNumber(ctx, userPath(keyPath)) ?? fallback;
+    return typeof value === "number" && Number.isFinite(value) && bound !== undefined && value <= bound ? "harmless" : "untrusted";
+  };
+}
+
+/** Per-model context windows: each one no larger than the user's own for that model, else DEFAULT_CONTEXT_WINDOW. */
+function contextWindowsVerdict(value: unknown, ctx: TrustContext, keyPath: string[]): Verdict {
+  if (!isPlainObject(value)) return "untrusted";
+  for (const [model, n] of Object.entries(value)) {
+    const bound = userNumber(ctx, [...keyPath, model]) ?? DEFAULT_CONTEXT_WINDOW;
+    if (typeof n !== "number" || !Number.isFinite(n) || n > bound) return "untrusted";
+  }
+  return "harmless";
+}
+
+/** Ollama's `think`: turning thinking off applies; turning it on (or up) only as the user set it. */
+function thinkVerdict(value: unknown, ctx: TrustContext, keyPath: string[]): Verdict {
+  if (value === false) return "harmless";
+  const providers = userProviders(ctx);
+  const mine = isPlainObject(providers[keyPath[1]]) ? (providers[keyPath[1]] as Record<string, unknown>).think : undefined;
+  return mine !== undefined && mine === value ? "harmless" : "untrusted";
 }
 
 /** `path` (relative to root) lies inside the root, symlinks of its existing part resolved. */
@@ -103,6 +195,8 @@ function databaseVerdict(value: unknown, ctx: TrustContext, keyPath: string[]): 
   if (!isPlainObject(value) || value.type !== "sqlite" || typeof value.path !== "string" || value.path === "") return "untrusted";
   if (ENVIRONMENT_CONNECTION_NAMES.includes(name)) return "untrusted";
   if (isPlainObject(ctx.user.databases) && Object.prototype.hasOwnProperty.call(ctx.user.databases, name)) return "untrusted";
+  // A longer statement timeout is no limit: a FIFO planted as the file would hold the call that long.
+  if (value.timeout_ms !== undefined && !(typeof value.timeout_ms === "number" && value.timeout_ms <= SQL_STATEMENT_TIMEOUT_MS)) return "untrusted";
   return insideRoot(ctx.root, value.path) ? "harmless" : "untrusted";
 }
 
@@ -114,8 +208,16 @@ function defaultDatabaseVerdict(value: unknown, ctx: TrustContext): Verdict {
   return databaseVerdict(dbs[value], ctx, ["databases", value]);
 }
 
-const PROVIDER_HARMLESS = ["context_windows", "thinking_budget_tokens", "think", "max_retries", "first_part_timeout_ms", "idle_timeout_ms"];
-const AGENT_HARMLESS = ["max_turns", "tool_output_max_chars", "compact_threshold", "context_window", "temperature", "max_output_tokens", "prices"];
+const PROVIDER_HARMLESS = ["max_retries", "first_part_timeout_ms", "idle_timeout_ms"];
+const LIMIT_WHY = "a limit applies when it is no looser than yours (or rt's default): a project can make rt do less, never spend more of your tokens or memory";
+/** Agent limits and the default each is bounded by when the user set none. */
+const AGENT_LIMITS: ReadonlyArray<[string, number]> = [
+  ["max_turns", AGENT_DEFAULT_MAX_TURNS],
+  ["tool_output_max_chars", AGENT_TOOL_OUTPUT_MAX_CHARS],
+  ["compact_threshold", AGENT_COMPACT_THRESHOLD],
+  ["context_window", DEFAULT_CONTEXT_WINDOW],
+  ["max_output_tokens", ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS],
+];
 
 /** The table. Order does not matter: a key path matches the row of the same length whose segments match. */
 export const PROJECT_KEY_RULES: readonly KeyRule[] = [
@@ -131,9 +233,18 @@ export const PROJECT_KEY_RULES: readonly KeyRule[] = [
   { key: "providers.*.api_key_env", verdict: "untrusted", why: "would read any environment variable (GITHUB_TOKEN...) and send it as a key" },
   { key: "providers.*.headers", verdict: "untrusted", why: "sent with every request: can carry credentials or reroute through a proxy" },
   { key: "providers.*.type", verdict: "untrusted", why: "changes the protocol, and with it which key goes where" },
-  ...PROVIDER_HARMLESS.map((k): KeyRule => ({ key: `providers.*.${k}`, verdict: "harmless", why: "a limit or tuning of a provider you configured" })),
+  ...PROVIDER_HARMLESS.map((k): KeyRule => ({ key: `providers.*.${k}`, verdict: "harmless", why: "retries and patience of a provider you configured" })),
+  { key: "providers.*.context_windows", verdict: contextWindowsVerdict, why: `${LIMIT_WHY} (Ollama allocates the whole window up front)` },
+  {
+    key: "providers.*.thinking_budget_tokens",
+    verdict: atMost(undefined, (p) => p),
+    why: "turns Anthropic's extended thinking on (tokens you pay for): applies only up to your own budget for that provider",
+  },
+  { key: "providers.*.think", verdict: thinkVerdict, why: "false (thinking off) applies; turning thinking on or up only as you set it" },
   { key: "agent", verdict: "descend", why: "decided per setting" },
-  ...AGENT_HARMLESS.map((k): KeyRule => ({ key: `agent.${k}`, verdict: "harmless", why: "a limit, tuning or price" })),
+  ...AGENT_LIMITS.map(([k, fallback]): KeyRule => ({ key: `agent.${k}`, verdict: atMost(fallback, (p) => p), why: LIMIT_WHY })),
+  { key: "agent.temperature", verdict: "harmless", why: "sampling only" },
+  { key: "agent.prices", verdict: "untrusted", why: "the cost rt shows you: a project could make it read zero, or replace your own prices" },
   {
     key: "agent.approval",
     verdict: (v) => (v === "ask" || v === "never" ? "harmless" : "untrusted"),
@@ -203,7 +314,9 @@ export function classifyProjectConfig(project: Record<string, unknown>, ctx: Omi
     const kept: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(obj)) {
       const keyPath = [...at, k];
-      const verdict = k === "__proto__" ? "untrusted" : verdictFor(keyPath, v, full);
+      let verdict = k === "__proto__" || hasInvisible(k) ? "untrusted" : verdictFor(keyPath, v, full);
+      // No setting needs a control or invisible character, and rt's messages would carry it to the terminal (a SQLite path, a model name).
+      if (verdict === "harmless" && holdsInvisible(v)) verdict = "untrusted";
       if (verdict === "harmless") define(kept, k, v);
       else if (verdict === "descend" && isPlainObject(v)) {
         const sub = walk(v, keyPath);
@@ -227,9 +340,44 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? "null";
 }
 
-/** JSON.stringify leaves DEL, C1 controls and bidirectional overrides as they are; a terminal must not act on them. */
-function escapeInvisible(text: string): string {
-  return text.replace(/[\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+/**
+ * Characters a terminal acts on or a reader cannot see: controls (C0, DEL, C1),
+ * format characters (zero-width spaces and joiners, bidirectional overrides and
+ * isolates, the BOM, soft hyphen, tag characters), line and paragraph
+ * separators, and the blank fillers that render as nothing.
+ */
+const INVISIBLE = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\u115f\u1160\u3164\uffa0]/gu;
+
+/** Whether `text` holds a character of INVISIBLE. */
+export function hasInvisible(text: string): boolean {
+  INVISIBLE.lastIndex = 0;
+  return INVISIBLE.test(text);
+}
+
+/** `text` with every INVISIBLE character written as an escape (\u001b, \u{e0041}), so that it is seen and never acted on. */
+export function escapeInvisible(text: string): string {
+  return text.replace(INVISIBLE, (c) => {
+    const cp = c.codePointAt(0)!;
+    return cp > 0xffff ? `\\u{${cp.toString(16)}}` : `\\u${cp.toString(16).padStart(4, "0")}`;
+  });
+}
+
+/** Whether a JSON value holds a key or a string with an invisible character anywhere. */
+function holdsInvisible(value: unknown): boolean {
+  const stack: unknown[] = [value];
+  while (stack.length) {
+    const v = stack.pop();
+    if (typeof v === "string") {
+      if (hasInvisible(v)) return true;
+    } else if (Array.isArray(v)) stack.push(...v);
+    else if (isPlainObject(v)) {
+      for (const [k, x] of Object.entries(v)) {
+        if (hasInvisible(k)) return true;
+        stack.push(x);
+      }
+    }
+  }
+  return false;
 }
 
 /** One key path for a person: `providers.anthropic.base_url`; an odd name is quoted (`providers["a.b"].x`) and long ones cut. */
@@ -243,9 +391,45 @@ export function formatKeyPath(keyPath: string[]): string {
     .join("");
 }
 
-/** Key paths for one line: at most TRUST_NOTICE_MAX_KEYS, then "and N more". */
+/**
+ * The keys a person must see first when only some can be shown: where prompts,
+ * files and keys go, then approvals, databases, and what would run programs.
+ * Everything else (unknown keys, limits) comes after, so a file cannot push its
+ * dangerous keys behind "and N more" with a dozen harmless-looking ones.
+ */
+const SHOWN_FIRST: readonly string[][] = [
+  "model",
+  "providers.*",
+  "providers.*.base_url",
+  "providers.*.api_key_env",
+  "providers.*.api_key",
+  "providers.*.headers",
+  "providers.*.type",
+  "agent.approval",
+  "agent.protocol",
+  "databases.*",
+  "default_database",
+  "mcp_servers",
+  "hooks",
+  "tools",
+  "agents",
+].map((k) => k.split("."));
+
+/** `keys` in the order a person should read them (SHOWN_FIRST, then file order). */
+export function inShownOrder(keys: UntrustedKey[]): UntrustedKey[] {
+  const rank = (p: string[]) => {
+    const i = SHOWN_FIRST.findIndex((pattern) => matches(pattern, p));
+    return i < 0 ? SHOWN_FIRST.length : i;
+  };
+  return keys
+    .map((k, i) => ({ k, i, r: rank(k.path) }))
+    .sort((a, b) => a.r - b.r || a.i - b.i)
+    .map((x) => x.k);
+}
+
+/** Key paths for one line: at most TRUST_NOTICE_MAX_KEYS (the dangerous first), then "and N more". */
 export function formatKeyList(keys: UntrustedKey[]): string {
-  const shown = keys.slice(0, TRUST_NOTICE_MAX_KEYS).map((k) => formatKeyPath(k.path));
+  const shown = inShownOrder(keys).slice(0, TRUST_NOTICE_MAX_KEYS).map((k) => formatKeyPath(k.path));
   const more = keys.length - shown.length;
   return more > 0 ? `${shown.join(", ")} and ${more} more` : shown.join(", ");
 }
@@ -266,19 +450,59 @@ export function describeValue(keyPath: string[], value: unknown, max = 100): str
   return text.length > max ? `${text.slice(0, max - 3)}...` : text;
 }
 
-/** "  key = value" lines for the keys that wait for trust (at most TRUST_NOTICE_MAX_KEYS, then how many more). */
+/** Keys whose string value names a host even without a scheme (Ollama's `host:port`, PostgreSQL's host, Oracle's DSN). */
+const HOST_KEYS = /^(base_url|url|host|hostname|dsn|endpoint|proxy)$/i;
+
+/** The host (and port) a string names, as a DNS client sees it: look-alike letters come out as punycode (xn--...). */
+function hostOf(key: string, s: string): string | undefined {
+  const text = /^[a-z][a-z0-9+.-]*:\/\//i.test(s) ? s : HOST_KEYS.test(key) ? `http://${s}` : undefined;
+  if (text === undefined) return undefined;
+  try {
+    return new URL(text).host || undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every host a value names, anywhere inside it (at most MAX_HOSTS_SHOWN, then how many more). */
+function hostsIn(keyPath: string[], value: unknown): string {
+  const hosts = new Set<string>();
+  const stack: Array<[string, unknown]> = [[keyPath[keyPath.length - 1] ?? "", value]];
+  while (stack.length) {
+    const [k, v] = stack.pop()!;
+    if (typeof v === "string") {
+      const h = hostOf(k, v);
+      if (h) hosts.add(escapeInvisible(h));
+    } else if (Array.isArray(v)) for (const x of v) stack.push([k, x]);
+    else if (isPlainObject(v)) for (const [kk, x] of Object.entries(v).reverse()) stack.push([kk, x]);
+  }
+  const all = [...hosts];
+  const shown = all.slice(0, MAX_HOSTS_SHOWN).join(", ");
+  return all.length > MAX_HOSTS_SHOWN ? `${shown} and ${all.length - MAX_HOSTS_SHOWN} more` : shown;
+}
+const MAX_HOSTS_SHOWN = 4;
+
+/**
+ * "  key = value" lines for the keys that wait for trust (at most
+ * TRUST_NOTICE_MAX_KEYS, the dangerous first, then how many more). A value is
+ * cut at 100 characters, so the hosts it names are said after it: padding or a
+ * long object cannot hide where it sends data.
+ */
 export function settingLines(keys: UntrustedKey[]): string {
-  const shown = keys.slice(0, TRUST_NOTICE_MAX_KEYS).map((k) => `  ${formatKeyPath(k.path)} = ${describeValue(k.path, k.value)}\n`);
+  const shown = inShownOrder(keys)
+    .slice(0, TRUST_NOTICE_MAX_KEYS)
+    .map((k) => {
+      const hosts = hostsIn(k.path, k.value);
+      return `  ${formatKeyPath(k.path)} = ${describeValue(k.path, k.value)}${hosts ? `  (host: ${hosts})` : ""}\n`;
+    });
   const more = keys.length - shown.length;
   return shown.join("") + (more > 0 ? `  ... and ${more} more\n` : "");
 }
 
 /** Quotes a path for the shell when it needs it (the command printed must work when pasted). */
 export function shellQuotePath(p: string): string {
-  if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(p)) return p;
   // A name with control characters is shown escaped: printing it raw would let a directory name drive the terminal.
-  const visible = escapeInvisible(p.replace(/[\u0000-\u001f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`));
-  return `'${visible.replace(/'/g, `'\\''`)}'`;
+  return shellQuote(escapeInvisible(p));
 }
 
 export type TrustState = "trusted" | "untrusted" | "changed";
@@ -306,19 +530,15 @@ export function setTrustNoticeSink(fn: NoticeSink | undefined): void {
   sink = fn ?? defaultSink;
 }
 
-/** Says once per process that a project configuration file was not read, and why (a symlinked `.rt` or file). */
-export function noticeSkippedProjectFile(file: string, why: string): void {
-  const id = `skipped\0${file}\0${why}`;
+/** Writes `line` to the notice sink once per process for each `id`. */
+export function noticeOnce(id: string, line: string): void {
   if (noticed.has(id)) return;
   noticed.add(id);
-  sink(`rt: ignoring ${file}: ${why}\n`);
+  sink(escapeInvisible(line.replace(/\n$/, "")) + "\n");
 }
 
 /** Says once per process (per folder and file content) which project keys were ignored. */
 export function noticeIgnoredKeys(report: { root: string; state: TrustState; ignored: UntrustedKey[]; digest: string; storeProblem?: string }): void {
   if (report.ignored.length === 0) return;
-  const id = `${report.root}\0${report.state}\0${report.digest}`;
-  if (noticed.has(id)) return;
-  noticed.add(id);
-  sink(ignoredNotice(report));
+  noticeOnce(`${report.root}\0${report.state}\0${report.digest}`, ignoredNotice(report));
 }

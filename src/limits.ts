@@ -23,9 +23,15 @@ export const GREP_DEFAULT_CAP = 200;
 export const GREP_MAX_LINE_CHARS = 500;
 /** `grep`: ripgrep is killed after this many milliseconds. */
 export const GREP_TIMEOUT_MS = 30_000;
+/** `grep`: most lines of context before or after a match. */
+export const GREP_MAX_CONTEXT = 50;
+/** `grep`: a search still running reports how many matches it found this often (CLI progress line, MCP progress). */
+export const GREP_PROGRESS_EVERY_MS = 250;
 /** `ls`: entries listed; tree depth by default (seed 003). */
 export const LS_MAX_ENTRIES = 200;
 export const LS_DEFAULT_DEPTH = 3;
+/** `ls`: deepest tree asked for. */
+export const LS_MAX_DEPTH = 20;
 
 /** Binary detection: bytes sampled from the start of a file. */
 export const BINARY_SAMPLE_BYTES = 8 * 1024;
@@ -54,6 +60,13 @@ export const LINE_ID_MAX_BYTES = 64 * 1024 * 1024;
 
 /** Syntax validation: a parse taking longer than this is abandoned and the edit is not checked. */
 export const SYNTAX_PARSE_TIMEOUT_MS = 5_000;
+/** Syntax validation: parse trees kept for reuse (the version each file was last validated at), and the largest text kept. */
+export const PARSE_CACHE_ENTRIES = 8;
+export const PARSE_CACHE_MAX_CHARS = 8 * 1024 * 1024;
+/** Syntax validation by the language's own compiler (python3, V8): texts longer than this are left to tree-sitter. */
+export const NATIVE_CHECK_MAX_CHARS = 4 * 1024 * 1024;
+/** Syntax validation: python3 answering later than this is given up on (the check is then skipped). */
+export const PYTHON_CHECK_TIMEOUT_MS = 3_000;
 /** Syntax validation error text: problems shown, and lines of context above and below each. */
 export const SYNTAX_PROBLEMS_SHOWN = 3;
 export const SYNTAX_CONTEXT_LINES = 2;
@@ -104,6 +117,16 @@ export const SQLITE_WAL_SNAPSHOT_MAX_BYTES = 256 * 1024 * 1024;
 export const MCP_ROOTS_TIMEOUT_MS = 5_000;
 /** `rt mcp`: the largest JSON-RPC message accepted (one stdio line, one HTTP body); a larger one is answered with a JSON-RPC error. */
 export const MCP_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
+/** `rt mcp`: a tool result's text longer than this many characters is cut in the middle (tools cap their own output; this bounds any). */
+export const MCP_TEXT_MAX_CHARS = 128 * 1024;
+/** `rt mcp`: a structured result (grep matches, sql rows) keeps the items that fit in this many bytes of JSON. */
+export const MCP_STRUCTURED_MAX_BYTES = 128 * 1024;
+/** `rt mcp`: a result's _meta: each string cut at this many characters, each array at this many items, the whole kept under this many bytes. */
+export const MCP_META_STRING_MAX_CHARS = 1000;
+export const MCP_META_ARRAY_MAX = 50;
+export const MCP_META_MAX_BYTES = 8 * 1024;
+/** `rt mcp`: progress notifications of one call (bash output, a long grep) at most this often. */
+export const MCP_PROGRESS_EVERY_MS = 250;
 /** `rt mcp --http`: a client session with no request in progress for this long is closed (the client must initialize again). */
 export const MCP_HTTP_SESSION_IDLE_MS = 30 * 60_000;
 /** `rt mcp --http`: live client sessions at most; a new one closes the least recently used idle session, or is refused when none is idle. */
@@ -157,5 +180,14 @@ export const AGENT_COMPACT_MIN_GAIN_FRACTION = 0.05;
 
 /** Configuration: a `config.json` (the user's or a project's) or `trusted.json` larger than this is refused, not read. */
 export const CONFIG_FILE_MAX_BYTES = 1024 * 1024;
+/**
+ * Configuration: the longest provider timeout accepted (a day). A Node timer holds at most
+ * 2^31 - 1 ms (24.8 days) and runs a longer one after 1 ms, which made every request time out.
+ */
+export const PROVIDER_TIMEOUT_MAX_MS = 24 * 60 * 60 * 1000;
+/** Configuration: objects and arrays nested deeper than this are refused (a real file nests 4 or 5 levels; rt walks it recursively). */
+export const CONFIG_MAX_DEPTH = 32;
 /** Trust: the stderr line naming a project's ignored keys names at most this many (then "and N more"). */
 export const TRUST_NOTICE_MAX_KEYS = 12;
+/** Undo: rt keeps the newest this many edits of each file in its journal (repeated undos walk back through them). */
+export const JOURNAL_KEEP = 50;

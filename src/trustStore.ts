@@ -12,12 +12,13 @@
 // parsed content with sorted keys): when the file changes, its untrusted keys
 // are ignored again until the user trusts the folder again.
 //
-// The file is written whole, atomically (a temporary file created with
-// O_EXCL and mode 0600, fsync, rename), in a directory created with mode 0700.
+// This module reads it (configuration sits below the workspace layer);
+// workspace/trustRecords.ts writes it, whole and atomically (a temporary file
+// created with O_EXCL and mode 0600, fsync, rename), in a directory created
+// with mode 0700.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { confinedAt } from "./workspace/confinedFs.js";
 import { z } from "zod";
 import { CONFIG_FILE_MAX_BYTES } from "./limits.js";
 
@@ -88,33 +89,4 @@ export function readTrustStore(env: NodeJS.ProcessEnv = process.env): Record<str
 export function trustRecordFor(root: string, env: NodeJS.ProcessEnv = process.env): TrustRecord | undefined {
   const folders = readTrustStore(env);
   return Object.prototype.hasOwnProperty.call(folders, root) ? folders[root] : undefined;
-}
-
-function writeTrustStore(folders: Record<string, TrustRecord>, env: NodeJS.ProcessEnv): void {
-  const file = trustStorePath(env);
-  const sorted: Record<string, TrustRecord> = {};
-  for (const k of Object.keys(folders).sort()) sorted[k] = folders[k];
-  const text = `${JSON.stringify({ version: 1, folders: sorted }, null, 2)}\n`;
-  // Through the workspace's one writer: temp file (O_EXCL, never through a symlink), fsync, rename, directory fsync.
-  const dir = confinedAt(path.dirname(file));
-  dir.mkdirs([], 0o700);
-  dir.writeAtomic(path.basename(file), text, { mode: 0o600 });
-}
-
-/** Records trust of `root` (a real path) with the digest of its configuration now. Throws TrustStoreError when trusted.json is unreadable (it is then left as it is). */
-export function recordTrust(root: string, configSha256: string, env: NodeJS.ProcessEnv = process.env, now = new Date()): TrustRecord {
-  const folders = readTrustStore(env);
-  const record = { trusted_at: now.toISOString(), config_sha256: configSha256 };
-  folders[root] = record;
-  writeTrustStore(folders, env);
-  return record;
-}
-
-/** Removes `root`'s record. False when it was not trusted (nothing is written then). */
-export function revokeTrust(root: string, env: NodeJS.ProcessEnv = process.env): boolean {
-  const folders = readTrustStore(env);
-  if (!Object.prototype.hasOwnProperty.call(folders, root)) return false;
-  delete folders[root];
-  writeTrustStore(folders, env);
-  return true;
 }

@@ -25,6 +25,14 @@ export const MISTAKES = [
   "duplicated-target",
   "hallucinated",
   "misremembered-line",
+  // Issue 10: mistake models the matcher was not written against.
+  "escapes-old-only",
+  "typo-unchanged-line",
+  "blank-runs",
+  "other-valid-base",
+  "wrap-in-block",
+  "append-at-level",
+  "placeholder",
 ] as const;
 export type Mistake = (typeof MISTAKES)[number];
 
@@ -43,10 +51,17 @@ export const MISTAKE_NOTES: Record<Mistake, string> = {
   "duplicated-target": "old_string occurs several times (intent not recoverable: must be rejected)",
   "hallucinated": "old_string is not in the file: from another file, or invented lines (must be rejected)",
   "misremembered-line": "a one-character typo in a line (changed or not), or the first line quoted from its second word plus a stray blank (best effort: found by similarity only when old_string is long enough)",
+  "escapes-old-only": "old_string escaped twice (\\n, \\\", \\\\), new_string written correctly (only lines with quotes or backslashes)",
+  "typo-unchanged-line": "a one-character typo on a line the model leaves unchanged, while new_string carries that line correctly (3+ lines)",
+  "blank-runs": "a blank doubled inside a line, or a blank added inside brackets, in the model's copy (old and new alike)",
+  "other-valid-base": "the block copied one level shallower, at a level that is itself open there (old and new alike)",
+  "wrap-in-block": "Python/JS: one line wrapped in a new `if` written at column 0 (old_string the line's text, new_string the `if` and the line one level in)",
+  "append-at-level": "Python: a new top-level function written at column 0 right after the last line of an indented block (the file goes on at column 0, or ends)",
+  "placeholder": "new_string keeps the first lines and stands for the rest with `# ... existing code ...` / `// ... existing code ...` (must be rejected: it would delete them)",
 };
 
 /** Classes where the intent cannot be recovered from the call: the only right answer is an error. */
-export const UNRECOVERABLE: ReadonlySet<Mistake> = new Set<Mistake>(["duplicated-target", "hallucinated"]);
+export const UNRECOVERABLE: ReadonlySet<Mistake> = new Set<Mistake>(["duplicated-target", "hallucinated", "placeholder"]);
 /** Classes reported but not held to the 97% target. */
 export const BEST_EFFORT: ReadonlySet<Mistake> = new Set<Mistake>(["misremembered-line"]);
 
@@ -77,6 +92,8 @@ export interface EditCase {
   recoverable: boolean;
   /** True for fragments inside one line (the line-based methods then replace that whole line). */
   fragment: boolean;
+  /** For an insertion: the line-based methods insert modelLines after this line (1-based, in seenText) instead of replacing seenStart..seenEnd. */
+  insertAfter?: number;
 }
 
 // ---------------------------------------------------------------- helpers
@@ -163,7 +180,11 @@ function applyChange(lines: string[], ch: Change): string[] {
     let k = 0;
     out[ch.line] = out[ch.line].replace(IDENT, (m) => (k++ === ch.match ? `${m}_rt` : m));
   } else if (ch.kind === "insert") {
-    out.splice(ch.line + 1, 0, indentOf(out[ch.line]) + ch.payload);
+    // After a line that opens a block, the new line goes into the block (as deep as the line after it).
+    const opener = /[:{]\s*$/.test(out[ch.line]);
+    const next = out.slice(ch.line + 1).find((l) => !isBlank(l));
+    const indent = opener && next !== undefined && indentOf(next).length > indentOf(out[ch.line]).length ? indentOf(next) : indentOf(out[ch.line]);
+    out.splice(ch.line + 1, 0, indent + ch.payload);
   } else {
     out.splice(ch.line, 1);
   }
@@ -312,6 +333,12 @@ interface Built {
 function build(info: FileInfo, r: Region, ch: Change, modelCopy: string[], rng: Rng): Built {
   const region = info.lines.slice(r.start, r.start + r.k);
   const intendedLines = applyChange(region, ch);
+  // A line the model rewrites is written as the model wrote its end: trailing blanks the file had
+  // there are not carried onto it (issue 10), and none the model added are kept.
+  if (ch.kind === "modify") {
+    const trailing = /[ \t]*$/.exec(intendedLines[ch.line])![0];
+    if (trailing) intendedLines[ch.line] = intendedLines[ch.line].slice(0, intendedLines[ch.line].length - trailing.length);
+  }
   const modelNew = applyChange(modelCopy, ch);
   const before = info.lines.slice(0, r.start);
   const after = info.lines.slice(r.start + r.k);
@@ -359,6 +386,7 @@ function makeCase(mistake: Mistake, src: SourceFile, rng: Rng, serial: number): 
   };
   const same = (l: string[]): string[] => [...l];
 
+  if ((MISTAKES as readonly string[]).indexOf(mistake) >= MISTAKES.indexOf("escapes-old-only")) return issue10Case(mistake, info0, src, rng, serial, base, lineCase);
   switch (mistake) {
     case "none": {
       if (rng.chance(0.25)) return fragmentCase(info0, rng, base, serial, (s) => s);
@@ -478,6 +506,213 @@ function makeCase(mistake: Mistake, src: SourceFile, rng: Rng, serial: number): 
       return lineCase(info0, b, toCall(b));
     }
   }
+  return null;
+}
+
+/** Python: which lines start inside a triple-quoted string (a docstring's text is not code). */
+function insideTripleString(info: FileInfo): boolean[] {
+  const out: boolean[] = [];
+  let open: string | null = null;
+  for (const line of info.lines) {
+    out.push(open !== null);
+    for (const m of line.matchAll(/\\.|"""|\'\'\'|#/g)) {
+      if (m[0].startsWith("\\")) continue;
+      if (m[0] === "#") {
+        if (open === null) break;
+        continue;
+      }
+      if (open === null) open = m[0];
+      else if (open === m[0]) open = null;
+    }
+  }
+  return out;
+}
+
+/** The indentation unit of a file (for a new block's body). */
+function unitOf(info: FileInfo): string {
+  const tabs = info.lines.filter((l) => l.startsWith("\t")).length > info.lines.filter((l) => /^ {2}/.test(l)).length;
+  return tabs ? "\t" : " ".repeat(spaceUnit(info.lines));
+}
+
+/** Issue 10's mistake models (see MISTAKE_NOTES). */
+function issue10Case(mistake: Mistake, info: FileInfo, src: SourceFile, rng: Rng, serial: number, base: Base, lineCase: (info: FileInfo, b: Built, call: { oldString: string; newString: string }, extra?: Partial<EditCase>) => EditCase): EditCase | null {
+  const py = src.lang === "py";
+  switch (mistake) {
+    case "escapes-old-only": {
+      const r = pickRegion(info, rng, 1, 6, (l) => l.some((x) => /["\\]/.test(x)));
+      if (!r) return null;
+      const region = info.lines.slice(r.start, r.start + r.k);
+      const ch = pickChange(region, rng, src.lang, serial);
+      if (!ch) return null;
+      const b = build(info, r, ch, region, rng);
+      const call = toCall(b);
+      return lineCase(info, b, { oldString: jsonEscape(call.oldString), newString: call.newString });
+    }
+    case "typo-unchanged-line": {
+      const r = pickRegion(info, rng, 4, 10, () => true);
+      if (!r) return null;
+      const region = info.lines.slice(r.start, r.start + r.k);
+      const ch = pickChange(region, rng, src.lang, serial);
+      if (!ch) return null;
+      const lines = region.map((l, i) => i).filter((i) => !isBlank(region[i]) && i !== ch.line && !(ch.kind === "insert" && i === ch.line));
+      if (lines.length === 0) return null;
+      const i = rng.pick(lines);
+      const t = typo(region[i], rng);
+      if (!t) return null;
+      const copy = [...region];
+      copy[i] = t;
+      // old_string has the typo; new_string is the true lines with the change.
+      const b = build(info, r, ch, region, rng);
+      const call = toCall(b);
+      const old = [...copy].join("\n") + (b.finalNewline ? "\n" : "");
+      return lineCase(info, b, { oldString: old, newString: call.newString });
+    }
+    case "blank-runs": {
+      const r = pickRegion(info, rng, 1, 6, (l) => l.some((x) => / \S/.test(x.trim()) || /[(\[]/.test(x)));
+      if (!r) return null;
+      const region = info.lines.slice(r.start, r.start + r.k);
+      const copy = [...region];
+      const cands = copy.map((l, i) => i).filter((i) => / \S/.test(copy[i].trim()) || /[(\[][^)\]]/.test(copy[i]));
+      if (cands.length === 0) return null;
+      const i = rng.pick(cands);
+      const ind = indentOf(copy[i]);
+      const body = copy[i].slice(ind.length);
+      const spaces = [...body.matchAll(/ (?=\S)/g)].map((m) => m.index!);
+      const opens = [...body.matchAll(/[(\[](?=[^)\] ])/g)].map((m) => m.index! + 1);
+      if (spaces.length && (rng.chance(0.5) || !opens.length)) {
+        const at = rng.pick(spaces);
+        copy[i] = ind + body.slice(0, at) + " " + body.slice(at);
+      } else if (opens.length) {
+        const at = rng.pick(opens);
+        copy[i] = ind + body.slice(0, at) + " " + body.slice(at);
+      } else return null;
+      const ch = pickChange(region, rng, src.lang, serial);
+      if (!ch) return null;
+      const b = build(info, r, ch, copy, rng);
+      // A line the model changes is written as it wrote it, its spacing included (issue 10: lines
+      // the caller changed take new_string's text); only the lines it left alone keep the file's.
+      if (ch.kind === "modify" && ch.line === i) {
+        b.intendedLines[ch.line] = b.modelNew[ch.line];
+        b.intended = [...info.lines.slice(0, r.start), ...b.intendedLines, ...info.lines.slice(r.start + r.k)].join("\n");
+      }
+      return lineCase(info, b, toCall(b));
+    }
+    case "other-valid-base": {
+      const unit = unitOf(info);
+      if (unit === "\t") return null;
+      // A block one level in from its enclosing line, copied at the enclosing line's level (open there too).
+      const r = pickRegion(info, rng, 2, 6, (l) => {
+        const ind = l.filter((x) => !isBlank(x)).map((x) => indentOf(x).length);
+        return ind.length > 0 && Math.min(...ind) >= unit.length * 2;
+      });
+      if (!r) return null;
+      const region = info.lines.slice(r.start, r.start + r.k);
+      const copy = region.map((l) => (isBlank(l) ? l : l.slice(unit.length)));
+      const ch = pickChange(region, rng, src.lang, serial);
+      if (!ch) return null;
+      const b = build(info, r, ch, copy, rng);
+      return lineCase(info, b, toCall(b));
+    }
+    case "wrap-in-block": {
+      const unit = unitOf(info);
+      const inString = py ? insideTripleString(info) : [];
+      for (let attempt = 0; attempt < 40; attempt++) {
+        const li = rng.int(info.n);
+        const line = info.lines[li];
+        if (inString[li] || /^\s*(\*|\/\*|\/\/)/.test(line)) continue;
+        const ind = indentOf(line);
+        const text = line.slice(ind.length).trimEnd();
+        if (ind.length === 0 || isBlank(line) || text.length < 8) continue;
+        // A simple statement: not opening or closing a block, not continued.
+        if (py ? /[:\\,(\[{]$|^(elif|else|except|finally|@|#|return\b|yield\b|raise\b|break\b|continue\b|pass\b)|^["']/.test(text) : !/;$/.test(text) || /^(\}|\/\/|\*|case |default:|return\b|break\b|continue\b)/.test(text)) continue;
+        if (count(info.text, text) !== 1) continue;
+        const prev = info.lines.slice(0, li).reverse().find((l) => !isBlank(l)) ?? "";
+        if (py && /[\\(,[{]$/.test(prev.trimEnd())) continue;
+        if (!py && /[(,[=]$/.test(prev.trimEnd())) continue;
+        const head = py ? `if rt_flag_${serial}:` : `if (rtFlag${serial}) {`;
+        // The model indents the new block's body as the file does.
+        const model = py ? [head, `${unit}${text}`] : [head, `${unit}${text}`, "}"];
+        const intendedLines = py ? [ind + head, ind + unit + text] : [ind + head, ind + unit + text, ind + "}"];
+        const lines = [...info.lines];
+        lines.splice(li, 1, ...intendedLines);
+        return {
+          ...base,
+          text: info.text,
+          intended: lines.join("\n"),
+          seenText: info.text,
+          seenStart: li + 1,
+          seenEnd: li + 1,
+          targetStart: li + 1,
+          targetEnd: li + 1,
+          intendedLines,
+          modelLines: model,
+          edit: { oldString: text, newString: model.join("\n") },
+          fragment: true,
+        };
+      }
+      return null;
+    }
+    case "append-at-level": {
+      if (!py) return null;
+      const inString = insideTripleString(info);
+      for (let attempt = 0; attempt < 60; attempt++) {
+        const li = rng.int(info.n);
+        const line = info.lines[li];
+        if (inString[li] || (li + 1 < info.lines.length && inString[li + 1])) continue;
+        const text = line.trim();
+        if (isBlank(line) || indentOf(line).length === 0 || text.length < 6 || /[:\\,(\[{]$/.test(text) || /^["'#@]/.test(text)) continue;
+        const next = info.lines.slice(li + 1, info.n).find((l) => !isBlank(l));
+        if (next !== undefined && (indentOf(next).length !== 0 || /^(else|elif|except|finally)\b/.test(next.trim()) || /^[)\]}]/.test(next.trim()))) continue;
+        if (count(info.text, text) !== 1) continue;
+        // Not inside a bracket or string that continues past this line: the next line starts a statement.
+        const fn = [`def rt_helper_${serial}():`, `    return ${serial}`];
+        const intendedLines = [line, "", ...fn];
+        const lines = [...info.lines];
+        lines.splice(li, 1, ...intendedLines);
+        return {
+          ...base,
+          text: info.text,
+          intended: lines.join("\n"),
+          seenText: info.text,
+          seenStart: li + 1,
+          seenEnd: li + 1,
+          targetStart: li + 1,
+          targetEnd: li + 1,
+          intendedLines,
+          modelLines: ["", ...fn],
+          insertAfter: li + 1,
+          edit: { oldString: text, newString: [text, "", ...fn].join("\n") },
+          fragment: true,
+        };
+      }
+      return null;
+    }
+    case "placeholder": {
+      const r = pickRegion(info, rng, 4, 10, (l) => l.filter((x) => !isBlank(x)).length >= 4);
+      if (!r) return null;
+      const region = info.lines.slice(r.start, r.start + r.k);
+      const keep = 1 + rng.int(Math.max(1, region.length - 3));
+      const ind = indentOf(region.slice(keep).find((l) => !isBlank(l)) ?? "");
+      const marker = ind + (py ? "# ... existing code ..." : "// ... existing code ...");
+      const changed = applyChange(region.slice(0, keep), { kind: "insert", line: 0, payload: payloadFor(src.lang, serial) });
+      const neu = [...changed, marker];
+      return {
+        ...base,
+        text: info.text,
+        intended: info.text,
+        seenText: info.text,
+        seenStart: r.start + 1,
+        seenEnd: r.start + r.k,
+        targetStart: r.start + 1,
+        targetEnd: r.start + r.k,
+        intendedLines: region,
+        modelLines: neu,
+        edit: { oldString: region.join("\n"), newString: neu.join("\n") },
+        fragment: false,
+      };
+    }
+  }
+  return null;
 }
 
 type Base = Pick<EditCase, "id" | "file" | "lang" | "mistake" | "recoverable">;

@@ -1,57 +1,74 @@
 // The editing methods under test. A method takes a case (the file as it is
 // now, what the model saw, and the call the model makes) and returns the new
-// file text or an error. Add the line-based methods here: `edit_lines` by
-// number (seenStart/seenEnd + modelLines), by ID and by `N:ID` (IDs assigned
-// on seenText, then the file moves on to text), and register them in METHODS.
-import { applyReplacements, planEdit } from "../../src/edit/match.ts";
-import { parseFile, serialize, withLines } from "../../src/edit/fileModel.ts";
-import { resolveRef, staleNumber, type LineRef } from "../../src/edit/lineRefs.ts";
-import { applyLineChanges } from "../../src/edit/lineEdits.ts";
-import { hashLine, reconcileIds } from "../../src/workspace/lineIds.ts";
-import { splitLines } from "../../src/workspace/workspace.ts";
+// file text or an error. Each runs rt's real tool in process (the registry,
+// the policy, the edit pipeline with its syntax and structure checks) on a
+// real file in a scratch directory: what a model calling rt would get.
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { createWorkspace } from "../../src/workspace/workspace.ts";
+import { callTool } from "../../src/tools/policy.ts";
 import type { EditCase, Mistake } from "./cases.ts";
 
 export type MethodResult = { ok: true; text: string; detail?: string } | { ok: false; error: string; detail?: string };
-export type Method = (c: EditCase) => MethodResult;
+export type Method = (c: EditCase) => Promise<MethodResult>;
 
-/** `edit` {old_string, new_string, replace_all?}: the layered matcher of src/edit/match.ts. */
-export const editMethod: Method = (c) => {
-  const r = planEdit(c.text, c.edit.oldString, c.edit.newString, { replaceAll: c.edit.replaceAll });
-  if (!r.ok) return { ok: false, error: r.message, detail: r.reason };
-  return { ok: true, text: applyReplacements(c.text, r.replacements), detail: r.tier };
+const ROOT = fs.mkdtempSync(path.join(os.tmpdir(), "rt-edit-bench-"));
+let serial = 0;
+
+/** A scratch directory holding the case's file (its real name, so the language is detected as for the original). */
+function scratch(c: EditCase, content: string): { dir: string; rel: string } {
+  const dir = path.join(ROOT, String(serial++));
+  fs.mkdirSync(dir);
+  const rel = path.basename(c.file);
+  fs.writeFileSync(path.join(dir, rel), content);
+  return { dir, rel };
+}
+
+type Result = { success: boolean; error?: string; reason?: string; tier?: string; relocated?: unknown; line_ids?: string[] };
+
+async function finish(dir: string, rel: string, r: Result, detail: string): Promise<MethodResult> {
+  const text = fs.readFileSync(path.join(dir, rel), "utf8");
+  fs.rmSync(dir, { recursive: true, force: true });
+  if (!r.success) return { ok: false, error: r.error ?? "", detail: r.reason ?? "error" };
+  return { ok: true, text, detail };
+}
+
+/** `edit` {old_string, new_string, replace_all?}. */
+export const editMethod: Method = async (c) => {
+  const { dir, rel } = scratch(c, c.text);
+  const ws = createWorkspace({ root: dir, env: {}, state: false });
+  const r = (await callTool(ws, "edit", { path: rel, old_string: c.edit.oldString, new_string: c.edit.newString, ...(c.edit.replaceAll ? { replace_all: true } : {}) })) as Result;
+  return finish(dir, rel, r, r.tier ?? "");
 };
 
 type LineAddressing = "number" | "id" | "n-id";
 
 /**
- * `edit_lines` replacing the target lines with the model's lines, addressed the
- * way the model saw them: by number, by line ID, or both (N:ID). It runs rt's
- * real engine: IDs are assigned on the text the model read and reconciled with
- * the text as it is now (the same diff alignment rt does after any change),
- * references resolve as in edit_lines (plain numbers are checked against what
- * the model was shown, as rt does after read/open), the content is re-indented
- * to its place, and the file model keeps line endings.
+ * `edit_lines` replacing the target lines (or inserting after a line) with the
+ * model's lines, addressed the way the model saw them: the file is read as the
+ * model read it (seenText, with line IDs), then moves on to the case's text
+ * (another program's edit, for stale-line-numbers), then the call is made by
+ * number, by line ID, or both.
  */
 function lineMethod(addressing: LineAddressing): Method {
-  return (c) => {
-    const model = parseFile(Buffer.from(c.text, "utf8"));
-    const seen = splitLines(c.seenText);
-    const seenIds = reconcileIds([], [], seen.map(hashLine), 0);
-    const now = reconcileIds(seen.map(hashLine), seenIds.ids, model.lines.map(hashLine), seenIds.next);
-    const ref = (n: number): LineRef => (addressing === "number" ? n : addressing === "id" ? seenIds.ids[n - 1] : `${n}:${seenIds.ids[n - 1]}`);
-    const from = resolveRef(ref(c.seenStart), model.lines, now.ids);
-    if ("error" in from) return { ok: false, error: from.error, detail: "ref" };
-    const to = resolveRef(ref(c.seenEnd), model.lines, now.ids);
-    if ("error" in to) return { ok: false, error: to.error, detail: "ref" };
-    if (addressing === "number") {
-      // rt showed the model the whole file it read (seenText): numbers must still name those lines.
-      const stale = staleNumber(from.line, seenIds.ids, now.ids, c.file) ?? staleNumber(to.line, seenIds.ids, now.ids, c.file);
-      if (stale) return { ok: false, error: stale, detail: "stale" };
-    }
-    const applied = applyLineChanges(model.lines, [{ start: from.line, end: to.line, content: c.modelLines }]);
-    if ("error" in applied) return { ok: false, error: applied.error, detail: "apply" };
-    const relocated = from.relocatedFrom !== undefined ? "relocated" : "in place";
-    return { ok: true, text: serialize(withLines(model, applied.lines)).toString("utf8"), detail: relocated };
+  return async (c) => {
+    const { dir, rel } = scratch(c, c.seenText);
+    const ws = createWorkspace({ root: dir, env: {}, state: false });
+    // The model reads the file (rt records what it showed, and the lines' IDs); output past
+    // read's 50 KB cap would come from further reads, so the IDs are taken for the whole file.
+    await callTool(ws, "read", { path: rel, ids: true });
+    const ids = ws.linesWithIds(ws.resolveTextFile(rel), { viewed: true }).ids;
+    if (c.seenText !== c.text) fs.writeFileSync(path.join(dir, rel), c.text);
+    const ref = (n: number): number | string => (addressing === "number" ? n : addressing === "id" ? ids[n - 1] : `${n}:${ids[n - 1]}`);
+    // A last empty line must survive splitting (new_content "a\n" is one line).
+    const content = c.modelLines.join("\n") + (c.modelLines.length > 0 && c.modelLines[c.modelLines.length - 1] === "" ? "\n" : "");
+    const args =
+      c.insertAfter !== undefined
+        ? { path: rel, command: "insert", insert_line: ref(c.insertAfter), new_content: content }
+        : { path: rel, command: "replace", start_line: ref(c.seenStart), end_line: ref(c.seenEnd), new_content: content };
+    const r = (await callTool(ws, "edit_lines", args)) as Result;
+    return finish(dir, rel, r, r.relocated ? "relocated" : "in place");
   };
 }
 
@@ -66,11 +83,22 @@ export const METHODS: Record<string, Method> = {
 /**
  * Mistakes in quoting the old text (curly quotes, doubled escapes, trailing or
  * irregular whitespace in the copy, a duplicated or hallucinated or
- * misremembered old_string) only exist for methods that quote old text. A
- * line-addressed edit names its lines and writes the content it is given: that
- * content is the instruction, so those classes do not apply to it.
+ * misremembered old_string, a placeholder standing for old lines) only exist
+ * for methods that quote old text. A line-addressed edit names its lines and
+ * writes the content it is given: that content is the instruction, so those
+ * classes do not apply to it.
  */
-const LINE_METHOD_CLASSES: ReadonlySet<Mistake> = new Set<Mistake>(["none", "indent-shift", "tabs-vs-spaces", "crlf-file", "crlf-model", "stale-line-numbers"]);
+const LINE_METHOD_CLASSES: ReadonlySet<Mistake> = new Set<Mistake>([
+  "none",
+  "indent-shift",
+  "tabs-vs-spaces",
+  "crlf-file",
+  "crlf-model",
+  "stale-line-numbers",
+  "other-valid-base",
+  "wrap-in-block",
+  "append-at-level",
+]);
 
 /** Whether a case is meaningful for a method at all (others are left out of its report). */
 export function appliesTo(method: string, c: EditCase): boolean {
@@ -86,4 +114,9 @@ export function recoverableBy(method: string, c: EditCase): boolean {
   if (!c.recoverable) return false;
   if (method === "edit_lines:number" && c.mistake === "stale-line-numbers") return false;
   return true;
+}
+
+/** Removes the scratch directories. */
+export function cleanup(): void {
+  fs.rmSync(ROOT, { recursive: true, force: true });
 }

@@ -48,20 +48,47 @@ function environment(ctx: PromptContext): string {
   return lines.join("\n");
 }
 
+/** UTF-8 takes at most 4 bytes a character: this many bytes hold PROJECT_INSTRUCTIONS_MAX_CHARS characters, and one more tells that the file is longer. */
+const PROJECT_INSTRUCTIONS_MAX_BYTES = 4 * PROJECT_INSTRUCTIONS_MAX_CHARS + 1;
+
+/** The first `max` bytes of a regular file (a FIFO or device is refused without blocking), and whether it holds more. */
+function readHead(file: string, max: number): { bytes: Buffer; more: boolean } | undefined {
+  const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile()) return undefined;
+    const buf = Buffer.alloc(Math.min(max, st.size));
+    let got = 0;
+    while (got < buf.length) {
+      const n = fs.readSync(fd, buf, got, buf.length - got, got);
+      if (n === 0) break;
+      got += n;
+    }
+    return { bytes: buf.subarray(0, got), more: st.size > got };
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
 /** The project's AGENTS.md (or CLAUDE.md), if present. */
 export function projectInstructions(root: string): { file: string; text: string } | undefined {
   for (const name of PROJECT_INSTRUCTION_FILES) {
     let text: string;
+    let more: boolean;
     try {
       // As for every path rt reads: a symlink leading out of the root (a cloned repository's
-      // AGENTS.md -> ~/.ssh/id_rsa) is not followed, and only a regular file is read.
+      // AGENTS.md -> ~/.ssh/id_rsa) is not followed, and only a regular file is read, only as
+      // far as the prompt uses it (a repository's AGENTS.md may be gigabytes; it is read on every request).
       const file = resolveInside(root, name);
-      if (!file.exists || !fs.statSync(file.abs).isFile()) continue;
-      text = fs.readFileSync(file.abs, "utf8");
+      if (!file.exists) continue;
+      const head = readHead(file.abs, PROJECT_INSTRUCTIONS_MAX_BYTES);
+      if (!head) continue;
+      text = head.bytes.toString("utf8");
+      more = head.more;
     } catch {
       continue;
     }
-    if (text.length > PROJECT_INSTRUCTIONS_MAX_CHARS) text = `${text.slice(0, PROJECT_INSTRUCTIONS_MAX_CHARS)}\n[... cut: the file is longer]`;
+    if (text.length > PROJECT_INSTRUCTIONS_MAX_CHARS || more) text = `${text.slice(0, PROJECT_INSTRUCTIONS_MAX_CHARS)}\n[... cut: the file is longer]`;
     return { file: name, text: text.trim() };
   }
   return undefined;

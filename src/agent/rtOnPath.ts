@@ -27,10 +27,7 @@ import { ConfinedFs, confinedAt } from "../workspace/confinedFs.js";
 import { hash64 } from "../workspace/fingerprint.js";
 import { isWithin } from "../workspace/paths.js";
 import { safeCommandPath } from "../workspace/commandPath.js";
-
-function shellQuote(s: string): string {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
-}
+import { shellQuote } from "../text.js";
 
 /** The user's cache directory: $XDG_CACHE_HOME (when absolute), else ~/.cache. */
 export function userCacheDir(env: NodeJS.ProcessEnv): string {

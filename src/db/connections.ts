@@ -8,7 +8,7 @@ import path from "node:path";
 import os from "node:os";
 import { ConfigError, loadConfigDetailed, type DatabaseConfig } from "../config.js";
 import { formatKeyList, shellQuotePath } from "../configTrust.js";
-import { ToolError } from "../tools/types.js";
+import { ToolError } from "../errors.js";
 import { SQL_STATEMENT_TIMEOUT_MS } from "../limits.js";
 import type { Dialect } from "./sqlText.js";
 

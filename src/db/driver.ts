@@ -113,20 +113,6 @@ export function formatDuration(ms: number): string {
   return `${Number.isInteger(s) ? s : s.toFixed(1)} s`;
 }
 
-/** Loads the driver for a connection (dynamic import: only the engine in use is loaded). */
-export async function openDriver(spec: ConnectionSpec): Promise<Driver> {
-  switch (spec.engine) {
-    case "sqlite":
-      return (await import("./sqlite.js")).sqliteDriver(spec);
-    case "postgres":
-      return (await import("./postgres.js")).postgresDriver(spec);
-    case "oracle":
-      return (await import("./oracle.js")).oracleDriver(spec);
-    case "vertica":
-      return (await import("./vertica.js")).verticaDriver(spec);
-  }
-}
-
 /** Imports a client library, or explains how to install it. */
 export async function importClient<T>(name: string, load: () => Promise<T>): Promise<T> {
   try {

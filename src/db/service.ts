@@ -1,37 +1,46 @@
 // What sql_query, sql_tables and sql_describe do, shared: choose the
-// connection, check the statement, load the engine's driver, run, format.
+// connection, check the statement, load the engine's driver, run. Returns data
+// (or throws DbError / ToolError); the SQL tools turn it into results
+// (tools/shared/sqlResults.ts).
 import type { Workspace } from "../workspace/workspace.js";
-import { fail, ok, type ToolResult } from "../tools/types.js";
 import { SQL_DEFAULT_ROWS, SQL_MAX_ROWS, SQL_TABLES_MAX_ROWS } from "../limits.js";
-import { resolveConnection, describeTarget, type ConnectionSpec } from "./connections.js";
-import { checkSql } from "./sqlText.js";
-import { DbError, openDriver, type Driver, type QueryResult } from "./driver.js";
-import { asciiTable } from "./format.js";
+import { resolveConnection, type ConnectionSpec } from "./connections.js";
+import { checkSql } from "./checkSql.js";
+import { DbError, type Driver, type QueryResult } from "./driver.js";
+import { openDriver } from "./openDriver.js";
 
 type WorkspaceLike = Pick<Workspace, "root" | "env">;
 
-function meta(spec: ConnectionSpec): Record<string, unknown> {
-  return { connection: spec.name, engine: spec.engine };
-}
-
-function dbFailure(e: unknown, spec: ConnectionSpec): ToolResult {
-  if (e instanceof DbError) {
-    return fail(e.message, { ...meta(spec), kind: e.kind, ...(e.kind === "refused" ? { refused_by: spec.engine } : {}), ...(e.code ? { code: e.code } : {}) });
+/** A statement rt's own check refused, before any connection was made. */
+export class SqlRefusal extends DbError {
+  constructor(readonly reason: string, readonly spec: ConnectionSpec) {
+    super(`refused: ${reason}`, "refused");
+    this.name = "SqlRefusal";
   }
-  throw e;
 }
 
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
+/** What a database call gave back, with the connection it went to. */
+export interface DbAnswer {
+  spec: ConnectionSpec;
+  result: QueryResult;
 }
 
-function render(res: QueryResult, limit: number, what = "row"): string {
-  if (res.columns.length === 0) return "(the statement returned no result set)";
-  const table = asciiTable(res.columns, res.rows);
-  const note = res.more
-    ? `${plural(res.rows.length, what)} shown; more exist (limit ${limit}). Pass a higher limit (at most ${SQL_MAX_ROWS}) or narrow the query (WHERE, LIMIT, aggregates).`
-    : `(${plural(res.rows.length, what)})`;
-  return `${table}\n${note}`;
+/** A failure of the database or its driver, with the connection it happened on. */
+export class DbCallError extends Error {
+  constructor(readonly cause: DbError, readonly spec: ConnectionSpec) {
+    super(cause.message);
+    this.name = "DbCallError";
+  }
+}
+
+/** Runs `fn` with the connection's driver; a DbError comes back as DbCallError naming the connection. */
+async function withDriver<T>(spec: ConnectionSpec, fn: (driver: Driver) => Promise<T>): Promise<T> {
+  try {
+    return await fn(await openDriver(spec));
+  } catch (e) {
+    if (e instanceof DbError) throw new DbCallError(e, spec);
+    throw e;
+  }
 }
 
 /** A LIKE pattern from what a user typed: * and ? are accepted as % and _; without % it matches names containing it. */
@@ -41,48 +50,28 @@ export function likePattern(p: string | undefined): string | undefined {
   return s.includes("%") ? s : `%${s}%`;
 }
 
-export async function sqlQuery(ws: WorkspaceLike, args: { connection?: string; sql: string; limit?: number }, signal?: AbortSignal): Promise<ToolResult> {
+/** Runs one read-only query: throws SqlRefusal when rt's check refuses it, DbCallError when the database fails. */
+export async function runQuery(ws: WorkspaceLike, args: { connection?: string; sql: string; limit?: number }, signal?: AbortSignal): Promise<DbAnswer & { limit: number; elapsedMs: number }> {
   const spec = resolveConnection(ws, args.connection);
   const check = await checkSql(args.sql, spec.engine);
-  if (!check.ok) return fail(`refused: ${check.reason}`, { ...meta(spec), kind: "refused", refused_by: "rt" });
+  if (!check.ok) throw new SqlRefusal(check.reason, spec);
   const limit = args.limit ?? SQL_DEFAULT_ROWS;
   const started = Date.now();
-  let res: QueryResult;
-  try {
-    const driver = await openDriver(spec);
-    // Oracle's driver takes the statement without its terminating semicolon; the others get the text as sent,
-    // so that the engine itself refuses anything rt's reading might have missed.
-    const sql = spec.engine === "oracle" ? check.statement : args.sql;
-    res = await driver.run({ sql, limit, timeoutMs: spec.timeoutMs, signal });
-  } catch (e) {
-    return dbFailure(e, spec);
-  }
-  return ok(render(res, limit), {
-    ...meta(spec),
-    columns: res.columns,
-    rows: res.rows,
-    row_count: res.rows.length,
-    more: res.more,
-    limit,
-    elapsed_ms: Date.now() - started,
-  });
+  // Oracle's driver takes the statement without its terminating semicolon; the others get the text as sent,
+  // so that the engine itself refuses anything rt's reading might have missed.
+  const sql = spec.engine === "oracle" ? check.statement : args.sql;
+  const result = await withDriver(spec, (driver) => driver.run({ sql, limit, timeoutMs: spec.timeoutMs, signal }));
+  return { spec, result, limit, elapsedMs: Date.now() - started };
 }
 
-export async function sqlTables(ws: WorkspaceLike, args: { connection?: string; pattern?: string }, signal?: AbortSignal): Promise<ToolResult> {
+/** The tables and views (optionally matching a pattern); throws DbCallError when the database fails. */
+export async function listTables(ws: WorkspaceLike, args: { connection?: string; pattern?: string }, signal?: AbortSignal): Promise<DbAnswer> {
   const spec = resolveConnection(ws, args.connection);
-  let res: QueryResult;
-  try {
-    const driver = await openDriver(spec);
+  const result = await withDriver(spec, (driver) => {
     const q = driver.tablesQuery(likePattern(args.pattern));
-    res = await driver.run({ sql: q.sql, params: q.params, limit: SQL_TABLES_MAX_ROWS, timeoutMs: spec.timeoutMs, signal });
-  } catch (e) {
-    return dbFailure(e, spec);
-  }
-  if (res.rows.length === 0) {
-    const where = `${spec.name} (${spec.engine}, ${describeTarget(spec)})`;
-    return ok(args.pattern ? `no table or view matches "${args.pattern}" on ${where}` : `no tables or views on ${where}`, { ...meta(spec), tables: [], more: false });
-  }
-  return ok(render(res, SQL_TABLES_MAX_ROWS, "table"), { ...meta(spec), columns: res.columns, tables: res.rows, more: res.more });
+    return driver.run({ sql: q.sql, params: q.params, limit: SQL_TABLES_MAX_ROWS, timeoutMs: spec.timeoutMs, signal });
+  });
+  return { spec, result };
 }
 
 function editDistance(a: string, b: string): number {
@@ -124,26 +113,18 @@ async function suggestions(driver: Driver, spec: ConnectionSpec, table: string, 
   }
 }
 
-export async function sqlDescribe(ws: WorkspaceLike, args: { connection?: string; table: string }, signal?: AbortSignal): Promise<ToolResult> {
+/** A table's columns; `unreadableName` when the name cannot be read, `similar` (maybe empty) when no such table exists. */
+export async function describeTable(
+  ws: WorkspaceLike,
+  args: { connection?: string; table: string },
+  signal?: AbortSignal,
+): Promise<DbAnswer | { spec: ConnectionSpec; unreadableName: true } | { spec: ConnectionSpec; similar: string[] }> {
   const spec = resolveConnection(ws, args.connection);
-  let res: QueryResult;
-  let driver: Driver;
-  try {
-    driver = await openDriver(spec);
+  return withDriver(spec, async (driver) => {
     const q = driver.describeQuery(args.table);
-    if (!q) {
-      return fail(`cannot read the table name "${args.table}": give NAME or SCHEMA.NAME, with double quotes around names that need them`, meta(spec));
-    }
-    res = await driver.run({ sql: q.sql, params: q.params, limit: SQL_MAX_ROWS, timeoutMs: spec.timeoutMs, signal });
-  } catch (e) {
-    return dbFailure(e, spec);
-  }
-  if (res.rows.length === 0) {
-    const near = await suggestions(driver, spec, args.table, signal);
-    return fail(
-      `table or view "${args.table}" not found on connection ${spec.name} (${spec.engine})${near.length ? `; similar names: ${near.join(", ")}` : ""}. sql_tables lists them`,
-      meta(spec),
-    );
-  }
-  return ok(`${args.table}\n${render(res, SQL_MAX_ROWS, "column")}`, { ...meta(spec), table: args.table, columns: res.columns, rows: res.rows });
+    if (!q) return { spec, unreadableName: true as const };
+    const result = await driver.run({ sql: q.sql, params: q.params, limit: SQL_MAX_ROWS, timeoutMs: spec.timeoutMs, signal });
+    if (result.rows.length === 0) return { spec, similar: await suggestions(driver, spec, args.table, signal) };
+    return { spec, result };
+  });
 }

@@ -367,15 +367,6 @@ export function deniedFunctionRefusal(shown: string, reason: string): SqlCheck {
 }
 
 /**
- * Decides whether `sql` is exactly one plain query in `dialect`, without running it. PostgreSQL
- * statements are read by PostgreSQL's own parser, loaded on first use; the other dialects by the lexer here.
- */
-export async function checkSql(sql: string, dialect: Dialect): Promise<SqlCheck> {
-  if (dialect === "postgres") return (await import("./pgCheck.js")).checkPostgresSql(sql);
-  return checkReadOnlySql(sql, dialect);
-}
-
-/**
  * Decides whether `sql` is exactly one plain query in `dialect` (SQLite, Oracle, Vertica), reading it
  * with the lexer above, without running it. Refusals say which construct was refused and why.
  */

@@ -27,6 +27,32 @@ async function loadVertica(): Promise<VerticaModuleLike> {
   });
 }
 
+/**
+ * vertica-nodejs fills a missing password and OAuth token from V_PASSWORD and
+ * V_OAUTH_ACCESS_TOKEN on its own, for whatever host the connection names, and
+ * sends them when that server asks. A project's connection (even in a trusted
+ * folder) must not get the user's secrets that way (as PGPASSWORD:
+ * connections.ts guardEnvironmentPassword): the client is built with them out
+ * of sight. It reads them in its constructor only, which runs synchronously.
+ */
+const DRIVER_SECRET_ENV = ["V_PASSWORD", "V_OAUTH_ACCESS_TOKEN"];
+
+function withoutDriverSecrets<T>(make: () => T): T {
+  const saved = new Map<string, string>();
+  for (const n of DRIVER_SECRET_ENV) {
+    const v = process.env[n];
+    if (v !== undefined) {
+      saved.set(n, v);
+      delete process.env[n];
+    }
+  }
+  try {
+    return make();
+  } finally {
+    for (const [n, v] of saved) process.env[n] = v;
+  }
+}
+
 /** The statements rt sends before the caller's statement; exported for tests. */
 export function verticaPrologue(timeoutMs: number): string[] {
   return [
@@ -56,14 +82,15 @@ function mapError(e: unknown, timeoutMs: number, phase: "connect" | "run"): DbEr
 
 export async function runVertica(spec: VerticaSpec, req: QueryRequest, load: () => Promise<VerticaModuleLike> = loadVertica): Promise<QueryResult> {
   const { Client, Query } = await load();
-  const client = new Client({
+  const config = {
     host: spec.host,
     port: spec.port,
     database: spec.database,
     user: spec.user,
     password: spec.password,
     connectionTimeoutMillis: SQL_CONNECT_TIMEOUT_MS,
-  });
+  };
+  const client = spec.fromProject ? withoutDriverSecrets(() => new Client(config)) : new Client(config);
   client.on("error", () => undefined);
   const guard = connectionGuard(() => client.connection?.stream?.destroy(), req.timeoutMs + 2000, req.signal);
   try {

@@ -20,6 +20,7 @@
 // for old_string. A block deliberately wrapped (a new `if` at the old level,
 // the old lines one level deeper) keeps its base, so it is left alone.
 import { reindent, relateIndentation } from "./indentShift.js";
+import { levenshtein } from "./similarity.js";
 
 export interface IndentStyle {
   tabs: boolean;
@@ -131,9 +132,89 @@ function contentTabWidth(content: string[], ctx: IndentContext, unit: number): n
   return best;
 }
 
-/** Returns `content` re-indented for its place in the file. */
+/** One way to place content: its lines, and why, in words for the caller. */
+export interface IndentCandidate {
+  lines: string[];
+  why: string;
+}
+
+/**
+ * Whether content lines (already rendered) fit their place as Python's
+ * tokenizer would see the indentation: the levels open at the place are
+ * those of the blocks enclosing the line before it; after a line that opens a
+ * block the next line must be deeper; a deeper line needs an opener before
+ * it; a shallower one must land on an open level; and so must the line after
+ * the content. Brace languages are held to the same consistency (their
+ * indentation means nothing to the compiler, but a reader reads it). Column 0
+ * does not fit the first line of a replacement of indented lines: content
+ * stripped of its indentation lands there.
+ */
+export function fitsPlace(content: string[], ctx: IndentContext, unit: number): boolean {
+  const w = (l: string) => widthOf(lead(l), unit);
+  const stack = [0];
+  let expectDeeper = false;
+  const step = (l: string): boolean => {
+    const lw = w(l);
+    let top = stack[stack.length - 1];
+    if (expectDeeper) {
+      if (lw <= top) return false;
+      stack.push(lw);
+    } else if (lw > top) {
+      return false;
+    } else {
+      while (stack.length > 1 && stack[stack.length - 1] > lw) stack.pop();
+      top = stack[stack.length - 1];
+      if (top !== lw) return false;
+    }
+    expectDeeper = opens(l);
+    return true;
+  };
+  // The file before the place: build the open levels, never judged.
+  for (let i = 0; i < ctx.at; i++) {
+    const l = ctx.lines[i];
+    if (blank(l) || commentContinuation(l)) continue;
+    const lw = w(l);
+    while (stack.length > 1 && stack[stack.length - 1] > lw) stack.pop();
+    if (stack[stack.length - 1] < lw) stack.push(lw);
+    expectDeeper = opens(l);
+  }
+  const replaced = ctx.lines.slice(ctx.at, ctx.at + ctx.replacing).filter((l) => !blank(l));
+  const body = content.filter((l) => !blank(l) && !commentContinuation(l));
+  if (replaced.length > 0 && Math.min(...replaced.map(w)) > 0 && body.length > 0 && w(body[0]) === 0) return false;
+  const after = nearestNonBlank(ctx.lines, ctx.at + ctx.replacing, 1, (l) => !commentContinuation(l));
+  // Right after an opener whose block already has a body, the body's level is the one open there.
+  if (expectDeeper && body.length > 0) {
+    const existing = replaced.length > 0 ? w(replaced[0]) : after !== undefined && w(after) > stack[stack.length - 1] ? w(after) : undefined;
+    if (existing !== undefined && w(body[0]) !== existing) return false;
+  }
+  // Only comment continuation lines (` * text`): nothing says where they belong.
+  if (body.length === 0) return false;
+  for (const l of body) if (!step(l)) return false;
+  return after === undefined || step(after);
+}
+
+/** Returns `content` re-indented for its place in the file: the first of indentCandidates. */
 export function fitIndentation(content: string[], ctx: IndentContext): string[] {
-  if (content.every(blank)) return content;
+  return indentCandidates(content, ctx)[0].lines;
+}
+
+/**
+ * The ways to place `content`, the likeliest first (the caller validates them
+ * in turn: the first that breaks neither the syntax nor the structure wins):
+ *   1. as the caller wrote it, when the lines it repeats are exactly where they
+ *      were, or its base indentation is a level open at the place (issue 10:
+ *      the caller's indentation first);
+ *   2. shifted back by the offset the lines it repeats show (a copy of the
+ *      block that was dedented as a whole);
+ *   3. shifted to the place's primary level (the replaced lines' level; for an
+ *      insertion the line before's, one level deeper after an opener), unless
+ *      its base fits the neighbours already;
+ *   4. every other open level, nearest first.
+ * `indent_level`, and content that only re-indents the replaced lines, give a
+ * single candidate.
+ */
+export function indentCandidates(content: string[], ctx: IndentContext): IndentCandidate[] {
+  if (content.every(blank)) return [{ lines: content, why: "blank lines" }];
   const fileStyle = detectStyle(ctx.lines);
   const hasIndented = ctx.lines.some((l) => !blank(l) && lead(l).length > 0);
   const style = hasIndented ? fileStyle : detectStyle(content);
@@ -144,6 +225,22 @@ export function fitIndentation(content: string[], ctx: IndentContext): string[] 
   const widths = content.map((l) => (blank(l) ? -1 : widthOf(lead(l), tw)));
   const base = Math.min(...widths.filter((w) => w >= 0));
 
+  // Leading whitespace already written the file's way (tabs then fewer than `unit` spaces, or spaces only).
+  const sameStyle = (l: string) => {
+    const ws = lead(l);
+    return style.tabs ? /^\t* *$/.test(ws) && ws.length - ws.lastIndexOf("\t") - 1 < u : !ws.includes("\t");
+  };
+  const shiftedTo = (target: number): string[] => {
+    const shift = target - base;
+    if (shift === 0 && content.every((l) => blank(l) || sameStyle(l))) return content;
+    return content.map((l, i) => {
+      if (widths[i] < 0) return shift === 0 ? l : "";
+      return render(Math.max(0, widths[i] + shift), style) + l.slice(lead(l).length);
+    });
+  };
+
+  if (ctx.indentLevel !== undefined) return [{ lines: shiftedTo(ctx.indentLevel), why: `indent_level ${ctx.indentLevel}` }];
+
   // Content that repeats the replaced lines with only their indentation changed
   // can mean nothing but a re-indentation (anything else is a no-op), so it is
   // kept as written: seed 001's "Fix indentation on line 15". Column 0 is left
@@ -151,58 +248,67 @@ export function fitIndentation(content: string[], ctx: IndentContext): string[] 
   const replacedLines = ctx.lines.slice(ctx.at, ctx.at + ctx.replacing);
   const trimmed = (ls: string[]) => ls.filter((l) => !blank(l)).map((l) => l.trim());
   const fixing =
-    ctx.indentLevel === undefined &&
     ctx.replacing > 0 &&
     base > 0 &&
     trimmed(content).join("\n") === trimmed(replacedLines).join("\n") &&
     content.filter((l) => !blank(l)).join("\n") !== replacedLines.filter((l) => !blank(l)).join("\n");
+  if (fixing) return [{ lines: shiftedTo(base), why: "re-indented as written (the lines repeat the replaced ones)" }];
 
-  if (ctx.indentLevel === undefined && ctx.replacing > 0 && !fixing) {
-    const copied = undoCopyShift(content, replacedLines, style, tw);
-    if (copied) return copied;
-  }
-
-  let target: number;
-  if (ctx.indentLevel !== undefined) {
-    target = ctx.indentLevel;
-  } else if (fixing) {
-    target = base;
-  } else {
-    const replaced = ctx.lines.slice(ctx.at, ctx.at + ctx.replacing).filter((l) => !blank(l));
-    const before = nearestNonBlank(ctx.lines, ctx.at - 1, -1);
-    const after = nearestNonBlank(ctx.lines, ctx.at + ctx.replacing, 1);
-    const beforeW = before === undefined ? 0 : widthOf(lead(before), u) + (opens(before) ? u : 0);
-    const plausible = new Set<number>();
-    let primary: number;
-    // The line before counts one level deeper when it opens a block (and never at its own level then).
-    const neighbours = [before === undefined ? undefined : beforeW, after === undefined ? undefined : widthOf(lead(after), u)];
-    if (replaced.length > 0) {
-      // The replaced lines' base (least) indentation corresponds to the content's base.
-      // Replacing indented lines with content at column 0 almost always means the
-      // caller stripped the indentation, so column 0 only fits if the replaced
-      // lines were there too.
-      primary = Math.min(...replaced.map((l) => widthOf(lead(l), u)));
-      plausible.add(primary);
-      for (const w of neighbours) if (w !== undefined && w > 0) plausible.add(w);
-    } else {
-      primary = beforeW;
-      for (const w of neighbours) if (w !== undefined) plausible.add(w);
-    }
-    if (before === undefined && after === undefined) plausible.add(0);
-    target = plausible.has(base) ? base : primary;
-  }
-
-  const shift = target - base;
-  // Leading whitespace already written the file's way (tabs then fewer than `unit` spaces, or spaces only).
-  const sameStyle = (l: string) => {
-    const ws = lead(l);
-    return style.tabs ? /^\t* *$/.test(ws) && ws.length - ws.lastIndexOf("\t") - 1 < u : !ws.includes("\t");
+  const out: IndentCandidate[] = [];
+  const push = (lines: string[], why: string): void => {
+    const key = lines.join("\n");
+    if (!out.some((c) => c.lines.join("\n") === key)) out.push({ lines, why });
   };
-  if (shift === 0 && content.every((l) => blank(l) || sameStyle(l))) return content;
-  return content.map((l, i) => {
-    if (widths[i] < 0) return shift === 0 ? l : "";
-    return render(Math.max(0, widths[i] + shift), style) + l.slice(lead(l).length);
-  });
+  const copied = ctx.replacing > 0 ? undoCopyShift(content, replacedLines, style, tw) : null;
+  // The lines it repeats are where they were, and the new lines around them fit too.
+  const placedFits = copied?.kind === "placed" && fitsPlace(copied.lines, ctx, u);
+  if (copied?.kind === "placed" && placedFits) push(copied.lines, "kept as written: the lines it repeats are where they were");
+  const shiftWhy = copied ? `shifted by ${copied.delta > 0 ? "+" : ""}${copied.delta} columns, as the lines it repeats were` : "";
+  // A copy of the replaced lines shifted as a whole (a repeated line at the content's own
+  // base shows it) goes back first; when only deeper lines repeat (a new `if` wrapping an
+  // old line), the shift they show is no evidence for the new lines around them.
+  if (copied?.kind === "shifted" && copied.atBase) push(copied.lines, shiftWhy);
+  const asWritten = shiftedTo(base);
+  if (fitsPlace(asWritten, ctx, u)) push(asWritten, `kept as written: column ${base} is a level open here`);
+
+  const replaced = replacedLines.filter((l) => !blank(l));
+  const before = nearestNonBlank(ctx.lines, ctx.at - 1, -1);
+  const after = nearestNonBlank(ctx.lines, ctx.at + ctx.replacing, 1);
+  const beforeW = before === undefined ? 0 : widthOf(lead(before), u) + (opens(before) ? u : 0);
+  const plausible = new Set<number>();
+  let primary: number;
+  // The line before counts one level deeper when it opens a block (and never at its own level then).
+  const neighbours = [before === undefined ? undefined : beforeW, after === undefined ? undefined : widthOf(lead(after), u)];
+  if (replaced.length > 0) {
+    // The replaced lines' base (least) indentation corresponds to the content's base.
+    // Replacing indented lines with content at column 0 almost always means the
+    // caller stripped the indentation, so column 0 only fits if the replaced
+    // lines were there too.
+    primary = Math.min(...replaced.map((l) => widthOf(lead(l), u)));
+    plausible.add(primary);
+    for (const w of neighbours) if (w !== undefined && w > 0) plausible.add(w);
+  } else {
+    primary = beforeW;
+    for (const w of neighbours) if (w !== undefined) plausible.add(w);
+  }
+  if (before === undefined && after === undefined) plausible.add(0);
+  const target = plausible.has(base) ? base : primary;
+  push(shiftedTo(target), target === base ? `kept as written: column ${base} fits the lines around it` : `moved to column ${target}, ${replaced.length > 0 ? "the replaced lines' level" : "the level of the line before"}`);
+  if (copied?.kind === "shifted") push(copied.lines, shiftWhy);
+  if (copied?.kind === "placed" && !placedFits) push(copied.lines, "kept as written: the lines it repeats are where they were");
+  // Every other level that fits, nearest to the primary one first.
+  const others = [...new Set(ctx.lines.slice(0, ctx.at).filter((l) => !blank(l)).map((l) => widthOf(lead(l), u)))].concat(primary + u);
+  for (const lv of others.sort((x, y) => Math.abs(x - primary) - Math.abs(y - primary) || x - y)) {
+    const lines = shiftedTo(lv);
+    if (fitsPlace(lines, ctx, u)) push(lines, `moved to column ${lv}, another level open here`);
+  }
+  return out;
+}
+
+/** Two lines more alike than not (edit distance under half the longer one). */
+function alike(a: string, b: string): boolean {
+  const n = Math.max(a.length, b.length);
+  return n > 0 && n <= 2000 && levenshtein(a, b, n) * 2 < n;
 }
 
 /** Least indentation string of the non-blank lines (by width, tabs counted as 4). */
@@ -222,7 +328,7 @@ function baseIndent(lines: string[]): string {
  * repeated lines are exactly where they were; null otherwise (then the context
  * decides).
  */
-function undoCopyShift(content: string[], replaced: string[], style: IndentStyle, tabWidth: number): string[] | null {
+function undoCopyShift(content: string[], replaced: string[], style: IndentStyle, tabWidth: number): { kind: "placed" | "shifted"; lines: string[]; delta: number; atBase?: boolean } | null {
   // Pair content lines with replaced lines of the same trimmed text, in order.
   // A text the replaced lines hold more than once (a closing brace) pairs with
   // the occurrence that moved like the lines that can only pair one way, when
@@ -259,7 +365,7 @@ function undoCopyShift(content: string[], replaced: string[], style: IndentStyle
   if (rel.kind === "identity") {
     // Lines the caller wrote anew may still use tabs in a space-indented file (or the reverse).
     const foreign = (ws: string) => (style.tabs ? ws.startsWith(" ".repeat(style.unit)) : ws.includes("\t"));
-    return content.map((l) => (!blank(l) && foreign(lead(l)) ? render(widthOf(lead(l), style.tabs ? style.unit : tabWidth), style) + l.slice(lead(l).length) : l));
+    return { kind: "placed", delta: 0, lines: content.map((l) => (!blank(l) && foreign(lead(l)) ? render(widthOf(lead(l), style.tabs ? style.unit : tabWidth), style) + l.slice(lead(l).length) : l)) };
   }
   if (rel.kind !== "uniform") return null;
   // A shift that leaves the content's base where both the replaced lines' base and
@@ -277,5 +383,13 @@ function undoCopyShift(content: string[], replaced: string[], style: IndentStyle
     if (ws === null) return null;
     out.push(ws + line.slice(lead(line).length));
   }
-  return out;
+  // Whether a repeated line sits at the content's least indentation.
+  const baseW = Math.min(...content.filter((l) => !blank(l)).map((l) => widthOf(lead(l), tabWidth)));
+  // A changed first line still stands where the first replaced line stood when it is that line
+  // edited (more alike than not): a copy with its first line renamed is still a copy.
+  const firstContent = content.find((l) => !blank(l));
+  const firstReplaced = replaced.find((l) => !blank(l));
+  const firstIsEdited = firstContent !== undefined && firstReplaced !== undefined && widthOf(lead(firstContent), tabWidth) === baseW && alike(firstContent.trim(), firstReplaced.trim());
+  const atBase = firstIsEdited || pairs.some(([c]) => widthOf(c, tabWidth) === baseW);
+  return { kind: "shifted", delta: rel.delta, lines: out, atBase };
 }

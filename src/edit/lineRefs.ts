@@ -2,7 +2,9 @@
 // With both, the ID wins when the line moved: the edit is applied where the ID
 // is now and the result says it was relocated. A missing ID is an error that
 // shows the current lines around the old position, with their IDs.
-import { LINE_ID_PATTERN } from "../workspace/lineIds.js";
+
+/** A line ID as rt shows it (a letter, then 3-5 letters or digits: k3f9). */
+export const LINE_ID_PATTERN = /^[a-z][0-9a-z]{3,5}$/;
 
 export type LineRef = number | string;
 

@@ -13,20 +13,31 @@
 //                         the indentation differs irregularly (a uniform shift is
 //                         left to indent-shifted; should the next two tiers then
 //                         find another place, that is ambiguous)
-//   unicode-folded        curly quotes, dashes, ellipsis, odd spaces folded to ASCII
-//                         (fragments, then whole lines with trailing blanks ignored)
-//   unescaped             old_string and new_string with one level of escaping
-//                         undone (\n, \t, \", \\ ...), then the tiers above again
+//   unicode-folded        curly quotes, dashes, ellipsis, odd spaces folded to ASCII,
+//                         other characters by compatibility normalization (NFKC:
+//                         fullwidth forms, decomposed accents) (fragments, then whole
+//                         lines with trailing blanks ignored)
+//   unescaped             old_string with one level of escaping undone (\n, \t, \",
+//                         \\ ...), then the tiers above again; new_string is taken as
+//                         written unless old_string had its very line breaks escaped
 //   indent-shifted        whole lines, folded, every line's indentation moved by the
 //                         same number of columns (tabs ↔ spaces included)
+//   inner-whitespace      whole lines with runs of blanks inside them ignored, or a
+//                         fragment inside one line with its spacing and the blanks
+//                         and line breaks around it ignored
 //   similar               whole-line windows scoring ≥ 0.95, only when no other
 //                         place scores ≥ 0.95 or within 0.05 of the best, and
 //                         only for an old_string of 3 or more non-blank lines
 //
-// The replacement is new_string, re-indented by the shift the match needed;
-// lines new_string repeats unchanged from old_string are taken from the file
-// (see replacementText.ts).
-import { type IndentRelation, describeRelation, relateIndentation } from "./indentShift.js";
+// The replacement is a three-way merge (see replacementText.ts): lines
+// new_string repeats from old_string are taken from the file; lines it changes
+// or adds are kept as written, re-indented by the shift the match needed
+// unless they are already in the file's indentation; inside a changed line a
+// difference between old_string and the file is carried over only where
+// new_string left that stretch alone. When new_string's indentation can be
+// read two ways, the other reading is returned as an alternative for the
+// caller's syntax and structure checks to choose from.
+import { type IndentRelation, describeRelation, indentWidth, relateIndentation } from "./indentShift.js";
 import {
   type FoldedText,
   type TextView,
@@ -37,18 +48,21 @@ import {
   isBlank,
   normalizeEol,
   similarityKey,
+  spacingKey,
   trimBoth,
   trimEnd,
   unescapeOnce,
   viewOf,
 } from "./normalize.js";
-import { type RebuildProblem, rebuildLines } from "./replacementText.js";
+import { type MergePolicy, type RebuildProblem, rebuildLines } from "./replacementText.js";
+import { diffArrays } from "diff";
+import { detectStyle, fitsPlace } from "./indent.js";
 import { type LineStats, type WindowScore, closestWindow, lineStats, windowsAtLeast } from "./similarity.js";
 
-export type Tier = "exact" | "trailing-whitespace" | "trimmed-lines" | "unicode-folded" | "unescaped" | "indent-shifted" | "similar";
+export type Tier = "exact" | "trailing-whitespace" | "trimmed-lines" | "unicode-folded" | "unescaped" | "indent-shifted" | "inner-whitespace" | "line-numbers" | "similar";
 
 /** The tiers in the order they are tried. */
-export const TIERS: readonly Tier[] = ["exact", "trailing-whitespace", "trimmed-lines", "unicode-folded", "unescaped", "indent-shifted", "similar"];
+export const TIERS: readonly Tier[] = ["exact", "trailing-whitespace", "trimmed-lines", "unicode-folded", "unescaped", "indent-shifted", "inner-whitespace", "line-numbers", "similar"];
 
 /** The similarity tier accepts a window scoring at least this... */
 export const SIMILARITY_THRESHOLD = 0.95;
@@ -85,6 +99,14 @@ export interface MatchSuccess {
   lines: number[];
   /** For tiers other than exact: what was tolerated, in a sentence for the caller to show. */
   note?: string;
+  /** How new_string's indentation was read, when another reading was possible. */
+  indentation?: string;
+  /**
+   * Other readings of new_string's indentation, in order of preference (only
+   * for a single replacement). The caller tries them in turn when a reading
+   * breaks the file's syntax or moves an untouched line into another block.
+   */
+  alternatives?: Array<{ replacements: Replacement[]; why: string }>;
 }
 
 export type FailureReason =
@@ -136,7 +158,9 @@ interface Candidate {
   /** 0-based lines of view.norm. */
   firstLine: number;
   /** Builds the replacement ("\n" line endings), or says which new line could not be re-indented. */
-  build: () => { ok: true; text: string } | { ok: false; newLine: number; problem: RebuildProblem; indent: string };
+  build: () => { ok: true; text: string; why?: string } | { ok: false; newLine: number; problem: RebuildProblem; indent: string };
+  /** Other readings of new_string's indentation, in order of preference. */
+  alternatives?: () => Array<{ text: string; why: string }>;
 }
 
 type LadderResult =
@@ -175,6 +199,11 @@ class FileIndex {
   foldedText(): FoldedText {
     return (this.folded ??= foldWithMap(this.view.norm));
   }
+  /** The file's indentation unit (columns per level). */
+  indentUnit(): number {
+    return (this.unit ??= detectStyle(this.view.lines).unit);
+  }
+  private unit?: number;
   similarityStats(): LineStats {
     return (this.stats ??= lineStats(this.keys("similar", similarityKey)));
   }
@@ -184,6 +213,7 @@ const trimEndKey = (l: string): string => trimEnd(l);
 const trimKey = (l: string): string => trimBoth(l);
 const foldTrimEndKey = (l: string): string => trimEnd(foldText(l));
 const foldTrimKey = (l: string): string => trimBoth(foldText(l));
+const looseKey = (l: string): string => spacingKey(foldText(l), true).text;
 
 /** Every start (overlapping ones too) of `needle` in `hay`. */
 function occurrences(hay: string, needle: string): number[] {
@@ -214,14 +244,75 @@ function indentPairs(oldLines: string[], fileLines: string[]): [string, string][
   return pairs;
 }
 
+/**
+ * old_string whose first line was copied without its indentation while its
+ * other lines are exactly in the file's indentation: a uniform shift of the
+ * whole of new_string to the first matched line's indentation, and whether
+ * to prefer it (new_string steps from its first to its second line as the
+ * file does, so it was written as one block, dedented as a whole).
+ */
+function firstLineRebase(oldLines: string[], fileLines: string[], newLines: string[], relation: IndentRelation): { relation: IndentRelation; first: boolean } | undefined {
+  if (relation.kind !== "irregular" || oldLines.length < 2) return undefined;
+  if (isBlank(oldLines[0]) || indentOf(oldLines[0]) !== "" || indentOf(fileLines[0]) === "") return undefined;
+  for (let j = 1; j < oldLines.length; j++) if (!isBlank(oldLines[j]) && indentOf(oldLines[j]) !== indentOf(fileLines[j] ?? "")) return undefined;
+  const newFirst = newLines.find((l) => !isBlank(l));
+  if (newFirst === undefined) return undefined;
+  const rebase = relateIndentation([[indentOf(newFirst), indentOf(fileLines[0])]]);
+  const nextNew = newLines.slice(newLines.indexOf(newFirst) + 1).find((l) => !isBlank(l));
+  const nextFile = fileLines.slice(1).find((l) => !isBlank(l));
+  const w = (l: string) => indentWidth(indentOf(l), rebase.tabWidth);
+  const first = nextNew !== undefined && nextFile !== undefined && w(nextNew) - w(newFirst) === w(nextFile) - w(fileLines[0]);
+  return { relation: rebase, first };
+}
+
+/** The model's lines with the file's indentation (paired by position), for comparing new_string in the file's terms. */
+function inFileIndentation(oldLines: string[], fileLines: string[]): string[] {
+  return oldLines.map((l, j) => (isBlank(l) || fileLines[j] === undefined || isBlank(fileLines[j]) ? l : indentOf(fileLines[j]) + l.slice(indentOf(l).length)));
+}
+
+/**
+ * Whether new_string is written in old_string's indentation (the model
+ * copied a block dedented and wrote its change the same way) or already in
+ * the file's (it dedented old_string only). The lines new_string repeats from
+ * old_string (same text once trimmed) say which; without them, its base
+ * indentation does.
+ */
+function newStringCoordinates(oldLines: string[], fileLines: string[], newLines: string[]): "old" | "file" {
+  let inOld = 0;
+  let inFile = 0;
+  let o = 0;
+  let n = 0;
+  for (const c of diffArrays(oldLines.map(trimBoth), newLines.map(trimBoth))) {
+    if (c.removed) o += c.count;
+    else if (c.added) n += c.count;
+    else {
+      for (let k = 0; k < c.count; k++, o++, n++) {
+        if (isBlank(newLines[n]) || fileLines[o] === undefined || isBlank(fileLines[o])) continue;
+        const ind = indentOf(newLines[n]);
+        if (ind === indentOf(oldLines[o])) inOld++;
+        else if (ind === indentOf(fileLines[o])) inFile++;
+      }
+    }
+  }
+  if (inOld !== inFile) return inFile > inOld ? "file" : "old";
+  const base = (ls: string[]): string | undefined => ls.filter((l) => !isBlank(l)).map(indentOf).sort((a, b) => a.length - b.length)[0];
+  const nb = base(newLines);
+  return nb !== undefined && nb === base(fileLines) && nb !== base(oldLines) ? "file" : "old";
+}
+
 class Planner {
   readonly view: TextView;
   constructor(readonly index: FileIndex) {
     this.view = index.view;
   }
 
-  /** A candidate covering `k` whole lines from line `i`, plus the last line's newline when old_string ended with one. */
-  windowCandidate(i: number, old: Body, neu: Body, relation: IndentRelation, carryFolded: boolean, mergeContent = false): Candidate {
+  /**
+   * A candidate covering `k` whole lines from line `i`, plus the last line's
+   * newline when old_string ended with one. `base`: the model's text as it
+   * sent it, when the match used a transformed copy (unescaped): the merge
+   * runs against what the model wrote.
+   */
+  windowCandidate(i: number, old: Body, neu: Body, relation: IndentRelation, policy: MergePolicy, base: Body = old): Candidate {
     const v = this.view;
     const last = i + old.lines.length - 1;
     const start = v.lineStarts[i];
@@ -229,32 +320,90 @@ class Planner {
     const hasNewline = last < v.lines.length - 1;
     if (old.finalNewline && hasNewline) end += 1;
     const fileLines = v.lines.slice(i, last + 1);
+    // old_string asked for a newline the file does not have (last line): drop new_string's too.
+    const nl = neu.finalNewline && !(old.finalNewline && !hasNewline);
+    const finish = (lines: string[]): string => lines.join("\n") + (nl ? "\n" : "");
+    // new_string written in old_string's indentation (re-indented by the relation the match showed),
+    // or already in the file's (kept as written); the evidence decides which comes first.
+    type Reading = { run: () => ReturnType<typeof rebuildLines>; why: string };
+    const inOld: Reading = { run: () => rebuildLines({ oldLines: base.lines, fileLines, newLines: neu.lines, relation, policy }), why: "new_string re-indented by the shift old_string needed" };
+    const inFile: Reading = {
+      run: () => rebuildLines({ oldLines: inFileIndentation(base.lines, fileLines), fileLines, newLines: neu.lines, relation: IDENTITY, policy }),
+      why: "new_string kept as indented (it is already in the file's indentation)",
+    };
+    const readings: Reading[] = relation.kind === "identity" ? [inOld] : newStringCoordinates(base.lines, fileLines, neu.lines) === "file" ? [inFile, inOld] : [inOld, inFile];
+    // The copy's first line taken from after its indentation (the commonest copy slip): the
+    // rest of old_string is in the file's indentation, and new_string may be written either
+    // way; its own first-to-second-line step says which.
+    const rebase = firstLineRebase(base.lines, fileLines, neu.lines, relation);
+    if (rebase) {
+      const r: Reading = { run: () => rebuildLines({ oldLines: base.lines, fileLines, newLines: neu.lines, relation: rebase.relation, policy }), why: "new_string shifted as a whole to the first matched line's indentation" };
+      readings.splice(rebase.first ? 0 : readings.length, 0, r);
+    }
     return {
       start,
       end,
       firstLine: i,
       build: () => {
-        const r = rebuildLines({ oldLines: old.lines, fileLines, newLines: neu.lines, relation, carryFolded, mergeContent });
-        if (!r.ok) return r;
-        // old_string asked for a newline the file does not have (last line): drop new_string's too.
-        const nl = neu.finalNewline && !(old.finalNewline && !hasNewline);
-        return { ok: true, text: r.lines.join("\n") + (nl ? "\n" : "") };
+        const r = readings[0].run();
+        return r.ok ? { ok: true, text: finish(r.lines), why: readings.length > 1 ? readings[0].why : undefined } : r;
+      },
+      alternatives: () => {
+        const out: Array<{ text: string; why: string }> = [];
+        for (const reading of readings.slice(1)) {
+          const r = reading.run();
+          if (r.ok) out.push({ text: finish(r.lines), why: reading.why });
+        }
+        return out;
       },
     };
   }
 
-  /** A candidate for a region matched character by character (exact, folded fragment). */
-  spanCandidate(start: number, end: number, old: string, neu: string, carryFolded: boolean): Candidate {
-    const region = this.view.norm.slice(start, end);
+  /**
+   * A candidate for a region matched character by character (exact, folded
+   * or unescaped fragment). `base`: the model's text as sent (see windowCandidate).
+   */
+  spanCandidate(start: number, end: number, old: string, neu: string, base: string = old, policy: MergePolicy = "ours"): Candidate {
+    const v = this.view;
+    const region = v.norm.slice(start, end);
+    // A fragment that starts after a line's indentation and is replaced by several lines:
+    // the later lines may be written relative to the fragment's column.
+    const line = v.lineAt(start);
+    const before = v.norm.slice(v.lineStarts[line], start);
+    const indentBefore = before.length > 0 && isBlank(before) && !isBlank(old.slice(0, 1)) ? before : "";
+    const neuLines = neu.split("\n");
+    const continuation = neuLines.slice(1).filter((l) => !isBlank(l));
+    const shifted = (): string => [neuLines[0], ...neuLines.slice(1).map((l) => (isBlank(l) ? l : indentBefore + l))].join("\n");
+    // The caller's indentation first: as written when the lines it gives fit the place (after
+    // the fragment's line, a new `def` at column 0 closes the blocks above it); relative to the
+    // fragment's column when they do not (`if name:` then `    z()` inside a block).
+    const shallow = indentBefore !== "" && continuation.length > 0 && Math.min(...continuation.map((l) => indentOf(l).length)) < indentBefore.length;
+    const fits = (text: string): boolean => {
+      const lastLine = v.lineAt(Math.max(start, end - 1));
+      const head = v.norm.slice(v.lineStarts[line], start);
+      const tail = v.norm.slice(end, v.lineStarts[lastLine] + v.lines[lastLine].length);
+      const lines = (head + text + tail).split("\n");
+      return fitsPlace(lines, { lines: v.lines.slice(0, v.realLineCount), at: line, replacing: lastLine - line + 1 }, this.index.indentUnit());
+    };
+    const relative = shallow && !fits(neu);
+    const build = (text: string): { ok: true; text: string } | { ok: false; newLine: number; problem: RebuildProblem; indent: string } => {
+      if (region === base) return { ok: true, text };
+      // Same line structure on both sides: folding and unescaping (without encoded line breaks) never touch newlines.
+      const r = rebuildLines({ oldLines: base.split("\n"), fileLines: region.split("\n"), newLines: text.split("\n"), relation: IDENTITY, policy });
+      return r.ok ? { ok: true, text: r.lines.join("\n") } : r;
+    };
     return {
       start,
       end,
-      firstLine: this.view.lineAt(start),
+      firstLine: line,
       build: () => {
-        if (region === old) return { ok: true, text: neu };
-        // Same line structure on both sides: folding never touches newlines.
-        const r = rebuildLines({ oldLines: old.split("\n"), fileLines: region.split("\n"), newLines: neu.split("\n"), relation: IDENTITY, carryFolded });
-        return r.ok ? { ok: true, text: r.lines.join("\n") } : r;
+        const r = build(relative ? shifted() : neu);
+        return r.ok && relative ? { ...r, why: `the lines after the first indented from the fragment's column (${indentBefore.length})` } : r;
+      },
+      alternatives: () => {
+        if (indentBefore === "" || continuation.length === 0) return [];
+        const r = build(relative ? neu : shifted());
+        return r.ok ? [{ text: r.text, why: relative ? "new_string kept as indented" : `the lines after the first indented from the fragment's column (${indentBefore.length})` }] : [];
       },
     };
   }
@@ -294,7 +443,7 @@ class Planner {
     const partial = !isBlank(before) || !isBlank(after);
     if (!partial) return r;
     const rivals = lineWindows(this.index.keys("foldTrim", foldTrimKey), oldBody.lines.map(foldTrimKey))
-      .map((i) => this.windowCandidate(i, oldBody, newBody, IDENTITY, false))
+      .map((i) => this.windowCandidate(i, oldBody, newBody, IDENTITY, "ours"))
       .filter((w) => w.end <= c.start || w.start >= c.end);
     if (rivals.length === 0) return r;
     const lines = [c, ...rivals].map((x) => this.lineOf(x)).sort((a, b) => a - b);
@@ -315,17 +464,24 @@ class Planner {
     return { kind: "match", tier, candidates: nonOverlapping(candidates), note };
   }
 
-  run(old: string, neu: string, replaceAll: boolean, tiers: ReadonlySet<Tier>): LadderResult {
+  /**
+   * The ladder. `base`: what the model sent as old_string when `old` is a
+   * transformed copy of it (the unescaped tier matches its unescaped form but
+   * merges against what the model wrote).
+   */
+  run(old: string, neu: string, replaceAll: boolean, tiers: ReadonlySet<Tier>, base: string = old): LadderResult {
     const v = this.view;
     const oldBody = bodyOf(old);
     const newBody = bodyOf(neu);
+    const baseBody = base === old ? oldBody : bodyOf(base);
+    const window = (i: number, relation: IndentRelation, policy: MergePolicy = "ours"): Candidate => this.windowCandidate(i, oldBody, newBody, relation, policy, baseBody);
 
     // 1. exact
     if (tiers.has("exact")) {
       const hits = occurrences(v.norm, old);
       const r = this.decide(
         "exact",
-        hits.map((p) => this.spanCandidate(p, p + old.length, old, neu, false)),
+        hits.map((p) => this.spanCandidate(p, p + old.length, old, neu, base)),
         replaceAll,
         "",
       );
@@ -338,7 +494,7 @@ class Planner {
       const hits = lineWindows(this.index.keys("trimEnd", trimEndKey), oldKeys);
       const r = this.decide(
         "trailing-whitespace",
-        hits.map((i) => this.windowCandidate(i, oldBody, newBody, IDENTITY, false)),
+        hits.map((i) => window(i, IDENTITY)),
         replaceAll,
         " when trailing whitespace is ignored",
         "matched after ignoring trailing whitespace",
@@ -351,23 +507,23 @@ class Planner {
     if (tiers.has("trimmed-lines")) {
       const oldKeys = oldBody.lines.map(trimKey);
       const hits = lineWindows(this.index.keys("trim", trimKey), oldKeys);
-      if (hits.length > 1 && !replaceAll) return this.ambiguous("trimmed-lines", hits.map((i) => this.windowCandidate(i, oldBody, newBody, IDENTITY, false)), " when leading and trailing whitespace is ignored");
+      if (hits.length > 1 && !replaceAll) return this.ambiguous("trimmed-lines", hits.map((i) => window(i, IDENTITY)), " when leading and trailing whitespace is ignored");
       if (hits.length > 0) {
         const rels = hits.map((i) => relateIndentation(indentPairs(oldBody.lines, v.lines.slice(i, i + oldBody.lines.length))));
         if (rels.some((r) => r.kind !== "uniform")) {
           return {
             kind: "match",
             tier: "trimmed-lines",
-            candidates: nonOverlapping(hits.map((i, k) => this.windowCandidate(i, oldBody, newBody, rels[k], false))),
+            candidates: nonOverlapping(hits.map((i, k) => window(i, rels[k]))),
             note: "matched after ignoring leading and trailing whitespace; new_string was re-indented line by line to match",
           };
         }
-        deferred = hits.map((i) => this.windowCandidate(i, oldBody, newBody, IDENTITY, false));
+        deferred = hits.map((i) => window(i, IDENTITY));
       }
     }
 
     // 4 and 5. Unicode punctuation folded; doubled escapes undone
-    const r = this.foldedOrUnescaped(old, neu, oldBody, newBody, replaceAll, tiers);
+    const r = this.foldedOrUnescaped(old, neu, oldBody, newBody, replaceAll, tiers, base, baseBody);
     if (r.kind !== "none") {
       // old_string also matches elsewhere with its indentation shifted: two readings, no guess.
       if (deferred.length === 0 || replaceAll) return r;
@@ -387,38 +543,125 @@ class Planner {
     if (tiers.has("indent-shifted")) {
       const oldKeys = oldBody.lines.map(foldTrimKey);
       const hits = lineWindows(this.index.keys("foldTrim", foldTrimKey), oldKeys);
-      if (hits.length > 1 && !replaceAll) return this.ambiguous("indent-shifted", hits.map((i) => this.windowCandidate(i, oldBody, newBody, IDENTITY, true)), " when indentation is ignored");
+      if (hits.length > 1 && !replaceAll) return this.ambiguous("indent-shifted", hits.map((i) => window(i, IDENTITY)), " when indentation is ignored");
       const rels = hits.map((i) => relateIndentation(indentPairs(oldBody.lines, v.lines.slice(i, i + oldBody.lines.length))));
       if (hits.length > 0 && rels.every((r) => r.kind !== "irregular")) {
         return {
           kind: "match",
           tier: "indent-shifted",
-          candidates: nonOverlapping(hits.map((i, k) => this.windowCandidate(i, oldBody, newBody, rels[k], true))),
-          note: `matched with ${describeRelation(rels[0])}; new_string was re-indented by the same shift`,
+          candidates: nonOverlapping(hits.map((i, k) => window(i, rels[k]))),
+          note: `matched with ${describeRelation(rels[0])}`,
         };
       }
     }
 
-    // 7. similarity
+    // 7. runs of blanks inside lines
+    if (tiers.has("inner-whitespace")) {
+      const w = this.innerWhitespace(old, neu, oldBody, newBody, replaceAll);
+      if (w.kind !== "none") return w;
+    }
+
+    // 8. line numbers copied from a numbered listing
+    if (tiers.has("line-numbers")) {
+      const stripped = stripLineNumbers(old);
+      if (stripped !== null) {
+        // new_string numbered the same way loses its numbers too; otherwise it is taken as written.
+        const neuStripped = stripLineNumbers(neu) ?? neu;
+        const inner = this.run(stripped, neuStripped, replaceAll, INNER_TIERS);
+        if (inner.kind === "match") {
+          const how = inner.tier === "exact" ? "" : ` (then ${inner.tier})`;
+          return { ...inner, tier: "line-numbers", note: `matched after removing the line numbers old_string was copied with ("12: ", "12 | ")${how}` };
+        }
+        if (inner.kind === "ambiguous") return { ...inner, tier: "line-numbers" };
+      }
+    }
+
+    // 9. similarity
     if (tiers.has("similar")) return this.similar(oldBody, newBody);
     return { kind: "none" };
   }
 
+  /**
+   * Tier 7: old_string differs from the file only in runs of blanks inside
+   * lines (`f(a,  b)` for `f(a, b)`), or in blanks and line breaks around a
+   * fragment (`  x = 1 ` for the `x = 1` inside a line). Whole lines first,
+   * then a fragment inside one line; either way the match must be unique.
+   */
+  innerWhitespace(old: string, neu: string, oldBody: Body, newBody: Body, replaceAll: boolean): LadderResult {
+    const v = this.view;
+    const note = "matched after ignoring blanks inside lines (runs of them, and next to brackets and commas); lines new_string leaves unchanged keep the file's spacing, the lines it changes are spaced as written";
+    // Whole lines: runs of blanks first, then blanks next to brackets and commas too.
+    for (const [name, key] of [
+      ["similar", similarityKey],
+      ["loose", looseKey],
+    ] as const) {
+      const oldKeys = oldBody.lines.map(key);
+      if (!oldKeys.some((k) => k !== "")) break;
+      const hits = lineWindows(this.index.keys(name, key), oldKeys);
+      const rels = hits.map((i) => relateIndentation(indentPairs(oldBody.lines, v.lines.slice(i, i + oldBody.lines.length))));
+      const r = this.decide("inner-whitespace", hits.map((i, k) => this.windowCandidate(i, oldBody, newBody, rels[k], "keep")), replaceAll, " when blanks inside lines are ignored", note);
+      if (r.kind !== "none") return r;
+    }
+    // Blank lines quoted around old_string that the file does not have there.
+    const stripped = old.replace(/^(?:[ \t]*\n)+/, "").replace(/(?:\n[ \t]*)+$/, "");
+    if (stripped !== old && stripped.includes("\n") && stripped.trim() !== "") {
+      const leadLines = old.slice(0, old.indexOf(stripped));
+      const tailLines = old.slice(old.indexOf(stripped) + stripped.length);
+      let neuStripped = neu.startsWith(leadLines) ? neu.slice(leadLines.length) : neu.replace(/^(?:[ \t]*\n)+/, "");
+      if (tailLines !== "" && neuStripped.endsWith(tailLines)) neuStripped = neuStripped.slice(0, neuStripped.length - tailLines.length);
+      const inner = this.run(stripped + (old.endsWith("\n") ? "\n" : ""), neuStripped + (old.endsWith("\n") && !neuStripped.endsWith("\n") && neu.endsWith("\n") ? "\n" : ""), replaceAll, INNER_TIERS);
+      if (inner.kind === "match") return { ...inner, tier: "inner-whitespace", note: "matched after leaving out the blank lines old_string had around it, which the file does not have there" };
+      if (inner.kind === "ambiguous") return { ...inner, tier: "inner-whitespace" };
+    }
+    // A fragment: old_string without the blanks and line breaks around it, inside one line.
+    const lead = /^[ \t\n]*/.exec(old)![0];
+    const tail = /[ \t\n]*$/.exec(old.slice(lead.length))![0];
+    const core = old.slice(lead.length, old.length - tail.length);
+    if (core === "" || core.includes("\n")) return { kind: "none" };
+    // The caller's copy of those blanks stands for nothing in the file: where new_string repeats them, they go too.
+    const neuCore = neu.slice(neu.startsWith(lead) ? lead.length : 0, neu.endsWith(tail) && neu.length - tail.length >= lead.length ? neu.length - tail.length : neu.length);
+    for (const loose of [false, true]) {
+      const key = spacingKey(core, loose);
+      if (key.text === "") break;
+      const spans: Candidate[] = [];
+      for (let i = 0; i < v.realLineCount && spans.length <= MAX_LISTED_LINES; i++) {
+        const line = v.lines[i];
+        const lk = spacingKey(line, loose);
+        if (lk.text.length < key.text.length) continue;
+        for (const p of occurrences(lk.text, key.text)) {
+          const from = v.lineStarts[i] + lk.map[p];
+          const to = v.lineStarts[i] + lk.map[p + key.text.length - 1] + 1;
+          // A match must start and end on the same characters as old_string's core does (not inside a word).
+          if (/\w/.test(key.text[0]) && /\w/.test(v.norm[from - 1] ?? "")) continue;
+          if (/\w/.test(key.text[key.text.length - 1]) && /\w/.test(v.norm[to] ?? "")) continue;
+          // Line breaks quoted around a whole line are lines the file does not have, not spacing.
+          const wholeLine = isBlank(v.norm.slice(v.lineStarts[i], from)) && isBlank(v.norm.slice(to, v.lineStarts[i] + line.length));
+          if (wholeLine && (lead + tail).includes("\n")) continue;
+          // The merge base is the caller's text: where new_string repeats it, the file's spacing stays.
+          spans.push(this.spanCandidate(from, to, core, neuCore, core, "keep"));
+        }
+      }
+      const r = this.decide("inner-whitespace", spans, replaceAll, " when blanks inside and around it are ignored", note);
+      if (r.kind !== "none") return r;
+    }
+    return { kind: "none" };
+  }
+
   /** Tiers 4 (unicode-folded) and 5 (unescaped). */
-  foldedOrUnescaped(old: string, neu: string, oldBody: Body, newBody: Body, replaceAll: boolean, tiers: ReadonlySet<Tier>): LadderResult {
+  foldedOrUnescaped(old: string, neu: string, oldBody: Body, newBody: Body, replaceAll: boolean, tiers: ReadonlySet<Tier>, base: string, baseBody: Body): LadderResult {
     const v = this.view;
     if (tiers.has("unicode-folded") && (hasFoldable(old) || hasFoldable(v.norm))) {
-      const note = "matched after folding typographic punctuation (curly quotes, dashes, ellipsis, non-breaking spaces); text new_string leaves unchanged keeps the file's characters, what it changes is kept as written";
+      const note = "matched after folding typographic punctuation and compatibility forms (curly quotes, dashes, ellipsis, non-breaking spaces, fullwidth forms); text new_string leaves unchanged keeps the file's characters, what it changes is kept as written";
       const foldedOld = foldText(old);
       const ft = this.index.foldedText();
       const spans: Candidate[] = [];
       if (foldedOld.length > 0) {
         for (const fs of occurrences(ft.text, foldedOld)) {
           const fe = fs + foldedOld.length;
-          // Skip matches that start or end inside an expanded character (… → ...).
+          // Skip matches that start or end inside an expanded or contracted character (… → ..., e + ◌́ → é).
           if (fs > 0 && ft.map[fs - 1] === ft.map[fs]) continue;
           if (fe < ft.text.length && ft.map[fe] === ft.map[fe - 1]) continue;
-          spans.push(this.spanCandidate(ft.map[fs], ft.map[fe], old, neu, true));
+          spans.push(this.spanCandidate(ft.map[fs], ft.map[fe], old, neu, base));
         }
       }
       let r = this.decide("unicode-folded", spans, replaceAll, " when typographic punctuation is folded", note);
@@ -427,7 +670,7 @@ class Planner {
       const hits = lineWindows(this.index.keys("foldTrimEnd", foldTrimEndKey), oldKeys);
       r = this.decide(
         "unicode-folded",
-        hits.map((i) => this.windowCandidate(i, oldBody, newBody, IDENTITY, true)),
+        hits.map((i) => this.windowCandidate(i, oldBody, newBody, IDENTITY, "ours", baseBody)),
         replaceAll,
         " when typographic punctuation is folded and trailing whitespace ignored",
         note,
@@ -437,11 +680,41 @@ class Planner {
     if (tiers.has("unescaped")) {
       const uOld = unescapeOnce(old);
       if (uOld !== old && uOld.trim() !== "") {
-        const uNew = unescapeOnce(neu);
-        const inner = this.run(uOld, uNew, replaceAll, INNER_TIERS);
+        // old_string with its line breaks written as \n: the whole call was escaped once too
+        // often, new_string included. Otherwise only old_string is known to be: new_string is
+        // taken as written, and the escapes old_string doubled are undone where new_string repeats it.
+        // With real line breaks in new_string (and escaped ones in old_string) only old_string
+        // was escaped: new_string is taken as written, against old_string unescaped.
+        const encodedBreaks = !old.includes("\n") && uOld.includes("\n");
+        const newWritten = encodedBreaks && neu.includes("\n");
+        const inner = newWritten
+          ? this.run(uOld, neu, replaceAll, INNER_TIERS)
+          : encodedBreaks
+            ? this.run(uOld, unescapeOnce(neu), replaceAll, INNER_TIERS)
+            : this.run(uOld, neu, replaceAll, INNER_TIERS, base);
+        // new_string on one line with escaped line breaks in it: it may have been escaped as a
+        // whole too. Both readings go to the caller's checks, new_string as written first.
+        if (inner.kind === "match" && !encodedBreaks && !neu.includes("\n") && inner.candidates.length === 1) {
+          const uNew = unescapeOnce(neu);
+          const other = uNew.includes("\n") ? this.run(uOld, uNew, replaceAll, INNER_TIERS) : ({ kind: "none" } as LadderResult);
+          const c = inner.candidates[0];
+          if (other.kind === "match" && other.candidates.length === 1 && other.candidates[0].start === c.start && other.candidates[0].end === c.end) {
+            const alt = other.candidates[0];
+            const own = c.alternatives;
+            c.alternatives = () => {
+              const built = alt.build();
+              return [...(own?.() ?? []), ...(built.ok ? [{ text: built.text, why: "new_string unescaped too (its line breaks were written as \\n)" }] : [])];
+            };
+          }
+        }
         if (inner.kind === "match") {
           const how = inner.tier === "exact" ? "" : ` (then ${inner.tier})`;
-          return { ...inner, tier: "unescaped", note: `matched after undoing doubled escape sequences (\\n, \\t, \\", \\\\)${how}; new_string was unescaped the same way` };
+          const what = newWritten
+            ? "new_string was taken as written"
+            : encodedBreaks
+            ? "old_string and new_string had their line breaks written as \\n, so both were unescaped once"
+            : "new_string was taken as written, with the escapes old_string doubled undone only where new_string repeats old_string";
+          return { ...inner, tier: "unescaped", note: `matched after undoing doubled escape sequences (\\n, \\t, \\", \\\\)${how}; ${what}` };
         }
         if (inner.kind === "ambiguous") return { ...inner, tier: "unescaped", message: inner.message.replace("places", "places once escape sequences are undone") };
       }
@@ -499,7 +772,7 @@ class Planner {
       kind: "match",
       tier: "similar",
       similarity: best.similarity,
-      candidates: [this.windowCandidate(best.start, oldBody, newBody, relation, true, true)],
+      candidates: [this.windowCandidate(best.start, oldBody, newBody, relation, "refuse")],
       note:
         `old_string is not in the file as written; lines ${best.start + 1}-${best.start + k} are the only close match ` +
         `(similarity ${formatSimilarity(best.similarity)}) and were replaced. Lines new_string repeats from old_string were kept as the file has them.`,
@@ -516,6 +789,35 @@ function nonOverlapping(cands: Candidate[]): Candidate[] {
   const out: Candidate[] = [];
   for (const c of sorted) if (out.length === 0 || c.start >= out[out.length - 1].end) out.push(c);
   return out;
+}
+
+/** A line number prefix as listings show them: rt's `12: ` and `   12: `, `12 | `, cat -n's tab, `12→`. */
+const NUMBER_PREFIX = /^[ \t]*(\d+)(?:: | \| |\t|→)/;
+
+/**
+ * `text` without the line numbers a model copied from a numbered listing, or
+ * null unless every non-blank line has one and they count up one by one (a
+ * single line's `3: ` could be a dictionary entry).
+ */
+function stripLineNumbers(text: string): string | null {
+  const lines = text.split("\n");
+  let expected: number | undefined;
+  let numbered = 0;
+  const out: string[] = [];
+  for (const l of lines) {
+    const m = NUMBER_PREFIX.exec(l);
+    if (!m) {
+      if (l.trim() !== "") return null;
+      out.push(l);
+      continue;
+    }
+    const n = Number(m[1]);
+    if (expected !== undefined && n !== expected) return null;
+    expected = n + 1;
+    numbered++;
+    out.push(l.slice(m[0].length));
+  }
+  return numbered >= 2 || (numbered === 1 && lines.length === 1 && / \| |→|\t/.test(text)) ? out.join("\n") : null;
 }
 
 /** The numeric literals of a line (decimal, hex, with fractions), in order. */
@@ -588,7 +890,29 @@ export function planEdit(text: string, oldString: string, newString: string, opt
     }
   }
 
+  const toReplacement = (c: Candidate, built: string): Replacement => {
+    let from = c.start;
+    let to = c.end;
+    // Whole lines replaced by nothing: the lines go, not only their text (an
+    // empty line left where old_string was is never what the caller meant).
+    if (built === "" && to > from) {
+      const n = view.norm;
+      const atLineStart = from === 0 || n[from - 1] === "\n";
+      const atLineEnd = to === n.length || n[to] === "\n" || n[to - 1] === "\n";
+      if (atLineStart && atLineEnd && n[to - 1] !== "\n") {
+        if (to < n.length) to += 1;
+        else if (from > 0) from -= 1;
+      }
+    }
+    const start = view.toOriginal(from);
+    const end = view.toOriginal(to);
+    const region = text.slice(start, end);
+    const eol = opts.eol ?? regionEol(region) ?? view.eol;
+    const endLine = c.end > c.start ? view.lineAt(c.end - 1) + 1 : c.firstLine + 1;
+    return { start, end, text: withEol(built, eol), startLine: c.firstLine + 1, endLine };
+  };
   const replacements: Replacement[] = [];
+  let indentation: string | undefined;
   for (const c of r.candidates) {
     const built = c.build();
     if (!built.ok) {
@@ -618,13 +942,13 @@ export function planEdit(text: string, oldString: string, newString: string, opt
           "Copy old_string with the file's exact indentation and indent new_string the same way.",
       };
     }
-    const start = view.toOriginal(c.start);
-    const end = view.toOriginal(c.end);
-    const region = text.slice(start, end);
-    const eol = opts.eol ?? regionEol(region) ?? view.eol;
-    const endLine = c.end > c.start ? view.lineAt(c.end - 1) + 1 : c.firstLine + 1;
-    replacements.push({ start, end, text: withEol(built.text, eol), startLine: c.firstLine + 1, endLine });
+    replacements.push(toReplacement(c, built.text));
+    if (built.why) indentation = built.why;
   }
+  const alternatives =
+    r.candidates.length === 1 && r.candidates[0].alternatives
+      ? r.candidates[0].alternatives().map((a) => ({ replacements: [toReplacement(r.candidates[0], a.text)], why: a.why })).filter((a) => a.replacements[0].text !== replacements[0].text)
+      : [];
   if (replacements.every((rep) => rep.text === text.slice(rep.start, rep.end))) {
     const line = replacements[0].startLine;
     return alreadyApplied(line, `old_string matches line ${line} only approximately (${r.tier}), and what is there already reads as new_string: the edit looks already applied`);
@@ -636,6 +960,8 @@ export function planEdit(text: string, oldString: string, newString: string, opt
     replacements,
     lines: replacements.map((x) => x.startLine),
     ...(r.note ? { note: r.note } : {}),
+    ...(indentation && alternatives.length > 0 ? { indentation } : {}),
+    ...(alternatives.length > 0 ? { alternatives } : {}),
   };
 }
 

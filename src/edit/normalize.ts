@@ -144,6 +144,10 @@ export function splitLine(line: string): LineParts {
  * Typographic characters models put where code has ASCII (or the reverse):
  * curly quotes, primes, dashes and the minus sign, the ellipsis, the
  * non-breaking and other fixed-width spaces, and zero-width characters.
+ * Everything else that is not ASCII is folded by Unicode's compatibility
+ * normalization (NFKC), one base character and its combining marks at a
+ * time: fullwidth punctuation and letters (，（Ａ１), ligatures, and
+ * decomposed accents (e + U+0301) against precomposed ones (é).
  */
 const FOLD: Record<string, string> = {};
 for (const c of "\u2018\u2019\u201A\u201B\u2032\u2035\uFF07") FOLD[c] = "'";
@@ -153,56 +157,80 @@ FOLD["\u2026"] = "...";
 for (const c of "\u00A0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200A\u202F\u205F\u3000") FOLD[c] = " ";
 for (const c of "\u200B\u200C\u200D\u2060\uFEFF") FOLD[c] = "";
 
-const FOLDABLE = new RegExp(`[${Object.keys(FOLD).join("")}]`);
-const FOLDABLE_G = new RegExp(FOLDABLE.source, "g");
+const NON_ASCII = /[^\x00-\x7f]/;
+const COMBINING_MARK = /\p{M}/u;
 
+/** Whether `s` has anything folding could change (a quick test: any non-ASCII character). */
 export function hasFoldable(s: string): boolean {
-  return FOLDABLE.test(s);
-}
-
-/** Folds typographic punctuation to ASCII (no offset map: for comparing lines). */
-export function foldText(s: string): string {
-  return FOLDABLE.test(s) ? s.replace(FOLDABLE_G, (c) => FOLD[c]) : s;
-}
-
-/** Two characters fold to the same text. */
-export function foldEqual(a: string, b: string): boolean {
-  return a === b || (FOLD[a] ?? a) === (FOLD[b] ?? b);
+  return NON_ASCII.test(s);
 }
 
 /**
  * Folded text plus, for each folded offset, the original offset it came
  * from (`map[folded.length]` = original length). Characters that expand
- * (… → ...) map their three offsets to the same original one.
+ * (… → ...) map their offsets to the same original one; a cluster that
+ * contracts (e + U+0301 → é) maps to the cluster's first offset.
  */
 export interface FoldedText {
   text: string;
   map: Int32Array;
 }
 
+/** The end (exclusive) of the cluster starting at `i`: one character (a surrogate pair counts as one) and its combining marks. */
+function clusterEnd(s: string, i: number): number {
+  const c = s.charCodeAt(i);
+  let j = i + (c >= 0xd800 && c < 0xdc00 && i + 1 < s.length ? 2 : 1);
+  while (j < s.length && s.charCodeAt(j) >= 0x300 && COMBINING_MARK.test(s[j])) j++;
+  return j;
+}
+
+function fold(s: string, withMap: boolean): FoldedText {
+  const out: string[] = [];
+  const idx: number[] = [];
+  const emit = (text: string, from: number, oneToOne: boolean): void => {
+    for (let k = 0; k < text.length; k++) {
+      out.push(text[k]);
+      if (withMap) idx.push(oneToOne ? from + k : from);
+    }
+  };
+  for (let i = 0; i < s.length; ) {
+    const code = s.charCodeAt(i);
+    const next = s.charCodeAt(i + 1);
+    // ASCII not followed by a combining mark: itself.
+    if (code < 0x80 && !(next >= 0x300 && COMBINING_MARK.test(s[i + 1] ?? ""))) {
+      emit(s[i], i, true);
+      i++;
+      continue;
+    }
+    const f = FOLD[s[i]];
+    if (f !== undefined) {
+      emit(f, i, f.length === 1);
+      i++;
+      continue;
+    }
+    const end = clusterEnd(s, i);
+    const cluster = s.slice(i, end);
+    const k = cluster.normalize("NFKC");
+    if (k === cluster) emit(cluster, i, true);
+    else emit(k, i, false);
+    i = end;
+  }
+  if (withMap) idx.push(s.length);
+  return { text: out.join(""), map: withMap ? Int32Array.from(idx) : new Int32Array(0) };
+}
+
+/** Folds typographic punctuation and compatibility forms (no offset map: for comparing lines). */
+export function foldText(s: string): string {
+  return hasFoldable(s) ? fold(s, false).text : s;
+}
+
 export function foldWithMap(s: string): FoldedText {
-  if (!FOLDABLE.test(s)) {
+  if (!hasFoldable(s)) {
     const map = new Int32Array(s.length + 1);
     for (let i = 0; i <= s.length; i++) map[i] = i;
     return { text: s, map };
   }
-  const out: string[] = [];
-  const idx: number[] = [];
-  for (let i = 0; i < s.length; i++) {
-    const c = s[i];
-    const f = FOLD[c];
-    if (f === undefined) {
-      out.push(c);
-      idx.push(i);
-    } else {
-      for (let k = 0; k < f.length; k++) {
-        out.push(f[k]);
-        idx.push(i);
-      }
-    }
-  }
-  idx.push(s.length);
-  return { text: out.join(""), map: Int32Array.from(idx) };
+  return fold(s, true);
 }
 
 // ------------------------------------------------------------- unescaping
@@ -239,4 +267,47 @@ export function unescapeOnce(s: string): string {
 export function similarityKey(line: string): string {
   const t = trimBoth(foldText(line));
   return /[ \t]{2}|\t/.test(t) ? t.replace(/[ \t]+/g, " ") : t;
+}
+
+/**
+ * A line with every run of blanks (spaces, tabs) made one space, plus, for
+ * each offset of the result, the offset in `s` it came from (a run maps to
+ * its first blank). For finding a fragment whose spacing differs.
+ */
+export function collapseBlanks(s: string): { text: string; map: number[] } {
+  let text = "";
+  const map: number[] = [];
+  for (let i = 0; i < s.length; i++) {
+    if (isBlankChar(s.charCodeAt(i))) {
+      if (i > 0 && isBlankChar(s.charCodeAt(i - 1))) continue;
+      text += " ";
+    } else text += s[i];
+    map.push(i);
+  }
+  return { text, map };
+}
+
+/** Characters around which blanks carry no meaning in code: `f( a, b )` is `f(a, b)`. */
+const TIGHT = new Set(["(", ")", "[", "]", "{", "}", ",", ";"]);
+
+/**
+ * A line's spacing key: runs of blanks made one space and trimmed, and with
+ * `loose` also the blanks next to brackets, commas and semicolons dropped;
+ * plus, for each offset of the key, the offset in `s` it came from. Blanks
+ * between two words are kept (`typeof a` is not `typeofa`).
+ */
+export function spacingKey(s: string, loose: boolean): { text: string; map: number[] } {
+  const c = collapseBlanks(s);
+  let text = "";
+  const map: number[] = [];
+  for (let i = 0; i < c.text.length; i++) {
+    const ch = c.text[i];
+    if (ch === " ") {
+      if (text.length === 0 || i === c.text.length - 1) continue;
+      if (loose && (TIGHT.has(c.text[i - 1]) || TIGHT.has(c.text[i + 1]))) continue;
+    }
+    text += ch;
+    map.push(c.map[i]);
+  }
+  return { text, map };
 }

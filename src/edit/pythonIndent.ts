@@ -13,7 +13,9 @@
 //   - "expected an indented block": a line ending in `:` not followed by a deeper line;
 //   - "unindent does not match any outer indentation level";
 //   - "unexpected unindent": a decorator followed by a shallower line;
-//   - "inconsistent use of tabs and spaces in indentation" (TabError).
+//   - "inconsistent use of tabs and spaces in indentation" (TabError);
+//   - "unterminated string literal": a quoted string the line ends inside (no
+//     backslash continuation), or a triple-quoted one the file ends inside.
 // Positions are 0-based rows and UTF-16 columns, like tree-sitter's.
 
 export interface IndentProblem {
@@ -46,14 +48,24 @@ export function pythonIndentProblems(text: string): IndentProblem[] {
   };
 
   // Skips a string starting at the quote at `q`; returns the index after it.
+  // A string the line (or, triple-quoted, the file) ends inside is an error.
   const skipString = (q: number, prefix: string): number => {
     const quote = text[q];
     const triple = text[q + 1] === quote && text[q + 2] === quote;
     const fstring = /[fFtT]/.test(prefix);
+    const start = { row, column: q - prefix.length - lineStart, index: q - prefix.length };
+    const unterminated = (): void => {
+      problems.push({ ...start, message: `unterminated ${triple ? "triple-quoted " : ""}string literal (detected at line ${row + 1})` });
+    };
     let j = q + (triple ? 3 : 1);
     while (j < n) {
       const c = text[j];
       if (c === "\\") {
+        // In an f-string a backslash does not escape a brace: `\{{` is a backslash and an escaped brace.
+        if (fstring && (text[j + 1] === "{" || text[j + 1] === "}")) {
+          j++;
+          continue;
+        }
         if (text[j + 1] === "\n") newline(j + 1);
         else if (text[j + 1] === "\r" && text[j + 2] === "\n") {
           newline(j + 2);
@@ -63,7 +75,10 @@ export function pythonIndentProblems(text: string): IndentProblem[] {
         continue;
       }
       if (c === "\n") {
-        if (!triple) return j; // unterminated: the line ends it
+        if (!triple) {
+          unterminated();
+          return j; // the line ends it
+        }
         newline(j);
         j++;
         continue;
@@ -79,6 +94,7 @@ export function pythonIndentProblems(text: string): IndentProblem[] {
       }
       j++;
     }
+    unterminated();
     return n;
   };
 

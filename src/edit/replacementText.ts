@@ -1,52 +1,63 @@
 // Builds the text that replaces a region matched by a tolerant tier.
 //
-// The model's old_string is its copy of the file, and new_string is that copy
-// with the change applied. Wherever new_string repeats old_string, the model
-// meant "leave this as it is", so those lines are taken from the file itself
-// (with the file's whitespace, punctuation and tabs) instead of from the
-// model's imperfect copy. Lines the model changed or added come from
-// new_string, re-indented by the relation the match showed; inside a changed
-// line, stretches the model left unchanged keep the file's typographic
-// characters (a curly quote the model straightened stays curly), but nothing
-// the model wrote is ever folded.
+// The edit is a three-way merge. The base is the model's old_string (its copy
+// of the file), one side is new_string (the copy with the change applied), the
+// other side is the file's matched region (the truth the copy was taken from).
+// Wherever new_string repeats old_string, the model meant "leave this as it
+// is", so those lines are taken from the file itself (with the file's
+// whitespace, punctuation, escapes and tabs), never from the model's
+// imperfect copy. Lines the model changed or added come from new_string,
+// re-indented by the relation the match showed. Inside a changed line the
+// merge runs character by character: a difference between the copy and the
+// file (a curly quote, a doubled escape, a run of blanks, a misremembered
+// identifier) is carried into the new line where the model left that stretch
+// alone, and only where it did. What the model wrote is never rewritten:
+// where its change touches such a difference, either new_string's text wins
+// (the difference was one of spelling: `ours` policy) or the edit is refused
+// (the difference was one of content: `refuse` policy).
 import { diffArrays } from "diff";
 import { type IndentRelation, reindent } from "./indentShift.js";
-import { foldEqual, foldText, isBlank, splitLine } from "./normalize.js";
+import { isBlank, splitLine } from "./normalize.js";
+import { levenshtein } from "./similarity.js";
+
+/**
+ * What to do where the model's change touches a difference between its copy
+ * and the file. `ours`: the difference is one of spelling (typographic
+ * characters, escapes, blanks): new_string's text wins. `refuse`: the
+ * difference is one of content (a misremembered line): nobody can tell what
+ * the line should become. `keep`: nothing is carried into a changed line
+ * (the difference is spacing: a rewritten line is spaced as the caller wrote it).
+ */
+export type MergePolicy = "ours" | "refuse" | "keep";
 
 export interface RebuildInput {
-  /** The model's old lines (after the tier's own transformation, e.g. unescaping). */
+  /** The model's old lines, as it sent them (the merge base). */
   oldLines: string[];
   /** The matched file lines, paired by position with oldLines. */
   fileLines: string[];
   /** The model's new lines. */
   newLines: string[];
   relation: IndentRelation;
-  /** Carry the file's typographic characters into unchanged stretches of changed lines. */
-  carryFolded: boolean;
-  /**
-   * The model's copy may differ from the file in content (similarity tier):
-   * a changed line is then merged three ways (the model's change applied to
-   * the file's line), and refused when the two differences touch.
-   */
-  mergeContent?: boolean;
+  /** How a changed line is merged with the file's line where the copy and the file differ. */
+  policy: MergePolicy;
 }
 
 export type RebuildProblem =
   /** The relation cannot tell where a new line's indentation puts it. */
   | "indent"
-  /** The model changed a line where its copy also differs from the file. */
+  /** The model changed a line where its copy also differs from the file, and the two changes touch. */
   | "conflict";
 
 export type RebuildResult = { ok: true; lines: string[] } | { ok: false; newLine: number; problem: RebuildProblem; indent: string };
 
 /**
- * A changed line is aligned with the line it replaces only when at least this
- * share of it is unchanged: below that it was rewritten, and a diff of the two
- * would pair characters by coincidence.
+ * Under the `ours` policy a changed line is merged with the line it replaces
+ * only when at least this share of it is unchanged: below that it was
+ * rewritten, and a diff of the two would pair characters by coincidence.
  */
-const MIN_CARRY_SHARE = 0.5;
-/** Lines longer than this are not aligned character by character. */
-const MAX_CARRY_LINE = 2000;
+const MIN_MERGE_SHARE = 0.5;
+/** Lines longer than this are not merged character by character. */
+const MAX_MERGE_LINE = 2000;
 
 export function rebuildLines(input: RebuildInput): RebuildResult {
   const { oldLines, fileLines, newLines } = input;
@@ -58,8 +69,9 @@ export function rebuildLines(input: RebuildInput): RebuildResult {
   let failure: { newLine: number; problem: RebuildProblem; indent: string } | undefined;
 
   const flush = (): void => {
+    const pairing = pairLines(removed.map((i) => oldLines[i].trim()), added.map((i) => newLines[i].trim()));
     added.forEach((ni, k) => {
-      const oi = k < removed.length ? removed[k] : undefined;
+      const oi = pairing[k] === undefined ? undefined : removed[pairing[k]!];
       const line = adaptLine(newLines[ni], oi === undefined ? undefined : oldLines[oi], oi === undefined ? undefined : fileLines[oi], input);
       if (typeof line === "string") out.push(line);
       else failure ??= { newLine: ni, problem: line.problem, indent: splitLine(newLines[ni]).indent };
@@ -85,6 +97,53 @@ export function rebuildLines(input: RebuildInput): RebuildResult {
   return failure ? { ok: false, ...failure } : { ok: true, lines: out };
 }
 
+/** How alike two lines are, 0 to 1 (edit distance over the longer length). */
+function likeness(a: string, b: string): number {
+  const n = Math.max(a.length, b.length);
+  if (n === 0) return 1;
+  if (n > MAX_MERGE_LINE) return a === b ? 1 : 0;
+  return 1 - levenshtein(a, b) / n;
+}
+
+/**
+ * Which removed line each added line of a changed region replaces (index
+ * into `removed`, or undefined for a line that is new): an order-keeping
+ * pairing that maximizes how alike the pairs are, so that a line inserted
+ * before a rewritten one is not taken for its rewrite. Pairs less than half
+ * alike count only where the counts match (a rewritten line is still the
+ * line it replaces).
+ */
+function pairLines(removed: string[], added: string[]): Array<number | undefined> {
+  const k = removed.length;
+  const m = added.length;
+  if (k === 0) return added.map(() => undefined);
+  if (k === m || k * m > 400) return added.map((_, i) => (i < k ? i : undefined));
+  // best[i][j]: best total over the first i removed and j added lines.
+  const best = Array.from({ length: k + 1 }, () => new Array<number>(m + 1).fill(0));
+  const sim = (i: number, j: number) => {
+    const v = likeness(removed[i], added[j]);
+    return v >= 0.5 ? v : 0;
+  };
+  for (let i = 1; i <= k; i++) {
+    for (let j = 1; j <= m; j++) best[i][j] = Math.max(best[i - 1][j], best[i][j - 1], best[i - 1][j - 1] + sim(i - 1, j - 1));
+  }
+  const out: Array<number | undefined> = added.map(() => undefined);
+  let i = k;
+  let j = m;
+  while (i > 0 && j > 0) {
+    const s = sim(i - 1, j - 1);
+    if (s > 0 && best[i][j] === best[i - 1][j - 1] + s) {
+      out[j - 1] = i - 1;
+      i--;
+      j--;
+    } else if (best[i][j] === best[i - 1][j]) i--;
+    else j--;
+  }
+  // Nothing alike at all: by position, as before.
+  if (out.every((x) => x === undefined)) return added.map((_, x) => (x < k ? x : undefined));
+  return out;
+}
+
 /** A changed or added new line, placed in the file's terms, or the reason it cannot be. */
 function adaptLine(line: string, oldLine: string | undefined, fileLine: string | undefined, input: RebuildInput): string | { problem: RebuildProblem } {
   if (isBlank(line)) return line;
@@ -96,15 +155,13 @@ function adaptLine(line: string, oldLine: string | undefined, fileLine: string |
     const fp = splitLine(fileLine);
     // The line this one replaces had the same indentation in the model's copy: that is local evidence.
     if (indent === null && np.indent === op.indent) indent = fp.indent;
-    if (trailing === op.trailing) trailing = fp.trailing;
+    // Trailing blanks are the caller's as written, except stray ones its copy
+    // added where the file has none (they were never meant).
+    if (trailing === op.trailing && fp.trailing === "") trailing = "";
     if (op.content !== fp.content) {
-      if (foldText(op.content) === foldText(fp.content)) {
-        if (input.carryFolded) content = carryCharacters(content, op.content, fp.content);
-      } else if (input.mergeContent) {
-        const merged = mergeLine(op.content, fp.content, content);
-        if (merged === null) return { problem: "conflict" };
-        content = merged;
-      }
+      const merged = mergeLine(op.content, fp.content, content, input.policy);
+      if (merged === null) return { problem: "conflict" };
+      content = merged;
     }
   }
   if (indent === null) return { problem: "indent" };
@@ -140,57 +197,83 @@ function hunksOf(base: string, other: string): Hunk[] {
 }
 
 /**
- * Three-way merge of one line: the change from `base` (the model's copy) to
- * `ours` (its new line) applied to `theirs` (the file's line). Null when a
- * change on one side touches a change on the other: then nobody can tell
- * what the line should become.
+ * The positions an insertion of `text` at `at` could equally be placed at
+ * (a diff cannot tell `-` inserted before a `-` from one inserted after it).
  */
-export function mergeLine(base: string, theirs: string, ours: string): string | null {
-  if (base.length > MAX_CARRY_LINE || theirs.length > MAX_CARRY_LINE || ours.length > MAX_CARRY_LINE) return null;
-  const t = hunksOf(base, theirs).map((h) => ({ ...h, side: "theirs" as const }));
-  const o = hunksOf(base, ours).map((h) => ({ ...h, side: "ours" as const }));
-  for (const a of t) for (const b of o) if (a.start <= b.end && b.start <= a.end) return null;
-  const all = [...t, ...o].sort((a, b) => a.start - b.start);
+function slideRange(base: string, at: number, text: string): [number, number] {
+  let lo = at;
+  let s = text;
+  while (lo > 0 && s.length > 0 && base[lo - 1] === s[s.length - 1]) {
+    s = s[s.length - 1] + s.slice(0, -1);
+    lo--;
+  }
+  let hi = at;
+  s = text;
+  while (hi < base.length && s.length > 0 && base[hi] === s[0]) {
+    s = s.slice(1) + s[0];
+    hi++;
+  }
+  return [lo, hi];
+}
+
+/** Whether two hunks (one per side) touch the same characters of the base. */
+function collide(base: string, a: Hunk, b: Hunk, touching: boolean): boolean {
+  if (a.start === b.start && a.end === b.end && a.text === b.text) return false; // the same change on both sides
+  const aIns = a.start === a.end;
+  const bIns = b.start === b.end;
+  if (aIns && bIns) return a.start === b.start;
+  if (aIns || bIns) {
+    const [ins, range] = aIns ? [a, b] : [b, a];
+    if (range.start < ins.start && ins.start < range.end) return true;
+    const [lo, hi] = slideRange(base, ins.start, ins.text);
+    // An insertion that could as well sit on the other side of the range is about the range's text.
+    if (lo <= range.start && hi >= range.end) return true;
+    if (lo < range.end && hi > range.start) return true;
+    return touching && (ins.start === range.start || ins.start === range.end);
+  }
+  return a.start < b.end && b.start < a.end ? true : touching && (a.end === b.start || b.end === a.start);
+}
+
+function unchangedShare(base: string, ours: string): number {
+  let same = 0;
+  for (const c of diffArrays(base.split(""), ours.split(""))) if (!c.added && !c.removed) same += c.count;
+  return same / Math.max(1, base.length, ours.length);
+}
+
+/**
+ * Three-way merge of one line: the change from `base` (the model's copy) to
+ * `ours` (its new line) applied to `theirs` (the file's line). Where a change
+ * on one side touches a change on the other, `refuse` gives null and `ours`
+ * keeps new_string's text for that stretch. The same change made on both
+ * sides (the model's new line repeats the file's true text) is no conflict.
+ */
+export function mergeLine(base: string, theirs: string, ours: string, policy: MergePolicy = "refuse"): string | null {
+  if (theirs === ours || base === theirs) return ours;
+  if (base === ours) return theirs;
+  if (policy === "keep") return ours;
+  if (base.length > MAX_MERGE_LINE || theirs.length > MAX_MERGE_LINE || ours.length > MAX_MERGE_LINE) return policy === "ours" ? ours : null;
+  if (policy === "ours" && unchangedShare(base, ours) < MIN_MERGE_SHARE) return ours;
+  const t = hunksOf(base, theirs);
+  const o = hunksOf(base, ours);
+  const touching = policy === "refuse";
+  const dropped = new Set<Hunk>();
+  for (const a of t) {
+    for (const b of o) {
+      if (!collide(base, a, b, touching)) continue;
+      if (policy === "refuse") return null;
+      dropped.add(a);
+    }
+  }
+  // The same change on both sides is applied once.
+  const kept = [...t.filter((h) => !dropped.has(h) && !o.some((b) => b.start === h.start && b.end === h.end && b.text === h.text)), ...o];
+  // Insertions before replacements that start at the same place.
+  kept.sort((x, y) => x.start - y.start || (x.end - x.start) - (y.end - y.start));
   let out = "";
   let at = 0;
-  for (const h of all) {
+  for (const h of kept) {
+    if (h.start < at) return policy === "ours" ? ours : null; // overlapping leftovers: nothing sane to merge
     out += base.slice(at, h.start) + h.text;
     at = h.end;
   }
   return out + base.slice(at);
-}
-
-/**
- * `text` (a changed line) with every character that sits in a stretch left
- * unchanged from `oldText`, and that the file writes differently but
- * equivalently (“ for "), replaced by the file's character.
- */
-export function carryCharacters(text: string, oldText: string, fileText: string): string {
-  if (text.length > MAX_CARRY_LINE || oldText.length > MAX_CARRY_LINE || fileText.length > MAX_CARRY_LINE) return text;
-  const oldToFile = new Int32Array(oldText.length).fill(-1);
-  let oi = 0;
-  let fi = 0;
-  for (const c of diffArrays(oldText.split(""), fileText.split(""), { comparator: foldEqual })) {
-    if (c.removed) oi += c.count;
-    else if (c.added) fi += c.count;
-    else for (let k = 0; k < c.count; k++) oldToFile[oi++] = fi++;
-  }
-  const chars = text.split("");
-  const changes = diffArrays(oldText.split(""), chars);
-  let same = 0;
-  for (const c of changes) if (!c.added && !c.removed) same += c.count;
-  if (same < MIN_CARRY_SHARE * Math.max(oldText.length, text.length)) return text;
-  let ti = 0;
-  oi = 0;
-  for (const c of changes) {
-    if (c.removed) oi += c.count;
-    else if (c.added) ti += c.count;
-    else {
-      for (let k = 0; k < c.count; k++, oi++, ti++) {
-        const f = oldToFile[oi];
-        if (f >= 0) chars[ti] = fileText[f];
-      }
-    }
-  }
-  return chars.join("");
 }

@@ -17,12 +17,22 @@
 //   - within each hunk, problems are counted: the edit adds as many problems as
 //     the hunk has more after than before, so a caller may rewrite a broken
 //     region as long as it does not make it worse.
-import { parse, type LanguageId } from "../parsers/treeSitter.ts";
+//
+// Two more checks follow when tree-sitter finds nothing new (issue 10):
+//   - the language's own compiler, where it is cheap and present (CPython's
+//     compile() through a long-lived python3, V8 for CommonJS files): an error
+//     it reports in the new text counts when the old text compiled;
+//   - the structure invariant (structure.ts): no untouched line changes block.
+// Trees are cached per text and the new text is parsed incrementally from the
+// old one's tree, so a warm edit of a large file costs one small re-parse.
+import { parse, type LanguageId, type Tree } from "../parsers/treeSitter.ts";
 import { detectLanguage } from "../parsers/detectLanguage.ts";
 import { syntaxProblems, type RawSyntaxProblem, type RowRange } from "../parsers/syntaxProblems.ts";
 import { pythonIndentProblems } from "./pythonIndent.ts";
 import { lineHunks, placeAfterLine, placeBeforeLine, type LineHunk } from "./lineHunks.ts";
-import { SYNTAX_CONTEXT_LINES, SYNTAX_PARSE_TIMEOUT_MS, SYNTAX_PROBLEMS_SHOWN } from "../limits.ts";
+import { movedLineProblems, structureProblems } from "./structure.ts";
+import { pythonVerdict, scriptVerdict, type NativeVerdict } from "./nativeCheck.ts";
+import { PARSE_CACHE_ENTRIES, PARSE_CACHE_MAX_CHARS, SYNTAX_CONTEXT_LINES, SYNTAX_PARSE_TIMEOUT_MS, SYNTAX_PROBLEMS_SHOWN } from "../limits.ts";
 
 /** A syntax error in the new text. Line and column are 1-based; the column counts characters. */
 export interface SyntaxProblem {
@@ -32,7 +42,7 @@ export interface SyntaxProblem {
   kind: "error" | "missing";
   /** For "error", the rejected source text (first line, cut short); for "missing", the expected token. */
   text: string;
-  /** Set when the problem is better said in words than by its text (Python's indentation errors). */
+  /** Set when the problem is better said in words than by its text (Python's own errors, a changed block). */
   message?: string;
 }
 
@@ -45,6 +55,12 @@ export interface ValidationResult {
   checked: boolean;
   /** Problems in the new text that the old text did not have, in document order. Empty = accept. */
   introduced: SyntaxProblem[];
+  /**
+   * Lines the edit only re-indented that would leave a block they were in
+   * (see movedLineProblems): never a reason to refuse, but a reason to prefer
+   * another reading of ambiguous indentation. Computed when nothing was introduced.
+   */
+  moved: SyntaxProblem[];
   /** Number of syntax problems in the old and in the new text. */
   before: number;
   after: number;
@@ -55,7 +71,7 @@ export interface ValidationResult {
 }
 
 function notChecked(language: LanguageId | null, reason: string): ValidationResult {
-  return { language, checked: false, introduced: [], before: 0, after: 0, edited: [], reason };
+  return { language, checked: false, introduced: [], moved: [], before: 0, after: 0, edited: [], reason };
 }
 
 // A leading byte-order mark is not part of any grammar; columns on line 1 are
@@ -64,58 +80,186 @@ function stripBom(text: string): string {
   return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
-async function problemsOf(text: string, lang: LanguageId, focusRows: RowRange[] = []): Promise<Problem[] | null> {
-  const tree = await parse(text, lang, { timeoutMs: SYNTAX_PARSE_TIMEOUT_MS });
-  if (!tree) return null;
-  let problems: Problem[];
+// ------------------------------------------------------------------ parse cache
+//
+// A file is validated again and again at the version the last edit wrote, so
+// the tree of each validated text is kept (a few, least recently used out): the
+// next edit's "before" is found there without parsing, and its "after" is
+// parsed incrementally from it (tree-sitter re-parses only what changed).
+
+interface Parsed {
+  lang: LanguageId;
+  text: string;
+  tree: Tree;
+  /** Problems of the text on its own (no focus rows), computed once. */
+  problems?: Problem[];
+  /** Python: indentation and string problems from the scanner. */
+  scanned?: Problem[];
+  /** The language's own compiler's verdict, once asked. */
+  native?: Promise<NativeVerdict>;
+  /** In use by a validation: not evicted. */
+  pins: number;
+  /** Too large to keep: freed after use. */
+  transient: boolean;
+}
+
+const cache: Parsed[] = [];
+
+function release(e: Parsed): void {
+  e.pins--;
+  if (e.transient && e.pins === 0) e.tree.delete();
+  evict();
+}
+
+function evict(): void {
+  for (let i = cache.length - 1; i >= 0 && cache.length > PARSE_CACHE_ENTRIES; i--) {
+    if (cache[i].pins > 0) continue;
+    cache[i].tree.delete();
+    cache.splice(i, 1);
+  }
+}
+
+/** Row and column (UTF-16) of offset `at` in `text`. */
+function pointAt(text: string, at: number): { row: number; column: number } {
+  let row = 0;
+  let lineStart = 0;
+  for (let nl = text.indexOf("\n"); nl !== -1 && nl < at; nl = text.indexOf("\n", nl + 1)) {
+    row++;
+    lineStart = nl + 1;
+  }
+  return { row, column: at - lineStart };
+}
+
+/** The parse of `text` (pinned: release it), from the cache, incrementally from `base`, or from scratch; null on timeout. */
+async function parsed(text: string, lang: LanguageId, base?: Parsed): Promise<Parsed | null> {
+  const hit = cache.findIndex((e) => e.lang === lang && e.text === text);
+  if (hit !== -1) {
+    const e = cache[hit];
+    cache.splice(hit, 1);
+    cache.unshift(e);
+    e.pins++;
+    return e;
+  }
+  let oldTree: Tree | undefined;
+  if (base && base.lang === lang) {
+    const a = base.text;
+    let p = 0;
+    const max = Math.min(a.length, text.length);
+    while (p < max && a.charCodeAt(p) === text.charCodeAt(p)) p++;
+    let s = 0;
+    while (s < max - p && a.charCodeAt(a.length - 1 - s) === text.charCodeAt(text.length - 1 - s)) s++;
+    oldTree = base.tree.copy();
+    oldTree.edit({
+      startIndex: p,
+      oldEndIndex: a.length - s,
+      newEndIndex: text.length - s,
+      startPosition: pointAt(a, p),
+      oldEndPosition: pointAt(a, a.length - s),
+      newEndPosition: pointAt(text, text.length - s),
+    });
+  }
+  let tree: Tree | null;
   try {
-    problems = syntaxProblems(tree, text, focusRows);
+    tree = await parse(text, lang, { timeoutMs: SYNTAX_PARSE_TIMEOUT_MS, oldTree });
   } finally {
-    tree.delete();
+    oldTree?.delete();
   }
-  // tree-sitter-python accepts any indentation; Python does not.
-  if (lang === "python") {
-    const indent = pythonIndentProblems(text).map((p): Problem => ({ kind: "error", ...p, text: p.message }));
-    problems = [...problems, ...indent].sort((x, y) => x.index - y.index);
+  if (!tree) return null;
+  const e: Parsed = { lang, text, tree, pins: 1, transient: text.length > PARSE_CACHE_MAX_CHARS };
+  if (!e.transient) {
+    cache.unshift(e);
+    evict();
   }
-  return problems;
+  return e;
+}
+
+/** The scanner's Python problems of a parsed text (indentation, unterminated strings), computed once. */
+function scannedProblems(e: Parsed): Problem[] {
+  if (e.lang !== "python") return [];
+  return (e.scanned ??= pythonIndentProblems(e.text).map((p): Problem => ({ kind: "error", ...p, text: p.message })));
+}
+
+function problemsOf(e: Parsed, focusRows: RowRange[] = []): Problem[] {
+  const own = (rows: RowRange[]): Problem[] => [...syntaxProblems(e.tree, e.text, rows), ...scannedProblems(e)].sort((x, y) => x.index - y.index);
+  if (focusRows.length > 0) return own(focusRows);
+  return (e.problems ??= own([]));
+}
+
+/** The language's own compiler's verdict on a parsed text (Python, JavaScript scripts), asked once. */
+function nativeVerdict(e: Parsed, path: string, root: string | undefined): Promise<NativeVerdict> {
+  if (e.lang === "python") return (e.native ??= pythonVerdict(e.text, root));
+  // TypeScript and JSX are not JavaScript to V8; .mjs is module code.
+  if (e.lang === "javascript" && /\.(c?js)$/i.test(path)) return (e.native ??= scriptVerdict(e.text));
+  return Promise.resolve(undefined);
 }
 
 /**
  * Checks that replacing `before` with `after` in the file at `path` adds no
- * syntax error. Never throws for an unknown language or a grammar that fails
- * to load: the result says it did not check, and why.
+ * syntax error and moves no untouched line into another block. Never throws
+ * for an unknown language or a grammar that fails to load: the result says it
+ * did not check, and why.
  */
-export async function validateEdit(path: string, before: string, after: string): Promise<ValidationResult> {
+export async function validateEdit(path: string, before: string, after: string, opts: { root?: string } = {}): Promise<ValidationResult> {
   const language = detectLanguage(path, after) ?? detectLanguage(path, before);
   if (!language) return notChecked(null, `no syntax check for ${path}: its language is not one rt parses`);
   const oldText = stripBom(before);
   const newText = stripBom(after);
+  const oldLines = oldText.split("\n");
   const newLines = newText.split("\n");
-  const hunks = lineHunks(oldText.split("\n"), newLines);
+  const hunks = lineHunks(oldLines, newLines);
   // An error node that reaches into the edited lines is reported there.
   const edited = hunks.map((h) => ({ start: h.afterStart, end: h.afterEnd }));
-  let oldProblems: Problem[] | null;
-  let newProblems: Problem[] | null;
+  let oldParse: Parsed | null = null;
+  let newParse: Parsed | null = null;
   try {
-    newProblems = await problemsOf(newText, language, edited);
-    // A text that did not change cannot add errors; parse it once.
-    oldProblems = oldText === newText ? newProblems : await problemsOf(oldText, language);
-  } catch (err) {
-    return notChecked(language, `the ${language} grammar could not be loaded: ${(err as Error).message}`);
+    try {
+      oldParse = await parsed(oldText, language);
+      newParse = oldParse && (await parsed(newText, language, oldParse));
+    } catch (err) {
+      return notChecked(language, `the ${language} grammar could not be loaded: ${(err as Error).message}`);
+    }
+    if (!oldParse || !newParse) {
+      return notChecked(language, `parsing took longer than ${SYNTAX_PARSE_TIMEOUT_MS} ms`);
+    }
+    const oldProblems = problemsOf(oldParse);
+    const newProblems = oldText === newText ? oldProblems : problemsOf(newParse, edited);
+    const introduced = introducedProblems(hunks, oldProblems, newProblems);
+    if (introduced.length === 0 && oldText !== newText) {
+      // The language's own compiler, where tree-sitter's grammar is more permissive than it.
+      const afterVerdict = await nativeVerdict(newParse, path, opts.root);
+      if (afterVerdict) {
+        const beforeVerdict = await nativeVerdict(oldParse, path, opts.root);
+        if (beforeVerdict === null) introduced.push(nativeProblem(afterVerdict, newLines, language));
+      }
+    }
+    if (introduced.length === 0 && oldText !== newText) {
+      introduced.push(...structureProblems(oldParse.tree, newParse.tree, hunks, oldLines, newLines).map((p): Problem => ({ kind: "error", ...p, text: p.message })));
+    }
+    const moved: Problem[] =
+      introduced.length === 0 && oldText !== newText
+        ? movedLineProblems(oldParse.tree, newParse.tree, hunks, oldLines, newLines).map((p): Problem => ({ kind: "error", ...p, text: p.message }))
+        : [];
+    return {
+      language,
+      checked: true,
+      introduced: introduced.map((p) => toSyntaxProblem(p, newLines)),
+      moved: moved.map((p) => toSyntaxProblem(p, newLines)),
+      before: oldProblems.length,
+      after: newProblems.length,
+      edited: hunks.map((h) => ({ line: h.afterStart + 1, count: h.afterEnd - h.afterStart })),
+    };
+  } finally {
+    if (oldParse) release(oldParse);
+    if (newParse) release(newParse);
   }
-  if (!oldProblems || !newProblems) {
-    return notChecked(language, `parsing took longer than ${SYNTAX_PARSE_TIMEOUT_MS} ms`);
-  }
-  const introduced = introducedProblems(hunks, oldProblems, newProblems);
-  return {
-    language,
-    checked: true,
-    introduced: introduced.map((p) => toSyntaxProblem(p, newLines)),
-    before: oldProblems.length,
-    after: newProblems.length,
-    edited: hunks.map((h) => ({ line: h.afterStart + 1, count: h.afterEnd - h.afterStart })),
-  };
+}
+
+function nativeProblem(v: NonNullable<NativeVerdict>, lines: string[], language: LanguageId): Problem {
+  const row = Math.min(Math.max(0, v.row), lines.length - 1);
+  const column = Math.min(v.column, (lines[row] ?? "").length);
+  const index = lines.slice(0, row).reduce((n, l) => n + l.length + 1, 0) + column;
+  const who = language === "python" ? "Python" : "V8";
+  return { kind: "error", row, column, index, text: v.message, message: `${v.message} (${who} reports this; its parser is stricter than rt's)` };
 }
 
 /** The problems of the new text that the old text did not have (see the header comment). */

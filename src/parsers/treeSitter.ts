@@ -121,6 +121,12 @@ async function parserFor(lang: LanguageId): Promise<Parser> {
 export interface ParseOptions {
   /** Give up after this many milliseconds (the result is then null). */
   timeoutMs?: number;
+  /**
+   * The tree of an earlier version of the text, already told of the change
+   * with `tree.edit()`: tree-sitter then re-parses only what the change
+   * touched (incremental parsing). The caller still owns it.
+   */
+  oldTree?: Tree;
 }
 
 /**
@@ -137,7 +143,7 @@ export async function parse(text: string, lang: LanguageId, options: ParseOption
   // The progress callback's return value cancels the parse when true (the type
   // declaration says void, the implementation reads it).
   const progressCallback = deadline === undefined ? undefined : () => performance.now() > deadline;
-  return parser.parse(text, null, progressCallback ? { progressCallback } : undefined);
+  return parser.parse(text, options.oldTree ?? null, progressCallback ? { progressCallback } : undefined);
 }
 
 /** Parses `text`, runs `use` on the tree, and frees the tree whatever happens. */

@@ -5,7 +5,7 @@
 // --die-with-parent). So they are useful in long-lived faces (the agent, the
 // MCP server, `rt call --batch`), not across separate `rt` invocations.
 import { BACKGROUND_BUFFER_MAX_BYTES, BACKGROUND_MAX_SHELLS } from "../limits.js";
-import { ToolError } from "../tools/types.js";
+import { ToolError } from "../errors.js";
 import { startCommand, type ExitInfo, type RunningCommand, type StreamName } from "./runner.js";
 import type { SandboxSpec } from "./sandbox.js";
 

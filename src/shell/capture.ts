@@ -6,6 +6,7 @@
 // confined writer, O_EXCL|O_NOFOLLOW under `.rt/shell/`); this module only
 // writes to what it gets.
 import { BASH_SAVED_OUTPUT_MAX_BYTES } from "../limits.js";
+import { pluralGrouped } from "../text.js";
 
 /** An open file the full text goes to. */
 export interface SpillSink {
@@ -39,10 +40,6 @@ function countNewlines(buf: Buffer): number {
   return n;
 }
 
-function plural(n: number, word: string): string {
-  return `${n.toLocaleString("en-US")} ${word}${n === 1 ? "" : "s"}`;
-}
-
 /**
  * Joins a kept head and tail around a marker saying what was cut, moving the
  * cuts to line boundaries where that loses little.
@@ -57,7 +54,7 @@ export function headTail(head: Buffer, tail: Buffer, omittedBytes: number, omitt
   if (firstNl !== -1 && firstNl < t.length / 2) t = t.subarray(firstNl + 1);
   const cutBytes = omittedBytes + (head.length - h.length) + (tail.length - t.length);
   const headText = h.toString("utf8");
-  const marker = `[... ${plural(cutBytes, "byte")}${omittedLines > 0 ? ` (about ${plural(omittedLines, "line")})` : ""} cut here${note ? `; ${note}` : ""} ...]`;
+  const marker = `[... ${pluralGrouped(cutBytes, "byte")}${omittedLines > 0 ? ` (about ${pluralGrouped(omittedLines, "line")})` : ""} cut here${note ? `; ${note}` : ""} ...]`;
   return `${headText}${headText.endsWith("\n") || headText === "" ? "" : "\n"}${marker}\n${t.toString("utf8")}`;
 }
 
@@ -172,8 +169,8 @@ export class StreamCapture {
     const head = this.head ?? Buffer.alloc(0);
     const omitted = this.bytes - head.length - tail.length;
     let note: string;
-    if (savedAll) note = `full text (${plural(this.bytes, "byte")}) saved to ${this.spill!.shown}`;
-    else if (savedSome) note = `the first ${plural(this.savedBytes, "byte")} of the full text saved to ${this.spill!.shown}`;
+    if (savedAll) note = `full text (${pluralGrouped(this.bytes, "byte")}) saved to ${this.spill!.shown}`;
+    else if (savedSome) note = `the first ${pluralGrouped(this.savedBytes, "byte")} of the full text saved to ${this.spill!.shown}`;
     else note = this.saveError ? `the full text could not be saved: ${this.saveError}` : this.spillDisabledNote;
     const approxLines = Math.max(0, this.lines - countNewlines(head) - countNewlines(tail));
     return {

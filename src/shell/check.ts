@@ -17,6 +17,7 @@
 // `find -exec sh -c`, `xargs sh -c`).
 import path from "node:path";
 import { CHECK_MAX_NESTING } from "../limits.js";
+import { Refusal, dangerousVariable, isScratchPath, refuse, type CheckContext, type Word } from "./checkBase.js";
 import { checkArgvRules } from "./commandRules.js";
 
 /** The part of a tree-sitter node the check reads (web-tree-sitter's Node has it). */
@@ -47,29 +48,6 @@ export interface CheckOptions {
 }
 
 export type CheckVerdict = { ok: true } | { ok: false; reason: string };
-
-/** One word of a command line: its literal value, or null when it is computed at run time ($x, $(...), ...). */
-export type Word = string | null;
-
-/** Thrown inside the check to stop at the first refusal. */
-export class Refusal extends Error {
-  constructor(readonly reason: string) {
-    super(reason);
-    this.name = "Refusal";
-  }
-}
-
-export interface CheckContext {
-  readonly allowNet: boolean;
-  /** Checks a command given as words (wrappers like xargs, env, timeout, find -exec use it). */
-  checkArgv(argv: Word[], via?: string): void;
-  /** Parses and checks shell source found inside a string (bash -c, eval, trap, watch). */
-  checkScript(source: Word, via: string): void;
-}
-
-export function refuse(reason: string): never {
-  throw new Refusal(reason);
-}
 
 /**
  * The structural check. `parse` turns shell source into a tree (it is called
@@ -302,15 +280,6 @@ function checkCommandNode(node: SyntaxNode, ctx: CheckContext): void {
   ctx.checkArgv([name, ...args]);
 }
 
-/** Paths a read-only session may still write: the null device, standard streams, and the sandbox's private /tmp. */
-export function isScratchPath(p: Word): boolean {
-  if (p === null) return false;
-  if (["/dev/null", "/dev/stdout", "/dev/stderr", "/dev/fd/1", "/dev/fd/2"].includes(p)) return true;
-  if (p.split("/").includes("..")) return false;
-  const norm = path.posix.normalize(p);
-  return norm.startsWith("/tmp/") && norm.length > "/tmp/".length;
-}
-
 function isNetworkDevice(p: string): boolean {
   return /^\/dev\/(tcp|udp)\//.test(p);
 }
@@ -341,21 +310,6 @@ function checkRedirect(node: SyntaxNode, ctx: CheckContext): void {
   if (isScratchPath(dest)) return;
   const target = dest === null ? `a file whose name is computed at run time (${shown})` : `the file ${shown}`;
   refuse(`redirection \`${op}\` writes to ${target}; a read-only session cannot create or change files (write findings with write_output, or scratch files under /tmp)`);
-}
-
-/** Variables that make programs load or run other code, or change which program a name runs. */
-const DANGEROUS_VARIABLES = new Set([
-  "PATH", "BASH_ENV", "ENV", "PROMPT_COMMAND", "PS0", "PS4", "SHELLOPTS", "BASHOPTS", "BASH_XTRACEFD", "CDPATH",
-  "HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "ZDOTDIR", "INPUTRC",
-  "PAGER", "MANPAGER", "EDITOR", "VISUAL", "BROWSER", "LESSOPEN", "LESSCLOSE", "LESSKEY", "LESS",
-  "PERL5OPT", "PERL5LIB", "PERLLIB", "PERL5DB", "PYTHONSTARTUP", "PYTHONPATH", "PYTHONHOME", "PYTHONUSERBASE",
-  "NODE_OPTIONS", "NODE_PATH", "RUBYOPT", "RUBYLIB", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH",
-  "SSH_ASKPASS", "SUDO_ASKPASS", "SSH_AUTH_SOCK",
-]);
-const DANGEROUS_PREFIXES = ["LD_", "DYLD_", "GIT_", "BASH_FUNC_"];
-
-export function dangerousVariable(name: string): boolean {
-  return DANGEROUS_VARIABLES.has(name) || DANGEROUS_PREFIXES.some((p) => name.startsWith(p));
 }
 
 function checkAssignment(node: SyntaxNode): void {

@@ -3,7 +3,7 @@
 // network, naming the construct. Tables first, then the few commands whose
 // options need reading (find, sed, awk, git, tar, ...). Commands not named
 // here are allowed: the sandbox is the guarantee, this is feedback.
-import { refuse, isScratchPath, dangerousVariable, type CheckContext, type Word } from "./check.js";
+import { refuse, isScratchPath, dangerousVariable, type CheckContext, type Word } from "./checkBase.js";
 
 // ---------------------------------------------------------------------------
 // Reading options the way getopt does.

@@ -33,6 +33,7 @@ import { spawn } from "node:child_process";
 import { SANDBOX_PROBE_TIMEOUT_MS, SANDBOX_TMP_MAX_BYTES } from "../limits.js";
 import { seccompFilter } from "./seccomp.js";
 import { confinedAt } from "../workspace/confinedFs.js";
+import { STARTUP_PATH, findSystemProgram } from "../systemProgram.js";
 
 export type SandboxStrategy = "userns" | "root";
 
@@ -147,21 +148,7 @@ export function sandboxSeccomp(): Buffer | undefined {
 // anything rt runs), skipping relative entries and every directory inside the
 // workspace root, and refusing any candidate whose real path lies inside it.
 
-/** PATH as it was when rt started. */
-const STARTUP_PATH = process.env.PATH;
-const DEFAULT_PATH = "/usr/local/bin:/usr/bin:/bin";
-
 export type BwrapLookup = { bwrap: string; reason?: undefined } | { bwrap?: undefined; reason: string };
-
-function isExecutableFile(p: string): boolean {
-  try {
-    if (!fs.statSync(p).isFile()) return false;
-    fs.accessSync(p, fs.constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * Finds bwrap for a workspace rooted at `root`: RT_BWRAP (`rtBwrap`, an
@@ -173,7 +160,8 @@ export function findBwrap(rtBwrap: string | undefined, root: string | undefined,
   const memo = `${rtBwrap ?? ""}\0${root ?? ""}\0${searchPath ?? ""}`;
   let found = lookups.get(memo);
   if (!found) {
-    found = lookUpBwrap(rtBwrap, root, searchPath);
+    const r = findSystemProgram("bwrap", { root, searchPath, override: { variable: "RT_BWRAP", value: rtBwrap }, purpose: "its sandbox" });
+    found = r.path !== undefined ? { bwrap: r.path } : { reason: r.path === undefined && /inside the workspace \(/.test(r.reason) ? `${r.reason}; install bubblewrap in a system directory or set RT_BWRAP` : r.reason };
     // Not finding it is not remembered: the user may install bubblewrap and try again.
     if (found.bwrap !== undefined) lookups.set(memo, found);
   }
@@ -182,33 +170,6 @@ export function findBwrap(rtBwrap: string | undefined, root: string | undefined,
 
 /** findBwrap's answers, once per process for each workspace root (the PATH it searches does not change). */
 const lookups = new Map<string, BwrapLookup>();
-
-function lookUpBwrap(rtBwrap: string | undefined, root: string | undefined, searchPath: string | undefined): BwrapLookup {
-  const realRoot = root !== undefined ? realOr(path.resolve(root)) : undefined;
-  const insideRoot = (p: string) => realRoot !== undefined && realRoot !== "/" && (isWithin(realRoot, p) || (root !== undefined && isWithin(path.resolve(root), p)));
-  if (rtBwrap !== undefined && rtBwrap !== "") {
-    if (!path.isAbsolute(rtBwrap)) return { reason: `RT_BWRAP=${rtBwrap} is not an absolute path` };
-    if (!isExecutableFile(rtBwrap)) return { reason: `RT_BWRAP=${rtBwrap} does not exist or is not an executable file` };
-    const real = realOr(rtBwrap);
-    if (insideRoot(rtBwrap) || insideRoot(real)) return { reason: `RT_BWRAP=${rtBwrap} lies inside the workspace, and rt never runs its sandbox from the workspace` };
-    return { bwrap: real };
-  }
-  const ignored: string[] = [];
-  for (const dir of (searchPath || DEFAULT_PATH).split(path.delimiter)) {
-    // Relative entries ("", ".", "bin") mean the current directory, which is the workspace.
-    if (!dir || !path.isAbsolute(dir)) continue;
-    const p = path.join(dir, "bwrap");
-    if (!isExecutableFile(p)) continue;
-    const real = realOr(p);
-    if (insideRoot(dir) || insideRoot(realOr(dir)) || insideRoot(real)) {
-      ignored.push(p);
-      continue;
-    }
-    return { bwrap: real };
-  }
-  if (ignored.length) return { reason: `the only bwrap on the PATH rt started with lies inside the workspace (${ignored.join(", ")}), and rt never runs its sandbox from the workspace; install bubblewrap in a system directory or set RT_BWRAP` };
-  return { reason: "bwrap is not on the PATH rt started with" };
-}
 
 export type SandboxProbe =
   | { available: true; bwrap: string; strategy: SandboxStrategy; features: BwrapFeatures; fromCache: boolean }

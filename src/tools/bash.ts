@@ -10,6 +10,10 @@ import { StreamCapture, type SpillTarget } from "../shell/capture.js";
 import { labelledOutput, statusLine } from "../shell/format.js";
 import { startBackground } from "../shell/background.js";
 import { safeCommandPath } from "../workspace/commandPath.js";
+import { aliasNote, withArgAliases } from "./argAliases.js";
+
+/** Claude Code's name for background. */
+const BASH_ALIASES = { run_in_background: "background" } as const;
 
 /** Where the full text of a cut stream goes: `.rt/shell/<time>-<random>.<stream>.txt`. */
 export function spillTarget(ws: Workspace, runId: string, stream: string): SpillTarget | undefined {
@@ -34,25 +38,23 @@ export function newRunId(): string {
 export const bashTool = defineTool({
   name: "bash",
   aliases: ["shell"],
-  description: `Run a shell command (bash -c) in the workspace and return its exit code, duration, and stdout and stderr (labelled).
-- working_dir: a directory inside the workspace root (default: the root); one outside it is refused.
-- timeout: seconds (default ${BASH_DEFAULT_TIMEOUT_S}, at most ${BASH_MAX_TIMEOUT_S}); on timeout the command and every process it started are killed and the result says so.
-- Each stream over ${BASH_MAX_OUTPUT_BYTES / 1024} KB is cut keeping its head and tail; the full text is saved under .rt/shell/ (the result names the file).
-- background: true starts the command and returns an id at once; read its new output with bash_output, end it with kill_shell. Background shells end when this rt process exits.
-- In the safe-read-only profile (and with --sandbox) commands run in a read-only sandbox: nothing outside a private /tmp can be written, there is no network unless --allow-net, and a structural check refuses writes (redirections to files, rm/mv/cp, sed -i, find -delete, mutating git subcommands, package managers...) before they run, saying why.
-- Prefer rt's own tools for reading, searching and editing files; use bash for git history, logs, builds and system inspection.`,
-  schema: () => z
-    .object({
-      command: z.string().min(1).describe("The command line, run with bash -c"),
-      timeout: z.number().positive().max(BASH_MAX_TIMEOUT_S).optional().describe(`Timeout in seconds (default ${BASH_DEFAULT_TIMEOUT_S}, max ${BASH_MAX_TIMEOUT_S})`),
-      working_dir: z.string().optional().describe("Directory to run in, relative to the workspace root (default: the root)"),
-      background: z.boolean().optional().describe("Start it in the background and return an id for bash_output / kill_shell"),
-      description: z.string().optional().describe("A few words on what the command does (shown to the user)"),
-    })
-    .strict(),
+  description: `Run a command with bash -c in the workspace: exit code, duration, stdout and stderr. Killed with everything it started after timeout (${BASH_DEFAULT_TIMEOUT_S} s; at most ${BASH_MAX_TIMEOUT_S}). A stream over ${BASH_MAX_OUTPUT_BYTES / 1024} KB keeps head and tail, the whole saved under .rt/shell/. background: true returns an id (bash_output reads, kill_shell stops). In safe-read-only or with --sandbox: a read-only sandbox without network, writes refused with the reason. For files, prefer rt's own tools.`,
+  schema: () =>
+    withArgAliases(
+      BASH_ALIASES,
+      z
+        .object({
+          command: z.string().min(1),
+          timeout: z.number().positive().max(BASH_MAX_TIMEOUT_S).optional().describe(`Seconds (default ${BASH_DEFAULT_TIMEOUT_S})`),
+          working_dir: z.string().optional().describe("Inside the root (default: the root)"),
+          background: z.boolean().optional().describe(`Return an id at once${aliasNote(BASH_ALIASES, "background")}`),
+          description: z.string().optional().describe("A few words for the user"),
+        })
+        .strict(),
+    ),
   readOnly: false,
   enforcesReadOnly: true,
-  async handler(args, { workspace, signal }): Promise<ToolResult> {
+  async handler(args, { workspace, signal, onProgress }): Promise<ToolResult> {
     const cwd = resolveWorkingDir(workspace, args.working_dir);
     const plan = await planShell(workspace, args.command, cwd);
     // No repository directory (`.`, a relative entry, one under the root) comes first on PATH.
@@ -81,7 +83,10 @@ export const bashTool = defineTool({
       sandbox: plan.sandbox,
       timeoutMs: timeoutS * 1000,
       signal,
-      onData: (stream, chunk) => captures[stream].push(chunk),
+      onData: (stream, chunk) => {
+        captures[stream].push(chunk);
+        onProgress?.({ kind: "output", stream, data: chunk });
+      },
     });
     const exit = await run.done;
     const stdout = captures.stdout.finish();

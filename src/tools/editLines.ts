@@ -38,11 +38,11 @@ function toSpec(c: Change, i: number): ChangeSpec {
 export const editLinesTool = defineTool({
   name: "edit_lines",
   aliases: [],
-  description: `Edit a file by line: no need to reproduce the old text. Line references are numbers (12), line IDs from read/grep with ids (k3f9), or both (12:k3f9; if line 12 moved the ID is followed and the result says so). Prefer IDs when you have made other edits since reading: numbers shift, IDs do not (a plain number that no longer names the line you were shown is refused as ambiguous).
+  description: `Edit a file by line: no need to reproduce the old text. Line references are numbers (12), line IDs from read/grep with ids (k3f9), or both (12:k3f9; if line 12 moved the ID is followed and the result says so). Prefer IDs after other edits: numbers shift, IDs do not (a number that no longer names the line you were shown is refused).
 Two forms:
 - {path, command: "replace"|"insert"|"delete", start_line, end_line, insert_line, new_content, indent_level?}: replace/delete start_line..end_line; insert new_content after insert_line (0 = at the beginning).
 - {path, changes: [{line_id, new_content} | {start_line_id, end_line_id, new_content} | {after_line_id | before_line_id, new_content} | {line_id, delete: true}]}: several changes, all resolved against the same content and applied together or not at all.
-New content is re-indented to fit its place unless its indentation already fits (indent_level sets it explicitly). Edits that add syntax errors are rejected (force: true overrides). dry_run: true shows the diff only.`,
+New content is re-indented to fit its place unless it already fits (indent_level sets it). Edits adding syntax errors are rejected (force: true overrides); dry_run: true shows the diff only.`,
   schema: () => z
     .object({
       path: z.string().describe("File to edit, relative to the workspace root"),

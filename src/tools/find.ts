@@ -1,38 +1,47 @@
 import path from "node:path";
 import { z } from "zod";
 import { defineTool, ok, ToolError } from "./types.js";
-import { baseArgs, globMatcher, runRg } from "./ripgrep.js";
+import { baseArgs, comparePaths, globMatcher, lineSplitter, runRg } from "./ripgrep.js";
+import { aliasNote, withArgAliases } from "./argAliases.js";
 import { FIND_DEFAULT_CAP, GREP_TIMEOUT_MS } from "../limits.js";
 
 const GLOB_CHARS = /[*?[\]{}]/;
 
+/** Seed 000's find_file takes the directory as root. */
+const FIND_ALIASES = { root: "path" } as const;
+
 export const findFilesTool = defineTool({
   name: "find",
   aliases: ["find_file", "glob"],
-  description: `Find files by name. pattern is a substring of the file name (case-insensitive; matched against the whole relative path when it contains "/") or a glob such as "*.py" or "src/**/*.ts". Lists paths relative to the workspace root, sorted; .gitignore is honored and .git/, node_modules/ and the like are skipped. At most ${FIND_DEFAULT_CAP} paths unless limit says otherwise.`,
-  schema: () => z
-    .object({
-      pattern: z.string().min(1).describe('Substring of file names, or a glob such as "**/*.ts"'),
-      path: z.string().optional().describe("Directory to search in, relative to the root (default: the root)"),
-      limit: z.number().int().min(1).optional().describe(`Maximum number of paths (default ${FIND_DEFAULT_CAP})`),
-    })
-    .strict(),
+  description: `Find files by name: a substring of the name (case-insensitive; of the path if it has "/") or a glob ("src/**/*.ts"). Sorted paths, at most ${FIND_DEFAULT_CAP}; .gitignore honored, .git/ and node_modules/ skipped.`,
+  schema: () =>
+    withArgAliases(
+      FIND_ALIASES,
+      z
+        .object({
+          pattern: z.string().min(1).describe("Name substring or glob"),
+          path: z.string().optional().describe(`Directory (default: the root)${aliasNote(FIND_ALIASES, "path")}`),
+          limit: z.number().int().min(1).optional().describe(`Paths listed (default ${FIND_DEFAULT_CAP})`),
+        })
+        .strict(),
+    ),
   readOnly: true,
   idempotent: true,
   async handler(args, { workspace, signal }) {
     const dir = workspace.resolve(args.path ?? ".");
     if (!dir.exists) throw new ToolError(`${dir.rel}: directory not found`);
     const limit = args.limit ?? FIND_DEFAULT_CAP;
-    const rgArgs = [...baseArgs(), "--files", "--sort", "path"];
+    // Not ripgrep's --sort path: it walks the tree on one thread. The matching
+    // names are sorted here instead (the same order: comparePaths).
+    const rgArgs = [...baseArgs(), "--files"];
     const isGlob = GLOB_CHARS.test(args.pattern);
     // Matched here, not with ripgrep's --iglob: that would override .gitignore and the skip list.
     const matchesGlob = isGlob ? globMatcher(args.pattern, true) : undefined;
     if (dir.rel !== ".") rgArgs.push("--", dir.rel);
     const needle = args.pattern.toLowerCase();
     const byPath = needle.includes("/");
-    const files: string[] = [];
-    let total = 0;
-    const run = await runRg(rgArgs, workspace.root, GREP_TIMEOUT_MS, (line) => {
+    const found: string[] = [];
+    const lines = lineSplitter((line) => {
       if (!line) return;
       if (matchesGlob) {
         if (!matchesGlob(line)) return;
@@ -40,16 +49,20 @@ export const findFilesTool = defineTool({
         const hay = (byPath ? line : path.posix.basename(line)).toLowerCase();
         if (!hay.includes(needle)) return;
       }
-      total++;
-      if (files.length < limit) files.push(line);
-    }, signal);
+      found.push(line);
+    });
+    const run = await runRg(rgArgs, workspace.root, GREP_TIMEOUT_MS, lines.onData, signal);
+    lines.end();
     if (run.exitCode !== 0 && run.exitCode !== 1 && !run.timedOut) {
       throw new ToolError(`find failed: ${run.stderr.trim() || `ripgrep exited with ${run.exitCode}`}`);
     }
-    const lines = [...files];
-    if (total === 0) lines.push(`no files matching "${args.pattern}"${dir.rel !== "." ? ` under ${dir.rel}` : ""}`);
-    if (total > files.length) lines.push(`... truncated (${total - files.length} more)`);
-    if (run.timedOut) lines.push(`... search timed out after ${GREP_TIMEOUT_MS / 1000}s; the list is incomplete`);
-    return ok(lines.join("\n"), { files, count: total, truncated: total > files.length || run.timedOut });
+    found.sort(comparePaths);
+    const total = found.length;
+    const files = found.slice(0, limit);
+    const out = [...files];
+    if (total === 0) out.push(`no files matching "${args.pattern}"${dir.rel !== "." ? ` under ${dir.rel}` : ""}`);
+    if (total > files.length) out.push(`... truncated (${total - files.length} more)`);
+    if (run.timedOut) out.push(`... search timed out after ${GREP_TIMEOUT_MS / 1000}s; the list is incomplete`);
+    return ok(out.join("\n"), { files, count: total, truncated: total > files.length || run.timedOut });
   },
 });

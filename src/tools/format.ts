@@ -13,6 +13,4 @@ export function numberedLine(n: number, text: string, id?: string): string {
   return id ? `${num}: [LID:${id}] ${cutLine(text)}` : `${num}: ${cutLine(text)}`;
 }
 
-export function plural(n: number, word: string, words = `${word}s`): string {
-  return `${n} ${n === 1 ? word : words}`;
-}
+export { plural } from "../text.js";

@@ -1,22 +1,35 @@
 import fs from "node:fs";
 import path from "node:path";
 import { z } from "zod";
-import { defineTool, ok, ToolError, type ToolResult } from "./types.js";
+import { defineTool, ok, ToolError, type ToolProgress, type ToolResult } from "./types.js";
 import type { Workspace } from "../workspace/workspace.js";
-import { fileBinaryKind } from "../workspace/binary.js";
-import { baseArgs, globMatcher, runRg } from "./ripgrep.js";
+import { fileBinaryKind, formatSize } from "../workspace/binary.js";
+import { baseArgs, comparePaths, globMatcher, runRg, type RgRun } from "./ripgrep.js";
+import { aliasNote, withArgAliases } from "./argAliases.js";
+import { statVersion } from "../workspace/lineIds.js";
 import { cutLine, plural } from "./format.js";
-import { GREP_DEFAULT_CAP, GREP_MAX_LINE_CHARS, GREP_TIMEOUT_MS } from "../limits.js";
+import { GREP_DEFAULT_CAP, GREP_MAX_CONTEXT, GREP_MAX_LINE_CHARS, GREP_PROGRESS_EVERY_MS, GREP_TIMEOUT_MS, MAX_LINE_CHARS } from "../limits.js";
 
-export const grepOptions = {
-  pattern: z.string().min(1).describe("Regular expression (Rust regex syntax), or literal text with fixed_strings"),
-  ignore_case: z.boolean().optional().describe("Case-insensitive search"),
-  fixed_strings: z.boolean().optional().describe("Treat pattern as literal text, not a regex"),
-  context: z.number().int().min(0).max(50).optional().describe("Lines of context before and after each match"),
-  multiline: z.boolean().optional().describe("Let the pattern match across lines (. matches newlines)"),
-  limit: z.number().int().min(1).optional().describe(`Maximum number of matches shown (default ${GREP_DEFAULT_CAP})`),
-  ids: z.boolean().optional().describe("Show each matching line's persistent line ID"),
-};
+/** Other names models use for grep's arguments (Claude Code and seed 004; seed 000's search_dir takes root). */
+const GREP_ALIASES = { case_insensitive: "ignore_case", head_limit: "limit", glob_filter: "glob", root: "path" } as const;
+const GREP_FILE_ALIASES = { case_insensitive: "ignore_case", head_limit: "limit", file_path: "path" } as const;
+
+const context = z.number().int().min(0).max(GREP_MAX_CONTEXT);
+
+function grepOptions(aliases: Record<string, string>) {
+  return {
+    pattern: z.string().min(1).describe("Rust regex, or text with fixed_strings"),
+    ignore_case: z.boolean().optional().describe(`Case-insensitive${aliasNote(aliases, "ignore_case")}`),
+    fixed_strings: z.boolean().optional().describe("Pattern is literal text"),
+    context: context.optional().describe("Context lines around matches"),
+    context_before: context.optional().describe("Context lines before"),
+    context_after: context.optional().describe("Context lines after"),
+    multiline: z.boolean().optional().describe("Matches may span lines"),
+    limit: z.number().int().min(1).optional().describe(`Matches shown (default ${GREP_DEFAULT_CAP})${aliasNote(aliases, "limit")}`),
+    ids: z.boolean().optional().describe("Add line IDs"),
+    show_line_numbers: z.boolean().optional().describe("Default true"),
+  };
+}
 
 export interface Match {
   file: string;
@@ -30,22 +43,248 @@ interface SearchSpec {
   ignore_case?: boolean;
   fixed_strings?: boolean;
   context?: number;
+  context_before?: number;
+  context_after?: number;
   multiline?: boolean;
   limit?: number;
   ids?: boolean;
+  show_line_numbers?: boolean;
   glob?: string;
   output_mode?: "content" | "files_with_matches" | "count";
+}
+
+/** A line ripgrep printed: a match, or a context line around one. */
+interface Line {
+  line: number;
+  match: boolean;
+  /** The line's text, or its first RG_MAX_COLUMNS bytes when `long`. */
+  content: string;
+  /** ripgrep cut the line (longer than RG_MAX_COLUMNS bytes). */
+  long?: boolean;
+}
+
+/** One file's part of the output (ripgrep prints each file's lines together, in order). */
+interface Group {
+  file: string;
+  /** Matching lines (content mode), or the file's count (count mode), or 1 (files mode). */
+  count: number;
+  /** Its first lines, up to the limit-th match and the context after it (content mode). */
+  lines: Line[];
+  shownMatches: number;
+  /** Lines after the limit-th match still kept as its after-context. */
+  tail: number;
+  /** Count mode: the file's number of matching lines. */
+  matches?: number;
+}
+
+/**
+ * The groups that can still be shown: the first `limit` matches in path order
+ * need only the groups up to the one holding the limit-th match, so groups
+ * sorting after that one are dropped, and one that arrives sorting after it is
+ * not kept at all. Groups are sorted and trimmed now and then (when they hold
+ * twice the limit), not on every arrival. Memory stays bounded by the limit,
+ * whatever the number of matches, and the result does not depend on the order
+ * ripgrep's threads finish files in.
+ */
+class FirstInPathOrder {
+  private groups: Group[] = [];
+  private sum = 0;
+  /** The last group kept at the latest trim, once the limit was reached. */
+  private boundary: string | undefined;
+
+  constructor(private readonly limit: number) {}
+
+  /** Could a group for `file` still be shown? */
+  wants(file: string): boolean {
+    return this.boundary === undefined || comparePaths(file, this.boundary) < 0;
+  }
+
+  /** Fewer matches kept than the limit: every file that matches will be shown (so far). */
+  filling(): boolean {
+    return this.sum < this.limit;
+  }
+
+  add(g: Group): void {
+    this.groups.push(g);
+    this.sum += g.count;
+    if (this.sum >= 2 * this.limit + 64) this.trim();
+  }
+
+  private trim(): void {
+    this.groups.sort((x, y) => comparePaths(x.file, y.file));
+    while (this.groups.length > 1 && this.sum - this.groups[this.groups.length - 1].count >= this.limit) this.sum -= this.groups.pop()!.count;
+    if (this.sum >= this.limit) this.boundary = this.groups[this.groups.length - 1].file;
+  }
+
+  /** The kept groups in path order. */
+  sorted(): Group[] {
+    this.trim();
+    return this.groups;
+  }
+
+  /** Whether groups were dropped (or never kept) because the limit was reached. */
+  dropped(): boolean {
+    return this.boundary !== undefined;
+  }
+}
+
+const NUL = 0;
+const NEWLINE = 10;
+const CR = 13;
+const COLON = 58;
+const DASH = 45;
+/** What ripgrep appends to a line it cut at --max-columns. */
+const RG_CUT_MARK = " [... omitted end of long line]";
+/** ripgrep prints at most this many bytes of a line (the rest would be cut for display anyway). */
+const RG_MAX_COLUMNS = MAX_LINE_CHARS;
+
+/** A line's text cut to `max` characters, saying so (also when ripgrep already cut it). */
+function shownText(l: Line, max: number): string {
+  if (!l.long) return cutLine(l.content, max);
+  return `${l.content.slice(0, max)}… [line cut: longer than ${RG_MAX_COLUMNS} bytes]`;
+}
+
+/**
+ * Reads ripgrep's `--null --line-number` output ("path\0N:text" for a match,
+ * "path\0N-text" for context) straight from its bytes: counting every match,
+ * but decoding text only for lines that can still be shown.
+ */
+class ContentParser {
+  total = 0;
+  private carry: Buffer | undefined;
+  private name: Buffer | undefined;
+  private group: Group | undefined;
+  /** The current group is kept for showing (else only counted). */
+  private keeping = false;
+  /** The current file is left out (glob filter, binary): its lines are not counted. */
+  private skipping = false;
+
+  constructor(
+    private readonly limit: number,
+    private readonly after: number,
+    /** A new file's lines begin: whether to count them, and whether they may be shown. */
+    private readonly start: (file: string) => { count: boolean; keep: boolean },
+    private readonly done: (g: Group, kept: boolean) => void,
+  ) {}
+
+  feed(chunk: Buffer): void {
+    let from = 0;
+    if (this.carry) {
+      const nl = chunk.indexOf(NEWLINE);
+      if (nl === -1) {
+        this.carry = Buffer.concat([this.carry, chunk]);
+        return;
+      }
+      const line = Buffer.concat([this.carry, chunk.subarray(0, nl)]);
+      this.carry = undefined;
+      this.line(line, 0, line.length);
+      from = nl + 1;
+    }
+    for (let nl = chunk.indexOf(NEWLINE, from); nl !== -1; nl = chunk.indexOf(NEWLINE, from)) {
+      this.line(chunk, from, nl);
+      from = nl + 1;
+    }
+    if (from < chunk.length) this.carry = Buffer.from(chunk.subarray(from));
+  }
+
+  end(): void {
+    if (this.carry) {
+      const line = this.carry;
+      this.carry = undefined;
+      this.line(line, 0, line.length);
+    }
+    this.close();
+  }
+
+  private close(): void {
+    if (this.group) this.done(this.group, this.keeping);
+    this.group = undefined;
+  }
+
+  private line(buf: Buffer, s: number, e: number): void {
+    if (e > s && buf[e - 1] === CR) e--;
+    const name = this.name;
+    let rest: number;
+    if (name && e - s > name.length && buf[s + name.length] === NUL && buf.compare(name, 0, name.length, s, s + name.length) === 0) {
+      rest = s + name.length + 1;
+    } else {
+      const nul = buf.indexOf(NUL, s);
+      if (nul === -1 || nul >= e) return; // "--" between context groups: the gaps are shown from the line numbers
+      this.close();
+      this.name = Buffer.from(buf.subarray(s, nul));
+      const file = buf.toString("utf8", s, nul);
+      const how = this.start(file);
+      this.skipping = !how.count;
+      this.keeping = how.keep;
+      this.group = { file, count: 0, lines: [], shownMatches: 0, tail: 0 };
+      rest = nul + 1;
+    }
+    if (this.skipping) return;
+    let n = 0;
+    let i = rest;
+    for (; i < e; i++) {
+      const c = buf[i];
+      if (c < 48 || c > 57) break;
+      n = n * 10 + c - 48;
+    }
+    const g = this.group!;
+    const isMatch = buf[i] === COLON;
+    if (!isMatch && buf[i] !== DASH) return;
+    if (isMatch) {
+      this.total++;
+      g.count++;
+    }
+    if (!this.keeping) return;
+    if (g.shownMatches >= this.limit) {
+      // After the limit-th match: only its after-context.
+      if (isMatch || g.tail >= this.after || n !== g.lines[g.lines.length - 1].line + 1) return;
+      g.tail++;
+    } else if (isMatch) g.shownMatches++;
+    const text = buf.toString("utf8", i + 1, e);
+    if (text.endsWith(RG_CUT_MARK)) g.lines.push({ line: n, match: isMatch, content: text.slice(0, -RG_CUT_MARK.length), long: true });
+    else g.lines.push({ line: n, match: isMatch, content: text });
+  }
+}
+
+/** Splits ripgrep output into NUL-terminated (files mode) or newline-terminated (count mode) records. */
+function recordSplitter(separator: number, onRecord: (text: string) => void): { feed: (chunk: Buffer) => void; end: () => void } {
+  let carry: Buffer | undefined;
+  return {
+    feed(chunk) {
+      const buf = carry ? Buffer.concat([carry, chunk]) : chunk;
+      carry = undefined;
+      let from = 0;
+      for (let at = buf.indexOf(separator, from); at !== -1; at = buf.indexOf(separator, from)) {
+        onRecord(buf.toString("utf8", from, at));
+        from = at + 1;
+      }
+      if (from < buf.length) carry = Buffer.from(buf.subarray(from));
+    },
+    end() {
+      if (carry?.length) onRecord(carry.toString("utf8"));
+      carry = undefined;
+    },
+  };
 }
 
 /**
  * Shared by grep (a tree) and grep-file (one file). `target` is a path relative
  * to the root, already checked; "." means the whole root.
  */
-export async function search(workspace: Workspace, target: string, spec: SearchSpec, single: boolean, signal?: AbortSignal): Promise<ToolResult> {
+export async function search(
+  workspace: Workspace,
+  target: string,
+  spec: SearchSpec,
+  single: boolean,
+  signal?: AbortSignal,
+  onProgress?: (p: ToolProgress) => void,
+): Promise<ToolResult> {
   const mode = spec.output_mode ?? "content";
   const limit = spec.limit ?? GREP_DEFAULT_CAP;
+  const before = spec.context_before ?? spec.context ?? 0;
+  const after = spec.context_after ?? spec.context ?? 0;
   // --crlf: `$` also matches before "\r\n", so anchors work in CRLF files
-  // (ripgrep then ends its output lines with "\r\n"; the "\r" is dropped below).
+  // (ripgrep then ends its output lines with "\r\n"; the "\r" is dropped).
   const args = [...baseArgs(), "--no-messages", "--crlf"];
   if (spec.ignore_case) args.push("--ignore-case");
   if (spec.fixed_strings) args.push("--fixed-strings");
@@ -59,114 +298,200 @@ export async function search(workspace: Workspace, target: string, spec: SearchS
     else if (!spec.glob.includes("/") && !spec.glob.includes(":")) args.push("--type-add", `rtglob:${spec.glob}`, "--type", "rtglob");
     else keep = globMatcher(spec.glob);
   }
-  if (mode === "files_with_matches") args.push("--files-with-matches");
+  if (mode === "files_with_matches") args.push("--files-with-matches", "--null");
   else if (mode === "count") args.push("--count", "--with-filename", "--null");
   else {
-    args.push("--line-number", "--with-filename", "--null");
-    if (spec.context) args.push("--context", String(spec.context));
+    args.push("--line-number", "--with-filename", "--null", "--max-columns", String(RG_MAX_COLUMNS), "--max-columns-preview");
+    if (before) args.push("--before-context", String(before));
+    if (after) args.push("--after-context", String(after));
   }
   args.push("--regexp", spec.pattern);
   if (target !== ".") args.push("--", target);
 
-  const matches: Match[] = [];
-  const shown: string[] = [];
-  const files: string[] = [];
-  const counts: Array<{ file: string; count: number }> = [];
-  let total = 0;
-  let countFiles = 0;
-  let capped = false;
-  // ripgrep only skips files with NUL bytes; read and open also refuse files that
-  // are mostly control bytes or have a binary magic number, so grep skips those too
-  // (checked once per matching file shown; past the cap, matches are only counted).
-  const binary = new Map<string, boolean>();
-  const isBinary = (file: string): boolean => {
-    let b = binary.get(file);
-    if (b === undefined) {
-      b = looksBinary(path.join(workspace.root, file));
-      binary.set(file, b);
+  // ripgrep skips files with NUL bytes; read and open also refuse files that are
+  // mostly control bytes or have a binary magic number, so grep leaves those out
+  // too. Only the files whose matches would be shown are checked (8 KB each),
+  // in path order, after the search. When one of them is binary, other files
+  // may have been dropped for it: the search runs again knowing it (rare: only
+  // binary-looking files without a NUL byte get that far).
+  const binaryKinds = new Map<string, string | null>();
+  const binaryKind = (file: string): string | null => {
+    let kind = binaryKinds.get(file);
+    if (kind === undefined) {
+      try {
+        // Not a regular file (a FIFO ripgrep was given): reading it here would block.
+        const abs = path.join(workspace.root, file);
+        kind = fs.statSync(abs).isFile() ? fileBinaryKind(abs) : null;
+      } catch {
+        kind = null; // unreadable: treated as text, like read does
+      }
+      binaryKinds.set(file, kind);
     }
-    return b;
+    return kind;
+  };
+  const isKnownBinary = (file: string) => {
+    const k = binaryKinds.get(file);
+    return k !== undefined && k !== null;
   };
 
-  const run = await runRg(args, workspace.root, GREP_TIMEOUT_MS, (printed) => {
-    const raw = printed.endsWith("\r") ? printed.slice(0, -1) : printed;
-    if (mode === "files_with_matches") {
-      if (!raw || (keep && !keep(raw)) || (files.length < limit && isBinary(raw))) return;
-      total++;
-      if (files.length < limit) files.push(raw);
-      return;
+  /** What a file adds to the total: its matching lines, or 1 file (files_with_matches). */
+  const counted = (g: Group) => (mode === "count" ? (g.matches ?? 0) : g.count);
+
+  const scan = async () => {
+    const top = new FirstInPathOrder(limit);
+    let total = 0;
+    let fileTotal = 0;
+    /** Known binary files that matched, with what they would have added to the total. */
+    const inBinary: Array<{ file: string; count: number }> = [];
+    const admit = (file: string): { count: boolean; keep: boolean } => {
+      if (keep && !keep(file)) return { count: false, keep: false };
+      // While fewer matches than the limit are kept, each file would be shown:
+      // checked now, while ripgrep is still searching (a rare pattern's few
+      // files cost nothing after it exits). Later ones only at the end.
+      if (top.filling()) binaryKind(file);
+      return { count: true, keep: top.wants(file) && !isKnownBinary(file) };
+    };
+    const finished = (g: Group, kept: boolean) => {
+      if (isKnownBinary(g.file)) inBinary.push({ file: g.file, count: counted(g) });
+      else if (kept) top.add(g);
+    };
+    let parser: { feed: (chunk: Buffer) => void; end: () => void };
+    let content: ContentParser | undefined;
+    if (mode === "content") {
+      content = new ContentParser(limit, after, admit, finished);
+      parser = content;
+    } else {
+      // files_with_matches: "path\0" per file; count: "path\0N\n" per file.
+      parser = recordSplitter(mode === "files_with_matches" ? NUL : NEWLINE, (record) => {
+        const text = record.endsWith("\r") ? record.slice(0, -1) : record;
+        const nul = mode === "count" ? text.lastIndexOf("\0") : text.length;
+        if (nul <= 0) return;
+        const file = text.slice(0, nul);
+        const count = mode === "count" ? Number(text.slice(nul + 1)) : 1;
+        const how = admit(file);
+        if (!how.count) return;
+        total += count;
+        fileTotal++;
+        finished({ file, count: 1, matches: count, lines: [], shownMatches: 0, tail: 0 }, how.keep);
+      });
     }
-    const nul = raw.indexOf("\0");
-    if (nul === -1) {
-      // "--" between context groups.
-      if (!capped && raw === "--" && spec.context && shown.length && shown[shown.length - 1] !== "--") shown.push("--");
-      return;
+    // While ripgrep runs (it may print nothing for a long time), how far it got.
+    const report = () => {
+      const found = content ? content.total : total;
+      onProgress?.({ kind: "status", message: `searching: ${plural(found, mode === "content" ? "matching line" : mode === "count" ? "match" : "file")} so far`, done: found });
+    };
+    const ticker = onProgress ? setInterval(report, GREP_PROGRESS_EVERY_MS) : undefined;
+    let run: RgRun;
+    try {
+      run = await runRg(args, workspace.root, GREP_TIMEOUT_MS, (chunk) => parser.feed(chunk), signal);
+    } finally {
+      if (ticker) clearInterval(ticker);
     }
-    const file = raw.slice(0, nul);
-    if (keep && !keep(file)) return;
-    const rest = raw.slice(nul + 1);
-    if (mode === "count") {
-      if (counts.length < limit && isBinary(file)) return;
-      const n = Number(rest);
-      total += n;
-      countFiles++;
-      if (counts.length < limit) counts.push({ file, count: n });
-      return;
+    parser.end();
+    if (content) total = content.total;
+    return { top, run, total, fileTotal, inBinary };
+  };
+
+  let found = await scan();
+  /** The groups shown: the first in path order whose files are not binary, up to the limit. */
+  let shownGroups: Group[] = [];
+  for (;;) {
+    shownGroups = [];
+    let shownCount = 0;
+    let newBinary = false;
+    for (const g of found.top.sorted()) {
+      if (shownCount >= limit) break;
+      if (binaryKind(g.file) !== null) {
+        found.inBinary.push({ file: g.file, count: counted(g) });
+        newBinary = true;
+        continue;
+      }
+      shownGroups.push(g);
+      shownCount += g.count;
     }
-    const m = /^(\d+)([:-])/.exec(rest);
-    if (!m) return;
-    const line = Number(m[1]);
-    const content = rest.slice(m[0].length);
-    const isMatch = m[2] === ":";
-    if (!capped && isBinary(file)) return;
-    if (isMatch) total++;
-    if (capped) return;
-    if (isMatch && matches.length >= limit) {
-      capped = true;
-      return;
-    }
-    if (isMatch) matches.push({ file, line, content });
-    shown.push(isMatch ? `\u0000M${matches.length - 1}` : `${single ? "" : `${file}-`}${line}- ${cutLine(content, GREP_MAX_LINE_CHARS)}`);
-  }, signal);
+    if (!newBinary || !found.top.dropped() || found.run.timedOut) break;
+    found = await scan();
+  }
+  const { run } = found;
+  let { total, fileTotal } = found;
 
   if (run.exitCode === 2 && total === 0 && !run.timedOut) {
     const msg = run.stderr.trim().split("\n").slice(0, 6).join("\n");
     throw new ToolError(`grep failed: ${msg || "ripgrep reported an error"}${spec.fixed_strings ? "" : "\n(if you meant the text literally, set fixed_strings)"}`);
   }
+
+  // Matches in binary files up to the last shown file are not counted: those
+  // files were all checked, whatever order ripgrep printed them in. Files after
+  // it are counted like any other (they were not looked at).
+  const shownMatchCount = shownGroups.reduce((n, g) => n + g.count, 0);
+  const cutoff = shownMatchCount >= limit ? shownGroups[shownGroups.length - 1]?.file : undefined;
+  const seen = new Set<string>();
+  const leftOut = found.inBinary
+    .filter((b) => (cutoff === undefined || comparePaths(b.file, cutoff) < 0) && !seen.has(b.file) && seen.add(b.file))
+    .sort((x, y) => comparePaths(x.file, y.file));
+  for (const b of leftOut) {
+    total -= b.count;
+    fileTotal--;
+  }
   const tail: string[] = [];
+  if (leftOut.length) {
+    const names = leftOut.slice(0, 5).map((b) => `${b.file} (${binaryKinds.get(b.file)})`);
+    tail.push(`(${plural(leftOut.length, "binary file")} with matches not shown: ${names.join(", ")}${leftOut.length > 5 ? ", ..." : ""})`);
+  }
   if (run.timedOut) tail.push(`... search timed out after ${GREP_TIMEOUT_MS / 1000}s; results are incomplete`);
+  const binaryMeta = leftOut.length ? { binary_files: leftOut.map((b) => b.file) } : {};
 
   if (mode === "files_with_matches") {
+    const files = shownGroups.map((g) => g.file);
     const lines = files.length ? [...files] : [`no files match ${JSON.stringify(spec.pattern)}`];
     if (total > files.length) lines.push(`... truncated (${total - files.length} more files)`);
-    return ok([...lines, ...tail].join("\n"), { files, count: total, truncated: total > files.length || run.timedOut });
+    return ok([...lines, ...tail].join("\n"), { files, count: total, truncated: total > files.length || run.timedOut, ...binaryMeta });
   }
   if (mode === "count") {
+    const counts = shownGroups.map((g) => ({ file: g.file, count: g.matches ?? 0 }));
     const lines = counts.length ? counts.map((c) => `${c.file}:${c.count}`) : [`no matches for ${JSON.stringify(spec.pattern)}`];
-    if (countFiles > counts.length) lines.push(`... truncated (${countFiles - counts.length} more files)`);
-    return ok([...lines, ...tail].join("\n"), { counts, count: total, truncated: countFiles > counts.length || run.timedOut });
+    if (fileTotal > counts.length) lines.push(`... truncated (${fileTotal - counts.length} more files)`);
+    return ok([...lines, ...tail].join("\n"), { counts, count: total, truncated: fileTotal > counts.length || run.timedOut, ...binaryMeta });
   }
 
-  if (shown[shown.length - 1] === "--") shown.pop();
+  // The first `limit` matches in path order, with their context.
+  const matches: Match[] = [];
+  const shown: Array<{ file: string; line: Line; index?: number }> = [];
+  for (const g of shownGroups) {
+    if (matches.length >= limit) break;
+    let lastMatchLine = 0;
+    for (const l of g.lines) {
+      if (l.match) {
+        if (matches.length >= limit) break;
+        matches.push({ file: g.file, line: l.line, content: shownText(l, MAX_LINE_CHARS) });
+        shown.push({ file: g.file, line: l, index: matches.length - 1 });
+        lastMatchLine = l.line;
+      } else {
+        // Context after the limit-th match only as far as its own after-context reaches.
+        if (matches.length >= limit && l.line > lastMatchLine + after) break;
+        shown.push({ file: g.file, line: l });
+      }
+    }
+  }
   noteMatches(workspace, matches, spec.ids === true);
-  const lines = shown.map((s) => {
-    if (!s.startsWith("\u0000M")) return s;
-    const mm = matches[Number(s.slice(2))];
-    const id = mm.line_id ? `[LID:${mm.line_id}]: ` : " ";
-    return `${single ? "" : `${mm.file}:`}${mm.line}:${id}${cutLine(mm.content, GREP_MAX_LINE_CHARS)}`;
-  });
-  if (matches.length === 0) lines.push(`no matches for ${JSON.stringify(spec.pattern)}${target !== "." ? ` in ${target}` : ""}`);
-  if (total > matches.length) lines.push(`... truncated: showing ${matches.length} of ${plural(total, "match", "matches")} (${total - matches.length} more); narrow the pattern or path, or raise limit`);
-  return ok([...lines, ...tail].join("\n"), { matches, count: total, truncated: total > matches.length || run.timedOut });
-}
-
-/** Whether the start of a file looks binary to read/open (unreadable files count as text). */
-function looksBinary(abs: string): boolean {
-  try {
-    return fileBinaryKind(abs) !== null;
-  } catch {
-    return false;
+  const numbers = spec.show_line_numbers !== false;
+  const withContext = before > 0 || after > 0;
+  const lines: string[] = [];
+  let prev: { file: string; line: number } | undefined;
+  for (const s of shown) {
+    if (withContext && prev && (prev.file !== s.file || s.line.line !== prev.line + 1)) lines.push("--");
+    prev = { file: s.file, line: s.line.line };
+    const sep = s.line.match ? ":" : "-";
+    const prefix = `${single ? "" : `${s.file}${sep}`}${numbers ? `${s.line.line}${sep}` : ""}`;
+    const id = s.index !== undefined ? matches[s.index].line_id : undefined;
+    const text = shownText(s.line, GREP_MAX_LINE_CHARS);
+    lines.push(id ? `${prefix}[LID:${id}]: ${text}` : prefix ? `${prefix} ${text}` : text);
   }
+  if (matches.length === 0) lines.push(`no matches for ${JSON.stringify(spec.pattern)}${target !== "." ? ` in ${target}` : ""}`);
+  if (total > matches.length) {
+    lines.push(`... truncated: showing ${matches.length} of ${plural(total, "match", "matches")} (the first in path order; ${total - matches.length} more); narrow the pattern or path, or raise limit`);
+  }
+  return ok([...lines, ...tail].join("\n"), { matches, count: total, truncated: total > matches.length || run.timedOut, ...binaryMeta });
 }
 
 /**
@@ -184,7 +509,12 @@ function noteMatches(workspace: Workspace, matches: Match[], withIds: boolean): 
   }
   for (const [file, list] of byFile) {
     try {
-      if (!withIds && !workspace.lineIds.viewed(file)) continue;
+      if (!withIds && !workspace.lineIds.viewed(file)) {
+        // Not read before: the matches still show this version of it (write after read, issue 10).
+        const f = workspace.resolve(file);
+        if (f.exists) workspace.lineIds.noteShown(f.rel, statVersion(fs.statSync(f.abs)));
+        continue;
+      }
       const f = workspace.resolveTextFile(file);
       const { ids, hash } = workspace.linesWithIds(f);
       if (withIds) for (const m of list) m.line_id = ids[m.line - 1];
@@ -195,44 +525,61 @@ function noteMatches(workspace: Workspace, matches: Match[], withIds: boolean): 
   }
 }
 
+/** A file given to grep itself (not a directory) that read would refuse as binary: said, not searched. */
+function refuseBinary(rel: string, abs: string): void {
+  const kind = fileBinaryKind(abs);
+  if (kind) {
+    throw new ToolError(`${rel}: binary file (${kind}, ${formatSize(fs.statSync(abs).size)}); not searched. grep searches text files; use bash (e.g. strings ${rel} | grep ...) for binary content`);
+  }
+}
+
 export const grepTool = defineTool({
   name: "grep",
   aliases: ["search_dir"],
-  description: `Search file contents under a directory with ripgrep. Output "path:line: text", at most ${GREP_DEFAULT_CAP} matches (a last line says how many more there were); long lines are cut. .gitignore is honored, binary files and .git/, node_modules/ are skipped.
-- glob filters files ("*.py", "src/**/*.ts"); output_mode "files_with_matches" lists files, "count" counts per file.
-- ids: true adds each match's persistent line ID for edit_lines.
-Then jump to a match with open path:line.`,
-  schema: () => z
-    .object({
-      ...grepOptions,
-      path: z.string().optional().describe("Directory or file to search, relative to the root (default: the root)"),
-      glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts"'),
-      output_mode: z.enum(["content", "files_with_matches", "count"]).optional().describe("content (default), files_with_matches or count"),
-    })
-    .strict(),
+  description: `Search file contents with ripgrep: "path:line: text" in path order, at most ${GREP_DEFAULT_CAP} matches (a last line says how many more). .gitignore is honored; binary files, .git/, node_modules/ skipped. glob filters files ("src/**/*.ts"); output_mode files_with_matches or count; ids: true adds line IDs for edit_lines.`,
+  schema: () =>
+    withArgAliases(
+      GREP_ALIASES,
+      z
+        .object({
+          ...grepOptions(GREP_ALIASES),
+          path: z.string().optional().describe(`Directory or file to search (default: the root)${aliasNote(GREP_ALIASES, "path")}`),
+          glob: z.string().optional().describe(`Only files matching this glob${aliasNote(GREP_ALIASES, "glob")}`),
+          output_mode: z.enum(["content", "files_with_matches", "count"]).optional().describe("content (default), files_with_matches or count"),
+        })
+        .strict(),
+    ),
   readOnly: true,
   idempotent: true,
-  async handler(args, { workspace, signal }) {
+  async handler(args, { workspace, signal, onProgress }) {
     const target = workspace.resolve(args.path ?? ".");
     if (!target.exists) throw new ToolError(`${target.rel}: no such file or directory`);
-    return search(workspace, target.rel, args, fs.statSync(target.abs).isFile(), signal);
+    const isFile = fs.statSync(target.abs).isFile();
+    if (isFile) refuseBinary(target.rel, target.abs);
+    return search(workspace, target.rel, args, isFile, signal, onProgress);
   },
 });
 
 export const grepFileTool = defineTool({
   name: "grep-file",
   aliases: ["search_file", "grep_file"],
-  description: `Search one file for a pattern (ripgrep regex). Output "<line>: text" for each match, at most ${GREP_DEFAULT_CAP}. Works on files of any size without loading them.`,
-  schema: () => z
-    .object({
-      ...grepOptions,
-      path: z.string().describe("File to search, relative to the root"),
-    })
-    .strict(),
+  description: `Search one file of any size (ripgrep regex): "line: text" per match, at most ${GREP_DEFAULT_CAP}.`,
+  schema: () =>
+    withArgAliases(
+      GREP_FILE_ALIASES,
+      z
+        .object({
+          ...grepOptions(GREP_FILE_ALIASES),
+          path: z.string().describe(`File to search${aliasNote(GREP_FILE_ALIASES, "path")}`),
+        })
+        .strict(),
+    ),
   readOnly: true,
   idempotent: true,
-  async handler(args, { workspace, signal }) {
+  async handler(args, { workspace, signal, onProgress }) {
+    const r = workspace.resolve(args.path);
+    if (r.exists && fs.statSync(r.abs).isFile()) refuseBinary(r.rel, r.abs);
     const file = workspace.resolveTextFile(args.path);
-    return search(workspace, file.rel, args, true, signal);
+    return search(workspace, file.rel, args, true, signal, onProgress);
   },
 });

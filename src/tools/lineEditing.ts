@@ -4,7 +4,9 @@
 import { z } from "zod";
 import type { Workspace } from "../workspace/workspace.js";
 import { applyEdit, type Snapshot } from "../workspace/applyEdit.js";
-import { withLines, splitContent } from "../edit/fileModel.js";
+import { withLines, splitContent, normalizedText } from "../edit/fileModel.js";
+import { indentCandidates } from "../edit/indent.js";
+import { chooseReading } from "../edit/chooseReading.js";
 import { resolveRef, parseRef, staleNumber, type LineRef } from "../edit/lineRefs.js";
 import { applyLineChanges, type LineChange } from "../edit/lineEdits.js";
 import { ToolError, ok, type ToolResult } from "./types.js";
@@ -35,7 +37,7 @@ function usesIds(specs: ChangeSpec[]): boolean {
   return specs.some((s) => [s.from, s.to].some((r) => r !== undefined && (() => { const p = parseRef(r); return !("error" in p) && p.id !== undefined; })()));
 }
 
-function planChanges(snap: Snapshot, specs: ChangeSpec[]) {
+async function planChanges(snap: Snapshot, specs: ChangeSpec[], force: boolean) {
   const lines = snap.model.lines;
   const changes: LineChange[] = [];
   const notes: string[] = [];
@@ -70,7 +72,39 @@ function planChanges(snap: Snapshot, specs: ChangeSpec[]) {
     }
     changes.push({ start, end, content: s.kind === "delete" ? [] : content, indentLevel: s.indentLevel });
   }
-  const applied = applyLineChanges(lines, changes);
+  // Each change's content may be placed several ways (indent.ts); the first
+  // reading that keeps the file valid and its blocks intact is written.
+  const readings = changes.map((c) =>
+    c.content.length === 0 ? [{ lines: c.content, why: "" }] : indentCandidates(c.content, { lines, at: c.start - 1, replacing: c.end - c.start + 1, indentLevel: c.indentLevel }),
+  );
+  const pick = changes.map(() => 0);
+  const build = () => applyLineChanges(lines, changes.map((c, k) => ({ ...c, content: readings[k][pick[k]].lines, verbatim: true })));
+  const first = build();
+  if ("error" in first) throw new ToolError(first.error);
+  if (!force) {
+    const before = normalizedText(snap.model);
+    for (let k = 0; k < changes.length; k++) {
+      if (readings[k].length < 2) continue;
+      const texts = readings[k].map((r, j) => {
+        pick[k] = j;
+        const a = build();
+        return { text: "error" in a ? before : normalizedText(withLines(snap.model, a.lines)), why: r.why };
+      });
+      pick[k] = 0;
+      const choice = await chooseReading(snap.rel, before, texts, { root: snap.root });
+      if ("refused" in choice) throw new ToolError(`${changes.length > 1 ? `change ${k + 1}: ` : ""}${choice.refused}`, { reason: "indentation" });
+      pick[k] = choice.index;
+      if (choice.note) notes.push(choice.note);
+    }
+  }
+  // Content that was not kept as written: say where it went and why (issue 10).
+  readings.forEach((r, k) => {
+    const why = r[pick[k]].why;
+    if (why && !why.startsWith("kept as written") && !why.startsWith("indent_level") && !notes.some((n) => n.startsWith("note: indentation"))) {
+      notes.push(`note: indentation ${why}${r.length > 1 && pick[k] === 0 ? " (the content's own indentation is not a level open there)" : ""}`);
+    }
+  });
+  const applied = build();
   if ("error" in applied) throw new ToolError(applied.error);
   // One deletion: the result names the lines removed (✓ Edited a.py:12-14), as
   // the new text has no lines left to name there.
@@ -98,7 +132,7 @@ export async function runLineChanges(
 ): Promise<ToolResult> {
   if (specs.length === 0) throw new ToolError("no changes given");
   const ids = usesIds(specs);
-  const r = await applyEdit(workspace, path, (snap) => planChanges(snap, specs), {
+  const r = await applyEdit(workspace, path, (snap) => planChanges(snap, specs, opts.force === true), {
     tool: opts.tool,
     dryRun: opts.dry_run,
     force: opts.force,

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { defineTool, ok, ToolError } from "./types.js";
 import { formatSize } from "../workspace/binary.js";
 import { ALWAYS_SKIPPED } from "./ripgrep.js";
-import { LS_DEFAULT_DEPTH, LS_MAX_ENTRIES } from "../limits.js";
+import { LS_DEFAULT_DEPTH, LS_MAX_DEPTH, LS_MAX_ENTRIES } from "../limits.js";
 
 interface Entry {
   name: string;
@@ -57,13 +57,13 @@ function entriesOf(dir: string, showHidden: boolean): Entry[] {
 export const lsTool = defineTool({
   name: "ls",
   aliases: ["list_dir"],
-  description: `List a directory: type and permissions, size, modification time, name (directories first, symlinks with their targets). tree: true shows a tree instead (depth ${LS_DEFAULT_DEPTH} by default; .git, node_modules and the like are not descended into). At most ${LS_MAX_ENTRIES} entries.`,
+  description: `List a directory: permissions, size, modification time, name (directories first, symlinks with their targets), at most ${LS_MAX_ENTRIES} entries. tree: true shows a tree (depth ${LS_DEFAULT_DEPTH} by default; .git/ and node_modules/ are not entered).`,
   schema: () => z
     .object({
-      path: z.string().optional().describe("Directory relative to the root (default: the root)"),
-      tree: z.boolean().optional().describe("Show a recursive tree"),
-      depth: z.number().int().min(1).max(20).optional().describe(`Tree depth (default ${LS_DEFAULT_DEPTH})`),
-      show_hidden: z.boolean().optional().describe("Include names starting with a dot"),
+      path: z.string().optional().describe("Directory (default: the root)"),
+      tree: z.boolean().optional().describe("A recursive tree"),
+      depth: z.number().int().min(1).max(LS_MAX_DEPTH).optional().describe(`Tree depth (default ${LS_DEFAULT_DEPTH})`),
+      show_hidden: z.boolean().optional().describe("Include dot files"),
     })
     .strict(),
   readOnly: true,

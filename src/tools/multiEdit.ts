@@ -24,8 +24,8 @@ export const multiEditTool = defineTool({
     const r = await applyEdit(
       workspace,
       args.path,
-      (snap) => {
-        const p = planStringEdits(snap, args.edits, (i) => `edits[${i}] (edit ${i + 1} of ${args.edits.length}) failed; nothing was written: `);
+      async (snap) => {
+        const p = await planStringEdits(snap, args.edits, (i) => `edits[${i}] (edit ${i + 1} of ${args.edits.length}) failed; nothing was written: `, { force: args.force });
         tiers = p.tiers;
         return p;
       },

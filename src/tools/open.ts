@@ -2,7 +2,10 @@ import fs from "node:fs";
 import { z } from "zod";
 import { defineTool, ToolError } from "./types.js";
 import { showWindow } from "./window.js";
+import { aliasNote, withArgAliases } from "./argAliases.js";
 import { OPEN_MAX_RANGE, OPEN_WINDOW } from "../limits.js";
+
+const OPEN_ALIASES = { file_path: "path" } as const;
 
 /** Splits `path:LINE` or `path:START-END`, unless the whole string names an existing file. */
 export function parseLocation(spec: string, root: string): { path: string; line?: number; start?: number; end?: number } {
@@ -21,19 +24,19 @@ const lineNo = z.number().int().min(1);
 export const openTool = defineTool({
   name: "open",
   aliases: ["open_file_chunk"],
-  description: `Show a ${OPEN_WINDOW}-line window of a file with line numbers, and remember it for scroll.
-- path alone: lines 1-${OPEN_WINDOW}.
-- "path:LINE" (or line): a window centered on LINE (LINE-50 .. LINE+49). Jump straight to a line you found with grep instead of scrolling.
-- "path:START-END" (or start/end): that range, at most ${OPEN_MAX_RANGE} lines.
-Output: "--- path (lines A-B of N) ---" then "A: text" lines.`,
-  schema: () => z
-    .object({
-      path: z.string().describe('File path relative to the workspace root; may end in ":LINE" or ":START-END"'),
-      line: lineNo.optional().describe("Center the window on this line"),
-      start: lineNo.optional().describe("First line of an explicit range"),
-      end: lineNo.optional().describe("Last line of an explicit range (inclusive)"),
-    })
-    .strict(),
+  description: `Show a ${OPEN_WINDOW}-line window of a file ("--- path (lines A-B of N) ---", then "A: text"), remembered for scroll: "path" from line 1; "path:LINE" (or line) around LINE, e.g. a grep match; "path:START-END" (or start, end) that range, at most ${OPEN_MAX_RANGE} lines.`,
+  schema: () =>
+    withArgAliases(
+      OPEN_ALIASES,
+      z
+        .object({
+          path: z.string().describe(`Relative to the root, may end in ":LINE" or ":START-END"${aliasNote(OPEN_ALIASES, "path")}`),
+          line: lineNo.optional().describe("Center on this line"),
+          start: lineNo.optional().describe("Range start"),
+          end: lineNo.optional().describe("Range end (inclusive)"),
+        })
+        .strict(),
+    ),
   readOnly: true,
   idempotent: true,
   async handler(args, { workspace }) {

@@ -1,30 +1,43 @@
 import { z } from "zod";
 import { defineTool, ok, ToolError } from "./types.js";
 import { numberedLine, plural } from "./format.js";
-import { READ_DEFAULT_LIMIT, READ_MAX_OUTPUT_BYTES } from "../limits.js";
+import { aliasNote, withArgAliases } from "./argAliases.js";
+import { MAX_LINE_CHARS, READ_DEFAULT_LIMIT, READ_MAX_OUTPUT_BYTES } from "../limits.js";
+
+/** Claude Code's file_path; seed 001's start_line (its end_line is an argument of its own). */
+const READ_ALIASES = { file_path: "path", start_line: "offset" } as const;
+const lineNumber = z.number().int().min(1);
 
 export const readTool = defineTool({
   name: "read",
   aliases: ["read_file"],
-  description: `Read a text file with line numbers ("   12: text").
-- offset: first line to show (1-based, default 1); limit: number of lines (default ${READ_DEFAULT_LIMIT}).
-- Output is capped at 50 KB and lines longer than 2000 characters are cut; a trailer gives the offset to continue from.
-- ids: true adds each line's persistent line ID ("   12: [LID:k3f9] text"). Pass "12:k3f9" (or "k3f9") to edit_lines: the ID keeps pointing at the same line after other edits move it.
-- Binary files are refused. Prefer open path:line for a 100-line window around a known line.`,
-  schema: () => z
-    .object({
-      path: z.string().describe("File path, relative to the workspace root"),
-      offset: z.number().int().min(1).optional().describe("First line to show, 1-based (default 1)"),
-      limit: z.number().int().min(1).optional().describe(`Number of lines to show (default ${READ_DEFAULT_LIMIT})`),
-      ids: z.boolean().optional().describe("Show persistent line IDs as [LID:xxxx]"),
-    })
-    .strict(),
+  description: `Read a text file with line numbers ("   12: text"): ${READ_DEFAULT_LIMIT} lines from offset unless limit says otherwise, at most ${READ_MAX_OUTPUT_BYTES / 1024} KB, lines cut at ${MAX_LINE_CHARS} characters; a last line gives the offset to continue from. ids: true adds persistent line IDs ("   12: [LID:k3f9] text") for edit_lines.`,
+  schema: () =>
+    withArgAliases(
+      READ_ALIASES,
+      z
+        .object({
+          path: z.string().describe(`Relative to the root${aliasNote(READ_ALIASES, "path")}`),
+          offset: lineNumber.optional().describe(`First line (default 1)${aliasNote(READ_ALIASES, "offset")}`),
+          limit: lineNumber.optional().describe(`Lines (default ${READ_DEFAULT_LIMIT})`),
+          end_line: lineNumber.optional().describe("Last line (instead of limit)"),
+          ids: z.boolean().optional().describe("Show line IDs"),
+        })
+        .strict(),
+    ),
   readOnly: true,
   idempotent: true,
   async handler(args, { workspace }) {
     const file = workspace.resolveTextFile(args.path);
     const start = args.offset ?? 1;
-    const limit = args.limit ?? READ_DEFAULT_LIMIT;
+    if (args.end_line !== undefined) {
+      if (args.end_line < start) throw new ToolError(`end_line ${args.end_line} is before the first line shown (${start}); end_line must be at least offset (start_line)`);
+      const span = args.end_line - start + 1;
+      if (args.limit !== undefined && args.limit !== span) {
+        throw new ToolError(`limit ${args.limit} and end_line ${args.end_line} disagree (lines ${start}-${args.end_line} are ${span}); give one of them`);
+      }
+    }
+    const limit = args.end_line !== undefined ? args.end_line - start + 1 : (args.limit ?? READ_DEFAULT_LIMIT);
     let total: number;
     let lines: string[];
     let ids: string[] | undefined;
@@ -60,7 +73,7 @@ export const readTool = defineTool({
     const last = start + out.length - 1;
     const truncated = last < total;
     if (truncated) {
-      const why = cappedByBytes ? "output reached the 50 KB cap" : `limit ${limit}`;
+      const why = cappedByBytes ? `output reached the ${READ_MAX_OUTPUT_BYTES / 1024} KB cap` : `limit ${limit}`;
       out.push(`... (showing lines ${start}-${last} of ${total}, ${why}; use offset=${last + 1} to continue)`);
     }
     return ok(out.join("\n"), {

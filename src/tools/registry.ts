@@ -1,52 +1,92 @@
 // The one list of tools. Every face (CLI, `rt call`, MCP, the agent) finds
 // tools here and calls them through the policy, never directly.
+//
+// The list holds what finding a tool needs (its name, aliases and whether it is
+// read-only) and a loader; the rest of a tool (description, schema, handler,
+// other flags) comes from its module the first time something reads it. In the
+// `rt` executable that is when the module is evaluated (see toolModules.ts), so
+// a one-shot command pays only for the tools it uses. The metadata written here
+// must match the module's: the first load checks it.
 import { z } from "zod";
 import type { Tool } from "./types.js";
-import { readTool } from "./read.js";
-import { openTool } from "./open.js";
-import { scrollTool } from "./scroll.js";
-import { findFilesTool } from "./find.js";
-import { grepTool, grepFileTool } from "./grep.js";
-import { lsTool } from "./ls.js";
-import { bashTool } from "./bash.js";
-import { bashOutputTool } from "./bashOutput.js";
-import { killShellTool } from "./killShell.js";
-import { writeOutputTool } from "./writeOutput.js";
-import { sqlQueryTool } from "./sqlQuery.js";
-import { sqlTablesTool } from "./sqlTables.js";
-import { sqlDescribeTool } from "./sqlDescribe.js";
-import { editLinesTool } from "./editLines.js";
-import { editRangeTool, insertAtTool } from "./editRange.js";
-import { editFileTool } from "./editFile.js";
-import { editTool } from "./edit.js";
-import { multiEditTool } from "./multiEdit.js";
-import { writeTool } from "./write.js";
-import { undoTool } from "./undo.js";
+import { toolModules as m } from "./toolModules.js";
 
-export const TOOLS: readonly Tool[] = [
-  readTool,
-  openTool,
-  scrollTool,
-  findFilesTool,
-  grepTool,
-  grepFileTool,
-  lsTool,
-  editLinesTool,
-  editRangeTool,
-  insertAtTool,
-  editTool,
-  multiEditTool,
-  editFileTool,
-  writeTool,
-  undoTool,
-  sqlQueryTool,
-  sqlTablesTool,
-  sqlDescribeTool,
-  bashTool,
-  bashOutputTool,
-  killShellTool,
-  writeOutputTool,
-] as Tool[];
+export interface ToolEntry {
+  name: string;
+  aliases: readonly string[];
+  readOnly: boolean;
+  load: () => Tool;
+}
+
+const ENTRIES: readonly ToolEntry[] = [
+  { name: "read", aliases: ["read_file"], readOnly: true, load: () => m.read().readTool },
+  { name: "open", aliases: ["open_file_chunk"], readOnly: true, load: () => m.open().openTool },
+  { name: "scroll", aliases: ["scroll_file"], readOnly: true, load: () => m.scroll().scrollTool },
+  { name: "find", aliases: ["find_file", "glob"], readOnly: true, load: () => m.find().findFilesTool },
+  { name: "grep", aliases: ["search_dir"], readOnly: true, load: () => m.grep().grepTool },
+  { name: "grep-file", aliases: ["search_file", "grep_file"], readOnly: true, load: () => m.grep().grepFileTool },
+  { name: "ls", aliases: ["list_dir"], readOnly: true, load: () => m.ls().lsTool },
+  { name: "edit_lines", aliases: [], readOnly: false, load: () => m.editLines().editLinesTool },
+  { name: "edit_range", aliases: [], readOnly: false, load: () => m.editRange().editRangeTool },
+  { name: "insert_at", aliases: [], readOnly: false, load: () => m.editRange().insertAtTool },
+  { name: "edit", aliases: ["str_replace"], readOnly: false, load: () => m.edit().editTool },
+  { name: "multi_edit", aliases: ["MultiEdit"], readOnly: false, load: () => m.multiEdit().multiEditTool },
+  { name: "edit_file", aliases: [], readOnly: false, load: () => m.editFile().editFileTool },
+  { name: "write", aliases: ["write_file"], readOnly: false, load: () => m.write().writeTool },
+  { name: "undo_edit", aliases: ["undo"], readOnly: false, load: () => m.undo().undoTool },
+  { name: "sql_query", aliases: ["sql"], readOnly: true, load: () => m.sqlQuery().sqlQueryTool },
+  { name: "sql_tables", aliases: ["list_tables"], readOnly: true, load: () => m.sqlTables().sqlTablesTool },
+  { name: "sql_describe", aliases: ["describe_table"], readOnly: true, load: () => m.sqlDescribe().sqlDescribeTool },
+  { name: "bash", aliases: ["shell"], readOnly: false, load: () => m.bash().bashTool },
+  { name: "bash_output", aliases: ["BashOutput"], readOnly: false, load: () => m.bashOutput().bashOutputTool },
+  { name: "kill_shell", aliases: ["KillShell"], readOnly: false, load: () => m.killShell().killShellTool },
+  { name: "write_output", aliases: [], readOnly: false, load: () => m.writeOutput().writeOutputTool },
+];
+
+/** The module's tool, after checking it is the one the entry describes. */
+function loadChecked(entry: ToolEntry): Tool {
+  const tool = entry.load();
+  const same = tool.name === entry.name && tool.readOnly === entry.readOnly && tool.aliases.join(",") === entry.aliases.join(",");
+  if (!same) {
+    throw new Error(
+      `tool registry out of date: the entry for ${entry.name} (aliases ${entry.aliases.join(", ") || "none"}, readOnly ${entry.readOnly}) does not match its module (${tool.name}, aliases ${tool.aliases.join(", ") || "none"}, readOnly ${tool.readOnly}); update src/tools/registry.ts`,
+    );
+  }
+  return tool;
+}
+
+/** A Tool whose module loads when anything beyond name, aliases and readOnly is read. */
+function lazyTool(entry: ToolEntry): Tool {
+  let loaded: Tool | undefined;
+  const real = () => (loaded ??= loadChecked(entry));
+  return {
+    name: entry.name,
+    aliases: [...entry.aliases],
+    readOnly: entry.readOnly,
+    get description() {
+      return real().description;
+    },
+    get schema() {
+      return real().schema;
+    },
+    get destructive() {
+      return real().destructive;
+    },
+    get idempotent() {
+      return real().idempotent;
+    },
+    get editing() {
+      return real().editing;
+    },
+    get enforcesReadOnly() {
+      return real().enforcesReadOnly;
+    },
+    handler: (args, ctx) => real().handler(args, ctx),
+  };
+}
+
+/** Every tool, in the order faces list them. Reading a tool's description or schema loads its module. */
+export const TOOLS: readonly Tool[] = ENTRIES.map(lazyTool);
 
 const byName = new Map<string, Tool>();
 for (const tool of TOOLS) {
@@ -56,7 +96,7 @@ for (const tool of TOOLS) {
   }
 }
 
-/** Finds a tool by its canonical name or any alias. */
+/** Finds a tool by its canonical name or any alias (without loading its module). */
 export function findTool(name: string): Tool | undefined {
   return byName.get(name);
 }
@@ -65,9 +105,20 @@ export function toolNames(): string[] {
   return TOOLS.map((t) => t.name);
 }
 
-/** The tool's argument schema as JSON Schema (for MCP, the agent and error messages). */
+/** The registry's own entries (name, aliases, readOnly, loader), for tests that check them against the modules. */
+export function toolEntries(): readonly ToolEntry[] {
+  return ENTRIES;
+}
+
+const jsonSchemas = new WeakMap<z.ZodType, Record<string, unknown>>();
+
+/** The tool's argument schema as JSON Schema (for MCP, the agent and error messages): converted once per tool, a fresh copy each call. */
 export function jsonSchemaOf(tool: Tool): Record<string, unknown> {
-  const schema = z.toJSONSchema(tool.schema, { io: "input" }) as Record<string, unknown>;
-  delete schema.$schema;
-  return schema;
+  let schema = jsonSchemas.get(tool.schema);
+  if (!schema) {
+    schema = z.toJSONSchema(tool.schema, { io: "input" }) as Record<string, unknown>;
+    delete schema.$schema;
+    jsonSchemas.set(tool.schema, schema);
+  }
+  return structuredClone(schema);
 }

@@ -2,10 +2,12 @@
 // output line by line, with a timeout that kills it.
 import { spawn } from "node:child_process";
 import fs from "node:fs";
+import path from "node:path";
 import { createRequire } from "node:module";
 import { StringDecoder } from "node:string_decoder";
 import { ToolError } from "./types.js";
 import { anonymousTempFile } from "../workspace/confinedFs.js";
+import { packageRoot } from "../packageRoot.js";
 
 /** Directories skipped by find and grep even when no .gitignore names them. */
 export const ALWAYS_SKIPPED = [".git", "node_modules", ".rt", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache", ".pytest_cache", ".hg", ".svn"];
@@ -14,10 +16,19 @@ let cachedPath: string | undefined;
 
 export function rgPath(): string {
   if (cachedPath) return cachedPath;
-  const require = createRequire(import.meta.url);
   const pkg = `@vscode/ripgrep-${process.platform}-${process.arch}`;
+  const exe = process.platform === "win32" ? "rg.exe" : "rg";
+  // Where npm puts it beside rt's own package (no module resolution: that walks
+  // the file system and costs a one-shot command a few milliseconds); else resolved.
   try {
-    cachedPath = require.resolve(`${pkg}/bin/${process.platform === "win32" ? "rg.exe" : "rg"}`);
+    const beside = path.join(packageRoot(), "node_modules", pkg, "bin", exe);
+    if (fs.existsSync(beside)) return (cachedPath = beside);
+  } catch {
+    /* an incomplete package: resolve it below */
+  }
+  const require = createRequire(import.meta.url);
+  try {
+    cachedPath = require.resolve(`${pkg}/bin/${exe}`);
   } catch {
     throw new ToolError(`ripgrep is missing: the npm package ${pkg} is not installed; run npm install in rt's directory`);
   }
@@ -37,71 +48,97 @@ export interface RgRun {
   timedOut: boolean;
 }
 
+/** How often the output file is read while ripgrep still runs. */
+const POLL_MS = 4;
+
 /**
- * Spawns rg with `args` in `cwd` and calls `onLine` for every stdout line
- * (without its newline). Resolves when rg exits or is killed after `timeoutMs`.
+ * Spawns rg with `args` in `cwd` and hands its standard output to `onData` as
+ * it is produced (`chunk` is only valid during the call: copy what you keep).
+ * Resolves when rg exits, or is killed after `timeoutMs` or when `signal` aborts.
  */
-export function runRg(args: string[], cwd: string, timeoutMs: number, onLine: (line: string) => void, signal?: AbortSignal): Promise<RgRun> {
-  // ripgrep's output goes to an unlinked temporary file, read once it exits: its
-  // search threads write each file's matches separately, and reading thousands
-  // of small pipe writes one event at a time cost Node more CPU than the search
-  // itself (see BENCHMARKS.md). Where no temporary file can be made, a pipe.
+export function runRg(args: string[], cwd: string, timeoutMs: number, onData: (chunk: Buffer) => void, signal?: AbortSignal): Promise<RgRun> {
+  // ripgrep's output goes to an unlinked temporary file that rt reads while rg
+  // runs, in large pieces: its search threads write each file's matches
+  // separately, and taking thousands of small pipe writes one event at a time
+  // cost Node more CPU than the search itself (see BENCHMARKS.md); reading only
+  // after rg exited made rt's share of the work wait for the whole search.
+  // Where no temporary file can be made, a pipe.
   const out = openScratch();
-  let released = false;
-  const release = () => {
-    if (out !== undefined && !released) fs.closeSync(out);
-    released = true;
-  };
   return new Promise((resolve, reject) => {
     const child = spawn(rgPath(), args, { cwd, stdio: ["ignore", out ?? "pipe", "pipe"] });
     let timedOut = false;
+    let stderr = "";
+    let failed = false;
+    const buf = out === undefined ? undefined : Buffer.allocUnsafe(1 << 20);
+    let pos = 0;
+    /** Reads what rg has written since the last call (all of it once rg has exited). */
+    const drain = () => {
+      if (out === undefined || buf === undefined || failed) return;
+      try {
+        for (;;) {
+          const n = fs.readSync(out, buf, 0, buf.length, pos);
+          if (n <= 0) return;
+          pos += n;
+          onData(n === buf.length ? buf : buf.subarray(0, n));
+        }
+      } catch (e) {
+        failed = true;
+        child.kill("SIGKILL");
+        reject(e);
+      }
+    };
+    const poll = out === undefined ? undefined : setInterval(drain, POLL_MS);
     const timer = setTimeout(() => {
       timedOut = true;
       child.kill("SIGKILL");
     }, timeoutMs);
     const onAbort = () => child.kill("SIGKILL");
     signal?.addEventListener("abort", onAbort, { once: true });
-    let pending = "";
-    let stderr = "";
-    const take = (chunk: string) => {
-      pending += chunk;
-      let nl = pending.indexOf("\n");
-      let from = 0;
-      while (nl !== -1) {
-        onLine(pending.slice(from, nl));
-        from = nl + 1;
-        nl = pending.indexOf("\n", from);
-      }
-      pending = pending.slice(from);
+    const finish = () => {
+      clearTimeout(timer);
+      if (poll) clearInterval(poll);
+      signal?.removeEventListener("abort", onAbort);
     };
-    if (child.stdout) {
-      child.stdout.setEncoding("utf8");
-      child.stdout.on("data", take);
-    }
+    if (child.stdout) child.stdout.on("data", (c: Buffer) => onData(c));
     child.stderr!.setEncoding("utf8");
     child.stderr!.on("data", (c: string) => {
       if (stderr.length < 10_000) stderr += c;
     });
     child.on("error", (e) => {
-      clearTimeout(timer);
-      release();
+      finish();
+      if (out !== undefined) fs.closeSync(out);
       reject(e);
     });
     child.on("close", (code) => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", onAbort);
-      try {
-        if (out !== undefined && !released) readScratch(out, take);
-      } catch (e) {
-        reject(e);
-        return;
-      } finally {
-        release();
-      }
-      if (pending) onLine(pending);
-      resolve({ exitCode: code, stderr, timedOut });
+      finish();
+      drain();
+      if (out !== undefined) fs.closeSync(out);
+      if (!failed) resolve({ exitCode: code, stderr, timedOut });
     });
   });
+}
+
+/** `onData` for runRg that calls `onLine` with each line of text (without its newline; a last unterminated line too, once `end()` is called). */
+export function lineSplitter(onLine: (line: string) => void): { onData: (chunk: Buffer) => void; end: () => void } {
+  const decoder = new StringDecoder("utf8");
+  let pending = "";
+  const take = (text: string) => {
+    pending += text;
+    let from = 0;
+    for (let nl = pending.indexOf("\n"); nl !== -1; nl = pending.indexOf("\n", from)) {
+      onLine(pending.slice(from, nl));
+      from = nl + 1;
+    }
+    pending = pending.slice(from);
+  };
+  return {
+    onData: (chunk) => take(decoder.write(chunk)),
+    end: () => {
+      take(decoder.end());
+      if (pending) onLine(pending);
+      pending = "";
+    },
+  };
 }
 
 /** A read-write file descriptor on a new temporary file that is already unlinked, or undefined (the confined writer makes it). */
@@ -109,18 +146,22 @@ function openScratch(): number | undefined {
   return anonymousTempFile();
 }
 
-/** Feeds the file behind `fd` to `take` in 1 MiB pieces of text (memory stays bounded). */
-function readScratch(fd: number, take: (text: string) => void): void {
-  const buf = Buffer.allocUnsafe(1 << 20);
-  const decoder = new StringDecoder("utf8");
-  let pos = 0;
-  for (;;) {
-    const n = fs.readSync(fd, buf, 0, buf.length, pos);
-    if (n <= 0) break;
-    pos += n;
-    take(decoder.write(n === buf.length ? buf : buf.subarray(0, n)));
+/**
+ * The order find and grep list paths in: segment by segment, so a directory's
+ * files stay together ("a/b" before "a-b", as in a tree), then by UTF-16 code
+ * units. Whatever order ripgrep's threads finish in, the listing is the same.
+ */
+export function comparePaths(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    if (x === 47) return -1; // "/" ends a segment: the shorter segment first
+    if (y === 47) return 1;
+    return x - y;
   }
-  take(decoder.end());
+  return a.length - b.length;
 }
 
 /**

@@ -6,11 +6,11 @@ import { SCROLL_CHUNK, SCROLL_OVERLAP } from "../limits.js";
 export const scrollTool = defineTool({
   name: "scroll",
   aliases: ["scroll_file"],
-  description: `Show the next (+) or previous (-) ${SCROLL_CHUNK}-line window of a file after the last open/scroll of it (windows overlap by ${SCROLL_OVERLAP} lines). With no earlier window, + starts at line 1. Prefer open path:LINE when you know where to look.`,
+  description: `Show the next (+) or previous (-) ${SCROLL_CHUNK}-line window of a file after the last open or scroll of it (windows overlap by ${SCROLL_OVERLAP} lines; with none yet, + starts at line 1).`,
   schema: () => z
     .object({
-      path: z.string().describe("File path relative to the workspace root"),
-      direction: z.enum(["+", "-", "down", "up"]).describe('"+"/"down" for the next window, "-"/"up" for the previous one'),
+      path: z.string().describe("File, relative to the root"),
+      direction: z.enum(["+", "-", "down", "up"]).describe('"+" (or "down"): next window; "-" (or "up"): previous'),
     })
     .strict(),
   readOnly: true,

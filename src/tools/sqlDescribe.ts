@@ -1,5 +1,6 @@
 import { z } from "zod";
-import { defineTool } from "./types.js";
+import { defineTool, fail, ok } from "./types.js";
+import { SQL_MAX_ROWS } from "../limits.js";
 
 export const sqlDescribeTool = defineTool({
   name: "sql_describe",
@@ -15,7 +16,24 @@ export const sqlDescribeTool = defineTool({
   readOnly: true,
   idempotent: true,
   async handler(args, { workspace, signal }) {
-    const { sqlDescribe } = await import("../db/service.js");
-    return sqlDescribe(workspace, args, signal);
+    const { describeTable } = await import("../db/service.js");
+    const { connectionMeta, renderRows, sqlResult } = await import("./shared/sqlResults.js");
+    return sqlResult(
+      () => describeTable(workspace, args, signal),
+      (answer) => {
+        const meta = connectionMeta(answer.spec);
+        if ("unreadableName" in answer) {
+          return fail(`cannot read the table name "${args.table}": give NAME or SCHEMA.NAME, with double quotes around names that need them`, meta);
+        }
+        if ("similar" in answer) {
+          const near = answer.similar;
+          return fail(
+            `table or view "${args.table}" not found on connection ${answer.spec.name} (${answer.spec.engine})${near.length ? `; similar names: ${near.join(", ")}` : ""}. sql_tables lists them`,
+            meta,
+          );
+        }
+        return ok(`${args.table}\n${renderRows(answer.result, SQL_MAX_ROWS, "column")}`, { ...meta, table: args.table, columns: answer.result.columns, rows: answer.result.rows });
+      },
+    );
   },
 });

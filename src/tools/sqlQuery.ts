@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool } from "./types.js";
+import { defineTool, ok } from "./types.js";
 import { SQL_DEFAULT_ROWS, SQL_MAX_ROWS, SQL_STATEMENT_TIMEOUT_MS } from "../limits.js";
 
 export const sqlQueryTool = defineTool({
@@ -16,7 +16,20 @@ export const sqlQueryTool = defineTool({
   readOnly: true,
   idempotent: true,
   async handler(args, { workspace, signal }) {
-    const { sqlQuery } = await import("../db/service.js");
-    return sqlQuery(workspace, args, signal);
+    const { runQuery } = await import("../db/service.js");
+    const { connectionMeta, renderRows, sqlResult } = await import("./shared/sqlResults.js");
+    return sqlResult(
+      () => runQuery(workspace, args, signal),
+      ({ spec, result, limit, elapsedMs }) =>
+        ok(renderRows(result, limit), {
+          ...connectionMeta(spec),
+          columns: result.columns,
+          rows: result.rows,
+          row_count: result.rows.length,
+          more: result.more,
+          limit,
+          elapsed_ms: elapsedMs,
+        }),
+    );
   },
 });

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { defineTool } from "./types.js";
+import { defineTool, ok } from "./types.js";
 import { SQL_TABLES_MAX_ROWS } from "../limits.js";
 
 export const sqlTablesTool = defineTool({
@@ -15,7 +15,18 @@ export const sqlTablesTool = defineTool({
   readOnly: true,
   idempotent: true,
   async handler(args, { workspace, signal }) {
-    const { sqlTables } = await import("../db/service.js");
-    return sqlTables(workspace, args, signal);
+    const { listTables } = await import("../db/service.js");
+    const { describeTarget } = await import("../db/connections.js");
+    const { connectionMeta, renderRows, sqlResult } = await import("./shared/sqlResults.js");
+    return sqlResult(
+      () => listTables(workspace, args, signal),
+      ({ spec, result }) => {
+        if (result.rows.length === 0) {
+          const where = `${spec.name} (${spec.engine}, ${describeTarget(spec)})`;
+          return ok(args.pattern ? `no table or view matches "${args.pattern}" on ${where}` : `no tables or views on ${where}`, { ...connectionMeta(spec), tables: [], more: false });
+        }
+        return ok(renderRows(result, SQL_TABLES_MAX_ROWS, "table"), { ...connectionMeta(spec), columns: result.columns, tables: result.rows, more: result.more });
+      },
+    );
   },
 });

@@ -11,11 +11,20 @@ export interface ToolResult {
   [metadata: string]: unknown;
 }
 
+/** What a long call reports while it runs (faces that can show it pass onProgress). */
+export type ToolProgress =
+  /** Output as it arrives (bash), as the bytes the command wrote. */
+  | { kind: "output"; stream: "stdout" | "stderr"; data: Buffer }
+  /** How far it got: a line for people, and a count that only grows (grep's matches so far). */
+  | { kind: "status"; message: string; done?: number };
+
 /** Everything a handler may use. Handlers never look at process.env or argv themselves. */
 export interface ToolContext {
   workspace: Workspace;
   /** Aborted when the caller gives up (timeouts, Ctrl-C in the agent). */
   signal?: AbortSignal;
+  /** Called with progress while the call runs, when the face can show it (a terminal, an MCP progress token). */
+  onProgress?: (progress: ToolProgress) => void;
 }
 
 export interface Tool<S extends z.ZodType = z.ZodType> {
@@ -54,13 +63,8 @@ export function fail(error: string, metadata: Record<string, unknown> = {}): Too
   return { success: false, output: "", error, error_type: "tool", ...metadata };
 }
 
-/** An error a handler throws on purpose; the policy turns it into a failed ToolResult. */
-export class ToolError extends Error {
-  constructor(message: string, readonly metadata: Record<string, unknown> = {}) {
-    super(message);
-    this.name = "ToolError";
-  }
-}
+// ToolError lives at the bottom layer (workspace, shell and db throw it too); tools import it from here.
+export { ToolError } from "../errors.js";
 
 /** A tool as its module writes it: the schema is made on first use. */
 export interface ToolSpec<S extends z.ZodType> extends Omit<Tool<S>, "schema"> {

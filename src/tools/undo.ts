@@ -4,12 +4,12 @@ import { Journal, restoredMode } from "../workspace/journal.js";
 import { hashBytes } from "../workspace/fingerprint.js";
 import { withFileLock } from "../workspace/fileLock.js";
 import { splitLines } from "../workspace/workspace.js";
-import { EDIT_MAX_BYTES } from "../limits.js";
+import { EDIT_MAX_BYTES, JOURNAL_KEEP } from "../limits.js";
 
 export const undoTool = defineTool({
   name: "undo_edit",
   aliases: ["undo"],
-  description: `Undo rt's last edit of a file: restore the content it had before (rt keeps the last 50 edits per file, so repeated undos walk back). Refused if the file was changed since by something other than rt.`,
+  description: `Undo rt's last edit of a file: restore the content it had before (rt keeps the last ${JOURNAL_KEEP} edits per file, so repeated undos walk back). Refused if the file was changed since by something other than rt.`,
   schema: () => z.object({ path: z.string().describe("File whose last rt edit to undo") }).strict(),
   readOnly: false,
   editing: true,

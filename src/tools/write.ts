@@ -1,13 +1,42 @@
+import fs from "node:fs";
 import { z } from "zod";
-import { defineTool, ok } from "./types.js";
-import { applyEdit } from "../workspace/applyEdit.js";
+import { defineTool, ok, ToolError } from "./types.js";
+import { applyEdit, type Snapshot } from "../workspace/applyEdit.js";
+import type { Workspace } from "../workspace/workspace.js";
+import { statVersion } from "../workspace/lineIds.js";
 import { parseFile, splitContent } from "../edit/fileModel.js";
+import { findElision, elisionMessage } from "../edit/elision.js";
 import { editOptions } from "./lineEditing.js";
+
+/**
+ * Write after read (issue 10, as Claude Code's Write): overwriting a file the
+ * caller has not been shown in its current content would destroy what it never
+ * saw. rt's record of what it showed (line IDs' `shown` version: read, open,
+ * scroll, grep matches, the region after an edit, a previous write) must name
+ * the file's current version. New files are free.
+ */
+function requireShown(workspace: Workspace, snap: Snapshot): void {
+  if (snap.bytes === null || snap.hash === null) return;
+  if (workspace.lineIds.wasShown(snap.rel, snap.hash)) return;
+  let stat: fs.Stats | undefined;
+  try {
+    stat = fs.statSync(snap.abs);
+  } catch {
+    stat = undefined;
+  }
+  if (stat && workspace.lineIds.wasShown(snap.rel, statVersion(stat))) return;
+  const seen = workspace.lineIds.viewed(snap.rel) !== undefined;
+  throw new ToolError(
+    `${snap.rel} exists and ${seen ? "has changed since rt last showed it to you" : "has not been read"}: write would replace content you have not seen, so nothing was written. ` +
+      `Read it first (read or open ${snap.rel}), then write; or change parts of it with edit or edit_lines.`,
+    { reason: "not-read" },
+  );
+}
 
 export const writeTool = defineTool({
   name: "write",
   aliases: ["write_file"],
-  description: `Create a file, or overwrite one completely, with content (parent directories are created). The content is written exactly as given; an existing file keeps its mode. Prefer edit or edit_lines for changes to existing files. The file's line IDs start afresh.`,
+  description: `Create a file, or overwrite one completely, with content (parents are created). Overwriting requires having read the file's current content first (read, open, grep or an edit); new files are free. Content is written exactly as given; an existing file keeps its mode. Placeholders standing for existing code ("// ... existing code ...") are refused. Prefer edit or edit_lines for changes. Line IDs start afresh.`,
   schema: () => z
     .object({
       path: z.string().describe("File to create or overwrite, relative to the workspace root"),
@@ -24,7 +53,14 @@ export const writeTool = defineTool({
       workspace,
       args.path,
       // The content is written exactly as given: its own line endings, BOM or none.
-      () => ({ model: parseFile(Buffer.from(args.content, "utf8")), start: 1, end: lines.length }),
+      (snap) => {
+        requireShown(workspace, snap);
+        if (snap.bytes !== null && !args.force) {
+          const elided = findElision(snap.model.lines, lines);
+          if (elided) throw new ToolError(elisionMessage(elided, "content"), { reason: "elision", lines: [elided.oldStart + 1] });
+        }
+        return { model: parseFile(Buffer.from(args.content, "utf8")), start: 1, end: lines.length };
+      },
       { tool: "write", mayCreate: true, dryRun: args.dry_run, force: args.force, showDiff: args.show_diff, verb: "Wrote" },
     );
     if (r.metadata.changed) workspace.lineIds.clear(r.metadata.path as string);

@@ -81,10 +81,7 @@ function display(ws: Workspace, abs: string): string {
 export const writeOutputTool = defineTool({
   name: "write_output",
   aliases: [],
-  description: `Create a new file of findings (a report, a summary, a script to review) in the output directory: .rt/out/ by default, or the directory given with --out. Allowed in every profile, including safe-read-only: it is how a read-only session leaves results.
-- path: relative to the output directory; missing parent directories are created.
-- Never overwrites: an existing file is refused (choose a new name). Sensitive names (.bashrc, .ssh/, .git/, .env, authorized_keys...) are refused, and nothing is written outside the output directory.
-- At most ${formatSize(WRITE_OUTPUT_MAX_BYTES)}.`,
+  description: `Create a new file of findings (report, summary, script to review) in the output directory (.rt/out/, or --out); allowed in every profile, safe-read-only included. path is relative to it; parents are created. Never overwrites (choose a new name); sensitive names (.bashrc, .ssh/, .git/, .env...) are refused; nothing is written outside it. At most ${formatSize(WRITE_OUTPUT_MAX_BYTES)}.`,
   schema: () => z
     .object({
       path: z.string().min(1).describe("File name relative to the output directory, e.g. reports/disk-usage.md"),

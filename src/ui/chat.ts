@@ -18,8 +18,8 @@ import { setupAgent, modelChoice, SetupError, type Flags } from "./agentSetup.js
 import { resolveModel } from "./resolveModel.js";
 import { describeEvent, ansi, plain, type Style } from "./render.js";
 import { LineReader, askApproval } from "./lineReader.js";
-import { formatSessionList } from "./sessionsCommand.js";
-import type { Io } from "./run.js";
+import { formatSessionList } from "./sessionList.js";
+import type { Io } from "./io.js";
 
 const HELP = `Commands:
   /compact [instructions]  summarize the conversation now (instructions guide the summary)

@@ -9,11 +9,8 @@ import type { AgentEvent } from "../agent/events.js";
 import { setupAgent, SetupError, type Flags } from "./agentSetup.js";
 import { describeEvent, ansi, plain } from "./render.js";
 import { LineReader, askApproval } from "./lineReader.js";
+import type { Io } from "./io.js";
 
-export interface Io {
-  stdout: (s: string) => void;
-  stderr: (s: string) => void;
-}
 
 export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
 type OutputFormat = (typeof OUTPUT_FORMATS)[number];
@@ -52,6 +49,12 @@ export async function runCommand(ws: Workspace, positionals: string[], flags: Fl
     reader?.close();
     if (e instanceof SetupError) {
       io.stderr(`rt run: ${e.message}\n`);
+      // A program reading --output-format json (or stream-json) gets the failure in its own format too.
+      if (format !== "text") {
+        const kind = /^cannot reach a model/.test(e.message) ? "unreachable" : "setup";
+        const error = { kind, message: e.message };
+        io.stdout(`${JSON.stringify(format === "json" ? { type: "result", is_error: true, result: "", error, exit_code: e.exitCode } : { type: "error", ...error })}\n`);
+      }
       return e.exitCode;
     }
     throw e;

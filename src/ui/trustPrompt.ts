@@ -8,7 +8,8 @@
 import readline from "node:readline";
 import { ConfigError, inspectProject } from "../config.js";
 import { settingLines, shellQuotePath } from "../configTrust.js";
-import { recordTrust, TrustStoreError } from "../trustStore.js";
+import { TrustStoreError } from "../trustStore.js";
+import { recordTrust } from "../workspace/trustRecords.js";
 
 export interface TrustQuestionIo {
   /** Shows `question` and resolves with the line typed, null at the end of input, "interrupt" on Ctrl-C. */

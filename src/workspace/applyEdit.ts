@@ -5,18 +5,21 @@
 // line IDs. A dry run stops after the diff. Nothing is written unless every
 // step passes.
 import fs from "node:fs";
-import { createTwoFilesPatch } from "diff";
+import { regionDiff } from "../edit/regionDiff.js";
 import type { Workspace } from "./workspace.js";
 import { hashBytes } from "./fingerprint.js";
-import { ToolError } from "../tools/types.js";
+import { ToolError } from "../errors.js";
 import { parseFile, serialize, normalizedText, type FileModel } from "../edit/fileModel.js";
 import { binaryKind, formatSize } from "./binary.js";
 import { withFileLock } from "./fileLock.js";
 import { Journal } from "./journal.js";
 import { isRefusal } from "./confinedFs.js";
+import { STATE_DIR_NAME } from "./state.js";
 import { EDIT_MAX_BYTES, LINE_ID_MAX_BYTES } from "../limits.js";
 
 export interface Snapshot {
+  /** The workspace root (programs rt runs for checks never come from inside it). */
+  root: string;
   rel: string;
   abs: string;
   /** The bytes read, or null when the file does not exist yet. */
@@ -32,9 +35,14 @@ export interface Snapshot {
 
 export function takeSnapshot(ws: Workspace, path: string, opts: { mayCreate?: boolean; withIds?: boolean } = {}): Snapshot {
   const r = ws.resolve(path);
+  // rt's own state (sessions, journal, the project's config) is not a file to edit: a model that
+  // rewrote its session could change which model and key `--continue` uses.
+  if (r.rel === STATE_DIR_NAME || r.rel.startsWith(`${STATE_DIR_NAME}/`)) {
+    throw new ToolError(`${r.rel}: ${STATE_DIR_NAME}/ is rt's state directory (sessions, the edit journal, the project's configuration); rt's tools do not write there. Edit the files of the project instead.`);
+  }
   if (!r.exists) {
     if (!opts.mayCreate) throw new ToolError(`${r.rel}: file not found; check the path (find or ls help), or use write to create a file`);
-    return { rel: r.rel, abs: r.abs, bytes: null, hash: null, model: parseFile(Buffer.alloc(0)), ids: [] };
+    return { root: ws.root, rel: r.rel, abs: r.abs, bytes: null, hash: null, model: parseFile(Buffer.alloc(0)), ids: [] };
   }
   const st = fs.statSync(r.abs);
   if (st.isDirectory()) throw new ToolError(`${r.rel}: is a directory, not a file`);
@@ -53,7 +61,7 @@ export function takeSnapshot(ws: Workspace, path: string, opts: { mayCreate?: bo
   if (kind) throw new ToolError(`${r.rel}: binary file (${kind}, ${formatSize(bytes.length)}); rt edits text files only`);
   const model = parseFile(bytes);
   const hash = hashBytes(bytes);
-  const snap: Snapshot = { rel: r.rel, abs: r.abs, bytes, hash, model, mode: found.stat.mode & 0o7777 };
+  const snap: Snapshot = { root: ws.root, rel: r.rel, abs: r.abs, bytes, hash, model, mode: found.stat.mode & 0o7777 };
   if (opts.withIds && bytes.length <= LINE_ID_MAX_BYTES) {
     snap.ids = ws.lineIds.idsFor(r.rel, model.lines, hash);
     snap.viewedIds = ws.lineIds.viewed(r.rel);
@@ -93,7 +101,8 @@ export interface ApplyResult {
 }
 
 export function unifiedDiff(rel: string, before: string, after: string): string {
-  return createTwoFilesPatch(`a/${rel}`, `b/${rel}`, before, after, undefined, undefined, { context: 3 })
+  // Diffed on the changed region only (same text as jsdiff's whole-file patch).
+  return regionDiff(`a/${rel}`, `b/${rel}`, before, after, 3)
     .split("\n")
     .slice(1) // drop the "Index:"/"====" preamble lines jsdiff adds
     .filter((l) => !/^=+$/.test(l))
@@ -116,15 +125,18 @@ export function regionView(lines: string[], start: number, end: number): string 
   return out.join("\n");
 }
 
-export async function applyEdit(ws: Workspace, target: string, plan: (snap: Snapshot) => Plan, opts: ApplyOptions): Promise<ApplyResult> {
+/** Plans an edit from a snapshot; may be async (a planner that validates readings of its content first). */
+export type Planner = (snap: Snapshot) => Plan | Promise<Plan>;
+
+export async function applyEdit(ws: Workspace, target: string, plan: Planner, opts: ApplyOptions): Promise<ApplyResult> {
   const r = ws.resolve(target);
   // Held from reading to writing: concurrent rt edits of one file run one after the other.
   return withFileLock(ws.state, r.rel, r.abs, () => applyLocked(ws, target, plan, opts));
 }
 
-async function applyLocked(ws: Workspace, target: string, plan: (snap: Snapshot) => Plan, opts: ApplyOptions): Promise<ApplyResult> {
+async function applyLocked(ws: Workspace, target: string, plan: Planner, opts: ApplyOptions): Promise<ApplyResult> {
   let snap = takeSnapshot(ws, target, { mayCreate: opts.mayCreate, withIds: opts.withIds });
-  let p = plan(snap);
+  let p = await plan(snap);
   const notes: string[] = [];
   for (let attempt = 0; ; attempt++) {
     const newBytes = serialize(p.model);
@@ -132,7 +144,7 @@ async function applyLocked(ws: Workspace, target: string, plan: (snap: Snapshot)
     const afterText = normalizedText(p.model);
     if (!opts.force) {
       const { validateEdit, formatProblems } = await import("../edit/validate.js");
-      const v = await validateEdit(snap.rel, beforeText, afterText);
+      const v = await validateEdit(snap.rel, beforeText, afterText, { root: ws.root });
       if (v.introduced.length > 0) {
         throw new ToolError(
           `edit rejected: it would add ${v.introduced.length === 1 ? "a syntax error" : `${v.introduced.length} syntax errors`} to ${snap.rel} (${v.language}); the file is unchanged.\n${formatProblems(v, afterText)}\nFix the new content, or pass force: true (--force) to write it anyway.`,
@@ -158,10 +170,11 @@ async function applyLocked(ws: Workspace, target: string, plan: (snap: Snapshot)
       if (isRefusal(e)) throw e;
       current = null;
     }
-    if ((current ? hashBytes(current) : null) !== snap.hash) {
+    // Compared byte for byte (native, no hashing of the whole file again).
+    if (current === null ? snap.bytes !== null : snap.bytes === null || !current.equals(snap.bytes)) {
       if (opts.replanOnConflict && attempt === 0) {
         snap = takeSnapshot(ws, target, { mayCreate: opts.mayCreate, withIds: opts.withIds });
-        p = plan(snap);
+        p = await plan(snap);
         continue;
       }
       throw new ToolError(`${snap.rel} changed since it was read (another program wrote it); nothing was written. Re-read the file and retry.`);
@@ -182,10 +195,8 @@ async function applyLocked(ws: Workspace, target: string, plan: (snap: Snapshot)
     }
     entry.commit();
     if (newBytes.length <= LINE_ID_MAX_BYTES) {
-      ws.lineIds.idsFor(snap.rel, p.model.lines, newHash);
-      // The caller is shown the edited region below: those numbers are current for it now.
-      const shown = regionBounds(p.model.lines.length, p.start, p.end);
-      ws.lineIds.markViewed(snap.rel, newHash, shown);
+      // The caller is shown the edited region below: those numbers are current for it now (one write).
+      ws.lineIds.idsFor(snap.rel, p.model.lines, newHash, { shownRange: regionBounds(p.model.lines.length, p.start, p.end) });
     }
     const verb = opts.verb ?? (snap.bytes === null ? "Created" : "Edited");
     const named = p.summaryRange ?? p;

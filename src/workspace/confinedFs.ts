@@ -23,7 +23,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { ToolError } from "../tools/types.js";
+import { ToolError } from "../errors.js";
 
 const C = fs.constants;
 const O_NOFOLLOW = C.O_NOFOLLOW ?? 0;

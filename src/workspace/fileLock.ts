@@ -9,7 +9,7 @@
 // asynchronous, so a server handling several requests keeps serving while one waits.
 import { StateStore } from "./state.js";
 import { isRefusal, type ConfinedFs } from "./confinedFs.js";
-import { ToolError } from "../tools/types.js";
+import { ToolError } from "../errors.js";
 
 const WAIT_MS = 5000;
 

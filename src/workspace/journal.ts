@@ -13,10 +13,8 @@
 import type { StateStore } from "./state.js";
 import { StateStore as Store } from "./state.js";
 import { randomHex, sha256Hex } from "./stateKey.js";
-import { ToolError } from "../tools/types.js";
-import { EDIT_MAX_BYTES } from "../limits.js";
-
-export const JOURNAL_KEEP = 50;
+import { ToolError } from "../errors.js";
+import { EDIT_MAX_BYTES, JOURNAL_KEEP } from "../limits.js";
 
 export interface Entry {
   seq: number;

@@ -7,6 +7,7 @@
 // from a per-file counter that only grows, so an ID is never reused in a file.
 import { diffArrays } from "diff";
 import { StateStore } from "./state.js";
+import { LINE_ID_PATTERN } from "../edit/lineRefs.js";
 
 interface IdRecord {
   version: 1;
@@ -26,6 +27,14 @@ interface IdRecord {
    * repeating them.
    */
   viewed?: Array<string | null> | "current";
+  /**
+   * The version of the file rt last showed the caller any part of (read,
+   * open, scroll, a grep match, the region printed after an edit): its
+   * textHash, or for files read through the line index `s:<size>:<mtime>`.
+   * `write` over an existing file requires its current version to be this
+   * one (write after read, issue 10).
+   */
+  shown?: string;
 }
 
 const LETTERS = "abcdefghijklmnopqrstuvwxyz";
@@ -66,7 +75,8 @@ export function idFromCounter(counter: number): string {
   throw new Error("unreachable");
 }
 
-export const LINE_ID_PATTERN = /^[a-z][0-9a-z]{3,5}$/;
+// The form of an ID is defined with the line references that carry it (edit/lineRefs.ts).
+export { LINE_ID_PATTERN } from "../edit/lineRefs.js";
 
 /** cyrb53: a fast 53-bit string hash; collisions only matter inside one diff window. */
 export function hashLine(s: string): number {
@@ -154,8 +164,34 @@ function validRecord(r: IdRecord, rel: string): boolean {
   const isId = (id: unknown) => typeof id === "string" && LINE_ID_PATTERN.test(id);
   if (!r.ids.every(isId) || new Set(r.ids).size !== r.ids.length) return false;
   if (!r.hashes.every((h) => Number.isSafeInteger(h) && h >= 0)) return false;
+  if (r.shown !== undefined && typeof r.shown !== "string") return false;
   if (r.viewed !== undefined && r.viewed !== "current" && !(Array.isArray(r.viewed) && r.viewed.every((id) => id === null || isId(id)))) return false;
   return true;
+}
+
+/** The version key of a file rt shows without hashing it (read through the line index): size and modification time. */
+export function statVersion(stat: { size: number; mtimeMs: number }): string {
+  return `s:${stat.size}:${stat.mtimeMs}`;
+}
+
+/**
+ * `rec` with `lines` (numbers, or a {from, to} range) marked as shown to the
+ * caller (see IdRecord.viewed and .shown); `rec` itself when nothing changes.
+ */
+function withViewed(rec: IdRecord, lines: number[] | { from: number; to: number }): IdRecord {
+  const shown = rec.shown === rec.textHash ? rec : { ...rec, shown: rec.textHash };
+  if (rec.viewed === "current" || (!Array.isArray(lines) && lines.from <= 1 && lines.to >= rec.ids.length)) {
+    return rec.viewed === "current" && shown === rec ? rec : { ...shown, viewed: "current" };
+  }
+  const prev = rec.viewed;
+  const viewed: Array<string | null> = Array.from({ length: rec.ids.length }, (_, i) => prev?.[i] ?? null);
+  const mark = (n: number) => {
+    if (n >= 1 && n <= rec.ids.length) viewed[n - 1] = rec.ids[n - 1];
+  };
+  if (Array.isArray(lines)) lines.forEach(mark);
+  else for (let n = Math.max(1, lines.from); n <= Math.min(rec.ids.length, lines.to); n++) mark(n);
+  if (prev && prev.length === viewed.length && prev.every((id, i) => id === viewed[i]) && shown === rec) return rec;
+  return { ...shown, viewed };
 }
 
 /** Line IDs of every file the workspace has read, persisted under `.rt/ids/`. */
@@ -183,12 +219,13 @@ export class LineIdStore {
   /**
    * The IDs for `lines` (the file's current content, one entry per line),
    * reconciling with what was stored for the file before. `viewed`: the caller
-   * is being shown this whole version (see markViewed), saved in the same write.
+   * is being shown this whole version (see markViewed); `shownRange`: these lines
+   * of it; either is saved in the same write.
    */
-  idsFor(rel: string, lines: string[], textHash: string, opts: { viewed?: boolean } = {}): string[] {
+  idsFor(rel: string, lines: string[], textHash: string, opts: { viewed?: boolean; shownRange?: { from: number; to: number } } = {}): string[] {
     const rec = this.load(rel);
     if (rec && rec.textHash === textHash && rec.ids.length === lines.length) {
-      if (opts.viewed && rec.viewed !== "current") this.save({ ...rec, viewed: "current" });
+      if (opts.viewed && (rec.viewed !== "current" || rec.shown !== textHash)) this.save({ ...rec, viewed: "current", shown: textHash });
       return rec.ids;
     }
     const hashes = lines.map(hashLine);
@@ -198,7 +235,10 @@ export class LineIdStore {
     // Beliefs that were "the old version" become that version's IDs, kept as they were.
     const kept = rec?.viewed === "current" ? rec.ids : rec?.viewed;
     const viewed = opts.viewed ? "current" : kept;
-    this.save({ version: 1, path: rel, textHash, next: result.next, ids: result.ids, hashes, ...(viewed ? { viewed } : {}) });
+    const shown = opts.viewed ? textHash : rec?.shown;
+    const next: IdRecord = { version: 1, path: rel, textHash, next: result.next, ids: result.ids, hashes, ...(viewed ? { viewed } : {}), ...(shown ? { shown } : {}) };
+    // `shownRange`: lines of this version the caller is being shown (markViewed), in the same write.
+    this.save(opts.shownRange ? withViewed(next, opts.shownRange) : next);
     return result.ids;
   }
 
@@ -209,20 +249,25 @@ export class LineIdStore {
    */
   markViewed(rel: string, textHash: string, lines: number[] | { from: number; to: number } = { from: 1, to: Infinity }): void {
     const rec = this.load(rel);
-    if (!rec || rec.textHash !== textHash || rec.viewed === "current") return;
-    if (!Array.isArray(lines) && lines.from <= 1 && lines.to >= rec.ids.length) {
-      this.save({ ...rec, viewed: "current" });
-      return;
-    }
-    const prev = rec.viewed;
-    const viewed: Array<string | null> = Array.from({ length: rec.ids.length }, (_, i) => prev?.[i] ?? null);
-    const mark = (n: number) => {
-      if (n >= 1 && n <= rec.ids.length) viewed[n - 1] = rec.ids[n - 1];
-    };
-    if (Array.isArray(lines)) lines.forEach(mark);
-    else for (let n = Math.max(1, lines.from); n <= Math.min(rec.ids.length, lines.to); n++) mark(n);
-    if (prev && prev.length === viewed.length && prev.every((id, i) => id === viewed[i])) return;
-    this.save({ ...rec, viewed });
+    if (!rec || rec.textHash !== textHash) return;
+    const next = withViewed(rec, lines);
+    if (next !== rec) this.save(next);
+  }
+
+  /**
+   * Remembers that the caller was shown (part of) version `version` of the
+   * file without line IDs (a file read through the line index, a grep match
+   * in a file never read): see IdRecord.shown.
+   */
+  noteShown(rel: string, version: string): void {
+    const rec = this.load(rel);
+    if (rec?.shown === version) return;
+    this.save(rec ? { ...rec, shown: version } : { version: 1, path: rel, textHash: "", next: 0, ids: [], hashes: [], shown: version });
+  }
+
+  /** Whether `version` (a textHash, or `s:<size>:<mtime>`) is the one rt last showed the caller (see IdRecord.shown). */
+  wasShown(rel: string, version: string): boolean {
+    return this.load(rel)?.shown === version;
   }
 
   /** What the caller believes is at each line number (see IdRecord.viewed), if rt showed it the file. */

@@ -2,11 +2,11 @@
 // the state directory, text access for large files, and line IDs.
 import fs from "node:fs";
 import path from "node:path";
-import { ToolError } from "../tools/types.js";
+import { ToolError } from "../errors.js";
 import { resolveInside, type ResolvedPath } from "./paths.js";
 import { StateStore, stateEnabledFromEnv } from "./state.js";
 import { raceFree, type ConfinedFs } from "./confinedFs.js";
-import { LineIdStore } from "./lineIds.js";
+import { LineIdStore, statVersion } from "./lineIds.js";
 import { ViewStore } from "./views.js";
 import { fileBinaryKind, formatSize } from "./binary.js";
 import { getLineIndex, readIndexedLines } from "./lineIndex.js";
@@ -40,11 +40,24 @@ export interface TextWindow {
   lines: string[];
 }
 
-/** Walks up from `dir` to the first directory holding `.git` (a directory, or a file for worktrees). */
+/**
+ * Walks up from `dir` to the first directory holding a `.git` (a directory, or
+ * a file for worktrees) that belongs to this user. Like git's safe.directory
+ * (CVE-2022-24765), a `.git` another user owns (a `/tmp/.git` planted by
+ * someone else) is not a repository of ours: it would make their directory the
+ * workspace, with its `.rt/` under their control. The walk goes on above it.
+ */
 export function findGitTop(dir: string): string | undefined {
+  const uid = typeof process.getuid === "function" ? process.getuid() : undefined;
   let d = path.resolve(dir);
   for (;;) {
-    if (fs.existsSync(path.join(d, ".git"))) return d;
+    let st: fs.Stats | undefined;
+    try {
+      st = fs.lstatSync(path.join(d, ".git"));
+    } catch {
+      st = undefined;
+    }
+    if (st && (uid === undefined || st.uid === uid)) return d;
     const parent = path.dirname(d);
     if (parent === d) return undefined;
     d = parent;
@@ -115,6 +128,8 @@ export class Workspace {
       const fd = this.writer.openRead(file.rel);
       try {
         const st = fs.fstatSync(fd);
+        // Shown without line IDs: remembered by size and time (write after read, issue 10).
+        if (opts.viewed) this.lineIds.noteShown(file.rel, statVersion(st));
         const via = raceFree() ? `/proc/self/fd/${fd}` : file.abs;
         const idx = await getLineIndex(this.state, file.rel, file.abs, st, via);
         return { totalLines: idx.totalLines, lines: readIndexedLines(via, idx, start, count) };

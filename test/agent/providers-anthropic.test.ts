@@ -245,3 +245,41 @@ describe("anthropic: models", () => {
     assert.equal(await provider({ contextWindows: { "claude-sonnet-4-5": 1_000_000 } }).contextWindow!("claude-sonnet-4-5"), 1_000_000);
   });
 });
+
+describe("anthropic: what goes back is what the API accepts", () => {
+  // Invariant: no text block of a request is empty or whitespace only (the API answers 400 "text
+  // content blocks must contain non-whitespace text"), whatever the answer's blocks and the
+  // message text hold; and every signed thinking block goes back unchanged, in order.
+  test("generated assistant messages: no empty or whitespace-only text block, thinking kept", async () => {
+    const { toAnthropicMessages } = await import("../../src/agent/providers/anthropicMessages.ts");
+    const pieces = ["", " ", "\n\n", "\t \n", "ok", " spaced ", "a\n"];
+    let seed = 7;
+    const pick = <T,>(xs: T[]): T => xs[(seed = (seed * 1103515245 + 12345) % 2 ** 31) % xs.length];
+    for (let i = 0; i < 400; i++) {
+      const blocks: Array<Record<string, unknown>> = [];
+      const n = 1 + (i % 5);
+      for (let j = 0; j < n; j++) {
+        const kind = pick(["text", "text", "thinking", "redacted_thinking", "server_tool_use"]);
+        if (kind === "text") blocks.push({ type: "text", text: pick(pieces) });
+        else if (kind === "thinking") blocks.push({ type: "thinking", thinking: pick(pieces), signature: `sig${j}` });
+        else if (kind === "redacted_thinking") blocks.push({ type: "redacted_thinking", data: `d${j}` });
+        else blocks.push({ type: "server_tool_use", id: `srv${j}`, name: "web_search", input: {} });
+      }
+      const text = blocks.filter((b) => b.type === "text").map((b) => b.text).join("");
+      const content = pick([text, `${text}\n\n[rt: cut]`, pick(pieces)]);
+      const { messages } = toAnthropicMessages([
+        { role: "user", content: pick(pieces) },
+        { role: "assistant", content, native: { anthropic: blocks } },
+        { role: "user", content: pick(pieces) },
+      ]);
+      for (const m of messages) {
+        for (const b of m.content) if (b.type === "text") assert.notEqual(b.text.trim(), "", JSON.stringify({ blocks, content }));
+      }
+      const sent = messages.find((m) => m.role === "assistant")?.content ?? [];
+      assert.deepEqual(
+        sent.filter((b) => b.type === "thinking" || b.type === "redacted_thinking"),
+        blocks.filter((b) => b.type === "thinking" || b.type === "redacted_thinking"),
+      );
+    }
+  });
+});

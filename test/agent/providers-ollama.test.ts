@@ -13,6 +13,7 @@ import { DEFAULT_CONTEXT_WINDOW, OLLAMA_MAX_CONTEXT_WINDOW } from "../../src/lim
 import { rt, tempTree } from "../helpers.ts";
 import { closedPort, drain, FAST } from "./providerHelpers.ts";
 import { scriptedOllama } from "./harness.ts";
+import { trustFolder } from "../security/trust-harness.ts";
 
 const READ: ToolSpec = { name: "read", description: "Read a file", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } };
 const MODELS: ServedModel[] = [
@@ -416,6 +417,8 @@ describe("rt run --model ollama/...", () => {
     ];
     for (const [model, config, want] of cases) {
       const root = tempTree(config ? { ".rt/config.json": JSON.stringify(config) } : {});
+      // Windows above rt's default apply from a trusted project only (test/security/trust-outside-attacks.test.ts covers untrusted ones).
+      if (config) trustFolder(root, env() as NodeJS.ProcessEnv);
       ollama.server.reset();
       ollama.server.script(reply.text("ok"));
       const r = await rt(["run", "--model", `ollama/${model}`, "--output-format", "stream-json", "hi"], { cwd: root, env: env() });

@@ -11,7 +11,8 @@ export interface RecordedAnswer {
   /** The provider's own finish word (finish_reason, stop_reason, done_reason). */
   finish?: string;
   usage?: { input: number; output: number };
-  toolCalls: Array<{ id?: string; name: string; args: string }>;
+  /** extra: the call's `extra_content` (Gemini's thought signature), which must come back on it. */
+  toolCalls: Array<{ id?: string; name: string; args: string; extra?: unknown }>;
   error?: unknown;
   /** chat completions: the delta field the reasoning came in. */
   reasoningField?: "reasoning_content" | "reasoning";
@@ -19,6 +20,8 @@ export interface RecordedAnswer {
   thinkingBlocks: Array<Record<string, unknown>>;
   /** Anthropic: the explanation of a refusal. */
   stopDetail?: string;
+  /** Anthropic: the text of each text block, in order. */
+  textBlocks?: string[];
 }
 
 /** The JSON payloads of the recording's events, whatever its framing. */
@@ -56,7 +59,7 @@ function textOfParts(content: unknown, into: { text: string; reasoning: string }
 
 function readChat(e: ManifestEntry): RecordedAnswer {
   const a: RecordedAnswer = { text: "", reasoning: "", toolCalls: [], thinkingBlocks: [] };
-  const calls = new Map<number, { id?: string; name: string; args: string }>();
+  const calls = new Map<number, { id?: string; name: string; args: string; extra?: unknown }>();
   for (const { event, data } of payloads(e)) {
     if (event === "error") {
       a.error = data.error ?? data;
@@ -64,6 +67,8 @@ function readChat(e: ManifestEntry): RecordedAnswer {
     }
     if (data.model) a.model ??= data.model;
     for (const choice of data.choices ?? []) {
+      // rt asks for one answer; a server that sends several (n > 1) means choice 0 by it.
+      if (typeof choice.index === "number" && choice.index !== 0) continue;
       const d = choice.delta ?? {};
       if (typeof d.reasoning_content === "string") {
         a.reasoningField ??= "reasoning_content";
@@ -73,12 +78,15 @@ function readChat(e: ManifestEntry): RecordedAnswer {
         a.reasoning += d.reasoning;
       }
       textOfParts(d.content, a);
+      // OpenAI's refusal: the model's own words for declining are its answer.
+      if (typeof d.refusal === "string") a.text += d.refusal;
       for (const t of d.tool_calls ?? []) {
         const index = t.index ?? calls.size;
         const c = calls.get(index) ?? { name: "", args: "" };
         if (t.id) c.id ??= t.id;
         c.name += t.function?.name ?? "";
         c.args += t.function?.arguments ?? "";
+        if (t.extra_content !== undefined) c.extra = t.extra_content;
         calls.set(index, c);
       }
       if (choice.finish_reason && choice.finish_reason !== "error") a.finish = choice.finish_reason;
@@ -126,7 +134,9 @@ function readAnthropic(e: ManifestEntry): RecordedAnswer {
       }
       case "content_block_stop": {
         const b = open.get(data.index);
-        if (b.type === "thinking") a.thinkingBlocks.push({ type: "thinking", thinking: b.thinking ?? "", signature: b.signature });
+        open.delete(data.index);
+        if (b.type === "text") (a.textBlocks ??= []).push(b.text ?? "");
+        else if (b.type === "thinking") a.thinkingBlocks.push({ type: "thinking", thinking: b.thinking ?? "", signature: b.signature });
         else if (b.type === "redacted_thinking") a.thinkingBlocks.push({ type: "redacted_thinking", data: b.data });
         else if (b.type === "tool_use") a.toolCalls.push({ id: b.id, name: b.name, args: b.json || "{}" });
         break;
@@ -143,6 +153,12 @@ function readAnthropic(e: ManifestEntry): RecordedAnswer {
         a.error = data.error;
         break;
     }
+  }
+  // A block the stream never stopped (the output limit cut it: Anthropic sends message_stop without
+  // its content_block_stop) is still part of the answer, cut where it stands.
+  for (const [index, b] of open) {
+    if (b.type === "tool_use") a.toolCalls.push({ id: b.id, name: b.name, args: b.json || "{}" });
+    open.delete(index);
   }
   a.usage = { input, output };
   return a;
@@ -163,8 +179,50 @@ function readOllama(e: ManifestEntry): RecordedAnswer {
   return a;
 }
 
+/** A whole answer (the API's answer to a request without `stream`): chat.completion or an Anthropic message. */
+function readWhole(body: any): RecordedAnswer {
+  const a: RecordedAnswer = { text: "", reasoning: "", toolCalls: [], thinkingBlocks: [] };
+  a.model = body.model;
+  if (body.type === "message") {
+    for (const b of body.content ?? []) {
+      if (b.type === "text") {
+        a.text += b.text;
+        (a.textBlocks ??= []).push(b.text);
+      } else if (b.type === "thinking") {
+        a.reasoning += b.thinking;
+        a.thinkingBlocks.push({ type: "thinking", thinking: b.thinking, signature: b.signature });
+      } else if (b.type === "redacted_thinking") a.thinkingBlocks.push({ type: "redacted_thinking", data: b.data });
+      else if (b.type === "tool_use") a.toolCalls.push({ id: b.id, name: b.name, args: JSON.stringify(b.input) });
+    }
+    a.finish = body.stop_reason ?? undefined;
+    const u = body.usage ?? {};
+    a.usage = { input: (u.input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0), output: u.output_tokens ?? 0 };
+    return a;
+  }
+  const choice = (body.choices ?? []).find((c: any) => (c.index ?? 0) === 0) ?? {};
+  const msg = choice.message ?? {};
+  textOfParts(msg.content, a);
+  if (typeof msg.refusal === "string") a.text += msg.refusal;
+  for (const field of ["reasoning_content", "reasoning"] as const) {
+    if (typeof msg[field] === "string") {
+      a.reasoningField = field;
+      a.reasoning += msg[field];
+      break;
+    }
+  }
+  for (const c of msg.tool_calls ?? []) a.toolCalls.push({ id: c.id, name: c.function.name, args: c.function.arguments ?? "" });
+  a.finish = choice.finish_reason ?? undefined;
+  if (body.usage) a.usage = { input: body.usage.prompt_tokens, output: body.usage.completion_tokens };
+  return a;
+}
+
 export function readRecording(e: ManifestEntry): RecordedAnswer {
-  if (e.framing === "json") return { text: "", reasoning: "", toolCalls: [], thinkingBlocks: [], error: JSON.parse(recordingText(e)).error };
+  if (e.framing === "json" && (e.status ?? 200) === 200) return readWhole(JSON.parse(recordingText(e)));
+  if (e.framing === "json") {
+    // Gemini's OpenAI-compatible endpoint wraps its error in an array: [{error: {code, message, status}}].
+    const doc = JSON.parse(recordingText(e));
+    return { text: "", reasoning: "", toolCalls: [], thinkingBlocks: [], error: (Array.isArray(doc) ? doc[0] : doc).error };
+  }
   if (e.provider === "anthropic") return readAnthropic(e);
   if (e.provider === "ollama") return readOllama(e);
   return readChat(e);

@@ -21,8 +21,30 @@ export interface ManifestEntry {
   file: string;
   framing: Framing;
   status?: number;
-  source: { repo?: string; path?: string; commit?: string; interaction?: number; url?: string; blocks?: number[] };
-  expect: { exit: number; finish: string; kind?: string; toolCalls: number; followUp?: "tools" | "continue" | "sampling-retry" };
+  source: {
+    repo?: string;
+    path?: string;
+    commit?: string;
+    interaction?: number;
+    url?: string;
+    blocks?: number[];
+    /** openai-node: the Jest snapshot's name. */
+    key?: string;
+    /** coder/aibridge: the txtar file. */
+    section?: string;
+    /** cline/cline: the entry of the recording. */
+    index?: number;
+  };
+  /** Whether the service produced the bytes ("real") or a test author wrote or edited them (absent: real). */
+  recorded?: "real" | "edited" | "hand-written";
+  note?: string;
+  /**
+   * followUp: "tools", the request that carries the tool results; "continue", the request of a second
+   * `rt run --continue`; "sampling-retry", the retry without temperature; "retry", the same request again
+   * after a transient error (answered by a finished answer); "cut-tool", the request after an answer cut
+   * at the output limit in the middle of a tool call (the cut call not run, the model told so).
+   */
+  expect: { exit: number; finish: string; kind?: string; toolCalls: number; followUp?: "tools" | "continue" | "sampling-retry" | "retry" | "cut-tool" };
 }
 
 export function loadManifest(): ManifestEntry[] {

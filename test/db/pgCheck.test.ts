@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
 import { REPO } from "../helpers.ts";
-import { checkSql } from "../../src/db/sqlText.ts";
+import { checkSql } from "../../src/db/checkSql.ts";
 
 async function verdict(sql: string): Promise<string> {
   const r = await checkSql(sql, "postgres");
@@ -103,7 +103,7 @@ test("a very deep expression is checked without overflowing the stack", async ()
 test("the parser is loaded by the first PostgreSQL statement checked, never for the other dialects", () => {
   const script = `
     const { createRequire } = await import("node:module");
-    const { checkSql } = await import(${JSON.stringify(path.join(REPO, "src", "db", "sqlText.ts"))});
+    const { checkSql } = await import(${JSON.stringify(path.join(REPO, "src", "db", "checkSql.ts"))});
     const require = createRequire(${JSON.stringify(path.join(REPO, "package.json"))});
     const loaded = () => Object.keys(require.cache).some((k) => k.includes("node_modules/libpg-query/"));
     const a = await checkSql("SELECT 1", "sqlite");

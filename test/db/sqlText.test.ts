@@ -2,7 +2,8 @@
 // dialect, including Oracle and Vertica, which have no server here.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { checkSql, splitQualifiedName, splitStatements, tokenize, type Dialect } from "../../src/db/sqlText.ts";
+import { checkSql } from "../../src/db/checkSql.ts";
+import { splitQualifiedName, splitStatements, tokenize, type Dialect } from "../../src/db/sqlText.ts";
 
 async function allowed(sql: string, dialect: Dialect) {
   const r = await checkSql(sql, dialect);

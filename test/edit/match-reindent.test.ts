@@ -79,7 +79,8 @@ test("irregular drift: each old indentation maps to its file indentation, new de
 test("the first line's indentation comes from the file when new_string keeps it unindented", () => {
   const text = "def f():\n    x = compute(1)  \n    return x\n";
   const r = edit(text, "x = compute(1)\n    return x", "x = compute(2)\n    return x");
-  assert.equal(r.text, "def f():\n    x = compute(2)  \n    return x\n");
+  // The changed line is the caller's: the file's trailing blanks are not carried onto it (issue 10).
+  assert.equal(r.text, "def f():\n    x = compute(2)\n    return x\n");
 });
 
 test("blank lines in new_string stay blank", () => {

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { foldWithMap, normalizeEol, similarityKey, splitLine, unescapeOnce, viewOf } from "../../src/edit/normalize.ts";
 import { closestWindow, levenshtein, lineStats, windowsAtLeast } from "../../src/edit/similarity.ts";
 import { indentWidth, reindent, relateIndentation } from "../../src/edit/indentShift.ts";
-import { carryCharacters, mergeLine, rebuildLines } from "../../src/edit/replacementText.ts";
+import { mergeLine, rebuildLines } from "../../src/edit/replacementText.ts";
 
 test("viewOf: CRLF and BOM are set aside, offsets map back to the original", () => {
   const text = "\uFEFFab\r\ncd\nef\r\n";
@@ -114,9 +114,15 @@ test("reindent: uniform shifts render in the file's style; irregular maps measur
   assert.equal(reindent("", bad), null);
 });
 
-test("carryCharacters: the file's typographic characters in stretches new_string kept, never in rewritten lines", () => {
-  assert.equal(carryCharacters('say("hi", 2)', 'say("hi", 1)', "say(\u201Chi\u201D, 1)"), "say(\u201Chi\u201D, 2)");
-  assert.equal(carryCharacters('completely "different"', 'say("hi", 1)', "say(\u201Chi\u201D, 1)"), 'completely "different"');
+test("mergeLine (ours): the file's characters in stretches new_string kept, never in rewritten lines", () => {
+  assert.equal(mergeLine('say("hi", 1)', "say(\u201Chi\u201D, 1)", 'say("hi", 2)', "ours"), "say(\u201Chi\u201D, 2)");
+  assert.equal(mergeLine('say("hi", 1)', "say(\u201Chi\u201D, 1)", 'completely "different"', "ours"), 'completely "different"');
+  // An insertion next to a character the file spells differently keeps what the caller wrote there.
+  assert.equal(mergeLine("break-here", "break\u2014here", "break--here", "ours"), "break--here");
+  assert.equal(mergeLine('"hello"', "\u201Chello\u201D", '"hello world"', "ours"), "\u201Chello world\u201D");
+  // A doubled escape in the copy, new_string written correctly or doubled too.
+  assert.equal(mergeLine("s = 'a\\\\n'", "s = 'a\\n'", "s = 'a\\n'", "ours"), "s = 'a\\n'");
+  assert.equal(mergeLine("s = 'a\\\\n'", "s = 'a\\n'", "s = 'b\\\\n'", "ours"), "s = 'b\\n'");
 });
 
 test("mergeLine: the model's change applied to the file's line, refused when the changes touch", () => {
@@ -124,6 +130,9 @@ test("mergeLine: the model's change applied to the file's line, refused when the
   assert.equal(mergeLine("retrun value + 1", "return value + 1", "retrun value + 2"), "return value + 2");
   assert.equal(mergeLine("retrun value", "return value", "retrn value"), null);
   assert.equal(mergeLine("ab", "aXb", "aYb"), null, "two insertions at the same place");
+  // new_string repeating the file's true text where the copy misremembered it is no conflict.
+  assert.equal(mergeLine("total = compute(b)", "total = compute(a)", "total = compute(a)"), "total = compute(a)");
+  assert.equal(mergeLine("foo(b) + x", "foo(a) + x", "foo(a) + y"), "foo(a) + y");
 });
 
 test("rebuildLines: unchanged lines from the file, changed ones adapted, deletions honoured", () => {
@@ -133,11 +142,12 @@ test("rebuildLines: unchanged lines from the file, changed ones adapted, deletio
     fileLines: ["    if x:", "      a()", "      b()\t"],
     newLines: ["if x:", "  a() ", "  c()", "  d()"],
     relation: rel,
-    carryFolded: true,
+    policy: "ours",
   });
   assert.ok(r.ok);
-  assert.deepEqual(r.lines, ["    if x:", "      a()", "      c()\t", "      d()"]);
-  const gone = rebuildLines({ oldLines: ["a", "b"], fileLines: ["a ", "b "], newLines: ["b"], relation: rel, carryFolded: false });
+  // The changed line is the caller's, without the file's trailing tab (issue 10).
+  assert.deepEqual(r.lines, ["    if x:", "      a()", "      c()", "      d()"]);
+  const gone = rebuildLines({ oldLines: ["a", "b"], fileLines: ["a ", "b "], newLines: ["b"], relation: rel, policy: "ours" });
   assert.ok(gone.ok);
   assert.deepEqual(gone.lines, ["b "]);
 });

@@ -81,9 +81,14 @@ test("trailing-whitespace: matches whole lines and keeps the file's trailing bla
   assert.ok(r.result.includes("        s = 0  \n"), "the unchanged line keeps its trailing blanks");
 });
 
-test("trailing-whitespace: a changed line whose trailing blanks the model dropped gets the file's back", () => {
+test("trailing-whitespace: a changed line is written as the caller wrote it, without the file's trailing blanks (issue 10)", () => {
   const r = ok(PY, "        s = 0\n        for it in items:", "        s = 1\n        for it in items:");
-  assert.equal(r.result, PY.replace("s = 0  ", "s = 1  "));
+  assert.equal(r.result, PY.replace("s = 0  ", "s = 1"));
+});
+
+test("trailing-whitespace: stray trailing blanks of the caller's copy are not written where the file has none", () => {
+  const text = "a = 1\nb = 2\n";
+  assert.equal(ok(text, "a = 1 \nb = 2", "a = 9 \nb = 2").result, "a = 9\nb = 2\n");
 });
 
 test("trailing-whitespace: several places is ambiguous", () => {
@@ -134,7 +139,7 @@ test("trimmed-lines is not reached when trailing-whitespace matches", () => {
   const text = "def a():\n    x = 1  \n    y = 2\ndef b():\n        x = 1\n  y = 2\n";
   const r = ok(text, "    x = 1\n    y = 2", "    x = 7\n    y = 2");
   assert.equal(r.tier, "trailing-whitespace");
-  assert.equal(r.result, "def a():\n    x = 7  \n    y = 2\ndef b():\n        x = 1\n  y = 2\n");
+  assert.equal(r.result, "def a():\n    x = 7\n    y = 2\ndef b():\n        x = 1\n  y = 2\n");
 });
 
 test("trimmed-lines: an indentation that stood for two file indentations cannot place a new line", () => {
@@ -456,7 +461,7 @@ test("replace_all: every whole-line match of a tolerant tier, each re-indented o
   const r = ok(text, "go()", "stop()", { replaceAll: true });
   assert.equal(r.tier, "exact");
   const r2 = ok("if a:\n    go()  \nif b:\n        go() \n", "go()\n", "stop()\n", { replaceAll: true });
-  assert.equal(r2.result, "if a:\n    stop()  \nif b:\n        stop() \n");
+  assert.equal(r2.result, "if a:\n    stop()\nif b:\n        stop()\n");
   const r3 = ok("x:\n    a()\n    b()\ny:\n        a()\n        b()\n", "a()\nb()", "a()\nc()", { replaceAll: true });
   assert.equal(r3.tier, "indent-shifted");
   assert.equal(r3.result, "x:\n    a()\n    c()\ny:\n        a()\n        c()\n");

@@ -413,7 +413,7 @@ describe("language detection", () => {
   test("an unknown extension is not checked, and the result says so", async () => {
     const r = await validateEdit("notes.xyz", "a (", "a ( (");
     assert.deepEqual({ ...r, reason: undefined }, {
-      language: null, checked: false, introduced: [], before: 0, after: 0, edited: [], reason: undefined,
+      language: null, checked: false, introduced: [], moved: [], before: 0, after: 0, edited: [], reason: undefined,
     });
     assert.match(r.reason ?? "", /no syntax check for notes\.xyz/);
     assert.equal(formatProblems(r, "a ( ("), "");

@@ -56,7 +56,7 @@ test("schema violations: exit 2, the message names each offending field and show
   const schema = JSON.parse(schemaLine);
   assert.equal(schema.type, "object");
   assert.deepEqual(schema.required, ["path"]);
-  assert.deepEqual(Object.keys(schema.properties).sort(), ["ids", "limit", "offset", "path"]);
+  assert.deepEqual(Object.keys(schema.properties).sort(), ["end_line", "ids", "limit", "offset", "path"]);
   // Empty stdin means {}: the required field is named.
   const empty = await rt(["call", "grep"], { cwd: root, input: "" });
   assert.equal(empty.code, 2);
@@ -85,7 +85,7 @@ test("usage errors: unknown tool, bad JSON, non-object arguments, wrong number o
   }
   const badOpt = await rt(["call", "read", "--frob"], { cwd: root });
   assert.equal(badOpt.code, 2);
-  assert.match(badOpt.stderr, /^rt call: Unknown option '--frob'/);
+  assert.match(badOpt.stderr, /^rt call: Unknown option '--frob'; --help lists the options\n/);
 });
 
 test("every tool and seed 000 alias is reachable through rt call", async () => {

@@ -9,10 +9,9 @@ test("rt --help lists every command and exits 0", async () => {
   for (const c of ["rt open", "rt scroll", "rt read", "rt find", "rt grep", "rt grep-file", "rt ls", "rt call"]) assert.match(r.stdout, new RegExp(c));
 });
 
-test("unknown command: one-line error, synopsis, exit 2", async () => {
+test("unknown command: one line, exit 2", async () => {
   const dir = tempTree();
   const r = await rt(["frobnicate"], { cwd: dir });
   assert.equal(r.code, 2);
-  assert.match(r.stderr.split("\n")[0], /unknown command "frobnicate"/);
-  assert.match(r.stderr, /rt open PATH/);
+  assert.equal(r.stderr, 'rt: unknown command "frobnicate"; rt --help lists the commands\n');
 });

@@ -44,40 +44,49 @@ test("rt COMMAND --help shows its synopsis and options, for every command", asyn
   assert.match(grep.stdout, /-l, --files-with-matches/);
 });
 
-test("no command, or an unknown one: a one-line error, then the synopsis, exit 2", async () => {
+test("no command: the error, then the help, exit 2", async () => {
   const dir = tempTree();
-  for (const [args, first] of [
-    [[], "rt: missing command"],
-    [["frobnicate"], 'rt: unknown command "frobnicate"'],
-    [["help", "frobnicate"], 'rt: unknown command "frobnicate"'],
-    [["--bogus"], 'rt: unknown command "--bogus"'],
+  const r = await rt([], { cwd: dir });
+  assert.equal(r.code, 2);
+  assert.equal(r.stdout, "");
+  const errLines = r.stderr.split("\n");
+  assert.equal(errLines[0], "rt: missing command");
+  assert.equal(errLines[1], "rt — navigate, search and edit a codebase; the tool layer of the rt coding agent");
+});
+
+test("an unknown command: one line naming the closest commands, exit 2", async () => {
+  const dir = tempTree();
+  for (const [args, line] of [
+    [["frobnicate"], 'rt: unknown command "frobnicate"; rt --help lists the commands'],
+    [["help", "frobnicate"], 'rt: unknown command "frobnicate"; rt --help lists the commands'],
+    [["grepp", "x"], 'rt: unknown command "grepp" (did you mean grep?); rt --help lists the commands'],
+    [["opne", "f"], 'rt: unknown command "opne" (did you mean open?); rt --help lists the commands'],
+    [["sql-table"], 'rt: unknown command "sql-table" (did you mean sql-tables?); rt --help lists the commands'],
+    [["--bogus"], 'rt: unknown option "--bogus"; rt --help lists the commands and options'],
   ] as Array<[string[], string]>) {
     const r = await rt(args, { cwd: dir });
     assert.equal(r.code, 2, args.join(" "));
     assert.equal(r.stdout, "");
-    const errLines = r.stderr.split("\n");
-    assert.equal(errLines[0], first);
-    assert.equal(errLines[1], "rt — navigate, search and edit a codebase; the tool layer of the rt coding agent");
-    assert.match(r.stderr, /\n  rt open PATH\[:LINE\|:START-END\]\n/);
+    assert.equal(r.stderr, `${line}\n`, args.join(" "));
   }
 });
 
 test("bad arguments: a one-line error, then the command's synopsis, exit 2", async () => {
   const root = tempTree({ "f.txt": lines(5) });
   const cases: Array<[string[], RegExp, string]> = [
-    [["open", "--bogus", "f.txt"], /^rt open: Unknown option '--bogus'/, "rt open PATH[:LINE|:START-END]"],
+    [["open", "--bogus", "f.txt"], /^rt open: Unknown option '--bogus'; --help lists the options$/, "rt open PATH[:LINE|:START-END]"],
     [["read"], /^rt read: missing PATH$/, "rt read PATH [--offset N] [--limit N] [--ids]"],
     [["read", "f.txt", "g.txt"], /^rt read: unexpected argument "g.txt"$/, "rt read PATH [--offset N] [--limit N] [--ids]"],
-    [["read", "f.txt", "--limit", "-3"], /^rt read: Option '--limit' argument is ambiguous/, "rt read PATH [--offset N] [--limit N] [--ids]"],
-    [["read", "f.txt", "--limit", "2.5"], /^rt read: --limit must be a whole number, not "2\.5"$/, "rt read PATH [--offset N] [--limit N] [--ids]"],
-    [["read", "f.txt", "--offset"], /^rt read: Option '--offset <value>' argument missing$/, "rt read PATH [--offset N] [--limit N] [--ids]"],
-    [["read", "f.txt", "--offset", "0"], /^rt read: invalid arguments for read: offset: /, "rt read PATH [--offset N] [--limit N] [--ids]"],
+    [["read", "f.txt", "--limit", "-3"], /^rt read: --limit must be at least 1, not -3$/, "rt read PATH [--offset N] [--limit N] [--ids]"],
+    [["read", "f.txt", "--limit", "2.5"], /^rt read: --limit must be a whole number of at least 1, not "2\.5"$/, "rt read PATH [--offset N] [--limit N] [--ids]"],
+    [["read", "f.txt", "--offset"], /^rt read: --offset needs a value: a whole number of at least 1$/, "rt read PATH [--offset N] [--limit N] [--ids]"],
+    [["read", "f.txt", "--offset", "0"], /^rt read: --offset must be at least 1, not 0$/, "rt read PATH [--offset N] [--limit N] [--ids]"],
     [["find"], /^rt find: missing PATTERN$/, "rt find PATTERN [DIR] [--limit N]"],
-    [["grep", "x", "-C", "many"], /^rt grep: --context must be a whole number, not "many"$/, "rt grep PATTERN [PATH]"],
+    [["grep", "x", "-C", "many"], /^rt grep: --context must be a whole number from 0 to 50, not "many"$/, "rt grep PATTERN [PATH]"],
     [["grep", "x", "a", "b"], /^rt grep: unexpected argument "b"$/, "rt grep PATTERN [PATH]"],
     [["ls", "a", "b"], /^rt ls: unexpected argument "b"$/, "rt ls [DIR] [--tree] [--depth N] [-a]"],
     [["scroll", "f.txt", "x"], /^rt scroll: direction must be \+ or -, not "x"$/, "rt scroll PATH +|-"],
-    [["tools", "--yaml"], /^rt tools: Unknown option '--yaml'/, "rt tools [--json]"],
+    [["tools", "--yaml"], /^rt tools: Unknown option '--yaml'; --help lists the options$/, "rt tools [--json]"],
   ];
   for (const [args, first, synopsis] of cases) {
     const r = await rt(args, { cwd: root });

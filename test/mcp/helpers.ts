@@ -47,9 +47,9 @@ export interface StdioSession {
   close: () => Promise<void>;
 }
 
-/** `rt mcp --root ROOT ...args` over stdio, connected. */
-export async function connectStdio(root: string, args: string[] = [], opts: ClientOptions & { env?: Record<string, string> } = {}): Promise<StdioSession> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "--root", root, ...args, "mcp"], env: rtEnv(opts.env), cwd: root, stderr: "pipe" });
+/** `rt --root ROOT ...args mcp ...mcpArgs` over stdio, connected. */
+export async function connectStdio(root: string, args: string[] = [], opts: ClientOptions & { env?: Record<string, string> } = {}, mcpArgs: string[] = []): Promise<StdioSession> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "--root", root, ...args, "mcp", ...mcpArgs], env: rtEnv(opts.env), cwd: root, stderr: "pipe" });
   let stderr = "";
   transport.stderr?.on("data", (c: Buffer) => (stderr += c.toString()));
   const { client, setRoots } = makeClient(opts);

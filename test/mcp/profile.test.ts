@@ -10,7 +10,7 @@ import { call, connectStdio } from "./helpers.js";
 
 test("safe-read-only: editing tools are listed as dry-run-only previews; undo_edit is not listed", async () => {
   const root = tempTree({ "a.py": "x = 1\n" });
-  const s = await connectStdio(root, ["--profile", "safe-read-only"]);
+  const s = await connectStdio(root, ["--profile", "safe-read-only"], {}, ["--seed-names"]);
   try {
     const { tools } = await s.client.listTools();
     const t = (name: string) => tools.find((x) => x.name === name);
@@ -19,12 +19,12 @@ test("safe-read-only: editing tools are listed as dry-run-only previews; undo_ed
       assert.ok(tool, `${name} is listed`);
       assert.match(tool.description!, /^\[Preview only: the safe-read-only profile lets nothing be modified\. Every call must pass dry_run: true/, name);
       assert.ok((tool.inputSchema.required ?? []).includes("dry_run"), `${name} requires dry_run`);
-      assert.deepEqual({ ...tool.annotations }, { readOnlyHint: true, destructiveHint: false, idempotentHint: true }, name);
+      assert.deepEqual({ ...tool.annotations }, { readOnlyHint: true, idempotentHint: true }, name);
     }
     assert.equal(t("undo_edit"), undefined, "undo_edit has no dry run: not listed");
     assert.equal(t("read")!.annotations!.readOnlyHint, true);
     // bash runs in the read-only sandbox here: not read-only, but not destructive either.
-    assert.deepEqual({ ...t("bash")!.annotations }, { readOnlyHint: false, destructiveHint: false, idempotentHint: false });
+    assert.deepEqual({ ...t("bash")!.annotations }, { destructiveHint: false });
 
     const before = treeHash(root);
     const refused = await call(s.client, "edit_range", { path: "a.py", start_line: 1, end_line: 1, new_text: "x = 2\n" });
@@ -49,7 +49,7 @@ test("RT_ENABLE_SWE=0: editing tools are not listed, and refused if called", asy
   try {
     const names = (await s.client.listTools()).tools.map((t) => t.name);
     for (const name of ["edit_lines", "edit_range", "insert_at", "edit", "write", "undo_edit"]) assert.ok(!names.includes(name), name);
-    assert.ok(names.includes("read") && names.includes("open_file_chunk"));
+    assert.ok(names.includes("read") && names.includes("open"));
     const r = await call(s.client, "write", { path: "b.txt", content: "b\n" });
     assert.equal(r.isError, true);
     assert.match(r.text, /RT_ENABLE_SWE=0/);
@@ -64,7 +64,7 @@ test("dev profile: the same tools are listed as writes", async () => {
   const s = await connectStdio(root);
   try {
     const { tools } = await s.client.listTools();
-    const edit = tools.find((t) => t.name === "edit_range")!;
+    const edit = tools.find((t) => t.name === "edit_lines")!;
     assert.doesNotMatch(edit.description!, /Preview only/);
     assert.ok(!(edit.inputSchema.required ?? []).includes("dry_run"));
     assert.ok(tools.some((t) => t.name === "undo_edit"));

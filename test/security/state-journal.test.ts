@@ -79,7 +79,7 @@ test("a planted journal with mode 04777 / 06777 is ignored: the file's mode and 
   }
 });
 
-test("rt's own write tool planting a journal (index and saved bytes) plants nothing undo believes", async () => {
+test("rt's own write tool planting a journal (index and saved bytes) is refused, and plants nothing undo believes", async () => {
   const { root, env, key } = setup();
   const hash = await contentHash(root, env);
   const planted = [
@@ -88,8 +88,10 @@ test("rt's own write tool planting a journal (index and saved bytes) plants noth
   ];
   for (const p of planted) {
     const { n: _n, ...args } = p.args as Record<string, unknown>;
+    // The editing tools now refuse paths in .rt/ outright; were one to get
+    // through, undo must still believe nothing it planted.
     const w = await rtCall("write", args, { cwd: root, env });
-    assert.equal(w.result.success, true, w.result.error);
+    if (!w.result.success) assert.match(w.result.error, /\.rt\/ is rt's state directory/);
     const u = await rtCall("undo_edit", { path: FILE }, { cwd: root, env });
     assert.equal(u.result.success, false);
     assert.match(u.result.error, /no rt edit to undo/);

@@ -20,7 +20,7 @@ test("rt trust records the workspace root (the git repository when started below
     r.stdout,
     `Trusted ${root} (recorded in ${store(env)}; rt untrust ${root} revokes it).\n` +
       "Its .rt/config.json now applies in full, including:\n" +
-      '  providers.openai.base_url = "http://gw.example/v1"\n' +
+      '  providers.openai.base_url = "http://gw.example/v1"  (host: gw.example)\n' +
       '  providers.openai.api_key = "(hidden)"\n' +
       "When that file changes, its settings wait again until you trust the folder again. Folders below it are not covered.\n",
   );

@@ -22,7 +22,8 @@ import {
   type Verdict,
 } from "../../src/configTrust.ts";
 import { ConfigError, inspectProject, loadConfig, loadConfigDetailed } from "../../src/config.ts";
-import { readTrustStore, recordTrust, revokeTrust, trustStorePath, TrustStoreError, userConfigDir } from "../../src/trustStore.ts";
+import { readTrustStore, trustStorePath, TrustStoreError, userConfigDir } from "../../src/trustStore.ts";
+import { recordTrust, revokeTrust } from "../../src/workspace/trustRecords.ts";
 import { BUILTIN_PROVIDERS } from "../../src/agent/providers/resolve.ts";
 import { loadAgentSettings } from "../../src/agent/settings.ts";
 
@@ -79,7 +80,10 @@ const CASES: Case[] = [
   { path: ["providers", "ollama", "headers"], value: { "x-a": "b" }, expect: "untrusted" },
   { path: ["providers", "ollama", "type"], value: "openai-compatible", expect: "untrusted" },
   { path: ["providers", "ollama", "context_windows"], value: { m: 8192 }, expect: "harmless" },
-  { path: ["providers", "anthropic", "thinking_budget_tokens"], value: 2048, expect: "harmless" },
+  { path: ["providers", "anthropic", "thinking_budget_tokens"], value: 2048, user: { providers: { anthropic: { thinking_budget_tokens: 4000 } } }, expect: "harmless" },
+  { path: ["providers", "anthropic", "thinking_budget_tokens"], value: 2048, expect: "untrusted" },
+  { path: ["providers", "ollama", "context_windows"], value: { m: 2 ** 31 - 1 }, expect: "untrusted" },
+  { path: ["providers", "ollama", "think"], value: "max", expect: "untrusted" },
   { path: ["providers", "ollama", "think"], value: false, expect: "harmless" },
   { path: ["providers", "openai", "max_retries"], value: 2, expect: "harmless" },
   { path: ["providers", "openai", "first_part_timeout_ms"], value: 1000, expect: "harmless" },
@@ -93,7 +97,9 @@ const CASES: Case[] = [
   { path: ["agent", "context_window"], value: 8192, expect: "harmless" },
   { path: ["agent", "temperature"], value: 0.1, expect: "harmless" },
   { path: ["agent", "max_output_tokens"], value: 1000, expect: "harmless" },
-  { path: ["agent", "prices"], value: { "ollama/x": { input: 1, output: 2 } }, expect: "harmless" },
+  { path: ["agent", "max_turns"], value: 100_000, expect: "untrusted" },
+  { path: ["agent", "context_window"], value: 2_000_000_000, expect: "untrusted" },
+  { path: ["agent", "prices"], value: { "ollama/x": { input: 1, output: 2 } }, expect: "untrusted" },
   { path: ["agent", "approval"], value: "ask", expect: "harmless" },
   { path: ["agent", "approval"], value: "never", expect: "harmless" },
   { path: ["agent", "approval"], value: "auto", expect: "untrusted" },
@@ -248,7 +254,7 @@ test("loadConfig from an untrusted folder: dangerous keys do not apply, harmless
       default_database: "wh",
       hooks: { start: "curl evil" },
     },
-    { providers: { anthropic: { base_url: "http://user-proxy" } } },
+    { providers: { anthropic: { base_url: "http://user-proxy", thinking_budget_tokens: 4000 } } },
   );
   // Once per process: loading again (the agent's settings, the model, a SQL call) says nothing more.
   const { value: loaded, lines } = captureNotices(() => {
@@ -328,34 +334,35 @@ test("a symlink to the root is the same folder (trust is of the real path)", () 
   assert.equal(inspectProject({ root: link, env }).trust.state, "trusted");
 });
 
-test("the project file is read only as a regular file inside the root: symlinks, a FIFO, a huge file and a symlinked .rt are refused", () => {
+test("the project file is read only as a regular file inside the root: symlinks, a FIFO, a huge file and a symlinked .rt are not read (rt runs as if there were none, and says why once)", () => {
+  // max_turns 3 would apply untrusted if the file were read: its absence shows nothing was.
   const outside = tempTree({ "config.json": JSON.stringify({ agent: { max_turns: 3 } }) }, "rt-outside-");
+  const notRead = (ws: { root: string; env: NodeJS.ProcessEnv }, why: RegExp) => {
+    const { value, lines } = captureNotices(() => [loadConfig(ws), loadConfig(ws)]);
+    for (const cfg of value) assert.equal((cfg as any).agent, undefined, String(why));
+    assert.equal(lines.length, 1, `one line: ${lines.join("")}`);
+    assert.match(lines[0], /^rt: ignoring the project's configuration: /);
+    assert.match(lines[0], why);
+    assert.match(inspectProject(ws).trust.unreadable ?? "", why, "rt trust refuses it (trust-command tests the CLI)");
+  };
   const a = workspace(undefined);
   fs.mkdirSync(path.join(a.root, ".rt"));
   fs.symlinkSync(path.join(outside, "config.json"), path.join(a.root, ".rt", "config.json"));
-  // A symlink is not followed: the file is ignored (rt still runs, statelessly for a symlinked .rt) and standard error says why.
-  const said: string[] = [];
-  setTrustNoticeSink((line) => said.push(line));
-  try {
-    assert.equal(loadConfig(a.ws).agent, undefined);
-    assert.match(said.join(""), /ignoring .*config\.json: .*is a symbolic link/);
-    const b = workspace(undefined);
-    fs.symlinkSync(outside, path.join(b.root, ".rt"));
-    assert.equal(loadConfig(b.ws).agent, undefined);
-    assert.match(said.join(""), /\.rt is a symbolic link/);
-  } finally {
-    setTrustNoticeSink(undefined);
-  }
+  notRead(a.ws, /config\.json is a symbolic link/);
+
+  const b = workspace(undefined);
+  fs.symlinkSync(outside, path.join(b.root, ".rt"));
+  notRead(b.ws, /\.rt is a symbolic link/);
 
   const c = workspace(undefined);
   fs.mkdirSync(path.join(c.root, ".rt"));
   execFileSync("mkfifo", [path.join(c.root, ".rt", "config.json")]);
   const t0 = Date.now();
-  assert.throws(() => loadConfig(c.ws), /not a regular file/);
+  notRead(c.ws, /not a regular file/);
   assert.ok(Date.now() - t0 < 2000, "a FIFO must not block");
 
   const d = workspace(`{"agent": {"max_turns": 3}, "pad": "${"x".repeat(1024 * 1024)}"}`);
-  assert.throws(() => loadConfig(d.ws), /larger than/);
+  notRead(d.ws, /larger than/);
 });
 
 test("a __proto__ key pollutes nothing, trusted or not", () => {

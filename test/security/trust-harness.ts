@@ -17,7 +17,7 @@ import { spawn } from "node:child_process";
 import { startLlmServer, type LlmServer, type LlmServerOptions } from "../llm-server.ts";
 import { CLI, tempTree } from "../helpers.ts";
 import { projectDigest } from "../../src/config.ts";
-import { recordTrust } from "../../src/trustStore.ts";
+import { recordTrust } from "../../src/workspace/trustRecords.ts";
 
 /** Records trust of `root` for its `.rt/config.json` as it is now, as `rt trust` would (no validation: tests also trust broken files). */
 export function trustFolder(root: string, env: NodeJS.ProcessEnv): void {
@@ -120,7 +120,7 @@ export async function startAttackerHttp(opts: LlmServerOptions = { models: [{ na
   };
 }
 
-/** The attacker's PostgreSQL host: asks every client for a cleartext password and records what it sends. */
+/** The attacker's PostgreSQL host: asks every client for a cleartext password (or `authCode`'s secret) and records what it sends. */
 export interface AttackerPg extends RecordingListener {
   /** Passwords received (PasswordMessage bodies). */
   readonly passwords: string[];
@@ -128,7 +128,8 @@ export interface AttackerPg extends RecordingListener {
   readonly startups: Record<string, string>[];
 }
 
-export async function startAttackerPg(): Promise<AttackerPg> {
+export async function startAttackerPg(opts: { authCode?: number } = {}): Promise<AttackerPg> {
+  const authCode = opts.authCode ?? 3;
   const connections: Buffer[] = [];
   const passwords: string[] = [];
   const startups: Record<string, string>[] = [];
@@ -163,7 +164,7 @@ export async function startAttackerPg(): Promise<AttackerPg> {
           const auth = Buffer.alloc(9);
           auth.write("R", 0);
           auth.writeUInt32BE(8, 1);
-          auth.writeUInt32BE(3, 5); // AuthenticationCleartextPassword
+          auth.writeUInt32BE(authCode, 5); // 3: AuthenticationCleartextPassword (12: Vertica's OAuth token request)
           socket.write(auth);
           continue;
         }

@@ -3,7 +3,8 @@
 // a pattern its reason must match: the reason names the construct).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { checkShellCommand, isScratchPath } from "../../src/shell/check.ts";
+import { checkShellCommand } from "../../src/shell/check.ts";
+import { isScratchPath } from "../../src/shell/checkBase.ts";
 import { awkProgramProblem, sedScriptProblem } from "../../src/shell/commandRules.ts";
 import { loadBashParser } from "../../src/shell/parser.ts";
 

@@ -10,7 +10,7 @@ import { execFileSync } from "node:child_process";
 import { createWorkspace } from "../../src/workspace/workspace.ts";
 import { callTool } from "../../src/tools/policy.ts";
 import { rgPath, runRg } from "../../src/tools/ripgrep.ts";
-import { GREP_DEFAULT_CAP, GREP_MAX_LINE_CHARS } from "../../src/limits.ts";
+import { GREP_DEFAULT_CAP, GREP_MAX_LINE_CHARS, MAX_LINE_CHARS } from "../../src/limits.ts";
 import { lines, rt, rtBatch, tempTree } from "../helpers.ts";
 
 const sorted = (s: string) => s.trimEnd().split("\n").sort();
@@ -93,7 +93,7 @@ test("--glob never brings back ignored or skipped files; exclusions and path glo
   assert.deepEqual(await files("--glob", "**/*.ts"), ["src/a.ts", "src/lib/b.ts", "top.ts"]);
   assert.deepEqual(await files("--glob", "src/**"), ["src/a.ts", "src/c.js", "src/lib/b.ts"]);
   assert.deepEqual(await files("--glob", "src/*.ts"), ["src/a.ts"]);
-  assert.deepEqual(await files("--glob", "dist/**"), ['no files match "needle"']);
+  assert.deepEqual(await files("--glob", "dist/**"), [""], "nothing on standard output (the reason is on standard error)");
   assert.deepEqual(await files("--glob", "!*.js"), ["src/a.ts", "src/lib/b.ts", "top.ts"]);
   const content = await rt(["grep", "needle", "--glob", "src/**/*.ts"], { cwd: root });
   assert.deepEqual(sorted(content.stdout), ["src/a.ts:1: needle", "src/lib/b.ts:1: needle"]);
@@ -150,21 +150,28 @@ test("the cap: default 200 matches, then a line saying how many were left out", 
   assert.equal(out.length, 201);
   assert.equal(out[0], "many.txt:1: hit 1");
   assert.equal(out[199], "many.txt:200: hit 200");
-  assert.equal(out[200], "... truncated: showing 200 of 250 matches (50 more); narrow the pattern or path, or raise limit");
+  assert.equal(out[200], "... truncated: showing 200 of 250 matches (the first in path order; 50 more); narrow the pattern or path, or raise limit");
   const l = await rt(["grep", "hit", "--limit", "3"], { cwd: root });
-  assert.equal(l.stdout, "many.txt:1: hit 1\nmany.txt:2: hit 2\nmany.txt:3: hit 3\n... truncated: showing 3 of 250 matches (247 more); narrow the pattern or path, or raise limit\n");
+  assert.equal(l.stdout, "many.txt:1: hit 1\nmany.txt:2: hit 2\nmany.txt:3: hit 3\n... truncated: showing 3 of 250 matches (the first in path order; 247 more); narrow the pattern or path, or raise limit\n");
   const res = await inProc(root)("grep-file", { pattern: "hit", path: "many.txt", limit: 249 });
   assert.deepEqual([res.count, res.truncated, (res.matches as unknown[]).length], [250, true, 249]);
-  assert.match(res.output as string, /\n\.\.\. truncated: showing 249 of 250 matches \(1 more\);/);
+  assert.match(res.output as string, /\n\.\.\. truncated: showing 249 of 250 matches \(the first in path order; 1 more\);/);
 });
 
-test("long match lines are cut at the per-line cap", async () => {
-  const long = `start needle ${"x".repeat(3000)}`;
-  const root = tempTree({ "w.txt": `${long}\n` });
+test("long match lines are cut at the per-line cap, in the output and in the metadata", async () => {
+  const medium = `start needle ${"x".repeat(1000)}`;
+  const long = `start needle ${"y".repeat(3000)}`;
+  const root = tempTree({ "w.txt": `${medium}\n${long}\n` });
   const r = await rt(["grep", "needle"], { cwd: root });
-  assert.equal(r.stdout, `w.txt:1: ${long.slice(0, GREP_MAX_LINE_CHARS)}… [line cut: ${long.length - GREP_MAX_LINE_CHARS} more characters]\n`);
+  assert.equal(
+    r.stdout,
+    `w.txt:1: ${medium.slice(0, GREP_MAX_LINE_CHARS)}… [line cut: ${medium.length - GREP_MAX_LINE_CHARS} more characters]\n` +
+      `w.txt:2: ${long.slice(0, GREP_MAX_LINE_CHARS)}… [line cut: longer than ${MAX_LINE_CHARS} bytes]\n`,
+  );
   const res = await inProc(root)("grep", { pattern: "needle" });
-  assert.equal((res.matches as Array<{ content: string }>)[0].content, long, "metadata keeps the whole line");
+  const [m1, m2] = res.matches as Array<{ content: string }>;
+  assert.equal(m1.content, medium, "a line under the metadata cap is whole");
+  assert.equal(m2.content, `${long.slice(0, MAX_LINE_CHARS)}… [line cut: longer than ${MAX_LINE_CHARS} bytes]`, "a longer one is cut there");
 });
 
 test("--ids: each match carries its line ID", async () => {
@@ -184,19 +191,27 @@ test("a bad regex is a tool error naming the problem, with a hint about fixed st
   assert.match(r.stderr, /unclosed group/);
   assert.match(r.stderr, /\(if you meant the text literally, set fixed_strings\)\n$/);
   const ok = await rt(["grep", "-F", "foo(bar"], { cwd: root });
-  assert.equal(ok.code, 0);
-  assert.equal(ok.stdout, 'no matches for "foo(bar"\n');
+  assert.equal(ok.code, 1, "a valid search that found nothing: exit 1, like grep");
+  assert.equal(ok.stdout, "");
+  assert.equal(ok.stderr, 'rt grep: no matches for "foo(bar"\n');
   const res = await inProc(root)("grep", { pattern: "[z-a]" });
   assert.equal(res.success, false);
   assert.equal(res.error_type, "tool");
   assert.match(res.error as string, /regex parse error/);
 });
 
-test("no matches is a success with a message; a missing path is an error", async () => {
+test("no matches: a success with a message for the tools; exit 1 for rt grep, like grep and rg; a missing path is an error", async () => {
   const root = tree();
   const r = await rt(["grep", "zzzznothing", "src"], { cwd: root });
-  assert.equal(r.code, 0);
-  assert.equal(r.stdout, 'no matches for "zzzznothing" in src\n');
+  assert.equal(r.code, 1);
+  assert.equal(r.stdout, "");
+  assert.equal(r.stderr, 'rt grep: no matches for "zzzznothing" in src\n');
+  const t = await inProc(root)("grep", { pattern: "zzzznothing", path: "src" });
+  assert.deepEqual([t.success, t.output, t.count], [true, 'no matches for "zzzznothing" in src', 0]);
+  for (const args of [["-l"], ["-c"]]) {
+    const x = await rt(["grep", "zzzznothing", ...args], { cwd: root });
+    assert.deepEqual([x.code, x.stdout], [1, ""], args.join(" "));
+  }
   const m = await rt(["grep", "x", "nope"], { cwd: root });
   assert.equal(m.code, 1);
   assert.equal(m.stderr, "rt grep: nope: no such file or directory\n");
@@ -223,10 +238,10 @@ test("grep-file: <line>: text within one file, any size, refusing directories", 
   assert.equal(d.code, 1);
   assert.match(d.stderr, /src: is a directory/);
   const none = await rt(["grep-file", "zzz", "src/a.py"], { cwd: root });
-  assert.equal(none.stdout, 'no matches for "zzz" in src/a.py\n');
+  assert.deepEqual([none.code, none.stdout, none.stderr], [1, "", 'rt grep-file: no matches for "zzz" in src/a.py\n']);
   const usage = await rt(["grep-file", "def"], { cwd: root });
   assert.equal(usage.code, 2);
-  assert.match(usage.stderr, /^rt grep-file: missing PATTERN and PATH\nUsage: rt grep-file PATTERN PATH/);
+  assert.match(usage.stderr, /^rt grep-file: missing PATH\nUsage: rt grep-file PATTERN PATH/);
 });
 
 test("rt call: grep, search_dir, grep-file, search_file, grep_file", async () => {

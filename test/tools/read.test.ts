@@ -175,7 +175,7 @@ test("CLI: rt read PATH [--offset N] [--limit N] [--ids], and read_file through 
   assert.match(i.stdout, /^   1: \[LID:[0-9a-z]{4,6}\] line 1\n/);
   const bad = await rt(["read", "f.txt", "--offset", "x"], { cwd: root });
   assert.equal(bad.code, 2);
-  assert.match(bad.stderr, /^rt read: --offset must be a whole number, not "x"\nUsage: rt read PATH/);
+  assert.match(bad.stderr, /^rt read: --offset must be a whole number of at least 1, not "x"\nUsage: rt read PATH/);
   const past = await rt(["read", "f.txt", "--offset", "99"], { cwd: root });
   assert.equal(past.code, 1);
   assert.equal(past.stderr, "rt read: offset 99 is past the end of f.txt (30 lines); use an offset from 1 to 30\n");

@@ -110,5 +110,5 @@ test("CLI: a direction other than + or - is a usage error", async () => {
   assert.equal(r.stderr, 'rt scroll: direction must be + or -, not "sideways"\nUsage: rt scroll PATH +|-\n');
   const m = await rt(["scroll", "f.txt"], { cwd: root });
   assert.equal(m.code, 2);
-  assert.match(m.stderr, /^rt scroll: missing PATH and direction \(\+ or -\)\n/);
+  assert.match(m.stderr, /^rt scroll: missing the direction \(\+ or -\)\n/, "names what is missing");
 });

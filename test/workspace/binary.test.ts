@@ -90,6 +90,7 @@ test("grep skips binary files; text files still match", async () => {
   const r = await rt(["grep", "needle"], { cwd: root });
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, "text.txt:1: a needle in text\n");
+  assert.match(r.stderr, /^rt grep: \(3 binary files with matches not shown: /, "named on standard error");
   const l = await rt(["grep", "needle", "-l"], { cwd: root });
   assert.equal(l.stdout, "text.txt\n");
   const c = await rt(["grep", "needle", "-c"], { cwd: root });

@@ -61,29 +61,31 @@ test("CLI: --root wins over RT_ROOT and git; RT_ROOT wins over git", async () =>
   assert.equal(b2.stdout, "   1: plain dir\n");
   const c = await rt(["open", "top.txt"], { cwd, env: { RT_ROOT: other } });
   assert.match(c.stdout, /1: other dir/);
-  const d = await rt(["open", "top.txt"], { cwd });
+  const d = await rt(["open", "../../top.txt"], { cwd });
   assert.match(d.stdout, /1: repo top/);
   const e = await rt(["open", "top.txt"], { cwd: plain });
   assert.match(e.stdout, /1: plain dir/);
 });
 
-test("CLI: inside a git repository, paths are relative to its top level and state lives there", async () => {
+test("CLI: inside a git repository, the root is its top level and state lives there; paths are relative to the current directory", async () => {
   const { repo } = trees();
   const cwd = path.join(repo, "pkg", "sub");
-  const r = await rt(["open", "pkg/sub/deep.txt"], { cwd });
+  const r = await rt(["open", "deep.txt"], { cwd });
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /^--- pkg\/sub\/deep\.txt \(lines 1-1 of 1\) ---\n1: deep in repo\n$/);
+  assert.match(r.stdout, /^--- deep\.txt \(lines 1-1 of 1\) ---\n1: deep in repo\n$/);
   assert.ok(fs.existsSync(path.join(repo, ".rt", "view.json")), "state at the repository's top level");
   assert.equal(fs.existsSync(path.join(cwd, ".rt")), false, "no state in the current directory");
-  // A path relative to the current directory is not what rt resolves.
-  const miss = await rt(["open", "deep.txt"], { cwd });
+  // A root-relative path from a subdirectory is not what rt resolves (as with any Unix tool).
+  const miss = await rt(["open", "pkg/sub/deep.txt"], { cwd });
   assert.equal(miss.code, 1);
-  assert.match(miss.stderr, /deep\.txt: file not found/);
-  // find and grep report paths relative to the root.
+  assert.match(miss.stderr, /pkg\/sub\/deep\.txt: file not found/);
+  // find and grep search the current directory and show paths relative to it.
   const f = await rt(["find", "deep"], { cwd });
-  assert.equal(f.stdout, "pkg/sub/deep.txt\n");
+  assert.equal(f.stdout, "deep.txt\n");
   const g = await rt(["grep", "deep in"], { cwd });
-  assert.equal(g.stdout, "pkg/sub/deep.txt:1: deep in repo\n");
+  assert.equal(g.stdout, "deep.txt:1: deep in repo\n");
+  const up = await rt(["grep", "repo top", "../.."], { cwd });
+  assert.equal(up.stdout, "../../top.txt:1: repo top\n");
 });
 
 test("CLI: a bad root is a usage error (exit 2) with a one-line message", async () => {

@@ -17,12 +17,12 @@
 // version that removed temperature, top_p and top_k (any value is a 400), so no
 // temperature is ever sent (sampling.ts).
 import { ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS, PROVIDER_PROBE_TIMEOUT_MS } from "../../limits.js";
-import { AnthropicEventAssembler, toAnthropicMessages, toAnthropicTools, type AnthropicEvent } from "./anthropicMessages.js";
+import { AnthropicEventAssembler, toAnthropicMessages, toAnthropicTools, wholeMessageEvents, type AnthropicEvent } from "./anthropicMessages.js";
 import { contextWindowFor } from "./contextWindow.js";
 import { listModelsError, missingPackage } from "./errors.js";
 import { withoutEnv, type ProviderOptions } from "./options.js";
 import { DEFAULT_RETRY, DEFAULT_TIMEOUTS, streamTurn } from "./retry.js";
-import { sseEvents } from "./sse.js";
+import { sseEvents, wholeJsonBody } from "./sse.js";
 import { ProviderError, type ModelRequest, type Provider, type StreamPart } from "./types.js";
 
 export interface AnthropicOptions extends ProviderOptions {
@@ -91,7 +91,20 @@ export function createAnthropicProvider(opts: AnthropicOptions): Provider {
       .asResponse();
     if (!res.body) throw new ProviderError(`${target} answered ${res.status} without a body`, "stream_broken");
     const assembler = new AnthropicEventAssembler();
-    for await (const ev of sseEvents(res.body, alive)) {
+    const whole = await wholeJsonBody(res, alive);
+    if (whole && "json" in whole) {
+      // The whole message at once (a proxy that ignores stream: true): complete, so it is the answer, not a broken stream.
+      const doc = whole.json as { type?: string } | null;
+      if (doc && typeof doc === "object" && doc.type === "error") throw { error: doc };
+      const events = wholeMessageEvents(doc);
+      if (!events) {
+        throw new ProviderError(`${target} answered the streaming request with JSON that is neither an event stream nor a message: ${JSON.stringify(doc).slice(0, 200)}`, "stream_error");
+      }
+      for (const event of events) yield* assembler.push(event);
+      yield* assembler.end();
+      return;
+    }
+    for await (const ev of sseEvents(whole?.events ?? res.body, alive)) {
       let event: AnthropicEvent;
       try {
         event = JSON.parse(ev.data) as AnthropicEvent;

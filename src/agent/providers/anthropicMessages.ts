@@ -35,8 +35,14 @@ function toolInput(args: string): unknown {
   }
 }
 
-/** Anthropic rejects empty text blocks. */
-const nonEmpty = (text: string) => (text === "" ? "(empty)" : text);
+/**
+ * Anthropic rejects a text block that is empty or whitespace only (400 "text content blocks must
+ * be non-empty" / "must contain non-whitespace text"), and models do write such blocks: a "\n\n"
+ * before the thinking of an adaptive-thinking answer, a " " between the cited parts of a web-search
+ * answer. They carry nothing, so they are left out of what goes back.
+ */
+const hasText = (text: string) => text.trim() !== "";
+const nonEmpty = (text: string) => (hasText(text) ? text : "(empty)");
 
 /**
  * The content blocks of an assistant message. With the blocks of the answer kept
@@ -54,7 +60,7 @@ function assistantBlocks(m: Extract<ChatMessage, { role: "assistant" }>): Anthro
     const blocks: AnthropicBlockJson[] = [];
     // Thinking goes back only signed: the API rejects unsigned thinking blocks.
     if (m.reasoning && m.reasoningSignature) blocks.push({ type: "thinking", thinking: m.reasoning, signature: m.reasoningSignature });
-    if (m.content) blocks.push({ type: "text", text: m.content });
+    if (hasText(m.content)) blocks.push({ type: "text", text: m.content });
     for (const c of calls) blocks.push(useBlock(c));
     return blocks;
   }
@@ -69,7 +75,7 @@ function assistantBlocks(m: Extract<ChatMessage, { role: "assistant" }>): Anthro
       blocks.push({ type: "redacted_thinking", data: b.data });
     } else if (b.type === "text" && typeof b.text === "string") {
       keptText += b.text;
-      if (b.text !== "") {
+      if (hasText(b.text)) {
         textAt.push(blocks.length);
         blocks.push({ type: "text", text: b.text });
       }
@@ -93,7 +99,7 @@ function assistantBlocks(m: Extract<ChatMessage, { role: "assistant" }>): Anthro
     } else {
       const rest = blocks.filter((_, i) => !textAt.includes(i));
       const firstUse2 = rest.findIndex((b) => b.type === "tool_use");
-      if (m.content) rest.splice(firstUse2 < 0 ? rest.length : firstUse2, 0, { type: "text", text: m.content });
+      if (hasText(m.content)) rest.splice(firstUse2 < 0 ? rest.length : firstUse2, 0, { type: "text", text: m.content });
       return rest;
     }
   }
@@ -186,6 +192,23 @@ export function anthropicFinishReason(stop: string | undefined): FinishReason {
       // pause_turn (a server-tool loop paused), compaction...: kept verbatim as the raw reason.
       return "other";
   }
+}
+
+/**
+ * A whole message (the answer to a request without `stream`, from a proxy that ignores
+ * `stream: true`) as the events that would have streamed it: each block whole in its
+ * content_block_start, then the stop reason and usage. Undefined when it is not a message.
+ */
+export function wholeMessageEvents(doc: unknown): AnthropicEvent[] | undefined {
+  if (!doc || typeof doc !== "object") return undefined;
+  const m = doc as { type?: unknown; content?: unknown; stop_reason?: string | null; stop_details?: { explanation?: string; category?: string } | null; usage?: AnthropicUsage | null };
+  if (m.type !== "message" || !Array.isArray(m.content)) return undefined;
+  const events: AnthropicEvent[] = [{ type: "message_start", message: { usage: m.usage ?? null } }];
+  (m.content as Array<Record<string, unknown> & { type: string }>).forEach((block, index) => {
+    events.push({ type: "content_block_start", index, content_block: block }, { type: "content_block_stop", index });
+  });
+  events.push({ type: "message_delta", delta: { stop_reason: m.stop_reason ?? null, stop_details: m.stop_details ?? null }, usage: m.usage ?? null }, { type: "message_stop" });
+  return events;
 }
 
 interface OpenBlock {
@@ -334,9 +357,12 @@ export class AnthropicEventAssembler {
   }
 
   end(): StreamPart[] {
-    // Blocks the stream never closed (it should close them all before message_stop) close now.
-    for (const index of [...this.open.keys()]) this.close(index);
+    // Blocks the stream never stopped close now: when max_tokens cuts a tool_use in the middle of
+    // its input, the API sends message_delta and message_stop without that block's
+    // content_block_stop. Its call is still part of the answer (cut: the loop does not run it and
+    // tells the model), and must be handed out like any other.
     const parts: StreamPart[] = [];
+    for (const index of [...this.open.keys()].sort((a, b) => a - b)) parts.push(...this.close(index));
     const native = this.native();
     if (native) parts.push({ type: "native", native });
     parts.push({ type: "finish", reason: anthropicFinishReason(this.stop), ...(this.stop ? { raw: this.stop } : {}), ...(this.stopDetail ? { detail: this.stopDetail } : {}) });

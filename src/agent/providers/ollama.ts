@@ -15,6 +15,7 @@
 // /v1 for the rest of the process, as it did before the native API.
 import { DEFAULT_CONTEXT_WINDOW, PROVIDER_PROBE_TIMEOUT_MS } from "../../limits.js";
 import { ollamaContextWindow } from "./contextWindow.js";
+import { ollamaModels } from "./ollamaModels.js";
 import { connectionFailure, listModelsError } from "./errors.js";
 import type { ProviderOptions } from "./options.js";
 import { createOpenAICompatibleProvider } from "./openaiCompatible.js";
@@ -33,30 +34,6 @@ export interface OllamaOptions extends ProviderOptions {
    * only levels (it ignores true/false).
    */
   think?: OllamaThink;
-}
-
-/** Ollama's pulled models (GET /api/tags), most recently pulled first as Ollama lists them. */
-export async function ollamaModels(root: string, timeoutMs: number, signal?: AbortSignal, headers?: Record<string, string>): Promise<string[]> {
-  // (AbortSignal.any would do, but only from Node 20.3.)
-  const controller = new AbortController();
-  const timer = setTimeout(() => controller.abort(), timeoutMs);
-  const onAbort = () => controller.abort();
-  signal?.addEventListener("abort", onAbort, { once: true });
-  let res: Response;
-  try {
-    res = await fetch(`${root}/api/tags`, { signal: controller.signal, ...(headers ? { headers } : {}) });
-  } catch (err) {
-    if (controller.signal.aborted && !signal?.aborted) throw new ProviderError(`Ollama at ${root} did not answer within ${timeoutMs} ms`, "timeout");
-    if (signal?.aborted) throw new ProviderError("the request was aborted", "aborted");
-    throw connectionFailure(err, `Ollama at ${root}`);
-  } finally {
-    clearTimeout(timer);
-    signal?.removeEventListener("abort", onAbort);
-  }
-  if (res.status === 401 || res.status === 403) throw new ProviderError(`${root}/api/tags answered ${res.status}`, "auth", res.status);
-  if (!res.ok) throw new ProviderError(`${root}/api/tags answered ${res.status}: is this an Ollama server?`, res.status === 404 ? "bad_request" : "server", res.status);
-  const data = (await res.json()) as { models?: Array<{ name?: string; model?: string }> };
-  return (data.models ?? []).map((m) => m.name ?? m.model ?? "").filter(Boolean);
 }
 
 /** What a failed HTTP answer looks like to classifyError (the SDK error shape): status, headers, Ollama's `{error}` body. */
@@ -155,6 +132,13 @@ export function createOllamaProvider(opts: OllamaOptions): Provider {
       if (assembler.finished) break;
     }
     if (signal.aborted) return; // runWithRetries says why
+    if (!assembler.finished && assembler.housekeeping) {
+      // Not worth a retry: the same request gets the same answer.
+      throw new ProviderError(
+        `${target} answered done_reason "${assembler.housekeeping}": it ${assembler.housekeeping}ed the model and generated nothing (Ollama answers so to a request without messages)`,
+        "stream_error",
+      );
+    }
     if (!assembler.finished) throw new ProviderError(`the stream from ${target} ended before the answer was complete (no "done" line)`, "stream_broken");
     yield* assembler.end();
   }

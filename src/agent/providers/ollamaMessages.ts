@@ -115,9 +115,16 @@ export class OllamaChunkAssembler {
       this.calls++;
       parts.push({ type: "tool_call", call });
     }
-    if (chunk.done) this.done = chunk;
+    if (chunk.done && (chunk.done_reason === "load" || chunk.done_reason === "unload")) {
+      // Model housekeeping, not the end of an answer: Ollama says "load" when it loaded the model
+      // for a request without messages and generated nothing, "unload" when it unloaded it.
+      this.housekeeping = chunk.done_reason;
+    } else if (chunk.done) this.done = chunk;
     return parts;
   }
+
+  /** A `done` line that only said the model was loaded or unloaded ("load", "unload"), when one came. */
+  housekeeping: string | undefined;
 
   /** Whether the `done` line arrived. */
   get finished(): boolean {

@@ -15,12 +15,12 @@
 import { PROVIDER_PROBE_TIMEOUT_MS } from "../../limits.js";
 import { contextWindowFor } from "./contextWindow.js";
 import { listModelsError, missingPackage } from "./errors.js";
-import { ollamaModels } from "./ollama.js";
+import { ollamaModels } from "./ollamaModels.js";
 import { withoutEnv, type ProviderOptions } from "./options.js";
-import { OpenAIChunkAssembler, toOpenAIMessages, toOpenAITools, type OpenAIChunk } from "./openaiMessages.js";
+import { OpenAIChunkAssembler, toOpenAIMessages, toOpenAITools, wholeCompletionChunk, type OpenAIChunk } from "./openaiMessages.js";
 import { DEFAULT_RETRY, DEFAULT_TIMEOUTS, streamTurn } from "./retry.js";
 import { withSamplingFallback } from "./sampling.js";
-import { sseEvents } from "./sse.js";
+import { sseEvents, wholeJsonBody } from "./sse.js";
 import { ProviderError, type ModelRequest, type Provider, type StreamPart } from "./types.js";
 
 export interface OpenAICompatibleOptions extends ProviderOptions {
@@ -45,6 +45,30 @@ const NO_KEY = "no-key";
 /** Environment variables through which the `openai` client would pick credentials or headers of its own. */
 const OPENAI_CLIENT_ENV = ["OPENAI_ADMIN_KEY", "OPENAI_CUSTOM_HEADERS", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID", "OPENAI_WEBHOOK_SECRET"];
 
+/**
+ * Gemini's OpenAI-compatible endpoint sends its errors as a JSON array holding one
+ * `{error: {code, message, status}}`; the client reads `body.error` and, from an array, keeps
+ * nothing ("400 status code (no body)"). This fetch hands the client the object inside, so the
+ * error says what the provider said. Everything else passes through untouched.
+ */
+async function fetchUnwrappingErrorArrays(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+  const res = await fetch(input, init);
+  if (res.ok || !/\bjson\b/i.test(res.headers.get("content-type") ?? "")) return res;
+  const text = await res.text();
+  let body = text;
+  try {
+    const doc = JSON.parse(text) as unknown;
+    if (Array.isArray(doc) && doc.length > 0 && doc[0] && typeof doc[0] === "object" && "error" in doc[0]) body = JSON.stringify(doc[0]);
+  } catch {
+    // Not JSON: the client reads the text as it is.
+  }
+  const headers = new Headers(res.headers);
+  // The body is decoded and may be shorter now.
+  headers.delete("content-length");
+  headers.delete("content-encoding");
+  return new Response(body, { status: res.status, statusText: res.statusText, headers });
+}
+
 export function createOpenAICompatibleProvider(opts: OpenAICompatibleOptions): Provider {
   const name = opts.name ?? "openai-compatible";
   const baseURL = opts.baseURL.replace(/\/+$/, "");
@@ -64,6 +88,7 @@ export function createOpenAICompatibleProvider(opts: OpenAICompatibleOptions): P
             adminAPIKey: null,
             baseURL,
             maxRetries: 0,
+            fetch: fetchUnwrappingErrorArrays,
             // Our own timers (retry.ts) decide; this only keeps the client from giving up first.
             timeout: timeouts.firstPartMs + 1_000,
             // Without a key, no Authorization header at all (null removes the client's own).
@@ -101,7 +126,21 @@ export function createOpenAICompatibleProvider(opts: OpenAICompatibleOptions): P
       .asResponse();
     if (!res.body) throw new ProviderError(`${target} answered ${res.status} without a body`, "stream_broken");
     const assembler = new OpenAIChunkAssembler();
-    for await (const ev of sseEvents(res.body, alive)) {
+    const whole = await wholeJsonBody(res, alive);
+    if (whole && "json" in whole) {
+      // The whole answer at once (the server ignored stream: true): complete, so it is the answer, not a broken stream.
+      const doc = whole.json as { error?: unknown };
+      if (doc && typeof doc === "object" && doc.error !== undefined && doc.error !== null) throw { error: doc.error };
+      const chunk = wholeCompletionChunk(doc);
+      if (!chunk) {
+        throw new ProviderError(`${target} answered the streaming request with JSON that is neither an event stream nor a chat completion: ${JSON.stringify(doc).slice(0, 200)}`, "stream_error");
+      }
+      yield* assembler.push(chunk);
+      if (assembler.error !== undefined) throw { error: assembler.error };
+      yield* assembler.end();
+      return;
+    }
+    for await (const ev of sseEvents(whole?.events ?? res.body, alive)) {
       if (ev.data === "[DONE]") break;
       let chunk: OpenAIChunk;
       try {

@@ -16,6 +16,8 @@ export interface OpenAIToolCallJson {
   id: string;
   type: "function";
   function: { name: string; arguments: string };
+  /** Gemini: the call's thought signature ({google: {thought_signature}}), as it came. */
+  extra_content?: unknown;
 }
 
 export type OpenAIMessageJson =
@@ -72,7 +74,10 @@ export function toOpenAIMessages(messages: ChatMessage[]): OpenAIMessageJson[] {
           ? {
               role: "assistant",
               content: m.content === "" ? null : m.content,
-              tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments || "{}" } })),
+              tool_calls: calls.map((c): OpenAIToolCallJson => {
+                const extra = m.native?.toolCallExtras?.[c.id];
+                return { id: c.id, type: "function", function: { name: c.name, arguments: c.arguments || "{}" }, ...(extra !== undefined ? { extra_content: extra } : {}) };
+              }),
             }
           : { role: "assistant", content: m.content };
         if (withReasoning.has(i)) {
@@ -105,9 +110,10 @@ export interface OpenAIChunk {
       /** OpenRouter. */
       reasoning_details?: unknown;
       refusal?: string | null;
-      tool_calls?: Array<{ index?: number; id?: string | null; function?: { name?: string | null; arguments?: string | null } }> | null;
+      tool_calls?: Array<{ index?: number; id?: string | null; function?: { name?: string | null; arguments?: string | null }; extra_content?: unknown }> | null;
     } | null;
     finish_reason?: string | null;
+    index?: number;
   }> | null;
   usage?: {
     prompt_tokens?: number;
@@ -181,10 +187,36 @@ export function contentParts(content: unknown): { text: string; reasoning: strin
   return out;
 }
 
+/**
+ * A whole chat.completion (the answer to a request without `stream`, sent by a server that
+ * ignores `stream: true`) as the one chunk that says all of it: each choice's `message` becomes
+ * its `delta`, its tool calls numbered by position. Undefined when the document is not a
+ * chat completion.
+ */
+export function wholeCompletionChunk(doc: unknown): OpenAIChunk | undefined {
+  if (!doc || typeof doc !== "object" || !Array.isArray((doc as { choices?: unknown }).choices)) return undefined;
+  const d = doc as { choices: Array<Record<string, unknown>>; usage?: OpenAIChunk["usage"]; x_groq?: OpenAIChunk["x_groq"] };
+  return {
+    choices: d.choices.map((c) => {
+      const message = (c.message ?? {}) as Record<string, unknown>;
+      const calls = Array.isArray(message.tool_calls) ? (message.tool_calls as Array<Record<string, unknown>>) : undefined;
+      return {
+        ...(typeof c.index === "number" ? { index: c.index } : {}),
+        delta: { ...message, ...(calls ? { tool_calls: calls.map((t, i) => ({ ...t, index: typeof t.index === "number" ? t.index : i })) } : {}) },
+        finish_reason: typeof c.finish_reason === "string" ? c.finish_reason : null,
+      };
+    }),
+    ...(d.usage ? { usage: d.usage } : {}),
+    ...(d.x_groq ? { x_groq: d.x_groq } : {}),
+  } as OpenAIChunk;
+}
+
 interface PendingCall {
   id: string;
   name: string;
   arguments: string;
+  /** `extra_content` of the call (Gemini's thought signature), verbatim. */
+  extra?: unknown;
 }
 
 /**
@@ -210,6 +242,9 @@ export class OpenAIChunkAssembler {
   push(chunk: OpenAIChunk): StreamPart[] {
     const parts: StreamPart[] = [];
     for (const choice of chunk.choices ?? []) {
+      // rt asks for one answer. A server that sends several anyway (n > 1 set upstream, a proxy)
+      // interleaves their chunks; the answer is choice 0, the others are not part of it.
+      if (typeof choice?.index === "number" && choice.index !== 0) continue;
       const d = choice?.delta ?? {};
       for (const field of ["reasoning_content", "reasoning"] as const) {
         const r = d[field];
@@ -272,6 +307,7 @@ export class OpenAIChunkAssembler {
     if (frag.id && !call.id) call.id = frag.id;
     if (frag.function?.name) call.name += frag.function.name;
     if (frag.function?.arguments) call.arguments += frag.function.arguments;
+    if (frag.extra_content !== undefined && frag.extra_content !== null) call.extra = frag.extra_content;
   }
 
   /** Whether the server said the answer is complete (a finish_reason arrived). */
@@ -280,8 +316,10 @@ export class OpenAIChunkAssembler {
   }
 
   /** What must be kept with the message to send it back as it came. */
-  private native(): NativeParts | undefined {
+  private native(calls: Array<ToolCall | undefined> = []): NativeParts | undefined {
     const n: NativeParts = {};
+    const extras = this.calls.flatMap((c, i) => (c.extra !== undefined && calls[i] ? [[calls[i].id, c.extra] as const] : []));
+    if (extras.length) n.toolCallExtras = Object.fromEntries(extras);
     if (this.reasoningField) n.reasoningField = this.reasoningField;
     if (this.details.length) n.reasoningDetails = this.details;
     if (this.unknownParts.length) n.unknownParts = this.unknownParts;
@@ -291,11 +329,11 @@ export class OpenAIChunkAssembler {
   /** The parts that wait for the end: complete tool calls, native parts, finish. */
   end(): StreamPart[] {
     const parts: StreamPart[] = [];
-    const calls: ToolCall[] = this.calls
-      .filter((c) => c.name !== "")
-      .map((c) => ({ id: c.id || `call_rt_${++this.generatedIds}`, name: c.name, arguments: c.arguments }));
+    // (Unnamed fragments are no call; their position stays, to pair each call with its extras.)
+    const all = this.calls.map((c) => (c.name === "" ? undefined : { id: c.id || `call_rt_${++this.generatedIds}`, name: c.name, arguments: c.arguments }));
+    const calls = all.filter((c): c is ToolCall => c !== undefined);
     for (const call of calls) parts.push({ type: "tool_call", call });
-    const native = this.native();
+    const native = this.native(all);
     if (native) parts.push({ type: "native", native });
     const raw = this.finish ?? "stop";
     let reason = finishReason(raw);

@@ -146,7 +146,8 @@ export function resolveModel(input: ResolveInput = {}): ResolvedModel {
   const env = input.env ?? process.env;
   const config = input.config ?? {};
   const providersConfig = (config.providers ?? {}) as Record<string, ProviderConfig>;
-  const known = (name: string) => name in BUILTIN_PROVIDERS || name in providersConfig;
+  // Own names only: `in` would also find "constructor", "toString", "__proto__"... on every object's prototype.
+  const known = (name: string) => Object.hasOwn(BUILTIN_PROVIDERS, name) || Object.hasOwn(providersConfig, name);
 
   // Provider and model: --model, then "model" in the configuration, then the default.
   const fromConfig = config.model ? splitSpec(config.model, known, `"model" in the configuration`) : {};
@@ -156,8 +157,8 @@ export function resolveModel(input: ResolveInput = {}): ResolvedModel {
   const model = fromFlag.model ?? (fromFlag.provider === undefined || fromFlag.provider === fromConfig.provider ? fromConfig.model : undefined);
   const modelOrigin = flags.model ? "--model" : config.model ? configWord("model") : flags.baseUrl ? "--base-url" : "the default";
 
-  const preset = BUILTIN_PROVIDERS[providerName] as Preset | undefined;
-  const pc: ProviderConfig = providersConfig[providerName] ?? {};
+  const preset = Object.hasOwn(BUILTIN_PROVIDERS, providerName) ? BUILTIN_PROVIDERS[providerName] : undefined;
+  const pc: ProviderConfig = (Object.hasOwn(providersConfig, providerName) ? providersConfig[providerName] : undefined) ?? {};
   const kind: ProviderKind = pc.type ?? preset?.kind ?? "openai-compatible";
   const title = preset?.title ?? `"${providerName}"`;
 

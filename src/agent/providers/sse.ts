@@ -72,3 +72,21 @@ export async function* sseEvents(body: ReadableStream<Uint8Array> | AsyncIterabl
   if (buffer !== "") yield* line(buffer);
   yield* line("");
 }
+
+/**
+ * A 200 answer to a streaming request that is not a stream: a server or proxy that ignores
+ * `stream: true` sends the whole answer as one JSON document (Content-Type application/json).
+ * Returns the parsed document, or, when the body is not JSON after all, the same bytes as a
+ * body to read as events (a server that labels its event stream application/json).
+ */
+export async function wholeJsonBody(res: Response, alive: () => void): Promise<{ json: unknown } | { events: AsyncIterable<Uint8Array> } | undefined> {
+  const type = res.headers.get("content-type") ?? "";
+  if (!/\bjson\b/i.test(type) || /event-stream/i.test(type)) return undefined;
+  const text = await res.text();
+  alive();
+  try {
+    return { json: JSON.parse(text) as unknown };
+  } catch {
+    return { events: [new TextEncoder().encode(text)] as unknown as AsyncIterable<Uint8Array> };
+  }
+}

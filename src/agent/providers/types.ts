@@ -46,6 +46,13 @@ export interface NativeParts {
   reasoningDetails?: Array<Record<string, unknown>>;
   /** Content parts of a type rt does not know, verbatim: kept in the session, never made into text. */
   unknownParts?: unknown[];
+  /**
+   * Chat completions: a tool call's `extra_content`, by call id, verbatim. Gemini's
+   * OpenAI-compatible endpoint puts the call's thought signature there
+   * ({google: {thought_signature}}) and answers 400 ("Function call is missing a
+   * thought_signature") when the call comes back without it.
+   */
+  toolCallExtras?: Record<string, unknown>;
 }
 
 export type ChatMessage =

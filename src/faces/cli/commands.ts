@@ -1,19 +1,37 @@
 // The `rt` commands: each turns its command line into (tool, arguments).
 // Synopses and help text live here too, so `rt --help` lists exactly what exists.
 
-import type { ToolResult } from "../../tools/types.js";
+import { BASH_DEFAULT_TIMEOUT_S, BASH_MAX_TIMEOUT_S, GREP_MAX_CONTEXT, SQL_DEFAULT_ROWS, SQL_MAX_ROWS } from "../../limits.js";
+import { shellQuote } from "../../text.js";
 
 export type OptionType = "string" | "boolean";
 
 export interface OptionSpec {
   type: OptionType;
   short?: string;
-  /** Converted to a number and checked to be a non-negative integer. */
+  /** Converted to a number and checked to be a whole number within [min, max]. */
   integer?: boolean;
   /** With `integer`: the least value accepted (default 0). */
   min?: number;
+  /** With `integer`: the largest value accepted. */
+  max?: number;
   help: string;
 }
+
+/**
+ * Where the command line's paths point. On the command line, as with every Unix
+ * tool, a relative path is relative to the current directory, when that
+ * directory is inside the workspace root; rt's tools take paths relative to
+ * the root, so the command turns its path arguments into those with `path()`.
+ */
+export interface PathContext {
+  /** A path argument as the tools take it: relative to the root (absolute when it leads out of the root, for the tool to refuse). */
+  path(p: string): string;
+  /** The directory the command runs in, relative to the root, when the current directory is inside it ("." at the root); else undefined. */
+  here: string | undefined;
+}
+
+export type CallArgs = Record<string, unknown>;
 
 export interface CommandSpec {
   name: string;
@@ -23,20 +41,19 @@ export interface CommandSpec {
   /** The command reads its content from standard input (passed to toCall as opts.stdin). */
   stdin?: boolean;
   /** Builds the tool call, or throws UsageError. */
-  toCall?: (pos: string[], opts: Record<string, string | boolean | number | undefined>) => { tool: string; args: Record<string, unknown> };
-  /** Prints the result itself and returns the exit code (undefined: the usual rendering). */
-  render?: (result: ToolResult, io: { stdout: (s: string) => void; stderr: (s: string) => void }) => number | undefined;
+  toCall?: (pos: string[], opts: Record<string, string | boolean | number | undefined>, where: PathContext) => { tool: string; args: CallArgs };
+  /** How the tool's arguments are written on this command line ("--context", "PATTERN"...), for error messages. */
+  argNames?: Record<string, string>;
 }
 
 export class UsageError extends Error {}
 
-/** Quotes a word for bash when it needs it. */
-function shellQuote(w: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`;
-}
-
-function need(pos: string[], n: number, what: string): void {
-  if (pos.length < n) throw new UsageError(`missing ${what}`);
+/** Refuses a command line with fewer positionals than `names`, naming the ones missing. */
+function need(pos: string[], names: string[]): void {
+  if (pos.length >= names.length) return;
+  const missing = names.slice(pos.length);
+  const list = missing.length === 1 ? missing[0] : `${missing.slice(0, -1).join(", ")} and ${missing[missing.length - 1]}`;
+  throw new UsageError(`missing ${list}`);
 }
 
 function noExtra(pos: string[], n: number): void {
@@ -53,12 +70,23 @@ function pick(opts: Record<string, unknown>, map: Record<string, string>): Recor
 const grepFlags: Record<string, OptionSpec> = {
   "ignore-case": { type: "boolean", short: "i", help: "case-insensitive" },
   "fixed-strings": { type: "boolean", short: "F", help: "pattern is literal text, not a regex" },
-  context: { type: "string", short: "C", integer: true, help: "lines of context around each match" },
+  context: { type: "string", short: "C", integer: true, max: GREP_MAX_CONTEXT, help: "lines of context around each match" },
+  "before-context": { type: "string", short: "B", integer: true, max: GREP_MAX_CONTEXT, help: "lines of context before each match" },
+  "after-context": { type: "string", short: "A", integer: true, max: GREP_MAX_CONTEXT, help: "lines of context after each match" },
   multiline: { type: "boolean", short: "U", help: "let matches span lines" },
-  limit: { type: "string", integer: true, help: "maximum matches shown (default 200)" },
+  limit: { type: "string", integer: true, min: 1, help: "maximum matches shown (default 200)" },
   ids: { type: "boolean", help: "show each match's line ID" },
 };
-const grepMap = { "ignore-case": "ignore_case", "fixed-strings": "fixed_strings", context: "context", multiline: "multiline", limit: "limit", ids: "ids" };
+const grepMap = {
+  "ignore-case": "ignore_case",
+  "fixed-strings": "fixed_strings",
+  context: "context",
+  "before-context": "context_before",
+  "after-context": "context_after",
+  multiline: "multiline",
+  limit: "limit",
+  ids: "ids",
+};
 
 const editFlags: Record<string, OptionSpec> = {
   "dry-run": { type: "boolean", help: "show the unified diff, write nothing" },
@@ -66,6 +94,13 @@ const editFlags: Record<string, OptionSpec> = {
   force: { type: "boolean", help: "write even if the edit adds syntax errors" },
   indent: { type: "string", integer: true, help: "indentation of the new content, in columns" },
 };
+
+/** Tool argument → how it is written on the command line, from an option map (for error messages). */
+function flagNames(map: Record<string, string>, positionals: Record<string, string> = {}): Record<string, string> {
+  const out: Record<string, string> = { ...positionals };
+  for (const [flag, arg] of Object.entries(map)) out[arg] = `--${flag}`;
+  return out;
+}
 const editMap = { "dry-run": "dry_run", "show-diff": "show_diff", force: "force", indent: "indent_level" };
 
 /** A line argument: a number stays a number; IDs and N:ID stay strings. */
@@ -91,10 +126,11 @@ export const COMMANDS: CommandSpec[] = [
     synopsis: "rt open PATH[:LINE|:START-END]",
     summary: "show a 100-line window of a file (centered on LINE, or START-END up to 200 lines)",
     options: {},
-    toCall(pos) {
-      need(pos, 1, "PATH");
+    argNames: { path: "PATH" },
+    toCall(pos, _opts, where) {
+      need(pos, ["PATH"]);
       noExtra(pos, 1);
-      return { tool: "open", args: { path: pos[0] } };
+      return { tool: "open", args: { path: where.path(pos[0]) } };
     },
   },
   {
@@ -102,11 +138,12 @@ export const COMMANDS: CommandSpec[] = [
     synopsis: "rt scroll PATH +|-",
     summary: "show the next (+) or previous (-) window after the last open of PATH",
     options: {},
-    toCall(pos) {
-      need(pos, 2, "PATH and direction (+ or -)");
+    argNames: { path: "PATH", direction: "the direction (+ or -)" },
+    toCall(pos, _opts, where) {
+      need(pos, ["PATH", "the direction (+ or -)"]);
       noExtra(pos, 2);
       if (!["+", "-", "up", "down"].includes(pos[1])) throw new UsageError(`direction must be + or -, not "${pos[1]}"`);
-      return { tool: "scroll", args: { path: pos[0], direction: pos[1] } };
+      return { tool: "scroll", args: { path: where.path(pos[0]), direction: pos[1] } };
     },
   },
   {
@@ -114,83 +151,102 @@ export const COMMANDS: CommandSpec[] = [
     synopsis: "rt read PATH [--offset N] [--limit N] [--ids]",
     summary: "print a file with numbered lines (2000 lines / 50 KB at a time), optionally with line IDs",
     options: {
-      offset: { type: "string", integer: true, help: "first line to show (1-based)" },
-      limit: { type: "string", integer: true, help: "number of lines (default 2000)" },
+      offset: { type: "string", integer: true, min: 1, help: "first line to show (1-based)" },
+      limit: { type: "string", integer: true, min: 1, help: "number of lines (default 2000)" },
       ids: { type: "boolean", help: "show persistent line IDs as [LID:xxxx]" },
     },
-    toCall(pos, opts) {
-      need(pos, 1, "PATH");
+    argNames: flagNames({ offset: "offset", limit: "limit", ids: "ids" }, { path: "PATH" }),
+    toCall(pos, opts, where) {
+      need(pos, ["PATH"]);
       noExtra(pos, 1);
-      return { tool: "read", args: { path: pos[0], ...pick(opts, { offset: "offset", limit: "limit", ids: "ids" }) } };
+      return { tool: "read", args: { path: where.path(pos[0]), ...pick(opts, { offset: "offset", limit: "limit", ids: "ids" }) } };
     },
   },
   {
     name: "find",
     synopsis: "rt find PATTERN [DIR] [--limit N]",
-    summary: "find files whose name contains PATTERN, or match a glob such as '**/*.ts'",
-    options: { limit: { type: "string", integer: true, help: "maximum paths listed (default 200)" } },
-    toCall(pos, opts) {
-      need(pos, 1, "PATTERN");
+    summary: "find files whose name contains PATTERN, or match a glob such as '**/*.ts' (in DIR, default the current directory)",
+    options: { limit: { type: "string", integer: true, min: 1, help: "maximum paths listed (default 200)" } },
+    argNames: flagNames({ limit: "limit" }, { pattern: "PATTERN", path: "DIR" }),
+    toCall(pos, opts, where) {
+      need(pos, ["PATTERN"]);
       noExtra(pos, 2);
-      return { tool: "find", args: { pattern: pos[0], ...(pos[1] ? { path: pos[1] } : {}), ...pick(opts, { limit: "limit" }) } };
+      const dir = pos[1] !== undefined ? where.path(pos[1]) : where.here;
+      return { tool: "find", args: { pattern: pos[0], ...(dir !== undefined && dir !== "." ? { path: dir } : {}), ...pick(opts, { limit: "limit" }) } };
     },
   },
   {
     name: "grep",
-    synopsis: "rt grep PATTERN [PATH] [-i] [-F] [-C N] [-U] [--glob G] [-l|-c] [--limit N] [--ids]",
-    summary: "search file contents with ripgrep: path:line: text",
+    synopsis: "rt grep PATTERN [PATH] [-i] [-F] [-C N] [-A N] [-B N] [-U] [--glob G] [-l|-c] [--limit N] [--ids]",
+    summary: "search file contents with ripgrep (in PATH, default the current directory): path:line: text, in path order; exit 1 when nothing matched",
     options: {
       ...grepFlags,
       glob: { type: "string", short: "g", help: "only files matching this glob" },
       "files-with-matches": { type: "boolean", short: "l", help: "list matching files only" },
       count: { type: "boolean", short: "c", help: "count matches per file" },
     },
-    toCall(pos, opts) {
-      need(pos, 1, "PATTERN");
+    argNames: flagNames({ ...grepMap, glob: "glob" }, { pattern: "PATTERN", path: "PATH" }),
+    toCall(pos, opts, where) {
+      need(pos, ["PATTERN"]);
       noExtra(pos, 2);
       if (opts["files-with-matches"] && opts.count) throw new UsageError("-l and -c cannot be combined");
       const mode = opts["files-with-matches"] ? "files_with_matches" : opts.count ? "count" : undefined;
+      const target = pos[1] !== undefined ? where.path(pos[1]) : where.here;
       return {
         tool: "grep",
-        args: { pattern: pos[0], ...(pos[1] ? { path: pos[1] } : {}), ...pick(opts, { ...grepMap, glob: "glob" }), ...(mode ? { output_mode: mode } : {}) },
+        args: {
+          pattern: pos[0],
+          ...(target !== undefined && target !== "." ? { path: target } : {}),
+          ...pick(opts, { ...grepMap, glob: "glob" }),
+          ...(mode ? { output_mode: mode } : {}),
+        },
       };
     },
   },
   {
     name: "grep-file",
-    synopsis: "rt grep-file PATTERN PATH [-i] [-F] [-C N] [-U] [--limit N] [--ids]",
-    summary: "search one file: <line>: text",
+    synopsis: "rt grep-file PATTERN PATH [-i] [-F] [-C N] [-A N] [-B N] [-U] [--limit N] [--ids]",
+    summary: "search one file: <line>: text; exit 1 when nothing matched",
     options: grepFlags,
-    toCall(pos, opts) {
-      need(pos, 2, "PATTERN and PATH");
+    argNames: flagNames(grepMap, { pattern: "PATTERN", path: "PATH" }),
+    toCall(pos, opts, where) {
+      need(pos, ["PATTERN", "PATH"]);
       noExtra(pos, 2);
-      return { tool: "grep-file", args: { pattern: pos[0], path: pos[1], ...pick(opts, grepMap) } };
+      return { tool: "grep-file", args: { pattern: pos[0], path: where.path(pos[1]), ...pick(opts, grepMap) } };
     },
   },
   {
     name: "ls",
     synopsis: "rt ls [DIR] [--tree] [--depth N] [-a]",
-    summary: "list a directory (directories first), or a tree of it",
+    summary: "list a directory (default the current one), directories first, or a tree of it",
     options: {
       tree: { type: "boolean", short: "t", help: "recursive tree" },
-      depth: { type: "string", integer: true, help: "tree depth (default 3)" },
+      depth: { type: "string", integer: true, min: 1, help: "tree depth (default 3)" },
       all: { type: "boolean", short: "a", help: "include dot files" },
     },
-    toCall(pos, opts) {
+    argNames: flagNames({ tree: "tree", depth: "depth", all: "show_hidden" }, { path: "DIR" }),
+    toCall(pos, opts, where) {
       noExtra(pos, 1);
-      return { tool: "ls", args: { ...(pos[0] ? { path: pos[0] } : {}), ...pick(opts, { tree: "tree", depth: "depth", all: "show_hidden" }) } };
+      const dir = pos[0] !== undefined ? where.path(pos[0]) : where.here;
+      return { tool: "ls", args: { ...(dir !== undefined && dir !== "." ? { path: dir } : {}), ...pick(opts, { tree: "tree", depth: "depth", all: "show_hidden" }) } };
     },
   },
   {
     name: "edit",
-    synopsis: "rt edit PATH START END [--dry-run] [--show-diff] [--force] [--indent N] <<'EOF'",
-    summary: "replace lines START..END (1-based, inclusive; numbers, line IDs or N:ID) with standard input",
-    options: editFlags,
+    synopsis: "rt edit PATH START END [--delete] [--dry-run] [--show-diff] [--force] [--indent N] <<'EOF'",
+    summary: "replace lines START..END (1-based, inclusive; numbers, line IDs or N:ID) with standard input; empty input is refused unless --delete",
+    options: { ...editFlags, delete: { type: "boolean", help: "delete the lines (standard input must be empty; same as rt delete)" } },
     stdin: true,
-    toCall(pos, opts) {
-      need(pos, 3, "PATH, START and END");
+    argNames: flagNames(editMap, { path: "PATH", start_line: "START", end_line: "END", new_text: "standard input" }),
+    toCall(pos, opts, where) {
+      need(pos, ["PATH", "START", "END"]);
       noExtra(pos, 3);
-      return { tool: "edit_range", args: { path: pos[0], start_line: lineArg(pos[1]), end_line: lineArg(pos[2]), new_text: opts.stdin ?? "", ...pick(opts, editMap) } };
+      const text = typeof opts.stdin === "string" ? opts.stdin : "";
+      if (opts.delete && text !== "") throw new UsageError("--delete takes no standard input: the lines are removed, not replaced; drop --delete to replace them");
+      if (!opts.delete && text === "") {
+        throw new UsageError(`standard input is empty, which would delete lines ${pos[1]}-${pos[2]}; to delete them pass --delete (or run rt delete ${shellQuote(pos[0])} ${pos[1]} ${pos[2]})`);
+      }
+      return { tool: "edit_range", args: { path: where.path(pos[0]), start_line: lineArg(pos[1]), end_line: lineArg(pos[2]), new_text: text, ...pick(opts, editMap) } };
     },
   },
   {
@@ -199,10 +255,13 @@ export const COMMANDS: CommandSpec[] = [
     summary: "insert standard input before LINE (LINE = line count + 1 appends)",
     options: editFlags,
     stdin: true,
-    toCall(pos, opts) {
-      need(pos, 2, "PATH and LINE");
+    argNames: flagNames(editMap, { path: "PATH", line: "LINE", new_text: "standard input" }),
+    toCall(pos, opts, where) {
+      need(pos, ["PATH", "LINE"]);
       noExtra(pos, 2);
-      return { tool: "insert_at", args: { path: pos[0], line: lineArg(pos[1]), new_text: opts.stdin ?? "", ...pick(opts, editMap) } };
+      const text = typeof opts.stdin === "string" ? opts.stdin : "";
+      if (text === "") throw new UsageError("standard input is empty: nothing to insert");
+      return { tool: "insert_at", args: { path: where.path(pos[0]), line: lineArg(pos[1]), new_text: text, ...pick(opts, editMap) } };
     },
   },
   {
@@ -210,10 +269,11 @@ export const COMMANDS: CommandSpec[] = [
     synopsis: "rt delete PATH START END [--dry-run] [--show-diff] [--force]",
     summary: "delete lines START..END",
     options: editFlags,
-    toCall(pos, opts) {
-      need(pos, 3, "PATH, START and END");
+    argNames: flagNames(editMap, { path: "PATH", start_line: "START", end_line: "END" }),
+    toCall(pos, opts, where) {
+      need(pos, ["PATH", "START", "END"]);
       noExtra(pos, 3);
-      return { tool: "edit_lines", args: { path: pos[0], command: "delete", start_line: lineArg(pos[1]), end_line: lineArg(pos[2]), ...pick(opts, editMap) } };
+      return { tool: "edit_lines", args: { path: where.path(pos[0]), command: "delete", start_line: lineArg(pos[1]), end_line: lineArg(pos[2]), ...pick(opts, editMap) } };
     },
   },
   {
@@ -221,10 +281,11 @@ export const COMMANDS: CommandSpec[] = [
     synopsis: "rt undo PATH",
     summary: "undo rt's last edit of PATH (refused if the file changed since)",
     options: {},
-    toCall(pos) {
-      need(pos, 1, "PATH");
+    argNames: { path: "PATH" },
+    toCall(pos, _opts, where) {
+      need(pos, ["PATH"]);
       noExtra(pos, 1);
-      return { tool: "undo_edit", args: { path: pos[0] } };
+      return { tool: "undo_edit", args: { path: where.path(pos[0]) } };
     },
   },
   {
@@ -233,10 +294,11 @@ export const COMMANDS: CommandSpec[] = [
     summary: "run one read-only SQL query on a configured database (SQLite, PostgreSQL, Oracle, Vertica); ASCII table",
     options: {
       connection: { type: "string", help: "database connection name (default: the only or default one)" },
-      limit: { type: "string", integer: true, help: "rows shown (default 100)" },
+      limit: { type: "string", integer: true, min: 1, max: SQL_MAX_ROWS, help: `rows shown (default ${SQL_DEFAULT_ROWS}, at most ${SQL_MAX_ROWS})` },
     },
+    argNames: flagNames({ connection: "connection", limit: "limit" }, { sql: "SQL" }),
     toCall(pos, opts) {
-      need(pos, 1, "SQL (one statement, quoted)");
+      need(pos, ["SQL (one statement, quoted)"]);
       noExtra(pos, 1);
       return { tool: "sql_query", args: { sql: pos[0], ...pick(opts, { connection: "connection", limit: "limit" }) } };
     },
@@ -246,6 +308,7 @@ export const COMMANDS: CommandSpec[] = [
     synopsis: "rt sql-tables [PATTERN] [--connection NAME]",
     summary: "list a database's tables and views (PATTERN: LIKE pattern or substring)",
     options: { connection: { type: "string", help: "database connection name (default: the only or default one)" } },
+    argNames: flagNames({ connection: "connection" }, { pattern: "PATTERN" }),
     toCall(pos, opts) {
       noExtra(pos, 1);
       return { tool: "sql_tables", args: { ...(pos[0] ? { pattern: pos[0] } : {}), ...pick(opts, { connection: "connection" }) } };
@@ -256,8 +319,9 @@ export const COMMANDS: CommandSpec[] = [
     synopsis: "rt sql-describe TABLE [--connection NAME]",
     summary: "show a table's columns: type, nullable, default, primary key",
     options: { connection: { type: "string", help: "database connection name (default: the only or default one)" } },
+    argNames: flagNames({ connection: "connection" }, { table: "TABLE" }),
     toCall(pos, opts) {
-      need(pos, 1, "TABLE");
+      need(pos, ["TABLE"]);
       noExtra(pos, 1);
       return { tool: "sql_describe", args: { table: pos[0], ...pick(opts, { connection: "connection" }) } };
     },
@@ -265,26 +329,18 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: "bash",
     synopsis: "rt bash [--timeout S] [--cwd DIR] COMMAND | rt bash -- WORD...",
-    summary: "run a shell command in the workspace (read-only sandbox in safe-read-only or with --sandbox); exits with its exit code",
+    summary: "run a shell command in the workspace (in the current directory when it is inside the root; read-only sandbox in safe-read-only or with --sandbox); exits with its exit code",
     options: {
-      timeout: { type: "string", integer: true, help: "seconds before the whole process group is killed (default 120, max 600)" },
-      cwd: { type: "string", help: "directory to run in, inside the workspace root (default: the root)" },
+      timeout: { type: "string", integer: true, min: 1, max: BASH_MAX_TIMEOUT_S, help: `seconds before the whole process group is killed (default ${BASH_DEFAULT_TIMEOUT_S}, max ${BASH_MAX_TIMEOUT_S})` },
+      cwd: { type: "string", help: "directory to run in, inside the workspace root (default: the current directory, or the root when outside it)" },
     },
-    toCall(pos, opts) {
-      need(pos, 1, "COMMAND");
+    argNames: flagNames({ timeout: "timeout", cwd: "working_dir" }, { command: "COMMAND" }),
+    toCall(pos, opts, where) {
+      need(pos, ["COMMAND"]);
       // One argument is a command line; several (after --) are words, quoted back into one.
       const command = pos.length === 1 ? pos[0] : pos.map(shellQuote).join(" ");
-      return { tool: "bash", args: { command, ...pick(opts, { timeout: "timeout", cwd: "working_dir" }) } };
-    },
-    render(result, io) {
-      if (typeof result.stdout !== "string" || typeof result.stderr !== "string") return undefined; // refused or never started
-      io.stdout(result.stdout);
-      io.stderr(result.stderr);
-      if (result.timed_out) {
-        io.stderr(`rt bash: ${result.error}\n`);
-        return 124;
-      }
-      return typeof result.exit_code === "number" ? result.exit_code : 1;
+      const dir = typeof opts.cwd === "string" ? where.path(opts.cwd) : where.here;
+      return { tool: "bash", args: { command, ...pick(opts, { timeout: "timeout" }), ...(dir !== undefined && dir !== "." ? { working_dir: dir } : {}) } };
     },
   },
   {
@@ -304,9 +360,10 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: "mcp",
-    synopsis: "rt mcp [--http [--port N] [--host ADDR] [--no-auth]]",
+    synopsis: "rt mcp [--http [--port N] [--host ADDR] [--no-auth]] [--seed-names]",
     summary: "serve every tool to an MCP client over stdio, or Streamable HTTP on 127.0.0.1 (--http)",
     options: {
+      "seed-names": { type: "boolean", help: "also list the older names some clients call tools by (open_file_chunk, scroll_file, find_file, search_dir, search_file) and the tools edit_range, insert_at, edit_file" },
       http: { type: "boolean", help: "serve Streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio" },
       port: { type: "string", integer: true, help: "HTTP port (default 7341; 0 picks a free one)" },
       host: { type: "string", help: "listen address (default 127.0.0.1; anything else is reachable by others: a warning is printed)" },

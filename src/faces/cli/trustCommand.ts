@@ -7,13 +7,11 @@ import fs from "node:fs";
 import path from "node:path";
 import { ConfigError, inspectProject, type ProjectInspection } from "../../config.js";
 import { settingLines, shellQuotePath } from "../../configTrust.js";
-import { readTrustStore, recordTrust, revokeTrust, trustStorePath, TrustStoreError } from "../../trustStore.js";
+import { readTrustStore, trustStorePath, TrustStoreError } from "../../trustStore.js";
+import { recordTrust, revokeTrust } from "../../workspace/trustRecords.js";
 import { findGitTop } from "../../workspace/workspace.js";
+import type { Io } from "../../ui/io.js";
 
-export interface Io {
-  stdout: (s: string) => void;
-  stderr: (s: string) => void;
-}
 
 /** DIR as a real directory, or an error message. */
 function folderOf(dir: string): { root: string } | { error: string } {
@@ -68,6 +66,10 @@ function trust(root: string, env: NodeJS.ProcessEnv, io: Io, dirGiven: boolean):
     throw e;
   }
   const { trust: t } = inspection;
+  if (t.unreadable) {
+    io.stderr(`rt trust: not trusted: ${t.unreadable}\n`);
+    return 1;
+  }
   recordTrust(root, t.digest, env);
   const q = shellQuotePath(root);
   io.stdout(`Trusted ${q} (recorded in ${trustStorePath(env)}; rt untrust ${q} revokes it).\n`);

@@ -7,7 +7,7 @@ import readline from "node:readline";
 import type { Workspace } from "../../workspace/workspace.js";
 import { callTool } from "../../tools/policy.js";
 import type { ToolResult } from "../../tools/types.js";
-import type { Io } from "../cli/main.js";
+import type { Io } from "../../ui/io.js";
 
 function usage(error: string): ToolResult {
   return { success: false, output: "", error, error_type: "usage" };

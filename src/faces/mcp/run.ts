@@ -4,7 +4,7 @@
 // Standard output belongs to the protocol in stdio mode: everything rt has to
 // say goes to standard error.
 import type { Workspace } from "../../workspace/workspace.js";
-import type { Io } from "../cli/main.js";
+import type { Io } from "../../ui/io.js";
 import { MCP_HTTP_MAX_SESSIONS, MCP_HTTP_SESSION_IDLE_MS, MCP_MAX_MESSAGE_BYTES } from "../../limits.js";
 import { newToken, removeTokenFile, writeTokenFile } from "./auth.js";
 import { createMcpServer } from "./server.js";
@@ -22,6 +22,8 @@ export interface McpOptions {
   host?: string;
   /** --no-auth: serve HTTP without the bearer token. */
   noAuth?: boolean;
+  /** List seed 000's tool names and compatibility tools too. */
+  seedNames?: boolean;
 }
 
 /** Checks the command line; returns a usage error message or undefined. */
@@ -65,16 +67,17 @@ export async function runMcp(workspace: Workspace, values: Record<string, unknow
     port: typeof values.port === "number" ? values.port : undefined,
     host: typeof values.host === "string" ? values.host : undefined,
     noAuth: values["no-auth"] === true,
+    seedNames: values["seed-names"] === true,
   };
   const problem = mcpUsageProblem(opts);
   if (problem) {
-    io.stderr(`rt mcp: ${problem}\nUsage: rt mcp [--http [--port N] [--host ADDR] [--no-auth]]\n`);
+    io.stderr(`rt mcp: ${problem}\nUsage: rt mcp [--http [--port N] [--host ADDR] [--no-auth]] [--seed-names]\n`);
     return 2;
   }
   const log = (line: string) => io.stderr(`rt mcp: ${line}\n`);
   keepServing(log);
   const pool = new WorkspacePool(workspace);
-  const tools = mcpToolList(workspace);
+  const tools = mcpToolList(workspace, { seedNames: opts.seedNames });
   const newServer = () => createMcpServer({ version, tools, session: new McpSession(pool, log) });
   const about = `root ${workspace.root}, profile ${workspace.profile}, ${tools.length} tools`;
 

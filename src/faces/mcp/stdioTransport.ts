@@ -7,9 +7,18 @@
 // null otherwise) and goes on reading: bad input never ends the server.
 // When standard input ends, the requests already received are still answered
 // before the transport closes (`printf '...' | rt mcp` gets every answer).
+// As over HTTP, a request before `initialize` (other than ping) is refused, and
+// a JSON-RPC batch is answered as a batch on the protocol versions that have
+// them (up to 2025-03-26) and refused on later ones.
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, JSONRPCMessageSchema, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { ErrorCode, JSONRPCMessageSchema, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import { batchesAllowed, batchRefusal, negotiatedVersion } from "./protocol.js";
+
+type Id = string | number;
+
+/** The Streamable HTTP transport's answer to a request before initialize, given the same way here. */
+const NOT_INITIALIZED = "Bad Request: Server not initialized: send initialize first";
 
 const NEWLINE = 0x0a;
 
@@ -28,6 +37,12 @@ export class LineStdioTransport implements Transport {
   private ended = false;
   /** Requests received and not answered yet, by id (a count, should a client reuse an id). */
   private readonly unanswered = new Map<string | number, number>();
+  /** The client has sent initialize. */
+  private initializing = false;
+  /** The protocol version the server answered initialize with. */
+  private version: string | undefined;
+  /** Batches being answered: the requests still open, and the answers so far. */
+  private readonly batches: Array<{ open: Set<Id>; answers: unknown[] }> = [];
 
   constructor(
     private readonly input: Readable,
@@ -102,21 +117,78 @@ export class LineStdioTransport implements Transport {
       this.reply(null, ErrorCode.ParseError, `Parse error: ${(e as Error).message}`);
       return;
     }
-    const parsed = JSONRPCMessageSchema.safeParse(value);
-    if (!parsed.success) {
-      const id = (value as { id?: unknown } | null)?.id;
-      const message = Array.isArray(value)
-        ? "Invalid Request: JSON-RPC batches are not supported by MCP; send one message per line"
-        : 'Invalid Request: not a JSON-RPC 2.0 message (expected {"jsonrpc": "2.0", "id": ..., "method": ..., "params": {...}})';
-      this.reply(typeof id === "string" || typeof id === "number" ? id : null, ErrorCode.InvalidRequest, message);
+    if (Array.isArray(value)) {
+      this.handleBatch(value);
       return;
     }
-    this.track(parsed.data);
+    const refusal = this.refusal(value);
+    if (refusal) {
+      if (refusal.message) this.reply(refusal.id, refusal.code, refusal.message); // a notification is dropped unanswered
+      return;
+    }
+    this.deliver(value as JSONRPCMessage);
+  }
+
+  /** Why one message is not passed on (not JSON-RPC; a request before initialize), with the id to answer; undefined when it may be. */
+  private refusal(value: unknown): { id: Id | null; code: number; message: string } | undefined {
+    const parsed = JSONRPCMessageSchema.safeParse(value);
+    const rawId = (value as { id?: unknown } | null)?.id;
+    const id = typeof rawId === "string" || typeof rawId === "number" ? rawId : null;
+    if (!parsed.success) {
+      return { id, code: ErrorCode.InvalidRequest, message: 'Invalid Request: not a JSON-RPC 2.0 message (expected {"jsonrpc": "2.0", "id": ..., "method": ..., "params": {...}})' };
+    }
+    const m = parsed.data;
+    if (!this.initializing && "method" in m) {
+      if (m.method === "initialize" && "id" in m) {
+        this.initializing = true;
+        // The version the server will answer with (the SDK's rule), known before its answer is sent.
+        const asked = (m.params as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+        this.version = typeof asked === "string" && SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION;
+      }
+      else if (m.method !== "ping") return "id" in m ? { id: m.id, code: -32000, message: NOT_INITIALIZED } : { id: null, code: -32000, message: "" };
+    }
+    return undefined;
+  }
+
+  private deliver(message: JSONRPCMessage): void {
+    this.track(message);
     try {
-      this.onmessage?.(parsed.data);
+      this.onmessage?.(message);
     } catch (e) {
       this.onerror?.(e as Error);
     }
+  }
+
+  /** A JSON-RPC batch: answered as one array where the negotiated version has batches, else refused. */
+  private handleBatch(items: unknown[]): void {
+    if (this.version === undefined || !batchesAllowed(this.version)) {
+      const why = this.version === undefined ? `Invalid Request: a JSON-RPC batch before initialize; send initialize alone first` : batchRefusal(this.version);
+      this.reply(null, ErrorCode.InvalidRequest, why);
+      return;
+    }
+    if (items.length === 0) {
+      this.reply(null, ErrorCode.InvalidRequest, "Invalid Request: an empty batch");
+      return;
+    }
+    const batch = { open: new Set<Id>(), answers: [] as unknown[] };
+    const deliver: JSONRPCMessage[] = [];
+    for (const item of items) {
+      const refusal = this.refusal(item);
+      const isInitialize = (item as { method?: unknown } | null)?.method === "initialize";
+      if (refusal || isInitialize) {
+        const message = isInitialize ? "Invalid Request: initialize must not be part of a JSON-RPC batch" : refusal!.message;
+        const rawId = (item as { id?: unknown } | null)?.id;
+        const id = refusal?.id ?? (typeof rawId === "string" || typeof rawId === "number" ? rawId : null);
+        if (message) batch.answers.push({ jsonrpc: "2.0", id, error: { code: refusal?.code ?? ErrorCode.InvalidRequest, message } });
+        continue;
+      }
+      const m = item as JSONRPCMessage;
+      if ("method" in m && "id" in m) batch.open.add(m.id);
+      deliver.push(m);
+    }
+    if (batch.open.size > 0) this.batches.push(batch);
+    else if (batch.answers.length) void this.write(`${JSON.stringify(batch.answers)}\n`);
+    for (const m of deliver) this.deliver(m);
   }
 
   /** A JSON-RPC error response written directly (the SDK's message types do not allow id: null). */
@@ -133,8 +205,18 @@ export class LineStdioTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage): Promise<void> {
-    await this.write(`${JSON.stringify(message)}\n`);
+    this.version = negotiatedVersion(message) ?? this.version;
     const id = "result" in message || "error" in message ? message.id : undefined;
+    const batch = id !== undefined ? this.batches.find((b) => b.open.has(id)) : undefined;
+    if (batch && id !== undefined) {
+      // Part of a batch: the batch's answers go out together, once all are in.
+      batch.open.delete(id);
+      batch.answers.push(message);
+      if (batch.open.size === 0) {
+        this.batches.splice(this.batches.indexOf(batch), 1);
+        await this.write(`${JSON.stringify(batch.answers)}\n`);
+      }
+    } else await this.write(`${JSON.stringify(message)}\n`);
     if (id !== undefined && this.unanswered.has(id)) {
       this.count(id, -1);
       this.closeIfDone();

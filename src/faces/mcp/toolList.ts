@@ -1,7 +1,13 @@
-// What `tools/list` shows: every registered tool under its canonical name, plus
-// seed 000's MCP names (open_file_chunk, scroll_file...) as extra entries backed
-// by the same tool. Each entry carries the tool's JSON schema, its model-facing
-// description and annotations derived from the tool's flags.
+// What `tools/list` shows. By default a lean list, one entry per job: every
+// registered tool under its canonical name, except the seeds' compatibility
+// tools (edit_range, insert_at and edit_file, which edit_lines and edit cover),
+// and the SQL tools only when a database connection is configured. With
+// `rt mcp --seed-names`, seed 000's names are listed too: its tools and its
+// names for rt's (open_file_chunk, scroll_file, find_file, search_dir,
+// search_file). A call by any registered name or alias works either way.
+// Each entry carries the tool's JSON schema, its description, annotations
+// derived from the tool's flags (defaults left out), and for tools with
+// structured results an outputSchema.
 //
 // The profile is applied here the way the policy will apply it to calls, by
 // asking the policy itself (writeRefusal):
@@ -16,14 +22,27 @@ import type { Tool } from "../../tools/types.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import { TOOLS, jsonSchemaOf } from "../../tools/registry.js";
 import { writeRefusal } from "../../tools/policy.js";
+import { listConnections } from "../../db/connections.js";
+import { OUTPUT_SCHEMAS } from "./structured.js";
 
 /** Seed 000 §7.4's MCP tool names. Each is a registry name or alias. */
 export const SEED_MCP_NAMES: readonly string[] = ["open_file_chunk", "scroll_file", "find_file", "search_dir", "search_file", "edit_range", "insert_at"];
 
+/** Tools kept for the seeds' clients, listed only with --seed-names: edit_lines and edit do their jobs. */
+export const SEED_COMPAT_TOOLS: readonly string[] = ["edit_range", "insert_at", "edit_file"];
+
+const SQL_TOOLS: readonly string[] = ["sql_query", "sql_tables", "sql_describe"];
+
+export interface ListOptions {
+  /** List seed 000's names and compatibility tools too (rt mcp --seed-names). */
+  seedNames?: boolean;
+}
+
+/** MCP's tool annotations; a hint equal to its default (read-only false, destructive true, idempotent false) is left out. */
 export interface ToolAnnotations {
-  readOnlyHint: boolean;
-  destructiveHint: boolean;
-  idempotentHint: boolean;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
 }
 
 /** One entry of tools/list. */
@@ -34,7 +53,34 @@ export interface McpToolEntry {
   tool: Tool;
   description: string;
   inputSchema: { type: "object"; [key: string]: unknown };
+  outputSchema?: { type: "object"; [key: string]: unknown };
   annotations: ToolAnnotations;
+}
+
+/** The hints that differ from MCP's defaults. */
+function hints(readOnly: boolean, destructive: boolean, idempotent: boolean): ToolAnnotations {
+  return { ...(readOnly ? { readOnlyHint: true } : {}), ...(!readOnly && !destructive ? { destructiveHint: false } : {}), ...(idempotent ? { idempotentHint: true } : {}) };
+}
+
+/** A JSON schema without zod's ±2^53-1 bounds on integers (they say nothing and cost every request bytes). */
+function lean(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(lean);
+  if (schema === null || typeof schema !== "object") return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) {
+    if ((k === "maximum" && v === Number.MAX_SAFE_INTEGER) || (k === "minimum" && v === Number.MIN_SAFE_INTEGER)) continue;
+    out[k] = lean(v);
+  }
+  return out;
+}
+
+/** Whether any database connection is configured (the SQL tools are offered only then). A configuration rt cannot read counts as one: the error then shows on use. */
+function hasDatabase(workspace: Workspace): boolean {
+  try {
+    return listConnections(workspace).list.length > 0;
+  } catch {
+    return true;
+  }
 }
 
 type Availability = "full" | "dry-run-only" | "refused";
@@ -51,7 +97,8 @@ const DRY_RUN_NOTE =
   "[Preview only: the safe-read-only profile lets nothing be modified. Every call must pass dry_run: true; the result is the unified diff of what would change, and no file is written.]";
 
 function entryFor(workspace: Workspace, tool: Tool, how: Exclude<Availability, "refused">): Omit<McpToolEntry, "name"> {
-  const schema = jsonSchemaOf(tool) as McpToolEntry["inputSchema"];
+  const schema = lean(jsonSchemaOf(tool)) as McpToolEntry["inputSchema"];
+  const output = OUTPUT_SCHEMAS[tool.name];
   if (how === "dry-run-only") {
     const properties = { ...(schema.properties as Record<string, unknown>) };
     properties.dry_run = { type: "boolean", const: true, description: "Must be true: the profile only allows previews" };
@@ -60,7 +107,8 @@ function entryFor(workspace: Workspace, tool: Tool, how: Exclude<Availability, "
       tool,
       description: `${DRY_RUN_NOTE}\n${tool.description}`,
       inputSchema: { ...schema, properties, required },
-      annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true },
+      ...(output ? { outputSchema: output } : {}),
+      annotations: hints(true, false, true),
     };
   }
   // Tools that enforce read-only themselves (bash in the OS sandbox, SQL in
@@ -71,33 +119,33 @@ function entryFor(workspace: Workspace, tool: Tool, how: Exclude<Availability, "
     tool,
     description: tool.description,
     inputSchema: schema,
-    annotations: {
-      readOnlyHint: tool.readOnly,
-      destructiveHint: (tool.destructive ?? !tool.readOnly) && !contained,
-      idempotentHint: tool.idempotent === true,
-    },
+    ...(output ? { outputSchema: output } : {}),
+    annotations: hints(tool.readOnly, (tool.destructive ?? !tool.readOnly) && !contained, tool.idempotent === true),
   };
 }
 
-/** The tools/list entries for this workspace's profile and environment. */
-export function mcpToolList(workspace: Workspace): McpToolEntry[] {
+/** The tools/list entries for this workspace's profile, environment and configuration. */
+export function mcpToolList(workspace: Workspace, opts: ListOptions = {}): McpToolEntry[] {
   const entries: McpToolEntry[] = [];
   const listed = new Map<Tool, Omit<McpToolEntry, "name">>();
+  const databases = hasDatabase(workspace);
   for (const tool of TOOLS) {
+    if (!opts.seedNames && SEED_COMPAT_TOOLS.includes(tool.name)) continue;
+    if (!databases && SQL_TOOLS.includes(tool.name)) continue;
     const how = availability(workspace, tool);
     if (how === "refused") continue;
     const entry = entryFor(workspace, tool, how);
     listed.set(tool, entry);
     entries.push({ name: tool.name, ...entry });
   }
+  if (!opts.seedNames) return entries;
   // Seed names that are aliases get their own entry. Other aliases (glob,
-  // MultiEdit, str_replace...) are not listed, to keep the list short for the
-  // client's context, but calls by those names still work.
+  // MultiEdit, str_replace...) are never listed, but calls by those names work.
   for (const alias of SEED_MCP_NAMES) {
     const tool = TOOLS.find((t) => t.aliases.includes(alias));
     const entry = tool && listed.get(tool);
     if (!tool || !entry) continue;
-    entries.push({ name: alias, ...entry, description: `Seed 000 name for ${tool.name} (same tool, same arguments).\n${entry.description}` });
+    entries.push({ name: alias, ...entry, description: `Another name for ${tool.name} (same tool, same arguments).\n${entry.description}` });
   }
   return entries;
 }

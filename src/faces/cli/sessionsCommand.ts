@@ -2,28 +2,13 @@
 // `rt export ID [--output FILE]` (a session as markdown).
 import fs from "node:fs";
 import path from "node:path";
-import type { Workspace } from "../workspace/workspace.js";
-import { listSessions, readSessionRecords, sessionFile, SessionError, type SessionSummary } from "../agent/session.js";
-import { sessionMarkdown } from "../agent/exportMarkdown.js";
-import type { Io } from "./run.js";
-import { ConfinedFs } from "../workspace/confinedFs.js";
-import { isWithin, toRel } from "../workspace/paths.js";
-
-function oneLine(s: string, max: number): string {
-  const l = s.replace(/\s+/g, " ").trim();
-  return l.length > max ? `${l.slice(0, max - 1)}…` : l;
-}
-
-export function formatSessionList(sessions: SessionSummary[], current?: string): string {
-  if (sessions.length === 0) return "no sessions yet in this project (rt run or rt chat starts one)\n";
-  const rows = sessions.map((s) => {
-    const tokens = s.usage.input_tokens + s.usage.output_tokens;
-    const cost = s.cost !== undefined ? ` $${s.cost.toFixed(4)}` : "";
-    const mark = s.id === current ? "*" : " ";
-    return `${mark} ${s.id}  ${s.updated.slice(0, 16).replace("T", " ")}  ${s.model}  ${s.prompts} prompt${s.prompts === 1 ? "" : "s"}, ${tokens.toLocaleString("en-US")} tokens${cost}  ${oneLine(s.firstPrompt, 60)}`;
-  });
-  return `${rows.join("\n")}\n`;
-}
+import type { Workspace } from "../../workspace/workspace.js";
+import { listSessions, readSessionRecords, sessionFile, SessionError } from "../../agent/session.js";
+import { sessionMarkdown } from "../../agent/exportMarkdown.js";
+import type { Io } from "../../ui/io.js";
+import { formatSessionList } from "../../ui/sessionList.js";
+import { ConfinedFs } from "../../workspace/confinedFs.js";
+import { isWithin, toRel } from "../../workspace/paths.js";
 
 export function sessionsCommand(ws: Workspace, flags: Record<string, unknown>, io: Io): number {
   const sessions = listSessions(ws);

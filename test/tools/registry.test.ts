@@ -1,0 +1,61 @@
+// The registry: its entries (name, aliases, read-only flag) match the tool
+// modules they load, and the `rt` executable evaluates a tool's module only when
+// that tool is used (V8's own coverage of the bundle is the witness).
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { spawnSync } from "node:child_process";
+import { TOOLS, findTool, toolEntries } from "../../src/tools/registry.ts";
+import { CLI, tempTree } from "../helpers.ts";
+
+test("every registry entry matches the tool its module defines", () => {
+  const entries = toolEntries();
+  assert.equal(entries.length, TOOLS.length);
+  for (const e of entries) {
+    const tool = e.load();
+    assert.equal(tool.name, e.name);
+    assert.deepEqual(tool.aliases, [...e.aliases], `${e.name} aliases`);
+    assert.equal(tool.readOnly, e.readOnly, `${e.name} readOnly`);
+    const listed = findTool(e.name)!;
+    // The registry's tool reads the rest from the module.
+    assert.equal(listed.description, tool.description);
+    assert.equal(listed.schema, tool.schema);
+    for (const flag of ["destructive", "idempotent", "editing", "enforcesReadOnly"] as const) assert.equal(listed[flag], tool[flag], `${e.name}.${flag}`);
+    for (const alias of e.aliases) assert.equal(findTool(alias), listed, alias);
+  }
+});
+
+/** Which src/ modules of the CLI bundle ran their top-level code during `rt ARGS` (from NODE_V8_COVERAGE). */
+function modulesEvaluated(args: string[], cwd: string): Set<string> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rt-cov-"));
+  try {
+    const r = spawnSync(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, NODE_V8_COVERAGE: dir, RT_ROOT: cwd }, encoding: "utf8" });
+    assert.ok(r.status === 0 || r.status === 1, r.stderr);
+    const ran = new Set<string>();
+    for (const f of fs.readdirSync(dir)) {
+      const cov = JSON.parse(fs.readFileSync(path.join(dir, f), "utf8")) as { result: Array<{ url: string; functions: Array<{ functionName: string; ranges: Array<{ count: number }> }> }> };
+      for (const script of cov.result) {
+        if (!script.url.endsWith("rt-cli.cjs")) continue;
+        // esbuild names each lazily initialized module's function after its path.
+        for (const fn of script.functions) if (/^src\//.test(fn.functionName) && fn.ranges[0].count > 0) ran.add(fn.functionName);
+      }
+    }
+    return ran;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test("rt open evaluates the open tool's module, not the other tools' (nor the edit engine, the shell check, SQL)", () => {
+  const root = tempTree({ "a.py": "x = 1\n" });
+  const ran = modulesEvaluated(["open", "a.py:1"], root);
+  assert.ok(ran.has("src/tools/open.ts"), [...ran].join(", "));
+  for (const m of ["src/tools/editLines.ts", "src/tools/edit.ts", "src/tools/bash.ts", "src/tools/sqlQuery.ts", "src/tools/grep.ts", "src/tools/writeOutput.ts", "src/shell/commandRules.ts", "src/edit/match.ts"]) {
+    assert.ok(!ran.has(m), `${m} was evaluated by rt open`);
+  }
+  const grep = modulesEvaluated(["grep", "x"], root);
+  assert.ok(grep.has("src/tools/grep.ts"));
+  assert.ok(!grep.has("src/tools/editLines.ts") && !grep.has("src/tools/open.ts"), [...grep].join(", "));
+});
