@@ -10,8 +10,10 @@
 // `$XDG_CACHE_HOME/rt/bin/<tag>/` (else `~/.cache/rt/bin/<tag>/`), where
 // <tag> names the node and cli.js it runs (two installs never share a shim).
 // Those directories are created mode 0700 through the confined writer and are
-// used only when they belong to the user and nobody else can enter them; the
-// cache directory must not lie inside the workspace. `~/.cache` stays visible
+// used only when they belong to the user and nobody else can enter them, and
+// every directory above them is the user's or root's and nobody else can rename
+// entries in it (see replaceableBy); the cache directory must not lie inside
+// the workspace. `~/.cache` stays visible
 // inside the read-only sandbox (which replaces /tmp and /run), so sandboxed
 // commands find `rt` too. When that directory cannot be used, a fresh private
 // directory under the system's temporary directory is used instead (hidden
@@ -42,8 +44,34 @@ function notPrivate(st: fs.Stats, where: string): string | undefined {
 }
 
 /**
+ * Why `dir` could be replaced by another user, or undefined: some directory
+ * from it up to `/` belongs to someone other than this user or root, or lets
+ * others rename its entries (writable by group or others without the sticky
+ * bit). The shim's directory is looked up again by every command through the
+ * PATH, so whoever can rename any directory above it (a cache under a shared
+ * scratch directory) could put their own `rt` and `git` there later.
+ */
+export function replaceableBy(dir: string): string | undefined {
+  const uid = typeof process.getuid === "function" ? process.getuid() : undefined;
+  if (uid === undefined) return undefined;
+  for (let d = dir; ; d = path.dirname(d)) {
+    let st: fs.Stats;
+    try {
+      st = fs.lstatSync(d);
+    } catch (e) {
+      return `${d}: ${(e as Error).message}`;
+    }
+    if (!st.isDirectory()) return `${d} is not a directory (a symbolic link?)`;
+    if (st.uid !== uid && st.uid !== 0) return `${d} belongs to another user (uid ${st.uid})`;
+    if (st.mode & 0o022 && !(st.mode & 0o1000)) return `${d} is writable by other users (mode ${(st.mode & 0o777).toString(8)}, no sticky bit): they could replace what is in it`;
+    if (path.dirname(d) === d) return undefined;
+  }
+}
+
+/**
  * Creates (or checks) `parts` below `files`, each directory mode 0700 and
- * private, and the shim in the last one; returns that directory.
+ * private, and the shim in the last one; returns that directory (refused
+ * when a directory above it could be replaced by another user).
  */
 function writeShim(files: ConfinedFs, parts: string[], script: string): string {
   for (let i = 1; i <= parts.length; i++) {
@@ -59,7 +87,10 @@ function writeShim(files: ConfinedFs, parts: string[], script: string): string {
   const current = files.readFileStat(file, { maxBytes: 64 * 1024 });
   const fresh = current && current.bytes.toString("utf8") === script && !notPrivate(current.stat, "the shim") && current.stat.mode & 0o100;
   if (!fresh) files.writeAtomic(file, script, { mode: 0o700, fsync: false });
-  return files.abs(parts);
+  const dir = files.abs(parts);
+  const why = replaceableBy(dir);
+  if (why) throw new Error(why);
+  return dir;
 }
 
 /** Creates (or refreshes) the shim and returns the directory to put first on PATH. */
@@ -71,6 +102,9 @@ export function ensureRtShim(ws: Workspace): string {
   try {
     const files = confinedAt(cache);
     if (isWithin(ws.root, path.resolve(cache)) || isWithin(ws.root, files.abs())) throw new Error(`${cache} is inside the workspace`);
+    // Nothing is created under a directory someone else could replace (checked again on the whole path below).
+    const above = replaceableBy(files.base);
+    if (above) throw new Error(above);
     return writeShim(files, ["rt", "bin", tag], script);
   } catch {
     // A private directory of this process's own under the temporary directory.

@@ -169,9 +169,31 @@ export class SessionLog {
     return { log, state: replay(records) };
   }
 
-  /** Writes one record now (one write() call: a kill cannot leave half of an earlier record). */
+  /**
+   * Writes one record now (one write() call: a kill cannot leave half of an
+   * earlier record). When a write fails (a full disk, a quota), the log stops
+   * there: the conversation goes on in memory, and what the file holds still
+   * reads back (a torn last line is skipped). takeWriteError says so, once.
+   */
   append(rec: SessionRecord): void {
-    this.out?.write(`${JSON.stringify(rec)}\n`);
+    if (!this.out) return;
+    try {
+      this.out.write(`${JSON.stringify(rec)}\n`);
+    } catch (e) {
+      this.writeError = (e as Error).message;
+      this.out.close();
+      this.out = undefined;
+    }
+  }
+
+  private writeError: string | undefined;
+  private writeErrorTaken = false;
+
+  /** Why the log stopped being written, the first time it is asked after that happened. */
+  takeWriteError(): string | undefined {
+    if (this.writeError === undefined || this.writeErrorTaken) return undefined;
+    this.writeErrorTaken = true;
+    return `the session log ${this.file ?? ""} could not be written (${this.writeError}); the rest of this session is not saved`;
   }
 
   /** Appends a message and returns its index. */
@@ -240,17 +262,26 @@ function listSessionFiles(ws: Workspace): Array<{ id: string; file: string; mtim
 /** The records of `.rt/sessions/<name>` read through the confined reader (empty when it is missing or refused). */
 export function readSessionRecords(ws: Workspace, name: string): SessionRecord[] {
   const bytes = ws.state.readBytes([SESSIONS_DIR, name], SESSION_FILE_MAX_BYTES);
-  return bytes ? parseRecords(bytes.toString("utf8")) : [];
+  return bytes ? parseRecords(bytes) : [];
 }
 
 /** Parses a session file; a torn last line (a kill mid-write) is skipped. */
 export function readRecords(file: string): SessionRecord[] {
-  return parseRecords(fs.readFileSync(file, "utf8"));
+  return parseRecords(fs.readFileSync(file));
 }
 
-function parseRecords(text: string): SessionRecord[] {
+/**
+ * One record per line, decoded line by line from the bytes: a session file may
+ * be larger than the longest string V8 can make (about 512 MiB), so the whole
+ * file is never turned into one string.
+ */
+function parseRecords(bytes: Buffer): SessionRecord[] {
   const out: SessionRecord[] = [];
-  for (const line of text.split("\n")) {
+  for (let start = 0; start < bytes.length; ) {
+    let end = bytes.indexOf(10, start);
+    if (end === -1) end = bytes.length;
+    const line = bytes.toString("utf8", start, end);
+    start = end + 1;
     if (line.trim() === "") continue;
     try {
       out.push(JSON.parse(line) as SessionRecord);
@@ -366,6 +397,8 @@ export interface SessionSummary {
 export function listSessions(ws: Workspace): SessionSummary[] {
   const out: SessionSummary[] = [];
   for (const f of listSessionFiles(ws)) {
+    // The header first (its first 64 KiB): a file rt did not sign is never read whole.
+    if (!hasOwnHeader(ws, f.id)) continue;
     const records = readSessionRecords(ws, `${f.id}.jsonl`);
     const header = records[0];
     if (!isOwnHeader(ws, header, f.id)) continue;

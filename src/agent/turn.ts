@@ -82,7 +82,13 @@ export async function* runUserTurn(ctx: LoopContext, prompt: string, opts: RunOp
   const turn = new TurnState();
   ctx.history.add({ role: "user", content: prompt });
   try {
-    yield* turnLoop(ctx, turn, signal);
+    for await (const ev of turnLoop(ctx, turn, signal)) {
+      // The session log could not be written (a full disk), maybe while logging this very event:
+      // say so once, before it (the consumer may stop at turn_complete); the turn goes on.
+      const lost = ctx.history.log.takeWriteError();
+      if (lost) yield { type: "notice", message: lost };
+      yield ev;
+    }
   } catch (e) {
     yield emit(ctx, errorEvent(ctx, turn, errorKind(e, signal), `rt failed: ${(e as Error)?.stack ?? String(e)}`));
   }

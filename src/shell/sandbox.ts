@@ -15,8 +15,9 @@
 //     starts bwrap detached: no controlling terminal to inject keystrokes
 //     into), killed whole on timeout or kill_shell. bwrap's own --new-session
 //     is not used: it would move the sandbox out of that process group;
-//   - a seccomp filter (seccomp.ts) refusing Unix-domain sockets, kernel
-//     keyrings and io_uring, which a read-only mount does not cover.
+//   - a seccomp filter (seccomp.ts) refusing Unix-domain sockets, virtual
+//     sockets (AF_VSOCK: no network namespace covers them), kernel keyrings and
+//     io_uring, which a read-only mount does not cover.
 // Two ways of creating the namespaces are tried, in order: a user namespace
 // (works unprivileged; as root it maps root to itself, and `--disable-userns`
 // stops nested ones), then, only when rt runs as root, the same namespaces

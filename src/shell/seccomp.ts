@@ -5,6 +5,12 @@
 //   - socket(AF_UNIX, ...): a Unix socket on a read-only filesystem can still be
 //     connected to, and the daemon behind it (a database, Docker, D-Bus, syslog)
 //     would change things on the command's behalf. socketpair() stays allowed.
+//   - socket(AF_VSOCK, ...): virtual sockets (virtio-vsock under KVM and
+//     Firecracker, Hyper-V sockets under WSL2, VMware's VMCI) belong to no
+//     network namespace, so `--unshare-net` does not stop them: a command
+//     could reach the hypervisor host (CID 2) and its services without
+//     --allow-net. Refused whether or not the network is allowed (nothing a
+//     research command needs goes through them).
 //   - add_key, request_key, keyctl: kernel keyrings are per user, not per
 //     namespace, so root's keyring is shared with the host.
 //   - io_uring_setup, io_uring_enter, io_uring_register: io_uring performs
@@ -17,7 +23,7 @@
 //   - the x32 ABI and foreign architectures (32-bit binaries): their system
 //     call numbers differ, so the filter could not vouch for them.
 // Every refusal is EPERM ("Operation not permitted"). Built by hand (it is
-// 17 instructions) so that no native module is needed.
+// 18 instructions on x86-64) so that no native module is needed.
 
 const BPF_LD_W_ABS = 0x20;
 const BPF_JEQ_K = 0x15;
@@ -29,6 +35,7 @@ const SECCOMP_RET_KILL_PROCESS = 0x80000000;
 const SECCOMP_RET_ERRNO = 0x00050000;
 const EPERM = 1;
 const AF_UNIX = 1;
+const AF_VSOCK = 40;
 
 /** Offsets in struct seccomp_data. */
 const OFF_NR = 0;
@@ -73,6 +80,7 @@ export function seccompFilter(arch: NodeJS.Architecture = process.arch): Buffer 
   labels.socket = prog.length;
   prog.push({ code: BPF_LD_W_ABS, k: OFF_ARG0 });
   prog.push({ code: BPF_JEQ_K, k: AF_UNIX, jt: "eperm", jf: 0 });
+  prog.push({ code: BPF_JEQ_K, k: AF_VSOCK, jt: "eperm", jf: 0 });
   prog.push({ code: BPF_RET_K, k: SECCOMP_RET_ALLOW });
   labels.eperm = prog.length;
   prog.push({ code: BPF_RET_K, k: SECCOMP_RET_ERRNO | EPERM });

@@ -20,7 +20,7 @@ export function spillTarget(ws: Workspace, runId: string, stream: string): Spill
   if (!ws.state.enabled) return undefined;
   const name = `${runId}.${stream}.txt`;
   const open = () => {
-    if (!ws.state.ensure()) throw new Error("the state directory .rt/ cannot be used (not a directory)");
+    if (!ws.state.ensure()) throw new Error(ws.state.problem ?? "the state directory .rt/ cannot be used (not a directory)");
     ws.state.prune(SAVED_OUTPUTS_KEEP - 1, "shell");
     // Created by the confined writer: O_EXCL|O_NOFOLLOW, no symlink followed on the way.
     const sink = ws.state.create(["shell", name], { mode: 0o600, fsync: false });

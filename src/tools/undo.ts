@@ -1,11 +1,10 @@
-import fs from "node:fs";
 import { z } from "zod";
 import { defineTool, ok, ToolError } from "./types.js";
 import { Journal, restoredMode } from "../workspace/journal.js";
 import { hashBytes } from "../workspace/fingerprint.js";
 import { withFileLock } from "../workspace/fileLock.js";
 import { splitLines } from "../workspace/workspace.js";
-import { JOURNAL_KEEP } from "../limits.js";
+import { EDIT_MAX_BYTES, JOURNAL_KEEP } from "../limits.js";
 import { FILE_PATH_ALIAS, editedPath, withArgAliases } from "./argAliases.js";
 
 export const undoTool = defineTool({
@@ -22,16 +21,25 @@ export const undoTool = defineTool({
     return withFileLock(workspace.state, r.rel, r.abs, () => {
       const last = journal.latest(r.rel);
       if (!last) {
-        const problem = workspace.state.stateKey().problem;
-        throw new ToolError(`${r.rel}: no rt edit to undo${problem ? ` (rt's state key is not usable, so edits of earlier rt processes cannot be recognised: ${problem})` : ""}`);
+        const stateProblem = workspace.state.problem;
+        const problem = stateProblem ? undefined : workspace.state.stateKey().problem;
+        throw new ToolError(
+          `${r.rel}: no rt edit to undo${stateProblem ? ` (${stateProblem})` : problem ? ` (rt's state key is not usable, so edits of earlier rt processes cannot be recognised: ${problem})` : ""}`,
+        );
       }
       // Undo needs the file as rt left it: a file that is gone, or holds anything else, is not touched.
+      // Bytes and mode from one descriptor opened through the confined writer (no symlink followed,
+      // not through the path resolved a moment ago): the mode undo narrows to is this file's own.
       let current: Buffer | null = null;
       let currentMode = 0;
       try {
-        current = fs.readFileSync(r.abs);
-        currentMode = fs.statSync(r.abs).mode;
-      } catch {
+        const found = workspace.writer.readFileStat(r.rel, { maxBytes: EDIT_MAX_BYTES });
+        if (found) {
+          current = found.bytes;
+          currentMode = found.stat.mode;
+        }
+      } catch (e) {
+        if (e instanceof ToolError) throw e; // a symlink on the way, or far larger than rt ever writes
         current = null;
       }
       if (!current || hashBytes(current) !== last.entry.afterHash) {

@@ -14,6 +14,7 @@ import { parseFile, serialize, serializeAgainst, normalizedText, type FileModel 
 import { binaryKind, formatSize } from "./binary.js";
 import { withFileLock } from "./fileLock.js";
 import { Journal } from "./journal.js";
+import { isRefusal } from "./confinedFs.js";
 import { STATE_DIR_NAME } from "./state.js";
 import { EDIT_MAX_BYTES, LINE_ID_MAX_BYTES, SYNTAX_CHECK_MAX_BYTES } from "../limits.js";
 
@@ -50,14 +51,20 @@ export function takeSnapshot(ws: Workspace, path: string, opts: { mayCreate?: bo
   if (st.size > EDIT_MAX_BYTES) {
     throw new ToolError(`${r.rel}: ${formatSize(st.size)} is too large to edit (rt edits files up to ${formatSize(EDIT_MAX_BYTES)}, which it holds in memory); use other tools for this file`);
   }
-  const bytes = fs.readFileSync(r.abs);
+  // The bytes and the mode come from one descriptor opened through the confined
+  // writer (the path walked again from the root, no symlink followed): a
+  // directory on the way swapped for a symlink since `resolve` cannot make the
+  // snapshot, the journal's saved copy and the written file an outside file's.
+  const found = ws.writer.readFileStat(r.rel, { maxBytes: EDIT_MAX_BYTES });
+  if (!found) throw new ToolError(`${r.rel}: file not found (it disappeared while rt was reading it)`);
+  const bytes = found.bytes;
   const kind = binaryKind(bytes);
   if (kind) throw new ToolError(`${r.rel}: binary file (${kind}, ${formatSize(bytes.length)}); rt edits text files only`);
   const model = parseFile(bytes);
   const hash = hashBytes(bytes);
-  const snap: Snapshot = { root: ws.root, rel: r.rel, abs: r.abs, bytes, hash, model, mode: st.mode & 0o7777 };
+  const snap: Snapshot = { root: ws.root, rel: r.rel, abs: r.abs, bytes, hash, model, mode: found.stat.mode & 0o7777 };
   if (opts.withIds && bytes.length <= LINE_ID_MAX_BYTES) {
-    snap.ids = ws.lineIds.idsFor(r.rel, model.lines, hash, { stat: statVersion(st) });
+    snap.ids = ws.lineIds.idsFor(r.rel, model.lines, hash, { stat: statVersion(found.stat) });
     snap.viewedIds = ws.lineIds.viewed(r.rel);
   }
   return snap;
@@ -122,12 +129,15 @@ export function modelDiff(rel: string, before: FileModel, after: FileModel): str
   return withoutPreamble(regionDiffOfLines(`a/${rel}`, `b/${rel}`, splitText(before), splitText(after), 3));
 }
 
-/** Whether the file at `abs` still holds exactly `bytes` (null: does not exist), compared a chunk at a time. */
-function stillHolds(abs: string, bytes: Buffer | null): boolean {
+/** Whether the file `rel` still holds exactly `bytes` (null: does not exist), compared a chunk at a time. */
+function stillHolds(ws: Workspace, rel: string, bytes: Buffer | null): boolean {
+  // Opened like the snapshot, through the confined writer: a symlink met on the way is refused
+  // (thrown: nothing is written); a file gone is a change unless there was none.
   let fd: number;
   try {
-    fd = fs.openSync(abs, "r");
-  } catch {
+    fd = ws.writer.openRead(rel);
+  } catch (e) {
+    if (isRefusal(e)) throw e;
     return bytes === null;
   }
   try {
@@ -223,7 +233,7 @@ async function applyLocked(ws: Workspace, target: string, plan: Planner, opts: A
       return { output: unchanged ? head : `${head}\n${diff}`, metadata: { ...metadata, diff, dry_run: !!opts.dryRun, changed: false } };
     }
     // Another program (not rt: rt edits hold the lock) may have written the file meanwhile.
-    if (!stillHolds(snap.abs, snap.bytes)) {
+    if (!stillHolds(ws, snap.rel, snap.bytes)) {
       if (opts.replanOnConflict && attempt === 0) {
         snap = takeSnapshot(ws, target, { mayCreate: opts.mayCreate, withIds: opts.withIds });
         p = await plan(snap);
@@ -232,9 +242,20 @@ async function applyLocked(ws: Workspace, target: string, plan: Planner, opts: A
       throw new ToolError(`${snap.rel} changed since it was read (another program wrote it); nothing was written. Re-read the file and retry.`);
     }
     const newHash = hashBytes(newBytes);
-    new Journal(ws.state).record(snap.rel, snap.bytes, newHash, opts.tool, snap.mode);
+    const entry = new Journal(ws.state).record(snap.rel, snap.bytes, newHash, opts.tool, snap.mode);
     // The confined writer: `snap.rel` is walked from the root again, never through a symlink.
-    ws.writer.writeAtomic(snap.rel, newBytes, { mode: snap.mode, mkdirs: true });
+    try {
+      ws.writer.writeAtomic(snap.rel, newBytes, { mode: snap.mode, mkdirs: true });
+    } catch (e) {
+      // Nothing was written (a full disk, a symlink met on the way): neither is the journal entry.
+      try {
+        entry.rollback();
+      } catch {
+        /* the journal cannot be written either: undo then refuses that entry, it never restores wrong bytes */
+      }
+      throw e;
+    }
+    entry.commit();
     if (newBytes.length <= LINE_ID_MAX_BYTES) {
       // The caller is shown the edited region below: those numbers are current for it now (one write).
       const shown = shownWindows(p.model.lines.length, p.regions?.length ? p.regions : [{ start: p.start, end: p.end }]);

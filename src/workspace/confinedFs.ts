@@ -178,6 +178,9 @@ export interface WriteOptions {
   dirMode?: number;
 }
 
+/** The mode bits rt ever gives a file it writes: never setuid, setgid or sticky. */
+const PERMISSION_BITS = 0o777;
+
 /** Temp names are unique per process (pid) and per call (counter); O_EXCL refuses any leftover. */
 let tmpCounter = 0;
 
@@ -326,7 +329,11 @@ export class ConfinedFs {
       const existing = dir.entry(name);
       if (existing?.isSymbolicLink()) throw this.refuse(parts, parts.length - 1, existing);
       if (existing?.isDirectory()) throw new ToolError(`${this.shown(parts)}: is a directory, not a file`);
-      const mode = opts.mode ?? (existing ? existing.mode & 0o7777 : undefined);
+      // Permission bits only: the new file is the user's whoever owned the old one, so a setuid or
+      // setgid bit kept from it would make another user's setuid file the user's (root's, run as
+      // root) with content rt wrote. write(2) clears both bits when an unprivileged process writes.
+      const given = opts.mode ?? existing?.mode;
+      const mode = given === undefined ? undefined : given & PERMISSION_BITS;
       let tmp = "";
       let fd = -1;
       for (let attempt = 0; fd < 0; attempt++) {
@@ -378,7 +385,7 @@ export class ConfinedFs {
   openExclusive(rel: string | readonly string[], opts: WriteOptions & { append?: boolean } = {}): WriteHandle {
     return this.inParent(rel, { create: opts.mkdirs, mode: opts.dirMode }, (dir, name, parts) => {
       const flags = C.O_WRONLY | C.O_CREAT | C.O_EXCL | (opts.append ? C.O_APPEND : 0);
-      return new WriteHandle(this.openFileIn(dir, name, flags, opts.mode ?? 0o666, parts));
+      return new WriteHandle(this.openFileIn(dir, name, flags, (opts.mode ?? 0o666) & PERMISSION_BITS, parts));
     });
   }
 
@@ -391,29 +398,53 @@ export class ConfinedFs {
    * Publishes `data` as `rel` only if nothing is there yet, and only whole: it
    * is written to a temp file first, then hard-linked to the name (link() fails
    * when the name exists). A concurrent reader sees nothing or all of it.
-   * Returns false when something already had the name.
+   * Returns false when something already had the name (a dangling symlink
+   * included). On a filesystem without hard links the file is created at the
+   * name with O_EXCL and written there (still never twice, but a reader may
+   * catch it before its bytes).
    */
   publishExclusive(rel: string | readonly string[], data: string | Uint8Array, opts: WriteOptions = {}): boolean {
     return this.inParent(rel, { create: opts.mkdirs, mode: opts.dirMode }, (dir, name, parts) => {
+      if (dir.entry(name)) return false; // the common case (every rt start after the first): no temp file, no fsync
       const tmp = `.${name.slice(0, 96)}.rt-${process.pid}-${(tmpCounter++).toString(36)}-${Date.now().toString(36)}.tmp`;
-      const fd = this.openFileIn(dir, tmp, C.O_WRONLY | C.O_CREAT | C.O_EXCL, opts.mode ?? 0o666, [...parts.slice(0, -1), tmp]);
+      const fd = this.openFileIn(dir, tmp, C.O_WRONLY | C.O_CREAT | C.O_EXCL, (opts.mode ?? 0o666) & PERMISSION_BITS, [...parts.slice(0, -1), tmp]);
       try {
-        fs.writeFileSync(fd, data);
-        if (opts.mode !== undefined) fs.fchmodSync(fd, opts.mode);
-        fs.fsyncSync(fd);
-      } finally {
-        fs.closeSync(fd);
-      }
-      try {
+        try {
+          fs.writeFileSync(fd, data);
+          if (opts.mode !== undefined) fs.fchmodSync(fd, opts.mode & PERMISSION_BITS);
+          if (opts.fsync !== false) fs.fsyncSync(fd);
+        } finally {
+          fs.closeSync(fd);
+        }
         fs.linkSync(dir.at(tmp), dir.at(name));
         return true;
       } catch (e) {
-        if (codeOf(e) === "EEXIST") return false;
-        throw e;
+        const code = codeOf(e);
+        if (code === "EEXIST") return false;
+        if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP" && code !== "ENOSYS") throw e;
+        // No hard links here (some FUSE and network filesystems, vfat).
+        try {
+          this.createExclusiveIn(dir, name, data, opts, parts);
+          return true;
+        } catch (c) {
+          if (codeOf(c) === "EEXIST") return false;
+          throw c;
+        }
       } finally {
         this.unlinkIn(dir, tmp);
       }
     });
+  }
+
+  private createExclusiveIn(dir: OpenDir, name: string, data: string | Uint8Array, opts: WriteOptions, parts: string[]): void {
+    const h = new WriteHandle(this.openFileIn(dir, name, C.O_WRONLY | C.O_CREAT | C.O_EXCL, (opts.mode ?? 0o666) & PERMISSION_BITS, parts));
+    try {
+      h.write(data);
+      if (opts.mode !== undefined) fs.fchmodSync(h.fd, opts.mode & PERMISSION_BITS);
+      if (opts.fsync !== false) h.sync();
+    } finally {
+      h.close();
+    }
   }
 
   /**
@@ -425,11 +456,23 @@ export class ConfinedFs {
     return this.readFileStat(rel, opts)?.bytes;
   }
 
+  /**
+   * Opens the regular file `rel` for reading, walked like every other path here
+   * (no symlink followed, a directory swapped meanwhile cannot redirect it), and
+   * returns the descriptor; the caller closes it. Throws ENOENT when missing.
+   * Readers whose bytes may end up under the root or in an output (an edit's
+   * snapshot, the lines a tool shows) read through this, not through a path
+   * resolved a moment earlier.
+   */
+  openRead(rel: string | readonly string[]): number {
+    return this.inParent(rel, {}, (dir, name, parts) => this.openFileIn(dir, name, C.O_RDONLY, undefined, parts));
+  }
+
   /** readFile, with the file's fstat (owner, mode) taken on the very descriptor read. */
   readFileStat(rel: string | readonly string[], opts: { maxBytes?: number } = {}): { bytes: Buffer; stat: fs.Stats } | undefined {
     let fd: number;
     try {
-      fd = this.inParent(rel, {}, (dir, name, parts) => this.openFileIn(dir, name, C.O_RDONLY, undefined, parts));
+      fd = this.openRead(rel);
     } catch (e) {
       if (codeOf(e) === "ENOENT") return undefined;
       throw e;

@@ -12,7 +12,7 @@
 // narrowed when restored (see restoredMode).
 import type { StateStore } from "./state.js";
 import { StateStore as Store } from "./state.js";
-import { sha256Hex } from "./stateKey.js";
+import { randomHex, sha256Hex } from "./stateKey.js";
 import { ToolError } from "../errors.js";
 import { EDIT_MAX_BYTES, JOURNAL_KEEP } from "../limits.js";
 
@@ -22,8 +22,15 @@ export interface Entry {
   afterHash: string;
   /** Whether the file existed before (undo of a creation deletes it). */
   existed: boolean;
-  /** SHA-256 of the saved bytes (`<seq>.before`), when the file existed. */
+  /** SHA-256 of the saved bytes, when the file existed. */
   beforeSha256?: string;
+  /**
+   * The file holding the saved bytes: `<seq>-<16 random hex>.before`, a name a
+   * repository cannot guess, so it cannot track it (a tracked file rt wrote a
+   * copy of `.env` into would go out with `git commit -a`). Entries of earlier
+   * versions have none: theirs is `<seq>.before`.
+   */
+  saved?: string;
   mode?: number;
   time: string;
   tool: string;
@@ -45,7 +52,13 @@ function validEntry(e: unknown, next: number): e is Entry {
   if (typeof x.afterHash !== "string" || typeof x.existed !== "boolean" || typeof x.tool !== "string" || typeof x.time !== "string") return false;
   if (x.existed && !(typeof x.beforeSha256 === "string" && HEX64.test(x.beforeSha256))) return false;
   if (x.mode !== undefined && !(Number.isSafeInteger(x.mode) && (x.mode as number) >= 0 && (x.mode as number) <= 0o7777)) return false;
+  if (x.saved !== undefined && !(typeof x.saved === "string" && new RegExp(`^${x.seq as number}-[0-9a-f]{16}\\.before$`).test(x.saved))) return false;
   return true;
+}
+
+/** The name of the file holding an entry's saved bytes. */
+function savedName(e: Entry): string {
+  return e.saved ?? `${e.seq}.before`;
 }
 
 function validIndex(idx: JournalIndex | undefined, rel: string): idx is JournalIndex {
@@ -81,22 +94,49 @@ export class Journal {
     return this.state.enabled;
   }
 
-  /** Records that `rel` is about to change from `before` (null: did not exist) to content hashing to `afterHash`. */
-  record(rel: string, before: Buffer | null, afterHash: string, tool: string, mode?: number): void {
-    if (!this.state.enabled) return;
+  /**
+   * Records that `rel` is about to change from `before` (null: did not exist) to
+   * content hashing to `afterHash`. The entry is written before the file is (a
+   * crash in between can still be undone); the caller then calls `commit()`
+   * once the file is written, or `rollback()` when writing it failed (a full
+   * disk), so that a failed edit leaves no entry for a change that never
+   * happened. Entries pushed out by the JOURNAL_KEEP limit lose their saved
+   * bytes only on commit.
+   */
+  record(rel: string, before: Buffer | null, afterHash: string, tool: string, mode?: number): { commit(): void; rollback(): void } {
+    if (!this.state.enabled) return { commit() {}, rollback() {} };
     const key = Store.keyFor(rel);
     const idx = this.index(rel);
     const seq = idx.next++;
-    if (before) this.state.writeText(before, "journal", key, `${seq}.before`);
+    const saved = before ? `${seq}-${randomHex(8)}.before` : undefined;
+    if (saved) this.state.writeText(before!, "journal", key, saved);
     const entry: Entry = { seq, afterHash, existed: before !== null, time: new Date().toISOString(), tool };
     if (before) entry.beforeSha256 = sha256Hex(before);
+    if (saved) entry.saved = saved;
     if (mode !== undefined) entry.mode = mode & 0o7777;
     idx.entries.push(entry);
-    while (idx.entries.length > JOURNAL_KEEP) {
-      const old = idx.entries.shift()!;
-      this.state.remove("journal", key, `${old.seq}.before`);
+    const dropped: Entry[] = [];
+    while (idx.entries.length > JOURNAL_KEEP) dropped.push(idx.entries.shift()!);
+    try {
+      this.state.writeSignedJson(idx, "journal", key, "index.json");
+    } catch (e) {
+      if (saved) this.state.remove("journal", key, saved);
+      throw e;
     }
-    this.state.writeSignedJson(idx, "journal", key, "index.json");
+    return {
+      commit: () => {
+        for (const old of dropped) this.state.remove("journal", key, savedName(old));
+      },
+      rollback: () => {
+        const now = this.index(rel);
+        if (now.entries[now.entries.length - 1]?.seq === seq) {
+          now.entries.pop();
+          now.entries.unshift(...dropped);
+          this.state.writeSignedJson(now, "journal", key, "index.json");
+        }
+        if (saved) this.state.remove("journal", key, saved);
+      },
+    };
   }
 
   /**
@@ -110,7 +150,7 @@ export class Journal {
     if (!entry) return undefined;
     let before: Buffer | null = null;
     if (entry.existed) {
-      const saved = this.state.readBytes(["journal", Store.keyFor(rel), `${entry.seq}.before`], EDIT_MAX_BYTES);
+      const saved = this.state.readBytes(["journal", Store.keyFor(rel), savedName(entry)], EDIT_MAX_BYTES);
       if (!saved || sha256Hex(saved) !== entry.beforeSha256) {
         throw new ToolError(`${rel}: the copy rt saved before its last edit (.rt/journal/) is missing or was changed since; undo refused, nothing was written. Use git to restore the file.`);
       }
@@ -124,7 +164,7 @@ export class Journal {
     const idx = this.index(rel);
     const entry = idx.entries.pop();
     if (!entry) return;
-    this.state.remove("journal", Store.keyFor(rel), `${entry.seq}.before`);
+    this.state.remove("journal", Store.keyFor(rel), savedName(entry));
     this.state.writeSignedJson(idx, "journal", Store.keyFor(rel), "index.json");
   }
 }

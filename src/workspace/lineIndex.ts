@@ -271,8 +271,12 @@ function wellFormed(idx: LineIndex): boolean {
 
 const memory = new Map<string, LineIndex>();
 
-/** The line index of `abs`, from memory, from `.rt/index/`, or by scanning (and caching) it. */
-export async function getLineIndex(state: StateStore, rel: string, abs: string, st: fs.Stats): Promise<LineIndex> {
+/**
+ * The line index of `abs`, from memory, from `.rt/index/`, or by scanning (and
+ * caching) it; a scan reads `readPath` (the file as the caller opened it, e.g.
+ * `/proc/self/fd/N` of a descriptor the confined writer opened), `abs` by default.
+ */
+export async function getLineIndex(state: StateStore, rel: string, abs: string, st: fs.Stats, readPath: string = abs): Promise<LineIndex> {
   const cached = memory.get(abs);
   if (matches(cached, st)) return cached;
   const key = StateStore.keyFor(rel);
@@ -282,7 +286,7 @@ export async function getLineIndex(state: StateStore, rel: string, abs: string, 
     memory.set(abs, stored);
     return stored;
   }
-  const built = await buildLineIndex(abs, st);
+  const built = await buildLineIndex(readPath, st);
   memory.set(abs, built);
   state.writeSignedJsonBestEffort({ path: rel, ...built }, "index", `${key}.json`);
   return built;

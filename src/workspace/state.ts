@@ -21,6 +21,9 @@ import { STATE_FILE_MAX_BYTES } from "../limits.js";
 
 export const STATE_DIR_NAME = ".rt";
 
+/** Every state file rt writes is the user's alone. */
+export const STATE_FILE_MODE = 0o600;
+
 /** JSON state files start with `{"rt_mac":"<64 hex>",` followed by the rest of the object the MAC covers. */
 const MAC_FIELD = "rt_mac";
 const MAC_PREFIX = `{"${MAC_FIELD}":"`;
@@ -72,15 +75,30 @@ export class StateStore {
   ensure(): boolean {
     if (!this.enabled) return false;
     if (this.ensured) return true;
-    if (!this.usable()) return false;
+    if (this.problem !== undefined || !this.usable()) return false;
     try {
       ensureStateDir(this.rootFs);
     } catch {
       return false; // a symlink or a file where .rt belongs, or a read-only checkout
     }
+    // What rt keeps here (conversations, saved outputs, copies of edited files) must stay out of
+    // git: a repository's own `.rt/.gitignore` that does not ignore it all means no state is written.
+    let ignore: Buffer | undefined;
+    try {
+      ignore = this.files.readFile(".gitignore", { maxBytes: GITIGNORE_MAX_BYTES });
+    } catch {
+      ignore = undefined; // a symlink (git does not follow it either), a directory, a FIFO
+    }
+    if (ignore === undefined || !ignoresAllState(ignore.toString("utf8"))) {
+      this.problem = `${this.file(".gitignore")} does not keep .rt/ out of git (rt's own is "*"), so rt keeps no state there: its session logs, saved outputs and copies of edited files would show up as files to commit`;
+      return false;
+    }
     this.ensured = true;
     return true;
   }
+
+  /** Why state is not written although it is on (undefined when it is, or has not been tried). */
+  problem: string | undefined;
 
   /** The user's key for this workspace's state (loaded on first use). */
   stateKey(): StateKey {
@@ -173,10 +191,15 @@ export class StateStore {
     }
   }
 
-  /** Replaces a state file atomically (no fsync: state is a cache), creating its directory. */
+  /**
+   * Replaces a state file atomically (no fsync: state is a cache), creating its
+   * directory. Mode 0600 whatever the umask or the mode of a file already there
+   * (one a repository planted): state holds copies of the user's files and
+   * outputs, readable by the user alone like the files they came from.
+   */
   writeText(text: string | Buffer, ...parts: string[]): void {
     if (!this.ensure()) return;
-    this.files.writeAtomic(parts, text, { fsync: false, mkdirs: true });
+    this.files.writeAtomic(parts, text, { fsync: false, mkdirs: true, mode: STATE_FILE_MODE });
   }
 
   /** The bytes of a state file, read without following symlinks (undefined when missing or refused). */
@@ -202,7 +225,7 @@ export class StateStore {
   /** Creates a new state file and returns it open for writing (EEXIST when the name is taken); undefined when state is off. */
   create(parts: string[], opts: WriteOptions & { append?: boolean } = {}): WriteHandle | undefined {
     if (!this.ensure()) return undefined;
-    return this.files.openExclusive(parts, { mkdirs: true, mode: 0o600, ...opts });
+    return this.files.openExclusive(parts, { mkdirs: true, ...opts, mode: STATE_FILE_MODE });
   }
 
   /** Opens an existing state file for appending (never through a symlink). */
@@ -250,11 +273,37 @@ export class StateStore {
  */
 export function ensureStateDir(rootFs: ConfinedFs): void {
   rootFs.mkdirs(STATE_DIR_NAME);
-  try {
-    rootFs.createExclusive([STATE_DIR_NAME, ".gitignore"], "*\n", { fsync: false });
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+  // Published whole (a temp file hard-linked to the name): another rt process starting at the
+  // same moment reads nothing or "*", never an empty file it would take for a repository's own
+  // .gitignore (it would then keep no state, and lock elsewhere than this one).
+  rootFs.publishExclusive([STATE_DIR_NAME, ".gitignore"], "*\n", { mode: 0o644, fsync: false });
+}
+
+const GITIGNORE_MAX_BYTES = 64 * 1024;
+
+/** Files a project may keep in git under `.rt/` (its configuration), un-ignored with `!name`. */
+const PROJECT_FILES = new Set([".gitignore", "config.json"]);
+
+/**
+ * Whether the text of `.rt/.gitignore` keeps everything rt writes under `.rt/`
+ * out of git: a line ignoring every entry (`*`, `/*`, `**`), and no negation
+ * (`!pattern`) other than of the project's own files (`!config.json`,
+ * `!.gitignore`). Git cannot re-include a file below an ignored directory, so
+ * nothing deeper (a `.rt/sessions/.gitignore`) can undo that. Deliberately
+ * strict: a negation it does not recognise counts as un-ignoring.
+ */
+export function ignoresAllState(text: string): boolean {
+  let all = false;
+  for (const raw of text.split("\n")) {
+    const line = raw.replace(/\r$/, "").replace(/(?<!\\)[ \t]+$/, "");
+    if (line === "" || line.startsWith("#")) continue;
+    if (line.startsWith("!")) {
+      if (!PROJECT_FILES.has(line.slice(1).replace(/^\//, "").toLowerCase())) return false;
+      continue;
+    }
+    if (["*", "/*", "**", "/**"].includes(line)) all = true;
   }
+  return all;
 }
 
 /** RT_STATE=off (or the seed's RAGIX_VIEW_STATE=off) disables persistence. */

@@ -128,6 +128,11 @@ export function macEqual(a: string, b: string): boolean {
   return crypto.timingSafeEqual(Buffer.from(a, "latin1"), Buffer.from(b, "latin1"));
 }
 
+/** `bytes` random bytes as hex (names a repository cannot guess). */
+export function randomHex(bytes: number): string {
+  return crypto.randomBytes(bytes).toString("hex");
+}
+
 /** SHA-256 of bytes, as hex (journal entries name the exact bytes they saved). */
 export function sha256Hex(data: Uint8Array): string {
   return crypto.createHash("sha256").update(data).digest("hex");

@@ -5,7 +5,7 @@ import path from "node:path";
 import { ToolError } from "../errors.js";
 import { resolveInside, type ResolvedPath } from "./paths.js";
 import { StateStore, stateEnabledFromEnv } from "./state.js";
-import type { ConfinedFs } from "./confinedFs.js";
+import { raceFree, type ConfinedFs } from "./confinedFs.js";
 import { LineIdStore, statVersion } from "./lineIds.js";
 import { ViewStore } from "./views.js";
 import { fileBinaryKind, formatSize } from "./binary.js";
@@ -124,18 +124,38 @@ export class Workspace {
    */
   async window(file: ResolvedPath & { stat: fs.Stats }, start: number, count: number, opts: { viewed?: boolean } = {}): Promise<TextWindow> {
     if (file.stat.size >= LARGE_FILE_BYTES) {
-      // Shown without line IDs: remembered by size and time (write after read, issue 10).
-      if (opts.viewed) this.lineIds.noteShownLarge(file.rel, statVersion(file.stat));
-      const idx = await getLineIndex(this.state, file.rel, file.abs, file.stat);
-      return { totalLines: idx.totalLines, lines: readIndexedLines(file.abs, idx, start, count) };
+      // Read through a descriptor the confined writer opened (see readText), reached as /proc/self/fd/N.
+      const fd = this.writer.openRead(file.rel);
+      try {
+        const st = fs.fstatSync(fd);
+        // Shown without line IDs: remembered by size and time (write after read, issue 10).
+        if (opts.viewed) this.lineIds.noteShownLarge(file.rel, statVersion(st));
+        const via = raceFree() ? `/proc/self/fd/${fd}` : file.abs;
+        const idx = await getLineIndex(this.state, file.rel, file.abs, st, via);
+        return { totalLines: idx.totalLines, lines: readIndexedLines(via, idx, start, count) };
+      } finally {
+        fs.closeSync(fd);
+      }
     }
-    const bytes = fs.readFileSync(file.abs);
+    const bytes = this.readText(file);
     const lines = splitLines(bytes.toString("utf8"));
     // `viewed`: the caller is shown this version, so a later edit by plain line
     // numbers can tell whether they still point at the lines it saw (see
     // staleNumber in edit/lineRefs.ts). Files read through the line index are not tracked.
     if (opts.viewed) this.lineIds.idsFor(file.rel, lines, hashBytes(bytes), { viewed: true });
     return { totalLines: lines.length, lines: lines.slice(start - 1, start - 1 + count) };
+  }
+
+  /**
+   * The bytes of a resolved file, read through the confined writer: the path is
+   * walked again from the root without following a symlink, so a directory on
+   * the way swapped for a symlink since `resolve` cannot make a tool show (or
+   * hash into `.rt/ids/`) a file outside the root. A symlink met is refused.
+   */
+  private readText(file: ResolvedPath): Buffer {
+    const bytes = this.writer.readFile(file.rel);
+    if (bytes === undefined) throw new ToolError(`${file.rel}: file not found (it disappeared while rt was reading it)`);
+    return bytes;
   }
 
   /** The whole text of a file with its line IDs (files up to LINE_ID_MAX_BYTES). */
@@ -145,7 +165,7 @@ export class Workspace {
         `${file.rel}: line IDs are kept for files up to ${formatSize(LINE_ID_MAX_BYTES)}; this one is ${formatSize(file.stat.size)}. Use line numbers instead.`,
       );
     }
-    const bytes = fs.readFileSync(file.abs);
+    const bytes = this.readText(file);
     const lines = splitLines(bytes.toString("utf8"));
     const hash = hashBytes(bytes);
     const ids = this.lineIds.idsFor(file.rel, lines, hash, opts);

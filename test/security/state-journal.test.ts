@@ -151,10 +151,11 @@ test("even an authentic entry cannot widen a mode: undo keeps only bits the file
   assert.equal(fs.readFileSync(file, "utf8"), ORIGINAL);
   assert.equal(fs.statSync(file).mode & 0o7777, 0o640);
 
-  // Through the CLI: a setuid file edited by rt loses setuid on undo; a chmod after the edit is kept.
+  // Through the CLI: a setuid file edited by rt loses setuid (as with write(2); see write-modes.test.ts)
+  // and undo does not bring it back; a chmod after the edit is kept.
   fs.chmodSync(file, 0o4755);
   assert.equal((await rtCall("edit", { path: FILE, old_string: "x = 1", new_string: "x = 3" }, { cwd: root, env })).result.success, true);
-  assert.equal(fs.statSync(file).mode & 0o7777, 0o4755, "an edit keeps the file's own mode");
+  assert.equal(fs.statSync(file).mode & 0o7777, 0o755, "an edit keeps the file's permission bits, not setuid");
   assert.equal((await rtCall("undo_edit", { path: FILE }, { cwd: root, env })).result.success, true);
   assert.equal(fs.statSync(file).mode & 0o7777, 0o755);
   assert.equal((await rtCall("edit", { path: FILE, old_string: "x = 1", new_string: "x = 4" }, { cwd: root, env })).result.success, true);

@@ -98,7 +98,7 @@ test("the shim's directory is private (0700, the user's, outside the workspace);
     assert.equal(st.mode & 0o777, 0o700, d);
     assert.equal(st.uid, uid, d);
   }
-  assert.match(fs.readFileSync(path.join(dir, "rt"), "utf8"), new RegExp(`exec '${process.execPath}' '.*dist/cli\\.js' "\\$@"`));
+  assert.match(fs.readFileSync(path.join(dir, "rt"), "utf8"), new RegExp(`exec ('?)${process.execPath}\\1 ('?).*dist/cli\\.js\\2 "\\$@"`) /* quoted only when needed (shellQuote) */);
   // Something else put into the shim's place is replaced by rt's own shim.
   fs.writeFileSync(path.join(dir, "rt"), "#!/bin/sh\necho planted\n");
   assert.equal(ensureRtShim(ws({ XDG_CACHE_HOME: cache })), dir);
