@@ -22,7 +22,7 @@
 import type { ToolSpec } from "./providers/types.js";
 import { offeredIn, type ApprovalMode } from "./approval.js";
 import { REGISTRY_LOOKUP, offering, type ToolLookup } from "../tools/policy.js";
-import { TOOLS, jsonSchemaOf } from "../tools/registry.js";
+import { TOOLS, jsonSchemaOf, withoutSafeBounds } from "../tools/registry.js";
 import type { Tool } from "../tools/types.js";
 import type { Workspace } from "../workspace/workspace.js";
 
@@ -91,18 +91,6 @@ export const LEAN_TOOLS: Readonly<Record<string, readonly string[]>> = {
 /** The tools offered to the model, in the registry's order. `offers`: the approval mode's say (plan mode offers read-only tools). */
 export function offeredTools(workspace: Workspace, offers: (tool: Tool) => boolean, choice: ToolSetChoice = "default"): Tool[] {
   return TOOLS.filter((t) => offers(t) && offering(workspace, t) === "full" && (choice === "default" || Object.hasOwn(LEAN_TOOLS, t.name)));
-}
-
-/** A JSON schema without zod's ±2^53-1 bounds on integers (they say nothing to a model and cost tokens). */
-function withoutSafeBounds(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(withoutSafeBounds);
-  if (schema === null || typeof schema !== "object") return schema;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(schema)) {
-    if ((k === "maximum" && v === Number.MAX_SAFE_INTEGER) || (k === "minimum" && v === Number.MIN_SAFE_INTEGER)) continue;
-    out[k] = withoutSafeBounds(v);
-  }
-  return out;
 }
 
 /** The lean schema of a tool: its everyday arguments only, without their descriptions (the brief says what they are). */

@@ -13,6 +13,7 @@ import type { VerticaSpec } from "./connections.js";
 import { connectionGuard, DbError, formatDuration, importClient, toCell, type CatalogQuery, type Driver, type QueryRequest, type PgStyleClient, type QueryResult } from "./driver.js";
 import { splitQualifiedName } from "./sqlText.js";
 import { SQL_CONNECT_TIMEOUT_MS } from "../limits.js";
+import { withoutEnv } from "../envScope.js";
 
 /** The part of vertica-nodejs rt uses (a fake in tests). */
 export interface VerticaModuleLike {
@@ -38,19 +39,7 @@ async function loadVertica(): Promise<VerticaModuleLike> {
 const DRIVER_SECRET_ENV = ["V_PASSWORD", "V_OAUTH_ACCESS_TOKEN"];
 
 function withoutDriverSecrets<T>(make: () => T): T {
-  const saved = new Map<string, string>();
-  for (const n of DRIVER_SECRET_ENV) {
-    const v = process.env[n];
-    if (v !== undefined) {
-      saved.set(n, v);
-      delete process.env[n];
-    }
-  }
-  try {
-    return make();
-  } finally {
-    for (const [n, v] of saved) process.env[n] = v;
-  }
+  return withoutEnv(DRIVER_SECRET_ENV, make);
 }
 
 /** The statements rt sends before the caller's statement; exported for tests. */

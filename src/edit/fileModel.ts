@@ -171,3 +171,18 @@ export function splitContent(text: string): string[] {
   if (lines[lines.length - 1] === "") lines.pop();
   return lines;
 }
+
+/** What the planners read of a file about to be edited (the workspace's Snapshot is one). */
+export interface EditTarget {
+  /** The workspace root (programs run for checks never come from inside it). */
+  root: string;
+  /** The file, relative to the root. */
+  rel: string;
+  /** The bytes read, or null when the file does not exist yet. */
+  bytes: Buffer | null;
+  model: FileModel;
+  /** Line IDs of the lines (files up to LINE_ID_MAX_BYTES). */
+  ids?: string[];
+  /** What the caller believes is at each line number (see staleNumber). */
+  viewedIds?: ReadonlyArray<string | null>;
+}

@@ -1,6 +1,11 @@
-// Line-addressed changes applied to a snapshot's lines: all resolved against
-// the same snapshot, checked for overlaps, and applied together.
-import { fitIndentation } from "./indent.js";
+// Line-addressed changes: references resolved against one snapshot's lines,
+// checked for overlaps, content placed, and applied together.
+import { ToolError } from "../errors.js";
+import { withLines, splitContent, normalizedText, type EditTarget } from "./fileModel.js";
+import { fitIndentation, indentCandidates } from "./indent.js";
+import { chooseReading } from "./chooseReading.js";
+import { resolveRef, parseRef, staleNumber, type LineRef } from "./lineRefs.js";
+import { INDENT_WINDOW_LINES, SYNTAX_CHECK_MAX_BYTES } from "../limits.js";
 
 export interface LineChange {
   /** 1-based first line replaced or deleted; for an insertion, the line the content goes before. */
@@ -52,4 +57,123 @@ export function applyLineChanges(lines: string[], changes: LineChange[]): Applie
   }
   for (; next <= lines.length; next++) out.push(lines[next - 1]);
   return { lines: out, start: first === Infinity ? 1 : first, end: last, regions };
+}
+
+export interface ChangeSpec {
+  kind: "replace" | "insert-before" | "insert-after" | "delete";
+  from: LineRef;
+  to?: LineRef;
+  content?: string;
+  indentLevel?: number;
+}
+
+/** Whether any reference names a line ID (then a concurrent change is re-planned, not refused). */
+export function changesUseIds(specs: ChangeSpec[]): boolean {
+  return specs.some((s) => [s.from, s.to].some((r) => r !== undefined && (() => { const p = parseRef(r); return !("error" in p) && p.id !== undefined; })()));
+}
+
+/**
+ * The plan of line changes (edit_lines, edit_range, insert_at): every reference
+ * resolved against the same lines (an ID followed when its line moved, a stale
+ * number refused), each change's content placed by the first reading that keeps
+ * the file valid, all applied together.
+ */
+export async function planLineChanges(snap: EditTarget, specs: ChangeSpec[], force: boolean) {
+  const lines = snap.model.lines;
+  const changes: LineChange[] = [];
+  const notes: string[] = [];
+  const relocations: Array<{ ref: string; from: number; to: number }> = [];
+  const resolve = (ref: LineRef, o: { allowEnd?: boolean; allowZero?: boolean } = {}) => {
+    const r = resolveRef(ref, lines, snap.ids, o);
+    if ("error" in r) throw new ToolError(r.error);
+    const parsed = parseRef(ref);
+    if (!("error" in parsed) && parsed.id === undefined) {
+      const stale = staleNumber(r.line, snap.viewedIds, snap.ids, snap.rel, lines);
+      if (stale) throw new ToolError(stale);
+    }
+    // A reference given twice (start and end of one line) is reported once.
+    if (r.relocatedFrom !== undefined && !relocations.some((x) => x.ref === String(ref) && x.to === r.line)) {
+      relocations.push({ ref: String(ref), from: r.relocatedFrom, to: r.line });
+      notes.push(`note: ${ref} was relocated to line ${r.line} (the file changed since it was read)`);
+    }
+    return r.line;
+  };
+  for (const s of specs) {
+    const content = s.content === undefined ? [] : splitContent(s.content);
+    if (s.kind === "insert-before" || s.kind === "insert-after") {
+      const at = resolve(s.from, { allowEnd: s.kind === "insert-before", allowZero: s.kind === "insert-after" });
+      const before = s.kind === "insert-before" ? at : at + 1;
+      changes.push({ start: before, end: before - 1, content, indentLevel: s.indentLevel });
+      continue;
+    }
+    const start = resolve(s.from);
+    const end = s.to === undefined ? start : resolve(s.to);
+    if (end < start) {
+      throw new ToolError(`range ${start}-${end} is reversed: the end line must not come before the start line (the file has ${lines.length} lines)`);
+    }
+    changes.push({ start, end, content: s.kind === "delete" ? [] : content, indentLevel: s.indentLevel });
+  }
+  // Each change's content may be placed several ways (indent.ts); the first
+  // reading that keeps the file valid and its blocks intact is written.
+  // Placing content looks at the lines around it (and the file's indentation style): in a very long
+  // file, the INDENT_WINDOW_LINES either side of the change, not all of its lines.
+  const around = (at: number) => {
+    if (lines.length <= 2 * INDENT_WINDOW_LINES) return { lines, at };
+    const from = Math.max(0, at - INDENT_WINDOW_LINES);
+    return { lines: lines.slice(from, at + INDENT_WINDOW_LINES), at: at - from };
+  };
+  const readings = changes.map((c) =>
+    c.content.length === 0 ? [{ lines: c.content, why: "" }] : indentCandidates(c.content, { ...around(c.start - 1), replacing: c.end - c.start + 1, indentLevel: c.indentLevel }),
+  );
+  const pick = changes.map(() => 0);
+  const build = () => applyLineChanges(lines, changes.map((c, k) => ({ ...c, content: readings[k][pick[k]].lines, verbatim: true })));
+  const first = build();
+  if ("error" in first) throw new ToolError(first.error);
+  // Choosing among readings validates each one; a file too large to validate takes the first.
+  if (!force && (snap.bytes?.length ?? 0) <= SYNTAX_CHECK_MAX_BYTES) {
+    const before = normalizedText(snap.model);
+    for (let k = 0; k < changes.length; k++) {
+      if (readings[k].length < 2) continue;
+      const texts = readings[k].map((r, j) => {
+        pick[k] = j;
+        const a = build();
+        return { text: "error" in a ? before : normalizedText(withLines(snap.model, a.lines)), why: r.why };
+      });
+      pick[k] = 0;
+      const choice = await chooseReading(snap.rel, before, texts, { root: snap.root });
+      if ("refused" in choice) throw new ToolError(`${changes.length > 1 ? `change ${k + 1}: ` : ""}${choice.refused}`, { reason: "indentation" });
+      pick[k] = choice.index;
+      if (choice.note) notes.push(choice.note);
+    }
+  }
+  // Content that was not kept as written: say where it went and why (issue 10).
+  readings.forEach((r, k) => {
+    const why = r[pick[k]].why;
+    if (why && !why.startsWith("kept as written") && !why.startsWith("indent_level") && !notes.some((n) => n.startsWith("note: indentation"))) {
+      notes.push(`note: indentation ${why}${r.length > 1 && pick[k] === 0 ? " (the content's own indentation is not a level open there)" : ""}`);
+    }
+  });
+  const applied = build();
+  if ("error" in applied) throw new ToolError(applied.error);
+  // One deletion: the result names the lines removed (✓ Edited a.py:12-14), as
+  // the new text has no lines left to name there.
+  // Seed 002's lines_changed: the lines each change touched (replaced, inserted or deleted; a
+  // replacement counts its longer side).
+  const linesChanged = changes.reduce((n, c, k) => n + Math.max(c.end - c.start + 1, readings[k][pick[k]].lines.length), 0);
+  const only = changes.length === 1 && changes[0].content.length === 0 && changes[0].end >= changes[0].start ? changes[0] : undefined;
+  const deleted = only ? { start: only.start, end: only.end } : undefined;
+  return {
+    model: withLines(snap.model, applied.lines),
+    start: applied.start,
+    end: applied.end,
+    notes,
+    ...(deleted ? { summaryRange: deleted } : {}),
+    ...(applied.regions.length > 1 ? { regions: applied.regions } : {}),
+    metadata: {
+      changes_applied: specs.length,
+      lines_changed: linesChanged,
+      ...(deleted ? { start_line: deleted.start, end_line: deleted.end, deleted_lines: deleted.end - deleted.start + 1 } : {}),
+      ...(relocations.length ? { relocated: relocations } : {}),
+    },
+  };
 }

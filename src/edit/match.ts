@@ -1030,7 +1030,7 @@ export function applyReplacements(text: string, replacements: readonly Replaceme
 }
 
 /** planEdit then applyReplacements: the new text, or the failure. */
-export function applyEdit(text: string, oldString: string, newString: string, opts: PlanOptions = {}): { ok: true; text: string; outcome: MatchSuccess } | MatchFailure {
+export function replaceInText(text: string, oldString: string, newString: string, opts: PlanOptions = {}): { ok: true; text: string; outcome: MatchSuccess } | MatchFailure {
   const outcome = planEdit(text, oldString, newString, opts);
   if (!outcome.ok) return outcome;
   return { ok: true, text: applyReplacements(text, outcome.replacements), outcome };

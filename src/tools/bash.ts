@@ -10,7 +10,7 @@ import { StreamCapture, type SpillTarget } from "../shell/capture.js";
 import { labelledOutput, statusLine } from "../shell/format.js";
 import { startBackground } from "../shell/background.js";
 import { safeCommandPath } from "../workspace/commandPath.js";
-import { aliasNote, withArgAliases } from "./argAliases.js";
+import { aliasNote, withArgAliases } from "./shared/argAliases.js";
 
 /** Claude Code's name for background. */
 const BASH_ALIASES = { run_in_background: "background" } as const;

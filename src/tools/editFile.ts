@@ -2,8 +2,8 @@ import { z } from "zod";
 import { defineTool, ok, ToolError } from "./types.js";
 import { applyEdit } from "../workspace/applyEdit.js";
 import { normalizedText, withLines, splitContent } from "../edit/fileModel.js";
-import { editOptions } from "./lineEditing.js";
-import { FILE_PATH_ALIAS, editedPath, withArgAliases } from "./argAliases.js";
+import { editOptions } from "./shared/editing.js";
+import { FILE_PATH_ALIAS, editedPath, withArgAliases } from "./shared/argAliases.js";
 
 /** Line number (1-based) of a character offset. */
 export function lineAt(text: string, offset: number): number {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool, ToolError } from "./types.js";
-import { editOptions, indentLevel, lineRef, runLineChanges, type ChangeSpec } from "./lineEditing.js";
-import { FILE_PATH_ALIAS, editedPath, withArgAliases } from "./argAliases.js";
+import { editOptions, indentLevel, lineRef, runLineChanges, type ChangeSpec } from "./shared/editing.js";
+import { FILE_PATH_ALIAS, editedPath, withArgAliases } from "./shared/argAliases.js";
 
 const change = z
   .object({

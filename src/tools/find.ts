@@ -1,8 +1,8 @@
 import path from "node:path";
 import { z } from "zod";
 import { defineTool, ok, ToolError } from "./types.js";
-import { baseArgs, comparePaths, globMatcher, lineSplitter, runRg } from "./ripgrep.js";
-import { aliasNote, withArgAliases } from "./argAliases.js";
+import { baseArgs, comparePaths, globMatcher, lineSplitter, runRg } from "./shared/ripgrep.js";
+import { aliasNote, withArgAliases } from "./shared/argAliases.js";
 import { FIND_DEFAULT_CAP, GREP_TIMEOUT_MS } from "../limits.js";
 
 const GLOB_CHARS = /[*?[\]{}]/;

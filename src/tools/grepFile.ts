@@ -1,7 +1,7 @@
 import fs from "node:fs";
 import { z } from "zod";
 import { defineTool } from "./types.js";
-import { aliasNote, withArgAliases } from "./argAliases.js";
+import { aliasNote, withArgAliases } from "./shared/argAliases.js";
 import { GREP_DEFAULT_CAP } from "../limits.js";
 import { GREP_FILE_ALIASES, grepOptions, refuseBinary, search } from "./shared/grepSearch.js";
 

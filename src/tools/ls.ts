@@ -3,7 +3,7 @@ import path from "node:path";
 import { z } from "zod";
 import { defineTool, ok, ToolError } from "./types.js";
 import { formatSize } from "../workspace/binary.js";
-import { ALWAYS_SKIPPED } from "./ripgrep.js";
+import { ALWAYS_SKIPPED } from "./shared/ripgrep.js";
 import { LS_DEFAULT_DEPTH, LS_MAX_DEPTH, LS_MAX_ENTRIES } from "../limits.js";
 
 interface Entry {

@@ -1,9 +1,9 @@
 import { z } from "zod";
 import { defineTool, ok } from "./types.js";
 import { applyEdit } from "../workspace/applyEdit.js";
-import { planStringEdits } from "./edit.js";
-import { editOptions } from "./lineEditing.js";
-import { FILE_PATH_ALIAS, editedPath, withArgAliases } from "./argAliases.js";
+import { planStringEdits } from "../edit/stringEdits.js";
+import { editOptions } from "./shared/editing.js";
+import { FILE_PATH_ALIAS, editedPath, withArgAliases } from "./shared/argAliases.js";
 
 export const multiEditTool = defineTool({
   name: "multi_edit",

@@ -1,8 +1,8 @@
 import fs from "node:fs";
 import { z } from "zod";
 import { defineTool, ToolError } from "./types.js";
-import { showWindow } from "./window.js";
-import { aliasNote, withArgAliases } from "./argAliases.js";
+import { showWindow } from "./shared/window.js";
+import { aliasNote, withArgAliases } from "./shared/argAliases.js";
 import { OPEN_MAX_RANGE, OPEN_WINDOW } from "../limits.js";
 
 const OPEN_ALIASES = { file_path: "path" } as const;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool, ok, ToolError } from "./types.js";
-import { numberedLine, plural } from "./format.js";
-import { aliasNote, withArgAliases } from "./argAliases.js";
+import { numberedLine, plural } from "./shared/format.js";
+import { aliasNote, withArgAliases } from "./shared/argAliases.js";
 import { MAX_LINE_CHARS, READ_DEFAULT_LIMIT, READ_MAX_OUTPUT_BYTES } from "../limits.js";
 
 /** Claude Code's file_path; seed 001's start_line (its end_line is an argument of its own). */

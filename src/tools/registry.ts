@@ -28,7 +28,7 @@ const ENTRIES: readonly ToolEntry[] = [
   { name: "ls", aliases: ["list_dir"], readOnly: true, load: () => m.ls().lsTool },
   { name: "edit_lines", aliases: [], readOnly: false, load: () => m.editLines().editLinesTool },
   { name: "edit_range", aliases: [], readOnly: false, load: () => m.editRange().editRangeTool },
-  { name: "insert_at", aliases: [], readOnly: false, load: () => m.editRange().insertAtTool },
+  { name: "insert_at", aliases: [], readOnly: false, load: () => m.insertAt().insertAtTool },
   { name: "edit", aliases: ["str_replace"], readOnly: false, load: () => m.edit().editTool },
   { name: "multi_edit", aliases: ["MultiEdit"], readOnly: false, load: () => m.multiEdit().multiEditTool },
   { name: "edit_file", aliases: [], readOnly: false, load: () => m.editFile().editFileTool },
@@ -127,4 +127,16 @@ export function jsonSchemaOf(tool: Tool): Record<string, unknown> {
     jsonSchemas.set(tool.schema, schema);
   }
   return structuredClone(schema);
+}
+
+/** A JSON schema without zod's ±2^53-1 bounds on integers: they say nothing to a model or a client and cost every request bytes. */
+export function withoutSafeBounds(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withoutSafeBounds);
+  if (schema === null || typeof schema !== "object") return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) {
+    if ((k === "maximum" && v === Number.MAX_SAFE_INTEGER) || (k === "minimum" && v === Number.MIN_SAFE_INTEGER)) continue;
+    out[k] = withoutSafeBounds(v);
+  }
+  return out;
 }

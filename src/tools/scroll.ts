@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { defineTool, ToolError } from "./types.js";
-import { showWindow } from "./window.js";
+import { showWindow } from "./shared/window.js";
 import { SCROLL_CHUNK, SCROLL_OVERLAP } from "../limits.js";
 
 export const scrollTool = defineTool({

@@ -22,6 +22,7 @@ import * as sqlTables from "./sqlTables.js";
 import * as sqlDescribe from "./sqlDescribe.js";
 import * as editLines from "./editLines.js";
 import * as editRange from "./editRange.js";
+import * as insertAt from "./insertAt.js";
 import * as editFile from "./editFile.js";
 import * as edit from "./edit.js";
 import * as multiEdit from "./multiEdit.js";
@@ -45,6 +46,7 @@ export const toolModules = {
   sqlDescribe: () => sqlDescribe,
   editLines: () => editLines,
   editRange: () => editRange,
+  insertAt: () => insertAt,
   editFile: () => editFile,
   edit: () => edit,
   multiEdit: () => multiEdit,

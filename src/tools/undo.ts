@@ -5,7 +5,7 @@ import { hashBytes } from "../workspace/fingerprint.js";
 import { withFileLock } from "../workspace/fileLock.js";
 import { splitLines } from "../workspace/workspace.js";
 import { EDIT_MAX_BYTES, JOURNAL_KEEP } from "../limits.js";
-import { FILE_PATH_ALIAS, editedPath, withArgAliases } from "./argAliases.js";
+import { FILE_PATH_ALIAS, editedPath, withArgAliases } from "./shared/argAliases.js";
 
 export const undoTool = defineTool({
   name: "undo_edit",

@@ -6,8 +6,8 @@ import type { Workspace } from "../workspace/workspace.js";
 import { statVersion } from "../workspace/lineIds.js";
 import { parseFile, splitContent } from "../edit/fileModel.js";
 import { findElision, elisionMessage } from "../edit/elision.js";
-import { editOptions } from "./lineEditing.js";
-import { FILE_PATH_ALIAS, editedPath, withArgAliases } from "./argAliases.js";
+import { editOptions } from "./shared/editing.js";
+import { FILE_PATH_ALIAS, editedPath, withArgAliases } from "./shared/argAliases.js";
 
 /**
  * Write after read (issue 10, as Claude Code's Write): overwriting a file the

@@ -12,7 +12,7 @@ import { isWithin, toRel } from "../workspace/paths.js";
 import { ConfinedFs, confinedAt } from "../workspace/confinedFs.js";
 import { ensureStateDir } from "../workspace/state.js";
 import { formatSize } from "../workspace/binary.js";
-import { plural } from "./format.js";
+import { plural } from "./shared/format.js";
 import { WRITE_OUTPUT_MAX_BYTES } from "../limits.js";
 
 /** File names that configure shells, credentials or tools: never created, at any depth. */

@@ -3,7 +3,7 @@
 // lines keep theirs.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { applyEdit, planEdit } from "../../src/edit/match.ts";
+import { replaceInText as applyEdit, planEdit } from "../../src/edit/match.ts";
 
 function edit(text: string, oldString: string, newString: string, eol?: "\n" | "\r\n"): { tier: string; text: string } {
   const r = applyEdit(text, oldString, newString, { eol });

@@ -2,7 +2,7 @@
 // both directions, lines new_string adds at depths old_string never used.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { applyEdit } from "../../src/edit/match.ts";
+import { replaceInText as applyEdit } from "../../src/edit/match.ts";
 
 function edit(text: string, oldString: string, newString: string): { tier: string; text: string } {
   const r = applyEdit(text, oldString, newString);

@@ -11,7 +11,7 @@ import path from "node:path";
 import { spawnSync } from "node:child_process";
 import { createWorkspace } from "../../src/workspace/workspace.ts";
 import { callTool } from "../../src/tools/policy.ts";
-import { baseArgs, comparePaths, rgPath } from "../../src/tools/ripgrep.ts";
+import { baseArgs, comparePaths, rgPath } from "../../src/tools/shared/ripgrep.ts";
 import { fileBinaryKind } from "../../src/workspace/binary.ts";
 import { rt, tempTree } from "../helpers.ts";
 

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
-import { ALWAYS_SKIPPED, baseArgs, globMatcher, rgPath } from "../../src/tools/ripgrep.ts";
+import { ALWAYS_SKIPPED, baseArgs, globMatcher, rgPath } from "../../src/tools/shared/ripgrep.ts";
 
 test("globMatcher: ripgrep/gitignore glob syntax on root-relative paths", () => {
   const cases: Array<[string, string, boolean]> = [

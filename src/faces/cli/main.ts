@@ -416,7 +416,7 @@ async function runToolCommand(spec: CommandSpec, workspace: Workspace, parsed: P
     progress?.stop();
   }
   const color = wantsColor(io.tty?.stdout === true, env);
-  const rg = color && (call.tool === "grep" || call.tool === "grep_file") ? (await import("../../tools/ripgrep.js")).rgPath() : undefined;
+  const rg = color && (call.tool === "grep" || call.tool === "grep_file") ? (await import("../../tools/shared/ripgrep.js")).rgPath() : undefined;
   const screen = { palette: color ? COLOR : PLAIN, show: where.show, ...(rg ? { highlight: rg } : {}) };
   const { displayOutput, displayError } = await import("./display.js");
 

@@ -20,7 +20,7 @@
 //     A call by name still reaches the policy, which answers with its reason.
 import type { Tool } from "../../tools/types.js";
 import type { Workspace } from "../../workspace/workspace.js";
-import { TOOLS, jsonSchemaOf } from "../../tools/registry.js";
+import { TOOLS, jsonSchemaOf, withoutSafeBounds } from "../../tools/registry.js";
 import { offering } from "../../tools/policy.js";
 import { listConnections } from "../../db/connections.js";
 import { OUTPUT_SCHEMAS } from "./structured.js";
@@ -62,18 +62,6 @@ function hints(readOnly: boolean, destructive: boolean, idempotent: boolean): To
   return { ...(readOnly ? { readOnlyHint: true } : {}), ...(!readOnly && !destructive ? { destructiveHint: false } : {}), ...(idempotent ? { idempotentHint: true } : {}) };
 }
 
-/** A JSON schema without zod's ±2^53-1 bounds on integers (they say nothing and cost every request bytes). */
-function lean(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(lean);
-  if (schema === null || typeof schema !== "object") return schema;
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(schema)) {
-    if ((k === "maximum" && v === Number.MAX_SAFE_INTEGER) || (k === "minimum" && v === Number.MIN_SAFE_INTEGER)) continue;
-    out[k] = lean(v);
-  }
-  return out;
-}
-
 /** Whether any database connection is configured (the SQL tools are offered only then). A configuration rt cannot read counts as one: the error then shows on use. */
 function hasDatabase(workspace: Workspace): boolean {
   try {
@@ -95,7 +83,7 @@ const DRY_RUN_NOTE =
   "[Preview only: the safe-read-only profile lets nothing be modified. Every call must pass dry_run: true; the result is the unified diff of what would change, and no file is written.]";
 
 function entryFor(workspace: Workspace, tool: Tool, how: Exclude<Availability, "refused">): Omit<McpToolEntry, "name"> {
-  const schema = lean(jsonSchemaOf(tool)) as McpToolEntry["inputSchema"];
+  const schema = withoutSafeBounds(jsonSchemaOf(tool)) as McpToolEntry["inputSchema"];
   const output = OUTPUT_SCHEMAS[tool.name];
   if (how === "dry-run-only") {
     const properties = { ...(schema.properties as Record<string, unknown>) };

@@ -6,10 +6,10 @@ import { z } from "zod";
 import { ok, ToolError, type ToolProgress, type ToolResult } from "../types.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import { fileBinaryKind, formatSize } from "../../workspace/binary.js";
-import { baseArgs, comparePaths, globMatcher, runRg, type RgRun } from "../ripgrep.js";
-import { aliasNote, withArgAliases } from "../argAliases.js";
+import { baseArgs, comparePaths, globMatcher, runRg, type RgRun } from "./ripgrep.js";
+import { aliasNote, withArgAliases } from "./argAliases.js";
 import { statVersion } from "../../workspace/lineIds.js";
-import { cutLine, plural } from "../format.js";
+import { cutLine, plural } from "./format.js";
 import { GREP_DEFAULT_CAP, GREP_MAX_CONTEXT, GREP_MAX_LINE_CHARS, GREP_PROGRESS_EVERY_MS, GREP_TIMEOUT_MS, MAX_LINE_CHARS } from "../../limits.js";
 
 /** Other names models use for grep's arguments (Claude Code and seed 004; seed 000's search_dir takes root). */

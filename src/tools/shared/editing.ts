@@ -1,0 +1,44 @@
+// What the editing tools share: the schema pieces (line references, indent_level,
+// dry_run/force/show_diff), and running line changes (edit_lines, edit_range,
+// insert_at) through the workspace's edit pipeline with the planner of
+// edit/lineEdits.ts.
+import { z } from "zod";
+import type { Workspace } from "../../workspace/workspace.js";
+import { applyEdit } from "../../workspace/applyEdit.js";
+import { changesUseIds, planLineChanges, type ChangeSpec } from "../../edit/lineEdits.js";
+import { ToolError, ok, type ToolResult } from "../types.js";
+
+export type { ChangeSpec } from "../../edit/lineEdits.js";
+
+export const lineRef = z
+  .union([z.number().int(), z.string()])
+  .describe('A line number (12), a line ID from read with ids (k3f9), or both (12:k3f9: the ID wins if the line moved)');
+
+/** `indent_level`: the new content's base indentation, in columns (overrides re-indentation). */
+export const indentLevel = z.number().int().min(0).optional();
+
+/** Options every editing tool accepts. */
+export const editOptions = {
+  dry_run: z.boolean().optional().describe("Show the diff, write nothing"),
+  force: z.boolean().optional().describe("Write even if it adds syntax errors"),
+  show_diff: z.boolean().optional().describe("Add the diff (git diff if tracked)"),
+};
+
+export async function runLineChanges(
+  workspace: Workspace,
+  path: string,
+  specs: ChangeSpec[],
+  opts: { tool: string; dry_run?: boolean; force?: boolean; show_diff?: boolean },
+): Promise<ToolResult> {
+  if (specs.length === 0) throw new ToolError("no changes given");
+  const ids = changesUseIds(specs);
+  const r = await applyEdit(workspace, path, (snap) => planLineChanges(snap, specs, opts.force === true), {
+    tool: opts.tool,
+    dryRun: opts.dry_run,
+    force: opts.force,
+    showDiff: opts.show_diff,
+    withIds: true,
+    replanOnConflict: ids,
+  });
+  return ok(r.output, r.metadata);
+}
