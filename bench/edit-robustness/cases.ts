@@ -591,8 +591,11 @@ function issue10Case(mistake: Mistake, info: FileInfo, src: SourceFile, rng: Rng
       const b = build(info, r, ch, copy, rng);
       // A line the model changes is written as it wrote it, its spacing included (issue 10: lines
       // the caller changed take new_string's text); only the lines it left alone keep the file's.
+      // Except inside a string literal, where blanks are content: a blank the model's copy doubled
+      // there, away from the words it changed, is a slip of memory, and the string keeps the file's.
       if (ch.kind === "modify" && ch.line === i) {
-        b.intendedLines[ch.line] = b.modelNew[ch.line];
+        const doubledAt = firstDifference(region[i], copy[i]);
+        b.intendedLines[ch.line] = inQuotes(region[i], doubledAt) ? withoutSlip(copy[i], b.modelNew[ch.line], doubledAt) : b.modelNew[ch.line];
         b.intended = [...info.lines.slice(0, r.start), ...b.intendedLines, ...info.lines.slice(r.start + r.k)].join("\n");
       }
       return lineCase(info, b, toCall(b));
@@ -894,4 +897,42 @@ export function generateCases(files: SourceFile[], rng: Rng, perClass: number): 
     }
   }
   return out;
+}
+
+/** The first index where two strings differ. */
+function firstDifference(a: string, b: string): number {
+  let k = 0;
+  while (k < a.length && k < b.length && a[k] === b[k]) k++;
+  return k;
+}
+
+/** Whether offset `at` of a line lies between quotes opened on that line (', ", `). */
+function inQuotes(line: string, at: number): boolean {
+  let open: string | undefined;
+  for (let k = 0; k < at && k < line.length; k++) {
+    const c = line[k];
+    if (open) {
+      if (c === "\\") k++;
+      else if (c === open) open = undefined;
+    } else if (c === "'" || c === '"' || c === "`") open = c;
+  }
+  return open !== undefined;
+}
+
+/**
+ * The model's new line without the blank its copy doubled at `at` (copy: the line as the
+ * model quoted it), when its change is elsewhere on the line; as written when the change
+ * touches that place (then the spacing there is the model's own).
+ */
+function withoutSlip(copy: string, written: string, at: number): string {
+  let p = 0;
+  while (p < copy.length && p < written.length && copy[p] === written[p]) p++;
+  let q = 0;
+  while (q < copy.length - p && q < written.length - p && copy[copy.length - 1 - q] === written[written.length - 1 - q]) q++;
+  if (at < p - 1) return written.slice(0, at) + written.slice(at + 1);
+  if (at >= copy.length - q + 1) {
+    const w = at + (written.length - copy.length);
+    return written.slice(0, w) + written.slice(w + 1);
+  }
+  return written;
 }

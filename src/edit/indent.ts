@@ -139,6 +139,28 @@ export interface IndentCandidate {
 }
 
 /**
+ * How many parentheses and square brackets a line leaves open (negative:
+ * closes more than it opens), counted outside string literals and line
+ * comments. A line that starts while they are open continues the line before
+ * (a signature over two lines): its indentation is alignment, not a level.
+ * Braces are left out: in brace languages they open blocks.
+ */
+function bracketBalance(line: string): number {
+  let n = 0;
+  for (let i = 0; i < line.length; i++) {
+    const c = line[i];
+    if (c === "#" || (c === "/" && line[i + 1] === "/")) break;
+    if (c === '"' || c === "'" || c === "`") {
+      let j = i + 1;
+      while (j < line.length && line[j] !== c) j += line[j] === "\\" ? 2 : 1;
+      i = j;
+    } else if (c === "(" || c === "[") n++;
+    else if (c === ")" || c === "]") n--;
+  }
+  return n;
+}
+
+/**
  * Whether content lines (already rendered) fit their place as Python's
  * tokenizer would see the indentation: the levels open at the place are
  * those of the blocks enclosing the line before it; after a line that opens a
@@ -169,14 +191,29 @@ export function fitsPlace(content: string[], ctx: IndentContext, unit: number): 
     expectDeeper = opens(l);
     return true;
   };
-  // The file before the place: build the open levels, never judged.
+  // The file before the place: build the open levels, never judged. Lines inside
+  // open brackets continue the line before: they open no level, but the logical
+  // line's end says whether a block follows.
+  // A line back at (or left of) the opening line's indentation that does not close a
+  // bracket is no continuation: the count was thrown off (prose in a docstring: "Hyrum's").
+  let depth = 0;
+  let openerWidth = 0;
   for (let i = 0; i < ctx.at; i++) {
     const l = ctx.lines[i];
     if (blank(l) || commentContinuation(l)) continue;
+    if (depth > 0 && w(l) <= openerWidth && !/^\s*[)\]]/.test(l)) depth = 0;
+    const continued = depth > 0;
+    if (!continued) openerWidth = w(l);
+    // A line ending in `{` inside open brackets (a callback's body) starts a block: levels count again.
+    depth = /\{\s*$/.test(l) ? 0 : Math.max(0, depth + bracketBalance(l));
+    if (continued) {
+      expectDeeper = depth === 0 && opens(l);
+      continue;
+    }
     const lw = w(l);
     while (stack.length > 1 && stack[stack.length - 1] > lw) stack.pop();
     if (stack[stack.length - 1] < lw) stack.push(lw);
-    expectDeeper = opens(l);
+    expectDeeper = depth === 0 && opens(l);
   }
   const replaced = ctx.lines.slice(ctx.at, ctx.at + ctx.replacing).filter((l) => !blank(l));
   const body = content.filter((l) => !blank(l) && !commentContinuation(l));
