@@ -292,8 +292,9 @@ function benchLargeEdit(timeTool) {
     fs.writeFileSync(file, parts.join(""));
   }
   const lineCount = fs.readFileSync(file, "utf8").split("\n").length - 1;
-  let flip = 0;
   const toggled = (make) => {
+    // Each case toggles its own line: 1, 0, 1... from the 0 form set below.
+    let flip = 0;
     const c = rt(dir, [], { check: (out) => { if (!/✓ Edited big\.py/.test(out)) throw new Error(`unexpected output: ${out.slice(0, 300)}`); } });
     c.before = () => {
       flip ^= 1;
@@ -308,10 +309,13 @@ function benchLargeEdit(timeTool) {
     ["`rt call edit_lines` (replace line 300000)", toggled((f) => ({ args: [RT, "call", "edit_lines", "--args", JSON.stringify({ path: "big.py", command: "replace", start_line: 300000, new_content: `value_300000 = ${f}` })] }))],
     ["`rt call edit` (old_string/new_string, one line near the end)", toggled((f) => ({ args: [RT, "call", "edit", "--args", JSON.stringify({ path: "big.py", old_string: `value_${lineCount - 10} = ${1 - f}\n`, new_string: `value_${lineCount - 10} = ${f}\n` })] }))],
   ];
-  // The edit tool's line starts as generated: make it the toggled form once.
+  // Every toggled line starts in its 0 form (the generated text, or what an earlier run left),
+  // so that each timed run changes the file.
   const lines = fs.readFileSync(file, "utf8").split("\n");
-  lines[lineCount - 11] = `value_${lineCount - 10} = 0`;
+  for (const n of [5000, 300000, lineCount - 10]) lines[n - 1] = `value_${n} = 0`;
   fs.writeFileSync(file, lines.join("\n"));
+  // Written behind rt's back: what an earlier run left in .rt/ would (rightly) call the numbers stale.
+  fs.rmSync(path.join(dir, ".rt"), { recursive: true, force: true });
   for (const [name, c] of cases) {
     timed(c); // stores the line IDs of this version (a first edit of a file never read also makes them)
     const times = [];
