@@ -161,6 +161,41 @@ function bracketBalance(line: string): number {
 }
 
 /**
+ * The levels open at line `at`, read from the lines before it (never judged):
+ * the stack of open widths, whether the last line opens a block, the width
+ * of the logical line it ends and whether it continues an earlier line. Lines inside open brackets continue the
+ * line before: they open no level, but the logical line's end says whether a
+ * block follows. A line back at (or left of) the opening line's indentation
+ * that does not close a bracket is no continuation: the count was thrown off
+ * (prose in a docstring: "Hyrum's").
+ */
+function levelsBefore(lines: string[], at: number, unit: number): { stack: number[]; expectDeeper: boolean; lastWidth: number | undefined; lastContinued: boolean } {
+  const w = (l: string) => widthOf(lead(l), unit);
+  const stack = [0];
+  let expectDeeper = false;
+  let depth = 0;
+  let openerWidth = 0;
+  let lastWidth: number | undefined;
+  let lastContinued = false;
+  for (let i = 0; i < at; i++) {
+    const l = lines[i];
+    if (blank(l) || commentContinuation(l)) continue;
+    if (depth > 0 && w(l) <= openerWidth && !/^\s*[)\]]/.test(l)) depth = 0;
+    const continued = depth > 0;
+    if (!continued) openerWidth = w(l);
+    lastWidth = openerWidth;
+    lastContinued = continued;
+    // A line ending in `{` inside open brackets (a callback's body) starts a block: levels count again.
+    depth = /\{\s*$/.test(l) ? 0 : Math.max(0, depth + bracketBalance(l));
+    expectDeeper = depth === 0 && opens(l);
+    if (continued) continue;
+    while (stack.length > 1 && stack[stack.length - 1] > openerWidth) stack.pop();
+    if (stack[stack.length - 1] < openerWidth) stack.push(openerWidth);
+  }
+  return { stack, expectDeeper, lastWidth, lastContinued };
+}
+
+/**
  * Whether content lines (already rendered) fit their place as Python's
  * tokenizer would see the indentation: the levels open at the place are
  * those of the blocks enclosing the line before it; after a line that opens a
@@ -173,8 +208,9 @@ function bracketBalance(line: string): number {
  */
 export function fitsPlace(content: string[], ctx: IndentContext, unit: number): boolean {
   const w = (l: string) => widthOf(lead(l), unit);
-  const stack = [0];
-  let expectDeeper = false;
+  const open = levelsBefore(ctx.lines, ctx.at, unit);
+  const stack = open.stack;
+  let expectDeeper = open.expectDeeper;
   const step = (l: string): boolean => {
     const lw = w(l);
     let top = stack[stack.length - 1];
@@ -191,30 +227,6 @@ export function fitsPlace(content: string[], ctx: IndentContext, unit: number): 
     expectDeeper = opens(l);
     return true;
   };
-  // The file before the place: build the open levels, never judged. Lines inside
-  // open brackets continue the line before: they open no level, but the logical
-  // line's end says whether a block follows.
-  // A line back at (or left of) the opening line's indentation that does not close a
-  // bracket is no continuation: the count was thrown off (prose in a docstring: "Hyrum's").
-  let depth = 0;
-  let openerWidth = 0;
-  for (let i = 0; i < ctx.at; i++) {
-    const l = ctx.lines[i];
-    if (blank(l) || commentContinuation(l)) continue;
-    if (depth > 0 && w(l) <= openerWidth && !/^\s*[)\]]/.test(l)) depth = 0;
-    const continued = depth > 0;
-    if (!continued) openerWidth = w(l);
-    // A line ending in `{` inside open brackets (a callback's body) starts a block: levels count again.
-    depth = /\{\s*$/.test(l) ? 0 : Math.max(0, depth + bracketBalance(l));
-    if (continued) {
-      expectDeeper = depth === 0 && opens(l);
-      continue;
-    }
-    const lw = w(l);
-    while (stack.length > 1 && stack[stack.length - 1] > lw) stack.pop();
-    if (stack[stack.length - 1] < lw) stack.push(lw);
-    expectDeeper = depth === 0 && opens(l);
-  }
   const replaced = ctx.lines.slice(ctx.at, ctx.at + ctx.replacing).filter((l) => !blank(l));
   const body = content.filter((l) => !blank(l) && !commentContinuation(l));
   if (replaced.length > 0 && Math.min(...replaced.map(w)) > 0 && body.length > 0 && w(body[0]) === 0) return false;
@@ -311,7 +323,11 @@ export function indentCandidates(content: string[], ctx: IndentContext): IndentC
   const replaced = replacedLines.filter((l) => !blank(l));
   const before = nearestNonBlank(ctx.lines, ctx.at - 1, -1);
   const after = nearestNonBlank(ctx.lines, ctx.at + ctx.replacing, 1);
-  const beforeW = before === undefined ? 0 : widthOf(lead(before), u) + (opens(before) ? u : 0);
+  // A line before that continues a bracket (a signature over two lines) counts as its logical line: the
+  // first line's width, and whether the whole opens a block.
+  const open = before !== undefined && !commentContinuation(before) ? levelsBefore(ctx.lines, ctx.at, u) : undefined;
+  const beforeW =
+    before === undefined ? 0 : open?.lastContinued ? open.lastWidth! + (open.expectDeeper ? u : 0) : widthOf(lead(before), u) + (opens(before) ? u : 0);
   const plausible = new Set<number>();
   let primary: number;
   // The line before counts one level deeper when it opens a block (and never at its own level then).

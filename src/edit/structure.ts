@@ -65,20 +65,35 @@ function holders(tree: Tree, row: number, column: number, toNew: (row: number) =
 
 const describe = (type: string): string => type.replace(/_/g, " ");
 
+/** How rows of an untouched line map across the edit: new row to its old one (null when edited), old row to its new one. */
+function rowMaps(hunks: LineHunk[]): { untouchedAfter: (row: number) => number | null; oldToNew: (row: number) => number | null } {
+  return {
+    untouchedAfter: (row) => {
+      const p = placeAfterLine(hunks, row);
+      return "line" in p ? p.line : null;
+    },
+    oldToNew: (row) => {
+      const p = placeBeforeLine(hunks, row);
+      return "line" in p ? p.line : null;
+    },
+  };
+}
+
+/** A block as compared across the edit: its type and the (new) row it starts at. */
+const holderKey = (x: Holder): string => `${x.type}@${x.row}`;
+
+/** The offset of `column` on line `row` in the text the lines make. */
+export function offsetOf(lines: string[], row: number, column: number): number {
+  return lines.slice(0, row).reduce((n, l) => n + l.length + 1, 0) + column;
+}
+
 /**
  * Untouched lines whose enclosing blocks the edit changed (at most one per
  * edited region), as problems for the caller to refuse the edit with.
  */
 export function structureProblems(oldTree: Tree, newTree: Tree, hunks: LineHunk[], oldLines: string[], newLines: string[]): StructureProblem[] {
   const problems: StructureProblem[] = [];
-  const untouchedAfter = (row: number): number | null => {
-    const p = placeAfterLine(hunks, row);
-    return "line" in p ? p.line : null;
-  };
-  const oldToNew = (row: number): number | null => {
-    const p = placeBeforeLine(hunks, row);
-    return "line" in p ? p.line : null;
-  };
+  const { untouchedAfter, oldToNew } = rowMaps(hunks);
   // Old row of an untouched new row.
   const newToOld = (row: number): number => {
     let shift = 0;
@@ -100,20 +115,19 @@ export function structureProblems(oldTree: Tree, newTree: Tree, hunks: LineHunk[
     const after = holders(newTree, row, column, untouchedAfter);
     const before = holders(oldTree, oldRow, column, oldToNew);
     if (!after || !before) continue;
-    const key = (x: Holder): string => `${x.type}@${x.row}`;
-    const kept = new Set(after.filter((x) => x.row !== null).map(key));
-    const had = new Set(before.filter((x) => x.row !== null).map(key));
-    const lost = before.find((x) => x.row !== null && !kept.has(key(x)));
-    const gained = after.find((x) => x.row !== null && !had.has(key(x)));
+    const kept = new Set(after.filter((x) => x.row !== null).map(holderKey));
+    const had = new Set(before.filter((x) => x.row !== null).map(holderKey));
+    const lost = before.find((x) => x.row !== null && !kept.has(holderKey(x)));
+    const gained = after.find((x) => x.row !== null && !had.has(holderKey(x)));
     const shown = newLines[row].trim().slice(0, 60);
-    const index = newLines.slice(0, row).reduce((n, l) => n + l.length + 1, 0) + column;
+    const index = offsetOf(newLines, row, column);
     if (lost) {
       problems.push({
         row,
         column,
         index,
         message: `line ${row + 1} (\`${shown}\`), which the edit does not touch, would no longer be inside the ${describe(lost.type)} that starts at line ${lost.row! + 1}`,
-        moved: { text: newLines[row].trim(), block: key(lost) },
+        moved: { text: newLines[row].trim(), block: holderKey(lost) },
       });
     } else if (gained) {
       problems.push({
@@ -121,7 +135,7 @@ export function structureProblems(oldTree: Tree, newTree: Tree, hunks: LineHunk[
         column,
         index,
         message: `line ${row + 1} (\`${shown}\`), which the edit does not touch, would move into the ${describe(gained.type)} that starts at line ${gained.row! + 1}`,
-        moved: { text: newLines[row].trim(), block: key(gained) },
+        moved: { text: newLines[row].trim(), block: holderKey(gained) },
       });
     }
   }
@@ -137,14 +151,7 @@ export function structureProblems(oldTree: Tree, newTree: Tree, hunks: LineHunk[
  */
 export function movedLineProblems(oldTree: Tree, newTree: Tree, hunks: LineHunk[], oldLines: string[], newLines: string[]): StructureProblem[] {
   const problems: StructureProblem[] = [];
-  const untouchedAfter = (row: number): number | null => {
-    const p = placeAfterLine(hunks, row);
-    return "line" in p ? p.line : null;
-  };
-  const oldToNew = (row: number): number | null => {
-    const p = placeBeforeLine(hunks, row);
-    return "line" in p ? p.line : null;
-  };
+  const { untouchedAfter, oldToNew } = rowMaps(hunks);
   for (const h of hunks) {
     const olds = oldLines.slice(h.beforeStart, h.beforeEnd);
     const news = newLines.slice(h.afterStart, h.afterEnd);
@@ -163,16 +170,15 @@ export function movedLineProblems(oldTree: Tree, newTree: Tree, hunks: LineHunk[
           const after = holders(newTree, newRow, column, untouchedAfter);
           const before = holders(oldTree, oldRow, firstNonBlank(oldLines[oldRow]), oldToNew);
           if (!after || !before) continue;
-          const kept = new Set(after.filter((x) => x.row !== null).map((x) => `${x.type}@${x.row}`));
-          const lost = before.find((x) => x.row !== null && !kept.has(`${x.type}@${x.row}`));
+          const kept = new Set(after.filter((x) => x.row !== null).map(holderKey));
+          const lost = before.find((x) => x.row !== null && !kept.has(holderKey(x)));
           if (lost) {
-            const index = newLines.slice(0, newRow).reduce((s, l) => s + l.length + 1, 0) + column;
             found = {
               row: newRow,
               column,
-              index,
+              index: offsetOf(newLines, newRow, column),
               message: `line ${newRow + 1} (\`${newLines[newRow].trim().slice(0, 60)}\`), a line the edit only re-indents, would leave the ${describe(lost.type)} that starts at line ${lost.row! + 1}`,
-              moved: { text: newLines[newRow].trim(), block: `${lost.type}@${lost.row}` },
+              moved: { text: newLines[newRow].trim(), block: holderKey(lost) },
             };
           }
         }

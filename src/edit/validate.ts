@@ -30,7 +30,7 @@ import { detectLanguage } from "../parsers/detectLanguage.ts";
 import { syntaxProblems, type RawSyntaxProblem, type RowRange } from "../parsers/syntaxProblems.ts";
 import { pythonIndentProblems } from "./pythonIndent.ts";
 import { lineHunks, placeAfterLine, placeBeforeLine, type LineHunk } from "./lineHunks.ts";
-import { movedLineProblems, structureProblems } from "./structure.ts";
+import { movedLineProblems, offsetOf, structureProblems } from "./structure.ts";
 import { pythonVerdict, scriptVerdict, type NativeVerdict } from "./nativeCheck.ts";
 import { PARSE_CACHE_ENTRIES, PARSE_CACHE_MAX_CHARS, SYNTAX_CHECK_MAX_BYTES, SYNTAX_CONTEXT_LINES, SYNTAX_PARSE_TIMEOUT_MS, SYNTAX_PROBLEMS_SHOWN } from "../limits.ts";
 
@@ -263,7 +263,7 @@ export async function validateEdit(path: string, before: string, after: string, 
 function nativeProblem(v: NonNullable<NativeVerdict>, lines: string[], language: LanguageId): Problem {
   const row = Math.min(Math.max(0, v.row), lines.length - 1);
   const column = Math.min(v.column, (lines[row] ?? "").length);
-  const index = lines.slice(0, row).reduce((n, l) => n + l.length + 1, 0) + column;
+  const index = offsetOf(lines, row, column);
   const who = language === "python" ? "Python" : "V8";
   return { kind: "error", row, column, index, text: v.message, message: `${v.message} (${who} reports this; its parser is stricter than rt's)` };
 }

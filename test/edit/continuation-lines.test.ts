@@ -39,3 +39,27 @@ for (const [name, signature] of [
     assert.match(after, /\n {4}return obj\.encode\(encoding, errors\)\n\ndef helper\(\):\n {4}return 2\n/, after);
   });
 }
+
+test("content inserted right after a signature continued over two lines goes one level into the function, not past the continuation's alignment", async () => {
+  const lines = [
+    ...PRELUDE,
+    "def encode(obj, encoding='ascii',",
+    "           errors='strict'):",
+    "    pass",
+    "",
+    "def other(x):",
+    "    if x:",
+    "        return 1",
+    "    return 2",
+    "",
+  ];
+  const root = tempTree({ "m.py": lines.join("\n") });
+  const ws = createWorkspace({ root });
+  await callTool(ws, "read", { path: "m.py" });
+  const at = PRELUDE.length + 2;
+  const r = await callTool(ws, "edit_lines", { path: "m.py", command: "insert", insert_line: at, new_content: "obj = str(obj)" });
+  assert.equal(r.success, true, r.error);
+  const after = fs.readFileSync(path.join(root, "m.py"), "utf8").split("\n");
+  assert.equal(after[at], "    obj = str(obj)");
+  assert.equal(after[at + 1], "    pass");
+});
