@@ -32,6 +32,7 @@ import type { AddressInfo } from "node:net";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { authorizationMatches } from "./auth.js";
+import { jsonError } from "./protocol.js";
 
 export const MCP_HTTP_PATH = "/mcp";
 
@@ -114,11 +115,6 @@ function readBody(req: http.IncomingMessage, max: number): Promise<{ text: strin
     req.on("close", () => resolve({ aborted: true }));
     req.on("error", () => resolve({ aborted: true }));
   });
-}
-
-function jsonError(res: http.ServerResponse, status: number, code: number, message: string): void {
-  if (res.headersSent) return;
-  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message } }));
 }
 
 /** Why a request is refused by the DNS-rebinding check (Host), or undefined. */

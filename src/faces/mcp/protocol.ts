@@ -6,7 +6,6 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { ErrorCode, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import { MCP_MAX_MESSAGE_BYTES } from "../../limits.js";
 
 /** The first protocol version without JSON-RPC batches. */
 export const BATCHES_REMOVED_IN = "2025-06-18";
@@ -29,7 +28,8 @@ export function negotiatedVersion(message: JSONRPCMessage): string | undefined {
   return typeof r.protocolVersion === "string" && "serverInfo" in r && "capabilities" in r ? r.protocolVersion : undefined;
 }
 
-function jsonError(res: ServerResponse, status: number, code: number, message: string): void {
+/** An HTTP error answer with a JSON-RPC error body (nothing once headers are sent). */
+export function jsonError(res: ServerResponse, status: number, code: number, message: string): void {
   if (res.headersSent) return;
   res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message } }));
 }
@@ -38,8 +38,8 @@ function jsonError(res: ServerResponse, status: number, code: number, message: s
  * Makes a Streamable HTTP transport refuse a batch (HTTP 400, -32600) when the
  * request's protocol version (its MCP-Protocol-Version header, else the one the
  * session negotiated) is one without batches. The SDK's transport accepts
- * batches on every version; the body is read here (within the same size limit),
- * and handed to it already parsed. Other transports are left as they are.
+ * batches on every version. The body is the one httpServer.ts parsed; other
+ * transports are left as they are.
  */
 export function guardHttpBatches(transport: Transport): void {
   if (!(transport instanceof StreamableHTTPServerTransport)) return;
@@ -51,30 +51,8 @@ export function guardHttpBatches(transport: Transport): void {
   };
   const handle = transport.handleRequest.bind(transport);
   transport.handleRequest = async (req: IncomingMessage, res: ServerResponse, parsedBody?: unknown) => {
-    const type = String(req.headers["content-type"] ?? "");
-    if (req.method !== "POST" || !/^application\/json\b/i.test(type)) return handle(req, res, parsedBody);
-    // httpServer.ts parses the body itself (to see cancellations); read it here
-    // only when it comes unparsed.
-    let body = parsedBody;
-    if (body === undefined) {
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of req as AsyncIterable<Buffer>) {
-        size += chunk.length;
-        if (size > MCP_MAX_MESSAGE_BYTES) {
-          jsonError(res, 413, -32000, `Payload Too Large: Request body must not exceed ${MCP_MAX_MESSAGE_BYTES} bytes`);
-          return;
-        }
-        chunks.push(chunk);
-      }
-      try {
-        body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-      } catch {
-        jsonError(res, 400, ErrorCode.ParseError, "Parse error: Invalid JSON");
-        return;
-      }
-    }
-    if (Array.isArray(body)) {
+    // httpServer.ts reads and parses every JSON POST (within its size limit) before the transport sees it.
+    if (req.method === "POST" && Array.isArray(parsedBody)) {
       const header = req.headers["mcp-protocol-version"];
       const version = (typeof header === "string" ? header : undefined) ?? negotiated ?? HTTP_DEFAULT_VERSION;
       if (!batchesAllowed(version)) {
@@ -82,6 +60,6 @@ export function guardHttpBatches(transport: Transport): void {
         return;
       }
     }
-    return handle(req, res, body);
+    return handle(req, res, parsedBody);
   };
 }
