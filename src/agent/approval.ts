@@ -31,6 +31,8 @@ export interface ApprovalRequest {
   args: unknown;
   /** One line for the prompt: `bash: npm test`, `edit src/a.ts`... */
   summary: string;
+  /** Set when a subagent asks: "Explore: find the parser" (its type and description). */
+  agent?: string;
 }
 
 /** Provided by an interactive face: shows the request and returns the user's answer. */

@@ -34,6 +34,21 @@ export type AgentErrorKind =
   /** A bug or an unexpected failure in rt itself. */
   | "internal";
 
+/** One item of the todo list (todo_write, seed 004's appendix). */
+export interface TodoItem {
+  content: string;
+  /** The item as a present participle, shown while it is in progress ("Running tests"). */
+  activeForm: string;
+  status: "pending" | "in_progress" | "completed";
+}
+
+/**
+ * An event of the stream. Events a subagent produced while the parent's
+ * `task` call ran carry `parent_tool_use_id`: the id of that call (stream-json
+ * prints the field as Claude Code does; a UI nests them under the call).
+ */
+export type AgentStreamEvent = AgentEvent & { parent_tool_use_id?: string };
+
 export type AgentEvent =
   | { type: "text"; delta: string }
   | { type: "reasoning"; delta: string }
@@ -97,6 +112,19 @@ export type AgentEvent =
       pruned: number;
       /** True when older history was replaced by a summary made by the model. */
       summarized: boolean;
+    }
+  /** The todo list changed (todo_write): the whole new list. */
+  | { type: "todos"; todos: TodoItem[] }
+  /** A `task` call started a subagent; its own events follow with parent_tool_use_id = this id. */
+  | { type: "subagent_start"; parent_tool_use_id: string; subagent_type: string; description: string; model: string }
+  /** The subagent of that `task` call ended: its usage and cost (already counted in the parent's totals too). */
+  | {
+      type: "subagent_end";
+      parent_tool_use_id: string;
+      subagent_type: string;
+      success: boolean;
+      usage: UsageTotals;
+      cost?: number;
     }
   /** Something the user should know that is neither the model's text nor an error (a protocol fallback...). */
   | { type: "notice"; message: string }

@@ -50,6 +50,12 @@ export function describeEvent(ev: AgentEvent, st: Style = plain): string {
       return "";
     case "notice":
       return st.dim(`[rt] ${ev.message}`) + "\n";
+    case "todos":
+      return ev.todos.map((t) => st.dim(`  ${t.status === "completed" ? "[✓]" : t.status === "in_progress" ? "[→]" : "[ ]"} ${t.status === "in_progress" ? t.activeForm : t.content}`)).join("\n") + "\n";
+    case "subagent_start":
+      return st.dim(`● ${ev.subagent_type}: ${ev.description} (${ev.model})`) + "\n";
+    case "subagent_end":
+      return st.dim(`  ${ev.success ? "✓" : "✗"} ${ev.subagent_type} done · ${n(ev.usage.input_tokens)} in, ${n(ev.usage.output_tokens)} out`) + "\n";
     case "compact_start":
       return st.dim(`[rt] compacting the context (${ev.reason}): about ${n(ev.tokens)} of ${n(ev.context_window)} tokens…`) + "\n";
     case "compact_end":
