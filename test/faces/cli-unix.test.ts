@@ -221,7 +221,9 @@ test("on a terminal, a search that takes over a second shows a progress line on 
   const fifo = path.join(root, "slow.fifo");
   execFileSync("mkfifo", [fifo]);
   // ripgrep blocks reading the FIFO until something writes it: a search that takes ~2.5 s.
-  const writer = spawn("sh", ["-c", 'sleep 2.5; echo "needle in the pipe" > "$0"', fifo], { stdio: "ignore" });
+  // The writer's open blocks until ripgrep opens the FIFO, so the 2.5 s count from
+  // the search's start, not from rt's (which is slow under load).
+  const writer = spawn("sh", ["-c", 'exec 3>"$0"; sleep 2.5; echo "needle in the pipe" >&3', fifo], { stdio: "ignore" });
   try {
     const t = await rtOnPty(["grep", "needle", "slow.fifo"], { cwd: root, env: { NO_COLOR: "1" } });
     assert.equal(t.code, 0, t.output);
@@ -236,7 +238,7 @@ test("on a terminal, a search that takes over a second shows a progress line on 
   // Through a pipe: no progress line.
   const fifo2 = path.join(root, "slow2.fifo");
   execFileSync("mkfifo", [fifo2]);
-  const w2 = spawn("sh", ["-c", 'sleep 1.5; echo needle > "$0"', fifo2], { stdio: "ignore" });
+  const w2 = spawn("sh", ["-c", 'exec 3>"$0"; sleep 1.5; echo needle >&3', fifo2], { stdio: "ignore" });
   const piped = await rt(["grep", "needle", "slow2.fifo"], { cwd: root });
   w2.kill();
   assert.equal(piped.stderr, "");

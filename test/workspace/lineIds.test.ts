@@ -161,7 +161,9 @@ test("reconcileIds: a rewrite too large to diff falls back to fresh IDs, keeping
   for (const id of refill.ids) assert.ok(!r.ids.includes(id));
 });
 
-test("reconcileIds of a 100,000-line file after a one-line change takes under 150 ms", () => {
+// Its time (under 150 ms) is measured by bench/run.mjs's line-ID group against a
+// reference in the same run; a wall-clock bound here failed only under load.
+test("reconcileIds of a 100,000-line file after a one-line change keeps every other ID", () => {
   const text = Array.from({ length: 100_000 }, (_, i) => (i % 10 === 0 ? "" : i % 10 === 9 ? "  }" : `    const v${i} = f(${i % 97});`));
   const r = fresh(text);
   const hashes = H(text);
@@ -175,10 +177,7 @@ test("reconcileIds of a 100,000-line file after a one-line change takes under 15
   ]) {
     const now = hashes.slice();
     edit(now);
-    const t0 = performance.now();
     const x = reconcileIds(hashes, r.ids, now, r.next);
-    const ms = performance.now() - t0;
-    assert.ok(ms < 150, `took ${ms.toFixed(1)} ms`);
     assert.ok(x.kept >= 99_998);
   }
 });
