@@ -5,7 +5,8 @@
 # util-linux when the tests run as root, with its dblink and adminpack
 # extensions), python3, make and g++ (npm builds better-sqlite3, rt's SQLite
 # driver, from source with node-gyp), and gcc (the sandbox tests compile an
-# io_uring attack, test/shell/corpus/io_uring.c). Needs root (or sudo) and apt-get; on a
+# io_uring attack, test/shell/corpus/io_uring.c), python3-nbformat (Jupyter's own
+# notebook library, the notebook tests' oracle). Needs root (or sudo) and apt-get; on a
 # machine without apt-get it says what to install and carries on.
 set -euo pipefail
 need=()
@@ -18,6 +19,8 @@ command -v python3 >/dev/null || need+=(python3)
 command -v make >/dev/null || need+=(make)
 command -v g++ >/dev/null || need+=(g++)
 command -v gcc >/dev/null || need+=(gcc)
+# Jupyter's nbformat, the oracle of the notebook tests (Debian's python3, not a pyenv one).
+/usr/bin/python3 -c "import nbformat" >/dev/null 2>&1 || need+=(python3-nbformat)
 [ ${#need[@]} -eq 0 ] && exit 0
 if ! command -v apt-get >/dev/null; then
   echo "ensure-test-deps: please install: ${need[*]} (tests that need them will fail)" >&2

@@ -200,3 +200,7 @@ export const CONFIG_MAX_DEPTH = 32;
 export const TRUST_NOTICE_MAX_KEYS = 12;
 /** Undo: rt keeps the newest this many edits of each file in its journal (repeated undos walk back through them). */
 export const JOURNAL_KEEP = 50;
+
+// ---- notebooks (read of .ipynb)
+/** Characters of one cell output read shows; the rest is cut with a note. */
+export const NOTEBOOK_OUTPUT_MAX_CHARS = 4000;

@@ -2,7 +2,41 @@ import { z } from "zod";
 import { defineTool, ok, ToolError } from "./types.js";
 import { numberedLine, plural } from "./shared/format.js";
 import { aliasNote, withArgAliases } from "./shared/argAliases.js";
-import { MAX_LINE_CHARS, READ_DEFAULT_LIMIT, READ_MAX_OUTPUT_BYTES } from "../limits.js";
+import { MAX_LINE_CHARS, NOTEBOOK_OUTPUT_MAX_CHARS, READ_DEFAULT_LIMIT, READ_MAX_OUTPUT_BYTES } from "../limits.js";
+import { parseNotebook, renderNotebook } from "../edit/notebook.js";
+import type { Workspace } from "../workspace/workspace.js";
+import type { ResolvedPath } from "../workspace/paths.js";
+import type fs from "node:fs";
+
+/** A notebook's cells in order (cells `from`..`to`, 1-based), each with its id, type, source and outputs. */
+function readNotebook(workspace: Workspace, file: ResolvedPath & { stat: fs.Stats }, from = 1, to?: number) {
+  const nb = parseNotebook(file.rel, workspace.readShown(file).toString("utf8"));
+  const total = nb.json.cells.length;
+  if (total === 0) return ok(`(${file.rel} is a notebook with no cells)`, { path: file.rel, cell_count: 0, total_cells: 0, truncated: false });
+  if (from > total) throw new ToolError(`offset ${from} is past the last cell of ${file.rel} (${plural(total, "cell")}); cells are numbered 1 to ${total}`);
+  const last = Math.min(total, to ?? total);
+  const shown = renderNotebook(nb, { offset: from, limit: last - from + 1, outputMaxChars: NOTEBOOK_OUTPUT_MAX_CHARS });
+  let text = shown.text;
+  let cut = false;
+  if (Buffer.byteLength(text) > READ_MAX_OUTPUT_BYTES) {
+    // Cut at a cell boundary when one fits, so the next read starts at a whole cell.
+    const head = Buffer.from(text).subarray(0, READ_MAX_OUTPUT_BYTES).toString("utf8");
+    const end = head.lastIndexOf("\n</cell>");
+    text = end > 0 ? head.slice(0, end + 8) : head;
+    cut = true;
+  }
+  const through = from - 1 + (text.match(/^<\/cell>$/gm)?.length ?? 0);
+  const truncated = cut || through < total;
+  const note = truncated ? `\n... (showing cells ${from}-${through} of ${total}${cut ? `, output reached the ${READ_MAX_OUTPUT_BYTES / 1024} KB cap` : ""}; use offset=${through + 1} to continue)` : "";
+  return ok(`${file.rel}: notebook, ${plural(total, "cell")} (nbformat ${nb.json.nbformat}.${nb.json.nbformat_minor})\n${text}${note}`, {
+    path: file.rel,
+    start_cell: from,
+    cell_count: through - from + 1,
+    total_cells: total,
+    truncated,
+    cell_ids: nb.json.cells.slice(from - 1, through).map((c, i) => (typeof c.id === "string" && c.id ? c.id : `cell-${from + i}`)),
+  });
+}
 
 /** Claude Code's file_path; seed 001's start_line (its end_line is an argument of its own). */
 const READ_ALIASES = { file_path: "path", start_line: "offset" } as const;
@@ -12,7 +46,7 @@ export const readTool = defineTool({
   name: "read",
   aliases: ["read_file"],
   brief: `Read a file with line numbers: offset and limit choose the lines (default the first ${READ_DEFAULT_LIMIT}).`,
-  description: `Read a text file with line numbers ("   12: text"): ${READ_DEFAULT_LIMIT} lines from offset unless limit says otherwise, at most ${READ_MAX_OUTPUT_BYTES / 1024} KB, lines cut at ${MAX_LINE_CHARS} characters; a last line gives the offset to continue from. ids: true adds persistent line IDs ("   12: [LID:k3f9] text") for edit_lines.`,
+  description: `Read a text file with line numbers ("   12: text"): ${READ_DEFAULT_LIMIT} lines from offset unless limit says otherwise, at most ${READ_MAX_OUTPUT_BYTES / 1024} KB, lines cut at ${MAX_LINE_CHARS} characters; a last line gives the offset to continue from. ids: true adds persistent line IDs ("   12: [LID:k3f9] text") for edit_lines. A .ipynb shows its cells (offset, limit: cells).`,
   schema: () =>
     withArgAliases(
       READ_ALIASES,
@@ -30,6 +64,7 @@ export const readTool = defineTool({
   idempotent: true,
   async handler(args, { workspace }) {
     const file = workspace.resolveTextFile(args.path);
+    if (/\.ipynb$/i.test(file.rel) && !args.ids) return readNotebook(workspace, file, args.offset, args.end_line ?? (args.limit !== undefined ? (args.offset ?? 1) + args.limit - 1 : undefined));
     const start = args.offset ?? 1;
     if (args.end_line !== undefined) {
       if (args.end_line < start) throw new ToolError(`end_line ${args.end_line} is before the first line shown (${start}); end_line must be at least offset (start_line)`);

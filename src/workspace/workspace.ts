@@ -158,6 +158,17 @@ export class Workspace {
     return bytes;
   }
 
+  /**
+   * The bytes of a whole file, read through the confined writer, recorded as
+   * shown to the caller (write after read) like a window of it: for tools that
+   * present a file in another form (a notebook's cells).
+   */
+  readShown(file: ResolvedPath & { stat: fs.Stats }): Buffer {
+    const bytes = this.readText(file);
+    if (bytes.length <= LINE_ID_MAX_BYTES) this.lineIds.idsFor(file.rel, splitLines(bytes.toString("utf8")), hashBytes(bytes), { viewed: true });
+    return bytes;
+  }
+
   /** The whole text of a file with its line IDs (files up to LINE_ID_MAX_BYTES). */
   linesWithIds(file: ResolvedPath & { stat: fs.Stats }, opts: { viewed?: boolean } = {}): { lines: string[]; ids: string[]; hash: string } {
     if (file.stat.size > LINE_ID_MAX_BYTES) {
