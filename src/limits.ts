@@ -200,3 +200,15 @@ export const CONFIG_MAX_DEPTH = 32;
 export const TRUST_NOTICE_MAX_KEYS = 12;
 /** Undo: rt keeps the newest this many edits of each file in its journal (repeated undos walk back through them). */
 export const JOURNAL_KEEP = 50;
+
+// Code intelligence (issue 17: symbols, ast_grep, lsp).
+/** symbols: files larger than this are not outlined (a parse of more takes seconds). */
+export const SYMBOLS_MAX_FILE_BYTES = 8 * 1024 * 1024;
+/** symbols: one file's parse gives up after this long. */
+export const SYMBOLS_PARSE_TIMEOUT_MS = 10_000;
+/** symbols --grep: definitions listed at most. */
+export const SYMBOLS_GREP_CAP = 200;
+/** symbols --grep: files parsed at most (those whose text contains the name). */
+export const SYMBOLS_GREP_MAX_FILES = 2_000;
+/** symbols: entries listed for one file at most. */
+export const SYMBOLS_FILE_CAP = 2_000;

@@ -28,6 +28,7 @@ import * as edit from "./edit.js";
 import * as multiEdit from "./multiEdit.js";
 import * as write from "./write.js";
 import * as undo from "./undo.js";
+import * as symbols from "./symbols.js";
 
 export const toolModules = {
   read: () => read,
@@ -52,4 +53,5 @@ export const toolModules = {
   multiEdit: () => multiEdit,
   write: () => write,
   undo: () => undo,
+  symbols: () => symbols,
 };

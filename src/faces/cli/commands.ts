@@ -343,6 +343,23 @@ export const COMMANDS: CommandSpec[] = [
       return { tool: "bash", args: { command, ...pick(opts, { timeout: "timeout" }), ...(dir !== undefined && dir !== "." ? { working_dir: dir } : {}) } };
     },
   },
+  // Code intelligence (issue 17).
+  {
+    name: "symbols",
+    synopsis: "rt symbols PATH | rt symbols --grep NAME [DIR]",
+    summary: "outline a file (classes, functions, methods with line ranges and line IDs), or find where NAME is defined",
+    options: { grep: { type: "string", help: "list the definitions whose name contains NAME (Class.method works)" } },
+    argNames: flagNames({ grep: "grep" }, { path: "PATH" }),
+    toCall(pos, opts, where) {
+      noExtra(pos, 1);
+      if (typeof opts.grep === "string") {
+        const dir = pos[0] !== undefined ? where.path(pos[0]) : where.here;
+        return { tool: "symbols", args: { grep: opts.grep, ...(dir !== undefined && dir !== "." ? { path: dir } : {}) } };
+      }
+      need(pos, ["PATH"]);
+      return { tool: "symbols", args: { path: where.path(pos[0]) } };
+    },
+  },
   {
     name: "call",
     synopsis: "rt call TOOL [--args JSON] | rt call --batch",
