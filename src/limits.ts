@@ -212,3 +212,9 @@ export const SYMBOLS_GREP_CAP = 200;
 export const SYMBOLS_GREP_MAX_FILES = 2_000;
 /** symbols: entries listed for one file at most. */
 export const SYMBOLS_FILE_CAP = 2_000;
+/** ast_grep: matches listed at most (the count still covers them all). */
+export const AST_GREP_DEFAULT_CAP = 200;
+/** ast_grep: files searched at most under one path. */
+export const AST_GREP_MAX_FILES = 20_000;
+/** ast_grep: a meta-variable's text shown after a match is cut at this many characters. */
+export const AST_GREP_VAR_MAX_CHARS = 80;

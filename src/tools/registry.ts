@@ -43,6 +43,7 @@ const ENTRIES: readonly ToolEntry[] = [
   { name: "write_output", aliases: [], readOnly: false, load: () => m.writeOutput().writeOutputTool },
   // Code intelligence (issue 17).
   { name: "symbols", aliases: ["outline"], readOnly: true, load: () => m.symbols().symbolsTool },
+  { name: "ast_grep", aliases: ["ast_search"], readOnly: false, load: () => m.astGrep().astGrepTool },
 ];
 
 /** The module's tool, after checking it is the one the entry describes. */

@@ -29,6 +29,7 @@ import * as multiEdit from "./multiEdit.js";
 import * as write from "./write.js";
 import * as undo from "./undo.js";
 import * as symbols from "./symbols.js";
+import * as astGrep from "./astGrep.js";
 
 export const toolModules = {
   read: () => read,
@@ -54,4 +55,5 @@ export const toolModules = {
   write: () => write,
   undo: () => undo,
   symbols: () => symbols,
+  astGrep: () => astGrep,
 };

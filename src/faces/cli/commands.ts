@@ -361,6 +361,33 @@ export const COMMANDS: CommandSpec[] = [
     },
   },
   {
+    name: "ast-grep",
+    synopsis: "rt ast-grep PATTERN [PATH] [--lang L] [--rewrite R [--apply]] [--limit N]",
+    summary: "structural search with an ast-grep pattern ($X one node, $$$X many): path:line: text; with --rewrite, the diff (--apply writes it)",
+    options: {
+      lang: { type: "string", help: "language of the pattern (default: from the file names)" },
+      rewrite: { type: "string", help: "replacement for each match; may use the pattern's $VARs" },
+      apply: { type: "boolean", help: "write the rewrite (default: show the diff only)" },
+      limit: { type: "string", integer: true, min: 1, help: "matches shown (default 200)" },
+    },
+    argNames: flagNames({ lang: "lang", rewrite: "rewrite", limit: "limit" }, { pattern: "PATTERN", path: "PATH" }),
+    toCall(pos, opts, where) {
+      need(pos, ["PATTERN"]);
+      noExtra(pos, 2);
+      if (opts.apply && opts.rewrite === undefined) throw new UsageError("--apply needs --rewrite: there is nothing to write without one");
+      const target = pos[1] !== undefined ? where.path(pos[1]) : where.here;
+      return {
+        tool: "ast_grep",
+        args: {
+          pattern: pos[0],
+          ...(target !== undefined && target !== "." ? { path: target } : {}),
+          ...pick(opts, { lang: "lang", rewrite: "rewrite", limit: "limit" }),
+          ...(opts.rewrite !== undefined ? { dry_run: opts.apply !== true } : {}),
+        },
+      };
+    },
+  },
+  {
     name: "call",
     synopsis: "rt call TOOL [--args JSON] | rt call --batch",
     summary: "call any tool with JSON arguments (stdin or --args); --batch reads JSON Lines {tool, args}",
