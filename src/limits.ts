@@ -218,3 +218,25 @@ export const AST_GREP_DEFAULT_CAP = 200;
 export const AST_GREP_MAX_FILES = 20_000;
 /** ast_grep: a meta-variable's text shown after a match is cut at this many characters. */
 export const AST_GREP_VAR_MAX_CHARS = 80;
+/** lsp: a server unused this long is shut down (`lsp.idle_timeout_ms`). */
+export const LSP_IDLE_TIMEOUT_MS = 5 * 60 * 1000;
+/** lsp: a request (and a server's start) fails after this long (`lsp.request_timeout_ms`). */
+export const LSP_REQUEST_TIMEOUT_MS = 60_000;
+/** lsp: diagnostics are taken once the server published nothing new for this long (servers publish syntax, then semantic results). */
+export const LSP_DIAGNOSTICS_SETTLE_MS = 250;
+/** lsp: shutdown waits this long for a server to exit before killing it. */
+export const LSP_SHUTDOWN_GRACE_MS = 2_000;
+/** lsp: the end of a server's stderr kept to explain a crash. */
+export const LSP_STDERR_KEEP_CHARS = 4_000;
+/** lsp: a server that crashed is restarted at most this many times a minute. */
+export const LSP_MAX_RESTARTS_PER_MINUTE = 3;
+/** lsp: diagnostics of a directory cover at most this many files. */
+export const LSP_DIRECTORY_MAX_FILES = 300;
+/** lsp: locations and symbols listed at most. */
+export const LSP_MAX_RESULTS = 200;
+/** lsp: a hover's text is cut at this many characters. */
+export const LSP_HOVER_MAX_CHARS = 4_000;
+/** Edit diagnostics: at most this many new errors are added to an edit's result. */
+export const EDIT_DIAGNOSTICS_MAX_LINES = 10;
+/** Edit diagnostics: how long an edit waits for the server's diagnostics of the new content. */
+export const EDIT_DIAGNOSTICS_TIMEOUT_MS = 5_000;

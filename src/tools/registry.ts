@@ -44,6 +44,7 @@ const ENTRIES: readonly ToolEntry[] = [
   // Code intelligence (issue 17).
   { name: "symbols", aliases: ["outline"], readOnly: true, load: () => m.symbols().symbolsTool },
   { name: "ast_grep", aliases: ["ast_search"], readOnly: false, load: () => m.astGrep().astGrepTool },
+  { name: "lsp", aliases: ["LSP"], readOnly: true, load: () => m.lsp().lspTool },
 ];
 
 /** The module's tool, after checking it is the one the entry describes. */

@@ -30,6 +30,7 @@ import * as write from "./write.js";
 import * as undo from "./undo.js";
 import * as symbols from "./symbols.js";
 import * as astGrep from "./astGrep.js";
+import * as lsp from "./lsp.js";
 
 export const toolModules = {
   read: () => read,
@@ -56,4 +57,5 @@ export const toolModules = {
   undo: () => undo,
   symbols: () => symbols,
   astGrep: () => astGrep,
+  lsp: () => lsp,
 };
