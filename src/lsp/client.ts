@@ -55,8 +55,10 @@ export class LspClient {
   capabilities: InitializeResult["capabilities"] = {};
   /** Set once the process is gone (crashed, killed or shut down): why. */
   dead: string | undefined;
-  /** performance.now() of the last request: the manager's idle clock. */
+  /** performance.now() of the last use: the manager's idle clock. */
   lastUsed = performance.now();
+  /** Requests and diagnostics waits under way: a busy server is never idle. */
+  busy = 0;
   readonly startedAt = performance.now();
   pid: number | undefined;
 
@@ -115,7 +117,8 @@ export class LspClient {
     this.conn.onNotification(lsp.LogMessageNotification.type, () => {});
     this.conn.onNotification(lsp.TelemetryEventNotification.type, () => {});
     this.conn.onError(() => {});
-    this.conn.onClose(() => this.markDead("closed its connection"));
+    // The exit event says more (the signal, stderr); it usually follows the close at once.
+    this.conn.onClose(() => setTimeout(() => this.markDead("closed its connection"), 100).unref());
     this.conn.listen();
     const rootUri = fileUri(this.root);
     const init = await this.request<InitializeResult>(
@@ -160,6 +163,7 @@ export class LspClient {
   async request<R>(method: string, params: unknown, timeoutMs: number): Promise<R> {
     if (this.dead) throw new ToolError(`${this.launch.name} language server is not running (${this.dead})`, { lsp_dead: true });
     this.lastUsed = performance.now();
+    this.busy++;
     const lsp = await loadProtocol();
     const source = new lsp.CancellationTokenSource();
     let timer: NodeJS.Timeout | undefined;
@@ -183,6 +187,8 @@ export class LspClient {
       clearTimeout(timer);
       unlisten();
       source.dispose();
+      this.busy--;
+      this.lastUsed = performance.now();
     }
   }
 
@@ -217,6 +223,16 @@ export class LspClient {
    * without another (servers publish syntax and then semantic results).
    */
   async diagnosticsOf(abs: string, timeoutMs: number): Promise<Diagnostic[]> {
+    this.busy++;
+    try {
+      return await this.waitForDiagnostics(abs, timeoutMs);
+    } finally {
+      this.busy--;
+      this.lastUsed = performance.now();
+    }
+  }
+
+  private async waitForDiagnostics(abs: string, timeoutMs: number): Promise<Diagnostic[]> {
     const uri = fileUri(abs);
     const deadline = performance.now() + timeoutMs;
     for (;;) {

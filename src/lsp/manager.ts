@@ -8,6 +8,7 @@ import type { Workspace } from "../workspace/workspace.js";
 import { ToolError } from "../errors.js";
 import { loadConfigDetailed, ConfigError, type RtConfig } from "../config.js";
 import { LspClient, type ServerLaunch } from "./client.js";
+import { markLspActive } from "./active.js";
 import { serverPath, serverSpecs, specFor, type ServerSpec } from "./servers.js";
 import { LSP_IDLE_TIMEOUT_MS, LSP_MAX_RESTARTS_PER_MINUTE, LSP_REQUEST_TIMEOUT_MS } from "../limits.js";
 
@@ -128,6 +129,7 @@ export class LspManager {
         throw new ToolError(`the ${spec.name} language server crashed ${entry.crashes.length} times in the last minute (last: ${entry.crashed}); rt stopped restarting it for now`);
       }
     }
+    markLspActive();
     const starting = this.start(spec);
     entry.starting = starting;
     try {
@@ -185,7 +187,7 @@ export class LspManager {
     this.idleTimer = setInterval(() => {
       const now = performance.now();
       for (const [, e] of this.servers) {
-        if (e.client && !e.client.dead && now - e.client.lastUsed >= idle) {
+        if (e.client && !e.client.dead && e.client.busy === 0 && now - e.client.lastUsed >= idle) {
           this.stopping.add(e.client);
           void e.client.stop();
         }

@@ -8,8 +8,9 @@ import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { defineTool, ok, ToolError } from "./types.js";
 import type { Workspace } from "../workspace/workspace.js";
-import type { Diagnostic, DocumentSymbol, Hover, Location, LocationLink, MarkedString, MarkupContent, SymbolInformation, WorkspaceSymbol } from "vscode-languageserver-protocol";
+import type { DocumentSymbol, Hover, Location, LocationLink, MarkedString, MarkupContent, SymbolInformation, WorkspaceSymbol } from "vscode-languageserver-protocol";
 import type { LspClient } from "../lsp/client.js";
+import { diagnosticEntry, diagnosticLine } from "../lsp/format.js";
 import type { LspManager, ServerHandle } from "../lsp/manager.js";
 import { baseArgs, comparePaths, lineSplitter, runRg } from "./shared/ripgrep.js";
 import { GREP_TIMEOUT_MS, LSP_DIRECTORY_MAX_FILES, LSP_HOVER_MAX_CHARS, LSP_MAX_RESULTS } from "../limits.js";
@@ -17,42 +18,8 @@ import { GREP_TIMEOUT_MS, LSP_DIRECTORY_MAX_FILES, LSP_HOVER_MAX_CHARS, LSP_MAX_
 const OPERATIONS = ["diagnostics", "definition", "references", "hover", "symbols", "workspace_symbols"] as const;
 type Operation = (typeof OPERATIONS)[number];
 
-const SEVERITY = ["", "error", "warning", "info", "hint"];
-
 /** LSP's SymbolKind numbers, named. */
 const SYMBOL_KINDS = ["", "file", "module", "namespace", "package", "class", "method", "property", "field", "constructor", "enum", "interface", "function", "variable", "constant", "string", "number", "boolean", "array", "object", "key", "null", "enum member", "struct", "event", "operator", "type parameter"];
-
-export interface DiagnosticEntry {
-  path: string;
-  line: number;
-  column: number;
-  end_line: number;
-  end_column: number;
-  severity: string;
-  message: string;
-  source?: string;
-  code?: string | number;
-}
-
-export function diagnosticEntry(rel: string, d: Diagnostic): DiagnosticEntry {
-  return {
-    path: rel,
-    line: d.range.start.line + 1,
-    column: d.range.start.character + 1,
-    end_line: d.range.end.line + 1,
-    end_column: d.range.end.character + 1,
-    severity: SEVERITY[d.severity ?? 1] ?? "error",
-    message: d.message,
-    ...(d.source ? { source: d.source } : {}),
-    ...(d.code !== undefined ? { code: d.code } : {}),
-  };
-}
-
-/** Seed 002's line: path:line:col: severity: message (a message's later lines indented under it). */
-export function diagnosticLine(d: DiagnosticEntry): string {
-  const code = d.code !== undefined ? ` [${d.source ? `${d.source} ` : ""}${d.code}]` : d.source ? ` [${d.source}]` : "";
-  return `${d.path}:${d.line}:${d.column}: ${d.severity}: ${d.message.replace(/\n/g, "\n    ")}${code}`;
-}
 
 async function lspModules() {
   const { lspManager } = await import("../lsp/manager.js");
@@ -110,6 +77,7 @@ function locationLine(workspace: Workspace, uri: string, line: number, character
 function positionIn(text: string, rel: string, line: number | undefined, column: number | undefined, symbol: string | undefined): { line: number; character: number } {
   if (line === undefined) throw new ToolError("this operation needs a position: line and column, or line and symbol (a name on that line)");
   const lines = text.split("\n");
+  if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop(); // the final newline ends the last line
   if (line > lines.length) throw new ToolError(`line ${line} is past the end of ${rel} (${lines.length} lines)`);
   const lineText = lines[line - 1].replace(/\r$/, "");
   if (symbol !== undefined) {

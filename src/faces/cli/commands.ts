@@ -388,6 +388,34 @@ export const COMMANDS: CommandSpec[] = [
     },
   },
   {
+    name: "lsp",
+    synopsis: "rt lsp diagnostics PATH | rt lsp definition|references|hover PATH LINE COLUMN|SYMBOL | rt lsp symbols PATH | rt lsp workspace_symbols QUERY [PATH]",
+    summary: "ask a language server (TypeScript/JavaScript, Python, configured ones); diagnostics print path:line:col: severity: message and exit 1 when there are errors",
+    options: {},
+    argNames: { operation: "OPERATION", path: "PATH", line: "LINE", column: "COLUMN", symbol: "SYMBOL", query: "QUERY" },
+    toCall(pos, _opts, where) {
+      need(pos, ["OPERATION"]);
+      const operation = pos[0].replace(/-/g, "_");
+      if (operation === "workspace_symbols") {
+        need(pos, ["OPERATION", "QUERY"]);
+        noExtra(pos, 3);
+        return { tool: "lsp", args: { operation, query: pos[1], ...(pos[2] !== undefined ? { path: where.path(pos[2]) } : {}) } };
+      }
+      need(pos, ["OPERATION", "PATH"]);
+      noExtra(pos, 4);
+      const args: Record<string, unknown> = { operation, path: where.path(pos[1]) };
+      if (pos[2] !== undefined) {
+        if (!/^\d+$/.test(pos[2])) throw new UsageError(`LINE must be a line number, not "${pos[2]}"`);
+        args.line = Number(pos[2]);
+      }
+      if (pos[3] !== undefined) {
+        if (/^\d+$/.test(pos[3])) args.column = Number(pos[3]);
+        else args.symbol = pos[3];
+      }
+      return { tool: "lsp", args };
+    },
+  },
+  {
     name: "call",
     synopsis: "rt call TOOL [--args JSON] | rt call --batch",
     summary: "call any tool with JSON arguments (stdin or --args); --batch reads JSON Lines {tool, args}",
