@@ -86,16 +86,16 @@ export const astGrepTool = defineTool({
   name: "ast_grep",
   aliases: ["ast_search"],
   brief: `Structural code search (and rewrite) with ast-grep patterns such as foo($A, $$$REST).`,
-  description: `Search code by syntax with ast-grep patterns: $X matches one node, $$$X any number ("def $F($$$ARGS)"). Prints path:line: text and what each $X matched. With rewrite ("bar($$$ARGS)"), replaces every match: validated, journaled for undo_edit, all files or none; dry_run shows the diff.`,
+  description: `Structural search with ast-grep patterns ($X: one node, $$$X: any number): path:line: text and each capture. rewrite replaces every match (syntax-checked, undoable, all files or none); dry_run shows the diff.`,
   schema: () =>
     z
       .object({
-        pattern: z.string().min(1).describe("ast-grep pattern, e.g. console.log($$$A)"),
-        lang: z.string().optional().describe("Language (default: from file names)"),
-        path: z.string().optional().describe("File or directory (default: the root)"),
-        rewrite: z.string().optional().describe("Replacement; may use the pattern's $VARs"),
-        dry_run: z.boolean().optional().describe("With rewrite: show the diff, write nothing"),
-        limit: z.number().int().min(1).optional().describe(`Matches shown (default ${AST_GREP_DEFAULT_CAP})`),
+        pattern: z.string().min(1).describe("e.g. console.log($$$A)"),
+        lang: z.string().optional().describe("Default: from file names"),
+        path: z.string().optional().describe("File or directory"),
+        rewrite: z.string().optional().describe("Replacement, may use $VARs"),
+        dry_run: z.boolean().optional().describe("Show the diff only"),
+        limit: z.number().int().min(1).optional().describe(`Default ${AST_GREP_DEFAULT_CAP}`),
       })
       .strict(),
   readOnly: false,

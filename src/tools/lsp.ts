@@ -168,16 +168,16 @@ export const lspTool = defineTool({
   name: "lsp",
   aliases: ["LSP"],
   brief: `Ask a language server: diagnostics, definition, references, hover, symbols.`,
-  description: `Language server queries (TypeScript/JavaScript, Python, configured servers). diagnostics {path}: path:line:col: severity: message. definition, references, hover {path, line, column or symbol}. symbols {path}. workspace_symbols {query}. Servers start on first use (seconds), then answer fast.`,
+  description: `Language server (TypeScript/JS, Python, configured ones). diagnostics {path}: path:line:col: severity: message. definition, references, hover {path, line, column or symbol}. symbols {path}. workspace_symbols {query}. First call starts the server.`,
   schema: () =>
     z
       .object({
         operation: z.enum(OPERATIONS),
-        path: z.string().optional().describe("File (a directory for diagnostics)"),
-        line: z.number().int().min(1).optional().describe("1-based line of the position"),
-        column: z.number().int().min(1).optional().describe("1-based column; or give symbol"),
-        symbol: z.string().min(1).optional().describe("Name on that line, instead of column"),
-        query: z.string().optional().describe("workspace_symbols: name to look for"),
+        path: z.string().optional().describe("File (diagnostics: or directory)"),
+        line: z.number().int().min(1).optional().describe("1-based line"),
+        column: z.number().int().min(1).optional().describe("1-based column (or symbol)"),
+        symbol: z.string().min(1).optional().describe("A name on that line"),
+        query: z.string().optional().describe("For workspace_symbols"),
       })
       .strict(),
   readOnly: true,
