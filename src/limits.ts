@@ -240,3 +240,9 @@ export const LSP_HOVER_MAX_CHARS = 4_000;
 export const EDIT_DIAGNOSTICS_MAX_LINES = 10;
 /** Edit diagnostics: how long an edit waits for the server's diagnostics of the new content. */
 export const EDIT_DIAGNOSTICS_TIMEOUT_MS = 5_000;
+/**
+ * lsp: a document that had no diagnostics, changed since, is taken to still have none once the
+ * server published nothing (for any document) for this long: typescript-language-server does not
+ * publish diagnostics that stay empty.
+ */
+export const LSP_UNCHANGED_QUIET_MS = 1_500;

@@ -7,7 +7,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { pathToFileURL } from "node:url";
 import type * as Protocol from "vscode-languageserver-protocol";
 import type { Diagnostic, InitializeResult } from "vscode-languageserver-protocol";
-import { LSP_DIAGNOSTICS_SETTLE_MS, LSP_SHUTDOWN_GRACE_MS, LSP_STDERR_KEEP_CHARS } from "../limits.js";
+import { LSP_DIAGNOSTICS_SETTLE_MS, LSP_UNCHANGED_QUIET_MS, LSP_SHUTDOWN_GRACE_MS, LSP_STDERR_KEEP_CHARS } from "../limits.js";
 import { ToolError } from "../errors.js";
 
 type Lsp = typeof import("vscode-languageserver-protocol/node.js");
@@ -38,6 +38,10 @@ interface DocState {
   publishedSinceChange: number;
   /** When the last publish arrived (performance.now()). */
   lastPublish: number;
+  /** When rt last changed it. */
+  changedAt: number;
+  /** It had no diagnostics when rt last changed it. */
+  emptyBeforeChange: boolean;
 }
 
 export function fileUri(abs: string): string {
@@ -51,6 +55,8 @@ export class LspClient {
   private diagnostics = new Map<string, Diagnostic[]>();
   private listeners = new Set<() => void>();
   private stderrTail = "";
+  /** When the server last published diagnostics for any document. */
+  private lastAnyPublish = 0;
   private exitHandlers: Array<(why: string) => void> = [];
   capabilities: InitializeResult["capabilities"] = {};
   /** Set once the process is gone (crashed, killed or shut down): why. */
@@ -101,6 +107,7 @@ export class LspClient {
     this.conn = lsp.createProtocolConnection(new lsp.StreamMessageReader(child.stdout!), new lsp.StreamMessageWriter(child.stdin!));
     this.conn.onNotification(lsp.PublishDiagnosticsNotification.type, (p) => {
       this.diagnostics.set(p.uri, p.diagnostics);
+      this.lastAnyPublish = performance.now();
       const doc = this.docs.get(p.uri);
       if (doc) {
         doc.publishedSinceChange++;
@@ -199,12 +206,14 @@ export class LspClient {
     const doc = this.docs.get(uri);
     if (doc && doc.text === text) return false;
     if (!doc) {
-      this.docs.set(uri, { version: 1, text, publishedSinceChange: 0, lastPublish: 0 });
+      this.docs.set(uri, { version: 1, text, publishedSinceChange: 0, lastPublish: 0, changedAt: performance.now(), emptyBeforeChange: false });
       await this.conn.sendNotification(lsp.DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId, version: 1, text } });
     } else {
       doc.version++;
       doc.text = text;
       doc.publishedSinceChange = 0;
+      doc.changedAt = performance.now();
+      doc.emptyBeforeChange = this.diagnostics.get(uri)?.length === 0;
       this.diagnostics.delete(uri);
       await this.conn.sendNotification(lsp.DidChangeTextDocumentNotification.type, { textDocument: { uri, version: doc.version }, contentChanges: [{ text }] });
     }
@@ -240,11 +249,20 @@ export class LspClient {
       const doc = this.docs.get(uri);
       const now = performance.now();
       if (doc && doc.publishedSinceChange > 0 && now - doc.lastPublish >= LSP_DIAGNOSTICS_SETTLE_MS) return this.diagnostics.get(uri) ?? [];
+      // typescript-language-server publishes nothing when a document's diagnostics stay empty:
+      // a document that had none, after the server went quiet for a while since the change, still has none.
+      const quietSince = doc ? Math.max(doc.changedAt, this.lastAnyPublish) : 0;
+      if (doc && doc.publishedSinceChange === 0 && doc.emptyBeforeChange && now - quietSince >= LSP_UNCHANGED_QUIET_MS) return [];
       if (now >= deadline) {
         if (doc && doc.publishedSinceChange > 0) return this.diagnostics.get(uri) ?? [];
         throw new ToolError(`${this.launch.name} language server published no diagnostics for the file within ${timeoutMs / 1000}s`, { lsp_timeout: true });
       }
-      const wait = doc && doc.publishedSinceChange > 0 ? Math.max(1, LSP_DIAGNOSTICS_SETTLE_MS - (now - doc.lastPublish)) : deadline - now;
+      const wait =
+        doc && doc.publishedSinceChange > 0
+          ? Math.max(1, LSP_DIAGNOSTICS_SETTLE_MS - (now - doc.lastPublish))
+          : doc?.emptyBeforeChange
+            ? Math.max(1, LSP_UNCHANGED_QUIET_MS - (now - quietSince))
+            : deadline - now;
       await new Promise<void>((resolve) => {
         const t = setTimeout(done, Math.min(wait, deadline - now));
         function done() {

@@ -55,6 +55,12 @@ test("TypeScript: a clean file has no diagnostics; an edit that introduces a typ
   assert.equal(clean.success, true, clean.error);
   assert.equal(clean.output, "no diagnostics in src/main.ts");
   assert.equal(clean.server_started, true);
+  // A change that keeps the file clean: typescript-language-server publishes nothing for it; the answer still comes, well before the request timeout.
+  fs.appendFileSync(path.join(root, "src/main.ts"), "// a comment\n");
+  const t0 = performance.now();
+  const stillClean = await callTool(w, "lsp", { operation: "diagnostics", path: "src/main.ts" });
+  assert.equal(stillClean.output, "no diagnostics in src/main.ts");
+  assert.ok(performance.now() - t0 < 10_000);
   // The agent's way of calling (edit diagnostics on): the edit's result names the error it introduced.
   const edit = await callTool(w, "edit", { path: "src/main.ts", old_string: "const total: number = add(1, 2);", new_string: 'const total: string = add(1, 2);' }, { editDiagnostics: true });
   assert.equal(edit.success, true, edit.error);
