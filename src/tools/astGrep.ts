@@ -99,8 +99,9 @@ export const astGrepTool = defineTool({
       })
       .strict(),
   readOnly: false,
-  editing: true,
-  // Search only reads; a rewrite in safe-read-only is refused by the handler unless it is a dry run.
+  // Not an `editing` tool: it searches too, and is offered in safe-read-only, where the handler
+  // refuses an applied rewrite (dry runs and searches work). RT_ENABLE_SWE=0 turns it off as a SWE tool.
+  swe: true,
   enforcesReadOnly: true,
   async handler(args, ctx) {
     const { workspace, signal } = ctx;
