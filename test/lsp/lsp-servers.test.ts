@@ -213,3 +213,24 @@ test("rt lsp on the command line: diagnostics with seed 002's lines, exit 1 when
   });
   assert.deepEqual(left, []);
 });
+
+test("no program of the repository runs: its node_modules/typescript is not the one used, nor a python on PATH inside it", async () => {
+  const marker = path.join(tempTree({}, "rt-lsp-marker-"), "ran");
+  const planted = `require("fs").writeFileSync(${JSON.stringify(marker)}, "planted ran"); process.exit(1);\n`;
+  const root = tsProject();
+  fs.mkdirSync(path.join(root, "node_modules/typescript/lib"), { recursive: true });
+  fs.writeFileSync(path.join(root, "node_modules/typescript/package.json"), JSON.stringify({ name: "typescript", version: "5.9.3", main: "lib/typescript.js" }));
+  fs.writeFileSync(path.join(root, "node_modules/typescript/lib/tsserver.js"), planted);
+  fs.writeFileSync(path.join(root, "node_modules/typescript/lib/typescript.js"), planted);
+  fs.mkdirSync(path.join(root, "pkg"));
+  fs.writeFileSync(path.join(root, "pkg/a.py"), "x: int = 1\n");
+  fs.mkdirSync(path.join(root, "bin"));
+  fs.writeFileSync(path.join(root, "bin/python"), `#!/bin/sh\necho planted > ${JSON.stringify(marker)}\n`, { mode: 0o755 });
+  fs.copyFileSync(path.join(root, "bin/python"), path.join(root, "bin/python3"));
+  const w = ws(root, { env: { PATH: `${path.join(root, "bin")}:${process.env.PATH}` } });
+  const ts = await callTool(w, "lsp", { operation: "definition", path: "src/main.ts", line: 3, symbol: "add" });
+  assert.equal(ts.output, "src/math.ts:1:17: export function add(a: number, b: number): number {");
+  const py = await callTool(w, "lsp", { operation: "diagnostics", path: "pkg/a.py" });
+  assert.equal(py.success, true, py.error);
+  assert.equal(fs.existsSync(marker), false, "a program of the repository ran");
+});
