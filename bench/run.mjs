@@ -5,7 +5,7 @@
 //
 //   npm run bench                 builds, then runs everything (a few minutes)
 //   node bench/run.mjs --rounds 3 fewer rounds (a quick look; noisier)
-//   node bench/run.mjs --only grep,small   (groups: small, large, large-edit, grep, tools, ids, edit, edit-speed, mcp, sandbox)
+//   node bench/run.mjs --only grep,small   (groups: small, large, large-edit, grep, tools, ids, edit, edit-speed, mcp, sandbox, lsp)
 //
 // Data is generated once into bench/data/ (gitignored) and reused; see data.mjs.
 import fs from "node:fs";
@@ -586,6 +586,32 @@ async function benchSandbox() {
   }
 }
 
+/** The lsp tool's diagnostics of rt's own src/ (issue 17): bench/lsp.mjs, against `tsc --noEmit` on the same files. */
+async function benchLsp() {
+  log("lsp: `lsp diagnostics src` (first call, server start included; then warm, after a one-file change) against `tsc --noEmit -p .` (bench/lsp.mjs)");
+  const { runLsp } = await import("./lsp.mjs");
+  const r = runLsp({ rounds: ROUNDS ?? 5, log });
+  const same = r.errors === r.tscErrors && r.warmErrors === r.tscErrors;
+  row({
+    name: `first \`lsp diagnostics src\` of a process on rt's own src/ (${r.files} files; typescript-language-server started, every file opened; ${r.errors} errors, tsc finds ${r.tscErrors})`,
+    rt: r.cold,
+    ref: "`tsc --noEmit -p .` on the same files, a fresh process",
+    refTime: r.tsc,
+    ratio: r.cold / r.tsc,
+    target: "<= 2x, same errors",
+    pass: r.cold / r.tsc <= 2 && same,
+  });
+  row({
+    name: "warm `lsp diagnostics src` in the same process after one file changed (the server re-checks; answered from its state)",
+    rt: r.warm,
+    ref: "`tsc --noEmit -p .`",
+    refTime: r.tsc,
+    ratio: r.warm / r.tsc,
+    target: "<= 0.5x, same errors",
+    pass: r.warm / r.tsc <= 0.5 && same,
+  });
+}
+
 /** Sections of BENCHMARKS.md written by benchmarks that have their own (after the table). */
 const sections = [];
 
@@ -708,4 +734,5 @@ if (wanted("edit")) benchEditRobustness();
 if (wanted("edit-speed")) await benchEditSpeed();
 if (wanted("mcp")) await benchMcpLoad();
 if (wanted("sandbox")) await benchSandbox();
+if (wanted("lsp")) await benchLsp();
 writeReport(startedAt, load0);

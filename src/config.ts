@@ -104,6 +104,30 @@ export const ProviderConfigSchema = z.looseObject({
   idle_timeout_ms: z.number().int().positive().max(PROVIDER_TIMEOUT_MAX_MS).optional(),
 });
 
+/** Language servers (issue 17): servers of the user's choosing, and the lsp tool's timings. */
+export const LspConfigSchema = z.looseObject({
+  /** Servers by name: the program, its arguments, the file extensions it serves (".go"); they win over rt's own for those extensions. */
+  servers: z
+    .record(
+      z.string().regex(/^[A-Za-z0-9_.-]+$/, "server names use letters, digits, _ . -"),
+      z.looseObject({
+        command: z.string().min(1),
+        args: z.array(z.string()).optional(),
+        extensions: z.array(z.string().regex(/^\.[A-Za-z0-9_.+-]+$/, 'extensions look like ".go"')).min(1),
+        /** The LSP language id of its documents (default: the extension without its dot). */
+        language_id: z.string().min(1).optional(),
+        initialization_options: z.unknown().optional(),
+      }),
+    )
+    .optional(),
+  /** After an edit, add the errors it introduced when a server for the file is running (default: on in the agent, off in the CLI). */
+  edit_diagnostics: z.boolean().optional(),
+  /** A server unused this long is shut down. */
+  idle_timeout_ms: z.number().int().positive().max(PROVIDER_TIMEOUT_MAX_MS).optional(),
+  /** Each request (and a server's start) fails after this long. */
+  request_timeout_ms: z.number().int().positive().max(PROVIDER_TIMEOUT_MAX_MS).optional(),
+});
+
 export const RtConfigSchema = z.looseObject({
   /** The agent's model, "provider/model" ("ollama/qwen2.5-coder:7b", "anthropic/claude-sonnet-4-5"); --model overrides it. */
   model: z.string().min(1).optional(),
@@ -113,6 +137,8 @@ export const RtConfigSchema = z.looseObject({
   databases: z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/, "connection names use letters, digits, _ . -"), DatabaseConfigSchema).optional(),
   /** The connection used when a call names none and several are configured. */
   default_database: z.string().optional(),
+  /** Language servers for the lsp tool (issue 17). */
+  lsp: LspConfigSchema.optional(),
 });
 
 export type DatabaseConfig = z.infer<typeof DatabaseConfigSchema>;

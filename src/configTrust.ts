@@ -275,6 +275,12 @@ export const PROJECT_KEY_RULES: readonly KeyRule[] = [
   { key: "hooks", verdict: "untrusted", why: "hooks run programs" },
   { key: "tools", verdict: "untrusted", why: "custom tools run programs" },
   { key: "agents", verdict: "untrusted", why: "agents carry their own prompts, tools and models" },
+  // Language servers (issue 17).
+  { key: "lsp", verdict: "descend", why: "decided per setting" },
+  { key: "lsp.servers", verdict: "untrusted", why: "a language server is a program: the repository would choose what rt runs" },
+  { key: "lsp.edit_diagnostics", verdict: "harmless", why: "only adds the errors an edit introduced to its result" },
+  { key: "lsp.idle_timeout_ms", verdict: "harmless", why: "how long an idle server lives (servers start only when the lsp tool is used)" },
+  { key: "lsp.request_timeout_ms", verdict: "harmless", why: "how long a request may wait" },
 ];
 
 function matches(pattern: string[], keyPath: string[]): boolean {

@@ -201,6 +201,51 @@ export const TRUST_NOTICE_MAX_KEYS = 12;
 /** Undo: rt keeps the newest this many edits of each file in its journal (repeated undos walk back through them). */
 export const JOURNAL_KEEP = 50;
 
+// Code intelligence (issue 17: symbols, ast_grep, lsp).
+/** symbols: files larger than this are not outlined (a parse of more takes seconds). */
+export const SYMBOLS_MAX_FILE_BYTES = 8 * 1024 * 1024;
+/** symbols: one file's parse gives up after this long. */
+export const SYMBOLS_PARSE_TIMEOUT_MS = 10_000;
+/** symbols --grep: definitions listed at most. */
+export const SYMBOLS_GREP_CAP = 200;
+/** symbols --grep: files parsed at most (those whose text contains the name). */
+export const SYMBOLS_GREP_MAX_FILES = 2_000;
+/** symbols: entries listed for one file at most. */
+export const SYMBOLS_FILE_CAP = 2_000;
+/** ast_grep: matches listed at most (the count still covers them all). */
+export const AST_GREP_DEFAULT_CAP = 200;
+/** ast_grep: files searched at most under one path. */
+export const AST_GREP_MAX_FILES = 20_000;
+/** ast_grep: a meta-variable's text shown after a match is cut at this many characters. */
+export const AST_GREP_VAR_MAX_CHARS = 80;
+/** lsp: a server unused this long is shut down (`lsp.idle_timeout_ms`). */
+export const LSP_IDLE_TIMEOUT_MS = 5 * 60 * 1000;
+/** lsp: a request (and a server's start) fails after this long (`lsp.request_timeout_ms`). */
+export const LSP_REQUEST_TIMEOUT_MS = 60_000;
+/** lsp: diagnostics are taken once the server published nothing new for this long (servers publish syntax, then semantic results). */
+export const LSP_DIAGNOSTICS_SETTLE_MS = 250;
+/** lsp: shutdown waits this long for a server to exit before killing it. */
+export const LSP_SHUTDOWN_GRACE_MS = 2_000;
+/** lsp: the end of a server's stderr kept to explain a crash. */
+export const LSP_STDERR_KEEP_CHARS = 4_000;
+/** lsp: a server that crashed is restarted at most this many times a minute. */
+export const LSP_MAX_RESTARTS_PER_MINUTE = 3;
+/** lsp: diagnostics of a directory cover at most this many files. */
+export const LSP_DIRECTORY_MAX_FILES = 300;
+/** lsp: locations and symbols listed at most. */
+export const LSP_MAX_RESULTS = 200;
+/** lsp: a hover's text is cut at this many characters. */
+export const LSP_HOVER_MAX_CHARS = 4_000;
+/** Edit diagnostics: at most this many new errors are added to an edit's result. */
+export const EDIT_DIAGNOSTICS_MAX_LINES = 10;
+/** Edit diagnostics: how long an edit waits for the server's diagnostics of the new content. */
+export const EDIT_DIAGNOSTICS_TIMEOUT_MS = 5_000;
+/**
+ * lsp: a document that had no diagnostics, changed since, is taken to still have none once the
+ * server published nothing (for any document) for this long: typescript-language-server does not
+ * publish diagnostics that stay empty.
+ */
+export const LSP_UNCHANGED_QUIET_MS = 1_500;
 // ---- notebooks (read of .ipynb)
 /** Characters of one cell output read shows; the rest is cut with a note. */
 export const NOTEBOOK_OUTPUT_MAX_CHARS = 4000;

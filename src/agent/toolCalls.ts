@@ -204,7 +204,7 @@ async function runOne(ctx: LoopContext, checked: CheckedCall, sink: (ev: AgentEv
     finish(false, INTERRUPTED_RESULT, "interrupted");
     return;
   }
-  const result = prepared.ok ? await runPreparedCall(prepared.call, signal ? { signal } : {}) : prepared.refusal;
+  const result = prepared.ok ? await runPreparedCall(prepared.call, { ...(signal ? { signal } : {}), editDiagnostics: true }) : prepared.refusal;
   const { text, saved } = fitToolOutput(ctx.workspace, resultText(result), ctx.limits.toolOutputMaxChars, { sessionId: ctx.history.log.id, callId: c.id });
   finish(result.success, text, result.success ? undefined : (result.error ?? "failed"), saved);
 }

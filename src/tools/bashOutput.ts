@@ -9,9 +9,7 @@ import { formatDuration, labelledOutput, statusLine } from "../shell/format.js";
 export const bashOutputTool = defineTool({
   name: "bash_output",
   aliases: ["BashOutput"],
-  description: `Read what a background shell (started by bash with background: true) printed since the last bash_output call, and whether it is still running (with its exit code once it ended).
-- filter: a regular expression; only the lines matching it are returned (the others are consumed, not kept for later).
-- Output over ${BASH_MAX_OUTPUT_BYTES / 1024} KB per stream is cut keeping head and tail.`,
+  description: `What a background shell (bash with background: true) printed since the last bash_output, and whether it still runs (else its exit code). filter: only lines matching this regex (the others are consumed). Over ${BASH_MAX_OUTPUT_BYTES / 1024} KB per stream keeps head and tail.`,
   schema: () => z
     .object({
       id: z.string().min(1).describe("The id bash returned, e.g. bash_1"),

@@ -10,7 +10,7 @@ export const editTool = defineTool({
   aliases: ["str_replace"],
   brief: `Replace old_string, copied exactly from the file and found once, with new_string.`,
   description: `Replace old_string with new_string in a file. old_string must identify exactly one place (include a few surrounding lines to make it unique), unless replace_all: true.
-If the exact text is not found, rt tries, in order and still requiring a unique match: ignoring trailing whitespace; ignoring whitespace at line ends; folding Unicode punctuation (curly quotes, dashes, non-breaking spaces); undoing doubled escapes in old_string; a uniform indentation shift; blanks inside lines; line numbers copied from a listing; a near-identical region (similarity >= 0.95, clearly the best). Lines new_string repeats from old_string keep the file's text. The result names the tier used.
+If the exact text is not found, rt tolerates, still requiring one unique match: whitespace at line ends, Unicode punctuation (curly quotes, dashes), doubled escapes, an indentation shift, line numbers copied from a listing, a near-identical region. Lines new_string repeats from old_string keep the file's text. The result names the tier used.
 Placeholders such as "// ... existing code ..." standing for lines of old_string are refused: give the full text.
 Errors say why: not found (with the closest region and its first differing line — re-read the file), several matches (with their line numbers — add context), or new_string already present. For edits by line number or line ID, use edit_lines.`,
   schema: () =>

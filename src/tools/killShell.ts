@@ -8,7 +8,7 @@ export const killShellTool = defineTool({
   name: "kill_shell",
   aliases: ["KillShell"],
   description:
-    "End a background shell started by bash with background: true: its whole process group is killed (SIGTERM, then SIGKILL). Output it printed and nobody read is returned by a last bash_output call.",
+    "End a background shell (bash with background: true): its process group gets SIGTERM, then SIGKILL. Unread output stays for one last bash_output.",
   schema: () => z
     .object({
       id: z.string().min(1).describe("The id bash returned, e.g. bash_1"),

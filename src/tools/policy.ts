@@ -11,11 +11,18 @@ import type { z } from "zod";
 import type { Workspace } from "../workspace/workspace.js";
 import { findTool, jsonSchemaOf, toolNames } from "./registry.js";
 import { ToolError, type Tool, type ToolProgress, type ToolResult } from "./types.js";
+import { lspActive } from "../lsp/active.js";
 
 export interface CallOptions {
   signal?: AbortSignal;
   /** Progress of a long call (bash output as it comes, grep's matches so far). */
   onProgress?: (progress: ToolProgress) => void;
+  /**
+   * After an edit, add the errors it introduced when a language server for the
+   * file runs (src/lsp/editDiagnostics.ts): the face's default, which
+   * `lsp.edit_diagnostics` in the configuration overrides. The agent turns it on.
+   */
+  editDiagnostics?: boolean;
 }
 
 function usageError(error: string, metadata: Record<string, unknown> = {}): ToolResult {
@@ -171,7 +178,11 @@ export async function runPreparedCall(call: PreparedCall, opts: CallOptions = {}
   if (!preparedCalls.has(call)) throw new Error("runPreparedCall takes only a call returned by prepareCall");
   const { tool, workspace } = call;
   try {
-    return await tool.handler(call.args, { workspace, signal: opts.signal, ...(opts.onProgress ? { onProgress: opts.onProgress } : {}) });
+    // Edit diagnostics (issue 17): only once a language server ran in this process.
+    const hook = tool.editing && lspActive() ? await import("../lsp/editDiagnostics.js") : undefined;
+    const baseline = hook ? await hook.before(workspace, call.args.path, opts.editDiagnostics === true) : undefined;
+    const result = await tool.handler(call.args, { workspace, signal: opts.signal, ...(opts.onProgress ? { onProgress: opts.onProgress } : {}) });
+    return hook && baseline ? await hook.after(workspace, baseline, result) : result;
   } catch (e) {
     if (e instanceof ToolError) return { success: false, output: "", error: e.message, error_type: "tool", ...e.metadata };
     const err = e as NodeJS.ErrnoException;

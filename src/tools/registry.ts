@@ -41,6 +41,10 @@ const ENTRIES: readonly ToolEntry[] = [
   { name: "bash_output", aliases: ["BashOutput"], readOnly: false, load: () => m.bashOutput().bashOutputTool },
   { name: "kill_shell", aliases: ["KillShell"], readOnly: false, load: () => m.killShell().killShellTool },
   { name: "write_output", aliases: [], readOnly: false, load: () => m.writeOutput().writeOutputTool },
+  // Code intelligence (issue 17).
+  { name: "symbols", aliases: ["outline"], readOnly: true, load: () => m.symbols().symbolsTool },
+  { name: "ast_grep", aliases: ["ast_search"], readOnly: false, load: () => m.astGrep().astGrepTool },
+  { name: "lsp", aliases: ["LSP"], readOnly: true, load: () => m.lsp().lspTool },
   { name: "notebook_edit", aliases: ["NotebookEdit"], readOnly: false, load: () => m.notebookEdit().notebookEditTool },
 ];
 

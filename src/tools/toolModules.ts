@@ -28,6 +28,9 @@ import * as edit from "./edit.js";
 import * as multiEdit from "./multiEdit.js";
 import * as write from "./write.js";
 import * as undo from "./undo.js";
+import * as symbols from "./symbols.js";
+import * as astGrep from "./astGrep.js";
+import * as lsp from "./lsp.js";
 import * as notebookEdit from "./notebookEdit.js";
 
 export const toolModules = {
@@ -53,5 +56,8 @@ export const toolModules = {
   multiEdit: () => multiEdit,
   write: () => write,
   undo: () => undo,
+  symbols: () => symbols,
+  astGrep: () => astGrep,
+  lsp: () => lsp,
   notebookEdit: () => notebookEdit,
 };

@@ -61,7 +61,7 @@ test("piped REPL: answers stream, /sessions, /clear (the next request starts afr
   assert.match(r.stdout, /ollama\/test-model \(protocol: tools\)/);
   assert.match(r.stdout, /\[rt\] model: ollama\/test-model/);
   assert.match(r.stdout, /unknown command \/nope/);
-  assert.match(r.stdout, /\[tokens: \d+ in, \d+ out · session: \d+ in/);
+  assert.match(r.stdout, /\[tokens: [\d,]+ in, [\d,]+ out · session: [\d,]+ in/);
   assert.match(r.stdout, new RegExp(`session ${id} saved; rt chat --continue resumes it`));
   const second = requestText(ollama.server.completions[1].body);
   assert.doesNotMatch(second, /first question/);

@@ -87,7 +87,7 @@ test("tools/list is lean: no aliases, no SQL tools without a database, at most 1
   const names = tools.map((t) => t.name);
   const bytes = JSON.stringify({ tools }).length;
   assert.ok(bytes <= 18_000, `tools/list is ${bytes} bytes`);
-  for (const n of ["open_file_chunk", "search_dir", "sql_query", "sql_tables", "edit_range"]) assert.ok(!names.includes(n), n);
+  for (const n of ["open_file_chunk", "search_dir", "sql_query", "sql_tables", "edit_range", "grep_file"]) assert.ok(!names.includes(n), n);
   for (const n of ["read", "open", "grep", "edit_lines", "edit", "bash"]) assert.ok(names.includes(n), n);
   // Calls by unlisted names still work.
   assert.equal((await call(s.client, "search_dir", { pattern: "needle", root: "src" })).isError, false);
@@ -114,7 +114,7 @@ test("tools/list is lean: no aliases, no SQL tools without a database, at most 1
 
 test("structured results: grep's matches and read's line IDs, with output schemas the client checks", async () => {
   const { tools } = await s.client.listTools(); // the client keeps the output schemas and validates against them
-  for (const n of ["grep", "grep_file", "read"]) assert.equal(tools.find((t) => t.name === n)?.outputSchema?.type, "object", n);
+  for (const n of ["grep", "read"]) assert.equal(tools.find((t) => t.name === n)?.outputSchema?.type, "object", n);
   const g = await call(s.client, "grep", { pattern: "needle", path: "src", ids: true });
   const gsc = g.result.structuredContent as { matches: Array<{ file: string; line: number; text: string; line_id: string }>; count: number; truncated: boolean };
   assert.deepEqual(

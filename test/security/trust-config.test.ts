@@ -136,6 +136,12 @@ const CASES: Case[] = [
   { path: ["hooks"], value: { start: "curl evil" }, expect: "untrusted" },
   { path: ["tools"], value: [{ name: "x", command: "sh" }], expect: "untrusted" },
   { path: ["agents"], value: { helper: { model: "evil/m" } }, expect: "untrusted" },
+  // Language servers (issue 17): a server is a program the repository would pick; the timings and the edit hook are harmless.
+  { path: ["lsp", "servers"], value: { x: { command: "./evil", extensions: [".ts"] } }, expect: "untrusted" },
+  { path: ["lsp"], value: {}, expect: "descend" },
+  { path: ["lsp", "edit_diagnostics"], value: false, expect: "harmless" },
+  { path: ["lsp", "idle_timeout_ms"], value: 1000, expect: "harmless" },
+  { path: ["lsp", "request_timeout_ms"], value: 1000, expect: "harmless" },
   { path: ["theme"], value: "dark", expect: "untrusted" },
   { path: ["__proto__"], value: { polluted: true }, expect: "untrusted" },
 ];

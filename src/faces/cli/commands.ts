@@ -343,6 +343,78 @@ export const COMMANDS: CommandSpec[] = [
       return { tool: "bash", args: { command, ...pick(opts, { timeout: "timeout" }), ...(dir !== undefined && dir !== "." ? { working_dir: dir } : {}) } };
     },
   },
+  // Code intelligence (issue 17).
+  {
+    name: "symbols",
+    synopsis: "rt symbols PATH | rt symbols --grep NAME [DIR]",
+    summary: "outline a file (classes, functions, methods with line ranges and line IDs), or find where NAME is defined",
+    options: { grep: { type: "string", help: "list the definitions whose name contains NAME (Class.method works)" } },
+    argNames: flagNames({ grep: "grep" }, { path: "PATH" }),
+    toCall(pos, opts, where) {
+      noExtra(pos, 1);
+      if (typeof opts.grep === "string") {
+        const dir = pos[0] !== undefined ? where.path(pos[0]) : where.here;
+        return { tool: "symbols", args: { grep: opts.grep, ...(dir !== undefined && dir !== "." ? { path: dir } : {}) } };
+      }
+      need(pos, ["PATH"]);
+      return { tool: "symbols", args: { path: where.path(pos[0]) } };
+    },
+  },
+  {
+    name: "ast-grep",
+    synopsis: "rt ast-grep PATTERN [PATH] [--lang L] [--rewrite R [--apply]] [--limit N]",
+    summary: "structural search with an ast-grep pattern ($X one node, $$$X many): path:line: text; with --rewrite, the diff (--apply writes it)",
+    options: {
+      lang: { type: "string", help: "language of the pattern (default: from the file names)" },
+      rewrite: { type: "string", help: "replacement for each match; may use the pattern's $VARs" },
+      apply: { type: "boolean", help: "write the rewrite (default: show the diff only)" },
+      limit: { type: "string", integer: true, min: 1, help: "matches shown (default 200)" },
+    },
+    argNames: flagNames({ lang: "lang", rewrite: "rewrite", limit: "limit" }, { pattern: "PATTERN", path: "PATH" }),
+    toCall(pos, opts, where) {
+      need(pos, ["PATTERN"]);
+      noExtra(pos, 2);
+      if (opts.apply && opts.rewrite === undefined) throw new UsageError("--apply needs --rewrite: there is nothing to write without one");
+      const target = pos[1] !== undefined ? where.path(pos[1]) : where.here;
+      return {
+        tool: "ast_grep",
+        args: {
+          pattern: pos[0],
+          ...(target !== undefined && target !== "." ? { path: target } : {}),
+          ...pick(opts, { lang: "lang", rewrite: "rewrite", limit: "limit" }),
+          ...(opts.rewrite !== undefined ? { dry_run: opts.apply !== true } : {}),
+        },
+      };
+    },
+  },
+  {
+    name: "lsp",
+    synopsis: "rt lsp diagnostics PATH | rt lsp definition|references|hover PATH LINE COLUMN|SYMBOL | rt lsp symbols PATH | rt lsp workspace_symbols QUERY [PATH]",
+    summary: "ask a language server (TypeScript/JavaScript, Python, configured ones); diagnostics print path:line:col: severity: message and exit 1 when there are errors",
+    options: {},
+    argNames: { operation: "OPERATION", path: "PATH", line: "LINE", column: "COLUMN", symbol: "SYMBOL", query: "QUERY" },
+    toCall(pos, _opts, where) {
+      need(pos, ["OPERATION"]);
+      const operation = pos[0].replace(/-/g, "_");
+      if (operation === "workspace_symbols") {
+        need(pos, ["OPERATION", "QUERY"]);
+        noExtra(pos, 3);
+        return { tool: "lsp", args: { operation, query: pos[1], ...(pos[2] !== undefined ? { path: where.path(pos[2]) } : {}) } };
+      }
+      need(pos, ["OPERATION", "PATH"]);
+      noExtra(pos, 4);
+      const args: Record<string, unknown> = { operation, path: where.path(pos[1]) };
+      if (pos[2] !== undefined) {
+        if (!/^\d+$/.test(pos[2])) throw new UsageError(`LINE must be a line number, not "${pos[2]}"`);
+        args.line = Number(pos[2]);
+      }
+      if (pos[3] !== undefined) {
+        if (/^\d+$/.test(pos[3])) args.column = Number(pos[3]);
+        else args.symbol = pos[3];
+      }
+      return { tool: "lsp", args };
+    },
+  },
   {
     name: "call",
     synopsis: "rt call TOOL [--args JSON] | rt call --batch",

@@ -457,7 +457,8 @@ async function runToolCommand(spec: CommandSpec, workspace: Workspace, parsed: P
     }
   }
   if (text) io.stdout(text.endsWith("\n") ? text : `${text}\n`);
-  return 0;
+  // Like a compiler: lsp diagnostics that found errors exit 1 (issue 17).
+  return call.tool === "lsp" && typeof result.errors === "number" && result.errors > 0 ? 1 : 0;
 }
 
 const BINARY_NOTE = /^(\x1b\[[0-9;]*m)?\(\d+ binary files? with matches not shown/;
