@@ -3,3 +3,5 @@
 declare module "oracledb";
 declare module "vertica-nodejs";
 declare module "pg-cursor";
+// turndown's GFM plugin ships no types: rt uses its `gfm` plugin function (web/htmlToMarkdown.ts).
+declare module "turndown-plugin-gfm";
