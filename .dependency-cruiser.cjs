@@ -6,7 +6,7 @@
 //   ui        src/ui/                                (terminal rendering, prompts, chat)
 //   agent     src/agent/                             (the loop, providers, sessions)
 //   tools     src/tools/                             (the registry: one file per tool)
-//   services  src/workspace/, src/edit/, src/shell/, src/db/, src/lsp/
+//   services  src/workspace/, src/edit/, src/shell/, src/db/, src/lsp/, src/web/
 //   base      src/parsers/ and the top-level modules (config, limits, errors, ...)
 //
 // Within services, src/edit/ is the pure editing engine: it reads text and
@@ -16,7 +16,7 @@ const LAYERS = [
   { name: "ui", path: "^src/ui/" },
   { name: "agent", path: "^src/agent/" },
   { name: "tools", path: "^src/tools/" },
-  { name: "services", path: "^src/(workspace|edit|shell|db|lsp)/" },
+  { name: "services", path: "^src/(workspace|edit|shell|db|lsp|web)/" },
   { name: "base", path: "^src/(parsers/|[^/]+\\.ts$)" },
 ];
 

@@ -128,6 +128,30 @@ export const LspConfigSchema = z.looseObject({
   request_timeout_ms: z.number().int().positive().max(PROVIDER_TIMEOUT_MAX_MS).optional(),
 });
 
+const domainList = z.array(z.string().regex(/^(\*\.)?[A-Za-z0-9.-]+$/, 'domains look like "example.com" (subdomains included)')).optional();
+
+/** web_fetch and web_search (issue 16). */
+export const WebConfigSchema = z.looseObject({
+  /** Only these domains (and their subdomains) are fetched, when set. */
+  allowed_domains: domainList,
+  /** Never fetched. */
+  blocked_domains: domainList,
+  /** Let web_fetch reach private, loopback and link-local addresses (off: a fetch cannot reach the user's own network). */
+  allow_private_addresses: z.boolean().optional(),
+  /** The whole fetch must end within this long (default 30 s). */
+  fetch_timeout_ms: z.number().int().positive().max(PROVIDER_TIMEOUT_MAX_MS).optional(),
+  /** web_search's backend; without one, web_search is not offered. */
+  search: z
+    .looseObject({
+      backend: z.enum(["brave", "tavily", "exa", "searxng"]),
+      /** The environment variable holding the API key (default BRAVE_API_KEY, TAVILY_API_KEY, EXA_API_KEY; SearXNG needs none). */
+      api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
+      /** The backend's address (required for SearXNG: your instance; the others default to their public API). */
+      base_url: z.string().url().optional(),
+    })
+    .optional(),
+});
+
 export const RtConfigSchema = z.looseObject({
   /** The agent's model, "provider/model" ("ollama/qwen2.5-coder:7b", "anthropic/claude-sonnet-4-5"); --model overrides it. */
   model: z.string().min(1).optional(),
@@ -139,6 +163,8 @@ export const RtConfigSchema = z.looseObject({
   default_database: z.string().optional(),
   /** Language servers for the lsp tool (issue 17). */
   lsp: LspConfigSchema.optional(),
+  /** web_fetch and web_search (issue 16). */
+  web: WebConfigSchema.optional(),
 });
 
 export type DatabaseConfig = z.infer<typeof DatabaseConfigSchema>;

@@ -281,6 +281,13 @@ export const PROJECT_KEY_RULES: readonly KeyRule[] = [
   { key: "lsp.edit_diagnostics", verdict: "harmless", why: "only adds the errors an edit introduced to its result" },
   { key: "lsp.idle_timeout_ms", verdict: "harmless", why: "how long an idle server lives (servers start only when the lsp tool is used)" },
   { key: "lsp.request_timeout_ms", verdict: "harmless", why: "how long a request may wait" },
+  { key: "agent.small_model", verdict: "untrusted", why: "a model the project chooses, paid with the user's key" },
+  { key: "web", verdict: "descend", why: "decided per setting" },
+  { key: "web.blocked_domains", verdict: "harmless", why: "only refuses more fetches" },
+  { key: "web.fetch_timeout_ms", verdict: "harmless", why: "how long a fetch may take" },
+  { key: "web.allowed_domains", verdict: "untrusted", why: "a repository could narrow fetches to its own site" },
+  { key: "web.allow_private_addresses", verdict: "untrusted", why: "would let a fetch reach the user's own network" },
+  { key: "web.search", verdict: "untrusted", why: "names an API key variable and the server it is sent to" },
 ];
 
 function matches(pattern: string[], keyPath: string[]): boolean {

@@ -249,3 +249,20 @@ export const LSP_UNCHANGED_QUIET_MS = 1_500;
 // ---- notebooks (read of .ipynb)
 /** Characters of one cell output read shows; the rest is cut with a note. */
 export const NOTEBOOK_OUTPUT_MAX_CHARS = 4000;
+
+// ---- web (web_fetch, web_search: issue 16)
+/** A page fetched this recently is served from the cache. */
+export const WEB_CACHE_TTL_MS = 15 * 60 * 1000;
+/** web_fetch downloads at most this much (after decompression). */
+export const WEB_FETCH_MAX_BYTES = 10 * 1024 * 1024;
+/** The whole fetch (redirects included) must end within this long (web.fetch_timeout_ms overrides it). */
+export const WEB_FETCH_TIMEOUT_MS = 30_000;
+/** The page's Markdown is cut here before the model (or the caller) sees it. */
+export const WEB_FETCH_MAX_MARKDOWN_BYTES = 100 * 1024;
+/** Quotes from a page in web_fetch's answer stay this short (seed 004). */
+export const WEB_FETCH_QUOTE_MAX_CHARS = 125;
+/** web_search results by default, and at most. */
+export const WEB_SEARCH_DEFAULT_RESULTS = 8;
+export const WEB_SEARCH_MAX_RESULTS = 20;
+/** A search backend must answer within this long. */
+export const WEB_SEARCH_TIMEOUT_MS = 20_000;

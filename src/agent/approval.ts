@@ -20,8 +20,13 @@ import type { Tool } from "../tools/types.js";
 export type ApprovalMode = "ask" | "auto-edit" | "auto" | "never" | "plan";
 export const APPROVAL_MODES: readonly ApprovalMode[] = ["ask", "auto-edit", "auto", "never", "plan"];
 
-/** read: changes nothing. edit: changes files through rt (journaled, undoable). command: runs a program. */
-export type ApprovalCategory = "read" | "edit" | "command";
+/**
+ * read: changes nothing. edit: changes files through rt (journaled, undoable).
+ * command: runs a program. network: reads from the network (web_fetch): it
+ * changes nothing, but what it sends (a URL can carry data) leaves the machine,
+ * so the modes that ask, ask once per host.
+ */
+export type ApprovalCategory = "read" | "edit" | "command" | "network";
 
 export type ApprovalAnswer = "yes" | "no" | "always";
 
@@ -42,6 +47,7 @@ export type ApprovalCallback = (req: ApprovalRequest) => Promise<ApprovalAnswer>
 const SHELL_FOLLOW_UPS = new Set(["bash_output", "kill_shell"]);
 
 export function categoryOf(tool: Tool): ApprovalCategory {
+  if (tool.approvalScope) return "network";
   if (tool.readOnly || SHELL_FOLLOW_UPS.has(tool.name)) return "read";
   if (tool.editing || tool.name === "write_output") return "edit";
   return "command";
@@ -52,6 +58,12 @@ export type Decision = "allow" | "ask" | "deny";
 /** The decision table. `always`: the user said "always" for this tool earlier in the session. */
 export function decide(mode: ApprovalMode, category: ApprovalCategory, always: boolean): Decision {
   if (category === "read") return "allow";
+  if (category === "network") {
+    // Read-only, so plan mode may use it too; every mode but auto and never asks once per host.
+    if (mode === "auto") return "allow";
+    if (mode === "never") return "deny";
+    return always ? "allow" : "ask";
+  }
   switch (mode) {
     case "auto":
       return "allow";
@@ -70,7 +82,7 @@ export type Verdict = { ok: true } | { ok: false; reason: string };
 
 /** Whether a mode offers this tool to the model at all (plan mode offers read-only tools only). */
 export function offeredIn(mode: ApprovalMode, tool: Tool): boolean {
-  return mode !== "plan" || categoryOf(tool) === "read";
+  return mode !== "plan" || categoryOf(tool) === "read" || categoryOf(tool) === "network";
 }
 
 export class Approvals {
@@ -91,8 +103,8 @@ export class Approvals {
    * or undefined when the user must be asked. It does not depend on the
    * arguments, so it can come before they are checked.
    */
-  settled(tool: Tool): Verdict | undefined {
-    const decision = decide(this.mode, categoryOf(tool), this.always.has(tool.name));
+  settled(tool: Tool, args?: unknown): Verdict | undefined {
+    const decision = decide(this.mode, categoryOf(tool), this.always.has(alwaysKey(tool, args)));
     if (decision === "allow") return { ok: true };
     if (decision === "deny") {
       return {
@@ -108,7 +120,7 @@ export class Approvals {
 
   /** The verdict on a call; asks the user when the mode says so. Give it checked arguments (policy.prepareCall). */
   async check(tool: Tool, args: unknown, summary: string): Promise<Verdict> {
-    const settled = this.settled(tool);
+    const settled = this.settled(tool, args);
     if (settled) return settled;
     const category = categoryOf(tool);
     if (!this.callback) {
@@ -118,15 +130,29 @@ export class Approvals {
       };
     }
     const answer = await this.callback({ tool: tool.name, category, args, summary });
-    if (answer === "always") this.always.add(tool.name);
+    // A "yes" to a network call covers its host for the session (asked once per host).
+    if (answer === "always" || (answer === "yes" && category === "network")) this.always.add(alwaysKey(tool, args));
     if (answer === "no") return { ok: false, reason: `the user denied ${summary}: it was not run. Do not retry it unchanged; ask the user or take another approach` };
     return { ok: true };
   }
 }
 
+/** What an "always" covers: the tool, or for network tools the tool and the call's scope (its host). */
+function alwaysKey(tool: Tool, args: unknown): string {
+  if (!tool.approvalScope || args === undefined) return tool.name;
+  let scope: string | undefined;
+  try {
+    scope = tool.approvalScope(args as never);
+  } catch {
+    scope = undefined;
+  }
+  return `${tool.name}\0${scope ?? ""}`;
+}
+
 /** A short description of a call for approval prompts and progress lines. */
 export function describeCall(name: string, args: unknown): string {
   const a = (args && typeof args === "object" ? args : {}) as Record<string, unknown>;
+  if (typeof a.url === "string") return `${name} ${a.url.length > 200 ? `${a.url.slice(0, 200)}…` : a.url}`;
   if (typeof a.command === "string") return `${name}: ${a.command.length > 200 ? `${a.command.slice(0, 200)}…` : a.command}`;
   if (typeof a.pattern === "string") return `${name} ${JSON.stringify(a.pattern)}${typeof a.path === "string" ? ` ${a.path}` : ""}`;
   if (typeof a.path === "string") return `${name} ${a.path}`;

@@ -43,6 +43,8 @@ export interface AgentOptions {
   session?: { log: SessionLog; state: SessionState };
   /** The tools offered to the model (agent.tools): every one, or the lean set for small models (toolSet.ts). */
   toolSet?: ToolSetChoice;
+  /** agent.small_model, resolved: the model tools ask (web_fetch); default the session's. */
+  smallModel?: { provider: Provider; model: string; label: string };
 }
 
 export class Agent {
@@ -62,6 +64,7 @@ export class Agent {
         ...(opts.price ? { price: opts.price } : {}),
         ...(opts.contextWindow !== undefined ? { contextWindow: opts.contextWindow } : {}),
       },
+      ...(opts.smallModel ? { smallModel: opts.smallModel } : {}),
       tools: sessionToolSet({ workspace: ws, approval: opts.approval, ...(opts.toolSet ? { choice: opts.toolSet } : {}) }),
       approvals,
       protocol: opts.protocol,

@@ -49,6 +49,8 @@ export interface LoopContext {
   /** Where the tools run. */
   readonly workspace: Workspace;
   model: ModelBinding;
+  /** agent.small_model: what tools ask a model with (web_fetch); the session's model when unset. */
+  readonly smallModel?: ModelBinding;
   readonly tools: AgentToolSet;
   readonly approvals: Approvals;
   /** What the user chose; with "auto", the loop falls back to text mode when the model cannot call tools. */
@@ -68,6 +70,7 @@ export interface LoopContext {
 export interface LoopContextOptions {
   workspace: Workspace;
   model: ModelBinding;
+  smallModel?: ModelBinding;
   tools: AgentToolSet;
   approvals: Approvals;
   protocol: ProtocolChoice;
@@ -100,6 +103,7 @@ export function createLoopContext(o: LoopContextOptions): LoopContext {
   return {
     workspace: o.workspace,
     model: { ...o.model },
+    ...(o.smallModel ? { smallModel: { ...o.smallModel } } : {}),
     tools: o.tools,
     approvals: o.approvals,
     protocolChoice: o.protocol,

@@ -38,6 +38,8 @@ export const AgentSettingsSchema = z
     prices: z.record(z.string(), PriceSchema).optional(),
     /** The tools offered to the model: "default" (all) or "lean" (a few, briefly described, for small local models). */
     tools: z.enum(AGENT_TOOL_SETS as [ToolSetChoice, ...ToolSetChoice[]]).optional(),
+    /** "provider/model" that tools ask (web_fetch applies its prompt to a page with it); default: the session's model. */
+    small_model: z.string().min(1).optional(),
   })
   .strict();
 
@@ -52,6 +54,7 @@ export interface AgentSettings {
   maxOutputTokens?: number;
   prices: Record<string, Price>;
   toolSet: ToolSetChoice;
+  smallModel?: string;
 }
 
 /** The agent section of the merged configuration, validated, with defaults. Throws naming the problem. */
@@ -74,6 +77,7 @@ export function loadAgentSettings(workspace: { root: string; env: NodeJS.Process
     ...(a.max_output_tokens !== undefined ? { maxOutputTokens: a.max_output_tokens } : {}),
     prices: a.prices ?? {},
     toolSet: a.tools ?? "default",
+    ...(a.small_model ? { smallModel: a.small_model } : {}),
   };
 }
 

@@ -5,6 +5,7 @@
 // passed those checks), then run; every result goes into the history as soon
 // as it exists. Read-only calls run in parallel; a call that writes runs alone,
 // in order. AGENT_LOOP_REPEAT_LIMIT identical consecutive calls stop the turn.
+import { modelAsker } from "./askModel.js";
 import type { ToolCall } from "./providers/types.js";
 import type { AgentEvent, Protocol } from "./events.js";
 import { describeCall } from "./approval.js";
@@ -204,7 +205,7 @@ async function runOne(ctx: LoopContext, checked: CheckedCall, sink: (ev: AgentEv
     finish(false, INTERRUPTED_RESULT, "interrupted");
     return;
   }
-  const result = prepared.ok ? await runPreparedCall(prepared.call, { ...(signal ? { signal } : {}), editDiagnostics: true }) : prepared.refusal;
+  const result = prepared.ok ? await runPreparedCall(prepared.call, { ...(signal ? { signal } : {}), editDiagnostics: true, askModel: modelAsker(ctx) }) : prepared.refusal;
   const { text, saved } = fitToolOutput(ctx.workspace, resultText(result), ctx.limits.toolOutputMaxChars, { sessionId: ctx.history.log.id, callId: c.id });
   finish(result.success, text, result.success ? undefined : (result.error ?? "failed"), saved);
 }

@@ -10,7 +10,7 @@
 import type { z } from "zod";
 import type { Workspace } from "../workspace/workspace.js";
 import { findTool, jsonSchemaOf, toolNames } from "./registry.js";
-import { ToolError, type Tool, type ToolProgress, type ToolResult } from "./types.js";
+import { ToolError, type Tool, type ToolContext, type ToolProgress, type ToolResult } from "./types.js";
 import { lspActive } from "../lsp/active.js";
 
 export interface CallOptions {
@@ -23,6 +23,8 @@ export interface CallOptions {
    * `lsp.edit_diagnostics` in the configuration overrides. The agent turns it on.
    */
   editDiagnostics?: boolean;
+  /** A model the tool may ask (ToolContext.askModel): the agent's. */
+  askModel?: ToolContext["askModel"];
 }
 
 function usageError(error: string, metadata: Record<string, unknown> = {}): ToolResult {
@@ -181,7 +183,7 @@ export async function runPreparedCall(call: PreparedCall, opts: CallOptions = {}
     // Edit diagnostics (issue 17): only once a language server ran in this process.
     const hook = tool.editing && lspActive() ? await import("../lsp/editDiagnostics.js") : undefined;
     const baseline = hook ? await hook.before(workspace, call.args.path, opts.editDiagnostics === true) : undefined;
-    const result = await tool.handler(call.args, { workspace, signal: opts.signal, ...(opts.onProgress ? { onProgress: opts.onProgress } : {}) });
+    const result = await tool.handler(call.args, { workspace, signal: opts.signal, ...(opts.onProgress ? { onProgress: opts.onProgress } : {}), ...(opts.askModel ? { askModel: opts.askModel } : {}) });
     return hook && baseline ? await hook.after(workspace, baseline, result) : result;
   } catch (e) {
     if (e instanceof ToolError) return { success: false, output: "", error: e.message, error_type: "tool", ...e.metadata };

@@ -46,6 +46,7 @@ const ENTRIES: readonly ToolEntry[] = [
   { name: "ast_grep", aliases: ["ast_search"], readOnly: false, load: () => m.astGrep().astGrepTool },
   { name: "lsp", aliases: ["LSP"], readOnly: true, load: () => m.lsp().lspTool },
   { name: "notebook_edit", aliases: ["NotebookEdit"], readOnly: false, load: () => m.notebookEdit().notebookEditTool },
+  { name: "web_fetch", aliases: ["WebFetch"], readOnly: true, load: () => m.webFetch().webFetchTool },
 ];
 
 /** The module's tool, after checking it is the one the entry describes. */
@@ -91,6 +92,9 @@ function lazyTool(entry: ToolEntry): Tool {
     },
     get enforcesReadOnly() {
       return real().enforcesReadOnly;
+    },
+    get approvalScope() {
+      return real().approvalScope;
     },
     handler: (args, ctx) => real().handler(args, ctx),
   };

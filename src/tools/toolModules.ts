@@ -32,6 +32,7 @@ import * as symbols from "./symbols.js";
 import * as astGrep from "./astGrep.js";
 import * as lsp from "./lsp.js";
 import * as notebookEdit from "./notebookEdit.js";
+import * as webFetch from "./webFetch.js";
 
 export const toolModules = {
   read: () => read,
@@ -60,4 +61,5 @@ export const toolModules = {
   astGrep: () => astGrep,
   lsp: () => lsp,
   notebookEdit: () => notebookEdit,
+  webFetch: () => webFetch,
 };

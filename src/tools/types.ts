@@ -25,6 +25,19 @@ export interface ToolContext {
   signal?: AbortSignal;
   /** Called with progress while the call runs, when the face can show it (a terminal, an MCP progress token). */
   onProgress?: (progress: ToolProgress) => void;
+  /**
+   * A question to a (small, fast) model, when the face has one: the agent
+   * provides it (agent.small_model, else the session's model); the CLI and MCP
+   * faces do not. web_fetch applies its prompt to a page with it.
+   */
+  askModel?: (question: ModelQuestion) => Promise<string>;
+}
+
+/** What askModel sends: a system prompt and one user message. */
+export interface ModelQuestion {
+  system: string;
+  prompt: string;
+  signal?: AbortSignal;
 }
 
 export interface Tool<S extends z.ZodType = z.ZodType> {
@@ -60,6 +73,12 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
    * transactions, write_output only creates new files in the output directory.
    */
   enforcesReadOnly?: boolean;
+  /**
+   * For tools that reach the network (web_fetch): what one approval covers,
+   * such as the host of the URL. In the approval modes that ask, the user is
+   * asked once per scope; a call the face cannot ask about is refused.
+   */
+  approvalScope?: (args: z.infer<S>) => string | undefined;
   handler: (args: z.infer<S>, ctx: ToolContext) => Promise<ToolResult>;
 }
 

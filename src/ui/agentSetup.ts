@@ -64,6 +64,8 @@ export async function setupAgent(ws: Workspace, flags: Flags, approve?: Approval
   const modelFlag = typeof flags.model === "string" ? flags.model : session?.state.model;
   const resolved = await resolveModel(ws, modelChoice(flags, modelFlag));
   const protocol: ProtocolChoice = protocolFlag ?? settings.protocol ?? session?.state.header.protocol ?? "auto";
+  // agent.small_model: checked like --model, so a wrong name is said at the start, not on first use.
+  const small = settings.smallModel ? await resolveModel(ws, { model: settings.smallModel }) : undefined;
   const agent = new Agent({
     workspace: agentWorkspace(ws),
     provider: resolved.provider,
@@ -81,6 +83,7 @@ export async function setupAgent(ws: Workspace, flags: Flags, approve?: Approval
     ...(settings.maxOutputTokens !== undefined ? { maxOutputTokens: settings.maxOutputTokens } : {}),
     ...(session ? { session } : {}),
     toolSet: settings.toolSet,
+    ...(small ? { smallModel: small } : {}),
   });
   return { agent, settings, resolved, resumed: session !== undefined };
 }

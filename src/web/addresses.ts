@@ -1,0 +1,67 @@
+// Which network addresses web_fetch may reach. A model can be steered (by a
+// page, a file, a prompt) into fetching http://169.254.169.254/ or a service
+// on the user's own machine or network: server-side request forgery. So the
+// addresses a host name resolves to are checked, and the connection is made
+// to the checked address (fetchPage.ts pins it), never resolved again: a DNS
+// answer that changes between check and connect (rebinding) cannot get past.
+import net from "node:net";
+
+const BLOCKED = new net.BlockList();
+for (const [addr, prefix] of [
+  ["0.0.0.0", 8], // "this" network
+  ["10.0.0.0", 8],
+  ["100.64.0.0", 10], // carrier-grade NAT
+  ["127.0.0.0", 8], // loopback
+  ["169.254.0.0", 16], // link-local (cloud metadata services)
+  ["172.16.0.0", 12],
+  ["192.0.0.0", 24],
+  ["192.168.0.0", 16],
+  ["198.18.0.0", 15], // benchmarking
+  ["224.0.0.0", 4], // multicast
+  ["240.0.0.0", 4], // reserved, broadcast
+] as const) {
+  BLOCKED.addSubnet(addr, prefix, "ipv4");
+}
+for (const [addr, prefix] of [
+  ["::", 128],
+  ["::1", 128],
+  ["fc00::", 7], // unique local
+  ["fe80::", 10], // link-local
+  ["ff00::", 8], // multicast
+  ["100::", 64], // discard
+] as const) {
+  BLOCKED.addSubnet(addr, prefix, "ipv6");
+}
+
+/** The IPv4 address an IPv6 address embeds (::ffff:a.b.c.d mapped, 64:ff9b::/96 NAT64), if any. */
+function embeddedV4(ip: string): string | undefined {
+  const lower = ip.toLowerCase();
+  const dotted = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
+  if (dotted) return dotted[1];
+  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
+  if (hex) {
+    const a = parseInt(hex[1], 16);
+    const b = parseInt(hex[2], 16);
+    return `${a >> 8}.${a & 255}.${b >> 8}.${b & 255}`;
+  }
+  return undefined;
+}
+
+/** Whether `ip` is private, loopback, link-local or otherwise not a public internet address. */
+export function isPrivateAddress(ip: string): boolean {
+  const family = net.isIP(ip);
+  if (family === 4) return BLOCKED.check(ip, "ipv4");
+  if (family === 6) {
+    const v4 = embeddedV4(ip);
+    if (v4) return BLOCKED.check(v4, "ipv4");
+    return BLOCKED.check(ip, "ipv6");
+  }
+  return true; // not an address at all: refuse
+}
+
+/** Whether `host` is `domain` or one of its subdomains (both lower case, no trailing dot). */
+export function inDomain(host: string, domain: string): boolean {
+  const h = host.toLowerCase().replace(/\.$/, "");
+  const d = domain.toLowerCase().replace(/^\*?\./, "").replace(/\.$/, "");
+  return h === d || h.endsWith(`.${d}`);
+}
