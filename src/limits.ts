@@ -200,3 +200,11 @@ export const CONFIG_MAX_DEPTH = 32;
 export const TRUST_NOTICE_MAX_KEYS = 12;
 /** Undo: rt keeps the newest this many edits of each file in its journal (repeated undos walk back through them). */
 export const JOURNAL_KEEP = 50;
+
+// Extensions (custom tools, MCP servers, hooks, custom commands; src/extensions/).
+/** Extensions: a tool definition or command file larger than this is refused, not read. */
+export const EXTENSION_FILE_MAX_BYTES = 256 * 1024;
+/** Extensions: at most this many files of one directory (.rt/tools, a commands directory) are read. */
+export const EXTENSION_DIR_MAX_FILES = 500;
+/** Custom tools: the timeout when a definition gives none, in seconds. */
+export const CUSTOM_TOOL_DEFAULT_TIMEOUT_S = 60;

@@ -22,7 +22,7 @@
 import type { ToolSpec } from "./providers/types.js";
 import { offeredIn, type ApprovalMode } from "./approval.js";
 import { REGISTRY_LOOKUP, offering, type ToolLookup } from "../tools/policy.js";
-import { TOOLS, jsonSchemaOf, withoutSafeBounds } from "../tools/registry.js";
+import { allTools, jsonSchemaOf, withoutSafeBounds } from "../tools/registry.js";
 import type { Tool } from "../tools/types.js";
 import type { Workspace } from "../workspace/workspace.js";
 
@@ -90,7 +90,7 @@ export const LEAN_TOOLS: Readonly<Record<string, readonly string[]>> = {
 
 /** The tools offered to the model, in the registry's order. `offers`: the approval mode's say (plan mode offers read-only tools). */
 export function offeredTools(workspace: Workspace, offers: (tool: Tool) => boolean, choice: ToolSetChoice = "default"): Tool[] {
-  return TOOLS.filter((t) => offers(t) && offering(workspace, t) === "full" && (choice === "default" || Object.hasOwn(LEAN_TOOLS, t.name)));
+  return allTools().filter((t) => offers(t) && offering(workspace, t) === "full" && (choice === "default" || Object.hasOwn(LEAN_TOOLS, t.name)));
 }
 
 /** The lean schema of a tool: its everyday arguments only, without their descriptions (the brief says what they are). */

@@ -354,9 +354,18 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: "tools",
-    synopsis: "rt tools [--json]",
-    summary: "list every tool with its aliases and description (--json: with JSON schemas)",
-    options: { json: { type: "boolean", help: "print names, descriptions and schemas as JSON" } },
+    synopsis: "rt tools [--json] [--check]",
+    summary: "list every tool with its aliases and description (--json: with JSON schemas); --check: check custom tool definitions and run their tests",
+    options: {
+      json: { type: "boolean", help: "print names, descriptions and schemas as JSON" },
+      check: { type: "boolean", help: "check the custom tool definitions (.rt/tools, ~/.config/rt/tools): problems by file and field, each tool's tests run in the sandbox" },
+    },
+  },
+  {
+    name: "tool",
+    synopsis: "rt tool NAME [--ARG VALUE ...] [--args JSON] [--json]",
+    summary: "call any tool, custom tools included, with its arguments as options read from its schema",
+    options: {},
   },
   {
     name: "mcp",
