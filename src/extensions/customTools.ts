@@ -18,29 +18,13 @@ import { registerTools, unregisterTools, findTool } from "../tools/registry.js";
 import { ToolError, type Tool, type ToolResult } from "../tools/types.js";
 import { userConfigDir } from "../trustStore.js";
 import { readDefinitionDir } from "./definitionFiles.js";
+import type { CustomToolDefinition } from "./definition.js";
+
+export { argEnvName, type CustomToolDefinition, type ToolTest } from "./definition.js";
 import { BASH_MAX_TIMEOUT_S, CUSTOM_TOOL_DEFAULT_TIMEOUT_S } from "../limits.js";
 
 export const TOOL_FILE_EXTENSIONS: readonly string[] = [".yaml", ".yml", ".json"];
 const NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
-
-export interface ToolTest {
-  args: Record<string, unknown>;
-  exit_code: number;
-  output_contains?: string;
-}
-
-export interface CustomToolDefinition {
-  name: string;
-  description: string;
-  parameters: Record<string, unknown>;
-  command: string[];
-  read_only: boolean;
-  timeout: number;
-  tests: ToolTest[];
-  /** The file it came from (absolute). */
-  file: string;
-  origin: "project" | "user" | "session";
-}
 
 /** One thing wrong with a definition: the file, the field (dotted; "" for the file as a whole) and what is wrong. */
 export interface DefinitionProblem {
@@ -158,11 +142,6 @@ function ajvSchema(validate: AjvValidate): z.ZodType {
     }
     return z.NEVER;
   });
-}
-
-/** The environment variable an argument is passed in: RT_ARG_ and its name in upper case, other characters as _. */
-export function argEnvName(name: string): string {
-  return `RT_ARG_${name.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`;
 }
 
 /** A definition as a registry tool. */
