@@ -11,8 +11,12 @@ const providers: Array<{ offered(): readonly Tool[]; find(name: string): Tool | 
   { offered: () => [toolCreateTool], find: (name) => (name === toolCreateTool.name ? toolCreateTool : undefined) },
 ];
 
-export function addAgentToolProvider(p: { offered(): readonly Tool[]; find(name: string): Tool | undefined }): void {
+export function addAgentToolProvider(p: { offered(): readonly Tool[]; find(name: string): Tool | undefined }): () => void {
   providers.push(p);
+  return () => {
+    const i = providers.indexOf(p);
+    if (i >= 0) providers.splice(i, 1);
+  };
 }
 
 /** The agent-only tools to offer now (a provider may offer more as the session goes on: mcp_search's finds). */

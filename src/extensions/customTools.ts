@@ -131,7 +131,7 @@ export function describeAjvErrors(errors: AjvError[] | null | undefined): string
 }
 
 /** The zod stand-in the policy validates with: Ajv against the definition's own schema, each problem an issue at its argument. */
-function ajvSchema(validate: AjvValidate): z.ZodType {
+export function ajvSchema(validate: AjvValidate): z.ZodType {
   return z.any().transform((value, ctx) => {
     const copy = structuredClone(value ?? {});
     if (validate(copy)) return copy;

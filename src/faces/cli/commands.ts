@@ -369,9 +369,11 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: "mcp",
-    synopsis: "rt mcp [--http [--port N] [--host ADDR] [--no-auth]] [--seed-names]",
-    summary: "serve every tool to an MCP client over stdio, or Streamable HTTP on 127.0.0.1 (--http)",
+    synopsis: "rt mcp [--http [--port N] [--host ADDR] [--no-auth]] [--seed-names] | rt mcp list [--json] | rt mcp call SERVER TOOL --args JSON",
+    summary: "serve every tool to an MCP client over stdio, or Streamable HTTP on 127.0.0.1 (--http); list: your MCP servers, their state and tools; call: one tool of one of them",
     options: {
+      args: { type: "string", help: "rt mcp call: the tool's arguments as a JSON object" },
+      json: { type: "boolean", help: "rt mcp list: as JSON" },
       "seed-names": { type: "boolean", help: "also list the older names some clients call tools by (open_file_chunk, scroll_file, find_file, search_dir, search_file) and the tools edit_range, insert_at, edit_file" },
       http: { type: "boolean", help: "serve Streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio" },
       port: { type: "string", integer: true, help: "HTTP port (default 7341; 0 picks a free one)" },

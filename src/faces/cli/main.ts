@@ -223,7 +223,8 @@ const COMMAND_RUNS: Record<string, () => Promise<CommandRun>> = {
   },
   mcp: async () => {
     const { runMcp } = await import("../mcp/run.js");
-    return async (c) => noPositionals(c) ?? (await customTools(c), runMcp(c.workspace, c.values, c.io, VERSION));
+    // `rt mcp list` / `rt mcp call`: the user's MCP servers (issue 18); plain `rt mcp` serves rt's own tools.
+    return async (c) => c.positionals.length ? (await import("./mcpClientCommand.js")).mcpClientCommand(c.workspace, c.positionals, c.values, c.io) : (await customTools(c), runMcp(c.workspace, c.values, c.io, VERSION));
   },
   trust: async () => {
     const { trustCommand } = await import("./trustCommand.js");
@@ -235,11 +236,11 @@ const COMMAND_RUNS: Record<string, () => Promise<CommandRun>> = {
   },
   run: async () => {
     const { runCommand } = await import("../../ui/run.js");
-    return async (c) => (await askTrustFirst(c)) ?? (await customTools(c), runCommand(c.workspace, c.positionals, c.values, c.io, c.readStdin));
+    return async (c) => (await askTrustFirst(c)) ?? withExtensions(c, () => runCommand(c.workspace, c.positionals, c.values, c.io, c.readStdin));
   },
   chat: async () => {
     const { chatCommand } = await import("../../ui/chat.js");
-    return async (c) => noPositionals(c) ?? (await askTrustFirst(c)) ?? (await customTools(c), chatCommand(c.workspace, c.values, c.io));
+    return async (c) => noPositionals(c) ?? (await askTrustFirst(c)) ?? withExtensions(c, () => chatCommand(c.workspace, c.values, c.io));
   },
   sessions: async () => {
     const { sessionsCommand } = await import("./sessionsCommand.js");
@@ -254,6 +255,18 @@ const COMMAND_RUNS: Record<string, () => Promise<CommandRun>> = {
     return (c) => toolCommand(c.workspace, c.positionals, c.io);
   },
 };
+
+/** An agent command with the extensions (issue 18): custom tools and the user's MCP servers, closed when it ends. */
+async function withExtensions(c: CommandInvocation, run: () => Promise<number>): Promise<number> {
+  await customTools(c);
+  const { agentMcpClients } = await import("./mcpClientCommand.js");
+  const mcp = await agentMcpClients(c.workspace, c.io);
+  try {
+    return await run();
+  } finally {
+    await mcp.close();
+  }
+}
 
 /** Custom tools (issue 18) for the faces that list or call every tool; one-shot commands like `rt open` never read them. */
 async function customTools(c: CommandInvocation): Promise<void> {
