@@ -218,3 +218,9 @@ export const MCP_CLIENT_OUTPUT_MAX_BYTES = 50 * 1024;
 export const MCP_LAZY_ABOVE_TOOLS = 25;
 /** MCP client: mcp_search returns at most this many tools. */
 export const MCP_SEARCH_MAX_RESULTS = 8;
+/** Hooks: a hook command's timeout when its configuration gives none, in seconds (Claude Code's default). */
+export const HOOK_DEFAULT_TIMEOUT_S = 60;
+/** Hooks: at most this much of a hook's stdout and of its stderr is read. */
+export const HOOK_OUTPUT_MAX_BYTES = 64 * 1024;
+/** Hooks: a Stop hook can send the model back to work at most this many times in one turn. */
+export const HOOK_STOP_MAX_CONTINUES = 3;
