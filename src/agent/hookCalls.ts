@@ -24,6 +24,15 @@ interface SessionHooks {
 }
 
 const byContext = new WeakMap<LoopContext, SessionHooks>();
+/** Tools a custom slash command's allowed-tools pre-approves for the turn it started. */
+const turnAllowed = new WeakMap<LoopContext, Set<string>>();
+
+/** Pre-approves these tools (by name) for the turn now starting; returns the function that ends it. */
+export function allowToolsForTurn(ctx: LoopContext, names: readonly string[] | undefined): () => void {
+  if (!names?.length) return () => {};
+  turnAllowed.set(ctx, new Set(names));
+  return () => turnAllowed.delete(ctx);
+}
 
 function sessionHooks(ctx: LoopContext): SessionHooks {
   let s = byContext.get(ctx);
@@ -70,7 +79,8 @@ export interface PreToolUseDecision {
 export async function preToolUseHook(ctx: LoopContext, call: HookedCall, args: unknown, signal?: AbortSignal): Promise<PreToolUseDecision> {
   const o = await run(ctx, "PreToolUse", { tool_name: call.name, tool_input: args, tool_use_id: call.id }, call.name, signal);
   if (o.block) return { block: o.block, notices: o.notices };
-  const out: PreToolUseDecision = { notices: o.notices, ...(o.allow ? { allow: true } : {}) };
+  const preApproved = turnAllowed.get(ctx)?.has(call.name) === true;
+  const out: PreToolUseDecision = { notices: o.notices, ...(o.allow || preApproved ? { allow: true } : {}) };
   if (o.updatedInput) {
     out.prepared = prepareCall(ctx.workspace, call.name, o.updatedInput, ctx.tools.lookup);
     call.args = o.updatedInput;

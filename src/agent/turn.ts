@@ -12,7 +12,7 @@
 // limits.toolOutputMaxChars; the context is compacted at
 // limits.compactThreshold of the window.
 import type { ChatMessage, FinishReason, ModelRequest, NativeParts, ToolCall, Usage } from "./providers/types.js";
-import { userPromptHooks, stopHook } from "./hookCalls.js";
+import { userPromptHooks, stopHook, allowToolsForTurn } from "./hookCalls.js";
 import { ProviderError } from "./providers/types.js";
 import type { AgentErrorKind, AgentEvent, Protocol } from "./events.js";
 import { usageOf } from "./cost.js";
@@ -26,6 +26,8 @@ import { nativeCall, isUnreadable, runToolCalls, textCall, type PendingCall } fr
 export interface RunOptions {
   /** Aborting it interrupts the turn (Ctrl-C): the session keeps everything done so far. */
   signal?: AbortSignal;
+  /** Tools run without asking during this turn (a custom slash command's allowed-tools, issue 18). */
+  allowedTools?: readonly string[];
 }
 
 /** What one model request produced. */
@@ -89,6 +91,7 @@ export async function* runUserTurn(ctx: LoopContext, prompt: string, opts: RunOp
     return;
   }
   ctx.history.add({ role: "user", content: hooked.prompt });
+  const endAllowed = allowToolsForTurn(ctx, opts.allowedTools);
   try {
     for await (const ev of turnLoop(ctx, turn, signal)) {
       // The session log could not be written (a full disk), maybe while logging this very event:
@@ -99,6 +102,8 @@ export async function* runUserTurn(ctx: LoopContext, prompt: string, opts: RunOp
     }
   } catch (e) {
     yield emit(ctx, errorEvent(ctx, turn, errorKind(e, signal), `rt failed: ${(e as Error)?.stack ?? String(e)}`));
+  } finally {
+    endAllowed();
   }
 }
 
