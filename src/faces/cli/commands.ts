@@ -364,7 +364,7 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: "tool",
     synopsis: "rt tool NAME [--ARG VALUE ...] [--args JSON] [--json]",
-    summary: "call any tool, custom tools included, with its arguments as options read from its schema",
+    summary: "call any tool, custom tools included, with its arguments as options read from its schema: --ARG VALUE, --FLAG / --no-FLAG, a repeated option for an array, JSON for an object; rt tool NAME --help shows the tool's schema",
     options: {},
   },
   {

@@ -315,7 +315,7 @@ export async function main(argv: string[], io: Io, readStdin: () => Promise<stri
   let parsed: Parsed;
   try {
     // `rt tool NAME --ARG VALUE`: the options are the tool's own, read from its schema (extendCommands.ts).
-    parsed = spec.name === "tool" ? { ...parse(globals, GLOBAL_OPTIONS), positionals: rest } : parse([...globals, ...rest], { ...spec.options, ...GLOBAL_OPTIONS });
+    parsed = spec.name === "tool" && rest[0] !== "--help" && rest[0] !== "-h" ? { ...parse(globals, GLOBAL_OPTIONS), positionals: rest } : parse([...globals, ...rest], { ...spec.options, ...GLOBAL_OPTIONS });
   } catch (e) {
     io.stderr(`rt ${spec.name}: ${(e as Error).message}\nUsage: ${spec.synopsis}\n`);
     return 2;
