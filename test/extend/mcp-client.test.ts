@@ -90,6 +90,15 @@ test("rt mcp call: a tool of each server, arguments checked against its schema, 
   const web = JSON.parse((await rt(["mcp", "call", "web", "grep", "--args", '{"pattern":"beta"}'], { cwd: root, env: env() })).stdout);
   assert.equal(web.success, true);
   assert.match(web.output, /notes\.txt:2: beta/);
+  // A result over the cap keeps head and tail; the whole is saved under .rt/shell/.
+  fs.writeFileSync(path.join(root, "big.txt"), `${"0123456789".repeat(20_000)}\nEND\n`);
+  const big = JSON.parse((await rt(["mcp", "call", "fs", "read_text_file", "--args", JSON.stringify({ path: path.join(root, "big.txt") })], { cwd: root, env: env() })).stdout);
+  assert.equal(big.success, true);
+  assert.equal(big.truncated, true);
+  assert.ok(big.output.length < 60_000 && big.output.endsWith("END\n"), big.output.slice(-100));
+  // The whole text the server returned (the file, as its read_text_file gives it back).
+  assert.ok(fs.readFileSync(path.join(root, big.saved_output[0]), "utf8").startsWith(`${"0123456789".repeat(20_000)}\nEND`));
+  fs.rmSync(path.join(root, "big.txt"));
   const unknown = JSON.parse((await rt(["mcp", "call", "nope", "x"], { cwd: root, env: env() })).stdout);
   assert.match(unknown.error, /no MCP server named nope/);
   // A writing MCP tool is refused in safe-read-only, and nothing is written.
