@@ -15,7 +15,7 @@ const LAYERS = [
   { name: "faces", path: "^src/(faces/|cli\\.ts$|index\\.ts$)" },
   { name: "ui", path: "^src/ui/" },
   { name: "agent", path: "^src/agent/" },
-  { name: "tools", path: "^src/tools/" },
+  { name: "tools", path: "^src/(tools|extensions|mcpClient)/" },
   { name: "services", path: "^src/(workspace|edit|shell|db|lsp|web)/" },
   { name: "base", path: "^src/(parsers/|[^/]+\\.ts$)" },
 ];

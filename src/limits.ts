@@ -246,6 +246,29 @@ export const EDIT_DIAGNOSTICS_TIMEOUT_MS = 5_000;
  * publish diagnostics that stay empty.
  */
 export const LSP_UNCHANGED_QUIET_MS = 1_500;
+// Extensions (custom tools, MCP servers, hooks, custom commands; src/extensions/).
+/** Extensions: a tool definition or command file larger than this is refused, not read. */
+export const EXTENSION_FILE_MAX_BYTES = 256 * 1024;
+/** Extensions: at most this many files of one directory (.rt/tools, a commands directory) are read. */
+export const EXTENSION_DIR_MAX_FILES = 500;
+/** Custom tools: the timeout when a definition gives none, in seconds. */
+export const CUSTOM_TOOL_DEFAULT_TIMEOUT_S = 60;
+/** MCP client: how long connecting to a server (start, initialize, tools/list) may take, in ms. */
+export const MCP_CLIENT_CONNECT_TIMEOUT_MS = 15_000;
+/** MCP client: how long one tools/call may take, in ms. */
+export const MCP_CLIENT_CALL_TIMEOUT_MS = 120_000;
+/** MCP client: a tool result's text over this many bytes keeps head and tail (the whole saved under .rt/shell/). */
+export const MCP_CLIENT_OUTPUT_MAX_BYTES = 50 * 1024;
+/** MCP client: above this many MCP tools the agent gets mcp_search instead of every tool (configurable: mcp.lazy_above). */
+export const MCP_LAZY_ABOVE_TOOLS = 25;
+/** MCP client: mcp_search returns at most this many tools. */
+export const MCP_SEARCH_MAX_RESULTS = 8;
+/** Hooks: a hook command's timeout when its configuration gives none, in seconds (Claude Code's default). */
+export const HOOK_DEFAULT_TIMEOUT_S = 60;
+/** Hooks: at most this much of a hook's stdout and of its stderr is read. */
+export const HOOK_OUTPUT_MAX_BYTES = 64 * 1024;
+/** Hooks: a Stop hook can send the model back to work at most this many times in one turn. */
+export const HOOK_STOP_MAX_CONTINUES = 3;
 // ---- notebooks (read of .ipynb)
 /** Characters of one cell output read shows; the rest is cut with a note. */
 export const NOTEBOOK_OUTPUT_MAX_CHARS = 4000;

@@ -7,6 +7,7 @@
 //      replaced by a structured summary written by the model (goal, decisions,
 //      files touched, open work), and the most recent messages are kept verbatim.
 import type { ChatMessage, FinishReason, Usage } from "./providers/types.js";
+import { preCompactHook } from "./hookCalls.js";
 import { now, summaryEntry, withContent, type ContextEntry } from "./session.js";
 import type { AgentEvent } from "./events.js";
 import { usageOf, type UsageAccount } from "./cost.js";
@@ -166,6 +167,13 @@ export async function* compactContext(
   signal: AbortSignal | undefined,
   turn?: UsageAccount,
 ): AsyncGenerator<AgentEvent> {
+  // Hooks (issue 18, hookCalls.ts): a PreCompact hook may block the compaction.
+  const hook = await preCompactHook(ctx, reason, instructions, signal);
+  for (const message of hook.notices) yield emit(ctx, { type: "notice", message });
+  if (hook.block) {
+    yield emit(ctx, { type: "notice", message: `a PreCompact hook blocked the ${reason} compaction: ${hook.block}` });
+    return;
+  }
   const history = ctx.history;
   const window = await contextWindow(ctx);
   const threshold = ctx.limits.compactThreshold;

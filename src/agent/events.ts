@@ -32,7 +32,9 @@ export type AgentErrorKind =
   /** The provider's content filter stopped the answer (finish reason "content_filter"). */
   | "content_filter"
   /** A bug or an unexpected failure in rt itself. */
-  | "internal";
+  | "internal"
+  /** A hook (issue 18) blocked the prompt (UserPromptSubmit) or stopped the turn (continue: false). */
+  | "hook_blocked";
 
 /** One item of the todo list (todo_write, seed 004's appendix). */
 export interface TodoItem {

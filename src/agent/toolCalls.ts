@@ -13,6 +13,7 @@ import { actionHeader, type TextAction } from "./textProtocol.js";
 import { EventQueue } from "./eventQueue.js";
 import { fitToolOutput } from "./outputSaving.js";
 import { emit, errorEvent, type LoopContext, type TurnState } from "./loopContext.js";
+import { preToolUseHook, postToolUseHook } from "./hookCalls.js";
 import { prepareCall, runPreparedCall, type Preparation } from "../tools/policy.js";
 import { jsonSchemaOf } from "../tools/registry.js";
 import type { Tool, ToolResult } from "../tools/types.js";
@@ -173,12 +174,22 @@ function batches(calls: CheckedCall[]): CheckedCall[][] {
  * tool_start, the prepared call, the output cut to size, tool_end.
  */
 async function runOne(ctx: LoopContext, checked: CheckedCall, sink: (ev: AgentEvent) => void, signal: AbortSignal | undefined): Promise<void> {
-  const { call: c, tool, prepared } = checked;
+  const { call: c, tool } = checked;
+  let { prepared } = checked;
+  // Hooks (issue 18, hookCalls.ts): PreToolUse may block the call, change its arguments, or allow it without asking.
+  const pre = tool && prepared ? await preToolUseHook(ctx, c, prepared.ok ? prepared.call.args : c.args, signal) : undefined;
+  for (const message of pre?.notices ?? []) sink({ type: "notice", message });
+  if (pre?.block) {
+    sink({ type: "tool_blocked", id: c.id, name: c.name, args: c.args, reason: `a hook blocked it: ${pre.block}` });
+    addResult(ctx, c, `blocked by a PreToolUse hook: ${pre.block}`, true);
+    return;
+  }
+  if (pre?.prepared) prepared = pre.prepared;
   if (tool && prepared) {
     // In plan mode, text mode's shell blocks run without asking: the workspace is safe-read-only (sandboxed).
     const sandboxedPlanCommand = ctx.approvals.mode === "plan" && c.protocol === "text" && tool.name === "bash";
     if (!sandboxedPlanCommand) {
-      const verdict = ctx.approvals.settled(tool) ?? (prepared.ok ? await ctx.approvals.check(tool, prepared.call.args, describeCall(tool.name, prepared.call.args)) : { ok: true as const });
+      const verdict = ctx.approvals.settled(tool) ?? (pre?.allow ? { ok: true as const } : prepared.ok ? await ctx.approvals.check(tool, prepared.call.args, describeCall(tool.name, prepared.call.args)) : { ok: true as const });
       if (!verdict.ok) {
         // Ctrl-C while the user was being asked ends the question: the call was not refused, the turn was interrupted.
         const reason = signal?.aborted ? INTERRUPTED_RESULT : verdict.reason;
@@ -206,7 +217,10 @@ async function runOne(ctx: LoopContext, checked: CheckedCall, sink: (ev: AgentEv
     return;
   }
   const result = prepared.ok ? await runPreparedCall(prepared.call, { ...(signal ? { signal } : {}), editDiagnostics: true, askModel: modelAsker(ctx) }) : prepared.refusal;
-  const { text, saved } = fitToolOutput(ctx.workspace, resultText(result), ctx.limits.toolOutputMaxChars, { sessionId: ctx.history.log.id, callId: c.id });
+  // Hooks (issue 18): PostToolUse observes what ran; its reason or context is added for the model.
+  const post = prepared.ok ? await postToolUseHook(ctx, c, prepared.call.args, result, signal) : undefined;
+  for (const message of post?.notices ?? []) sink({ type: "notice", message });
+  const { text, saved } = fitToolOutput(ctx.workspace, `${resultText(result)}${post?.note ? `\n${post.note}` : ""}`, ctx.limits.toolOutputMaxChars, { sessionId: ctx.history.log.id, callId: c.id });
   finish(result.success, text, result.success ? undefined : (result.error ?? "failed"), saved);
 }
 

@@ -22,9 +22,10 @@
 import type { ToolSpec } from "./providers/types.js";
 import { offeredIn, type ApprovalMode } from "./approval.js";
 import { REGISTRY_LOOKUP, offering, type ToolLookup } from "../tools/policy.js";
-import { TOOLS, jsonSchemaOf, withoutSafeBounds } from "../tools/registry.js";
+import { allTools, jsonSchemaOf, withoutSafeBounds } from "../tools/registry.js";
 import type { Tool } from "../tools/types.js";
 import type { Workspace } from "../workspace/workspace.js";
+import { agentExtensionTools, findAgentExtensionTool } from "./extensionTools.js";
 
 export type ToolSetChoice = "default" | "lean";
 export const AGENT_TOOL_SETS: readonly ToolSetChoice[] = ["default", "lean"];
@@ -54,7 +55,18 @@ export interface SessionToolOptions {
  */
 export function sessionToolSet(opts: SessionToolOptions): AgentToolSet {
   const choice = opts.choice ?? "default";
-  return { offered: offeredTools(opts.workspace, (t) => offeredIn(opts.approval, t), choice), lookup: REGISTRY_LOOKUP, choice };
+  const offers = (t: Tool) => offeredIn(opts.approval, t);
+  // Extension tools (issue 18: custom tools, tool_create, MCP servers' tools) can be added during
+  // the session, so the offered list is read afresh for each request.
+  const extensions = () => (choice === "default" ? agentExtensionTools().filter((t) => offers(t) && offering(opts.workspace, t) === "full") : []);
+  const lookup: ToolLookup = { find: (name) => REGISTRY_LOOKUP.find(name) ?? findAgentExtensionTool(name), names: () => [...REGISTRY_LOOKUP.names(), ...agentExtensionTools().map((t) => t.name)] };
+  return {
+    get offered() {
+      return [...offeredTools(opts.workspace, offers, choice), ...extensions()];
+    },
+    lookup,
+    choice,
+  };
 }
 
 /**
@@ -90,7 +102,7 @@ export const LEAN_TOOLS: Readonly<Record<string, readonly string[]>> = {
 
 /** The tools offered to the model, in the registry's order. `offers`: the approval mode's say (plan mode offers read-only tools). */
 export function offeredTools(workspace: Workspace, offers: (tool: Tool) => boolean, choice: ToolSetChoice = "default"): Tool[] {
-  return TOOLS.filter((t) => offers(t) && offering(workspace, t) === "full" && (choice === "default" || Object.hasOwn(LEAN_TOOLS, t.name)));
+  return allTools().filter((t) => offers(t) && offering(workspace, t) === "full" && (choice === "default" || Object.hasOwn(LEAN_TOOLS, t.name)));
 }
 
 /** The lean schema of a tool: its everyday arguments only, without their descriptions (the brief says what they are). */

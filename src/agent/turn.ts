@@ -12,6 +12,7 @@
 // limits.toolOutputMaxChars; the context is compacted at
 // limits.compactThreshold of the window.
 import type { ChatMessage, FinishReason, ModelRequest, NativeParts, ToolCall, Usage } from "./providers/types.js";
+import { userPromptHooks, stopHook, allowToolsForTurn } from "./hookCalls.js";
 import { ProviderError } from "./providers/types.js";
 import type { AgentErrorKind, AgentEvent, Protocol } from "./events.js";
 import { usageOf } from "./cost.js";
@@ -25,6 +26,8 @@ import { nativeCall, isUnreadable, runToolCalls, textCall, type PendingCall } fr
 export interface RunOptions {
   /** Aborting it interrupts the turn (Ctrl-C): the session keeps everything done so far. */
   signal?: AbortSignal;
+  /** Tools run without asking during this turn (a custom slash command's allowed-tools, issue 18). */
+  allowedTools?: readonly string[];
 }
 
 /** What one model request produced. */
@@ -80,7 +83,15 @@ function errorKind(e: unknown, signal: AbortSignal | undefined): AgentErrorKind 
 export async function* runUserTurn(ctx: LoopContext, prompt: string, opts: RunOptions = {}): AsyncGenerator<AgentEvent> {
   const signal = opts.signal;
   const turn = new TurnState();
-  ctx.history.add({ role: "user", content: prompt });
+  // Hooks (issue 18, hookCalls.ts): SessionStart before a session's first prompt, UserPromptSubmit before each; either may block it or add context.
+  const hooked = await userPromptHooks(ctx, prompt, signal);
+  for (const message of hooked.notices) yield emit(ctx, { type: "notice", message });
+  if (hooked.block || hooked.stop) {
+    yield emit(ctx, errorEvent(ctx, turn, "hook_blocked", `a UserPromptSubmit hook blocked the prompt: ${hooked.block ?? hooked.stop}`));
+    return;
+  }
+  ctx.history.add({ role: "user", content: hooked.prompt });
+  const endAllowed = allowToolsForTurn(ctx, opts.allowedTools);
   try {
     for await (const ev of turnLoop(ctx, turn, signal)) {
       // The session log could not be written (a full disk), maybe while logging this very event:
@@ -91,11 +102,14 @@ export async function* runUserTurn(ctx: LoopContext, prompt: string, opts: RunOp
     }
   } catch (e) {
     yield emit(ctx, errorEvent(ctx, turn, errorKind(e, signal), `rt failed: ${(e as Error)?.stack ?? String(e)}`));
+  } finally {
+    endAllowed();
   }
 }
 
 async function* turnLoop(ctx: LoopContext, turn: TurnState, signal: AbortSignal | undefined): AsyncGenerator<AgentEvent> {
   const maxTurns = ctx.limits.maxTurns;
+  let stopHookContinues = 0;
   for (;;) {
     if (signal?.aborted) {
       yield emit(ctx, errorEvent(ctx, turn, "interrupted", "interrupted"));
@@ -163,6 +177,14 @@ async function* turnLoop(ctx: LoopContext, turn: TurnState, signal: AbortSignal 
 
     const calls = yield* callsOf(ctx, answer, protocol);
     if (calls.length === 0) {
+      // Hooks (issue 18): a Stop hook that blocks sends the model back to work with its reason.
+      const stop = await stopHook(ctx, stopHookContinues, answer.text, signal);
+      for (const message of stop.notices) yield emit(ctx, { type: "notice", message });
+      if (stop.continueWith !== undefined) {
+        stopHookContinues++;
+        ctx.history.add({ role: "user", content: `[Stop hook] ${stop.continueWith}` });
+        continue;
+      }
       yield emit(ctx, completeEvent(ctx, turn));
       return;
     }

@@ -22,6 +22,10 @@ export interface RunOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
   onData: (stream: StreamName, chunk: Buffer) => void;
+  /** Run this program with these arguments instead of `bash -c command` (custom tools: nothing goes through a shell). */
+  argv?: readonly string[];
+  /** Written to the program's standard input, which is then closed (default: no standard input). */
+  stdin?: string;
 }
 
 export interface ExitInfo {
@@ -58,17 +62,24 @@ export function startCommand(opts: RunOptions): RunningCommand {
   const shell = shellExecutable();
   let child: ChildProcess;
   const filter = opts.sandbox ? sandboxSeccomp() : undefined;
+  const program = opts.argv && opts.argv.length ? [...opts.argv] : [shell, "-c", opts.command];
+  const input = opts.stdin !== undefined ? "pipe" : "ignore";
   try {
     if (opts.sandbox) {
-      const args = [...bwrapArgs(opts.sandbox, filter ? 3 : undefined), "--", shell, "-c", opts.command];
-      child = spawn(opts.sandbox.bwrap, args, { cwd: opts.cwd, env: opts.env, detached: true, stdio: ["ignore", "pipe", "pipe", filter ? "pipe" : "ignore"] });
+      const args = [...bwrapArgs(opts.sandbox, filter ? 3 : undefined), "--", ...program];
+      child = spawn(opts.sandbox.bwrap, args, { cwd: opts.cwd, env: opts.env, detached: true, stdio: [input, "pipe", "pipe", filter ? "pipe" : "ignore"] });
       const extra = child.stdio[3] as import("node:stream").Writable | null;
       if (extra && filter) {
         extra.on("error", () => {});
         extra.end(filter);
       }
     } else {
-      child = spawn(shell, ["-c", opts.command], { cwd: opts.cwd, env: opts.env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+      child = spawn(program[0], program.slice(1), { cwd: opts.cwd, env: opts.env, detached: true, stdio: [input, "pipe", "pipe"] });
+    }
+    if (opts.stdin !== undefined && child.stdin) {
+      // A program that exits without reading its input must not fail the run (EPIPE).
+      child.stdin.on("error", () => {});
+      child.stdin.end(opts.stdin);
     }
   } catch (e) {
     const info: ExitInfo = { exitCode: null, signal: null, timedOut: false, killed: false, durationMs: 0, spawnError: (e as Error).message };

@@ -113,11 +113,39 @@ for (const tool of TOOLS) {
 
 /** Finds a tool by its canonical name or any alias (without loading its module). */
 export function findTool(name: string): Tool | undefined {
-  return byName.get(name);
+  return byName.get(name) ?? extraTools.get(name);
 }
 
 export function toolNames(): string[] {
-  return TOOLS.map((t) => t.name);
+  return allTools().map((t) => t.name);
+}
+
+// Tools defined outside rt's code (custom tools as data, src/extensions/):
+// registered at run time by the face that loaded them for a workspace, found
+// after the built-in ones and listed after them. A built-in name is never
+// replaced.
+const extraTools = new Map<string, Tool>();
+
+/** Registers tools defined as data under their names; `source` names them for unregisterTools. Returns the names refused (taken). */
+export function registerTools(tools: readonly Tool[], source: string): string[] {
+  const refused: string[] = [];
+  for (const tool of tools) {
+    if (byName.has(tool.name) || extraTools.has(tool.name)) refused.push(tool.name);
+    else extraTools.set(tool.name, Object.assign(tool, { [EXTRA_SOURCE]: source }));
+  }
+  return refused;
+}
+
+/** Removes every tool registered from `source`. */
+export function unregisterTools(source: string): void {
+  for (const [name, tool] of extraTools) if ((tool as { [EXTRA_SOURCE]?: string })[EXTRA_SOURCE] === source) extraTools.delete(name);
+}
+
+const EXTRA_SOURCE = Symbol("rt.toolSource");
+
+/** Every tool: the built-in ones, then those registered at run time. */
+export function allTools(): readonly Tool[] {
+  return extraTools.size ? [...TOOLS, ...extraTools.values()] : TOOLS;
 }
 
 /** The registry's own entries (name, aliases, readOnly, loader), for tests that check them against the modules. */
@@ -129,6 +157,7 @@ const jsonSchemas = new WeakMap<z.ZodType, Record<string, unknown>>();
 
 /** The tool's argument schema as JSON Schema (for MCP, the agent and error messages): converted once per tool, a fresh copy each call. */
 export function jsonSchemaOf(tool: Tool): Record<string, unknown> {
+  if (tool.inputJsonSchema) return structuredClone(tool.inputJsonSchema);
   let schema = jsonSchemas.get(tool.schema);
   if (!schema) {
     schema = z.toJSONSchema(tool.schema, { io: "input" }) as Record<string, unknown>;

@@ -80,6 +80,12 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
    */
   approvalScope?: (args: z.infer<S>) => string | undefined;
   handler: (args: z.infer<S>, ctx: ToolContext) => Promise<ToolResult>;
+  /**
+   * The argument schema as JSON Schema, for a tool defined as data (custom
+   * tools, MCP servers' tools): its own schema is shown as it is, and `schema`
+   * only validates against it.
+   */
+  inputJsonSchema?: Record<string, unknown>;
 }
 
 export function ok(output: string, metadata: Record<string, unknown> = {}): ToolResult {

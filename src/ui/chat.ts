@@ -10,6 +10,7 @@
 //   /model [provider/model]  show or switch the model
 //   /sessions                list this project's sessions
 //   /help, /exit
+import { describeCommands, loadCustomCommands, resolveSlashCommand } from "../extensions/slashCommands.js";
 import type { Workspace } from "../workspace/workspace.js";
 import type { AgentEvent } from "../agent/events.js";
 import { listSessions } from "../agent/session.js";
@@ -108,6 +109,7 @@ export async function chatCommand(ws: Workspace, flags: Flags, io: Io): Promise<
     }
   };
 
+  const customCommands = await loadCustomCommands(ws);
   try {
     for (;;) {
       const line = await reader.next("> ");
@@ -118,7 +120,7 @@ export async function chatCommand(ws: Workspace, flags: Flags, io: Io): Promise<
         const [cmd, ...rest] = input.split(/\s+/);
         const arg = input.slice(cmd.length).trim();
         if (cmd === "/exit" || cmd === "/quit") break;
-        if (cmd === "/help") io.stdout(HELP);
+        if (cmd === "/help") io.stdout(customCommands.commands.length ? `${HELP}Custom commands:\n${describeCommands(customCommands.commands)}\n` : HELP);
         else if (cmd === "/clear") {
           agent.clear();
           io.stdout(style.dim("[rt] context cleared; the session log keeps the history\n"));
@@ -138,7 +140,14 @@ export async function chatCommand(ws: Workspace, flags: Flags, io: Io): Promise<
               io.stdout(style.red(`rt: ${(e as Error).message}\n`));
             }
           }
-        } else io.stdout(`unknown command ${cmd}; /help lists them\n`);
+        } else {
+          // Custom slash commands (issue 18): .rt/commands, .claude/commands and the user's directories.
+          const custom = resolveSlashCommand(input, customCommands.commands);
+          if (custom) {
+            const c = new AbortController();
+            await run(agent.run(custom.prompt, { signal: c.signal, allowedTools: custom.allowedTools }), c);
+          } else io.stdout(`unknown command ${cmd}; /help lists them\n`);
+        }
         continue;
       }
       const c = new AbortController();

@@ -60,6 +60,22 @@ export async function runCommand(ws: Workspace, positionals: string[], flags: Fl
     throw e;
   }
   const { agent } = setup;
+  // `rt run /NAME args`: a custom slash command (issue 18) becomes its prompt.
+  let allowedTools: string[] | undefined;
+  if (prompt.trim().startsWith("/")) {
+    const { loadCustomCommands, resolveSlashCommand } = await import("../extensions/slashCommands.js");
+    const loaded = await loadCustomCommands(ws);
+    const custom = resolveSlashCommand(prompt, loaded.commands);
+    if (!custom) {
+      reader?.close();
+      agent.close();
+      const name = prompt.trim().split(/\s+/)[0];
+      io.stderr(`rt run: no custom command ${name}; commands: ${loaded.commands.map((c) => `/${c.name}`).join(", ") || "none"} (.rt/commands, .claude/commands${loaded.untrustedProjectDirs.length ? " — not read: the folder is not trusted" : ""}, ~/.config/rt/commands, ~/.claude/commands)\n`);
+      return 2;
+    }
+    prompt = custom.prompt;
+    allowedTools = custom.allowedTools;
+  }
 
   const controller = new AbortController();
   const onSigint = () => {
@@ -71,7 +87,7 @@ export async function runCommand(ws: Workspace, positionals: string[], flags: Fl
   reader?.rl.on("SIGINT", onSigint); // on a terminal, readline turns Ctrl-C into this event instead
   let last: AgentEvent | undefined;
   try {
-    for await (const ev of agent.run(prompt, { signal: controller.signal })) {
+    for await (const ev of agent.run(prompt, { signal: controller.signal, ...(allowedTools ? { allowedTools } : {}) })) {
       last = ev;
       if (format === "stream-json") io.stdout(`${JSON.stringify(ev)}\n`);
       else if (progress && ev.type !== "turn_complete" && ev.type !== "error") io.stderr(describeEvent(ev, style));

@@ -426,15 +426,26 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: "tools",
-    synopsis: "rt tools [--json]",
-    summary: "list every tool with its aliases and description (--json: with JSON schemas)",
-    options: { json: { type: "boolean", help: "print names, descriptions and schemas as JSON" } },
+    synopsis: "rt tools [--json] [--check]",
+    summary: "list every tool with its aliases and description (--json: with JSON schemas); --check: check custom tool definitions and run their tests",
+    options: {
+      json: { type: "boolean", help: "print names, descriptions and schemas as JSON" },
+      check: { type: "boolean", help: "check the custom tool definitions (.rt/tools, ~/.config/rt/tools): problems by file and field, each tool's tests run in the sandbox" },
+    },
+  },
+  {
+    name: "tool",
+    synopsis: "rt tool NAME [--ARG VALUE ...] [--args JSON] [--json]",
+    summary: "call any tool, custom tools included, with its arguments as options read from its schema: --ARG VALUE, --FLAG / --no-FLAG, a repeated option for an array, JSON for an object; rt tool NAME --help shows the tool's schema",
+    options: {},
   },
   {
     name: "mcp",
-    synopsis: "rt mcp [--http [--port N] [--host ADDR] [--no-auth]] [--seed-names]",
-    summary: "serve every tool to an MCP client over stdio, or Streamable HTTP on 127.0.0.1 (--http)",
+    synopsis: "rt mcp [--http [--port N] [--host ADDR] [--no-auth]] [--seed-names] | rt mcp list [--json] | rt mcp call SERVER TOOL --args JSON",
+    summary: "serve every tool to an MCP client over stdio, or Streamable HTTP on 127.0.0.1 (--http); list: your MCP servers, their state and tools; call: one tool of one of them",
     options: {
+      args: { type: "string", help: "rt mcp call: the tool's arguments as a JSON object" },
+      json: { type: "boolean", help: "rt mcp list: as JSON" },
       "seed-names": { type: "boolean", help: "also list the older names some clients call tools by (open_file_chunk, scroll_file, find_file, search_dir, search_file) and the tools edit_range, insert_at, edit_file" },
       http: { type: "boolean", help: "serve Streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio" },
       port: { type: "string", integer: true, help: "HTTP port (default 7341; 0 picks a free one)" },

@@ -214,15 +214,17 @@ function noPositionals(c: CommandInvocation): number | undefined {
 const COMMAND_RUNS: Record<string, () => Promise<CommandRun>> = {
   call: async () => {
     const { runCall } = await import("../json/call.js");
-    return (c) => runCall(c.workspace, c.positionals, c.values, c.io, c.readStdin);
+    return async (c) => (await customTools(c), runCall(c.workspace, c.positionals, c.values, c.io, c.readStdin));
   },
   tools: async () => {
     const { listTools } = await import("./toolsList.js");
-    return (c) => (c.io.stdout(listTools(c.workspace, c.values.json === true)), 0);
+    const { toolsCheck } = await import("./extendCommands.js");
+    return async (c) => (c.values.check ? toolsCheck(c.workspace, c.values.json === true, c.io) : (await customTools(c), c.io.stdout(listTools(c.workspace, c.values.json === true)), 0));
   },
   mcp: async () => {
     const { runMcp } = await import("../mcp/run.js");
-    return (c) => noPositionals(c) ?? runMcp(c.workspace, c.values, c.io, VERSION);
+    // `rt mcp list` / `rt mcp call`: the user's MCP servers (issue 18); plain `rt mcp` serves rt's own tools.
+    return async (c) => c.positionals.length ? (await import("./mcpClientCommand.js")).mcpClientCommand(c.workspace, c.positionals, c.values, c.io) : (await customTools(c), runMcp(c.workspace, c.values, c.io, VERSION));
   },
   trust: async () => {
     const { trustCommand } = await import("./trustCommand.js");
@@ -234,11 +236,11 @@ const COMMAND_RUNS: Record<string, () => Promise<CommandRun>> = {
   },
   run: async () => {
     const { runCommand } = await import("../../ui/run.js");
-    return async (c) => (await askTrustFirst(c)) ?? runCommand(c.workspace, c.positionals, c.values, c.io, c.readStdin);
+    return async (c) => (await askTrustFirst(c)) ?? withExtensions(c, () => runCommand(c.workspace, c.positionals, c.values, c.io, c.readStdin));
   },
   chat: async () => {
     const { chatCommand } = await import("../../ui/chat.js");
-    return async (c) => noPositionals(c) ?? (await askTrustFirst(c)) ?? chatCommand(c.workspace, c.values, c.io);
+    return async (c) => noPositionals(c) ?? (await askTrustFirst(c)) ?? withExtensions(c, () => chatCommand(c.workspace, c.values, c.io));
   },
   sessions: async () => {
     const { sessionsCommand } = await import("./sessionsCommand.js");
@@ -248,7 +250,29 @@ const COMMAND_RUNS: Record<string, () => Promise<CommandRun>> = {
     const { exportCommand } = await import("./sessionsCommand.js");
     return (c) => exportCommand(c.workspace, c.positionals, c.values, c.io);
   },
+  tool: async () => {
+    const { toolCommand } = await import("./extendCommands.js");
+    return (c) => toolCommand(c.workspace, c.positionals, c.io);
+  },
 };
+
+/** An agent command with the extensions (issue 18): custom tools and the user's MCP servers, closed when it ends. */
+async function withExtensions(c: CommandInvocation, run: () => Promise<number>): Promise<number> {
+  await customTools(c);
+  const { agentMcpClients } = await import("./mcpClientCommand.js");
+  const mcp = await agentMcpClients(c.workspace, c.io);
+  try {
+    return await run();
+  } finally {
+    await mcp.close();
+  }
+}
+
+/** Custom tools (issue 18) for the faces that list or call every tool; one-shot commands like `rt open` never read them. */
+async function customTools(c: CommandInvocation): Promise<void> {
+  const { withCustomTools } = await import("./extendCommands.js");
+  await withCustomTools(c.workspace, c.io);
+}
 
 /**
  * The agent commands, on a terminal: a folder whose .rt/config.json holds
@@ -290,7 +314,8 @@ export async function main(argv: string[], io: Io, readStdin: () => Promise<stri
   }
   let parsed: Parsed;
   try {
-    parsed = parse([...globals, ...rest], { ...spec.options, ...GLOBAL_OPTIONS });
+    // `rt tool NAME --ARG VALUE`: the options are the tool's own, read from its schema (extendCommands.ts).
+    parsed = spec.name === "tool" && rest[0] !== "--help" && rest[0] !== "-h" ? { ...parse(globals, GLOBAL_OPTIONS), positionals: rest } : parse([...globals, ...rest], { ...spec.options, ...GLOBAL_OPTIONS });
   } catch (e) {
     io.stderr(`rt ${spec.name}: ${(e as Error).message}\nUsage: ${spec.synopsis}\n`);
     return 2;

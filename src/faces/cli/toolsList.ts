@@ -1,10 +1,10 @@
-import { TOOLS, jsonSchemaOf } from "../../tools/registry.js";
+import { allTools, jsonSchemaOf } from "../../tools/registry.js";
 import { switchedOff } from "../../tools/policy.js";
 import type { Workspace } from "../../workspace/workspace.js";
 
 /** `rt tools`: every registered tool the kill switch leaves on (RT_ENABLE_SWE=0), as text for people or JSON for programs. */
 export function listTools(workspace: Workspace, json: boolean): string {
-  const tools = TOOLS.filter((t) => switchedOff(workspace, t) === undefined);
+  const tools = allTools().filter((t) => switchedOff(workspace, t) === undefined);
   if (json) {
     const list = tools.map((t) => ({
       name: t.name,

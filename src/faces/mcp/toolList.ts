@@ -21,7 +21,7 @@
 //     A call by name still reaches the policy, which answers with its reason.
 import type { Tool } from "../../tools/types.js";
 import type { Workspace } from "../../workspace/workspace.js";
-import { TOOLS, jsonSchemaOf, withoutSafeBounds } from "../../tools/registry.js";
+import { TOOLS, allTools, jsonSchemaOf, withoutSafeBounds } from "../../tools/registry.js";
 import { offering } from "../../tools/policy.js";
 import { listConnections } from "../../db/connections.js";
 import { OUTPUT_SCHEMAS } from "./structured.js";
@@ -116,7 +116,7 @@ export function mcpToolList(workspace: Workspace, opts: ListOptions = {}): McpTo
   const entries: McpToolEntry[] = [];
   const listed = new Map<Tool, Omit<McpToolEntry, "name">>();
   const databases = hasDatabase(workspace);
-  for (const tool of TOOLS) {
+  for (const tool of allTools()) {
     if (!opts.seedNames && SEED_COMPAT_TOOLS.includes(tool.name)) continue;
     if (!databases && SQL_TOOLS.includes(tool.name)) continue;
     const how = availability(workspace, tool);
