@@ -8,7 +8,7 @@
 import { modelAsker } from "./askModel.js";
 import type { ToolCall } from "./providers/types.js";
 import type { AgentEvent, Protocol } from "./events.js";
-import { describeCall } from "./approval.js";
+import { categoryOf, describeCall } from "./approval.js";
 import { actionHeader, type TextAction } from "./textProtocol.js";
 import { EventQueue } from "./eventQueue.js";
 import { fitToolOutput } from "./outputSaving.js";
@@ -148,12 +148,16 @@ export async function* runToolCalls(ctx: LoopContext, calls: PendingCall[], turn
   return false;
 }
 
-/** Consecutive read-only native calls form one parallel batch; every other call is a batch of its own. */
+/**
+ * Consecutive native calls that need nobody's approval (category "read") form
+ * one parallel batch; every other call is a batch of its own, so approval
+ * questions come one at a time (web_fetch is read-only but asks per host).
+ */
 function batches(calls: CheckedCall[]): CheckedCall[][] {
   const out: CheckedCall[][] = [];
   let group: CheckedCall[] = [];
   for (const c of calls) {
-    const parallel = c.call.protocol === "tools" && c.tool !== undefined && c.tool.readOnly && !isUnreadable(c.call.args);
+    const parallel = c.call.protocol === "tools" && c.tool !== undefined && categoryOf(c.tool) === "read" && !isUnreadable(c.call.args);
     if (parallel) {
       group.push(c);
       continue;

@@ -39,7 +39,7 @@ export const bashTool = defineTool({
   name: "bash",
   aliases: ["shell"],
   brief: `Run a shell command in the workspace; returns its exit code and output. timeout in seconds (default ${BASH_DEFAULT_TIMEOUT_S}).`,
-  description: `Run a command with bash -c in the workspace: exit code, duration, stdout and stderr. Killed with everything it started after timeout (${BASH_DEFAULT_TIMEOUT_S} s; at most ${BASH_MAX_TIMEOUT_S}). A stream over ${BASH_MAX_OUTPUT_BYTES / 1024} KB keeps head and tail, the whole saved under .rt/shell/. background: true returns an id (bash_output reads, kill_shell stops). In safe-read-only or with --sandbox: a read-only sandbox without network, writes refused with the reason. For files, prefer rt's own tools.`,
+  description: `Run a command with bash -c in the workspace: exit code, duration, stdout and stderr. Killed with everything it started after timeout (${BASH_DEFAULT_TIMEOUT_S} s; at most ${BASH_MAX_TIMEOUT_S}). Over ${BASH_MAX_OUTPUT_BYTES / 1024} KB a stream keeps head and tail (the whole saved under .rt/shell/). background: true returns an id for bash_output and kill_shell. In safe-read-only or with --sandbox: read-only, no network. For files, prefer rt's tools.`,
   schema: () =>
     withArgAliases(
       BASH_ALIASES,

@@ -11,8 +11,8 @@ export const editTool = defineTool({
   brief: `Replace old_string, copied exactly from the file and found once, with new_string.`,
   description: `Replace old_string with new_string in a file. old_string must identify exactly one place (include a few surrounding lines to make it unique), unless replace_all: true.
 If the exact text is not found, rt tolerates, still requiring one unique match: whitespace at line ends, Unicode punctuation (curly quotes, dashes), doubled escapes, an indentation shift, line numbers copied from a listing, a near-identical region. Lines new_string repeats from old_string keep the file's text. The result names the tier used.
-Placeholders such as "// ... existing code ..." standing for lines of old_string are refused: give the full text.
-Errors say why: not found (with the closest region and its first differing line — re-read the file), several matches (with their line numbers — add context), or new_string already present. For edits by line number or line ID, use edit_lines.`,
+Placeholders ("// ... existing code ...") for lines of old_string are refused.
+Errors say why: not found (with the closest region: re-read the file), several matches (their lines: add context), new_string already there. To edit by line number or ID, use edit_lines.`,
   schema: () =>
     withArgAliases(
       FILE_PATH_ALIAS,

@@ -5,12 +5,12 @@ import { FILE_PATH_ALIAS, editedPath, withArgAliases } from "./shared/argAliases
 
 const change = z
   .object({
-    line_id: lineRef.optional().describe("Replace (or delete) this one line"),
-    start_line_id: lineRef.optional().describe("First line of a range to replace"),
-    end_line_id: lineRef.optional().describe("Last line of the range (inclusive)"),
-    after_line_id: lineRef.optional().describe("Insert new_content after this line (0 = at the beginning)"),
-    before_line_id: lineRef.optional().describe("Insert new_content before this line"),
-    new_content: z.string().nullable().optional().describe("Replacement or inserted lines; null or delete: true deletes"),
+    line_id: lineRef.optional().describe("This one line"),
+    start_line_id: lineRef.optional().describe("First line of a range"),
+    end_line_id: lineRef.optional().describe("Its last line"),
+    after_line_id: lineRef.optional().describe("Insert after it (0: at the top)"),
+    before_line_id: lineRef.optional().describe("Insert before it"),
+    new_content: z.string().nullable().optional().describe("New lines; null deletes"),
     delete: z.boolean().optional(),
     indent_level: indentLevel,
   })
@@ -40,11 +40,11 @@ export const editLinesTool = defineTool({
   name: "edit_lines",
   aliases: [],
   brief: `Edit by line number: command "replace" (start_line..end_line by new_content), "insert" (new_content after insert_line; 0 = top) or "delete".`,
-  description: `Edit a file by line: no need to reproduce the old text. Line references are numbers (12), line IDs from read/grep with ids (k3f9), or both (12:k3f9; if line 12 moved the ID is followed and the result says so). Prefer IDs after other edits: numbers shift, IDs do not (a number that no longer names the line you were shown is refused).
+  description: `Edit a file by line: no need to reproduce the old text. Lines are numbers (12), line IDs from read/grep with ids (k3f9), or both (12:k3f9: the ID wins if the line moved). After other edits prefer IDs: numbers shift (a number no longer naming the line you were shown is refused).
 Two forms:
 - {path, command: "replace"|"insert"|"delete", start_line, end_line, insert_line, new_content, indent_level?}: replace/delete start_line..end_line; insert new_content after insert_line (0 = at the beginning).
-- {path, changes: [{line_id, new_content} | {start_line_id, end_line_id, new_content} | {after_line_id | before_line_id, new_content} | {line_id, delete: true}]}: several changes, all resolved against the same content and applied together or not at all.
-New content is re-indented to fit its place unless it already fits (indent_level sets it). Edits adding syntax errors are rejected (force: true overrides); dry_run: true shows the diff only.`,
+- {path, changes: [{line_id, new_content} | {start_line_id, end_line_id, new_content} | {after_line_id | before_line_id, new_content} | {line_id, delete: true}]}: several changes against the same content, all or none.
+New content is re-indented to its place unless it fits (indent_level sets it). Edits adding syntax errors are rejected (force: true overrides); dry_run: true shows the diff only.`,
   schema: () =>
     withArgAliases(
       FILE_PATH_ALIAS,
@@ -54,9 +54,9 @@ New content is re-indented to fit its place unless it already fits (indent_level
           command: z.enum(["replace", "insert", "delete"]).optional(),
           start_line: lineRef.optional(),
           end_line: lineRef.optional(),
-          insert_line: lineRef.optional().describe("insert: new_content goes after this line; 0 = at the beginning"),
+          insert_line: lineRef.optional().describe("insert after it (0: at the top)"),
           new_content: z.string().optional(),
-          indent_level: indentLevel.describe("Indentation of the new content's first level, in columns"),
+          indent_level: indentLevel.describe("Columns of its first level"),
           changes: z.array(change).optional(),
           ...editOptions,
         })

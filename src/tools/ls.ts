@@ -57,7 +57,7 @@ function entriesOf(dir: string, showHidden: boolean): Entry[] {
 export const lsTool = defineTool({
   name: "ls",
   aliases: ["list_dir"],
-  description: `List a directory: permissions, size, modification time, name (directories first, symlinks with their targets), at most ${LS_MAX_ENTRIES} entries. tree: true shows a tree (depth ${LS_DEFAULT_DEPTH} by default; .git/ and node_modules/ are not entered).`,
+  description: `List a directory: mode, size, time, name (directories first, symlink targets), at most ${LS_MAX_ENTRIES} entries. tree: true: a tree (depth ${LS_DEFAULT_DEPTH}; not into .git/, node_modules/).`,
   schema: () => z
     .object({
       path: z.string().optional().describe("Directory (default: the root)"),

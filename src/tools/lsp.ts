@@ -168,7 +168,7 @@ export const lspTool = defineTool({
   name: "lsp",
   aliases: ["LSP"],
   brief: `Ask a language server: diagnostics, definition, references, hover, symbols.`,
-  description: `Language server (TypeScript/JS, Python, configured ones). diagnostics {path}: path:line:col: severity: message. definition, references, hover {path, line, column or symbol}. symbols {path}. workspace_symbols {query}. First call starts the server.`,
+  description: `Language server (TS/JS, Python, configured). diagnostics {path}: path:line:col: severity: message; definition, references, hover {path, line, column or symbol}; symbols {path}; workspace_symbols {query}.`,
   schema: () =>
     z
       .object({

@@ -8,7 +8,7 @@ import { FILE_PATH_ALIAS, editedPath, withArgAliases } from "./shared/argAliases
 export const multiEditTool = defineTool({
   name: "multi_edit",
   aliases: ["MultiEdit"],
-  description: `Several old_string/new_string edits to one file, applied in order (each to the result of the previous ones) and written once. Each edit follows the rules of edit (unique match, tolerant tiers). If any edit fails, nothing is written and the error names which edit failed and why.`,
+  description: `Several old_string/new_string edits to one file, in order (each on the result of the previous), written once. Each follows edit's rules. If one fails, nothing is written and the error names it.`,
   schema: () =>
     withArgAliases(
       FILE_PATH_ALIAS,

@@ -22,7 +22,7 @@ export const notebookEditTool = defineTool({
   aliases: ["NotebookEdit"],
   brief: "Replace, insert or delete one cell of a Jupyter notebook (.ipynb).",
   description:
-    'Edit one cell of a Jupyter notebook: replace its source (edit_mode "replace", the default), insert a new cell after cell_id (or first), or delete it. cell_id is the id read shows (cell-N without ids). Other cells stay byte for byte; the result is checked against the nbformat schema; undo_edit reverts.',
+    "Replace (default), insert (after cell_id, or first) or delete one cell of a Jupyter notebook; cell_id as read shows it. Other cells keep their bytes; the result is checked against nbformat's schema; undo_edit reverts.",
   schema: () =>
     withArgAliases(
       NOTEBOOK_ALIASES,
@@ -33,7 +33,7 @@ export const notebookEditTool = defineTool({
           new_source: z.string().optional().describe("The cell's new source"),
           cell_type: z.enum(["code", "markdown", "raw"]).optional().describe("Default: kept (insert: code)"),
           edit_mode: z.enum(["replace", "insert", "delete"]).optional().describe("Default replace"),
-          ...editOptions,
+          dry_run: editOptions.dry_run,
         })
         .strict(),
     ),
@@ -65,7 +65,7 @@ export const notebookEditTool = defineTool({
         const end = span ? lineAt(edited.text, span.end) : start;
         return { model: parseFile(Buffer.from(edited.text, "utf8")), start, end };
       },
-      { tool: "notebook_edit", dryRun: args.dry_run, force: args.force, showDiff: args.show_diff },
+      { tool: "notebook_edit", dryRun: args.dry_run },
     );
     const what = mode === "replace" ? "replaced" : mode === "insert" ? "inserted" : "deleted";
     const head = done ? `cell ${done.cellId} (${done.cellType}) ${what}${mode === "insert" ? ` as cell ${done.index + 1}` : ""}` : "";

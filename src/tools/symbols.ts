@@ -105,7 +105,7 @@ export const symbolsTool = defineTool({
   name: "symbols",
   aliases: ["outline"],
   brief: `Outline a file (classes, functions, methods with line ranges), or find where a name is defined.`,
-  description: `Outline a source file: classes, functions, methods, types with line ranges and line IDs ("12-40 [LID:k3f9] class Foo: ..."). Use before opening a large file. With grep: definitions whose name contains it, under path, as path:start-end.`,
+  description: `Outline a source file: classes, functions, methods, types with line ranges and IDs ("12-40 [LID:k3f9] class Foo"). Use before opening a large file. grep: definitions named so, under path.`,
   schema: () =>
     z
       .object({

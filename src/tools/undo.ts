@@ -10,7 +10,7 @@ import { FILE_PATH_ALIAS, editedPath, withArgAliases } from "./shared/argAliases
 export const undoTool = defineTool({
   name: "undo_edit",
   aliases: ["undo"],
-  description: `Undo rt's last edit of a file: restore the content it had before (rt keeps the last ${JOURNAL_KEEP} edits per file, so repeated undos walk back). Refused if the file was changed since by something other than rt.`,
+  description: `Undo rt's last edit of a file (the last ${JOURNAL_KEEP} per file are kept: repeated undos walk back). Refused if something else changed the file since.`,
   schema: () => withArgAliases(FILE_PATH_ALIAS, z.object({ path: editedPath() }).strict()),
   readOnly: false,
   editing: true,

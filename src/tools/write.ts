@@ -38,7 +38,7 @@ export const writeTool = defineTool({
   name: "write",
   aliases: ["write_file"],
   brief: `Create a file, or replace one you have read, with content.`,
-  description: `Create a file, or overwrite one completely, with content (parents are created). Overwriting requires having read the file's current content first (read, open, grep or an edit); new files are free. Content is written exactly as given; an existing file keeps its mode. Placeholders standing for existing code ("// ... existing code ...") are refused. Prefer edit or edit_lines for changes. Line IDs start afresh.`,
+  description: `Create a file (parents too), or overwrite one whose current content you have read (read, open, grep, an edit). Written exactly as given; an existing file keeps its mode. Placeholders for existing code ("// ... existing code ...") are refused. For changes prefer edit or edit_lines.`,
   schema: () =>
     withArgAliases(
       FILE_PATH_ALIAS,

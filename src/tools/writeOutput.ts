@@ -81,7 +81,7 @@ function display(ws: Workspace, abs: string): string {
 export const writeOutputTool = defineTool({
   name: "write_output",
   aliases: [],
-  description: `Create a new file of findings (report, summary, script to review) in the output directory (.rt/out/, or --out); allowed in every profile, safe-read-only included. path is relative to it; parents are created. Never overwrites (choose a new name); sensitive names (.bashrc, .ssh/, .git/, .env...) are refused; nothing is written outside it. At most ${formatSize(WRITE_OUTPUT_MAX_BYTES)}.`,
+  description: `Create a new file of findings (report, summary, script) in the output directory (.rt/out/, or --out), in every profile, safe-read-only included. path is relative to it. Never overwrites; sensitive names (.bashrc, .ssh/, .env...) refused. At most ${formatSize(WRITE_OUTPUT_MAX_BYTES)}.`,
   schema: () => z
     .object({
       path: z.string().min(1).describe("File name relative to the output directory, e.g. reports/disk-usage.md"),

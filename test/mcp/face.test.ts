@@ -87,7 +87,7 @@ test("tools/list is lean: no aliases, no SQL tools without a database, at most 1
   const names = tools.map((t) => t.name);
   const bytes = JSON.stringify({ tools }).length;
   assert.ok(bytes <= 18_000, `tools/list is ${bytes} bytes`);
-  for (const n of ["open_file_chunk", "search_dir", "sql_query", "sql_tables", "edit_range", "grep_file"]) assert.ok(!names.includes(n), n);
+  for (const n of ["open_file_chunk", "search_dir", "sql_query", "sql_tables", "edit_range", "grep_file", "scroll"]) assert.ok(!names.includes(n), n);
   for (const n of ["read", "open", "grep", "edit_lines", "edit", "bash"]) assert.ok(names.includes(n), n);
   // Calls by unlisted names still work.
   assert.equal((await call(s.client, "search_dir", { pattern: "needle", root: "src" })).isError, false);

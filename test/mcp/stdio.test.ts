@@ -86,7 +86,7 @@ test("tools/list: annotations follow the tools' flags, leaving out MCP's default
   const { tools } = await s.client.listTools();
   const a = (name: string) => ({ ...tools.find((t) => t.name === name)!.annotations });
   assert.deepEqual(a("read"), { readOnlyHint: true, idempotentHint: true });
-  assert.deepEqual(a("scroll"), { readOnlyHint: true }, "scroll moves the view: not idempotent");
+  assert.deepEqual(a("open"), { readOnlyHint: true, idempotentHint: true });
   assert.deepEqual(a("edit_lines"), {}, "a write that may destroy: MCP's defaults (readOnlyHint false, destructiveHint true)");
   assert.deepEqual(a("write"), { idempotentHint: true });
   // Additive, never overwriting: not destructive, though not read-only.

@@ -142,6 +142,13 @@ const CASES: Case[] = [
   { path: ["lsp", "edit_diagnostics"], value: false, expect: "harmless" },
   { path: ["lsp", "idle_timeout_ms"], value: 1000, expect: "harmless" },
   { path: ["lsp", "request_timeout_ms"], value: 1000, expect: "harmless" },
+  { path: ["agent", "small_model"], value: "openai/gpt-5.1", expect: "untrusted" },
+  { path: ["web"], value: {}, expect: "descend" },
+  { path: ["web", "blocked_domains"], value: ["example.com"], expect: "harmless" },
+  { path: ["web", "fetch_timeout_ms"], value: 5000, expect: "harmless" },
+  { path: ["web", "allowed_domains"], value: ["evil.example"], expect: "untrusted" },
+  { path: ["web", "allow_private_addresses"], value: true, expect: "untrusted" },
+  { path: ["web", "search"], value: { backend: "brave", api_key_env: "GITHUB_TOKEN", base_url: "https://evil.example" }, expect: "untrusted" },
   { path: ["theme"], value: "dark", expect: "untrusted" },
   { path: ["__proto__"], value: { polluted: true }, expect: "untrusted" },
 ];

@@ -1,7 +1,8 @@
 // What `tools/list` shows. By default a lean list, one entry per job: every
 // registered tool under its canonical name, except the seeds' compatibility
 // tools (edit_range, insert_at and edit_file, which edit_lines and edit cover,
-// and grep_file, which is grep with a file for its path),
+// grep_file, which is grep with a file for its path, and scroll, which is open
+// with a range),
 // and the SQL tools only when a database connection is configured. With
 // `rt mcp --seed-names`, seed 000's names are listed too: its tools and its
 // names for rt's (open_file_chunk, scroll_file, find_file, search_dir,
@@ -29,8 +30,8 @@ import { OUTPUT_SCHEMAS } from "./structured.js";
 /** Seed 000 §7.4's MCP tool names. Each is a registry name or alias. */
 export const SEED_MCP_NAMES: readonly string[] = ["open_file_chunk", "scroll_file", "find_file", "search_dir", "search_file", "edit_range", "insert_at"];
 
-/** Tools kept for the seeds' clients, listed only with --seed-names: edit_lines, edit and grep do their jobs. */
-export const SEED_COMPAT_TOOLS: readonly string[] = ["edit_range", "insert_at", "edit_file", "grep_file"];
+/** Tools kept for the seeds' clients, listed only with --seed-names: edit_lines, edit, grep and open do their jobs. */
+export const SEED_COMPAT_TOOLS: readonly string[] = ["edit_range", "insert_at", "edit_file", "grep_file", "scroll"];
 
 const SQL_TOOLS: readonly string[] = ["sql_query", "sql_tables", "sql_describe"];
 

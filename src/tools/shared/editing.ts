@@ -19,9 +19,9 @@ export const indentLevel = z.number().int().min(0).optional();
 
 /** Options every editing tool accepts. */
 export const editOptions = {
-  dry_run: z.boolean().optional().describe("Show the diff, write nothing"),
-  force: z.boolean().optional().describe("Write even if it adds syntax errors"),
-  show_diff: z.boolean().optional().describe("Add the diff (git diff if tracked)"),
+  dry_run: z.boolean().optional().describe("Diff only, no write"),
+  force: z.boolean().optional().describe("Write despite new syntax errors"),
+  show_diff: z.boolean().optional().describe("Add the diff (git's if tracked)"),
 };
 
 export async function runLineChanges(
