@@ -110,6 +110,8 @@ export function writeRefusal(workspace: Workspace, tool: Tool, args: Record<stri
  * MCP face lists previews as previews; the agent offers only "full" tools.
  */
 export function offering(workspace: Workspace, tool: Tool): "full" | "preview" | "refused" {
+  // A tool that cannot work here (web_search without a backend) is not offered; a call still says why.
+  if (tool.unavailable?.(workspace) !== undefined) return "refused";
   if (writeRefusal(workspace, tool, {}) === undefined) return "full";
   const hasDryRun = Object.hasOwn((jsonSchemaOf(tool).properties ?? {}) as object, "dry_run");
   if (hasDryRun && writeRefusal(workspace, tool, { dry_run: true }) === undefined) return "preview";

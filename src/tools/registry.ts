@@ -47,6 +47,7 @@ const ENTRIES: readonly ToolEntry[] = [
   { name: "lsp", aliases: ["LSP"], readOnly: true, load: () => m.lsp().lspTool },
   { name: "notebook_edit", aliases: ["NotebookEdit"], readOnly: false, load: () => m.notebookEdit().notebookEditTool },
   { name: "web_fetch", aliases: ["WebFetch"], readOnly: true, load: () => m.webFetch().webFetchTool },
+  { name: "web_search", aliases: ["WebSearch"], readOnly: true, load: () => m.webSearch().webSearchTool },
 ];
 
 /** The module's tool, after checking it is the one the entry describes. */
@@ -95,6 +96,9 @@ function lazyTool(entry: ToolEntry): Tool {
     },
     get approvalScope() {
       return real().approvalScope;
+    },
+    get unavailable() {
+      return real().unavailable;
     },
     handler: (args, ctx) => real().handler(args, ctx),
   };

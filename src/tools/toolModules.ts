@@ -33,6 +33,7 @@ import * as astGrep from "./astGrep.js";
 import * as lsp from "./lsp.js";
 import * as notebookEdit from "./notebookEdit.js";
 import * as webFetch from "./webFetch.js";
+import * as webSearch from "./webSearch.js";
 
 export const toolModules = {
   read: () => read,
@@ -62,4 +63,5 @@ export const toolModules = {
   lsp: () => lsp,
   notebookEdit: () => notebookEdit,
   webFetch: () => webFetch,
+  webSearch: () => webSearch,
 };

@@ -79,6 +79,12 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
    * asked once per scope; a call the face cannot ask about is refused.
    */
   approvalScope?: (args: z.infer<S>) => string | undefined;
+  /**
+   * Why the tool cannot work in this workspace (web_search without a
+   * configured backend), or undefined when it can. Such a tool is not offered
+   * to the model nor listed on the MCP face; a direct call still says why.
+   */
+  unavailable?: (workspace: Workspace) => string | undefined;
   handler: (args: z.infer<S>, ctx: ToolContext) => Promise<ToolResult>;
   /**
    * The argument schema as JSON Schema, for a tool defined as data (custom
