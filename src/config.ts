@@ -13,6 +13,7 @@ import fs from "node:fs";
 import crypto from "node:crypto";
 import path from "node:path";
 import { z } from "zod";
+import { readOpenRegularFile } from "./regularFile.js";
 import { CONFIG_FILE_MAX_BYTES, CONFIG_MAX_DEPTH, PROVIDER_TIMEOUT_MAX_MS } from "./limits.js";
 import { canonicalJson, classifyProjectConfig, escapeInvisible, isPlainObject, noticeIgnoredKeys, noticeOnce, type TrustState, type UntrustedKey } from "./configTrust.js";
 import { trustRecordFor, userConfigDir, TrustStoreError } from "./trustStore.js";
@@ -258,21 +259,9 @@ function readText(file: string, project: boolean): string | undefined {
     if (err.code === "ELOOP") throw new Refusal(`${file} is a symbolic link; rt does not follow one for a project configuration (make it a regular file)`, file);
     throw new Refusal(`${file}: cannot be read (${err.code ?? err.message})`, file);
   }
-  try {
-    const st = fs.fstatSync(fd);
-    if (!st.isFile()) throw new Refusal(`${file}: not a regular file`, file);
-    if (st.size > CONFIG_FILE_MAX_BYTES) throw new Refusal(`${file}: larger than ${CONFIG_FILE_MAX_BYTES} bytes; a configuration file is small`, file);
-    const buf = Buffer.alloc(st.size);
-    let got = 0;
-    while (got < buf.length) {
-      const n = fs.readSync(fd, buf, got, buf.length - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    return buf.subarray(0, got).toString("utf8");
-  } finally {
-    fs.closeSync(fd);
-  }
+  return readOpenRegularFile(fd, CONFIG_FILE_MAX_BYTES, (why) =>
+    why === "not-regular" ? new Refusal(`${file}: not a regular file`, file) : new Refusal(`${file}: larger than ${CONFIG_FILE_MAX_BYTES} bytes; a configuration file is small`, file),
+  );
 }
 
 /** A configuration file's JSON object ({} when there is none), not yet validated. */

@@ -4,6 +4,7 @@
 // (neither the directory nor a file), only regular files are read, each at
 // most EXTENSION_FILE_MAX_BYTES, and at most EXTENSION_DIR_MAX_FILES of them.
 import fs from "node:fs";
+import { readOpenRegularFile } from "../regularFile.js";
 import path from "node:path";
 import { EXTENSION_DIR_MAX_FILES, EXTENSION_FILE_MAX_BYTES } from "../limits.js";
 
@@ -77,19 +78,5 @@ export function readRegularFile(file: string, noFollow: boolean): string {
     if (code === "ELOOP") throw new Error("a symbolic link; rt does not follow one in a project's extensions");
     throw new Error(`cannot be read (${code ?? (e as Error).message})`);
   }
-  try {
-    const st = fs.fstatSync(fd);
-    if (!st.isFile()) throw new Error("not a regular file");
-    if (st.size > EXTENSION_FILE_MAX_BYTES) throw new Error(`larger than ${EXTENSION_FILE_MAX_BYTES} bytes`);
-    const buf = Buffer.alloc(st.size);
-    let got = 0;
-    while (got < buf.length) {
-      const n = fs.readSync(fd, buf, got, buf.length - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    return buf.subarray(0, got).toString("utf8");
-  } finally {
-    fs.closeSync(fd);
-  }
+  return readOpenRegularFile(fd, EXTENSION_FILE_MAX_BYTES, (why) => new Error(why === "not-regular" ? "not a regular file" : `larger than ${EXTENSION_FILE_MAX_BYTES} bytes`));
 }
