@@ -28,6 +28,8 @@ const HELP = `Commands:
   /clear                   start again from an empty context (the session log keeps everything)
   /model [provider/model]  show the model, or switch to another one
   /sessions                list this project's sessions
+  /todos                   show the todo list
+  /agents                  list the subagent types the agent can start
   /help                    this help
   /exit                    quit (or Ctrl-D)
 Ctrl-C interrupts the model or a running command; the session continues.
@@ -130,6 +132,11 @@ export async function chatCommand(ws: Workspace, flags: Flags, io: Io): Promise<
         } else if (cmd === "/compact") {
           const c = new AbortController();
           await run(agent.compact(arg || undefined, { signal: c.signal }), c);
+        } else if (cmd === "/todos") {
+          io.stdout(agent.todos.length ? describeStreamEvent({ type: "todos", todos: [...agent.todos] }, style) : "no todos\n");
+        } else if (cmd === "/agents") {
+          const { listAgents } = await import("./agentList.js");
+          await listAgents(ws, false, io);
         } else if (cmd === "/sessions") {
           io.stdout(formatSessionList(listSessions(ws), agent.sessionId));
         } else if (cmd === "/model") {

@@ -247,8 +247,8 @@ const COMMAND_RUNS: Record<string, () => Promise<CommandRun>> = {
     return (c) => noPositionals(c) ?? sessionsCommand(c.workspace, c.values, c.io);
   },
   agents: async () => {
-    const { agentsCommand } = await import("./agentsCommand.js");
-    return async (c) => noPositionals(c) ?? (await customTools(c), agentsCommand(c.workspace, c.values.json === true, c.io));
+    const { listAgents } = await import("../../ui/agentList.js");
+    return async (c) => noPositionals(c) ?? (await customTools(c), listAgents(c.workspace, c.values.json === true, c.io));
   },
   export: async () => {
     const { exportCommand } = await import("./sessionsCommand.js");

@@ -1,20 +1,20 @@
-// `rt agents`: the subagent types the task tool can start, as the agent would
+// `rt agents` and chat's /agents: the subagent types the task tool can start, as the agent would
 // find them in this workspace: built-ins and definitions (name, source file,
 // tools, model), with what in a file could not be read or honoured.
 import path from "node:path";
-import type { Workspace } from "../../workspace/workspace.js";
-import type { Io } from "../../ui/io.js";
-import { loadAgentDefinitions, type AgentDefinition } from "../../extensions/agentDefinitions.js";
-import { findTool } from "../../tools/registry.js";
-import { LOOP_TOOLS } from "../../agent/sessionTools/index.js";
-import { findAgentExtensionTool } from "../../agent/extensionTools.js";
+import type { Workspace } from "../workspace/workspace.js";
+import type { Io } from "./io.js";
+import { loadAgentDefinitions, type AgentDefinition } from "../extensions/agentDefinitions.js";
+import { findTool } from "../tools/registry.js";
+import { LOOP_TOOLS } from "../agent/sessionTools/index.js";
+import { findAgentExtensionTool } from "../agent/extensionTools.js";
 
 /** Tool names a definition lists that no tool answers to (they are left out when it runs). */
 function unknownTools(def: AgentDefinition): string[] {
   return (def.tools ?? []).filter((n) => !findTool(n) && !LOOP_TOOLS.some((t) => t.name === n || t.aliases.includes(n)) && !findAgentExtensionTool(n));
 }
 
-export async function agentsCommand(ws: Workspace, json: boolean, io: Io): Promise<number> {
+export async function listAgents(ws: Workspace, json: boolean, io: Io): Promise<number> {
   const load = await loadAgentDefinitions(ws);
   const shown = (file: string | undefined) => (file ? (file.startsWith(ws.root + path.sep) ? path.relative(ws.root, file) : file) : "built-in");
   if (json) {
