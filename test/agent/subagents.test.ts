@@ -503,3 +503,30 @@ test("untrusted state and definitions: a planted subagent log is not exported, a
   fs.writeFileSync(path.join(dir, "x.jsonl"), `${JSON.stringify(forged)}\n`);
   assert.deepEqual(readSidechains(createWorkspace({ root: p.root, env: p.env }), agent.sessionId), []);
 });
+
+test("at most 10 subagents run at once: of twelve task calls in one answer, the last two start when places free up", async () => {
+  const root = tempTree(CODE);
+  const arrivals: number[] = [];
+  routed(14, (r) => {
+    if (isSub(r, "Explore")) {
+      arrivals.push(Date.now());
+      return { text: ["one ", "two ", "three ", "four ", "five"], chunkDelayMs: 150 };
+    }
+    if (toolResults(r).length) return reply.text("all done");
+    return { toolCalls: Array.from({ length: 12 }, (_, i) => ({ id: `t${i}`, name: "task", arguments: { description: `job ${i}`, prompt: `Job ${i}.`, subagent_type: "Explore" } })) };
+  });
+  const agent = makeAgent(root, server);
+  const events = await collect(agent.run("go"));
+  assert.equal(last(events).type, "turn_complete", JSON.stringify(last(events)));
+  assert.equal(arrivals.length, 12);
+  // In the order the events came: how many subagents were running at each moment.
+  let running = 0;
+  let most = 0;
+  for (const e of events) {
+    if (e.type === "subagent_start") most = Math.max(most, ++running);
+    if (e.type === "subagent_end") running--;
+  }
+  assert.equal(most, 10);
+  assert.equal(toolResults(server.completions[13]).length, 12);
+  agent.close();
+});
