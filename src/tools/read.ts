@@ -2,10 +2,12 @@ import { z } from "zod";
 import { defineTool, ok, ToolError } from "./types.js";
 import { numberedLine, plural } from "./shared/format.js";
 import { aliasNote, withArgAliases } from "./shared/argAliases.js";
-import { MAX_LINE_CHARS, NOTEBOOK_OUTPUT_MAX_CHARS, READ_DEFAULT_LIMIT, READ_MAX_OUTPUT_BYTES } from "../limits.js";
+import { MAX_LINE_CHARS, NOTEBOOK_OUTPUT_MAX_CHARS, PDF_MAX_PAGES_PER_READ, READ_DEFAULT_LIMIT, READ_MAX_OUTPUT_BYTES } from "../limits.js";
 import { parseNotebook, renderNotebook } from "../edit/notebook.js";
 import type { Workspace } from "../workspace/workspace.js";
 import type { ResolvedPath } from "../workspace/paths.js";
+import { readImage, readPdf } from "./shared/readMedia.js";
+import { fileBinaryKind } from "../workspace/binary.js";
 import type fs from "node:fs";
 
 /** A notebook's cells in order (cells `from`..`to`, 1-based), each with its id, type, source and outputs. */
@@ -42,11 +44,21 @@ function readNotebook(workspace: Workspace, file: ResolvedPath & { stat: fs.Stat
 const READ_ALIASES = { file_path: "path", start_line: "offset" } as const;
 const lineNumber = z.number().int().min(1);
 
+/** What read makes of a file: text (lines, a notebook's cells), an image, or a PDF. */
+function mediaKind(file: ResolvedPath & { stat: fs.Stats }): "image" | "pdf" | undefined {
+  const kind = fileBinaryKind(file.abs);
+  if (kind === "PDF document") return "pdf";
+  if (kind === "PNG image" || kind === "JPEG image" || kind === "GIF image") return "image";
+  // WebP starts with RIFF, like WAV and AVI: its name says it is meant as an image, and its bytes are checked when read.
+  if (kind === "binary data" && /\.webp$/i.test(file.rel)) return "image";
+  return undefined;
+}
+
 export const readTool = defineTool({
   name: "read",
   aliases: ["read_file"],
   brief: `Read a file with line numbers: offset and limit choose the lines (default the first ${READ_DEFAULT_LIMIT}).`,
-  description: `Read a text file with line numbers ("   12: text"): ${READ_DEFAULT_LIMIT} lines from offset unless limit says otherwise, at most ${READ_MAX_OUTPUT_BYTES / 1024} KB, lines cut at ${MAX_LINE_CHARS} characters; a last line gives the offset to continue from. ids: true adds persistent line IDs ("   12: [LID:k3f9] text") for edit_lines. A .ipynb shows its cells (offset, limit: cells).`,
+  description: `Read a text file with line numbers ("   12: text"): ${READ_DEFAULT_LIMIT} lines from offset unless limit says otherwise, at most ${READ_MAX_OUTPUT_BYTES / 1024} KB, lines cut at ${MAX_LINE_CHARS} characters; a last line gives the offset to continue from. ids: true adds persistent line IDs ("   12: [LID:k3f9] text") for edit_lines. A .ipynb shows its cells (offset, limit: cells). A PNG, JPEG, GIF or WebP image is shown to you as an image (when you can see images). A PDF gives the text of its pages: pages "1-5" (at most ${PDF_MAX_PAGES_PER_READ} a call; default the first ${PDF_MAX_PAGES_PER_READ}), as_images: true shows the pages as images instead.`,
   schema: () =>
     withArgAliases(
       READ_ALIASES,
@@ -57,12 +69,26 @@ export const readTool = defineTool({
           limit: lineNumber.optional().describe(`Lines (default ${READ_DEFAULT_LIMIT})`),
           end_line: lineNumber.optional().describe("Last line (instead of limit)"),
           ids: z.boolean().optional().describe("Show line IDs"),
+          pages: z.string().optional().describe('PDF only: pages, "3", "1-5" or "1-3,8"'),
+          as_images: z.boolean().optional().describe("PDF only: the pages as images (vision models)"),
         })
         .strict(),
     ),
   readOnly: true,
   idempotent: true,
-  async handler(args, { workspace }) {
+  async handler(args, { workspace, imageInput }) {
+    const any = workspace.resolveFile(args.path);
+    const media = mediaKind(any);
+    if (media) {
+      const lineArgs = (["offset", "limit", "end_line", "ids"] as const).filter((k) => args[k] !== undefined);
+      if (lineArgs.length) throw new ToolError(`${any.rel} is ${media === "pdf" ? "a PDF" : "an image"}: ${lineArgs.join(", ")} ${lineArgs.length === 1 ? "applies" : "apply"} only to text files${media === "pdf" ? '; choose PDF pages with pages: "1-5"' : ""}`);
+      if (media === "image") {
+        if (args.pages !== undefined || args.as_images !== undefined) throw new ToolError(`${any.rel} is an image: pages and as_images apply to PDFs`);
+        return readImage(workspace, any, imageInput);
+      }
+      return readPdf(workspace, any, { ...(args.pages !== undefined ? { pages: args.pages } : {}), ...(args.as_images !== undefined ? { as_images: args.as_images } : {}) }, imageInput);
+    }
+    if (args.pages !== undefined || args.as_images !== undefined) throw new ToolError(`pages and as_images apply to PDFs; ${any.rel} is not one (offset and limit choose lines)`);
     const file = workspace.resolveTextFile(args.path);
     if (/\.ipynb$/i.test(file.rel) && !args.ids) return readNotebook(workspace, file, args.offset, args.end_line ?? (args.limit !== undefined ? (args.offset ?? 1) + args.limit - 1 : undefined));
     const start = args.offset ?? 1;
