@@ -84,9 +84,9 @@ export const readTool = defineTool({
       if (lineArgs.length) throw new ToolError(`${any.rel} is ${media === "pdf" ? "a PDF" : "an image"}: ${lineArgs.join(", ")} ${lineArgs.length === 1 ? "applies" : "apply"} only to text files${media === "pdf" ? '; choose PDF pages with pages: "1-5"' : ""}`);
       if (media === "image") {
         if (args.pages !== undefined || args.as_images !== undefined) throw new ToolError(`${any.rel} is an image: pages and as_images apply to PDFs`);
-        return readImage(workspace, any, imageInput);
+        return readImage(workspace, any, await imageInput?.());
       }
-      return readPdf(workspace, any, { ...(args.pages !== undefined ? { pages: args.pages } : {}), ...(args.as_images !== undefined ? { as_images: args.as_images } : {}) }, imageInput);
+      return readPdf(workspace, any, { ...(args.pages !== undefined ? { pages: args.pages } : {}), ...(args.as_images !== undefined ? { as_images: args.as_images } : {}) }, await imageInput?.());
     }
     if (args.pages !== undefined || args.as_images !== undefined) throw new ToolError(`pages and as_images apply to PDFs; ${any.rel} is not one (offset and limit choose lines)`);
     const file = workspace.resolveTextFile(args.path);

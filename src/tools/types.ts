@@ -50,8 +50,12 @@ export interface ToolContext {
    * faces do not. web_fetch applies its prompt to a page with it.
    */
   askModel?: (question: ModelQuestion) => Promise<string>;
-  /** Whether images go to a model from this face, and within which limits (see ImageInput). */
-  imageInput?: ImageInput;
+  /**
+   * Whether images go to a model from this face, and within which limits (see
+   * ImageInput); asked only by a tool about to return an image (the agent may
+   * have to ask the model's server).
+   */
+  imageInput?: () => Promise<ImageInput>;
 }
 
 /** What askModel sends: a system prompt and one user message. */
