@@ -79,19 +79,26 @@ export async function readPdf(workspace: Workspace, file: File, args: PdfArgs, i
     let size = 0;
     const shown: number[] = [];
     let cut = false;
+    let pageCut = false;
     for (const n of pages) {
       const text = (await doc.pageText(n)).trimEnd();
-      const block = `--- page ${n} ---\n${text === "" ? "(no text on this page: it may be a scan or a picture; as_images: true shows it to a vision model)" : text}`;
+      let block = `--- page ${n} ---\n${text === "" ? "(no text on this page: it may be a scan or a picture; as_images: true shows it to a vision model)" : text}`;
       const bytesOf = Buffer.byteLength(block) + 1;
-      if (size + bytesOf > PDF_TEXT_MAX_BYTES && shown.length > 0) {
+      if (size + bytesOf > PDF_TEXT_MAX_BYTES) {
         cut = true;
-        break;
+        if (shown.length > 0) break;
+        // One page alone over the cap: its beginning, said to be cut.
+        block = Buffer.from(block).subarray(0, PDF_TEXT_MAX_BYTES).toString("utf8").replace(/\uFFFD$/, "");
+        pageCut = true;
       }
       parts.push(block);
       shown.push(n);
       size += bytesOf;
+      if (pageCut) break;
     }
-    const cutNote = cut ? `\n... (the text reached the ${PDF_TEXT_MAX_BYTES / 1024} KB cap after page ${shown[shown.length - 1]}; ask for pages: "${pageList(pages.filter((p) => !shown.includes(p)))}" next)` : "";
+    const rest = pages.filter((p) => !shown.includes(p));
+    const next = rest.length ? `; ask for pages: "${pageList(rest)}" next` : "";
+    const cutNote = !cut ? "" : pageCut ? `\n... (page ${shown[0]} alone is over the ${PDF_TEXT_MAX_BYTES / 1024} KB cap: its text is cut here${next})` : `\n... (the text reached the ${PDF_TEXT_MAX_BYTES / 1024} KB cap after page ${shown[shown.length - 1]}${next})`;
     return ok(`${head}\n${parts.join("\n")}${cutNote}`, { path: file.rel, total_pages: total, pages: shown, truncated: cut || more !== "" });
   } finally {
     await doc.close();
