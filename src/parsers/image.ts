@@ -98,8 +98,8 @@ function targetType(own: ImageMediaType, limits: ImageLimits): ImageMediaType {
  * (nothing lost), else scaled down to the long edge and re-encoded; when the
  * bytes are still too many, JPEG at falling quality, then smaller again.
  */
-export async function fitImage(name: string, bytes: Buffer, limits: ImageLimits): Promise<FittedImage> {
-  const info = await imageInfo(name, bytes);
+export async function fitImage(name: string, bytes: Buffer, limits: ImageLimits, known?: ImageInfo): Promise<FittedImage> {
+  const info = known ?? (await imageInfo(name, bytes));
   const longEdge = Math.max(info.width, info.height);
   const stillGif = info.mediaType === "image/gif" && info.frames === 1;
   const sendsAsIs = longEdge <= limits.maxEdge && bytes.length <= limits.maxBytes && limits.formats.includes(info.mediaType) && (info.mediaType !== "image/gif" || stillGif);
@@ -124,10 +124,4 @@ export async function fitImage(name: string, bytes: Buffer, limits: ImageLimits)
     throw unreadable(name, info.mediaType, e);
   }
   throw new ToolError(`${name}: could not make the image fit in ${limits.maxBytes} bytes`);
-}
-
-/** Raw RGBA pixels (a rendered PDF page) as PNG. */
-export async function pngFromPixels(pixels: Uint8Array, width: number, height: number): Promise<Buffer> {
-  const sharp = await loadSharp();
-  return sharp(Buffer.from(pixels.buffer, pixels.byteOffset, pixels.byteLength), { raw: { width, height, channels: 4 } }).png().toBuffer();
 }

@@ -58,7 +58,7 @@ export const readTool = defineTool({
   name: "read",
   aliases: ["read_file"],
   brief: `Read a file with line numbers: offset and limit choose the lines (default the first ${READ_DEFAULT_LIMIT}).`,
-  description: `Read a text file with line numbers ("   12: text"): ${READ_DEFAULT_LIMIT} lines from offset unless limit says otherwise, at most ${READ_MAX_OUTPUT_BYTES / 1024} KB, lines cut at ${MAX_LINE_CHARS} characters; a last line gives the offset to continue from. ids: true adds persistent line IDs ("   12: [LID:k3f9] text") for edit_lines. A .ipynb shows its cells (offset, limit: cells). A PNG, JPEG, GIF or WebP image is shown to you as an image (when you can see images). A PDF gives the text of its pages: pages "1-5" (at most ${PDF_MAX_PAGES_PER_READ} a call; default the first ${PDF_MAX_PAGES_PER_READ}), as_images: true shows the pages as images instead.`,
+  description: `Read a file: numbered lines ("   12: text"), ${READ_DEFAULT_LIMIT} from offset, ≤${READ_MAX_OUTPUT_BYTES / 1024} KB, lines cut at ${MAX_LINE_CHARS} chars; a last line gives the next offset. .ipynb: cells (offset, limit: cells). An image comes as an image, a PDF as text (≤${PDF_MAX_PAGES_PER_READ} pages) or images (as_images).`,
   schema: () =>
     withArgAliases(
       READ_ALIASES,
@@ -68,9 +68,9 @@ export const readTool = defineTool({
           offset: lineNumber.optional().describe(`First line (default 1)${aliasNote(READ_ALIASES, "offset")}`),
           limit: lineNumber.optional().describe(`Lines (default ${READ_DEFAULT_LIMIT})`),
           end_line: lineNumber.optional().describe("Last line (instead of limit)"),
-          ids: z.boolean().optional().describe("Show line IDs"),
-          pages: z.string().optional().describe('PDF only: pages, "3", "1-5" or "1-3,8"'),
-          as_images: z.boolean().optional().describe("PDF only: the pages as images (vision models)"),
+          ids: z.boolean().optional().describe("Line IDs for edit_lines"),
+          pages: z.string().optional().describe('"1-5"'),
+          as_images: z.boolean().optional(),
         })
         .strict(),
     ),
@@ -86,7 +86,7 @@ export const readTool = defineTool({
         if (args.pages !== undefined || args.as_images !== undefined) throw new ToolError(`${any.rel} is an image: pages and as_images apply to PDFs`);
         return readImage(workspace, any, await imageInput?.());
       }
-      return readPdf(workspace, any, { ...(args.pages !== undefined ? { pages: args.pages } : {}), ...(args.as_images !== undefined ? { as_images: args.as_images } : {}) }, await imageInput?.());
+      return readPdf(workspace, any, { ...(args.pages !== undefined ? { pages: args.pages } : {}), ...(args.as_images !== undefined ? { as_images: args.as_images } : {}) }, imageInput);
     }
     if (args.pages !== undefined || args.as_images !== undefined) throw new ToolError(`pages and as_images apply to PDFs; ${any.rel} is not one (offset and limit choose lines)`);
     const file = workspace.resolveTextFile(args.path);

@@ -18,6 +18,7 @@ import { tempTree } from "../helpers.ts";
 import { makeAgent, collect, last, anthropicProvider } from "./harness.ts";
 import { createOpenAICompatibleProvider } from "../../src/agent/providers/openaiCompatible.ts";
 import { createOllamaProvider } from "../../src/agent/providers/ollama.ts";
+import type { Provider } from "../../src/agent/providers/types.ts";
 
 let server: LlmServer;
 let png: Buffer;
@@ -32,7 +33,7 @@ beforeEach(() => server.reset());
 
 const FAST = { retry: { maxRetries: 0 } };
 
-async function runRead(provider: Parameters<typeof makeAgent>[2]["provider"], model: string, label: string) {
+async function runRead(provider: Provider, model: string, label: string) {
   const root = tempTree({ "pic.png": png, "notes.txt": "hello\n" });
   server.script({ toolCalls: [{ id: "call_img", name: "read", arguments: { path: "pic.png" } }, { id: "call_txt", name: "read", arguments: { path: "notes.txt" } }] }, reply.text("A red rectangle."));
   const agent = makeAgent(root, server, { provider, model, modelLabel: label });

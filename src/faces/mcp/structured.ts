@@ -38,13 +38,6 @@ const READ_SCHEMA: JsonSchema = {
     total_lines: int,
     truncated,
     line_ids: { type: "array", items: str },
-    /** An image: its type and pixels. */
-    media_type: str,
-    width: int,
-    height: int,
-    /** A PDF: its pages, and those returned. */
-    total_pages: int,
-    pages: { type: "array", items: int },
   },
   required: ["path", "total_lines", "truncated"],
 };
@@ -129,7 +122,6 @@ export function structuredContent(tool: string, r: ToolResult): Record<string, u
       const out: Record<string, unknown> = { path: r.path, total_lines: typeof r.total_lines === "number" ? r.total_lines : 0, truncated: r.truncated === true };
       if (start !== undefined && count > 0) Object.assign(out, { start_line: start, end_line: start + count - 1 });
       if (Array.isArray(r.line_ids)) out.line_ids = r.line_ids;
-      for (const k of ["media_type", "width", "height", "total_pages", "pages"]) if (r[k] !== undefined) out[k] = r[k];
       return out;
     }
     case "sql_query": {

@@ -27,7 +27,7 @@ export async function readImage(workspace: Workspace, file: File, imageInput: Im
   const head = `${file.rel}: ${describe(info)}`;
   if (!imageInput) return ok(head, meta);
   if (!imageInput.vision) return ok(`${head}\n(The image itself is not shown: ${imageInput.reason}.)`, meta);
-  const fitted = await fitImage(file.rel, bytes, imageInput.limits);
+  const fitted = await fitImage(file.rel, bytes, imageInput.limits, info);
   const image: ToolImage = { media_type: fitted.mediaType, data_base64: fitted.data, width: fitted.width, height: fitted.height };
   const sent = fitted.changed ? `\n(shown to you scaled to ${fitted.width}x${fitted.height} pixels, ${imageTypeName(fitted.mediaType)}, to fit the model's image limits)` : "";
   return ok(`${head}${sent}`, { ...meta, images: [image] });
@@ -50,7 +50,9 @@ export interface PdfArgs {
   as_images?: boolean;
 }
 
-export async function readPdf(workspace: Workspace, file: File, args: PdfArgs, imageInput: ImageInput | undefined): Promise<ToolResult> {
+export async function readPdf(workspace: Workspace, file: File, args: PdfArgs, askImageInput: (() => Promise<ImageInput>) | undefined): Promise<ToolResult> {
+  // Asked only for as_images: the text of a PDF goes to any model.
+  const imageInput = args.as_images ? await askImageInput?.() : undefined;
   if (args.as_images) {
     // Refused before any work: the answer does not depend on the file.
     if (!imageInput) throw new ToolError(`as_images: this face shows no images (the agent with a vision model and rt mcp do); read ${file.rel} without as_images for its text`);
