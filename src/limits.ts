@@ -272,6 +272,8 @@ export const HOOK_STOP_MAX_CONTINUES = 3;
 // ---- notebooks (read of .ipynb)
 /** Characters of one cell output read shows; the rest is cut with a note. */
 export const NOTEBOOK_OUTPUT_MAX_CHARS = 4000;
+/** Image outputs one read of a notebook sends a vision model, at most. */
+export const NOTEBOOK_MAX_IMAGES = 10;
 
 // ---- web (web_fetch, web_search: issue 16)
 /** A page fetched this recently is served from the cache. */

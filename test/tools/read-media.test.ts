@@ -311,3 +311,48 @@ test("PDF text over 50 KB: whole pages up to the cap and where to go on; one pag
   assert.deepEqual(huge.pages, [1]);
   assert.match(huge.output, /\n\.\.\. \(page 1 alone is over the 50 KB cap: its text is cut here; ask for pages: "2" next\)$/);
 });
+
+test("files over 50 MB are not opened: a clear error before reading them", async () => {
+  const root = tempTree({});
+  for (const [name, head] of [
+    ["huge.png", Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])],
+    ["huge.pdf", Buffer.from("%PDF-1.7\n")],
+  ] as const) {
+    const fd = fs.openSync(path.join(root, name), "w");
+    fs.writeSync(fd, head);
+    fs.ftruncateSync(fd, 51 * 1024 * 1024);
+    fs.closeSync(fd);
+  }
+  const w = createWorkspace({ root, env: {} });
+  for (const name of ["huge.png", "huge.pdf"]) {
+    const r = await callTool(w, "read", { path: name });
+    assert.equal(r.success, false);
+    assert.equal(r.error, `${name}: 51 MiB is more than read opens (50 MiB)`);
+  }
+});
+
+test("a notebook's image outputs go to a vision model as images; elsewhere they stay named with their size", async () => {
+  const plot = await solid(2400, 1200).png().toBuffer();
+  const cell = (id: string, outputs: unknown[]) => ({ cell_type: "code", execution_count: 1, id, metadata: {}, outputs, source: ["plot()"] });
+  const nb = {
+    cells: [
+      cell("a1", [{ output_type: "display_data", data: { "image/png": plot.toString("base64"), "text/plain": ["<Figure>"] }, metadata: {} }]),
+      cell("b2", [{ output_type: "display_data", data: { "image/png": "bm90IGFuIGltYWdl" }, metadata: {} }]),
+    ],
+    metadata: {},
+    nbformat: 4,
+    nbformat_minor: 5,
+  };
+  const { call } = ws({ "plots.ipynb": JSON.stringify(nb, null, 1) });
+  const plain = await call({ path: "plots.ipynb" });
+  assert.equal(plain.success, true, String(plain.error));
+  assert.equal(plain.images, undefined);
+  assert.match(plain.output, /<output image\/png: \d+ bytes>/);
+  const seen = await call({ path: "plots.ipynb" }, VISION);
+  const images = seen.images as Array<{ width: number; height: number; media_type: string }>;
+  assert.equal(images.length, 1);
+  assert.deepEqual([images[0].media_type, images[0].width, images[0].height], ["image/png", 1568, 784]);
+  assert.match(seen.output, /\n\(the image outputs of cell 1 follow as images, in order\)\n\(not shown: cell 2 \(image\/png output\): not a PNG, JPEG, GIF or WebP image\)$/);
+  const blind = await call({ path: "plots.ipynb" }, { vision: false, reason: "no" });
+  assert.equal(blind.images, undefined);
+});
