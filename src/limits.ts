@@ -297,14 +297,15 @@ export const WEB_SEARCH_TIMEOUT_MS = 20_000;
 export const READ_BINARY_MAX_BYTES = 50 * 1024 * 1024;
 /** Pages of a PDF one read returns at most (Claude Code's Read takes 20 pages a call). */
 export const PDF_MAX_PAGES_PER_READ = 20;
-/** Pages of a PDF read returns when the call names none and the file is longer than PDF_MAX_PAGES_PER_READ. */
-export const PDF_DEFAULT_PAGES = PDF_MAX_PAGES_PER_READ;
 /** Text of the pages read returns, at most (the same cap as a text file's window). */
 export const PDF_TEXT_MAX_BYTES = READ_MAX_OUTPUT_BYTES;
 /** as_images renders pages at this many pixels on the long edge before the provider's own downscale. */
 export const PDF_RENDER_LONG_EDGE = 1568;
-/** as_images renders at most this many pages a call: each is an image the model pays for. */
-export const PDF_MAX_IMAGE_PAGES = 5;
+/**
+ * as_images stops rendering once the pages' images reach this many bytes (Anthropic takes 32 MB
+ * a request; an MCP client's transport may choke on one huge message): the note says where to go on.
+ */
+export const PDF_IMAGES_MAX_BYTES = 10 * 1024 * 1024;
 /**
  * Anthropic: an image's long edge above 1568 px is scaled down by the API anyway,
  * and requests with more than 20 images refuse any edge above 2000 px; the API

@@ -16,6 +16,7 @@ import { callTool } from "../../src/tools/policy.ts";
 import type { ImageInput, ToolResult } from "../../src/tools/types.ts";
 import { PDF_MAX_PAGES_PER_READ } from "../../src/limits.ts";
 import { parsePageRange } from "../../src/parsers/pdf.ts";
+import { readPdf } from "../../src/tools/shared/readMedia.ts";
 import { rt, rtCall, tempTree, treeHash } from "../helpers.ts";
 
 const VISION: ImageInput = { vision: true, limits: { maxEdge: 1568, maxBytes: 3_932_160, formats: ["image/png", "image/jpeg", "image/gif", "image/webp"] } };
@@ -355,4 +356,21 @@ test("a notebook's image outputs go to a vision model as images; elsewhere they 
   assert.match(seen.output, /\n\(the image outputs of cell 1 follow as images, in order\)\n\(not shown: cell 2 \(image\/png output\): not a PNG, JPEG, GIF or WebP image\)$/);
   const blind = await call({ path: "plots.ipynb" }, { vision: false, reason: "no" });
   assert.equal(blind.images, undefined);
+});
+
+test("as_images stops at the images' byte budget and says which pages to ask for next", async () => {
+  const root = tempTree({});
+  ghostscriptPdf(root, "four.pdf", [["Page A"], ["Page B"], ["Page C"], ["Page D"]]);
+  const w = createWorkspace({ root, env: {} });
+  const file = w.resolveFile("four.pdf");
+  const one = await readPdf(w, file, { as_images: true }, () => Promise.resolve(VISION));
+  const pageBytes = Buffer.from((one.images as Array<{ data_base64: string }>)[0].data_base64, "base64").length;
+  // Room for two pages and a half: two are rendered, the note names the other two.
+  const r = await readPdf(w, file, { as_images: true }, () => Promise.resolve(VISION), Math.floor(pageBytes * 2.5));
+  assert.equal(r.success, true);
+  assert.deepEqual(r.pages, [1, 2]);
+  assert.equal((r.images as unknown[]).length, 2);
+  assert.equal(r.truncated, true);
+  assert.match(r.output, /^four\.pdf: PDF, 4 pages; pages 1-4, as 2 images \(one a page, in order: pages 1-2\); the images reached [\d.]+ KiB after page 2: ask for pages: "3-4" next$/);
+  assert.equal((one.images as unknown[]).length, 4, "the default budget takes all four");
 });

@@ -6,9 +6,10 @@
 import type fs from "node:fs";
 import { ok, ToolError, type ImageInput, type ToolImage, type ToolResult } from "../types.js";
 import { plural } from "./format.js";
+import { formatSize } from "../../workspace/binary.js";
 import { fitImage, imageInfo, imageTypeName, type ImageInfo } from "../../parsers/image.js";
 import { openPdf, parsePageRange } from "../../parsers/pdf.js";
-import { PDF_MAX_PAGES_PER_READ, PDF_RENDER_LONG_EDGE, PDF_TEXT_MAX_BYTES, READ_BINARY_MAX_BYTES } from "../../limits.js";
+import { PDF_IMAGES_MAX_BYTES, PDF_MAX_PAGES_PER_READ, PDF_RENDER_LONG_EDGE, PDF_TEXT_MAX_BYTES, READ_BINARY_MAX_BYTES } from "../../limits.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import type { ResolvedPath } from "../../workspace/paths.js";
 
@@ -50,7 +51,14 @@ export interface PdfArgs {
   as_images?: boolean;
 }
 
-export async function readPdf(workspace: Workspace, file: File, args: PdfArgs, askImageInput: (() => Promise<ImageInput>) | undefined): Promise<ToolResult> {
+export async function readPdf(
+  workspace: Workspace,
+  file: File,
+  args: PdfArgs,
+  askImageInput: (() => Promise<ImageInput>) | undefined,
+  /** The images' byte budget (PDF_IMAGES_MAX_BYTES; tests give a small one). */
+  imagesMaxBytes = PDF_IMAGES_MAX_BYTES,
+): Promise<ToolResult> {
   // Asked only for as_images: the text of a PDF goes to any model.
   const imageInput = args.as_images ? await askImageInput?.() : undefined;
   if (args.as_images) {
@@ -69,13 +77,26 @@ export async function readPdf(workspace: Workspace, file: File, args: PdfArgs, a
     const head = `${file.rel}: PDF, ${plural(total, "page")}; pages ${pageList(pages)}${more}`;
     if (args.as_images && imageInput?.vision) {
       const images: ToolImage[] = [];
+      const rendered: number[] = [];
       const edge = Math.min(PDF_RENDER_LONG_EDGE, imageInput.limits.maxEdge);
+      let bytes = 0;
       for (const n of pages) {
         const page = await doc.renderPage(n, edge);
         const fitted = await fitImage(`${file.rel} page ${n}`, page.png, imageInput.limits);
+        if (images.length > 0 && bytes + fitted.bytes > imagesMaxBytes) break;
+        bytes += fitted.bytes;
         images.push({ media_type: fitted.mediaType, data_base64: fitted.data, width: fitted.width, height: fitted.height });
+        rendered.push(n);
       }
-      return ok(`${head}, as ${plural(images.length, "image")} (one a page, in order)`, { path: file.rel, total_pages: total, pages, images });
+      const left = pages.filter((p) => !rendered.includes(p));
+      const capNote = left.length ? `; the images reached ${formatSize(imagesMaxBytes)} after page ${rendered[rendered.length - 1]}: ask for pages: "${pageList(left)}" next` : "";
+      return ok(`${head}, as ${plural(images.length, "image")} (one a page, in order${rendered.length < pages.length ? `: pages ${pageList(rendered)}` : ""})${capNote}`, {
+        path: file.rel,
+        total_pages: total,
+        pages: rendered,
+        images,
+        ...(left.length || more ? { truncated: true } : {}),
+      });
     }
     const parts: string[] = [];
     let size = 0;
