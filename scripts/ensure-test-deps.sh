@@ -6,7 +6,9 @@
 # extensions), python3, make and g++ (npm builds better-sqlite3, rt's SQLite
 # driver, from source with node-gyp), and gcc (the sandbox tests compile an
 # io_uring attack, test/shell/corpus/io_uring.c), python3-nbformat (Jupyter's own
-# notebook library, the notebook tests' oracle). Needs root (or sudo) and apt-get; on a
+# notebook library, the notebook tests' oracle), ghostscript, qpdf and poppler-utils (the
+# PDF tests make PDFs with Ghostscript, encrypt them with qpdf, and check read's text
+# against poppler's pdftotext). Needs root (or sudo) and apt-get; on a
 # machine without apt-get it says what to install and carries on.
 set -euo pipefail
 need=()
@@ -21,6 +23,9 @@ command -v g++ >/dev/null || need+=(g++)
 command -v gcc >/dev/null || need+=(gcc)
 # Jupyter's nbformat, the oracle of the notebook tests (Debian's python3, not a pyenv one).
 /usr/bin/python3 -c "import nbformat" >/dev/null 2>&1 || need+=(python3-nbformat)
+command -v gs >/dev/null || need+=(ghostscript)
+command -v qpdf >/dev/null || need+=(qpdf)
+command -v pdftotext >/dev/null || need+=(poppler-utils)
 [ ${#need[@]} -eq 0 ] && exit 0
 if ! command -v apt-get >/dev/null; then
   echo "ensure-test-deps: please install: ${need[*]} (tests that need them will fail)" >&2

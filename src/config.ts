@@ -96,6 +96,12 @@ export const ProviderConfigSchema = z.looseObject({
   context_windows: z.record(z.string(), z.number().int().positive()).optional(),
   /** Anthropic: token budget for extended thinking (absent: thinking off). */
   thinking_budget_tokens: z.number().int().min(1024).optional(),
+  /**
+   * Whether the models take images (read of an image or a PDF's pages): true, false, or the
+   * model names that do ("*" ends a prefix). Absent: Ollama's /api/show capabilities, rt's
+   * table of hosted models (GPT-4o and later, Claude, Gemini), else no images.
+   */
+  vision: z.union([z.boolean(), z.array(z.string().min(1))]).optional(),
   /** Ollama: `think` sent with every request (thinking models): a boolean or a level; absent: the model's default. */
   think: z.union([z.boolean(), z.enum(["low", "medium", "high", "max"])]).optional(),
   /** Retries of a call that failed before its answer started (network, 429, 5xx). */

@@ -242,6 +242,11 @@ export const PROJECT_KEY_RULES: readonly KeyRule[] = [
     why: "turns Anthropic's extended thinking on (tokens you pay for): applies only up to your own budget for that provider",
   },
   { key: "providers.*.think", verdict: thinkVerdict, why: "false (thinking off) applies; turning thinking on or up only as you set it" },
+  {
+    key: "providers.*.vision",
+    verdict: (v) => (v === false ? "harmless" : "untrusted"),
+    why: "false (no images to the model) applies; sending images (tokens you pay for, to a model that may refuse them) only as you set it",
+  },
   { key: "agent", verdict: "descend", why: "decided per setting" },
   ...AGENT_LIMITS.map(([k, fallback]): KeyRule => ({ key: `agent.${k}`, verdict: atMost(fallback, (p) => p), why: LIMIT_WHY })),
   { key: "agent.temperature", verdict: "harmless", why: "sampling only" },

@@ -282,6 +282,8 @@ export const HOOK_STOP_MAX_CONTINUES = 3;
 // ---- notebooks (read of .ipynb)
 /** Characters of one cell output read shows; the rest is cut with a note. */
 export const NOTEBOOK_OUTPUT_MAX_CHARS = 4000;
+/** Image outputs one read of a notebook sends a vision model, at most. */
+export const NOTEBOOK_MAX_IMAGES = 10;
 
 // ---- web (web_fetch, web_search: issue 16)
 /** A page fetched this recently is served from the cache. */
@@ -299,3 +301,36 @@ export const WEB_SEARCH_DEFAULT_RESULTS = 8;
 export const WEB_SEARCH_MAX_RESULTS = 20;
 /** A search backend must answer within this long. */
 export const WEB_SEARCH_TIMEOUT_MS = 20_000;
+
+// ---- images and PDFs through read (issue 16)
+/** read opens an image or a PDF up to this size (they are decoded whole, in memory). */
+export const READ_BINARY_MAX_BYTES = 50 * 1024 * 1024;
+/** Pages of a PDF one read returns at most (Claude Code's Read takes 20 pages a call). */
+export const PDF_MAX_PAGES_PER_READ = 20;
+/** Text of the pages read returns, at most (the same cap as a text file's window). */
+export const PDF_TEXT_MAX_BYTES = READ_MAX_OUTPUT_BYTES;
+/** as_images renders pages at this many pixels on the long edge before the provider's own downscale. */
+export const PDF_RENDER_LONG_EDGE = 1568;
+/**
+ * as_images stops rendering once the pages' images reach this many bytes (Anthropic takes 32 MB
+ * a request; an MCP client's transport may choke on one huge message): the note says where to go on.
+ */
+export const PDF_IMAGES_MAX_BYTES = 10 * 1024 * 1024;
+/**
+ * Anthropic: an image's long edge above 1568 px is scaled down by the API anyway,
+ * and requests with more than 20 images refuse any edge above 2000 px; the API
+ * refuses base64 data over 5 MB, i.e. 3.75 MB of image bytes.
+ */
+export const ANTHROPIC_IMAGE_MAX_EDGE = 1568;
+export const ANTHROPIC_IMAGE_MAX_BYTES = Math.floor((5 * 1024 * 1024 * 3) / 4);
+/** OpenAI (detail "high"): the image is first scaled to fit a 2048 x 2048 square; 20 MB per image. */
+export const OPENAI_IMAGE_MAX_EDGE = 2048;
+export const OPENAI_IMAGE_MAX_BYTES = 20 * 1024 * 1024;
+/**
+ * Ollama documents no limit (each model's vision encoder resizes what it gets);
+ * rt keeps requests small with Anthropic's 1568 px, and a few MB.
+ */
+export const OLLAMA_IMAGE_MAX_EDGE = 1568;
+export const OLLAMA_IMAGE_MAX_BYTES = 4 * 1024 * 1024;
+/** An image's tokens when the provider has not counted them: Anthropic's estimate, width x height / 750. */
+export const IMAGE_PIXELS_PER_TOKEN = 750;

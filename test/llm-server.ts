@@ -143,6 +143,8 @@ export interface ServedModel {
   numCtx?: number;
   /** Reported in /v1/models as vLLM's max_model_len. */
   maxModelLen?: number;
+  /** Ollama /api/show capabilities (default ["completion", "tools"]; a vision model adds "vision"). */
+  capabilities?: string[];
 }
 
 export interface LlmServer {
@@ -459,7 +461,7 @@ function answerOllama(req: RecordedRequest, res: http.ServerResponse, models: Se
       parameters: m.numCtx ? `num_ctx                        ${m.numCtx}\nstop                           "<|im_end|>"` : `stop                           "<|im_end|>"`,
       details: { family: "qwen2" },
       model_info: { "general.architecture": "qwen2", ...(m.contextLength ? { "qwen2.context_length": m.contextLength } : {}) },
-      capabilities: ["completion", "tools"],
+      capabilities: m.capabilities ?? ["completion", "tools"],
     });
   }
   json(404, { error: "not found" });

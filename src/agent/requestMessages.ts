@@ -24,7 +24,7 @@ function asText(m: ChatMessage): ChatMessage {
     const { toolCalls: _drop, ...rest } = m;
     return { ...rest, content: [m.content, ...blocks].filter(Boolean).join("\n\n") };
   }
-  if (m.role === "tool") return { role: "user", content: `[rt] Output of ${m.name}${m.isError ? " (failed)" : ""}:\n${m.content}` };
+  if (m.role === "tool") return { role: "user", content: `[rt] Output of ${m.name}${m.isError ? " (failed)" : ""}:\n${m.content}`, ...(m.images?.length ? { images: m.images } : {}) };
   return m;
 }
 
@@ -41,7 +41,8 @@ export function requestMessages(system: string, context: readonly ContextEntry[]
     if (m.role === "assistant" && m.content.trim() === "" && !m.toolCalls?.length) continue;
     const last = out[out.length - 1];
     if (m.role === "user" && last.role === "user") {
-      out[out.length - 1] = { role: "user", content: `${last.content}\n\n${m.content}` };
+      const images = [...(last.images ?? []), ...(m.images ?? [])];
+      out[out.length - 1] = { role: "user", content: `${last.content}\n\n${m.content}`, ...(images.length ? { images } : {}) };
       continue;
     }
     out.push(m);

@@ -2,6 +2,7 @@
 // counts after each request; between requests (and for providers that report
 // nothing) about four characters per token is close enough for a threshold.
 import type { ChatMessage, ToolSpec } from "./providers/types.js";
+import { IMAGE_PIXELS_PER_TOKEN } from "../limits.js";
 
 const CHARS_PER_TOKEN = 4;
 /** Role markers and separators each message costs beyond its text. */
@@ -17,7 +18,10 @@ export function estimateMessageTokens(m: ChatMessage): number {
     chars += m.reasoning?.length ?? 0;
     for (const c of m.toolCalls ?? []) chars += c.name.length + c.arguments.length;
   }
-  return Math.ceil(chars / CHARS_PER_TOKEN) + PER_MESSAGE_TOKENS;
+  // An image costs by its pixels, not by the length of its base64.
+  let images = 0;
+  if (m.role === "tool" || m.role === "user") for (const img of m.images ?? []) images += Math.ceil((img.width * img.height) / IMAGE_PIXELS_PER_TOKEN);
+  return Math.ceil(chars / CHARS_PER_TOKEN) + images + PER_MESSAGE_TOKENS;
 }
 
 export function estimateTokens(messages: readonly ChatMessage[], tools: readonly ToolSpec[] = []): number {

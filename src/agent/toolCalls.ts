@@ -6,7 +6,8 @@
 // as it exists. Read-only calls run in parallel; a call that writes runs alone,
 // in order. AGENT_LOOP_REPEAT_LIMIT identical consecutive calls stop the turn.
 import { modelAsker } from "./askModel.js";
-import type { ToolCall } from "./providers/types.js";
+import type { ChatImage, ToolCall } from "./providers/types.js";
+import { imageInputFor } from "./imageInput.js";
 import type { AgentEvent, AgentStreamEvent, Protocol } from "./events.js";
 import { isLoopTool, type LoopToolResult } from "./sessionTools/loopTool.js";
 import { categoryOf, describeCall } from "./approval.js";
@@ -145,7 +146,7 @@ export async function* runToolCalls(ctx: LoopContext, calls: PendingCall[], turn
     void Promise.all(
       batch.map(async (c) => {
         const out = await executeCall(ctx, c, io, signal, turn);
-        addResult(ctx, c.call, out.text, !out.success);
+        addResult(ctx, c.call, out.text, !out.success, out.images);
         if (out.answer !== undefined) answer ??= out.answer;
       }),
     ).finally(() => queue.close());
@@ -214,6 +215,8 @@ interface CallOutcome {
   success: boolean;
   text: string;
   answer?: string;
+  /** Images the result carries (read of an image): they go into the history with it. */
+  images?: ChatImage[];
 }
 
 /**
@@ -251,10 +254,10 @@ async function executeCall(ctx: LoopContext, checked: CheckedCall, io: CallIo, s
   }
   sink({ type: "tool_start", id: c.id, name: c.name, args: isUnreadable(c.args) ? c.args.raw : c.args, protocol: c.protocol });
   const started = performance.timeOrigin + performance.now();
-  const finish = (success: boolean, output: string, error?: string, saved?: string, answer?: string): CallOutcome => {
+  const finish = (success: boolean, output: string, error?: string, saved?: string, answer?: string, images?: ChatImage[]): CallOutcome => {
     const ended = performance.timeOrigin + performance.now();
     sink({ type: "tool_end", id: c.id, name: c.name, success, output, ...(error ? { error } : {}), ...(saved ? { saved_output: saved } : {}), started_at: started, ended_at: ended });
-    return { success, text: output, ...(answer !== undefined ? { answer } : {}) };
+    return { success, text: output, ...(answer !== undefined ? { answer } : {}), ...(images ? { images } : {}) };
   };
   if (isUnreadable(c.args) || !prepared) {
     const invalid = isUnreadable(c.args) ? c.args.invalid : "the arguments could not be read";
@@ -270,19 +273,26 @@ async function executeCall(ctx: LoopContext, checked: CheckedCall, io: CallIo, s
     } catch (e) {
       result = { success: false, output: "", error: `${c.name} failed: ${(e as Error)?.message ?? String(e)}` };
     }
-  } else result = await runPreparedCall(prepared.call, { ...(signal ? { signal } : {}), editDiagnostics: true, askModel: modelAsker(ctx) });
+  } else result = await runPreparedCall(prepared.call, { ...(signal ? { signal } : {}), editDiagnostics: true, askModel: modelAsker(ctx), imageInput: () => imageInputFor(ctx.model) });
   // Hooks (issue 18): PostToolUse observes what ran; its reason or context is added for the model.
   const post = prepared.ok ? await postToolUseHook(ctx, c, prepared.call.args, result, signal) : undefined;
   for (const message of post?.notices ?? []) sink({ type: "notice", message });
   const { text, saved } = fitToolOutput(ctx.workspace, `${resultText(result)}${post?.note ? `\n${post.note}` : ""}`, ctx.limits.toolOutputMaxChars, { sessionId: ctx.history.log.id, callId: c.id });
-  return finish(result.success, text, result.success ? undefined : (result.error ?? "failed"), saved, result.answer);
+  return finish(result.success, text, result.success ? undefined : (result.error ?? "failed"), saved, result.answer, chatImages(result));
+}
+
+/** A result's images (read of an image, a PDF's pages) as the history keeps them. */
+function chatImages(r: ToolResult): ChatImage[] | undefined {
+  if (!r.success || !r.images?.length) return undefined;
+  return r.images.map((img) => ({ mediaType: img.media_type, data: img.data_base64, width: img.width, height: img.height }));
 }
 
 /** The result of a call, in the history: a tool message, or in text mode a user message. */
-export function addResult(ctx: LoopContext, c: PendingCall, output: string, isError: boolean): void {
+export function addResult(ctx: LoopContext, c: PendingCall, output: string, isError: boolean, images?: ChatImage[]): void {
+  const withImages = images?.length ? { images } : {};
   if (c.protocol === "tools") {
-    ctx.history.add({ role: "tool", toolCallId: c.id, name: c.name, content: output, ...(isError ? { isError } : {}) });
+    ctx.history.add({ role: "tool", toolCallId: c.id, name: c.name, content: output, ...(isError ? { isError } : {}), ...withImages });
   } else {
-    ctx.history.add({ role: "user", content: `[rt] Output of:\n${c.header ?? c.name}\n${output.trimEnd()}` }, "tool_output");
+    ctx.history.add({ role: "user", content: `[rt] Output of:\n${c.header ?? c.name}\n${output.trimEnd()}`, ...withImages }, "tool_output");
   }
 }

@@ -1,15 +1,19 @@
 import { z } from "zod";
-import { defineTool, ok, ToolError } from "./types.js";
+import { defineTool, ok, ToolError, type ToolContext, type ToolImage } from "./types.js";
 import { numberedLine, plural } from "./shared/format.js";
 import { aliasNote, withArgAliases } from "./shared/argAliases.js";
-import { MAX_LINE_CHARS, NOTEBOOK_OUTPUT_MAX_CHARS, READ_DEFAULT_LIMIT, READ_MAX_OUTPUT_BYTES } from "../limits.js";
-import { parseNotebook, renderNotebook } from "../edit/notebook.js";
+import { MAX_LINE_CHARS, NOTEBOOK_MAX_IMAGES, NOTEBOOK_OUTPUT_MAX_CHARS, PDF_MAX_PAGES_PER_READ, READ_DEFAULT_LIMIT, READ_MAX_OUTPUT_BYTES } from "../limits.js";
+import { parseNotebook, renderNotebook, type NotebookImage } from "../edit/notebook.js";
+import { fitImage } from "../parsers/image.js";
 import type { Workspace } from "../workspace/workspace.js";
 import type { ResolvedPath } from "../workspace/paths.js";
+import { readImage, readPdf } from "./shared/readMedia.js";
+import { fileBinaryKind } from "../workspace/binary.js";
 import type fs from "node:fs";
 
 /** A notebook's cells in order (cells `from`..`to`, 1-based), each with its id, type, source and outputs. */
-function readNotebook(workspace: Workspace, file: ResolvedPath & { stat: fs.Stats }, from = 1, to?: number) {
+async function readNotebook(workspace: Workspace, file: ResolvedPath & { stat: fs.Stats }, from: number | undefined, to: number | undefined, imageInput: ToolContext["imageInput"]) {
+  from ??= 1;
   const nb = parseNotebook(file.rel, workspace.readShown(file).toString("utf8"));
   const total = nb.json.cells.length;
   if (total === 0) return ok(`(${file.rel} is a notebook with no cells)`, { path: file.rel, cell_count: 0, total_cells: 0, truncated: false });
@@ -28,7 +32,9 @@ function readNotebook(workspace: Workspace, file: ResolvedPath & { stat: fs.Stat
   const through = from - 1 + (text.match(/^<\/cell>$/gm)?.length ?? 0);
   const truncated = cut || through < total;
   const note = truncated ? `\n... (showing cells ${from}-${through} of ${total}${cut ? `, output reached the ${READ_MAX_OUTPUT_BYTES / 1024} KB cap` : ""}; use offset=${through + 1} to continue)` : "";
-  return ok(`${file.rel}: notebook, ${plural(total, "cell")} (nbformat ${nb.json.nbformat}.${nb.json.nbformat_minor})\n${text}${note}`, {
+  const { images, imageNote } = await notebookImages(shown.images.filter((img) => img.cell <= through), imageInput);
+  return ok(`${file.rel}: notebook, ${plural(total, "cell")} (nbformat ${nb.json.nbformat}.${nb.json.nbformat_minor})\n${text}${note}${imageNote}`, {
+    ...(images.length ? { images } : {}),
     path: file.rel,
     start_cell: from,
     cell_count: through - from + 1,
@@ -38,15 +44,56 @@ function readNotebook(workspace: Workspace, file: ResolvedPath & { stat: fs.Stat
   });
 }
 
+/**
+ * The image outputs of the cells shown, as images for a vision model (the first
+ * NOTEBOOK_MAX_IMAGES of them; an output that is not a readable image is named,
+ * not fatal). Nothing for a face without images or a model without vision: the
+ * text already names each image output with its size.
+ */
+async function notebookImages(found: NotebookImage[], input: ToolContext["imageInput"]): Promise<{ images: ToolImage[]; imageNote: string }> {
+  const none = { images: [], imageNote: "" };
+  if (!found.length || !input) return none;
+  const imageInput = await input();
+  if (!imageInput.vision) return none;
+  const images: ToolImage[] = [];
+  const cells = new Set<number>();
+  const skipped: string[] = [];
+  for (const img of found.slice(0, NOTEBOOK_MAX_IMAGES)) {
+    try {
+      const fitted = await fitImage(`cell ${img.cell} (${img.mime} output)`, Buffer.from(img.base64, "base64"), imageInput.limits);
+      images.push({ media_type: fitted.mediaType, data_base64: fitted.data, width: fitted.width, height: fitted.height });
+      cells.add(img.cell);
+    } catch (e) {
+      skipped.push((e as Error).message);
+    }
+  }
+  const notes = [
+    images.length ? `(the image outputs of ${cells.size === 1 ? "cell" : "cells"} ${[...cells].join(", ")} follow as images, in order)` : "",
+    found.length > NOTEBOOK_MAX_IMAGES ? `(${found.length - NOTEBOOK_MAX_IMAGES} more image outputs not shown: at most ${NOTEBOOK_MAX_IMAGES} a read; read fewer cells)` : "",
+    ...skipped.map((why) => `(not shown: ${why})`),
+  ].filter(Boolean);
+  return { images, imageNote: notes.length ? `\n${notes.join("\n")}` : "" };
+}
+
 /** Claude Code's file_path; seed 001's start_line (its end_line is an argument of its own). */
 const READ_ALIASES = { file_path: "path", start_line: "offset" } as const;
 const lineNumber = z.number().int().min(1);
+
+/** What read makes of a file: text (lines, a notebook's cells), an image, or a PDF. */
+function mediaKind(file: ResolvedPath & { stat: fs.Stats }): "image" | "pdf" | undefined {
+  const kind = fileBinaryKind(file.abs);
+  if (kind === "PDF document") return "pdf";
+  if (kind === "PNG image" || kind === "JPEG image" || kind === "GIF image") return "image";
+  // WebP starts with RIFF, like WAV and AVI: its name says it is meant as an image, and its bytes are checked when read.
+  if (kind === "binary data" && /\.webp$/i.test(file.rel)) return "image";
+  return undefined;
+}
 
 export const readTool = defineTool({
   name: "read",
   aliases: ["read_file"],
   brief: `Read a file with line numbers: offset and limit choose the lines (default the first ${READ_DEFAULT_LIMIT}).`,
-  description: `Read a text file with line numbers ("   12: text"): ${READ_DEFAULT_LIMIT} lines from offset unless limit says otherwise, at most ${READ_MAX_OUTPUT_BYTES / 1024} KB, lines cut at ${MAX_LINE_CHARS} characters; a last line gives the offset to continue from. ids: true adds persistent line IDs ("   12: [LID:k3f9] text") for edit_lines. A .ipynb shows its cells (offset, limit: cells).`,
+  description: `Read a file: numbered lines ("   12: text"), ${READ_DEFAULT_LIMIT} from offset, ≤${READ_MAX_OUTPUT_BYTES / 1024} KB, lines cut at ${MAX_LINE_CHARS} chars; a last line gives the next offset. .ipynb: cells (offset, limit: cells). An image comes as an image, a PDF as text (≤${PDF_MAX_PAGES_PER_READ} pages) or images (as_images).`,
   schema: () =>
     withArgAliases(
       READ_ALIASES,
@@ -56,15 +103,29 @@ export const readTool = defineTool({
           offset: lineNumber.optional().describe(`First line (default 1)${aliasNote(READ_ALIASES, "offset")}`),
           limit: lineNumber.optional().describe(`Lines (default ${READ_DEFAULT_LIMIT})`),
           end_line: lineNumber.optional().describe("Last line (instead of limit)"),
-          ids: z.boolean().optional().describe("Show line IDs"),
+          ids: z.boolean().optional().describe("Line IDs for edit_lines"),
+          pages: z.string().optional().describe('"1-5"'),
+          as_images: z.boolean().optional(),
         })
         .strict(),
     ),
   readOnly: true,
   idempotent: true,
-  async handler(args, { workspace }) {
+  async handler(args, { workspace, imageInput }) {
+    const any = workspace.resolveFile(args.path);
+    const media = mediaKind(any);
+    if (media) {
+      const lineArgs = (["offset", "limit", "end_line", "ids"] as const).filter((k) => args[k] !== undefined);
+      if (lineArgs.length) throw new ToolError(`${any.rel} is ${media === "pdf" ? "a PDF" : "an image"}: ${lineArgs.join(", ")} ${lineArgs.length === 1 ? "applies" : "apply"} only to text files${media === "pdf" ? '; choose PDF pages with pages: "1-5"' : ""}`);
+      if (media === "image") {
+        if (args.pages !== undefined || args.as_images !== undefined) throw new ToolError(`${any.rel} is an image: pages and as_images apply to PDFs`);
+        return readImage(workspace, any, await imageInput?.());
+      }
+      return readPdf(workspace, any, { ...(args.pages !== undefined ? { pages: args.pages } : {}), ...(args.as_images !== undefined ? { as_images: args.as_images } : {}) }, imageInput);
+    }
+    if (args.pages !== undefined || args.as_images !== undefined) throw new ToolError(`pages and as_images apply to PDFs; ${any.rel} is not one (offset and limit choose lines)`);
     const file = workspace.resolveTextFile(args.path);
-    if (/\.ipynb$/i.test(file.rel) && !args.ids) return readNotebook(workspace, file, args.offset, args.end_line ?? (args.limit !== undefined ? (args.offset ?? 1) + args.limit - 1 : undefined));
+    if (/\.ipynb$/i.test(file.rel) && !args.ids) return readNotebook(workspace, file, args.offset, args.end_line ?? (args.limit !== undefined ? (args.offset ?? 1) + args.limit - 1 : undefined), imageInput);
     const start = args.offset ?? 1;
     if (args.end_line !== undefined) {
       if (args.end_line < start) throw new ToolError(`end_line ${args.end_line} is before the first line shown (${start}); end_line must be at least offset (start_line)`);

@@ -1,5 +1,6 @@
 import type { z } from "zod";
 import type { Workspace } from "../workspace/workspace.js";
+import type { ImageLimits, ImageMediaType } from "../parsers/image.js";
 
 /** What every tool returns: data, never an exception (seed 002's shape). */
 export interface ToolResult {
@@ -8,8 +9,26 @@ export interface ToolResult {
   error?: string;
   /** Why a call failed before its handler ran: "usage" (unknown tool, bad arguments) or "denied" (policy). */
   error_type?: "usage" | "denied" | "tool";
+  /** Images for the model (read of an image, a PDF's pages as_images): only when the face asked for them (ToolContext.imageInput). */
+  images?: ToolImage[];
   [metadata: string]: unknown;
 }
+
+/** An image a tool returns, already fitted to the limits the face gave. */
+export interface ToolImage {
+  media_type: ImageMediaType;
+  data_base64: string;
+  width: number;
+  height: number;
+}
+
+/**
+ * How a face takes images from tools. Absent: it shows none (the CLI, `rt call`):
+ * read describes an image (type, bytes, pixels) instead. `vision: false`: the
+ * model cannot see images, and read says so in text. `vision: true`: images come
+ * back in ToolResult.images, within the limits of the model's provider.
+ */
+export type ImageInput = { vision: false; reason: string } | { vision: true; limits: ImageLimits };
 
 /** What a long call reports while it runs (faces that can show it pass onProgress). */
 export type ToolProgress =
@@ -31,6 +50,12 @@ export interface ToolContext {
    * faces do not. web_fetch applies its prompt to a page with it.
    */
   askModel?: (question: ModelQuestion) => Promise<string>;
+  /**
+   * Whether images go to a model from this face, and within which limits (see
+   * ImageInput); asked only by a tool about to return an image (the agent may
+   * have to ask the model's server).
+   */
+  imageInput?: () => Promise<ImageInput>;
 }
 
 /** What askModel sends: a system prompt and one user message. */

@@ -108,14 +108,31 @@ export class Workspace {
 
   /** Resolves an existing regular file, refusing directories and binary files. */
   resolveTextFile(p: string): ResolvedPath & { stat: fs.Stats } {
+    const r = this.resolveFile(p);
+    const kind = fileBinaryKind(r.abs);
+    if (kind) throw new ToolError(`${r.rel}: binary file (${kind}, ${formatSize(r.stat.size)}); not shown`);
+    return r;
+  }
+
+  /** Resolves an existing regular file whatever it holds (read's images and PDFs), refusing directories. */
+  resolveFile(p: string): ResolvedPath & { stat: fs.Stats } {
     const r = this.resolve(p);
     if (!r.exists) throw new ToolError(`${r.rel}: file not found`);
     const stat = fs.statSync(r.abs);
     if (stat.isDirectory()) throw new ToolError(`${r.rel}: is a directory; use ls or find to list it`);
     if (!stat.isFile()) throw new ToolError(`${r.rel}: not a regular file`);
-    const kind = fileBinaryKind(r.abs);
-    if (kind) throw new ToolError(`${r.rel}: binary file (${kind}, ${formatSize(stat.size)}); not shown`);
     return { ...r, stat };
+  }
+
+  /**
+   * The bytes of a whole file of any content, read through the confined writer
+   * like a text file's (an image, a PDF), refused above `maxBytes` before reading.
+   */
+  readBytes(file: ResolvedPath & { stat: fs.Stats }, maxBytes: number): Buffer {
+    if (file.stat.size > maxBytes) throw new ToolError(`${file.rel}: ${formatSize(file.stat.size)} is more than read opens (${formatSize(maxBytes)})`);
+    const bytes = this.readText(file);
+    if (bytes.length > maxBytes) throw new ToolError(`${file.rel}: ${formatSize(bytes.length)} is more than read opens (${formatSize(maxBytes)})`);
+    return bytes;
   }
 
   /**

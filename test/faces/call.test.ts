@@ -56,7 +56,7 @@ test("schema violations: exit 2, the message names each offending field and show
   const schema = JSON.parse(schemaLine);
   assert.equal(schema.type, "object");
   assert.deepEqual(schema.required, ["path"]);
-  assert.deepEqual(Object.keys(schema.properties).sort(), ["end_line", "ids", "limit", "offset", "path"]);
+  assert.deepEqual(Object.keys(schema.properties).sort(), ["as_images", "end_line", "ids", "limit", "offset", "pages", "path"]);
   // Empty stdin means {}: the required field is named.
   const empty = await rt(["call", "grep"], { cwd: root, input: "" });
   assert.equal(empty.code, 2);

@@ -19,6 +19,7 @@
 import { ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS, PROVIDER_PROBE_TIMEOUT_MS } from "../../limits.js";
 import { AnthropicEventAssembler, toAnthropicMessages, toAnthropicTools, wholeMessageEvents, type AnthropicEvent } from "./anthropicMessages.js";
 import { contextWindowFor } from "./contextWindow.js";
+import { configuredVision, knownVision } from "./vision.js";
 import { listModelsError, missingPackage } from "./errors.js";
 import { withoutEnv, type ProviderOptions } from "./options.js";
 import { DEFAULT_RETRY, DEFAULT_TIMEOUTS, streamTurn } from "./retry.js";
@@ -133,6 +134,10 @@ export function createAnthropicProvider(opts: AnthropicOptions): Provider {
     },
     async contextWindow(model: string) {
       return opts.contextWindows?.[model] ?? contextWindowFor({ name: "anthropic", baseURL }, model);
+    },
+    async vision(model: string) {
+      // Every Claude model since Claude 3 reads images; a proxy serving other models says so in the configuration.
+      return configuredVision(opts.vision, model) ?? knownVision(model) ?? true;
     },
     async listModels(o = {}) {
       try {

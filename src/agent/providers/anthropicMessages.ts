@@ -11,14 +11,20 @@
 // `redacted_thinking`, but found `tool_use`", or "blocks ... cannot be
 // modified"). So the assembler keeps every block of the answer in order
 // (NativeParts.anthropic), and toAnthropicMessages sends them back unchanged.
-import type { ChatMessage, FinishReason, NativeParts, StreamPart, ToolCall, ToolSpec, Usage } from "./types.js";
+import type { ChatImage, ChatMessage, FinishReason, NativeParts, StreamPart, ToolCall, ToolSpec, Usage } from "./types.js";
 
 export type AnthropicBlockJson =
   | { type: "text"; text: string }
   | { type: "thinking"; thinking: string; signature: string }
   | { type: "redacted_thinking"; data: string }
   | { type: "tool_use"; id: string; name: string; input: unknown }
-  | { type: "tool_result"; tool_use_id: string; content: string; is_error?: boolean };
+  | { type: "image"; source: { type: "base64"; media_type: ChatImage["mediaType"]; data: string } }
+  | { type: "tool_result"; tool_use_id: string; content: string | AnthropicToolResultPartJson[]; is_error?: boolean };
+
+/** What a tool_result's content holds: text and image blocks. */
+export type AnthropicToolResultPartJson = { type: "text"; text: string } | { type: "image"; source: { type: "base64"; media_type: ChatImage["mediaType"]; data: string } };
+
+const imageBlock = (img: ChatImage) => ({ type: "image" as const, source: { type: "base64" as const, media_type: img.mediaType, data: img.data } });
 
 export interface AnthropicMessageJson {
   role: "user" | "assistant";
@@ -129,13 +135,21 @@ export function toAnthropicMessages(messages: ChatMessage[]): { system?: string;
         else add("user", [{ type: "text", text: `<system>\n${m.content}\n</system>` }]);
         break;
       case "user":
-        add("user", [{ type: "text", text: nonEmpty(m.content) }]);
+        add("user", [{ type: "text", text: nonEmpty(m.content) }, ...(m.images ?? []).map(imageBlock)]);
         break;
       case "assistant":
         add("assistant", assistantBlocks(m));
         break;
       case "tool":
-        add("user", [{ type: "tool_result", tool_use_id: m.toolCallId, content: m.content, ...(m.isError ? { is_error: true } : {}) }]);
+        // A tool_result's content may be text and image blocks: the images stay with the result they belong to.
+        add("user", [
+          {
+            type: "tool_result",
+            tool_use_id: m.toolCallId,
+            content: m.images?.length ? [{ type: "text", text: nonEmpty(m.content) }, ...m.images.map(imageBlock)] : m.content,
+            ...(m.isError ? { is_error: true } : {}),
+          },
+        ]);
         break;
     }
   }

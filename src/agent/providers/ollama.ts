@@ -15,6 +15,7 @@
 // /v1 for the rest of the process, as it did before the native API.
 import { DEFAULT_CONTEXT_WINDOW, PROVIDER_PROBE_TIMEOUT_MS } from "../../limits.js";
 import { ollamaContextWindow } from "./contextWindow.js";
+import { configuredVision, ollamaVision } from "./vision.js";
 import { ollamaModels } from "./ollamaModels.js";
 import { connectionFailure, listModelsError } from "./errors.js";
 import type { ProviderOptions } from "./options.js";
@@ -86,6 +87,7 @@ export function createOllamaProvider(opts: OllamaOptions): Provider {
   };
   // One probe per model: num_ctx must not change between the requests of a session.
   const windows = new Map<string, Promise<number | undefined>>();
+  const visions = new Map<string, Promise<boolean | undefined>>();
 
   const contextWindow = (model: string): Promise<number | undefined> => {
     const configured = opts.contextWindows?.[model];
@@ -178,6 +180,16 @@ export function createOllamaProvider(opts: OllamaOptions): Provider {
       })();
     },
     contextWindow,
+    vision(model: string) {
+      const configured = configuredVision(opts.vision, model);
+      if (configured !== undefined) return Promise.resolve(configured);
+      let p = visions.get(model);
+      if (!p) {
+        p = ollamaVision(root, model, headers);
+        visions.set(model, p);
+      }
+      return p;
+    },
     async listModels(o = {}) {
       try {
         return await ollamaModels(root, o.timeoutMs ?? PROVIDER_PROBE_TIMEOUT_MS, o.signal, opts.apiKey || opts.headers ? headers : undefined);

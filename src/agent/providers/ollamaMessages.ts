@@ -18,10 +18,12 @@ export interface OllamaToolCallJson {
   function: { name: string; arguments: Record<string, unknown> };
 }
 
+/** `images`: base64 images (no data-URL prefix), on any message; the model's template places them. */
 export type OllamaMessageJson =
-  | { role: "system" | "user"; content: string }
+  | { role: "system"; content: string }
+  | { role: "user"; content: string; images?: string[] }
   | { role: "assistant"; content: string; thinking?: string; tool_calls?: OllamaToolCallJson[] }
-  | { role: "tool"; content: string; tool_name: string; tool_call_id?: string };
+  | { role: "tool"; content: string; tool_name: string; tool_call_id?: string; images?: string[] };
 
 /** Arguments as Ollama wants them: an object. Text that is not a JSON object (a model's broken output) becomes {}. */
 export function argumentsObject(text: string): Record<string, unknown> {
@@ -37,8 +39,9 @@ export function toOllamaMessages(messages: ChatMessage[]): OllamaMessageJson[] {
   return messages.map((m): OllamaMessageJson => {
     switch (m.role) {
       case "system":
-      case "user":
         return { role: m.role, content: m.content };
+      case "user":
+        return { role: m.role, content: m.content, ...(m.images?.length ? { images: m.images.map((img) => img.data) } : {}) };
       case "assistant": {
         // Thinking goes back as Ollama's own `thinking` field: the chat templates of thinking
         // models decide what to do with it (most drop it from earlier turns).
@@ -50,7 +53,7 @@ export function toOllamaMessages(messages: ChatMessage[]): OllamaMessageJson[] {
       }
       case "tool":
         // Ollama matches results to calls by tool name (and, from 0.12.10, by id; older versions ignore the field).
-        return { role: "tool", content: m.content, tool_name: m.name, tool_call_id: m.toolCallId };
+        return { role: "tool", content: m.content, tool_name: m.name, tool_call_id: m.toolCallId, ...(m.images?.length ? { images: m.images.map((img) => img.data) } : {}) };
     }
   });
 }

@@ -14,6 +14,7 @@
 // for it at start-up.
 import { PROVIDER_PROBE_TIMEOUT_MS } from "../../limits.js";
 import { contextWindowFor } from "./contextWindow.js";
+import { configuredVision, knownVision, ollamaVision } from "./vision.js";
 import { listModelsError, missingPackage } from "./errors.js";
 import { ollamaModels } from "./ollamaModels.js";
 import { withoutEnv, type ProviderOptions } from "./options.js";
@@ -171,6 +172,12 @@ export function createOpenAICompatibleProvider(opts: OpenAICompatibleOptions): P
     },
     async contextWindow(model: string) {
       return opts.contextWindows?.[model] ?? contextWindowFor({ name, baseURL, apiKey: opts.apiKey, ollamaRoot }, model);
+    },
+    async vision(model: string) {
+      const configured = configuredVision(opts.vision, model);
+      if (configured !== undefined) return configured;
+      if (name === "ollama") return ollamaVision(ollamaRoot, model, opts.headers);
+      return knownVision(model);
     },
     async listModels(o = {}) {
       const timeoutMs = o.timeoutMs ?? PROVIDER_PROBE_TIMEOUT_MS;

@@ -10,7 +10,7 @@
 //   delta.refusal (OpenAI: the model declined)
 //   an `error` object in a chunk (OpenRouter, with the usage and finish reason of the
 //     answer so far in the same chunk), finish_reason "error"
-import type { ChatMessage, FinishReason, NativeParts, StreamPart, ToolCall, ToolSpec, Usage } from "./types.js";
+import type { ChatImage, ChatMessage, FinishReason, NativeParts, StreamPart, ToolCall, ToolSpec, Usage } from "./types.js";
 
 export interface OpenAIToolCallJson {
   id: string;
@@ -20,8 +20,12 @@ export interface OpenAIToolCallJson {
   extra_content?: unknown;
 }
 
+/** A content part of a user message: text, or an image as a data URL (chat completions' `image_url`). */
+export type OpenAIContentPartJson = { type: "text"; text: string } | { type: "image_url"; image_url: { url: string } };
+
 export type OpenAIMessageJson =
-  | { role: "system" | "user"; content: string }
+  | { role: "system"; content: string }
+  | { role: "user"; content: string | OpenAIContentPartJson[] }
   | {
       role: "assistant";
       content: string | null;
@@ -61,13 +65,41 @@ function turnsWithToolCalls(messages: ChatMessage[]): Set<number> {
   return out;
 }
 
+const imagePart = (img: ChatImage): OpenAIContentPartJson => ({ type: "image_url", image_url: { url: `data:${img.mediaType};base64,${img.data}` } });
+
+/**
+ * Chat completions' tool messages carry text only (their content parts are
+ * `text` parts), so the images of a run of tool results go in one user message
+ * right after the run, each introduced by the call it came from; the tool
+ * messages must follow their assistant message without anything between them.
+ */
+function withToolImagesAfter(messages: OpenAIMessageJson[], source: ChatMessage[]): OpenAIMessageJson[] {
+  const out: OpenAIMessageJson[] = [];
+  let pending: OpenAIContentPartJson[] = [];
+  const flush = () => {
+    if (pending.length) out.push({ role: "user", content: pending });
+    pending = [];
+  };
+  source.forEach((m, i) => {
+    if (m.role !== "tool") flush();
+    out.push(messages[i]);
+    if (m.role === "tool" && m.images?.length) {
+      pending.push({ type: "text", text: `The ${m.images.length === 1 ? "image" : `${m.images.length} images`} returned by ${m.name} (tool call ${m.toolCallId}):` });
+      for (const img of m.images) pending.push(imagePart(img));
+    }
+  });
+  flush();
+  return out;
+}
+
 export function toOpenAIMessages(messages: ChatMessage[]): OpenAIMessageJson[] {
   const withReasoning = turnsWithToolCalls(messages);
-  return messages.map((m, i): OpenAIMessageJson => {
+  const mapped = messages.map((m, i): OpenAIMessageJson => {
     switch (m.role) {
       case "system":
-      case "user":
         return { role: m.role, content: m.content };
+      case "user":
+        return m.images?.length ? { role: "user", content: [{ type: "text", text: m.content }, ...m.images.map(imagePart)] } : { role: "user", content: m.content };
       case "assistant": {
         const calls = m.toolCalls ?? [];
         const out: Extract<OpenAIMessageJson, { role: "assistant" }> = calls.length
@@ -92,6 +124,7 @@ export function toOpenAIMessages(messages: ChatMessage[]): OpenAIMessageJson[] {
         return { role: "tool", tool_call_id: m.toolCallId, content: m.content };
     }
   });
+  return withToolImagesAfter(mapped, messages);
 }
 
 export function toOpenAITools(tools: ToolSpec[]) {

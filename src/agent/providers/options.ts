@@ -1,5 +1,6 @@
 // Options every provider takes: where the server is, the key, and how patient to be.
 import type { RetryOptions, TimeoutOptions } from "./retry.js";
+import type { VisionSetting } from "./vision.js";
 export { withoutEnv } from "../../envScope.js";
 
 export interface ProviderOptions {
@@ -15,5 +16,7 @@ export interface ProviderOptions {
   timeouts?: Partial<TimeoutOptions>;
   /** Extra HTTP headers sent with every request (OpenRouter's HTTP-Referer, a proxy's auth...). */
   headers?: Record<string, string>;
+  /** Which models take images (`providers.<name>.vision`): all, none, or these names ("*" ends a prefix). */
+  vision?: VisionSetting;
 }
 

@@ -213,6 +213,7 @@ export function resolveModel(input: ResolveInput = {}): ResolvedModel {
     apiKey: key,
     target,
     headers: pc.headers,
+    ...(pc.vision !== undefined ? { vision: pc.vision } : {}),
     retry: { ...(pc.max_retries !== undefined ? { maxRetries: pc.max_retries } : {}), ...input.providerOptions?.retry },
     timeouts: {
       ...(pc.first_part_timeout_ms !== undefined ? { firstPartMs: pc.first_part_timeout_ms } : {}),

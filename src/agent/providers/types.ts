@@ -55,9 +55,23 @@ export interface NativeParts {
   toolCallExtras?: Record<string, unknown>;
 }
 
+/**
+ * An image in a message (a tool's result: read of an image or of a PDF's pages),
+ * already within the provider's limits. Each provider sends it in its own shape
+ * (openaiMessages.ts, anthropicMessages.ts, ollamaMessages.ts). Kept inline in
+ * the session log, base64 (see session.ts).
+ */
+export interface ChatImage {
+  mediaType: "image/png" | "image/jpeg" | "image/gif" | "image/webp";
+  /** The image bytes, base64. */
+  data: string;
+  width: number;
+  height: number;
+}
+
 export type ChatMessage =
   | { role: "system"; content: string }
-  | { role: "user"; content: string }
+  | { role: "user"; content: string; images?: ChatImage[] }
   | {
       role: "assistant";
       content: string;
@@ -74,7 +88,7 @@ export type ChatMessage =
       finishRaw?: string;
       native?: NativeParts;
     }
-  | { role: "tool"; toolCallId: string; name: string; content: string; isError?: boolean };
+  | { role: "tool"; toolCallId: string; name: string; content: string; isError?: boolean; images?: ChatImage[] };
 
 export interface ToolSpec {
   name: string;
@@ -166,6 +180,12 @@ export interface Provider {
   stream(req: ModelRequest): AsyncIterable<StreamPart>;
   /** The model's context window in tokens, when the provider can tell. */
   contextWindow?(model: string): Promise<number | undefined>;
+  /**
+   * Whether the model takes images: the configuration (`providers.<name>.vision`),
+   * else what the server says (Ollama's /api/show capabilities) or what rt knows
+   * of the model; undefined when nobody can tell.
+   */
+  vision?(model: string): Promise<boolean | undefined>;
   /** The models the server offers (Ollama: the pulled ones). Throws a ProviderError when it cannot be asked. */
   listModels?(opts?: { signal?: AbortSignal; timeoutMs?: number }): Promise<string[]>;
 }

@@ -148,18 +148,19 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: "read",
-    synopsis: "rt read PATH [--offset N] [--limit N] [--ids]",
-    summary: "print a file with numbered lines (2000 lines / 50 KB at a time), optionally with line IDs",
+    synopsis: "rt read PATH [--offset N] [--limit N] [--ids] [--pages RANGE]",
+    summary: "print a file with numbered lines (2000 lines / 50 KB at a time), optionally with line IDs; an image's type, size and pixels; a PDF's text",
     options: {
       offset: { type: "string", integer: true, min: 1, help: "first line to show (1-based)" },
       limit: { type: "string", integer: true, min: 1, help: "number of lines (default 2000)" },
       ids: { type: "boolean", help: "show persistent line IDs as [LID:xxxx]" },
+      pages: { type: "string", help: 'PDF pages: "3", "1-5", "1-3,8" (at most 20; default the first 20)' },
     },
-    argNames: flagNames({ offset: "offset", limit: "limit", ids: "ids" }, { path: "PATH" }),
+    argNames: flagNames({ offset: "offset", limit: "limit", ids: "ids", pages: "pages" }, { path: "PATH" }),
     toCall(pos, opts, where) {
       need(pos, ["PATH"]);
       noExtra(pos, 1);
-      return { tool: "read", args: { path: where.path(pos[0]), ...pick(opts, { offset: "offset", limit: "limit", ids: "ids" }) } };
+      return { tool: "read", args: { path: where.path(pos[0]), ...pick(opts, { offset: "offset", limit: "limit", ids: "ids", pages: "pages" }) } };
     },
   },
   {

@@ -76,9 +76,11 @@ export function toCallToolResult(result: ToolResult, tool?: string): CallToolRes
   const text = result.success ? output : [output, error ?? "failed"].filter((s) => s !== "").join("\n");
   const structured = result.success && tool ? structuredContent(tool, result) : undefined;
   // Fields the structured content carries are not repeated in _meta.
-  const skip = structured ? ["matches", "files", "counts", "line_ids", "rows", "columns"] : [];
+  // Images travel as image content, never in _meta.
+  const skip = [...(structured ? ["matches", "files", "counts", "line_ids", "rows", "columns"] : []), "images"];
+  const images = result.success ? (result.images ?? []).map((img) => ({ type: "image" as const, data: img.data_base64, mimeType: img.media_type })) : [];
   return {
-    content: [{ type: "text", text: capText(text) }],
+    content: [{ type: "text", text: capText(text) }, ...images],
     ...(structured ? { structuredContent: structured } : {}),
     isError: !result.success,
     _meta: { [RESULT_META_KEY]: capMeta(rest, skip) },

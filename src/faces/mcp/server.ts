@@ -16,6 +16,8 @@ import {
   type JSONRPCMessage,
 } from "@modelcontextprotocol/sdk/types.js";
 import { callTool } from "../../tools/policy.js";
+import type { ImageInput } from "../../tools/types.js";
+import { providerImageLimits } from "../../agent/imageInput.js";
 import { findTool } from "../../tools/registry.js";
 import type { ToolProgress } from "../../tools/types.js";
 import type { McpToolEntry } from "./toolList.js";
@@ -24,6 +26,13 @@ import { refusedRootPath } from "./roots.js";
 import { guardHttpBatches } from "./protocol.js";
 import { MCP_PROGRESS_EVERY_MS, MCP_ROOTS_TIMEOUT_MS } from "../../limits.js";
 import type { McpSession } from "./session.js";
+
+/**
+ * Images go back as MCP image content. The client's model is unknown: the
+ * limits are Anthropic's (1568 px, 3.75 MB), the tightest of the providers rt
+ * knows, so the image fits whichever model the client has.
+ */
+const mcpImageInput = (): Promise<ImageInput> => Promise.resolve({ vision: true, limits: providerImageLimits("anthropic") });
 
 const INSTRUCTIONS = `rt: navigation, search and line-addressed editing of one workspace directory. Paths are relative to the workspace root.
 Find code with grep / find, look at it with open (a 100-line window around path:LINE) or read, edit with edit_lines or edit (old/new text).
@@ -126,7 +135,7 @@ export function createMcpServer({ version, tools, session }: ServerOptions): Ser
       if ("error" in target) return toolErrorResult(target.error);
       const refusal = refusedRootPath(args, target.workspace.root, target.refused);
       if (refusal) return toolErrorResult(refusal);
-      const result = await callTool(target.workspace, name, args ?? {}, { signal: extra.signal, ...(onProgress ? { onProgress } : {}) });
+      const result = await callTool(target.workspace, name, args ?? {}, { signal: extra.signal, ...(onProgress ? { onProgress } : {}), imageInput: mcpImageInput });
       return toCallToolResult(result, tool.name);
     } catch (e) {
       // callTool turns handler failures into results; this is for anything else.
