@@ -22,6 +22,7 @@ import { compactIfNeeded } from "./compaction.js";
 import { completeEvent, contextWindow, countUsage, emit, errorEvent, setProtocol, TurnState, type LoopContext } from "./loopContext.js";
 import { toolSpecs } from "./toolSet.js";
 import { todoReminder } from "./sessionTools/todoWrite.js";
+import { imageInputFor } from "./imageInput.js";
 import { nativeCall, isUnreadable, runToolCalls, textCall, type PendingCall } from "./toolCalls.js";
 
 export interface RunOptions {
@@ -245,7 +246,7 @@ export async function* runModelTurn(ctx: LoopContext, turn: TurnState, signal: A
   const reminder = todoReminder(ctx);
   const req: ModelRequest = {
     model: ctx.model.model,
-    messages: withReminder(requestMessages(ctx.systemPrompt(protocol), ctx.history.context, protocol), reminder),
+    messages: withReminder(await forThisModel(ctx, requestMessages(ctx.systemPrompt(protocol), ctx.history.context, protocol)), reminder),
     ...(protocol === "tools" ? { tools: toolSpecs(ctx.tools) } : {}),
     ...(limits.temperature !== undefined ? { temperature: limits.temperature } : {}),
     ...(limits.maxOutputTokens !== undefined ? { maxOutputTokens: limits.maxOutputTokens } : {}),
@@ -291,6 +292,22 @@ export async function* runModelTurn(ctx: LoopContext, turn: TurnState, signal: A
     usage: used,
   });
   return answer;
+}
+
+/**
+ * The messages as this model can take them: images the history holds (read of
+ * an image under another model, before a /model switch or --resume) become a
+ * note for a model that does not see images. Asked only when there are some.
+ */
+async function forThisModel(ctx: LoopContext, messages: ChatMessage[]): Promise<ChatMessage[]> {
+  if (!messages.some((m) => "images" in m && m.images?.length)) return messages;
+  const input = await imageInputFor(ctx.model);
+  if (input.vision) return messages;
+  return messages.map((m) => {
+    if (!("images" in m) || !m.images?.length) return m;
+    const { images, ...rest } = m;
+    return { ...rest, content: `${m.content}\n[${images.length} image${images.length === 1 ? "" : "s"} left out: ${input.reason}]` } as ChatMessage;
+  });
 }
 
 /**

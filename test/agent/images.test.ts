@@ -117,3 +117,19 @@ test("a model without vision gets a note: Ollama without the capability, a model
   const listed = await runRead(createOpenAICompatibleProvider({ baseURL: server.openaiBaseUrl, ...FAST, vision: ["other", "some-local-*"] }), "some-local-model", "vllm/some-local-model");
   assert.ok(JSON.stringify(listed.second.messages).includes(`data:image/png;base64,${b64}`), "a configured list names the model by prefix");
 });
+
+test("after /model switches to a model without vision, the images already in the history are left out of its requests, with a note", async () => {
+  const root = tempTree({ "pic.png": png });
+  const ollama = createOllamaProvider({ baseURL: server.url, ...FAST });
+  server.script(reply.toolCall("read", { path: "pic.png" }), reply.text("A red rectangle."), reply.text("Still red."));
+  const agent = makeAgent(root, server, { provider: ollama, model: "eyes", modelLabel: "ollama/eyes" });
+  await collect(agent.run("what is in pic.png?"));
+  assert.deepEqual((server.completions[1].body.messages as Array<{ images?: string[] }>).find((m) => m.images)?.images, [b64]);
+  agent.setModel(ollama, "blind", "ollama/blind");
+  const events = await collect(agent.run("and now?"));
+  assert.equal(last(events).type, "turn_complete", JSON.stringify(last(events)));
+  const sent = server.completions[2].body.messages as Array<{ role: string; images?: string[]; content: string }>;
+  assert.ok(sent.every((m) => m.images === undefined));
+  assert.match(sent.find((m) => m.role === "tool")!.content, /\[1 image left out: the model ollama\/blind does not take images/);
+  agent.close();
+});
