@@ -186,6 +186,8 @@ export const AGENT_DEFAULT_SUBAGENT_DEPTH = 1;
 export const AGENT_MAX_SUBAGENT_DEPTH = 3;
 /** Model requests with a non-empty todo list left unchanged after which the next request carries a reminder of it. */
 export const AGENT_TODO_REMINDER_AFTER_REQUESTS = 5;
+/** Images sent in one model request (the newest ones; providers cap them: Anthropic at 100, and each can weigh megabytes). */
+export const AGENT_MAX_IMAGES_PER_REQUEST = 20;
 /** Invocations in one batch call. */
 export const AGENT_BATCH_MAX_INVOCATIONS = 25;
 /** Agent compaction: the most recent part of the conversation kept verbatim, as a fraction of the window. */

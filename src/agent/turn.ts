@@ -23,6 +23,7 @@ import { completeEvent, contextWindow, countUsage, emit, errorEvent, setProtocol
 import { toolSpecs } from "./toolSet.js";
 import { todoReminder } from "./sessionTools/todoWrite.js";
 import { imageInputFor } from "./imageInput.js";
+import { AGENT_MAX_IMAGES_PER_REQUEST } from "../limits.js";
 import { nativeCall, isUnreadable, runToolCalls, textCall, type PendingCall } from "./toolCalls.js";
 
 export interface RunOptions {
@@ -297,17 +298,30 @@ export async function* runModelTurn(ctx: LoopContext, turn: TurnState, signal: A
 /**
  * The messages as this model can take them: images the history holds (read of
  * an image under another model, before a /model switch or --resume) become a
- * note for a model that does not see images. Asked only when there are some.
+ * note for a model that does not see images; for one that does, only the
+ * newest AGENT_MAX_IMAGES_PER_REQUEST are sent (providers cap images per
+ * request: Anthropic at 100), older ones noted. Asked only when there are some.
  */
 async function forThisModel(ctx: LoopContext, messages: ChatMessage[]): Promise<ChatMessage[]> {
-  if (!messages.some((m) => "images" in m && m.images?.length)) return messages;
+  const count = messages.reduce((n, m) => n + ("images" in m ? (m.images?.length ?? 0) : 0), 0);
+  if (count === 0) return messages;
   const input = await imageInputFor(ctx.model);
-  if (input.vision) return messages;
-  return messages.map((m) => {
-    if (!("images" in m) || !m.images?.length) return m;
-    const { images, ...rest } = m;
-    return { ...rest, content: `${m.content}\n[${images.length} image${images.length === 1 ? "" : "s"} left out: ${input.reason}]` } as ChatMessage;
-  });
+  let keep = input.vision ? AGENT_MAX_IMAGES_PER_REQUEST : 0;
+  if (count <= keep) return messages;
+  const why = input.vision ? `only the newest ${AGENT_MAX_IMAGES_PER_REQUEST} images of the conversation are sent; read the file again to see it` : input.reason;
+  // From the newest message back: the first `keep` images stay.
+  const out = [...messages];
+  for (let i = out.length - 1; i >= 0; i--) {
+    const m = out[i];
+    if (!("images" in m) || !m.images?.length) continue;
+    const kept = m.images.slice(m.images.length - Math.min(keep, m.images.length));
+    keep -= kept.length;
+    const dropped = m.images.length - kept.length;
+    if (dropped === 0) continue;
+    const { images: _all, ...rest } = m;
+    out[i] = { ...rest, ...(kept.length ? { images: kept } : {}), content: `${m.content}\n[${dropped} image${dropped === 1 ? "" : "s"} left out: ${why}]` } as ChatMessage;
+  }
+  return out;
 }
 
 /**

@@ -133,3 +133,22 @@ test("after /model switches to a model without vision, the images already in the
   assert.match(sent.find((m) => m.role === "tool")!.content, /\[1 image left out: the model ollama\/blind does not take images/);
   agent.close();
 });
+
+test("only the newest 20 images of the conversation go with a request; the older are noted as left out", async () => {
+  const files: Record<string, Buffer> = {};
+  for (let i = 0; i < 22; i++) files[`p${i}.png`] = png;
+  const root = tempTree(files);
+  server.script({ toolCalls: Array.from({ length: 22 }, (_, i) => ({ id: `c${i}`, name: "read", arguments: { path: `p${i}.png` } })) }, reply.text("22 rectangles."));
+  const agent = makeAgent(root, server, { provider: createOllamaProvider({ baseURL: server.url, ...FAST }), model: "eyes", modelLabel: "ollama/eyes" });
+  await collect(agent.run("look at them all"));
+  const sent = server.completions[1].body.messages as Array<{ role: string; images?: string[]; content: string; tool_call_id?: string }>;
+  const tools = sent.filter((m) => m.role === "tool");
+  assert.equal(tools.length, 22);
+  assert.equal(tools.filter((m) => m.images?.length === 1).length, 20);
+  const left = tools.filter((m) => !m.images);
+  assert.equal(left.length, 2);
+  assert.ok(left.every((m) => /\[1 image left out: only the newest 20 images of the conversation are sent/.test(m.content)));
+  // The oldest are the ones left out (the messages come in the order of the calls).
+  assert.deepEqual(tools.slice(0, 2).map((m) => m.images), [undefined, undefined]);
+  agent.close();
+});
