@@ -60,18 +60,12 @@ export const webFetchTool = defineTool({
   },
   async handler(args, { workspace, signal, askModel }) {
     if (!args.raw && args.prompt === undefined) throw new ToolError("prompt is required: what to find out from the page (or raw: true for the page itself)");
-    const [{ fetchPage, checkUrl }, { cachedPage, cachePage }, { webConfig, fetchRules, ConfigError }] = await Promise.all([
+    const [{ fetchPage, checkUrl }, { cachedPage, cachePage }, { webConfig, fetchRules }] = await Promise.all([
       import("../web/fetchPage.js"),
       import("../web/cache.js"),
       import("../web/settings.js"),
     ]);
-    let cfg;
-    try {
-      cfg = webConfig(workspace);
-    } catch (e) {
-      if (e instanceof ConfigError) throw new ToolError(e.message);
-      throw e;
-    }
+    const cfg = webConfig(workspace);
     const rules = fetchRules(cfg, signal);
     const url = checkUrl(args.url, rules).href;
     let page = cachedPage(workspace.state, url);

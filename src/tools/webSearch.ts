@@ -35,14 +35,8 @@ export const webSearchTool = defineTool({
   approvalScope: () => "web_search",
   unavailable: (workspace) => (configured(workspace) ? undefined : "no search backend is configured (web.search)"),
   async handler(args, { workspace, signal }) {
-    const [{ search, SEARCH_SETUP_HINT }, { webConfig, ConfigError }] = await Promise.all([import("../web/search.js"), import("../web/settings.js")]);
-    let cfg;
-    try {
-      cfg = webConfig(workspace);
-    } catch (e) {
-      if (e instanceof ConfigError) throw new ToolError(e.message);
-      throw e;
-    }
+    const [{ search, SEARCH_SETUP_HINT }, { webConfig }] = await Promise.all([import("../web/search.js"), import("../web/settings.js")]);
+    const cfg = webConfig(workspace);
     if (!cfg.search) throw new ToolError(SEARCH_SETUP_HINT);
     const results = await search(
       cfg.search,
