@@ -33,6 +33,11 @@ Ctrl-C interrupts the model or a running command; the session continues.
 `;
 
 export async function chatCommand(ws: Workspace, flags: Flags, io: Io): Promise<number> {
+  // On a terminal, the full-screen UI (issue 15); --plain, or input or output not a terminal: this REPL.
+  if (flags.plain !== true && process.stdin.isTTY && process.stdout.isTTY) {
+    const { tuiCommand } = await import("./tui/tui.js");
+    return tuiCommand(ws, flags, io);
+  }
   const reader = new LineReader(process.stdin, process.stdout);
   const style: Style = process.stdout.isTTY ? ansi : plain;
   let setup;
