@@ -6,7 +6,8 @@
 # extensions), python3, make and g++ (npm builds better-sqlite3, rt's SQLite
 # driver, from source with node-gyp), and gcc (the sandbox tests compile an
 # io_uring attack, test/shell/corpus/io_uring.c), python3-nbformat (Jupyter's own
-# notebook library, the notebook tests' oracle). Needs root (or sudo) and apt-get; on a
+# notebook library, the notebook tests' oracle), tmux (the full-screen UI's tests type into
+# a real terminal and read its screen). Needs root (or sudo) and apt-get; on a
 # machine without apt-get it says what to install and carries on.
 set -euo pipefail
 need=()
@@ -19,6 +20,7 @@ command -v python3 >/dev/null || need+=(python3)
 command -v make >/dev/null || need+=(make)
 command -v g++ >/dev/null || need+=(g++)
 command -v gcc >/dev/null || need+=(gcc)
+command -v tmux >/dev/null || need+=(tmux)
 # Jupyter's nbformat, the oracle of the notebook tests (Debian's python3, not a pyenv one).
 /usr/bin/python3 -c "import nbformat" >/dev/null 2>&1 || need+=(python3-nbformat)
 [ ${#need[@]} -eq 0 ] && exit 0

@@ -66,6 +66,7 @@ export async function runApp(o: AppOptions): Promise<void> {
   const editor = new Editor();
   const historyCursor = new HistoryCursor(() => o.history.entries);
   let quit: () => void = () => undefined;
+  let instance: { clear: () => void } | undefined;
 
   function App() {
     const { exit } = ink.useApp();
@@ -92,13 +93,20 @@ export async function runApp(o: AppOptions): Promise<void> {
       return () => clearInterval(t);
     }, [refresh]);
     React.useEffect(() => {
-      const onResize = () => setFrame((f) => f + 1);
+      // The terminal reflowed the old frame; Ink would erase only as many rows as it drew.
+      // Start from a blank screen and draw the whole frame again at the new size.
+      const onResize = () => {
+        instance?.clear();
+        o.stdout.write("\x1b[2J\x1b[H");
+        setFrame((f) => f + 1);
+      };
       o.stdout.on("resize", onResize);
       return () => void o.stdout.off("resize", onResize);
     }, []);
 
     const flash = (text: string) => {
       s.flash = text;
+      setFrame((f) => f + 1);
       setTimeout(() => {
         if (s.flash === text) s.flash = undefined;
         refresh();
@@ -179,7 +187,8 @@ export async function runApp(o: AppOptions): Promise<void> {
       }
       if (/^\[<\d+;\d+;\d+[Mm]$/.test(input)) return; // clicks: nothing to do
       if (key.ctrl && input === "l") {
-        o.stdout.write("\x1b[2J");
+        instance?.clear();
+        o.stdout.write("\x1b[2J\x1b[H");
         return setFrame((f) => f + 1);
       }
       if (key.ctrl && input === "o") {
@@ -327,11 +336,12 @@ export async function runApp(o: AppOptions): Promise<void> {
     return h(
       ink.Box,
       { flexDirection: "column", width, height },
-      screen.lines.map((line, i) => h(ink.Text, { key: i, wrap: "truncate-end" }, line === "" ? " " : line)),
+      // One row each, blank ones included (Ink gives an empty Text no height).
+      screen.lines.map((line, i) => h(ink.Box, { key: i, height: 1, flexShrink: 0 }, h(ink.Text, { wrap: "truncate-end" }, line))),
     );
   }
 
-  const instance = ink.render(h(App), {
+  const app = ink.render(h(App), {
     stdout: o.stdout,
     stdin: o.stdin,
     exitOnCtrlC: false,
@@ -341,5 +351,6 @@ export async function runApp(o: AppOptions): Promise<void> {
   c.subscribe(() => {
     if (c.quitRequested) quit();
   });
-  await instance.waitUntilExit();
+  instance = app;
+  await app.waitUntilExit();
 }

@@ -28,7 +28,10 @@ export function statusLine(s: StatusFigures, p: Palette, width: number): string 
   if (s.contextTokens !== undefined && s.contextWindow) parts.push(`context ${Math.min(100, Math.round((100 * s.contextTokens) / s.contextWindow))}%`);
   if (s.cost !== undefined) parts.push(`$${s.cost.toFixed(4)}`);
   const left = parts.join(" · ");
-  const right = s.flash ?? (s.operation ? `${s.operation.label} ${Math.max(0, Math.floor((s.now - s.operation.since) / 1000))}s · Esc interrupts` : "/help · Ctrl-C twice quits");
+  const elapsed = s.operation ? `${s.operation.label} ${Math.max(0, Math.floor((s.now - s.operation.since) / 1000))}s` : "";
+  let right = s.flash ?? (s.operation ? `${elapsed} · Esc interrupts` : "/help · Ctrl-C twice quits");
+  // A narrow terminal keeps the figures and drops the hints first.
+  if (!s.flash && left.length + right.length + 1 > width) right = s.operation ? elapsed : "/help";
   const room = width - right.length - 1;
   if (room < 10) return truncate(right, width);
   const l = truncate(left, room);

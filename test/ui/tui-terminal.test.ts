@@ -1,0 +1,178 @@
+// The full-screen UI in a real terminal (tmux), driven by keys and read from
+// the screen, against the scripted model server reached as Ollama (the model
+// is the only stand-in). A few screens are kept as fixtures
+// (test/fixtures/tui/) and their key lines checked.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
+import { reply } from "../llm-server.ts";
+import { tempTree, CLI, REPO } from "../helpers.ts";
+import { requestText, scriptedOllama } from "../agent/harness.ts";
+import { Tmux, checkFixture } from "./tmux.ts";
+
+const ollama = scriptedOllama();
+const FIXTURES = path.join(REPO, "test", "fixtures", "tui");
+
+/** rt chat in a fresh 100x30 tmux; a marker line before it, and after it how it exited. */
+function startRt(t: import("node:test").TestContext, root: string, args: string[] = [], size: [number, number] = [100, 30]) {
+  const term = new Tmux(size[0], size[1]);
+  const stateHome = tempTree({}, "rt-state-");
+  const env = { ...process.env, ...ollama.env({ XDG_STATE_HOME: stateHome }), RT_ROOT: undefined, NO_COLOR: undefined, TERM: "xterm-256color" };
+  const cmd = `printf 'BEFORE-RT\\n'; ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} ${["chat", "--model", "ollama/test-model", ...args].join(" ")}; echo "[rt exited $?]"; sleep 600`;
+  term.start(t, cmd, env as NodeJS.ProcessEnv, root);
+  return { term, stateHome };
+}
+
+const statusLine = (s: string) => s.split("\n").find((l) => l.startsWith("ollama/test-model")) ?? "";
+
+test("a prompt and its streamed Markdown answer; an edit approved (its change coloured), a command denied; Ctrl-C twice quits and the terminal is restored", async (t) => {
+  const root = tempTree({ "calc.py": "def add(a, b):\n    return a - b\n" });
+  const words = "The **answer** streams word by word:\n\n- first point\n- second point\n\n```python\nprint('hi')\n```\n\nLAST-WORD";
+  ollama.server.script(
+    reply.text(words, { chunkDelayMs: 120 }),
+    reply.toolCall("edit", { path: "calc.py", old_string: "return a - b", new_string: "return a + b" }),
+    reply.text("Fixed the sign."),
+    reply.toolCall("bash", { command: "rm -rf build" }),
+    reply.text("I did not run it."),
+  );
+  const { term } = startRt(t, root);
+  await term.waitFor(/\/help · Ctrl-C twice quits/);
+  assert.equal(term.format("#{alternate_on}"), "1");
+  assert.match(statusLine(term.screen()), /^ollama\/test-model · ask · 0 in \/ 0 out · context \d+%/);
+
+  term.type("explain the answer");
+  term.keys("Enter");
+  // Mid-stream: the first words are on the screen, the last not yet, and the status line says what is going on.
+  const mid = await term.waitFor(/answer streams/);
+  assert.doesNotMatch(mid, /LAST-WORD/);
+  assert.match(mid, /(Writing|Thinking)… \d+s · Esc interrupts/);
+  const answered = await term.waitFor(/LAST-WORD/);
+  assert.match(answered, /^❯ explain the answer$/m);
+  // Markdown rendered: the bold markers and the list's dashes are gone, the code block's fence too.
+  assert.match(answered, /The answer streams word by word:/);
+  assert.match(answered, /^\s+\* first point$/m);
+  assert.match(answered, /^\s+print\('hi'\)$/m);
+  assert.doesNotMatch(answered, /```|\*\*answer\*\*/);
+  await term.waitFor((s) => /[\d.]+k? in \/ [\d.]+k? out/.test(statusLine(s)) && !/· 0 in \/ 0 out/.test(statusLine(s)));
+
+  term.type("fix the sign");
+  term.keys("Enter");
+  const asked = await term.waitFor(/rt wants to edit: edit calc\.py/);
+  assert.match(asked, /^\s+- return a - b$/m);
+  assert.match(asked, /^\s+\+ return a \+ b$/m);
+  assert.match(asked, /y yes {3}n no {3}a always \(this session\)/);
+  term.keys("y");
+  const edited = await term.waitFor(/Fixed the sign\./);
+  assert.match(edited, /● edit calc\.py\n\s+⎿ ✓ Edited calc\.py:2-2\n\s+- return a - b\n\s+\+ return a \+ b/);
+  assert.equal(fs.readFileSync(path.join(root, "calc.py"), "utf8"), "def add(a, b):\n    return a + b\n");
+  const coloured = term.screen(true);
+  assert.match(coloured, /\x1b\[31m- return a - b/, "removed lines are red");
+  assert.match(coloured, /\x1b\[32m\+ return a \+ b/, "added lines are green");
+  assert.deepEqual(checkFixture(FIXTURES, "edit-approved", edited, [/^● edit/, /⎿ ✓ Edited/, /^\s+- return/, /^\s+\+ return/, /^Fixed the sign/, /^ollama\/test-model/]), []);
+
+  term.type("clean the build");
+  term.keys("Enter");
+  await term.waitFor(/rt wants to run: bash: rm -rf build/);
+  term.keys("n");
+  const denied = await term.waitFor(/I did not run it\./);
+  assert.match(denied, /● bash: rm -rf build\n\s+⎿ ⊘ the user denied bash: rm -rf build: it was not run/);
+  assert.match(requestText(ollama.server.completions[4].body), /the user denied bash: rm -rf build/);
+
+  // Ctrl-C once at the empty prompt only warns; twice quits, and the shell's screen comes back.
+  term.keys("C-c");
+  await term.waitFor(/Ctrl-C again to quit/);
+  term.keys("C-c");
+  const after = await term.waitFor(/\[rt exited 0\]/);
+  assert.match(after, /BEFORE-RT/);
+  assert.match(after, /session \S+ saved; rt chat --continue resumes it/);
+  assert.doesNotMatch(after, /────|❯/, "nothing of the UI is left on the shell's screen");
+  assert.equal(term.format("#{alternate_on} #{mouse_any_flag} #{cursor_flag}"), "0 0 1");
+});
+
+test("Esc interrupts a long bash; multi-line input with \\ and Enter; /model, /compact, completion of /commands; resize to 80x24; history across runs", async (t) => {
+  const root = tempTree({ "notes.md": "# notes\n" });
+  ollama.server.script(
+    reply.toolCall("bash", { command: "sleep 30" }),
+    reply.text("Two lines received."),
+    reply.text("The summary of the conversation."),
+  );
+  const { term, stateHome } = startRt(t, root, ["--approval", "auto"]);
+  await term.waitFor(/\/help · Ctrl-C twice quits/);
+
+  term.type("wait a while");
+  term.keys("Enter");
+  const running = await term.waitFor(/Running bash: sleep 30… \d+s · Esc interrupts/);
+  assert.match(running, /● bash: sleep 30/);
+  const started = Date.now();
+  term.keys("Escape");
+  const stopped = await term.waitFor(/rt: interrupted/);
+  assert.ok(Date.now() - started < 10_000, "Esc stopped the command well before its 30 s");
+  assert.match(stopped, /⎿ ✗/);
+  await term.waitFor((s) => /\/help · Ctrl-C twice quits/.test(statusLine(s)));
+
+  // \ then Enter: a new line in the prompt; Enter alone sends both lines.
+  term.type("first line\\");
+  term.keys("Enter");
+  term.type("second line");
+  const twoLines = await term.waitFor(/^ {2}second line/m);
+  assert.match(twoLines, /^❯ first line$/m);
+  term.keys("Enter");
+  await term.waitFor(/Two lines received\./);
+  assert.match(requestText(ollama.server.completions[1].body), /first line\nsecond line/);
+
+  // Completion: /mo and Tab gives /model; Enter runs it.
+  term.type("/mo");
+  const listed = await term.waitFor(/\/model {2}show the model/);
+  assert.match(listed, /^❯ \/mo/m);
+  term.keys("Tab");
+  await term.waitFor(/^❯ \/model\s*$/m);
+  term.keys("Enter");
+  await term.waitFor(/\[rt\] ollama\/test-model \(protocol: tools\)/);
+  term.type("/model ollama/test-model");
+  term.keys("Enter");
+  await term.waitFor(/\[rt\] model: ollama\/test-model/);
+
+  term.type("/compact");
+  term.keys("Enter");
+  const compacted = await term.waitFor(/\[rt\] compacted: .* older history summarized/);
+  assert.match(compacted, /\[rt\] compacting the context \(manual\)/);
+
+  // A smaller terminal: everything is drawn again within 80 columns and 24 rows.
+  term.resize(80, 24);
+  // (tmux reflows the old 100-column frame first: its rule would become a row of 80 and one of 20.)
+  const small = await term.waitFor((s) => s.split("\n").some((l) => /^─{80}$/.test(l)) && !s.split("\n").some((l) => /^─{1,79}$/.test(l)));
+  const rows = small.replace(/\n$/, "").split("\n");
+  assert.equal(rows.length, 24);
+  assert.ok(rows.every((l) => [...l].length <= 80), "no line wider than the terminal");
+  assert.match(statusLine(small), /^ollama\/test-model · auto · [\d.]+k? in \/ [\d.]+k? out · context \d+% +\/help$/);
+  assert.match(small, /compacted:/);
+  assert.doesNotMatch(small, /^· Ctrl-C/m, "no piece of the old frame is left");
+  assert.deepEqual(checkFixture(FIXTURES, "resized-80x24", small, [/^─{80}$/, /compacted:/, /^ollama\/test-model/]), []);
+
+  // Ctrl-D at the empty prompt quits; a new run recalls the earlier prompts with ↑ (kept in the state dir, not the repository).
+  term.keys("C-d");
+  await term.waitFor(/\[rt exited 0\]/);
+  const historyFiles = fs.readdirSync(path.join(stateHome, "rt", "prompts"));
+  assert.equal(historyFiles.length, 1);
+  assert.match(fs.readFileSync(path.join(stateHome, "rt", "prompts", historyFiles[0]), "utf8"), /"first line\\nsecond line"/);
+  assert.ok(!fs.readdirSync(path.join(root, ".rt")).some((f) => /prompt|history/.test(f)));
+});
+
+test("PageUp scrolls back through a long answer and the view stays there while it grows; End follows again", async (t) => {
+  const root = tempTree({});
+  const long = Array.from({ length: 80 }, (_, i) => `line-${i + 1}`).join("\n\n");
+  ollama.server.script(reply.text(long));
+  const { term } = startRt(t, root, [], [100, 24]);
+  await term.waitFor(/\/help · Ctrl-C twice quits/);
+  term.type("long please");
+  term.keys("Enter");
+  const end = await term.waitFor(/line-80/);
+  assert.doesNotMatch(end, /line-1\b/);
+  term.keys("PageUp");
+  const up = await term.waitFor(/more lines? below/);
+  assert.doesNotMatch(up, /line-80/);
+  term.keys("End");
+  const back = await term.waitFor((s) => /line-80/.test(s) && !/more lines? below/.test(s));
+  assert.match(back, /line-80/);
+});
