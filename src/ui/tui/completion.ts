@@ -45,10 +45,8 @@ export async function pathCandidates(ws: Workspace, partial: string, limit = 20)
   const pattern = partial === "" ? "*" : partial.includes("/") && partial.endsWith("/") ? `${partial}**` : partial;
   const r = await callTool(ws, "find", { pattern, limit: 200 });
   if (!r.success) return [];
-  const paths = r.output
-    .split("\n")
-    .map((l) => l.trim())
-    .filter((l) => l !== "" && !l.startsWith("(") && !l.startsWith("["));
+  const files = (r as { files?: unknown }).files;
+  const paths = Array.isArray(files) ? files.filter((f): f is string => typeof f === "string") : [];
   // Names that start with what was typed come first, then the rest in path order.
   const starts = (p: string) => p.startsWith(partial) || p.split("/").pop()!.startsWith(partial);
   return [...paths.filter(starts), ...paths.filter((p) => !starts(p))].slice(0, limit).map((p) => ({ value: `@${p}` }));
