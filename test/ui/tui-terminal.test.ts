@@ -15,11 +15,11 @@ const ollama = scriptedOllama();
 const FIXTURES = path.join(REPO, "test", "fixtures", "tui");
 
 /** rt chat in a fresh 100x30 tmux; a marker line before it, and after it how it exited. */
-function startRt(t: import("node:test").TestContext, root: string, args: string[] = [], size: [number, number] = [100, 30]) {
+function startRt(t: import("node:test").TestContext, root: string, args: string[] = [], size: [number, number] = [100, 30], rtArgs = ["chat", "--model", "ollama/test-model", ...args], extraEnv: Record<string, string> = {}) {
   const term = new Tmux(size[0], size[1]);
   const stateHome = tempTree({}, "rt-state-");
-  const env = { ...process.env, ...ollama.env({ XDG_STATE_HOME: stateHome }), RT_ROOT: undefined, NO_COLOR: undefined, TERM: "xterm-256color" };
-  const cmd = `printf 'BEFORE-RT\\n'; ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} ${["chat", "--model", "ollama/test-model", ...args].join(" ")}; echo "[rt exited $?]"; sleep 600`;
+  const env = { ...process.env, ...ollama.env({ XDG_STATE_HOME: stateHome, ...extraEnv }), RT_ROOT: undefined, NO_COLOR: undefined, TERM: "xterm-256color" };
+  const cmd = `printf 'BEFORE-RT\\n'; ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} ${rtArgs.join(" ")}; echo "[rt exited $?]"; sleep 600`;
   term.start(t, cmd, env as NodeJS.ProcessEnv, root);
   return { term, stateHome };
 }
@@ -161,18 +161,50 @@ test("Esc interrupts a long bash; multi-line input with \\ and Enter; /model, /c
 
 test("PageUp scrolls back through a long answer and the view stays there while it grows; End follows again", async (t) => {
   const root = tempTree({});
-  const long = Array.from({ length: 80 }, (_, i) => `line-${i + 1}`).join("\n\n");
-  ollama.server.script(reply.text(long));
+  const pieces = Array.from({ length: 80 }, (_, i) => `line-${i + 1}\n\n`);
+  ollama.server.script(reply.text(pieces, { chunkDelayMs: 40 }));
   const { term } = startRt(t, root, [], [100, 24]);
   await term.waitFor(/\/help · Ctrl-C twice quits/);
   term.type("long please");
   term.keys("Enter");
-  const end = await term.waitFor(/line-80/);
-  assert.doesNotMatch(end, /line-1\b/);
+  // Scrolled up while the answer streams: the lines on screen stay put as more arrive below.
+  await term.waitFor(/line-25\b/);
   term.keys("PageUp");
   const up = await term.waitFor(/more lines? below/);
-  assert.doesNotMatch(up, /line-80/);
+  const firstShown = (s: string) => s.split("\n").find((l) => /^line-\d+$/.test(l));
+  const top = firstShown(up);
+  const ended = await term.waitFor((s) => /\/help · Ctrl-C twice quits/.test(statusLine(s)));
+  assert.equal(firstShown(ended), top);
+  assert.doesNotMatch(ended, /line-80/);
   term.keys("End");
   const back = await term.waitFor((s) => /line-80/.test(s) && !/more lines? below/.test(s));
   assert.match(back, /line-80/);
+  // The mouse wheel (SGR mouse reports, as a terminal sends them): up 3 lines a notch, down again.
+  term.type("\x1b[<64;10;10M");
+  term.type("\x1b[<64;10;10M");
+  await term.waitFor(/↓ 6 more lines below/);
+  term.type("\x1b[<65;10;10M");
+  await term.waitFor(/↓ 3 more lines below/);
+});
+
+test("plain `rt` on a terminal opens the full-screen UI; `rt chat --plain` keeps the line REPL", async (t) => {
+  const root = tempTree({});
+  const config = tempTree({ "rt/config.json": JSON.stringify({ model: "ollama/test-model" }) }, "rt-config-");
+  ollama.server.script(reply.text("full-screen answer"), reply.text("plain answer"));
+  const { term } = startRt(t, root, [], [100, 30], [], { XDG_CONFIG_HOME: config });
+  await term.waitFor(/\/help · Ctrl-C twice quits/);
+  assert.equal(term.format("#{alternate_on}"), "1");
+  term.type("/quit");
+  term.keys("Enter");
+  await term.waitFor(/\[rt exited 0\]/);
+  assert.equal(term.format("#{alternate_on}"), "0");
+
+  const plain = startRt(t, root, ["--plain"]).term;
+  await plain.waitFor(/rt chat · ollama\/test-model · session/);
+  assert.equal(plain.format("#{alternate_on}"), "0");
+  plain.type("hello");
+  plain.keys("Enter");
+  await plain.waitFor(/full-screen answer/);
+  plain.keys("C-d");
+  await plain.waitFor(/\[rt exited 0\]/);
 });
