@@ -267,3 +267,48 @@ test("completion: slash commands by prefix (custom ones too), @paths from the wo
   assert.deepEqual((await pathCandidates(ws, "src/")).map((c) => c.value).sort(), ["@src/main.ts", "@src/mapper.ts"]);
   assert.deepEqual(await pathCandidates(ws, "x.ts"), [], ".gitignore is honoured");
 });
+
+test("tokens count up during a turn (each model request), then the session's own total replaces them", () => {
+  const c = new Conversation(() => 0);
+  c.sessionUsage = usage(100, 10);
+  c.apply({ type: "model_turn_end", finish_reason: "tool_calls", tool_calls: 1, usage: usage(50, 5) });
+  assert.deepEqual([c.usage?.input_tokens, c.usage?.output_tokens], [150, 15]);
+  c.apply({ type: "model_turn_end", finish_reason: "stop", tool_calls: 0, usage: usage(60, 6) });
+  assert.deepEqual([c.usage?.input_tokens, c.usage?.output_tokens], [210, 21]);
+  c.apply({ type: "turn_complete", session_id: "s", text: "", model_turns: 2, finish_reason: "stop", protocol: "tools", usage: usage(110, 11), session_usage: usage(210, 21), session_cost: 0.5 });
+  assert.deepEqual([c.usage?.input_tokens, c.usage?.output_tokens, c.sessionCost], [210, 21, 0.5]);
+  // Interrupted before the session's count came: what was counted stays.
+  c.apply({ type: "model_turn_end", finish_reason: "error", tool_calls: 0, usage: usage(7, 0) });
+  c.end();
+  assert.deepEqual([c.usage?.input_tokens, c.turnUsage], [217, undefined]);
+});
+
+test("reasoning shows dimmed, folded to its first lines until expanded; a tool call cut by an interrupt says so", () => {
+  const c = new Conversation(() => 0);
+  c.apply({ type: "reasoning", delta: "step one\nstep two\n" });
+  c.apply({ type: "reasoning", delta: "step three\nstep four\nstep five" });
+  c.apply({ type: "text", delta: "Answer." });
+  const lines = view(c);
+  assert.deepEqual(lines, ["∴ step one", "∴ step two", "∴ step three", "  … 2 more lines of reasoning (Ctrl-O shows them)", "Answer."]);
+  assert.ok(view(c, true).includes("∴ step five"));
+  const coloured = conversationLines(c, tools(colour), { width: 80, expanded: false, now: 0 });
+  assert.equal(coloured[0], "\x1b[2m∴ step one\x1b[22m");
+  c.apply({ type: "tool_start", id: "B", name: "bash", args: { command: "sleep 30" }, protocol: "tools" });
+  assert.equal(c.operation?.label, "Running bash: sleep 30…");
+  c.end();
+  assert.equal(c.operation, undefined);
+  assert.ok(view(c).includes("  ⎿ ✗ interrupted"));
+});
+
+test("Markdown: headings, lists (their inline bold and code too), code blocks and tables, within the width; NO_COLOR gives no escapes", async () => {
+  const { loadMarkdown } = await import("../../src/ui/tui/markdown.ts");
+  const md = await loadMarkdown(plain);
+  const out = md("## Plan\n\n- **bold** and `code`\n- two\n\n```ts\nconst x = 1;\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n" + "word ".repeat(40), 40);
+  const lines = out.split("\n");
+  assert.ok(lines.includes("## Plan"), out);
+  assert.ok(lines.includes("  * bold and code"), out);
+  assert.ok(lines.includes("  const x = 1;"), out);
+  assert.ok(lines.some((l) => /│ 1 +│ 2 +│/.test(l)), out);
+  assert.ok(lines.every((l) => l.length <= 40), out);
+  assert.doesNotMatch(out, /\x1b/);
+});

@@ -308,7 +308,7 @@ export async function runApp(o: AppOptions): Promise<void> {
       {
         model: c.agent.currentModel,
         approval: c.approval,
-        usage: c.conv.sessionUsage,
+        usage: c.conv.usage,
         cost: c.conv.sessionCost,
         contextTokens: c.contextTokens,
         contextWindow: c.contextWindow,

@@ -3,7 +3,7 @@
 // their results, subagents nested under their `task` call), the todo list and
 // the status line's figures. Pure data, no terminal: the view (lines.ts) turns
 // it into lines, the Ink app (app.ts) draws those.
-import type { AgentStreamEvent, TodoItem, UsageTotals } from "../../agent/events.js";
+import { addUsage, zeroUsage, type AgentStreamEvent, type TodoItem, type UsageTotals } from "../../agent/events.js";
 import { describeCall } from "../../agent/approval.js";
 
 export interface ToolEntry {
@@ -44,6 +44,8 @@ export class Conversation {
   /** Session totals from the last turn_complete (or the agent at start). */
   sessionUsage: UsageTotals | undefined;
   sessionCost: number | undefined;
+  /** Tokens of the model requests of the turn running now (the session's count arrives at its end). */
+  turnUsage: UsageTotals | undefined;
   operation: Operation | undefined;
   /** Bumped on every change, so a view can tell whether to redraw. */
   version = 0;
@@ -66,9 +68,17 @@ export class Conversation {
     this.version++;
   }
 
+  /** The session's tokens so far, the running turn's included. */
+  get usage(): UsageTotals | undefined {
+    if (!this.turnUsage) return this.sessionUsage;
+    return addUsage(this.sessionUsage ?? zeroUsage(), this.turnUsage);
+  }
+
   /** The turn ended (however): no operation any more; tool calls still running were cut short. */
   end(): void {
     this.operation = undefined;
+    if (this.turnUsage) this.sessionUsage = this.usage;
+    this.turnUsage = undefined;
     for (const t of allTools(this.entries)) if (t.state === "running") {
       t.state = "failed";
       t.error = "interrupted";
@@ -139,6 +149,7 @@ export class Conversation {
         this.todos = ev.todos;
         return;
       case "model_turn_end":
+        this.turnUsage = addUsage(this.turnUsage ?? zeroUsage(), ev.usage);
         return;
       case "notice":
         list.push({ kind: "notice", text: ev.message, tone: "info" });
@@ -158,9 +169,13 @@ export class Conversation {
         if (parent) return;
         this.sessionUsage = ev.session_usage;
         this.sessionCost = ev.session_cost;
+        this.turnUsage = undefined;
         return;
       case "error":
-        if (ev.session_usage && !parent) this.sessionUsage = ev.session_usage;
+        if (ev.session_usage && !parent) {
+          this.sessionUsage = ev.session_usage;
+          this.turnUsage = undefined;
+        }
         list.push({ kind: "notice", text: ev.kind === "interrupted" ? "interrupted" : `${ev.kind}: ${ev.message}`, tone: "error" });
         return;
     }

@@ -17,6 +17,15 @@ export async function loadMarkdown(palette: Palette): Promise<MarkdownRenderer> 
       m = new Marked();
       // marked-terminal's types lag behind marked's extension type; the object it returns is a MarkedExtension.
       m.use(markedTerminal({ width, reflowText: true, tab: 2, emoji: false }) as never);
+      // marked-terminal prints a tight list item's text as it is, **bold** and `code` included, with
+      // marked 13 and later (its issues #304, #371): such a text token carries inline tokens, rendered here.
+      m.use({
+        renderer: {
+          text(token) {
+            return typeof token === "object" && "tokens" in token && token.tokens ? this.parser.parseInline(token.tokens) : typeof token === "object" ? token.text : token;
+          },
+        },
+      });
       cache.set(width, m);
     }
     return m;
