@@ -17,7 +17,7 @@ const FIXTURES = path.join(REPO, "test", "fixtures", "tui");
 /** rt chat in a fresh 100x30 tmux; a marker line before it, and after it how it exited. */
 function startRt(t: import("node:test").TestContext, root: string, args: string[] = [], size: [number, number] = [100, 30], rtArgs = ["chat", "--model", "ollama/test-model", ...args], extraEnv: Record<string, string> = {}) {
   const term = new Tmux(size[0], size[1]);
-  const stateHome = tempTree({}, "rt-state-");
+  const stateHome = extraEnv.XDG_STATE_HOME ?? tempTree({}, "rt-state-");
   const env = { ...process.env, ...ollama.env({ XDG_STATE_HOME: stateHome, ...extraEnv }), RT_ROOT: undefined, NO_COLOR: undefined, TERM: "xterm-256color" };
   const cmd = `printf 'BEFORE-RT\\n'; ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} ${rtArgs.join(" ")}; echo "[rt exited $?]"; sleep 600`;
   term.start(t, cmd, env as NodeJS.ProcessEnv, root);
@@ -157,6 +157,13 @@ test("Esc interrupts a long bash; multi-line input with \\ and Enter; /model, /c
   assert.equal(historyFiles.length, 1);
   assert.match(fs.readFileSync(path.join(stateHome, "rt", "prompts", historyFiles[0]), "utf8"), /"first line\\nsecond line"/);
   assert.ok(!fs.readdirSync(path.join(root, ".rt")).some((f) => /prompt|history/.test(f)));
+  const again = startRt(t, root, [], [100, 30], undefined, { XDG_STATE_HOME: stateHome }).term;
+  await again.waitFor(/\/help · Ctrl-C twice quits/);
+  again.keys("Up");
+  await again.waitFor(/^❯ \/compact\s*$/m);
+  again.keys("Up", "Up", "Up");
+  const recalled = await again.waitFor(/^❯ first line\n {2}second line/m);
+  assert.doesNotMatch(recalled, /Two lines received/, "a recalled prompt is not sent until Enter");
 });
 
 test("PageUp scrolls back through a long answer and the view stays there while it grows; End follows again", async (t) => {
