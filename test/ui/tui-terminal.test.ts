@@ -199,6 +199,11 @@ test("plain `rt` on a terminal opens the full-screen UI; `rt chat --plain` keeps
   const config = tempTree({ "rt/config.json": JSON.stringify({ model: "ollama/test-model" }) }, "rt-config-");
   ollama.server.script(reply.text("full-screen answer"), reply.text("plain answer"));
   const { term } = startRt(t, root, [], [100, 30], [], { XDG_CONFIG_HOME: config });
+  // Typed before the UI is up (the terminal still in line mode): sent once it is.
+  term.type("early question");
+  term.keys("Enter");
+  const early = await term.waitFor(/full-screen answer/);
+  assert.match(early, /^❯ early question$/m);
   await term.waitFor(/\/help · Ctrl-C twice quits/);
   assert.equal(term.format("#{alternate_on}"), "1");
   term.type("/quit");
@@ -211,7 +216,7 @@ test("plain `rt` on a terminal opens the full-screen UI; `rt chat --plain` keeps
   assert.equal(plain.format("#{alternate_on}"), "0");
   plain.type("hello");
   plain.keys("Enter");
-  await plain.waitFor(/full-screen answer/);
+  await plain.waitFor(/plain answer/);
   plain.keys("C-d");
   await plain.waitFor(/\[rt exited 0\]/);
 });

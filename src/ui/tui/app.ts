@@ -166,9 +166,10 @@ export async function runApp(o: AppOptions): Promise<void> {
         editor.insert(input);
         return setFrame((f) => f + 1);
       }
-      // Keys typed faster than they are read arrive as one chunk ("hello\r"): each Enter in it is an Enter.
-      if (!key.return && input.length > 1 && input.includes("\r") && !input.startsWith("[")) {
-        const parts = input.split("\r");
+      // Keys typed faster than they are read arrive as one chunk ("hello\r"; "hello\n" when typed before
+      // the terminal was switched to raw mode): each Enter in it is an Enter.
+      if (!key.return && input.length > 1 && /[\r\n]/.test(input) && !input.startsWith("[")) {
+        const parts = input.split(/\r\n?|\n/);
         parts.forEach((part, i) => {
           if (part) onKey(part, NO_KEY);
           if (i < parts.length - 1) onKey("", { ...NO_KEY, return: true });
