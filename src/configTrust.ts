@@ -11,7 +11,7 @@ import fs from "node:fs";
 import path from "node:path";
 import {
   AGENT_COMPACT_THRESHOLD,
-  AGENT_DEFAULT_MAX_TURNS,
+  AGENT_DEFAULT_MAX_TURNS, AGENT_DEFAULT_SUBAGENT_DEPTH,
   AGENT_TOOL_OUTPUT_MAX_CHARS,
   ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS,
   DEFAULT_CONTEXT_WINDOW,
@@ -217,6 +217,7 @@ const AGENT_LIMITS: ReadonlyArray<[string, number]> = [
   ["compact_threshold", AGENT_COMPACT_THRESHOLD],
   ["context_window", DEFAULT_CONTEXT_WINDOW],
   ["max_output_tokens", ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS],
+  ["subagent_depth", AGENT_DEFAULT_SUBAGENT_DEPTH],
 ];
 
 /** The table. Order does not matter: a key path matches the row of the same length whose segments match. */

@@ -178,6 +178,16 @@ export const AGENT_COMPACT_THRESHOLD = 0.8;
 export const AGENT_DEFAULT_MAX_TURNS = 50;
 /** Agent: this many identical consecutive tool calls stop the turn ("loop detected"). */
 export const AGENT_LOOP_REPEAT_LIMIT = 3;
+/** Subagents (task calls) of one agent running at once; more wait for a free place. */
+export const AGENT_MAX_CONCURRENT_SUBAGENTS = 10;
+/** How deep subagents may nest by default: 1 = the main agent may start subagents, they may not (agent.subagent_depth). */
+export const AGENT_DEFAULT_SUBAGENT_DEPTH = 1;
+/** The deepest agent.subagent_depth accepted. */
+export const AGENT_MAX_SUBAGENT_DEPTH = 3;
+/** Model requests with a non-empty todo list left unchanged after which the next request carries a reminder of it. */
+export const AGENT_TODO_REMINDER_AFTER_REQUESTS = 5;
+/** Invocations in one batch call. */
+export const AGENT_BATCH_MAX_INVOCATIONS = 25;
 /** Agent compaction: the most recent part of the conversation kept verbatim, as a fraction of the window. */
 export const AGENT_COMPACT_KEEP_FRACTION = 0.25;
 /** Agent compaction: recent tool outputs protected from pruning, as a fraction of the window. */

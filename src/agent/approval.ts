@@ -85,13 +85,44 @@ export function offeredIn(mode: ApprovalMode, tool: Tool): boolean {
   return mode !== "plan" || categoryOf(tool) === "read" || categoryOf(tool) === "network";
 }
 
+/** What the approvals of a session and all its subagents share: the mode, the "always" answers, the question being asked. */
+interface SharedApprovals {
+  mode: ApprovalMode;
+  readonly always: Set<string>;
+  /** Settles when the question being asked is answered: questions are asked one at a time. */
+  asking: Promise<unknown>;
+}
+
 export class Approvals {
-  private readonly always = new Set<string>();
+  private readonly shared: SharedApprovals;
 
   constructor(
-    readonly mode: ApprovalMode,
+    mode: ApprovalMode,
     private readonly callback?: ApprovalCallback,
-  ) {}
+    /** Who asks, for a subagent's approvals (see forAgent). */
+    private readonly agent?: string,
+    shared?: SharedApprovals,
+  ) {
+    this.shared = shared ?? { mode, always: new Set(), asking: Promise.resolve() };
+  }
+
+  get mode(): ApprovalMode {
+    return this.shared.mode;
+  }
+
+  /** Switches the mode for the session and its subagents (exit_plan_mode's accepted plan). */
+  setMode(mode: ApprovalMode): void {
+    this.shared.mode = mode;
+  }
+
+  /**
+   * The approvals of a subagent: the same mode, the same "always" answers and
+   * the same face, each question saying which subagent asks ("Explore: find
+   * the parser").
+   */
+  forAgent(agent: string): Approvals {
+    return new Approvals(this.shared.mode, this.callback, agent, this.shared);
+  }
 
   /** Whether the model is offered this tool at all (plan mode offers read-only tools only). */
   offers(tool: Tool): boolean {
@@ -104,7 +135,7 @@ export class Approvals {
    * arguments, so it can come before they are checked.
    */
   settled(tool: Tool, args?: unknown): Verdict | undefined {
-    const decision = decide(this.mode, categoryOf(tool), this.always.has(alwaysKey(tool, args)));
+    const decision = decide(this.mode, categoryOf(tool), this.shared.always.has(alwaysKey(tool, args)));
     if (decision === "allow") return { ok: true };
     if (decision === "deny") {
       return {
@@ -123,15 +154,21 @@ export class Approvals {
     const settled = this.settled(tool, args);
     if (settled) return settled;
     const category = categoryOf(tool);
-    if (!this.callback) {
+    const callback = this.callback;
+    if (!callback) {
       return {
         ok: false,
         reason: `${tool.name} needs approval and there is no terminal to ask on: it was not run. (The user can allow it with --approval auto-edit for edits or --approval auto for everything.)`,
       };
     }
-    const answer = await this.callback({ tool: tool.name, category, args, summary });
+    // One question at a time: parallel subagents queue up behind the question on screen, and
+    // an "always" given meanwhile answers theirs.
+    const turn = this.shared.asking.then(async () => this.settled(tool, args) ?? (await callback({ tool: tool.name, category, args, summary, ...(this.agent ? { agent: this.agent } : {}) })));
+    this.shared.asking = turn.catch(() => undefined);
+    const answer = await turn;
+    if (typeof answer !== "string") return answer;
     // A "yes" to a network call covers its host for the session (asked once per host).
-    if (answer === "always" || (answer === "yes" && category === "network")) this.always.add(alwaysKey(tool, args));
+    if (answer === "always" || (answer === "yes" && category === "network")) this.shared.always.add(alwaysKey(tool, args));
     if (answer === "no") return { ok: false, reason: `the user denied ${summary}: it was not run. Do not retry it unchanged; ask the user or take another approach` };
     return { ok: true };
   }

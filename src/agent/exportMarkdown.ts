@@ -1,6 +1,6 @@
 // `rt export ID`: a session's full history as markdown (everything, including
 // what compaction took out of the model's context).
-import type { SessionRecord } from "./session.js";
+import type { SessionRecord, SubagentLink } from "./session.js";
 import { replay, repairRecords } from "./session.js";
 
 function fence(text: string, lang = ""): string {
@@ -23,7 +23,14 @@ function formatUsage(r: { input_tokens: number; output_tokens: number; requests:
   return `${r.requests} model requests, ${r.input_tokens.toLocaleString("en-US")} input tokens, ${r.output_tokens.toLocaleString("en-US")} output tokens${c}`;
 }
 
-export function sessionMarkdown(records: SessionRecord[]): string {
+/** A subagent's run: the task call that started it and its log's records. */
+export interface SidechainRecords {
+  link: SubagentLink;
+  records: SessionRecord[];
+}
+
+/** `rt export`: the session, each subagent's run shown (collapsed) after the result of the task call that started it. */
+export function sessionMarkdown(records: SessionRecord[], sidechains: readonly SidechainRecords[] = []): string {
   const all = [...records, ...repairRecords(records)];
   const state = replay(all);
   const h = state.header;
@@ -35,7 +42,13 @@ export function sessionMarkdown(records: SessionRecord[]): string {
     `- Model: ${h.model}${state.model !== h.model ? ` (last: ${state.model})` : ""}`,
     `- Usage: ${formatUsage(state.usage, state.cost)}`,
     "",
+    ...transcript(all, "##", sidechains),
   ];
+  return `${out.join("\n").trimEnd()}\n`;
+}
+
+function transcript(all: SessionRecord[], heading: string, sidechains: readonly SidechainRecords[]): string[] {
+  const out: string[] = [];
   for (const r of all) {
     if (r.t === "compaction") {
       out.push("---", "", "*The context was compacted here; the model continued from this summary:*", "", r.summary, "", "---", "");
@@ -53,6 +66,10 @@ export function sessionMarkdown(records: SessionRecord[]): string {
       out.push(`*Protocol: ${r.protocol}*`, "");
       continue;
     }
+    if (r.t === "approval") {
+      out.push(`*Approval mode: ${r.mode}*`, "");
+      continue;
+    }
     if (r.t === "event" && r.event.type === "error") {
       out.push(`> **Error (${r.event.kind}):** ${r.event.message.split("\n")[0]}`, "");
       continue;
@@ -61,20 +78,37 @@ export function sessionMarkdown(records: SessionRecord[]): string {
       out.push(`> **Blocked** \`${r.event.name}\`: ${r.event.reason}`, "");
       continue;
     }
+    if (r.t === "event" && r.event.type === "todos") {
+      const items = r.event.todos.map((t) => `- [${t.status === "completed" ? "x" : " "}] ${t.status === "in_progress" ? `**${t.content}** (in progress)` : t.content}`);
+      out.push("**Todos**", "", ...(items.length ? items : ["*(emptied)*"]), "");
+      continue;
+    }
     if (r.t !== "message") continue;
     const m = r.message;
     if (m.role === "user") {
       if (r.origin === "tool_output") out.push("**Output**", "", fence(m.content, "text"), "");
       else if (r.origin === "summary") out.push("**Summary**", "", m.content, "");
-      else out.push("## User", "", m.content, "");
+      else out.push(`${heading} User`, "", m.content, "");
     } else if (m.role === "assistant") {
-      out.push("## Assistant", "");
+      out.push(`${heading} Assistant`, "");
       if (m.reasoning) out.push("<details><summary>Reasoning</summary>", "", m.reasoning, "", "</details>", "");
       if (m.content) out.push(m.content, "");
       for (const c of m.toolCalls ?? []) out.push(`**Tool call** \`${c.name}\``, "", fence(prettyArgs(c.arguments), "json"), "");
     } else if (m.role === "tool") {
       out.push(`**Result of** \`${m.name}\`${m.isError ? " (failed)" : ""}`, "", fence(m.content, "text"), "");
+      const sub = sidechains.find((c) => c.link.tool_use_id === m.toolCallId);
+      if (sub) {
+        const subAll = [...sub.records, ...repairRecords(sub.records)];
+        const used = replay(subAll);
+        out.push(
+          `<details><summary>Subagent ${sub.link.subagent_type}: ${sub.link.description} (${formatUsage(used.usage, used.cost)})</summary>`,
+          "",
+          ...transcript(subAll, `${heading}#`, []),
+          "</details>",
+          "",
+        );
+      }
     }
   }
-  return `${out.join("\n").trimEnd()}\n`;
+  return out;
 }

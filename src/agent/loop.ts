@@ -5,13 +5,16 @@
 // lives in those functions, so a subagent runs the same loop with a context of
 // its own (see loopContext.ts).
 import type { Provider } from "./providers/types.js";
-import type { AgentEvent, Protocol, UsageTotals } from "./events.js";
+import type { AgentEvent, Protocol, TodoItem, UsageTotals } from "./events.js";
+import type { UserInteraction } from "./interaction.js";
+import { mainLoopTools } from "./sessionTools/index.js";
+import { AGENT_DEFAULT_SUBAGENT_DEPTH } from "../limits.js";
 import { Approvals, type ApprovalCallback, type ApprovalMode } from "./approval.js";
 import { SessionLog, now, type ContextEntry, type ProtocolChoice, type SessionState } from "./session.js";
 import type { Price } from "./settings.js";
 import { withProfile } from "./rtOnPath.js";
 import { History } from "./history.js";
-import { createLoopContext, estimateContextTokens, setModel, type LoopContext } from "./loopContext.js";
+import { createLoopContext, estimateContextTokens, setModel, type LoopContext, type ModelBinding } from "./loopContext.js";
 import { compactContext } from "./compaction.js";
 import { sessionToolSet, type ToolSetChoice } from "./toolSet.js";
 import { runUserTurn, type RunOptions } from "./turn.js";
@@ -45,6 +48,12 @@ export interface AgentOptions {
   toolSet?: ToolSetChoice;
   /** agent.small_model, resolved: the model tools ask (web_fetch); default the session's. */
   smallModel?: { provider: Provider; model: string; label: string };
+  /** What the face can ask beyond approvals: ask_user's questions, plan review (exit_plan_mode). */
+  interaction?: Omit<UserInteraction, "approve">;
+  /** Resolves a subagent definition's "provider/model" (with its price and window); without it only `inherit` works. */
+  resolveModel?: (label: string) => Promise<ModelBinding>;
+  /** agent.subagent_depth: how deep subagents nest (default 1: the main agent's subagents cannot start their own; 0: no subagents). */
+  subagentDepth?: number;
 }
 
 export class Agent {
@@ -55,8 +64,17 @@ export class Agent {
     const ws = opts.approval === "plan" ? withProfile(opts.workspace, "safe-read-only") : opts.workspace;
     const approvals = new Approvals(opts.approval, opts.approve);
     const session = opts.session ?? SessionLog.create(ws, opts.modelLabel, opts.protocol);
+    const subagentDepth = opts.subagentDepth ?? AGENT_DEFAULT_SUBAGENT_DEPTH;
+    const toolsFor = (workspace: Workspace, approval: ApprovalMode) =>
+      sessionToolSet({ workspace, approval, ...(opts.toolSet ? { choice: opts.toolSet } : {}), loopTools: mainLoopTools(subagentDepth) });
     this.ctx = createLoopContext({
       workspace: ws,
+      baseWorkspace: opts.workspace,
+      toolsFor,
+      subagentDepth,
+      todos: session.state.todos,
+      ...(opts.interaction ? { interaction: opts.interaction } : {}),
+      ...(opts.resolveModel ? { resolveModel: opts.resolveModel } : {}),
       model: {
         provider: opts.provider,
         model: opts.model,
@@ -65,7 +83,7 @@ export class Agent {
         ...(opts.contextWindow !== undefined ? { contextWindow: opts.contextWindow } : {}),
       },
       ...(opts.smallModel ? { smallModel: opts.smallModel } : {}),
-      tools: sessionToolSet({ workspace: ws, approval: opts.approval, ...(opts.toolSet ? { choice: opts.toolSet } : {}) }),
+      tools: toolsFor(ws, opts.approval),
       approvals,
       protocol: opts.protocol,
       ...(session.state.protocol ? { startProtocol: session.state.protocol } : {}),
@@ -96,6 +114,16 @@ export class Agent {
 
   get currentProtocol(): Protocol {
     return this.ctx.protocol;
+  }
+
+  /** The approval mode now (an accepted plan leaves plan mode). */
+  get approvalMode(): ApprovalMode {
+    return this.ctx.approvals.mode;
+  }
+
+  /** The todo list as todo_write last left it. */
+  get todos(): readonly TodoItem[] {
+    return this.ctx.todos;
   }
 
   get usage(): { usage: UsageTotals; cost?: number } {

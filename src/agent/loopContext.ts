@@ -9,8 +9,10 @@
 // generator (a face, a parent agent) is the sink and the log is complete.
 import type { Provider } from "./providers/types.js";
 import type { FinishReason } from "./providers/types.js";
-import { zeroUsage, type AgentErrorKind, type AgentEvent, type Protocol, type UsageTotals } from "./events.js";
-import type { Approvals } from "./approval.js";
+import { zeroUsage, type AgentErrorKind, type AgentEvent, type Protocol, type TodoItem, type UsageTotals } from "./events.js";
+import type { ApprovalMode, Approvals } from "./approval.js";
+import type { Asker, UserInteraction } from "./interaction.js";
+import { withProfile } from "./rtOnPath.js";
 import { now, type ProtocolChoice } from "./session.js";
 import type { History } from "./history.js";
 import { charge, requestCost, type UsageAccount } from "./cost.js";
@@ -20,7 +22,7 @@ import { systemPrompt as rtSystemPrompt } from "./prompts.js";
 import { requestMessages } from "./requestMessages.js";
 import { estimateMessageTokens, estimateTokens } from "./tokens.js";
 import type { Workspace } from "../workspace/workspace.js";
-import { AGENT_COMPACT_THRESHOLD, AGENT_DEFAULT_MAX_TURNS, AGENT_TOOL_OUTPUT_MAX_CHARS, DEFAULT_CONTEXT_WINDOW } from "../limits.js";
+import { AGENT_COMPACT_THRESHOLD, AGENT_DEFAULT_MAX_TURNS, AGENT_DEFAULT_SUBAGENT_DEPTH, AGENT_TOOL_OUTPUT_MAX_CHARS, DEFAULT_CONTEXT_WINDOW } from "../limits.js";
 
 /** The model a loop talks to. */
 export interface ModelBinding {
@@ -46,12 +48,17 @@ export interface LoopLimits {
 }
 
 export interface LoopContext {
-  /** Where the tools run. */
-  readonly workspace: Workspace;
+  /** Where the tools run: the base workspace, or in plan mode its safe-read-only view. */
+  workspace: Workspace;
+  /** The workspace as the session was started with (what an accepted plan returns to). */
+  readonly baseWorkspace: Workspace;
   model: ModelBinding;
   /** agent.small_model: what tools ask a model with (web_fetch); the session's model when unset. */
   readonly smallModel?: ModelBinding;
-  readonly tools: AgentToolSet;
+  /** The tools; rebuilt when the approval mode changes (setApprovalMode). */
+  tools: AgentToolSet;
+  /** How the tool set is made for a workspace and an approval mode (undefined: fixed, as a subagent's). */
+  readonly toolsFor?: (workspace: Workspace, mode: ApprovalMode) => AgentToolSet;
   readonly approvals: Approvals;
   /** What the user chose; with "auto", the loop falls back to text mode when the model cannot call tools. */
   readonly protocolChoice: ProtocolChoice;
@@ -65,6 +72,25 @@ export interface LoopContext {
   readonly systemPrompt: (protocol: Protocol) => string;
   /** A fresh id for a call that came without one (text mode's actions). */
   nextCallId(prefix: string): string;
+  /** 0 for the session's agent, 1 for its subagents, and so on. */
+  readonly depth: number;
+  /** agent.subagent_depth: a loop at this depth cannot start subagents (1: only the main agent can). */
+  readonly subagentDepth: number;
+  /** What the face can ask the user beyond approvals (ask_user, plan review); empty without a face. */
+  readonly interaction: UserInteraction;
+  /** A subagent's loop: who it is, for the questions it asks. */
+  readonly asker?: Asker;
+  /** The todo list (todo_write), and the model requests made since it last changed. */
+  todos: TodoItem[];
+  requestsSinceTodos: number;
+  /** The binding of a "provider/model" name (a subagent definition's model); absent: only `inherit` works. */
+  readonly resolveModel?: (label: string) => Promise<ModelBinding>;
+  /**
+   * The shell runs without asking: the workspace is safe-read-only by rt's own
+   * choice (plan mode's text commands, the Explore and Plan subagents), so the
+   * read-only sandbox, not the user, keeps the command from changing anything.
+   */
+  readonly sandboxedShell: boolean;
 }
 
 export interface LoopContextOptions {
@@ -72,6 +98,7 @@ export interface LoopContextOptions {
   model: ModelBinding;
   smallModel?: ModelBinding;
   tools: AgentToolSet;
+  toolsFor?: (workspace: Workspace, mode: ApprovalMode) => AgentToolSet;
   approvals: Approvals;
   protocol: ProtocolChoice;
   /** With protocol "auto": the protocol a continued session had switched to. */
@@ -82,17 +109,28 @@ export interface LoopContextOptions {
   limits?: Partial<LoopLimits>;
   /** Default: rt's system prompt for this workspace, approval mode and tool set. */
   systemPrompt?: (protocol: Protocol) => string;
+  /** The workspace before plan mode's profile (default: workspace). */
+  baseWorkspace?: Workspace;
+  depth?: number;
+  subagentDepth?: number;
+  interaction?: UserInteraction;
+  asker?: Asker;
+  todos?: TodoItem[];
+  resolveModel?: (label: string) => Promise<ModelBinding>;
+  sandboxedShell?: boolean;
 }
 
-/** rt's own system prompt (prompts/), made once per protocol. */
-export function defaultSystemPrompt(ws: Workspace, approvals: Approvals, tools: AgentToolSet): (protocol: Protocol) => string {
-  const made = new Map<Protocol, string>();
+/** rt's own system prompt (prompts/), made once per protocol and approval mode, for the loop's current tools. */
+export function defaultSystemPrompt(ctx: () => LoopContext): (protocol: Protocol) => string {
+  const made = new Map<string, string>();
   return (protocol) => {
-    let p = made.get(protocol);
+    const { workspace: ws, approvals, tools } = ctx();
+    const names = tools.offered.map((t) => t.name);
+    const key = `${protocol} ${approvals.mode} ${ws.profile} ${names.join(",")}`;
+    let p = made.get(key);
     if (!p) {
-      const names = tools.offered.map((t) => t.name);
       p = rtSystemPrompt({ root: ws.root, protocol, profile: ws.profile, plan: approvals.mode === "plan", toolNames: names });
-      made.set(protocol, p);
+      made.set(key, p);
     }
     return p;
   };
@@ -100,11 +138,13 @@ export function defaultSystemPrompt(ws: Workspace, approvals: Approvals, tools: 
 
 export function createLoopContext(o: LoopContextOptions): LoopContext {
   let calls = 0;
-  return {
+  const ctx: LoopContext = {
     workspace: o.workspace,
+    baseWorkspace: o.baseWorkspace ?? o.workspace,
     model: { ...o.model },
     ...(o.smallModel ? { smallModel: { ...o.smallModel } } : {}),
     tools: o.tools,
+    ...(o.toolsFor ? { toolsFor: o.toolsFor } : {}),
     approvals: o.approvals,
     protocolChoice: o.protocol,
     protocol: o.protocol === "auto" ? (o.startProtocol ?? "tools") : o.protocol,
@@ -117,9 +157,30 @@ export function createLoopContext(o: LoopContextOptions): LoopContext {
       ...(o.limits?.temperature !== undefined ? { temperature: o.limits.temperature } : {}),
       ...(o.limits?.maxOutputTokens !== undefined ? { maxOutputTokens: o.limits.maxOutputTokens } : {}),
     },
-    systemPrompt: o.systemPrompt ?? defaultSystemPrompt(o.workspace, o.approvals, o.tools),
+    systemPrompt: o.systemPrompt ?? defaultSystemPrompt(() => ctx),
     nextCallId: (prefix) => `${prefix}${++calls}`,
+    depth: o.depth ?? 0,
+    subagentDepth: o.subagentDepth ?? AGENT_DEFAULT_SUBAGENT_DEPTH,
+    interaction: o.interaction ?? {},
+    ...(o.asker ? { asker: o.asker } : {}),
+    todos: o.todos ?? [],
+    requestsSinceTodos: 0,
+    ...(o.resolveModel ? { resolveModel: o.resolveModel } : {}),
+    sandboxedShell: o.sandboxedShell ?? false,
   };
+  return ctx;
+}
+
+/**
+ * Switches the approval mode (an accepted plan leaves plan mode): the
+ * workspace goes back to the session's own (plan mode's is safe-read-only),
+ * the tools are offered again for the new mode, and it is recorded.
+ */
+export function setApprovalMode(ctx: LoopContext, mode: ApprovalMode): void {
+  ctx.approvals.setMode(mode);
+  ctx.workspace = mode === "plan" ? withProfile(ctx.baseWorkspace, "safe-read-only") : ctx.baseWorkspace;
+  if (ctx.toolsFor) ctx.tools = ctx.toolsFor(ctx.workspace, mode);
+  ctx.history.log.append({ t: "approval", mode, ts: now() });
 }
 
 /** State of one user turn: model requests made, what they used, how the last one ended, the repeat counter. */
@@ -189,6 +250,12 @@ export function setModel(ctx: LoopContext, model: ModelBinding): void {
   ctx.history.reported = undefined;
   ctx.history.log.append({ t: "model", model: model.label, ts: now() });
   if (ctx.protocolChoice === "auto" && ctx.protocol !== "tools") setProtocol(ctx, "tools");
+}
+
+/** Adds a subagent's whole usage to the turn and the session (its own log has each request), and logs it for the session's totals. */
+export function countSubagentUsage(ctx: LoopContext, turn: UsageAccount, used: UsageTotals, cost: number | undefined, model: string, toolUseId: string): void {
+  charge(used, cost, turn, ctx.totals);
+  ctx.history.log.append({ t: "usage", usage: used, ...(cost !== undefined ? { cost } : {}), model, subagent: toolUseId, ts: now() });
 }
 
 /** Adds one request's usage to the turn (when there is one) and the session, and logs it. */

@@ -15,7 +15,7 @@ export const SAVED_OUTPUT_DIR = "tool-output";
  */
 export function fitToolOutput(ws: Workspace, full: string, maxChars: number, name: { sessionId: string; callId: string }): { text: string; saved?: string } {
   if (full.length <= maxChars) return { text: full };
-  const base = `${name.sessionId}-${name.callId.replace(/[^\w.-]/g, "_")}`;
+  const base = `${name.sessionId}-${name.callId}`.replace(/[^\w.-]/g, "_"); // a subagent's session id is PARENT/CALL
   let saved: string | undefined;
   try {
     if (ws.state.ensure()) {

@@ -95,8 +95,23 @@ export function projectInstructions(root: string): { file: string; text: string 
 }
 
 export function systemPrompt(ctx: PromptContext): string {
-  const parts = [promptFile("system.md"), promptFile(ctx.protocol === "text" ? "text.md" : "tools.md"), environment(ctx)];
+  const parts = [promptFile("system.md"), promptFile(ctx.protocol === "text" ? "text.md" : "tools.md")];
+  if (ctx.toolNames.includes("task") || ctx.toolNames.includes("todo_write")) parts.push(promptFile("tasks.md"));
+  parts.push(environment(ctx));
   const project = projectInstructions(ctx.root);
   if (project) parts.push(`# Project instructions (${project.file})\n\n${project.text}`);
+  return `${parts.join("\n\n")}\n`;
+}
+
+/**
+ * A subagent's system prompt: its definition's (the Markdown body, or a
+ * built-in's), the text protocol's guidance when it works in text mode, and the
+ * environment. The project's AGENTS.md is left to the main agent, which passes
+ * on what the task needs.
+ */
+export function subagentSystemPrompt(definition: string, ctx: PromptContext): string {
+  const parts = [definition.trim()];
+  if (ctx.protocol === "text") parts.push(promptFile("text.md"));
+  parts.push(environment(ctx));
   return `${parts.join("\n\n")}\n`;
 }

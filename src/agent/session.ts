@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import crypto from "node:crypto";
 import type { ChatMessage, ToolCall } from "./providers/types.js";
-import { addUsage, zeroUsage, type AgentEvent, type Protocol, type UsageTotals } from "./events.js";
+import { addUsage, zeroUsage, type AgentEvent, type Protocol, type TodoItem, type UsageTotals } from "./events.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { isRefusal, type WriteHandle } from "../workspace/confinedFs.js";
 import { SESSION_FILE_MAX_BYTES } from "../limits.js";
@@ -31,8 +31,18 @@ export interface SessionHeader {
   root: string;
   model: string;
   protocol: ProtocolChoice;
+  /** A subagent's run (a sidechain): the session and the `task` call that started it. */
+  parent?: SubagentLink;
   /** HMAC of the other fields with the user's state key: the file is rt's own (see isOwnHeader). */
   mac?: string;
+}
+
+/** What ties a subagent's log to its parent session. */
+export interface SubagentLink {
+  session: string;
+  tool_use_id: string;
+  subagent_type: string;
+  description: string;
 }
 
 export type SessionRecord =
@@ -42,7 +52,7 @@ export type SessionRecord =
   /** Streamed text not yet part of a message: superseded by the next assistant message. */
   | { t: "delta"; kind: "text" | "reasoning"; delta: string }
   /** Token usage of one model request (and its cost when prices are configured). */
-  | { t: "usage"; usage: UsageTotals; cost?: number; model: string; ts: string }
+  | { t: "usage"; usage: UsageTotals; cost?: number; model: string; ts: string; /** A subagent's whole run, by its task call's id. */ subagent?: string }
   /** These messages' contents were replaced in the context by a placeholder (the log keeps them). */
   | { t: "prune"; indices: number[]; placeholder: string; ts: string }
   /** The context became [summary] + the messages from `keep_from` on. */
@@ -51,6 +61,8 @@ export type SessionRecord =
   | { t: "clear"; next: number; ts: string }
   | { t: "model"; model: string; ts: string }
   | { t: "protocol"; protocol: Protocol; ts: string }
+  /** The approval mode changed (an accepted plan left plan mode). */
+  | { t: "approval"; mode: string; ts: string }
   | { t: "event"; event: AgentEvent; ts: string };
 
 /** One message of the context, with its index in the log (absent for the summary). */
@@ -72,6 +84,8 @@ export interface SessionState {
   protocol?: Protocol;
   usage: UsageTotals;
   cost?: number;
+  /** The todo list as todo_write last left it. */
+  todos: TodoItem[];
 }
 
 export const SESSIONS_DIR = "sessions";
@@ -148,9 +162,34 @@ export class SessionLog {
       }
     }
     log ??= new SessionLog(id, undefined, 0, undefined);
-    const header = signHeader(ws, { t: "session", v: 1, id, created: now(), root: ws.root, model, protocol });
-    log.append(header);
-    return { log, state: replay([header]) };
+    return log.begin(ws, { t: "session", v: 1, id, created: now(), root: ws.root, model, protocol });
+  }
+
+  /**
+   * The log of a subagent's run: `.rt/sessions/PARENT/CALL.jsonl`, next to the
+   * parent's file (a directory, so listings of sessions and --continue never
+   * take it for a session of its own), its header naming the parent and the
+   * `task` call. In memory only when the parent's log is.
+   */
+  static createSidechain(ws: Workspace, parent: SessionLog, link: Omit<SubagentLink, "session">, model: string, protocol: ProtocolChoice): { log: SessionLog; state: SessionState } {
+    const name = `${sidechainName(link.tool_use_id)}.jsonl`;
+    let log: SessionLog | undefined;
+    if (parent.file) {
+      try {
+        const out = ws.state.create([SESSIONS_DIR, parent.id, name], { append: true, mode: 0o600, fsync: false });
+        if (out) log = new SessionLog(`${parent.id}/${name.slice(0, -6)}`, ws.state.file(SESSIONS_DIR, parent.id, name), 0, out);
+      } catch {
+        log = undefined; // a planted file or symlink at that name: this run is kept in memory only
+      }
+    }
+    log ??= new SessionLog(`${parent.id}/${name.slice(0, -6)}`, undefined, 0, undefined);
+    return log.begin(ws, { t: "session", v: 1, id: log.id, created: now(), root: ws.root, model, protocol, parent: { session: parent.id, ...link } });
+  }
+
+  private begin(ws: Workspace, header: SessionHeader): { log: SessionLog; state: SessionState } {
+    const signed = signHeader(ws, header);
+    this.append(signed);
+    return { log: this, state: replay([signed]) };
   }
 
   /** Reopens a session for appending, repairing what a kill left unfinished. */
@@ -259,6 +298,27 @@ function listSessionFiles(ws: Workspace): Array<{ id: string; file: string; mtim
     .sort((a, b) => b.mtimeMs - a.mtimeMs || b.id.localeCompare(a.id));
 }
 
+/** A file name for a tool call id (ids are the provider's: anything but letters, digits, _ . - is replaced, long ones hashed). */
+export function sidechainName(toolUseId: string): string {
+  const clean = toolUseId.replace(/[^\w.-]/g, "_").replace(/^\.+/, "_");
+  return clean.length > 0 && clean.length <= 80 ? clean : crypto.createHash("sha256").update(toolUseId).digest("hex").slice(0, 32);
+}
+
+/** The subagent runs of a session: each sidechain's records, when its header is rt's own and names this session. */
+export function readSidechains(ws: Workspace, sessionId: string): Array<{ link: SubagentLink; records: SessionRecord[] }> {
+  const out: Array<{ link: SubagentLink; records: SessionRecord[]; created: string }> = [];
+  for (const f of ws.state.listFiles(SESSIONS_DIR, sessionId)) {
+    if (!f.name.endsWith(".jsonl")) continue;
+    const bytes = ws.state.readBytes([SESSIONS_DIR, sessionId, f.name], SESSION_FILE_MAX_BYTES);
+    if (!bytes) continue;
+    const records = parseRecords(bytes);
+    const header = records[0];
+    if (!isOwnHeader(ws, header, `${sessionId}/${f.name.slice(0, -6)}`) || header.parent?.session !== sessionId) continue;
+    out.push({ link: header.parent, records, created: header.created });
+  }
+  return out.sort((a, b) => a.created.localeCompare(b.created)).map(({ link, records }) => ({ link, records }));
+}
+
 /** The records of `.rt/sessions/<name>` read through the confined reader (empty when it is missing or refused). */
 export function readSessionRecords(ws: Workspace, name: string): SessionRecord[] {
   const bytes = ws.state.readBytes([SESSIONS_DIR, name], SESSION_FILE_MAX_BYTES);
@@ -332,7 +392,7 @@ export function repairRecords(records: SessionRecord[]): SessionRecord[] {
 /** Rebuilds the context, totals and settings from a session's records. */
 export function replay(records: SessionRecord[]): SessionState {
   const header = records[0] as SessionHeader;
-  const state: SessionState = { header, context: [], messages: [], model: header.model, usage: zeroUsage() };
+  const state: SessionState = { header, context: [], messages: [], model: header.model, usage: zeroUsage(), todos: [] };
   for (const r of records) {
     switch (r.t) {
       case "message": {
@@ -361,6 +421,10 @@ export function replay(records: SessionRecord[]): SessionState {
         break;
       case "protocol":
         state.protocol = r.protocol;
+        break;
+      case "event":
+        // Only the main session's own list: a subagent's events are in its own log.
+        if (r.event.type === "todos") state.todos = r.event.todos;
         break;
       default:
         break;

@@ -10,7 +10,7 @@ import { APPROVAL_MODES, type ApprovalMode } from "./approval.js";
 import type { ProtocolChoice } from "./session.js";
 import type { UsageTotals } from "./events.js";
 import { AGENT_TOOL_SETS, type ToolSetChoice } from "./toolSet.js";
-import { AGENT_COMPACT_THRESHOLD, AGENT_DEFAULT_MAX_TURNS, AGENT_TOOL_OUTPUT_MAX_CHARS } from "../limits.js";
+import { AGENT_COMPACT_THRESHOLD, AGENT_DEFAULT_MAX_TURNS, AGENT_DEFAULT_SUBAGENT_DEPTH, AGENT_MAX_SUBAGENT_DEPTH, AGENT_TOOL_OUTPUT_MAX_CHARS } from "../limits.js";
 
 /** Prices in currency units (USD by convention) per million tokens. */
 export const PriceSchema = z.object({
@@ -40,6 +40,8 @@ export const AgentSettingsSchema = z
     tools: z.enum(AGENT_TOOL_SETS as [ToolSetChoice, ...ToolSetChoice[]]).optional(),
     /** "provider/model" that tools ask (web_fetch applies its prompt to a page with it); default: the session's model. */
     small_model: z.string().min(1).optional(),
+    /** How deep subagents (task) nest: 0 none, 1 (default) the main agent's only, 2 theirs too... */
+    subagent_depth: z.number().int().min(0).max(AGENT_MAX_SUBAGENT_DEPTH).optional(),
   })
   .strict();
 
@@ -55,6 +57,7 @@ export interface AgentSettings {
   prices: Record<string, Price>;
   toolSet: ToolSetChoice;
   smallModel?: string;
+  subagentDepth: number;
 }
 
 /** The agent section of the merged configuration, validated, with defaults. Throws naming the problem. */
@@ -78,6 +81,7 @@ export function loadAgentSettings(workspace: { root: string; env: NodeJS.Process
     prices: a.prices ?? {},
     toolSet: a.tools ?? "default",
     ...(a.small_model ? { smallModel: a.small_model } : {}),
+    subagentDepth: a.subagent_depth ?? AGENT_DEFAULT_SUBAGENT_DEPTH,
   };
 }
 

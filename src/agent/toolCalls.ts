@@ -7,7 +7,8 @@
 // in order. AGENT_LOOP_REPEAT_LIMIT identical consecutive calls stop the turn.
 import { modelAsker } from "./askModel.js";
 import type { ToolCall } from "./providers/types.js";
-import type { AgentEvent, Protocol } from "./events.js";
+import type { AgentEvent, AgentStreamEvent, Protocol } from "./events.js";
+import { isLoopTool, type LoopToolResult } from "./sessionTools/loopTool.js";
 import { categoryOf, describeCall } from "./approval.js";
 import { actionHeader, type TextAction } from "./textProtocol.js";
 import { EventQueue } from "./eventQueue.js";
@@ -102,13 +103,22 @@ function check(ctx: LoopContext, call: PendingCall): CheckedCall {
   return { call, ...(tool ? { tool } : {}), prepared };
 }
 
+/** How a batch of calls ended: go on with the next model request, stop the turn (the event was yielded), or end it with an answer. */
+export type CallsOutcome = { kind: "continue" } | { kind: "stopped" } | { kind: "answered"; text: string };
+
+/** Where a call's events go: its loop's log and stream (emit), or only the stream (forward: a subagent's events). */
+interface CallIo {
+  emit(ev: AgentEvent): void;
+  forward(ev: AgentStreamEvent): void;
+}
+
 /**
  * Runs the calls of one model answer: loop detection first (calls from the
  * repeated one on are not run), then batches (consecutive read-only native
  * calls together, in parallel; anything else alone), each result added to
- * the history as soon as it exists. Returns true when the turn must stop.
+ * the history as soon as it exists.
  */
-export async function* runToolCalls(ctx: LoopContext, calls: PendingCall[], turn: TurnState, signal: AbortSignal | undefined): AsyncGenerator<AgentEvent, boolean> {
+export async function* runToolCalls(ctx: LoopContext, calls: PendingCall[], turn: TurnState, signal: AbortSignal | undefined): AsyncGenerator<AgentEvent, CallsOutcome> {
   let stopAt = -1;
   let repeated = "";
   for (let j = 0; j < calls.length; j++) {
@@ -122,15 +132,23 @@ export async function* runToolCalls(ctx: LoopContext, calls: PendingCall[], turn
   }
   const runnable = (stopAt === -1 ? calls : calls.slice(0, stopAt)).map((c) => check(ctx, c));
   let interrupted = false;
+  let answer: string | undefined;
   for (const batch of batches(runnable)) {
     if (signal?.aborted) interrupted = true;
-    if (interrupted) {
-      for (const c of batch) addResult(ctx, c.call, INTERRUPTED_RESULT, true);
+    if (interrupted || answer !== undefined) {
+      // After an answer that ends the turn (exit_plan_mode in rt run), the answer's other calls are not run either.
+      for (const c of batch) addResult(ctx, c.call, interrupted ? INTERRUPTED_RESULT : "not run: the turn ended with the plan as its answer", true);
       continue;
     }
-    const queue = new EventQueue<AgentEvent>();
-    const sink = (ev: AgentEvent) => queue.push(emit(ctx, ev));
-    void Promise.all(batch.map((c) => runOne(ctx, c, sink, signal))).finally(() => queue.close());
+    const queue = new EventQueue<AgentStreamEvent>();
+    const io: CallIo = { emit: (ev) => queue.push(emit(ctx, ev)), forward: (ev) => queue.push(ev) };
+    void Promise.all(
+      batch.map(async (c) => {
+        const out = await executeCall(ctx, c, io, signal, turn);
+        addResult(ctx, c.call, out.text, !out.success);
+        if (out.answer !== undefined) answer ??= out.answer;
+      }),
+    ).finally(() => queue.close());
     yield* queue.drain();
   }
   if (stopAt !== -1) {
@@ -139,25 +157,46 @@ export async function* runToolCalls(ctx: LoopContext, calls: PendingCall[], turn
       ctx,
       errorEvent(ctx, turn, "loop_detected", `loop detected: the model made the same call ${AGENT_LOOP_REPEAT_LIMIT} times in a row (${repeated.length > 300 ? `${repeated.slice(0, 300)}…` : repeated}); stopped this turn`),
     );
-    return true;
+    return { kind: "stopped" };
   }
   if (interrupted || signal?.aborted) {
     yield emit(ctx, errorEvent(ctx, turn, "interrupted", "interrupted"));
-    return true;
+    return { kind: "stopped" };
   }
-  return false;
+  return answer !== undefined ? { kind: "answered", text: answer } : { kind: "continue" };
+}
+
+/**
+ * Runs calls made inside another call (batch's invocations): checked, asked
+ * about and run like the model's own, read-only ones together in parallel,
+ * others alone and in order; their events go out under their own ids, and
+ * their results come back to the caller instead of into the history.
+ */
+export async function runNestedCalls(ctx: LoopContext, calls: PendingCall[], io: CallIo, signal: AbortSignal | undefined, turn: TurnState): Promise<Array<{ success: boolean; text: string }>> {
+  const checked = calls.map((c) => check(ctx, c));
+  const results = new Map<CheckedCall, { success: boolean; text: string }>();
+  for (const batch of batches(checked)) {
+    if (signal?.aborted) {
+      for (const c of batch) results.set(c, { success: false, text: INTERRUPTED_RESULT });
+      continue;
+    }
+    await Promise.all(batch.map(async (c) => results.set(c, await executeCall(ctx, c, io, signal, turn))));
+  }
+  return checked.map((c) => results.get(c) as { success: boolean; text: string });
 }
 
 /**
  * Consecutive native calls that need nobody's approval (category "read") form
  * one parallel batch; every other call is a batch of its own, so approval
- * questions come one at a time (web_fetch is read-only but asks per host).
+ * questions come one at a time (web_fetch is read-only but asks per host), as
+ * is a loop tool that asks the user or changes the loop (todo_write, ask_user...).
+ * Subagents (task) run in parallel with each other.
  */
 function batches(calls: CheckedCall[]): CheckedCall[][] {
   const out: CheckedCall[][] = [];
   let group: CheckedCall[] = [];
   for (const c of calls) {
-    const parallel = c.call.protocol === "tools" && c.tool !== undefined && categoryOf(c.tool) === "read" && !isUnreadable(c.call.args);
+    const parallel = c.call.protocol === "tools" && c.tool !== undefined && categoryOf(c.tool) === "read" && !isUnreadable(c.call.args) && !(isLoopTool(c.tool) && c.tool.alone);
     if (parallel) {
       group.push(c);
       continue;
@@ -170,62 +209,73 @@ function batches(calls: CheckedCall[]): CheckedCall[][] {
   return out;
 }
 
+/** What running a call gave: its text for the model, whether it succeeded, and an answer that ends the turn. */
+interface CallOutcome {
+  success: boolean;
+  text: string;
+  answer?: string;
+}
+
 /**
  * Runs one call. A call the approval mode refuses emits only tool_blocked. A
  * call the policy refused (unknown tool, invalid arguments, the profile) is
  * answered with the refusal, and nobody is asked about it. Otherwise the user
  * is asked when the mode says so, about the checked arguments; then
- * tool_start, the prepared call, the output cut to size, tool_end.
+ * tool_start, the prepared call (a loop tool's runInLoop), the output cut to
+ * size, tool_end.
  */
-async function runOne(ctx: LoopContext, checked: CheckedCall, sink: (ev: AgentEvent) => void, signal: AbortSignal | undefined): Promise<void> {
+async function executeCall(ctx: LoopContext, checked: CheckedCall, io: CallIo, signal: AbortSignal | undefined, turn: TurnState): Promise<CallOutcome> {
   const { call: c, tool } = checked;
+  const sink = io.emit;
   let { prepared } = checked;
   // Hooks (issue 18, hookCalls.ts): PreToolUse may block the call, change its arguments, or allow it without asking.
   const pre = tool && prepared ? await preToolUseHook(ctx, c, prepared.ok ? prepared.call.args : c.args, signal) : undefined;
   for (const message of pre?.notices ?? []) sink({ type: "notice", message });
   if (pre?.block) {
     sink({ type: "tool_blocked", id: c.id, name: c.name, args: c.args, reason: `a hook blocked it: ${pre.block}` });
-    addResult(ctx, c, `blocked by a PreToolUse hook: ${pre.block}`, true);
-    return;
+    return { success: false, text: `blocked by a PreToolUse hook: ${pre.block}` };
   }
   if (pre?.prepared) prepared = pre.prepared;
   if (tool && prepared) {
-    // In plan mode, text mode's shell blocks run without asking: the workspace is safe-read-only (sandboxed).
-    const sandboxedPlanCommand = ctx.approvals.mode === "plan" && c.protocol === "text" && tool.name === "bash";
-    if (!sandboxedPlanCommand) {
+    // A shell the read-only sandbox confines (plan mode's text commands, Explore and Plan subagents) runs without asking.
+    const sandboxedCommand = tool.name === "bash" && ((ctx.approvals.mode === "plan" && c.protocol === "text") || (ctx.sandboxedShell && ctx.workspace.profile === "safe-read-only"));
+    if (!sandboxedCommand) {
       const verdict = ctx.approvals.settled(tool) ?? (pre?.allow ? { ok: true as const } : prepared.ok ? await ctx.approvals.check(tool, prepared.call.args, describeCall(tool.name, prepared.call.args)) : { ok: true as const });
       if (!verdict.ok) {
         // Ctrl-C while the user was being asked ends the question: the call was not refused, the turn was interrupted.
         const reason = signal?.aborted ? INTERRUPTED_RESULT : verdict.reason;
         sink({ type: "tool_blocked", id: c.id, name: c.name, args: c.args, reason });
-        addResult(ctx, c, signal?.aborted ? reason : `blocked: ${reason}`, true);
-        return;
+        return { success: false, text: signal?.aborted ? reason : `blocked: ${reason}` };
       }
     }
   }
   sink({ type: "tool_start", id: c.id, name: c.name, args: isUnreadable(c.args) ? c.args.raw : c.args, protocol: c.protocol });
   const started = performance.timeOrigin + performance.now();
-  const finish = (success: boolean, output: string, error?: string, saved?: string) => {
+  const finish = (success: boolean, output: string, error?: string, saved?: string, answer?: string): CallOutcome => {
     const ended = performance.timeOrigin + performance.now();
     sink({ type: "tool_end", id: c.id, name: c.name, success, output, ...(error ? { error } : {}), ...(saved ? { saved_output: saved } : {}), started_at: started, ended_at: ended });
-    addResult(ctx, c, output, !success);
+    return { success, text: output, ...(answer !== undefined ? { answer } : {}) };
   };
   if (isUnreadable(c.args) || !prepared) {
     const invalid = isUnreadable(c.args) ? c.args.invalid : "the arguments could not be read";
     const schema = tool ? `\nschema: ${JSON.stringify(jsonSchemaOf(tool))}` : "";
-    finish(false, `error: ${invalid}${schema}`, invalid);
-    return;
+    return finish(false, `error: ${invalid}${schema}`, invalid);
   }
-  if (signal?.aborted) {
-    finish(false, INTERRUPTED_RESULT, "interrupted");
-    return;
-  }
-  const result = prepared.ok ? await runPreparedCall(prepared.call, { ...(signal ? { signal } : {}), editDiagnostics: true, askModel: modelAsker(ctx) }) : prepared.refusal;
+  if (signal?.aborted) return finish(false, INTERRUPTED_RESULT, "interrupted");
+  let result: LoopToolResult;
+  if (!prepared.ok) result = prepared.refusal;
+  else if (isLoopTool(prepared.call.tool)) {
+    try {
+      result = await prepared.call.tool.runInLoop(ctx, prepared.call.args, { id: c.id, turn, ...(signal ? { signal } : {}), emit: io.emit, forward: io.forward });
+    } catch (e) {
+      result = { success: false, output: "", error: `${c.name} failed: ${(e as Error)?.message ?? String(e)}` };
+    }
+  } else result = await runPreparedCall(prepared.call, { ...(signal ? { signal } : {}), editDiagnostics: true, askModel: modelAsker(ctx) });
   // Hooks (issue 18): PostToolUse observes what ran; its reason or context is added for the model.
   const post = prepared.ok ? await postToolUseHook(ctx, c, prepared.call.args, result, signal) : undefined;
   for (const message of post?.notices ?? []) sink({ type: "notice", message });
   const { text, saved } = fitToolOutput(ctx.workspace, `${resultText(result)}${post?.note ? `\n${post.note}` : ""}`, ctx.limits.toolOutputMaxChars, { sessionId: ctx.history.log.id, callId: c.id });
-  finish(result.success, text, result.success ? undefined : (result.error ?? "failed"), saved);
+  return finish(result.success, text, result.success ? undefined : (result.error ?? "failed"), saved, result.answer);
 }
 
 /** The result of a call, in the history: a tool message, or in text mode a user message. */

@@ -45,6 +45,12 @@ export interface SessionToolOptions {
   approval: ApprovalMode;
   /** agent.tools (default: "default"). */
   choice?: ToolSetChoice;
+  /**
+   * The agent loop's own tools (task, todo_write, ask_user, batch,
+   * exit_plan_mode; sessionTools/): every one is found by name, those
+   * `offer(mode)` returns are offered (default set only).
+   */
+  loopTools?: { all: readonly Tool[]; offer: (mode: ApprovalMode) => readonly Tool[] };
 }
 
 /**
@@ -59,10 +65,16 @@ export function sessionToolSet(opts: SessionToolOptions): AgentToolSet {
   // Extension tools (issue 18: custom tools, tool_create, MCP servers' tools) can be added during
   // the session, so the offered list is read afresh for each request.
   const extensions = () => (choice === "default" ? agentExtensionTools().filter((t) => offers(t) && offering(opts.workspace, t) === "full") : []);
-  const lookup: ToolLookup = { find: (name) => REGISTRY_LOOKUP.find(name) ?? findAgentExtensionTool(name), names: () => [...REGISTRY_LOOKUP.names(), ...agentExtensionTools().map((t) => t.name)] };
+  const loop = opts.loopTools;
+  const loopByName = new Map<string, Tool>();
+  for (const t of loop?.all ?? []) for (const n of [t.name, ...t.aliases]) loopByName.set(n, t);
+  const lookup: ToolLookup = {
+    find: (name) => REGISTRY_LOOKUP.find(name) ?? loopByName.get(name) ?? findAgentExtensionTool(name),
+    names: () => [...REGISTRY_LOOKUP.names(), ...(loop?.all ?? []).map((t) => t.name), ...agentExtensionTools().map((t) => t.name)],
+  };
   return {
     get offered() {
-      return [...offeredTools(opts.workspace, offers, choice), ...extensions()];
+      return [...offeredTools(opts.workspace, offers, choice), ...(choice === "default" && loop ? loop.offer(opts.approval) : []), ...extensions()];
     },
     lookup,
     choice,

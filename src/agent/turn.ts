@@ -21,6 +21,7 @@ import { parseActions, textualToolCalls } from "./textProtocol.js";
 import { compactIfNeeded } from "./compaction.js";
 import { completeEvent, contextWindow, countUsage, emit, errorEvent, setProtocol, TurnState, type LoopContext } from "./loopContext.js";
 import { toolSpecs } from "./toolSet.js";
+import { todoReminder } from "./sessionTools/todoWrite.js";
 import { nativeCall, isUnreadable, runToolCalls, textCall, type PendingCall } from "./toolCalls.js";
 
 export interface RunOptions {
@@ -188,8 +189,14 @@ async function* turnLoop(ctx: LoopContext, turn: TurnState, signal: AbortSignal 
       yield emit(ctx, completeEvent(ctx, turn));
       return;
     }
-    const stopped = yield* runToolCalls(ctx, calls, turn, signal);
-    if (stopped) return;
+    const outcome = yield* runToolCalls(ctx, calls, turn, signal);
+    if (outcome.kind === "stopped") return;
+    if (outcome.kind === "answered") {
+      // exit_plan_mode without a face to review the plan: the plan is the turn's answer.
+      turn.lastText = outcome.text;
+      yield emit(ctx, completeEvent(ctx, turn));
+      return;
+    }
   }
 }
 
@@ -235,9 +242,10 @@ async function* callsOf(ctx: LoopContext, answer: ModelAnswer, protocol: Protoco
 export async function* runModelTurn(ctx: LoopContext, turn: TurnState, signal: AbortSignal | undefined): AsyncGenerator<AgentEvent, ModelAnswer> {
   const protocol = ctx.protocol;
   const limits = ctx.limits;
+  const reminder = todoReminder(ctx);
   const req: ModelRequest = {
     model: ctx.model.model,
-    messages: requestMessages(ctx.systemPrompt(protocol), ctx.history.context, protocol),
+    messages: withReminder(requestMessages(ctx.systemPrompt(protocol), ctx.history.context, protocol), reminder),
     ...(protocol === "tools" ? { tools: toolSpecs(ctx.tools) } : {}),
     ...(limits.temperature !== undefined ? { temperature: limits.temperature } : {}),
     ...(limits.maxOutputTokens !== undefined ? { maxOutputTokens: limits.maxOutputTokens } : {}),
@@ -283,6 +291,17 @@ export async function* runModelTurn(ctx: LoopContext, turn: TurnState, signal: A
     usage: used,
   });
   return answer;
+}
+
+/**
+ * The request's messages with a system reminder added to the last one (a user
+ * message or a tool result: it is where the model looks next). Only this
+ * request carries it; the history does not keep it.
+ */
+function withReminder(messages: ChatMessage[], reminder: string | undefined): ChatMessage[] {
+  const lastMessage = messages[messages.length - 1];
+  if (!reminder || !lastMessage || (lastMessage.role !== "user" && lastMessage.role !== "tool")) return messages;
+  return [...messages.slice(0, -1), { ...lastMessage, content: `${lastMessage.content}\n\n${reminder}` } as ChatMessage];
 }
 
 /** What the user is told when an answer was cut short. */

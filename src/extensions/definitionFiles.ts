@@ -80,3 +80,17 @@ export function readRegularFile(file: string, noFollow: boolean): string {
   }
   return readOpenRegularFile(fd, EXTENSION_FILE_MAX_BYTES, (why) => new Error(why === "not-regular" ? "not a regular file" : `larger than ${EXTENSION_FILE_MAX_BYTES} bytes`));
 }
+
+/** Splits `---\nYAML\n---\nbody` (Claude Code's command and agent files); a file without frontmatter is all body. */
+export async function parseFrontmatter(text: string): Promise<{ meta: Record<string, unknown>; body: string } | { error: string }> {
+  const m = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
+  if (!m) return { meta: {}, body: text };
+  try {
+    const { parse } = await import("yaml");
+    const meta = parse(m[1], { schema: "core", maxAliasCount: 100 }) ?? {};
+    if (typeof meta !== "object" || Array.isArray(meta)) return { error: "frontmatter must be a mapping of fields" };
+    return { meta: meta as Record<string, unknown>, body: text.slice(m[0].length) };
+  } catch (e) {
+    return { error: `frontmatter is not valid YAML: ${(e as Error).message.split("\n")[0]}` };
+  }
+}

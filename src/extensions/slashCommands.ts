@@ -17,7 +17,8 @@ import os from "node:os";
 import path from "node:path";
 import type { Workspace } from "../workspace/workspace.js";
 import { userConfigDir } from "../trustStore.js";
-import { readDefinitionDir } from "./definitionFiles.js";
+import { parseFrontmatter, readDefinitionDir } from "./definitionFiles.js";
+import { CLAUDE_TOOL_NAMES } from "./claudeToolNames.js";
 import { projectTrusted } from "./customTools.js";
 
 export interface CustomCommand {
@@ -40,9 +41,6 @@ export interface CommandsLoad {
   untrustedProjectDirs: string[];
 }
 
-/** Claude Code's tool names, as rt names the same tools. */
-const CLAUDE_TOOL_NAMES: Record<string, string> = { Bash: "bash", Read: "read", Edit: "edit", MultiEdit: "multi_edit", Write: "write", Grep: "grep", Glob: "find", LS: "ls", WebFetch: "web_fetch", WebSearch: "web_search", NotebookEdit: "notebook_edit", TodoWrite: "todo_write", Task: "task" };
-
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
 export function commandDirs(ws: Workspace): Array<{ dir: string; origin: "project" | "user" }> {
@@ -53,20 +51,6 @@ export function commandDirs(ws: Workspace): Array<{ dir: string; origin: "projec
     { dir: path.join(userConfigDir(ws.env), "commands"), origin: "user" },
     { dir: path.join(home, ".claude", "commands"), origin: "user" },
   ];
-}
-
-/** Splits `---\nYAML\n---\nbody`; a file without frontmatter is all body. */
-async function parseCommandFile(file: string, text: string): Promise<{ meta: Record<string, unknown>; body: string } | { error: string }> {
-  const m = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
-  if (!m) return { meta: {}, body: text };
-  try {
-    const { parse } = await import("yaml");
-    const meta = parse(m[1], { schema: "core", maxAliasCount: 100 }) ?? {};
-    if (typeof meta !== "object" || Array.isArray(meta)) return { error: "frontmatter must be a mapping of fields" };
-    return { meta: meta as Record<string, unknown>, body: text.slice(m[0].length) };
-  } catch (e) {
-    return { error: `frontmatter is not valid YAML: ${(e as Error).message.split("\n")[0]}` };
-  }
 }
 
 function allowedToolsOf(value: unknown): { allowed: string[]; ignored: string[] } {
@@ -92,7 +76,7 @@ async function readCommands(dir: string, origin: "project" | "user", prefix: str
     }
     const name = `${prefix}${base}`;
     if (seen.has(name)) continue;
-    const parsed = await parseCommandFile(f.file, f.text);
+    const parsed = await parseFrontmatter(f.text);
     if ("error" in parsed) {
       out.problems.push({ file: f.file, message: parsed.error });
       continue;

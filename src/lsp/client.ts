@@ -131,7 +131,10 @@ export class LspClient {
     const init = await this.request<InitializeResult>(
       lsp.InitializeRequest.type.method,
       {
-        processId: process.pid,
+        // Servers exit when this process is gone (typescript-language-server polls it): inside the
+        // sandbox's own PID namespace rt's pid means nothing, so the server would exit at once; there
+        // bwrap's --die-with-parent ends it with rt instead.
+        processId: this.launch.wrap ? null : process.pid,
         rootUri,
         rootPath: this.root,
         workspaceFolders: [{ uri: rootUri, name: this.root.split("/").pop() || "root" }],

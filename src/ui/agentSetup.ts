@@ -2,7 +2,8 @@
 // session to continue into a ready Agent.
 import type { Workspace } from "../workspace/workspace.js";
 import { Agent } from "../agent/loop.js";
-import { APPROVAL_MODES, type ApprovalCallback, type ApprovalMode } from "../agent/approval.js";
+import { APPROVAL_MODES, type ApprovalMode } from "../agent/approval.js";
+import type { UserInteraction } from "../agent/interaction.js";
 import { SessionLog, latestSessionId, SessionError, type ProtocolChoice, type SessionState } from "../agent/session.js";
 import { loadAgentSettings, priceFor, type AgentSettings } from "../agent/settings.js";
 import { agentWorkspace } from "../agent/rtOnPath.js";
@@ -50,7 +51,8 @@ export function modelChoice(flags: Flags, model: string | undefined): ModelChoic
   };
 }
 
-export async function setupAgent(ws: Workspace, flags: Flags, approve?: ApprovalCallback): Promise<AgentSetup> {
+/** `interaction`: how the face asks the user (approvals, ask_user, plan review); absent members cannot be asked. */
+export async function setupAgent(ws: Workspace, flags: Flags, interaction: UserInteraction = {}): Promise<AgentSetup> {
   let settings: AgentSettings;
   try {
     settings = loadAgentSettings(ws);
@@ -73,7 +75,15 @@ export async function setupAgent(ws: Workspace, flags: Flags, approve?: Approval
     modelLabel: resolved.label,
     protocol,
     approval,
-    ...(approve ? { approve } : {}),
+    ...(interaction.approve ? { approve: interaction.approve } : {}),
+    interaction: { ...(interaction.askUser ? { askUser: interaction.askUser } : {}), ...(interaction.reviewPlan ? { reviewPlan: interaction.reviewPlan } : {}) },
+    subagentDepth: settings.subagentDepth,
+    // A subagent definition's model: resolved like --model, priced and sized like the session's.
+    resolveModel: async (label) => {
+      const r = await resolveModel(ws, { model: label });
+      const price = priceFor(settings.prices, r.label);
+      return { provider: r.provider, model: r.model, label: r.label, ...(price ? { price } : {}), ...(settings.contextWindow !== undefined ? { contextWindow: settings.contextWindow } : {}) };
+    },
     maxTurns: typeof flags["max-turns"] === "number" ? flags["max-turns"] : settings.maxTurns,
     toolOutputMaxChars: settings.toolOutputMaxChars,
     compactThreshold: settings.compactThreshold,

@@ -12,13 +12,14 @@
 //   /help, /exit
 import { describeCommands, loadCustomCommands, resolveSlashCommand } from "../extensions/slashCommands.js";
 import type { Workspace } from "../workspace/workspace.js";
-import type { AgentEvent } from "../agent/events.js";
+import type { AgentEvent, AgentStreamEvent } from "../agent/events.js";
 import { listSessions } from "../agent/session.js";
 import { priceFor } from "../agent/settings.js";
 import { setupAgent, modelChoice, SetupError, type Flags } from "./agentSetup.js";
 import { resolveModel } from "./resolveModel.js";
-import { describeEvent, ansi, plain, type Style } from "./render.js";
+import { describeStreamEvent, ansi, plain, type Style } from "./render.js";
 import { LineReader, askApproval } from "./lineReader.js";
+import { askQuestionsOnLines, reviewPlanOnLines } from "./lineDialogs.js";
 import { formatSessionList } from "./sessionList.js";
 import type { Io } from "./io.js";
 
@@ -27,6 +28,8 @@ const HELP = `Commands:
   /clear                   start again from an empty context (the session log keeps everything)
   /model [provider/model]  show the model, or switch to another one
   /sessions                list this project's sessions
+  /todos                   show the todo list
+  /agents                  list the subagent types the agent can start
   /help                    this help
   /exit                    quit (or Ctrl-D)
 Ctrl-C interrupts the model or a running command; the session continues.
@@ -42,7 +45,7 @@ export async function chatCommand(ws: Workspace, flags: Flags, io: Io): Promise<
   const style: Style = process.stdout.isTTY ? ansi : plain;
   let setup;
   try {
-    setup = await setupAgent(ws, flags, askApproval(reader, io.stdout));
+    setup = await setupAgent(ws, flags, { approve: askApproval(reader, io.stdout), askUser: askQuestionsOnLines(reader, io.stdout), reviewPlan: reviewPlanOnLines(reader, io.stdout) });
   } catch (e) {
     reader.close();
     if (e instanceof SetupError) {
@@ -78,8 +81,10 @@ export async function chatCommand(ws: Workspace, flags: Flags, io: Io): Promise<
   const show = async (events: AsyncGenerator<AgentEvent>) => {
     let midLine = false;
     let inReasoning = false;
-    for await (const ev of events) {
-      if (ev.type === "text") {
+    for await (const ev of events as AsyncGenerator<AgentStreamEvent>) {
+      // A subagent's events: its tool calls nested under the task call, its text not (its report is the call's result).
+      const nested = ev.parent_tool_use_id !== undefined;
+      if (ev.type === "text" && !nested) {
         if (inReasoning) {
           io.stdout("\n");
           inReasoning = false;
@@ -88,14 +93,14 @@ export async function chatCommand(ws: Workspace, flags: Flags, io: Io): Promise<
         midLine = !ev.delta.endsWith("\n");
         continue;
       }
-      if (ev.type === "reasoning") {
+      if (ev.type === "reasoning" && !nested) {
         if (!process.stdout.isTTY) continue; // thinking is for watching, not for transcripts
         io.stdout(style.dim(ev.delta));
         inReasoning = true;
         midLine = !ev.delta.endsWith("\n");
         continue;
       }
-      const line = describeEvent(ev, style);
+      const line = describeStreamEvent(ev, style);
       if (line === "") continue; // model_turn_end of an answer that simply finished
       if (midLine) io.stdout("\n");
       midLine = false;
@@ -132,6 +137,11 @@ export async function chatCommand(ws: Workspace, flags: Flags, io: Io): Promise<
         } else if (cmd === "/compact") {
           const c = new AbortController();
           await run(agent.compact(arg || undefined, { signal: c.signal }), c);
+        } else if (cmd === "/todos") {
+          io.stdout(agent.todos.length ? describeStreamEvent({ type: "todos", todos: [...agent.todos] }, style) : "no todos\n");
+        } else if (cmd === "/agents") {
+          const { listAgents } = await import("./agentList.js");
+          await listAgents(ws, false, io);
         } else if (cmd === "/sessions") {
           io.stdout(formatSessionList(listSessions(ws), agent.sessionId));
         } else if (cmd === "/model") {

@@ -73,7 +73,7 @@ export class LineReader {
 /** y / n / a(lways), asked until the answer is one of them; the end of input answers no. */
 export function askApproval(reader: LineReader, write: (s: string) => void): ApprovalCallback {
   return async (req) => {
-    write(`\nrt wants to ${req.category === "edit" ? "edit" : req.category === "command" ? "run" : "use"}: ${req.summary}\n`);
+    write(`\n${req.agent ? `[${req.agent}] ` : ""}rt wants to ${req.category === "edit" ? "edit" : req.category === "command" ? "run" : "use"}: ${req.summary}\n`);
     for (;;) {
       const line = await reader.next("Allow? [y]es / [n]o / [a]lways for this session: ");
       if (line === null) return "no";

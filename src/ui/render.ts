@@ -1,6 +1,6 @@
 // Human-readable lines for the agent's events, shared by `rt run` (progress on
 // stderr) and `rt chat`. Pure: events in, text out.
-import type { AgentEvent, UsageTotals } from "../agent/events.js";
+import type { AgentEvent, AgentStreamEvent, UsageTotals } from "../agent/events.js";
 import { describeCall } from "../agent/approval.js";
 
 export interface Style {
@@ -69,4 +69,17 @@ export function describeEvent(ev: AgentEvent, st: Style = plain): string {
     case "error":
       return st.red(`rt: ${ev.kind === "interrupted" ? "interrupted" : `${ev.kind}: ${ev.message}`}`) + "\n";
   }
+}
+
+/**
+ * describeEvent for the stream, where a subagent's events (parent_tool_use_id)
+ * come nested under its task call: indented, without its text (its report is
+ * the task call's result) or its usage line (subagent_end has it). Empty for
+ * text and reasoning of the main agent too (the faces print those as they come).
+ */
+export function describeStreamEvent(ev: AgentStreamEvent, st: Style = plain): string {
+  if (ev.parent_tool_use_id === undefined || ev.type === "subagent_start" || ev.type === "subagent_end") return describeEvent(ev, st);
+  if (ev.type === "turn_complete" || ev.type === "todos") return "";
+  const line = describeEvent(ev, st);
+  return line === "" ? "" : line.replace(/^(?=.)/gm, "  │ ");
 }

@@ -5,10 +5,11 @@
 // Exit 0 when the turn completed, 1 when it ended in an error, 2 for usage
 // errors and when the model server cannot be reached (with how to configure one).
 import type { Workspace } from "../workspace/workspace.js";
-import type { AgentEvent } from "../agent/events.js";
+import type { AgentEvent, AgentStreamEvent } from "../agent/events.js";
 import { setupAgent, SetupError, type Flags } from "./agentSetup.js";
-import { describeEvent, ansi, plain } from "./render.js";
+import { describeEvent, describeStreamEvent, ansi, plain } from "./render.js";
 import { LineReader, askApproval } from "./lineReader.js";
+import { askQuestionsOnLines } from "./lineDialogs.js";
 import type { Io } from "./io.js";
 
 
@@ -44,7 +45,8 @@ export async function runCommand(ws: Workspace, positionals: string[], flags: Fl
 
   let setup;
   try {
-    setup = await setupAgent(ws, flags, reader ? askApproval(reader, io.stderr) : undefined);
+    // On a terminal the user can answer approvals and ask_user's questions; a plan (exit_plan_mode) is the answer of the run.
+    setup = await setupAgent(ws, flags, reader ? { approve: askApproval(reader, io.stderr), askUser: askQuestionsOnLines(reader, io.stderr) } : {});
   } catch (e) {
     reader?.close();
     if (e instanceof SetupError) {
@@ -88,9 +90,10 @@ export async function runCommand(ws: Workspace, positionals: string[], flags: Fl
   let last: AgentEvent | undefined;
   try {
     for await (const ev of agent.run(prompt, { signal: controller.signal, ...(allowedTools ? { allowedTools } : {}) })) {
-      last = ev;
+      // A subagent's events come with parent_tool_use_id: the run's result is the main agent's last event.
+      if ((ev as AgentStreamEvent).parent_tool_use_id === undefined) last = ev;
       if (format === "stream-json") io.stdout(`${JSON.stringify(ev)}\n`);
-      else if (progress && ev.type !== "turn_complete" && ev.type !== "error") io.stderr(describeEvent(ev, style));
+      else if (progress && ((ev.type !== "turn_complete" && ev.type !== "error") || (ev as AgentStreamEvent).parent_tool_use_id !== undefined)) io.stderr(describeStreamEvent(ev, style));
     }
   } finally {
     process.off("SIGINT", onSigint);

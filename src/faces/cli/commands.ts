@@ -490,6 +490,12 @@ export const COMMANDS: CommandSpec[] = [
     options: { json: { type: "boolean", help: "print them as JSON" } },
   },
   {
+    name: "agents",
+    synopsis: "rt agents [--json]",
+    summary: "list the subagent types the agent's task tool can start: built-ins (general-purpose, Explore, Plan) and definitions from .rt/agents, .claude/agents and your own",
+    options: { json: { type: "boolean", help: "print them as JSON" } },
+  },
+  {
     name: "export",
     synopsis: "rt export ID [--output FILE]",
     summary: "write an agent session's whole conversation as markdown",

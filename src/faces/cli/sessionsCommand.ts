@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Workspace } from "../../workspace/workspace.js";
-import { listSessions, readSessionRecords, sessionFile, SessionError } from "../../agent/session.js";
+import { listSessions, readSessionRecords, readSidechains, sessionFile, SessionError } from "../../agent/session.js";
 import { sessionMarkdown } from "../../agent/exportMarkdown.js";
 import type { Io } from "../../ui/io.js";
 import { formatSessionList } from "../../ui/sessionList.js";
@@ -30,7 +30,8 @@ export function exportCommand(ws: Workspace, positionals: string[], flags: Recor
     io.stderr(`rt export: ${e.message}\n`);
     return 2;
   }
-  const markdown = sessionMarkdown(readSessionRecords(ws, path.basename(file)));
+  const id = path.basename(file, ".jsonl");
+  const markdown = sessionMarkdown(readSessionRecords(ws, path.basename(file)), readSidechains(ws, id));
   if (typeof flags.output === "string") {
     let target: string;
     try {

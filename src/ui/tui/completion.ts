@@ -22,7 +22,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: "/export", args: "[NAME]", help: "write this session as Markdown to the output directory (.rt/out/)" },
   { name: "/cost", help: "tokens and cost of this session" },
   { name: "/todos", help: "the agent's todo list" },
-  { name: "/agents", help: "the subagents the agent can start" },
+  { name: "/agents", help: "the subagent types the agent's task tool can start" },
   { name: "/expand", help: "expand or collapse long results, reasoning and subagents (also Ctrl-O)" },
   { name: "/quit", help: "quit (also /exit, Ctrl-D on an empty prompt, Ctrl-C twice)" },
   { name: "/exit", help: "quit" },

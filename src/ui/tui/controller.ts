@@ -42,7 +42,6 @@ export class TuiController {
   readonly conv: Conversation;
   agent!: Agent;
   settings!: AgentSettings;
-  approval: ApprovalMode = "ask";
   contextWindow: number | undefined;
   contextTokens: number | undefined;
   /** The dialogs waiting, the first one shown. */
@@ -74,11 +73,11 @@ export class TuiController {
   }
 
   private async build(flags: Flags): Promise<void> {
-    const setup = this.opts.setup ?? ((f: Flags, i: UserInteraction) => setupAgent(this.opts.ws, f, i.approve));
+    const setup = this.opts.setup ?? ((f: Flags, i: UserInteraction) => setupAgent(this.opts.ws, f, i));
     const s = await setup(flags, this.interaction);
     this.agent = s.agent;
     this.settings = s.settings;
-    this.approval = (typeof flags.approval === "string" ? flags.approval : s.settings.approval ?? "ask") as ApprovalMode;
+    this.conv.todos = [...this.agent.todos];
     this.contextWindow = s.settings.contextWindow;
     if (this.contextWindow === undefined) {
       // What the provider reports (Ollama's model info), asked once in the background; the status line fills in when it comes.
@@ -102,6 +101,11 @@ export class TuiController {
 
   changed(): void {
     for (const f of this.listeners) f();
+  }
+
+  /** The approval mode now (an accepted plan leaves plan mode). */
+  get approval(): ApprovalMode {
+    return this.agent.approvalMode;
   }
 
   get customCommands(): readonly CustomCommand[] {
@@ -248,11 +252,17 @@ export class TuiController {
         const { usage, cost } = this.agent.usage;
         return this.note(`${usageLine(usage, usage, cost, cost).replace(/ · session:.*/, "")} · ${usage.requests} model request${usage.requests === 1 ? "" : "s"}${cost === undefined ? " · no prices configured for this model (agent.prices)" : ""}`);
       }
-      case "/todos":
-        if (this.conv.todos.length === 0) return this.note("no todos: the agent has not written a todo list in this session");
-        return this.note(this.conv.todos.map((t) => `${t.status === "completed" ? "[✓]" : t.status === "in_progress" ? "[→]" : "[ ]"} ${t.content}`).join("\n"));
-      case "/agents":
-        return this.note("subagents (the task tool) are not available in this version of rt's agent");
+      case "/todos": {
+        const todos = this.agent.todos;
+        if (todos.length === 0) return this.note("no todos: the agent has not written a todo list in this session");
+        return this.note(todos.map((t) => `${t.status === "completed" ? "[✓]" : t.status === "in_progress" ? "[→]" : "[ ]"} ${t.content}`).join("\n"));
+      }
+      case "/agents": {
+        let text = "";
+        const { listAgents } = await import("../agentList.js");
+        await listAgents(this.opts.ws, false, { stdout: (t) => void (text += t), stderr: (t) => void (text += t) });
+        return this.note(text.replace(/\n$/, ""));
+      }
       case "/expand":
         this.expanded = !this.expanded;
         this.changed();
