@@ -74,6 +74,7 @@ export function normalizeScreen(screen: string): string {
     .replace(/\d+(\.\d+)?k? in \/ \d+(\.\d+)?k? out/g, "<n> in / <n> out")
     .replace(/context \d+%/g, "context <n>%")
     .replace(/\b\d{1,3}(,\d{3})+\b/g, "<n>")
+    .replace(/\b\d+ (in|out|input|output)\b/g, "<n> $1")
     .replace(/\b\d+s\b/g, "<n>s")
     .replace(/\/tmp\/[\w.-]+/g, "<tmp>");
 }

@@ -220,3 +220,56 @@ test("plain `rt` on a terminal opens the full-screen UI; `rt chat --plain` keeps
   plain.keys("C-d");
   await plain.waitFor(/\[rt exited 0\]/);
 });
+
+test("todos appear and update in their panel; ask_user answered with the arrow keys; a subagent nested under its task call; a plan accepted with auto-edit", async (t) => {
+  const root = tempTree({ "src/a.py": "def a():\n    return 1\n" });
+  const question = {
+    questions: [{ question: "Which value should a() return?", header: "Value", options: [{ label: "Two", description: "return 2" }, { label: "Three", description: "return 3" }], multiSelect: false }],
+  };
+  ollama.server.script(
+    reply.toolCall("todo_write", { todos: [{ content: "Ask the user", activeForm: "Asking the user", status: "in_progress" }, { content: "Find a()", activeForm: "Finding a()", status: "pending" }] }),
+    reply.toolCall("ask_user", question),
+    reply.toolCall("todo_write", { todos: [{ content: "Ask the user", activeForm: "Asking the user", status: "completed" }, { content: "Find a()", activeForm: "Finding a()", status: "in_progress" }] }),
+    { toolCalls: [{ id: "call_t1", name: "task", arguments: { description: "find a", prompt: "Where is a defined?", subagent_type: "Explore" } }] },
+    reply.toolCall("grep", { pattern: "def a", path: "src" }),
+    reply.text("a is at src/a.py:1"),
+    reply.toolCall("exit_plan_mode", { plan: "1. Make **a()** return 3 (src/a.py:2).\n2. Nothing else." }),
+    reply.toolCall("edit", { path: "src/a.py", old_string: "return 1", new_string: "return 3" }),
+    reply.text("Done: a() returns 3."),
+  );
+  const { term } = startRt(t, root, ["--approval", "plan"], [100, 34]);
+  await term.waitFor(/\/help · Ctrl-C twice quits/);
+  assert.match(statusLine(term.screen()), /^ollama\/test-model · plan · /);
+  term.type("change a");
+  term.keys("Enter");
+
+  const asked = await term.waitFor(/Value: Which value should a\(\) return\?/);
+  assert.match(asked, /─ Todos ─+\n\[→\] Asking the user\n\[ \] Find a\(\)\n/);
+  assert.match(asked, /❯ 1\. Two — return 2\n {2}2\. Three — return 3\n {2}3\. Other — type your own answer/);
+  term.keys("Down");
+  await term.waitFor(/❯ 2\. Three — return 3/);
+  term.keys("Enter");
+
+  const planned = await term.waitFor(/The agent's plan:/);
+  assert.match(planned, /\[✓\] Ask the user\n\[→\] Finding a\(\)/, "the todo panel follows the new list");
+  assert.match(planned, /^ +1\. Make a\(\) return 3 \(src\/a\.py:2\)\.$/m, "the plan rendered as Markdown");
+  assert.doesNotMatch(planned, /● todo_write/, "the todo list is in its panel, not repeated as tool calls");
+  assert.match(planned, /❯ 1\. Yes, and approve edits automatically \(auto-edit\)/);
+  // The subagent's run, folded under its task call once done.
+  assert.match(planned, /● task · Explore: find a\n {2}⎿ done · 1 tool call · [\d,]+ in, [\d,]+ out \(Ctrl-O shows them\)/);
+  assert.deepEqual(checkFixture(FIXTURES, "todos-plan", planned, [/^\[✓\] Ask the user/, /^\[→\] Finding a/, /^● task · Explore/, /⎿ done · 1 tool call/, /^The agent's plan:/, /^❯ 1\. Yes, and approve edits/]), []);
+  term.keys("Enter");
+
+  const done = await term.waitFor(/Done: a\(\) returns 3\./);
+  assert.match(statusLine(done), /^ollama\/test-model · auto-edit · /, "the accepted plan left plan mode");
+  assert.match(done, /● edit src\/a\.py\n {2}⎿ ✓ Edited src\/a\.py:2-2/);
+  assert.equal(fs.readFileSync(path.join(root, "src/a.py"), "utf8"), "def a():\n    return 3\n");
+  assert.match(requestText(ollama.server.completions[2].body), /"Which value should a\(\) return\?" → "Three"/);
+  // Ctrl-O: the subagent's own calls, nested under the task call.
+  term.keys("C-o");
+  const expanded = await term.waitFor(/│ ● grep "def a" src/);
+  assert.match(expanded, /● task · Explore: find a\n {2}│ ● grep "def a" src\n {2}│ {3}⎿ src\/a\.py:1: def a\(\):/);
+  term.type("/todos");
+  term.keys("Enter");
+  await term.waitFor(/\[rt\] \[✓\] Ask the user\n\[→\] Find a\(\)/);
+});

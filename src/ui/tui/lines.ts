@@ -91,7 +91,11 @@ function seconds(ms: number): string {
   return `${Math.max(0, Math.round(ms / 1000))}s`;
 }
 
+/** Tools whose work the UI shows elsewhere: todo_write's list is the todo panel. */
+const SHOWN_ELSEWHERE = new Set(["todo_write", "TodoWrite"]);
+
 function toolLines(t: ToolEntry, tools: ViewTools, opts: ViewOptions, md: MarkdownCache, indent: string, out: string[]): void {
+  if (SHOWN_ELSEWHERE.has(t.name) && t.state === "done" && !opts.expanded) return;
   const { palette: p, wrap } = tools;
   const width = Math.max(10, opts.width - indent.length);
   const bullet = t.state === "running" ? p.yellow("●") : t.state === "done" ? p.green("●") : p.red("●");
