@@ -9,7 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { Conversation } from "../../src/ui/tui/conversation.ts";
 import { conversationLines, todoLines, RESULT_PREVIEW_LINES, type ViewTools } from "../../src/ui/tui/lines.ts";
-import { palette } from "../../src/ui/tui/palette.ts";
+import { bare, palette } from "../../src/ui/tui/palette.ts";
 import { statusLine } from "../../src/ui/tui/status.ts";
 import { composeScreen } from "../../src/ui/tui/screen.ts";
 import { Editor, HistoryCursor } from "../../src/ui/tui/editor.ts";
@@ -23,7 +23,7 @@ import type { UserAnswer } from "../../src/agent/interaction.ts";
 import type { PlanDecision } from "../../src/agent/interaction.ts";
 import { tempTree } from "../helpers.ts";
 
-const plain = palette({ NO_COLOR: "1" });
+const plain = bare;
 const colour = palette({});
 /** Plain tools: Markdown as it is, wrapping by characters (the real ones are tested in the terminal). */
 const tools = (p = plain): ViewTools => ({
@@ -112,7 +112,8 @@ test("status line: model, approval mode, session tokens, context share, cost, op
   assert.match(narrow, /Running bash: npm test… 12s$/);
   const idle = statusLine({ ...figures, operation: undefined, cost: undefined }, plain, 100);
   assert.match(idle, /^ollama\/qwen · ask · 12k in \/ 678 out · context 25% +\/help · Ctrl-C twice quits$/);
-  assert.doesNotMatch(statusLine(figures, plain, 120), /\x1b/, "NO_COLOR: no escapes");
+  assert.doesNotMatch(statusLine(figures, palette({ NO_COLOR: "1" }), 120), /\x1b/, "NO_COLOR: no colours");
+  assert.match(statusLine(figures, colour, 120), /\x1b\[33mRunning bash/);
 });
 
 test("the screen at 80x24: exactly 24 lines within 80 columns, the prompt at the bottom, scrolled back with a marker", () => {
@@ -129,6 +130,17 @@ test("the screen at 80x24: exactly 24 lines within 80 columns, the prompt at the
   const tooFar = composeScreen({ width: 80, height: 24, conversation, scrollBack: 1000, todos: [], editor: ed, status: "status", palette: plain });
   assert.equal(tooFar.scrollBack, 100 - tooFar.viewRows);
   assert.equal(tooFar.lines[0], "line 0");
+});
+
+test("NO_COLOR: no colour anywhere, but the cursor and the chosen completion stay in inverse video", () => {
+  const noColor = palette({ NO_COLOR: "1" });
+  assert.equal(noColor.red("x") + noColor.green("x") + noColor.dim("x") + noColor.bold("x"), "xxxx");
+  const ed = new Editor();
+  ed.insert("hi");
+  const s = composeScreen({ width: 40, height: 10, conversation: ["answer"], scrollBack: 0, todos: [], editor: ed, completion: { values: [{ value: "/help" }, { value: "/model" }], selected: 1 }, status: "status", palette: noColor });
+  assert.ok(s.lines.includes("❯ hi\x1b[7m \x1b[27m"), s.lines.join("\n"));
+  assert.ok(s.lines.includes(`\x1b[7m  /model${" ".repeat(0)}\x1b[27m`), s.lines.join("\n"));
+  assert.ok(s.lines.every((l) => !/\x1b\[(3\d|9\d|2|1)m/.test(l)));
 });
 
 test("editor: typing, pasted lines, backspace joining lines, words, and ↑/↓ through history with the draft kept", () => {
@@ -302,7 +314,7 @@ test("reasoning shows dimmed, folded to its first lines until expanded; a tool c
 
 test("Markdown: headings, lists (their inline bold and code too), code blocks and tables, within the width; NO_COLOR gives no escapes", async () => {
   const { loadMarkdown } = await import("../../src/ui/tui/markdown.ts");
-  const md = await loadMarkdown(plain);
+  const md = await loadMarkdown(palette({ NO_COLOR: "1" }));
   const out = md("## Plan\n\n- **bold** and `code`\n- two\n\n```ts\nconst x = 1;\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n" + "word ".repeat(40), 40);
   const lines = out.split("\n");
   assert.ok(lines.includes("## Plan"), out);

@@ -13,12 +13,15 @@ export interface Palette {
 
 const sgr = (open: number, close: number) => (s: string) => `\x1b[${open}m${s}\x1b[${close}m`;
 
+const id = (s: string) => s;
+
+/** No escapes at all (the screen as plain text: tests, and layouts compared as text). */
+export const bare: Palette = { color: false, dim: id, bold: id, red: id, green: id, yellow: id, cyan: id, inverse: id };
+
 export function palette(env: NodeJS.ProcessEnv): Palette {
-  // https://no-color.org: any non-empty NO_COLOR disables colour.
-  if (env.NO_COLOR) {
-    const id = (s: string) => s;
-    return { color: false, dim: id, bold: id, red: id, green: id, yellow: id, cyan: id, inverse: id };
-  }
+  // https://no-color.org: any non-empty NO_COLOR disables colour. Inverse video is not a
+  // colour, and without it the prompt's cursor and the chosen completion would not show.
+  if (env.NO_COLOR) return { ...bare, inverse: sgr(7, 27) };
   return {
     color: true,
     dim: sgr(2, 22),
