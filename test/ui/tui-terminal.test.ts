@@ -6,6 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
+import { execFileSync } from "node:child_process";
 import { reply } from "../llm-server.ts";
 import { tempTree, CLI, REPO } from "../helpers.ts";
 import { requestText, scriptedOllama } from "../agent/harness.ts";
@@ -194,7 +195,7 @@ test("PageUp scrolls back through a long answer and the view stays there while i
   await term.waitFor(/↓ 3 more lines below/);
 });
 
-test("plain `rt` on a terminal opens the full-screen UI; `rt chat --plain` keeps the line REPL", async (t) => {
+test("plain `rt` on a terminal opens the full-screen UI (keys typed early are kept); SIGTERM restores the terminal too; `rt chat --plain` keeps the line REPL", async (t) => {
   const root = tempTree({});
   const config = tempTree({ "rt/config.json": JSON.stringify({ model: "ollama/test-model" }) }, "rt-config-");
   ollama.server.script(reply.text("full-screen answer"), reply.text("plain answer"));
@@ -210,6 +211,16 @@ test("plain `rt` on a terminal opens the full-screen UI; `rt chat --plain` keeps
   term.keys("Enter");
   await term.waitFor(/\[rt exited 0\]/);
   assert.equal(term.format("#{alternate_on}"), "0");
+
+  // Killed from outside (SIGTERM): the terminal is restored all the same.
+  const killed = startRt(t, root).term;
+  await killed.waitFor(/\/help · Ctrl-C twice quits/);
+  assert.equal(killed.format("#{alternate_on} #{mouse_any_flag}"), "1 1");
+  const shell = killed.format("#{pane_pid}");
+  const rtPid = execFileSync("ps", ["-o", "pid=", "--ppid", shell], { encoding: "utf8" }).trim().split(/\s+/)[0];
+  process.kill(Number(rtPid), "SIGTERM");
+  await killed.waitFor(/\[rt exited 143\]/);
+  assert.equal(killed.format("#{alternate_on} #{mouse_any_flag} #{cursor_flag}"), "0 0 1");
 
   const plain = startRt(t, root, ["--plain"]).term;
   await plain.waitFor(/rt chat · ollama\/test-model · session/);

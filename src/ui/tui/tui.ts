@@ -40,14 +40,16 @@ export async function tuiCommand(ws: Workspace, flags: Flags, io: Io): Promise<n
     stdout.write(LEAVE);
   };
   // Whatever ends the process, the user's terminal comes back.
+  const SIGNALS: NodeJS.Signals[] = ["SIGTERM", "SIGHUP", "SIGINT"];
+  const CODES: Partial<Record<NodeJS.Signals, number>> = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 };
+  // A signal from outside (the keyboard's Ctrl-C is a key in raw mode, not a signal).
   const onSignal = (sig: NodeJS.Signals) => {
     controller.close();
     restore();
-    process.exit(sig === "SIGINT" ? 130 : 128 + (sig === "SIGTERM" ? 15 : 1));
+    process.exit(CODES[sig] ?? 1);
   };
   process.on("exit", restore);
-  process.on("SIGTERM", onSignal);
-  process.on("SIGHUP", onSignal);
+  for (const sig of SIGNALS) process.on(sig, onSignal);
   stdout.write(ENTER);
   try {
     await runApp({ controller, tools: { palette: p, markdown, wrap }, history: new PromptHistory(promptHistoryFile(ws.root, env)), ws, stdout, stdin: process.stdin });
@@ -55,8 +57,7 @@ export async function tuiCommand(ws: Workspace, flags: Flags, io: Io): Promise<n
     controller.close();
     restore();
     process.off("exit", restore);
-    process.off("SIGTERM", onSignal);
-    process.off("SIGHUP", onSignal);
+    for (const sig of SIGNALS) process.off(sig, onSignal);
   }
   io.stdout(p.dim(`session ${controller.agent.sessionId} saved; rt chat --continue resumes it\n`));
   return 0;
