@@ -11,6 +11,11 @@ let serial = 0;
 export class Tmux {
   private readonly socket = `rt-test-${process.pid}-${++serial}`;
 
+  /** The tmux server's socket name (-L), for commands this class has no method for. */
+  get socketName(): string {
+    return this.socket;
+  }
+
   constructor(
     readonly width: number,
     readonly height: number,

@@ -284,3 +284,64 @@ test("todos appear and update in their panel; ask_user answered with the arrow k
   term.keys("Enter");
   await term.waitFor(/\[rt\] \[✓\] Ask the user\n\[→\] Find a\(\)/);
 });
+
+test("/cost, /approval, /sessions, /export, /clear and /resume; @path completion; a bracketed paste keeps its lines unsent", async (t) => {
+  const root = tempTree({ "notes.md": "# notes\n", "src/app.ts": "" });
+  ollama.server.script(reply.text("first answer", { usage: { input: 1200, output: 34 } }), reply.text("second answer"), reply.text("third answer"));
+  const { term } = startRt(t, root);
+  await term.waitFor(/\/help · Ctrl-C twice quits/);
+  term.type("remember FIRST-PROMPT");
+  term.keys("Enter");
+  await term.waitFor(/first answer/);
+
+  term.type("/cost");
+  term.keys("Enter");
+  await term.waitFor(/\[rt\] tokens: 1,200 in, 34 out · 1 model request · no prices configured for this model/);
+
+  term.type("/approval auto-edit");
+  term.keys("Enter");
+  await term.waitFor(/\[rt\] approval mode: auto-edit/);
+  assert.match(statusLine(term.screen()), /^ollama\/test-model · auto-edit · /);
+
+  term.type("/sessions");
+  term.keys("Enter");
+  const listed = await term.waitFor(/\* \S+ .* 1 prompt, [\s\S]*FIRST-PROMPT/);
+  const id = /\* (\S+) /.exec(listed)![1];
+
+  term.type("/export");
+  term.keys("Enter");
+  await term.waitFor(/\[rt\] created .*session-/);
+  const exported = fs.readdirSync(path.join(root, ".rt", "out"));
+  assert.deepEqual(exported, [`session-${id}.md`]);
+  assert.match(fs.readFileSync(path.join(root, ".rt", "out", exported[0]), "utf8"), /remember FIRST-PROMPT[\s\S]*first answer/);
+
+  term.type(`/resume ${id}`);
+  term.keys("Enter");
+  const resumed = await term.waitFor(new RegExp(`\\[rt\\] resumed session ${id}`));
+  assert.match(statusLine(resumed), /^ollama\/test-model · auto-edit · /, "the approval mode chosen in this UI stays");
+  assert.match(resumed, /^❯ remember FIRST-PROMPT$/m, "the resumed session's conversation is shown again");
+
+  term.type("/clear");
+  term.keys("Enter");
+  const cleared = await term.waitFor(/\[rt\] context cleared/);
+  assert.doesNotMatch(cleared, /FIRST-PROMPT/);
+  term.type("after clear");
+  term.keys("Enter");
+  await term.waitFor(/second answer/);
+  assert.doesNotMatch(requestText(ollama.server.completions[1].body), /FIRST-PROMPT/, "the next request starts from an empty context");
+  // @path: Tab completes a workspace file.
+  term.type("look at @no");
+  term.keys("Tab");
+  await term.waitFor(/^❯ look at @notes\.md\s*$/m);
+  term.keys("C-c");
+  await term.waitFor((s) => /^❯\s*$/m.test(s));
+
+  // A paste (bracketed, as the terminal sends it): its newline stays in the prompt; nothing is sent.
+  execFileSync("tmux", ["-L", term.socketName, "set-buffer", "pasted one\npasted two"]);
+  execFileSync("tmux", ["-L", term.socketName, "paste-buffer", "-p", "-t", "rt"]);
+  await term.waitFor(/^❯ pasted one\n {2}pasted two/m);
+  assert.equal(ollama.server.completions.length, 2);
+  term.keys("Enter");
+  await term.waitFor(/third answer/);
+  assert.match(requestText(ollama.server.completions[2].body), /pasted one\npasted two/);
+});
