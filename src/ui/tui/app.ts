@@ -107,10 +107,11 @@ export async function runApp(o: AppOptions): Promise<void> {
     const flash = (text: string) => {
       s.flash = text;
       setFrame((f) => f + 1);
+      // unref: a message still on screen must not keep rt alive after the user quit.
       setTimeout(() => {
         if (s.flash === text) s.flash = undefined;
         refresh();
-      }, QUIT_WINDOW_MS);
+      }, QUIT_WINDOW_MS).unref();
     };
 
     const liveSlash = () => {
