@@ -285,7 +285,7 @@ test("todos appear and update in their panel; ask_user answered with the arrow k
   await term.waitFor(/\[rt\] \[✓\] Ask the user\n\[→\] Find a\(\)/);
 });
 
-test("/cost, /approval, /sessions, /export, /clear and /resume; @path completion; a bracketed paste keeps its lines unsent", async (t) => {
+test("/cost, /approval, /sessions, /export, /clear and /resume; @path completion; Shift+Enter and Alt+Enter; a bracketed paste keeps its lines unsent", async (t) => {
   const root = tempTree({ "notes.md": "# notes\n", "src/app.ts": "" });
   ollama.server.script(reply.text("first answer", { usage: { input: 1200, output: 34 } }), reply.text("second answer"), reply.text("third answer"));
   const { term } = startRt(t, root);
@@ -333,6 +333,12 @@ test("/cost, /approval, /sessions, /export, /clear and /resume; @path completion
   term.type("look at @no");
   term.keys("Tab");
   await term.waitFor(/^❯ look at @notes\.md\s*$/m);
+  term.keys("C-c");
+  await term.waitFor((s) => /^❯\s*$/m.test(s));
+
+  // New lines as terminals send Shift+Enter (kitty's CSI u, xterm's modifyOtherKeys) and Alt+Enter.
+  term.type("a\x1b[13;2ub\x1b[27;2;13~c\x1b\rd");
+  await term.waitFor(/^❯ a\n {2}b\n {2}c\n {2}d/m);
   term.keys("C-c");
   await term.waitFor((s) => /^❯\s*$/m.test(s));
 

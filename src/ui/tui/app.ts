@@ -349,6 +349,9 @@ export async function runApp(o: AppOptions): Promise<void> {
     exitOnCtrlC: false,
     patchConsole: true,
     maxFps: 30,
+    // Terminals known to speak kitty's keyboard protocol (kitty, WezTerm, ghostty; Ink asks them
+    // first) then tell Shift+Enter from Enter.
+    kittyKeyboard: { mode: "auto" },
   });
   c.subscribe(() => {
     if (c.quitRequested) quit();

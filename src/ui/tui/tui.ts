@@ -45,6 +45,8 @@ export async function tuiCommand(ws: Workspace, flags: Flags, io: Io): Promise<n
   // A signal from outside (the keyboard's Ctrl-C is a key in raw mode, not a signal).
   const onSignal = (sig: NodeJS.Signals) => {
     controller.close();
+    // Ink did not unmount: pop kitty's keyboard mode too, should it have been pushed (others ignore this).
+    stdout.write("\x1b[<u");
     restore();
     process.exit(CODES[sig] ?? 1);
   };
