@@ -11,11 +11,8 @@ import { statusLine } from "./status.js";
 import { dialogLines, type DialogKey } from "./dialogs.js";
 import { commonPrefix, pathCandidates, slashCandidates } from "./completion.js";
 import type { PromptHistory } from "./promptHistory.js";
+import { TUI_FRAME_MS, TUI_QUIT_WINDOW_MS, TUI_WHEEL_LINES } from "../../limits.js";
 
-/** Redraws at most this often while the model streams. */
-const FRAME_MS = 33;
-/** Ctrl-C twice within this time at an empty prompt quits. */
-const QUIT_WINDOW_MS = 2000;
 const NO_KEY: Key = {
   upArrow: false,
   downArrow: false,
@@ -38,8 +35,6 @@ const NO_KEY: Key = {
   capsLock: false,
   numLock: false,
 };
-/** Lines the mouse wheel scrolls per notch. */
-const WHEEL_LINES = 3;
 
 export interface AppOptions {
   controller: TuiController;
@@ -79,7 +74,7 @@ export async function runApp(o: AppOptions): Promise<void> {
       redraw.current = setTimeout(() => {
         redraw.current = undefined;
         setFrame((f) => f + 1);
-      }, FRAME_MS);
+      }, TUI_FRAME_MS);
     }, []);
     quit = () => exit();
 
@@ -111,7 +106,7 @@ export async function runApp(o: AppOptions): Promise<void> {
       setTimeout(() => {
         if (s.flash === text) s.flash = undefined;
         refresh();
-      }, QUIT_WINDOW_MS).unref();
+      }, TUI_QUIT_WINDOW_MS).unref();
     };
 
     const liveSlash = () => {
@@ -184,7 +179,7 @@ export async function runApp(o: AppOptions): Promise<void> {
       // The mouse wheel (SGR reports, enabled on start): 64 up, 65 down.
       const wheel = /^\[<(6[45]);\d+;\d+[Mm]$/.exec(input);
       if (wheel) {
-        s.scrollBack = Math.max(0, s.scrollBack + (wheel[1] === "64" ? WHEEL_LINES : -WHEEL_LINES));
+        s.scrollBack = Math.max(0, s.scrollBack + (wheel[1] === "64" ? TUI_WHEEL_LINES : -TUI_WHEEL_LINES));
         return setFrame((f) => f + 1);
       }
       if (/^\[<\d+;\d+;\d+[Mm]$/.test(input)) return; // clicks: nothing to do
@@ -227,7 +222,7 @@ export async function runApp(o: AppOptions): Promise<void> {
           return setFrame((f) => f + 1);
         }
         const now = Date.now();
-        if (now - s.lastCtrlC < QUIT_WINDOW_MS) return exit();
+        if (now - s.lastCtrlC < TUI_QUIT_WINDOW_MS) return exit();
         s.lastCtrlC = now;
         return flash("Ctrl-C again to quit");
       }

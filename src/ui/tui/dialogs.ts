@@ -8,6 +8,7 @@ import type { Asker, PlanDecision, UserAnswer, UserQuestion } from "../../agent/
 import type { Palette } from "./palette.js";
 import { truncate } from "./lines.js";
 import { callPreview } from "./callPreview.js";
+import { TUI_APPROVAL_PREVIEW_LINES } from "../../limits.js";
 
 /** The keys a dialog understands, already decoded from the terminal's bytes. */
 export interface DialogKey {
@@ -19,9 +20,6 @@ export interface DialogKey {
   backspace?: boolean;
   space?: boolean;
 }
-
-/** Lines of a diff or a command shown in an approval, at most. */
-export const APPROVAL_PREVIEW_LINES = 12;
 
 export interface ApprovalDialog {
   kind: "approval";
@@ -183,11 +181,11 @@ export function dialogLines(d: Dialog, p: Palette, width: number, markdown?: (te
     const verb = r.category === "edit" ? "edit" : r.category === "command" ? "run" : r.category === "network" ? "fetch" : "use";
     out.push(p.yellow(truncate(`${r.agent ? `[${r.agent}] ` : ""}rt wants to ${verb}: ${r.summary}`, w)));
     const preview = callPreview(r.args);
-    for (const l of preview.slice(0, APPROVAL_PREVIEW_LINES)) {
+    for (const l of preview.slice(0, TUI_APPROVAL_PREVIEW_LINES)) {
       const text = truncate(`  ${l.text}`, w);
       out.push(l.tone === "add" ? p.green(text) : l.tone === "remove" ? p.red(text) : text);
     }
-    if (preview.length > APPROVAL_PREVIEW_LINES) out.push(p.dim(`  … ${preview.length - APPROVAL_PREVIEW_LINES} more lines`));
+    if (preview.length > TUI_APPROVAL_PREVIEW_LINES) out.push(p.dim(`  … ${preview.length - TUI_APPROVAL_PREVIEW_LINES} more lines`));
     out.push(`${p.bold("y")} yes   ${p.bold("n")} no   ${p.bold("a")} always (this session)   ${p.dim("Esc = no")}`);
     return out;
   }

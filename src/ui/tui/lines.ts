@@ -7,6 +7,7 @@ import type { Palette } from "./palette.js";
 import type { MarkdownRenderer } from "./markdown.js";
 import type { TodoItem } from "../../agent/events.js";
 import { callPreview } from "./callPreview.js";
+import { TUI_RESULT_PREVIEW_LINES, TUI_DIFF_PREVIEW_LINES, TUI_REASONING_PREVIEW_LINES, TUI_RESULT_MAX_LINES } from "../../limits.js";
 
 export interface ViewTools {
   palette: Palette;
@@ -14,15 +15,6 @@ export interface ViewTools {
   /** ANSI-aware hard wrap of one logical line into lines of at most `width` columns. */
   wrap: (text: string, width: number) => string[];
 }
-
-/** Lines of a tool result shown when collapsed; the rest waits for Ctrl-O. */
-export const RESULT_PREVIEW_LINES = 4;
-/** Lines of a diff shown when collapsed. */
-export const DIFF_PREVIEW_LINES = 12;
-/** Lines of reasoning shown when collapsed. */
-export const REASONING_PREVIEW_LINES = 3;
-/** Even expanded, a result shows at most this many lines (the whole of it is in the session log). */
-export const RESULT_MAX_LINES = 400;
 
 export interface ViewOptions {
   width: number;
@@ -73,7 +65,7 @@ function entryLines(e: Entry, tools: ViewTools, opts: ViewOptions, md: MarkdownC
       return;
     case "reasoning": {
       const lines = wrapped(e.text.trim(), width - 2);
-      const shown = opts.expanded ? lines : lines.slice(0, REASONING_PREVIEW_LINES);
+      const shown = opts.expanded ? lines : lines.slice(0, TUI_REASONING_PREVIEW_LINES);
       push(shown.map((l) => p.dim(`∴ ${l}`)));
       if (shown.length < lines.length) push([p.dim(`  … ${lines.length - shown.length} more lines of reasoning (Ctrl-O shows them)`)]);
       return;
@@ -133,7 +125,7 @@ function toolLines(t: ToolEntry, tools: ViewTools, opts: ViewOptions, md: Markdo
     const before = lines.slice(0, diffStart).filter((l) => l.trim() !== "");
     const diff = lines.slice(diffStart).filter((l) => !l.startsWith("--- ") && !l.startsWith("+++ "));
     out.push(sub + p.green("✓ ") + (before[0] ? truncate(before[0].replace(/^✓\s*/, ""), subWidth - 2) : "changed"));
-    const shown = opts.expanded ? diff.slice(0, RESULT_MAX_LINES) : diff.slice(0, DIFF_PREVIEW_LINES);
+    const shown = opts.expanded ? diff.slice(0, TUI_RESULT_MAX_LINES) : diff.slice(0, TUI_DIFF_PREVIEW_LINES);
     for (const l of shown) {
       const colour = l.startsWith("+") ? p.green : l.startsWith("-") ? p.red : l.startsWith("@@") ? p.cyan : p.dim;
       for (const w of wrap(l, subWidth)) out.push(more + colour(w));
@@ -145,7 +137,7 @@ function toolLines(t: ToolEntry, tools: ViewTools, opts: ViewOptions, md: Markdo
   const change = /edit|write|insert/.test(t.name) ? callPreview(t.args).filter((l) => l.tone !== "plain") : [];
   if (change.length) {
     out.push(sub + p.green("✓ ") + truncate((lines.find((l) => l.trim() !== "") ?? "done").replace(/^✓\s*/, ""), subWidth - 2));
-    const shown = opts.expanded ? change.slice(0, RESULT_MAX_LINES) : change.slice(0, DIFF_PREVIEW_LINES);
+    const shown = opts.expanded ? change.slice(0, TUI_RESULT_MAX_LINES) : change.slice(0, TUI_DIFF_PREVIEW_LINES);
     for (const l of shown) for (const w of wrap(l.text, subWidth)) out.push(more + (l.tone === "add" ? p.green(w) : p.red(w)));
     if (shown.length < change.length) out.push(more + p.dim(`… ${change.length - shown.length} more lines (Ctrl-O)`));
     return;
@@ -155,7 +147,7 @@ function toolLines(t: ToolEntry, tools: ViewTools, opts: ViewOptions, md: Markdo
     out.push(sub + p.dim("(no output)"));
     return;
   }
-  const limit = opts.expanded ? RESULT_MAX_LINES : RESULT_PREVIEW_LINES;
+  const limit = opts.expanded ? TUI_RESULT_MAX_LINES : TUI_RESULT_PREVIEW_LINES;
   const shown = lines.slice(0, limit);
   shown.forEach((l, i) => {
     const w = opts.expanded ? wrap(l, subWidth) : [truncate(l, subWidth)];

@@ -8,11 +8,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createHash } from "node:crypto";
-
-/** Prompts kept per project; older ones are dropped when the file is rewritten. */
-export const PROMPT_HISTORY_MAX = 500;
-/** A prompt longer than this is not kept (a pasted file is not worth recalling with ↑). */
-export const PROMPT_HISTORY_ENTRY_MAX_CHARS = 10_000;
+import { TUI_PROMPT_HISTORY_MAX, TUI_PROMPT_HISTORY_ENTRY_MAX_CHARS } from "../../limits.js";
 
 export function userStateDir(env: NodeJS.ProcessEnv): string {
   const xdg = env.XDG_STATE_HOME;
@@ -48,14 +44,14 @@ export class PromptHistory {
         // a torn last line (two UIs writing at once): skip it
       }
     }
-    if (this.entries.length > PROMPT_HISTORY_MAX) {
-      this.entries.splice(0, this.entries.length - PROMPT_HISTORY_MAX);
+    if (this.entries.length > TUI_PROMPT_HISTORY_MAX) {
+      this.entries.splice(0, this.entries.length - TUI_PROMPT_HISTORY_MAX);
       this.rewrite();
     }
   }
 
   add(prompt: string): void {
-    if (prompt.trim() === "" || prompt.length > PROMPT_HISTORY_ENTRY_MAX_CHARS) return;
+    if (prompt.trim() === "" || prompt.length > TUI_PROMPT_HISTORY_ENTRY_MAX_CHARS) return;
     if (this.entries[this.entries.length - 1] === prompt) return;
     this.entries.push(prompt);
     try {

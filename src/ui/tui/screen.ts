@@ -5,13 +5,7 @@
 import type { Editor } from "./editor.js";
 import type { Palette } from "./palette.js";
 import { truncate } from "./lines.js";
-
-/** Rows of the prompt shown at most; a longer prompt scrolls with its cursor. */
-export const INPUT_MAX_ROWS = 8;
-/** Completion candidates listed at most. */
-export const COMPLETION_ROWS = 6;
-/** Todo items listed at most (the rest are counted). */
-export const TODO_ROWS = 6;
+import { TUI_INPUT_MAX_ROWS, TUI_COMPLETION_ROWS, TUI_TODO_ROWS } from "../../limits.js";
 
 export interface ScreenParts {
   width: number;
@@ -57,9 +51,9 @@ export function editorLines(ed: Editor, p: Palette, width: number): string[] {
       rows.push((rows.length === 0 ? p.bold("❯ ") : "  ") + text);
     });
   });
-  if (rows.length <= INPUT_MAX_ROWS) return rows;
-  const first = Math.min(Math.max(0, cursorRow - INPUT_MAX_ROWS + 1), rows.length - INPUT_MAX_ROWS);
-  return rows.slice(first, first + INPUT_MAX_ROWS);
+  if (rows.length <= TUI_INPUT_MAX_ROWS) return rows;
+  const first = Math.min(Math.max(0, cursorRow - TUI_INPUT_MAX_ROWS + 1), rows.length - TUI_INPUT_MAX_ROWS);
+  return rows.slice(first, first + TUI_INPUT_MAX_ROWS);
 }
 
 export function composeScreen(s: ScreenParts): Screen {
@@ -67,8 +61,8 @@ export function composeScreen(s: ScreenParts): Screen {
   const bottom: string[] = [];
   if (s.todos.length) {
     bottom.push(p.dim("─ Todos " + "─".repeat(Math.max(0, s.width - 8))));
-    bottom.push(...s.todos.slice(0, TODO_ROWS));
-    if (s.todos.length > TODO_ROWS) bottom.push(p.dim(`  … ${s.todos.length - TODO_ROWS} more (/todos lists them)`));
+    bottom.push(...s.todos.slice(0, TUI_TODO_ROWS));
+    if (s.todos.length > TUI_TODO_ROWS) bottom.push(p.dim(`  … ${s.todos.length - TUI_TODO_ROWS} more (/todos lists them)`));
   }
   bottom.push(p.dim("─".repeat(s.width)));
   if (s.dialog) bottom.push(...s.dialog);
@@ -76,8 +70,8 @@ export function composeScreen(s: ScreenParts): Screen {
     bottom.push(...editorLines(s.editor, p, s.width));
     if (s.completion && s.completion.values.length) {
       const { values, selected } = s.completion;
-      const first = Math.min(Math.max(0, selected - COMPLETION_ROWS + 1), Math.max(0, values.length - COMPLETION_ROWS));
-      values.slice(first, first + COMPLETION_ROWS).forEach((c, i) => {
+      const first = Math.min(Math.max(0, selected - TUI_COMPLETION_ROWS + 1), Math.max(0, values.length - TUI_COMPLETION_ROWS));
+      values.slice(first, first + TUI_COMPLETION_ROWS).forEach((c, i) => {
         const line = truncate(`  ${c.value}${c.note ? `  ${c.note}` : ""}`, s.width);
         bottom.push(first + i === selected ? p.inverse(line) : p.dim(line));
       });
