@@ -115,7 +115,7 @@ export async function runApp(o: AppOptions): Promise<void> {
       if (/^\/\S*$/.test(text)) {
         const values = slashCandidates(text, c.customCommands);
         s.completion = values.length && !(values.length === 1 && values[0].value === text) ? { start: 0, values, selected: 0 } : undefined;
-      } else if (s.completion && s.completion.start === 0 && !text.startsWith("@")) s.completion = undefined;
+      } else s.completion = undefined; // an @path list is for the word it was asked for: typing on closes it
     };
 
     const accept = (cand: string) => {
