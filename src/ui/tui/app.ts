@@ -342,7 +342,8 @@ export async function runApp(o: AppOptions): Promise<void> {
     stdout: o.stdout,
     stdin: o.stdin,
     exitOnCtrlC: false,
-    patchConsole: true,
+    // console.* is turned into conversation lines by tui.ts.
+    patchConsole: false,
     maxFps: 30,
     // Terminals known to speak kitty's keyboard protocol (kitty, WezTerm, ghostty; Ink asks them
     // first) then tell Shift+Enter from Enter.

@@ -2,6 +2,7 @@
 // screen (the terminal's alternate screen, so the shell's screen comes back as
 // it was), draws the conversation with Ink, and restores the terminal however
 // it ends: quitting, an error, or a signal.
+import { format } from "node:util";
 import type { Workspace } from "../../workspace/workspace.js";
 import type { Io } from "../io.js";
 import { loadCustomCommands } from "../../extensions/slashCommands.js";
@@ -52,10 +53,21 @@ export async function tuiCommand(ws: Workspace, flags: Flags, io: Io): Promise<n
   };
   process.on("exit", restore);
   for (const sig of SIGNALS) process.on(sig, onSignal);
+  // What a library prints with console.* while the UI owns the screen becomes a line of the
+  // conversation instead of text written across the frame.
+  const consoleMethods = ["log", "info", "warn", "error", "debug"] as const;
+  const saved = consoleMethods.map((m) => console[m]);
+  for (const m of consoleMethods) {
+    console[m] = (...args: unknown[]) => {
+      controller.conv.addNotice(format(...args), m === "warn" || m === "error" ? "error" : "info");
+      controller.changed();
+    };
+  }
   stdout.write(ENTER);
   try {
     await runApp({ controller, tools: { palette: p, markdown, wrap }, history: new PromptHistory(promptHistoryFile(ws.root, env)), ws, stdout, stdin: process.stdin });
   } finally {
+    consoleMethods.forEach((m, i) => (console[m] = saved[i]));
     controller.close();
     restore();
     process.off("exit", restore);
