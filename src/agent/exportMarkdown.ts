@@ -44,6 +44,9 @@ export function sessionMarkdown(records: SessionRecord[], sidechains: readonly S
     "",
     ...transcript(all, "##", sidechains),
   ];
+  // Runs not shown after a tool result (text mode's calls come back as user messages): at the end.
+  const toolIds = new Set(all.flatMap((r) => (r.t === "message" && r.message.role === "tool" ? [r.message.toolCallId] : [])));
+  for (const sub of sidechains.filter((c) => !toolIds.has(c.link.tool_use_id))) out.push(...subagentDetails(sub, "##"));
   return `${out.join("\n").trimEnd()}\n`;
 }
 
@@ -96,19 +99,15 @@ function transcript(all: SessionRecord[], heading: string, sidechains: readonly 
       for (const c of m.toolCalls ?? []) out.push(`**Tool call** \`${c.name}\``, "", fence(prettyArgs(c.arguments), "json"), "");
     } else if (m.role === "tool") {
       out.push(`**Result of** \`${m.name}\`${m.isError ? " (failed)" : ""}`, "", fence(m.content, "text"), "");
-      const sub = sidechains.find((c) => c.link.tool_use_id === m.toolCallId);
-      if (sub) {
-        const subAll = [...sub.records, ...repairRecords(sub.records)];
-        const used = replay(subAll);
-        out.push(
-          `<details><summary>Subagent ${sub.link.subagent_type}: ${sub.link.description} (${formatUsage(used.usage, used.cost)})</summary>`,
-          "",
-          ...transcript(subAll, `${heading}#`, []),
-          "</details>",
-          "",
-        );
-      }
+      for (const sub of sidechains.filter((c) => c.link.tool_use_id === m.toolCallId)) out.push(...subagentDetails(sub, heading));
     }
   }
   return out;
+}
+
+/** A subagent's run, collapsed, its headings one level below `heading`. */
+function subagentDetails(sub: SidechainRecords, heading: string): string[] {
+  const subAll = [...sub.records, ...repairRecords(sub.records)];
+  const used = replay(subAll);
+  return [`<details><summary>Subagent ${sub.link.subagent_type}: ${sub.link.description} (${formatUsage(used.usage, used.cost)})</summary>`, "", ...transcript(subAll, `${heading}#`, []), "</details>", ""];
 }

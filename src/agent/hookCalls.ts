@@ -13,7 +13,6 @@ import type { ToolResult } from "../tools/types.js";
 import { prepareCall, type Preparation } from "../tools/policy.js";
 import { Hooks, parseHooks, type HookEvent, type HookOutcome } from "../extensions/hooks.js";
 import { loadConfig } from "../config.js";
-import { sessionFile } from "./session.js";
 import { HOOK_STOP_MAX_CONTINUES } from "../limits.js";
 
 interface SessionHooks {
@@ -59,7 +58,8 @@ async function run(ctx: LoopContext, event: HookEvent, input: Record<string, unk
   const empty: HookOutcome = { context: [], notices: s.pending.splice(0), ran: 0 };
   if (!s.hooks.has(event)) return empty;
   const id = ctx.history.log.id;
-  const common = { session_id: id, transcript_path: sessionFile(ctx.workspace, id), permission_mode: PERMISSION_MODES[ctx.approvals.mode] ?? ctx.approvals.mode };
+  // The log's own file: a subagent's is its sidechain, and a session without .rt/ state has none.
+  const common = { session_id: id, transcript_path: ctx.history.log.file ?? "", permission_mode: PERMISSION_MODES[ctx.approvals.mode] ?? ctx.approvals.mode };
   const outcome = await s.hooks.run(event, { ...common, ...input }, target, { root: ctx.workspace.root, env: ctx.workspace.env, ...(signal ? { signal } : {}) });
   outcome.notices.unshift(...empty.notices);
   return outcome;

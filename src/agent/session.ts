@@ -172,17 +172,22 @@ export class SessionLog {
    * `task` call. In memory only when the parent's log is.
    */
   static createSidechain(ws: Workspace, parent: SessionLog, link: Omit<SubagentLink, "session">, model: string, protocol: ProtocolChoice): { log: SessionLog; state: SessionState } {
-    const name = `${sidechainName(link.tool_use_id)}.jsonl`;
+    const base = sidechainName(link.tool_use_id);
+    let name = base;
     let log: SessionLog | undefined;
-    if (parent.file) {
+    // Call ids repeat (text mode numbers its calls per process, and a continued session starts again): take the next free name.
+    for (let n = 2; parent.file && !log && n <= 100; n++) {
       try {
-        const out = ws.state.create([SESSIONS_DIR, parent.id, name], { append: true, mode: 0o600, fsync: false });
-        if (out) log = new SessionLog(`${parent.id}/${name.slice(0, -6)}`, ws.state.file(SESSIONS_DIR, parent.id, name), 0, out);
-      } catch {
-        log = undefined; // a planted file or symlink at that name: this run is kept in memory only
+        const out = ws.state.create([SESSIONS_DIR, parent.id, `${name}.jsonl`], { append: true, mode: 0o600, fsync: false });
+        if (!out) break;
+        log = new SessionLog(`${parent.id}/${name}`, ws.state.file(SESSIONS_DIR, parent.id, `${name}.jsonl`), 0, out);
+      } catch (e) {
+        // A symlink on the way, or anything but a name taken: this run is kept in memory only.
+        if (isRefusal(e) || (e as NodeJS.ErrnoException).code !== "EEXIST") break;
+        name = `${base}-${n}`;
       }
     }
-    log ??= new SessionLog(`${parent.id}/${name.slice(0, -6)}`, undefined, 0, undefined);
+    log ??= new SessionLog(`${parent.id}/${name}`, undefined, 0, undefined);
     return log.begin(ws, { t: "session", v: 1, id: log.id, created: now(), root: ws.root, model, protocol, parent: { session: parent.id, ...link } });
   }
 

@@ -101,6 +101,11 @@ const CASES: Case[] = [
   { path: ["agent", "tools"], value: "default", expect: "harmless" },
   { path: ["agent", "tools"], value: "default", user: { agent: { tools: "lean" } }, expect: "untrusted" },
   { path: ["agent", "max_output_tokens"], value: 1000, expect: "harmless" },
+  // agent.subagent_depth: a project may turn subagents off (0) or keep the default, never let them nest deeper.
+  { path: ["agent", "subagent_depth"], value: 0, expect: "harmless" },
+  { path: ["agent", "subagent_depth"], value: 1, expect: "harmless" },
+  { path: ["agent", "subagent_depth"], value: 2, expect: "untrusted" },
+  { path: ["agent", "subagent_depth"], value: 2, user: { agent: { subagent_depth: 3 } }, expect: "harmless" },
   { path: ["agent", "max_turns"], value: 100_000, expect: "untrusted" },
   { path: ["agent", "context_window"], value: 2_000_000_000, expect: "untrusted" },
   { path: ["agent", "prices"], value: { "ollama/x": { input: 1, output: 2 } }, expect: "untrusted" },
