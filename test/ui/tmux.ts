@@ -29,7 +29,11 @@ export class Tmux {
   start(t: TestContext, command: string, env: NodeJS.ProcessEnv, cwd: string): void {
     const clean = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as NodeJS.ProcessEnv;
     this.tmux(["new-session", "-d", "-s", "rt", "-x", String(this.width), "-y", String(this.height), "-c", cwd, command], clean);
-    t.after(() => spawnSync("tmux", ["-L", this.socket, "kill-server"]));
+    const socketPath = this.tmux(["display-message", "-p", "#{socket_path}"]).trim();
+    t.after(() => {
+      spawnSync("tmux", ["-L", this.socket, "kill-server"]);
+      fs.rmSync(socketPath, { force: true });
+    });
   }
 
   /** Keys by tmux name (Enter, Escape, C-c, PageUp, BSpace...), each its own send. */
