@@ -76,6 +76,8 @@ test("a subagent's events nest under its task call, and fold to a count when it 
   lines = view(c);
   assert.ok(lines.some((l) => /⎿ done · 1 tool call · 1,200 in, 80 out \(Ctrl-O shows them\)/.test(l)), lines.join("\n"));
   assert.ok(!lines.some((l) => l.includes("│ ● grep")));
+  const fold = lines.findIndex((l) => l.includes("⎿ done · 1 tool call"));
+  assert.equal(lines[fold + 1], "    The parser is in src/a.ts.", "the report follows under the same ⎿");
   assert.ok(view(c, true).some((l) => l.includes("│ ● grep")), "expanded, the subagent's calls show again");
 });
 

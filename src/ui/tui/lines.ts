@@ -94,7 +94,7 @@ function toolLines(t: ToolEntry, tools: ViewTools, opts: ViewOptions, md: Markdo
   const title = t.subagent ? `${t.summary} · ${t.subagent.type}: ${t.subagent.description}` : t.summary;
   const head = wrap(`${title}${t.state === "running" ? p.dim(` (${seconds(opts.now - t.started)})`) : ""}`, width - 2);
   head.forEach((l, i) => out.push(indent + (i === 0 ? `${bullet} ${l}` : `  ${l}`)));
-  const sub = `${indent}  ⎿ `;
+  let sub = `${indent}  ⎿ `;
   const subWidth = Math.max(10, width - 4);
   const more = `${indent}    `;
 
@@ -105,6 +105,7 @@ function toolLines(t: ToolEntry, tools: ViewTools, opts: ViewOptions, md: Markdo
       const calls = t.children.filter((c) => c.kind === "tool").length;
       const u = t.subagent?.usage;
       out.push(p.dim(`${sub}${t.subagent?.success === false ? "failed" : "done"} · ${calls} tool call${calls === 1 ? "" : "s"}${u ? ` · ${u.input_tokens.toLocaleString("en-US")} in, ${u.output_tokens.toLocaleString("en-US")} out` : ""} (Ctrl-O shows them)`));
+      sub = more; // the report follows under the same ⎿
     } else {
       for (const c of t.children) entryLines(c, tools, opts, md, `${indent}  │ `, out);
     }
