@@ -60,7 +60,6 @@ export async function runApp(o: AppOptions): Promise<void> {
   const md = new MarkdownCache();
   const editor = new Editor();
   const historyCursor = new HistoryCursor(() => o.history.entries);
-  let quit: () => void = () => undefined;
   let instance: { clear: () => void } | undefined;
 
   function App() {
@@ -76,9 +75,9 @@ export async function runApp(o: AppOptions): Promise<void> {
         setFrame((f) => f + 1);
       }, TUI_FRAME_MS);
     }, []);
-    quit = () => exit();
 
     React.useEffect(() => c.subscribe(refresh), [refresh]);
+    // /quit: the controller asks, the next frame ends the app.
     React.useEffect(() => {
       if (c.quitRequested) exit();
     });
@@ -348,9 +347,6 @@ export async function runApp(o: AppOptions): Promise<void> {
     // Terminals known to speak kitty's keyboard protocol (kitty, WezTerm, ghostty; Ink asks them
     // first) then tell Shift+Enter from Enter.
     kittyKeyboard: { mode: "auto" },
-  });
-  c.subscribe(() => {
-    if (c.quitRequested) quit();
   });
   instance = app;
   await app.waitUntilExit();
