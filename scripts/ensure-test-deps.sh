@@ -8,7 +8,8 @@
 # io_uring attack, test/shell/corpus/io_uring.c), python3-nbformat (Jupyter's own
 # notebook library, the notebook tests' oracle), ghostscript, qpdf and poppler-utils (the
 # PDF tests make PDFs with Ghostscript, encrypt them with qpdf, and check read's text
-# against poppler's pdftotext). Needs root (or sudo) and apt-get; on a
+# against poppler's pdftotext), tmux (the full-screen UI's tests type into a real terminal
+# and read its screen). Needs root (or sudo) and apt-get; on a
 # machine without apt-get it says what to install and carries on.
 set -euo pipefail
 need=()
@@ -21,6 +22,7 @@ command -v python3 >/dev/null || need+=(python3)
 command -v make >/dev/null || need+=(make)
 command -v g++ >/dev/null || need+=(g++)
 command -v gcc >/dev/null || need+=(gcc)
+command -v tmux >/dev/null || need+=(tmux)
 # Jupyter's nbformat, the oracle of the notebook tests (Debian's python3, not a pyenv one).
 /usr/bin/python3 -c "import nbformat" >/dev/null 2>&1 || need+=(python3-nbformat)
 command -v gs >/dev/null || need+=(ghostscript)

@@ -336,3 +336,30 @@ export const OLLAMA_IMAGE_MAX_EDGE = 1568;
 export const OLLAMA_IMAGE_MAX_BYTES = 4 * 1024 * 1024;
 /** An image's tokens when the provider has not counted them: Anthropic's estimate, width x height / 750. */
 export const IMAGE_PIXELS_PER_TOKEN = 750;
+// ---- the full-screen UI (rt, rt chat on a terminal: issue 15)
+/** Lines of a tool result shown when collapsed; the rest waits for Ctrl-O. */
+export const TUI_RESULT_PREVIEW_LINES = 4;
+/** Lines of a diff shown when collapsed. */
+export const TUI_DIFF_PREVIEW_LINES = 12;
+/** Lines of reasoning shown when collapsed. */
+export const TUI_REASONING_PREVIEW_LINES = 3;
+/** Even expanded, a result shows at most this many lines (the whole of it is in the session log). */
+export const TUI_RESULT_MAX_LINES = 400;
+/** Prompts kept per project; older ones are dropped when the file is rewritten. */
+export const TUI_PROMPT_HISTORY_MAX = 500;
+/** A prompt longer than this is not kept (a pasted file is not worth recalling with ↑). */
+export const TUI_PROMPT_HISTORY_ENTRY_MAX_CHARS = 10_000;
+/** Lines of a diff or a command shown in an approval, at most. */
+export const TUI_APPROVAL_PREVIEW_LINES = 12;
+/** Rows of the prompt shown at most; a longer prompt scrolls with its cursor. */
+export const TUI_INPUT_MAX_ROWS = 8;
+/** Completion candidates listed at most. */
+export const TUI_COMPLETION_ROWS = 6;
+/** Todo items listed at most (the rest are counted). */
+export const TUI_TODO_ROWS = 6;
+/** Redraws at most this often while the model streams. */
+export const TUI_FRAME_MS = 33;
+/** Ctrl-C twice within this time at an empty prompt quits. */
+export const TUI_QUIT_WINDOW_MS = 2000;
+/** Lines the mouse wheel scrolls per notch. */
+export const TUI_WHEEL_LINES = 3;

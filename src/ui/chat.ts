@@ -36,6 +36,12 @@ Ctrl-C interrupts the model or a running command; the session continues.
 `;
 
 export async function chatCommand(ws: Workspace, flags: Flags, io: Io): Promise<number> {
+  // On a terminal, the full-screen UI (issue 15); --plain, input or output not a terminal, or a
+  // terminal that cannot move its cursor (TERM=dumb, as Emacs' shell buffers): this REPL.
+  if (flags.plain !== true && process.stdin.isTTY && process.stdout.isTTY && ws.env.TERM !== "dumb") {
+    const { tuiCommand } = await import("./tui/tui.js");
+    return tuiCommand(ws, flags, io);
+  }
   const reader = new LineReader(process.stdin, process.stdout);
   const style: Style = process.stdout.isTTY ? ansi : plain;
   let setup;

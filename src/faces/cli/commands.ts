@@ -465,9 +465,9 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: "chat",
-    synopsis: "rt chat [--model provider/model] [--continue | --resume ID]",
-    summary: "the agent, interactive: a REPL with streaming answers, approvals, /compact, /clear, /model, /sessions",
-    options: AGENT_OPTIONS,
+    synopsis: "rt chat [--model provider/model] [--continue | --resume ID] [--plain]",
+    summary: "the agent, interactive: full-screen on a terminal (also plain `rt`), else a line REPL; streaming answers, approvals, /compact, /clear, /model, /sessions",
+    options: { ...AGENT_OPTIONS, plain: { type: "boolean", help: "the line REPL instead of the full-screen UI (the default when input or output is not a terminal)" } },
   },
   {
     name: "trust",

@@ -290,7 +290,10 @@ async function askTrustFirst(c: CommandInvocation): Promise<number | undefined> 
 }
 
 export async function main(argv: string[], io: Io, readStdin: () => Promise<string | null>): Promise<number> {
-  const { globals, command, rest } = splitCommand(argv);
+  const split = splitCommand(argv);
+  const { globals, rest } = split;
+  // Plain `rt` on a terminal is `rt chat`: the full-screen UI (issue 15). Elsewhere it is a usage error.
+  const command = split.command ?? (io.tty?.stdout && process.stdin.isTTY && !globals.some((g) => /^(--help|-h|--version|-V)$/.test(g)) ? "chat" : undefined);
   if (globals.includes("--version") || globals.includes("-V")) {
     io.stdout(`rt ${VERSION}\n`);
     return 0;

@@ -1,0 +1,318 @@
+// The full-screen UI's logic without the terminal: it owns the Agent (built by
+// agentSetup.ts, as `rt chat` builds it), runs the user's prompts and slash
+// commands, feeds the agent's events to the Conversation, and turns the
+// agent's questions (UserInteraction: approvals, ask_user, plan review) into
+// dialogs that the keys answer. The Ink app (app.ts) draws it and sends it keys.
+import type { Workspace } from "../../workspace/workspace.js";
+import type { Agent } from "../../agent/loop.js";
+import type { AgentEvent, AgentStreamEvent } from "../../agent/events.js";
+import { APPROVAL_MODES, type ApprovalAnswer, type ApprovalMode, type ApprovalRequest } from "../../agent/approval.js";
+import type { Asker, PlanDecision, UserAnswer, UserInteraction, UserQuestion } from "../../agent/interaction.js";
+import { listSessions, readSessionRecords } from "../../agent/session.js";
+import { sessionMarkdown } from "../../agent/exportMarkdown.js";
+import { priceFor, type AgentSettings } from "../../agent/settings.js";
+import { callTool } from "../../tools/policy.js";
+import { DEFAULT_CONTEXT_WINDOW } from "../../limits.js";
+import { describeCommands, resolveSlashCommand, type CustomCommand } from "../../extensions/slashCommands.js";
+import { setupAgent, modelChoice, SetupError, type Flags, type AgentSetup } from "../agentSetup.js";
+import { resolveModel } from "../resolveModel.js";
+import { formatSessionList } from "../sessionList.js";
+import { usageLine } from "../render.js";
+import { Conversation } from "./conversation.js";
+import { dialogKey, planDialog, questionsDialog, type Dialog, type DialogKey } from "./dialogs.js";
+import { SLASH_COMMANDS } from "./completion.js";
+
+export const KEYS_HELP = [
+  "Enter sends · \\ then Enter, Alt+Enter or Shift+Enter (where the terminal tells it) starts a new line",
+  "↑/↓ earlier prompts · Tab completes /commands and @paths · PageUp/PageDown (or the wheel) scroll · End follows",
+  "Esc interrupts the running turn · Ctrl-C interrupts, twice on an empty prompt quits · Ctrl-D on an empty prompt quits",
+  "Ctrl-O expands long results, reasoning and subagents · Ctrl-L redraws",
+].join("\n");
+
+export interface ControllerOptions {
+  ws: Workspace;
+  flags: Flags;
+  customCommands: readonly CustomCommand[];
+  /** Builds the agent: setupAgent in the app, the same in tests. */
+  setup?: (flags: Flags, interaction: UserInteraction) => Promise<AgentSetup>;
+  clock?: () => number;
+}
+
+export class TuiController {
+  readonly conv: Conversation;
+  agent!: Agent;
+  settings!: AgentSettings;
+  contextWindow: number | undefined;
+  contextTokens: number | undefined;
+  /** The dialogs waiting, the first one shown. */
+  readonly dialogs: Dialog[] = [];
+  /** Set while a turn (or a compaction) runs. */
+  private running: AbortController | undefined;
+  private busy: Promise<void> | undefined;
+  quitRequested = false;
+  private listeners = new Set<() => void>();
+  readonly interaction: UserInteraction;
+  private flags: Flags;
+
+  constructor(private readonly opts: ControllerOptions) {
+    this.conv = new Conversation(opts.clock);
+    this.flags = { ...opts.flags };
+    this.interaction = {
+      approve: (req) => this.ask<ApprovalAnswer>((resolve) => ({ kind: "approval", request: req, resolve })),
+      askUser: (questions: UserQuestion[], asker?: Asker) => this.ask<UserAnswer[] | undefined>((resolve) => questionsDialog(questions, asker, resolve)),
+      reviewPlan: (plan: string) => this.ask<PlanDecision>((resolve) => planDialog(plan, resolve)),
+    };
+  }
+
+  /** Builds the agent; SetupError when the model cannot be reached or a flag is wrong. */
+  async start(): Promise<void> {
+    await this.build(this.flags);
+    this.conv.sessionUsage = this.agent.usage.usage;
+    this.conv.sessionCost = this.agent.usage.cost;
+    this.showContext();
+  }
+
+  private async build(flags: Flags): Promise<void> {
+    const setup = this.opts.setup ?? ((f: Flags, i: UserInteraction) => setupAgent(this.opts.ws, f, i));
+    const s = await setup(flags, this.interaction);
+    this.agent = s.agent;
+    this.settings = s.settings;
+    this.conv.todos = [...this.agent.todos];
+    this.contextWindow = s.settings.contextWindow;
+    if (this.contextWindow === undefined) {
+      // What the provider reports (Ollama's model info), asked once in the background; the status line fills in when it comes.
+      const model = s.resolved.model;
+      void (async () => {
+        try {
+          this.contextWindow = (await s.resolved.provider.contextWindow?.(model)) ?? DEFAULT_CONTEXT_WINDOW;
+        } catch {
+          this.contextWindow = DEFAULT_CONTEXT_WINDOW;
+        }
+        this.changed();
+      })();
+    }
+    this.contextTokens = this.agent.estimateContextTokens();
+  }
+
+  subscribe(f: () => void): () => void {
+    this.listeners.add(f);
+    return () => this.listeners.delete(f);
+  }
+
+  changed(): void {
+    for (const f of this.listeners) f();
+  }
+
+  /** The approval mode now (an accepted plan leaves plan mode). */
+  get approval(): ApprovalMode {
+    return this.agent.approvalMode;
+  }
+
+  get customCommands(): readonly CustomCommand[] {
+    return this.opts.customCommands;
+  }
+
+  get isRunning(): boolean {
+    return this.running !== undefined;
+  }
+
+  /** Waits for the turn running now, if any (tests, and quitting). */
+  async idle(): Promise<void> {
+    await this.busy;
+  }
+
+  private ask<T>(make: (resolve: (v: T) => void) => Dialog): Promise<T> {
+    return new Promise<T>((resolve) => {
+      this.dialogs.push(make((v: T) => resolve(v)));
+      this.changed();
+    });
+  }
+
+  /** A key for the dialog shown; true when a dialog took it. */
+  dialogKey(k: DialogKey): boolean {
+    const d = this.dialogs[0];
+    if (!d) return false;
+    if (dialogKey(d, k)) this.dialogs.shift();
+    this.changed();
+    return true;
+  }
+
+  /** Esc / Ctrl-C during a turn: stop it; questions being asked end unanswered. */
+  interrupt(): boolean {
+    if (!this.running) return false;
+    this.running.abort();
+    this.dismissDialogs();
+    this.changed();
+    return true;
+  }
+
+  private dismissDialogs(): void {
+    for (const d of this.dialogs.splice(0)) {
+      if (d.kind === "approval") d.resolve("no");
+      else if (d.kind === "questions") d.resolve(undefined);
+      else d.resolve({ accept: false, feedback: "" });
+    }
+  }
+
+  /** The line the user sent: a slash command or a prompt. */
+  submit(text: string): void {
+    const input = text.trim();
+    if (input === "" || this.running) return;
+    if (input.startsWith("/")) {
+      void this.command(input);
+      return;
+    }
+    this.conv.addUser(text);
+    this.runTurn((signal) => this.agent.run(text, { signal }), "Thinking…");
+  }
+
+  private runTurn(events: (signal: AbortSignal) => AsyncGenerator<AgentEvent>, label: string): void {
+    const controller = new AbortController();
+    this.running = controller;
+    this.conv.begin(label);
+    this.changed();
+    this.busy = (async () => {
+      try {
+        for await (const ev of events(controller.signal)) {
+          this.conv.apply(ev as AgentStreamEvent);
+          if (ev.type === "compact_start") this.contextWindow = ev.context_window;
+          this.changed();
+        }
+      } catch (e) {
+        this.conv.addNotice(`internal error: ${(e as Error).message}`, "error");
+      } finally {
+        this.running = undefined;
+        this.dismissDialogs();
+        this.conv.end();
+        this.contextTokens = this.agent.estimateContextTokens();
+        this.changed();
+      }
+    })();
+  }
+
+  private note(text: string, tone: "info" | "error" = "info"): void {
+    this.conv.addNotice(text, tone);
+    this.changed();
+  }
+
+  private async command(input: string): Promise<void> {
+    const [cmd] = input.split(/\s+/);
+    const arg = input.slice(cmd.length).trim();
+    this.conv.addUser(input);
+    switch (cmd) {
+      case "/quit":
+      case "/exit":
+        this.quitRequested = true;
+        this.changed();
+        return;
+      case "/help": {
+        const rows = SLASH_COMMANDS.filter((c) => c.name !== "/exit").map((c) => `  ${`${c.name}${c.args ? ` ${c.args}` : ""}`.padEnd(26)}${c.help}`);
+        const custom = this.opts.customCommands.length ? `\nCustom commands:\n${describeCommands(this.opts.customCommands)}` : "";
+        return this.note(`Commands:\n${rows.join("\n")}${custom}\nKeys:\n${KEYS_HELP}`);
+      }
+      case "/clear":
+        this.agent.clear();
+        this.conv.clear();
+        this.contextTokens = this.agent.estimateContextTokens();
+        return this.note("context cleared; the session log keeps the history");
+      case "/compact":
+        this.runTurn((signal) => this.agent.compact(arg || undefined, { signal }), "Compacting…");
+        return;
+      case "/sessions":
+        return this.note(formatSessionList(listSessions(this.opts.ws), this.agent.sessionId).replace(/\n$/, ""));
+      case "/model": {
+        if (!arg) return this.note(`${this.agent.currentModel} (protocol: ${this.agent.currentProtocol})`);
+        try {
+          const r = await resolveModel(this.opts.ws, modelChoice(this.flags, arg));
+          this.agent.setModel(r.provider, r.model, r.label, priceFor(this.settings.prices, r.label), this.settings.contextWindow);
+          this.flags.model = r.label;
+          return this.note(`model: ${r.label}`);
+        } catch (e) {
+          return this.note((e as Error).message, "error");
+        }
+      }
+      case "/approval": {
+        if (!arg) return this.note(`approval mode: ${this.approval} (one of ${APPROVAL_MODES.join(", ")})`);
+        if (!APPROVAL_MODES.includes(arg as ApprovalMode)) return this.note(`approval mode must be one of ${APPROVAL_MODES.join(", ")}, not "${arg}"`, "error");
+        // The mode is fixed when the agent is built: the same session continues with a new agent.
+        return this.reopen({ ...this.flags, approval: arg, resume: this.agent.sessionId, continue: undefined }, `approval mode: ${arg}`);
+      }
+      case "/resume": {
+        if (!arg) return this.note("/resume needs a session ID; /sessions lists them", "error");
+        return this.reopen({ ...this.flags, resume: arg, continue: undefined, model: undefined }, `resumed session ${arg}`, true);
+      }
+      case "/export": {
+        const file = this.agent.sessionFile;
+        if (!file) return this.note("this session has no log to export yet", "error");
+        const markdown = sessionMarkdown(readSessionRecords(this.opts.ws, file.split("/").pop()!));
+        const r = await callTool(this.opts.ws, "write_output", { path: arg || `session-${this.agent.sessionId}.md`, content: markdown });
+        return this.note(r.success ? r.output : (r.error ?? r.output), r.success ? "info" : "error");
+      }
+      case "/cost": {
+        const { usage, cost } = this.agent.usage;
+        return this.note(`${usageLine(usage, usage, cost, cost).replace(/ · session:.*/, "")} · ${usage.requests} model request${usage.requests === 1 ? "" : "s"}${cost === undefined ? " · no prices configured for this model (agent.prices)" : ""}`);
+      }
+      case "/todos": {
+        const todos = this.agent.todos;
+        if (todos.length === 0) return this.note("no todos: the agent has not written a todo list in this session");
+        return this.note(todos.map((t) => `${t.status === "completed" ? "[✓]" : t.status === "in_progress" ? "[→]" : "[ ]"} ${t.content}`).join("\n"));
+      }
+      case "/agents": {
+        let text = "";
+        const { listAgents } = await import("../agentList.js");
+        await listAgents(this.opts.ws, false, { stdout: (t) => void (text += t), stderr: (t) => void (text += t) });
+        return this.note(text.replace(/\n$/, ""));
+      }
+      case "/expand":
+        this.expanded = !this.expanded;
+        this.changed();
+        return;
+      default: {
+        const custom = resolveSlashCommand(input, this.opts.customCommands);
+        if (custom) {
+          this.runTurn((signal) => this.agent.run(custom.prompt, { signal, ...(custom.allowedTools ? { allowedTools: custom.allowedTools } : {}) }), "Thinking…");
+          return;
+        }
+        return this.note(`unknown command ${cmd}; /help lists them`, "error");
+      }
+    }
+  }
+
+  /** Long results, reasoning and subagents shown whole (Ctrl-O). */
+  expanded = false;
+
+  /** Replaces the agent by one built with `flags` (another session, another approval mode). */
+  private async reopen(flags: Flags, done: string, showContext = false): Promise<void> {
+    const old = this.agent;
+    try {
+      await this.build(flags);
+    } catch (e) {
+      return this.note(e instanceof SetupError ? e.message : `cannot reopen the session: ${(e as Error).message}`, "error");
+    }
+    old.close();
+    this.flags = { ...flags, resume: undefined };
+    this.conv.sessionUsage = this.agent.usage.usage;
+    this.conv.sessionCost = this.agent.usage.cost;
+    if (showContext) {
+      this.conv.clear();
+      this.showContext();
+    }
+    this.note(done);
+  }
+
+  /** A continued session: its prompts and answers as the model will see them. */
+  private showContext(): void {
+    for (const e of this.agent.contextMessages) {
+      const m = e.message;
+      if (m.role === "user") this.conv.addUser(m.content);
+      else if (m.role === "assistant" && m.content.trim() !== "") this.conv.entries.push({ kind: "answer", text: m.content });
+    }
+    this.changed();
+  }
+
+  close(): void {
+    this.running?.abort();
+    this.dismissDialogs();
+    this.agent?.close();
+  }
+}
