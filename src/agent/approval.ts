@@ -30,6 +30,9 @@ export type ApprovalCategory = "read" | "edit" | "command" | "network";
 
 export type ApprovalAnswer = "yes" | "no" | "always";
 
+/** What a face returns: an answer, or a "no" with the user's reason, which the model is told. */
+export type ApprovalReply = ApprovalAnswer | { answer: "no"; reason: string };
+
 export interface ApprovalRequest {
   tool: string;
   category: ApprovalCategory;
@@ -41,7 +44,7 @@ export interface ApprovalRequest {
 }
 
 /** Provided by an interactive face: shows the request and returns the user's answer. */
-export type ApprovalCallback = (req: ApprovalRequest) => Promise<ApprovalAnswer>;
+export type ApprovalCallback = (req: ApprovalRequest) => Promise<ApprovalReply>;
 
 /** Tools that only touch background shells the agent already started (and was allowed to start). */
 const SHELL_FOLLOW_UPS = new Set(["bash_output", "kill_shell"]);
@@ -165,11 +168,15 @@ export class Approvals {
     // an "always" given meanwhile answers theirs.
     const turn = this.shared.asking.then(async () => this.settled(tool, args) ?? (await callback({ tool: tool.name, category, args, summary, ...(this.agent ? { agent: this.agent } : {}) })));
     this.shared.asking = turn.catch(() => undefined);
-    const answer = await turn;
-    if (typeof answer !== "string") return answer;
+    const reply = await turn;
+    if (typeof reply === "object" && "ok" in reply) return reply;
+    const answer = typeof reply === "string" ? reply : reply.answer;
     // A "yes" to a network call covers its host for the session (asked once per host).
     if (answer === "always" || (answer === "yes" && category === "network")) this.shared.always.add(alwaysKey(tool, args));
-    if (answer === "no") return { ok: false, reason: `the user denied ${summary}: it was not run. Do not retry it unchanged; ask the user or take another approach` };
+    if (answer === "no") {
+      const said = typeof reply === "object" && reply.reason.trim() ? ` The user said why: "${reply.reason.trim()}".` : "";
+      return { ok: false, reason: `the user denied ${summary}: it was not run.${said} Do not retry it unchanged; ask the user or take another approach` };
+    }
     return { ok: true };
   }
 }

@@ -4,7 +4,7 @@
 // in the middle of a turn gets the next line, as a person typing would give it.
 import readline from "node:readline";
 import type { Readable, Writable } from "node:stream";
-import type { ApprovalAnswer, ApprovalCallback } from "../agent/approval.js";
+import type { ApprovalCallback } from "../agent/approval.js";
 
 export class LineReader {
   readonly rl: readline.Interface;
@@ -70,16 +70,18 @@ export class LineReader {
   }
 }
 
-/** y / n / a(lways), asked until the answer is one of them; the end of input answers no. */
+/** y / n / a(lways), asked until the answer is one of them ("n REASON" tells the model why); the end of input answers no. */
 export function askApproval(reader: LineReader, write: (s: string) => void): ApprovalCallback {
   return async (req) => {
     write(`\n${req.agent ? `[${req.agent}] ` : ""}rt wants to ${req.category === "edit" ? "edit" : req.category === "command" ? "run" : "use"}: ${req.summary}\n`);
     for (;;) {
-      const line = await reader.next("Allow? [y]es / [n]o / [a]lways for this session: ");
+      const line = await reader.next("Allow? [y]es / [n]o (n REASON tells the model why) / [a]lways for this session: ");
       if (line === null) return "no";
-      const a = line.trim().toLowerCase();
-      const answer: ApprovalAnswer | undefined = /^(y|yes)$/.test(a) ? "yes" : /^(n|no)$/.test(a) ? "no" : /^(a|always)$/.test(a) ? "always" : undefined;
-      if (answer) return answer;
+      const a = line.trim();
+      if (/^(y|yes)$/i.test(a)) return "yes";
+      if (/^(a|always)$/i.test(a)) return "always";
+      const no = /^(?:n|no)(?:$|[\s,:;-]+([\s\S]*))$/i.exec(a);
+      if (no) return no[1]?.trim() ? { answer: "no", reason: no[1].trim() } : "no";
       write("Please answer y, n or a.\n");
     }
   };

@@ -152,3 +152,13 @@ test("an answer cut at the output limit: the partial answer stays, one line says
   const second = ollama.server.completions[1].body.messages.find((m: { role: string }) => m.role === "assistant");
   assert.match(second.content, /^The first half of\n\n\[rt: this answer was cut off at the output limit \(length\)\]$/);
 });
+
+test("piped REPL: `n REASON` denies a call and the model is told why", async () => {
+  const root = tempTree({ "a.txt": "one\n" });
+  ollama.server.script(reply.toolCall("edit", { path: "a.txt", old_string: "one", new_string: "two" }), reply.text("ok, leaving it"));
+  const r = await rt(["chat", ...MODEL], { cwd: root, env: env(), input: "make it two\nn keep the file as it is\n" });
+  assert.equal(r.code, 0, r.stderr);
+  assert.equal(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "one\n");
+  const tool = (ollama.server.completions[1].body.messages as Array<{ role: string; content: string }>).find((m) => m.role === "tool")!;
+  assert.match(tool.content, /the user denied edit a\.txt: it was not run\. The user said why: "keep the file as it is"\./);
+});

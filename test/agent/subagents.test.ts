@@ -309,11 +309,14 @@ test("approvals apply inside subagents and say which subagent asks; a subagent c
     approval: "ask",
     approve: async (req) => {
       asked.push(req);
-      return "no";
+      return { answer: "no", reason: "not in this folder" };
     },
   });
   const events = await collect(agent.run("go"));
   assert.equal(last(events).type, "turn_complete");
+  // The user's reason reaches the subagent's model with the denial.
+  const subSecond = server.completions.find((r) => systemOf(r).startsWith("You are a subagent") && toolResults(r).length === 1)!;
+  assert.match(toolResults(subSecond)[0], /the user denied bash: touch made-by-sub: it was not run\. The user said why: "not in this folder"\./);
   assert.equal(asked.length, 1);
   assert.equal(asked[0].agent, "general-purpose: make a file");
   assert.equal(asked[0].summary, "bash: touch made-by-sub");

@@ -15,7 +15,7 @@ import { statusLine } from "../../src/ui/tui/status.ts";
 import { composeScreen } from "../../src/ui/tui/screen.ts";
 import { Editor, HistoryCursor } from "../../src/ui/tui/editor.ts";
 import { PromptHistory, promptHistoryFile } from "../../src/ui/tui/promptHistory.ts";
-import { dialogKey, dialogLines, planDialog, questionsDialog, type Dialog } from "../../src/ui/tui/dialogs.ts";
+import { dialogKey, dialogLines, planDialog, questionsDialog, type Dialog, type DialogKey } from "../../src/ui/tui/dialogs.ts";
 import { TuiController } from "../../src/ui/tui/controller.ts";
 import { commonPrefix, pathCandidates, slashCandidates } from "../../src/ui/tui/completion.ts";
 import { createWorkspace } from "../../src/workspace/workspace.ts";
@@ -196,21 +196,26 @@ test("prompt history: per project in the user's state dir, mode 0600, never thro
   assert.equal(fs.readFileSync(target, "utf8"), "untouched\n");
 });
 
-test("approval dialog: y, a and n answer; Esc is no; it shows the command or the change", async () => {
+test("approval dialog: y, a and n answer (n then asks why, for the model); Esc is no; it shows the command or the change", async () => {
   const c = new TuiController({ ws: createWorkspace({ root: tempTree({}), env: {} }), flags: {}, customCommands: [] });
   const approve = c.interaction.approve!;
-  const answers: string[] = [];
-  for (const key of [{ input: "y" }, { input: "a" }, { input: "n" }, { input: "", escape: true }]) {
+  const answers: unknown[] = [];
+  const typed = (text: string): DialogKey[] => [...text].map((ch) => ({ input: ch }));
+  const presses: DialogKey[][] = [[{ input: "y" }], [{ input: "a" }], [{ input: "n" }, { input: "", enter: true }], [{ input: "", escape: true }], [{ input: "n" }, ...typed("use git mv"), { input: "", backspace: true }, ...typed("v"), { input: "", enter: true }], [{ input: "n" }, ...typed("x"), { input: "", escape: true }]];
+  for (const keys of presses) {
     const p = approve({ tool: "edit", category: "edit", args: { path: "a.py", old_string: "x = 1", new_string: "x = 2" }, summary: "edit a.py", agent: "Explore: find" });
     assert.equal(c.dialogs.length, 1);
     const lines = dialogLines(c.dialogs[0], plain, 80);
     assert.deepEqual(lines.slice(0, 3), ["[Explore: find] rt wants to edit: edit a.py", "  - x = 1", "  + x = 2"]);
     assert.equal(c.dialogKey({ input: "z" }), true, "a key the dialog ignores is still taken from the prompt");
-    c.dialogKey(key);
+    for (const key of keys) {
+      if (key.enter && keys[0].input === "n" && keys.length > 2) assert.match(dialogLines(c.dialogs[0], plain, 80).at(-1)!, /^No, because \(Enter sends it to the model, empty for no reason\): use git mv▏$/);
+      c.dialogKey(key);
+    }
     answers.push(await p);
     assert.equal(c.dialogs.length, 0);
   }
-  assert.deepEqual(answers, ["yes", "always", "no", "no"]);
+  assert.deepEqual(answers, ["yes", "always", "no", "no", { answer: "no", reason: "use git mv" }, "no"]);
 });
 
 test("ask_user: arrow keys choose, Space picks several, Other takes free text; Esc dismisses", async () => {

@@ -6,7 +6,7 @@
 import type { Workspace } from "../../workspace/workspace.js";
 import type { Agent } from "../../agent/loop.js";
 import type { AgentEvent, AgentStreamEvent } from "../../agent/events.js";
-import { APPROVAL_MODES, type ApprovalAnswer, type ApprovalMode, type ApprovalRequest } from "../../agent/approval.js";
+import { APPROVAL_MODES, type ApprovalMode, type ApprovalReply, type ApprovalRequest } from "../../agent/approval.js";
 import type { Asker, PlanDecision, UserAnswer, UserInteraction, UserQuestion } from "../../agent/interaction.js";
 import { listSessions, readSessionRecords } from "../../agent/session.js";
 import { sessionMarkdown } from "../../agent/exportMarkdown.js";
@@ -58,7 +58,7 @@ export class TuiController {
     this.conv = new Conversation(opts.clock);
     this.flags = { ...opts.flags };
     this.interaction = {
-      approve: (req) => this.ask<ApprovalAnswer>((resolve) => ({ kind: "approval", request: req, resolve })),
+      approve: (req) => this.ask<ApprovalReply>((resolve) => ({ kind: "approval", request: req, resolve })),
       askUser: (questions: UserQuestion[], asker?: Asker) => this.ask<UserAnswer[] | undefined>((resolve) => questionsDialog(questions, asker, resolve)),
       reviewPlan: (plan: string) => this.ask<PlanDecision>((resolve) => planDialog(plan, resolve)),
     };

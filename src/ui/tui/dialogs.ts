@@ -3,7 +3,7 @@
 // text) and the review of a plan (accept with an approval mode, or reject with
 // feedback). Each ends by resolving the promise the agent's callback returned.
 // Pure: keys in, lines out (dialogLines), so they are tested without a terminal.
-import type { ApprovalAnswer, ApprovalMode, ApprovalRequest } from "../../agent/approval.js";
+import type { ApprovalMode, ApprovalReply, ApprovalRequest } from "../../agent/approval.js";
 import type { Asker, PlanDecision, UserAnswer, UserQuestion } from "../../agent/interaction.js";
 import type { Palette } from "./palette.js";
 import { truncate } from "./lines.js";
@@ -24,7 +24,9 @@ export interface DialogKey {
 export interface ApprovalDialog {
   kind: "approval";
   request: ApprovalRequest;
-  resolve: (a: ApprovalAnswer) => void;
+  resolve: (a: ApprovalReply) => void;
+  /** After `n`: the reason being typed for the model (Enter sends it; empty: no reason). */
+  reason?: string;
 }
 
 interface Choice {
@@ -108,10 +110,18 @@ export function planDialog(plan: string, resolve: (d: PlanDecision) => void): Pl
 /** Applies a key; true when the dialog is finished (its promise resolved). */
 export function dialogKey(d: Dialog, k: DialogKey): boolean {
   if (d.kind === "approval") {
+    if (d.reason !== undefined) {
+      if (k.escape) return d.resolve("no"), true;
+      if (k.enter) return d.resolve(d.reason.trim() ? { answer: "no", reason: d.reason.trim() } : "no"), true;
+      if (k.backspace) d.reason = d.reason.slice(0, -1);
+      else if (k.input && !/[\x00-\x1f]/.test(k.input)) d.reason += k.input;
+      return false;
+    }
     const c = k.input.toLowerCase();
     if (c === "y") return d.resolve("yes"), true;
     if (c === "a") return d.resolve("always"), true;
-    if (c === "n" || k.escape) return d.resolve("no"), true;
+    if (k.escape) return d.resolve("no"), true;
+    if (c === "n") d.reason = "";
     return false;
   }
   if (d.kind === "plan") {
@@ -186,7 +196,8 @@ export function dialogLines(d: Dialog, p: Palette, width: number, markdown?: (te
       out.push(l.tone === "add" ? p.green(text) : l.tone === "remove" ? p.red(text) : text);
     }
     if (preview.length > TUI_APPROVAL_PREVIEW_LINES) out.push(p.dim(`  … ${preview.length - TUI_APPROVAL_PREVIEW_LINES} more lines`));
-    out.push(`${p.bold("y")} yes   ${p.bold("n")} no   ${p.bold("a")} always (this session)   ${p.dim("Esc = no")}`);
+    if (d.reason !== undefined) out.push(`${p.bold("No")}, because (Enter sends it to the model, empty for no reason): ${d.reason}▏`);
+    else out.push(`${p.bold("y")} yes   ${p.bold("n")} no (then why)   ${p.bold("a")} always (this session)   ${p.dim("Esc = no")}`);
     return out;
   }
   if (d.kind === "plan") {
