@@ -93,7 +93,7 @@ export const readTool = defineTool({
   name: "read",
   aliases: ["read_file"],
   brief: `Read a file with line numbers: offset and limit choose the lines (default the first ${READ_DEFAULT_LIMIT}).`,
-  description: `Read a file: numbered lines ("   12: text"), ${READ_DEFAULT_LIMIT} from offset, ≤${READ_MAX_OUTPUT_BYTES / 1024} KB, lines cut at ${MAX_LINE_CHARS} chars; a last line gives the next offset. .ipynb: cells (offset, limit: cells). An image comes as an image, a PDF as text (≤${PDF_MAX_PAGES_PER_READ} pages) or images (as_images).`,
+  description: `Read a file: numbered ("   12: text"), ${READ_DEFAULT_LIMIT} lines from offset, ≤${READ_MAX_OUTPUT_BYTES / 1024} KB, lines cut at ${MAX_LINE_CHARS} characters; a last line gives the next offset. .ipynb: cells (offset, limit: cells). Images come as images; a PDF as text (≤${PDF_MAX_PAGES_PER_READ} pages) or images (as_images).`,
   schema: () =>
     withArgAliases(
       READ_ALIASES,

@@ -80,7 +80,7 @@ test("REPL approvals: y runs the edit, n blocks it and the model is told", async
   assert.equal(r.code, 0, r.stderr);
   assert.equal(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "two\n");
   assert.equal((r.stdout.match(/rt wants to edit: edit a\.txt/g) ?? []).length, 2);
-  assert.match(r.stdout, /Allow\? \[y\]es \/ \[n\]o \/ \[a\]lways for this session/);
+  assert.match(r.stdout, /Allow\? \[y\]es \/ \[n\]o \(n REASON tells the model why\) \/ \[a\]lways for this session/);
   assert.match(r.stdout, /⊘ blocked: the user denied edit a\.txt/);
   const last = ollama.server.completions[3].body.messages;
   assert.match(last[last.length - 1].content, /^blocked: the user denied/);

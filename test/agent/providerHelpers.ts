@@ -35,4 +35,5 @@ export function closedPort(): Promise<number> {
 }
 
 /** Retries and timeouts small enough for tests. */
-export const FAST = { retry: { baseDelayMs: 1, maxDelayMs: 5 }, timeouts: { firstPartMs: 2_000, idleMs: 2_000 } };
+// Fast retries; timeouts long enough for a loaded CI machine's first request (the provider's SDK loads on first use): tests of the timeouts set their own.
+export const FAST = { retry: { baseDelayMs: 1, maxDelayMs: 5 }, timeouts: { firstPartMs: 10_000, idleMs: 10_000 } };

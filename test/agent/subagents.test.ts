@@ -87,7 +87,8 @@ test("two Explore subagents in one answer run at the same time, each with only i
   }
   // The parent's second request: the two reports as the task results, none of the subagents' own tool output.
   const final = server.completions.find((r) => !isSub(r, "Explore") && toolResults(r).length > 0)!;
-  const results = toolResults(final);
+  // Results come in the order the subagents finished.
+  const results = toolResults(final).sort();
   assert.equal(results.length, 2);
   assert.match(results[0], /^alpha is defined at src\/alpha\.py:1\n\n\[subagent Explore: 2 model requests/);
   assert.match(results[1], /^beta is defined at src\/beta\.py:1/);

@@ -62,7 +62,7 @@ test("a prompt and its streamed Markdown answer; an edit approved (its change co
   const asked = await term.waitFor(/rt wants to edit: edit calc\.py/);
   assert.match(asked, /^\s+- return a - b$/m);
   assert.match(asked, /^\s+\+ return a \+ b$/m);
-  assert.match(asked, /y yes {3}n no {3}a always \(this session\)/);
+  assert.match(asked, /y yes {3}n no \(then why\) {3}a always \(this session\)/);
   term.keys("y");
   const edited = await term.waitFor(/Fixed the sign\./);
   assert.match(edited, /● edit calc\.py\n\s+⎿ ✓ Edited calc\.py:2-2\n\s+- return a - b\n\s+\+ return a \+ b/);
@@ -75,10 +75,14 @@ test("a prompt and its streamed Markdown answer; an edit approved (its change co
   term.type("clean the build");
   term.keys("Enter");
   await term.waitFor(/rt wants to run: bash: rm -rf build/);
+  // n, then why: the reason goes to the model with the denial.
   term.keys("n");
+  await term.waitFor(/No, because \(Enter sends it to the model, empty for no reason\):/);
+  term.type("keep the build");
+  term.keys("Enter");
   const denied = await term.waitFor(/I did not run it\./);
   assert.match(denied, /● bash: rm -rf build\n\s+⎿ ⊘ the user denied bash: rm -rf build: it was not run/);
-  assert.match(requestText(ollama.server.completions[4].body), /the user denied bash: rm -rf build/);
+  assert.match(requestText(ollama.server.completions[4].body), /the user denied bash: rm -rf build: it was not run\. The user said why: \\?"keep the build\\?"/);
 
   // Ctrl-C once at the empty prompt only warns; twice quits, and the shell's screen comes back.
   term.keys("C-c");

@@ -8,6 +8,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { createHash } from "node:crypto";
+import { confinedAt } from "../../workspace/confinedFs.js";
 import { TUI_PROMPT_HISTORY_MAX, TUI_PROMPT_HISTORY_ENTRY_MAX_CHARS } from "../../limits.js";
 
 export function userStateDir(env: NodeJS.ProcessEnv): string {
@@ -55,12 +56,21 @@ export class PromptHistory {
     if (this.entries[this.entries.length - 1] === prompt) return;
     this.entries.push(prompt);
     try {
-      fs.mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
-      const fd = fs.openSync(this.file, fs.constants.O_WRONLY | fs.constants.O_APPEND | fs.constants.O_CREAT | fs.constants.O_NOFOLLOW, 0o600);
+      // Through the one confined writer: no symlink followed on the way or at the name.
+      const dir = confinedAt(path.dirname(this.file));
+      dir.mkdirs([], 0o700);
+      const name = path.basename(this.file);
+      let out;
       try {
-        fs.writeSync(fd, `${JSON.stringify(prompt)}\n`);
+        out = dir.openExclusive(name, { append: true, mode: 0o600, fsync: false });
+      } catch (e) {
+        if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+        out = dir.openAppend(name);
+      }
+      try {
+        out.write(`${JSON.stringify(prompt)}\n`);
       } finally {
-        fs.closeSync(fd);
+        out.close();
       }
     } catch {
       // History is a convenience: a read-only home must not stop the session.
@@ -69,9 +79,7 @@ export class PromptHistory {
 
   private rewrite(): void {
     try {
-      const tmp = `${this.file}.${process.pid}.tmp`;
-      fs.writeFileSync(tmp, this.entries.map((e) => `${JSON.stringify(e)}\n`).join(""), { mode: 0o600, flag: "wx" });
-      fs.renameSync(tmp, this.file);
+      confinedAt(path.dirname(this.file)).writeAtomic(path.basename(this.file), this.entries.map((e) => `${JSON.stringify(e)}\n`).join(""), { mode: 0o600, fsync: false });
     } catch {
       // kept as it was; trimmed next time
     }
