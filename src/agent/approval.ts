@@ -153,7 +153,7 @@ export class Approvals {
   }
 
   /** The verdict on a call; asks the user when the mode says so. Give it checked arguments (policy.prepareCall). */
-  async check(tool: Tool, args: unknown, summary: string): Promise<Verdict> {
+  async check(tool: Tool, args: unknown, summary: string, signal?: AbortSignal): Promise<Verdict> {
     const settled = this.settled(tool, args);
     if (settled) return settled;
     const category = categoryOf(tool);
@@ -166,7 +166,10 @@ export class Approvals {
     }
     // One question at a time: parallel subagents queue up behind the question on screen, and
     // an "always" given meanwhile answers theirs.
-    const turn = this.shared.asking.then(async () => this.settled(tool, args) ?? (await callback({ tool: tool.name, category, args, summary, ...(this.agent ? { agent: this.agent } : {}) })));
+    // A question still queued when the turn was interrupted (Ctrl-C) is not asked at all.
+    const turn = this.shared.asking.then(async (): Promise<Verdict | ApprovalReply> =>
+      signal?.aborted ? { ok: false, reason: "interrupted by the user: not run" } : (this.settled(tool, args) ?? (await callback({ tool: tool.name, category, args, summary, ...(this.agent ? { agent: this.agent } : {}) }))),
+    );
     this.shared.asking = turn.catch(() => undefined);
     const reply = await turn;
     if (typeof reply === "object" && "ok" in reply) return reply;

@@ -243,7 +243,7 @@ async function executeCall(ctx: LoopContext, checked: CheckedCall, io: CallIo, s
     // A shell the read-only sandbox confines (plan mode's text commands, Explore and Plan subagents) runs without asking.
     const sandboxedCommand = tool.name === "bash" && ((ctx.approvals.mode === "plan" && c.protocol === "text") || (ctx.sandboxedShell && ctx.workspace.profile === "safe-read-only"));
     if (!sandboxedCommand) {
-      const verdict = ctx.approvals.settled(tool) ?? (pre?.allow ? { ok: true as const } : prepared.ok ? await ctx.approvals.check(tool, prepared.call.args, describeCall(tool.name, prepared.call.args)) : { ok: true as const });
+      const verdict = ctx.approvals.settled(tool) ?? (pre?.allow ? { ok: true as const } : prepared.ok ? await ctx.approvals.check(tool, prepared.call.args, describeCall(tool.name, prepared.call.args), signal) : { ok: true as const });
       if (!verdict.ok) {
         // Ctrl-C while the user was being asked ends the question: the call was not refused, the turn was interrupted.
         const reason = signal?.aborted ? INTERRUPTED_RESULT : verdict.reason;

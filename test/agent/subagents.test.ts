@@ -534,3 +534,35 @@ test("at most 10 subagents run at once: of twelve task calls in one answer, the 
   assert.equal(toolResults(server.completions[13]).length, 12);
   agent.close();
 });
+
+test("parallel subagents ask one question at a time; after Ctrl-C, the questions still queued are not asked", async () => {
+  const root = tempTree(CODE);
+  routed(3, (r) => {
+    if (systemOf(r).startsWith("You are a subagent")) return { toolCalls: [{ name: "bash", arguments: { command: `touch ${/one/.test(firstUser(r)) ? "one" : "two"}` } }] };
+    return {
+      toolCalls: [
+        { id: "p", name: "task", arguments: { description: "one", prompt: "Make file one.", subagent_type: "general-purpose" } },
+        { id: "q", name: "task", arguments: { description: "two", prompt: "Make file two.", subagent_type: "general-purpose" } },
+      ],
+    };
+  });
+  const controller = new AbortController();
+  const asked: string[] = [];
+  let open = 0;
+  const agent = makeAgent(root, server, {
+    approval: "ask",
+    approve: async (req) => {
+      assert.equal(open++, 0, "one question at a time");
+      asked.push(req.agent!);
+      await new Promise((r) => setTimeout(r, 50));
+      controller.abort(); // Ctrl-C while the first question is on screen
+      open--;
+      return "no";
+    },
+  });
+  const events = await collect(agent.run("go", { signal: controller.signal }));
+  assert.equal(last(events).type, "error");
+  assert.equal(asked.length, 1);
+  assert.ok(!fs.existsSync(path.join(root, "one")) && !fs.existsSync(path.join(root, "two")));
+  agent.close();
+});
