@@ -120,16 +120,20 @@ export interface LoopContextOptions {
   sandboxedShell?: boolean;
 }
 
-/** rt's own system prompt (prompts/), made once per protocol and approval mode, for the loop's current tools. */
+/**
+ * rt's own system prompt (prompts/), made once per protocol and approval mode
+ * (the tools offered change with the mode: setApprovalMode), for the tools
+ * offered when it is made. It is asked for on every request and estimate, so
+ * the offered list is not recomputed each time.
+ */
 export function defaultSystemPrompt(ctx: () => LoopContext): (protocol: Protocol) => string {
   const made = new Map<string, string>();
   return (protocol) => {
     const { workspace: ws, approvals, tools } = ctx();
-    const names = tools.offered.map((t) => t.name);
-    const key = `${protocol} ${approvals.mode} ${ws.profile} ${names.join(",")}`;
+    const key = `${protocol} ${approvals.mode}`;
     let p = made.get(key);
     if (!p) {
-      p = rtSystemPrompt({ root: ws.root, protocol, profile: ws.profile, plan: approvals.mode === "plan", toolNames: names });
+      p = rtSystemPrompt({ root: ws.root, protocol, profile: ws.profile, plan: approvals.mode === "plan", toolNames: tools.offered.map((t) => t.name) });
       made.set(key, p);
     }
     return p;

@@ -10,13 +10,11 @@
 // Built-ins: general-purpose (the parent's tools), Explore and Plan (read-only:
 // read, open, grep, find, ls and the shell, in the read-only sandbox).
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import type { Workspace } from "../workspace/workspace.js";
-import { userConfigDir } from "../trustStore.js";
 import { packageRoot } from "../packageRoot.js";
 import { parseFrontmatter, readDefinitionDir } from "./definitionFiles.js";
-import { projectTrusted } from "./customTools.js";
+import { readableDefinitionDirs } from "./definitionDirs.js";
 import { rtToolName } from "./claudeToolNames.js";
 
 export interface AgentDefinition {
@@ -84,16 +82,6 @@ export function builtinAgents(): AgentDefinition[] {
   ];
 }
 
-export function agentDirs(ws: Workspace): Array<{ dir: string; origin: "project" | "user" }> {
-  const home = ws.env.HOME || os.homedir();
-  return [
-    { dir: path.join(ws.root, ".rt", "agents"), origin: "project" },
-    { dir: path.join(ws.root, ".claude", "agents"), origin: "project" },
-    { dir: path.join(userConfigDir(ws.env), "agents"), origin: "user" },
-    { dir: path.join(home, ".claude", "agents"), origin: "user" },
-  ];
-}
-
 function toolsOf(value: unknown): string[] | undefined | { error: string } {
   if (value === undefined || value === null) return undefined;
   const items = Array.isArray(value) ? value : typeof value === "string" ? value.split(",") : undefined;
@@ -129,14 +117,10 @@ async function parseAgentFile(file: string, text: string, origin: "project" | "u
 
 /** The built-ins and every definition of the workspace (the project's only when the folder is trusted). */
 export async function loadAgentDefinitions(ws: Workspace): Promise<AgentsLoad> {
-  const out: AgentsLoad = { agents: [], problems: [], untrustedProjectDirs: [] };
-  const trusted = await projectTrusted(ws);
+  const { readable, untrusted } = await readableDefinitionDirs(ws, "agents");
+  const out: AgentsLoad = { agents: [], problems: [], untrustedProjectDirs: untrusted };
   const seen = new Set<string>();
-  for (const { dir, origin } of agentDirs(ws)) {
-    if (origin === "project" && !trusted) {
-      if (fs.existsSync(dir)) out.untrustedProjectDirs.push(dir);
-      continue;
-    }
+  for (const { dir, origin } of readable) {
     const read = readDefinitionDir(dir, [".md"], origin === "project");
     out.problems.push(...read.problems);
     for (const f of read.files) {

@@ -13,13 +13,11 @@
 // /NAME, the full-screen UI): a line in, the prompt to send (or nothing when
 // the line is not a custom command).
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import type { Workspace } from "../workspace/workspace.js";
-import { userConfigDir } from "../trustStore.js";
 import { parseFrontmatter, readDefinitionDir } from "./definitionFiles.js";
-import { CLAUDE_TOOL_NAMES } from "./claudeToolNames.js";
-import { projectTrusted } from "./customTools.js";
+import { rtToolName } from "./claudeToolNames.js";
+import { readableDefinitionDirs } from "./definitionDirs.js";
 
 export interface CustomCommand {
   /** Without the slash: "review", "git:commit". */
@@ -43,16 +41,6 @@ export interface CommandsLoad {
 
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]*$/;
 
-export function commandDirs(ws: Workspace): Array<{ dir: string; origin: "project" | "user" }> {
-  const home = ws.env.HOME || os.homedir();
-  return [
-    { dir: path.join(ws.root, ".rt", "commands"), origin: "project" },
-    { dir: path.join(ws.root, ".claude", "commands"), origin: "project" },
-    { dir: path.join(userConfigDir(ws.env), "commands"), origin: "user" },
-    { dir: path.join(home, ".claude", "commands"), origin: "user" },
-  ];
-}
-
 function allowedToolsOf(value: unknown): { allowed: string[]; ignored: string[] } {
   const items = Array.isArray(value) ? value.map(String) : typeof value === "string" ? value.split(/,(?![^(]*\))/) : [];
   const allowed: string[] = [];
@@ -60,7 +48,7 @@ function allowedToolsOf(value: unknown): { allowed: string[]; ignored: string[] 
   for (const raw of items.map((s) => s.trim()).filter(Boolean)) {
     // A pattern on arguments (Bash(git add:*)) would need rt to match commands; honouring only its tool name would allow far more than it says.
     if (raw.includes("(")) ignored.push(raw);
-    else allowed.push(CLAUDE_TOOL_NAMES[raw] ?? raw);
+    else allowed.push(rtToolName(raw));
   }
   return { allowed, ignored };
 }
@@ -110,16 +98,10 @@ async function readCommands(dir: string, origin: "project" | "user", prefix: str
 
 /** Every custom command of the workspace (the project's only when the folder is trusted). */
 export async function loadCustomCommands(ws: Workspace): Promise<CommandsLoad> {
-  const out: CommandsLoad = { commands: [], problems: [], untrustedProjectDirs: [] };
-  const trusted = await projectTrusted(ws);
+  const { readable, untrusted } = await readableDefinitionDirs(ws, "commands");
+  const out: CommandsLoad = { commands: [], problems: [], untrustedProjectDirs: untrusted };
   const seen = new Set<string>();
-  for (const { dir, origin } of commandDirs(ws)) {
-    if (origin === "project" && !trusted) {
-      if (fs.existsSync(dir)) out.untrustedProjectDirs.push(dir);
-      continue;
-    }
-    await readCommands(dir, origin, "", out, seen, 0);
-  }
+  for (const { dir, origin } of readable) await readCommands(dir, origin, "", out, seen, 0);
   return out;
 }
 
