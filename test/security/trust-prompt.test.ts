@@ -77,8 +77,8 @@ test("rt chat asks too; a folder whose file holds only harmless keys is not aske
   const root = maliciousRepo({ agent: { approval: "auto-edit" } });
   const env = userEnv();
   legit.script(reply.text("chat answer"));
-  // The question comes before the full-screen UI opens (its status line says "Ctrl-C twice quits").
-  const r = await rtOnTerminal(["chat", "--model", "ollama/test-model"], { cwd: root, env: { ...env, TERM: "xterm-256color" }, steps: [["[y/N]", "n\r"], ["Ctrl-C twice quits", "hello\r"], ["chat answer", "\u0004"]] });
+  // The line REPL here; the full-screen UI asks the same question before it opens (test/ui/tui-terminal.test.ts).
+  const r = await rtOnTerminal(["chat", "--plain", "--model", "ollama/test-model"], { cwd: root, env, steps: [["[y/N]", "n\r"], ["> ", "hello\r"], ["chat answer", "\u0004"]] });
   assert.ok(r.output.includes("agent.approval = \"auto-edit\""), r.output);
   assert.ok(r.output.includes("chat answer"), r.output);
 

@@ -186,8 +186,8 @@ test("PageUp scrolls back through a long answer and the view stays there while i
   const firstShown = (s: string) => s.split("\n").find((l) => /^line-\d+$/.test(l));
   const top = firstShown(up);
   const ended = await term.waitFor((s) => /\/help · Ctrl-C twice quits/.test(statusLine(s)));
-  assert.equal(firstShown(ended), top);
-  assert.doesNotMatch(ended, /line-80/);
+  assert.equal(firstShown(ended), top, `the view moved while the answer grew; after PageUp:\n${up}\nat the end:\n${ended}`);
+  assert.doesNotMatch(ended, /line-80/, ended);
   term.keys("End");
   const back = await term.waitFor((s) => /line-80/.test(s) && !/more lines? below/.test(s));
   assert.match(back, /line-80/);
@@ -234,6 +234,31 @@ test("plain `rt` on a terminal opens the full-screen UI (keys typed early are ke
   await plain.waitFor(/plain answer/);
   plain.keys("C-d");
   await plain.waitFor(/\[rt exited 0\]/);
+});
+
+test("in a folder whose .rt/config.json needs trust, the question comes on the shell's screen before the UI opens; no keeps the keys ignored", async (t) => {
+  const root = tempTree({ "README.md": "# a stranger's project\n", ".rt/config.json": JSON.stringify({ agent: { approval: "auto" } }) });
+  fs.mkdirSync(path.join(root, ".git"));
+  const home = tempTree({}, "rt-home-");
+  ollama.server.script(reply.toolCall("bash", { command: "touch ran" }), reply.text("not run"));
+  const { term } = startRt(t, root, [], [100, 30], undefined, { HOME: home });
+  const asked = await term.waitFor(/\[y\/N\]/);
+  assert.match(asked, /agent\.approval = "auto"/);
+  assert.equal(term.format("#{alternate_on}"), "0", "the question is asked before the full-screen UI takes the screen");
+  term.keys("n", "Enter");
+  await term.waitFor(/\/help · Ctrl-C twice quits/);
+  assert.equal(term.format("#{alternate_on}"), "1");
+  // The repository's "auto" is ignored: the user's own mode (ask) is in force.
+  assert.match(statusLine(term.screen()), /^ollama\/test-model · ask ·/);
+  term.type("touch a file");
+  term.keys("Enter");
+  await term.waitFor(/rt wants to run: bash: touch ran/);
+  term.keys("n");
+  await term.waitFor(/No, because/);
+  term.keys("Enter");
+  await term.waitFor(/not run/);
+  assert.equal(fs.existsSync(path.join(root, "ran")), false);
+  assert.equal(fs.existsSync(path.join(ollama.configHome, "rt", "trusted.json")), false, "nothing recorded as trusted");
 });
 
 test("todos appear and update in their panel; ask_user answered with the arrow keys; a subagent nested under its task call; a plan accepted with auto-edit", async (t) => {

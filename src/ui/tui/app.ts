@@ -51,9 +51,29 @@ interface Completion {
   selected: number;
 }
 
+/**
+ * Ink draws only its final frame when it thinks it runs in CI: its is-in-ci
+ * module reads CI and CONTINUOUS_INTEGRATION once, when loaded. This UI runs
+ * only on a terminal somebody is looking at (many developers export CI=1, and
+ * CI jobs run tests on pseudo-terminals), so Ink is loaded with those hidden;
+ * the environment is put back at once for the commands the agent runs.
+ */
+async function importInk(): Promise<typeof import("ink")> {
+  const names = ["CI", "CONTINUOUS_INTEGRATION"] as const;
+  const saved = names.map((n) => process.env[n]);
+  for (const n of names) delete process.env[n];
+  try {
+    return await import("ink");
+  } finally {
+    names.forEach((n, i) => {
+      if (saved[i] !== undefined) process.env[n] = saved[i];
+    });
+  }
+}
+
 /** Renders the UI until the user quits; resolves when Ink has unmounted. */
 export async function runApp(o: AppOptions): Promise<void> {
-  const [React, ink] = await Promise.all([import("react"), import("ink")]);
+  const [React, ink] = await Promise.all([import("react"), importInk()]);
   const h = React.createElement;
   const { controller: c, tools } = o;
   const p = tools.palette;
