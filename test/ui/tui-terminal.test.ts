@@ -236,12 +236,13 @@ test("plain `rt` on a terminal opens the full-screen UI (keys typed early are ke
   await plain.waitFor(/\[rt exited 0\]/);
 });
 
-test("in a folder whose .rt/config.json needs trust, the question comes on the shell's screen before the UI opens; no keeps the keys ignored", async (t) => {
+test("in a folder whose .rt/config.json needs trust, the question comes on the shell's screen before the UI opens; no keeps the keys ignored; CI=1 does not stop the UI drawing", async (t) => {
   const root = tempTree({ "README.md": "# a stranger's project\n", ".rt/config.json": JSON.stringify({ agent: { approval: "auto" } }) });
   fs.mkdirSync(path.join(root, ".git"));
   const home = tempTree({}, "rt-home-");
   ollama.server.script(reply.toolCall("bash", { command: "touch ran" }), reply.text("not run"));
-  const { term } = startRt(t, root, [], [100, 30], undefined, { HOME: home });
+  // CI=1 as many developers (and CI jobs) have it: the UI draws all the same.
+  const { term } = startRt(t, root, [], [100, 30], undefined, { HOME: home, CI: "1" });
   const asked = await term.waitFor(/\[y\/N\]/);
   assert.match(asked, /agent\.approval = "auto"/);
   assert.equal(term.format("#{alternate_on}"), "0", "the question is asked before the full-screen UI takes the screen");
