@@ -101,28 +101,115 @@ const lazyBuiltins = {
 };
 
 /**
- * Tool modules load on first use in the CLI: src/tools/toolModules.ts imports
- * every tool module up front (as tests and the library want); here it becomes a
- * map of functions that `require` each module when first called. esbuild wraps a
- * module reached only that way in a lazy initializer, so `rt open` evaluates
- * open.ts and what it imports, not every tool (and their schemas, the edit
- * engine, the shell check's tables...).
+ * The CLI is two files. The first, dist/rt-cli.cjs, holds what reading and
+ * searching need: the command line, the workspace, the registry and the tools in
+ * FIRST_FILE_TOOLS. The second, dist/rt-cli-rest.cjs, holds everything else (the
+ * other tools and the edit engine, the agent, the UI, the MCP face...) and is
+ * read only by a command that uses it. Start-up cost grows with the bytes V8
+ * reads and deserializes (page faults on fresh memory dominate on small
+ * machines), so `rt open` and `rt grep` should not pay for the agent.
+ *
+ * A module lives in exactly one of the two files, so module state (the tool
+ * registry, extension providers, caches) is never duplicated: the second file
+ * reaches a first-file module through `__rt_core(id)`, a table of the first
+ * file's modules; the first reaches a second-file module through
+ * `__rt_second(id)`, which loads the second file once. npm packages bundled in
+ * both (zod, diff) may exist twice: they are pure, and zod 4 is built for that
+ * (its instanceof checks and global registry work across copies).
  */
-const lazyToolModules = {
-  name: "lazy-tool-modules",
-  setup(b) {
-    b.onLoad({ filter: /[\\/]src[\\/]tools[\\/]toolModules\.ts$/ }, async (args) => {
-      const text = await fs.promises.readFile(args.path, "utf8");
-      const imports = [...text.matchAll(/^import \* as (\w+) from "\.\/(\w+)\.js";$/gm)];
-      const listed = [...text.matchAll(/^  (\w+): \(\) => (\w+),$/gm)];
-      if (imports.length === 0 || listed.length !== imports.length || listed.some(([, k, v]) => k !== v || !imports.some(([, n]) => n === k))) {
-        throw new Error(`${args.path}: expected one "import * as NAME from \"./FILE.js\";" line per module and "  NAME: () => NAME," entries for exactly those names`);
-      }
-      const entries = imports.map(([, name, file]) => `  ${name}: () => require(${JSON.stringify(`./${file}.ts`)}),`);
-      return { contents: `export const toolModules = {\n${entries.join("\n")}\n};\n`, loader: "ts", resolveDir: path.dirname(args.path) };
-    });
-  },
-};
+/**
+ * What the first file loads on demand: the modules main.ts imports for the tool
+ * commands and `rt call`, and the tools that reading and searching use. Every
+ * other module the first file's code loads on demand (an `import()`, or a tool
+ * module's lazy `require`) is left to the second file, with what it imports.
+ */
+const FIRST_FILE_ON_DEMAND = new Set([
+  "src/workspace/workspace.ts",
+  "src/faces/json/call.ts",
+  "src/tools/policy.ts",
+  "src/faces/cli/terminal.ts",
+  "src/faces/cli/display.ts",
+  "src/tools/shared/ripgrep.ts",
+  ...["read", "open", "scroll", "find", "grep", "grepFile", "ls"].map((file) => `src/tools/${file}.ts`),
+]);
+const REPO_DIR = process.cwd();
+const moduleId = (file) => path.relative(REPO_DIR, file).split(path.sep).join("/");
+const toolModulesFile = path.join("src", "tools", "toolModules.ts");
+
+/** toolModules.ts's imports: [NAME, FILE] per tool module; its shape is checked (see toolModules.ts). */
+async function toolModuleImports() {
+  const text = await fs.promises.readFile(toolModulesFile, "utf8");
+  const imports = [...text.matchAll(/^import \* as (\w+) from "\.\/(\w+)\.js";$/gm)];
+  const listed = [...text.matchAll(/^  (\w+): \(\) => (\w+),$/gm)];
+  if (imports.length === 0 || listed.length !== imports.length || listed.some(([, k, v]) => k !== v || !imports.some(([, n]) => n === k))) {
+    throw new Error(`${toolModulesFile}: expected one "import * as NAME from \"./FILE.js\";" line per module and "  NAME: () => NAME," entries for exactly those names`);
+  }
+  return imports.map(([, name, file]) => [name, file]);
+}
+const toolImports = await toolModuleImports();
+for (const id of FIRST_FILE_ON_DEMAND) if (!fs.existsSync(id)) throw new Error(`scripts/build.mjs: ${id} does not exist`);
+
+/** A module that stands for another file's module: `module.exports = FN("ID")`. */
+function stubs(b, namespace, fn) {
+  b.onLoad({ filter: /.*/, namespace }, (args) => ({ contents: `module.exports = ${fn}(${JSON.stringify(args.path)});`, loader: "js" }));
+}
+
+/** Relative imports resolved as esbuild would, then `redirect(id)` may send them to another namespace. */
+function redirectResolved(b, redirect) {
+  b.onResolve({ filter: /^\.\.?\// }, async (args) => {
+    if (args.pluginData === "rt-resolving" || args.namespace !== "file") return undefined;
+    const r = await b.resolve(args.path, { resolveDir: args.resolveDir, kind: args.kind, importer: args.importer, pluginData: "rt-resolving" });
+    if (r.errors.length > 0 || r.external) return undefined;
+    const namespace = redirect(moduleId(r.path), args);
+    return namespace ? { path: moduleId(r.path), namespace } : r;
+  });
+}
+
+/**
+ * The first file. Its entry fills the table of its modules that the second file
+ * uses (`coreIds`), then runs src/cli.ts. Tool modules load on first use: here
+ * toolModules.ts becomes a map of functions that `require` each module when first
+ * called (esbuild wraps a module reached only that way in a lazy initializer), so
+ * `rt open` evaluates open.ts and what it imports, not every tool.
+ */
+function firstFilePlugin(coreIds) {
+  return {
+    name: "rt-first-file",
+    setup(b) {
+      b.onResolve({ filter: /^rt-first-entry$/ }, () => ({ path: "entry", namespace: "rt-first-entry" }));
+      b.onLoad({ filter: /.*/, namespace: "rt-first-entry" }, () => ({
+        contents: `__rt_coreTable = {\n${coreIds.map((id) => `  ${JSON.stringify(id)}: () => require(${JSON.stringify(`./${id}`)}),`).join("\n")}\n};\nrequire("./src/cli.ts");\n`,
+        loader: "js",
+        resolveDir: REPO_DIR,
+      }));
+      b.onLoad({ filter: /[\\/]src[\\/]tools[\\/]toolModules\.ts$/ }, () => {
+        const entries = toolImports.map(([name, file]) => `  ${name}: () => require(${JSON.stringify(`./${file}.ts`)}),`);
+        return { contents: `export const toolModules = {\n${entries.join("\n")}\n};\n`, loader: "ts", resolveDir: path.dirname(path.resolve(toolModulesFile)) };
+      });
+      const onDemand = (kind, importer) => kind === "dynamic-import" || (kind === "require-call" && !importer.startsWith("rt-first-entry"));
+      redirectResolved(b, (id, args) => (onDemand(args.kind, args.importer) && !FIRST_FILE_ON_DEMAND.has(id) ? "rt-second" : undefined));
+      stubs(b, "rt-second", "__rt_second");
+    },
+  };
+}
+
+/** The second file: its entry is a table of the modules the first one asks for (`secondIds`); first-file modules are reached through __rt_core. */
+function secondFilePlugin(firstIds, secondIds) {
+  const first = new Set(firstIds);
+  return {
+    name: "rt-second-file",
+    setup(b) {
+      b.onResolve({ filter: /^rt-second-entry$/ }, () => ({ path: "entry", namespace: "rt-second-entry" }));
+      b.onLoad({ filter: /.*/, namespace: "rt-second-entry" }, () => ({
+        contents: `module.exports = {\n${secondIds.map((id) => `  ${JSON.stringify(id)}: () => require(${JSON.stringify(`./${id}`)}),`).join("\n")}\n};\n`,
+        loader: "js",
+        resolveDir: REPO_DIR,
+      }));
+      redirectResolved(b, (id) => (first.has(id) ? "rt-core" : undefined));
+      stubs(b, "rt-core", "__rt_core");
+    },
+  };
+}
 
 /** Replaces a file in one step, so a test running `rt` meanwhile never sees half of it. */
 function writeAtomic(file, data, mode) {
@@ -131,10 +218,9 @@ function writeAtomic(file, data, mode) {
   fs.renameSync(tmp, file);
 }
 
-// The CLI bundle. It is run by dist/cli.js inside a CommonJS function wrapper.
-const cli = await build({
+const cliOptions = {
   write: false,
-  entryPoints: { "rt-cli": "src/cli.ts" },
+  metafile: true,
   outdir: "dist",
   outExtension: { ".js": ".cjs" },
   bundle: true,
@@ -142,15 +228,43 @@ const cli = await build({
   platform: "node",
   target: "node20",
   external,
-  plugins: [lazyToolModules, zodNamespace, lazyBuiltins],
   define: { "import.meta.url": "__rt_import_meta_url" },
   logLevel: "warning",
-});
-{
-  // The function wrapper in dist/cli.js cannot start with a #! line, and the
-  // code is strict like the ES modules it comes from.
-  let text = cli.outputFiles[0].text.replace(/^#!.*\n/, "").replace(/^"use strict";\n/, "");
-  let prelude = '"use strict";\nvar __rt_import_meta_url = require("node:url").pathToFileURL(__filename).href;\n';
+};
+const buildFirst = (coreIds) => build({ ...cliOptions, entryPoints: { "rt-cli": "rt-first-entry" }, plugins: [firstFilePlugin(coreIds), zodNamespace, lazyBuiltins] });
+const buildSecond = (firstIds, secondIds) => build({ ...cliOptions, entryPoints: { "rt-cli-rest": "rt-second-entry" }, plugins: [secondFilePlugin(firstIds, secondIds), zodNamespace, lazyBuiltins] });
+/** The src/ modules in a build's output; with `namespace`, those of that namespace (the stubs). */
+function modulesIn(result, namespace) {
+  const inputs = Object.keys(Object.values(result.metafile.outputs)[0].inputs);
+  if (namespace) return inputs.filter((k) => k.startsWith(`${namespace}:`)).map((k) => k.slice(namespace.length + 1)).sort();
+  return inputs.filter((k) => k.startsWith("src/")).sort();
+}
+
+// The two builds depend on each other: the second stubs every module the first
+// holds, and the first's table lists the modules the second uses, which keeps
+// whole modules (and what they import) in the first. Repeat until that is stable.
+let first = await buildFirst([]);
+let second;
+for (let round = 0; ; round++) {
+  const firstIds = modulesIn(first);
+  second = await buildSecond(firstIds, modulesIn(first, "rt-second"));
+  first = await buildFirst(modulesIn(second, "rt-core"));
+  if (modulesIn(first).join("\n") === firstIds.join("\n")) break;
+  if (round === 5) throw new Error("scripts/build.mjs: the split of the CLI into two files does not settle");
+}
+if (process.env.RT_BUILD_META) fs.writeFileSync(process.env.RT_BUILD_META, JSON.stringify({ first: first.metafile, second: second.metafile }));
+const duplicated = modulesIn(first).filter((id) => modulesIn(second).includes(id));
+if (duplicated.length > 0) throw new Error(`scripts/build.mjs: modules in both CLI files: ${duplicated.join(", ")}`);
+
+/** How each CLI file begins: the function dist/cli.js calls with what a CommonJS module gets, and rt's own links. */
+const CLI_FILE_WRAPPER = "(function (exports, require, module, __filename, __dirname, __rt_import, __rt_load, __rt_core) {";
+
+/** The text of a CLI file as dist/cli.js runs it (inside a function wrapper, read as latin1). */
+function cliFileText(result, prelude) {
+  // The function wrapper cannot start with a #! line, and the code is strict
+  // like the ES modules it comes from.
+  let text = result.outputFiles[0].text.replace(/^#!.*\n/, "").replace(/^"use strict";\n/, "");
+  prelude = `"use strict";\nvar __rt_import_meta_url = require("node:url").pathToFileURL(__filename).href;\n${prelude}`;
   // esbuild's __toESM builds a fresh copy of a CommonJS module's exports for each
   // importing file (one copy of `fs` per file that imports it: ~3 ms at start-up).
   // One copy per module is enough, as with real ES modules.
@@ -173,62 +287,84 @@ const cli = await build({
   // callback was not specified"), but dist/cli.js is a real CommonJS module.
   text = text.replace(/(?<![\w$.])import\(/g, "__rt_import(");
   // esbuild escapes every non-ASCII character in code, but not in the comments it
-  // keeps; escape those too, so the loader may read the file as latin1.
-  text = prelude + text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
-  writeAtomic("dist/rt-cli.cjs", text);
+  // keeps; escape those too, so the loader may read the file as latin1. The file
+  // is the function expression dist/cli.js calls, whole: compiling it as read
+  // spares a copy of the source (a fresh string, and its garbage collection).
+  return `${CLI_FILE_WRAPPER}${prelude}${text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}\n})`;
 }
+writeAtomic(
+  "dist/rt-cli.cjs",
+  cliFileText(
+    first,
+    `var __rt_coreTable;\nvar __rt_rest;\n` +
+      `var __rt_second = (id) => (__rt_rest || (__rt_rest = __rt_load("rt-cli-rest", (core) => __rt_coreTable[core]())))[id]();\n`,
+  ),
+);
+writeAtomic("dist/rt-cli-rest.cjs", cliFileText(second, ""));
 
 const LOADER = `#!/usr/bin/env node
-// rt's executable (generated by scripts/build.mjs). It runs rt-cli.cjs, compiled
-// with V8's code cache from rt-cli.cache when that cache fits this Node.
+// rt's executable (generated by scripts/build.mjs). It runs rt-cli.cjs, which
+// loads rt-cli-rest.cjs when a command needs it; each is compiled with V8's code
+// cache (NAME.cache) when that cache fits this Node.
 "use strict";
 const fs = require("node:fs");
 const path = require("node:path");
 const vm = require("node:vm");
-const file = path.join(__dirname, "rt-cli.cjs");
-const cacheFile = path.join(__dirname, "rt-cli.cache");
-// esbuild writes ASCII only (other characters are escaped), so latin1 is exact and skips UTF-8 decoding.
-const source = fs.readFileSync(file, "latin1");
-let cachedData;
-if (!process.env.RT_NO_COMPILE_CACHE) {
-  try {
-    cachedData = fs.readFileSync(cacheFile);
-  } catch {
-    cachedData = undefined;
+function load(name, core) {
+  const file = path.join(__dirname, name + ".cjs");
+  const cacheFile = path.join(__dirname, name + ".cache");
+  // esbuild writes ASCII only (other characters are escaped), so latin1 is exact and skips UTF-8 decoding.
+  const source = fs.readFileSync(file, "latin1");
+  let cachedData;
+  if (!process.env.RT_NO_COMPILE_CACHE) {
+    try {
+      cachedData = fs.readFileSync(cacheFile);
+    } catch {
+      cachedData = undefined;
+    }
   }
-}
-const script = new vm.Script("(function (exports, require, module, __filename, __dirname, __rt_import) {" + source + "\\n})", {
-  filename: file,
-  cachedData,
-  importModuleDynamically: (vm.constants && vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER) || ((specifier) => import(specifier)),
-});
-if (process.env.RT_WRITE_COMPILE_CACHE) {
-  // Build step: after a warm-up run, save the code of every function compiled so far.
-  process.once("exit", () => {
-    const tmp = cacheFile + "." + process.pid + ".tmp";
-    fs.writeFileSync(tmp, script.createCachedData());
-    fs.renameSync(tmp, cacheFile);
+  // The file is one function expression (see CLI_FILE_WRAPPER in scripts/build.mjs).
+  const script = new vm.Script(source, {
+    filename: file,
+    cachedData,
+    importModuleDynamically: (vm.constants && vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER) || ((specifier) => import(specifier)),
   });
+  if (process.env.RT_WRITE_COMPILE_CACHE === name) {
+    // Build step: after a warm-up run, save the code of every function compiled so far.
+    process.once("exit", () => {
+      const tmp = cacheFile + "." + process.pid + ".tmp";
+      fs.writeFileSync(tmp, script.createCachedData());
+      fs.renameSync(tmp, cacheFile);
+    });
+  }
+  const mod = { exports: {} };
+  script.runInThisContext()(mod.exports, require, mod, file, __dirname, (specifier) => import(specifier), load, core);
+  return mod.exports;
 }
-const mod = { exports: {} };
-script.runInThisContext()(mod.exports, require, mod, file, __dirname, (specifier) => import(specifier));
+load("rt-cli");
 `;
 writeAtomic("dist/cli.js", LOADER, 0o755);
 
-// The code cache: one warm-up run of a typical command in a scratch workspace,
-// which compiles what start-up and `open` need; the rest compiles lazily as usual.
+// The code caches: a warm-up run of a typical command per file in a scratch
+// workspace (`open` for the first, an edit for the second), which compiles what
+// start-up and that command need; the rest compiles lazily as usual.
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "rt-build-"));
 try {
   fs.writeFileSync(path.join(scratch, "warm.py"), Array.from({ length: 120 }, (_, i) => `x${i} = ${i}\n`).join(""));
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("RT_") && !k.startsWith("RAGIX_")));
-  execFileSync(process.execPath, ["dist/cli.js", "--root", scratch, "open", "warm.py:60"], {
-    env: { ...env, RT_WRITE_COMPILE_CACHE: "1" },
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-} catch (e) {
-  // The cache only saves time; rt works without it.
-  fs.rmSync("dist/rt-cli.cache", { force: true });
-  console.warn(`warning: no V8 code cache for dist/rt-cli.cjs: ${String(e.stderr || e.message).trim().split("\n")[0]}`);
+  const warmUps = [
+    ["rt-cli", ["open", "warm.py:60"], ""],
+    ["rt-cli-rest", ["edit", "warm.py", "60", "60"], "x59 = 59\n"],
+  ];
+  for (const [name, args, input] of warmUps) {
+    try {
+      execFileSync(process.execPath, ["dist/cli.js", "--root", scratch, ...args], { env: { ...env, RT_WRITE_COMPILE_CACHE: name }, input, stdio: ["pipe", "ignore", "pipe"] });
+    } catch (e) {
+      // The cache only saves time; rt works without it.
+      fs.rmSync(`dist/${name}.cache`, { force: true });
+      console.warn(`warning: no V8 code cache for dist/${name}.cjs: ${String(e.stderr || e.message).trim().split("\n")[0]}`);
+    }
+  }
 } finally {
   fs.rmSync(scratch, { recursive: true, force: true });
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // The `rt` executable. Kept tiny: everything else loads on demand.
+import { fstatSync, writeSync } from "node:fs";
 import { main } from "./faces/cli/main.js";
 
 /** Standard input as text, or null when it is a terminal (nothing was piped). */
@@ -13,17 +14,65 @@ function readStdin(): Promise<string | null> {
   });
 }
 
-const out = (s: string) => void process.stdout.write(s);
-const err = (s: string) => void process.stderr.write(s);
-const write = (stream: "stdout" | "stderr", data: Buffer) => void (stream === "stdout" ? process.stdout : process.stderr).write(data);
-// Asked only when needed: creating process.stdout loads Node's stream modules,
-// which a command should not pay for before it has started its work.
+/**
+ * Whether a descriptor is a terminal. Creating process.stdout, or loading
+ * node:tty, loads Node's stream and net modules (about 5 ms, more than `rt open`
+ * spends on its work), so a pipe or a file is recognised by fstat first and only
+ * a character device is asked about.
+ */
+function isTerminal(fd: number): boolean {
+  try {
+    if (!fstatSync(fd).isCharacterDevice()) return false;
+  } catch {
+    return false;
+  }
+  return fd === 1 ? process.stdout.isTTY === true : process.stderr.isTTY === true;
+}
+
+/**
+ * Writes to standard output or error with write(2) directly, for the same
+ * reason. A descriptor left non-blocking by whoever opened it (EAGAIN) is
+ * handed to Node's stream for the rest of the run, so the order of the output
+ * is kept; a reader that went away (EPIPE: `rt grep x | head`) ends the output
+ * quietly, as with other Unix tools.
+ */
+function descriptorWriter(fd: 1 | 2): (data: string | Buffer) => void {
+  let viaStream = false;
+  let closed = false;
+  const stream = () => (fd === 1 ? process.stdout : process.stderr);
+  return (data) => {
+    if (closed) return;
+    if (viaStream) return void stream().write(data);
+    let buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+    while (buf.length > 0) {
+      try {
+        buf = buf.subarray(writeSync(fd, buf));
+      } catch (e) {
+        const code = (e as NodeJS.ErrnoException).code;
+        if (code === "EAGAIN") {
+          viaStream = true;
+          stream().write(buf);
+        } else if (code === "EPIPE") closed = true;
+        else throw e;
+        return;
+      }
+    }
+  };
+}
+
+const stdout = descriptorWriter(1);
+const stderr = descriptorWriter(2);
+const out = (s: string) => stdout(s);
+const err = (s: string) => stderr(s);
+const write = (stream: "stdout" | "stderr", data: Buffer) => (stream === "stdout" ? stdout : stderr)(data);
+// Asked only when needed.
+let ttys: { stdout: boolean; stderr: boolean } | undefined;
 const tty = {
   get stdout() {
-    return process.stdout.isTTY === true;
+    return (ttys ??= { stdout: isTerminal(1), stderr: isTerminal(2) }).stdout;
   },
   get stderr() {
-    return process.stderr.isTTY === true;
+    return (ttys ??= { stdout: isTerminal(1), stderr: isTerminal(2) }).stderr;
   },
 };
 

@@ -10,6 +10,11 @@ import { fileURLToPath } from "node:url";
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const CLI = path.join(REPO, "dist", "cli.js");
+/** The CLI's bundled code as dist/cli.js runs it: its two files (scripts/build.mjs), the first and the rest. */
+export const CLI_FILES = [path.join(REPO, "dist", "rt-cli.cjs"), path.join(REPO, "dist", "rt-cli-rest.cjs")];
+export function cliBundleText(): string {
+  return CLI_FILES.map((f) => fs.readFileSync(f, "utf8")).join("\n");
+}
 
 /** A fresh temp directory holding `files` (path → content); removed when the process exits. */
 export function tempTree(files: Record<string, string | Buffer> = {}, prefix = "rt-test-"): string {

@@ -16,11 +16,12 @@ import { z } from "zod";
 import type { Workspace } from "../workspace/workspace.js";
 import { registerTools, unregisterTools, findTool } from "../tools/registry.js";
 import { ToolError, type Tool, type ToolResult } from "../tools/types.js";
-import { userConfigDir } from "../trustStore.js";
+import { toolDirs } from "./toolDirs.js";
 import { readDefinitionDir } from "./definitionFiles.js";
 import type { CustomToolDefinition } from "./definition.js";
 
 export { argEnvName, type CustomToolDefinition, type ToolTest } from "./definition.js";
+export { toolDirs } from "./toolDirs.js";
 import { BASH_MAX_TIMEOUT_S, CUSTOM_TOOL_DEFAULT_TIMEOUT_S } from "../limits.js";
 
 export const TOOL_FILE_EXTENSIONS: readonly string[] = [".yaml", ".yml", ".json"];
@@ -181,9 +182,6 @@ export interface CustomToolsLoad {
   dirs: { project: string; user: string };
 }
 
-export function toolDirs(ws: Workspace): { project: string; user: string } {
-  return { project: path.join(ws.root, ".rt", "tools"), user: path.join(userConfigDir(ws.env), "tools") };
-}
 
 /** Whether the project's configuration is trusted (issue 9's rules: trusted, and its config.json unchanged since). */
 export async function projectTrusted(ws: Workspace): Promise<boolean> {

@@ -6,13 +6,13 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
-import { REPO, tempTree } from "../helpers.ts";
+import { REPO, tempTree, cliBundleText } from "../helpers.ts";
 
 const HEAVY = ["sharp", "pdfjs-dist", "@napi-rs/canvas"];
 
 test("the CLI bundle loads sharp, pdf.js and the canvas on demand only", () => {
-  const cli = fs.readFileSync(path.join(REPO, "dist", "rt-cli.cjs"), "utf8");
-  for (const m of HEAVY) assert.ok(!new RegExp(`require\\("${m.replace("/", "\\/")}(/[^"]*)?"\\)`).test(cli), `dist/rt-cli.cjs requires ${m} at start-up`);
+  const cli = cliBundleText();
+  for (const m of HEAVY) assert.ok(!new RegExp(`require\\("${m.replace("/", "\\/")}(/[^"]*)?"\\)`).test(cli), `the CLI bundle requires ${m} at start-up`);
   assert.ok(cli.includes('import("sharp")'), "sharp is imported on demand");
   assert.ok(cli.includes('import("pdfjs-dist/legacy/build/pdf.mjs")'), "pdf.js is imported on demand");
 });

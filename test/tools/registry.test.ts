@@ -37,7 +37,7 @@ function modulesEvaluated(args: string[], cwd: string): Set<string> {
     for (const f of fs.readdirSync(dir)) {
       const cov = JSON.parse(fs.readFileSync(path.join(dir, f), "utf8")) as { result: Array<{ url: string; functions: Array<{ functionName: string; ranges: Array<{ count: number }> }> }> };
       for (const script of cov.result) {
-        if (!script.url.endsWith("rt-cli.cjs")) continue;
+        if (!/rt-cli(-rest)?\.cjs$/.test(script.url)) continue;
         // esbuild names each lazily initialized module's function after its path.
         for (const fn of script.functions) if (/^src\//.test(fn.functionName) && fn.ranges[0].count > 0) ran.add(fn.functionName);
       }
@@ -58,4 +58,29 @@ test("rt open evaluates the open tool's module, not the other tools' (nor the ed
   const grep = modulesEvaluated(["grep", "x"], root);
   assert.ok(grep.has("src/tools/grep.ts"));
   assert.ok(!grep.has("src/tools/editLines.ts") && !grep.has("src/tools/open.ts"), [...grep].join(", "));
+});
+
+/** Whether `rt ARGS` compiled the CLI's second file (dist/rt-cli-rest.cjs: the agent, the UI, the edit engine...). */
+function loadedRest(args: string[], cwd: string, input = ""): boolean {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rt-cov-"));
+  try {
+    const r = spawnSync(process.execPath, [CLI, ...args], { cwd, input, env: { ...process.env, NODE_V8_COVERAGE: dir, RT_ROOT: cwd }, encoding: "utf8" });
+    assert.equal(r.status, 0, r.stderr);
+    return fs.readdirSync(dir).some((f) => fs.readFileSync(path.join(dir, f), "utf8").includes("rt-cli-rest.cjs"));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+test("reading and searching run from the CLI's first file alone; editing, the agent and `rt tools` load the second", () => {
+  const root = tempTree({ "a.py": "x = 1\ny = 2\n", "sub/b.py": "x = 3\n" });
+  for (const args of [["open", "a.py:1"], ["read", "a.py"], ["grep", "x"], ["find", "*.py"], ["ls"], ["call", "--batch"]]) {
+    assert.equal(loadedRest(args, root, args[1] === "--batch" ? '{"tool":"grep","args":{"pattern":"x"}}\n{"tool":"open","args":{"path":"a.py"}}\n' : ""), false, `rt ${args.join(" ")} loaded the second file`);
+  }
+  // The check can fail: these need it. State is shared across the two files (one registry), so an edit is undoable.
+  assert.equal(loadedRest(["edit", "a.py", "2", "2"], root, "y = 3\n"), true);
+  assert.equal(fs.readFileSync(path.join(root, "a.py"), "utf8"), "x = 1\ny = 3\n");
+  assert.equal(loadedRest(["undo", "a.py"], root), true);
+  assert.equal(fs.readFileSync(path.join(root, "a.py"), "utf8"), "x = 1\ny = 2\n");
+  assert.equal(loadedRest(["tools"], root), true);
 });

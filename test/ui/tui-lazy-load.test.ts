@@ -6,13 +6,13 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
-import { CLI, REPO, tempTree } from "../helpers.ts";
+import { CLI, REPO, tempTree, cliBundleText } from "../helpers.ts";
 
 const TUI_PACKAGES = ["ink", "react", "marked", "marked-terminal", "wrap-ansi", "yoga-layout", "cli-highlight"];
 
 test("the CLI bundle requires none of the UI's packages at start-up; the UI imports them on demand", () => {
-  const cli = fs.readFileSync(path.join(REPO, "dist", "rt-cli.cjs"), "utf8");
-  for (const p of TUI_PACKAGES) assert.ok(!cli.includes(`require("${p}")`), `dist/rt-cli.cjs requires ${p} at start-up`);
+  const cli = cliBundleText();
+  for (const p of TUI_PACKAGES) assert.ok(!cli.includes(`require("${p}")`), `the CLI bundle requires ${p} at start-up`);
   for (const p of ["ink", "react", "marked", "marked-terminal", "wrap-ansi"]) assert.ok(cli.includes(`import("${p}")`), `the UI loads ${p} on demand`);
 });
 

@@ -8,6 +8,7 @@ import type { Workspace } from "../../workspace/workspace.js";
 import type { ToolProgress, ToolResult } from "../../tools/types.js";
 import type { ArgumentIssue } from "../../tools/policy.js";
 import type { Io } from "../../ui/io.js";
+import { anyToolDir } from "../../extensions/toolDirs.js";
 
 const VERSION = "0.1.0";
 
@@ -274,6 +275,8 @@ async function withExtensions(c: CommandInvocation, run: () => Promise<number>):
 
 /** Custom tools (issue 18) for the faces that list or call every tool; one-shot commands like `rt open` never read them. */
 async function customTools(c: CommandInvocation): Promise<void> {
+  // No folder of definitions: nothing to load (and `rt call` stays in the CLI's first file).
+  if (!anyToolDir(c.workspace)) return;
   const { withCustomTools } = await import("./extendCommands.js");
   await withCustomTools(c.workspace, c.io);
 }
