@@ -36,26 +36,30 @@ export function applyLineChanges(lines: string[], changes: LineChange[]): Applie
       return { error: `changes overlap: lines ${a.start}-${Math.max(a.start, a.end)} and ${b.start}-${Math.max(b.start, b.end)}; give each line to at most one change` };
     }
   }
-  const out: string[] = [];
+  // The new lines as pieces (unchanged runs sliced, changes' content), joined once: a long
+  // file is copied in a few block moves, not pushed a line at a time.
+  const pieces: string[][] = [];
   let next = 1;
   let offset = 0;
   let first = Infinity;
   let last = -Infinity;
   const regions: Array<{ start: number; end: number }> = [];
   for (const c of sorted) {
-    for (; next < c.start; next++) out.push(lines[next - 1]);
+    if (next < c.start) pieces.push(lines.slice(next - 1, c.start - 1));
+    next = Math.max(next, c.start);
     const content = c.verbatim
       ? c.content
       : fitIndentation(c.content, { lines, at: c.start - 1, replacing: c.end - c.start + 1, indentLevel: c.indentLevel });
     const newStart = c.start + offset;
-    out.push(...content);
+    pieces.push(content);
     first = Math.min(first, newStart);
     last = Math.max(last, newStart + content.length - 1);
     regions.push({ start: newStart, end: newStart + content.length - 1 });
     offset += content.length - (c.end - c.start + 1);
     next = c.end + 1;
   }
-  for (; next <= lines.length; next++) out.push(lines[next - 1]);
+  if (next <= lines.length) pieces.push(lines.slice(next - 1));
+  const out = ([] as string[]).concat(...pieces);
   return { lines: out, start: first === Infinity ? 1 : first, end: last, regions };
 }
 

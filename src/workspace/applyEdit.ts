@@ -10,7 +10,7 @@ import type { Workspace } from "./workspace.js";
 import { hashBytes } from "./fingerprint.js";
 import { statVersion } from "./lineIds.js";
 import { ToolError } from "../errors.js";
-import { parseFile, serialize, serializeAgainst, normalizedText, type FileModel } from "../edit/fileModel.js";
+import { parseFile, serialize, serializeAgainstParts, normalizedText, type FileModel } from "../edit/fileModel.js";
 import { binaryKind, formatSize } from "./binary.js";
 import { withFileLock } from "./fileLock.js";
 import { Journal } from "./journal.js";
@@ -121,12 +121,25 @@ export function unifiedDiff(rel: string, before: string, after: string): string 
 /** The text of a model split at "\n", as `normalizedText(m).split("\n")` gives it, without building the text. */
 function splitText(m: FileModel): readonly string[] {
   if (m.lines.length === 0) return [""];
-  return m.finalNewline ? [...m.lines, ""] : m.lines;
+  return m.finalNewline ? m.lines.concat([""]) : m.lines;
 }
 
 /** unifiedDiff of two models' normalized texts, from their lines (a 32 MB file is never joined into one string). */
 export function modelDiff(rel: string, before: FileModel, after: FileModel): string {
   return withoutPreamble(regionDiffOfLines(`a/${rel}`, `b/${rel}`, splitText(before), splitText(after), 3));
+}
+
+/** Whether `pieces`, one after another, are exactly `bytes`. */
+function sameBytes(pieces: readonly Buffer[], bytes: Buffer): boolean {
+  let at = 0;
+  for (const piece of pieces) {
+    if (at + piece.length > bytes.length) return false;
+    // A piece cut from `bytes` at this very place is equal without comparing it.
+    const samePlace = piece.buffer === bytes.buffer && piece.byteOffset === bytes.byteOffset + at;
+    if (!samePlace && !piece.equals(bytes.subarray(at, at + piece.length))) return false;
+    at += piece.length;
+  }
+  return at === bytes.length;
 }
 
 /** Whether the file `rel` still holds exactly `bytes` (null: does not exist), compared a chunk at a time. */
@@ -206,8 +219,10 @@ async function applyLocked(ws: Workspace, target: string, plan: Planner, opts: A
   const notes: string[] = [];
   for (let attempt = 0; ; attempt++) {
     // The unchanged lines at the start and end are copied from the bytes read (a 32 MB file is not re-encoded for one line).
-    const newBytes = snap.bytes ? serializeAgainst(snap.model, snap.bytes, p.model) : serialize(p.model);
-    const largest = Math.max(snap.bytes?.length ?? 0, newBytes.length);
+    // In pieces: the kept head and tail of the bytes read, and the new middle (never joined: a copy of 32 MB costs).
+    const newBytes = snap.bytes ? serializeAgainstParts(snap.model, snap.bytes, p.model) : [serialize(p.model)];
+    const newLength = newBytes.reduce((n, b) => n + b.length, 0);
+    const largest = Math.max(snap.bytes?.length ?? 0, newLength);
     if (!opts.force && largest > SYNTAX_CHECK_MAX_BYTES) {
       // A parse of a file this size takes seconds and gigabytes; say it was not checked.
       notes.push(`note: syntax not checked: ${snap.rel} is ${formatSize(largest)}, and rt checks the syntax of files up to ${formatSize(SYNTAX_CHECK_MAX_BYTES)}`);
@@ -226,7 +241,7 @@ async function applyLocked(ws: Workspace, target: string, plan: Planner, opts: A
       if (!v.checked && v.language) notes.push(`note: syntax not checked: ${v.reason ?? "unknown reason"}`);
     }
     const diff = modelDiff(snap.rel, snap.model, p.model);
-    const unchanged = snap.bytes !== null && newBytes.equals(snap.bytes);
+    const unchanged = snap.bytes !== null && sameBytes(newBytes, snap.bytes);
     const metadata: Record<string, unknown> = { path: snap.rel, start_line: p.start, end_line: p.end, ...p.metadata };
     if (opts.dryRun || unchanged) {
       const head = unchanged ? `No change: ${snap.rel} already has this content` : `Dry run: ${snap.rel} not modified. The patch:`;
@@ -256,7 +271,7 @@ async function applyLocked(ws: Workspace, target: string, plan: Planner, opts: A
       throw e;
     }
     entry.commit();
-    if (newBytes.length <= LINE_ID_MAX_BYTES) {
+    if (newLength <= LINE_ID_MAX_BYTES) {
       // The caller is shown the edited region below: those numbers are current for it now (one write).
       const shown = shownWindows(p.model.lines.length, p.regions?.length ? p.regions : [{ start: p.start, end: p.end }]);
       let stat: string | undefined;

@@ -324,7 +324,7 @@ export class ConfinedFs {
    * existing file keeps its mode unless `mode` is given; a symlink or a
    * directory at the name is refused.
    */
-  writeAtomic(rel: string | readonly string[], data: string | Uint8Array, opts: WriteOptions = {}): void {
+  writeAtomic(rel: string | readonly string[], data: string | Uint8Array | readonly Uint8Array[], opts: WriteOptions = {}): void {
     this.inParent(rel, { create: opts.mkdirs, mode: opts.dirMode }, (dir, name, parts) => {
       const existing = dir.entry(name);
       if (existing?.isSymbolicLink()) throw this.refuse(parts, parts.length - 1, existing);
@@ -345,7 +345,9 @@ export class ConfinedFs {
         }
       }
       try {
-        fs.writeFileSync(fd, data);
+        // Pieces are written one after another (a large file's edit is not joined into one copy first).
+        if (Array.isArray(data)) for (const piece of data as readonly Uint8Array[]) fs.writeFileSync(fd, piece);
+        else fs.writeFileSync(fd, data as string | Uint8Array);
         if (mode !== undefined) fs.fchmodSync(fd, mode);
         if (opts.fsync !== false) fs.fsyncSync(fd);
       } catch (e) {

@@ -29,8 +29,17 @@ export function hash64(bytes: Uint8Array): string {
  * use). The choice depends on the length only, so equal contents always get
  * equal fingerprints.
  */
-export function hashBytes(data: Uint8Array | string): string {
-  const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : data;
+export function hashBytes(data: Uint8Array | string | readonly Uint8Array[]): string {
+  if (Array.isArray(data)) {
+    // Content in pieces (an edit's unchanged head and tail, and its new middle): the same fingerprint as joined.
+    const pieces = data as readonly Uint8Array[];
+    const length = pieces.reduce((n, b) => n + b.length, 0);
+    if (length < NATIVE_HASH_FROM_BYTES) return hashBytes(Buffer.concat(pieces));
+    const h = crypto.createHash("sha1");
+    for (const b of pieces) h.update(b);
+    return h.digest("hex");
+  }
+  const bytes = typeof data === "string" ? Buffer.from(data, "utf8") : (data as Uint8Array);
   if (bytes.length >= NATIVE_HASH_FROM_BYTES) return crypto.createHash("sha1").update(bytes).digest("hex");
   return `${bytes.length.toString(16)}-${hash64(bytes)}`;
 }

@@ -17,8 +17,8 @@ interface IdRecord {
   /** Next counter value: IDs are derived from it and it never goes back. */
   next: number;
   ids: string[];
-  /** 53-bit hashes of each line, for alignment. */
-  hashes: number[];
+  /** 53-bit hashes of each line, for alignment (a typed array: half a million numbers are not half a million objects). */
+  hashes: Float64Array;
   /**
    * What the caller believes is at each line number: the ID rt last showed it
    * there (a whole file by read/open/scroll, the region around an edit, grep
@@ -141,9 +141,9 @@ const MAX_EDIT_LENGTH = 4000;
  * ID where a line is unchanged, a fresh one otherwise. Pure; exported for tests.
  */
 export function reconcileIds(
-  oldHashes: number[],
+  oldHashes: ArrayLike<number>,
   oldIds: string[],
-  newHashes: number[],
+  newHashes: ArrayLike<number>,
   next: number,
 ): { ids: string[]; next: number; kept: number } {
   const ids = new Array<string>(newHashes.length);
@@ -165,8 +165,8 @@ export function reconcileIds(
     s++;
   }
   kept = p + s;
-  const oldMid = oldHashes.slice(p, oldHashes.length - s);
-  const newMid = newHashes.slice(p, newHashes.length - s);
+  const oldMid = Array.prototype.slice.call(oldHashes, p, oldHashes.length - s) as number[];
+  const newMid = Array.prototype.slice.call(newHashes, p, newHashes.length - s) as number[];
   if (newMid.length > 0) {
     const parts = oldMid.length > 0 ? diffArrays(oldMid, newMid, { maxEditLength: MAX_EDIT_LENGTH }) : undefined;
     if (!parts) {
@@ -198,15 +198,19 @@ export function reconcileIds(
  * strings, compared by identity first) take the record's hashes: a one-line
  * edit of a 500,000-line file hashes a few lines, not all of them.
  */
-function hashesOf(lines: readonly string[], rec: IdRecord | undefined, previous: { textHash: string; lines: readonly string[] } | undefined): number[] {
-  if (!rec || !previous || rec.textHash !== previous.textHash || rec.hashes.length !== previous.lines.length) return lines.map(hashLine);
+function hashesOf(lines: readonly string[], rec: IdRecord | undefined, previous: { textHash: string; lines: readonly string[] } | undefined): Float64Array {
+  if (!rec || !previous || rec.textHash !== previous.textHash || rec.hashes.length !== previous.lines.length) {
+    const all = new Float64Array(lines.length);
+    for (let i = 0; i < lines.length; i++) all[i] = hashLine(lines[i]);
+    return all;
+  }
   const old = previous.lines;
   let p = 0;
   while (p < old.length && p < lines.length && old[p] === lines[p]) p++;
   let s = 0;
   while (s < old.length - p && s < lines.length - p && old[old.length - 1 - s] === lines[lines.length - 1 - s]) s++;
-  const out = new Array<number>(lines.length);
-  for (let i = 0; i < p; i++) out[i] = rec.hashes[i];
+  const out = new Float64Array(lines.length);
+  out.set(rec.hashes.subarray(0, p));
   for (let i = p; i < lines.length - s; i++) out[i] = hashLine(lines[i]);
   for (let k = 1; k <= s; k++) out[lines.length - k] = rec.hashes[old.length - k];
   return out;
@@ -233,16 +237,19 @@ function freshIdsCollide(ids: readonly string[], from: number, to: number): bool
  * duplicates (an ID must name one line), arrays that do not line up, another
  * file's record: all rejected, and the file gets fresh IDs. A well-formed
  * planted record can only choose the labels of the file's own lines.
+ * `signed`: the record carries a valid MAC (rt wrote it, for this file, with
+ * this user's key), so its IDs and hashes are as rt made them: only the shape
+ * is checked, not each of half a million entries.
  */
-function validRecord(r: IdRecord, rel: string): boolean {
+function validRecord(r: IdRecord, rel: string, signed: boolean): boolean {
   if (r.version !== 1 || r.path !== rel || typeof r.textHash !== "string" || !Number.isSafeInteger(r.next) || r.next < 0) return false;
-  if (!Array.isArray(r.ids) || !Array.isArray(r.hashes) || r.ids.length !== r.hashes.length) return false;
+  if (!Array.isArray(r.ids) || !(r.hashes instanceof Float64Array) || r.ids.length !== r.hashes.length) return false;
   const isId = isLineId;
-  if (!r.ids.every(isId) || !idsDistinct(r.ids)) return false;
-  if (!r.hashes.every((h) => Number.isSafeInteger(h) && h >= 0)) return false;
+  if (!signed && (!r.ids.every(isId) || !idsDistinct(r.ids))) return false;
+  if (!signed && !r.hashes.every((h) => Number.isSafeInteger(h) && h >= 0)) return false;
   if (r.shown !== undefined && typeof r.shown !== "string") return false;
   if ((r.stat !== undefined && typeof r.stat !== "string") || (r.viewedVersion !== undefined && typeof r.viewedVersion !== "string")) return false;
-  if (r.viewed !== undefined && r.viewed !== "current" && !(Array.isArray(r.viewed) && r.viewed.every((id) => id === null || isId(id)))) return false;
+  if (r.viewed !== undefined && r.viewed !== "current" && !(Array.isArray(r.viewed) && (signed || r.viewed.every((id) => id === null || isId(id))))) return false;
   return true;
 }
 
@@ -267,6 +274,11 @@ function withViewed(rec: IdRecord, lines: number[] | { from: number; to: number 
   };
   if (Array.isArray(lines)) lines.forEach(mark);
   else for (let n = Math.max(1, lines.from); n <= Math.min(rec.ids.length, lines.to); n++) mark(n);
+  // Believing every line's current ID is having seen this version (a one-line change of a large
+  // file, its line shown): stored as "current", not as a second copy of the IDs.
+  let same = true;
+  for (let i = 0; same && i < viewed.length; i++) same = viewed[i] === rec.ids[i];
+  if (same) return { ...shown, viewed: "current" };
   if (prev && prev.length === viewed.length && prev.every((id, i) => id === viewed[i]) && shown === rec) return rec;
   return { ...shown, viewed };
 }
@@ -289,15 +301,14 @@ type StoredRecord = Omit<IdRecord, "ids" | "hashes" | "viewed"> & {
 };
 
 function packRecord(rec: IdRecord): object {
-  if (rec.ids.length < PACK_FROM_LINES) return rec;
+  if (rec.ids.length < PACK_FROM_LINES) return { ...rec, hashes: Array.from(rec.hashes) };
   const { ids, hashes, viewed, ...rest } = rec;
-  const floats = Float64Array.from(hashes);
   return {
     ...rest,
     ...(viewed === "current" ? { viewed } : {}),
     packed: {
       ids: ids.join(","),
-      hashes: Buffer.from(floats.buffer, floats.byteOffset, floats.byteLength).toString("base64"),
+      hashes: Buffer.from(hashes.buffer, hashes.byteOffset, hashes.byteLength).toString("base64"),
       ...(Array.isArray(viewed) ? { viewed: viewed.map((id) => id ?? "").join(",") } : {}),
     },
   };
@@ -305,7 +316,10 @@ function packRecord(rec: IdRecord): object {
 
 /** The record in memory form, or undefined when a packed field is malformed (validRecord checks the rest). */
 function unpackRecord(stored: StoredRecord): IdRecord | undefined {
-  if (stored.packed === undefined) return stored as IdRecord;
+  if (stored.packed === undefined) {
+    if (!Array.isArray(stored.hashes) || !stored.hashes.every((h) => typeof h === "number")) return undefined;
+    return { ...stored, hashes: Float64Array.from(stored.hashes as number[]) } as IdRecord;
+  }
   const p = stored.packed;
   if (p === null || typeof p !== "object" || typeof p.ids !== "string" || typeof p.hashes !== "string") return undefined;
   if (p.viewed !== undefined && typeof p.viewed !== "string") return undefined;
@@ -317,7 +331,7 @@ function unpackRecord(stored: StoredRecord): IdRecord | undefined {
   const viewed = typeof p.viewed === "string" ? p.viewed.split(",").map((id) => (id === "" ? null : id)) : stored.viewed;
   if (Array.isArray(viewed) && viewed.length !== ids.length) return undefined;
   const { packed: _packed, ...rest } = stored;
-  return { ...rest, ids, hashes: Array.from(floats), ...(viewed !== undefined ? { viewed } : {}) } as IdRecord;
+  return { ...rest, ids, hashes: floats, ...(viewed !== undefined ? { viewed } : {}) } as IdRecord;
 }
 
 /** Line IDs of every file the workspace has read, persisted under `.rt/ids/`. */
@@ -329,9 +343,13 @@ export class LineIdStore {
   private load(rel: string): IdRecord | undefined {
     const inMemory = this.memory.get(rel);
     if (inMemory) return inMemory;
-    const stored = this.state.readJson<StoredRecord>("ids", `${StateStore.keyFor(rel)}.json`);
+    const name = `${StateStore.keyFor(rel)}.json`;
+    // rt's own record (its MAC checks) is trusted to be as rt made it; any other (a repository's
+    // .rt/ids/, an older rt's unsigned one) is checked entry by entry.
+    const signed = this.state.readSignedJson<StoredRecord>("ids", name);
+    const stored = signed ?? this.state.readJson<StoredRecord>("ids", name);
     const rec = stored && typeof stored === "object" ? unpackRecord(stored) : undefined;
-    if (rec && validRecord(rec, rel)) {
+    if (rec && validRecord(rec, rel, signed !== undefined)) {
       this.memory.set(rel, rec);
       return rec;
     }
@@ -340,7 +358,7 @@ export class LineIdStore {
 
   private save(rec: IdRecord): void {
     this.memory.set(rec.path, rec);
-    this.state.writeJsonBestEffort(packRecord(rec), "ids", `${StateStore.keyFor(rec.path)}.json`);
+    this.state.writeSignedJsonBestEffort(packRecord(rec), "ids", `${StateStore.keyFor(rec.path)}.json`);
   }
 
   /**
@@ -417,7 +435,7 @@ export class LineIdStore {
   noteShown(rel: string, version: string): void {
     const rec = this.load(rel);
     if (rec?.shown === version) return;
-    this.save(rec ? { ...rec, shown: version } : { version: 1, path: rel, textHash: "", next: 0, ids: [], hashes: [], shown: version });
+    this.save(rec ? { ...rec, shown: version } : { version: 1, path: rel, textHash: "", next: 0, ids: [], hashes: new Float64Array(0), shown: version });
   }
 
   /**
@@ -438,7 +456,7 @@ export class LineIdStore {
       return;
     }
     if (rec?.shown === version && rec.viewedVersion === version && rec.viewed === undefined) return;
-    const base: IdRecord = rec ?? { version: 1, path: rel, textHash: "", next: 0, ids: [], hashes: [] };
+    const base: IdRecord = rec ?? { version: 1, path: rel, textHash: "", next: 0, ids: [], hashes: new Float64Array(0) };
     const { viewed: _forgotten, ...kept } = base;
     this.save({ ...kept, shown: version, viewedVersion: version });
   }
@@ -458,7 +476,7 @@ export class LineIdStore {
   clear(rel: string): void {
     const rec = this.load(rel);
     if (!rec) return;
-    this.save({ ...rec, textHash: "", ids: [], hashes: [] });
+    this.save({ ...rec, textHash: "", ids: [], hashes: new Float64Array(0) });
   }
 
   /** Drops everything stored for a file (it was deleted). */
