@@ -3,8 +3,9 @@
 //   dist/index.mjs, dist/chunks/*.mjs   the library (ESM, code splitting, every
 //                                       npm package left external)
 //   dist/cli.js                         the `rt` executable: a small CommonJS loader
-//   dist/rt-cli.cjs                     the CLI bundle it runs
-//   dist/rt-cli.cache                   V8's code cache for that bundle
+//   dist/rt-cli.cjs                     the CLI's first file: what reading and searching need
+//   dist/rt-cli-rest.cjs                its second: everything else, loaded on first use
+//   dist/rt-cli.cache, rt-cli-rest.cache V8's code cache for each
 //   dist/package.json                   {"type": "commonjs"}, so dist/cli.js is CommonJS
 //
 // Why the CLI is built this way (see BENCHMARKS.md for the measurements): a short
@@ -12,7 +13,7 @@
 // Node 20 most of rt's start-up went to the ES module loader (about 10 ms for an
 // ESM entry point, plus resolving, reading and linking each of zod's ~40 module
 // files) and to compiling the code. So:
-//   - the CLI is one CommonJS file (no ESM loader at all) with the pure-JS packages
+//   - the CLI is CommonJS (no ESM loader at all), in two files (see below), with the pure-JS packages
 //     on the start-up path (BUNDLED) inside it; every other package (tree-sitter,
 //     database drivers, ripgrep's binary...) stays external and is loaded on demand;
 //   - `import { z } from "zod"` is compiled as `import * as z from "zod"` (the same
@@ -252,6 +253,7 @@ for (let round = 0; ; round++) {
   if (modulesIn(first).join("\n") === firstIds.join("\n")) break;
   if (round === 5) throw new Error("scripts/build.mjs: the split of the CLI into two files does not settle");
 }
+// RT_BUILD_META=FILE: both builds' esbuild metafiles, to see what each file holds and why.
 if (process.env.RT_BUILD_META) fs.writeFileSync(process.env.RT_BUILD_META, JSON.stringify({ first: first.metafile, second: second.metafile }));
 const duplicated = modulesIn(first).filter((id) => modulesIn(second).includes(id));
 if (duplicated.length > 0) throw new Error(`scripts/build.mjs: modules in both CLI files: ${duplicated.join(", ")}`);

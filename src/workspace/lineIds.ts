@@ -7,6 +7,7 @@
 // from a per-file counter that only grows, so an ID is never reused in a file.
 import { diffArrays } from "diff";
 import { StateStore } from "./state.js";
+import { STATE_FILE_MAX_BYTES } from "../limits.js";
 import { LINE_ID_PATTERN } from "../edit/lineRefs.js";
 
 interface IdRecord {
@@ -286,9 +287,12 @@ function withViewed(rec: IdRecord, lines: number[] | { from: number; to: number 
 /**
  * Records of files with at least this many lines are stored packed: the IDs
  * (and what the caller was shown) as one comma-separated string each, the
- * hashes as one base64 string of 64-bit floats. JSON with half a million
- * separate strings and numbers takes about a second to write and read back;
- * a few long strings take milliseconds.
+ * hashes as the raw bytes of their 64-bit floats in a file beside the record
+ * (NAME.hashes), which the signed record names by its MAC. JSON with half a
+ * million separate strings and numbers takes about a second to write and read
+ * back; a few long strings take milliseconds, and raw bytes need no encoding
+ * at all. (A record not signed by rt, planted or older, may carry its hashes
+ * inline as base64 instead; the sidecar is accepted only with this user's MAC.)
  */
 const PACK_FROM_LINES = 4096;
 
@@ -297,34 +301,45 @@ type StoredRecord = Omit<IdRecord, "ids" | "hashes" | "viewed"> & {
   ids?: unknown;
   hashes?: unknown;
   viewed?: unknown;
-  packed?: { ids?: unknown; hashes?: unknown; viewed?: unknown };
+  packed?: { ids?: unknown; hashes?: unknown; hashesMac?: unknown; viewed?: unknown };
 };
 
-function packRecord(rec: IdRecord): object {
-  if (rec.ids.length < PACK_FROM_LINES) return { ...rec, hashes: Array.from(rec.hashes) };
-  const { ids, hashes, viewed, ...rest } = rec;
+/** A record's hashes as bytes (the Float64Array's own memory, not a copy). */
+function hashBytesOf(hashes: Float64Array): Buffer {
+  return Buffer.from(hashes.buffer, hashes.byteOffset, hashes.byteLength);
+}
+
+/** The record as stored; a packed one names its hashes file by `hashesMac` (see PACK_FROM_LINES). */
+function packRecord(rec: IdRecord, hashesMac?: string): object {
+  if (rec.ids.length < PACK_FROM_LINES || hashesMac === undefined) return { ...rec, hashes: Array.from(rec.hashes) };
+  const { ids, hashes: _inFile, viewed, ...rest } = rec;
   return {
     ...rest,
     ...(viewed === "current" ? { viewed } : {}),
     packed: {
       ids: ids.join(","),
-      hashes: Buffer.from(hashes.buffer, hashes.byteOffset, hashes.byteLength).toString("base64"),
+      hashesMac,
       ...(Array.isArray(viewed) ? { viewed: viewed.map((id) => id ?? "").join(",") } : {}),
     },
   };
 }
 
-/** The record in memory form, or undefined when a packed field is malformed (validRecord checks the rest). */
-function unpackRecord(stored: StoredRecord): IdRecord | undefined {
+/**
+ * The record in memory form, or undefined when a packed field is malformed
+ * (validRecord checks the rest). `hashesFile`: the bytes of the record's hashes
+ * file, already checked against its hashesMac.
+ */
+function unpackRecord(stored: StoredRecord, hashesFile?: Buffer): IdRecord | undefined {
   if (stored.packed === undefined) {
     if (!Array.isArray(stored.hashes) || !stored.hashes.every((h) => typeof h === "number")) return undefined;
     return { ...stored, hashes: Float64Array.from(stored.hashes as number[]) } as IdRecord;
   }
   const p = stored.packed;
-  if (p === null || typeof p !== "object" || typeof p.ids !== "string" || typeof p.hashes !== "string") return undefined;
+  if (p === null || typeof p !== "object" || typeof p.ids !== "string") return undefined;
   if (p.viewed !== undefined && typeof p.viewed !== "string") return undefined;
+  const bytes = typeof p.hashes === "string" ? Buffer.from(p.hashes, "base64") : p.hashesMac !== undefined ? hashesFile : undefined;
+  if (bytes === undefined) return undefined;
   const ids = p.ids === "" ? [] : p.ids.split(",");
-  const bytes = Buffer.from(p.hashes, "base64");
   if (bytes.length !== ids.length * 8) return undefined;
   const floats = new Float64Array(ids.length);
   Buffer.from(floats.buffer).set(bytes);
@@ -343,12 +358,12 @@ export class LineIdStore {
   private load(rel: string): IdRecord | undefined {
     const inMemory = this.memory.get(rel);
     if (inMemory) return inMemory;
-    const name = `${StateStore.keyFor(rel)}.json`;
+    const name = StateStore.keyFor(rel);
     // rt's own record (its MAC checks) is trusted to be as rt made it; any other (a repository's
     // .rt/ids/, an older rt's unsigned one) is checked entry by entry.
-    const signed = this.state.readSignedJson<StoredRecord>("ids", name);
-    const stored = signed ?? this.state.readJson<StoredRecord>("ids", name);
-    const rec = stored && typeof stored === "object" ? unpackRecord(stored) : undefined;
+    const signed = this.state.readSignedJson<StoredRecord>("ids", `${name}.json`);
+    const stored = signed ?? this.state.readJson<StoredRecord>("ids", `${name}.json`);
+    const rec = stored && typeof stored === "object" ? unpackRecord(stored, this.hashesFile(name, stored.packed?.hashesMac)) : undefined;
     if (rec && validRecord(rec, rel, signed !== undefined)) {
       this.memory.set(rel, rec);
       return rec;
@@ -356,9 +371,28 @@ export class LineIdStore {
     return undefined;
   }
 
+  /** The bytes of the hashes file NAME.hashes, if they are those the record names by `mac` (this user's MAC). */
+  private hashesFile(name: string, mac: unknown): Buffer | undefined {
+    if (mac === undefined) return undefined;
+    const bytes = this.state.readBytes(["ids", `${name}.hashes`], STATE_FILE_MAX_BYTES);
+    return bytes && this.state.macMatches(`ids/${name}.hashes`, bytes, mac) ? bytes : undefined;
+  }
+
   private save(rec: IdRecord): void {
     this.memory.set(rec.path, rec);
-    this.state.writeSignedJsonBestEffort(packRecord(rec), "ids", `${StateStore.keyFor(rec.path)}.json`);
+    const name = StateStore.keyFor(rec.path);
+    let hashesMac: string | undefined;
+    if (rec.ids.length >= PACK_FROM_LINES) {
+      // The hashes file first: a record is never written naming hashes that are not there.
+      const bytes = hashBytesOf(rec.hashes);
+      try {
+        this.state.writeText(bytes, "ids", `${name}.hashes`);
+        hashesMac = this.state.mac(`ids/${name}.hashes`, bytes);
+      } catch {
+        hashesMac = undefined;
+      }
+    }
+    this.state.writeSignedJsonBestEffort(packRecord(rec, hashesMac), "ids", `${name}.json`);
   }
 
   /**
@@ -483,5 +517,6 @@ export class LineIdStore {
   forget(rel: string): void {
     this.memory.delete(rel);
     this.state.remove("ids", `${StateStore.keyFor(rel)}.json`);
+    this.state.remove("ids", `${StateStore.keyFor(rel)}.hashes`);
   }
 }
