@@ -182,7 +182,6 @@ export interface CustomToolsLoad {
   dirs: { project: string; user: string };
 }
 
-
 /** Whether the project's configuration is trusted (issue 9's rules: trusted, and its config.json unchanged since). */
 export async function projectTrusted(ws: Workspace): Promise<boolean> {
   const { inspectProject } = await import("../config.js");
