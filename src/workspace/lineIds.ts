@@ -64,6 +64,35 @@ const TIERS = [3, 4, 5].map((rest) => {
   return { rest, space, mult: BigInt(mult) };
 });
 
+/** Each tier's first counter, and the inverse of its multiplier modulo its space (for idToCounter). */
+const TIER_STARTS = TIERS.map((_, i) => TIERS.slice(0, i).reduce((n, t) => n + t.space, 0));
+const TIER_INVERSES = TIERS.map((t) => modInverse(t.mult, BigInt(t.space)));
+
+function modInverse(a: bigint, m: bigint): bigint {
+  // Extended Euclid: a is coprime with m by construction (see TIERS).
+  let [r0, r1, s0, s1] = [a % m, m, 1n, 0n];
+  while (r1 !== 0n) {
+    const q = r0 / r1;
+    [r0, r1] = [r1, r0 - q * r1];
+    [s0, s1] = [s1, s0 - q * s1];
+  }
+  return ((s0 % m) + m) % m;
+}
+
+/** ID → the counter idFromCounter made it from (for a well-formed ID: LINE_ID_PATTERN). */
+export function idToCounter(id: string): number {
+  const tier = id.length - 4;
+  const t = TIERS[tier];
+  const low = 36 ** t.rest;
+  let q = 0;
+  for (let i = id.length - 1; i >= 1; i--) {
+    const c = id.charCodeAt(i);
+    q = q * 36 + (c <= 57 ? c - 48 : c - 87);
+  }
+  const m = (id.charCodeAt(0) - 97) * low + q;
+  return TIER_STARTS[tier] + Number((BigInt(m) * TIER_INVERSES[tier]) % BigInt(t.space));
+}
+
 /** Counter → ID: distinct counters give distinct IDs. */
 export function idFromCounter(counter: number): string {
   let n = counter;
@@ -218,18 +247,17 @@ function hashesOf(lines: readonly string[], rec: IdRecord | undefined, previous:
 }
 
 /**
- * Whether an ID made from counters [from, to) is also another line's ID in
- * `ids`. Kept IDs come from a validated record (distinct) and fresh ones from
- * a bijection (distinct): only a fresh ID equal to a kept one, possible when a
- * planted record's counter was not rt's, can repeat.
+ * A record from outside rt (not signed by it) with its counter moved past
+ * every counter its IDs were made from. rt's own records keep that invariant
+ * (fresh IDs come from `next`, which only grows): with it, a fresh ID can never
+ * be a kept line's ID. A planted record's counter could hand out an ID already
+ * in use; after this it cannot. (Its IDs are distinct and well formed: checked.)
  */
-function freshIdsCollide(ids: readonly string[], from: number, to: number): boolean {
-  if (to <= from) return false;
-  const fresh = new Set<string>();
-  for (let c = from; c < to; c++) fresh.add(idFromCounter(c));
-  let seen = 0;
-  for (const id of ids) if (fresh.has(id)) seen++;
-  return seen !== fresh.size;
+function withSafeCounter(rec: IdRecord): IdRecord {
+  let next = rec.next;
+  const seen = rec.viewed === undefined || rec.viewed === "current" ? rec.ids : [...rec.ids, ...rec.viewed.filter((id): id is string => id !== null)];
+  for (const id of seen) next = Math.max(next, idToCounter(id) + 1);
+  return next === rec.next ? rec : { ...rec, next };
 }
 
 /**
@@ -365,8 +393,9 @@ export class LineIdStore {
     const stored = signed ?? this.state.readJson<StoredRecord>("ids", `${name}.json`);
     const rec = stored && typeof stored === "object" ? unpackRecord(stored, this.hashesFile(name, stored.packed?.hashesMac)) : undefined;
     if (rec && validRecord(rec, rel, signed !== undefined)) {
-      this.memory.set(rel, rec);
-      return rec;
+      const safe = signed !== undefined ? rec : withSafeCounter(rec);
+      this.memory.set(rel, safe);
+      return safe;
     }
     return undefined;
   }
@@ -424,9 +453,8 @@ export class LineIdStore {
       return rec.ids;
     }
     const hashes = hashesOf(lines, rec, opts.previous);
-    let result = rec ? reconcileIds(rec.hashes, rec.ids, hashes, rec.next) : reconcileIds([], [], hashes, 0);
-    // A stored counter that was not rt's (planted) could hand out an ID already in use: start afresh then.
-    if (rec && freshIdsCollide(result.ids, rec.next, result.next)) result = reconcileIds([], [], hashes, 0);
+    // Fresh IDs never repeat a kept one: a record's counter is past all its IDs' (see withSafeCounter).
+    const result = rec ? reconcileIds(rec.hashes, rec.ids, hashes, rec.next) : reconcileIds([], [], hashes, 0);
     // Beliefs that were "the old version" become that version's IDs, kept as they were. A caller
     // shown this very version of a large file (noteShownLarge, before its IDs existed) saw it whole.
     const shownWhole = opts.viewed || (rec?.viewedVersion !== undefined && rec.viewedVersion === opts.stat);

@@ -309,3 +309,13 @@ test("library: read with ids through callTool, same IDs as the CLI", async () =>
   assert.deepEqual(r.line_ids, cli.ids);
   assert.equal(new Set(cli.ids).size, 4);
 });
+
+test("idToCounter inverts idFromCounter in every tier (so a planted record's counter can be moved past its IDs)", async () => {
+  const { idToCounter } = await import("../../src/workspace/lineIds.ts");
+  const tier0 = 26 * 36 ** 3;
+  const tier1 = 26 * 36 ** 4;
+  const samples = [0, 1, 2, 1000, tier0 - 1, tier0, tier0 + 1, tier0 + tier1 - 1, tier0 + tier1, tier0 + tier1 + 123456];
+  let seed = 3;
+  for (let i = 0; i < 20000; i++) samples.push((seed = (seed * 48271) % 2147483647) % (tier0 + tier1 + 26 * 36 ** 5));
+  for (const c of samples) assert.equal(idToCounter(idFromCounter(c)), c, `counter ${c} (${idFromCounter(c)})`);
+});
