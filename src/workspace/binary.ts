@@ -45,11 +45,18 @@ export function binaryKind(sample: Uint8Array): string | null {
   return control / head.length > 0.1 ? "binary data" : null;
 }
 
+/**
+ * The buffer fileBinaryKind reads into, one per process: a grep checks up to
+ * hundreds of files, and a fresh zeroed buffer each time cost more than the
+ * reads. It is filled and judged within one synchronous call.
+ */
+let sampleBuffer: Buffer | undefined;
+
 /** binaryKind of the first BINARY_SAMPLE_BYTES of a file on disk. */
 export function fileBinaryKind(abs: string): string | null {
   const fd = fs.openSync(abs, "r");
   try {
-    const buf = Buffer.alloc(BINARY_SAMPLE_BYTES);
+    const buf = (sampleBuffer ??= Buffer.allocUnsafe(BINARY_SAMPLE_BYTES));
     const n = fs.readSync(fd, buf, 0, buf.length, 0);
     return binaryKind(buf.subarray(0, n));
   } finally {

@@ -48,6 +48,17 @@ export interface RgRun {
   timedOut: boolean;
 }
 
+/**
+ * The buffer rg's output is read into, made once per process: a fresh 1 MB
+ * for each search cost more than a small search itself (its pages are new
+ * memory). Sharing it is safe: it is filled and handed to onData within one
+ * synchronous drain, and onData copies what it keeps.
+ */
+let sharedReadBuffer: Buffer | undefined;
+function readBuffer(): Buffer {
+  return (sharedReadBuffer ??= Buffer.allocUnsafe(1 << 20));
+}
+
 /** How often the output file is read while ripgrep still runs. */
 const POLL_MS = 4;
 
@@ -69,7 +80,7 @@ export function runRg(args: string[], cwd: string, timeoutMs: number, onData: (c
     let timedOut = false;
     let stderr = "";
     let failed = false;
-    const buf = out === undefined ? undefined : Buffer.allocUnsafe(1 << 20);
+    const buf = out === undefined ? undefined : readBuffer();
     let pos = 0;
     /** Reads what rg has written since the last call (all of it once rg has exited). */
     const drain = () => {
