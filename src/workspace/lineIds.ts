@@ -61,12 +61,23 @@ const TIERS = [3, 4, 5].map((rest) => {
   // consecutive counters across the whole space (a bijection, so no collisions).
   let mult = Math.floor(space * 0.6180339887);
   while (gcd(mult, space) !== 1) mult++;
-  return { rest, space, mult: BigInt(mult) };
+  return { rest, space, mult };
 });
 
 /** Each tier's first counter, and the inverse of its multiplier modulo its space (for idToCounter). */
 const TIER_STARTS = TIERS.map((_, i) => TIERS.slice(0, i).reduce((n, t) => n + t.space, 0));
-const TIER_INVERSES = TIERS.map((t) => modInverse(t.mult, BigInt(t.space)));
+const TIER_INVERSES = TIERS.map((t) => Number(modInverse(BigInt(t.mult), BigInt(t.space))));
+
+/**
+ * (a * b) mod m for a, b < m < 2^31, exactly, in doubles: b is split in 16-bit
+ * halves so no product passes 2^48 (a BigInt product costs ten times more, and
+ * a large file's first read makes half a million IDs).
+ */
+function mulMod(a: number, b: number, m: number): number {
+  const hi = Math.floor(b / 65536);
+  const lo = b % 65536;
+  return ((((a * hi) % m) * 65536) + a * lo) % m;
+}
 
 function modInverse(a: bigint, m: bigint): bigint {
   // Extended Euclid: a is coprime with m by construction (see TIERS).
@@ -90,7 +101,7 @@ export function idToCounter(id: string): number {
     q = q * 36 + (c <= 57 ? c - 48 : c - 87);
   }
   const m = (id.charCodeAt(0) - 97) * low + q;
-  return TIER_STARTS[tier] + Number((BigInt(m) * TIER_INVERSES[tier]) % BigInt(t.space));
+  return TIER_STARTS[tier] + mulMod(m, TIER_INVERSES[tier], t.space);
 }
 
 /** Counter → ID: distinct counters give distinct IDs. */
@@ -98,7 +109,7 @@ export function idFromCounter(counter: number): string {
   let n = counter;
   for (const tier of TIERS) {
     if (n < tier.space || tier === TIERS[TIERS.length - 1]) {
-      const m = Number((BigInt(n % tier.space) * tier.mult) % BigInt(tier.space));
+      const m = mulMod(n % tier.space, tier.mult, tier.space);
       const low = 36 ** tier.rest;
       let s = LETTERS[Math.floor(m / low)];
       let q = m % low;
@@ -421,7 +432,11 @@ export class LineIdStore {
         hashesMac = undefined;
       }
     }
-    this.state.writeSignedJsonBestEffort(packRecord(rec, hashesMac), "ids", `${name}.json`);
+    // Signed when packed: its hashes file is named by a MAC, and half a million entries are not
+    // checked one by one on every load. A short record is cheap to check, and writing it unsigned
+    // keeps node:crypto out of `rt open` on a small file.
+    if (hashesMac !== undefined) this.state.writeSignedJsonBestEffort(packRecord(rec, hashesMac), "ids", `${name}.json`);
+    else this.state.writeJsonBestEffort(packRecord(rec), "ids", `${name}.json`);
   }
 
   /**

@@ -318,4 +318,24 @@ test("idToCounter inverts idFromCounter in every tier (so a planted record's cou
   let seed = 3;
   for (let i = 0; i < 20000; i++) samples.push((seed = (seed * 48271) % 2147483647) % (tier0 + tier1 + 26 * 36 ** 5));
   for (const c of samples) assert.equal(idToCounter(idFromCounter(c)), c, `counter ${c} (${idFromCounter(c)})`);
+  // The IDs are the ones rt always made (records on disk keep them): the same formula in BigInt.
+  const reference = (counter: number) => {
+    let n = counter;
+    for (const rest of [3, 4, 5]) {
+      const space = 26 * 36 ** rest;
+      if (n < space || rest === 5) {
+        let mult = Math.floor(space * 0.6180339887);
+        const gcd = (a: number, b: number): number => (b ? gcd(b, a % b) : a);
+        while (gcd(mult, space) !== 1) mult++;
+        const m = Number((BigInt(n % space) * BigInt(mult)) % BigInt(space));
+        let s = "abcdefghijklmnopqrstuvwxyz"[Math.floor(m / 36 ** rest)];
+        let q = m % 36 ** rest;
+        for (let i = 0; i < rest; i++, q = Math.floor(q / 36)) s += "0123456789abcdefghijklmnopqrstuvwxyz"[q % 36];
+        return s;
+      }
+      n -= space;
+    }
+    throw new Error("unreachable");
+  };
+  for (const c of samples) assert.equal(idFromCounter(c), reference(c), `counter ${c}`);
 });
