@@ -307,8 +307,10 @@ export function readIndexedLines(abs: string, idx: LineIndex, start: number, cou
   let pos = idx.checkpointOffsets[lo];
   const fd = fs.openSync(abs, "r");
   const out: string[] = [];
-  const chunkSize = 1 << 20;
-  const buf = Buffer.allocUnsafe(chunkSize);
+  // Small reads first (the target is usually within a checkpoint's spacing plus the window,
+  // tens of KB), growing for long lines: a fresh 1 MB buffer costs `rt open` more than the read.
+  let chunkSize = 64 * 1024;
+  let buf = Buffer.allocUnsafe(chunkSize);
   let carry: Buffer | null = null;
   try {
     while (out.length < count && pos < idx.size) {
@@ -316,6 +318,11 @@ export function readIndexedLines(abs: string, idx: LineIndex, start: number, cou
       if (n <= 0) break;
       pos += n;
       let data = buf.subarray(0, n);
+      if (chunkSize < 1 << 20) {
+        // The next read takes a new buffer (`data` still points into this one), four times as large.
+        chunkSize *= 4;
+        buf = Buffer.allocUnsafe(chunkSize);
+      }
       if (carry) {
         data = Buffer.concat([carry, data]);
         carry = null;
