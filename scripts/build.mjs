@@ -103,8 +103,8 @@ const lazyBuiltins = {
 
 /**
  * The CLI is two files. The first, dist/rt-cli.cjs, holds what reading and
- * searching need: the command line, the workspace, the registry and the tools in
- * FIRST_FILE_TOOLS. The second, dist/rt-cli-rest.cjs, holds everything else (the
+ * searching need: the command line, the workspace, the registry and what
+ * FIRST_FILE_ON_DEMAND lists. The second, dist/rt-cli-rest.cjs, holds everything else (the
  * other tools and the edit engine, the agent, the UI, the MCP face...) and is
  * read only by a command that uses it. Start-up cost grows with the bytes V8
  * reads and deserializes (page faults on fresh memory dominate on small
@@ -117,8 +117,7 @@ const lazyBuiltins = {
  * `__rt_second(id)`, which loads the second file once. npm packages bundled in
  * both (zod, diff) may exist twice: they are pure, and zod 4 is built for that
  * (its instanceof checks and global registry work across copies).
- */
-/**
+ *
  * What the first file loads on demand: the modules main.ts imports for the tool
  * commands and `rt call`, and the tools that reading and searching use. Every
  * other module the first file's code loads on demand (an `import()`, or a tool
