@@ -400,11 +400,10 @@ export class LineIdStore {
     const name = StateStore.keyFor(rel);
     // rt's own record (its MAC checks) is trusted to be as rt made it; any other (a repository's
     // .rt/ids/, an older rt's unsigned one) is checked entry by entry.
-    const signed = this.state.readSignedJson<StoredRecord>("ids", `${name}.json`);
-    const stored = signed ?? this.state.readJson<StoredRecord>("ids", `${name}.json`);
-    const rec = stored && typeof stored === "object" ? unpackRecord(stored, this.hashesFile(name, stored.packed?.hashesMac)) : undefined;
-    if (rec && validRecord(rec, rel, signed !== undefined)) {
-      const safe = signed !== undefined ? rec : withSafeCounter(rec);
+    const read = this.state.readJsonNotingMac<StoredRecord>("ids", `${name}.json`);
+    const rec = read ? unpackRecord(read.value, this.hashesFile(name, read.value.packed?.hashesMac)) : undefined;
+    if (rec && read && validRecord(rec, rel, read.signed)) {
+      const safe = read.signed ? rec : withSafeCounter(rec);
       this.memory.set(rel, safe);
       return safe;
     }

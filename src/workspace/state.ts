@@ -29,6 +29,16 @@ const MAC_FIELD = "rt_mac";
 const MAC_PREFIX = `{"${MAC_FIELD}":"`;
 const MAC_PREFIX_LENGTH = MAC_PREFIX.length + 64 + 2;
 
+/** `text` parsed as JSON when it is an object (not an array, not null); undefined otherwise. */
+function jsonObject<T>(text: string): T | undefined {
+  try {
+    const value = JSON.parse(text) as unknown;
+    return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as T) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export class StateStore {
   readonly dir: string;
   /** The root, confined: every path below it is walked without following symlinks. */
@@ -120,15 +130,8 @@ export class StateStore {
    * Untrusted: the caller checks its shape (or uses readSignedJson).
    */
   readJson<T>(...parts: string[]): T | undefined {
-    if (!this.usable()) return undefined;
-    try {
-      const bytes = this.files.readFile(parts, { maxBytes: STATE_FILE_MAX_BYTES });
-      if (!bytes) return undefined;
-      const value = JSON.parse(bytes.toString("utf8")) as unknown;
-      return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as T) : undefined;
-    } catch {
-      return undefined;
-    }
+    const text = this.readStateText(parts);
+    return text === undefined ? undefined : jsonObject<T>(text);
   }
 
   /**
@@ -138,19 +141,43 @@ export class StateStore {
    * wrote it, not that it is sane.
    */
   readSignedJson<T>(...parts: string[]): T | undefined {
+    const text = this.readStateText(parts);
+    const body = text === undefined ? undefined : this.signedBody(parts, text);
+    return body === undefined ? undefined : jsonObject<T>(body);
+  }
+
+  /**
+   * The file at `parts` read once, for state that takes rt's own copy as it is
+   * and checks anyone else's: with a valid MAC, what readSignedJson gives and
+   * `signed: true`; otherwise what readJson gives and `signed: false`.
+   */
+  readJsonNotingMac<T>(...parts: string[]): { value: T; signed: boolean } | undefined {
+    const text = this.readStateText(parts);
+    if (text === undefined) return undefined;
+    const body = this.signedBody(parts, text);
+    const value = jsonObject<T>(body ?? text);
+    return value === undefined ? undefined : { value, signed: body !== undefined };
+  }
+
+  /** The text of a state file, read without following symlinks, at most STATE_FILE_MAX_BYTES; undefined when missing or refused. */
+  private readStateText(parts: string[]): string | undefined {
     if (!this.usable()) return undefined;
     try {
-      const bytes = this.files.readFile(parts, { maxBytes: STATE_FILE_MAX_BYTES });
-      if (!bytes || bytes.length < MAC_PREFIX_LENGTH + 1) return undefined;
-      const text = bytes.toString("utf8");
-      if (!text.startsWith(MAC_PREFIX) || text.slice(MAC_PREFIX_LENGTH - 2, MAC_PREFIX_LENGTH) !== '",') return undefined;
-      const mac = text.slice(MAC_PREFIX.length, MAC_PREFIX.length + 64);
-      const body = `{${text.slice(MAC_PREFIX_LENGTH)}`;
-      if (!this.macMatches(parts.join("/"), body, mac)) return undefined;
-      const value = JSON.parse(body) as unknown;
-      return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as T) : undefined;
+      return this.files.readFile(parts, { maxBytes: STATE_FILE_MAX_BYTES })?.toString("utf8");
     } catch {
       return undefined; // missing, corrupt or refused state is treated as no state
+    }
+  }
+
+  /** The JSON object a MAC-prefixed state file holds, when its MAC is valid for `parts` (see writeSignedJson). */
+  private signedBody(parts: string[], text: string): string | undefined {
+    if (text.length < MAC_PREFIX_LENGTH + 1 || !text.startsWith(MAC_PREFIX) || text.slice(MAC_PREFIX_LENGTH - 2, MAC_PREFIX_LENGTH) !== '",') return undefined;
+    const mac = text.slice(MAC_PREFIX.length, MAC_PREFIX.length + 64);
+    const body = `{${text.slice(MAC_PREFIX_LENGTH)}`;
+    try {
+      return this.macMatches(parts.join("/"), body, mac) ? body : undefined;
+    } catch {
+      return undefined; // no key to check it with: not rt's own, as far as this run can tell
     }
   }
 
