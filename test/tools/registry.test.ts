@@ -27,25 +27,29 @@ test("every registry entry matches the tool its module defines", () => {
   }
 });
 
-/** Which src/ modules of the CLI bundle ran their top-level code during `rt ARGS` (from NODE_V8_COVERAGE). */
-function modulesEvaluated(args: string[], cwd: string): Set<string> {
+type ScriptCoverage = { url: string; functions: Array<{ functionName: string; ranges: Array<{ count: number }> }> };
+
+/** V8's coverage of every script `rt ARGS` compiled (NODE_V8_COVERAGE), with the exit codes allowed. */
+function coverageOf(args: string[], cwd: string, opts: { input?: string; codes?: number[] } = {}): ScriptCoverage[] {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rt-cov-"));
   try {
-    const r = spawnSync(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, NODE_V8_COVERAGE: dir, RT_ROOT: cwd }, encoding: "utf8" });
-    assert.ok(r.status === 0 || r.status === 1, r.stderr);
-    const ran = new Set<string>();
-    for (const f of fs.readdirSync(dir)) {
-      const cov = JSON.parse(fs.readFileSync(path.join(dir, f), "utf8")) as { result: Array<{ url: string; functions: Array<{ functionName: string; ranges: Array<{ count: number }> }> }> };
-      for (const script of cov.result) {
-        if (!/rt-cli(-rest)?\.cjs$/.test(script.url)) continue;
-        // esbuild names each lazily initialized module's function after its path.
-        for (const fn of script.functions) if (/^src\//.test(fn.functionName) && fn.ranges[0].count > 0) ran.add(fn.functionName);
-      }
-    }
-    return ran;
+    const r = spawnSync(process.execPath, [CLI, ...args], { cwd, input: opts.input ?? "", env: { ...process.env, NODE_V8_COVERAGE: dir, RT_ROOT: cwd }, encoding: "utf8" });
+    assert.ok((opts.codes ?? [0]).includes(r.status ?? -1), r.stderr);
+    return fs.readdirSync(dir).flatMap((f) => (JSON.parse(fs.readFileSync(path.join(dir, f), "utf8")) as { result: ScriptCoverage[] }).result);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Which src/ modules of the CLI bundle ran their top-level code during `rt ARGS`. */
+function modulesEvaluated(args: string[], cwd: string): Set<string> {
+  const ran = new Set<string>();
+  for (const script of coverageOf(args, cwd, { codes: [0, 1] })) {
+    if (!/rt-cli(-rest)?\.cjs$/.test(script.url)) continue;
+    // esbuild names each lazily initialized module's function after its path.
+    for (const fn of script.functions) if (/^src\//.test(fn.functionName) && fn.ranges[0].count > 0) ran.add(fn.functionName);
+  }
+  return ran;
 }
 
 test("rt open evaluates the open tool's module, not the other tools' (nor the edit engine, the shell check, SQL)", () => {
@@ -62,14 +66,7 @@ test("rt open evaluates the open tool's module, not the other tools' (nor the ed
 
 /** Whether `rt ARGS` compiled the CLI's second file (dist/rt-cli-rest.cjs: the agent, the UI, the edit engine...). */
 function loadedRest(args: string[], cwd: string, input = ""): boolean {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rt-cov-"));
-  try {
-    const r = spawnSync(process.execPath, [CLI, ...args], { cwd, input, env: { ...process.env, NODE_V8_COVERAGE: dir, RT_ROOT: cwd }, encoding: "utf8" });
-    assert.equal(r.status, 0, r.stderr);
-    return fs.readdirSync(dir).some((f) => fs.readFileSync(path.join(dir, f), "utf8").includes("rt-cli-rest.cjs"));
-  } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
-  }
+  return coverageOf(args, cwd, { input }).some((script) => script.url.endsWith("rt-cli-rest.cjs"));
 }
 
 test("reading and searching run from the CLI's first file alone; editing, the agent and `rt tools` load the second", () => {
