@@ -579,7 +579,8 @@ async function benchSandbox() {
   });
   for (const [key, what] of [
     ["cold", "same, the very first time (no probe answer cached: bubblewrap is probed)"],
-    ["pipeline", "same with `true | true` (needs the shell parser, loaded on first use)"],
+    ["pipeline", "same with `ls -la | head -n 3 && echo done` (a plain pipeline and list: no shell parser)"],
+    ["parser", "same with `echo \"$HOME\" | wc -c` (quotes and an expansion: the shell parser is loaded on first use)"],
     ["later", "a later sandboxed command (`true`) in the same process"],
   ]) {
     row({ name: `${what} (for information)`, rt: r[key].op, ref: "`bwrap --ro-bind / / true`", refTime: bare, ratio: r[key].op / bare, target: "", pass: undefined });

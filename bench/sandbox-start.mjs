@@ -13,7 +13,10 @@
 //   bare        spawn `bwrap --ro-bind / / true`, wait for it
 //   first       the bash tool's first call, `true`, in a safe-read-only workspace,
 //               with this user's probe cache present (the usual case)
-//   pipeline    the same with `true | true`, a command that needs the shell parser
+//   pipeline    the same with `ls -la | head -n 3 && echo done`: a plain list, checked
+//               without the shell parser
+//   parser      the same with `echo "$HOME" | wc -c`: quotes and an expansion, which
+//               need the shell parser (tree-sitter-bash, loaded on first use)
 //   cold        `true`, with an empty cache directory (the first command after
 //               installing rt or rebooting: bubblewrap is probed)
 //   later       the second call, once everything is loaded
@@ -51,7 +54,7 @@ async function child(mode) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "rt-bench-sbx-"));
   try {
     const ws = createWorkspace({ root, profile: "safe-read-only" });
-    const command = mode === "pipeline" ? "true | true" : "true";
+    const command = mode === "pipeline" ? "ls -la | head -n 3 && echo done" : mode === "parser" ? 'echo "$HOME" | wc -c' : "true";
     const call = async () => {
       const r = await callTool(ws, "bash", { command });
       if (!r.success || r.sandboxed !== true) throw new Error(`bash ${command}: ${r.error ?? "not sandboxed"}\n${r.output}`);
@@ -86,6 +89,7 @@ export function runSandboxStart({ rounds = 11, log = () => {} } = {}) {
     { name: "bare" },
     { name: "first" },
     { name: "pipeline" },
+    { name: "parser" },
     { name: "later" },
     // An empty cache directory every time: the probe runs.
     { name: "cold", env: () => ({ XDG_CACHE_HOME: fs.mkdtempSync(path.join(cold, "c-")) }) },

@@ -92,6 +92,27 @@ export function plainWords(source: string): string[] | undefined {
   return words;
 }
 
+// Plain command lists: plain commands joined by `|`, `||`, `&&` or `;` (`git log
+// --oneline | head -5`, `make && make test`). The shell splits such a line at
+// those operators and nothing else, and the parser's walk below checks each
+// command of a pipeline or list on its own, in order, exactly as the plain path
+// does; an empty command between operators (`a ;; b`, `a |`, `a |||b`) or a
+// lone `&` leaves a piece that is not plain, so the line takes the parser's path.
+const PLAIN_LIST_CHARS = /^[A-Za-z0-9_./:@%+,=\- \t|&;]+$/;
+const LIST_OPERATOR = /\|\||&&|[|;]/;
+
+/** The commands of a plain command list, in order, or undefined when it needs the shell parser. */
+export function plainCommands(source: string): string[][] | undefined {
+  if (!PLAIN_LIST_CHARS.test(source)) return undefined;
+  const commands: string[][] = [];
+  for (const piece of source.split(LIST_OPERATOR)) {
+    const words = plainWords(piece);
+    if (!words) return undefined;
+    commands.push(words);
+  }
+  return commands;
+}
+
 /** Thrown when a plain-only check meets shell code that needs the parser. */
 class ParserNeeded extends Error {}
 
@@ -101,7 +122,7 @@ class ParserNeeded extends Error {}
  * full check (checkShellCommand) is needed.
  */
 export function checkPlainCommand(source: string, opts: CheckOptions = {}): CheckVerdict | undefined {
-  if (!plainWords(source)) return undefined;
+  if (!plainCommands(source)) return undefined;
   try {
     return checkShellCommand(source, () => {
       throw new ParserNeeded();
@@ -115,8 +136,8 @@ export function checkPlainCommand(source: string, opts: CheckOptions = {}): Chec
 function checkSource(source: string, parse: ParseFn, allowNet: boolean, depth: number, via: string | undefined): void {
   if (depth > CHECK_MAX_NESTING) refuse(`shell code nested more than ${CHECK_MAX_NESTING} levels deep (${via}) is not checked`);
   if (source.includes("\0")) refuse("the command contains a NUL byte");
-  const words = plainWords(source);
-  const parsed = words ? undefined : parse(source);
+  const commands = plainCommands(source);
+  const parsed = commands ? undefined : parse(source);
   try {
     const ctx: CheckContext = {
       allowNet,
@@ -131,7 +152,7 @@ function checkSource(source: string, parse: ParseFn, allowNet: boolean, depth: n
         }
       },
     };
-    if (words) ctx.checkArgv(words);
+    if (commands) for (const words of commands) ctx.checkArgv(words);
     else walk(parsed!.root, ctx, source);
   } finally {
     parsed?.dispose?.();

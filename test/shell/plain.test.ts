@@ -5,10 +5,12 @@
 // assignment, expansion, keyword...), whose name and arguments are literally
 // those words; so the rules see the same argv either way. Checked over
 // thousands of generated lines built from the rules' own vocabulary and the
-// characters plain words may contain.
+// characters plain words may contain. The same holds for plain command lists
+// (plain commands joined by `|`, `||`, `&&`, `;`): tree-sitter reads only
+// pipelines and lists around commands whose words are exactly the pieces'.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { checkPlainCommand, checkShellCommand, literalOf, plainWords, type SyntaxNode } from "../../src/shell/check.ts";
+import { checkPlainCommand, checkShellCommand, literalOf, plainCommands, plainWords, type SyntaxNode } from "../../src/shell/check.ts";
 import { loadBashParser } from "../../src/shell/parser.ts";
 
 const parse = await loadBashParser();
@@ -107,6 +109,91 @@ test("every line plainWords accepts is, to tree-sitter-bash, one command with ex
   }
   assert.deepEqual(problems, []);
   assert.ok(plain > 3000, `only ${plain} generated lines were plain`);
+});
+
+/** The commands tree-sitter reads in a line, in order, when pipelines and lists of plain commands are all it holds; else why not. */
+function commandsFromTree(line: string): string[][] | string {
+  const parsed = parse(line);
+  try {
+    const hasError = (n: SyntaxNode): boolean => n.isError || n.isMissing || Array.from({ length: n.childCount }, (_, i) => n.child(i)!).some(hasError);
+    if (hasError(parsed.root)) return "a syntax error";
+    const out: string[][] = [];
+    const visit = (node: SyntaxNode): string | undefined => {
+      for (let i = 0; i < node.childCount; i++) {
+        const c = node.child(i)!;
+        if (!c.isNamed) {
+          if (!["|", "||", "&&", ";"].includes(c.type)) return `operator ${c.type}`;
+          continue;
+        }
+        if (c.type === "pipeline" || c.type === "list") {
+          const why = visit(c);
+          if (why) return why;
+          continue;
+        }
+        if (c.type !== "command") return `unexpected node ${c.type}`;
+        const one = argvFromTree(c.text);
+        if (typeof one === "string") return one;
+        out.push(one);
+      }
+      return undefined;
+    };
+    return visit(parsed.root) ?? out;
+  } finally {
+    parsed.dispose?.();
+  }
+}
+
+const OPERATORS = ["|", "||", "&&", ";", " | ", " || ", " && ", "; ", " ;", "|&", "&", " & ", ";;", "|||", "&&&", "| |"];
+
+function randomList(r: () => number): string {
+  const commands: string[] = [];
+  for (let c = 1 + Math.floor(r() * 4); c > 0; c--) {
+    const words = [r() < 0.85 ? NAMES[Math.floor(r() * NAMES.length)] : randomWord(r)];
+    for (let k = Math.floor(r() * 4); k > 0; k--) words.push(r() < 0.6 ? OPERANDS[Math.floor(r() * OPERANDS.length)] : randomWord(r));
+    commands.push(words.map((w, k) => (k ? blank(r) : "") + w).join(""));
+  }
+  let line = commands[0];
+  for (const c of commands.slice(1)) line += (r() < 0.9 ? OPERATORS[Math.floor(r() * 5)] : OPERATORS[Math.floor(r() * OPERATORS.length)]) + c;
+  if (r() < 0.1) line += OPERATORS[Math.floor(r() * OPERATORS.length)];
+  if (r() < 0.1) line = OPERATORS[Math.floor(r() * OPERATORS.length)] + line;
+  return line;
+}
+
+test("every list plainCommands accepts is, to tree-sitter-bash, pipelines and lists of exactly those commands", () => {
+  const r = rng(20261127);
+  let plain = 0;
+  const problems: string[] = [];
+  for (let i = 0; i < 4000 && problems.length <= 20; i++) {
+    const line = randomList(r);
+    const commands = plainCommands(line);
+    if (!commands) continue;
+    plain++;
+    const fromTree = commandsFromTree(line);
+    if (typeof fromTree === "string" || JSON.stringify(fromTree) !== JSON.stringify(commands)) problems.push(`${JSON.stringify(line)}: plain ${JSON.stringify(commands)}, tree-sitter ${JSON.stringify(fromTree)}`);
+  }
+  assert.deepEqual(problems, []);
+  assert.ok(plain > 2000, `only ${plain} generated lists were plain`);
+  for (const line of ["ls |", "| ls", "ls ;; ls", "ls |& cat", "ls & cat", "ls &", "ls |||cat", "ls && && cat", "ls;", "a=b | ls", "ls | time cat", "ls | then"]) {
+    assert.equal(plainCommands(line), undefined, JSON.stringify(line));
+  }
+  assert.deepEqual(plainCommands("git log --oneline|head -5 && echo done; ls"), [["git", "log", "--oneline"], ["head", "-5"], ["echo", "done"], ["ls"]]);
+});
+
+test("the plain check of a list gives the verdict of the full check, the same refusal first", () => {
+  const r = rng(11);
+  let compared = 0;
+  let refused = 0;
+  for (let i = 0; i < 3000; i++) {
+    const line = randomList(r);
+    for (const allowNet of [false, true]) {
+      const fast = checkPlainCommand(line, { allowNet });
+      if (!fast) continue;
+      compared++;
+      if (!fast.ok) refused++;
+      assert.deepEqual(fast, checkShellCommand(line, parse, { allowNet }), line);
+    }
+  }
+  assert.ok(compared > 2000 && refused > 200, `${compared} compared, ${refused} refused`);
 });
 
 test("the plain check gives the verdict of the full check, and defers to it when it needs the parser", () => {
