@@ -213,10 +213,34 @@ function run(cmd: string, args: string[], input?: Buffer): Promise<Ran> {
   });
 }
 
-async function features(bwrap: string): Promise<BwrapFeatures> {
+export async function featuresFromHelp(bwrap: string): Promise<BwrapFeatures> {
   const help = await run(bwrap, ["--help"]);
   const text = help.stdout + help.stderr;
   return { disableUserns: text.includes("--disable-userns"), size: text.includes("--size") };
+}
+
+/** The lines of bwrap's --help that name the options rt uses, as compiled into the executable. */
+const HELP_LINES = { disableUserns: "\n    --disable-userns ", size: "\n    --size BYTES " };
+const BWRAP_MAX_BYTES = 8 * 1024 * 1024;
+
+/**
+ * The features, read from the executable's own --help text without running it
+ * (a first sandboxed command otherwise pays a run of bwrap for them), or
+ * undefined when the text is not found as expected. Only a guess that the probe
+ * then confirms: when the sandbox fails with it, probeSandbox asks `--help`.
+ */
+export function featuresFromExecutable(bwrap: string): BwrapFeatures | undefined {
+  let bytes: Buffer;
+  try {
+    const st = fs.statSync(bwrap);
+    if (!st.isFile() || st.size > BWRAP_MAX_BYTES) return undefined;
+    bytes = fs.readFileSync(bwrap);
+  } catch {
+    return undefined;
+  }
+  const disableUserns = bytes.includes(HELP_LINES.disableUserns);
+  const size = bytes.includes(HELP_LINES.size);
+  return disableUserns && size ? { disableUserns, size } : undefined;
 }
 
 /** The strategies worth trying here, in order of preference. */
@@ -356,10 +380,21 @@ export function probeSandbox(env: NodeJS.ProcessEnv, root?: string): Promise<San
       const key = cacheFile ? probeKey(bwrap) : undefined;
       const cached = cacheFile && key ? readProbeCache(cacheFile, key) : undefined;
       if (cached) return { available: true, bwrap, ...cached, fromCache: true };
-      const feats = await features(bwrap);
+      const fromExecutable = featuresFromExecutable(bwrap);
+      let guessed = fromExecutable !== undefined;
+      let feats = fromExecutable ?? (await featuresFromHelp(bwrap));
       const failures: string[] = [];
       for (const strategy of candidateStrategies()) {
-        const r = await probeStrategy(bwrap, strategy, feats);
+        let r = await probeStrategy(bwrap, strategy, feats);
+        if (!r.ok && guessed) {
+          // The guess may be wrong (a patched or unusual build): ask bwrap itself, and try again if it differs.
+          guessed = false;
+          const told = await featuresFromHelp(bwrap);
+          if (told.disableUserns !== feats.disableUserns || told.size !== feats.size) {
+            feats = told;
+            r = await probeStrategy(bwrap, strategy, feats);
+          }
+        }
         if (r.ok) {
           if (cacheFile && key) writeProbeCache(cacheFile, key, { strategy, features: feats });
           return { available: true, bwrap, strategy, features: feats, fromCache: false };

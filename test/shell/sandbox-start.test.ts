@@ -12,7 +12,7 @@ import { spawnSync } from "node:child_process";
 import { REPO, tempTree } from "../helpers.ts";
 import { createWorkspace } from "../../src/workspace/workspace.ts";
 import { callTool } from "../../src/tools/policy.ts";
-import { findBwrap, probeCacheFile, probeSandbox, resetSandboxProbe } from "../../src/shell/sandbox.ts";
+import { featuresFromExecutable, featuresFromHelp, findBwrap, probeCacheFile, probeSandbox, resetSandboxProbe } from "../../src/shell/sandbox.ts";
 
 const realBwrap = findBwrap(process.env.RT_BWRAP, undefined).bwrap!;
 const savedCacheHome = process.env.XDG_CACHE_HOME;
@@ -127,6 +127,33 @@ test("when bwrap refuses to start with a cached answer, the cache is forgotten a
   assert.equal(next.sandbox_unavailable, true);
   assert.match(next.error ?? "", /cannot create the namespaces/);
   assert.equal(fs.existsSync(marker), false);
+});
+
+test("bwrap's features read from its executable are what its --help says; a wrong guess is corrected by asking it", async () => {
+  // The oracle is bwrap itself.
+  assert.deepEqual(featuresFromExecutable(realBwrap), await featuresFromHelp(realBwrap));
+  assert.equal(featuresFromExecutable(path.join(tempTree({ "x": "not bwrap\n" }), "x")), undefined);
+  assert.equal(featuresFromExecutable(tempTree()), undefined, "a directory");
+
+  // A build whose executable carries the help text of an option it then refuses (as a patched build might).
+  freshCacheHome();
+  const bin = tempTree({}, "rt-fake-bwrap-");
+  const fake = path.join(bin, "bwrap");
+  fs.writeFileSync(fake, [
+    "#!/bin/sh",
+    ": <<'HELP'", // inert text, as in a binary's string table
+    "    --disable-userns ",
+    "    --size BYTES ",
+    "HELP",
+    `if [ "$1" = --help ]; then '${realBwrap}' --help | grep -v -- --disable-userns; exit 0; fi`,
+    'for a in "$@"; do if [ "$a" = --disable-userns ]; then echo "bwrap: Unknown option --disable-userns" >&2; exit 1; fi; done',
+    `exec '${realBwrap}' "$@"`,
+    "",
+  ].join("\n"), { mode: 0o755 });
+  assert.deepEqual(featuresFromExecutable(fake), { disableUserns: true, size: true }, "the fake carries the text");
+  const p = await probeSandbox({ ...process.env, RT_BWRAP: fake }, tempTree());
+  assert.equal(p.available, true, p.available ? "" : p.reason);
+  assert.deepEqual(p.available && p.features, { disableUserns: false, size: true });
 });
 
 /** CPU time (user + system, all threads, up to exit) of a fresh Node process running `source` (TypeScript, through tsx). */
