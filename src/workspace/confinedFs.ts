@@ -490,6 +490,47 @@ export class ConfinedFs {
     }
   }
 
+  /**
+   * The regular files `names` of the directory `dirRel`, each opened like
+   * readFile, with one walk to the directory for all of them (grep notes a
+   * record for every file it shows). Files that are missing, refused (a
+   * symlink, not a regular file) or larger than `maxBytes` are left out; a
+   * missing directory gives an empty map.
+   */
+  readFilesIn(dirRel: string | readonly string[], names: readonly string[], maxBytes: number): Map<string, Buffer> {
+    const out = new Map<string, Buffer>();
+    if (names.length === 0) return out;
+    let dir: OpenDir;
+    try {
+      dir = this.openDir(dirRel);
+    } catch (e) {
+      if (codeOf(e) === "ENOENT" || isRefusal(e)) return out;
+      throw humanize(e);
+    }
+    try {
+      const parts = [...this.prefix, ...pathParts(dirRel)];
+      for (const name of names) {
+        const [only, ...more] = pathParts(name);
+        if (more.length > 0 || only !== name) throw new ToolError(`${name}: a file name is expected here, not a path`);
+        let fd: number;
+        try {
+          fd = this.openFileIn(dir, name, C.O_RDONLY, undefined, [...parts, name]);
+        } catch (e) {
+          if (codeOf(e) === "ENOENT" || isRefusal(e)) continue;
+          throw humanize(e);
+        }
+        try {
+          if (fs.fstatSync(fd).size <= maxBytes) out.set(name, fs.readFileSync(fd));
+        } finally {
+          fs.closeSync(fd);
+        }
+      }
+    } finally {
+      dir.close();
+    }
+    return out;
+  }
+
   /** The first `maxBytes` bytes of the regular file `rel` (undefined when missing), opened like readFile. */
   readPrefix(rel: string | readonly string[], maxBytes: number): Buffer | undefined {
     let fd: number;

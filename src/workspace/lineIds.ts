@@ -398,9 +398,23 @@ export class LineIdStore {
     const inMemory = this.memory.get(rel);
     if (inMemory) return inMemory;
     const name = StateStore.keyFor(rel);
+    return this.accept(rel, name, this.state.readJsonNotingMac<StoredRecord>("ids", `${name}.json`));
+  }
+
+  /** Loads the records of many files with one walk to the state directory (grep notes every file it shows). */
+  preload(rels: readonly string[]): void {
+    const wanted = rels.filter((rel) => !this.memory.has(rel)).map((rel) => ({ rel, name: StateStore.keyFor(rel) }));
+    const read = this.state.readManyJsonNotingMac<StoredRecord>("ids", wanted.map((w) => `${w.name}.json`));
+    for (const { rel, name } of wanted) {
+      const found = read.get(`${name}.json`);
+      if (found) this.accept(rel, name, found);
+    }
+  }
+
+  /** A record read from the state directory, kept in memory when valid for `rel`. */
+  private accept(rel: string, name: string, read: { value: StoredRecord; signed: boolean } | undefined): IdRecord | undefined {
     // rt's own record (its MAC checks) is trusted to be as rt made it; any other (a repository's
     // .rt/ids/, an older rt's unsigned one) is checked entry by entry.
-    const read = this.state.readJsonNotingMac<StoredRecord>("ids", `${name}.json`);
     const rec = read ? unpackRecord(read.value, this.hashesFile(name, read.value.packed?.hashesMac)) : undefined;
     if (rec && read && validRecord(rec, rel, read.signed)) {
       const safe = read.signed ? rec : withSafeCounter(rec);

@@ -153,7 +153,31 @@ export class StateStore {
    */
   readJsonNotingMac<T>(...parts: string[]): { value: T; signed: boolean } | undefined {
     const text = this.readStateText(parts);
-    if (text === undefined) return undefined;
+    return text === undefined ? undefined : this.jsonNotingMac<T>(parts, text);
+  }
+
+  /**
+   * readJsonNotingMac for many files of one state directory (`dir`, e.g.
+   * "ids"), read with one walk to it: the values by file name, without the
+   * files that are missing, refused or not JSON objects.
+   */
+  readManyJsonNotingMac<T>(dir: string, names: readonly string[]): Map<string, { value: T; signed: boolean }> {
+    const out = new Map<string, { value: T; signed: boolean }>();
+    if (names.length === 0 || !this.usable()) return out;
+    let files: Map<string, Buffer>;
+    try {
+      files = this.files.readFilesIn(dir, names, STATE_FILE_MAX_BYTES);
+    } catch {
+      return out; // refused or unreadable state is treated as no state
+    }
+    for (const [name, bytes] of files) {
+      const read = this.jsonNotingMac<T>([dir, name], bytes.toString("utf8"));
+      if (read) out.set(name, read);
+    }
+    return out;
+  }
+
+  private jsonNotingMac<T>(parts: string[], text: string): { value: T; signed: boolean } | undefined {
     const body = this.signedBody(parts, text);
     const value = jsonObject<T>(body ?? text);
     return value === undefined ? undefined : { value, signed: body !== undefined };

@@ -156,6 +156,21 @@ test("write over an existing file needs a read of its current content; new files
   assert.ok((await callTool(ws, "write", { path: "a.txt", content: "mine\n" })).success);
 });
 
+test("a grep match counts as shown for every file it shows, across processes, and only those", async () => {
+  const files: Record<string, string> = { "other.txt": "no match here\n" };
+  for (let i = 0; i < 30; i++) files[`pkg/m${i % 4}/f${i}.txt`] = `line\nneedle ${i}\n`;
+  const dir = tempTree(files);
+  // Some of them read before (their records exist), the others never.
+  for (const i of [3, 7, 11]) await callTool(createWorkspace({ root: dir, env: {} }), "read", { path: `pkg/m${i % 4}/f${i}.txt` });
+  assert.ok((await callTool(createWorkspace({ root: dir, env: {} }), "grep", { pattern: "needle" })).success);
+  for (let i = 0; i < 30; i++) {
+    const r = await callTool(createWorkspace({ root: dir, env: {} }), "write", { path: `pkg/m${i % 4}/f${i}.txt`, content: "new\n" });
+    assert.ok(r.success, `f${i}: ${r.error}`);
+  }
+  const refused = await callTool(createWorkspace({ root: dir, env: {} }), "write", { path: "other.txt", content: "new\n" });
+  assert.equal(refused.success, false, "a file grep did not show");
+});
+
 test("write after read holds across processes (the record is kept in .rt/)", async () => {
   const dir = tempTree({ "a.txt": "x\n" });
   await callTool(createWorkspace({ root: dir, env: {} }), "open", { path: "a.txt" });

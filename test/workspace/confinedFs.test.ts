@@ -11,7 +11,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { REPO, tempTree, treeHash } from "../helpers.ts";
 import { ConfinedFs, raceFree, pathParts, confinedAt } from "../../src/workspace/confinedFs.ts";
 
@@ -69,6 +69,34 @@ test("every operation refuses a symlink at every component, pointing outside, in
     }
   }
 });
+
+test("readFilesIn reads many files of one directory with one walk, and leaves out what readFile would refuse", () => {
+  const { root, outside, files } = setup();
+  fs.writeFileSync(path.join(root, "a/b/other.txt"), "other\n");
+  fs.writeFileSync(path.join(root, "a/b/big.txt"), "x".repeat(100));
+  fs.symlinkSync(path.join(outside, "secret.txt"), path.join(root, "a/b/link.txt"));
+  fs.mkdirSync(path.join(root, "a/b/dir"));
+  spawnSyncOk("mkfifo", [path.join(root, "a/b/fifo")]);
+  const got = files.readFilesIn("a/b", ["file.txt", "other.txt", "missing.txt", "link.txt", "dir", "fifo", "big.txt"], 50);
+  assert.deepEqual(Object.fromEntries([...got].map(([k, v]) => [k, v.toString()])), { "file.txt": "inside\n", "other.txt": "other\n" });
+  assert.equal(files.readFilesIn("nope", ["file.txt"], 50).size, 0, "a missing directory");
+  assert.throws(() => files.readFilesIn("a", ["b/file.txt"], 50), /a file name is expected/);
+  assert.throws(() => files.readFilesIn("a", [".."], 50), /not allowed/);
+  // A symlinked directory on the way, pointing where the same names hold other content: nothing is read.
+  fs.symlinkSync(path.join(outside, "a"), path.join(root, "x"));
+  assert.equal(files.readFilesIn("x/b", ["file.txt"], 50).size, 0);
+  fs.renameSync(path.join(root, "a"), path.join(root, "a-real"));
+  fs.symlinkSync(path.join(outside, "a"), path.join(root, "a"));
+  assert.equal(files.readFilesIn("a/b", ["file.txt"], 50).size, 0);
+  // Under the state prefix too.
+  const state = new ConfinedFs(root, "a-real");
+  assert.deepEqual([...state.readFilesIn("b", ["file.txt"], 50).keys()], ["file.txt"]);
+});
+
+function spawnSyncOk(cmd: string, args: string[]): void {
+  const r = spawnSync(cmd, args);
+  assert.equal(r.status, 0, String(r.stderr));
+}
 
 test("unlink removes a symlink itself, never what it points to; a symlinked directory on the way is refused", () => {
   const { root, outside, files, before } = setup();

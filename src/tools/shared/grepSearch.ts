@@ -509,12 +509,14 @@ function noteMatches(workspace: Workspace, matches: Match[], withIds: boolean): 
     list.push(m);
     byFile.set(m.file, list);
   }
+  // One walk to the state directory for the records of every file shown, not one per file.
+  workspace.lineIds.preload([...byFile.keys()]);
   for (const [file, list] of byFile) {
     try {
       if (!withIds && !workspace.lineIds.viewed(file)) {
         // Not read before: the matches still show this version of it (write after read, issue 10).
-        const f = workspace.resolve(file);
-        if (f.exists) workspace.lineIds.noteShown(f.rel, statVersion(fs.statSync(f.abs)));
+        const version = shownVersion(workspace, file);
+        if (version !== undefined) workspace.lineIds.noteShown(version.rel, version.version);
         continue;
       }
       const f = workspace.resolveTextFile(file);
@@ -525,6 +527,27 @@ function noteMatches(workspace: Workspace, matches: Match[], withIds: boolean): 
       // A file too large for IDs keeps plain line numbers.
     }
   }
+}
+
+/**
+ * The version (statVersion) of a file ripgrep just printed, for noteShown. Its
+ * paths are root-relative and normal, and it printed no file through a
+ * symbolic link, so one lstat of root/path finds the file (a path of any other
+ * shape takes workspace.resolve). A directory swapped for a symlink meanwhile
+ * could at worst record another file's size and time: the version only says
+ * what the caller was shown, nothing is read or written through it.
+ */
+function shownVersion(workspace: Workspace, file: string): { rel: string; version: string } | undefined {
+  if (file !== "" && !path.isAbsolute(file) && path.posix.normalize(file) === file && !file.startsWith("../") && !file.includes("\\")) {
+    try {
+      const st = fs.lstatSync(path.join(workspace.root, file));
+      return st.isFile() ? { rel: file, version: statVersion(st) } : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+  const f = workspace.resolve(file);
+  return f.exists ? { rel: f.rel, version: statVersion(fs.statSync(f.abs)) } : undefined;
 }
 
 /** A file given to grep itself (not a directory) that read would refuse as binary: said, not searched. */
