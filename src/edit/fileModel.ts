@@ -4,6 +4,8 @@
 // are not valid UTF-8 survive on lines an edit does not touch).
 import { isUtf8 } from "node:buffer";
 import { diffArrays } from "diff";
+import type { LargeText } from "./largeText.js";
+import type { IdList } from "./lineRefs.js";
 
 export type Eol = "\n" | "\r\n";
 
@@ -220,4 +222,13 @@ export interface EditTarget {
   ids?: string[];
   /** What the caller believes is at each line number (see staleNumber). */
   viewedIds?: ReadonlyArray<string | null>;
+  /**
+   * A large file: its bytes and line offsets. Planners that can edit a window
+   * of it read lines through this, and IDs through idList and viewedList (runs
+   * of counters, not half a million strings); `model` and `ids` are then made
+   * only if read.
+   */
+  large?: LargeText;
+  idList?: IdList;
+  viewedList?: IdList;
 }
