@@ -131,8 +131,9 @@ export function serializeAgainstParts(old: FileModel, oldBytes: Buffer, m: FileM
   while (p < shortest && same(p, p)) p++;
   let s = 0;
   while (s < shortest - p && same(old.lines.length - 1 - s, m.lines.length - 1 - s)) s++;
-  // The old last line's ending exists only with a final newline (checked equal above).
-  if (p === old.lines.length && !old.finalNewline) return [serialize(m)];
+  // The old last line's ending exists only with a final newline (checked equal above); and when
+  // the new text ends on a kept line without a final newline, that line's ending is not written.
+  if ((p === old.lines.length || (s === 0 && p === m.lines.length)) && !old.finalNewline) return [serialize(m)];
   const body = old.bom ? 3 : 0;
   // Byte offset just past line p's ending (p lines kept), and of the first of the s kept last lines.
   let head = body;
