@@ -82,7 +82,7 @@ test("editing through a window equals editing the whole file (generated files an
       const line = 1 + rnd(n + 1);
       if (kind === 0) {
         const r = await both("read", { path: "f.txt", ids: true });
-        ids = (r.metadata?.line_ids as string[] | undefined) ?? [];
+        ids = (r.line_ids as string[] | undefined) ?? [];
       } else if (kind === 1) {
         // Another program writes the file: the next edit reconciles its IDs from every line.
         const changed = Buffer.concat([Buffer.from(`outside ${k}\n`), fs.readFileSync(path.join(whole, "f.txt"))]);
