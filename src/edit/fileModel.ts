@@ -4,7 +4,6 @@
 // are not valid UTF-8 survive on lines an edit does not touch).
 import { isUtf8 } from "node:buffer";
 import { diffArrays } from "diff";
-import type { LargeText } from "./largeText.js";
 import type { IdList } from "./lineRefs.js";
 
 export type Eol = "\n" | "\r\n";
@@ -208,6 +207,21 @@ export function splitContent(text: string): string[] {
   const lines = text.replace(/\r\n/g, "\n").split("\n");
   if (lines[lines.length - 1] === "") lines.pop();
   return lines;
+}
+
+/** A large file as its bytes and the offset of each line (largeText.ts reads it). */
+export interface LargeText {
+  bytes: Buffer;
+  bom: boolean;
+  /** Number of lines (as parseFile counts them: a final newline starts no line). */
+  count: number;
+  /** Byte offset where line i starts; `starts[count]` is the end of the file. */
+  starts: Uint32Array;
+  finalNewline: boolean;
+  /** The ending given to new lines: the most common one (LF when none). */
+  eol: Eol;
+  /** How many lines end in CRLF. */
+  crlf: number;
 }
 
 /** What the planners read of a file about to be edited (the workspace's Snapshot is one). */

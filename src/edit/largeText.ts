@@ -5,21 +5,9 @@
 // written again, and the bytes after it. Half a million line strings are never
 // made (decoding and splitting 32 MB, and collecting the strings, took most of
 // a second).
-import type { Eol, FileModel } from "./fileModel.js";
+import type { Eol, FileModel, LargeText } from "./fileModel.js";
 
-export interface LargeText {
-  bytes: Buffer;
-  bom: boolean;
-  /** Number of lines (as parseFile counts them: a final newline starts no line). */
-  count: number;
-  /** Byte offset where line i starts; `starts[count]` is the end of the file. */
-  starts: Uint32Array;
-  finalNewline: boolean;
-  /** The ending given to new lines: the most common one (LF when none). */
-  eol: Eol;
-  /** How many lines end in CRLF. */
-  crlf: number;
-}
+export type { LargeText } from "./fileModel.js";
 
 /** The lines of `bytes` as parseFile divides them, without decoding any. */
 export function scanText(bytes: Buffer): LargeText {
