@@ -380,8 +380,8 @@ function hashBytesOf(hashes: Float64Array): Buffer {
  */
 function packRecord(rec: IdRecord, hashesMac?: string): object {
   const { ids, hashes, viewed, ...rest } = rec;
-  const viewedField = viewed === undefined ? {} : { viewed: viewed === "current" ? viewed : viewed.toArray(idFromCounter) };
   if (ids.length < PACK_FROM_LINES || hashesMac === undefined) {
+    const viewedField = viewed === undefined ? {} : { viewed: viewed === "current" ? viewed : viewed.toArray(idFromCounter) };
     return { ...rest, ids: ids.toArray(idFromCounter), hashes: Array.from(hashes), ...viewedField };
   }
   return {
@@ -434,8 +434,10 @@ function unpackRecord(stored: StoredRecord, signed: boolean, hashesFile?: Buffer
   if (!ids || viewed === null || (viewed instanceof IdRuns && viewed.length !== ids.length && typeof p.ids === "string")) return undefined;
   const bytes = typeof p.hashes === "string" ? Buffer.from(p.hashes, "base64") : p.hashesMac !== undefined ? hashesFile : undefined;
   if (bytes === undefined || bytes.length !== ids.length * 8) return undefined;
-  const floats = new Float64Array(ids.length);
-  Buffer.from(floats.buffer).set(bytes);
+  // The file's own bytes when they are aligned for 64-bit floats (a 4.6 MB copy costs its page faults).
+  const floats =
+    bytes.byteOffset % 8 === 0 && hashesFile === bytes ? new Float64Array(bytes.buffer, bytes.byteOffset, ids.length) : new Float64Array(ids.length);
+  if (floats.buffer !== bytes.buffer) Buffer.from(floats.buffer).set(bytes);
   const { packed: _packed, ...rest } = stored;
   return { ...rest, ids, hashes: floats, ...(viewed !== undefined ? { viewed } : {}) } as IdRecord;
 }
