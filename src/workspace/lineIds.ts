@@ -69,6 +69,7 @@ const TIERS = [3, 4, 5].map((rest) => {
 });
 
 /** Each tier's first counter, and the inverse of its multiplier modulo its space (for idToCounter). */
+const TIER_LOWS = TIERS.map((t) => 36 ** t.rest);
 const TIER_STARTS = TIERS.map((_, i) => TIERS.slice(0, i).reduce((n, t) => n + t.space, 0));
 const TIER_INVERSES = TIERS.map((t) => Number(modInverse(BigInt(t.mult), BigInt(t.space))));
 
@@ -111,21 +112,26 @@ export function idToCounter(id: string): number {
 /** Counter → ID: distinct counters give distinct IDs. */
 export function idFromCounter(counter: number): string {
   let n = counter;
-  for (const tier of TIERS) {
-    if (n < tier.space || tier === TIERS[TIERS.length - 1]) {
+  for (let t = 0; t < TIERS.length; t++) {
+    const tier = TIERS[t];
+    if (n < tier.space || t === TIERS.length - 1) {
       const m = mulMod(n % tier.space, tier.mult, tier.space);
-      const low = 36 ** tier.rest;
+      const low = TIER_LOWS[t];
+      // The digits after the letter, least significant first; one string from its character codes
+      // (appending a character at a time costs several times more on half a million IDs).
       let q = m % low;
-      // One string from its character codes (appending character by character costs five times more).
-      const c = (): number => {
-        const d = q % 36;
-        q = Math.floor(q / 36);
-        return ALNUM_CODES[d];
-      };
+      const d1 = q % 36;
+      q = (q - d1) / 36;
+      const d2 = q % 36;
+      q = (q - d2) / 36;
+      const d3 = q % 36;
+      q = (q - d3) / 36;
       const first = LETTER_CODES[Math.floor(m / low)];
-      if (tier.rest === 3) return String.fromCharCode(first, c(), c(), c());
-      if (tier.rest === 4) return String.fromCharCode(first, c(), c(), c(), c());
-      return String.fromCharCode(first, c(), c(), c(), c(), c());
+      if (tier.rest === 3) return String.fromCharCode(first, ALNUM_CODES[d1], ALNUM_CODES[d2], ALNUM_CODES[d3]);
+      const d4 = q % 36;
+      q = (q - d4) / 36;
+      if (tier.rest === 4) return String.fromCharCode(first, ALNUM_CODES[d1], ALNUM_CODES[d2], ALNUM_CODES[d3], ALNUM_CODES[d4]);
+      return String.fromCharCode(first, ALNUM_CODES[d1], ALNUM_CODES[d2], ALNUM_CODES[d3], ALNUM_CODES[d4], ALNUM_CODES[q % 36]);
     }
     n -= tier.space;
   }
