@@ -8,7 +8,7 @@ import fs from "node:fs";
 import { regionDiff, regionDiffOfLines } from "../edit/regionDiff.js";
 import type { Workspace } from "./workspace.js";
 import { hashBytes } from "./fingerprint.js";
-import { idFromCounter, idListOf, statVersion } from "./lineIds.js";
+import { hashLine, hashLinesOf, idFromCounter, idListOf, statVersion } from "./lineIds.js";
 import { scanText, windowPieces, windowedSource, type LargeText, type Window } from "../edit/largeText.js";
 import type { Lines } from "../edit/lineRefs.js";
 import { ToolError } from "../errors.js";
@@ -65,12 +65,8 @@ function largeSnapshot(ws: Workspace, base: Omit<Snapshot, "model">, bytes: Buff
   if (withIds && bytes.length <= LINE_ID_MAX_BYTES) {
     const version = statVersion(stat);
     // The stored IDs of this version, or (the file changed outside rt, or was never read) reconciled
-    // from its lines as for any file: that once makes the model.
-    let runs = ws.lineIds.currentRuns(base.rel, base.hash!, large.count, { stat: version });
-    if (!runs) {
-      ws.lineIds.idsFor(base.rel, snap.model.lines, base.hash!, { stat: version });
-      runs = ws.lineIds.currentRuns(base.rel, base.hash!, large.count)!;
-    }
+    // from the hashes of its lines, read from the bytes.
+    const runs = ws.lineIds.currentRuns(base.rel, base.hash!, large.count, { stat: version }) ?? ws.lineIds.idsForHashes(base.rel, hashLinesOf(large), base.hash!, { stat: version });
     const viewed = ws.lineIds.viewedRuns(base.rel);
     snap.idList = idListOf(runs);
     if (viewed) snap.viewedList = idListOf(viewed);
@@ -370,7 +366,17 @@ async function applyLocked(ws: Workspace, target: string, plan: Planner, opts: A
         w !== undefined &&
         snap.hash !== null &&
         ws.lineIds.afterWindowEdit(snap.rel, snap.hash, newHash, { oldTotal: snap.large!.count, first: w.first, oldLines: w.old.lines, newLines: p.model.lines }, { shownRange, ...(stat ? { stat } : {}) });
-      if (!windowed) {
+      if (!windowed && w) {
+        // The stored IDs are of another version (the file changed outside rt, or they were never
+        // made): every new line's hash, from the old bytes outside the window and the window's lines.
+        const t = snap.large!;
+        const before = hashLinesOf(t);
+        const hashes = new Float64Array(t.count - w.oldCount + p.model.lines.length);
+        hashes.set(before.subarray(0, w.first));
+        p.model.lines.forEach((line, i) => (hashes[w.first + i] = hashLine(line)));
+        hashes.set(before.subarray(w.first + w.oldCount), w.first + p.model.lines.length);
+        ws.lineIds.idsForHashes(snap.rel, hashes, newHash, { shownRange, ...(stat ? { stat } : {}) });
+      } else if (!windowed) {
         ws.lineIds.idsFor(snap.rel, whole().lines, newHash, {
           shownRange,
           ...(snap.hash !== null ? { previous: { textHash: snap.hash, lines: snap.model.lines } } : {}),
