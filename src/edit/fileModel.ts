@@ -4,6 +4,7 @@
 // are not valid UTF-8 survive on lines an edit does not touch).
 import { isUtf8 } from "node:buffer";
 import { diffArrays } from "diff";
+import type { IdList } from "./lineRefs.js";
 
 export type Eol = "\n" | "\r\n";
 
@@ -129,8 +130,9 @@ export function serializeAgainstParts(old: FileModel, oldBytes: Buffer, m: FileM
   while (p < shortest && same(p, p)) p++;
   let s = 0;
   while (s < shortest - p && same(old.lines.length - 1 - s, m.lines.length - 1 - s)) s++;
-  // The old last line's ending exists only with a final newline (checked equal above).
-  if (p === old.lines.length && !old.finalNewline) return [serialize(m)];
+  // The old last line's ending exists only with a final newline (checked equal above); and when
+  // the new text ends on a kept line without a final newline, that line's ending is not written.
+  if ((p === old.lines.length || (s === 0 && p === m.lines.length)) && !old.finalNewline) return [serialize(m)];
   const body = old.bom ? 3 : 0;
   // Byte offset just past line p's ending (p lines kept), and of the first of the s kept last lines.
   let head = body;
@@ -207,6 +209,21 @@ export function splitContent(text: string): string[] {
   return lines;
 }
 
+/** A large file as its bytes and the offset of each line (largeText.ts reads it). */
+export interface LargeText {
+  bytes: Buffer;
+  bom: boolean;
+  /** Number of lines (as parseFile counts them: a final newline starts no line). */
+  count: number;
+  /** Byte offset where line i starts; `starts[count]` is the end of the file. */
+  starts: Uint32Array;
+  finalNewline: boolean;
+  /** The ending given to new lines: the most common one (LF when none). */
+  eol: Eol;
+  /** How many lines end in CRLF. */
+  crlf: number;
+}
+
 /** What the planners read of a file about to be edited (the workspace's Snapshot is one). */
 export interface EditTarget {
   /** The workspace root (programs run for checks never come from inside it). */
@@ -220,4 +237,13 @@ export interface EditTarget {
   ids?: string[];
   /** What the caller believes is at each line number (see staleNumber). */
   viewedIds?: ReadonlyArray<string | null>;
+  /**
+   * A large file: its bytes and line offsets. Planners that can edit a window
+   * of it read lines through this, and IDs through idList and viewedList (runs
+   * of counters, not half a million strings); `model` and `ids` are then made
+   * only if read.
+   */
+  large?: LargeText;
+  idList?: IdList;
+  viewedList?: IdList;
 }

@@ -5,6 +5,7 @@ import { withLines, splitContent, normalizedText, type EditTarget } from "./file
 import { fitIndentation, indentCandidates } from "./indent.js";
 import { chooseReading } from "./chooseReading.js";
 import { resolveRef, parseRef, staleNumber, type LineRef } from "./lineRefs.js";
+import { lineSource, windowModel, WINDOW_MARGIN_LINES, type Window } from "./largeText.js";
 import { INDENT_WINDOW_LINES, SYNTAX_CHECK_MAX_BYTES } from "../limits.js";
 
 export interface LineChange {
@@ -27,7 +28,8 @@ export interface AppliedLines {
   regions: Array<{ start: number; end: number }>;
 }
 
-export function applyLineChanges(lines: string[], changes: LineChange[]): AppliedLines | { error: string } {
+/** Changes sorted by position, or the first two that overlap. */
+function sortedChanges(changes: LineChange[]): LineChange[] | { error: string } {
   const sorted = [...changes].sort((a, b) => a.start - b.start || a.end - b.end);
   for (let i = 1; i < sorted.length; i++) {
     const a = sorted[i - 1];
@@ -36,6 +38,12 @@ export function applyLineChanges(lines: string[], changes: LineChange[]): Applie
       return { error: `changes overlap: lines ${a.start}-${Math.max(a.start, a.end)} and ${b.start}-${Math.max(b.start, b.end)}; give each line to at most one change` };
     }
   }
+  return sorted;
+}
+
+export function applyLineChanges(lines: string[], changes: LineChange[]): AppliedLines | { error: string } {
+  const sorted = sortedChanges(changes);
+  if ("error" in sorted) return sorted;
   // The new lines as pieces (unchanged runs sliced, changes' content), joined once: a long
   // file is copied in a few block moves, not pushed a line at a time.
   const pieces: string[][] = [];
@@ -83,16 +91,20 @@ export function changesUseIds(specs: ChangeSpec[]): boolean {
  * the file valid, all applied together.
  */
 export async function planLineChanges(snap: EditTarget, specs: ChangeSpec[], force: boolean) {
-  const lines = snap.model.lines;
+  // A large file's lines are decoded only where read; the changes are applied to a window of them.
+  const large = snap.large;
+  const lines = large ? lineSource(large) : snap.model.lines;
+  const ids = large ? snap.idList : snap.ids;
+  const viewedIds = large ? snap.viewedList : snap.viewedIds;
   const changes: LineChange[] = [];
   const notes: string[] = [];
   const relocations: Array<{ ref: string; from: number; to: number }> = [];
   const resolve = (ref: LineRef, o: { allowEnd?: boolean; allowZero?: boolean } = {}) => {
-    const r = resolveRef(ref, lines, snap.ids, o);
+    const r = resolveRef(ref, lines, ids, o);
     if ("error" in r) throw new ToolError(r.error);
     const parsed = parseRef(ref);
     if (!("error" in parsed) && parsed.id === undefined) {
-      const stale = staleNumber(r.line, snap.viewedIds, snap.ids, snap.rel, lines);
+      const stale = staleNumber(r.line, viewedIds, ids, snap.rel, lines);
       if (stale) throw new ToolError(stale);
     }
     // A reference given twice (start and end of one line) is reported once.
@@ -122,7 +134,7 @@ export async function planLineChanges(snap: EditTarget, specs: ChangeSpec[], for
   // Placing content looks at the lines around it (and the file's indentation style): in a very long
   // file, the INDENT_WINDOW_LINES either side of the change, not all of its lines.
   const around = (at: number) => {
-    if (lines.length <= 2 * INDENT_WINDOW_LINES) return { lines, at };
+    if (lines.length <= 2 * INDENT_WINDOW_LINES) return { lines: Array.isArray(lines) ? lines : lines.slice(0, lines.length), at };
     const from = Math.max(0, at - INDENT_WINDOW_LINES);
     return { lines: lines.slice(from, at + INDENT_WINDOW_LINES), at: at - from };
   };
@@ -130,11 +142,28 @@ export async function planLineChanges(snap: EditTarget, specs: ChangeSpec[], for
     c.content.length === 0 ? [{ lines: c.content, why: "" }] : indentCandidates(c.content, { ...around(c.start - 1), replacing: c.end - c.start + 1, indentLevel: c.indentLevel }),
   );
   const pick = changes.map(() => 0);
-  const build = () => applyLineChanges(lines, changes.map((c, k) => ({ ...c, content: readings[k][pick[k]].lines, verbatim: true })));
+  const placed = () => changes.map((c, k) => ({ ...c, content: readings[k][pick[k]].lines, verbatim: true }));
+  const order = sortedChanges(changes);
+  if ("error" in order) throw new ToolError(order.error);
+  // A large file: the lines from the first change to the last, with a margin, are the window edited.
+  const window = large
+    ? (() => {
+        const from = Math.max(0, order[0].start - 1 - WINDOW_MARGIN_LINES);
+        const to = Math.min(large.count, Math.max(...order.map((c) => c.end)) + WINDOW_MARGIN_LINES);
+        return { first: from, oldCount: to - from, old: windowModel(large, from, to) } satisfies Window;
+      })()
+    : undefined;
+  const build = (): AppliedLines | { error: string } => {
+    if (!window) return applyLineChanges(snap.model.lines, placed());
+    const shift = window.first;
+    const a = applyLineChanges(window.old.lines, placed().map((c) => ({ ...c, start: c.start - shift, end: c.end - shift })));
+    if ("error" in a) return a;
+    return { lines: a.lines, start: a.start + shift, end: a.end + shift, regions: a.regions.map((r) => ({ start: r.start + shift, end: r.end + shift })) };
+  };
   const first = build();
   if ("error" in first) throw new ToolError(first.error);
   // Choosing among readings validates each one; a file too large to validate takes the first.
-  if (!force && (snap.bytes?.length ?? 0) <= SYNTAX_CHECK_MAX_BYTES) {
+  if (!force && !large && (snap.bytes?.length ?? 0) <= SYNTAX_CHECK_MAX_BYTES) {
     const before = normalizedText(snap.model);
     for (let k = 0; k < changes.length; k++) {
       if (readings[k].length < 2) continue;
@@ -167,7 +196,9 @@ export async function planLineChanges(snap: EditTarget, specs: ChangeSpec[], for
   const only = changes.length === 1 && changes[0].content.length === 0 && changes[0].end >= changes[0].start ? changes[0] : undefined;
   const deleted = only ? { start: only.start, end: only.end } : undefined;
   return {
-    model: withLines(snap.model, applied.lines),
+    // With a window: the new lines of the window only (see largeText.ts).
+    model: window ? withLines(window.old, applied.lines) : withLines(snap.model, applied.lines),
+    ...(window ? { window } : {}),
     start: applied.start,
     end: applied.end,
     notes,

@@ -8,6 +8,19 @@ export const LINE_ID_PATTERN = /^[a-z][0-9a-z]{3,5}$/;
 
 export type LineRef = number | string;
 
+/** A file's lines as references read them: an array, or a large file's lines decoded one at a time (largeText.ts). */
+export interface Lines {
+  readonly length: number;
+  at(i: number): string | undefined;
+}
+
+/** Line IDs (or what the caller was shown: null where nothing), an array or runs of counters read one at a time. */
+export interface IdList {
+  readonly length: number;
+  at(i: number): string | null | undefined;
+  indexOf(id: string): number;
+}
+
 export interface ParsedRef {
   line?: number;
   id?: string;
@@ -40,8 +53,8 @@ export interface Resolved {
  */
 export function resolveRef(
   ref: LineRef,
-  lines: string[],
-  ids: string[] | undefined,
+  lines: Lines,
+  ids: IdList | undefined,
   opts: { allowEnd?: boolean; allowZero?: boolean } = {},
 ): Resolved | { error: string } {
   const p = parseRef(ref);
@@ -67,13 +80,13 @@ export function resolveRef(
 }
 
 /** Numbered lines with IDs around `line` (for errors). */
-export function around(lines: string[], ids: string[] | undefined, line: number, radius = 3): string {
+export function around(lines: Lines, ids: IdList | undefined, line: number, radius = 3): string {
   if (lines.length === 0) return "(the file is empty)";
   const c = Math.min(Math.max(1, line), lines.length);
   const out = ["Current lines:"];
   for (let i = Math.max(1, c - radius); i <= Math.min(lines.length, c + radius); i++) {
-    const id = ids?.[i - 1];
-    out.push(`${String(i).padStart(4)}: ${id ? `[LID:${id}] ` : ""}${lines[i - 1]}`);
+    const id = ids?.at(i - 1);
+    out.push(`${String(i).padStart(4)}: ${id ? `[LID:${id}] ` : ""}${lines.at(i - 1)}`);
   }
   return out.join("\n");
 }
@@ -88,17 +101,20 @@ export function around(lines: string[], ids: string[] | undefined, line: number,
  */
 export function staleNumber(
   n: number,
-  viewed: ReadonlyArray<string | null> | undefined,
-  currentIds: string[] | undefined,
+  viewed: IdList | undefined,
+  currentIds: IdList | undefined,
   rel: string,
-  lines?: string[],
+  lines?: Lines,
 ): string | null {
   if (!viewed || !currentIds || n < 1) return null;
-  const seen = viewed[n - 1];
-  if (seen === null || seen === undefined || currentIds[n - 1] === seen) return null;
+  const seen = viewed.at(n - 1);
+  if (seen === null || seen === undefined || currentIds.at(n - 1) === seen) return null;
   const now = currentIds.indexOf(seen);
-  const quote = (i: number) => (lines ? ` (${JSON.stringify(lines[i].length > 80 ? `${lines[i].slice(0, 80)}…` : lines[i])})` : "");
-  const current = currentIds[n - 1] ? ` Line ${n} is now ${n}:${currentIds[n - 1]}${quote(n - 1)}.` : "";
+  const quote = (i: number) => {
+    const l = lines?.at(i);
+    return l === undefined ? "" : ` (${JSON.stringify(l.length > 80 ? `${l.slice(0, 80)}…` : l)})`;
+  };
+  const current = currentIds.at(n - 1) ? ` Line ${n} is now ${n}:${currentIds.at(n - 1)}${quote(n - 1)}.` : "";
   const moved = now === -1 ? " The line you saw there has since been changed or deleted." : ` The line you saw there is now ${now + 1}:${seen}${quote(now)}.`;
   return `line ${n} is ambiguous: ${rel} changed since you last viewed it, so line numbers may have shifted.${moved}${current} Say which you mean with N:ID, or re-read the file (read or open) and use the current numbers.`;
 }

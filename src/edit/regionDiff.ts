@@ -21,7 +21,7 @@ export function regionDiff(oldName: string, newName: string, before: string, aft
  * ending in a newline ends with an empty string), so that a caller holding a
  * file's lines never builds the whole text.
  */
-export function regionDiffOfLines(oldName: string, newName: string, a: readonly string[], b: readonly string[], context = 3): string {
+export function regionDiffOfLines(oldName: string, newName: string, a: readonly string[], b: readonly string[], context = 3, lineOffset = 0): string {
   let p = 0;
   const shortest = Math.min(a.length, b.length);
   while (p < shortest && a[p] === b[p]) p++;
@@ -36,10 +36,12 @@ export function regionDiffOfLines(oldName: string, newName: string, a: readonly 
   const sliceA = nearEnd ? a.slice(from).join("\n") : a.slice(from, toA).join("\n") + "\n";
   const sliceB = nearEnd ? b.slice(from).join("\n") : b.slice(from, toB).join("\n") + "\n";
   const patch = structuredPatch(oldName, newName, sliceA, sliceB, undefined, undefined, { context })!;
-  if (from > 0) {
+  // `lineOffset`: a and b are a window of two longer texts, starting at that line of both (and
+  // holding enough equal lines around their difference that the slices are the whole texts' slices).
+  if (lineOffset + from > 0) {
     for (const h of patch.hunks) {
-      h.oldStart += from;
-      h.newStart += from;
+      h.oldStart += lineOffset + from;
+      h.newStart += lineOffset + from;
     }
   }
   return formatPatch(patch);

@@ -7,6 +7,8 @@ import { normalizedText, withLines, splitContent, type EditTarget } from "./file
 import { planEdit, applyReplacements, type MatchSuccess } from "./match.js";
 import { findElision, elisionMessage } from "./elision.js";
 import { chooseReading } from "./chooseReading.js";
+import { normalizeEol } from "./normalize.js";
+import { lineAtByte, windowModel, WINDOW_MARGIN_LINES, type Window } from "./largeText.js";
 
 export interface StringEdit {
   old_string: string;
@@ -29,7 +31,7 @@ export function matchNotes(o: MatchSuccess): string[] {
  * first reading that keeps the file valid and its blocks intact is written
  * (both checks are skipped with `force`).
  */
-export async function planStringEdits(snap: EditTarget, edits: StringEdit[], label: (i: number) => string, opts: { force?: boolean } = {}) {
+export async function planStringEdits(snap: EditTarget, edits: StringEdit[], label: (i: number) => string, opts: { force?: boolean; syntaxChecks?: boolean } = {}) {
   let text = normalizedText(snap.model);
   const notes: string[] = [];
   const tiers: Array<{ tier: string; similarity?: number; lines: number[] }> = [];
@@ -45,7 +47,8 @@ export async function planStringEdits(snap: EditTarget, edits: StringEdit[], lab
       }
     }
     let next = applyReplacements(text, outcome.replacements);
-    if (outcome.alternatives && outcome.alternatives.length > 0 && !opts.force) {
+    // Without syntax checks (a window of a file too large to check), the first reading, as chooseReading gives it then.
+    if (outcome.alternatives && outcome.alternatives.length > 0 && !opts.force && opts.syntaxChecks !== false) {
       const readings = [
         { text: next, why: outcome.indentation ?? "as matched" },
         ...outcome.alternatives.map((a) => ({ text: applyReplacements(text, a.replacements), why: a.why })),
@@ -72,4 +75,55 @@ export async function planStringEdits(snap: EditTarget, edits: StringEdit[], lab
     notes,
     tiers,
   };
+}
+
+/**
+ * planStringEdits for one edit of a large file (EditTarget.large), from a
+ * window of its lines, when old_string is found exactly once in the bytes: the
+ * matching tiers then take it as the exact match, which only needs the lines
+ * around it. The window holds those lines and more (the check that new_string
+ * is not already there reads as far as new_string reaches either side). The
+ * plan is the one planStringEdits makes on the whole text, its line numbers
+ * moved to the file's; undefined when this does not apply (old_string not
+ * found once, or not as bytes: then the whole text goes through the tiers).
+ */
+export async function planStringEditInWindow(snap: EditTarget, e: StringEdit, opts: { force?: boolean } = {}) {
+  const t = snap.large;
+  if (!t || e.replace_all) return undefined;
+  const old = normalizeEol(e.old_string);
+  // The text matched is the lines joined by "\n": old_string's bytes are that text's only where no
+  // CRLF ending, BOM or replaced byte (U+FFFD) can be part of a match.
+  if (old === "" || old === normalizeEol(e.new_string) || /[\r\ufeff\ufffd]/.test(old) || (t.crlf > 0 && old.includes("\n"))) return undefined;
+  const needle = Buffer.from(old, "utf8");
+  if (needle.toString("utf8") !== old) return undefined;
+  const body = t.bom ? 3 : 0;
+  const at = t.bytes.indexOf(needle, body);
+  if (at === -1 || t.bytes.indexOf(needle, at + 1) !== -1) return undefined;
+  const reach = WINDOW_MARGIN_LINES + 1 + countNewlines(e.new_string) + countNewlines(old);
+  const first = Math.max(0, lineAtByte(t, at) - reach);
+  const last = lineAtByte(t, Math.max(at, at + needle.length - 1));
+  const end = Math.min(t.count, last + 1 + reach);
+  const window: Window = { first, oldCount: end - first, old: windowModel(t, first, end) };
+  let planned: Awaited<ReturnType<typeof planStringEdits>>;
+  try {
+    planned = await planStringEdits({ root: snap.root, rel: snap.rel, bytes: null, model: window.old }, [e], () => "", { ...opts, syntaxChecks: false });
+  } catch {
+    // Refused in the window (new_string already there, a placeholder): the whole text says it with the file's line numbers.
+    return undefined;
+  }
+  if (planned.tiers[0]?.tier !== "exact") return undefined;
+  const shift = (n: number) => n + first;
+  return {
+    ...planned,
+    start: shift(planned.start),
+    end: shift(planned.end),
+    tiers: planned.tiers.map((x) => ({ ...x, lines: x.lines.map(shift) })),
+    window,
+  };
+}
+
+function countNewlines(s: string): number {
+  let n = 0;
+  for (let i = s.indexOf("\n"); i !== -1; i = s.indexOf("\n", i + 1)) n++;
+  return n;
 }

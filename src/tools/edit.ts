@@ -1,7 +1,7 @@
 import { z } from "zod";
 import { defineTool, ok, ToolError } from "./types.js";
 import { applyEdit } from "../workspace/applyEdit.js";
-import { planStringEdits } from "../edit/stringEdits.js";
+import { planStringEditInWindow, planStringEdits } from "../edit/stringEdits.js";
 import { editOptions } from "./shared/editing.js";
 import { FILE_PATH_ALIAS, editedPath, withArgAliases } from "./shared/argAliases.js";
 
@@ -34,7 +34,8 @@ Errors say why: not found (with the closest region: re-read the file), several m
       workspace,
       args.path,
       async (snap) => {
-        const p = await planStringEdits(snap, [args], () => "", { force: args.force });
+        // A large file: the exact match found in its bytes is planned from the lines around it.
+        const p = (await planStringEditInWindow(snap, args, { force: args.force })) ?? (await planStringEdits(snap, [args], () => "", { force: args.force }));
         tiers = p.tiers[0];
         return p;
       },

@@ -8,9 +8,11 @@ import fs from "node:fs";
 import { regionDiff, regionDiffOfLines } from "../edit/regionDiff.js";
 import type { Workspace } from "./workspace.js";
 import { hashBytes } from "./fingerprint.js";
-import { statVersion } from "./lineIds.js";
+import { hashLine, hashLinesOf, idFromCounter, idListOf, statVersion } from "./lineIds.js";
+import { scanText, windowPieces, windowedSource, type LargeText, type Window } from "../edit/largeText.js";
+import type { Lines } from "../edit/lineRefs.js";
 import { ToolError } from "../errors.js";
-import { parseFile, serialize, serializeAgainstParts, normalizedText, type FileModel } from "../edit/fileModel.js";
+import { parseFile, serialize, serializeAgainstParts, normalizedText, type EditTarget, type FileModel } from "../edit/fileModel.js";
 import { binaryKind, formatSize } from "./binary.js";
 import { withFileLock } from "./fileLock.js";
 import { Journal } from "./journal.js";
@@ -32,6 +34,46 @@ export interface Snapshot {
   /** What the caller believes is at each line number (see staleNumber). */
   viewedIds?: ReadonlyArray<string | null>;
   mode?: number;
+  /** Files over windowedEditFromBytes: the bytes and line offsets (see EditTarget.large); `model` and `ids` are made when read. */
+  large?: LargeText;
+  idList?: EditTarget["idList"];
+  viewedList?: EditTarget["viewedList"];
+}
+
+/**
+ * Files larger than this are edited through a window (largeText.ts) by the
+ * planners that can: the size from which rt does not check syntax, so nothing
+ * needs the whole text. Lowered only by tests, which compare both ways.
+ */
+let windowedEditFromBytes = SYNTAX_CHECK_MAX_BYTES;
+
+/** Tests: edits of files over `bytes` go through a window; returns the function that restores the limit. */
+export function setWindowedEditFromBytes(bytes: number): () => void {
+  const before = windowedEditFromBytes;
+  windowedEditFromBytes = bytes;
+  return () => {
+    windowedEditFromBytes = before;
+  };
+}
+
+/** A snapshot of a large file: lines located, not decoded; the model and the ID strings made only if a planner reads them. */
+function largeSnapshot(ws: Workspace, base: Omit<Snapshot, "model">, bytes: Buffer, stat: fs.Stats, withIds: boolean): Snapshot {
+  const large = scanText(bytes);
+  let model: FileModel | undefined;
+  const snap = { ...base, large } as Snapshot;
+  Object.defineProperty(snap, "model", { get: () => (model ??= parseFile(bytes)), enumerable: true });
+  if (withIds && bytes.length <= LINE_ID_MAX_BYTES) {
+    const version = statVersion(stat);
+    // The stored IDs of this version, or (the file changed outside rt, or was never read) reconciled
+    // from the hashes of its lines, read from the bytes.
+    const runs = ws.lineIds.currentRuns(base.rel, base.hash!, large.count, { stat: version }) ?? ws.lineIds.idsForHashes(base.rel, hashLinesOf(large), base.hash!, { stat: version });
+    const viewed = ws.lineIds.viewedRuns(base.rel);
+    snap.idList = idListOf(runs);
+    if (viewed) snap.viewedList = idListOf(viewed);
+    Object.defineProperty(snap, "ids", { get: () => runs.toArray(idFromCounter), enumerable: true });
+    Object.defineProperty(snap, "viewedIds", { get: () => viewed?.toArray(idFromCounter), enumerable: true });
+  }
+  return snap;
 }
 
 export function takeSnapshot(ws: Workspace, path: string, opts: { mayCreate?: boolean; withIds?: boolean } = {}): Snapshot {
@@ -60,8 +102,11 @@ export function takeSnapshot(ws: Workspace, path: string, opts: { mayCreate?: bo
   const bytes = found.bytes;
   const kind = binaryKind(bytes);
   if (kind) throw new ToolError(`${r.rel}: binary file (${kind}, ${formatSize(bytes.length)}); rt edits text files only`);
-  const model = parseFile(bytes);
   const hash = hashBytes(bytes);
+  if (bytes.length > windowedEditFromBytes) {
+    return largeSnapshot(ws, { root: ws.root, rel: r.rel, abs: r.abs, bytes, hash, mode: found.stat.mode & 0o7777 }, bytes, found.stat, opts.withIds === true);
+  }
+  const model = parseFile(bytes);
   const snap: Snapshot = { root: ws.root, rel: r.rel, abs: r.abs, bytes, hash, model, mode: found.stat.mode & 0o7777 };
   if (opts.withIds && bytes.length <= LINE_ID_MAX_BYTES) {
     snap.ids = ws.lineIds.idsFor(r.rel, model.lines, hash, { stat: statVersion(found.stat) });
@@ -86,6 +131,11 @@ export interface Plan {
    * each is shown with its own context, not everything between the first and the last.
    */
   regions?: Array<{ start: number; end: number }>;
+  /**
+   * A plan of a large snapshot's window (largeText.ts): `model` holds the new
+   * lines of lines [first, first + oldCount) only; the rest are unchanged.
+   */
+  window?: Window;
 }
 
 export interface ApplyOptions {
@@ -127,6 +177,31 @@ function splitText(m: FileModel): readonly string[] {
 /** unifiedDiff of two models' normalized texts, from their lines (a 32 MB file is never joined into one string). */
 export function modelDiff(rel: string, before: FileModel, after: FileModel): string {
   return withoutPreamble(regionDiffOfLines(`a/${rel}`, `b/${rel}`, splitText(before), splitText(after), 3));
+}
+
+/**
+ * The diff of a window plan: modelDiff of the whole texts, computed on the
+ * window (it holds WINDOW_MARGIN_LINES unchanged lines around the changes, more
+ * than the diff's margin and context; at the file's end, the end as it is).
+ */
+function windowDiff(rel: string, t: LargeText, w: Window, model: FileModel): string {
+  const atEnd = w.first + w.oldCount === t.count;
+  const a = atEnd ? splitText(w.old) : w.old.lines;
+  const b = atEnd ? splitText(model) : model.lines;
+  return withoutPreamble(regionDiffOfLines(`a/${rel}`, `b/${rel}`, a, b, 3, w.first));
+}
+
+/** A window plan's whole new model (what a check of the whole text needs; small files only). */
+function wholeModel(old: FileModel, w: Window, model: FileModel): FileModel {
+  const end = w.first + w.oldCount;
+  const atEnd = end === old.lines.length;
+  return {
+    ...old,
+    lines: old.lines.slice(0, w.first).concat(model.lines, old.lines.slice(end)),
+    raw: old.raw.slice(0, w.first).concat(model.raw, old.raw.slice(end)),
+    eols: old.eols.slice(0, w.first).concat(model.eols, old.eols.slice(end)),
+    finalNewline: atEnd ? model.finalNewline : old.finalNewline,
+  };
 }
 
 /** Whether `pieces`, one after another, are exactly `bytes`. */
@@ -194,12 +269,12 @@ export function shownWindows(total: number, regions: ReadonlyArray<{ start: numb
 }
 
 /** The edited region(s) with a few lines of context, numbered (seed 000 §10.4); separate windows are parted by "...". */
-export function regionView(lines: string[], start: number, end: number, regions?: ReadonlyArray<{ start: number; end: number }>): string {
+export function regionView(lines: Lines, start: number, end: number, regions?: ReadonlyArray<{ start: number; end: number }>): string {
   if (lines.length === 0) return "(the file is now empty)";
   const out: string[] = [];
   for (const { from, to } of shownWindows(lines.length, regions?.length ? regions : [{ start, end }])) {
     if (out.length > 0) out.push("  ...");
-    for (let i = from; i <= to; i++) out.push(`${String(i).padStart(4)}: ${lines[i - 1]}`);
+    for (let i = from; i <= to; i++) out.push(`${String(i).padStart(4)}: ${lines.at(i - 1)}`);
   }
   return out.join("\n");
 }
@@ -220,7 +295,11 @@ async function applyLocked(ws: Workspace, target: string, plan: Planner, opts: A
   for (let attempt = 0; ; attempt++) {
     // The unchanged lines at the start and end are copied from the bytes read (a 32 MB file is not re-encoded for one line).
     // In pieces: the kept head and tail of the bytes read, and the new middle (never joined: a copy of 32 MB costs).
-    const newBytes = snap.bytes ? serializeAgainstParts(snap.model, snap.bytes, p.model) : [serialize(p.model)];
+    const w = snap.large ? p.window : undefined;
+    const newBytes = w ? windowPieces(snap.large!, w, p.model, serialize) : snap.bytes ? serializeAgainstParts(snap.model, snap.bytes, p.model) : [serialize(p.model)];
+    // The new text's lines: through the window, or the model's.
+    const newLines: Lines = w ? windowedSource(snap.large!, w, p.model) : p.model.lines;
+    const whole = () => (w ? wholeModel(snap.model, w, p.model) : p.model);
     const newLength = newBytes.reduce((n, b) => n + b.length, 0);
     const largest = Math.max(snap.bytes?.length ?? 0, newLength);
     if (!opts.force && largest > SYNTAX_CHECK_MAX_BYTES) {
@@ -228,7 +307,7 @@ async function applyLocked(ws: Workspace, target: string, plan: Planner, opts: A
       notes.push(`note: syntax not checked: ${snap.rel} is ${formatSize(largest)}, and rt checks the syntax of files up to ${formatSize(SYNTAX_CHECK_MAX_BYTES)}`);
     } else if (!opts.force) {
       const beforeText = normalizedText(snap.model);
-      const afterText = normalizedText(p.model);
+      const afterText = normalizedText(whole());
       const { validateEdit, formatProblems } = await import("../edit/validate.js");
       const v = await validateEdit(snap.rel, beforeText, afterText, { root: ws.root });
       if (v.introduced.length > 0) {
@@ -240,7 +319,7 @@ async function applyLocked(ws: Workspace, target: string, plan: Planner, opts: A
       // A language rt parses whose check could not run is worth saying; plain text is not.
       if (!v.checked && v.language) notes.push(`note: syntax not checked: ${v.reason ?? "unknown reason"}`);
     }
-    const diff = modelDiff(snap.rel, snap.model, p.model);
+    const diff = w ? windowDiff(snap.rel, snap.large!, w, p.model) : modelDiff(snap.rel, snap.model, p.model);
     const unchanged = snap.bytes !== null && sameBytes(newBytes, snap.bytes);
     const metadata: Record<string, unknown> = { path: snap.rel, start_line: p.start, end_line: p.end, ...p.metadata };
     if (opts.dryRun || unchanged) {
@@ -273,25 +352,44 @@ async function applyLocked(ws: Workspace, target: string, plan: Planner, opts: A
     entry.commit();
     if (newLength <= LINE_ID_MAX_BYTES) {
       // The caller is shown the edited region below: those numbers are current for it now (one write).
-      const shown = shownWindows(p.model.lines.length, p.regions?.length ? p.regions : [{ start: p.start, end: p.end }]);
+      const shown = shownWindows(newLines.length, p.regions?.length ? p.regions : [{ start: p.start, end: p.end }]);
       let stat: string | undefined;
       try {
         stat = statVersion(fs.statSync(snap.abs));
       } catch {
         stat = undefined;
       }
-      ws.lineIds.idsFor(snap.rel, p.model.lines, newHash, {
-        shownRange: shown.flatMap(({ from, to }) => Array.from({ length: to - from + 1 }, (_, i) => from + i)),
-        ...(snap.hash !== null ? { previous: { textHash: snap.hash, lines: snap.model.lines } } : {}),
-        ...(stat ? { stat } : {}),
-      });
+      const shownRange = shown.flatMap(({ from, to }) => Array.from({ length: to - from + 1 }, (_, i) => from + i));
+      // A window plan whose IDs before the edit are stored (the usual case: the snapshot made them,
+      // or rt's previous edit did) reconciles the window alone; otherwise every line, as for any file.
+      const windowed =
+        w !== undefined &&
+        snap.hash !== null &&
+        ws.lineIds.afterWindowEdit(snap.rel, snap.hash, newHash, { oldTotal: snap.large!.count, first: w.first, oldLines: w.old.lines, newLines: p.model.lines }, { shownRange, ...(stat ? { stat } : {}) });
+      if (!windowed && w) {
+        // The stored IDs are of another version (the file changed outside rt, or they were never
+        // made): every new line's hash, from the old bytes outside the window and the window's lines.
+        const t = snap.large!;
+        const before = hashLinesOf(t);
+        const hashes = new Float64Array(t.count - w.oldCount + p.model.lines.length);
+        hashes.set(before.subarray(0, w.first));
+        p.model.lines.forEach((line, i) => (hashes[w.first + i] = hashLine(line)));
+        hashes.set(before.subarray(w.first + w.oldCount), w.first + p.model.lines.length);
+        ws.lineIds.idsForHashes(snap.rel, hashes, newHash, { shownRange, ...(stat ? { stat } : {}) });
+      } else if (!windowed) {
+        ws.lineIds.idsFor(snap.rel, whole().lines, newHash, {
+          shownRange,
+          ...(snap.hash !== null ? { previous: { textHash: snap.hash, lines: snap.model.lines } } : {}),
+          ...(stat ? { stat } : {}),
+        });
+      }
     }
     const verb = snap.bytes === null ? "Created" : (opts.verb ?? "Edited");
     const named = p.summaryRange ?? p;
     const span = (r: { start: number; end: number }) => (r.end > r.start ? `${r.start}-${r.end}` : `${r.start}`);
     const range = !p.summaryRange && p.regions && p.regions.length > 1 ? p.regions.map(span).join(",") : named.end >= named.start ? `${named.start}-${named.end}` : `${named.start}`;
     const showDiff = opts.showDiff || /^(1|true|yes|on)$/i.test(ws.env.RT_AUTO_DIFF ?? ws.env.RAGIX_AUTO_DIFF ?? "");
-    const parts = [`✓ ${verb} ${snap.rel}:${range}`, ...(p.notes ?? []), ...notes, regionView(p.model.lines, p.start, p.end, p.regions)];
+    const parts = [`✓ ${verb} ${snap.rel}:${range}`, ...(p.notes ?? []), ...notes, regionView(newLines, p.start, p.end, p.regions)];
     // Seed 000: `git diff -- FILE` when git tracks the file (every change since the last
     // `git add`), the edit's own diff otherwise.
     let gitDiff: string | undefined;

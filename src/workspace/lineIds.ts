@@ -8,7 +8,10 @@
 import { diffArrays } from "diff";
 import { StateStore } from "./state.js";
 import { STATE_FILE_MAX_BYTES } from "../limits.js";
-import { LINE_ID_PATTERN } from "../edit/lineRefs.js";
+import { LINE_ID_PATTERN, type IdList } from "../edit/lineRefs.js";
+import { IdRuns } from "./idRuns.js";
+import { lineRange } from "../edit/largeText.js";
+import type { LargeText } from "../edit/fileModel.js";
 
 interface IdRecord {
   version: 1;
@@ -17,7 +20,8 @@ interface IdRecord {
   textHash: string;
   /** Next counter value: IDs are derived from it and it never goes back. */
   next: number;
-  ids: string[];
+  /** The IDs of the lines, as runs of counters (see idRuns.ts). */
+  ids: IdRuns;
   /** 53-bit hashes of each line, for alignment (a typed array: half a million numbers are not half a million objects). */
   hashes: Float64Array;
   /**
@@ -27,7 +31,7 @@ interface IdRecord {
    * "current": exactly `ids` (the caller saw this version whole), stored without
    * repeating them.
    */
-  viewed?: Array<string | null> | "current";
+  viewed?: IdRuns | "current";
   /**
    * The version of the file rt last showed the caller any part of (read,
    * open, scroll, a grep match, the region printed after an edit): its
@@ -48,6 +52,8 @@ interface IdRecord {
 
 const LETTERS = "abcdefghijklmnopqrstuvwxyz";
 const ALNUM = "0123456789abcdefghijklmnopqrstuvwxyz";
+const LETTER_CODES = Array.from(LETTERS, (ch) => ch.charCodeAt(0));
+const ALNUM_CODES = Array.from(ALNUM, (ch) => ch.charCodeAt(0));
 
 function gcd(a: number, b: number): number {
   while (b) [a, b] = [b, a % b];
@@ -65,6 +71,7 @@ const TIERS = [3, 4, 5].map((rest) => {
 });
 
 /** Each tier's first counter, and the inverse of its multiplier modulo its space (for idToCounter). */
+const TIER_LOWS = TIERS.map((t) => 36 ** t.rest);
 const TIER_STARTS = TIERS.map((_, i) => TIERS.slice(0, i).reduce((n, t) => n + t.space, 0));
 const TIER_INVERSES = TIERS.map((t) => Number(modInverse(BigInt(t.mult), BigInt(t.space))));
 
@@ -107,17 +114,26 @@ export function idToCounter(id: string): number {
 /** Counter → ID: distinct counters give distinct IDs. */
 export function idFromCounter(counter: number): string {
   let n = counter;
-  for (const tier of TIERS) {
-    if (n < tier.space || tier === TIERS[TIERS.length - 1]) {
+  for (let t = 0; t < TIERS.length; t++) {
+    const tier = TIERS[t];
+    if (n < tier.space || t === TIERS.length - 1) {
       const m = mulMod(n % tier.space, tier.mult, tier.space);
-      const low = 36 ** tier.rest;
-      let s = LETTERS[Math.floor(m / low)];
+      const low = TIER_LOWS[t];
+      // The digits after the letter, least significant first; one string from its character codes
+      // (appending a character at a time costs several times more on half a million IDs).
       let q = m % low;
-      for (let i = 0; i < tier.rest; i++) {
-        s += ALNUM[q % 36];
-        q = Math.floor(q / 36);
-      }
-      return s;
+      const d1 = q % 36;
+      q = (q - d1) / 36;
+      const d2 = q % 36;
+      q = (q - d2) / 36;
+      const d3 = q % 36;
+      q = (q - d3) / 36;
+      const first = LETTER_CODES[Math.floor(m / low)];
+      if (tier.rest === 3) return String.fromCharCode(first, ALNUM_CODES[d1], ALNUM_CODES[d2], ALNUM_CODES[d3]);
+      const d4 = q % 36;
+      q = (q - d4) / 36;
+      if (tier.rest === 4) return String.fromCharCode(first, ALNUM_CODES[d1], ALNUM_CODES[d2], ALNUM_CODES[d3], ALNUM_CODES[d4]);
+      return String.fromCharCode(first, ALNUM_CODES[d1], ALNUM_CODES[d2], ALNUM_CODES[d3], ALNUM_CODES[d4], ALNUM_CODES[q % 36]);
     }
     n -= tier.space;
   }
@@ -174,12 +190,44 @@ export function hashLine(s: string): number {
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }
 
+/**
+ * hashLine of every line of a large text, from its bytes: a line of ASCII
+ * bytes hashes its bytes (its characters' codes), any other line is decoded
+ * first. The same numbers as hashLine on the lines parseFile gives (tested),
+ * without making half a million strings.
+ */
+export function hashLinesOf(t: LargeText): Float64Array {
+  const out = new Float64Array(t.count);
+  const b = t.bytes;
+  for (let i = 0; i < t.count; i++) {
+    const { start, end } = lineRange(t, i);
+    let h1 = 0xdeadbeef;
+    let h2 = 0x41c6ce57;
+    let k = start;
+    for (; k < end; k++) {
+      const ch = b[k];
+      if (ch >= 0x80) break;
+      h1 = Math.imul(h1 ^ ch, 2654435761);
+      h2 = Math.imul(h2 ^ ch, 1597334677);
+    }
+    if (k < end) {
+      out[i] = hashLine(b.toString("utf8", start, end));
+      continue;
+    }
+    h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+    h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+    out[i] = 4294967296 * (2097151 & h2) + (h1 >>> 0);
+  }
+  return out;
+}
+
 /** Diffs bigger than this fall back to fresh IDs for the changed middle part. */
 const MAX_EDIT_LENGTH = 4000;
 
 /**
  * Aligns `oldHashes` with `newHashes` and returns IDs for the new lines: the old
- * ID where a line is unchanged, a fresh one otherwise. Pure; exported for tests.
+ * ID where a line is unchanged, a fresh one otherwise. Pure; exported for tests
+ * (the same as reconcileRuns, on ID strings).
  */
 export function reconcileIds(
   oldHashes: ArrayLike<number>,
@@ -187,50 +235,59 @@ export function reconcileIds(
   newHashes: ArrayLike<number>,
   next: number,
 ): { ids: string[]; next: number; kept: number } {
-  const ids = new Array<string>(newHashes.length);
-  const fresh = () => idFromCounter(next++);
-  let kept = 0;
+  const r = reconcileRuns(oldHashes, IdRuns.fromIds(oldIds, idToCounter), newHashes, next);
+  return { ids: r.ids.toArray(idFromCounter) as string[], next: r.next, kept: r.kept };
+}
+
+/** reconcileIds on runs of counters: the unchanged start and end are sliced, not copied an ID at a time. */
+export function reconcileRuns(
+  oldHashes: ArrayLike<number>,
+  oldIds: IdRuns,
+  newHashes: ArrayLike<number>,
+  next: number,
+): { ids: IdRuns; next: number; kept: number } {
+  const fresh = (n: number): IdRuns => {
+    const r = IdRuns.fresh(next, n);
+    next += n;
+    return r;
+  };
   // Common prefix and suffix first: a local edit leaves a tiny middle to diff.
   let p = 0;
-  while (p < oldHashes.length && p < newHashes.length && oldHashes[p] === newHashes[p]) {
-    ids[p] = oldIds[p];
-    p++;
-  }
+  while (p < oldHashes.length && p < newHashes.length && oldHashes[p] === newHashes[p]) p++;
   let s = 0;
   while (
     s < oldHashes.length - p &&
     s < newHashes.length - p &&
     oldHashes[oldHashes.length - 1 - s] === newHashes[newHashes.length - 1 - s]
   ) {
-    ids[newHashes.length - 1 - s] = oldIds[oldHashes.length - 1 - s];
     s++;
   }
-  kept = p + s;
+  let kept = p + s;
+  const parts: IdRuns[] = [oldIds.slice(0, p)];
   const oldMid = Array.prototype.slice.call(oldHashes, p, oldHashes.length - s) as number[];
   const newMid = Array.prototype.slice.call(newHashes, p, newHashes.length - s) as number[];
   if (newMid.length > 0) {
-    const parts = oldMid.length > 0 ? diffArrays(oldMid, newMid, { maxEditLength: MAX_EDIT_LENGTH }) : undefined;
-    if (!parts) {
-      for (let i = 0; i < newMid.length; i++) ids[p + i] = fresh();
+    const diff = oldMid.length > 0 ? diffArrays(oldMid, newMid, { maxEditLength: MAX_EDIT_LENGTH }) : undefined;
+    if (!diff) {
+      parts.push(fresh(newMid.length));
     } else {
       let oi = 0;
-      let ni = 0;
-      for (const part of parts) {
+      for (const part of diff) {
         const n = part.count ?? part.value.length;
         if (part.added) {
-          for (let k = 0; k < n; k++) ids[p + ni++] = fresh();
+          parts.push(fresh(n));
         } else if (part.removed) {
           oi += n;
         } else {
-          for (let k = 0; k < n; k++) {
-            ids[p + ni++] = oldIds[p + oi++];
-            kept++;
-          }
+          parts.push(oldIds.slice(p + oi, p + oi + n));
+          oi += n;
+          kept += n;
         }
       }
     }
   }
-  return { ids, next, kept };
+  parts.push(oldIds.slice(oldHashes.length - s));
+  return { ids: IdRuns.concat(parts), next, kept };
 }
 
 /**
@@ -265,9 +322,8 @@ function hashesOf(lines: readonly string[], rec: IdRecord | undefined, previous:
  * in use; after this it cannot. (Its IDs are distinct and well formed: checked.)
  */
 function withSafeCounter(rec: IdRecord): IdRecord {
-  let next = rec.next;
-  const seen = rec.viewed === undefined || rec.viewed === "current" ? rec.ids : [...rec.ids, ...rec.viewed.filter((id): id is string => id !== null)];
-  for (const id of seen) next = Math.max(next, idToCounter(id) + 1);
+  let next = Math.max(rec.next, rec.ids.maxCounter() + 1);
+  if (rec.viewed !== undefined && rec.viewed !== "current") next = Math.max(next, rec.viewed.maxCounter() + 1);
   return next === rec.next ? rec : { ...rec, next };
 }
 
@@ -283,13 +339,13 @@ function withSafeCounter(rec: IdRecord): IdRecord {
  */
 function validRecord(r: IdRecord, rel: string, signed: boolean): boolean {
   if (r.version !== 1 || r.path !== rel || typeof r.textHash !== "string" || !Number.isSafeInteger(r.next) || r.next < 0) return false;
-  if (!Array.isArray(r.ids) || !(r.hashes instanceof Float64Array) || r.ids.length !== r.hashes.length) return false;
-  const isId = isLineId;
-  if (!signed && (!r.ids.every(isId) || !idsDistinct(r.ids))) return false;
+  if (!(r.ids instanceof IdRuns) || !(r.hashes instanceof Float64Array) || r.ids.length !== r.hashes.length) return false;
+  // (Each ID was checked well formed, and the IDs distinct, when the record was unpacked: unpackRecord.)
+  if (r.ids.hasNone()) return false;
   if (!signed && !r.hashes.every((h) => Number.isSafeInteger(h) && h >= 0)) return false;
   if (r.shown !== undefined && typeof r.shown !== "string") return false;
   if ((r.stat !== undefined && typeof r.stat !== "string") || (r.viewedVersion !== undefined && typeof r.viewedVersion !== "string")) return false;
-  if (r.viewed !== undefined && r.viewed !== "current" && !(Array.isArray(r.viewed) && (signed || r.viewed.every((id) => id === null || isId(id))))) return false;
+  if (r.viewed !== undefined && r.viewed !== "current" && !(r.viewed instanceof IdRuns)) return false;
   return true;
 }
 
@@ -304,22 +360,30 @@ export function statVersion(stat: { size: number; mtimeMs: number }): string {
  */
 function withViewed(rec: IdRecord, lines: number[] | { from: number; to: number }): IdRecord {
   const shown = rec.shown === rec.textHash ? rec : { ...rec, shown: rec.textHash };
-  if (rec.viewed === "current" || (!Array.isArray(lines) && lines.from <= 1 && lines.to >= rec.ids.length)) {
+  const total = rec.ids.length;
+  if (rec.viewed === "current" || (!Array.isArray(lines) && lines.from <= 1 && lines.to >= total)) {
     return rec.viewed === "current" && shown === rec ? rec : { ...shown, viewed: "current" };
   }
   const prev = rec.viewed;
-  const viewed: Array<string | null> = Array.from({ length: rec.ids.length }, (_, i) => prev?.[i] ?? null);
-  const mark = (n: number) => {
-    if (n >= 1 && n <= rec.ids.length) viewed[n - 1] = rec.ids[n - 1];
+  // What was believed at each line number (nothing past the old end), then the lines shown now.
+  const kept = prev ? prev.slice(0, total) : IdRuns.empty;
+  let viewed = IdRuns.concat([kept, IdRuns.none(total - kept.length)]);
+  const ranges: Array<[number, number]> = [];
+  const add = (from: number, to: number) => {
+    const last = ranges[ranges.length - 1];
+    if (last && from <= last[1]) last[1] = Math.max(last[1], to);
+    else ranges.push([from, to]);
   };
-  if (Array.isArray(lines)) lines.forEach(mark);
-  else for (let n = Math.max(1, lines.from); n <= Math.min(rec.ids.length, lines.to); n++) mark(n);
+  if (Array.isArray(lines)) {
+    for (const n of [...lines].filter((n) => n >= 1 && n <= total).sort((a, b) => a - b)) add(n - 1, n);
+  } else if (Math.max(1, lines.from) <= Math.min(total, lines.to)) {
+    add(Math.max(1, lines.from) - 1, Math.min(total, lines.to));
+  }
+  for (const [from, to] of ranges) viewed = IdRuns.concat([viewed.slice(0, from), rec.ids.slice(from, to), viewed.slice(to)]);
   // Believing every line's current ID is having seen this version (a one-line change of a large
   // file, its line shown): stored as "current", not as a second copy of the IDs.
-  let same = true;
-  for (let i = 0; same && i < viewed.length; i++) same = viewed[i] === rec.ids[i];
-  if (same) return { ...shown, viewed: "current" };
-  if (prev && prev.length === viewed.length && prev.every((id, i) => id === viewed[i]) && shown === rec) return rec;
+  if (viewed.equals(rec.ids)) return { ...shown, viewed: "current" };
+  if (prev && prev.equals(viewed) && shown === rec) return rec;
   return { ...shown, viewed };
 }
 
@@ -340,7 +404,7 @@ type StoredRecord = Omit<IdRecord, "ids" | "hashes" | "viewed"> & {
   ids?: unknown;
   hashes?: unknown;
   viewed?: unknown;
-  packed?: { ids?: unknown; hashes?: unknown; hashesMac?: unknown; viewed?: unknown };
+  packed?: { ids?: unknown; idRuns?: unknown; hashes?: unknown; hashesMac?: unknown; viewed?: unknown; viewedRuns?: unknown };
 };
 
 /** A record's hashes as bytes (the Float64Array's own memory, not a copy). */
@@ -348,44 +412,86 @@ function hashBytesOf(hashes: Float64Array): Buffer {
   return Buffer.from(hashes.buffer, hashes.byteOffset, hashes.byteLength);
 }
 
-/** The record as stored; a packed one names its hashes file by `hashesMac` (see PACK_FROM_LINES). */
+/**
+ * The record as stored; a packed one names its hashes file by `hashesMac` and
+ * holds its IDs (and what the caller was shown) as runs of counters (idRuns.ts),
+ * which only a record signed by rt may do.
+ */
 function packRecord(rec: IdRecord, hashesMac?: string): object {
-  if (rec.ids.length < PACK_FROM_LINES || hashesMac === undefined) return { ...rec, hashes: Array.from(rec.hashes) };
-  const { ids, hashes: _inFile, viewed, ...rest } = rec;
+  const { ids, hashes, viewed, ...rest } = rec;
+  if (ids.length < PACK_FROM_LINES || hashesMac === undefined) {
+    const viewedField = viewed === undefined ? {} : { viewed: viewed === "current" ? viewed : viewed.toArray(idFromCounter) };
+    return { ...rest, ids: ids.toArray(idFromCounter), hashes: Array.from(hashes), ...viewedField };
+  }
   return {
     ...rest,
     ...(viewed === "current" ? { viewed } : {}),
     packed: {
-      ids: ids.join(","),
+      idRuns: ids.serialize(),
       hashesMac,
-      ...(Array.isArray(viewed) ? { viewed: viewed.map((id) => id ?? "").join(",") } : {}),
+      ...(viewed instanceof IdRuns ? { viewedRuns: viewed.serialize() } : {}),
     },
   };
 }
 
+/** Runs of well-formed IDs (and null where `nullable`), or undefined when one is not an ID or, unless `signed`, an ID repeats. */
+function runsOfIds(ids: unknown, signed: boolean, nullable: boolean): IdRuns | undefined {
+  if (!Array.isArray(ids) || !ids.every((id) => isLineId(id) || (nullable && id === null))) return undefined;
+  if (!nullable && !signed && !idsDistinct(ids as string[])) return undefined;
+  return IdRuns.fromIds(ids as Array<string | null>, idToCounter);
+}
+
 /**
- * The record in memory form, or undefined when a packed field is malformed
+ * The record in memory form, or undefined when a field is malformed
  * (validRecord checks the rest). `hashesFile`: the bytes of the record's hashes
- * file, already checked against its hashesMac.
+ * file, already checked against its hashesMac. Runs of counters are accepted
+ * only from a record `signed` by rt (its IDs distinct by construction).
  */
-function unpackRecord(stored: StoredRecord, hashesFile?: Buffer): IdRecord | undefined {
+function unpackRecord(stored: StoredRecord, signed: boolean, hashesFile?: Buffer): IdRecord | undefined {
+  const viewedOf = (v: unknown): IdRuns | "current" | undefined | null =>
+    v === undefined || v === "current" ? v : (runsOfIds(v, signed, true) ?? null);
   if (stored.packed === undefined) {
     if (!Array.isArray(stored.hashes) || !stored.hashes.every((h) => typeof h === "number")) return undefined;
-    return { ...stored, hashes: Float64Array.from(stored.hashes as number[]) } as IdRecord;
+    const ids = runsOfIds(stored.ids, signed, false);
+    const viewed = viewedOf(stored.viewed);
+    if (!ids || viewed === null) return undefined;
+    return { ...stored, ids, hashes: Float64Array.from(stored.hashes as number[]), ...(viewed !== undefined ? { viewed } : {}) } as IdRecord;
   }
   const p = stored.packed;
-  if (p === null || typeof p !== "object" || typeof p.ids !== "string") return undefined;
-  if (p.viewed !== undefined && typeof p.viewed !== "string") return undefined;
+  if (p === null || typeof p !== "object") return undefined;
+  let ids: IdRuns | undefined;
+  let viewed: IdRuns | "current" | undefined | null = viewedOf(stored.viewed);
+  if (typeof p.idRuns === "string") {
+    if (!signed) return undefined;
+    ids = IdRuns.parse(p.idRuns);
+    if (p.viewedRuns !== undefined) viewed = typeof p.viewedRuns === "string" ? (IdRuns.parse(p.viewedRuns) ?? null) : null;
+  } else if (typeof p.ids === "string") {
+    // The form of earlier versions: IDs (and what was shown, "" for nothing) comma-separated.
+    ids = runsOfIds(p.ids === "" ? [] : p.ids.split(","), signed, false);
+    if (p.viewed !== undefined) viewed = typeof p.viewed === "string" ? (runsOfIds(p.viewed.split(",").map((id) => (id === "" ? null : id)), signed, true) ?? null) : null;
+  }
+  if (!ids || viewed === null || (viewed instanceof IdRuns && viewed.length !== ids.length && typeof p.ids === "string")) return undefined;
   const bytes = typeof p.hashes === "string" ? Buffer.from(p.hashes, "base64") : p.hashesMac !== undefined ? hashesFile : undefined;
-  if (bytes === undefined) return undefined;
-  const ids = p.ids === "" ? [] : p.ids.split(",");
-  if (bytes.length !== ids.length * 8) return undefined;
-  const floats = new Float64Array(ids.length);
-  Buffer.from(floats.buffer).set(bytes);
-  const viewed = typeof p.viewed === "string" ? p.viewed.split(",").map((id) => (id === "" ? null : id)) : stored.viewed;
-  if (Array.isArray(viewed) && viewed.length !== ids.length) return undefined;
+  if (bytes === undefined || bytes.length !== ids.length * 8) return undefined;
+  // The file's own bytes when they are aligned for 64-bit floats (a 4.6 MB copy costs its page faults).
+  const floats =
+    bytes.byteOffset % 8 === 0 && hashesFile === bytes ? new Float64Array(bytes.buffer, bytes.byteOffset, ids.length) : new Float64Array(ids.length);
+  if (floats.buffer !== bytes.buffer) Buffer.from(floats.buffer).set(bytes);
   const { packed: _packed, ...rest } = stored;
   return { ...rest, ids, hashes: floats, ...(viewed !== undefined ? { viewed } : {}) } as IdRecord;
+}
+
+/** Runs of counters read as a list of IDs (null: none), each ID made when read. */
+export function idListOf(runs: IdRuns): IdList {
+  return {
+    length: runs.length,
+    at: (i) => {
+      if (i < 0 || i >= runs.length) return undefined;
+      const c = runs.counterAt(i);
+      return c < 0 ? null : idFromCounter(c);
+    },
+    indexOf: (id) => (isLineId(id) ? runs.indexOfCounter(idToCounter(id)) : -1),
+  };
 }
 
 /** Line IDs of every file the workspace has read, persisted under `.rt/ids/`. */
@@ -415,7 +521,7 @@ export class LineIdStore {
   private accept(rel: string, name: string, read: { value: StoredRecord; signed: boolean } | undefined): IdRecord | undefined {
     // rt's own record (its MAC checks) is trusted to be as rt made it; any other (a repository's
     // .rt/ids/, an older rt's unsigned one) is checked entry by entry.
-    const rec = read ? unpackRecord(read.value, this.hashesFile(name, read.value.packed?.hashesMac)) : undefined;
+    const rec = read ? unpackRecord(read.value, read.signed, this.hashesFile(name, read.value.packed?.hashesMac)) : undefined;
     if (rec && read && validRecord(rec, rel, read.signed)) {
       const safe = read.signed ? rec : withSafeCounter(rec);
       this.memory.set(rel, safe);
@@ -471,18 +577,82 @@ export class LineIdStore {
       stat?: string;
     } = {},
   ): string[] {
+    const same = this.currentRuns(rel, textHash, lines.length, opts);
+    if (same) return same.toArray(idFromCounter) as string[];
     const rec = this.load(rel);
-    if (rec && rec.textHash === textHash && rec.ids.length === lines.length) {
-      const current = opts.viewed || (rec.viewedVersion !== undefined && rec.viewedVersion === opts.stat);
-      if ((current && (rec.viewed !== "current" || rec.shown !== textHash)) || (opts.stat && rec.stat !== opts.stat)) {
-        const { viewedVersion: _done, ...kept } = rec;
-        this.save({ ...(current ? kept : rec), ...(current ? { viewed: "current" as const, shown: textHash } : {}), ...(opts.stat ? { stat: opts.stat } : {}) });
-      }
-      return rec.ids;
+    return this.reconciled(rel, rec, hashesOf(lines, rec, opts.previous), textHash, opts).toArray(idFromCounter) as string[];
+  }
+
+  /** idsFor, given the hashes of the lines (hashLinesOf a large file) instead of the lines. */
+  idsForHashes(rel: string, hashes: Float64Array, textHash: string, opts: { viewed?: boolean; shownRange?: number[] | { from: number; to: number }; stat?: string } = {}): IdRuns {
+    return this.currentRuns(rel, textHash, hashes.length, opts) ?? this.reconciled(rel, this.load(rel), hashes, textHash, opts);
+  }
+
+  /**
+   * The stored IDs when they are of this very version (`textHash`, `lineCount`
+   * lines), as idsFor gives them (and noting what idsFor notes); undefined when
+   * they are not (the lines are needed to reconcile).
+   */
+  currentRuns(rel: string, textHash: string, lineCount: number, opts: { viewed?: boolean; stat?: string } = {}): IdRuns | undefined {
+    const rec = this.load(rel);
+    if (!rec || rec.textHash !== textHash || rec.ids.length !== lineCount) return undefined;
+    const current = opts.viewed || (rec.viewedVersion !== undefined && rec.viewedVersion === opts.stat);
+    if ((current && (rec.viewed !== "current" || rec.shown !== textHash)) || (opts.stat && rec.stat !== opts.stat)) {
+      const { viewedVersion: _done, ...kept } = rec;
+      this.save({ ...(current ? kept : rec), ...(current ? { viewed: "current" as const, shown: textHash } : {}), ...(opts.stat ? { stat: opts.stat } : {}) });
     }
-    const hashes = hashesOf(lines, rec, opts.previous);
+    return rec.ids;
+  }
+
+  /** What the caller believes is at each line number, as runs (see viewed()). */
+  viewedRuns(rel: string): IdRuns | undefined {
+    const rec = this.load(rel);
+    return rec?.viewed === "current" ? rec.ids : rec?.viewed;
+  }
+
+  /**
+   * idsFor after rt's own edit of a long file, from the edited window alone:
+   * the version `previous` (whose IDs are stored, for its `oldTotal` lines) had
+   * `oldLines` at lines [first, first + oldLines.length), and the new version
+   * has `newLines` there and the same lines everywhere else. The hashes of the
+   * lines outside the window are the record's; the result is what idsFor with
+   * every line would give.
+   */
+  afterWindowEdit(
+    rel: string,
+    previous: string,
+    textHash: string,
+    window: { oldTotal: number; first: number; oldLines: readonly string[]; newLines: readonly string[] },
+    opts: { shownRange?: number[] | { from: number; to: number }; stat?: string } = {},
+  ): boolean {
+    const rec = this.load(rel);
+    if (!rec || rec.textHash !== previous || rec.ids.length !== window.oldTotal) return false;
+    const { first, oldLines, newLines } = window;
+    const oldCount = rec.hashes.length;
+    const hashes = new Float64Array(oldCount - oldLines.length + newLines.length);
+    hashes.set(rec.hashes.subarray(0, first));
+    // As hashesOf: lines equal at the window's start and end take the record's hashes.
+    let p = 0;
+    while (p < oldLines.length && p < newLines.length && oldLines[p] === newLines[p]) p++;
+    let s = 0;
+    while (s < oldLines.length - p && s < newLines.length - p && oldLines[oldLines.length - 1 - s] === newLines[newLines.length - 1 - s]) s++;
+    hashes.set(rec.hashes.subarray(first, first + p), first);
+    for (let i = p; i < newLines.length - s; i++) hashes[first + i] = hashLine(newLines[i]);
+    hashes.set(rec.hashes.subarray(first + oldLines.length - s), first + newLines.length - s);
+    this.reconciled(rel, rec, hashes, textHash, opts);
+    return true;
+  }
+
+  /** The second half of idsFor: `hashes` (the new version's lines) aligned with the record's, saved with what the caller saw. */
+  private reconciled(
+    rel: string,
+    rec: IdRecord | undefined,
+    hashes: Float64Array,
+    textHash: string,
+    opts: { viewed?: boolean; shownRange?: number[] | { from: number; to: number }; stat?: string },
+  ): IdRuns {
     // Fresh IDs never repeat a kept one: a record's counter is past all its IDs' (see withSafeCounter).
-    const result = rec ? reconcileIds(rec.hashes, rec.ids, hashes, rec.next) : reconcileIds([], [], hashes, 0);
+    const result = rec ? reconcileRuns(rec.hashes, rec.ids, hashes, rec.next) : reconcileRuns([], IdRuns.empty, hashes, 0);
     // Beliefs that were "the old version" become that version's IDs, kept as they were. A caller
     // shown this very version of a large file (noteShownLarge, before its IDs existed) saw it whole.
     const shownWhole = opts.viewed || (rec?.viewedVersion !== undefined && rec.viewedVersion === opts.stat);
@@ -525,7 +695,7 @@ export class LineIdStore {
   noteShown(rel: string, version: string): void {
     const rec = this.load(rel);
     if (rec?.shown === version) return;
-    this.save(rec ? { ...rec, shown: version } : { version: 1, path: rel, textHash: "", next: 0, ids: [], hashes: new Float64Array(0), shown: version });
+    this.save(rec ? { ...rec, shown: version } : { version: 1, path: rel, textHash: "", next: 0, ids: IdRuns.empty, hashes: new Float64Array(0), shown: version });
   }
 
   /**
@@ -546,7 +716,7 @@ export class LineIdStore {
       return;
     }
     if (rec?.shown === version && rec.viewedVersion === version && rec.viewed === undefined) return;
-    const base: IdRecord = rec ?? { version: 1, path: rel, textHash: "", next: 0, ids: [], hashes: new Float64Array(0) };
+    const base: IdRecord = rec ?? { version: 1, path: rel, textHash: "", next: 0, ids: IdRuns.empty, hashes: new Float64Array(0) };
     const { viewed: _forgotten, ...kept } = base;
     this.save({ ...kept, shown: version, viewedVersion: version });
   }
@@ -558,15 +728,14 @@ export class LineIdStore {
 
   /** What the caller believes is at each line number (see IdRecord.viewed), if rt showed it the file. */
   viewed(rel: string): ReadonlyArray<string | null> | undefined {
-    const rec = this.load(rel);
-    return rec?.viewed === "current" ? rec.ids : rec?.viewed;
+    return this.viewedRuns(rel)?.toArray(idFromCounter);
   }
 
   /** Forgets the file's IDs (after `write`), keeping the counter so old IDs never come back. */
   clear(rel: string): void {
     const rec = this.load(rel);
     if (!rec) return;
-    this.save({ ...rec, textHash: "", ids: [], hashes: new Float64Array(0) });
+    this.save({ ...rec, textHash: "", ids: IdRuns.empty, hashes: new Float64Array(0) });
   }
 
   /** Drops everything stored for a file (it was deleted). */

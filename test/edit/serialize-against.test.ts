@@ -43,3 +43,12 @@ test("a model not made by withLines (write's content parsed afresh) is serialize
   const m = parseFile(Buffer.from("a\r\nb\r\nc\r\n"));
   assert.equal(serializeAgainst(old, Buffer.from("a\nb\nc\n"), m).toString(), "a\r\nb\r\nc\r\n");
 });
+
+test("serializeAgainst: the last lines deleted from a file without a final newline leave none", () => {
+  const bytes = Buffer.from("a\r\nb\r\nlast");
+  const old = parseFile(bytes);
+  const m = withLines(old, ["a", "b"], false);
+  assert.equal(serialize(m).toString(), "a\r\nb");
+  assert.equal(serializeAgainst(old, bytes, m).toString(), "a\r\nb");
+});
+
