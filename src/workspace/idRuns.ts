@@ -13,6 +13,12 @@ export class IdRuns {
   /** Entries before each run (prefix sums of `lens`), for at(). */
   private offsets: number[] | undefined;
   private array: Array<string | null> | undefined;
+  /**
+   * Makes `array` from the arrays this was cut or joined from (slice, concat),
+   * set while they are at hand: a small file's IDs after an edit are its old
+   * ID strings copied and the few new ones made, not every ID made again.
+   */
+  private fromArrays: ((idOf: (counter: number) => string) => Array<string | null>) | undefined;
 
   /** `starts[k]`: counter of run k's first entry (NONE: no ID); `lens[k]`: its length. Normalized (see concat). */
   private constructor(
@@ -80,7 +86,15 @@ export class IdRuns {
       }
       length += p.length;
     }
-    return new IdRuns(starts, lens, length);
+    const joined = new IdRuns(starts, lens, length);
+    if (parts.some((p) => p.array !== undefined || p.fromArrays !== undefined)) {
+      joined.fromArrays = (idOf) => {
+        const out: Array<string | null> = [];
+        for (const p of parts) for (const id of p.toArray(idOf)) out.push(id);
+        return out;
+      };
+    }
+    return joined;
   }
 
   private runOf(i: number): number {
@@ -127,7 +141,10 @@ export class IdRuns {
       starts.push(this.starts[k] === NONE ? NONE : this.starts[k] + (lo - o[k]));
       lens.push(hi - lo);
     }
-    return new IdRuns(starts, lens, b - a);
+    const cut = new IdRuns(starts, lens, b - a);
+    const source = this.array;
+    if (source) cut.fromArrays = () => source.slice(a, b);
+    return cut;
   }
 
   /** The position of the entry with counter `counter`, or -1. */
@@ -165,6 +182,10 @@ export class IdRuns {
 
   /** Every entry as an ID (null: none), made once. */
   toArray(idOf: (counter: number) => string): Array<string | null> {
+    if (!this.array && this.fromArrays) {
+      this.array = this.fromArrays(idOf);
+      this.fromArrays = undefined;
+    }
     if (!this.array) {
       const out = new Array<string | null>(this.length);
       let at = 0;

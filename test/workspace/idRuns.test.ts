@@ -85,6 +85,18 @@ test("IdRuns: slices, concatenations, lookups and equality equal those of the ID
     assert.equal(IdRuns.fromIds(expected, idToCounter).equals(joined), true);
     const probe = ids.find((id) => id !== null);
     if (probe) assert.equal(fresh.indexOfCounter(idToCounter(probe)), ids.indexOf(probe));
+    // Cut and joined from runs whose ID strings are at hand (a small file's IDs after an edit): the
+    // strings are copied from them, and equal the ones made from the counters.
+    const backed = IdRuns.fromIds(ids, idToCounter);
+    assert.deepEqual(arrayOf(backed.slice(a, b)), ids.slice(a, b));
+    const tail = IdRuns.fromIds(ids, idToCounter).slice(a);
+    assert.deepEqual(arrayOf(IdRuns.concat([backed.slice(0, a), IdRuns.fresh(900_000 + k, 3), IdRuns.none(2), tail])), [
+      ...ids.slice(0, a),
+      ...[0, 1, 2].map((j) => idFromCounter(900_000 + k + j)),
+      null,
+      null,
+      ...ids.slice(a),
+    ]);
     const held = ids.filter((id): id is string => id !== null);
     assert.equal(fresh.distinct(), new Set(held).size === held.length);
     assert.equal(fresh.maxCounter(), held.length ? Math.max(...held.map(idToCounter)) : -1);
