@@ -67,16 +67,21 @@ export interface LineSource {
   slice(from?: number, to?: number): string[];
 }
 
-export function lineSource(t: LargeText): LineSource {
+/** A LineSource of `length` lines, line i read by `at` (i in range). */
+function sourceOf(length: number, at: (i: number) => string): LineSource {
   return {
-    length: t.count,
-    at: (i) => (i >= 0 && i < t.count ? lineText(t, i) : undefined),
-    slice: (from = 0, to = t.count) => {
+    length,
+    at: (i) => (i >= 0 && i < length ? at(i) : undefined),
+    slice: (from = 0, to = length) => {
       const out: string[] = [];
-      for (let i = Math.max(0, from); i < Math.min(to, t.count); i++) out.push(lineText(t, i));
+      for (let i = Math.max(0, from); i < Math.min(to, length); i++) out.push(at(i));
       return out;
     },
   };
+}
+
+export function lineSource(t: LargeText): LineSource {
+  return sourceOf(t.count, (i) => lineText(t, i));
 }
 
 /**
@@ -97,16 +102,24 @@ export function windowModel(t: LargeText, from: number, to: number): FileModel {
   return { bom: false, lines, raw, eols, finalNewline: to < t.count || t.finalNewline, eol: t.eol };
 }
 
-/** The line (0-based) holding byte `offset`. */
-export function lineAtByte(t: LargeText, offset: number): number {
+/**
+ * The last index i below `length` with sorted[i] <= x (0 when there is none):
+ * which line a byte offset falls in, given where lines start.
+ */
+export function lastAtMost(sorted: ArrayLike<number>, x: number, length = sorted.length): number {
   let lo = 0;
-  let hi = t.count - 1;
+  let hi = length - 1;
   while (lo < hi) {
     const mid = (lo + hi + 1) >> 1;
-    if (t.starts[mid] <= offset) lo = mid;
+    if (sorted[mid] <= x) lo = mid;
     else hi = mid - 1;
   }
   return lo;
+}
+
+/** The line (0-based) holding byte `offset`. */
+export function lineAtByte(t: LargeText, offset: number): number {
+  return lastAtMost(t.starts, offset, t.count);
 }
 
 /**
@@ -129,22 +142,11 @@ export function windowPieces(t: LargeText, w: Window, model: FileModel, serializ
 /** The new text's lines, reading through the window (for the lines shown after an edit). */
 export function windowedSource(t: LargeText, w: Window, model: FileModel): LineSource {
   const newCount = model.lines.length;
-  const total = t.count - w.oldCount + newCount;
-  const at = (i: number): string | undefined => {
-    if (i < 0 || i >= total) return undefined;
+  return sourceOf(t.count - w.oldCount + newCount, (i) => {
     if (i < w.first) return lineText(t, i);
     if (i < w.first + newCount) return model.lines[i - w.first];
     return lineText(t, i - newCount + w.oldCount);
-  };
-  return {
-    length: total,
-    at,
-    slice: (from = 0, to = total) => {
-      const out: string[] = [];
-      for (let i = Math.max(0, from); i < Math.min(to, total); i++) out.push(at(i)!);
-      return out;
-    },
-  };
+  });
 }
 
 /** Lines kept unchanged either side of a window's edits: the diff's margin and context, and the region shown, fit inside. */

@@ -3,6 +3,7 @@
 // original offsets, because a match found in a normalized view must become a
 // replacement of the exact original characters (the matcher never rewrites
 // text the caller did not ask to change).
+import { lastAtMost } from "./largeText.js";
 
 /**
  * A file's text seen as "\n"-separated lines: a leading BOM is set aside and
@@ -66,16 +67,7 @@ export function viewOf(text: string): TextView {
     }
     return bom + p + lo;
   };
-  const lineAt = (p: number): number => {
-    let lo = 0;
-    let hi = lineStarts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (lineStarts[mid] <= p) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
-  };
+  const lineAt = (p: number): number => lastAtMost(lineStarts, p);
   return {
     original: text,
     norm,

@@ -6,8 +6,20 @@
 // edit splices runs without making any string but the few lines shown.
 // A run may also stand for "no ID" (what the caller was shown: nothing there).
 
+import { lastAtMost } from "../edit/largeText.js";
+
 /** The counter of a run of entries that hold no ID. */
 const NONE = -1;
+
+/** Appends `n` entries from counter `s` to the runs, extending the last run when they continue it (runs stay normalized). */
+function appendRun(starts: number[], lens: number[], s: number, n: number): void {
+  const k = starts.length - 1;
+  if (k >= 0 && (s === NONE ? starts[k] === NONE : starts[k] !== NONE && starts[k] + lens[k] === s)) lens[k] += n;
+  else {
+    starts.push(s);
+    lens.push(n);
+  }
+}
 
 export class IdRuns {
   /** Entries before each run (prefix sums of `lens`), for at(). */
@@ -43,15 +55,7 @@ export class IdRuns {
   static fromCounters(counters: ArrayLike<number>): IdRuns {
     const starts: number[] = [];
     const lens: number[] = [];
-    for (let i = 0; i < counters.length; i++) {
-      const c = counters[i];
-      const k = starts.length - 1;
-      if (k >= 0 && (c === NONE ? starts[k] === NONE : starts[k] !== NONE && starts[k] + lens[k] === c)) lens[k]++;
-      else {
-        starts.push(c);
-        lens.push(1);
-      }
-    }
+    for (let i = 0; i < counters.length; i++) appendRun(starts, lens, counters[i], 1);
     return new IdRuns(starts, lens, counters.length);
   }
 
@@ -73,17 +77,7 @@ export class IdRuns {
     const lens: number[] = [];
     let length = 0;
     for (const p of parts) {
-      for (let j = 0; j < p.starts.length; j++) {
-        const s = p.starts[j];
-        const n = p.lens[j];
-        if (n <= 0) continue;
-        const k = starts.length - 1;
-        if (k >= 0 && (s === NONE ? starts[k] === NONE : starts[k] !== NONE && starts[k] + lens[k] === s)) lens[k] += n;
-        else {
-          starts.push(s);
-          lens.push(n);
-        }
-      }
+      for (let j = 0; j < p.starts.length; j++) if (p.lens[j] > 0) appendRun(starts, lens, p.starts[j], p.lens[j]);
       length += p.length;
     }
     const joined = new IdRuns(starts, lens, length);
@@ -106,15 +100,7 @@ export class IdRuns {
         at += this.lens[k];
       }
     }
-    const o = this.offsets;
-    let lo = 0;
-    let hi = o.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (o[mid] <= i) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
+    return lastAtMost(this.offsets, i);
   }
 
   /** The counter of entry i (NONE when it holds no ID); i in [0, length). */

@@ -103,31 +103,14 @@ export class Journal {
    * happened. Entries pushed out by the JOURNAL_KEEP limit lose their saved
    * bytes only on commit.
    */
-  /**
-   * Writes a saved copy. Its name is new (the entry's sequence number and a
-   * random suffix), so it is created in place (O_EXCL, no symlink followed), not
-   * written to a temp file and renamed: one rename less on every edit.
-   */
-  private writeSaved(key: string, name: string, bytes: Buffer): void {
-    const h = this.state.create(["journal", key, name]);
-    if (!h) return;
-    try {
-      h.write(bytes);
-    } catch (e) {
-      h.close();
-      this.state.remove("journal", key, name);
-      throw e;
-    }
-    h.close();
-  }
-
   record(rel: string, before: Buffer | null, afterHash: string, tool: string, mode?: number): { commit(): void; rollback(): void } {
     if (!this.state.enabled) return { commit() {}, rollback() {} };
     const key = Store.keyFor(rel);
     const idx = this.index(rel);
     const seq = idx.next++;
     const saved = before ? `${seq}-${randomHex(8)}.before` : undefined;
-    if (saved) this.writeSaved(key, saved, before!);
+    // A saved copy's name is new (sequence number, random suffix): created in place, one rename less per edit.
+    if (saved) this.state.writeNewText(before!, "journal", key, saved);
     const entry: Entry = { seq, afterHash, existed: before !== null, time: new Date().toISOString(), tool };
     if (before) entry.beforeSha256 = sha256Hex(before);
     if (saved) entry.saved = saved;

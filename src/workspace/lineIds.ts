@@ -185,6 +185,11 @@ export function hashLine(s: string): number {
     h1 = Math.imul(h1 ^ ch, 2654435761);
     h2 = Math.imul(h2 ^ ch, 1597334677);
   }
+  return finishHash(h1, h2);
+}
+
+/** The last mixing step of hashLine: 53 bits from the two 32-bit states. */
+function finishHash(h1: number, h2: number): number {
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);
@@ -214,9 +219,7 @@ export function hashLinesOf(t: LargeText): Float64Array {
       out[i] = hashLine(b.toString("utf8", start, end));
       continue;
     }
-    h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-    h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-    out[i] = 4294967296 * (2097151 & h2) + (h1 >>> 0);
+    out[i] = finishHash(h1, h2);
   }
   return out;
 }

@@ -253,6 +253,21 @@ export class StateStore {
     this.files.writeAtomic(parts, text, { fsync: false, mkdirs: true, mode: STATE_FILE_MODE });
   }
 
+  /**
+   * writeText for a file under a name never used before: created in place
+   * (O_EXCL, no symlink followed), not through a temp file and a rename; a name
+   * already there is EEXIST. A write that fails leaves no partial file.
+   */
+  writeNewText(text: string | Buffer, ...parts: string[]): void {
+    if (!this.ensure()) return;
+    try {
+      this.files.createExclusive(parts, text, { fsync: false, mkdirs: true, mode: STATE_FILE_MODE });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== "EEXIST") this.remove(...parts);
+      throw e;
+    }
+  }
+
   /** The bytes of a state file, read without following symlinks (undefined when missing or refused). */
   readBytes(parts: string[], maxBytes: number): Buffer | undefined {
     if (!this.usable()) return undefined;
