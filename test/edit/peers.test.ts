@@ -14,6 +14,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { createWorkspace } from "../../src/workspace/workspace.ts";
 import { callTool } from "../../src/tools/policy.ts";
+import { setWindowedEditFromBytes } from "../../src/workspace/applyEdit.ts";
 
 const DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "peers");
 
@@ -38,9 +39,8 @@ type Outcome = { wrote: string } | { refused: string };
 /** How it compares with the peer's expectation. */
 export type Kind = "agree" | "different" | "refused" | "applied";
 
-async function runRt(c: PeerCase, root: string): Promise<Outcome> {
+async function runRt(c: PeerCase, root: string, rel = c.path ?? "file.txt"): Promise<Outcome> {
   const dir = fs.mkdtempSync(path.join(root, "case-"));
-  const rel = c.path ?? "file.txt";
   fs.mkdirSync(path.dirname(path.join(dir, rel)), { recursive: true });
   fs.writeFileSync(path.join(dir, rel), c.file);
   const ws = createWorkspace({ root: dir, env: {}, state: false });
@@ -121,4 +121,34 @@ test("peers' edit-matching cases: rt agrees, or the disagreement is listed with 
   if (process.env.RT_PEERS_REPORT) fs.writeFileSync(process.env.RT_PEERS_REPORT, JSON.stringify(report, null, 1));
   assert.deepEqual(problems, [], `${problems.length} problems:\n${problems.join("\n")}\n\n${summary.join("\n")}`);
   assert.ok(total >= 250, `${total} cases`);
+});
+
+test("peers' single-edit cases give the same outcome through a large file's window as through the whole file", async () => {
+  // The window path (files over 8 MB: an exact old_string found once in the bytes is planned from the
+  // lines around it) forced on every case; as a plain-text file, which neither path syntax-checks.
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), "rt-peers-window-"));
+  let compared = 0;
+  const problems: string[] = [];
+  try {
+    for (const f of fs.readdirSync(DIR).filter((n) => n.endsWith(".json")).sort()) {
+      const data = JSON.parse(fs.readFileSync(path.join(DIR, f), "utf8")) as PeerFile;
+      for (const c of data.cases) {
+        if (c.edits.length !== 1) continue;
+        const whole = await runRt(c, root, "file.txt");
+        const restore = setWindowedEditFromBytes(0);
+        let windowed: Outcome;
+        try {
+          windowed = await runRt(c, root, "file.txt");
+        } finally {
+          restore();
+        }
+        compared++;
+        if (JSON.stringify(whole) !== JSON.stringify(windowed)) problems.push(`${f} | ${c.name}: whole ${JSON.stringify(whole).slice(0, 200)}, window ${JSON.stringify(windowed).slice(0, 200)}`);
+      }
+    }
+  } finally {
+    fs.rmSync(root, { recursive: true, force: true });
+  }
+  assert.deepEqual(problems, []);
+  assert.ok(compared >= 100, `${compared} cases compared`);
 });
