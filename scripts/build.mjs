@@ -5,7 +5,8 @@
 //   dist/cli.js                         the `rt` executable: a small CommonJS loader
 //   dist/rt-cli.cjs                     the CLI's first file: what reading and searching need
 //   dist/rt-cli-rest.cjs                its second: everything else, loaded on first use
-//   dist/rt-cli.cache, rt-cli-rest.cache V8's code cache for each
+//   dist/rt-zod.cjs                     zod, loaded on first use (src/zodOnDemand.ts)
+//   dist/NAME.cache                     V8's code cache for each
 //   dist/package.json                   {"type": "commonjs"}, so dist/cli.js is CommonJS
 //
 // Why the CLI is built this way (see BENCHMARKS.md for the measurements): a short
@@ -65,9 +66,63 @@ await build({
   logLevel: "warning",
 });
 
-/** `import { z } from "zod"` → `import * as z from "zod"`: same object, but tree-shakable. */
-const zodNamespace = {
-  name: "zod-namespace-import",
+/**
+ * The zod members rt's code uses: every `z.NAME` and `zod().NAME` in src/ that
+ * zod exports (a tool's schema function names its parameter `z`).
+ */
+async function zodMembers() {
+  const exported = new Set(Object.keys(await import("zod").then((m) => m.z)));
+  const used = new Set();
+  for (const file of fs.readdirSync("src", { recursive: true })) {
+    if (!String(file).endsWith(".ts")) continue;
+    const text = fs.readFileSync(path.join("src", String(file)), "utf8");
+    for (const m of text.matchAll(/(?<![\w$.])(?:z|zod\(\))\.([A-Za-z_$][\w$]*)/g)) if (exported.has(m[1])) used.add(m[1]);
+  }
+  return [...used].sort();
+}
+const ZOD_MEMBERS = await zodMembers();
+
+/**
+ * zod in the CLI files:
+ *   - `import { z } from "zod"` → `import * as z from "zod"`: same object, but
+ *     tree-shakable;
+ *   - src/zodOnDemand.ts loads dist/rt-zod.cjs on the first call of zod(): the
+ *     zod members rt uses (ZOD_MEMBERS, so the rest of zod is still left out),
+ *     in a file of its own, so a command that needs no schema reads none of it;
+ *     a member missing from it is an error naming it.
+ */
+const zodOnDemand = {
+  name: "zod-on-demand",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]src[\\/]zodOnDemand\.ts$/ }, () => ({
+      contents: `let z;\nexport function zod() {\n  return z || (z = __rt_load("rt-zod").z);\n}\n`,
+      loader: "ts",
+    }));
+  },
+};
+
+/** dist/rt-zod.cjs: the zod members rt uses, as one object `z` (a Proxy that names a member left out). */
+const zodMembersFile = {
+  name: "rt-zod-members",
+  setup(b) {
+    b.onResolve({ filter: /^rt-zod-members$/ }, () => ({ path: "members", namespace: "rt-zod-members" }));
+    b.onLoad({ filter: /.*/, namespace: "rt-zod-members" }, () => ({
+      contents:
+        `import * as zz from "zod";\n` +
+        `const members = {\n${ZOD_MEMBERS.map((m) => `  ${m}: zz.${m},`).join("\n")}\n};\n` +
+        `export const z = new Proxy(members, {\n` +
+        `  get(target, key) {\n` +
+        `    if (typeof key === "string" && !(key in target)) throw new Error(\`zod.\${key} is not in the rt executable: scripts/build.mjs bundles the zod members src/ names as z.NAME or zod().NAME\`);\n` +
+        `    return target[key];\n` +
+        `  },\n` +
+        `});\n`,
+      loader: "js",
+      resolveDir: REPO_DIR,
+    }));
+  },
+};
+const zodImports = {
+  name: "zod-imports",
   setup(b) {
     b.onLoad({ filter: /[\\/]src[\\/].*\.ts$/ }, async (args) => {
       const text = await fs.promises.readFile(args.path, "utf8");
@@ -79,7 +134,14 @@ const zodNamespace = {
 /**
  * Node built-ins load on first use: `import { spawn } from "node:child_process"`
  * becomes a module of getters that require the real one when first touched.
+ * Those Node 20 has loaded before it runs a script (PRELOADED) cost nothing to
+ * require: their module is an object whose prototype is the real one. Either
+ * way it is already shaped as esbuild's __toESM would make it (a default export
+ * that is the module), so __toESM returns it as it is (see cliFileText) instead
+ * of copying every property. (Another Node that has not preloaded one of them
+ * just loads it at start-up.)
  */
+const PRELOADED = new Set(["fs", "path", "util", "url", "events", "buffer", "timers"]);
 const lazyBuiltins = {
   name: "lazy-builtins",
   setup(b) {
@@ -90,11 +152,18 @@ const lazyBuiltins = {
       return { path: bare, namespace: "lazy-builtin" };
     });
     b.onLoad({ filter: /.*/, namespace: "lazy-builtin" }, (args) => {
+      const id = JSON.stringify(`node:${args.path}`);
+      if (PRELOADED.has(args.path)) {
+        return { contents: `const m = require(${id});\nmodule.exports = Object.create(m, { default: { value: m, enumerable: true }, __rtLazyBuiltin: { value: true } });\n`, loader: "js" };
+      }
       const keys = Object.keys(require(args.path)).filter((k) => /^[A-Za-z_$][\w$]*$/.test(k));
       const lines = [
         `let m;`,
-        `const load = () => m || (m = require(${JSON.stringify(`node:${args.path}`)}));`,
-        ...keys.map((k) => `Object.defineProperty(exports, ${JSON.stringify(k)}, { get: () => load()[${JSON.stringify(k)}], enumerable: true });`),
+        `const load = () => m || (m = require(${id}));`,
+        // One loop over the names rather than a statement each: less code to compile and cache.
+        `for (const k of ${JSON.stringify(keys)}) Object.defineProperty(exports, k, { get: () => load()[k], enumerable: true });`,
+        `Object.defineProperty(exports, "default", { value: exports, enumerable: true });`,
+        `Object.defineProperty(exports, "__rtLazyBuiltin", { value: true });`,
       ];
       return { contents: lines.join("\n"), loader: "js" };
     });
@@ -228,11 +297,11 @@ const cliOptions = {
   platform: "node",
   target: "node20",
   external,
-  define: { "import.meta.url": "__rt_import_meta_url" },
+  define: { "import.meta.url": "__rt_meta.url" },
   logLevel: "warning",
 };
-const buildFirst = (coreIds) => build({ ...cliOptions, entryPoints: { "rt-cli": "rt-first-entry" }, plugins: [firstFilePlugin(coreIds), zodNamespace, lazyBuiltins] });
-const buildSecond = (firstIds, secondIds) => build({ ...cliOptions, entryPoints: { "rt-cli-rest": "rt-second-entry" }, plugins: [secondFilePlugin(firstIds, secondIds), zodNamespace, lazyBuiltins] });
+const buildFirst = (coreIds) => build({ ...cliOptions, entryPoints: { "rt-cli": "rt-first-entry" }, plugins: [firstFilePlugin(coreIds), zodOnDemand, zodImports, lazyBuiltins] });
+const buildSecond = (firstIds, secondIds) => build({ ...cliOptions, entryPoints: { "rt-cli-rest": "rt-second-entry" }, plugins: [secondFilePlugin(firstIds, secondIds), zodOnDemand, zodImports, lazyBuiltins] });
 /** The src/ modules in a build's output; with `namespace`, those of that namespace (the stubs). */
 function modulesIn(result, namespace) {
   const inputs = Object.keys(Object.values(result.metafile.outputs)[0].inputs);
@@ -265,10 +334,12 @@ function cliFileText(result, prelude) {
   // The function wrapper cannot start with a #! line, and the code is strict
   // like the ES modules it comes from.
   let text = result.outputFiles[0].text.replace(/^#!.*\n/, "").replace(/^"use strict";\n/, "");
-  prelude = `"use strict";\nvar __rt_import_meta_url = require("node:url").pathToFileURL(__filename).href;\n${prelude}`;
+  // import.meta.url (define: __rt_meta.url), made when first read: few commands need it.
+  prelude = `"use strict";\nvar __rt_meta = { get url() { const url = require("node:url").pathToFileURL(__filename).href; Object.defineProperty(this, "url", { value: url }); return url; } };\n${prelude}`;
   // esbuild's __toESM builds a fresh copy of a CommonJS module's exports for each
   // importing file (one copy of `fs` per file that imports it: ~3 ms at start-up).
-  // One copy per module is enough, as with real ES modules.
+  // One copy per module is enough, as with real ES modules; a lazy built-in
+  // (lazyBuiltins) needs none.
   const helper = "var __toESM = (mod, isNodeMode, target) =>";
   if (text.split(helper).length === 2) {
     text = text.replace(helper, "var __toESMFresh = (mod, isNodeMode, target) =>");
@@ -276,6 +347,7 @@ function cliFileText(result, prelude) {
       `var __toESMCache = new WeakMap();\n` +
       `var __toESM = (mod, isNodeMode) => {\n` +
       `  if (mod === null || (typeof mod !== "object" && typeof mod !== "function")) return __toESMFresh(mod, isNodeMode);\n` +
+      `  if (mod.__rtLazyBuiltin === true) return mod;\n` +
       `  let pair = __toESMCache.get(mod);\n` +
       `  if (!pair) __toESMCache.set(mod, (pair = []));\n` +
       `  const k = isNodeMode ? 1 : 0;\n` +
@@ -302,6 +374,8 @@ writeAtomic(
   ),
 );
 writeAtomic("dist/rt-cli-rest.cjs", cliFileText(second, ""));
+const zodFile = await build({ ...cliOptions, entryPoints: { "rt-zod": "rt-zod-members" }, plugins: [zodMembersFile, lazyBuiltins] });
+writeAtomic("dist/rt-zod.cjs", cliFileText(zodFile, ""));
 
 const LOADER = `#!/usr/bin/env node
 // rt's executable (generated by scripts/build.mjs). It runs rt-cli.cjs, which
@@ -356,6 +430,8 @@ try {
   const warmUps = [
     ["rt-cli", ["open", "warm.py:60"], ""],
     ["rt-cli-rest", ["edit", "warm.py", "60", "60"], "x59 = 59\n"],
+    // An argument alias goes through the schema.
+    ["rt-zod", ["call", "open", "--args", '{"file_path": "warm.py", "line": 60}'], ""],
   ];
   for (const [name, args, input] of warmUps) {
     try {

@@ -19,7 +19,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { z } from "zod";
+import { zod } from "./zodOnDemand.js";
 import { CONFIG_FILE_MAX_BYTES } from "./limits.js";
 
 export interface TrustRecord {
@@ -27,13 +27,17 @@ export interface TrustRecord {
   config_sha256: string;
 }
 
-const TrustFileSchema = z.object({
-  version: z.literal(1),
-  folders: z.record(
-    z.string().refine((p) => path.isAbsolute(p), "folders are named by absolute paths"),
-    z.object({ trusted_at: z.string(), config_sha256: z.string().regex(/^[0-9a-f]{64}$/) }).loose(),
-  ),
-});
+/** The schema of trusted.json (made when the file is read: most commands never read it). */
+function trustFileSchema() {
+  const z = zod();
+  return z.object({
+    version: z.literal(1),
+    folders: z.record(
+      z.string().refine((p) => path.isAbsolute(p), "folders are named by absolute paths"),
+      z.object({ trusted_at: z.string(), config_sha256: z.string().regex(/^[0-9a-f]{64}$/) }).loose(),
+    ),
+  });
+}
 
 /** rt's directory in the user's configuration: $XDG_CONFIG_HOME/rt, else ~/.config/rt. */
 export function userConfigDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -75,7 +79,7 @@ export function readTrustStore(env: NodeJS.ProcessEnv = process.env): Record<str
   } catch (e) {
     throw new TrustStoreError(`${file}: not valid JSON (${(e as Error).message}); fix or remove it (rt trust rewrites it)`);
   }
-  const parsed = TrustFileSchema.safeParse(data);
+  const parsed = trustFileSchema().safeParse(data);
   if (!parsed.success) {
     const what = parsed.error.issues.map((i) => `${i.path.join(".") || "(top level)"}: ${i.message}`).join("; ");
     throw new TrustStoreError(`${file}: ${what}`);

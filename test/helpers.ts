@@ -10,8 +10,8 @@ import { fileURLToPath } from "node:url";
 
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const CLI = path.join(REPO, "dist", "cli.js");
-/** The CLI's bundled code as dist/cli.js runs it: its two files (scripts/build.mjs), the first and the rest. */
-export const CLI_FILES = [path.join(REPO, "dist", "rt-cli.cjs"), path.join(REPO, "dist", "rt-cli-rest.cjs")];
+/** The CLI's bundled code as dist/cli.js runs it (scripts/build.mjs): the first file, the rest, and zod. */
+export const CLI_FILES = ["rt-cli.cjs", "rt-cli-rest.cjs", "rt-zod.cjs"].map((f) => path.join(REPO, "dist", f));
 export function cliBundleText(): string {
   return CLI_FILES.map((f) => fs.readFileSync(f, "utf8")).join("\n");
 }

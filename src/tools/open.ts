@@ -1,8 +1,8 @@
 import fs from "node:fs";
-import { z } from "zod";
 import { defineTool, ToolError } from "./types.js";
 import { showWindow } from "./shared/window.js";
 import { aliasNote, withArgAliases } from "./shared/argAliases.js";
+import { plainArgs, text, whole } from "./shared/plainArgs.js";
 import { OPEN_MAX_RANGE, OPEN_WINDOW } from "../limits.js";
 
 const OPEN_ALIASES = { file_path: "path" } as const;
@@ -19,24 +19,23 @@ export function parseLocation(spec: string, root: string): { path: string; line?
   return m[3] === undefined ? { path: m[1], line: Number(m[2]) } : { path: m[1], start: Number(m[2]), end: Number(m[3]) };
 }
 
-const lineNo = z.number().int().min(1);
-
 export const openTool = defineTool({
   name: "open",
   aliases: ["open_file_chunk"],
   description: `Show a ${OPEN_WINDOW}-line window of a file ("--- path (lines A-B of N) ---", then "A: text"), remembered for scroll: "path" from line 1; "path:LINE" (or line) around LINE, e.g. a grep match; "path:START-END" (or start, end) that range, at most ${OPEN_MAX_RANGE} lines.`,
-  schema: () =>
+  schema: (z) =>
     withArgAliases(
       OPEN_ALIASES,
       z
         .object({
           path: z.string().describe(`Relative to the root, may end in ":LINE" or ":START-END"${aliasNote(OPEN_ALIASES, "path")}`),
-          line: lineNo.optional().describe("Center on this line"),
-          start: lineNo.optional().describe("Range start"),
-          end: lineNo.optional().describe("Range end (inclusive)"),
+          line: z.number().int().min(1).optional().describe("Center on this line"),
+          start: z.number().int().min(1).optional().describe("Range start"),
+          end: z.number().int().min(1).optional().describe("Range end (inclusive)"),
         })
         .strict(),
     ),
+  plainArgs: plainArgs({ path: [text, "required"], line: [whole(1), "optional"], start: [whole(1), "optional"], end: [whole(1), "optional"] }),
   readOnly: true,
   swe: true,
   idempotent: true,

@@ -160,7 +160,8 @@ export function prepareCall(workspace: Workspace, name: string, args: unknown, t
   // jitless: zod would otherwise compile a parser for each object schema
   // (new Function) on its first parse, which costs a one-shot command more
   // than it saves; validating a tool's arguments is never the slow part.
-  const parsed = tool.schema.safeParse(args ?? {}, { jitless: true });
+  const plain = tool.plainArgs?.(args ?? {});
+  const parsed = plain !== undefined ? ({ success: true, data: plain } as const) : tool.schema.safeParse(args ?? {}, { jitless: true });
   if (!parsed.success) {
     return {
       ok: false,

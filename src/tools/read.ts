@@ -1,7 +1,7 @@
-import { z } from "zod";
 import { defineTool, ok, ToolError, type ToolContext, type ToolImage } from "./types.js";
 import { numberedLine, plural } from "./shared/format.js";
 import { aliasNote, withArgAliases } from "./shared/argAliases.js";
+import { flag, plainArgs, text, whole } from "./shared/plainArgs.js";
 import { MAX_LINE_CHARS, NOTEBOOK_MAX_IMAGES, NOTEBOOK_OUTPUT_MAX_CHARS, PDF_MAX_PAGES_PER_READ, READ_DEFAULT_LIMIT, READ_MAX_OUTPUT_BYTES } from "../limits.js";
 import { parseNotebook, renderNotebook, type NotebookImage } from "../edit/notebook.js";
 import { fitImage } from "../parsers/image.js";
@@ -77,7 +77,6 @@ async function notebookImages(found: NotebookImage[], input: ToolContext["imageI
 
 /** Claude Code's file_path; seed 001's start_line (its end_line is an argument of its own). */
 const READ_ALIASES = { file_path: "path", start_line: "offset" } as const;
-const lineNumber = z.number().int().min(1);
 
 /** What read makes of a file: text (lines, a notebook's cells), an image, or a PDF. */
 function mediaKind(file: ResolvedPath & { stat: fs.Stats }): "image" | "pdf" | undefined {
@@ -94,21 +93,30 @@ export const readTool = defineTool({
   aliases: ["read_file"],
   brief: `Read a file with line numbers: offset and limit choose the lines (default the first ${READ_DEFAULT_LIMIT}).`,
   description: `Read a file: numbered ("   12: text"), ${READ_DEFAULT_LIMIT} lines from offset, ≤${READ_MAX_OUTPUT_BYTES / 1024} KB, lines cut at ${MAX_LINE_CHARS} characters; a last line gives the next offset. .ipynb: cells (offset, limit: cells). Images come as images; a PDF as text (≤${PDF_MAX_PAGES_PER_READ} pages) or images (as_images).`,
-  schema: () =>
+  schema: (z) =>
     withArgAliases(
       READ_ALIASES,
       z
         .object({
           path: z.string().describe(`Relative to the root${aliasNote(READ_ALIASES, "path")}`),
-          offset: lineNumber.optional().describe(`First line (default 1)${aliasNote(READ_ALIASES, "offset")}`),
-          limit: lineNumber.optional().describe(`Lines (default ${READ_DEFAULT_LIMIT})`),
-          end_line: lineNumber.optional().describe("Last line (instead of limit)"),
+          offset: z.number().int().min(1).optional().describe(`First line (default 1)${aliasNote(READ_ALIASES, "offset")}`),
+          limit: z.number().int().min(1).optional().describe(`Lines (default ${READ_DEFAULT_LIMIT})`),
+          end_line: z.number().int().min(1).optional().describe("Last line (instead of limit)"),
           ids: z.boolean().optional().describe("Line IDs for edit_lines"),
           pages: z.string().optional().describe('"1-5"'),
           as_images: z.boolean().optional(),
         })
         .strict(),
     ),
+  plainArgs: plainArgs({
+    path: [text, "required"],
+    offset: [whole(1), "optional"],
+    limit: [whole(1), "optional"],
+    end_line: [whole(1), "optional"],
+    ids: [flag, "optional"],
+    pages: [text, "optional"],
+    as_images: [flag, "optional"],
+  }),
   readOnly: true,
   idempotent: true,
   async handler(args, { workspace, imageInput }) {

@@ -7,7 +7,8 @@
 // `rt` executable that is when the module is evaluated (see toolModules.ts), so
 // a one-shot command pays only for the tools it uses. The metadata written here
 // must match the module's: the first load checks it.
-import { z } from "zod";
+import type { z } from "zod";
+import { zod } from "../zodOnDemand.js";
 import type { Tool } from "./types.js";
 import { toolModules as m } from "./toolModules.js";
 
@@ -100,6 +101,9 @@ function lazyTool(entry: ToolEntry): Tool {
     get unavailable() {
       return real().unavailable;
     },
+    get plainArgs() {
+      return real().plainArgs;
+    },
     handler: (args, ctx) => real().handler(args, ctx),
   };
 }
@@ -164,7 +168,7 @@ export function jsonSchemaOf(tool: Tool): Record<string, unknown> {
   if (tool.inputJsonSchema) return structuredClone(tool.inputJsonSchema);
   let schema = jsonSchemas.get(tool.schema);
   if (!schema) {
-    schema = z.toJSONSchema(tool.schema, { io: "input" }) as Record<string, unknown>;
+    schema = zod().toJSONSchema(tool.schema, { io: "input" }) as Record<string, unknown>;
     delete schema.$schema;
     jsonSchemas.set(tool.schema, schema);
   }

@@ -55,25 +55,24 @@ const ALNUM = "0123456789abcdefghijklmnopqrstuvwxyz";
 const LETTER_CODES = Array.from(LETTERS, (ch) => ch.charCodeAt(0));
 const ALNUM_CODES = Array.from(ALNUM, (ch) => ch.charCodeAt(0));
 
-function gcd(a: number, b: number): number {
-  while (b) [a, b] = [b, a % b];
-  return a;
-}
+/**
+ * ID widths 4, 5, 6: a letter then 3, 4 or 5 base-36 characters. Each tier's
+ * counters are scattered across its space (26 * 36^rest IDs) by a multiplier
+ * near the golden ratio of the space, the first above it coprime with it (a
+ * bijection, so no collisions); `inverse` is its inverse modulo the space, for
+ * idToCounter. Written out, not computed at start-up (a BigInt Euclid and a gcd
+ * search cost every command about 0.8 ms); the tests derive them again and
+ * check the IDs against the formula rt always used (test/workspace/idRuns.test.ts).
+ */
+const TIERS = [
+  { rest: 3, space: 1213056, mult: 749711, inverse: 471407 },
+  { rest: 4, space: 43670016, mult: 26989555, inverse: 2950459 },
+  { rest: 5, space: 1572120576, mult: 971623951, inverse: 765735151 },
+];
 
-/** ID widths 4, 5, 6: a letter then 3, 4 or 5 base-36 characters. */
-const TIERS = [3, 4, 5].map((rest) => {
-  const space = 26 * 36 ** rest;
-  // A multiplier near the golden ratio of the space, coprime with it, scatters
-  // consecutive counters across the whole space (a bijection, so no collisions).
-  let mult = Math.floor(space * 0.6180339887);
-  while (gcd(mult, space) !== 1) mult++;
-  return { rest, space, mult };
-});
-
-/** Each tier's first counter, and the inverse of its multiplier modulo its space (for idToCounter). */
+/** Each tier's first counter. */
 const TIER_LOWS = TIERS.map((t) => 36 ** t.rest);
 const TIER_STARTS = TIERS.map((_, i) => TIERS.slice(0, i).reduce((n, t) => n + t.space, 0));
-const TIER_INVERSES = TIERS.map((t) => Number(modInverse(BigInt(t.mult), BigInt(t.space))));
 
 /**
  * (a * b) mod m for a, b < m < 2^31, exactly, in doubles: b is split in 16-bit
@@ -84,17 +83,6 @@ function mulMod(a: number, b: number, m: number): number {
   const hi = Math.floor(b / 65536);
   const lo = b % 65536;
   return ((((a * hi) % m) * 65536) + a * lo) % m;
-}
-
-function modInverse(a: bigint, m: bigint): bigint {
-  // Extended Euclid: a is coprime with m by construction (see TIERS).
-  let [r0, r1, s0, s1] = [a % m, m, 1n, 0n];
-  while (r1 !== 0n) {
-    const q = r0 / r1;
-    [r0, r1] = [r1, r0 - q * r1];
-    [s0, s1] = [s1, s0 - q * s1];
-  }
-  return ((s0 % m) + m) % m;
 }
 
 /** ID → the counter idFromCounter made it from (for a well-formed ID: LINE_ID_PATTERN). */
@@ -108,7 +96,7 @@ export function idToCounter(id: string): number {
     q = q * 36 + (c <= 57 ? c - 48 : c - 87);
   }
   const m = (id.charCodeAt(0) - 97) * low + q;
-  return TIER_STARTS[tier] + mulMod(m, TIER_INVERSES[tier], t.space);
+  return TIER_STARTS[tier] + mulMod(m, t.inverse, t.space);
 }
 
 /** Counter → ID: distinct counters give distinct IDs. */
@@ -176,22 +164,31 @@ function isLineId(id: unknown): boolean {
   return true;
 }
 
+// Math.imul read once, and the length once: in V8's interpreter each
+// `Math.imul` is a global load and a property load per character, and hashing a
+// small file's lines that way spent enough of the function's budget to have V8
+// compile it with TurboFan in the middle of `rt open` (about 1.3 ms of a
+// 100-line file's 1.8; 0.4 ms in all now). The same operations, so the same
+// numbers: the hashes are stored in line-ID records.
+const imul = Math.imul;
+
 /** cyrb53: a fast 53-bit string hash; collisions only matter inside one diff window. */
 export function hashLine(s: string): number {
   let h1 = 0xdeadbeef;
   let h2 = 0x41c6ce57;
-  for (let i = 0; i < s.length; i++) {
+  const n = s.length;
+  for (let i = 0; i < n; i++) {
     const ch = s.charCodeAt(i);
-    h1 = Math.imul(h1 ^ ch, 2654435761);
-    h2 = Math.imul(h2 ^ ch, 1597334677);
+    h1 = imul(h1 ^ ch, 2654435761);
+    h2 = imul(h2 ^ ch, 1597334677);
   }
   return finishHash(h1, h2);
 }
 
 /** The last mixing step of hashLine: 53 bits from the two 32-bit states. */
 function finishHash(h1: number, h2: number): number {
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  h1 = imul(h1 ^ (h1 >>> 16), 2246822507) ^ imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = imul(h2 ^ (h2 >>> 16), 2246822507) ^ imul(h1 ^ (h1 >>> 13), 3266489909);
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }
 
@@ -212,8 +209,8 @@ export function hashLinesOf(t: LargeText): Float64Array {
     for (; k < end; k++) {
       const ch = b[k];
       if (ch >= 0x80) break;
-      h1 = Math.imul(h1 ^ ch, 2654435761);
-      h2 = Math.imul(h2 ^ ch, 1597334677);
+      h1 = imul(h1 ^ ch, 2654435761);
+      h2 = imul(h2 ^ ch, 1597334677);
     }
     if (k < end) {
       out[i] = hashLine(b.toString("utf8", start, end));

@@ -69,6 +69,17 @@ function loadedRest(args: string[], cwd: string, input = ""): boolean {
   return coverageOf(args, cwd, { input }).some((script) => script.url.endsWith("rt-cli-rest.cjs"));
 }
 
+test("zod loads only when a schema is needed: plain arguments of reading and searching tools pass without it", () => {
+  const root = tempTree({ "a.py": "x = 1\ny = 2\n" });
+  const loadedZod = (args: string[], input = "", codes = [0]) => coverageOf(args, root, { input, codes }).some((script) => script.url.endsWith("rt-zod.cjs"));
+  for (const args of [["open", "a.py:1"], ["read", "a.py"], ["grep", "-i", "-C", "1", "x"], ["grep-file", "x", "a.py"], ["find", "*.py"], ["ls"], ["scroll", "a.py", "+"]]) {
+    assert.equal(loadedZod(args, "", [0, 1]), false, `rt ${args.join(" ")} loaded zod`);
+  }
+  // The check can fail: an argument alias, and a wrong value, go through the schema.
+  assert.equal(loadedZod(["call", "open", "--args", '{"file_path": "a.py"}']), true);
+  assert.equal(loadedZod(["call", "open", "--args", '{"path": "a.py", "line": 0}'], "", [2]), true);
+});
+
 test("reading and searching run from the CLI's first file alone; editing, the agent and `rt tools` load the second", () => {
   const root = tempTree({ "a.py": "x = 1\ny = 2\n", "sub/b.py": "x = 3\n" });
   for (const args of [["open", "a.py:1"], ["read", "a.py"], ["grep", "x"], ["find", "*.py"], ["ls"], ["call", "--batch"]]) {

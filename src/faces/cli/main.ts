@@ -434,7 +434,8 @@ async function runToolCommand(spec: CommandSpec, workspace: Workspace, parsed: P
   // On a terminal: rt bash's output as it comes, and a progress line for a slow call.
   const streaming = call.tool === "bash" && call.args.background !== true && io.tty?.stdout === true;
   let streamed = false;
-  const progress = io.tty ? new ProgressLine(io.stderr, `rt ${spec.name}`, progressLabel(spec.name, call.args, workspace), () => io.tty?.stderr === true) : undefined;
+  // Only on a terminal: its timer costs a one-shot command more than its work (io.tty asks fstat first; the answer is needed for colour anyway).
+  const progress = io.tty?.stderr === true ? new ProgressLine(io.stderr, `rt ${spec.name}`, progressLabel(spec.name, call.args, workspace)) : undefined;
   const onProgress = (p: ToolProgress) => {
     if (p.kind === "status") progress?.update(p.message);
     else if (streaming) {

@@ -41,7 +41,7 @@ const PROGRESS_DELAY_MS = 1000;
 const PROGRESS_TICK_MS = 500;
 
 /**
- * One line on standard error saying what a long operation is doing
+ * One line on standard error, a terminal, saying what a long operation is doing
  * ("rt grep: searching: 12,345 matching lines so far (3 s)"), drawn only after
  * it has run for a second and erased before the result is printed.
  */
@@ -55,8 +55,6 @@ export class ProgressLine {
     private readonly write: (s: string) => void,
     private readonly label: string,
     initial: string,
-    /** Whether standard error is a terminal: asked only once the operation has taken a second. */
-    private readonly onTerminal: () => boolean,
   ) {
     this.message = initial;
     this.timer = setInterval(() => this.draw(), PROGRESS_TICK_MS);
@@ -70,10 +68,6 @@ export class ProgressLine {
   private draw(): void {
     const elapsed = Date.now() - this.started;
     if (elapsed < PROGRESS_DELAY_MS) return;
-    if (!this.shown && !this.onTerminal()) {
-      clearInterval(this.timer);
-      return;
-    }
     this.shown = true;
     this.write(`\r\x1b[2K${this.label}: ${this.message} (${Math.floor(elapsed / 1000)} s)`);
   }

@@ -4,7 +4,8 @@
 // value as the argument it stands for, and passes the handler the canonical
 // name only. The JSON schema shows the canonical names, each description saying
 // which other name it accepts (`aliasNote`), so listing them costs a few words.
-import { z } from "zod";
+import type { z } from "zod";
+import { zod } from "../../zodOnDemand.js";
 
 /** alias → canonical argument name. */
 export type ArgAliases = Readonly<Record<string, string>>;
@@ -14,7 +15,7 @@ export const FILE_PATH_ALIAS = { file_path: "path" } as const;
 
 /** The `path` argument of a tool that edits a file, accepting `file_path` too (wrap the schema in withArgAliases(FILE_PATH_ALIAS, ...)). */
 export function editedPath() {
-  return z.string().describe(`Relative to the root${aliasNote(FILE_PATH_ALIAS, "path")}`);
+  return zod().string().describe(`Relative to the root${aliasNote(FILE_PATH_ALIAS, "path")}`);
 }
 
 /** " (alias: file_path)": appended to the canonical argument's description. */
@@ -34,7 +35,7 @@ function sameValue(a: unknown, b: unknown): boolean {
  * different values is an error naming both; with the same value it is accepted.
  */
 export function withArgAliases<S extends z.ZodRawShape>(aliases: ArgAliases, object: z.ZodObject<S>) {
-  return z.preprocess((input: unknown, ctx) => {
+  return zod().preprocess((input: unknown, ctx) => {
     if (input === null || typeof input !== "object" || Array.isArray(input)) return input;
     const given = input as Record<string, unknown>;
     if (!Object.keys(aliases).some((a) => Object.hasOwn(given, a))) return input;
@@ -62,6 +63,6 @@ export function withArgAliases<S extends z.ZodRawShape>(aliases: ArgAliases, obj
       }
       out[canonical] = value;
     }
-    return bad ? z.NEVER : out;
+    return bad ? zod().NEVER : out;
   }, object);
 }
