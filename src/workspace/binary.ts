@@ -35,15 +35,16 @@ export function binaryKind(sample: Uint8Array): string | null {
   const head = sample.length > BINARY_SAMPLE_BYTES ? sample.subarray(0, BINARY_SAMPLE_BYTES) : sample;
   for (const [name, magic, at] of MAGIC) if (startsWith(head, magic, at ?? 0)) return name;
   if (head.length === 0) return null;
-  let control = 0;
-  for (let i = 0; i < head.length; i++) {
-    const b = head[i];
-    if (b === 0) return "binary data";
-    // Control bytes other than tab, LF, VT, FF, CR, backspace and ESC.
-    if (b < 0x20 && b !== 9 && b !== 10 && b !== 11 && b !== 12 && b !== 13 && b !== 8 && b !== 27) control++;
-  }
+  if (head.indexOf(0) !== -1) return "binary data";
+  // Counted by the regular expression engine over the bytes as latin1 text (one
+  // character per byte): a loop in JavaScript over every byte of every file a
+  // grep shows cost it several milliseconds.
+  const control = Buffer.from(head.buffer, head.byteOffset, head.length).toString("latin1").match(CONTROL_BYTES)?.length ?? 0;
   return control / head.length > 0.1 ? "binary data" : null;
 }
+
+/** Control bytes other than NUL (checked first), backspace, tab, LF, VT, FF, CR and ESC. */
+const CONTROL_BYTES = /[\x01-\x07\x0e-\x1a\x1c-\x1f]/g;
 
 /**
  * The buffer fileBinaryKind reads into, one per process: a grep checks up to

@@ -497,23 +497,37 @@ export function idListOf(runs: IdRuns): IdList {
 /** Line IDs of every file the workspace has read, persisted under `.rt/ids/`. */
 export class LineIdStore {
   private memory = new Map<string, IdRecord>();
+  /** While withPreloaded runs: the files it found no valid record for, which load need not look for again. */
+  private absent = new Set<string>();
 
   constructor(private state: StateStore) {}
 
   private load(rel: string): IdRecord | undefined {
     const inMemory = this.memory.get(rel);
     if (inMemory) return inMemory;
+    if (this.absent.has(rel)) return undefined;
     const name = StateStore.keyFor(rel);
     return this.accept(rel, name, this.state.readJsonNotingMac<StoredRecord>("ids", `${name}.json`));
   }
 
-  /** Loads the records of many files with one walk to the state directory (grep notes every file it shows). */
-  preload(rels: readonly string[]): void {
+  /**
+   * Runs `work` with the records of many files loaded by one walk to the state
+   * directory (grep notes every file it shows). A file with no valid record is
+   * not looked for again while `work` runs (on a first grep, that is every file
+   * shown); afterwards it is, as another process may have written one.
+   */
+  withPreloaded<T>(rels: readonly string[], work: () => T): T {
     const wanted = rels.filter((rel) => !this.memory.has(rel)).map((rel) => ({ rel, name: StateStore.keyFor(rel) }));
     const read = this.state.readManyJsonNotingMac<StoredRecord>("ids", wanted.map((w) => `${w.name}.json`));
     for (const { rel, name } of wanted) {
       const found = read.get(`${name}.json`);
-      if (found) this.accept(rel, name, found);
+      // What load would make of it: a record missing, refused or not valid is no record.
+      if (!(found && this.accept(rel, name, found))) this.absent.add(rel);
+    }
+    try {
+      return work();
+    } finally {
+      this.absent.clear();
     }
   }
 

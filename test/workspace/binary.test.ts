@@ -29,6 +29,38 @@ test("binaryKind: NUL bytes, control bytes and magic numbers", () => {
   assert.equal(binaryKind(earlyNul), "binary data");
 });
 
+test("binaryKind gives what a byte-by-byte count gives, over generated samples", () => {
+  // The rule as it was first written: NUL anywhere is binary, else more than a
+  // tenth of control bytes (other than backspace, tab, LF, VT, FF, CR, ESC).
+  const reference = (head: Uint8Array): string | null => {
+    let control = 0;
+    for (const b of head) {
+      if (b === 0) return "binary data";
+      if (b < 0x20 && ![8, 9, 10, 11, 12, 13, 27].includes(b)) control++;
+    }
+    return control / head.length > 0.1 ? "binary data" : null;
+  };
+  let seed = 11;
+  const next = () => (seed = (seed * 48271) % 2147483647);
+  let binary = 0;
+  for (let i = 0; i < 3000; i++) {
+    const length = 1 + (next() % 300);
+    const controlShare = (next() % 30) / 100;
+    const bytes = new Uint8Array(length);
+    for (let k = 0; k < length; k++) bytes[k] = next() % 1000 < controlShare * 1000 ? next() % 32 : 32 + (next() % 224);
+    // Not a magic number: those are named before the count.
+    if (bytes[0] < 0x20) bytes[0] = 0x61;
+    const expected = reference(bytes);
+    if (expected) binary++;
+    assert.equal(binaryKind(bytes), expected, `sample ${i}: ${Buffer.from(bytes).toString("hex")}`);
+    // A view into a larger buffer, as fileBinaryKind passes it.
+    const wide = new Uint8Array(length + 9);
+    wide.set(bytes, 5);
+    assert.equal(binaryKind(wide.subarray(5, 5 + length)), expected, `sample ${i} as a view`);
+  }
+  assert.ok(binary > 300 && binary < 2700, `both kinds generated: ${binary} binary of 3000`);
+});
+
 test("formatSize", () => {
   assert.equal(formatSize(0), "0 B");
   assert.equal(formatSize(1023), "1023 B");

@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { hashLine, idFromCounter, LINE_ID_PATTERN, reconcileIds } from "../../src/workspace/lineIds.ts";
+import { hashLine, idFromCounter, LINE_ID_PATTERN, LineIdStore, reconcileIds } from "../../src/workspace/lineIds.ts";
 import { StateStore } from "../../src/workspace/state.ts";
 import { createWorkspace } from "../../src/workspace/workspace.ts";
 import { callTool } from "../../src/tools/policy.ts";
@@ -338,4 +338,29 @@ test("idToCounter inverts idFromCounter in every tier (so a planted record's cou
     throw new Error("unreachable");
   };
   for (const c of samples) assert.equal(idFromCounter(c), reference(c), `counter ${c}`);
+});
+
+test("withPreloaded: a file found without a record is not looked for again inside; afterwards it is (another process may have written one)", () => {
+  const root = tempTree({ "a.py": "x = 1\n", "b.py": "y = 2\n" });
+  const state = new StateStore(root, true);
+  let reads = 0;
+  const readOne = state.readJsonNotingMac.bind(state);
+  state.readJsonNotingMac = ((...parts: string[]) => {
+    reads++;
+    return readOne(...parts);
+  }) as typeof state.readJsonNotingMac;
+  const mine = new LineIdStore(state);
+  mine.withPreloaded(["a.py", "b.py"], () => {
+    assert.equal(mine.wasShown("a.py", "v1"), false);
+    mine.noteShown("a.py", "v1");
+    assert.equal(mine.wasShown("a.py", "v1"), true);
+    assert.equal(mine.wasShown("b.py", "v1"), false);
+  });
+  assert.equal(reads, 0, "no file was read one by one inside");
+  // Another process (another store on the same state) notes b.py: this one sees it now.
+  new LineIdStore(new StateStore(root, true)).noteShown("b.py", "v2");
+  assert.equal(mine.wasShown("b.py", "v2"), true);
+  assert.equal(reads, 1);
+  // What was written inside is on disk for others.
+  assert.equal(new LineIdStore(new StateStore(root, true)).wasShown("a.py", "v1"), true);
 });

@@ -524,23 +524,24 @@ function noteMatches(workspace: Workspace, matches: Match[], withIds: boolean): 
     byFile.set(m.file, list);
   }
   // One walk to the state directory for the records of every file shown, not one per file.
-  workspace.lineIds.preload([...byFile.keys()]);
-  for (const [file, list] of byFile) {
-    try {
-      if (!withIds && !workspace.lineIds.viewed(file)) {
-        // Not read before: the matches still show this version of it (write after read, issue 10).
-        const version = shownVersion(workspace, file);
-        if (version !== undefined) workspace.lineIds.noteShown(version.rel, version.version);
-        continue;
+  workspace.lineIds.withPreloaded([...byFile.keys()], () => {
+    for (const [file, list] of byFile) {
+      try {
+        if (!withIds && !workspace.lineIds.viewed(file)) {
+          // Not read before: the matches still show this version of it (write after read, issue 10).
+          const version = shownVersion(workspace, file);
+          if (version !== undefined) workspace.lineIds.noteShown(version.rel, version.version);
+          continue;
+        }
+        const f = workspace.resolveTextFile(file);
+        const { ids, hash } = workspace.linesWithIds(f);
+        if (withIds) for (const m of list) m.line_id = ids[m.line - 1];
+        workspace.lineIds.markViewed(f.rel, hash, list.map((m) => m.line));
+      } catch {
+        // A file too large for IDs keeps plain line numbers.
       }
-      const f = workspace.resolveTextFile(file);
-      const { ids, hash } = workspace.linesWithIds(f);
-      if (withIds) for (const m of list) m.line_id = ids[m.line - 1];
-      workspace.lineIds.markViewed(f.rel, hash, list.map((m) => m.line));
-    } catch {
-      // A file too large for IDs keeps plain line numbers.
     }
-  }
+  });
 }
 
 /**
