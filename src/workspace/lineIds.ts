@@ -70,8 +70,9 @@ const TIERS = [
   { rest: 5, space: 1572120576, mult: 971623951, inverse: 765735151 },
 ];
 
-/** Each tier's first counter. */
+/** 36^rest: how many of a tier's IDs share a first letter. */
 const TIER_LOWS = TIERS.map((t) => 36 ** t.rest);
+/** Each tier's first counter. */
 const TIER_STARTS = TIERS.map((_, i) => TIERS.slice(0, i).reduce((n, t) => n + t.space, 0));
 
 /**
@@ -89,7 +90,7 @@ function mulMod(a: number, b: number, m: number): number {
 export function idToCounter(id: string): number {
   const tier = id.length - 4;
   const t = TIERS[tier];
-  const low = 36 ** t.rest;
+  const low = TIER_LOWS[tier];
   let q = 0;
   for (let i = id.length - 1; i >= 1; i--) {
     const c = id.charCodeAt(i);

@@ -6,8 +6,7 @@
 // from each argument's JSON schema, its bounds and one past them included.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { TOOLS } from "../../src/tools/registry.ts";
-import { jsonSchemaOf } from "../../src/tools/registry.ts";
+import { TOOLS, jsonSchemaOf } from "../../src/tools/registry.ts";
 import type { Tool } from "../../src/tools/types.ts";
 
 type Prop = { type?: string; minimum?: number; maximum?: number; minLength?: number; enum?: unknown[]; anyOf?: Prop[] };
