@@ -5,13 +5,14 @@ import path from "node:path";
 import type { Zod } from "../../zodOnDemand.js";
 import { ok, ToolError, type ToolProgress, type ToolResult } from "../types.js";
 import type { Workspace } from "../../workspace/workspace.js";
-import { fileBinaryKind, formatSize } from "../../workspace/binary.js";
+import { binaryKind as binaryKindOf, fileBinaryKind, formatSize } from "../../workspace/binary.js";
 import { baseArgs, comparePaths, globMatcher, runRg, type RgRun } from "./ripgrep.js";
 import { aliasNote, withArgAliases } from "./argAliases.js";
 import { flag, nonEmptyText, whole, type ArgRule } from "./plainArgs.js";
 import { statVersion } from "../../workspace/lineIds.js";
+import { literalLines, literalOf, type PrintedLine } from "./literalLines.js";
 import { cutLine, plural } from "./format.js";
-import { GREP_DEFAULT_CAP, GREP_MAX_CONTEXT, GREP_MAX_LINE_CHARS, GREP_PROGRESS_EVERY_MS, GREP_TIMEOUT_MS, MAX_LINE_CHARS } from "../../limits.js";
+import { LARGE_FILE_BYTES, GREP_DEFAULT_CAP, GREP_MAX_CONTEXT, GREP_MAX_LINE_CHARS, GREP_PROGRESS_EVERY_MS, GREP_TIMEOUT_MS, MAX_LINE_CHARS } from "../../limits.js";
 
 /** Other names models use for grep's arguments (Claude Code and seed 004; seed 000's search_dir takes root). */
 export const GREP_ALIASES = { case_insensitive: "ignore_case", head_limit: "limit", glob_filter: "glob", root: "path" } as const;
@@ -149,10 +150,16 @@ const NEWLINE = 10;
 const CR = 13;
 const COLON = 58;
 const DASH = 45;
+/** How ripgrep's line saying it stopped searching a file at a NUL byte begins, after the file's name. */
+const RG_BINARY_STOP = ": WARNING: stopped searching binary file";
 /** What ripgrep appends to a line it cut at --max-columns. */
 const RG_CUT_MARK = " [... omitted end of long line]";
 /** ripgrep prints at most this many bytes of a line (the rest would be cut for display anyway). */
 const RG_MAX_COLUMNS = MAX_LINE_CHARS;
+/** At most this many bytes of paths go on ripgrep's command line (Linux allows 2 MB for arguments and environment together). */
+const MAX_LISTED_BYTES = 256 * 1024;
+/** How often the first of two runs' output is read while ripgrep searches: it is a line per file, and only checks run meanwhile. */
+const COUNT_POLL_MS = 20;
 
 /** A line's text cut to `max` characters, saying so (also when ripgrep already cut it). */
 function shownText(l: Line, max: number): string {
@@ -217,6 +224,12 @@ class ContentParser {
     this.group = undefined;
   }
 
+  /** Whether buf[s, e) begins with `name` and then `text`. */
+  private startsWith(buf: Buffer, s: number, e: number, name: Buffer, text: string): boolean {
+    const at = s + name.length;
+    return e - s >= name.length + text.length && buf.compare(name, 0, name.length, s, at) === 0 && buf.toString("latin1", at, at + text.length) === text;
+  }
+
   private line(buf: Buffer, s: number, e: number): void {
     if (e > s && buf[e - 1] === CR) e--;
     const name = this.name;
@@ -225,7 +238,18 @@ class ContentParser {
       rest = s + name.length + 1;
     } else {
       const nul = buf.indexOf(NUL, s);
-      if (nul === -1 || nul >= e) return; // "--" between context groups: the gaps are shown from the line numbers
+      if (nul === -1 || nul >= e) {
+        // "--" between context groups (the gaps are shown from the line
+        // numbers), or ripgrep's word that it met a NUL byte in the file after
+        // printing some of its lines: the file is left out whole, as --count
+        // leaves it out (and as a NUL byte near its start would have).
+        if (this.group && name && this.startsWith(buf, s, e, name, RG_BINARY_STOP)) {
+          this.total -= this.group.count;
+          this.group = undefined;
+          this.skipping = true;
+        }
+        return;
+      }
       this.close();
       this.name = Buffer.from(buf.subarray(s, nul));
       const file = buf.toString("utf8", s, nul);
@@ -250,16 +274,75 @@ class ContentParser {
       this.total++;
       g.count++;
     }
-    if (!this.keeping) return;
-    if (g.shownMatches >= this.limit) {
-      // After the limit-th match: only its after-context.
-      if (isMatch || g.tail >= this.after || n !== g.lines[g.lines.length - 1].line + 1) return;
-      g.tail++;
-    } else if (isMatch) g.shownMatches++;
+    if (!this.keeping || !admitLine(g, this.limit, this.after, n, isMatch)) return;
     const text = buf.toString("utf8", i + 1, e);
     if (text.endsWith(RG_CUT_MARK)) g.lines.push({ line: n, match: isMatch, content: text.slice(0, -RG_CUT_MARK.length), long: true });
     else g.lines.push({ line: n, match: isMatch, content: text });
   }
+}
+
+/** What grep learned by reading a file it may show (see search). */
+interface Look {
+  /** binaryKind of its first bytes. */
+  kind: string | null;
+  /** statVersion of the bytes read. */
+  version: string;
+  /** Its lines, as ripgrep prints them (undefined where that cannot be told: see literalLines). */
+  printed: { count: number; lines: PrintedLine[] } | undefined;
+}
+
+/**
+ * The buffer files are read into, one per process and grown as needed up to
+ * LARGE_FILE_BYTES: a fresh one for each file cost more than reading it. It
+ * is filled and looked at within one synchronous call.
+ */
+let lookBuffer: Buffer | undefined;
+
+/**
+ * Reads a file ripgrep found and looks at it: its binary check and a literal
+ * pattern's lines up to the `maxMatches`-th match. It is opened by its path
+ * below the root, as ripgrep opened it a moment before (the last name not
+ * through a symlink): the lines shown are those ripgrep would have printed
+ * from it. Undefined when it cannot be read whole (gone, not a regular file,
+ * larger than LARGE_FILE_BYTES): the caller checks it and has ripgrep print it.
+ */
+function look(root: string, file: string, needle: Buffer, before: number, after: number, maxMatches: number): Look | undefined {
+  const abs = path.join(root, file);
+  let fd: number;
+  try {
+    fd = fs.openSync(abs, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+  } catch {
+    return undefined;
+  }
+  try {
+    const st = fs.fstatSync(fd);
+    if (!st.isFile() || st.size > LARGE_FILE_BYTES) return undefined;
+    if (!lookBuffer || lookBuffer.length < st.size) lookBuffer = Buffer.allocUnsafe(Math.max(st.size, 64 * 1024));
+    let got = 0;
+    for (let n = -1; n !== 0 && got < st.size; got += n) n = fs.readSync(fd, lookBuffer, got, st.size - got, got);
+    const bytes = lookBuffer.subarray(0, got);
+    return {
+      kind: binaryKindOf(bytes),
+      version: statVersion(st),
+      printed: literalLines(bytes, needle, before, after, RG_MAX_COLUMNS, maxMatches),
+    };
+  } catch {
+    return undefined;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Whether a group keeps line `n`, printed after its earlier lines: up to its
+ * limit-th match, and after that only the match's after-context.
+ */
+function admitLine(g: Group, limit: number, after: number, n: number, isMatch: boolean): boolean {
+  if (g.shownMatches >= limit) {
+    if (isMatch || g.tail >= after || n !== g.lines[g.lines.length - 1].line + 1) return false;
+    g.tail++;
+  } else if (isMatch) g.shownMatches++;
+  return true;
 }
 
 /** Splits ripgrep output into NUL-terminated (files mode) or newline-terminated (count mode) records. */
@@ -314,32 +397,50 @@ export async function search(
     else if (!spec.glob.includes("/") && !spec.glob.includes(":")) args.push("--type-add", `rtglob:${spec.glob}`, "--type", "rtglob");
     else keep = globMatcher(spec.glob);
   }
-  if (mode === "files_with_matches") args.push("--files-with-matches", "--null");
-  else if (mode === "count") args.push("--count", "--with-filename", "--null");
-  else {
-    args.push("--line-number", "--with-filename", "--null", "--max-columns", String(RG_MAX_COLUMNS), "--max-columns-preview");
-    if (before) args.push("--before-context", String(before));
-    if (after) args.push("--after-context", String(after));
-  }
   args.push("--regexp", spec.pattern);
-  if (target !== ".") args.push("--", target);
+  const countArgs = [...args, "--count", "--with-filename", "--null"];
+  const lineArgs = [...args, "--line-number", "--with-filename", "--null", "--max-columns", String(RG_MAX_COLUMNS), "--max-columns-preview"];
+  if (before) lineArgs.push("--before-context", String(before));
+  if (after) lineArgs.push("--after-context", String(after));
+  const within = target !== "." ? ["--", target] : [];
+  // A literal pattern's matches in a directory are found in two steps: ripgrep
+  // counts each file's matching lines, then rt reads the files to be shown
+  // and finds their lines itself (see look). Most of a common pattern's matches
+  // are only counted, and printing them all (21 MB for 200,000 lines) cost
+  // more than reading the few files shown (bench/NOTES.md). A regular
+  // expression's lines, and a file's given as the path, are printed by
+  // ripgrep in one run. A multiline search is never literal: a match counts
+  // once however many lines it spans.
+  const literal = mode === "content" ? literalOf(spec.pattern, { fixedStrings: spec.fixed_strings, ignoreCase: spec.ignore_case, multiline: spec.multiline }) : undefined;
+  const twoRuns = literal !== undefined && isDirectory(path.join(workspace.root, target));
+  const needle = twoRuns ? Buffer.from(literal!) : undefined;
+  const firstArgs = [...(mode === "files_with_matches" ? [...args, "--files-with-matches", "--null"] : mode === "count" || twoRuns ? countArgs : lineArgs), ...within];
+  const looks = new Map<string, Look | undefined>();
+  const lookAt = (file: string): Look | undefined => {
+    if (!looks.has(file)) looks.set(file, look(workspace.root, file, needle!, before, after, limit));
+    return looks.get(file);
+  };
 
   // ripgrep skips files with NUL bytes; read and open also refuse files that are
   // mostly control bytes or have a binary magic number, so grep leaves those out
-  // too. Only the files whose matches would be shown are checked (8 KB each),
-  // in path order, after the search. When one of them is binary, other files
-  // may have been dropped for it: the search runs again knowing it (rare: only
-  // binary-looking files without a NUL byte get that far).
+  // too. Only the files whose matches would be shown are checked (8 KB each,
+  // or the whole file look reads), in path order, after the search. When one
+  // of them is binary, other files may have been dropped for it: the search
+  // runs again knowing it (rare: only binary-looking files without a NUL byte
+  // get that far).
   const binaryKinds = new Map<string, string | null>();
   const binaryKind = (file: string): string | null => {
     let kind = binaryKinds.get(file);
     if (kind === undefined) {
-      try {
-        // Not a regular file (a FIFO ripgrep was given): reading it here would block.
-        const abs = path.join(workspace.root, file);
-        kind = fs.statSync(abs).isFile() ? fileBinaryKind(abs) : null;
-      } catch {
-        kind = null; // unreadable: treated as text, like read does
+      kind = needle ? lookAt(file)?.kind : undefined;
+      if (kind === undefined) {
+        try {
+          // Not a regular file (a FIFO ripgrep was given): reading it here would block.
+          const abs = path.join(workspace.root, file);
+          kind = fs.statSync(abs).isFile() ? fileBinaryKind(abs) : null;
+        } catch {
+          kind = null; // unreadable: treated as text, like read does
+        }
       }
       binaryKinds.set(file, kind);
     }
@@ -359,12 +460,17 @@ export async function search(
     let fileTotal = 0;
     /** Known binary files that matched, with what they would have added to the total. */
     const inBinary: Array<{ file: string; count: number }> = [];
+    /** Files found in the output read last, not yet looked at. */
+    let unread: string[] = [];
     const admit = (file: string): { count: boolean; keep: boolean } => {
       if (keep && !keep(file)) return { count: false, keep: false };
       // While fewer matches than the limit are kept, each file would be shown:
-      // checked now, while ripgrep is still searching (a rare pattern's few
-      // files cost nothing after it exits). Later ones only at the end.
-      if (top.filling()) binaryKind(file);
+      // checked (or read) now, while ripgrep is still searching (a rare
+      // pattern's few files cost nothing after it exits). Later ones only at the end.
+      if (top.filling()) {
+        if (needle) unread.push(file);
+        else binaryKind(file);
+      }
       return { count: true, keep: top.wants(file) && !isKnownBinary(file) };
     };
     const finished = (g: Group, kept: boolean) => {
@@ -373,22 +479,25 @@ export async function search(
     };
     let parser: { feed: (chunk: Buffer) => void; end: () => void };
     let content: ContentParser | undefined;
-    if (mode === "content") {
+    if (mode === "content" && !twoRuns) {
       content = new ContentParser(limit, after, admit, finished);
       parser = content;
     } else {
-      // files_with_matches: "path\0" per file; count: "path\0N\n" per file.
-      parser = recordSplitter(mode === "files_with_matches" ? NUL : NEWLINE, (record) => {
+      // files_with_matches: "path\0" per file; count (and the first of two runs): "path\0N\n" per file.
+      const counts = mode !== "files_with_matches";
+      parser = recordSplitter(counts ? NEWLINE : NUL, (record) => {
         const text = record.endsWith("\r") ? record.slice(0, -1) : record;
-        const nul = mode === "count" ? text.lastIndexOf("\0") : text.length;
+        const nul = counts ? text.lastIndexOf("\0") : text.length;
         if (nul <= 0) return;
         const file = text.slice(0, nul);
-        const count = mode === "count" ? Number(text.slice(nul + 1)) : 1;
+        const count = counts ? Number(text.slice(nul + 1)) : 1;
         const how = admit(file);
         if (!how.count) return;
         total += count;
         fileTotal++;
-        finished({ file, count: 1, matches: count, lines: [], shownMatches: 0, tail: 0 }, how.keep);
+        // The limit counts files in files and count modes, matching lines in content mode.
+        const group: Group = mode === "count" ? { file, count: 1, matches: count, lines: [], shownMatches: 0, tail: 0 } : { file, count, lines: [], shownMatches: 0, tail: 0 };
+        finished(group, how.keep);
       });
     }
     // While ripgrep runs (it may print nothing for a long time), how far it got.
@@ -399,7 +508,15 @@ export async function search(
     const ticker = onProgress ? setInterval(report, GREP_PROGRESS_EVERY_MS) : undefined;
     let run: RgRun;
     try {
-      run = await runRg(args, workspace.root, GREP_TIMEOUT_MS, (chunk) => parser.feed(chunk), signal);
+      const onData = (chunk: Buffer) => {
+        parser.feed(chunk);
+        // A literal pattern's files are read while ripgrep searches only while
+        // every file found so far will be shown: a common pattern's first files
+        // would mostly be read for nothing.
+        if (top.filling()) for (const file of unread) binaryKind(file);
+        unread = [];
+      };
+      run = await runRg(firstArgs, workspace.root, GREP_TIMEOUT_MS, onData, signal, twoRuns ? COUNT_POLL_MS : undefined);
     } finally {
       if (ticker) clearInterval(ticker);
     }
@@ -408,6 +525,9 @@ export async function search(
     return { top, run, total, fileTotal, inBinary };
   };
 
+  /** The versions (statVersion) of the bytes shown files' lines were taken from, where rt read them itself. */
+  const shownVersions = new Map<string, string>();
+  const started = Date.now();
   let found = await scan();
   /** The groups shown: the first in path order whose files are not binary, up to the limit. */
   let shownGroups: Group[] = [];
@@ -430,10 +550,61 @@ export async function search(
   }
   const { run } = found;
   let { total, fileTotal } = found;
+  let timedOut = run.timedOut;
 
   if (run.exitCode === 2 && total === 0 && !run.timedOut) {
     const msg = run.stderr.trim().split("\n").slice(0, 6).join("\n");
     throw new ToolError(`grep failed: ${msg || "ripgrep reported an error"}${spec.fixed_strings ? "" : "\n(if you meant the text literally, set fixed_strings)"}`);
+  }
+
+  /**
+   * A second ripgrep run, printing the lines of `groups`' files into them.
+   * Returns how much their count changed since the first run.
+   */
+  const printByRipgrep = async (groups: Group[]): Promise<{ change: number; timedOut: boolean }> => {
+    const wanted = new Map(groups.map((g) => [g.file, g]));
+    const printed = new Map<string, Group>();
+    const parser = new ContentParser(limit, after, (file) => ({ count: wanted.has(file), keep: wanted.has(file) }), (g) => printed.set(g.file, g));
+    const files = [...wanted.keys()];
+    // The files go on the command line unless they would not fit on it; then the target is searched again, whole.
+    const listed = files.reduce((n, f) => n + f.length + 1, 0) <= MAX_LISTED_BYTES;
+    const timeout = Math.max(5000, GREP_TIMEOUT_MS - (Date.now() - started));
+    const run = await runRg([...lineArgs, ...(listed ? ["--", ...files] : within)], workspace.root, timeout, (chunk) => parser.feed(chunk), signal);
+    parser.end();
+    let change = 0;
+    for (const g of groups) {
+      const now = printed.get(g.file);
+      change += (now?.count ?? 0) - g.count;
+      g.count = now?.count ?? 0;
+      g.lines = now?.lines ?? [];
+    }
+    return { change, timedOut: run.timedOut };
+  };
+
+  if (twoRuns && shownGroups.length) {
+    // The shown files' lines, found in the bytes look read when they hold as
+    // many matching lines as ripgrep counted. The others (changed since,
+    // larger than rt reads whole, or read differently by ripgrep: see
+    // literalLines) are printed by a second ripgrep run; a file that changed
+    // shows its lines as they are now, and the total follows them. After a
+    // first run that timed out, the files it found are still shown.
+    const byRg: Group[] = [];
+    for (const g of shownGroups) {
+      const seen = lookAt(g.file);
+      const printed = seen?.printed;
+      if (!seen || printed?.count !== g.count) {
+        byRg.push(g);
+        continue;
+      }
+      if (isPlainRel(g.file)) shownVersions.set(g.file, seen.version);
+      // Already cut at the limit-th match and its after-context, as admitLine cuts ripgrep's.
+      g.lines = printed.lines;
+    }
+    if (byRg.length) {
+      const retold = await printByRipgrep(byRg);
+      timedOut ||= retold.timedOut;
+      total += retold.change;
+    }
   }
 
   // Matches in binary files up to the last shown file are not counted: those
@@ -454,20 +625,20 @@ export async function search(
     const names = leftOut.slice(0, 5).map((b) => `${b.file} (${binaryKinds.get(b.file)})`);
     tail.push(`(${plural(leftOut.length, "binary file")} with matches not shown: ${names.join(", ")}${leftOut.length > 5 ? ", ..." : ""})`);
   }
-  if (run.timedOut) tail.push(`... search timed out after ${GREP_TIMEOUT_MS / 1000}s; results are incomplete`);
+  if (timedOut) tail.push(`... search timed out after ${GREP_TIMEOUT_MS / 1000}s; results are incomplete`);
   const binaryMeta = leftOut.length ? { binary_files: leftOut.map((b) => b.file) } : {};
 
   if (mode === "files_with_matches") {
     const files = shownGroups.map((g) => g.file);
     const lines = files.length ? [...files] : [`no files match ${JSON.stringify(spec.pattern)}`];
     if (total > files.length) lines.push(`... truncated (${total - files.length} more files)`);
-    return ok([...lines, ...tail].join("\n"), { files, count: total, truncated: total > files.length || run.timedOut, ...binaryMeta });
+    return ok([...lines, ...tail].join("\n"), { files, count: total, truncated: total > files.length || timedOut, ...binaryMeta });
   }
   if (mode === "count") {
     const counts = shownGroups.map((g) => ({ file: g.file, count: g.matches ?? 0 }));
     const lines = counts.length ? counts.map((c) => `${c.file}:${c.count}`) : [`no matches for ${JSON.stringify(spec.pattern)}`];
     if (fileTotal > counts.length) lines.push(`... truncated (${fileTotal - counts.length} more files)`);
-    return ok([...lines, ...tail].join("\n"), { counts, count: total, truncated: fileTotal > counts.length || run.timedOut, ...binaryMeta });
+    return ok([...lines, ...tail].join("\n"), { counts, count: total, truncated: fileTotal > counts.length || timedOut, ...binaryMeta });
   }
 
   // The first `limit` matches in path order, with their context.
@@ -489,7 +660,7 @@ export async function search(
       }
     }
   }
-  noteMatches(workspace, matches, spec.ids === true);
+  noteMatches(workspace, matches, spec.ids === true, shownVersions);
   const numbers = spec.show_line_numbers !== false;
   const withContext = before > 0 || after > 0;
   const lines: string[] = [];
@@ -507,7 +678,7 @@ export async function search(
   if (total > matches.length) {
     lines.push(`... truncated: showing ${matches.length} of ${plural(total, "match", "matches")} (the first in path order; ${total - matches.length} more); narrow the pattern or path, or raise limit`);
   }
-  return ok([...lines, ...tail].join("\n"), { matches, count: total, truncated: total > matches.length || run.timedOut, ...binaryMeta });
+  return ok([...lines, ...tail].join("\n"), { matches, count: total, truncated: total > matches.length || timedOut, ...binaryMeta });
 }
 
 /**
@@ -516,7 +687,7 @@ export async function search(
  * match's line ID. Reads each matched file once; files the caller never viewed
  * are only read when IDs are asked for.
  */
-function noteMatches(workspace: Workspace, matches: Match[], withIds: boolean): void {
+function noteMatches(workspace: Workspace, matches: Match[], withIds: boolean, versions: ReadonlyMap<string, string>): void {
   const byFile = new Map<string, Match[]>();
   for (const m of matches) {
     const list = byFile.get(m.file) ?? [];
@@ -529,7 +700,8 @@ function noteMatches(workspace: Workspace, matches: Match[], withIds: boolean): 
       try {
         if (!withIds && !workspace.lineIds.viewed(file)) {
           // Not read before: the matches still show this version of it (write after read, issue 10).
-          const version = shownVersion(workspace, file);
+          const known = versions.get(file);
+          const version = known === undefined ? shownVersion(workspace, file) : { rel: file, version: known };
           if (version !== undefined) workspace.lineIds.noteShown(version.rel, version.version);
           continue;
         }
@@ -553,7 +725,7 @@ function noteMatches(workspace: Workspace, matches: Match[], withIds: boolean): 
  * what the caller was shown, nothing is read or written through it.
  */
 function shownVersion(workspace: Workspace, file: string): { rel: string; version: string } | undefined {
-  if (file !== "" && !path.isAbsolute(file) && path.posix.normalize(file) === file && !file.startsWith("../") && !file.includes("\\")) {
+  if (isPlainRel(file)) {
     try {
       const st = fs.lstatSync(path.join(workspace.root, file));
       return st.isFile() ? { rel: file, version: statVersion(st) } : undefined;
@@ -563,6 +735,19 @@ function shownVersion(workspace: Workspace, file: string): { rel: string; versio
   }
   const f = workspace.resolve(file);
   return f.exists ? { rel: f.rel, version: statVersion(fs.statSync(f.abs)) } : undefined;
+}
+
+function isDirectory(abs: string): boolean {
+  try {
+    return fs.statSync(abs).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** A path as ripgrep prints it below the root: relative, normal, without backslashes. */
+function isPlainRel(file: string): boolean {
+  return file !== "" && !path.isAbsolute(file) && path.posix.normalize(file) === file && !file.startsWith("../") && !file.includes("\\");
 }
 
 /** A file given to grep itself (not a directory) that read would refuse as binary: said, not searched. */

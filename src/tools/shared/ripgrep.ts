@@ -67,7 +67,7 @@ const POLL_MS = 4;
  * it is produced (`chunk` is only valid during the call: copy what you keep).
  * Resolves when rg exits, or is killed after `timeoutMs` or when `signal` aborts.
  */
-export function runRg(args: string[], cwd: string, timeoutMs: number, onData: (chunk: Buffer) => void, signal?: AbortSignal): Promise<RgRun> {
+export function runRg(args: string[], cwd: string, timeoutMs: number, onData: (chunk: Buffer) => void, signal?: AbortSignal, pollMs = POLL_MS): Promise<RgRun> {
   // ripgrep's output goes to an unlinked temporary file that rt reads while rg
   // runs, in large pieces: its search threads write each file's matches
   // separately, and taking thousands of small pipe writes one event at a time
@@ -98,7 +98,7 @@ export function runRg(args: string[], cwd: string, timeoutMs: number, onData: (c
         reject(e);
       }
     };
-    const poll = out === undefined ? undefined : setInterval(drain, POLL_MS);
+    const poll = out === undefined ? undefined : setInterval(drain, pollMs);
     const timer = setTimeout(() => {
       timedOut = true;
       child.kill("SIGKILL");
