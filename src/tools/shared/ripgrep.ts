@@ -59,6 +59,9 @@ function readBuffer(): Buffer {
   return (sharedReadBuffer ??= Buffer.allocUnsafe(1 << 20));
 }
 
+/** How much of ripgrep's error output is kept (its first lines say what went wrong). */
+const MAX_STDERR_CHARS = 10_000;
+
 /** How often the output file is read while ripgrep still runs. */
 const POLL_MS = 4;
 
@@ -73,10 +76,17 @@ export function runRg(args: string[], cwd: string, timeoutMs: number, onData: (c
   // separately, and taking thousands of small pipe writes one event at a time
   // cost Node more CPU than the search itself (see BENCHMARKS.md); reading only
   // after rg exited made rt's share of the work wait for the whole search.
-  // Where no temporary file can be made, a pipe.
+  // Where no temporary file can be made, a pipe. Its error output goes to
+  // another one, read when it exits: a pipe costs the first spawn of a
+  // process a stream of its own (about 2 ms).
   const out = openScratch();
+  const errOut = out === undefined ? undefined : openScratch();
+  const closeScratch = () => {
+    if (out !== undefined) fs.closeSync(out);
+    if (errOut !== undefined) fs.closeSync(errOut);
+  };
   return new Promise((resolve, reject) => {
-    const child = spawn(rgPath(), args, { cwd, stdio: ["ignore", out ?? "pipe", "pipe"] });
+    const child = spawn(rgPath(), args, { cwd, stdio: ["ignore", out ?? "pipe", errOut ?? "pipe"] });
     let timedOut = false;
     let stderr = "";
     let failed = false;
@@ -111,19 +121,25 @@ export function runRg(args: string[], cwd: string, timeoutMs: number, onData: (c
       signal?.removeEventListener("abort", onAbort);
     };
     if (child.stdout) child.stdout.on("data", (c: Buffer) => onData(c));
-    child.stderr!.setEncoding("utf8");
-    child.stderr!.on("data", (c: string) => {
-      if (stderr.length < 10_000) stderr += c;
-    });
+    if (child.stderr) {
+      child.stderr.setEncoding("utf8");
+      child.stderr.on("data", (c: string) => {
+        if (stderr.length < MAX_STDERR_CHARS) stderr += c;
+      });
+    }
     child.on("error", (e) => {
       finish();
-      if (out !== undefined) fs.closeSync(out);
+      closeScratch();
       reject(e);
     });
     child.on("close", (code) => {
       finish();
       drain();
-      if (out !== undefined) fs.closeSync(out);
+      if (errOut !== undefined) {
+        const err = Buffer.alloc(MAX_STDERR_CHARS);
+        stderr = err.toString("utf8", 0, fs.readSync(errOut, err, 0, err.length, 0));
+      }
+      closeScratch();
       if (!failed) resolve({ exitCode: code, stderr, timedOut });
     });
   });
