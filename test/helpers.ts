@@ -104,3 +104,17 @@ export async function rtBatch(requests: Array<string | { tool: string; args?: un
   const results = r.stdout.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Record<string, any>);
   return { code: r.code, results, stderr: r.stderr };
 }
+
+/** A small seeded random source (xorshift32) for generated test cases: the same seed, the same cases. */
+export function seededRandom(seed: number) {
+  let s = seed >>> 0 || 1;
+  const next = () => {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    return s;
+  };
+  return { int: (n: number) => next() % n, pick: <T>(a: readonly T[]) => a[next() % a.length], chance: (p: number) => next() / 4294967296 < p };
+}

@@ -19,20 +19,7 @@ import { literalLines, literalOf, type PrintedLine } from "../../src/tools/share
 import { rgPath } from "../../src/tools/shared/ripgrep.ts";
 import { createWorkspace } from "../../src/workspace/workspace.ts";
 import { callTool } from "../../src/tools/policy.ts";
-import { tempTree } from "../helpers.ts";
-
-function rng(seed: number) {
-  let s = seed >>> 0 || 1;
-  const next = () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s;
-  };
-  return { int: (n: number) => next() % n, pick: <T>(a: readonly T[]) => a[next() % a.length], chance: (p: number) => next() / 4294967296 < p };
-}
+import { tempTree, seededRandom } from "../helpers.ts";
 
 const RG_COLUMNS = 2000;
 
@@ -66,7 +53,7 @@ function rgLines(file: string, args: string[]): { count: number; lines: PrintedL
 
 test("literalOf: patterns it calls literal match in ripgrep what their literal matches as a fixed string", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rt-literal-of-"));
-  const r = rng(7);
+  const r = seededRandom(7);
   const ALPHABET = ["a", "b", "x", " ", "(", ")", ".", "*", "+", "?", "[", "]", "{", "}", "|", "^", "$", "-", "#", "&", "~", "<", ">", "/", ":", "'", '"', "!", "%", "=", "@", "_", ",", ";", "é", "\\", "\t"];
   const corpusLines: string[] = [];
   for (let i = 0; i < 400; i++) corpusLines.push(Array.from({ length: 3 + r.int(25) }, () => r.pick(ALPHABET)).join(""));
@@ -102,7 +89,7 @@ test("literalOf: patterns it calls literal match in ripgrep what their literal m
 });
 
 /** A file of random lines, with the encodings and line ends ripgrep treats specially. */
-function generateFile(r: ReturnType<typeof rng>): Buffer {
+function generateFile(r: ReturnType<typeof seededRandom>): Buffer {
   const parts: Buffer[] = [];
   const start = r.int(30);
   if (start === 0) parts.push(Buffer.from([0xef, 0xbb, 0xbf]));
@@ -128,7 +115,7 @@ function generateFile(r: ReturnType<typeof rng>): Buffer {
 
 test("literalLines: where it answers, ripgrep prints the same lines; where it cannot copy ripgrep, it says so", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rt-literal-lines-"));
-  const r = rng(11);
+  const r = seededRandom(11);
   let answered = 0;
   let declined = 0;
   for (let k = 0; k < 400; k++) {
@@ -165,7 +152,7 @@ test("literalLines: where it answers, ripgrep prints the same lines; where it ca
 });
 
 test("grep: a literal pattern's result is byte-identical to a regular expression's matching the same lines (found by ripgrep's second run)", async () => {
-  const r = rng(23);
+  const r = seededRandom(23);
   for (let t = 0; t < 4; t++) {
     const files: Record<string, string | Buffer> = {};
     for (let i = 0; i < 120; i++) files[`${r.pick(["a", "b", "a/c", "d-e", "é"])}/${r.pick(["x", "y", "z"])}${i}.txt`] = generateFile(r);

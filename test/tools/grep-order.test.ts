@@ -13,26 +13,13 @@ import { createWorkspace } from "../../src/workspace/workspace.ts";
 import { callTool } from "../../src/tools/policy.ts";
 import { baseArgs, comparePaths, rgPath } from "../../src/tools/shared/ripgrep.ts";
 import { fileBinaryKind } from "../../src/workspace/binary.ts";
-import { rt, tempTree } from "../helpers.ts";
-
-function rng(seed: number) {
-  let s = seed >>> 0 || 1;
-  const next = () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s;
-  };
-  return { int: (n: number) => next() % n, pick: <T>(a: readonly T[]) => a[next() % a.length], chance: (p: number) => next() / 4294967296 < p };
-}
+import { rt, tempTree, seededRandom } from "../helpers.ts";
 
 const NAMES = ["a", "a-b", "a.b", "a_b", "A", "b", "B2", "b10", "b9", "é", "z z", "lib", "Lib", "x"];
 
 /** A tree of `files` files; about a third hold "needle" lines, a few are binary-looking or hold NUL bytes. */
 function generateTree(seed: number, files: number): string {
-  const r = rng(seed);
+  const r = seededRandom(seed);
   const tree: Record<string, string | Buffer> = {};
   for (let i = 0; i < files; i++) {
     const depth = r.int(4);
