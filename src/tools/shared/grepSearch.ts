@@ -10,7 +10,7 @@ import { baseArgs, comparePaths, globMatcher, runRg, type RgRun } from "./ripgre
 import { aliasNote, withArgAliases } from "./argAliases.js";
 import { flag, nonEmptyText, whole, type ArgRule } from "./plainArgs.js";
 import { statVersion } from "../../workspace/lineIds.js";
-import { literalLines, literalOf, type PrintedLine } from "./literalLines.js";
+import { literalLines, literalOf, type FileLines } from "./literalLines.js";
 import { cutLine, plural } from "./format.js";
 import { LARGE_FILE_BYTES, GREP_DEFAULT_CAP, GREP_MAX_CONTEXT, GREP_MAX_LINE_CHARS, GREP_PROGRESS_EVERY_MS, GREP_TIMEOUT_MS, MAX_LINE_CHARS } from "../../limits.js";
 
@@ -288,7 +288,7 @@ interface Look {
   /** statVersion of the bytes read. */
   version: string;
   /** Its lines, as ripgrep prints them (undefined where that cannot be told: see literalLines). */
-  printed: { count: number; lines: PrintedLine[] } | undefined;
+  printed: FileLines | undefined;
 }
 
 /**

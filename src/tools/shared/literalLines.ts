@@ -6,11 +6,11 @@
 const NEWLINE = 10;
 const CR = 13;
 /**
- * Characters with a meaning of their own in a Rust regex outside a class. The
- * others (`#`, `&`, `-`, `~`, spaces) mean something only inside a class or a
+ * Characters with a meaning of their own in a Rust regex outside a class
+ * (a backslash is read with what it escapes). The others (`#`, `&`, `-`, `~`, spaces) mean something only inside a class or a
  * `(?x)` group, which need `[` or `(`.
  */
-const SYNTAX = ".+*?()|[]{}^$\\";
+const SYNTAX = ".+*?()|[]{}^$";
 /** ASCII punctuation that stands for itself when escaped: not `\<` and `\>` (word boundaries), nor letters or digits (classes, assertions). */
 const ESCAPED_LITERALS = "!\"#$%&'()*+,-./:;=?@[\\]^_`{|}~";
 
@@ -44,6 +44,12 @@ export interface PrintedLine {
   content: string;
 }
 
+/** A file's matching lines counted, and the lines printed for them. */
+export interface FileLines {
+  count: number;
+  lines: PrintedLine[];
+}
+
 /**
  * The lines ripgrep prints for `literal` in a file (`--line-number --crlf`
  * with the given context), and its number of matching lines; or undefined
@@ -61,7 +67,7 @@ export function literalLines(
   after: number,
   maxColumns: number,
   maxMatches = Infinity,
-): { count: number; lines: PrintedLine[] } | undefined {
+): FileLines | undefined {
   if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) return undefined;
   const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   // Searched as latin1 text, one character per byte, so that offsets are byte
