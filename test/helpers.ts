@@ -105,16 +105,5 @@ export async function rtBatch(requests: Array<string | { tool: string; args?: un
   return { code: r.code, results, stderr: r.stderr };
 }
 
-/** A small seeded random source (xorshift32) for generated test cases: the same seed, the same cases. */
-export function seededRandom(seed: number) {
-  let s = seed >>> 0 || 1;
-  const next = () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s;
-  };
-  return { int: (n: number) => next() % n, pick: <T>(a: readonly T[]) => a[next() % a.length], chance: (p: number) => next() / 4294967296 < p };
-}
+/** A small seeded random source (xorshift32) for generated test cases, the bench data's own: the same seed, the same cases. */
+export { rng as seededRandom } from "../bench/data.mjs";
