@@ -30,8 +30,12 @@ function startsWith(buf: Uint8Array, magic: number[], at = 0): boolean {
   return true;
 }
 
-/** Returns a name for the kind of binary data in `sample`, or null when it looks like text. */
-export function binaryKind(sample: Uint8Array): string | null {
+/**
+ * Returns a name for the kind of binary data in `sample`, or null when it looks
+ * like text. `latin1`: the sample (or more of the file) as latin1, when the
+ * caller already has it.
+ */
+export function binaryKind(sample: Uint8Array, latin1?: string): string | null {
   const head = sample.length > BINARY_SAMPLE_BYTES ? sample.subarray(0, BINARY_SAMPLE_BYTES) : sample;
   for (const [name, magic, at] of MAGIC) if (startsWith(head, magic, at ?? 0)) return name;
   if (head.length === 0) return null;
@@ -39,12 +43,17 @@ export function binaryKind(sample: Uint8Array): string | null {
   // Counted by the regular expression engine over the bytes as latin1 text (one
   // character per byte): a loop in JavaScript over every byte of every file a
   // grep shows cost it several milliseconds.
-  const control = Buffer.from(head.buffer, head.byteOffset, head.length).toString("latin1").match(CONTROL_BYTES)?.length ?? 0;
+  const text =
+    latin1 === undefined ? Buffer.from(head.buffer, head.byteOffset, head.length).toString("latin1") : latin1.length > head.length ? latin1.slice(0, head.length) : latin1;
+  // Most text has no control byte at all: asked first, without making a list of matches.
+  if (!HAS_CONTROL_BYTE.test(text)) return null;
+  const control = text.match(CONTROL_BYTES)?.length ?? 0;
   return control / head.length > 0.1 ? "binary data" : null;
 }
 
 /** Control bytes other than NUL (checked first), backspace, tab, LF, VT, FF, CR and ESC. */
 const CONTROL_BYTES = /[\x01-\x07\x0e-\x1a\x1c-\x1f]/g;
+const HAS_CONTROL_BYTE = /[\x01-\x07\x0e-\x1a\x1c-\x1f]/;
 
 /**
  * The buffer fileBinaryKind reads into, one per process: a grep checks up to

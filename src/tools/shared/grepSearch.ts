@@ -321,10 +321,12 @@ function look(root: string, file: string, needle: Buffer, before: number, after:
     let got = 0;
     for (let n = -1; n !== 0 && got < st.size; got += n) n = fs.readSync(fd, lookBuffer, got, st.size - got, got);
     const bytes = lookBuffer.subarray(0, got);
+    // One latin1 copy of the file for both looks: the copy costs more than either (fresh memory).
+    const text = bytes.toString("latin1");
     return {
-      kind: binaryKindOf(bytes),
+      kind: binaryKindOf(bytes, text),
       version: statVersion(st),
-      printed: literalLines(bytes, needle, before, after, RG_MAX_COLUMNS, maxMatches),
+      printed: literalLines(bytes, needle, before, after, RG_MAX_COLUMNS, maxMatches, text),
     };
   } catch {
     return undefined;

@@ -58,7 +58,8 @@ export interface FileLines {
  * printed line longer than `maxColumns` bytes with its terminator (ripgrep
  * cuts those). A UTF-8 byte order mark is skipped, as ripgrep skips it.
  * Lines are given up to the `maxMatches`-th match and its after-context; all
- * matching lines are counted.
+ * matching lines are counted. `text` is `bytes` as latin1, when the caller
+ * already has it.
  */
 export function literalLines(
   bytes: Buffer,
@@ -67,52 +68,76 @@ export function literalLines(
   after: number,
   maxColumns: number,
   maxMatches = Infinity,
+  text = bytes.toString("latin1"),
 ): FileLines | undefined {
   if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) return undefined;
   const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   // Searched as latin1 text, one character per byte, so that offsets are byte
   // offsets and the search is the string built-in's (Buffer.indexOf costs a
   // call into C++ for each line).
-  const text = bytes.toString("latin1");
   if (text.indexOf("\0", start) !== -1) return undefined;
   const needle = literal.toString("latin1");
-  // Where each line starts; a final newline does not begin another line.
-  const starts: number[] = [];
-  if (start < text.length) starts.push(start);
-  for (let nl = text.indexOf("\n", start); nl !== -1 && nl + 1 < text.length; nl = text.indexOf("\n", nl + 1)) starts.push(nl + 1);
-  const lineCount = starts.length;
-  /** The end of line k with its terminator (the next line's start, or the end of the file). */
-  const endOf = (k: number) => (k + 1 < lineCount ? starts[k + 1] : text.length);
+  const end = text.length;
+  /** The start of the line holding offset `at`. */
+  const lineStart = (at: number) => (at <= start ? start : Math.max(start, text.lastIndexOf("\n", at - 1) + 1));
+  /** The end of the line starting at `s`, with its terminator (a final newline does not begin another line). */
+  const lineEnd = (s: number) => {
+    const nl = text.indexOf("\n", s);
+    return nl === -1 ? end : nl + 1;
+  };
 
-  const matching: number[] = [];
-  let k = 0;
+  // Every matching line is counted; the starts of the first maxMatches + 1 are
+  // kept (a printed match's after-context stops at the next matching line).
+  // Lines are numbered only up to the last one printed: a file's later lines
+  // are not walked.
+  let count = 0;
+  const matchStarts: number[] = [];
   for (let at = text.indexOf(needle, start); at !== -1; ) {
-    while (k + 1 < lineCount && starts[k + 1] <= at) k++;
-    matching.push(k);
-    const next = endOf(k);
-    at = next < text.length ? text.indexOf(needle, next) : -1;
+    const s = lineStart(at);
+    count++;
+    if (matchStarts.length <= maxMatches) matchStarts.push(s);
+    const e = lineEnd(s);
+    at = e < end ? text.indexOf(needle, e) : -1;
   }
 
   const lines: PrintedLine[] = [];
-  let printedTo = 0; // lines before this index are printed (or passed over)
-  for (let m = 0; m < matching.length && m < maxMatches; m++) {
-    const line = matching[m];
-    const nextMatch = m + 1 < matching.length ? matching[m + 1] : lineCount;
-    const from = Math.max(printedTo, line - before);
-    const to = Math.min(nextMatch, line + after + 1, lineCount);
-    for (let i = from; i < to; i++) {
-      const s = starts[i];
-      const e = endOf(i);
-      if (e - s > maxColumns) return undefined;
-      let textEnd = e;
-      // The terminator, "\n" or "\r\n", is not part of the line (a lone "\r" at the very end is).
-      if (textEnd > s && bytes[textEnd - 1] === NEWLINE) {
-        textEnd--;
-        if (textEnd > s && bytes[textEnd - 1] === CR) textEnd--;
-      }
-      lines.push({ line: i + 1, match: i === line, content: bytes.toString("utf8", s, textEnd) });
+  // A cursor for line numbers: line `cursorLine` (0-based) starts at `cursor`.
+  let cursor = start;
+  let cursorLine = 0;
+  const numberOf = (s: number) => {
+    for (let nl = text.indexOf("\n", cursor); nl !== -1 && nl < s; nl = text.indexOf("\n", cursor)) {
+      cursor = nl + 1;
+      cursorLine++;
     }
-    printedTo = to;
+    return cursorLine;
+  };
+  /** Adds the line starting at `s`; false when ripgrep would cut it. */
+  const print = (s: number, line: number, match: boolean) => {
+    const e = lineEnd(s);
+    if (e - s > maxColumns) return false;
+    let textEnd = e;
+    // The terminator, "\n" or "\r\n", is not part of the line (a lone "\r" at the very end is).
+    if (textEnd > s && bytes[textEnd - 1] === NEWLINE) {
+      textEnd--;
+      if (textEnd > s && bytes[textEnd - 1] === CR) textEnd--;
+    }
+    lines.push({ line: line + 1, match, content: bytes.toString("utf8", s, textEnd) });
+    return true;
+  };
+  let printedTo = start; // lines starting before this offset are printed (or passed over)
+  for (let m = 0; m < count && m < maxMatches; m++) {
+    const s = matchStarts[m];
+    const line = numberOf(s);
+    // Before-context: up to `before` lines back, not into lines already printed.
+    const context: number[] = [];
+    for (let c = s; context.length < before && c > printedTo; ) context.unshift((c = lineStart(c - 1)));
+    for (let i = 0; i < context.length; i++) if (!print(context[i], line - context.length + i, false)) return undefined;
+    if (!print(s, line, true)) return undefined;
+    // After-context: up to `after` lines, stopping at the next matching line.
+    const next = m + 1 < matchStarts.length ? matchStarts[m + 1] : end;
+    let c = lineEnd(s);
+    for (let i = 1; i <= after && c < next && c < end; i++, c = lineEnd(c)) if (!print(c, line + i, false)) return undefined;
+    printedTo = c;
   }
-  return { count: matching.length, lines };
+  return { count, lines };
 }
