@@ -366,6 +366,10 @@ function cliFileText(result, prelude) {
   // spares a copy of the source (a fresh string, and its garbage collection).
   return `${CLI_FILE_WRAPPER}${prelude}${text.replace(/[^\x00-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}\n})`;
 }
+// The last build's code caches go first: V8 accepts a cache made for any source
+// of the same length, and would run the old code of each function it holds (in
+// a warm-up run below, or an rt started meanwhile).
+for (const name of ["rt-cli", "rt-cli-rest", "rt-zod"]) fs.rmSync(`dist/${name}.cache`, { force: true });
 writeAtomic(
   "dist/rt-cli.cjs",
   cliFileText(
@@ -421,16 +425,21 @@ load("rt-cli");
 `;
 writeAtomic("dist/cli.js", LOADER, 0o755);
 
-// The code caches: a warm-up run of a typical command per file in a scratch
-// workspace (`open` for the first, an edit for the second, a call through a
-// schema for zod), which compiles what start-up and that command need; the rest
-// compiles lazily as usual.
+// The code caches: warm-up runs of typical commands in a scratch workspace
+// (`open` and `grep` for the first file, an edit for the second, a call through
+// a schema for zod), which compile what start-up and those commands need; the
+// rest compiles lazily as usual. A file's runs follow each other: each loads
+// the cache the one before wrote and adds what it compiled (the last build's
+// caches were deleted before its files were replaced).
 const scratch = fs.mkdtempSync(path.join(os.tmpdir(), "rt-build-"));
 try {
   fs.writeFileSync(path.join(scratch, "warm.py"), Array.from({ length: 120 }, (_, i) => `x${i} = ${i}\n`).join(""));
+  // grep's two steps (ripgrep counts, rt reads the files shown) need more than one file with a match.
+  for (let i = 0; i < 3; i++) fs.writeFileSync(path.join(scratch, `warm${i}.ts`), `const a = 1;\n// TODO: warm ${i}\n`);
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("RT_") && !k.startsWith("RAGIX_")));
   const warmUps = [
     ["rt-cli", ["open", "warm.py:60"], ""],
+    ["rt-cli", ["grep", "TODO: warm"], ""],
     ["rt-cli-rest", ["edit", "warm.py", "60", "60"], "x59 = 59\n"],
     // An argument alias goes through the schema.
     ["rt-zod", ["call", "open", "--args", '{"file_path": "warm.py", "line": 60}'], ""],
