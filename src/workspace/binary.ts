@@ -37,7 +37,8 @@ function startsWith(buf: Uint8Array, magic: number[], at = 0): boolean {
  */
 export function binaryKind(sample: Uint8Array, latin1?: string): string | null {
   const head = sample.length > BINARY_SAMPLE_BYTES ? sample.subarray(0, BINARY_SAMPLE_BYTES) : sample;
-  for (const [name, magic, at] of MAGIC) if (startsWith(head, magic, at ?? 0)) return name;
+  // An indexed loop: destructuring each entry made objects for every file grep shows.
+  for (let i = 0; i < MAGIC.length; i++) if (startsWith(head, MAGIC[i][1], MAGIC[i][2] ?? 0)) return MAGIC[i][0];
   if (head.length === 0) return null;
   if (head.indexOf(0) !== -1) return "binary data";
   // Counted by the regular expression engine over the bytes as latin1 text (one

@@ -292,6 +292,11 @@ export class ConfinedFs {
 
   /** Opens `name` in `dir` without following a symlink there; refuses anything but a regular file. */
   private openFileIn(dir: OpenDir, name: string, flags: number, mode: number | undefined, parts: string[]): number {
+    return this.openFileStatIn(dir, name, flags, mode, parts).fd;
+  }
+
+  /** openFileIn, with the fstat it checked the file with. */
+  private openFileStatIn(dir: OpenDir, name: string, flags: number, mode: number | undefined, parts: string[]): { fd: number; stat: fs.Stats } {
     if (!raceFree() && !(flags & C.O_CREAT)) {
       const st = dir.entry(name);
       if (st?.isSymbolicLink()) throw this.refuse(parts, parts.length - 1, st);
@@ -304,12 +309,12 @@ export class ConfinedFs {
       if (codeOf(e) === "ELOOP") throw this.refuse(parts, parts.length - 1, dir.entry(name));
       throw e;
     }
-    const st = fs.fstatSync(fd);
-    if (!st.isFile()) {
+    const stat = fs.fstatSync(fd);
+    if (!stat.isFile()) {
       fs.closeSync(fd);
       throw new ToolError(`${this.shown(parts)}: not a regular file (under ${this.base})`, { confined: true });
     }
-    return fd;
+    return { fd, stat };
   }
 
   /** Creates the directory `rel` and its missing parents (no symlink on the way). */
@@ -512,15 +517,22 @@ export class ConfinedFs {
       for (const name of names) {
         const [only, ...more] = pathParts(name);
         if (more.length > 0 || only !== name) throw new ToolError(`${name}: a file name is expected here, not a path`);
-        let fd: number;
+        let opened: { fd: number; stat: fs.Stats };
         try {
-          fd = this.openFileIn(dir, name, C.O_RDONLY, undefined, [...parts, name]);
+          opened = this.openFileStatIn(dir, name, C.O_RDONLY, undefined, [...parts, name]);
         } catch (e) {
           if (codeOf(e) === "ENOENT" || isRefusal(e)) continue;
           throw humanize(e);
         }
+        const { fd, stat } = opened;
         try {
-          if (fs.fstatSync(fd).size <= maxBytes) out.set(name, fs.readFileSync(fd));
+          // Its size from the fstat it was opened with (grep reads the records of every file it shows).
+          if (stat.size <= maxBytes) {
+            const bytes = Buffer.allocUnsafe(stat.size);
+            let got = 0;
+            for (let n = -1; n !== 0 && got < bytes.length; got += n) n = fs.readSync(fd, bytes, got, bytes.length - got, got);
+            out.set(name, got === bytes.length ? bytes : bytes.subarray(0, got));
+          }
         } finally {
           fs.closeSync(fd);
         }
