@@ -86,20 +86,24 @@ export class StateStore {
     if (!this.enabled) return false;
     if (this.ensured) return true;
     if (this.problem !== undefined || !this.usable()) return false;
+    let wrote: boolean;
     try {
-      ensureStateDir(this.rootFs);
+      wrote = ensureStateDir(this.rootFs);
     } catch {
       return false; // a symlink or a file where .rt belongs, or a read-only checkout
     }
     // What rt keeps here (conversations, saved outputs, copies of edited files) must stay out of
     // git: a repository's own `.rt/.gitignore` that does not ignore it all means no state is written.
-    let ignore: Buffer | undefined;
-    try {
-      ignore = this.files.readFile(".gitignore", { maxBytes: GITIGNORE_MAX_BYTES });
-    } catch {
-      ignore = undefined; // a symlink (git does not follow it either), a directory, a FIFO
+    // One this call just wrote is rt's own "*", not read back.
+    let ignore: string | undefined = wrote ? STATE_GITIGNORE : undefined;
+    if (!wrote) {
+      try {
+        ignore = this.files.readFile(".gitignore", { maxBytes: GITIGNORE_MAX_BYTES })?.toString("utf8");
+      } catch {
+        ignore = undefined; // a symlink (git does not follow it either), a directory, a FIFO
+      }
     }
-    if (ignore === undefined || !ignoresAllState(ignore.toString("utf8"))) {
+    if (ignore === undefined || !ignoresAllState(ignore)) {
       this.problem = `${this.file(".gitignore")} does not keep .rt/ out of git (rt's own is "*"), so rt keeps no state there: its session logs, saved outputs and copies of edited files would show up as files to commit`;
       return false;
     }
@@ -332,18 +336,23 @@ export class StateStore {
   }
 }
 
+/** The `.gitignore` rt writes in a `.rt/` it creates. */
+const STATE_GITIGNORE = "*\n";
+
 /**
  * Creates `.rt/` at the root of `rootFs` and its `.gitignore` of `*`, both
  * without following symlinks (a `.gitignore` that exists in any form, a
  * dangling symlink included, is left alone). Throws when `.rt` is not a directory.
+ * True when this call wrote the `.gitignore`.
  */
-export function ensureStateDir(rootFs: ConfinedFs): void {
+export function ensureStateDir(rootFs: ConfinedFs): boolean {
   rootFs.mkdirs(STATE_DIR_NAME);
   // Published whole (a temp file hard-linked to the name): another rt process starting at the
   // same moment reads nothing or "*", never an empty file it would take for a repository's own
   // .gitignore (it would then keep no state, and lock elsewhere than this one).
-  rootFs.publishExclusive([STATE_DIR_NAME, ".gitignore"], "*\n", { mode: 0o644, fsync: false });
+  return rootFs.publishExclusive([STATE_DIR_NAME, ".gitignore"], STATE_GITIGNORE, { mode: 0o644, fsync: false });
 }
+
 
 const GITIGNORE_MAX_BYTES = 64 * 1024;
 
