@@ -298,7 +298,7 @@ const cliOptions = {
   platform: "node",
   target: "node20",
   external,
-  define: { "import.meta.url": "__rt_meta.url" },
+  define: { "import.meta.url": "__rt_meta.url", "import.meta.dirname": "__dirname" },
   logLevel: "warning",
 };
 const buildFirst = (coreIds) => build({ ...cliOptions, entryPoints: { "rt-cli": "rt-first-entry" }, plugins: [firstFilePlugin(coreIds), zodOnDemand, zodImports, lazyBuiltins] });

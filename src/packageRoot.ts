@@ -9,7 +9,9 @@ let cached: string | undefined;
 
 export function packageRoot(): string {
   if (cached) return cached;
-  let dir = path.dirname(fileURLToPath(import.meta.url));
+  // The CLI bundle defines import.meta.dirname as its own directory (no URL to make and parse:
+  // rt grep asks on every run, for ripgrep's path); ES modules on Node before 20.11 lack it.
+  let dir = (import.meta.dirname as string | undefined) ?? path.dirname(fileURLToPath(import.meta.url));
   for (;;) {
     if (fs.existsSync(path.join(dir, "prompts", "system.md"))) return (cached = dir);
     const parent = path.dirname(dir);
