@@ -11,14 +11,19 @@ export function readOpenRegularFile(fd: number, maxBytes: number, refuse: (why: 
     if (!st.isFile()) throw refuse("not-regular");
     if (st.size > maxBytes) throw refuse("too-large");
     const buf = Buffer.alloc(st.size);
-    let got = 0;
-    while (got < buf.length) {
-      const n = fs.readSync(fd, buf, got, buf.length - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    return buf.subarray(0, got).toString("utf8");
+    return buf.subarray(0, readStart(fd, buf, st.size)).toString("utf8");
   } finally {
     fs.closeSync(fd);
   }
+}
+
+/**
+ * Reads the first `size` bytes of the file open on `fd` into `buf` (from its
+ * start), in as many reads as it takes; returns how many were read (fewer when
+ * the file ended first, say because it shrank since its size was taken).
+ */
+export function readStart(fd: number, buf: Buffer, size: number): number {
+  let got = 0;
+  for (let n = -1; n !== 0 && got < size; got += n) n = fs.readSync(fd, buf, got, size - got, got);
+  return got;
 }

@@ -24,6 +24,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { ToolError } from "../errors.js";
+import { readStart } from "../regularFile.js";
 
 const C = fs.constants;
 const O_NOFOLLOW = C.O_NOFOLLOW ?? 0;
@@ -477,19 +478,19 @@ export class ConfinedFs {
 
   /** readFile, with the file's fstat (owner, mode) taken on the very descriptor read. */
   readFileStat(rel: string | readonly string[], opts: { maxBytes?: number } = {}): { bytes: Buffer; stat: fs.Stats } | undefined {
-    let fd: number;
+    let opened: { fd: number; stat: fs.Stats };
     try {
-      fd = this.openRead(rel);
+      opened = this.inParent(rel, {}, (dir, name, parts) => this.openFileStatIn(dir, name, C.O_RDONLY, undefined, parts));
     } catch (e) {
       if (codeOf(e) === "ENOENT") return undefined;
       throw e;
     }
+    const { fd, stat } = opened;
     try {
-      const stat = fs.fstatSync(fd);
       if (opts.maxBytes !== undefined && stat.size > opts.maxBytes) {
         throw new ToolError(`${this.shown([...this.prefix, ...pathParts(rel)])}: ${stat.size} bytes, more than the ${opts.maxBytes} allowed`);
       }
-      return { bytes: fs.readFileSync(fd), stat };
+      return { bytes: readOpened(fd, stat), stat };
     } finally {
       fs.closeSync(fd);
     }
@@ -526,13 +527,7 @@ export class ConfinedFs {
         }
         const { fd, stat } = opened;
         try {
-          // Its size from the fstat it was opened with (grep reads the records of every file it shows).
-          if (stat.size <= maxBytes) {
-            const bytes = Buffer.allocUnsafe(stat.size);
-            let got = 0;
-            for (let n = -1; n !== 0 && got < bytes.length; got += n) n = fs.readSync(fd, bytes, got, bytes.length - got, got);
-            out.set(name, got === bytes.length ? bytes : bytes.subarray(0, got));
-          }
+          if (stat.size <= maxBytes) out.set(name, readOpened(fd, stat));
         } finally {
           fs.closeSync(fd);
         }
@@ -651,4 +646,15 @@ export function anonymousTempFile(): number | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * The bytes of the file open on `fd`, as many as the fstat it was opened with
+ * gave (openFileStatIn): that fstat is not taken again, for every state file
+ * read (grep reads the record of each file it shows).
+ */
+function readOpened(fd: number, stat: fs.Stats): Buffer {
+  const bytes = Buffer.allocUnsafe(stat.size);
+  const got = readStart(fd, bytes, stat.size);
+  return got === bytes.length ? bytes : bytes.subarray(0, got);
 }

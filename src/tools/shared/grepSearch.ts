@@ -12,6 +12,7 @@ import { flag, nonEmptyText, whole, type ArgRule } from "./plainArgs.js";
 import { statVersion } from "../../workspace/lineIds.js";
 import { literalLines, literalOf, type FileLines } from "./literalLines.js";
 import { cutLine, plural } from "./format.js";
+import { readStart } from "../../regularFile.js";
 import { LARGE_FILE_BYTES, GREP_DEFAULT_CAP, GREP_MAX_CONTEXT, GREP_MAX_LINE_CHARS, GREP_PROGRESS_EVERY_MS, GREP_TIMEOUT_MS, MAX_LINE_CHARS } from "../../limits.js";
 
 /** Other names models use for grep's arguments (Claude Code and seed 004; seed 000's search_dir takes root). */
@@ -318,9 +319,7 @@ function look(root: string, file: string, needle: Buffer, before: number, after:
     const st = fs.fstatSync(fd);
     if (!st.isFile() || st.size > LARGE_FILE_BYTES) return undefined;
     if (!lookBuffer || lookBuffer.length < st.size) lookBuffer = Buffer.allocUnsafe(Math.max(st.size, 64 * 1024));
-    let got = 0;
-    for (let n = -1; n !== 0 && got < st.size; got += n) n = fs.readSync(fd, lookBuffer, got, st.size - got, got);
-    const bytes = lookBuffer.subarray(0, got);
+    const bytes = lookBuffer.subarray(0, readStart(fd, lookBuffer, st.size));
     // One latin1 copy of the file for both looks: the copy costs more than either (fresh memory).
     const text = bytes.toString("latin1");
     return {
