@@ -320,12 +320,10 @@ function look(root: string, file: string, needle: Buffer, before: number, after:
     if (!st.isFile() || st.size > LARGE_FILE_BYTES) return undefined;
     if (!lookBuffer || lookBuffer.length < st.size) lookBuffer = Buffer.allocUnsafe(Math.max(st.size, 64 * 1024));
     const bytes = lookBuffer.subarray(0, readStart(fd, lookBuffer, st.size));
-    // One latin1 copy of the file for both looks: the copy costs more than either (fresh memory).
-    const text = bytes.toString("latin1");
     return {
-      kind: binaryKindOf(bytes, text),
+      kind: binaryKindOf(bytes),
       version: statVersion(st),
-      printed: literalLines(bytes, needle, before, after, RG_MAX_COLUMNS, maxMatches, text),
+      printed: literalLines(bytes, needle, before, after, RG_MAX_COLUMNS, maxMatches),
     };
   } catch {
     return undefined;
