@@ -63,53 +63,65 @@ function loadChecked(entry: ToolEntry): Tool {
   return tool;
 }
 
-/** A Tool whose module loads when anything beyond name, aliases and readOnly is read. */
-function lazyTool(entry: ToolEntry): Tool {
-  let loaded: Tool | undefined;
-  const real = () => (loaded ??= loadChecked(entry));
-  return {
-    name: entry.name,
-    aliases: [...entry.aliases],
-    readOnly: entry.readOnly,
-    get description() {
-      return real().description;
-    },
-    get brief() {
-      return real().brief;
-    },
-    get schema() {
-      return real().schema;
-    },
-    get destructive() {
-      return real().destructive;
-    },
-    get idempotent() {
-      return real().idempotent;
-    },
-    get editing() {
-      return real().editing;
-    },
-    get swe() {
-      return real().swe;
-    },
-    get enforcesReadOnly() {
-      return real().enforcesReadOnly;
-    },
-    get approvalScope() {
-      return real().approvalScope;
-    },
-    get unavailable() {
-      return real().unavailable;
-    },
-    get plainArgs() {
-      return real().plainArgs;
-    },
-    handler: (args, ctx) => real().handler(args, ctx),
-  };
+/**
+ * A Tool whose module loads when anything beyond name, aliases and readOnly is
+ * read. A class: its getters are shared by every tool, where an object literal
+ * per tool made a dozen closures each at every start-up.
+ */
+class LazyTool implements Tool {
+  readonly name: string;
+  readonly aliases: string[];
+  readonly readOnly: boolean;
+  private loaded: Tool | undefined;
+
+  constructor(private readonly entry: ToolEntry) {
+    this.name = entry.name;
+    this.aliases = [...entry.aliases];
+    this.readOnly = entry.readOnly;
+  }
+
+  private real(): Tool {
+    return (this.loaded ??= loadChecked(this.entry));
+  }
+  get description() {
+    return this.real().description;
+  }
+  get brief() {
+    return this.real().brief;
+  }
+  get schema() {
+    return this.real().schema;
+  }
+  get destructive() {
+    return this.real().destructive;
+  }
+  get idempotent() {
+    return this.real().idempotent;
+  }
+  get editing() {
+    return this.real().editing;
+  }
+  get swe() {
+    return this.real().swe;
+  }
+  get enforcesReadOnly() {
+    return this.real().enforcesReadOnly;
+  }
+  get approvalScope() {
+    return this.real().approvalScope;
+  }
+  get unavailable() {
+    return this.real().unavailable;
+  }
+  get plainArgs() {
+    return this.real().plainArgs;
+  }
+  // A property, as before: callers may pass the handler on unbound.
+  readonly handler: Tool["handler"] = (args, ctx) => this.real().handler(args, ctx);
 }
 
 /** Every tool, in the order faces list them. Reading a tool's description or schema loads its module. */
-export const TOOLS: readonly Tool[] = ENTRIES.map(lazyTool);
+export const TOOLS: readonly Tool[] = ENTRIES.map((entry) => new LazyTool(entry));
 
 const byName = new Map<string, Tool>();
 for (const tool of TOOLS) {
