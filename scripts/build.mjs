@@ -401,17 +401,9 @@ const vm = require("node:vm");
 // function a cache holds at start-up, run or not: with grep's functions in its
 // cache, \`rt open\` took 1-4 ms longer.
 const OWN_CACHE = ["grep"];
-/**
- * The bytes of \`file\`, read into \`buf\` when it is large enough. A file and
- * then its code cache share one buffer: fresh memory costs a page fault for
- * every 4 KB (about 12 microseconds each where rt's benchmarks run), and a
- * cache is smaller than its file.
- */
-function readInto(file, buf) {
-  const fd = fs.openSync(file, "r");
+/** The first \`size\` bytes of the file open on \`fd\`, read into \`buf\` (closed after). */
+function readAll(fd, buf, size) {
   try {
-    const size = fs.fstatSync(fd).size;
-    if (!buf || buf.length < size) buf = Buffer.allocUnsafeSlow(size);
     let got = 0;
     for (let n = 1; got < size && n > 0; got += n) n = fs.readSync(fd, buf, got, size - got, got);
     return buf.subarray(0, got);
@@ -423,18 +415,24 @@ function load(name, core) {
   const file = path.join(__dirname, name + ".cjs");
   const own = name === "rt-cli" && OWN_CACHE.includes(process.argv[2]) ? "." + process.argv[2] : "";
   const cacheFile = path.join(__dirname, name + own + ".cache");
-  const bytes = readInto(file);
-  // esbuild writes ASCII only (other characters are escaped), so latin1 is exact and skips UTF-8 decoding.
-  const source = bytes.toString("latin1");
-  let cachedData;
+  const fd = fs.openSync(file, "r");
+  let cacheFd = -1;
   if (!process.env.RT_NO_COMPILE_CACHE) {
     try {
-      // The source is a copy: its bytes' buffer is free for the cache.
-      cachedData = readInto(cacheFile, bytes);
+      cacheFd = fs.openSync(cacheFile, "r");
     } catch {
-      cachedData = undefined;
+      cacheFd = -1;
     }
   }
+  const size = fs.fstatSync(fd).size;
+  const cacheSize = cacheFd >= 0 ? fs.fstatSync(cacheFd).size : 0;
+  // One buffer for the file and then its code cache (the source is copied out
+  // of it first): fresh memory costs a page fault for every 4 KB, about 12
+  // microseconds each where rt's benchmarks run.
+  const buf = Buffer.allocUnsafeSlow(Math.max(size, cacheSize));
+  // esbuild writes ASCII only (other characters are escaped), so latin1 is exact and skips UTF-8 decoding.
+  const source = readAll(fd, buf, size).toString("latin1");
+  const cachedData = cacheFd >= 0 ? readAll(cacheFd, buf, cacheSize) : undefined;
   // The file is one function expression (see CLI_FILE_WRAPPER in scripts/build.mjs).
   const script = new vm.Script(source, {
     filename: file,
