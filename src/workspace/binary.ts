@@ -51,10 +51,10 @@ export function binaryKind(sample: Uint8Array): string | null {
 }
 
 /** Control bytes other than NUL (checked first), backspace, tab, LF, VT, FF, CR and ESC. */
-const CONTROL_BYTE_PATTERN = /[\x01-\x07\x0e-\x1a\x1c-\x1f]/g;
-const CONTROL_BYTES = [
-  0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x0e, 0x0f, 0x10, 0x11, 0x12, 0x13, 0x14, 0x15, 0x16, 0x17, 0x18, 0x19, 0x1a, 0x1c, 0x1d, 0x1e, 0x1f,
-];
+const CONTROL_BYTE = /[\x01-\x07\x0e-\x1a\x1c-\x1f]/;
+/** The same bytes, for counting them all and for looking for each one. */
+const CONTROL_BYTE_PATTERN = new RegExp(CONTROL_BYTE.source, "g");
+const CONTROL_BYTES = Array.from({ length: 0x20 }, (_, b) => b).filter((b) => CONTROL_BYTE.test(String.fromCharCode(b)));
 
 /**
  * The buffer fileBinaryKind reads into, one per process: a grep checks up to

@@ -353,7 +353,6 @@ export function ensureStateDir(rootFs: ConfinedFs): boolean {
   return rootFs.publishExclusive([STATE_DIR_NAME, ".gitignore"], STATE_GITIGNORE, { mode: 0o644, fsync: false });
 }
 
-
 const GITIGNORE_MAX_BYTES = 64 * 1024;
 
 /** Files a project may keep in git under `.rt/` (its configuration), un-ignored with `!name`. */
