@@ -1,5 +1,5 @@
 // The generated PostgreSQL attacks (test/db/pgAttacks.ts) against the real
-// server the tests start, through sql_query as the README's SELECT-only role
+// server the tests start, through sql_query as the SELECT-only role of docs/databases.md
 // and as the superuser. The server is the oracle: for every case it is asked,
 // on a separate connection, EXPLAIN (VERBOSE) of the text (planning runs no
 // volatile function), which tells whether PostgreSQL reads the text as valid

@@ -1,6 +1,6 @@
 // The PostgreSQL test database: tables with data, a view, a schema, a
 // SECURITY DEFINER function and a procedure that delete, dblink and adminpack,
-// and the SELECT-only role the README recommends. Plus a checksum of
+// and the SELECT-only role docs/databases.md recommends. Plus a checksum of
 // everything an attempt could change.
 import fs from "node:fs";
 import path from "node:path";
@@ -9,7 +9,7 @@ import type { PgServer } from "./pgServer.ts";
 
 export const READER = "rt_reader";
 
-/** The README's SELECT-only role, for database `app` (kept in sync with the README by a test). */
+/** The README's SELECT-only role, for database `app` (kept in sync with docs/databases.md by a test). */
 export const READER_ROLE_SQL = `CREATE ROLE rt_reader LOGIN PASSWORD 'change-me';
 ALTER ROLE rt_reader SET default_transaction_read_only = on;
 REVOKE ALL ON DATABASE app FROM PUBLIC;

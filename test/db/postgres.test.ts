@@ -1,6 +1,6 @@
 // PostgreSQL, for real: a server started here (Debian's initdb + pg_ctl on a
 // free loopback port), the corpus of mutation and escape attempts run through
-// the tool as the README's SELECT-only role and as the superuser, and straight
+// the tool as the SELECT-only role of docs/databases.md and as the superuser, and straight
 // into the engine with rt's check bypassed; the checksum of data, catalog,
 // roles, sequences, large objects and server configuration never moves, and
 // no file appears in a directory the server could write to.
@@ -247,7 +247,7 @@ test("rt sql with DATABASE_URL, and with the PG* variables", async () => {
   assert.match(c.stderr, /refused: one statement per call/);
 });
 
-test("the README's SELECT-only role is the one these tests use", () => {
-  const readme = fs.readFileSync(path.join(REPO, "README.md"), "utf8");
-  assert.ok(readme.includes(READER_ROLE_SQL), "README.md must contain the role SQL of test/db/pgFixture.ts verbatim");
+test("the documented SELECT-only role is the one these tests use", () => {
+  const page = fs.readFileSync(path.join(REPO, "docs", "databases.md"), "utf8");
+  assert.ok(page.includes(READER_ROLE_SQL), "docs/databases.md must contain the role SQL of test/db/pgFixture.ts verbatim");
 });

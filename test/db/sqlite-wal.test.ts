@@ -129,7 +129,7 @@ test("a connected writer with uncheckpointed rows: rt reads through its -wal and
   assert.deepEqual(listing(dir), ["app.db"]);
 });
 
-test("a -wal file left by a writer that stopped without checkpointing: its rows are read; SQLite creates the missing -shm (the README says why)", async () => {
+test("a -wal file left by a writer that stopped without checkpointing: its rows are read; SQLite creates the missing -shm (docs/databases.md says why)", async () => {
   const { dir, file } = walDb();
   const w = writer(file, ["wal_autocheckpoint = 0"]);
   await w.send("insert");
@@ -146,7 +146,7 @@ test("a -wal file left by a writer that stopped without checkpointing: its rows 
   assert.equal(bytes(file), crashDb.toString("base64"), "the database file is unchanged (a read-only connection never checkpoints)");
 });
 
-test("a WAL database larger than the in-memory limit is opened in place: SQLite creates -wal and -shm (the README says why), the data is unchanged", async () => {
+test("a WAL database larger than the in-memory limit is opened in place: SQLite creates -wal and -shm (docs/databases.md says why), the data is unchanged", async () => {
   const { dir, file } = walDb(50);
   const before = bytes(file);
   const r = await runSqlite(file, { sql: "SELECT count(*) FROM t", limit: 5, timeoutMs: 10_000 }, 1024);

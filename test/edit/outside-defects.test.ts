@@ -139,7 +139,7 @@ test("E: a string literal's inner spacing that the copy collapsed is kept on a l
   const two = await apply("m.py", src, "edit", { old_string: '    msg = "Hello, world"\n    return msg', new_string: '    message = "Hello, world"\n    return message' });
   if (two.r.success) assert.equal(two.after, 'def f():\n    message = "Hello,  world"\n    return message\n');
   else assert.equal(two.after, src);
-  // Spacing the caller wrote outside strings on a rewritten line is still the caller's (README: Editing).
+  // Spacing the caller wrote outside strings on a rewritten line is still the caller's (docs/editing.md).
   const code = "def f(a, b):\n    return g( a,  b)\n";
   const three = await apply("m.py", code, "edit", { old_string: "return g(a, b)", new_string: "return h(a, b)" });
   assert.ok(three.r.success, three.r.error);
@@ -154,7 +154,7 @@ test("F: a line inserted before a line quoted without its indentation: the quote
   const { r, after } = await apply("m.js", src, "edit", { old_string: "return -1;", new_string: 'rtLog("x");\nreturn -1;' });
   assert.ok(r.success, r.error);
   assert.equal(after, src.replace("    return -1;", '    rtLog("x");\n    return -1;'));
-  // A new `def` after the quoted line at column 0 is still the caller's level (README: Editing, 3b).
+  // A new `def` after the quoted line at column 0 is still the caller's level (docs/editing.md, 3b).
   const py = "try:\n    import fast\nexcept ImportError:\n    fast = None\n";
   const b = await apply("m.py", py, "edit", { old_string: "fast = None", new_string: "fast = None\n\ndef helper():\n    return fast" });
   assert.ok(b.r.success, b.r.error);
