@@ -83,7 +83,8 @@ export const DatabaseConfigSchema = z.discriminatedUnion("type", [
  * `type` says otherwise, and needs `base_url`.
  */
 export const ProviderConfigSchema = z.looseObject({
-  type: z.enum(["ollama", "openai", "anthropic", "openai-compatible"]).optional(),
+  /** The protocol: "openai-responses" is OpenAI's Responses API (/v1/responses), for any server that speaks it. */
+  type: z.enum(["ollama", "openai", "anthropic", "openai-compatible", "openai-responses"]).optional(),
   /** "http://host:port/v1" (Ollama: its own address, or host:port as in OLLAMA_HOST). */
   base_url: z.string().min(1).optional(),
   /** Prefer `api_key_env` (keeps the key out of the file). */
@@ -102,6 +103,11 @@ export const ProviderConfigSchema = z.looseObject({
    * table of hosted models (GPT-4o and later, Claude, Gemini), else no images.
    */
   vision: z.union([z.boolean(), z.array(z.string().min(1))]).optional(),
+  /**
+   * Chat completions: an answer that opens with `<think>` (DeepSeek R1 and its distills behind
+   * routers) has that section shown and kept as reasoning, not as answer text. false: as text.
+   */
+  think_tags: z.boolean().optional(),
   /** Ollama: `think` sent with every request (thinking models): a boolean or a level; absent: the model's default. */
   think: z.union([z.boolean(), z.enum(["low", "medium", "high", "max"])]).optional(),
   /** Retries of a call that failed before its answer started (network, 429, 5xx). */

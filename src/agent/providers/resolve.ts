@@ -17,12 +17,13 @@ import { configFiles, loadConfig, type ConfigFiles, type ProviderConfig, type Rt
 import { createAnthropicProvider } from "./anthropic.js";
 import { createOllamaProvider } from "./ollama.js";
 import { createOpenAICompatibleProvider } from "./openaiCompatible.js";
+import { createOpenAIResponsesProvider, withResponsesFor } from "./openaiResponses.js";
 import type { ProviderOptions } from "./options.js";
 import type { RetryOptions, TimeoutOptions } from "./retry.js";
 import type { Provider } from "./types.js";
 
 /** The protocol a provider speaks. */
-export type ProviderKind = "ollama" | "openai" | "anthropic" | "openai-compatible";
+export type ProviderKind = "ollama" | "openai" | "anthropic" | "openai-compatible" | "openai-responses";
 
 interface Preset {
   kind: ProviderKind;
@@ -221,12 +222,18 @@ export function resolveModel(input: ResolveInput = {}): ResolvedModel {
       ...input.providerOptions?.timeouts,
     },
   };
+  const chatOptions = { ...common, contextWindows: pc.context_windows, ...(pc.think_tags !== undefined ? { thinkTags: pc.think_tags } : {}) };
   const provider =
     kind === "anthropic"
       ? createAnthropicProvider({ ...common, thinkingBudgetTokens: pc.thinking_budget_tokens, contextWindows: pc.context_windows })
       : kind === "ollama"
         ? createOllamaProvider({ ...common, contextWindows: pc.context_windows, ...(pc.think !== undefined ? { think: pc.think } : {}) })
-        : createOpenAICompatibleProvider({ ...common, name: kind, contextWindows: pc.context_windows });
+        : kind === "openai-responses"
+          ? createOpenAIResponsesProvider(chatOptions)
+          : kind === "openai"
+            ? // OpenAI's models served on the Responses API only go there (openaiResponses.ts: needsResponsesApi).
+              withResponsesFor(createOpenAICompatibleProvider({ ...chatOptions, name: kind }), () => createOpenAIResponsesProvider(chatOptions))
+            : createOpenAICompatibleProvider({ ...chatOptions, name: kind });
 
   return {
     provider,
