@@ -41,7 +41,7 @@ export interface KeyRule {
 }
 
 /** Providers rt knows by name (src/agent/providers/resolve.ts BUILTIN_PROVIDERS; a test keeps both lists equal). */
-export const BUILTIN_PROVIDER_NAMES: readonly string[] = ["ollama", "openai", "anthropic", "openai-compatible", "openrouter", "lmstudio", "vllm", "llamacpp"];
+export const BUILTIN_PROVIDER_NAMES: readonly string[] = ["ollama", "openai", "openai-responses", "anthropic", "openai-compatible", "openrouter", "lmstudio", "vllm", "llamacpp"];
 /** The provider a bare model name belongs to (resolve.ts: DEFAULT_PROVIDER). */
 const DEFAULT_PROVIDER = "ollama";
 /** Connections the environment describes are named after their engine (src/db/connections.ts connectionsFromEnv). */

@@ -43,6 +43,15 @@ export const BUILTIN_PROVIDERS: Readonly<Record<string, Preset>> = {
   ollama: { kind: "ollama", title: "Ollama", baseURL: "http://127.0.0.1:11434", baseEnv: "OLLAMA_HOST" },
   openai: { kind: "openai", title: "OpenAI", baseURL: "https://api.openai.com/v1", baseEnv: "OPENAI_BASE_URL", keyEnv: "OPENAI_API_KEY", hosted: true },
   anthropic: { kind: "anthropic", title: "Anthropic", baseURL: "https://api.anthropic.com", baseEnv: "ANTHROPIC_BASE_URL", keyEnv: "ANTHROPIC_API_KEY", hosted: true },
+  // OpenAI's Responses API for any model (the `openai` provider uses it by itself only for the models served there alone).
+  "openai-responses": {
+    kind: "openai-responses",
+    title: "OpenAI (Responses API)",
+    baseURL: "https://api.openai.com/v1",
+    baseEnv: "OPENAI_BASE_URL",
+    keyEnv: "OPENAI_API_KEY",
+    hosted: true,
+  },
   "openai-compatible": { kind: "openai-compatible", title: "the OpenAI-compatible server", baseEnv: "OPENAI_BASE_URL", keyEnv: "OPENAI_API_KEY" },
   openrouter: { kind: "openai-compatible", title: "OpenRouter", baseURL: "https://openrouter.ai/api/v1", keyEnv: "OPENROUTER_API_KEY", hosted: true },
   lmstudio: { kind: "openai-compatible", title: "LM Studio", baseURL: "http://127.0.0.1:1234/v1" },
@@ -204,7 +213,7 @@ export function resolveModel(input: ResolveInput = {}): ResolvedModel {
 
   const hostedAtHome = !!preset?.hosted && baseOrigin === "the default";
   if (hostedAtHome && !model) {
-    const example = providerName === "anthropic" ? "claude-sonnet-4-5" : providerName === "openai" ? "gpt-4.1" : "MODEL";
+    const example = providerName === "anthropic" ? "claude-sonnet-4-5" : providerName === "openai" ? "gpt-4.1" : providerName === "openai-responses" ? "gpt-5.1-codex" : "MODEL";
     throw new ModelChoiceError(`${title}: name a model, e.g. --model ${providerName}/${example}`);
   }
 
