@@ -149,8 +149,16 @@ export const WebConfigSchema = z.looseObject({
   allowed_domains: domainList,
   /** Never fetched. */
   blocked_domains: domainList,
-  /** Let web_fetch reach private, loopback and link-local addresses (off: a fetch cannot reach the user's own network). */
+  /**
+   * Let web_fetch reach private and loopback addresses (off: a fetch cannot reach the user's own
+   * network). Link-local addresses (169.254.169.254, cloud metadata) stay refused: see allow_hosts.
+   */
   allow_private_addresses: z.boolean().optional(),
+  /**
+   * Hosts, addresses and ranges web_fetch may reach although private: "localhost", "10.0.0.7",
+   * "192.168.1.0/24", "fd00::/8". A link-local address only when named exactly (the address or the host).
+   */
+  allow_hosts: z.array(z.string().trim().min(1)).optional(),
   /** The whole fetch must end within this long (default 30 s). */
   fetch_timeout_ms: z.number().int().positive().max(PROVIDER_TIMEOUT_MAX_MS).optional(),
   /** web_search's backend; without one, web_search is not offered. */

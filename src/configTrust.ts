@@ -293,6 +293,7 @@ export const PROJECT_KEY_RULES: readonly KeyRule[] = [
   { key: "web.fetch_timeout_ms", verdict: "harmless", why: "how long a fetch may take" },
   { key: "web.allowed_domains", verdict: "untrusted", why: "a repository could narrow fetches to its own site" },
   { key: "web.allow_private_addresses", verdict: "untrusted", why: "would let a fetch reach the user's own network" },
+  { key: "web.allow_hosts", verdict: "untrusted", why: "would let a fetch reach hosts of the user's own network" },
   { key: "web.search", verdict: "untrusted", why: "names an API key variable and the server it is sent to" },
 ];
 
