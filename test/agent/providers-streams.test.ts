@@ -96,6 +96,30 @@ describe("a chat stream that ends with [DONE] and no finish_reason", () => {
   });
 });
 
+test("a chat stream that ends with neither a finish_reason nor [DONE] broke off: what arrived is kept, the rest reported", async () => {
+  const server = http.createServer((req, res) => {
+    req.resume();
+    res.writeHead(200, { "content-type": "text/event-stream" });
+    res.end(`data: ${JSON.stringify({ choices: [{ index: 0, delta: { content: "half" } }] })}\n\n`);
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  try {
+    const provider = createOpenAICompatibleProvider({ baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, retry: { maxRetries: 0 } });
+    const parts: StreamPart[] = [];
+    let error: unknown;
+    try {
+      for await (const p of provider.stream({ model: "m", messages: [{ role: "user", content: "hi" }] })) parts.push(p);
+    } catch (e) {
+      error = e;
+    }
+    assert.equal(joined(parts, "text"), "half");
+    assert.equal((error as { kind?: string })?.kind, "stream_broken");
+    assert.match((error as Error).message, /no finish_reason, no \[DONE\]/);
+  } finally {
+    await new Promise((r) => server.close(r));
+  }
+});
+
 describe("the Responses API", () => {
   test("response.incomplete: max_output_tokens is a cut answer, content_filter a filtered one; a cut call stays a call", () => {
     const a = new ResponsesEventAssembler();
