@@ -39,7 +39,8 @@ export function requestMessages(system: string, context: readonly ContextEntry[]
   for (const e of context) {
     const m = protocol === "text" ? asText(e.message) : e.message;
     // (A paused answer stays, empty or not: its blocks are what the model continues from.)
-    if (m.role === "assistant" && m.content.trim() === "" && !m.toolCalls?.length && m.finishRaw !== "pause_turn") continue;
+    const paused = m.role === "assistant" && m.finishRaw === "pause_turn";
+    if (m.role === "assistant" && m.content.trim() === "" && !m.toolCalls?.length && !paused) continue;
     const last = out[out.length - 1];
     if (m.role === "user" && last.role === "user") {
       const images = [...(last.images ?? []), ...(m.images ?? [])];

@@ -188,8 +188,9 @@ async function* turnLoop(ctx: LoopContext, turn: TurnState, signal: AbortSignal 
             ctx,
             turn,
             "paused",
-            `the provider paused the model's turn (stop reason "pause_turn") ${pausedContinues + 1} times in a row; rt continued it ${pausedContinues} times and stops here ` +
-              `(the limit). What it wrote so far is kept: continue the session to let it go on.`,
+            `the provider paused the model's turn (stop reason "pause_turn") ${pausedContinues + 1} times in a row; ` +
+              `rt continued it ${pausedContinues} times and stops here (the limit). ` +
+              `What it wrote so far is kept: continue the session to let it go on.`,
             finish,
           ),
           text: answer.text,
@@ -197,7 +198,8 @@ async function* turnLoop(ctx: LoopContext, turn: TurnState, signal: AbortSignal 
         return;
       }
       pausedContinues++;
-      yield emit(ctx, { type: "notice", message: `the provider paused the model's turn (stop reason "pause_turn"); continuing it (${pausedContinues} of at most ${AGENT_PAUSED_TURN_CONTINUATIONS})` });
+      const message = `the provider paused the model's turn (stop reason "pause_turn"); continuing it (${pausedContinues} of at most ${AGENT_PAUSED_TURN_CONTINUATIONS})`;
+      yield emit(ctx, { type: "notice", message });
       continue;
     }
     const calls = yield* callsOf(ctx, answer, protocol);

@@ -26,7 +26,9 @@ function declaredCharset(body: Buffer): string | undefined {
 }
 
 /** windows-1252's characters for the bytes 0x80-0x9F (the WHATWG index); the other bytes are their own code points. */
-const CP1252_HIGH = "\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178";
+const CP1252_HIGH =
+  "\u20ac\u0081\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152\u008d\u017d\u008f" +
+  "\u0090\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u009d\u017e\u0178";
 
 function windows1252(body: Buffer): string {
   let out = "";
@@ -39,12 +41,19 @@ function windows1252(body: Buffer): string {
  * charset of the Content-Type header, the document's own declaration (HTML), else UTF-8.
  */
 function decode(body: Buffer, contentType: string, kind: "html" | "text"): string {
-  const bom = body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf ? "utf-8" : body[0] === 0xff && body[1] === 0xfe ? "utf-16le" : body[0] === 0xfe && body[1] === 0xff ? "utf-16be" : undefined;
+  const bom =
+    body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf
+      ? "utf-8"
+      : body[0] === 0xff && body[1] === 0xfe
+        ? "utf-16le"
+        : body[0] === 0xfe && body[1] === 0xff
+          ? "utf-16be"
+          : undefined;
   const header = /charset="?([\w.:-]+)/i.exec(contentType)?.[1];
   const charset = bom ?? header ?? (kind === "html" ? declaredCharset(body) : undefined) ?? "utf-8";
   try {
     const decoder = new TextDecoder(charset);
-    // The Encoding standard reads ISO-8859-1 and ASCII labels as windows-1252; Node's decoder gives 0x80-0x9F as C1 controls.
+    // The Encoding standard reads ISO-8859-1 and ASCII as windows-1252; Node's decoder gives 0x80-0x9F as C1 controls.
     if (decoder.encoding === "windows-1252") return windows1252(body);
     return decoder.decode(body);
   } catch {
@@ -108,7 +117,7 @@ export const webFetchTool = defineTool({
     const url = checkUrl(args.url, rules).href;
     let page = cachedPage(workspace.state, url);
     if (page) {
-      // The cache answers only what today's rules would fetch: the final address's domain, and the address it came from.
+      // The cache answers only what today's rules would fetch: the final URL's domain, the address it came from.
       try {
         const final = checkUrl(page.final_url, rules);
         if (!page.address || addressRefusal(page.address, final.hostname.replace(/^\[|\]$/g, ""), rules) !== undefined) page = undefined;

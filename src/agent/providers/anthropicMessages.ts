@@ -119,7 +119,8 @@ function assistantBlocks(m: Extract<ChatMessage, { role: "assistant" }>): Anthro
 
 /** A server tool's call or result (`server_tool_use`, `web_search_tool_result`, `web_fetch_tool_result`...). */
 function isServerToolBlock(b: Record<string, unknown>): boolean {
-  return typeof b.type === "string" && (b.type === "server_tool_use" || (b.type.endsWith("_tool_result") && b.type !== "tool_result"));
+  if (typeof b.type !== "string") return false;
+  return b.type === "server_tool_use" || (b.type.endsWith("_tool_result") && b.type !== "tool_result");
 }
 
 /**

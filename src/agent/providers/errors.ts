@@ -75,7 +75,7 @@ export interface ErrorDetails {
 /** Upstream words that say the upstream provider is rate-limiting (transient: worth a retry after a wait). */
 const UPSTREAM_RATE_LIMIT = /rate[- ]?limit|too many requests|retry shortly|overloaded|capacity|\b429\b|resource.?exhausted/i;
 
-/** Whether an error is a router's upstream rate limit (OpenRouter: "Provider returned error" with the upstream's words). */
+/** Whether an error is a router's upstream rate limit (OpenRouter: "Provider returned error", the upstream's words). */
 export function isUpstreamRateLimit(d: ErrorDetails | undefined): boolean {
   return !!d?.upstream && UPSTREAM_RATE_LIMIT.test(d.upstream);
 }
@@ -124,7 +124,7 @@ export function describeBody(body: unknown, fallback = ""): ErrorDetails {
   if (type) out.type = type;
   if (typeof e.code === "string" && out.type !== e.code) out.type = `${out.type ? `${out.type}/` : ""}${e.code}`;
   if (typeof e.param === "string") out.param = e.param;
-  // OpenRouter: {message: "Provider returned error", metadata: {raw, provider_name}}: the upstream's own words say what happened.
+  // OpenRouter: {message: "Provider returned error", metadata: {raw, provider_name}}: the upstream's words say what happened.
   const meta = e.metadata && typeof e.metadata === "object" ? (e.metadata as Record<string, unknown>) : undefined;
   if (meta) {
     const provider = typeof meta.provider_name === "string" && meta.provider_name ? meta.provider_name : undefined;

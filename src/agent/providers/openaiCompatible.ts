@@ -167,7 +167,8 @@ export function createOpenAICompatibleProvider(opts: OpenAICompatibleOptions): P
     // [DONE] is the server's own word that the answer is whole, finish_reason or not (Snowflake Cortex sends none).
     if (!assembler.finished && !done) {
       yield* assembler.partial();
-      throw new ProviderError(`the stream from ${target} ended before the answer was complete (no finish_reason, no [DONE])`, "stream_broken");
+      const why = "ended before the answer was complete (no finish_reason, no [DONE])";
+      throw new ProviderError(`the stream from ${target} ${why}`, "stream_broken");
     }
     yield* assembler.end();
   }

@@ -249,7 +249,7 @@ export function wholeCompletionChunk(doc: unknown): OpenAIChunk | undefined {
   } as OpenAIChunk;
 }
 
-/** The reasoning a `reasoning_details` entry shows: a reasoning.text's text, a reasoning.summary's summary (encrypted: nothing). */
+/** The reasoning a `reasoning_details` entry shows: a reasoning.text's text, a reasoning.summary's summary. */
 export function detailText(detail: unknown): string {
   if (!detail || typeof detail !== "object") return "";
   const d = detail as Record<string, unknown>;
@@ -372,7 +372,7 @@ export class OpenAIChunkAssembler {
       }
       if (Array.isArray(d.reasoning_details)) {
         this.mergeDetails(d.reasoning_details);
-        // OpenRouter sends the same thought in `reasoning` too; a server that sends only the details is shown from them.
+        // OpenRouter sends the thought in `reasoning` too; a server that sends only the details is shown from them.
         const shown = saidReasoning ? "" : d.reasoning_details.map(detailText).join("");
         if (shown) parts.push({ type: "reasoning", delta: shown });
       }

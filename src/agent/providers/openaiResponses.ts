@@ -11,21 +11,27 @@ import { contextWindowFor } from "./contextWindow.js";
 import { configuredVision, knownVision } from "./vision.js";
 import { listModelsError, missingPackage } from "./errors.js";
 import { withoutEnv } from "./options.js";
-import { fetchUnwrappingErrorArrays, NO_KEY, OPENAI_CLIENT_ENV, type OpenAICompatibleOptions } from "./openaiCompatible.js";
-import { ResponsesEventAssembler, toResponsesInput, toResponsesTools, type ResponsesEvent } from "./responsesMessages.js";
+import { fetchUnwrappingErrorArrays, NO_KEY, OPENAI_CLIENT_ENV } from "./openaiCompatible.js";
+import type { OpenAICompatibleOptions } from "./openaiCompatible.js";
+import { ResponsesEventAssembler, toResponsesInput, toResponsesTools } from "./responsesMessages.js";
+import type { ResponsesEvent } from "./responsesMessages.js";
 import { DEFAULT_RETRY, DEFAULT_TIMEOUTS, streamTurn } from "./retry.js";
 import { withSamplingFallback } from "./sampling.js";
 import { sseEvents, wholeJsonBody } from "./sse.js";
 import { ProviderError, type ModelRequest, type Provider, type StreamPart } from "./types.js";
 
 type OpenAIClient = import("openai").OpenAI;
+type ListOptions = Parameters<NonNullable<Provider["listModels"]>>[0];
 
 /**
  * Models OpenAI serves on the Responses API only (its model pages list no Chat Completions
  * endpoint for them): the codex models (gpt-5-codex, gpt-5.1-codex-max, codex-mini-latest...),
  * the -pro models (o1-pro, o3-pro, gpt-5-pro), deep research and computer use.
  */
-const RESPONSES_ONLY = /codex|(?:^|\/)o\d+(?:-mini)?-(?:pro|deep-research)\b|(?:^|\/)gpt-5(?:\.\d+)?-pro\b|deep-research|computer-use/i;
+const RESPONSES_ONLY = new RegExp(
+  [/codex/, /(?:^|\/)o\d+(?:-mini)?-(?:pro|deep-research)\b/, /(?:^|\/)gpt-5(?:\.\d+)?-pro\b/, /deep-research/, /computer-use/].map((r) => r.source).join("|"),
+  "i",
+);
 
 export function needsResponsesApi(model: string | undefined): boolean {
   return !!model && RESPONSES_ONLY.test(model);
@@ -99,7 +105,8 @@ export function createOpenAIResponsesProvider(opts: OpenAICompatibleOptions): Pr
     if (whole && "json" in whole) {
       const doc = whole.json as { error?: unknown } | null;
       if (doc && typeof doc === "object" && doc.error) throw { error: doc.error };
-      throw new ProviderError(`${target} answered the streaming request with JSON that is not an event stream: ${JSON.stringify(doc).slice(0, 200)}`, "stream_error");
+      const said = JSON.stringify(doc).slice(0, 200);
+      throw new ProviderError(`${target} answered the streaming request with JSON that is not an event stream: ${said}`, "stream_error");
     }
     for await (const ev of sseEvents(whole?.events ?? res.body, alive)) {
       if (ev.data === "[DONE]") break;
@@ -107,7 +114,8 @@ export function createOpenAIResponsesProvider(opts: OpenAICompatibleOptions): Pr
       try {
         event = JSON.parse(ev.data) as ResponsesEvent;
       } catch {
-        throw new ProviderError(`the stream from ${target} broke: an event is not JSON (${ev.data.slice(0, 120)})`, "stream_broken");
+        const said = ev.data.slice(0, 120);
+        throw new ProviderError(`the stream from ${target} broke: an event is not JSON (${said})`, "stream_broken");
       }
       yield* assembler.push(event);
       if (assembler.failure) {
@@ -119,7 +127,8 @@ export function createOpenAIResponsesProvider(opts: OpenAICompatibleOptions): Pr
     if (signal.aborted) return; // runWithRetries says why
     if (!assembler.finished) {
       yield* assembler.partial();
-      throw new ProviderError(`the stream from ${target} ended before the answer was complete (no response.completed)`, "stream_broken");
+      const why = "ended before the answer was complete (no response.completed)";
+      throw new ProviderError(`the stream from ${target} ${why}`, "stream_broken");
     }
     yield* assembler.end();
   }
@@ -138,7 +147,8 @@ export function createOpenAIResponsesProvider(opts: OpenAICompatibleOptions): Pr
     async listModels(o = {}) {
       try {
         const c = await getClient();
-        const page = await c.models.list({ signal: o.signal, timeout: o.timeoutMs ?? PROVIDER_PROBE_TIMEOUT_MS, maxRetries: 0 });
+        const timeout = o.timeoutMs ?? PROVIDER_PROBE_TIMEOUT_MS;
+        const page = await c.models.list({ signal: o.signal, timeout, maxRetries: 0 });
         return page.data.map((m) => m.id);
       } catch (err) {
         throw listModelsError(err, target, o.signal);
@@ -159,6 +169,6 @@ export function withResponsesFor(chat: Provider, responses: () => Provider): Pro
     stream: (req) => pick(req.model).stream(req),
     ...(chat.contextWindow ? { contextWindow: (model: string) => chat.contextWindow!(model) } : {}),
     ...(chat.vision ? { vision: (model: string) => chat.vision!(model) } : {}),
-    ...(chat.listModels ? { listModels: (o?: Parameters<NonNullable<Provider["listModels"]>>[0]) => chat.listModels!(o) } : {}),
+    ...(chat.listModels ? { listModels: (o?: ListOptions) => chat.listModels!(o) } : {}),
   };
 }

@@ -43,7 +43,7 @@ export const BUILTIN_PROVIDERS: Readonly<Record<string, Preset>> = {
   ollama: { kind: "ollama", title: "Ollama", baseURL: "http://127.0.0.1:11434", baseEnv: "OLLAMA_HOST" },
   openai: { kind: "openai", title: "OpenAI", baseURL: "https://api.openai.com/v1", baseEnv: "OPENAI_BASE_URL", keyEnv: "OPENAI_API_KEY", hosted: true },
   anthropic: { kind: "anthropic", title: "Anthropic", baseURL: "https://api.anthropic.com", baseEnv: "ANTHROPIC_BASE_URL", keyEnv: "ANTHROPIC_API_KEY", hosted: true },
-  // OpenAI's Responses API for any model (the `openai` provider uses it by itself only for the models served there alone).
+  // OpenAI's Responses API for any model (`openai` uses it by itself only for the models served there alone).
   "openai-responses": {
     kind: "openai-responses",
     title: "OpenAI (Responses API)",
@@ -213,7 +213,8 @@ export function resolveModel(input: ResolveInput = {}): ResolvedModel {
 
   const hostedAtHome = !!preset?.hosted && baseOrigin === "the default";
   if (hostedAtHome && !model) {
-    const example = providerName === "anthropic" ? "claude-sonnet-4-5" : providerName === "openai" ? "gpt-4.1" : providerName === "openai-responses" ? "gpt-5.1-codex" : "MODEL";
+    const examples: Record<string, string> = { anthropic: "claude-sonnet-4-5", openai: "gpt-4.1", "openai-responses": "gpt-5.1-codex" };
+    const example = examples[providerName] ?? "MODEL";
     throw new ModelChoiceError(`${title}: name a model, e.g. --model ${providerName}/${example}`);
   }
 
@@ -231,7 +232,8 @@ export function resolveModel(input: ResolveInput = {}): ResolvedModel {
       ...input.providerOptions?.timeouts,
     },
   };
-  const chatOptions = { ...common, contextWindows: pc.context_windows, ...(pc.think_tags !== undefined ? { thinkTags: pc.think_tags } : {}) };
+  const thinkTags = pc.think_tags !== undefined ? { thinkTags: pc.think_tags } : {};
+  const chatOptions = { ...common, contextWindows: pc.context_windows, ...thinkTags };
   const provider =
     kind === "anthropic"
       ? createAnthropicProvider({ ...common, thinkingBudgetTokens: pc.thinking_budget_tokens, contextWindows: pc.context_windows })
@@ -241,7 +243,9 @@ export function resolveModel(input: ResolveInput = {}): ResolvedModel {
           ? createOpenAIResponsesProvider(chatOptions)
           : kind === "openai"
             ? // OpenAI's models served on the Responses API only go there (openaiResponses.ts: needsResponsesApi).
-              withResponsesFor(createOpenAICompatibleProvider({ ...chatOptions, name: kind }), () => createOpenAIResponsesProvider(chatOptions))
+              withResponsesFor(createOpenAICompatibleProvider({ ...chatOptions, name: kind }), () =>
+                createOpenAIResponsesProvider(chatOptions),
+              )
             : createOpenAICompatibleProvider({ ...chatOptions, name: kind });
 
   return {

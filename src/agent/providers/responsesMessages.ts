@@ -30,9 +30,12 @@ export type ResponsesItemJson =
   | { type: "function_call_output"; call_id: string; output: string }
   | Record<string, unknown>;
 
-const imagePart = (img: ChatImage): ResponsesContentJson => ({ type: "input_image", image_url: `data:${img.mediaType};base64,${img.data}` });
+const imagePart = (img: ChatImage): ResponsesContentJson => ({
+  type: "input_image",
+  image_url: `data:${img.mediaType};base64,${img.data}`,
+});
 
-/** A reasoning item as it goes back: its type, id, summary and encrypted content, nothing the API would refuse as input. */
+/** A reasoning item as it goes back: its type, id, summary and encrypted content (nothing the API refuses as input). */
 function reasoningItem(item: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = { type: "reasoning" };
   if (typeof item.id === "string") out.id = item.id;
@@ -62,19 +65,25 @@ export function toResponsesInput(messages: ChatMessage[]): { instructions?: stri
         else input.push({ role: "developer", content: m.content });
         break;
       case "user":
-        input.push(m.images?.length ? { role: "user", content: [{ type: "input_text", text: m.content }, ...m.images.map(imagePart)] } : { role: "user", content: m.content });
+        const text: ResponsesContentJson = { type: "input_text", text: m.content };
+        input.push(m.images?.length ? { role: "user", content: [text, ...m.images.map(imagePart)] } : { role: "user", content: m.content });
         break;
       case "assistant": {
         // Reasoning items first, verbatim (encrypted content and all), as the model produced them.
         for (const item of m.native?.responses ?? []) if (item.type === "reasoning") input.push(reasoningItem(item));
-        if (m.content !== "") input.push({ type: "message", role: "assistant", content: [{ type: "output_text", text: m.content }] });
-        for (const c of m.toolCalls ?? []) input.push({ type: "function_call", call_id: c.id, name: c.name, arguments: c.arguments || "{}" });
+        if (m.content !== "") {
+          input.push({ type: "message", role: "assistant", content: [{ type: "output_text", text: m.content }] });
+        }
+        for (const c of m.toolCalls ?? []) {
+          input.push({ type: "function_call", call_id: c.id, name: c.name, arguments: c.arguments || "{}" });
+        }
         break;
       }
       case "tool":
         input.push({ type: "function_call_output", call_id: m.toolCallId, output: m.content });
         if (m.images?.length) {
-          pendingImages.push({ type: "input_text", text: `The ${m.images.length === 1 ? "image" : `${m.images.length} images`} returned by ${m.name} (tool call ${m.toolCallId}):` });
+          const what = m.images.length === 1 ? "image" : `${m.images.length} images`;
+          pendingImages.push({ type: "input_text", text: `The ${what} returned by ${m.name} (tool call ${m.toolCallId}):` });
           pendingImages.push(...m.images.map(imagePart));
         }
         break;
@@ -85,7 +94,13 @@ export function toResponsesInput(messages: ChatMessage[]): { instructions?: stri
 }
 
 export function toResponsesTools(tools: ToolSpec[]) {
-  return tools.map((t) => ({ type: "function" as const, name: t.name, description: t.description, parameters: t.parameters, strict: false }));
+  return tools.map((t) => ({
+    type: "function" as const,
+    name: t.name,
+    description: t.description,
+    parameters: t.parameters,
+    strict: false,
+  }));
 }
 
 interface ResponsesUsageJson {
@@ -168,7 +183,8 @@ export class ResponsesEventAssembler {
         if (!ev.delta) return [];
         // A new summary part (or item) after an earlier one: a blank line between them.
         const at = { item: ev.item_id, index: ev.summary_index };
-        const sep = this.lastSummary && (this.lastSummary.item !== at.item || this.lastSummary.index !== at.index) ? "\n\n" : "";
+        const last = this.lastSummary;
+        const sep = last && (last.item !== at.item || last.index !== at.index) ? "\n\n" : "";
         this.lastSummary = at;
         return [{ type: "reasoning", delta: sep + ev.delta }];
       }
@@ -208,7 +224,10 @@ export class ResponsesEventAssembler {
         return parts;
       }
       case "error":
-        this.failure = new ResponsesStreamError(ev.error && typeof ev.error === "object" ? ev.error : { message: ev.message ?? "error", ...(ev.code ? { code: ev.code } : {}) });
+        // {type: "error", code, message} (the documented shape) or {type: "error", error: {...}} (as recorded).
+        this.failure = new ResponsesStreamError(
+          ev.error && typeof ev.error === "object" ? ev.error : { message: ev.message ?? "error", ...(ev.code ? { code: ev.code } : {}) },
+        );
         return [];
       default:
         return [];

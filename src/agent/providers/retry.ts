@@ -180,7 +180,8 @@ export async function* runWithRetries(attempt: Attempt, opts: RunOptions): Async
         throw new ProviderError(`${failure.message} (the server asks to wait ${seconds(failure.retryAfterMs)}; not waiting that long)`, failure.kind, failure.status, failure.retryAfterMs);
       }
       if (retry > 0 && transient(failure)) {
-        throw new ProviderError(`${failure.message} (gave up after ${retry + 1} attempts)`, failure.kind, failure.status, failure.retryAfterMs, failure.details);
+        const message = `${failure.message} (gave up after ${retry + 1} attempts)`;
+        throw new ProviderError(message, failure.kind, failure.status, failure.retryAfterMs, failure.details);
       }
       throw failure;
     }
