@@ -83,7 +83,8 @@ export const DatabaseConfigSchema = z.discriminatedUnion("type", [
  * `type` says otherwise, and needs `base_url`.
  */
 export const ProviderConfigSchema = z.looseObject({
-  type: z.enum(["ollama", "openai", "anthropic", "openai-compatible"]).optional(),
+  /** The protocol: "openai-responses" is OpenAI's Responses API (/v1/responses), for any server that speaks it. */
+  type: z.enum(["ollama", "openai", "anthropic", "openai-compatible", "openai-responses"]).optional(),
   /** "http://host:port/v1" (Ollama: its own address, or host:port as in OLLAMA_HOST). */
   base_url: z.string().min(1).optional(),
   /** Prefer `api_key_env` (keeps the key out of the file). */
@@ -102,6 +103,11 @@ export const ProviderConfigSchema = z.looseObject({
    * table of hosted models (GPT-4o and later, Claude, Gemini), else no images.
    */
   vision: z.union([z.boolean(), z.array(z.string().min(1))]).optional(),
+  /**
+   * Chat completions: an answer that opens with `<think>` (DeepSeek R1 and its distills behind
+   * routers) has that section shown and kept as reasoning, not as answer text. false: as text.
+   */
+  think_tags: z.boolean().optional(),
   /** Ollama: `think` sent with every request (thinking models): a boolean or a level; absent: the model's default. */
   think: z.union([z.boolean(), z.enum(["low", "medium", "high", "max"])]).optional(),
   /** Retries of a call that failed before its answer started (network, 429, 5xx). */
@@ -143,8 +149,16 @@ export const WebConfigSchema = z.looseObject({
   allowed_domains: domainList,
   /** Never fetched. */
   blocked_domains: domainList,
-  /** Let web_fetch reach private, loopback and link-local addresses (off: a fetch cannot reach the user's own network). */
+  /**
+   * Let web_fetch reach private and loopback addresses (off: a fetch cannot reach the user's own
+   * network). Link-local addresses (169.254.169.254, cloud metadata) stay refused: see allow_hosts.
+   */
   allow_private_addresses: z.boolean().optional(),
+  /**
+   * Hosts, addresses and ranges web_fetch may reach although private: "localhost", "10.0.0.7",
+   * "192.168.1.0/24", "fd00::/8". A link-local address only when named exactly (the address or the host).
+   */
+  allow_hosts: z.array(z.string().trim().min(1)).optional(),
   /** The whole fetch must end within this long (default 30 s). */
   fetch_timeout_ms: z.number().int().positive().max(PROVIDER_TIMEOUT_MAX_MS).optional(),
   /** web_search's backend; without one, web_search is not offered. */

@@ -41,7 +41,7 @@ export interface KeyRule {
 }
 
 /** Providers rt knows by name (src/agent/providers/resolve.ts BUILTIN_PROVIDERS; a test keeps both lists equal). */
-export const BUILTIN_PROVIDER_NAMES: readonly string[] = ["ollama", "openai", "anthropic", "openai-compatible", "openrouter", "lmstudio", "vllm", "llamacpp"];
+export const BUILTIN_PROVIDER_NAMES: readonly string[] = ["ollama", "openai", "openai-responses", "anthropic", "openai-compatible", "openrouter", "lmstudio", "vllm", "llamacpp"];
 /** The provider a bare model name belongs to (resolve.ts: DEFAULT_PROVIDER). */
 const DEFAULT_PROVIDER = "ollama";
 /** Connections the environment describes are named after their engine (src/db/connections.ts connectionsFromEnv). */
@@ -293,6 +293,7 @@ export const PROJECT_KEY_RULES: readonly KeyRule[] = [
   { key: "web.fetch_timeout_ms", verdict: "harmless", why: "how long a fetch may take" },
   { key: "web.allowed_domains", verdict: "untrusted", why: "a repository could narrow fetches to its own site" },
   { key: "web.allow_private_addresses", verdict: "untrusted", why: "would let a fetch reach the user's own network" },
+  { key: "web.allow_hosts", verdict: "untrusted", why: "would let a fetch reach hosts of the user's own network" },
   { key: "web.search", verdict: "untrusted", why: "names an API key variable and the server it is sent to" },
 ];
 

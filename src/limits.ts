@@ -167,6 +167,11 @@ export const DEFAULT_CONTEXT_WINDOW = 16_384;
  * gigabytes on a laptop; configuration (agent.context_window, providers.ollama.context_windows) may go higher.
  */
 export const OLLAMA_MAX_CONTEXT_WINDOW = 32_768;
+/**
+ * Anthropic pauses a long-running turn of server tools (stop reason "pause_turn"); rt sends the
+ * paused content back so the model continues, at most this many times in a row, then reports it.
+ */
+export const AGENT_PAUSED_TURN_CONTINUATIONS = 5;
 /** Anthropic requires max_tokens; this is used when neither the call nor the config sets it. */
 export const ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS = 8_192;
 

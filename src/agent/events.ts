@@ -21,6 +21,8 @@ export type AgentErrorKind =
   | ProviderErrorKind
   /** `--max-turns` model requests were made and the model still wanted more. */
   | "max_turns"
+  /** The provider paused the model's turn (Anthropic "pause_turn") more often than rt continues it in a row. */
+  | "paused"
   /** The same tool call came AGENT_LOOP_REPEAT_LIMIT times in a row. */
   | "loop_detected"
   /** Ctrl-C (or the caller's signal) stopped the turn; the session keeps what was done. */

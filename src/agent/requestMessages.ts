@@ -38,7 +38,9 @@ export function requestMessages(system: string, context: readonly ContextEntry[]
   const out: ChatMessage[] = [{ role: "system", content: system }];
   for (const e of context) {
     const m = protocol === "text" ? asText(e.message) : e.message;
-    if (m.role === "assistant" && m.content.trim() === "" && !m.toolCalls?.length) continue;
+    // (A paused answer stays, empty or not: its blocks are what the model continues from.)
+    const paused = m.role === "assistant" && m.finishRaw === "pause_turn";
+    if (m.role === "assistant" && m.content.trim() === "" && !m.toolCalls?.length && !paused) continue;
     const last = out[out.length - 1];
     if (m.role === "user" && last.role === "user") {
       const images = [...(last.images ?? []), ...(m.images ?? [])];

@@ -23,7 +23,7 @@ import { completeEvent, contextWindow, countUsage, emit, errorEvent, setProtocol
 import { toolSpecs } from "./toolSet.js";
 import { todoReminder } from "./sessionTools/todoWrite.js";
 import { imageInputFor } from "./imageInput.js";
-import { AGENT_MAX_IMAGES_PER_REQUEST } from "../limits.js";
+import { AGENT_MAX_IMAGES_PER_REQUEST, AGENT_PAUSED_TURN_CONTINUATIONS } from "../limits.js";
 import { nativeCall, isUnreadable, runToolCalls, textCall, type PendingCall } from "./toolCalls.js";
 
 export interface RunOptions {
@@ -113,6 +113,7 @@ export async function* runUserTurn(ctx: LoopContext, prompt: string, opts: RunOp
 async function* turnLoop(ctx: LoopContext, turn: TurnState, signal: AbortSignal | undefined): AsyncGenerator<AgentEvent> {
   const maxTurns = ctx.limits.maxTurns;
   let stopHookContinues = 0;
+  let pausedContinues = 0;
   for (;;) {
     if (signal?.aborted) {
       yield emit(ctx, errorEvent(ctx, turn, "interrupted", "interrupted"));
@@ -178,6 +179,29 @@ async function* turnLoop(ctx: LoopContext, turn: TurnState, signal: AbortSignal 
       return;
     }
 
+    if (answer.finishRaw === "pause_turn" && answer.toolCalls.length === 0) {
+      // Anthropic paused a long-running turn (server tools): its content, kept as the last message,
+      // goes back as it is and the model continues the same turn (toAnthropicMessages).
+      if (pausedContinues >= AGENT_PAUSED_TURN_CONTINUATIONS) {
+        yield emit(ctx, {
+          ...errorEvent(
+            ctx,
+            turn,
+            "paused",
+            `the provider paused the model's turn (stop reason "pause_turn") ${pausedContinues + 1} times in a row; ` +
+              `rt continued it ${pausedContinues} times and stops here (the limit). ` +
+              `What it wrote so far is kept: continue the session to let it go on.`,
+            finish,
+          ),
+          text: answer.text,
+        } as AgentEvent);
+        return;
+      }
+      pausedContinues++;
+      const message = `the provider paused the model's turn (stop reason "pause_turn"); continuing it (${pausedContinues} of at most ${AGENT_PAUSED_TURN_CONTINUATIONS})`;
+      yield emit(ctx, { type: "notice", message });
+      continue;
+    }
     const calls = yield* callsOf(ctx, answer, protocol);
     if (calls.length === 0) {
       // Hooks (issue 18): a Stop hook that blocks sends the model back to work with its reason.

@@ -65,3 +65,80 @@ export function inDomain(host: string, domain: string): boolean {
   const d = domain.toLowerCase().replace(/^\*?\./, "").replace(/\.$/, "");
   return h === d || h.endsWith(`.${d}`);
 }
+
+const LINK_LOCAL = new net.BlockList();
+LINK_LOCAL.addSubnet("169.254.0.0", 16, "ipv4");
+LINK_LOCAL.addSubnet("fe80::", 10, "ipv6");
+
+/**
+ * Whether `ip` is link-local: 169.254.0.0/16 and fe80::/10, where cloud metadata services answer
+ * (169.254.169.254) with the machine's credentials. Such an address is reached only when
+ * web.allow_hosts names it (or the host) exactly; no range and no allow_private_addresses covers it.
+ */
+export function isLinkLocalAddress(ip: string): boolean {
+  const family = net.isIP(ip);
+  if (family === 4) return LINK_LOCAL.check(ip, "ipv4");
+  if (family === 6) {
+    const v4 = embeddedV4(ip);
+    return v4 ? LINK_LOCAL.check(v4, "ipv4") : LINK_LOCAL.check(ip, "ipv6");
+  }
+  return false;
+}
+
+/** web.allow_hosts, parsed: host names, single addresses, and address ranges (CIDR). */
+export interface HostAllowList {
+  /** Host names and addresses as written, lower case (an address in its canonical form). */
+  exact: ReadonlySet<string>;
+  ranges: net.BlockList;
+  /** How many ranges were added (a BlockList cannot say). */
+  rangeCount: number;
+}
+
+/** The canonical text of an address (IPv6 compressed, lower case), or the name as written, lower case. */
+function canonical(hostOrIp: string): string {
+  const h = hostOrIp.toLowerCase().replace(/^\[|\]$/g, "").replace(/\.$/, "");
+  if (net.isIP(h) === 6) {
+    const sa = new net.SocketAddress({ address: h, family: "ipv6" });
+    return sa.address;
+  }
+  return h;
+}
+
+/** Parses web.allow_hosts entries ("localhost", "10.0.0.7", "192.168.1.0/24", "fd00::/8"). A bad range is an Error naming it. */
+export function parseAllowHosts(entries: readonly string[]): HostAllowList {
+  const exact = new Set<string>();
+  const ranges = new net.BlockList();
+  let rangeCount = 0;
+  for (const raw of entries) {
+    const entry = raw.trim();
+    const slash = entry.indexOf("/");
+    if (slash < 0) {
+      exact.add(canonical(entry));
+      continue;
+    }
+    const addr = canonical(entry.slice(0, slash));
+    const bits = Number(entry.slice(slash + 1));
+    const family = net.isIP(addr);
+    if (family === 0 || !Number.isInteger(bits) || bits < 0 || bits > (family === 4 ? 32 : 128)) {
+      throw new Error(`web.allow_hosts: "${raw}" is not a host name, an address or a range (ADDRESS/BITS, e.g. 192.168.1.0/24)`);
+    }
+    ranges.addSubnet(addr, bits, family === 4 ? "ipv4" : "ipv6");
+    rangeCount++;
+  }
+  return { exact, ranges, rangeCount };
+}
+
+/** Whether the allow list names this host or address exactly. */
+export function namedExactly(list: HostAllowList | undefined, hostOrIp: string): boolean {
+  return !!list && list.exact.has(canonical(hostOrIp));
+}
+
+/** Whether the allow list covers this address (named exactly, or inside one of its ranges). */
+export function inAllowedRange(list: HostAllowList | undefined, ip: string): boolean {
+  if (!list) return false;
+  if (namedExactly(list, ip)) return true;
+  const family = net.isIP(ip);
+  if (family === 0 || list.rangeCount === 0) return false;
+  const v4 = family === 6 ? embeddedV4(ip) : undefined;
+  return v4 ? list.ranges.check(v4, "ipv4") : list.ranges.check(ip, family === 4 ? "ipv4" : "ipv6");
+}

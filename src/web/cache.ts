@@ -15,6 +15,8 @@ export interface CachedPage {
   content_type: string;
   title?: string;
   markdown: string;
+  /** The address the page came from: a cached page is served only while the rules would still reach it. */
+  address?: string;
   /** True when the Markdown was cut to WEB_FETCH_MAX_MARKDOWN_BYTES. */
   cut: boolean;
   fetched_at: number;

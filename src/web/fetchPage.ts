@@ -10,21 +10,26 @@ import net from "node:net";
 import zlib from "node:zlib";
 import { Readable } from "node:stream";
 import { ToolError } from "../errors.js";
-import { isPrivateAddress, inDomain } from "./addresses.js";
+import { isPrivateAddress, isLinkLocalAddress, inAllowedRange, inDomain, namedExactly, type HostAllowList } from "./addresses.js";
 
 export interface FetchRules {
   /** Only these domains (and their subdomains) when not empty. */
   allowedDomains: readonly string[];
   blockedDomains: readonly string[];
-  /** Private, loopback and link-local addresses are refused unless this is set (web.allow_private_addresses). */
+  /** Private and loopback addresses are refused unless this is set (web.allow_private_addresses); link-local ones even then. */
   allowPrivate: boolean;
+  /** web.allow_hosts: hosts, addresses and ranges allowed although private; link-local only when named exactly. */
+  allowHosts?: HostAllowList;
+  /** Said after a refusal of a private address (a project's allowance that waits for trust). */
+  privateNote?: string;
   timeoutMs: number;
   maxBytes: number;
   signal?: AbortSignal;
 }
 
 export type FetchOutcome =
-  | { kind: "page"; url: string; status: number; contentType: string; body: Buffer }
+  /** `address`: the address the page came from (the cache checks it against the rules of the day). */
+  | { kind: "page"; url: string; status: number; contentType: string; body: Buffer; address?: string }
   /** A redirect to another host: not followed (the model decides whether to fetch it). */
   | { kind: "redirect"; from: string; to: string; status: number };
 
@@ -36,11 +41,40 @@ function site(host: string): string {
   return host.toLowerCase().replace(/^www\./, "");
 }
 
-/** The URL, checked: http or https, a host, no credentials, a host the rules allow. */
+/** Whether `raw` names its scheme ("http://...", "file:..."); "example.com/x" and "localhost:8080/x" do not. */
+export function schemeGiven(raw: string): boolean {
+  return /^[a-z][a-z0-9+.-]*:\/\//i.test(raw.trim()) || /^(?:file|mailto|data|javascript|about|ftp):/i.test(raw.trim());
+}
+
+/**
+ * Why a connection to `ip` (what `host` resolved to, or the host itself) is refused under the
+ * rules, or undefined when it is allowed. Public addresses are allowed; a private or loopback
+ * one when web.allow_private_addresses is set or web.allow_hosts names the host, the address or
+ * a range holding it; a link-local one (cloud metadata services) only when web.allow_hosts names
+ * the host or the address exactly.
+ */
+export function addressRefusal(ip: string, host: string, rules: Pick<FetchRules, "allowPrivate" | "allowHosts" | "privateNote">): string | undefined {
+  if (!isPrivateAddress(ip)) return undefined;
+  if (namedExactly(rules.allowHosts, ip) || namedExactly(rules.allowHosts, host)) return undefined;
+  const where = host.toLowerCase() === ip.toLowerCase() ? `${ip} is` : `${host} resolves to ${ip},`;
+  if (isLinkLocalAddress(ip)) {
+    return (
+      `${where} a private, loopback or link-local address (link-local: where cloud metadata services answer): not fetched; ` +
+      `neither web.allow_private_addresses nor a range in web.allow_hosts allows it, only web.allow_hosts naming "${ip}" exactly`
+    );
+  }
+  if (rules.allowPrivate || inAllowedRange(rules.allowHosts, ip)) return undefined;
+  return (
+    `${where} a private, loopback or link-local address: not fetched (name it in web.allow_hosts, e.g. ["${host}"], ` +
+    `or set web.allow_private_addresses to allow it)${rules.privateNote ?? ""}`
+  );
+}
+
+/** The URL, checked: http or https (https when none is written), a host, no credentials, a host the rules allow. */
 export function checkUrl(raw: string, rules: Pick<FetchRules, "allowedDomains" | "blockedDomains">): URL {
   let url: URL;
   try {
-    url = new URL(raw);
+    url = new URL(schemeGiven(raw) ? raw : `https://${raw.trim()}`);
   } catch {
     throw new ToolError(`not a URL: ${JSON.stringify(raw)}; give a full http:// or https:// address`);
   }
@@ -57,15 +91,15 @@ export function checkUrl(raw: string, rules: Pick<FetchRules, "allowedDomains" |
 
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
 
-/** A dns.lookup for http.request that refuses private addresses: the connection goes to an address that was checked. */
-function checkedLookup(allowPrivate: boolean) {
+/** A dns.lookup for http.request that refuses what the rules refuse: the connection goes to an address that was checked. */
+function checkedLookup(rules: FetchRules) {
   return (hostname: string, options: dns.LookupOptions, callback: LookupCallback): void => {
     dns.lookup(hostname, { all: true, ...(options.family ? { family: options.family } : {}) }, (err, addresses) => {
       if (err) return callback(err, "");
       const list = addresses as dns.LookupAddress[];
-      const bad = allowPrivate ? undefined : list.find((a) => isPrivateAddress(a.address));
-      if (bad || list.length === 0) {
-        const e = new Error(`${hostname} resolves to ${bad ? `${bad.address}, a private, loopback or link-local address` : "no address"}`) as NodeJS.ErrnoException;
+      const refusal = list.map((a) => addressRefusal(a.address, hostname, rules)).find((r) => r !== undefined);
+      if (refusal || list.length === 0) {
+        const e = new Error(refusal ?? `${hostname} resolves to no address`) as NodeJS.ErrnoException;
         e.code = "RT_PRIVATE_ADDRESS";
         return callback(e, "");
       }
@@ -79,13 +113,14 @@ interface Response {
   status: number;
   headers: http.IncomingHttpHeaders;
   stream: http.IncomingMessage;
+  /** The address connected to. */
+  address?: string;
 }
 
 function request(url: URL, rules: FetchRules, signal: AbortSignal): Promise<Response> {
   const host = url.hostname.replace(/^\[|\]$/g, "");
-  if (!rules.allowPrivate && net.isIP(host) !== 0 && isPrivateAddress(host)) {
-    return Promise.reject(new ToolError(`${host} is a private, loopback or link-local address: not fetched (set web.allow_private_addresses to allow it)`));
-  }
+  const refusal = net.isIP(host) !== 0 ? addressRefusal(host, host, rules) : undefined;
+  if (refusal) return Promise.reject(new ToolError(refusal));
   const mod = url.protocol === "https:" ? https : http;
   return new Promise((resolve, reject) => {
     const req = mod.request(
@@ -93,14 +128,14 @@ function request(url: URL, rules: FetchRules, signal: AbortSignal): Promise<Resp
       {
         method: "GET",
         signal,
-        lookup: checkedLookup(rules.allowPrivate) as unknown as typeof dns.lookup,
+        lookup: checkedLookup(rules) as unknown as typeof dns.lookup,
         headers: {
           "user-agent": "rt-web-fetch/1 (+https://www.npmjs.com/package/rt-agent)",
           accept: "text/html,application/xhtml+xml,text/markdown,text/plain,application/json;q=0.9,*/*;q=0.5",
           "accept-encoding": "gzip, deflate, br",
         },
       },
-      (res) => resolve({ status: res.statusCode ?? 0, headers: res.headers, stream: res }),
+      (res) => resolve({ status: res.statusCode ?? 0, headers: res.headers, stream: res, ...(res.socket?.remoteAddress ? { address: res.socket.remoteAddress.replace(/^::ffff:(?=\d+\.)/i, "") } : {}) }),
     );
     req.on("error", reject);
     req.end();
@@ -145,18 +180,21 @@ function failure(e: unknown, url: URL, timedOut: boolean, timeoutMs: number): To
   const err = e as NodeJS.ErrnoException;
   if (timedOut) return new ToolError(`${url.href}: no complete answer within ${Math.round(timeoutMs / 1000)} s; not fetched`);
   if (err.name === "AbortError") return new ToolError(`${url.href}: the fetch was cancelled`);
-  if (err.code === "RT_PRIVATE_ADDRESS") return new ToolError(`${err.message}: not fetched (set web.allow_private_addresses to allow it)`);
+  if (err.code === "RT_PRIVATE_ADDRESS") return new ToolError(err.message);
   if (err.code === "ENOTFOUND") return new ToolError(`${url.hostname}: no such host`);
   return new ToolError(`${url.href}: ${err.code ? `${err.code}: ` : ""}${err.message}`);
 }
 
 /**
- * Fetches `raw`. An http URL is tried over https first (kept when the host
- * serves it); redirects on the same site are followed (at most 5), a redirect
- * to another host is returned, not followed.
+ * Fetches `raw` as written: an http URL over http (a plain-HTTP server on any port answers
+ * it; the host's own redirect to https is followed). Only an address written without a
+ * scheme ("example.com/x") is tried over https first, then http when the host does not serve
+ * https. Redirects on the same site are followed (at most 5), a redirect to another host is
+ * returned, not followed.
  */
 export async function fetchPage(raw: string, rules: FetchRules): Promise<FetchOutcome> {
   let url = checkUrl(raw, rules);
+  const guessed = !schemeGiven(raw);
   const deadline = new AbortController();
   let timedOut = false;
   const timer = setTimeout(() => {
@@ -166,17 +204,13 @@ export async function fetchPage(raw: string, rules: FetchRules): Promise<FetchOu
   const onCancel = () => deadline.abort();
   rules.signal?.addEventListener("abort", onCancel, { once: true });
   try {
-    if (url.protocol === "http:") {
-      const secure = new URL(url.href);
-      secure.protocol = "https:";
-      if (url.port === "80") secure.port = "";
+    if (guessed) {
       try {
-        const res = await request(secure, rules, deadline.signal);
-        url = secure;
-        return await follow(url, res, rules, deadline.signal);
+        return await follow(url, await request(url, rules, deadline.signal), rules, deadline.signal);
       } catch (e) {
-        // The host does not serve https (refused, not TLS, a bad certificate): plain http, as asked.
+        // The host does not serve https (refused, not TLS, a bad certificate): plain http.
         if (e instanceof ToolError || deadline.signal.aborted || (e as NodeJS.ErrnoException).code === "RT_PRIVATE_ADDRESS") throw e;
+        url = new URL(url.href.replace(/^https:/, "http:"));
       }
     }
     return await follow(url, await request(url, rules, deadline.signal), rules, deadline.signal);
@@ -208,5 +242,5 @@ async function follow(url: URL, first: Response, rules: FetchRules, signal: Abor
     throw new ToolError(`${url.href}: HTTP ${res.status}${res.stream.statusMessage ? ` ${res.stream.statusMessage}` : ""}`);
   }
   const body = await readBody(res, rules.maxBytes);
-  return { kind: "page", url: url.href, status: res.status, contentType: String(res.headers["content-type"] ?? ""), body };
+  return { kind: "page", url: url.href, status: res.status, contentType: String(res.headers["content-type"] ?? ""), body, ...(res.address ? { address: res.address } : {}) };
 }

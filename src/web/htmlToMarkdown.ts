@@ -15,7 +15,12 @@ export async function htmlToMarkdown(html: string): Promise<{ title?: string; ma
   let content: string | undefined;
   try {
     // Readability changes the document it reads: give it a copy.
-    const article = new Readability(parseHTML(document.toString()).document as unknown as Document, { charThreshold: 200 }).parse();
+    // Readability drops every class it is not told to keep: the code blocks' language classes are kept.
+    const languages = new Set<string>();
+    for (const el of document.querySelectorAll("pre, code")) {
+      for (const c of (el.getAttribute("class") ?? "").split(/\s+/)) if (/^(?:language|lang)-[\w+-]+$/.test(c)) languages.add(c);
+    }
+    const article = new Readability(parseHTML(document.toString()).document as unknown as Document, { charThreshold: 200, classesToPreserve: [...languages] }).parse();
     // Only when it found a real article (a long enough text); a page of tables or a listing keeps its body.
     const bodyText = (document.body?.textContent ?? "").replace(/\s+/g, " ").length;
     if (article?.content && (article.textContent ?? "").replace(/\s+/g, " ").length >= Math.min(500, bodyText * 0.5)) content = article.content;
@@ -31,7 +36,8 @@ export async function htmlToMarkdown(html: string): Promise<{ title?: string; ma
     filter: (node) => node.nodeName === "PRE" && node.firstChild?.nodeName === "CODE",
     replacement: (_content, node) => {
       const code = node.firstChild as HTMLElement;
-      const lang = /(?:^|\s)(?:language|lang)-([\w+-]+)/.exec(code.getAttribute("class") ?? "")?.[1] ?? "";
+      const classes = `${code.getAttribute("class") ?? ""} ${(node as HTMLElement).getAttribute("class") ?? ""}`;
+      const lang = /(?:^|\s)(?:language|lang)-([\w+-]+)/.exec(classes)?.[1] ?? "";
       const text = code.textContent ?? "";
       const fence = text.includes("```") ? "~~~" : "```";
       return `\n\n${fence}${lang}\n${text.replace(/\n$/, "")}\n${fence}\n\n`;

@@ -33,8 +33,10 @@ const NEXT: Record<string, ManifestEntry> = {
   chat: entry("mistral-text"),
   anthropic: entry("anthropic-text"),
   ollama: entry("ollama-docs-chat-stream"),
+  responses: entry("oair-text-after-tools"),
 };
-const protocolOf = (e: ManifestEntry) => (e.provider === "anthropic" ? "anthropic" : e.provider === "ollama" ? "ollama" : "chat");
+const protocolOf = (e: ManifestEntry) =>
+  e.provider === "anthropic" ? "anthropic" : e.provider === "ollama" ? "ollama" : e.provider === "openai-responses" ? "responses" : "chat";
 
 /** Variables through which the client libraries would pick credentials or headers of their own: none may reach a request. */
 const POISON = {
@@ -51,6 +53,7 @@ const KEYS: Record<string, string> = {
   deepseek: "sk-replay-deepseek",
   openrouter: "sk-or-replay",
   anthropic: "sk-ant-replay",
+  "openai-responses": "sk-replay-openai-responses",
 };
 
 let server: ReplayServer;
@@ -91,6 +94,13 @@ function invocation(e: ManifestEntry, model: string): { args: string[]; env: Rec
       return { args: ["--model", `anthropic/${model}`], env: { ...base, ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: KEYS.anthropic } };
     case "ollama":
       return { args: ["--model", `ollama/${model}`], env: { ...base, OLLAMA_HOST: url } };
+    case "openai-responses":
+      // The codex models (gpt-5.1-codex-max, gpt-5.3-codex) are served on the Responses API only: rt's `openai`
+      // provider chooses it by itself. Any other model gets it through the `openai-responses` provider.
+      return {
+        args: ["--model", `${/codex/.test(model) ? "openai" : "openai-responses"}/${model}`],
+        env: { ...base, OPENAI_BASE_URL: `${url}/v1`, OPENAI_API_KEY: KEYS["openai-responses"] },
+      };
   }
 }
 
@@ -175,7 +185,8 @@ function checkAnthropicRequest(body: any, where: string) {
   msgs.forEach((m, i) => {
     assert.equal(m.role, i % 2 === 0 ? "user" : "assistant", `${where}: roles alternate`);
     for (const b of m.content) {
-      if (m.role === "assistant") assert.ok(["text", "thinking", "redacted_thinking", "tool_use"].includes(b.type), `${where}: block ${b.type}`);
+      const blockTypes = ["text", "thinking", "redacted_thinking", "tool_use", "server_tool_use", "web_search_tool_result", "web_fetch_tool_result"];
+      if (m.role === "assistant") assert.ok(blockTypes.includes(b.type), `${where}: block ${b.type}`);
       else assert.ok(["text", "tool_result"].includes(b.type), `${where}: block ${b.type}`);
       // The API answers 400 "text content blocks must contain non-whitespace text" (and "must be non-empty").
       if (b.type === "text") assert.ok(typeof b.text === "string" && b.text.trim() !== "", `${where}: empty or whitespace-only text block ${JSON.stringify(b.text)}`);
@@ -206,10 +217,43 @@ function checkOllamaRequest(body: any, where: string) {
   assert.equal(typeof body.options?.num_ctx, "number", where);
 }
 
+/**
+ * Responses API: input items of the documented types; every function_call answered by a
+ * function_call_output with its call_id, after it; nothing kept on OpenAI's side (store: false), so
+ * reasoning items come with their encrypted content (asked for with include).
+ */
+function checkResponsesRequest(body: any, where: string) {
+  assert.equal(body.stream, true, where);
+  assert.equal(body.store, false, where);
+  assert.equal(typeof body.instructions, "string", `${where}: the system prompt as instructions`);
+  assert.ok(Array.isArray(body.input), where);
+  if (body.reasoning) assert.deepEqual(body.include, ["reasoning.encrypted_content"], where);
+  for (const t of body.tools ?? []) assert.ok(t.type === "function" && typeof t.name === "string" && t.parameters?.type === "object", `${where}: tool ${JSON.stringify(t).slice(0, 100)}`);
+  const items = body.input as any[];
+  items.forEach((it, i) => {
+    if (it.type === "function_call") {
+      assert.ok(typeof it.call_id === "string" && it.call_id && typeof it.name === "string" && typeof it.arguments === "string", `${where}: function_call ${i}`);
+      assert.ok(items.slice(i + 1).some((o) => o.type === "function_call_output" && o.call_id === it.call_id), `${where}: the result of ${it.call_id}`);
+    } else if (it.type === "function_call_output") {
+      assert.equal(typeof it.output, "string", where);
+      assert.ok(items.slice(0, i).some((c) => c.type === "function_call" && c.call_id === it.call_id), `${where}: orphan output ${it.call_id}`);
+    } else if (it.type === "reasoning") {
+      assert.equal(typeof it.encrypted_content, "string", `${where}: reasoning item without its encrypted content`);
+      assert.ok(Array.isArray(it.summary), where);
+    } else if (it.type === "message") {
+      assert.equal(it.role, "assistant", where);
+      for (const c of it.content) assert.equal(c.type, "output_text", where);
+    } else {
+      assert.ok(["user", "developer"].includes(it.role), `${where}: item ${JSON.stringify(it).slice(0, 100)}`);
+    }
+  });
+}
+
 function checkRequest(e: ManifestEntry, body: any, where: string) {
   assert.doesNotMatch(JSON.stringify(body), /\[object Object\]/, `${where}: something was stringified`);
   const p = protocolOf(e);
-  if (p === "anthropic") checkAnthropicRequest(body, where);
+  if (p === "responses") checkResponsesRequest(body, where);
+  else if (p === "anthropic") checkAnthropicRequest(body, where);
   else if (p === "ollama") checkOllamaRequest(body, where);
   else checkChatRequest(body, where);
 }
@@ -224,9 +268,26 @@ function assistantSentBack(e: ManifestEntry, body: any): any {
 
 /** How the replayed answer must look when it goes back: its text, its calls, and the reasoning its provider requires. */
 function checkSentBack(e: ManifestEntry, rec: RecordedAnswer, body: any, withToolTurn: boolean) {
-  const a = assistantSentBack(e, body);
   const where = `${e.id}: the answer sent back`;
   const p = protocolOf(e);
+  if (p === "responses") {
+    const items = body.input as any[];
+    // The reasoning items exactly as the stream gave them (id, summary, encrypted content), before the calls.
+    assert.deepEqual(
+      items.filter((it) => it.type === "reasoning").map((it) => [it.id, it.encrypted_content, it.summary]),
+      rec.reasoningItems!.map((it) => [it.id, it.encrypted_content, it.summary]),
+      where,
+    );
+    assert.deepEqual(
+      items.filter((it) => it.type === "function_call").map((it) => [it.call_id, it.name, it.arguments]),
+      rec.toolCalls.map((c) => [c.id, c.name, c.args]),
+      where,
+    );
+    const text = items.filter((it) => it.type === "message").map((it) => it.content.map((c: any) => c.text).join("")).join("");
+    assert.ok(text.startsWith(rec.text), `${where}: text`);
+    return items;
+  }
+  const a = assistantSentBack(e, body);
   if (p === "anthropic") {
     const blocks = a.content as any[];
     // Thinking and redacted thinking: exactly as received, in order (an empty thinking text keeps its signature).
@@ -271,11 +332,14 @@ function checkSentBack(e: ManifestEntry, rec: RecordedAnswer, body: any, withToo
     rec.toolCalls.map((c) => c.extra),
     `${where}: extra_content`,
   );
+  if (withToolTurn && rec.reasoningDetails) assert.ok(Array.isArray(a.reasoning_details) && a.reasoning_details.length > 0, `${where}: reasoning_details`);
   if (withToolTurn && rec.reasoningField) {
     // DeepSeek's thinking mode requires it on turns with tool calls (400 without); sent in the field it came in.
     assert.equal(a[rec.reasoningField], rec.reasoning, `${where}: ${rec.reasoningField}`);
   } else {
     for (const f of ["reasoning_content", "reasoning", "reasoning_details"]) assert.equal(f in a, false, `${where}: ${f} outside a tool-calling turn`);
+    // Reasoning read from <think> tags is not sent back as answer text.
+    if (rec.reasoning) assert.ok(!String(a.content).includes("<think>"), `${where}: <think> in the content`);
   }
   return a;
 }
@@ -314,6 +378,7 @@ describe("replay: real recorded responses through rt run --output-format stream-
         fs.writeFileSync(path.join(configHome, "rt", "config.json"), JSON.stringify({ agent: { temperature: 0.2 } }));
       }
       server.queue(e);
+      if (follow === "pause") server.queue(entry(`${e.id}-continued`));
       if (follow === "tools" || follow === "sampling-retry" || follow === "retry" || follow === "cut-tool") {
         server.queue(e.id === "openai-tool-call-stream" ? entry("openai-after-tool-stream") : NEXT[protocolOf(e)]);
       }
@@ -388,6 +453,19 @@ describe("replay: real recorded responses through rt run --output-format stream-
         assert.equal(server.calls.length, 2, e.id);
         checkSentBack(e, rec, server.calls[1].body, true);
       }
+      if (follow === "pause") {
+        // Anthropic's documented continuation: the paused content as the last (assistant) message, unchanged.
+        assert.equal(server.calls.length, 2, e.id);
+        const body = server.calls[1].body;
+        const last = body.messages.at(-1);
+        assert.equal(last.role, "assistant", e.id);
+        const expected = rec.blocks!.filter((b) => b.type !== "text" || String(b.text).trim() !== "");
+        assert.deepEqual(last.content, expected, `${e.id}: the paused content goes back as it came`);
+        assert.deepEqual(body.messages.slice(0, -1), server.calls[0].body.messages, `${e.id}: and nothing else changes`);
+        assert.ok(events.some((ev) => ev.type === "notice" && /pause_turn/.test(ev.message)), `${e.id}: the continuation is said`);
+        const second = readRecording(entry(`${e.id}-continued`));
+        assert.equal(events.filter((ev) => ev.type === "text").map((ev) => ev.delta).join(""), rec.text + second.text, `${e.id}: both parts of the answer`);
+      }
       if (follow === "sampling-retry") {
         assert.equal(server.calls.length, 2, e.id);
         assert.equal(server.calls[0].body.temperature, 0.2, `${e.id}: the configured temperature was asked for`);
@@ -403,6 +481,7 @@ describe("replay: real recorded responses through rt run --output-format stream-
         checkRequest(e, body, `${e.id}: the continued request`);
         for (const req of server.requests) checkHeaders(e, req);
         const a = checkSentBack(e, rec, body, false);
+        if (!e.expect.kind) assert.doesNotMatch(JSON.stringify(a), /\[rt: /, `${e.id}: a complete answer goes back unmarked`);
         if (e.expect.kind) {
           // A cut answer goes back marked, so the model knows it did not finish.
           const sent = JSON.stringify(a);
@@ -411,4 +490,43 @@ describe("replay: real recorded responses through rt run --output-format stream-
       }
     });
   }
+});
+
+describe("replay: what a recording means beyond one answer", () => {
+  test("OpenRouter's upstream 429, every retry refused: the upstream's words and the provider's name, after the retries", async () => {
+    const e = entry("openrouter-upstream-429");
+    const root = tempTree({ "a.txt": "alpha\n" });
+    const configHome = tempTree({}, "rt-config-");
+    fs.mkdirSync(path.join(configHome, "rt"), { recursive: true });
+    fs.writeFileSync(path.join(configHome, "rt", "config.json"), JSON.stringify({ providers: { openrouter: { max_retries: 1 } } }));
+    server.queue(e, e);
+    const r = await runRt(e, root, configHome, [], "hello");
+    assert.equal(r.code, 1, r.stderr);
+    const last = parseEvents(r.stdout).at(-1)!;
+    assert.equal(last.type, "error");
+    assert.equal(last.kind, "rate_limit");
+    assert.match(last.message, /Provider returned error/);
+    assert.match(last.message, /Google/, "the upstream provider is named");
+    assert.match(last.message, /temporarily rate-limited upstream\. Please retry shortly/, "the upstream's own words");
+    assert.match(last.message, /gave up after 2 attempts/);
+    assert.equal(server.calls.length, 2, "retried once (max_retries 1), with backoff");
+  });
+
+  test("a turn Anthropic keeps pausing: continued up to the limit, then reported, what arrived kept", async () => {
+    const e = entry("anthropic-pause-turn");
+    const root = tempTree({ "a.txt": "alpha\n" });
+    const configHome = tempTree({}, "rt-config-");
+    const limit = 5; // AGENT_PAUSED_TURN_CONTINUATIONS
+    for (let i = 0; i <= limit; i++) server.queue(e);
+    const r = await runRt(e, root, configHome, [], "hello");
+    assert.equal(r.code, 1, r.stderr);
+    const events = parseEvents(r.stdout);
+    const last = events.at(-1)!;
+    assert.equal(last.type, "error");
+    assert.equal(last.kind, "paused");
+    assert.match(last.message, /pause_turn/);
+    assert.match(last.message, /continued it 5 times/);
+    assert.equal(server.calls.length, limit + 1);
+    assert.equal(events.filter((ev) => ev.type === "notice" && /pause_turn/.test(ev.message)).length, limit);
+  });
 });

@@ -22,12 +22,18 @@ export interface RecordedAnswer {
   stopDetail?: string;
   /** Anthropic: the text of each text block, in order. */
   textBlocks?: string[];
+  /** Anthropic: every content block of the message as it must go back to continue a paused turn. */
+  blocks?: Array<Record<string, unknown>>;
+  /** Responses API: the reasoning items (output_item.done), which must go back with their encrypted content. */
+  reasoningItems?: Array<Record<string, unknown>>;
+  /** Chat completions: OpenRouter-style reasoning_details arrived. */
+  reasoningDetails?: boolean;
 }
 
 /** The JSON payloads of the recording's events, whatever its framing. */
 function payloads(e: ManifestEntry): Array<{ event?: string; data: any }> {
   const text = recordingText(e);
-  if (e.framing === "chunks-openai" || e.framing === "chunks-anthropic" || e.framing === "ndjson") {
+  if (e.framing === "chunks-openai" || e.framing === "chunks-anthropic" || e.framing === "chunks-responses" || e.framing === "ndjson") {
     return text
       .split("\n")
       .filter((l) => l.trim() !== "")
@@ -77,6 +83,13 @@ function readChat(e: ManifestEntry): RecordedAnswer {
         a.reasoningField ??= "reasoning";
         a.reasoning += d.reasoning;
       }
+      if (Array.isArray(d.reasoning_details)) {
+        a.reasoningDetails = true;
+        // Shown from the details when the chunk says its reasoning nowhere else (Snowflake Cortex).
+        if (!d.reasoning && !d.reasoning_content) {
+          for (const x of d.reasoning_details) a.reasoning += x.type === "reasoning.text" ? (x.text ?? "") : x.type === "reasoning.summary" ? (x.summary ?? "") : "";
+        }
+      }
       textOfParts(d.content, a);
       // OpenAI's refusal: the model's own words for declining are its answer.
       if (typeof d.refusal === "string") a.text += d.refusal;
@@ -98,6 +111,53 @@ function readChat(e: ManifestEntry): RecordedAnswer {
     }
   }
   a.toolCalls = [...calls.values()];
+  // An answer that opens with <think> (R1 behind a router): the section is reasoning, the rest the answer.
+  const think = /^\s*<think>([\s\S]*?)<\/think>\s*/.exec(a.text);
+  if (think) {
+    a.reasoning += think[1];
+    a.text = a.text.slice(think[0].length);
+  }
+  return a;
+}
+
+function readResponses(e: ManifestEntry): RecordedAnswer {
+  const a: RecordedAnswer = { text: "", reasoning: "", toolCalls: [], thinkingBlocks: [], reasoningItems: [] };
+  let lastPart: string | undefined;
+  for (const { data } of payloads(e)) {
+    switch (data.type) {
+      case "response.created":
+        a.model ??= data.response.model;
+        break;
+      case "response.output_text.delta":
+        a.text += data.delta;
+        break;
+      case "response.reasoning_summary_text.delta": {
+        // Summary parts are separated by a blank line.
+        const part = `${data.item_id}/${data.summary_index}`;
+        if (lastPart !== undefined && lastPart !== part) a.reasoning += "\n\n";
+        lastPart = part;
+        a.reasoning += data.delta;
+        break;
+      }
+      case "response.output_item.done":
+        if (data.item.type === "reasoning") a.reasoningItems!.push(data.item);
+        if (data.item.type === "function_call") a.toolCalls.push({ id: data.item.call_id, name: data.item.name, args: data.item.arguments });
+        break;
+      case "response.completed":
+        a.finish = undefined;
+        a.usage = { input: data.response.usage.input_tokens, output: data.response.usage.output_tokens };
+        break;
+      case "response.incomplete":
+        a.finish = data.response.incomplete_details?.reason;
+        break;
+      case "error":
+        a.error ??= data.error ?? data;
+        break;
+      case "response.failed":
+        a.error ??= data.response.error;
+        break;
+    }
+  }
   return a;
 }
 
@@ -135,6 +195,14 @@ function readAnthropic(e: ManifestEntry): RecordedAnswer {
       case "content_block_stop": {
         const b = open.get(data.index);
         open.delete(data.index);
+        {
+          // The block as a whole, as it goes back to continue a paused turn.
+          const { json, ...block } = b;
+          if (json) block.input = JSON.parse(json);
+          if (block.type === "text") (a.blocks ??= []).push({ type: "text", text: block.text ?? "" });
+          else if (block.type === "thinking") (a.blocks ??= []).push({ type: "thinking", thinking: block.thinking ?? "", signature: block.signature });
+          else (a.blocks ??= []).push(block);
+        }
         if (b.type === "text") (a.textBlocks ??= []).push(b.text ?? "");
         else if (b.type === "thinking") a.thinkingBlocks.push({ type: "thinking", thinking: b.thinking ?? "", signature: b.signature });
         else if (b.type === "redacted_thinking") a.thinkingBlocks.push({ type: "redacted_thinking", data: b.data });
@@ -225,5 +293,6 @@ export function readRecording(e: ManifestEntry): RecordedAnswer {
   }
   if (e.provider === "anthropic") return readAnthropic(e);
   if (e.provider === "ollama") return readOllama(e);
+  if (e.provider === "openai-responses") return readResponses(e);
   return readChat(e);
 }

@@ -12,8 +12,8 @@ import { REPO } from "../helpers.ts";
 
 export const REPLAY_DIR = path.join(REPO, "test", "fixtures", "replay");
 
-export type Framing = "sse" | "chunks-openai" | "chunks-anthropic" | "ndjson" | "json";
-export type ReplayProvider = "openai" | "openai-compatible" | "deepseek" | "openrouter" | "anthropic" | "ollama";
+export type Framing = "sse" | "chunks-openai" | "chunks-anthropic" | "chunks-responses" | "ndjson" | "json";
+export type ReplayProvider = "openai" | "openai-compatible" | "deepseek" | "openrouter" | "anthropic" | "ollama" | "openai-responses";
 
 export interface ManifestEntry {
   id: string;
@@ -34,6 +34,8 @@ export interface ManifestEntry {
     section?: string;
     /** cline/cline: the entry of the recording. */
     index?: number;
+    /** A file holding several responses: the first and last line (from 1) of this one. */
+    lines?: [number, number];
   };
   /** Whether the service produced the bytes ("real") or a test author wrote or edited them (absent: real). */
   recorded?: "real" | "edited" | "hand-written";
@@ -42,9 +44,10 @@ export interface ManifestEntry {
    * followUp: "tools", the request that carries the tool results; "continue", the request of a second
    * `rt run --continue`; "sampling-retry", the retry without temperature; "retry", the same request again
    * after a transient error (answered by a finished answer); "cut-tool", the request after an answer cut
-   * at the output limit in the middle of a tool call (the cut call not run, the model told so).
+   * at the output limit in the middle of a tool call (the cut call not run, the model told so); "pause", the
+   * request that continues a paused Anthropic turn with the paused content as it came.
    */
-  expect: { exit: number; finish: string; kind?: string; toolCalls: number; followUp?: "tools" | "continue" | "sampling-retry" | "retry" | "cut-tool" };
+  expect: { exit: number; finish: string; kind?: string; toolCalls: number; followUp?: "tools" | "continue" | "sampling-retry" | "retry" | "cut-tool" | "pause" };
 }
 
 export function loadManifest(): ManifestEntry[] {
@@ -64,6 +67,12 @@ export function frames(e: ManifestEntry): string[] {
       return text.split(/(?<=\r?\n\r?\n)/).filter((s) => s !== "");
     case "chunks-openai":
       return [...text.split("\n").filter((l) => l.trim() !== "").map((l) => `data: ${l}\n\n`), "data: [DONE]\n\n"];
+    case "chunks-responses":
+      // The Responses API names every event after its type and sends no [DONE].
+      return text
+        .split("\n")
+        .filter((l) => l.trim() !== "")
+        .map((l) => `event: ${(JSON.parse(l) as { type: string }).type}\ndata: ${l}\n\n`);
     case "chunks-anthropic":
       return text
         .split("\n")
@@ -96,7 +105,8 @@ export interface ReplayServer {
   close(): Promise<void>;
 }
 
-const isModelCall = (method: string, p: string) => method === "POST" && (p.endsWith("/chat/completions") || p === "/v1/messages" || p === "/api/chat");
+const isModelCall = (method: string, p: string) =>
+  method === "POST" && (p.endsWith("/chat/completions") || p.endsWith("/responses") || p === "/v1/messages" || p === "/api/chat");
 
 export async function startReplayServer(): Promise<ReplayServer> {
   const requests: SeenRequest[] = [];

@@ -156,6 +156,7 @@ const CASES: Case[] = [
   { path: ["web", "fetch_timeout_ms"], value: 5000, expect: "harmless" },
   { path: ["web", "allowed_domains"], value: ["evil.example"], expect: "untrusted" },
   { path: ["web", "allow_private_addresses"], value: true, expect: "untrusted" },
+  { path: ["web", "allow_hosts"], value: ["127.0.0.1", "169.254.169.254"], expect: "untrusted" },
   { path: ["web", "search"], value: { backend: "brave", api_key_env: "GITHUB_TOKEN", base_url: "https://evil.example" }, expect: "untrusted" },
   { path: ["theme"], value: "dark", expect: "untrusted" },
   { path: ["__proto__"], value: { polluted: true }, expect: "untrusted" },

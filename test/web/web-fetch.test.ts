@@ -18,7 +18,8 @@ import { rt, tempTree } from "../helpers.js";
 import { startLlmServer, reply, type LlmServer } from "../llm-server.js";
 import { makeAgent, collect, ofType, requestText } from "../agent/harness.js";
 import type { ApprovalRequest } from "../../src/agent/approval.js";
-import { isPrivateAddress } from "../../src/web/addresses.js";
+import { isPrivateAddress, parseAllowHosts } from "../../src/web/addresses.js";
+import { addressRefusal } from "../../src/web/fetchPage.js";
 
 const ARTICLE = `<!doctype html><html><head><title>How parsers work</title><style>body{color:red}</style><script>window.track = 1;</script></head>
 <body><nav><a href="/">Home</a> · <a href="/blog">Blog</a> · <a href="/login">Log in</a></nav>
@@ -76,6 +77,14 @@ function handler(req: http.IncomingMessage, res: http.ServerResponse): void {
     return pump();
   }
   if (url === "/slow") return; // never answers
+  // Declared only in the document (no charset in the header): ISO-8859-1 bytes, as such pages are.
+  if (url === "/meta-charset") return send(200, "text/html", Buffer.from('<html><head><meta charset="iso-8859-1"><title>Caf\u00e9</title></head><body><p>Caf\u00e9 cr\u00e8me br\u00fbl\u00e9e</p></body></html>', "latin1"));
+  if (url === "/meta-http-equiv") {
+    // windows-1252: 0x96 is an en dash there (a C1 control in ISO-8859-1).
+    const head = '<html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1252"><title>Men\u00fc</title></head><body><p>Gr\u00fc\u00dfe ';
+    return send(200, "text/html", Buffer.concat([Buffer.from(head, "latin1"), Buffer.from([0x96]), Buffer.from(" \u00fcber</p></body></html>", "latin1")]));
+  }
+  if (url === "/article-code") return send(200, "text/html; charset=utf-8", ARTICLE.replace("</article>", `<pre><code class="language-python">def add(a, b):\n    return a + b\n</code></pre></article>`));
   send(404, "text/plain", "not here");
 }
 
@@ -170,7 +179,7 @@ test("an article becomes Markdown of its main content: no navigation, footer, sc
 test("tables become GitHub tables and code stays a fenced block; text pages pass through; gzip is decoded", async () => {
   const t = await fetchCli({ url: `${base}/tables`, raw: true });
   assert.match(t.output, /\| Flag \| Meaning \|\n\| --- \| --- \|\n\| -n \| line numbers \|\n\| -i \| ignore case \|/);
-  assert.match(t.output, /```\w*\ndef add\(a, b\):\n {4}return a \+ b\n```/);
+  assert.match(t.output, /```python\ndef add\(a, b\):\n {4}return a \+ b\n```/);
   const p = await fetchCli({ url: `${base}/plain`, raw: true });
   assert.match(p.output, /\n\njust text\nline two\n$/);
   const g = await fetchCli({ url: `${base}/gzip`, raw: true });
@@ -207,16 +216,128 @@ test("a 20 MB body and a gzip bomb stop at 10 MB; binary content, a 404 and a se
   assert.ok(Date.now() - t0 < 10_000);
 });
 
-test("http is upgraded to https when the host serves it (same port, trusted certificate); plain http when it does not", async () => {
+test("an http:// URL is fetched over http, as written, even where the port also serves https", async () => {
   hits = {};
-  const up = await fetchCli({ url: `http://127.0.0.1:${dualPort}/page`, raw: true }, LOCAL, { NODE_EXTRA_CA_CERTS: path.join(certDir, "cert.pem") });
+  const asked = await fetchCli({ url: `http://127.0.0.1:${dualPort}/plain`, raw: true }, LOCAL, { NODE_EXTRA_CA_CERTS: path.join(certDir, "cert.pem") });
+  assert.equal(asked.success, true, asked.error);
+  assert.equal(asked.final_url, `http://127.0.0.1:${dualPort}/plain`);
+  assert.match(asked.output, /just text/);
+  assert.equal(hits["https:/plain"], undefined, "no TLS attempt");
+});
+
+test("a plain-HTTP server that never answers a TLS handshake: an http:// URL is fetched at once, not timed out", async () => {
+  // On connection: a TLS ClientHello (first byte 0x16) is left hanging, plain HTTP is served.
+  const clear = http.createServer(handler);
+  const mute = net.createServer((sock) => {
+    sock.once("data", (first) => {
+      if (first[0] === 0x16) return; // silence: a server that does not speak TLS and does not hang up
+      sock.pause();
+      sock.unshift(first);
+      clear.emit("connection", sock);
+      sock.resume();
+    });
+  });
+  await new Promise<void>((r) => mute.listen(0, "127.0.0.1", r));
+  const mutePort = (mute.address() as AddressInfo).port;
+  try {
+    const t0 = Date.now();
+    const r = await fetchCli({ url: `http://127.0.0.1:${mutePort}/plain`, raw: true }, { ...LOCAL, fetch_timeout_ms: 5000 });
+    assert.equal(r.success, true, r.error);
+    assert.match(r.output, /just text/);
+    assert.ok(Date.now() - t0 < 4500, `took ${Date.now() - t0} ms`);
+  } finally {
+    clear.closeAllConnections();
+    await new Promise((r) => mute.close(r));
+  }
+});
+
+test("an address written without a scheme is tried over https first (kept when served), then http", async () => {
+  hits = {};
+  const up = await fetchCli({ url: `127.0.0.1:${dualPort}/page`, raw: true }, LOCAL, { NODE_EXTRA_CA_CERTS: path.join(certDir, "cert.pem") });
   assert.equal(up.success, true, up.error);
   assert.equal(up.final_url, `https://127.0.0.1:${dualPort}/page`);
   assert.match(up.output, /served over TLS/);
-  // Without trusting the certificate, https fails and the page comes over http, as asked.
-  const down = await fetchCli({ url: `http://127.0.0.1:${dualPort}/plain`, raw: true });
+  // Without trusting the certificate, https fails and the page comes over http.
+  const down = await fetchCli({ url: `127.0.0.1:${dualPort}/plain`, raw: true });
   assert.equal(down.success, true, down.error);
   assert.equal(down.final_url, `http://127.0.0.1:${dualPort}/plain`);
+});
+
+test("a page whose charset is declared only in the document is decoded with it (<meta charset>, <meta http-equiv>)", async () => {
+  const meta = await fetchCli({ url: `${base}/meta-charset`, raw: true });
+  assert.equal(meta.success, true, meta.error);
+  assert.equal(meta.title, "Caf\u00e9");
+  assert.match(meta.output, /Caf\u00e9 cr\u00e8me br\u00fbl\u00e9e/);
+  assert.ok(!meta.output.includes("\ufffd"));
+  const equiv = await fetchCli({ url: `${base}/meta-http-equiv`, raw: true });
+  assert.equal(equiv.title, "Men\u00fc");
+  assert.match(equiv.output, /Gr\u00fc\u00dfe \u2013 \u00fcber/);
+});
+
+test("a code block inside an article keeps its language as the fence's info string", async () => {
+  const r = await fetchCli({ url: `${base}/article-code`, raw: true });
+  assert.equal(r.success, true, r.error);
+  assert.match(r.output, /Paragraph 8:/, "read as an article");
+  assert.match(r.output, /```python\ndef add\(a, b\):\n {4}return a \+ b\n```/);
+});
+
+test("web.allow_hosts: named hosts and ranges are reached; others and link-local metadata addresses are not", async () => {
+  hits = {};
+  const named = await fetchCli({ url: `${base}/plain`, raw: true }, { allow_hosts: ["127.0.0.1"], fetch_timeout_ms: 1500 });
+  assert.equal(named.success, true, named.error);
+  const range = await fetchCli({ url: `http://localhost:${port}/plain`, raw: true }, { allow_hosts: ["127.0.0.0/8", "::1"], fetch_timeout_ms: 1500 });
+  assert.equal(range.success, true, range.error);
+  const other = await fetchCli({ url: `${base}/plain`, raw: true }, { allow_hosts: ["10.0.0.0/8"], fetch_timeout_ms: 1500 });
+  assert.equal(other.success, false);
+  assert.match(other.error, /127\.0\.0\.1 is a private, loopback or link-local address: not fetched \(name it in web\.allow_hosts/);
+  const bad = await fetchCli({ url: `${base}/plain`, raw: true }, { allow_hosts: ["10.0.0.0/33"] });
+  assert.match(bad.error, /web\.allow_hosts: "10\.0\.0\.0\/33" is not a host name, an address or a range/);
+  // The metadata address: not by allow_private_addresses, not by a range, not even by one that covers everything.
+  const meta = await fetchCli({ url: "http://169.254.169.254/latest/meta-data/", raw: true }, { allow_private_addresses: true, allow_hosts: ["169.254.0.0/16", "0.0.0.0/0"], fetch_timeout_ms: 1500 });
+  assert.equal(meta.success, false);
+  assert.match(meta.error, /link-local: where cloud metadata services answer.*only web\.allow_hosts naming "169\.254\.169\.254" exactly/);
+  assert.deepEqual(Object.keys(hits).sort(), ["/plain"], "only the allowed fetches reached the server");
+  // The rule itself, over seeded random link-local addresses: refused under every allowance but an exact name.
+  let seed = 20261128;
+  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const everything = { allowPrivate: true, allowHosts: parseAllowHosts(["0.0.0.0/0", "::/0", "169.254.0.0/16", "fe80::/10"]) };
+  for (let i = 0; i < 200; i++) {
+    const v4 = `169.254.${Math.floor(rand() * 256)}.${Math.floor(rand() * 256)}`;
+    const v6 = `fe80::${Math.floor(rand() * 65536).toString(16)}:${Math.floor(rand() * 65536).toString(16)}`;
+    for (const ip of [v4, v6, `::ffff:${v4}`]) {
+      assert.ok(addressRefusal(ip, ip, everything), ip);
+      assert.equal(addressRefusal(ip, ip, { allowPrivate: false, allowHosts: parseAllowHosts([ip]) }), undefined, `${ip} named exactly`);
+    }
+    assert.equal(addressRefusal(v4, "metadata.internal", { allowPrivate: false, allowHosts: parseAllowHosts(["metadata.internal"]) }), undefined, "the host named exactly");
+  }
+});
+
+test("the cache does not answer what today's settings refuse", async () => {
+  const root = tempTree({ "a.txt": "x\n" });
+  hits = {};
+  const home = configHome(LOCAL);
+  const first = await fetchCliHome({ url: `${base}/count2`, raw: true }, home, root);
+  assert.equal(first.success, true, first.error);
+  const again = await fetchCliHome({ url: `${base}/count2`, raw: true }, home, root);
+  assert.equal(again.cached, true);
+  // The allowance is removed: the cached page is not served, and the fetch is refused as it would be.
+  fs.writeFileSync(path.join(home, "rt", "config.json"), JSON.stringify({ web: { fetch_timeout_ms: 1500 } }));
+  const after = await fetchCliHome({ url: `${base}/count2`, raw: true }, home, root);
+  assert.equal(after.success, false, "not served from the cache");
+  assert.match(after.error, /private, loopback or link-local address/);
+  // Or the domain is blocked now.
+  fs.writeFileSync(path.join(home, "rt", "config.json"), JSON.stringify({ web: { ...LOCAL, blocked_domains: ["127.0.0.1"] } }));
+  const blocked = await fetchCliHome({ url: `${base}/count2`, raw: true }, home, root);
+  assert.match(blocked.error, /blocked by web\.blocked_domains/);
+  assert.equal(hits["/count2"], 1, "the server was asked once");
+});
+
+test("a project's web.allow_private_addresses waits for trust, and the refusal says so", async () => {
+  const root = tempTree({ "a.txt": "x\n", ".rt/config.json": JSON.stringify({ web: { allow_private_addresses: true } }) });
+  const r = await fetchCli({ url: `${base}/plain`, raw: true }, {}, {}, root);
+  assert.equal(r.success, false);
+  assert.match(r.error, /private, loopback or link-local address/);
+  assert.match(r.error, /the project's web\.allow_private_addresses \(.*\.rt\/config\.json\) is ignored because the folder is not trusted: `rt trust .*` applies it/);
 });
 
 test("domain lists: blocked domains and an allow list are enforced", async () => {

@@ -62,6 +62,7 @@ function assistantBlocks(m: Extract<ChatMessage, { role: "assistant" }>): Anthro
   const calls = m.toolCalls ?? [];
   const useBlock = (c: ToolCall): AnthropicBlockJson => ({ type: "tool_use", id: c.id, name: c.name, input: toolInput(c.arguments) });
   const kept = m.native?.anthropic;
+  const paused = m.finishRaw === "pause_turn";
   if (!kept) {
     const blocks: AnthropicBlockJson[] = [];
     // Thinking goes back only signed: the API rejects unsigned thinking blocks.
@@ -92,7 +93,11 @@ function assistantBlocks(m: Extract<ChatMessage, { role: "assistant" }>): Anthro
         blocks.push(useBlock(call));
       }
     }
-    // Any other block (server tools, fallback notes...) stays in the session only.
+    else if (paused && isServerToolBlock(b)) {
+      // A paused turn continues from its content as it was: server tool calls and their results go back verbatim.
+      blocks.push({ ...b } as unknown as AnthropicBlockJson);
+    }
+    // Any other block (server tools of a finished answer, fallback notes...) stays in the session only.
   }
   for (const c of calls) if (!placed.has(c.id)) blocks.push(useBlock(c));
   if (m.content !== keptText) {
@@ -110,6 +115,12 @@ function assistantBlocks(m: Extract<ChatMessage, { role: "assistant" }>): Anthro
     }
   }
   return blocks;
+}
+
+/** A server tool's call or result (`server_tool_use`, `web_search_tool_result`, `web_fetch_tool_result`...). */
+function isServerToolBlock(b: Record<string, unknown>): boolean {
+  if (typeof b.type !== "string") return false;
+  return b.type === "server_tool_use" || (b.type.endsWith("_tool_result") && b.type !== "tool_result");
 }
 
 /**
@@ -203,7 +214,7 @@ export function anthropicFinishReason(stop: string | undefined): FinishReason {
     case "refusal":
       return "refusal";
     default:
-      // pause_turn (a server-tool loop paused), compaction...: kept verbatim as the raw reason.
+      // pause_turn (a server-tool loop paused: turn.ts continues it), compaction...: kept verbatim as the raw reason.
       return "other";
   }
 }

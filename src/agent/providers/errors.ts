@@ -66,6 +66,39 @@ export interface ErrorDetails {
   type?: string;
   /** OpenAI: the request parameter the error is about ("temperature"). */
   param?: string;
+  /** A router's upstream provider that failed (OpenRouter's `metadata.provider_name`). */
+  provider?: string;
+  /** What the upstream provider said (OpenRouter's `metadata.raw`), already part of `message`. */
+  upstream?: string;
+}
+
+/** Upstream words that say the upstream provider is rate-limiting (transient: worth a retry after a wait). */
+const UPSTREAM_RATE_LIMIT = /rate[- ]?limit|too many requests|retry shortly|overloaded|capacity|\b429\b|resource.?exhausted/i;
+
+/** Whether an error is a router's upstream rate limit (OpenRouter: "Provider returned error", the upstream's words). */
+export function isUpstreamRateLimit(d: ErrorDetails | undefined): boolean {
+  return !!d?.upstream && UPSTREAM_RATE_LIMIT.test(d.upstream);
+}
+
+/**
+ * OpenRouter's `metadata.raw`: the upstream provider's own answer, a string (maybe JSON text) or an
+ * object. Its message when it has one, else the text itself.
+ */
+function upstreamWords(raw: unknown): string | undefined {
+  let v = raw;
+  if (typeof v === "string") {
+    const t = v.trim();
+    if (!t) return undefined;
+    try {
+      v = JSON.parse(t) as unknown;
+    } catch {
+      return t;
+    }
+    if (typeof v !== "object" || v === null) return t;
+  }
+  if (!v || typeof v !== "object") return undefined;
+  const said = describeBody(v).message;
+  return said || JSON.stringify(v).slice(0, 600);
 }
 
 /**
@@ -91,6 +124,17 @@ export function describeBody(body: unknown, fallback = ""): ErrorDetails {
   if (type) out.type = type;
   if (typeof e.code === "string" && out.type !== e.code) out.type = `${out.type ? `${out.type}/` : ""}${e.code}`;
   if (typeof e.param === "string") out.param = e.param;
+  // OpenRouter: {message: "Provider returned error", metadata: {raw, provider_name}}: the upstream's words say what happened.
+  const meta = e.metadata && typeof e.metadata === "object" ? (e.metadata as Record<string, unknown>) : undefined;
+  if (meta) {
+    const provider = typeof meta.provider_name === "string" && meta.provider_name ? meta.provider_name : undefined;
+    const upstream = upstreamWords(meta.raw);
+    if (provider) out.provider = provider;
+    if (upstream) {
+      out.upstream = upstream;
+      out.message = `${out.message || "error"} (${provider ?? "upstream provider"}: ${upstream})`;
+    } else if (provider) out.message = `${out.message || "error"} (${provider})`;
+  }
   return out;
 }
 

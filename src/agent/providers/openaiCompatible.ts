@@ -36,15 +36,17 @@ export interface OpenAICompatibleOptions extends ProviderOptions {
   ollamaRoot?: string;
   /** Configured context windows by model name; they win over what the server reports. */
   contextWindows?: Record<string, number>;
+  /** Whether an answer that opens with `<think>` has that section read as reasoning (default true). */
+  thinkTags?: boolean;
 }
 
 type OpenAIClient = import("openai").OpenAI;
 
 /** Placeholder key for local servers: the client refuses to start without one; it is never sent (see the headers below). */
-const NO_KEY = "no-key";
+export const NO_KEY = "no-key";
 
 /** Environment variables through which the `openai` client would pick credentials or headers of its own. */
-const OPENAI_CLIENT_ENV = ["OPENAI_ADMIN_KEY", "OPENAI_CUSTOM_HEADERS", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID", "OPENAI_WEBHOOK_SECRET"];
+export const OPENAI_CLIENT_ENV = ["OPENAI_ADMIN_KEY", "OPENAI_CUSTOM_HEADERS", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID", "OPENAI_WEBHOOK_SECRET"];
 
 /**
  * Gemini's OpenAI-compatible endpoint sends its errors as a JSON array holding one
@@ -52,7 +54,7 @@ const OPENAI_CLIENT_ENV = ["OPENAI_ADMIN_KEY", "OPENAI_CUSTOM_HEADERS", "OPENAI_
  * nothing ("400 status code (no body)"). This fetch hands the client the object inside, so the
  * error says what the provider said. Everything else passes through untouched.
  */
-async function fetchUnwrappingErrorArrays(input: string | URL | Request, init?: RequestInit): Promise<Response> {
+export async function fetchUnwrappingErrorArrays(input: string | URL | Request, init?: RequestInit): Promise<Response> {
   const res = await fetch(input, init);
   if (res.ok || !/\bjson\b/i.test(res.headers.get("content-type") ?? "")) return res;
   const text = await res.text();
@@ -126,7 +128,7 @@ export function createOpenAICompatibleProvider(opts: OpenAICompatibleOptions): P
       .create(body(req) as Parameters<OpenAIClient["chat"]["completions"]["create"]>[0] & { stream: true }, { signal })
       .asResponse();
     if (!res.body) throw new ProviderError(`${target} answered ${res.status} without a body`, "stream_broken");
-    const assembler = new OpenAIChunkAssembler();
+    const assembler = new OpenAIChunkAssembler({ thinkTags: opts.thinkTags });
     const whole = await wholeJsonBody(res, alive);
     if (whole && "json" in whole) {
       // The whole answer at once (the server ignored stream: true): complete, so it is the answer, not a broken stream.
@@ -141,8 +143,12 @@ export function createOpenAICompatibleProvider(opts: OpenAICompatibleOptions): P
       yield* assembler.end();
       return;
     }
+    let done = false;
     for await (const ev of sseEvents(whole?.events ?? res.body, alive)) {
-      if (ev.data === "[DONE]") break;
+      if (ev.data === "[DONE]") {
+        done = true;
+        break;
+      }
       let chunk: OpenAIChunk;
       try {
         chunk = JSON.parse(ev.data) as OpenAIChunk;
@@ -158,9 +164,11 @@ export function createOpenAICompatibleProvider(opts: OpenAICompatibleOptions): P
       }
     }
     if (signal.aborted) return; // runWithRetries says why
-    if (!assembler.finished) {
+    // [DONE] is the server's own word that the answer is whole, finish_reason or not (Snowflake Cortex sends none).
+    if (!assembler.finished && !done) {
       yield* assembler.partial();
-      throw new ProviderError(`the stream from ${target} ended before the answer was complete (no finish_reason)`, "stream_broken");
+      const why = "ended before the answer was complete (no finish_reason, no [DONE])";
+      throw new ProviderError(`the stream from ${target} ${why}`, "stream_broken");
     }
     yield* assembler.end();
   }

@@ -10,6 +10,11 @@
 //   delta.refusal (OpenAI: the model declined)
 //   an `error` object in a chunk (OpenRouter, with the usage and finish reason of the
 //     answer so far in the same chunk), finish_reason "error"
+//   reasoning only in delta.reasoning_details (Snowflake Cortex's Claude models: entries of
+//     type reasoning.text), shown from the details when no reasoning string came with them
+//   reasoning in delta.content between <think> and </think> (DeepSeek R1 and its distills
+//     served through routers: Hugging Face, Together, Groq without a reasoning format)
+//   a stream that ends with usage and [DONE] and never sends a finish_reason (Snowflake Cortex)
 import type { ChatImage, ChatMessage, FinishReason, NativeParts, StreamPart, ToolCall, ToolSpec, Usage } from "./types.js";
 
 export interface OpenAIToolCallJson {
@@ -244,6 +249,77 @@ export function wholeCompletionChunk(doc: unknown): OpenAIChunk | undefined {
   } as OpenAIChunk;
 }
 
+/** The reasoning a `reasoning_details` entry shows: a reasoning.text's text, a reasoning.summary's summary. */
+export function detailText(detail: unknown): string {
+  if (!detail || typeof detail !== "object") return "";
+  const d = detail as Record<string, unknown>;
+  if (d.type === "reasoning.text" && typeof d.text === "string") return d.text;
+  if (d.type === "reasoning.summary" && typeof d.summary === "string") return d.summary;
+  return "";
+}
+
+const OPEN_THINK = "<think>";
+const CLOSE_THINK = "</think>";
+
+/**
+ * Splits streamed content into reasoning and answer text when the answer opens with `<think>`
+ * (after white space): what stands between it and `</think>` is reasoning, the rest is text (its
+ * leading white space dropped). A tag split across chunks is held back until it is whole. An
+ * answer that does not open with the tag is text, untouched, tags and all.
+ */
+export class ThinkTagSplitter {
+  private state: "start" | "think" | "text" = "start";
+  private pending = "";
+  /** Right after </think>: the white space that separates reasoning from the answer is dropped. */
+  private trimText = false;
+
+  push(delta: string): { reasoning: string; text: string } {
+    const out = { reasoning: "", text: "" };
+    this.pending += delta;
+    if (this.state === "start") {
+      const trimmed = this.pending.trimStart();
+      if (trimmed.length < OPEN_THINK.length && OPEN_THINK.startsWith(trimmed)) return out; // not decided yet
+      if (trimmed.startsWith(OPEN_THINK)) {
+        this.state = "think";
+        this.pending = trimmed.slice(OPEN_THINK.length);
+      } else {
+        this.state = "text";
+      }
+    }
+    if (this.state === "think") {
+      const end = this.pending.indexOf(CLOSE_THINK);
+      if (end < 0) {
+        // Keep back a tail that may be the start of </think>.
+        let keep = Math.min(CLOSE_THINK.length - 1, this.pending.length);
+        while (keep > 0 && !CLOSE_THINK.startsWith(this.pending.slice(-keep))) keep--;
+        out.reasoning = this.pending.slice(0, this.pending.length - keep);
+        this.pending = this.pending.slice(this.pending.length - keep);
+        return out;
+      }
+      out.reasoning = this.pending.slice(0, end);
+      this.pending = this.pending.slice(end + CLOSE_THINK.length);
+      this.state = "text";
+      this.trimText = true;
+    }
+    let text = this.pending;
+    this.pending = "";
+    if (this.trimText) {
+      text = text.trimStart();
+      if (text) this.trimText = false;
+    }
+    out.text = text;
+    return out;
+  }
+
+  /** What is held back when the answer ends: an undecided start is text, an unclosed thought is reasoning. */
+  flush(): { reasoning: string; text: string } {
+    const rest = this.pending;
+    this.pending = "";
+    if (this.state === "think") return { reasoning: rest, text: "" };
+    return { reasoning: "", text: this.trimText ? rest.trimStart() : rest };
+  }
+}
+
 interface PendingCall {
   id: string;
   name: string;
@@ -268,8 +344,14 @@ export class OpenAIChunkAssembler {
   private details: Array<Record<string, unknown>> = [];
   private unknownParts: unknown[] = [];
   private refused = false;
+  /** Set when `<think>` tags in the content are read as reasoning (the default; `think_tags: false` turns it off). */
+  private think: ThinkTagSplitter | undefined;
   /** The error object of an error chunk, once one arrived (the caller throws it after the chunk's other parts). */
   error: unknown;
+
+  constructor(opts: { thinkTags?: boolean } = {}) {
+    if (opts.thinkTags !== false) this.think = new ThinkTagSplitter();
+  }
 
   /** The parts a chunk completes (text, reasoning, usage; tool calls and finish wait for end()). */
   push(chunk: OpenAIChunk): StreamPart[] {
@@ -279,17 +361,24 @@ export class OpenAIChunkAssembler {
       // interleaves their chunks; the answer is choice 0, the others are not part of it.
       if (typeof choice?.index === "number" && choice.index !== 0) continue;
       const d = choice?.delta ?? {};
+      let saidReasoning = false;
       for (const field of ["reasoning_content", "reasoning"] as const) {
         const r = d[field];
         if (typeof r !== "string") continue;
         this.reasoningField ??= field;
         if (r) parts.push({ type: "reasoning", delta: r });
+        saidReasoning = r !== "";
         break; // a server that sends both (vLLM's transition) means the same text twice
       }
-      if (Array.isArray(d.reasoning_details)) this.mergeDetails(d.reasoning_details);
+      if (Array.isArray(d.reasoning_details)) {
+        this.mergeDetails(d.reasoning_details);
+        // OpenRouter sends the thought in `reasoning` too; a server that sends only the details is shown from them.
+        const shown = saidReasoning ? "" : d.reasoning_details.map(detailText).join("");
+        if (shown) parts.push({ type: "reasoning", delta: shown });
+      }
       const content = contentParts(d.content);
       if (content.reasoning) parts.push({ type: "reasoning", delta: content.reasoning });
-      if (content.text) parts.push({ type: "text", delta: content.text });
+      if (content.text) parts.push(...this.textParts(content.text));
       this.unknownParts.push(...content.unknown);
       if (typeof d.refusal === "string" && d.refusal) {
         // The model's own words for declining: shown and kept as its answer.
@@ -304,6 +393,26 @@ export class OpenAIChunkAssembler {
     const usage = chunk.usage ?? chunk.x_groq?.usage;
     if (usage) parts.push({ type: "usage", usage: usageFrom(usage) });
     if (chunk.error !== undefined && chunk.error !== null) this.error = chunk.error;
+    return parts;
+  }
+
+  /** Answer text, with a leading <think> section read as reasoning (see ThinkTagSplitter). */
+  private textParts(text: string): StreamPart[] {
+    if (!this.think) return [{ type: "text", delta: text }];
+    const split = this.think.push(text);
+    const parts: StreamPart[] = [];
+    if (split.reasoning) parts.push({ type: "reasoning", delta: split.reasoning });
+    if (split.text) parts.push({ type: "text", delta: split.text });
+    return parts;
+  }
+
+  /** The text and reasoning held back at the end of the answer (a tag that may have continued). */
+  private flushText(): StreamPart[] {
+    if (!this.think) return [];
+    const split = this.think.flush();
+    const parts: StreamPart[] = [];
+    if (split.reasoning) parts.push({ type: "reasoning", delta: split.reasoning });
+    if (split.text) parts.push({ type: "text", delta: split.text });
     return parts;
   }
 
@@ -361,26 +470,27 @@ export class OpenAIChunkAssembler {
 
   /** The parts that wait for the end: complete tool calls, native parts, finish. */
   end(): StreamPart[] {
-    const parts: StreamPart[] = [];
+    const parts: StreamPart[] = this.flushText();
     // (Unnamed fragments are no call; their position stays, to pair each call with its extras.)
     const all = this.calls.map((c) => (c.name === "" ? undefined : { id: c.id || `call_rt_${++this.generatedIds}`, name: c.name, arguments: c.arguments }));
     const calls = all.filter((c): c is ToolCall => c !== undefined);
     for (const call of calls) parts.push({ type: "tool_call", call });
     const native = this.native(all);
     if (native) parts.push({ type: "native", native });
-    const raw = this.finish ?? "stop";
-    let reason = finishReason(raw);
+    // No finish_reason at all: the stream ended with [DONE] (Snowflake Cortex), which says the answer is whole.
+    const raw = this.finish;
+    let reason = finishReason(raw ?? "stop");
     // Some servers (Ollama among them) say "stop" after tool calls; the agent needs to know there are
     // calls to run. A cut or filtered answer stays what it is: its last call may be incomplete.
     if (calls.length && (reason === "stop" || reason === "other")) reason = "tool_calls";
     if (this.refused && reason === "stop") reason = "refusal";
-    parts.push({ type: "finish", reason, raw });
+    parts.push({ type: "finish", reason, ...(raw !== undefined ? { raw } : {}) });
     return parts;
   }
 
   /** What arrived before the stream broke: calls are not handed out (their arguments may be cut), native parts are. */
   partial(): StreamPart[] {
     const native = this.native();
-    return native ? [{ type: "native", native }] : [];
+    return [...this.flushText(), ...(native ? [{ type: "native" as const, native }] : [])];
   }
 }

@@ -17,12 +17,13 @@ import { configFiles, loadConfig, type ConfigFiles, type ProviderConfig, type Rt
 import { createAnthropicProvider } from "./anthropic.js";
 import { createOllamaProvider } from "./ollama.js";
 import { createOpenAICompatibleProvider } from "./openaiCompatible.js";
+import { createOpenAIResponsesProvider, withResponsesFor } from "./openaiResponses.js";
 import type { ProviderOptions } from "./options.js";
 import type { RetryOptions, TimeoutOptions } from "./retry.js";
 import type { Provider } from "./types.js";
 
 /** The protocol a provider speaks. */
-export type ProviderKind = "ollama" | "openai" | "anthropic" | "openai-compatible";
+export type ProviderKind = "ollama" | "openai" | "anthropic" | "openai-compatible" | "openai-responses";
 
 interface Preset {
   kind: ProviderKind;
@@ -42,6 +43,15 @@ export const BUILTIN_PROVIDERS: Readonly<Record<string, Preset>> = {
   ollama: { kind: "ollama", title: "Ollama", baseURL: "http://127.0.0.1:11434", baseEnv: "OLLAMA_HOST" },
   openai: { kind: "openai", title: "OpenAI", baseURL: "https://api.openai.com/v1", baseEnv: "OPENAI_BASE_URL", keyEnv: "OPENAI_API_KEY", hosted: true },
   anthropic: { kind: "anthropic", title: "Anthropic", baseURL: "https://api.anthropic.com", baseEnv: "ANTHROPIC_BASE_URL", keyEnv: "ANTHROPIC_API_KEY", hosted: true },
+  // OpenAI's Responses API for any model (`openai` uses it by itself only for the models served there alone).
+  "openai-responses": {
+    kind: "openai-responses",
+    title: "OpenAI (Responses API)",
+    baseURL: "https://api.openai.com/v1",
+    baseEnv: "OPENAI_BASE_URL",
+    keyEnv: "OPENAI_API_KEY",
+    hosted: true,
+  },
   "openai-compatible": { kind: "openai-compatible", title: "the OpenAI-compatible server", baseEnv: "OPENAI_BASE_URL", keyEnv: "OPENAI_API_KEY" },
   openrouter: { kind: "openai-compatible", title: "OpenRouter", baseURL: "https://openrouter.ai/api/v1", keyEnv: "OPENROUTER_API_KEY", hosted: true },
   lmstudio: { kind: "openai-compatible", title: "LM Studio", baseURL: "http://127.0.0.1:1234/v1" },
@@ -203,7 +213,8 @@ export function resolveModel(input: ResolveInput = {}): ResolvedModel {
 
   const hostedAtHome = !!preset?.hosted && baseOrigin === "the default";
   if (hostedAtHome && !model) {
-    const example = providerName === "anthropic" ? "claude-sonnet-4-5" : providerName === "openai" ? "gpt-4.1" : "MODEL";
+    const examples: Record<string, string> = { anthropic: "claude-sonnet-4-5", openai: "gpt-4.1", "openai-responses": "gpt-5.1-codex" };
+    const example = examples[providerName] ?? "MODEL";
     throw new ModelChoiceError(`${title}: name a model, e.g. --model ${providerName}/${example}`);
   }
 
@@ -221,12 +232,21 @@ export function resolveModel(input: ResolveInput = {}): ResolvedModel {
       ...input.providerOptions?.timeouts,
     },
   };
+  const thinkTags = pc.think_tags !== undefined ? { thinkTags: pc.think_tags } : {};
+  const chatOptions = { ...common, contextWindows: pc.context_windows, ...thinkTags };
   const provider =
     kind === "anthropic"
       ? createAnthropicProvider({ ...common, thinkingBudgetTokens: pc.thinking_budget_tokens, contextWindows: pc.context_windows })
       : kind === "ollama"
         ? createOllamaProvider({ ...common, contextWindows: pc.context_windows, ...(pc.think !== undefined ? { think: pc.think } : {}) })
-        : createOpenAICompatibleProvider({ ...common, name: kind, contextWindows: pc.context_windows });
+        : kind === "openai-responses"
+          ? createOpenAIResponsesProvider(chatOptions)
+          : kind === "openai"
+            ? // OpenAI's models served on the Responses API only go there (openaiResponses.ts: needsResponsesApi).
+              withResponsesFor(createOpenAICompatibleProvider({ ...chatOptions, name: kind }), () =>
+                createOpenAIResponsesProvider(chatOptions),
+              )
+            : createOpenAICompatibleProvider({ ...chatOptions, name: kind });
 
   return {
     provider,

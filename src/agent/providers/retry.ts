@@ -13,7 +13,7 @@ import {
   PROVIDER_RETRY_MAX_DELAY_MS,
 } from "../../limits.js";
 import { ProviderError, type ModelRequest, type ProviderErrorKind, type StreamPart } from "./types.js";
-import { classifyError } from "./errors.js";
+import { classifyError, isUpstreamRateLimit } from "./errors.js";
 
 export interface RetryOptions {
   /** Retries after the first attempt (0: no retry). */
@@ -48,14 +48,16 @@ export const DEFAULT_TIMEOUTS: TimeoutOptions = {
  * Failures worth another try while nothing has been yielded: transient by nature
  * (a refused or reset connection, a 5xx or an overloaded server, a timeout, a stream
  * cut before it said anything). A rate limit only when the server says how long to
- * wait (Retry-After): a 429 without it is usually a quota, which waiting does not fix.
+ * wait (Retry-After), or when a router says its upstream provider is rate-limiting
+ * (OpenRouter's "temporarily rate-limited upstream. Please retry shortly"): a 429
+ * without either is usually a quota, which waiting does not fix.
  * What a 4xx or an in-stream error says about the request is never retried.
  */
 const RETRYABLE: ReadonlySet<ProviderErrorKind> = new Set(["unreachable", "rate_limit", "server", "timeout", "stream_broken"]);
 
 function transient(err: ProviderError): boolean {
   if (!RETRYABLE.has(err.kind)) return false;
-  if (err.kind === "rate_limit") return err.retryAfterMs !== undefined;
+  if (err.kind === "rate_limit") return err.retryAfterMs !== undefined || isUpstreamRateLimit(err.details);
   return true;
 }
 
@@ -178,7 +180,8 @@ export async function* runWithRetries(attempt: Attempt, opts: RunOptions): Async
         throw new ProviderError(`${failure.message} (the server asks to wait ${seconds(failure.retryAfterMs)}; not waiting that long)`, failure.kind, failure.status, failure.retryAfterMs);
       }
       if (retry > 0 && transient(failure)) {
-        throw new ProviderError(`${failure.message} (gave up after ${retry + 1} attempts)`, failure.kind, failure.status, failure.retryAfterMs);
+        const message = `${failure.message} (gave up after ${retry + 1} attempts)`;
+        throw new ProviderError(message, failure.kind, failure.status, failure.retryAfterMs, failure.details);
       }
       throw failure;
     }

@@ -42,6 +42,11 @@ export interface NativeParts {
    * their user turn), which DeepSeek's thinking mode requires.
    */
   reasoningField?: "reasoning_content" | "reasoning";
+  /**
+   * OpenAI Responses: the answer's reasoning items (id, summary, encrypted_content), sent back
+   * verbatim in later requests (rt asks with `store: false`, so OpenAI keeps nothing itself).
+   */
+  responses?: Array<Record<string, unknown>>;
   /** OpenRouter's `reasoning_details`, merged over the stream by index, sent back unchanged. */
   reasoningDetails?: Array<Record<string, unknown>>;
   /** Content parts of a type rt does not know, verbatim: kept in the session, never made into text. */
@@ -174,7 +179,7 @@ export class ProviderError extends Error {
 }
 
 export interface Provider {
-  /** "openai-compatible", "openai", "anthropic", "ollama". */
+  /** "openai-compatible", "openai", "openai-responses", "anthropic", "ollama". */
   readonly name: string;
   /** Streams one model turn. Retries (429, 5xx, network errors before the first part) happen inside. */
   stream(req: ModelRequest): AsyncIterable<StreamPart>;
