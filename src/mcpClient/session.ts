@@ -11,7 +11,7 @@ import type { Workspace } from "../workspace/workspace.js";
 import { defineTool, ok, type Tool } from "../tools/types.js";
 import { jsonSchemaOf } from "../tools/registry.js";
 import { MCP_LAZY_ABOVE_TOOLS, MCP_SEARCH_MAX_RESULTS } from "../limits.js";
-import { loadMcpServers, type McpConfigProblem } from "./config.js";
+import { loadMcpServers, type McpConfigProblem, type McpServerConfig } from "./config.js";
 import { McpServerConnection, remoteToolAsTool, type ServerStatus } from "./manager.js";
 
 export interface McpClientOptions {
@@ -20,6 +20,8 @@ export interface McpClientOptions {
   lazyAbove?: number;
   /** Connect only these servers (rt mcp call). */
   only?: string[];
+  /** Servers beyond the configured ones: those an editor passes with an ACP session (the user's own choice). */
+  extra?: McpServerConfig[];
 }
 
 export interface AgentToolProvider {
@@ -113,7 +115,8 @@ export async function startMcpClients(ws: Workspace, opts: McpClientOptions = {}
   const load = await loadMcpServers(ws);
   session.problems = load.problems;
   if (load.untrustedProjectFile) session.untrustedProjectFile = load.untrustedProjectFile;
-  const servers = opts.only ? load.servers.filter((s) => opts.only!.includes(s.name)) : load.servers;
+  const configured = [...load.servers, ...(opts.extra ?? []).filter((e) => !load.servers.some((s) => s.name === e.name))];
+  const servers = opts.only ? configured.filter((s) => opts.only!.includes(s.name)) : configured;
   for (const s of servers) session.connections.push(new McpServerConnection(s));
   await Promise.all(session.connections.map((c) => c.connect(ws)));
   for (const conn of session.connections) {

@@ -470,6 +470,12 @@ export const COMMANDS: CommandSpec[] = [
     options: { ...AGENT_OPTIONS, plain: { type: "boolean", help: "the line REPL instead of the full-screen UI (the default when input or output is not a terminal)" } },
   },
   {
+    name: "acp",
+    synopsis: "rt acp [--model provider/model] [--approval MODE]",
+    summary: "the agent for editors that speak the Agent Client Protocol (Zed, JetBrains, Neovim, VS Code), over stdio",
+    options: { model: AGENT_OPTIONS.model!, approval: AGENT_OPTIONS.approval!, protocol: AGENT_OPTIONS.protocol!, "max-turns": AGENT_OPTIONS["max-turns"]!, "base-url": AGENT_OPTIONS["base-url"]!, "api-key": AGENT_OPTIONS["api-key"]! },
+  },
+  {
     name: "trust",
     synopsis: "rt trust [DIR] | rt trust --list | rt trust --revoke [DIR]",
     summary: "trust a folder (default: the workspace root): its .rt/config.json then applies in full (provider hosts and keys, approvals, databases...)",
