@@ -23,6 +23,9 @@ interface Editor {
   writes: acp.WriteTextFileRequest[];
   /** Answers to permission questions, in order: an option id, or "cancel". */
   answers: string[];
+  /** The editor's unsaved text by absolute path (what fs/read_text_file answers instead of the disk). */
+  buffers: Map<string, string>;
+  reads: string[];
   stderr: () => string;
 }
 
@@ -35,7 +38,7 @@ async function withEditor<T>(cwd: string, op: (ctx: acp.ClientContext, editor: E
   const child = startRt(cwd);
   let err = "";
   child.stderr.on("data", (d) => (err += d));
-  const editor: Editor = { child, updates: [], permissions: [], writes: [], answers: [], stderr: () => err };
+  const editor: Editor = { child, updates: [], permissions: [], writes: [], answers: [], buffers: new Map(), reads: [], stderr: () => err };
   const app = acp
     .client({ name: "test-editor" })
     .onNotification("session/update", ({ params }) => {
@@ -50,7 +53,10 @@ async function withEditor<T>(cwd: string, op: (ctx: acp.ClientContext, editor: E
       editor.writes.push(params);
       return {};
     })
-    .onRequest("fs/read_text_file", ({ params }) => ({ content: fs.readFileSync(params.path, "utf8") }));
+    .onRequest("fs/read_text_file", ({ params }) => {
+      editor.reads.push(params.path);
+      return { content: editor.buffers.get(params.path) ?? fs.readFileSync(params.path, "utf8") };
+    });
   const stream = acp.ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>);
   try {
     return await app.connectWith(stream, async (ctx) => {
@@ -106,6 +112,28 @@ test("a session: streamed text, a permission rejected then allowed, the edit as 
     const text = updatesOf(editor, "agent_message_chunk").map((u) => u.content.text).join("");
     assert.equal(text, "Fixed add in src/calc.py.");
     assert.ok(updatesOf(editor, "available_commands_update").length >= 0);
+  });
+});
+
+test("the editor's unsaved buffer is what rt reads and edits; the result is saved and sent back to the editor", async () => {
+  const root = tempTree({ "src/calc.py": CALC });
+  const file = path.join(root, "src/calc.py");
+  const unsaved = "def add(a, b):\n    # checked\n    return a - b\n";
+  ollama.server.script(
+    reply.toolCall("read", { path: "src/calc.py" }),
+    reply.toolCall("edit", { path: "src/calc.py", old_string: "return a - b", new_string: "return a + b" }),
+    reply.text("done"),
+  );
+  await withEditor(root, async (ctx, editor) => {
+    editor.buffers.set(file, unsaved);
+    const { sessionId } = await ctx.request("session/new", { cwd: root, mcpServers: [] });
+    await ctx.request("session/set_mode", { sessionId, modeId: "auto-edit" });
+    assert.equal((await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "fix add" }] })).stopReason, "end_turn", editor.stderr());
+    assert.ok(editor.reads.includes(file));
+    assert.match(JSON.stringify(ollama.server.completions[1].body.messages), /# checked/, "the model read the editor's text");
+    const expected = unsaved.replace("a - b", "a + b");
+    assert.equal(fs.readFileSync(file, "utf8"), expected, "the edit was made to the editor's text");
+    assert.deepEqual(editor.writes.map((w) => w.content), [expected]);
   });
 });
 

@@ -78,12 +78,15 @@ export async function runAcp(launch: Workspace, flags: Flags, io: Io, version: s
       isDir = false;
     }
     if (!isDir) throw acp.RequestError.invalidParams({ cwd }, `cwd ${cwd} is not a directory`);
-    const ws = createWorkspace({ ...launch.options, root: cwd, cwd, env: launch.env });
+    // The editor's unsaved text of the files a tool is about to read or edit (when the editor can say).
+    const editorBuffers = abilities.readTextFile ? new Map<string, Buffer>() : undefined;
+    const ws = createWorkspace({ ...launch.options, root: cwd, cwd, env: launch.env, ...(editorBuffers ? { editorBuffers } : {}) });
     const holder: { id?: string } = {};
     const approve = async (req: ApprovalRequest): Promise<ApprovalReply> => askPermission(client, holder.id!, req, ws.root);
+    const beforeTool = editorBuffers ? (_tool: string, args: unknown) => syncBuffers(client, holder.id!, ws.root, args, editorBuffers) : undefined;
     let setup;
     try {
-      setup = await setupAgent(ws, { ...flags, ...(resume ? { resume } : {}), continue: undefined }, { approve });
+      setup = await setupAgent(ws, { ...flags, ...(resume ? { resume } : {}), continue: undefined }, { approve, ...(beforeTool ? { beforeTool } : {}) });
     } catch (e) {
       if (e instanceof SetupError) throw acp.RequestError.internalError({ reason: e.message }, e.message);
       throw e;
@@ -288,6 +291,31 @@ async function deliverEdit(
   };
   await client.notify("session/update", { sessionId, update: update as acp.SessionUpdate });
   if (abilities.writeTextFile) await client.request("fs/write_text_file", { sessionId, path: abs, content: newText });
+}
+
+/**
+ * Asks the editor for its text of the file a call names (fs/read_text_file):
+ * when it differs from the disk's (unsaved changes), the tool is given the
+ * editor's text. Only for files that exist, are UTF-8 and within the edit
+ * size; line endings an editor normalised do not count as a change.
+ */
+async function syncBuffers(client: acp.AgentContext, sessionId: string, root: string, args: unknown, buffers: Map<string, Buffer>): Promise<void> {
+  for (const { path: abs } of toolLocations(args, root)) {
+    const rel = path.relative(root, abs).split(path.sep).join("/");
+    let disk: Buffer;
+    try {
+      const st = fs.lstatSync(abs);
+      if (!st.isFile() || st.size > ACP_DIFF_MAX_BYTES) continue;
+      disk = fs.readFileSync(abs);
+    } catch {
+      continue;
+    }
+    const diskText = disk.toString("utf8");
+    if (!Buffer.from(diskText, "utf8").equals(disk)) continue;
+    const { content } = await client.request("fs/read_text_file", { sessionId, path: abs });
+    if (typeof content !== "string" || content.replace(/\r\n/g, "\n") === diskText.replace(/\r\n/g, "\n")) buffers.delete(rel);
+    else buffers.set(rel, Buffer.from(content, "utf8"));
+  }
 }
 
 /** The prompt's blocks as the agent's input: text as written, files and resources as context, images attached. */
