@@ -124,6 +124,10 @@ export const SQLITE_WAL_SNAPSHOT_MAX_BYTES = 256 * 1024 * 1024;
 
 /** `rt mcp`: how long the server waits for the client's answer to roots/list before serving --root instead. */
 export const MCP_ROOTS_TIMEOUT_MS = 5_000;
+/** `rt acp`: an edit's diff is sent to the editor for files up to this size (larger edits show their text result only). */
+export const ACP_DIFF_MAX_BYTES = 1024 * 1024;
+/** `rt acp`: the characters of one embedded resource of a prompt passed to the model (the rest is cut, and said). */
+export const ACP_EMBEDDED_MAX_CHARS = 200_000;
 /** `rt mcp`: the largest JSON-RPC message accepted (one stdio line, one HTTP body); a larger one is answered with a JSON-RPC error. */
 export const MCP_MAX_MESSAGE_BYTES = 10 * 1024 * 1024;
 /** `rt mcp`: a tool result's text longer than this many characters is cut in the middle (tools cap their own output; this bounds any). */

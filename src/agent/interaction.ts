@@ -37,9 +37,17 @@ export type PlanDecision = { accept: true; approval: ApprovalMode } | { accept: 
 
 export type PlanReviewCallback = (plan: string) => Promise<PlanDecision>;
 
+/**
+ * Called with a checked call just before its tool runs: a face that holds
+ * files of its own (an editor's unsaved buffers, `rt acp`) puts them in the
+ * workspace's editorBuffers so that the tool reads and edits what the user sees.
+ */
+export type BeforeToolCallback = (tool: string, args: unknown) => Promise<void>;
+
 /** Everything an interactive face can answer. Absent members: nobody can answer that. */
 export interface UserInteraction {
   approve?: ApprovalCallback;
   askUser?: AskUserCallback;
   reviewPlan?: PlanReviewCallback;
+  beforeTool?: BeforeToolCallback;
 }

@@ -14,7 +14,7 @@ import { SessionLog, now, type ContextEntry, type ProtocolChoice, type SessionSt
 import type { Price } from "./settings.js";
 import { withProfile } from "./rtOnPath.js";
 import { History } from "./history.js";
-import { createLoopContext, estimateContextTokens, setModel, type LoopContext, type ModelBinding } from "./loopContext.js";
+import { createLoopContext, estimateContextTokens, setApprovalMode, setModel, type LoopContext, type ModelBinding } from "./loopContext.js";
 import { compactContext } from "./compaction.js";
 import { sessionToolSet, type ToolSetChoice } from "./toolSet.js";
 import { runUserTurn, type RunOptions } from "./turn.js";
@@ -139,6 +139,11 @@ export class Agent {
   /** Switches model (/model). With protocol auto, tools are tried again. */
   setModel(provider: Provider, model: string, label: string, price?: Price, contextWindow?: number): void {
     setModel(this.ctx, { provider, model, label, ...(price ? { price } : {}), ...(contextWindow !== undefined ? { contextWindow } : {}) });
+  }
+
+  /** Switches the approval mode for the session and its subagents (an editor's mode menu, Shift+Tab). */
+  setApprovalMode(mode: ApprovalMode): void {
+    if (mode !== this.ctx.approvals.mode) setApprovalMode(this.ctx, mode);
   }
 
   /** Empties the context (/clear); the log keeps the history. */

@@ -273,7 +273,10 @@ async function executeCall(ctx: LoopContext, checked: CheckedCall, io: CallIo, s
     } catch (e) {
       result = { success: false, output: "", error: `${c.name} failed: ${(e as Error)?.message ?? String(e)}` };
     }
-  } else result = await runPreparedCall(prepared.call, { ...(signal ? { signal } : {}), editDiagnostics: true, askModel: modelAsker(ctx), imageInput: () => imageInputFor(ctx.model) });
+  } else {
+    await ctx.interaction.beforeTool?.(prepared.call.tool.name, prepared.call.args).catch(() => undefined);
+    result = await runPreparedCall(prepared.call, { ...(signal ? { signal } : {}), editDiagnostics: true, askModel: modelAsker(ctx), imageInput: () => imageInputFor(ctx.model) });
+  }
   // Hooks (issue 18): PostToolUse observes what ran; its reason or context is added for the model.
   const post = prepared.ok ? await postToolUseHook(ctx, c, prepared.call.args, result, signal) : undefined;
   for (const message of post?.notices ?? []) sink({ type: "notice", message });

@@ -11,7 +11,7 @@
 // identical consecutive calls stop the turn; tool output is cut to
 // limits.toolOutputMaxChars; the context is compacted at
 // limits.compactThreshold of the window.
-import type { ChatMessage, FinishReason, ModelRequest, NativeParts, ToolCall, Usage } from "./providers/types.js";
+import type { ChatImage, ChatMessage, FinishReason, ModelRequest, NativeParts, ToolCall, Usage } from "./providers/types.js";
 import { userPromptHooks, stopHook, allowToolsForTurn } from "./hookCalls.js";
 import { ProviderError } from "./providers/types.js";
 import type { AgentErrorKind, AgentEvent, Protocol } from "./events.js";
@@ -31,6 +31,8 @@ export interface RunOptions {
   signal?: AbortSignal;
   /** Tools run without asking during this turn (a custom slash command's allowed-tools, issue 18). */
   allowedTools?: readonly string[];
+  /** Images attached to the prompt (an editor's pasted screenshot), already fitted to the model's limits. */
+  images?: ChatImage[];
 }
 
 /** What one model request produced. */
@@ -93,7 +95,7 @@ export async function* runUserTurn(ctx: LoopContext, prompt: string, opts: RunOp
     yield emit(ctx, errorEvent(ctx, turn, "hook_blocked", `a UserPromptSubmit hook blocked the prompt: ${hooked.block ?? hooked.stop}`));
     return;
   }
-  ctx.history.add({ role: "user", content: hooked.prompt });
+  ctx.history.add({ role: "user", content: hooked.prompt, ...(opts.images?.length ? { images: opts.images } : {}) });
   const endAllowed = allowToolsForTurn(ctx, opts.allowedTools);
   try {
     for await (const ev of turnLoop(ctx, turn, signal)) {

@@ -65,10 +65,15 @@ interface AjvError {
 let ajvLoading: Promise<AjvInstance> | undefined;
 /** One Ajv for the process, loaded the first time a definition is read. */
 export function loadAjv(): Promise<AjvInstance> {
-  ajvLoading ??= import("ajv").then((m) => {
+  ajvLoading ??= Promise.all([import("ajv"), import("ajv-formats")]).then(([m, f]) => {
     const Ajv = ((m as { default?: unknown }).default ?? m) as new (opts: Record<string, unknown>) => AjvInstance;
     const Ctor = ((Ajv as unknown as { default?: unknown }).default ?? Ajv) as new (opts: Record<string, unknown>) => AjvInstance;
-    return new Ctor({ allErrors: true, strict: false, useDefaults: true });
+    const ajv = new Ctor({ allErrors: true, strict: false, useDefaults: true });
+    // The JSON Schema formats (uri, date-time, email...) that MCP servers' and custom tools' schemas use:
+    // checked, where Ajv alone would print "unknown format ... ignored" for each on standard error.
+    const addFormats = ((f as { default?: unknown }).default ?? f) as (ajv: AjvInstance) => void;
+    addFormats(ajv);
+    return ajv;
   });
   return ajvLoading;
 }

@@ -1,5 +1,5 @@
 // The user's MCP servers, in Claude Code's format: {"mcpServers": {NAME:
-// {command, args, env} | {type: "http", url, headers}}}, from the project's
+// {command, args, env} | {type: "http" | "sse", url, headers}}}, from the project's
 // `.mcp.json` (trusted folders only: a repository could otherwise make rt
 // start any program), the user's `~/.config/rt/mcp.json`, and `mcpServers` in
 // rt's configuration (the project's part of which applies only when trusted,
@@ -22,15 +22,16 @@ const StdioServer = z
   .loose();
 const HttpServer = z
   .object({
-    type: z.enum(["http", "streamable-http", "streamableHttp"]).optional(),
-    url: z.url(),
+    type: z.enum(["http", "streamable-http", "streamableHttp", "sse"]).optional(),
+    // Checked as a URL after ${VAR} expansion (below): "${API_BASE}/mcp" is not a URL until then.
+    url: z.string().min(1),
     headers: z.record(z.string(), z.string()).default({}),
   })
   .loose();
 
 export type McpServerConfig =
   | { name: string; transport: "stdio"; command: string; args: string[]; env: Record<string, string>; cwd?: string; origin: string }
-  | { name: string; transport: "http"; url: string; headers: Record<string, string>; origin: string };
+  | { name: string; transport: "http" | "sse"; url: string; headers: Record<string, string>; origin: string };
 
 export interface McpConfigProblem {
   origin: string;
@@ -69,10 +70,6 @@ export function serversFrom(data: unknown, origin: string, env: NodeJS.ProcessEn
     }
     if ((raw as { disabled?: unknown })?.disabled === true) continue;
     const isHttp = typeof (raw as { url?: unknown })?.url === "string";
-    if (!isHttp && ["sse"].includes(String((raw as { type?: unknown })?.type))) {
-      out.problems.push({ origin, server: name, message: 'type "sse" (the older HTTP+SSE transport) is not supported; use a Streamable HTTP url' });
-      continue;
-    }
     const parsed = (isHttp ? HttpServer : StdioServer).safeParse(raw);
     if (!parsed.success) {
       out.problems.push({ origin, server: name, message: parsed.error.issues.map((i) => `${i.path.join(".") || "(server)"}: ${i.message}`).join("; ") });
@@ -81,7 +78,12 @@ export function serversFrom(data: unknown, origin: string, env: NodeJS.ProcessEn
     const d = parsed.data as Record<string, unknown>;
     if (isHttp) {
       const headers = Object.fromEntries(Object.entries(d.headers as Record<string, string>).map(([k, v]) => [k, expand(v, env)]));
-      found.set(name, { name, transport: "http", url: expand(d.url as string, env), headers, origin });
+      const url = expand(d.url as string, env);
+      if (!URL.canParse(url)) {
+        out.problems.push({ origin, server: name, message: `url: ${JSON.stringify(url)} is not a URL${url !== d.url ? ` (after expanding ${JSON.stringify(d.url)})` : ""}` });
+        continue;
+      }
+      found.set(name, { name, transport: d.type === "sse" ? "sse" : "http", url, headers, origin });
     } else {
       const envVars = Object.fromEntries(Object.entries(d.env as Record<string, string>).map(([k, v]) => [k, expand(v, env)]));
       found.set(name, { name, transport: "stdio", command: expand(d.command as string, env), args: (d.args as string[]).map((a) => expand(a, env)), env: envVars, ...(d.cwd ? { cwd: d.cwd as string } : {}), origin });

@@ -11,8 +11,8 @@ import type { Workspace } from "../workspace/workspace.js";
 import { defineTool, ok, type Tool } from "../tools/types.js";
 import { jsonSchemaOf } from "../tools/registry.js";
 import { MCP_LAZY_ABOVE_TOOLS, MCP_SEARCH_MAX_RESULTS } from "../limits.js";
-import { loadMcpServers, type McpConfigProblem } from "./config.js";
-import { McpServerConnection, remoteToolAsTool, type ServerStatus } from "./manager.js";
+import { loadMcpServers, type McpConfigProblem, type McpServerConfig } from "./config.js";
+import { McpServerConnection, qualifiedName, remoteToolAsTool, type RemotePrompt, type ServerStatus } from "./manager.js";
 
 export interface McpClientOptions {
   /** true: always mcp_search; false: never; "auto" (default): above lazyAbove tools. */
@@ -20,6 +20,8 @@ export interface McpClientOptions {
   lazyAbove?: number;
   /** Connect only these servers (rt mcp call). */
   only?: string[];
+  /** Servers beyond the configured ones: those an editor passes with an ACP session (the user's own choice). */
+  extra?: McpServerConfig[];
 }
 
 export interface AgentToolProvider {
@@ -35,9 +37,45 @@ export class McpClientSession {
   untrustedProjectFile?: string;
   lazy = false;
   readonly searchTool: Tool;
+  readonly resourceTool: Tool;
 
   constructor() {
     this.searchTool = mcpSearchTool(this);
+    this.resourceTool = mcpResourcesTool(this);
+  }
+
+  /** Whether any connected server offers resources (the agent is then offered mcp_resources). */
+  get hasResources(): boolean {
+    return this.connections.some((c) => c.status.state === "connected" && (c.status.resources?.length ?? 0) > 0);
+  }
+
+  /**
+   * The servers' prompts as slash commands: /mcp__SERVER__PROMPT, as Claude Code names them.
+   */
+  promptCommands(): Array<{ command: string; server: string; prompt: RemotePrompt; conn: McpServerConnection }> {
+    return this.connections.flatMap((conn) => (conn.status.prompts ?? []).map((prompt) => ({ command: qualifiedName(conn.config.name, prompt.name), server: conn.config.name, prompt, conn })));
+  }
+
+  /**
+   * The text of `/mcp__SERVER__PROMPT args`: the words after the name fill the
+   * prompt's arguments in order (the last takes the rest), quoted words kept
+   * whole; undefined when no server has such a prompt.
+   */
+  async promptText(line: string): Promise<string | undefined> {
+    const m = /^\/(\S+)\s*([\s\S]*)$/.exec(line.trim());
+    if (!m) return undefined;
+    const found = this.promptCommands().find((p) => p.command === m[1]);
+    if (!found) return undefined;
+    const words = m[2].match(/"[^"]*"|'[^']*'|\S+/g)?.map((w) => w.replace(/^(["'])(.*)\1$/, "$2")) ?? [];
+    const names = (found.prompt.arguments ?? []).map((a) => a.name);
+    const args: Record<string, string> = {};
+    names.forEach((name, i) => {
+      const value = i === names.length - 1 ? words.slice(i).join(" ") : words[i];
+      if (value !== undefined && value !== "") args[name] = value;
+    });
+    const missing = (found.prompt.arguments ?? []).filter((a) => a.required && args[a.name] === undefined).map((a) => a.name);
+    if (missing.length) throw new Error(`/${found.command} needs ${missing.join(", ")} (arguments: ${names.join(" ") || "none"})`);
+    return found.conn.getPrompt(found.prompt.name, args);
   }
 
   statuses(): ServerStatus[] {
@@ -47,11 +85,16 @@ export class McpClientSession {
   /** What the agent is offered: every MCP tool, or mcp_search and the tools it found. */
   readonly provider: AgentToolProvider = {
     offered: () => {
-      if (this.tools.size === 0) return [];
-      if (!this.lazy) return [...this.tools.values()];
-      return [this.searchTool, ...[...this.lookedUp].map((n) => this.tools.get(n)!).filter(Boolean)];
+      const resources = this.hasResources ? [this.resourceTool] : [];
+      if (this.tools.size === 0) return resources;
+      if (!this.lazy) return [...this.tools.values(), ...resources];
+      return [this.searchTool, ...[...this.lookedUp].map((n) => this.tools.get(n)!).filter(Boolean), ...resources];
     },
-    find: (name) => (name === this.searchTool.name && this.tools.size ? this.searchTool : this.tools.get(name)),
+    find: (name) => {
+      if (name === this.searchTool.name && this.tools.size) return this.searchTool;
+      if (name === this.resourceTool.name && this.hasResources) return this.resourceTool;
+      return this.tools.get(name);
+    },
   };
 
   /** Tools matching a query: every word must occur in the name or description (case-insensitive), best first; "select:a,b" names tools exactly. */
@@ -76,8 +119,57 @@ export class McpClientSession {
   }
 
   async close(): Promise<void> {
+    running.delete(this);
     await Promise.all(this.connections.map((c) => c.close()));
   }
+}
+
+/** The sessions of this process that are connected, for the faces that expand their prompts (slash commands). */
+const running = new Set<McpClientSession>();
+
+/** `/mcp__SERVER__PROMPT args` as the prompt's text, from whichever running session has it; undefined: none has. */
+export async function mcpPromptText(line: string): Promise<string | undefined> {
+  for (const session of running) {
+    const text = await session.promptText(line);
+    if (text !== undefined) return text;
+  }
+  return undefined;
+}
+
+/** Every slash command the running sessions' prompts make, with its description. */
+export function mcpPromptCommands(): Array<{ command: string; description: string }> {
+  return [...running].flatMap((s) => s.promptCommands().map((p) => ({ command: p.command, description: p.prompt.description ?? `prompt ${p.prompt.name} of MCP server ${p.server}` })));
+}
+
+function mcpResourcesTool(session: McpClientSession): Tool {
+  return defineTool({
+    name: "mcp_resources",
+    aliases: [],
+    description:
+      "The resources of the user's MCP servers (files, records, documents a server exposes by URI): without uri, lists them (server, uri, name, description); with uri, reads one. Name the server when two servers could have the URI.",
+    schema: () =>
+      z
+        .object({
+          server: z.string().min(1).optional().describe("Only this server's resources"),
+          uri: z.string().min(1).optional().describe("Read this resource (as listed)"),
+        })
+        .strict(),
+    readOnly: true,
+    async handler(args, ctx) {
+      const connected = session.connections.filter((c) => c.status.state === "connected" && (!args.server || c.config.name === args.server));
+      if (args.server && !connected.length) {
+        const names = session.connections.map((c) => c.config.name);
+        return { success: false, output: "", error: `no connected MCP server ${args.server}; servers: ${names.join(", ") || "none"}`, error_type: "usage" };
+      }
+      if (!args.uri) {
+        const list = connected.flatMap((c) => (c.status.resources ?? []).map((r) => ({ server: c.config.name, ...r })));
+        return ok(list.length ? list.map((r) => `${r.server} ${r.uri}${r.name ? `  ${r.name}` : ""}${r.description ? ` — ${r.description}` : ""}`).join("\n") : "no resources", { resources: list });
+      }
+      const owner = connected.find((c) => c.status.resources?.some((r) => r.uri === args.uri)) ?? (connected.length === 1 ? connected[0] : undefined);
+      if (!owner) return { success: false, output: "", error: `no server lists ${args.uri}; name the server (server: NAME) or list the resources first`, error_type: "usage" };
+      return owner.readResource(args.uri, ctx.signal);
+    },
+  });
 }
 
 function mcpSearchTool(session: McpClientSession): Tool {
@@ -113,7 +205,8 @@ export async function startMcpClients(ws: Workspace, opts: McpClientOptions = {}
   const load = await loadMcpServers(ws);
   session.problems = load.problems;
   if (load.untrustedProjectFile) session.untrustedProjectFile = load.untrustedProjectFile;
-  const servers = opts.only ? load.servers.filter((s) => opts.only!.includes(s.name)) : load.servers;
+  const configured = [...load.servers, ...(opts.extra ?? []).filter((e) => !load.servers.some((s) => s.name === e.name))];
+  const servers = opts.only ? configured.filter((s) => opts.only!.includes(s.name)) : configured;
   for (const s of servers) session.connections.push(new McpServerConnection(s));
   await Promise.all(session.connections.map((c) => c.connect(ws)));
   for (const conn of session.connections) {
@@ -122,6 +215,7 @@ export async function startMcpClients(ws: Workspace, opts: McpClientOptions = {}
       if (!session.tools.has(tool.name)) session.tools.set(tool.name, tool);
     }
   }
+  running.add(session);
   const lazyAbove = opts.lazyAbove ?? MCP_LAZY_ABOVE_TOOLS;
   session.lazy = opts.lazy === true || ((opts.lazy ?? "auto") === "auto" && session.tools.size > lazyAbove);
   return session;

@@ -76,7 +76,11 @@ export async function setupAgent(ws: Workspace, flags: Flags, interaction: UserI
     protocol,
     approval,
     ...(interaction.approve ? { approve: interaction.approve } : {}),
-    interaction: { ...(interaction.askUser ? { askUser: interaction.askUser } : {}), ...(interaction.reviewPlan ? { reviewPlan: interaction.reviewPlan } : {}) },
+    interaction: {
+      ...(interaction.askUser ? { askUser: interaction.askUser } : {}),
+      ...(interaction.reviewPlan ? { reviewPlan: interaction.reviewPlan } : {}),
+      ...(interaction.beforeTool ? { beforeTool: interaction.beforeTool } : {}),
+    },
     subagentDepth: settings.subagentDepth,
     // A subagent definition's model: resolved like --model, priced and sized like the session's.
     resolveModel: async (label) => {

@@ -64,7 +64,27 @@ export async function runCommand(ws: Workspace, positionals: string[], flags: Fl
   const { agent } = setup;
   // `rt run /NAME args`: a custom slash command (issue 18) becomes its prompt.
   let allowedTools: string[] | undefined;
-  if (prompt.trim().startsWith("/")) {
+  if (prompt.trim().startsWith("/mcp__")) {
+    // A prompt of one of the user's MCP servers, as a slash command: /mcp__SERVER__PROMPT args.
+    const { mcpPromptText, mcpPromptCommands } = await import("../mcpClient/session.js");
+    let text: string | undefined;
+    try {
+      text = await mcpPromptText(prompt);
+    } catch (e) {
+      reader?.close();
+      agent.close();
+      io.stderr(`rt run: ${(e as Error).message}\n`);
+      return 2;
+    }
+    if (text === undefined) {
+      reader?.close();
+      agent.close();
+      const known = mcpPromptCommands().map((c) => `/${c.command}`);
+      io.stderr(`rt run: no MCP prompt ${prompt.trim().split(/\s+/)[0]}; MCP prompts: ${known.join(", ") || "none"}\n`);
+      return 2;
+    }
+    prompt = text;
+  } else if (prompt.trim().startsWith("/")) {
     const { loadCustomCommands, resolveSlashCommand } = await import("../extensions/slashCommands.js");
     const loaded = await loadCustomCommands(ws);
     const custom = resolveSlashCommand(prompt, loaded.commands);

@@ -97,8 +97,11 @@ export function takeSnapshot(ws: Workspace, path: string, opts: { mayCreate?: bo
   // writer (the path walked again from the root, no symlink followed): a
   // directory on the way swapped for a symlink since `resolve` cannot make the
   // snapshot, the journal's saved copy and the written file an outside file's.
-  const found = ws.writer.readFileStat(r.rel, { maxBytes: EDIT_MAX_BYTES });
-  if (!found) throw new ToolError(`${r.rel}: file not found (it disappeared while rt was reading it)`);
+  const onDisk = ws.writer.readFileStat(r.rel, { maxBytes: EDIT_MAX_BYTES });
+  if (!onDisk) throw new ToolError(`${r.rel}: file not found (it disappeared while rt was reading it)`);
+  // An editor's unsaved text of the file is what is edited (rt acp); the disk gives the mode.
+  const buffer = ws.options.editorBuffers?.get(r.rel);
+  const found = buffer ? { ...onDisk, bytes: buffer } : onDisk;
   const bytes = found.bytes;
   const kind = binaryKind(bytes);
   if (kind) throw new ToolError(`${r.rel}: binary file (${kind}, ${formatSize(bytes.length)}); rt edits text files only`);
@@ -219,6 +222,9 @@ function sameBytes(pieces: readonly Buffer[], bytes: Buffer): boolean {
 
 /** Whether the file `rel` still holds exactly `bytes` (null: does not exist), compared a chunk at a time. */
 function stillHolds(ws: Workspace, rel: string, bytes: Buffer | null): boolean {
+  // Edited from an editor's buffer: the buffer is the version to hold (the write saves it, with the edit).
+  const buffer = ws.options.editorBuffers?.get(rel);
+  if (buffer) return bytes !== null && buffer.equals(bytes);
   // Opened like the snapshot, through the confined writer: a symlink met on the way is refused
   // (thrown: nothing is written); a file gone is a change unless there was none.
   let fd: number;
@@ -350,6 +356,7 @@ async function applyLocked(ws: Workspace, target: string, plan: Planner, opts: A
       throw e;
     }
     entry.commit();
+    ws.options.editorBuffers?.delete(snap.rel);
     if (newLength <= LINE_ID_MAX_BYTES) {
       // The caller is shown the edited region below: those numbers are current for it now (one write).
       const shown = shownWindows(newLines.length, p.regions?.length ? p.regions : [{ start: p.start, end: p.end }]);

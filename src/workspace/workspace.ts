@@ -31,6 +31,13 @@ export interface WorkspaceOptions {
   allowNet?: boolean;
   /** Where write_output creates files (`--out DIR`); default `.rt/out/`. */
   outDir?: string;
+  /**
+   * Files as an editor holds them, unsaved (`rt acp` fills this from the editor's
+   * fs/read_text_file before a tool runs), by path relative to the root: reads
+   * and edits take these bytes instead of the disk's, and rt's write of a file
+   * drops its entry. Shared by every workspace made from these options.
+   */
+  editorBuffers?: Map<string, Buffer>;
 }
 
 /** A window of a text file: what `open`, `read` and `scroll` show. */
@@ -140,7 +147,7 @@ export class Workspace {
    * Large files go through the cached line-offset index and are never loaded whole.
    */
   async window(file: ResolvedPath & { stat: fs.Stats }, start: number, count: number, opts: { viewed?: boolean } = {}): Promise<TextWindow> {
-    if (file.stat.size >= LARGE_FILE_BYTES) {
+    if (file.stat.size >= LARGE_FILE_BYTES && !this.options.editorBuffers?.has(file.rel)) {
       // Read through a descriptor the confined writer opened (see readText), reached as /proc/self/fd/N.
       const fd = this.writer.openRead(file.rel);
       try {
@@ -168,9 +175,10 @@ export class Workspace {
    * walked again from the root without following a symlink, so a directory on
    * the way swapped for a symlink since `resolve` cannot make a tool show (or
    * hash into `.rt/ids/`) a file outside the root. A symlink met is refused.
+   * An editor's unsaved text of the file, when there is one, is read instead.
    */
   private readText(file: ResolvedPath): Buffer {
-    const bytes = this.writer.readFile(file.rel);
+    const bytes = this.options.editorBuffers?.get(file.rel) ?? this.writer.readFile(file.rel);
     if (bytes === undefined) throw new ToolError(`${file.rel}: file not found (it disappeared while rt was reading it)`);
     return bytes;
   }

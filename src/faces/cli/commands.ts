@@ -442,7 +442,7 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: "mcp",
-    synopsis: "rt mcp [--http [--port N] [--host ADDR] [--no-auth]] [--seed-names] | rt mcp list [--json] | rt mcp call SERVER TOOL --args JSON",
+    synopsis: "rt mcp [--http [--port N] [--host ADDR] [--no-auth]] [--seed-names] [--agent [--model M]] | rt mcp list [--json] | rt mcp call SERVER TOOL --args JSON",
     summary: "serve every tool to an MCP client over stdio, or Streamable HTTP on 127.0.0.1 (--http); list: your MCP servers, their state and tools; call: one tool of one of them",
     options: {
       args: { type: "string", help: "rt mcp call: the tool's arguments as a JSON object" },
@@ -452,6 +452,8 @@ export const COMMANDS: CommandSpec[] = [
       port: { type: "string", integer: true, help: "HTTP port (default 7341; 0 picks a free one)" },
       host: { type: "string", help: "listen address (default 127.0.0.1; anything else is reachable by others: a warning is printed)" },
       "no-auth": { type: "boolean", help: "serve HTTP without the bearer token (any local user could run tools as you; a warning is printed)" },
+      agent: { type: "boolean", help: "also offer rt_agent: rt's own agent as one tool (prompt, approval, session_id), for other agents to delegate to" },
+      model: AGENT_OPTIONS.model!,
     },
   },
   {
@@ -468,6 +470,12 @@ export const COMMANDS: CommandSpec[] = [
     synopsis: "rt chat [--model provider/model] [--continue | --resume ID] [--plain]",
     summary: "the agent, interactive: full-screen on a terminal (also plain `rt`), else a line REPL; streaming answers, approvals, /compact, /clear, /model, /sessions",
     options: { ...AGENT_OPTIONS, plain: { type: "boolean", help: "the line REPL instead of the full-screen UI (the default when input or output is not a terminal)" } },
+  },
+  {
+    name: "acp",
+    synopsis: "rt acp [--model provider/model] [--approval MODE]",
+    summary: "the agent for editors that speak the Agent Client Protocol (Zed, JetBrains, Neovim, VS Code), over stdio",
+    options: { model: AGENT_OPTIONS.model!, approval: AGENT_OPTIONS.approval!, protocol: AGENT_OPTIONS.protocol!, "max-turns": AGENT_OPTIONS["max-turns"]!, "base-url": AGENT_OPTIONS["base-url"]!, "api-key": AGENT_OPTIONS["api-key"]! },
   },
   {
     name: "trust",

@@ -243,6 +243,11 @@ const COMMAND_RUNS: Record<string, () => Promise<CommandRun>> = {
     const { chatCommand } = await import("../../ui/chat.js");
     return async (c) => noPositionals(c) ?? (await askTrustFirst(c)) ?? withExtensions(c, () => chatCommand(c.workspace, c.values, c.io));
   },
+  acp: async () => {
+    const { runAcp } = await import("../acp/run.js");
+    // Standard output belongs to the protocol, as with rt mcp; custom tools load as for rt run.
+    return async (c) => noPositionals(c) ?? (await customTools(c), runAcp(c.workspace, c.values, c.io, VERSION));
+  },
   sessions: async () => {
     const { sessionsCommand } = await import("./sessionsCommand.js");
     return (c) => noPositionals(c) ?? sessionsCommand(c.workspace, c.values, c.io);

@@ -24,6 +24,8 @@ export interface McpOptions {
   noAuth?: boolean;
   /** List seed 000's tool names and compatibility tools too. */
   seedNames?: boolean;
+  /** --agent: offer rt_agent, rt's own agent as one tool. */
+  agent?: boolean;
 }
 
 /** Checks the command line; returns a usage error message or undefined. */
@@ -68,6 +70,7 @@ export async function runMcp(workspace: Workspace, values: Record<string, unknow
     host: typeof values.host === "string" ? values.host : undefined,
     noAuth: values["no-auth"] === true,
     seedNames: values["seed-names"] === true,
+    agent: values.agent === true,
   };
   const problem = mcpUsageProblem(opts);
   if (problem) {
@@ -78,8 +81,10 @@ export async function runMcp(workspace: Workspace, values: Record<string, unknow
   keepServing(log);
   const pool = new WorkspacePool(workspace);
   const tools = mcpToolList(workspace, { seedNames: opts.seedNames });
-  const newServer = () => createMcpServer({ version, tools, session: new McpSession(pool, log) });
-  const about = `root ${workspace.root}, profile ${workspace.profile}, ${tools.length} tools`;
+  // --agent: rt_agent runs the agent with these flags (and the configuration, as rt run would).
+  const agentFlags = opts.agent ? Object.fromEntries(["model", "protocol", "max-turns", "base-url", "api-key"].filter((k) => values[k] !== undefined).map((k) => [k, values[k] as string | number])) : undefined;
+  const newServer = () => createMcpServer({ version, tools, session: new McpSession(pool, log), ...(agentFlags ? { agent: agentFlags } : {}) });
+  const about = `root ${workspace.root}, profile ${workspace.profile}, ${tools.length + (opts.agent ? 1 : 0)} tools${opts.agent ? ", rt_agent among them" : ""}`;
 
   if (!opts.http) {
     const transport = new LineStdioTransport(process.stdin, process.stdout, MCP_MAX_MESSAGE_BYTES);

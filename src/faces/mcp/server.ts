@@ -26,6 +26,8 @@ import { refusedRootPath } from "./roots.js";
 import { guardHttpBatches } from "./protocol.js";
 import { MCP_PROGRESS_EVERY_MS, MCP_ROOTS_TIMEOUT_MS } from "../../limits.js";
 import type { McpSession } from "./session.js";
+import type { Flags } from "../../ui/agentSetup.js";
+import { AGENT_TOOL_NAME, agentToolEntry } from "./agentTool.js";
 
 /**
  * Images go back as MCP image content. The client's model is unknown: the
@@ -52,6 +54,8 @@ export interface ServerOptions {
   /** tools/list, computed once per process (it depends on the profile and environment only). */
   tools: McpToolEntry[];
   session: McpSession;
+  /** `rt mcp --agent`: offer rt_agent too, with these agent flags (--model...). */
+  agent?: Flags;
 }
 
 /**
@@ -100,7 +104,7 @@ function progressSender(token: string | number, notify: (params: { progressToken
   };
 }
 
-export function createMcpServer({ version, tools, session }: ServerOptions): Server {
+export function createMcpServer({ version, tools, session, agent }: ServerOptions): Server {
   const server = new Server({ name: "rt", version }, { capabilities: { tools: {} }, instructions: INSTRUCTIONS });
   const listed = tools.map((t) => ({
     name: t.name,
@@ -109,6 +113,7 @@ export function createMcpServer({ version, tools, session }: ServerOptions): Ser
     ...(t.outputSchema ? { outputSchema: t.outputSchema } : {}),
     annotations: t.annotations,
   }));
+  if (agent) listed.push(agentToolEntry);
 
   server.setRequestHandler(ListToolsRequestSchema, (request) => {
     // rt lists every tool in one page and never hands out a cursor.
@@ -123,6 +128,22 @@ export function createMcpServer({ version, tools, session }: ServerOptions): Ser
     // An unknown name is a protocol error (as the MCP specification has it); any
     // registry name or alias is accepted, listed or not (the policy explains
     // why an unlisted one is refused).
+    if (agent && name === AGENT_TOOL_NAME) {
+      const token = _meta?.progressToken;
+      let sent = 0;
+      const progress =
+        token !== undefined
+          ? (message: string) => void extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: ++sent, message } }).catch(() => undefined)
+          : undefined;
+      const target = await session.target(() => extra.sendRequest({ method: "roots/list" }, ListRootsResultSchema, { timeout: MCP_ROOTS_TIMEOUT_MS }));
+      if ("error" in target) return toolErrorResult(target.error);
+      const { runAgentTool } = await import("./agentTool.js");
+      try {
+        return await runAgentTool(target.workspace, args ?? {}, agent, { signal: extra.signal, ...(progress ? { progress } : {}) });
+      } catch (e) {
+        return toolErrorResult(`${AGENT_TOOL_NAME} failed: ${(e as Error).message}`);
+      }
+    }
     const tool = findTool(name);
     if (!tool) {
       throw protocolError(ErrorCode.InvalidParams, `unknown tool "${name}"; available tools: ${tools.map((t) => t.name).join(", ")}`);
