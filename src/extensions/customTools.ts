@@ -182,14 +182,14 @@ export interface CustomToolsLoad {
   dirs: { project: string; user: string };
 }
 
-/** Whether the project's configuration is trusted (issue 9's rules: trusted, and its config.json unchanged since). */
+/**
+ * Whether the project's extension files may be read: the folder is trusted and
+ * neither its .rt/config.json nor any of its extension files (.mcp.json,
+ * .rt/tools, commands, agents) changed since (config.ts says which did, once).
+ */
 export async function projectTrusted(ws: Workspace): Promise<boolean> {
-  const { inspectProject } = await import("../config.js");
-  try {
-    return inspectProject(ws).trust.state === "trusted";
-  } catch {
-    return false;
-  }
+  const { projectExtensionsTrusted } = await import("../config.js");
+  return projectExtensionsTrusted(ws);
 }
 
 /** Reads and checks every definition: the user's, then the project's (trusted folders only; a project tool cannot replace a user's). */
@@ -224,6 +224,23 @@ export async function loadCustomTools(ws: Workspace): Promise<CustomToolsLoad> {
   await take(dirs.user, "user");
   if (await projectTrusted(ws)) await take(dirs.project, "project");
   else out.untrustedProjectFiles = readDefinitionDir(dirs.project, TOOL_FILE_EXTENSIONS, true).files.map((f) => f.file);
+  return out;
+}
+
+/**
+ * The project's tool definitions as they are now, read whatever the folder's
+ * trust, for `rt trust` to show (each one's command and read-only claim):
+ * never registered or run from here.
+ */
+export async function projectToolsForReview(root: string): Promise<{ definitions: CustomToolDefinition[]; problems: DefinitionProblem[] }> {
+  const out = { definitions: [] as CustomToolDefinition[], problems: [] as DefinitionProblem[] };
+  const read = readDefinitionDir(path.join(root, ".rt", "tools"), TOOL_FILE_EXTENSIONS, true);
+  for (const p of read.problems) out.problems.push({ file: p.file, field: "", message: p.message });
+  for (const f of read.files) {
+    const checked = await checkDefinition(f.file, f.text, "project");
+    if (checked.ok) out.definitions.push(checked.definition);
+    else out.problems.push(...checked.problems);
+  }
   return out;
 }
 
