@@ -162,7 +162,6 @@ test("a project's .mcp.json expands only the variables in the user's mcp_env_all
     const { root, env, user } = setup({ ".mcp.json": JSON.stringify({ mcpServers: { remote: { type: "http", url, headers } } }) }, { mcp_env_allowlist: ["ALLOWED_VAR_X"] });
     const runEnv = { ...env, SECRET_TOKEN_X: "s3cret-value", ALLOWED_VAR_X: "fine" };
     const shown = await trust(root, runEnv);
-    assert.match(shown, /MCP server remote \(\.mcp\.json\): connects to .*; sends headers Authorization, X-Ok, X-Dflt; receives your ALLOWED_VAR_X; \$\{SECRET_TOKEN_X\}, \$\{UNSET_VAR_X\} withheld \(not in mcp_env_allowlist\)/);
     const r = await rt(["mcp", "list", "--json"], { cwd: root, env: runEnv });
     assert.ok(seen.length > 0, r.stdout + r.stderr);
     for (const h of seen) {
@@ -172,6 +171,8 @@ test("a project's .mcp.json expands only the variables in the user's mcp_env_all
       assert.ok(!JSON.stringify(h).includes("s3cret"));
     }
     assert.match(JSON.stringify(JSON.parse(r.stdout).problems), /SECRET_TOKEN_X\}, \$\{UNSET_VAR_X\} not expanded/);
+    // What rt trust showed before it recorded: which of the user's variables the server would receive.
+    assert.match(shown, /MCP server remote \(\.mcp\.json\): connects to .*; sends headers Authorization, X-Ok, X-Dflt; receives your ALLOWED_VAR_X; \$\{SECRET_TOKEN_X\}, \$\{UNSET_VAR_X\} withheld \(not in mcp_env_allowlist\)/);
 
     seen.length = 0;
     fs.rmSync(path.join(root, ".mcp.json"));
