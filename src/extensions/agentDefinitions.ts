@@ -138,24 +138,6 @@ export async function loadAgentDefinitions(ws: Workspace): Promise<AgentsLoad> {
   return out;
 }
 
-/**
- * The project's subagent types as they are now, read whatever the folder's
- * trust, for `rt trust` to show: never used from here.
- */
-export async function projectAgentsForReview(root: string): Promise<Omit<AgentsLoad, "untrustedProjectDirs">> {
-  const out: Omit<AgentsLoad, "untrustedProjectDirs"> = { agents: [], problems: [] };
-  for (const dir of [path.join(root, ".rt", "agents"), path.join(root, ".claude", "agents")]) {
-    const read = readDefinitionDir(dir, [".md"], true);
-    out.problems.push(...read.problems);
-    for (const f of read.files) {
-      const def = await parseAgentFile(f.file, f.text, "project");
-      if ("error" in def) out.problems.push({ file: f.file, message: def.error });
-      else out.agents.push(def);
-    }
-  }
-  return out;
-}
-
 /** The definition a task call names: exactly, else ignoring case ("explore"). */
 export function findAgent(agents: readonly AgentDefinition[], name: string): AgentDefinition | undefined {
   return agents.find((a) => a.name === name) ?? agents.find((a) => a.name.toLowerCase() === name.toLowerCase());

@@ -227,23 +227,6 @@ export async function loadCustomTools(ws: Workspace): Promise<CustomToolsLoad> {
   return out;
 }
 
-/**
- * The project's tool definitions as they are now, read whatever the folder's
- * trust, for `rt trust` to show (each one's command and read-only claim):
- * never registered or run from here.
- */
-export async function projectToolsForReview(root: string): Promise<{ definitions: CustomToolDefinition[]; problems: DefinitionProblem[] }> {
-  const out = { definitions: [] as CustomToolDefinition[], problems: [] as DefinitionProblem[] };
-  const read = readDefinitionDir(path.join(root, ".rt", "tools"), TOOL_FILE_EXTENSIONS, true);
-  for (const p of read.problems) out.problems.push({ file: p.file, field: "", message: p.message });
-  for (const f of read.files) {
-    const checked = await checkDefinition(f.file, f.text, "project");
-    if (checked.ok) out.definitions.push(checked.definition);
-    else out.problems.push(...checked.problems);
-  }
-  return out;
-}
-
 const loaded = new Map<string, Promise<CustomToolsLoad>>();
 const SOURCE = "custom-tools";
 

@@ -105,17 +105,6 @@ export async function loadCustomCommands(ws: Workspace): Promise<CommandsLoad> {
   return out;
 }
 
-/**
- * The project's commands as they are now, read whatever the folder's trust, for
- * `rt trust` to show (each one's allowed-tools): never offered or run from here.
- */
-export async function projectCommandsForReview(root: string): Promise<CommandsLoad> {
-  const out: CommandsLoad = { commands: [], problems: [], untrustedProjectDirs: [] };
-  const seen = new Set<string>();
-  for (const dir of [path.join(root, ".rt", "commands"), path.join(root, ".claude", "commands")]) await readCommands(dir, "project", "", out, seen, 0);
-  return out;
-}
-
 /** The body with $ARGUMENTS (all of them) and $1...$9 (each word; quoted words keep their spaces) replaced. */
 export function expandArguments(body: string, args: string): string {
   const words = [...args.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]);

@@ -4,16 +4,19 @@
 // command and read-only claim, hooks, subagent types, custom commands and their
 // allowed-tools, language servers; then every file the trust pins and what
 // changed since the folder was last trusted. The files are read here only to
-// be shown (never run, registered or offered).
+// be shown (never run, registered or offered), synchronously (rt trust is a
+// plain function), and leniently: a definition is shown by the fields that say
+// what would run even when the loader would reject another of its fields.
+import fs from "node:fs";
 import path from "node:path";
+import { parse as parseYaml } from "yaml";
 import { escapeInvisible, formatChanges, isPlainObject, shellQuotePath } from "../configTrust.js";
 import { pinExtensionFiles, diffPins, TOO_MANY_KEY, type PinChange } from "../extensionPins.js";
 import type { ProjectInspection } from "../config.js";
 import { trustRecordFor } from "../trustStore.js";
 import { readRegularFile } from "../extensions/definitionFiles.js";
-import { projectToolsForReview } from "../extensions/customTools.js";
-import { projectCommandsForReview } from "../extensions/slashCommands.js";
-import { projectAgentsForReview } from "../extensions/agentDefinitions.js";
+import { readDefinitionDir } from "../extensions/definitionFiles.js";
+import { rtToolName } from "../extensions/claudeToolNames.js";
 import { parseHooks } from "../extensions/hooks.js";
 import { variablesIn } from "../mcpClient/config.js";
 import { TRUST_PINNED_SHOWN } from "../limits.js";
@@ -86,8 +89,47 @@ function mcpLines(data: unknown, where: string, allowed: ReadonlySet<string>): s
   return out;
 }
 
+/** A definition file's data (JSON for .json, YAML otherwise), or undefined when it does not parse. */
+function parseData(file: string, text: string): unknown {
+  try {
+    return file.endsWith(".json") ? JSON.parse(text) : parseYaml(text, { schema: "core", maxAliasCount: 100 });
+  } catch {
+    return undefined;
+  }
+}
+
+/** The frontmatter of a command or agent file ({} without one), or undefined when it is not a mapping. */
+function frontmatter(text: string): Record<string, unknown> | undefined {
+  const m = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
+  if (!m) return {};
+  const data = parseData("frontmatter.yaml", m[1]) ?? undefined;
+  return data === null ? {} : isPlainObject(data) ? data : undefined;
+}
+
+/** A list of tool names as command and agent files give them (a YAML list or "A, B"), in rt's names. */
+function toolList(value: unknown): string[] {
+  const items = Array.isArray(value) ? value.map(String) : typeof value === "string" ? value.split(/,(?![^(]*\))/) : [];
+  return items.map((t) => t.trim()).filter(Boolean).map(rtToolName);
+}
+
+/** The .md files of a directory (and, for commands, of its subdirectories one level down: namespaces). */
+function markdownFiles(dir: string, namespaces: boolean): Array<{ file: string; text: string }> {
+  const files = readDefinitionDir(dir, [".md"], true).files;
+  if (!namespaces) return files;
+  let entries: fs.Dirent[] = [];
+  try {
+    entries = fs.readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return files;
+  }
+  for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    if (e.isDirectory()) files.push(...readDefinitionDir(path.join(dir, e.name), [".md"], true).files);
+  }
+  return files;
+}
+
 /** Everything trusting `inspection`'s folder would enable, and what changed since it was last trusted. */
-export async function trustInventory(inspection: ProjectInspection, env: NodeJS.ProcessEnv): Promise<TrustInventory> {
+export function trustInventory(inspection: ProjectInspection, env: NodeJS.ProcessEnv): TrustInventory {
   const root = inspection.trust.root;
   const rel = (file: string) => path.relative(root, file).split(path.sep).join("/");
   const lines: string[] = [];
@@ -107,12 +149,17 @@ export async function trustInventory(inspection: ProjectInspection, env: NodeJS.
     if (!/ENOENT/.test((e as Error).message)) problems.push(`.mcp.json: ${(e as Error).message}`);
   }
 
-  const tools = await projectToolsForReview(root);
-  for (const d of tools.definitions) {
-    const claim = d.read_only ? "claims read-only: runs only in the read-only sandbox" : "a writer: each call asks (as a command does)";
-    lines.push(`  tool ${d.name} (${rel(d.file)}): runs ${argv(d.command)}; ${claim}`);
+  for (const f of readDefinitionDir(path.join(root, ".rt", "tools"), [".yaml", ".yml", ".json"], true).files) {
+    const data = parseData(f.file, f.text);
+    const name = isPlainObject(data) && typeof data.name === "string" ? data.name : undefined;
+    const command = isPlainObject(data) && Array.isArray(data.command) ? data.command.filter((x): x is string => typeof x === "string") : undefined;
+    if (!isPlainObject(data) || name === undefined || command === undefined) {
+      problems.push(`${rel(f.file)}: not a tool definition (rt tools --check says why)`);
+      continue;
+    }
+    const claim = data.read_only === true ? "claims read-only: runs only in the read-only sandbox" : "a writer: each call asks (as a command does)";
+    lines.push(`  tool ${show(name, 64)} (${rel(f.file)}): runs ${argv(command)}; ${claim}`);
   }
-  for (const p of tools.problems) problems.push(`${rel(p.file)}: ${p.field ? `${p.field}: ` : ""}${show(p.message)}`);
 
   const hooks = parseHooks(inspection.project.hooks);
   for (const [event, groups] of Object.entries(hooks.config)) {
@@ -121,19 +168,33 @@ export async function trustInventory(inspection: ProjectInspection, env: NodeJS.
     }
   }
 
-  const agents = await projectAgentsForReview(root);
-  for (const a of agents.agents) {
-    const tools = a.tools ? `tools ${show(a.tools.join(", "))}` : "every tool";
-    lines.push(`  agent ${show(a.name, 64)} (${rel(a.file!)}): ${tools}${a.model ? `; model ${show(a.model, 100)}` : ""}`);
+  for (const dir of [path.join(root, ".rt", "agents"), path.join(root, ".claude", "agents")]) {
+    for (const f of markdownFiles(dir, false)) {
+      const meta = frontmatter(f.text);
+      if (meta === undefined) {
+        problems.push(`${rel(f.file)}: its frontmatter is not a YAML mapping`);
+        continue;
+      }
+      const name = typeof meta.name === "string" ? meta.name : path.basename(f.file, ".md");
+      const tools = toolList(meta.tools);
+      const model = typeof meta.model === "string" ? `; model ${show(meta.model, 100)}` : "";
+      lines.push(`  agent ${show(name, 64)} (${rel(f.file)}): ${tools.length && !tools.includes("*") ? `tools ${show(tools.join(", "))}` : "every tool"}${model}`);
+    }
   }
-  for (const p of agents.problems) problems.push(`${rel(p.file)}: ${show(p.message)}`);
 
-  const commands = await projectCommandsForReview(root);
-  for (const c of commands.commands) {
-    const allowedTools = c.allowedTools.length ? `allowed-tools ${show(c.allowedTools.join(", "))} (run without a question during its turn)` : "no allowed-tools";
-    lines.push(`  command /${show(c.name, 64)} (${rel(c.file)}): ${allowedTools}`);
+  for (const dir of [path.join(root, ".rt", "commands"), path.join(root, ".claude", "commands")]) {
+    for (const f of markdownFiles(dir, true)) {
+      const meta = frontmatter(f.text);
+      if (meta === undefined) {
+        problems.push(`${rel(f.file)}: its frontmatter is not a YAML mapping`);
+        continue;
+      }
+      const name = path.relative(dir, f.file).replace(/\.md$/, "").split(path.sep).join(":");
+      const allowed = toolList(meta["allowed-tools"]);
+      const allowedText = allowed.length ? `allowed-tools ${show(allowed.join(", "))} (run without a question during its turn)` : "no allowed-tools";
+      lines.push(`  command /${show(name, 64)} (${rel(f.file)}): ${allowedText}`);
+    }
   }
-  for (const p of commands.problems) problems.push(`${rel(p.file)}: ${show(p.message)}`);
 
   const lsp = isPlainObject(inspection.project.lsp) ? inspection.project.lsp.servers : undefined;
   if (isPlainObject(lsp)) {

@@ -13,7 +13,6 @@ import { settingLines, shellQuotePath } from "../configTrust.js";
 import { TrustStoreError } from "../trustStore.js";
 import { recordTrust } from "../workspace/trustRecords.js";
 import { pinExtensionFiles } from "../extensionPins.js";
-import { formatInventory, trustInventory } from "./trustInventory.js";
 
 export interface TrustQuestionIo {
   /** Shows `question` and resolves with the line typed, null at the end of input, "interrupt" on Ctrl-C. */
@@ -71,7 +70,9 @@ export async function confirmTrust(ws: { root: string; env: NodeJS.ProcessEnv },
   const extensionsWait = t.extensions.state !== "trusted" && Object.keys(t.extensions.pins ?? pinExtensionFiles(t.root)).length > 0;
   if (!configWaits && !extensionsWait) return "not-needed";
   const q = shellQuotePath(t.root);
-  const inventory = await trustInventory(inspection, ws.env);
+  // Loaded only when there is a question to ask (it parses YAML): most starts never need it.
+  const { formatInventory, trustInventory } = await import("./trustInventory.js");
+  const inventory = trustInventory(inspection, ws.env);
   const head = !extensionsWait
     ? t.state === "changed"
       ? `rt: ${q}/.rt/config.json changed since you trusted this folder. These settings wait until you trust it again:\n`

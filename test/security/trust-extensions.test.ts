@@ -91,7 +91,10 @@ read_only: true
 
 test("rt mcp: a tool file added, or a tool's script edited, after trust: no project tool is listed or called until rt trust", async () => {
   const { root, env } = setup({ ".rt/tools/hello.yaml": HELLO, ".rt/tools/hello.sh": "echo hello from the tool\n" });
-  await trust(root, env);
+  const shown = await trust(root, env);
+  assert.doesNotMatch(shown, /holds nothing that needed trust/);
+  assert.match(shown, /\n {2}tool hello \(\.rt\/tools\/hello\.yaml\): runs sh \.rt\/tools\/hello\.sh; claims read-only: runs only in the read-only sandbox\n/);
+  assert.match(shown, /Extension files pinned \(2\): \.rt\/tools\/hello\.sh, \.rt\/tools\/hello\.yaml\n/);
   const names = async () => {
     const s = await connectStdio(root, [], { env: env as Record<string, string> });
     try {

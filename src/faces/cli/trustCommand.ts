@@ -63,7 +63,7 @@ function list(env: NodeJS.ProcessEnv, io: Io): number {
   return 0;
 }
 
-async function trust(root: string, env: NodeJS.ProcessEnv, io: Io, dirGiven: boolean, showOnly: boolean): Promise<number> {
+function trust(root: string, env: NodeJS.ProcessEnv, io: Io, dirGiven: boolean, showOnly: boolean): number {
   let inspection: ProjectInspection;
   try {
     inspection = inspect(root, env);
@@ -79,7 +79,7 @@ async function trust(root: string, env: NodeJS.ProcessEnv, io: Io, dirGiven: boo
     io.stderr(`rt trust: not trusted: ${t.unreadable}\n`);
     return 1;
   }
-  const inventory = await trustInventory(inspection, env);
+  const inventory = trustInventory(inspection, env);
   const q = shellQuotePath(root);
   if (showOnly) {
     const where = inventory.wasTrusted ? (inventory.changes.length ? "trusted, but changed since" : "trusted, unchanged since") : "not trusted";
@@ -93,7 +93,8 @@ async function trust(root: string, env: NodeJS.ProcessEnv, io: Io, dirGiven: boo
   io.stdout(`Trusted ${q} (recorded in ${trustStorePath(env)}; rt untrust ${q} revokes it).\n`);
   if (t.untrustedKeys.length) {
     io.stdout(`Its .rt/config.json now applies in full, including:\n${settingLines(t.untrustedKeys)}`);
-  } else {
+  } else if (inventory.lines.length === 0 && inventory.pinned.length === 0) {
+    // Said only when nothing else needed trust either: the extension files below may run programs.
     io.stdout("Its .rt/config.json holds nothing that needed trust.\n");
   }
   io.stdout(formatInventory(inventory));
@@ -119,14 +120,14 @@ function untrust(root: string, env: NodeJS.ProcessEnv, io: Io): number {
 }
 
 /** `rt trust` and `rt untrust`. `workspaceRoot`: the root rt chose here (used when no DIR is given). */
-export async function trustCommand(
+export function trustCommand(
   command: "trust" | "untrust",
   positionals: string[],
   flags: Record<string, string | boolean | number | undefined>,
   workspaceRoot: string,
   env: NodeJS.ProcessEnv,
   io: Io,
-): Promise<number> {
+): number {
   const name = command === "untrust" ? "untrust" : flags.revoke === true ? "trust --revoke" : "trust";
   const usage = command === "untrust" ? "rt untrust [DIR]" : "rt trust [DIR] | rt trust --show [DIR] | rt trust --list | rt trust --revoke [DIR]";
   if (positionals.length > 1) {
@@ -156,7 +157,7 @@ export async function trustCommand(
       root = f.root;
     }
     if (command === "untrust" || flags.revoke === true) return untrust(root, env, io);
-    return await trust(root, env, io, positionals.length > 0, flags.show === true);
+    return trust(root, env, io, positionals.length > 0, flags.show === true);
   } catch (e) {
     if (e instanceof TrustStoreError) {
       io.stderr(`rt ${name}: ${e.message}; nothing changed\n`);
