@@ -15,8 +15,19 @@ import path from "node:path";
 import { z } from "zod";
 import { readOpenRegularFile } from "./regularFile.js";
 import { CONFIG_FILE_MAX_BYTES, CONFIG_MAX_DEPTH, PROVIDER_TIMEOUT_MAX_MS } from "./limits.js";
-import { canonicalJson, classifyProjectConfig, escapeInvisible, isPlainObject, noticeIgnoredKeys, noticeOnce, type TrustState, type UntrustedKey } from "./configTrust.js";
+import {
+  canonicalJson,
+  changedExtensionsNotice,
+  classifyProjectConfig,
+  escapeInvisible,
+  isPlainObject,
+  noticeIgnoredKeys,
+  noticeOnce,
+  type TrustState,
+  type UntrustedKey,
+} from "./configTrust.js";
 import { trustRecordFor, userConfigDir, TrustStoreError } from "./trustStore.js";
+import { diffPins, pinExtensionFiles, type ExtensionPins, type PinChange } from "./extensionPins.js";
 
 const common = {
   /** Shown when connections are listed. */
@@ -186,6 +197,12 @@ export const RtConfigSchema = z.looseObject({
   lsp: LspConfigSchema.optional(),
   /** web_fetch and web_search (issue 16). */
   web: WebConfigSchema.optional(),
+  /**
+   * The environment variables a project's MCP configuration (.mcp.json, a trusted
+   * .rt/config.json's mcpServers) may expand with ${VAR}: read from the user's own
+   * file only; absent, a project expands none.
+   */
+  mcp_env_allowlist: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "variable names are letters, digits and _ (not starting with a digit)")).optional(),
 });
 
 export type DatabaseConfig = z.infer<typeof DatabaseConfigSchema>;
@@ -337,6 +354,13 @@ export interface ProjectTrust {
   trustedAt?: string;
   /** Why the project's file was not read (ProjectFileRefused): rt runs as if there were none. */
   unreadable?: string;
+  /**
+   * The folder's extension files (extensionPins.ts). trusted: the folder is
+   * trusted and neither `.rt/config.json` nor any pinned file changed since;
+   * changed: trusted, but `changes` lists what differs (none of them is read);
+   * untrusted: never trusted. `pins` is taken only for a trusted folder.
+   */
+  extensions: { state: TrustState; changes: PinChange[]; pins?: ExtensionPins };
 }
 
 export interface ProjectInspection {
@@ -379,11 +403,17 @@ export function inspectProject(workspace: { root: string; env: NodeJS.ProcessEnv
   let state: TrustState = "untrusted";
   let storeProblem: string | undefined;
   let trustedAt: string | undefined;
+  let extensions: ProjectTrust["extensions"] = { state: "untrusted", changes: [] };
   try {
     const record = trustRecordFor(root, workspace.env);
     if (record) {
       state = record.config_sha256 === digest ? "trusted" : "changed";
       trustedAt = record.trusted_at;
+      // The pins are taken only here, for a trusted folder: an untrusted one reads no extension file anyway.
+      const pins = pinExtensionFiles(root);
+      const changes = diffPins(record.extension_files ?? {}, pins);
+      if (state === "changed") changes.unshift({ file: ".rt/config.json", change: fs.existsSync(files.project) ? "edited" : "removed" });
+      extensions = { state: changes.length ? "changed" : "trusted", changes, pins };
     }
   } catch (e) {
     if (!(e instanceof TrustStoreError)) throw e;
@@ -399,6 +429,7 @@ export function inspectProject(workspace: { root: string; env: NodeJS.ProcessEnv
     ...(storeProblem ? { storeProblem } : {}),
     ...(trustedAt ? { trustedAt } : {}),
     ...(unreadable ? { unreadable } : {}),
+    extensions,
   };
   return { files, user, project, applied, trust };
 }
@@ -429,6 +460,26 @@ export function loadConfigDetailed(workspace: { root: string; env: NodeJS.Proces
   for (const name of Object.keys((user.databases as object | undefined) ?? {})) databaseOrigins[name] = files.user;
   for (const name of Object.keys((applied.databases as object | undefined) ?? {})) databaseOrigins[name] = files.project;
   return { config: merged.data, files, databaseOrigins, trust };
+}
+
+/**
+ * Whether the project's extension files (.mcp.json, .rt/tools, commands,
+ * agents) may be read: the folder is trusted and none of them (nor
+ * .rt/config.json) changed since. When they changed, says once on standard
+ * error which files did and how to trust them again (unless `notice: false`).
+ */
+export function projectExtensionsTrusted(workspace: { root: string; env: NodeJS.ProcessEnv }, opts: { notice?: boolean } = {}): boolean {
+  let trust: ProjectTrust;
+  try {
+    trust = inspectProject(workspace).trust;
+  } catch {
+    return false;
+  }
+  const ext = trust.extensions;
+  if (ext.state === "changed" && opts.notice !== false && Object.keys(ext.pins ?? {}).length > 0) {
+    noticeOnce(`extensions\0${trust.root}\0${JSON.stringify(ext.changes)}`, changedExtensionsNotice(trust.root, ext.changes));
+  }
+  return ext.state === "trusted";
 }
 
 /** The user's configuration merged with what applies of the project's (which wins), validated. Throws ConfigError naming the file at fault. */

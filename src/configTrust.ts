@@ -16,6 +16,7 @@ import {
   ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS,
   DEFAULT_CONTEXT_WINDOW,
   SQL_STATEMENT_TIMEOUT_MS,
+  TRUST_NOTICE_MAX_FILES,
   TRUST_NOTICE_MAX_KEYS,
 } from "./limits.js";
 import { shellQuote } from "./text.js";
@@ -278,6 +279,12 @@ export const PROJECT_KEY_RULES: readonly KeyRule[] = [
   { key: "default_database", verdict: defaultDatabaseVerdict, why: "chooses where unnamed queries go; applies only when you set none and it names one of the project's harmless SQLite files" },
   // Reserved for features that run programs or carry their own prompts and models: never from an untrusted project.
   { key: "mcp_servers", verdict: "untrusted", why: "MCP servers run programs" },
+  { key: "mcpServers", verdict: "untrusted", why: "MCP servers run programs" },
+  {
+    key: "mcp_env_allowlist",
+    verdict: "untrusted",
+    why: "which of your environment variables a project's MCP servers may receive: rt reads it from your own configuration only, never a project's",
+  },
   { key: "hooks", verdict: "untrusted", why: "hooks run programs" },
   { key: "tools", verdict: "untrusted", why: "custom tools run programs" },
   { key: "agents", verdict: "untrusted", why: "agents carry their own prompts, tools and models" },
@@ -544,6 +551,21 @@ export function ignoredNotice(report: { root: string; state: TrustState; ignored
     return `rt: ignoring .rt/config.json keys ${keys}: the file changed since you trusted this folder; review it, then: ${cmd}${problem}\n`;
   }
   return `rt: ignoring .rt/config.json keys ${keys} until you trust this folder: ${cmd}${problem}\n`;
+}
+
+/** "a (added), b (edited)": at most TRUST_NOTICE_MAX_FILES, then how many more. */
+export function formatChanges(changes: ReadonlyArray<{ file: string; change: string }>): string {
+  const shown = changes.slice(0, TRUST_NOTICE_MAX_FILES).map((c) => `${escapeInvisible(c.file)} (${c.change})`);
+  const more = changes.length - shown.length;
+  return more > 0 ? `${shown.join(", ")} and ${more} more` : shown.join(", ");
+}
+
+/** The one stderr line saying the folder's extension files changed since it was trusted and are not read. */
+export function changedExtensionsNotice(root: string, changes: ReadonlyArray<{ file: string; change: string }>): string {
+  return (
+    `rt: not reading this folder's extension files (.mcp.json, .rt/tools, .rt/commands, .rt/agents, .claude/commands, .claude/agents): ` +
+    `changed since you trusted it: ${formatChanges(changes)}; review them with: rt trust ${shellQuotePath(root)}\n`
+  );
 }
 
 type NoticeSink = (line: string) => void;

@@ -219,6 +219,16 @@ export const PROVIDER_TIMEOUT_MAX_MS = 24 * 60 * 60 * 1000;
 export const CONFIG_MAX_DEPTH = 32;
 /** Trust: the stderr line naming a project's ignored keys names at most this many (then "and N more"). */
 export const TRUST_NOTICE_MAX_KEYS = 12;
+/** Trust: at most this many extension files (.mcp.json, .rt/tools/**, commands, agents) are pinned; more pin as "too many". */
+export const TRUST_PIN_MAX_FILES = 2000;
+/** Trust: folders below a pinned directory are walked this deep (commands use one level of namespace). */
+export const TRUST_PIN_MAX_DEPTH = 8;
+/** Trust: a pinned file larger than this is pinned by its size and modification time instead of its content. */
+export const TRUST_PIN_HASH_MAX_BYTES = 16 * 1024 * 1024;
+/** Trust: the stderr line naming changed extension files names at most this many (then "and N more"). */
+export const TRUST_NOTICE_MAX_FILES = 8;
+/** Trust: `rt trust` names at most this many pinned files (then "and N more"). */
+export const TRUST_PINNED_SHOWN = 40;
 /** Undo: rt keeps the newest this many edits of each file in its journal (repeated undos walk back through them). */
 export const JOURNAL_KEEP = 50;
 

@@ -3,14 +3,19 @@
 //
 //   { "version": 1,
 //     "folders": { "/real/path/of/the/root": { "trusted_at": "2025-06-01T12:00:00.000Z",
-//                                              "config_sha256": "<hex>" } } }
+//                                              "config_sha256": "<hex>",
+//                                              "extension_files": { ".mcp.json": "sha256:<hex>", ... } } } }
 //
 // A record names one folder by its real path: trust is of that workspace root,
 // not of the folders below it (a repository cloned later under a trusted
 // directory is not trusted by it). `config_sha256` pins the project's
 // `.rt/config.json` as it was when the user trusted it (the digest of its
 // parsed content with sorted keys): when the file changes, its untrusted keys
-// are ignored again until the user trusts the folder again.
+// are ignored again until the user trusts the folder again. `extension_files`
+// pins every other file that makes rt run programs or steers the agent
+// (extensionPins.ts): when one is added, edited or removed, none of them is
+// read until the user trusts the folder again. A record without it (written
+// before rt pinned them) pins no file: a folder that has any waits for trust.
 //
 // This module reads it (configuration sits below the workspace layer);
 // workspace/trustRecords.ts writes it, whole and atomically (a temporary file
@@ -25,6 +30,8 @@ import { CONFIG_FILE_MAX_BYTES } from "./limits.js";
 export interface TrustRecord {
   trusted_at: string;
   config_sha256: string;
+  /** The folder's extension files when it was trusted (relative path → pin); absent in older records. */
+  extension_files?: Record<string, string>;
 }
 
 /** The schema of trusted.json (made when the file is read: most commands never read it). */
@@ -34,7 +41,13 @@ function trustFileSchema() {
     version: z.literal(1),
     folders: z.record(
       z.string().refine((p) => path.isAbsolute(p), "folders are named by absolute paths"),
-      z.object({ trusted_at: z.string(), config_sha256: z.string().regex(/^[0-9a-f]{64}$/) }).loose(),
+      z
+        .object({
+          trusted_at: z.string(),
+          config_sha256: z.string().regex(/^[0-9a-f]{64}$/),
+          extension_files: z.record(z.string(), z.string()).optional(),
+        })
+        .loose(),
     ),
   });
 }
@@ -85,7 +98,10 @@ export function readTrustStore(env: NodeJS.ProcessEnv = process.env): Record<str
     throw new TrustStoreError(`${file}: ${what}`);
   }
   const out: Record<string, TrustRecord> = Object.create(null);
-  for (const [folder, rec] of Object.entries(parsed.data.folders)) out[folder] = { trusted_at: rec.trusted_at, config_sha256: rec.config_sha256 };
+  for (const [folder, rec] of Object.entries(parsed.data.folders)) {
+    out[folder] = { trusted_at: rec.trusted_at, config_sha256: rec.config_sha256 };
+    if (rec.extension_files) out[folder].extension_files = rec.extension_files;
+  }
   return out;
 }
 

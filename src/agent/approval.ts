@@ -196,9 +196,32 @@ function alwaysKey(tool: Tool, args: unknown): string {
   return `${tool.name}\0${scope ?? ""}`;
 }
 
+/**
+ * What a tool_create call would let the model run from then on: the tool's
+ * name, its command (the script it writes, if any), its arguments schema and
+ * its read-only claim with what rt makes of it, so the "yes" is to all of it.
+ */
+function describeToolCreate(a: Record<string, unknown>): string {
+  const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}…` : s);
+  const name = typeof a.name === "string" ? a.name : "?";
+  const command = cut(JSON.stringify(a.command ?? null), 300);
+  const script = a.script && typeof a.script === "object" ? (a.script as { file?: unknown; content?: unknown }) : undefined;
+  const scriptPart =
+    script && typeof script.file === "string"
+      ? ` · writes .rt/tools/${script.file} (${typeof script.content === "string" ? script.content.split("\n").length : 0} lines)`
+      : "";
+  const schema = cut(JSON.stringify(a.parameters ?? null), 300);
+  const claim =
+    a.read_only === true
+      ? "claims read-only: runs only in the read-only sandbox"
+      : "a writer: changes files or runs programs unsandboxed as the profile allows (each call asks as a command does)";
+  return `tool_create ${name}: command ${command}${scriptPart} · arguments ${schema} · ${claim}`;
+}
+
 /** A short description of a call for approval prompts and progress lines. */
 export function describeCall(name: string, args: unknown): string {
   const a = (args && typeof args === "object" ? args : {}) as Record<string, unknown>;
+  if (name === "tool_create") return describeToolCreate(a);
   if (typeof a.url === "string") return `${name} ${a.url.length > 200 ? `${a.url.slice(0, 200)}…` : a.url}`;
   if (typeof a.command === "string") return `${name}: ${a.command.length > 200 ? `${a.command.slice(0, 200)}…` : a.command}`;
   if (typeof a.pattern === "string") return `${name} ${JSON.stringify(a.pattern)}${typeof a.path === "string" ? ` ${a.path}` : ""}`;

@@ -3,6 +3,12 @@
 // the workspace root, inside the read-only sandbox when the profile or
 // --sandbox asks for it (as bash), with bash's timeout, kill and output caps
 // (a stream over the cap keeps head and tail, the whole saved under .rt/shell/).
+//
+// A tool that claims `read_only: true` is called without a question; only the
+// user's own tools (in the user's configuration directory) are taken at their
+// word. A project's tool or one the model made with tool_create that claims it
+// always runs in the read-only sandbox, so the claim holds whatever the
+// program does (and is refused where there is no sandbox).
 import path from "node:path";
 import type { ToolContext, ToolResult } from "../tools/types.js";
 import { ToolError } from "../tools/types.js";
@@ -18,8 +24,8 @@ import { BASH_MAX_OUTPUT_BYTES } from "../limits.js";
 import { argEnvName, type CustomToolDefinition } from "./definition.js";
 
 /** The sandbox a custom tool runs in here, or undefined when it runs directly. Throws a denied ToolError when it must be sandboxed and cannot. */
-export async function customToolSandbox(ws: Workspace, force = false): Promise<SandboxSpec | undefined> {
-  const policy = force ? { on: true, why: "tests of a tool always run sandboxed" } : sandboxPolicy(ws);
+export async function customToolSandbox(ws: Workspace, force: boolean | string = false): Promise<SandboxSpec | undefined> {
+  const policy = force ? { on: true, why: typeof force === "string" ? force : "tests of a tool always run sandboxed" } : sandboxPolicy(ws);
   if (!policy.on) return undefined;
   const probe = await probeSandbox(ws.env, ws.root);
   if (!probe.available) {
@@ -42,11 +48,19 @@ export function customToolEnv(ws: Workspace, def: CustomToolDefinition, args: Re
   return env;
 }
 
+/** Why a tool must run in the read-only sandbox because of its read_only claim, or false when it need not. */
+export function claimSandbox(def: CustomToolDefinition): string | false {
+  if (!def.read_only || def.origin === "user") return false;
+  return def.origin === "session"
+    ? "a tool the model made that claims to be read-only runs only in the read-only sandbox"
+    : "a project's tool that claims to be read-only runs only in the read-only sandbox";
+}
+
 export async function runCustomTool(def: CustomToolDefinition, args: Record<string, unknown>, ctx: ToolContext, opts: { timeoutS?: number; sandboxed?: boolean } = {}): Promise<ToolResult> {
   const ws = ctx.workspace;
   let sandbox: SandboxSpec | undefined;
   try {
-    sandbox = await customToolSandbox(ws, opts.sandboxed === true);
+    sandbox = await customToolSandbox(ws, opts.sandboxed === true || claimSandbox(def));
   } catch (e) {
     if (e instanceof ToolError) return { success: false, output: "", error: e.message, error_type: "tool", ...e.metadata };
     throw e;

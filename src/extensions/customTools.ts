@@ -187,14 +187,14 @@ export interface CustomToolsLoad {
   dirs: { project: string; user: string };
 }
 
-/** Whether the project's configuration is trusted (issue 9's rules: trusted, and its config.json unchanged since). */
+/**
+ * Whether the project's extension files may be read: the folder is trusted and
+ * neither its .rt/config.json nor any of its extension files (.mcp.json,
+ * .rt/tools, commands, agents) changed since (config.ts says which did, once).
+ */
 export async function projectTrusted(ws: Workspace): Promise<boolean> {
-  const { inspectProject } = await import("../config.js");
-  try {
-    return inspectProject(ws).trust.state === "trusted";
-  } catch {
-    return false;
-  }
+  const { projectExtensionsTrusted } = await import("../config.js");
+  return projectExtensionsTrusted(ws);
 }
 
 /** Reads and checks every definition: the user's, then the project's (trusted folders only; a project tool cannot replace a user's). */

@@ -1,10 +1,18 @@
 // The user's MCP servers, in Claude Code's format: {"mcpServers": {NAME:
 // {command, args, env} | {type: "http" | "sse", url, headers}}}, from the project's
-// `.mcp.json` (trusted folders only: a repository could otherwise make rt
-// start any program), the user's `~/.config/rt/mcp.json`, and `mcpServers` in
-// rt's configuration (the project's part of which applies only when trusted,
-// as every key configTrust.ts does not call harmless). Later sources win by
+// `.mcp.json` (trusted folders only, and only while none of the folder's
+// extension files changed since: a repository could otherwise make rt start
+// any program), the user's `~/.config/rt/mcp.json`, and `mcpServers` in rt's
+// configuration (the project's part of which applies only when trusted, as
+// every key configTrust.ts does not call harmless). Later sources win by
 // server name: user file, rt's configuration, then the project's file.
+//
+// ${VAR} in a value is expanded from the environment. In the user's own
+// sources every variable expands; in a project's, only the variables the
+// user's own configuration lists in `mcp_env_allowlist` (a file chosen by a
+// repository must not put, say, a token into a header sent to a URL it
+// chooses). Another variable expands to its ${VAR:-default}, else to nothing,
+// and the server's entry says which were withheld.
 import path from "node:path";
 import { z } from "zod";
 import type { Workspace } from "../workspace/workspace.js";
@@ -48,13 +56,33 @@ export interface McpServersLoad {
 
 export const SERVER_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** ${VAR} and ${VAR:-default} in a value, from the environment (Claude Code expands them too). */
-function expand(value: string, env: NodeJS.ProcessEnv): string {
-  return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g, (_, name: string, dflt: string | undefined) => env[name] ?? dflt ?? "");
+const VAR_REF = /\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}/g;
+
+/**
+ * ${VAR} and ${VAR:-default} in a value, from the environment (Claude Code
+ * expands them too). With `allowed`, a variable not in it is not read: its
+ * default (or nothing) stands in, and its name is added to `withheld`.
+ */
+function expand(value: string, env: NodeJS.ProcessEnv, allowed?: ReadonlySet<string>, withheld?: Set<string>): string {
+  return value.replace(VAR_REF, (_, name: string, dflt: string | undefined) => {
+    if (allowed && !allowed.has(name)) {
+      withheld?.add(name);
+      return dflt ?? "";
+    }
+    return env[name] ?? dflt ?? "";
+  });
 }
 
-/** The servers of one {"mcpServers": {...}} object. */
-export function serversFrom(data: unknown, origin: string, env: NodeJS.ProcessEnv, out: McpServersLoad): Map<string, McpServerConfig> {
+/** The variables a value names with ${VAR} (for `rt trust`, which shows what a server would receive). */
+export function variablesIn(value: string): string[] {
+  return [...value.matchAll(VAR_REF)].map((m) => m[1]);
+}
+
+/**
+ * The servers of one {"mcpServers": {...}} object. `allowed`: the only
+ * variables ${VAR} may expand (a project's sources); undefined: all (the user's).
+ */
+export function serversFrom(data: unknown, origin: string, env: NodeJS.ProcessEnv, out: McpServersLoad, allowed?: ReadonlySet<string>): Map<string, McpServerConfig> {
   const found = new Map<string, McpServerConfig>();
   if (data === undefined) return found;
   const servers = (data as { mcpServers?: unknown })?.mcpServers ?? (data as { mcp_servers?: unknown })?.mcp_servers;
@@ -76,17 +104,27 @@ export function serversFrom(data: unknown, origin: string, env: NodeJS.ProcessEn
       continue;
     }
     const d = parsed.data as Record<string, unknown>;
+    const withheld = new Set<string>();
+    const x = (v: string) => expand(v, env, allowed, withheld);
     if (isHttp) {
-      const headers = Object.fromEntries(Object.entries(d.headers as Record<string, string>).map(([k, v]) => [k, expand(v, env)]));
-      const url = expand(d.url as string, env);
+      const headers = Object.fromEntries(Object.entries(d.headers as Record<string, string>).map(([k, v]) => [k, x(v)]));
+      const url = x(d.url as string);
       if (!URL.canParse(url)) {
         out.problems.push({ origin, server: name, message: `url: ${JSON.stringify(url)} is not a URL${url !== d.url ? ` (after expanding ${JSON.stringify(d.url)})` : ""}` });
         continue;
       }
       found.set(name, { name, transport: d.type === "sse" ? "sse" : "http", url, headers, origin });
     } else {
-      const envVars = Object.fromEntries(Object.entries(d.env as Record<string, string>).map(([k, v]) => [k, expand(v, env)]));
-      found.set(name, { name, transport: "stdio", command: expand(d.command as string, env), args: (d.args as string[]).map((a) => expand(a, env)), env: envVars, ...(d.cwd ? { cwd: d.cwd as string } : {}), origin });
+      const envVars = Object.fromEntries(Object.entries(d.env as Record<string, string>).map(([k, v]) => [k, x(v)]));
+      found.set(name, { name, transport: "stdio", command: x(d.command as string), args: (d.args as string[]).map(x), env: envVars, ...(d.cwd ? { cwd: d.cwd as string } : {}), origin });
+    }
+    if (withheld.size) {
+      const names = [...withheld].sort().map((v) => `\${${v}}`).join(", ");
+      out.problems.push({
+        origin,
+        server: name,
+        message: `${names} not expanded: a project's MCP configuration gets only the environment variables your own configuration lists in mcp_env_allowlist`,
+      });
     }
   }
   return found;
@@ -122,16 +160,18 @@ export async function loadMcpServers(ws: Workspace): Promise<McpServersLoad> {
     for (const [k, v] of m) byName.set(k, v);
   };
   add(serversFrom(readJson(files.user, false, out), files.user, ws.env, out));
-  const { loadConfigDetailed } = await import("../config.js");
-  let trusted = false;
+  const { inspectProject, projectExtensionsTrusted } = await import("../config.js");
+  let allowed: ReadonlySet<string> = new Set();
   try {
-    const loaded = loadConfigDetailed(ws, { notice: false });
-    trusted = loaded.trust.state === "trusted";
-    add(serversFrom(loaded.config, "rt configuration (mcpServers)", ws.env, out));
+    const inspection = inspectProject(ws);
+    const list = inspection.user.mcp_env_allowlist;
+    allowed = new Set(Array.isArray(list) ? list.filter((v): v is string => typeof v === "string") : []);
+    add(serversFrom(inspection.user, "rt configuration (mcpServers)", ws.env, out));
+    if (inspection.trust.state === "trusted") add(serversFrom(inspection.project, "project .rt/config.json (mcpServers)", ws.env, out, allowed));
   } catch (e) {
     out.problems.push({ origin: "rt configuration", message: (e as Error).message });
   }
-  if (trusted) add(serversFrom(readJson(files.project, true, out), files.project, ws.env, out));
+  if (projectExtensionsTrusted(ws)) add(serversFrom(readJson(files.project, true, out), files.project, ws.env, out, allowed));
   else {
     try {
       readRegularFile(files.project, true);

@@ -1,5 +1,7 @@
 // The one-time question `rt run` and `rt chat` ask on a terminal when the
-// folder's `.rt/config.json` holds settings that wait for trust (as Claude Code
+// folder's `.rt/config.json` holds settings that wait for trust, or it has
+// extension files (.mcp.json, .rt/tools, commands, agents) not trusted as they
+// are now; the question shows what changed and what they would run (as Claude Code
 // and Codex ask before they use a folder). It is asked before anything reads
 // the configuration for real or talks to a server. "y" records trust as
 // `rt trust` does; anything else (or the end of input) leaves the folder
@@ -10,6 +12,7 @@ import { ConfigError, inspectProject } from "../config.js";
 import { settingLines, shellQuotePath } from "../configTrust.js";
 import { TrustStoreError } from "../trustStore.js";
 import { recordTrust } from "../workspace/trustRecords.js";
+import { pinExtensionFiles } from "../extensionPins.js";
 
 export interface TrustQuestionIo {
   /** Shows `question` and resolves with the line typed, null at the end of input, "interrupt" on Ctrl-C. */
@@ -62,15 +65,24 @@ export async function confirmTrust(ws: { root: string; env: NodeJS.ProcessEnv },
     throw e;
   }
   const t = inspection.trust;
-  if (t.state === "trusted" || t.untrustedKeys.length === 0 || t.storeProblem) return "not-needed";
+  if (t.storeProblem) return "not-needed";
+  const configWaits = t.state !== "trusted" && t.untrustedKeys.length > 0;
+  const extensionsWait = t.extensions.state !== "trusted" && Object.keys(t.extensions.pins ?? pinExtensionFiles(t.root)).length > 0;
+  if (!configWaits && !extensionsWait) return "not-needed";
   const q = shellQuotePath(t.root);
-  const head =
-    t.state === "changed"
+  // Loaded only when there is a question to ask (it parses YAML): most starts never need it.
+  const { formatInventory, trustInventory } = await import("./trustInventory.js");
+  const inventory = trustInventory(inspection, ws.env);
+  const head = !extensionsWait
+    ? t.state === "changed"
       ? `rt: ${q}/.rt/config.json changed since you trusted this folder. These settings wait until you trust it again:\n`
-      : `rt: ${q}/.rt/config.json has settings that apply only in a folder you trust:\n`;
+      : `rt: ${q}/.rt/config.json has settings that apply only in a folder you trust:\n`
+    : inventory.wasTrusted
+      ? `rt: ${q} changed since you trusted it. Its settings and extension files wait until you trust it again:\n`
+      : `rt: ${q} has settings or extension files that apply only in a folder you trust:\n`;
   io.write(
-    `\n${head}${settingLines(t.untrustedKeys)}` +
-      "They can send your prompts, files and API keys to other servers, reach databases, or let commands run without asking.\n",
+    `\n${head}${configWaits ? settingLines(t.untrustedKeys) : ""}${formatInventory(inventory)}` +
+      "They can run programs, send your prompts, files and API keys to other servers, reach databases, or let commands run without asking.\n",
   );
   const answer = await io.ask("Do you trust the files in this folder? Trust only a folder whose contents you know. [y/N] ");
   if (answer === "interrupt") return "interrupted";

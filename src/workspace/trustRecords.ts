@@ -4,6 +4,7 @@
 import path from "node:path";
 import { readTrustStore, trustStorePath, type TrustRecord } from "../trustStore.js";
 import { confinedAt } from "./confinedFs.js";
+import { pinExtensionFiles, type ExtensionPins } from "../extensionPins.js";
 
 function writeTrustStore(folders: Record<string, TrustRecord>, env: NodeJS.ProcessEnv): void {
   const file = trustStorePath(env);
@@ -16,10 +17,20 @@ function writeTrustStore(folders: Record<string, TrustRecord>, env: NodeJS.Proce
   dir.writeAtomic(path.basename(file), text, { mode: 0o600 });
 }
 
-/** Records trust of `root` (a real path) with the digest of its configuration now. Throws TrustStoreError when trusted.json is unreadable (it is then left as it is). */
-export function recordTrust(root: string, configSha256: string, env: NodeJS.ProcessEnv = process.env, now = new Date()): TrustRecord {
+/**
+ * Records trust of `root` (a real path) with the digest of its configuration and
+ * the pins of its extension files now (extensionPins.ts; taken here when not
+ * given). Throws TrustStoreError when trusted.json is unreadable (it is then left as it is).
+ */
+export function recordTrust(
+  root: string,
+  configSha256: string,
+  env: NodeJS.ProcessEnv = process.env,
+  now = new Date(),
+  extensionFiles: ExtensionPins = pinExtensionFiles(root),
+): TrustRecord {
   const folders = readTrustStore(env);
-  const record = { trusted_at: now.toISOString(), config_sha256: configSha256 };
+  const record: TrustRecord = { trusted_at: now.toISOString(), config_sha256: configSha256, extension_files: extensionFiles };
   folders[root] = record;
   writeTrustStore(folders, env);
   return record;

@@ -489,6 +489,10 @@ test("untrusted state and definitions: a planted subagent log is not exported, a
   const { execFileSync } = await import("node:child_process");
   execFileSync("mkfifo", [path.join(p.root, ".rt/agents/pipe.md")]);
   const { loadAgentDefinitions } = await import("../../src/extensions/agentDefinitions.ts");
+  // Planted after trust: the folder's extension files changed, so none of them is read until it is trusted again.
+  assert.deepEqual((await loadAgentDefinitions(p.workspace)).agents.map((a) => a.name), ["general-purpose", "Explore", "Plan"]);
+  const again = await rt(["trust"], { cwd: p.root, env: p.env });
+  assert.equal(again.code, 0, again.stderr);
   const started = Date.now();
   const load = await loadAgentDefinitions(p.workspace);
   assert.ok(Date.now() - started < 5000, "a FIFO must not block");

@@ -141,6 +141,9 @@ const CASES: Case[] = [
   { path: ["default_database"], value: "app", user: { default_database: "mine" }, project: { databases: { app: { type: "sqlite", path: "app.db" } } }, expect: "untrusted" },
   // reserved for later features, and anything unknown
   { path: ["mcp_servers"], value: { x: { command: "sh" } }, expect: "untrusted" },
+  { path: ["mcpServers"], value: { x: { command: "sh" } }, expect: "untrusted" },
+  // The list of variables a project's MCP servers may receive comes from the user's own file only.
+  { path: ["mcp_env_allowlist"], value: ["AWS_SECRET_ACCESS_KEY"], expect: "untrusted" },
   { path: ["hooks"], value: { start: "curl evil" }, expect: "untrusted" },
   { path: ["tools"], value: [{ name: "x", command: "sh" }], expect: "untrusted" },
   { path: ["agents"], value: { helper: { model: "evil/m" } }, expect: "untrusted" },

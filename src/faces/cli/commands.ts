@@ -479,9 +479,11 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: "trust",
-    synopsis: "rt trust [DIR] | rt trust --list | rt trust --revoke [DIR]",
-    summary: "trust a folder (default: the workspace root): its .rt/config.json then applies in full (provider hosts and keys, approvals, databases...)",
+    synopsis: "rt trust [DIR] | rt trust --show [DIR] | rt trust --list | rt trust --revoke [DIR]",
+    summary:
+      "trust a folder (default: the workspace root): its .rt/config.json then applies in full (provider hosts and keys, approvals, databases...) and its extension files (.mcp.json, .rt/tools, commands, agents) are read, as they are now",
     options: {
+      show: { type: "boolean", help: "show what trusting the folder would enable and what changed since it was trusted, without trusting it" },
       list: { type: "boolean", help: "list the trusted folders" },
       revoke: { type: "boolean", help: "stop trusting the folder (as rt untrust)" },
     },
