@@ -36,6 +36,8 @@ export interface AgentOptions {
   approve?: ApprovalCallback;
   maxTurns?: number;
   toolOutputMaxChars?: number;
+  /** Prompt caching: the time to live of the cache entries, or "off" (default "5m"). */
+  promptCache?: "5m" | "1h" | "off";
   /** Tokens; default: what the provider reports, else DEFAULT_CONTEXT_WINDOW. */
   contextWindow?: number;
   compactThreshold?: number;
@@ -92,6 +94,7 @@ export class Agent {
       limits: {
         ...(opts.maxTurns !== undefined ? { maxTurns: opts.maxTurns } : {}),
         ...(opts.toolOutputMaxChars !== undefined ? { toolOutputMaxChars: opts.toolOutputMaxChars } : {}),
+        ...(opts.promptCache !== undefined ? { promptCache: opts.promptCache } : {}),
         ...(opts.compactThreshold !== undefined ? { compactThreshold: opts.compactThreshold } : {}),
         ...(opts.temperature !== undefined ? { temperature: opts.temperature } : {}),
         ...(opts.maxOutputTokens !== undefined ? { maxOutputTokens: opts.maxOutputTokens } : {}),

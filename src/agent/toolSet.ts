@@ -101,6 +101,29 @@ function specOf(t: Tool, choice: ToolSetChoice): ToolSpec {
   return choice === "lean" ? { name: t.name, description: t.brief ?? t.description, parameters: leanSchema(t) } : { name: t.name, description: t.description, parameters: jsonSchemaOf(t) };
 }
 
+/**
+ * Tools whose output is lines to page through. "budget": the tool takes the agent's output
+ * budget (ToolContext.outputBudget) and ends at a line within it with its own continuation
+ * hint, so what the model sees is whole. "lines": the agent keeps the first lines that fit,
+ * cut at a line. Every other tool's output (a command's) is cut head and tail.
+ */
+export const PAGED_TOOLS: Readonly<Record<string, "budget" | "lines">> = {
+  read: "budget",
+  open: "lines",
+  scroll: "lines",
+  grep: "lines",
+  grep_file: "lines",
+  find: "lines",
+  ls: "lines",
+  symbols: "lines",
+  lsp: "lines",
+  ast_grep: "lines",
+  web_fetch: "lines",
+  sql_query: "lines",
+  sql_tables: "lines",
+  sql_describe: "lines",
+};
+
 /** The lean set (in the registry's order): each tool and the arguments its schema shows. */
 export const LEAN_TOOLS: Readonly<Record<string, readonly string[]>> = {
   read: ["path", "offset", "limit"],

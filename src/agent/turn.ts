@@ -253,6 +253,8 @@ export async function* runModelTurn(ctx: LoopContext, turn: TurnState, signal: A
     ...(limits.maxOutputTokens !== undefined ? { maxOutputTokens: limits.maxOutputTokens } : {}),
     // The window compaction budgets for: Ollama runs the model with exactly this context (num_ctx).
     contextWindow: await contextWindow(ctx),
+    // Prompt caching: one key per session (a subagent's session id is its own), markers with this time to live.
+    ...(limits.promptCache !== "off" ? { cache: { ttl: limits.promptCache, key: ctx.history.log.id } } : {}),
     ...(signal ? { signal } : {}),
   };
   const answer: ModelAnswer = { text: "", reasoning: "", toolCalls: [] };
@@ -332,7 +334,9 @@ async function forThisModel(ctx: LoopContext, messages: ChatMessage[]): Promise<
 function withReminder(messages: ChatMessage[], reminder: string | undefined): ChatMessage[] {
   const lastMessage = messages[messages.length - 1];
   if (!reminder || !lastMessage || (lastMessage.role !== "user" && lastMessage.role !== "tool")) return messages;
-  return [...messages.slice(0, -1), { ...lastMessage, content: `${lastMessage.content}\n\n${reminder}` } as ChatMessage];
+  // A message of its own after the last one, marked ephemeral: the message before it stays as the
+  // next request repeats it, so the prompt cache's entry ending there is read back.
+  return [...messages, { role: "user", content: reminder, ephemeral: true }];
 }
 
 /** What the user is told when an answer was cut short. */

@@ -86,6 +86,7 @@ export async function setupAgent(ws: Workspace, flags: Flags, interaction: UserI
     },
     maxTurns: typeof flags["max-turns"] === "number" ? flags["max-turns"] : settings.maxTurns,
     toolOutputMaxChars: settings.toolOutputMaxChars,
+    promptCache: settings.promptCache,
     compactThreshold: settings.compactThreshold,
     ...(settings.contextWindow !== undefined ? { contextWindow: settings.contextWindow } : {}),
     ...(priceFor(settings.prices, resolved.label) ? { price: priceFor(settings.prices, resolved.label) } : {}),
