@@ -292,6 +292,8 @@ export const MCP_CLIENT_OUTPUT_MAX_BYTES = 50 * 1024;
 export const MCP_LAZY_ABOVE_TOOLS = 25;
 /** MCP client: mcp_search returns at most this many tools. */
 export const MCP_SEARCH_MAX_RESULTS = 8;
+/** Agent: tool_search returns at most this many tools. */
+export const TOOL_SEARCH_MAX_RESULTS = 5;
 /** Hooks: a hook command's timeout when its configuration gives none, in seconds (Claude Code's default). */
 export const HOOK_DEFAULT_TIMEOUT_S = 60;
 /** Hooks: at most this much of a hook's stdout and of its stderr is read. */

@@ -49,6 +49,10 @@ export const AgentSettingsSchema = z
     tools: z.enum(AGENT_TOOL_SETS as [ToolSetChoice, ...ToolSetChoice[]]).optional(),
     /** "provider/model" that tools ask (web_fetch applies its prompt to a page with it); default: the session's model. */
     small_model: z.string().min(1).optional(),
+    /** Offer the seed-compatibility tools (edit_range, insert_at, edit_file, grep_file, scroll) too (`--seed-names`). */
+    seed_tools: z.boolean().optional(),
+    /** false: offer every tool in every request instead of deferring the rarely used ones behind tool_search. */
+    defer_tools: z.boolean().optional(),
     /** Prompt caching: "5m" (default) or "1h", the time to live of Anthropic's cache entries; "off" asks for none. */
     prompt_cache: z.enum(PROMPT_CACHE_CHOICES as [PromptCacheChoice, ...PromptCacheChoice[]]).optional(),
     /** How deep subagents (task) nest: 0 none, 1 (default) the main agent's only, 2 theirs too... */
@@ -70,6 +74,8 @@ export interface AgentSettings {
   smallModel?: string;
   subagentDepth: number;
   promptCache: PromptCacheChoice;
+  seedTools: boolean;
+  deferTools: boolean;
 }
 
 
@@ -96,6 +102,8 @@ export function loadAgentSettings(workspace: { root: string; env: NodeJS.Process
     ...(a.small_model ? { smallModel: a.small_model } : {}),
     subagentDepth: a.subagent_depth ?? AGENT_DEFAULT_SUBAGENT_DEPTH,
     promptCache: a.prompt_cache ?? "5m",
+    seedTools: a.seed_tools ?? false,
+    deferTools: a.defer_tools ?? true,
   };
 }
 

@@ -87,6 +87,8 @@ export async function setupAgent(ws: Workspace, flags: Flags, interaction: UserI
     maxTurns: typeof flags["max-turns"] === "number" ? flags["max-turns"] : settings.maxTurns,
     toolOutputMaxChars: settings.toolOutputMaxChars,
     promptCache: settings.promptCache,
+    seedTools: flags["seed-names"] === true || settings.seedTools,
+    deferTools: settings.deferTools,
     compactThreshold: settings.compactThreshold,
     ...(settings.contextWindow !== undefined ? { contextWindow: settings.contextWindow } : {}),
     ...(priceFor(settings.prices, resolved.label) ? { price: priceFor(settings.prices, resolved.label) } : {}),
