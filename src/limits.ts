@@ -292,6 +292,10 @@ export const MCP_CLIENT_OUTPUT_MAX_BYTES = 50 * 1024;
 export const MCP_LAZY_ABOVE_TOOLS = 25;
 /** MCP client: mcp_search returns at most this many tools. */
 export const MCP_SEARCH_MAX_RESULTS = 8;
+/** Warming a long-running process (agent, rt mcp): directory entries sampled for the workspace's commonest languages. */
+export const WARM_SAMPLE_ENTRIES = 400;
+/** Warming: grammars (and native syntax checks) loaded ahead, for this many of the commonest languages. */
+export const WARM_LANGUAGES = 2;
 /** Agent: tool_search returns at most this many tools. */
 export const TOOL_SEARCH_MAX_RESULTS = 5;
 /** Hooks: a hook command's timeout when its configuration gives none, in seconds (Claude Code's default). */

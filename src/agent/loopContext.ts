@@ -72,6 +72,8 @@ export interface LoopContext {
   /** The session's totals (a subagent's own). */
   readonly totals: UsageAccount;
   readonly limits: LoopLimits;
+  /** The offered tools were warmed (loaded ahead) during the loop's first model request. */
+  warmed?: boolean;
   /** The system prompt for a protocol. */
   readonly systemPrompt: (protocol: Protocol) => string;
   /** A fresh id for a call that came without one (text mode's actions). */

@@ -11,6 +11,7 @@
 // identical consecutive calls stop the turn; tool output is cut to
 // limits.toolOutputMaxChars; the context is compacted at
 // limits.compactThreshold of the window.
+import { warmTools } from "../tools/shared/warmUp.js";
 import type { ChatMessage, FinishReason, ModelRequest, NativeParts, ToolCall, Usage } from "./providers/types.js";
 import { userPromptHooks, stopHook, allowToolsForTurn } from "./hookCalls.js";
 import { ProviderError } from "./providers/types.js";
@@ -258,6 +259,11 @@ export async function* runModelTurn(ctx: LoopContext, turn: TurnState, signal: A
     ...(signal ? { signal } : {}),
   };
   const answer: ModelAnswer = { text: "", reasoning: "", toolCalls: [] };
+  // The first request of a loop: while it is in flight, the offered tools load what their first calls would.
+  if (!ctx.warmed) {
+    ctx.warmed = true;
+    if (req.tools) setImmediate(() => void warmTools(ctx.workspace, ctx.tools.offered));
+  }
   try {
     for await (const part of ctx.model.provider.stream(req)) {
       if (part.type === "text") {
