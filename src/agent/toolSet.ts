@@ -187,14 +187,17 @@ function toolSearchTool(catalog: () => Tool[], found: Set<string>): Tool {
       return ok(`${hits.length} tool(s), callable from your next step:\n${JSON.stringify(list, null, 1)}`, { tools: list.map((t) => t.name) });
     },
   });
-  // The description names what it can find: read when the tool list is built, then kept.
-  return Object.defineProperty(tool, "description", {
-    get: () =>
-      (described ??= `Load tools not listed here, by keywords or "select:NAME,NAME"; returns their schemas and they can be called from your next step. Available: ${catalog()
-        .map((t) => t.name)
-        .join(", ")}.`),
-    enumerable: true,
-  });
+  // The description names what it can find (the user's MCP servers' tools by server and count, as
+  // there may be hundreds): read when the tool list is first built, then kept for the session.
+  const describe = () => {
+    const all = catalog();
+    const own = all.filter((t) => !t.name.startsWith("mcp__")).map((t) => t.name);
+    const servers = new Map<string, number>();
+    for (const t of all) if (t.name.startsWith("mcp__")) servers.set(t.name.split("__")[1], (servers.get(t.name.split("__")[1]) ?? 0) + 1);
+    const mcp = [...servers].map(([s, n]) => `${s} (${n})`).join(", ");
+    return `Load tools not listed here, by keywords or "select:NAME,NAME"; returns their schemas and they can be called from your next step. Available: ${own.join(", ")}${mcp ? `; MCP servers' tools (mcp__SERVER__TOOL): ${mcp}` : ""}.`;
+  };
+  return Object.defineProperty(tool, "description", { get: () => (described ??= describe()), enumerable: true });
 }
 
 /**
