@@ -110,3 +110,20 @@ test("lean and safe-read-only together: the lean set minus the editing tools", a
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(offered().map((t) => t.name), ["read", "find", "grep", "bash"]);
 });
+
+test("--seed-names offers the seed-compatibility tools directly; without it they are behind tool_search", async () => {
+  const root = tempTree({ "a.txt": "x\n" });
+  const seed = ["edit_range", "insert_at", "edit_file", "grep_file", "scroll"];
+  ollama.server.script(reply.text("ok"));
+  const r = await rt(["run", ...MODEL, "--approval", "auto", "--seed-names", "hello"], { cwd: root, env: ollama.env() });
+  assert.equal(r.code, 0, r.stderr);
+  for (const n of seed) assert.ok(offered().some((t) => t.name === n), `${n} offered with --seed-names`);
+  ollama.server.reset();
+  ollama.server.script(reply.text("ok"));
+  await rt(["run", ...MODEL, "--approval", "auto", "hello"], { cwd: root, env: ollama.env() });
+  const search = offered().find((t) => t.name === "tool_search");
+  for (const n of seed) {
+    assert.ok(!offered().some((t) => t.name === n), `${n} not offered by default`);
+    assert.ok(search?.description.includes(n), `${n} named by tool_search`);
+  }
+});
