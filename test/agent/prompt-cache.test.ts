@@ -183,3 +183,18 @@ test("cost: cache reads at the cached price, cache writes at the write price (de
   assert.equal(costOf(u, { input: 3, output: 15, cached_input: 0.3 }).toFixed(4), (0.3 + 0.18 + 1.125).toFixed(4));
   assert.equal(costOf(u, { input: 3, output: 15, cached_input: 0.3, cache_write: 6 }).toFixed(4), (0.3 + 0.18 + 1.8).toFixed(4));
 });
+
+test("cache reads and writes are shown: the status line, rt sessions, the usage line of rt run", async () => {
+  const { statusLine } = await import("../../src/ui/tui/status.ts");
+  const { formatSessionList } = await import("../../src/ui/sessionList.ts");
+  const { usageLine } = await import("../../src/ui/render.ts");
+  const { bare } = await import("../../src/ui/tui/palette.ts");
+  const usage = { input_tokens: 12_000, output_tokens: 800, cached_input_tokens: 9_100, cache_write_tokens: 1_200, reasoning_tokens: 0, requests: 3 };
+  const line = statusLine({ model: "anthropic/x", approval: "ask", usage, cost: undefined, contextTokens: undefined, contextWindow: undefined, operation: undefined, now: 0 }, bare, 160);
+  assert.match(line, /12k in \(9\.1k cached, 1\.2k written\) \/ 800 out/);
+  const list = formatSessionList([{ id: "s1", file: "f", created: "2026-01-01T00:00:00Z", updated: "2026-01-01T00:00:00Z", model: "anthropic/x", prompts: 1, firstPrompt: "hi", usage }]);
+  assert.match(list, /12,800 tokens \(9,100 cached, 1,200 written\)/);
+  assert.match(usageLine(usage, usage), /tokens: 12,000 in \(9,100 cached, 1,200 written\), 800 out/);
+  // Without cache use nothing is added.
+  assert.doesNotMatch(usageLine({ ...usage, cached_input_tokens: 0, cache_write_tokens: undefined }, usage).split(" · ")[0], /cached/);
+});
