@@ -198,3 +198,29 @@ test("cache reads and writes are shown: the status line, rt sessions, the usage 
   // Without cache use nothing is added.
   assert.doesNotMatch(usageLine({ ...usage, cached_input_tokens: 0, cache_write_tokens: undefined }, usage).split(" · ")[0], /cached/);
 });
+
+test("the scripted server's prompt cache follows Anthropic's rule: byte-identical prefix up to a marker, a 20-block lookback, a minimum size", async () => {
+  const { PromptCacheModel } = await import("../llm-server.ts");
+  const cc = { type: "ephemeral" };
+  const big = "x".repeat(5000); // about 1,250 tokens: above the 1,024-token minimum
+  const blocks = (n: number, mark: number[], change?: number) =>
+    Array.from({ length: n }, (_, i) => ({ type: "text", text: i === 0 ? big : `b${i}${i === change ? "!" : ""}`, ...(mark.includes(i) ? { cache_control: cc } : {}) }));
+  const body = (content: unknown[]) => ({ system: "s", messages: [{ role: "user", content }] });
+  const m = new PromptCacheModel();
+  const w = m.account(body(blocks(3, [2])));
+  assert.equal(w.read, 0);
+  assert.ok(w.written > 1024);
+  // The same prefix and more: read back up to the old marker (found within 20 blocks of the new one).
+  const r = m.account(body(blocks(10, [9])));
+  assert.equal(r.read, w.written);
+  // One byte changed before the old marker: nothing read.
+  assert.equal(m.account(body(blocks(10, [9], 1))).read, 0);
+  // The old marker more than 20 blocks back from every marker: not found.
+  const far = new PromptCacheModel();
+  far.account(body(blocks(3, [2])));
+  assert.equal(far.account(body(blocks(30, [29]))).read, 0);
+  // Below the minimum nothing is cached.
+  const small = new PromptCacheModel();
+  small.account({ system: "s", messages: [{ role: "user", content: [{ type: "text", text: "tiny", cache_control: cc }] }] });
+  assert.equal(small.account({ system: "s", messages: [{ role: "user", content: [{ type: "text", text: "tiny", cache_control: cc }] }] }).read, 0);
+});
