@@ -181,6 +181,23 @@ export const ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS = 8_192;
 
 /** Agent: a tool's output longer than this many characters is cut keeping head and tail; the whole is saved under `.rt/tool-output/` (seed 003: 20,000). */
 export const AGENT_TOOL_OUTPUT_MAX_CHARS = 20_000;
+/**
+ * Agent: the characters a pageable tool's output (read, open, grep...) may take. The agent asks the
+ * tool for at most this much, so the tool ends at a line with its own continuation hint and
+ * nothing is cut out of the middle. 72,000 lets a 2,000-line, 50 KB source file arrive whole
+ * with its line numbers (6 characters a line: 51,200 + 12,000), as peers deliver 40-58 KB.
+ */
+export const AGENT_PAGED_OUTPUT_MAX_CHARS = 72_000;
+/**
+ * Agent: the share of the model's context window one paged tool output may fill at most (a
+ * 32k-token window: 65,536 characters; an 8k one: 16,384), never below AGENT_TOOL_OUTPUT_MAX_CHARS.
+ */
+export const AGENT_PAGED_OUTPUT_WINDOW_SHARE = 0.5;
+/**
+ * Cost: a prompt-cache write costs this times the input price when no cache_write price is
+ * configured (Anthropic's 5-minute cache: 1.25; the 1-hour cache costs 2, configure it).
+ */
+export const PROMPT_CACHE_WRITE_PRICE_FACTOR = 1.25;
 /** Agent: compaction starts when the context reaches this fraction of the window (seed 003: 80%). */
 export const AGENT_COMPACT_THRESHOLD = 0.8;
 /** Agent: model requests in one turn (`--max-turns`) unless configured otherwise. */
@@ -294,6 +311,12 @@ export const MCP_CLIENT_OUTPUT_MAX_BYTES = 50 * 1024;
 export const MCP_LAZY_ABOVE_TOOLS = 25;
 /** MCP client: mcp_search returns at most this many tools. */
 export const MCP_SEARCH_MAX_RESULTS = 8;
+/** Warming a long-running process (agent, rt mcp): directory entries sampled for the workspace's commonest languages. */
+export const WARM_SAMPLE_ENTRIES = 400;
+/** Warming: grammars (and native syntax checks) loaded ahead, for this many of the commonest languages. */
+export const WARM_LANGUAGES = 2;
+/** Agent: tool_search returns at most this many tools. */
+export const TOOL_SEARCH_MAX_RESULTS = 5;
 /** Hooks: a hook command's timeout when its configuration gives none, in seconds (Claude Code's default). */
 export const HOOK_DEFAULT_TIMEOUT_S = 60;
 /** Hooks: at most this much of a hook's stdout and of its stderr is read. */

@@ -57,6 +57,18 @@
 //                                     arguments streamed in `fragments` pieces (default 3)
 //   usage: { input, output, cached?, reasoning? } | false   (default: estimated from sizes;
 //                                     Anthropic reports reasoning as output_tokens_details.thinking_tokens)
+//                                     Anthropic, a request with cache_control markers and no scripted
+//                                     usage: the prompt cache below decides what was read and written.
+// Anthropic's prompt cache, as its documentation (platform.claude.com, "Prompt caching") states it:
+//   the prompt is tools, then system, then messages, block by block; a block with cache_control
+//   is a breakpoint (at most 4, else 400); each breakpoint writes the prefix ending at it to the
+//   cache (when that prefix has at least `cacheMinTokens`, default 1024, Sonnet's minimum); a
+//   request reads the longest cached prefix that ends at a breakpoint or at one of the 20 blocks
+//   before a breakpoint (the lookback), matching byte for byte (cache_control itself not counted).
+//   usage: cache_read_input_tokens = the prefix read; cache_creation_input_tokens = from there to
+//   the last breakpoint; input_tokens = the rest after the last breakpoint. Tokens are estimated
+//   as a block's JSON length / 4. The cache lives as long as the server (TTL not modelled).
+//   server.cacheLog[i]: what request i of the Anthropic protocol read, wrote and paid in full.
 //   finish: "stop" | "length" | ... (default: "tool_calls" when toolCalls, else "stop";
 //                                     Anthropic's words: "end_turn", "max_tokens", "refusal"...)
 //   stopDetails: "..."                Anthropic: stop_details.explanation (a refusal's reason)
@@ -75,6 +87,7 @@
 //                                     Ollama: these NDJSON lines verbatim, nothing else
 // Builders: reply.text("hi"), reply.toolCall("read", { path: "a" }), reply.error(429, {...}),
 // reply.hang(), reply.toolsUnsupported().
+import { createHash } from "node:crypto";
 import http from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 
@@ -147,7 +160,18 @@ export interface ServedModel {
   capabilities?: string[];
 }
 
+/** Prompt-cache accounting of one Anthropic request (computed from its markers). */
+export interface CacheUsage {
+  read: number;
+  written: number;
+  input: number;
+  /** How many cache_control markers the request carried. */
+  breakpoints: number;
+}
+
 export interface LlmServer {
+  /** Anthropic requests with cache_control markers, in order: what each read, wrote and paid in full. */
+  readonly cacheLog: CacheUsage[];
   /** http://127.0.0.1:PORT */
   readonly url: string;
   /** url + "/v1": the base URL of an OpenAI-compatible client. (Ollama's native provider takes `url`.) */
@@ -337,10 +361,69 @@ async function answerOpenAI(req: RecordedRequest, res: http.ServerResponse, r: L
   if (!w.stopped) res.end();
 }
 
-async function answerAnthropic(req: RecordedRequest, res: http.ServerResponse, r: LlmReply) {
+/** Anthropic's documented lookback: a breakpoint finds cache entries up to this many blocks before it. */
+const CACHE_LOOKBACK_BLOCKS = 20;
+
+/** The prompt's blocks in cache order (tools, system, messages), each as JSON without its cache_control, and which carry one. */
+function promptBlocks(body: any): Array<{ json: string; marked: boolean }> {
+  const out: Array<{ json: string; marked: boolean }> = [];
+  const add = (where: string, block: any) => {
+    const marked = !!block && typeof block === "object" && "cache_control" in block;
+    const plain = marked ? Object.fromEntries(Object.entries(block).filter(([k]) => k !== "cache_control")) : block;
+    out.push({ json: `${where}:${JSON.stringify(plain)}`, marked });
+  };
+  for (const t of body?.tools ?? []) add("tool", t);
+  if (typeof body?.system === "string") add("system", { type: "text", text: body.system });
+  else for (const b of body?.system ?? []) add("system", b);
+  for (const [i, m] of (body?.messages ?? []).entries()) {
+    const content = typeof m.content === "string" ? [{ type: "text", text: m.content }] : (m.content ?? []);
+    // A block belongs to its message: the same block in another message (or role) is another prefix.
+    for (const [j, b] of content.entries()) add(`${i}:${m.role}:${j}`, b);
+  }
+  return out;
+}
+
+/** Reads and writes the prompt cache for one request, per the rule at the top of this file. */
+export class PromptCacheModel {
+  private readonly entries = new Set<string>();
+  constructor(readonly minTokens = 1024) {}
+
+  account(body: any): CacheUsage {
+    const blocks = promptBlocks(body);
+    const hashes: string[] = [];
+    const tokens: number[] = [];
+    const h = createHash("sha256");
+    let chars = 0;
+    for (const b of blocks) {
+      h.update(b.json);
+      hashes.push(h.copy().digest("hex"));
+      chars += b.json.length;
+      tokens.push(Math.ceil(chars / 4));
+    }
+    const total = tokens.at(-1) ?? 0;
+    const marks = blocks.flatMap((b, i) => (b.marked ? [i] : []));
+    let hit = -1;
+    for (const m of marks) {
+      for (let j = m; j >= Math.max(0, m - CACHE_LOOKBACK_BLOCKS); j--) {
+        if (this.entries.has(hashes[j])) {
+          hit = Math.max(hit, j);
+          break;
+        }
+      }
+    }
+    const read = hit >= 0 ? tokens[hit] : 0;
+    for (const m of marks) if (tokens[m] >= this.minTokens) this.entries.add(hashes[m]);
+    const last = marks.length ? marks[marks.length - 1] : -1;
+    const written = last > hit && tokens[last] >= this.minTokens ? tokens[last] - read : 0;
+    return { read, written, input: total - read - written, breakpoints: marks.length };
+  }
+}
+
+async function answerAnthropic(req: RecordedRequest, res: http.ServerResponse, r: LlmReply, cache?: CacheUsage) {
   const body = req.body ?? {};
   const model = String(body.model ?? "model");
-  const usage = r.usage === false ? { input: 0, output: 0 } : (r.usage ?? estimateUsage(body, r));
+  const usage = r.usage === false ? { input: 0, output: 0 } : (r.usage ?? (cache ? { input: cache.input + cache.read + cache.written, cached: cache.read, output: estimateUsage(body, r).output } : estimateUsage(body, r)));
+  const written = r.usage === undefined && cache ? cache.written : 0;
   const calls = (r.toolCalls ?? []).map((c, i) => ({ ...c, id: c.id ?? `toolu_${i + 1}` }));
   const stop = r.finish ?? (calls.length ? "tool_use" : "end_turn");
   const ev = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
@@ -357,7 +440,7 @@ async function answerAnthropic(req: RecordedRequest, res: http.ServerResponse, r
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: { input_tokens: usage.input - (usage.cached ?? 0), cache_read_input_tokens: usage.cached ?? 0, cache_creation_input_tokens: 0, output_tokens: 1 },
+        usage: { input_tokens: usage.input - (usage.cached ?? 0) - written, cache_read_input_tokens: usage.cached ?? 0, cache_creation_input_tokens: written, output_tokens: 1 },
       },
     }),
   );
@@ -482,6 +565,8 @@ export interface LlmServerOptions {
   requireKey?: string;
   /** Answer every Ollama-native path (/api/...) with a plain 404, like a server that speaks only the OpenAI-compatible protocol. */
   openaiOnly?: boolean;
+  /** Anthropic prompt cache: the fewest tokens a prefix must have to be cached (default 1024). */
+  cacheMinTokens?: number;
 }
 
 export async function startLlmServer(opts: LlmServerOptions = {}): Promise<LlmServer> {
@@ -489,6 +574,8 @@ export async function startLlmServer(opts: LlmServerOptions = {}): Promise<LlmSe
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
   const state = { models: opts.models ?? [{ name: "test-model", contextLength: 32768 }] };
+  const promptCache = new PromptCacheModel(opts.cacheMinTokens);
+  const cacheLog: CacheUsage[] = [];
 
   const server = http.createServer(async (req, res) => {
     const chunks: Buffer[] = [];
@@ -524,6 +611,15 @@ export async function startLlmServer(opts: LlmServerOptions = {}): Promise<LlmSe
       res.end(JSON.stringify(data));
       return;
     }
+    let cache: CacheUsage | undefined;
+    if (protocol === "anthropic") {
+      const marked = promptBlocks(body).filter((b) => b.marked).length;
+      if (marked > 4) {
+        // The API's own answer to a fifth marker.
+        return sendError(res, protocol, { status: 400, message: `A maximum of 4 blocks with cache_control may be provided. Found ${marked}.` }, "");
+      }
+      if (marked > 0) cacheLog.push((cache = promptCache.account(body)));
+    }
     const entry = queue.shift();
     if (!entry) {
       sendError(res, protocol, { status: 500, message: "llm-server: no scripted reply left" }, "");
@@ -533,7 +629,7 @@ export async function startLlmServer(opts: LlmServerOptions = {}): Promise<LlmSe
     if (r.hang) return; // never answered; close() destroys the socket
     if (r.status !== undefined || r.toolsUnsupported) return sendError(res, protocol, r, String((body as any)?.model ?? "model"));
     try {
-      if (protocol === "anthropic") await answerAnthropic(recorded, res, r);
+      if (protocol === "anthropic") await answerAnthropic(recorded, res, r, cache);
       else if (protocol === "ollama") await answerOllamaChat(recorded, res, r);
       else await answerOpenAI(recorded, res, r);
     } catch {
@@ -554,6 +650,7 @@ export async function startLlmServer(opts: LlmServerOptions = {}): Promise<LlmSe
     anthropicBaseUrl: url,
     port,
     requests,
+    cacheLog,
     get completions() {
       return requests.filter((r) => r.method === "POST" && (r.protocol !== "ollama" || r.path === "/api/chat"));
     },
@@ -570,6 +667,7 @@ export async function startLlmServer(opts: LlmServerOptions = {}): Promise<LlmSe
     reset: () => {
       queue.length = 0;
       requests.length = 0;
+      cacheLog.length = 0;
     },
     close: () =>
       new Promise<void>((resolve) => {

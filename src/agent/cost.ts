@@ -17,6 +17,7 @@ export function usageOf(u: Usage | undefined): UsageTotals {
     input_tokens: u?.inputTokens ?? 0,
     output_tokens: u?.outputTokens ?? 0,
     cached_input_tokens: u?.cachedInputTokens ?? 0,
+    ...(u?.cacheWriteTokens ? { cache_write_tokens: u.cacheWriteTokens } : {}),
     reasoning_tokens: u?.reasoningTokens ?? 0,
     requests: 1,
   };

@@ -12,6 +12,8 @@ export interface UsageTotals {
   input_tokens: number;
   output_tokens: number;
   cached_input_tokens: number;
+  /** Input tokens written to a prompt cache (part of input_tokens); absent when none were. */
+  cache_write_tokens?: number;
   reasoning_tokens: number;
   /** Model requests counted. */
   requests: number;
@@ -154,6 +156,7 @@ export function addUsage(a: UsageTotals, b: UsageTotals): UsageTotals {
     input_tokens: a.input_tokens + b.input_tokens,
     output_tokens: a.output_tokens + b.output_tokens,
     cached_input_tokens: a.cached_input_tokens + b.cached_input_tokens,
+    ...(a.cache_write_tokens || b.cache_write_tokens ? { cache_write_tokens: (a.cache_write_tokens ?? 0) + (b.cache_write_tokens ?? 0) } : {}),
     reasoning_tokens: a.reasoning_tokens + b.reasoning_tokens,
     requests: a.requests + b.requests,
   };

@@ -7,11 +7,18 @@ import type { Tool } from "../tools/types.js";
 import { toolCreateTool } from "../extensions/toolCreate.js";
 
 /** Providers of agent-only tools, registered by the extension modules that are loaded (the MCP client adds its own). */
-const providers: Array<{ offered(): readonly Tool[]; find(name: string): Tool | undefined }> = [
+interface ToolProvider {
+  offered(): readonly Tool[];
+  find(name: string): Tool | undefined;
+  /** Tools offered only once a search found them (MCP tools the client defers). */
+  deferred?(): readonly Tool[];
+}
+
+const providers: ToolProvider[] = [
   { offered: () => [toolCreateTool], find: (name) => (name === toolCreateTool.name ? toolCreateTool : undefined) },
 ];
 
-export function addAgentToolProvider(p: { offered(): readonly Tool[]; find(name: string): Tool | undefined }): () => void {
+export function addAgentToolProvider(p: ToolProvider): () => void {
   providers.push(p);
   return () => {
     const i = providers.indexOf(p);
@@ -22,6 +29,11 @@ export function addAgentToolProvider(p: { offered(): readonly Tool[]; find(name:
 /** The agent-only tools to offer now (a provider may offer more as the session goes on: mcp_search's finds). */
 export function agentExtensionTools(): Tool[] {
   return providers.flatMap((p) => p.offered());
+}
+
+/** The agent-only tools offered only once found by a search (tool_search looks through them). */
+export function agentDeferredExtensionTools(): Tool[] {
+  return providers.flatMap((p) => p.deferred?.() ?? []);
 }
 
 export function findAgentExtensionTool(name: string): Tool | undefined {

@@ -36,6 +36,12 @@ export interface AgentOptions {
   approve?: ApprovalCallback;
   maxTurns?: number;
   toolOutputMaxChars?: number;
+  /** Offer the seed-compatibility tools directly (`--seed-names`, agent.seed_tools). */
+  seedTools?: boolean;
+  /** Defer rarely used tools behind tool_search (default true; agent.defer_tools). */
+  deferTools?: boolean;
+  /** Prompt caching: the time to live of the cache entries, or "off" (default "5m"). */
+  promptCache?: "5m" | "1h" | "off";
   /** Tokens; default: what the provider reports, else DEFAULT_CONTEXT_WINDOW. */
   contextWindow?: number;
   compactThreshold?: number;
@@ -66,7 +72,14 @@ export class Agent {
     const session = opts.session ?? SessionLog.create(ws, opts.modelLabel, opts.protocol);
     const subagentDepth = opts.subagentDepth ?? AGENT_DEFAULT_SUBAGENT_DEPTH;
     const toolsFor = (workspace: Workspace, approval: ApprovalMode) =>
-      sessionToolSet({ workspace, approval, ...(opts.toolSet ? { choice: opts.toolSet } : {}), loopTools: mainLoopTools(subagentDepth) });
+      sessionToolSet({
+        workspace,
+        approval,
+        ...(opts.toolSet ? { choice: opts.toolSet } : {}),
+        loopTools: mainLoopTools(subagentDepth),
+        ...(opts.seedTools !== undefined ? { seedTools: opts.seedTools } : {}),
+        ...(opts.deferTools !== undefined ? { deferTools: opts.deferTools } : {}),
+      });
     this.ctx = createLoopContext({
       workspace: ws,
       baseWorkspace: opts.workspace,
@@ -92,6 +105,7 @@ export class Agent {
       limits: {
         ...(opts.maxTurns !== undefined ? { maxTurns: opts.maxTurns } : {}),
         ...(opts.toolOutputMaxChars !== undefined ? { toolOutputMaxChars: opts.toolOutputMaxChars } : {}),
+        ...(opts.promptCache !== undefined ? { promptCache: opts.promptCache } : {}),
         ...(opts.compactThreshold !== undefined ? { compactThreshold: opts.compactThreshold } : {}),
         ...(opts.temperature !== undefined ? { temperature: opts.temperature } : {}),
         ...(opts.maxOutputTokens !== undefined ? { maxOutputTokens: opts.maxOutputTokens } : {}),

@@ -22,7 +22,7 @@ import { systemPrompt as rtSystemPrompt } from "./prompts.js";
 import { requestMessages } from "./requestMessages.js";
 import { estimateMessageTokens, estimateTokens } from "./tokens.js";
 import type { Workspace } from "../workspace/workspace.js";
-import { AGENT_COMPACT_THRESHOLD, AGENT_DEFAULT_MAX_TURNS, AGENT_DEFAULT_SUBAGENT_DEPTH, AGENT_TOOL_OUTPUT_MAX_CHARS, DEFAULT_CONTEXT_WINDOW } from "../limits.js";
+import { AGENT_COMPACT_THRESHOLD, AGENT_DEFAULT_MAX_TURNS, AGENT_DEFAULT_SUBAGENT_DEPTH, AGENT_PAGED_OUTPUT_MAX_CHARS, AGENT_TOOL_OUTPUT_MAX_CHARS, DEFAULT_CONTEXT_WINDOW } from "../limits.js";
 
 /** The model a loop talks to. */
 export interface ModelBinding {
@@ -45,6 +45,10 @@ export interface LoopLimits {
   compactThreshold: number;
   temperature?: number;
   maxOutputTokens?: number;
+  /** Characters a pageable tool's output may take (read, open, grep...): the tool is asked for no more. */
+  pagedOutputMaxChars: number;
+  /** Prompt caching: the cache entries' time to live, or "off". */
+  promptCache: "5m" | "1h" | "off";
 }
 
 export interface LoopContext {
@@ -68,6 +72,8 @@ export interface LoopContext {
   /** The session's totals (a subagent's own). */
   readonly totals: UsageAccount;
   readonly limits: LoopLimits;
+  /** The offered tools were warmed (loaded ahead) during the loop's first model request. */
+  warmed?: boolean;
   /** The system prompt for a protocol. */
   readonly systemPrompt: (protocol: Protocol) => string;
   /** A fresh id for a call that came without one (text mode's actions). */
@@ -158,6 +164,8 @@ export function createLoopContext(o: LoopContextOptions): LoopContext {
       maxTurns: o.limits?.maxTurns ?? AGENT_DEFAULT_MAX_TURNS,
       toolOutputMaxChars: o.limits?.toolOutputMaxChars ?? AGENT_TOOL_OUTPUT_MAX_CHARS,
       compactThreshold: o.limits?.compactThreshold ?? AGENT_COMPACT_THRESHOLD,
+      pagedOutputMaxChars: o.limits?.pagedOutputMaxChars ?? AGENT_PAGED_OUTPUT_MAX_CHARS,
+      promptCache: o.limits?.promptCache ?? "5m",
       ...(o.limits?.temperature !== undefined ? { temperature: o.limits.temperature } : {}),
       ...(o.limits?.maxOutputTokens !== undefined ? { maxOutputTokens: o.limits.maxOutputTokens } : {}),
     },

@@ -27,13 +27,19 @@ export interface PromptContext {
   toolNames: string[];
 }
 
+/**
+ * The date the process started: the system prompt says it, and stays the same for the whole
+ * process, so a session crossing midnight keeps its prompt (and its prompt cache) byte for byte.
+ */
+const TODAY = new Date().toISOString().slice(0, 10);
+
 function environment(ctx: PromptContext): string {
   const lines = [
     "# Environment",
     "",
     `- Project root (every path is relative to it): ${ctx.root}`,
     `- Git repository: ${fs.existsSync(path.join(ctx.root, ".git")) ? "yes" : "no"}`,
-    `- Platform: ${process.platform}; today: ${new Date().toISOString().slice(0, 10)}`,
+    `- Platform: ${process.platform}; today: ${TODAY}`,
     `- rt profile: ${ctx.profile}${ctx.profile === "safe-read-only" ? " (nothing may be modified; commands run in a read-only sandbox)" : ""}`,
   ];
   if (ctx.protocol === "text") lines.push(`- JSON actions available: ${ctx.toolNames.join(", ")}`);

@@ -10,7 +10,7 @@ import { APPROVAL_MODES, type ApprovalMode } from "./approval.js";
 import type { ProtocolChoice } from "./session.js";
 import type { UsageTotals } from "./events.js";
 import { AGENT_TOOL_SETS, type ToolSetChoice } from "./toolSet.js";
-import { AGENT_COMPACT_THRESHOLD, AGENT_DEFAULT_MAX_TURNS, AGENT_DEFAULT_SUBAGENT_DEPTH, AGENT_MAX_SUBAGENT_DEPTH, AGENT_TOOL_OUTPUT_MAX_CHARS } from "../limits.js";
+import { AGENT_COMPACT_THRESHOLD, AGENT_DEFAULT_MAX_TURNS, AGENT_DEFAULT_SUBAGENT_DEPTH, AGENT_MAX_SUBAGENT_DEPTH, AGENT_TOOL_OUTPUT_MAX_CHARS, PROMPT_CACHE_WRITE_PRICE_FACTOR } from "../limits.js";
 
 /** Prices in currency units (USD by convention) per million tokens. */
 export const PriceSchema = z.object({
@@ -18,8 +18,17 @@ export const PriceSchema = z.object({
   output: z.number().nonnegative(),
   /** Input tokens read from a prompt cache (default: the input price). */
   cached_input: z.number().nonnegative().optional(),
+  /**
+   * Input tokens written to a prompt cache (Anthropic: 1.25 times the input price for the
+   * 5-minute cache, 2 times for the 1-hour one). Default: PROMPT_CACHE_WRITE_PRICE_FACTOR times
+   * the input price.
+   */
+  cache_write: z.number().nonnegative().optional(),
 });
 export type Price = z.infer<typeof PriceSchema>;
+
+export type PromptCacheChoice = "5m" | "1h" | "off";
+export const PROMPT_CACHE_CHOICES: readonly PromptCacheChoice[] = ["5m", "1h", "off"];
 
 export const AgentSettingsSchema = z
   .object({
@@ -40,6 +49,12 @@ export const AgentSettingsSchema = z
     tools: z.enum(AGENT_TOOL_SETS as [ToolSetChoice, ...ToolSetChoice[]]).optional(),
     /** "provider/model" that tools ask (web_fetch applies its prompt to a page with it); default: the session's model. */
     small_model: z.string().min(1).optional(),
+    /** Offer the seed-compatibility tools (edit_range, insert_at, edit_file, grep_file, scroll) too (`--seed-names`). */
+    seed_tools: z.boolean().optional(),
+    /** false: offer every tool in every request instead of deferring the rarely used ones behind tool_search. */
+    defer_tools: z.boolean().optional(),
+    /** Prompt caching: "5m" (default) or "1h", the time to live of Anthropic's cache entries; "off" asks for none. */
+    prompt_cache: z.enum(PROMPT_CACHE_CHOICES as [PromptCacheChoice, ...PromptCacheChoice[]]).optional(),
     /** How deep subagents (task) nest: 0 none, 1 (default) the main agent's only, 2 theirs too... */
     subagent_depth: z.number().int().min(0).max(AGENT_MAX_SUBAGENT_DEPTH).optional(),
   })
@@ -58,7 +73,11 @@ export interface AgentSettings {
   toolSet: ToolSetChoice;
   smallModel?: string;
   subagentDepth: number;
+  promptCache: PromptCacheChoice;
+  seedTools: boolean;
+  deferTools: boolean;
 }
+
 
 /** The agent section of the merged configuration, validated, with defaults. Throws naming the problem. */
 export function loadAgentSettings(workspace: { root: string; env: NodeJS.ProcessEnv }): AgentSettings {
@@ -82,6 +101,9 @@ export function loadAgentSettings(workspace: { root: string; env: NodeJS.Process
     toolSet: a.tools ?? "default",
     ...(a.small_model ? { smallModel: a.small_model } : {}),
     subagentDepth: a.subagent_depth ?? AGENT_DEFAULT_SUBAGENT_DEPTH,
+    promptCache: a.prompt_cache ?? "5m",
+    seedTools: a.seed_tools ?? false,
+    deferTools: a.defer_tools ?? true,
   };
 }
 
@@ -90,9 +112,14 @@ export function priceFor(prices: Record<string, Price>, label: string): Price | 
   return prices[label] ?? prices[label.slice(label.indexOf("/") + 1)];
 }
 
-/** Cost of some usage; cached input tokens (part of the input count) at the cached price. */
+/**
+ * Cost of some usage: input tokens read from a prompt cache at the cached price, those written
+ * to it at the cache-write price (both are part of the input count), the rest at the input price.
+ */
 export function costOf(u: UsageTotals, p: Price): number {
   const cached = Math.min(u.cached_input_tokens, u.input_tokens);
-  const fresh = u.input_tokens - cached;
-  return (fresh * p.input + cached * (p.cached_input ?? p.input) + u.output_tokens * p.output) / 1_000_000;
+  const written = Math.min(u.cache_write_tokens ?? 0, u.input_tokens - cached);
+  const fresh = u.input_tokens - cached - written;
+  const writePrice = p.cache_write ?? p.input * PROMPT_CACHE_WRITE_PRICE_FACTOR;
+  return (fresh * p.input + cached * (p.cached_input ?? p.input) + written * writePrice + u.output_tokens * p.output) / 1_000_000;
 }

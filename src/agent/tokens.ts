@@ -4,7 +4,7 @@
 import type { ChatMessage, ToolSpec } from "./providers/types.js";
 import { IMAGE_PIXELS_PER_TOKEN } from "../limits.js";
 
-const CHARS_PER_TOKEN = 4;
+export const CHARS_PER_TOKEN = 4;
 /** Role markers and separators each message costs beyond its text. */
 const PER_MESSAGE_TOKENS = 4;
 

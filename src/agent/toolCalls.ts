@@ -14,12 +14,14 @@ import { categoryOf, describeCall } from "./approval.js";
 import { actionHeader, type TextAction } from "./textProtocol.js";
 import { EventQueue } from "./eventQueue.js";
 import { fitToolOutput } from "./outputSaving.js";
+import { PAGED_TOOLS } from "./toolSet.js";
 import { emit, errorEvent, type LoopContext, type TurnState } from "./loopContext.js";
 import { preToolUseHook, postToolUseHook } from "./hookCalls.js";
 import { prepareCall, runPreparedCall, type Preparation } from "../tools/policy.js";
 import { jsonSchemaOf } from "../tools/registry.js";
 import type { Tool, ToolResult } from "../tools/types.js";
-import { AGENT_LOOP_REPEAT_LIMIT } from "../limits.js";
+import { AGENT_LOOP_REPEAT_LIMIT, AGENT_PAGED_OUTPUT_WINDOW_SHARE } from "../limits.js";
+import { CHARS_PER_TOKEN } from "./tokens.js";
 
 /** Arguments that could not be read as a JSON object: why, and the text as the model wrote it. */
 export interface UnreadableArguments {
@@ -275,13 +277,32 @@ async function executeCall(ctx: LoopContext, checked: CheckedCall, io: CallIo, s
     }
   } else {
     await ctx.interaction.beforeTool?.(prepared.call.tool.name, prepared.call.args).catch(() => undefined);
-    result = await runPreparedCall(prepared.call, { ...(signal ? { signal } : {}), editDiagnostics: true, askModel: modelAsker(ctx), imageInput: () => imageInputFor(ctx.model) });
+    // A tool that pages is asked for at most what the model will be given (less room for a hook's note).
+    const paged = PAGED_TOOLS[prepared.call.tool.name];
+    const budget = paged === "budget" ? { outputBudget: pagedBudget(ctx) - PAGED_NOTE_RESERVE } : {};
+    result = await runPreparedCall(prepared.call, { ...(signal ? { signal } : {}), editDiagnostics: true, askModel: modelAsker(ctx), imageInput: () => imageInputFor(ctx.model), ...budget });
   }
   // Hooks (issue 18): PostToolUse observes what ran; its reason or context is added for the model.
   const post = prepared.ok ? await postToolUseHook(ctx, c, prepared.call.args, result, signal) : undefined;
   for (const message of post?.notices ?? []) sink({ type: "notice", message });
-  const { text, saved } = fitToolOutput(ctx.workspace, `${resultText(result)}${post?.note ? `\n${post.note}` : ""}`, ctx.limits.toolOutputMaxChars, { sessionId: ctx.history.log.id, callId: c.id });
+  const paged = prepared.ok && PAGED_TOOLS[prepared.call.tool.name] !== undefined;
+  const max = paged ? pagedBudget(ctx) : ctx.limits.toolOutputMaxChars;
+  const { text, saved } = fitToolOutput(ctx.workspace, `${resultText(result)}${post?.note ? `\n${post.note}` : ""}`, max, { sessionId: ctx.history.log.id, callId: c.id }, paged);
   return finish(result.success, text, result.success ? undefined : (result.error ?? "failed"), saved, result.answer, chatImages(result));
+}
+
+/** Room kept in a paged tool's budget for what the agent adds after it (a hook's note, an error line). */
+const PAGED_NOTE_RESERVE = 1_000;
+
+/**
+ * The characters a paged tool's output may take: the paged budget, within a share of the model's
+ * context window (a small local model's 8k window takes no 72,000-character read), never below
+ * the general cap.
+ */
+function pagedBudget(ctx: LoopContext): number {
+  const window = ctx.model.contextWindow;
+  const share = window !== undefined ? Math.floor(window * AGENT_PAGED_OUTPUT_WINDOW_SHARE * CHARS_PER_TOKEN) : Infinity;
+  return Math.max(Math.min(ctx.limits.pagedOutputMaxChars, share), ctx.limits.toolOutputMaxChars);
 }
 
 /** A result's images (read of an image, a PDF's pages) as the history keeps them. */

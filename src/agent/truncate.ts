@@ -1,7 +1,9 @@
-// Tool output for the model is capped (seed 003: 20,000 characters): the head
-// and the tail are kept, since errors tend to be at the end and context at the
-// start, and a marker in the middle says how much was cut and where the whole
-// output was saved, so the model can read or grep the rest.
+// Tool output for the model is capped. Output that cannot page (a command's)
+// keeps its head and tail (seed 003: 20,000 characters), since errors tend to be
+// at the end and context at the start, and a marker in the middle says how much
+// was cut and where the whole output was saved, so the model can read or grep the
+// rest. Output that pages (a file read, a listing) is never cut in the middle: it
+// keeps its first lines, cut at a line, with a last line saying where it stopped.
 
 export interface Truncated {
   text: string;
@@ -27,4 +29,22 @@ export function cutMiddle(text: string, max: number, where: string): Truncated {
   const cut = tailStart - headEnd;
   const marker = `\n[... ${cut.toLocaleString("en-US")} of ${text.length.toLocaleString("en-US")} characters cut here; ${where} ...]\n`;
   return { text: text.slice(0, headEnd) + marker + text.slice(tailStart), cut };
+}
+
+/**
+ * `text` cut to at most `max` characters keeping its first whole lines, and a last line
+ * saying which line it stopped after, how many were left out and `where` the rest is.
+ */
+export function cutTail(text: string, max: number, where: string): Truncated {
+  if (text.length <= max) return { text, cut: 0 };
+  const totalLines = text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+  const budget = Math.max(0, max - 240); // room for the marker
+  let end = text.lastIndexOf("\n", budget);
+  // A single line longer than the whole budget: cut inside it (the marker says so).
+  end = end <= 0 ? budget : end + 1;
+  const head = text.slice(0, end);
+  const shown = head.split("\n").length - (head.endsWith("\n") ? 1 : 0);
+  const cut = text.length - end;
+  const marker = `${head.endsWith("\n") ? "" : "\n"}[... output cut after its line ${shown.toLocaleString("en-US")} of ${totalLines.toLocaleString("en-US")} (${cut.toLocaleString("en-US")} characters left out); ${where} ...]`;
+  return { text: head + marker, cut };
 }

@@ -11,6 +11,7 @@
 // identical consecutive calls stop the turn; tool output is cut to
 // limits.toolOutputMaxChars; the context is compacted at
 // limits.compactThreshold of the window.
+import { warmTools } from "../tools/shared/warmUp.js";
 import type { ChatImage, ChatMessage, FinishReason, ModelRequest, NativeParts, ToolCall, Usage } from "./providers/types.js";
 import { userPromptHooks, stopHook, allowToolsForTurn } from "./hookCalls.js";
 import { ProviderError } from "./providers/types.js";
@@ -279,9 +280,16 @@ export async function* runModelTurn(ctx: LoopContext, turn: TurnState, signal: A
     ...(limits.maxOutputTokens !== undefined ? { maxOutputTokens: limits.maxOutputTokens } : {}),
     // The window compaction budgets for: Ollama runs the model with exactly this context (num_ctx).
     contextWindow: await contextWindow(ctx),
+    // Prompt caching: one key per session (a subagent's session id is its own), markers with this time to live.
+    ...(limits.promptCache !== "off" ? { cache: { ttl: limits.promptCache, key: ctx.history.log.id } } : {}),
     ...(signal ? { signal } : {}),
   };
   const answer: ModelAnswer = { text: "", reasoning: "", toolCalls: [] };
+  // The first request of a loop: while it is in flight, the offered tools load what their first calls would.
+  if (!ctx.warmed) {
+    ctx.warmed = true;
+    if (req.tools) setImmediate(() => void warmTools(ctx.workspace, ctx.tools.offered));
+  }
   try {
     for await (const part of ctx.model.provider.stream(req)) {
       if (part.type === "text") {
@@ -358,7 +366,9 @@ async function forThisModel(ctx: LoopContext, messages: ChatMessage[]): Promise<
 function withReminder(messages: ChatMessage[], reminder: string | undefined): ChatMessage[] {
   const lastMessage = messages[messages.length - 1];
   if (!reminder || !lastMessage || (lastMessage.role !== "user" && lastMessage.role !== "tool")) return messages;
-  return [...messages.slice(0, -1), { ...lastMessage, content: `${lastMessage.content}\n\n${reminder}` } as ChatMessage];
+  // A message of its own after the last one, marked ephemeral: the message before it stays as the
+  // next request repeats it, so the prompt cache's entry ending there is read back.
+  return [...messages, { role: "user", content: reminder, ephemeral: true }];
 }
 
 /** What the user is told when an answer was cut short. */

@@ -10,6 +10,7 @@ import { z } from "zod";
 import type { Workspace } from "../workspace/workspace.js";
 import { defineTool, ok, type Tool } from "../tools/types.js";
 import { jsonSchemaOf } from "../tools/registry.js";
+import { rankTools } from "../tools/shared/toolSearch.js";
 import { MCP_LAZY_ABOVE_TOOLS, MCP_SEARCH_MAX_RESULTS } from "../limits.js";
 import { loadMcpServers, type McpConfigProblem, type McpServerConfig } from "./config.js";
 import { McpServerConnection, qualifiedName, remoteToolAsTool, type RemotePrompt, type ServerStatus } from "./manager.js";
@@ -27,6 +28,8 @@ export interface McpClientOptions {
 export interface AgentToolProvider {
   offered(): readonly Tool[];
   find(name: string): Tool | undefined;
+  /** Tools offered only once found by a search (the agent's tool_search searches them too). */
+  deferred?(): readonly Tool[];
 }
 
 export class McpClientSession {
@@ -95,27 +98,12 @@ export class McpClientSession {
       if (name === this.resourceTool.name && this.hasResources) return this.resourceTool;
       return this.tools.get(name);
     },
+    deferred: () => (this.lazy ? [...this.tools.values()].filter((t) => !this.lookedUp.has(t.name)) : []),
   };
 
-  /** Tools matching a query: every word must occur in the name or description (case-insensitive), best first; "select:a,b" names tools exactly. */
+  /** Tools matching a query (any word in the name or description, best first); "select:a,b" names tools exactly. */
   search(query: string, limit = MCP_SEARCH_MAX_RESULTS): Tool[] {
-    const q = query.trim();
-    if (q.startsWith("select:")) {
-      return q.slice(7).split(",").map((n) => this.tools.get(n.trim())).filter((t): t is Tool => t !== undefined).slice(0, limit);
-    }
-    const words = q.toLowerCase().split(/[\s,]+/).filter(Boolean);
-    const scored: Array<{ t: Tool; score: number }> = [];
-    for (const t of this.tools.values()) {
-      const name = t.name.toLowerCase();
-      const desc = t.description.toLowerCase();
-      let score = 0;
-      for (const w of words) {
-        if (name.includes(w)) score += 3;
-        else if (desc.includes(w)) score += 1;
-      }
-      if (score > 0) scored.push({ t, score });
-    }
-    return scored.sort((a, b) => b.score - a.score || a.t.name.localeCompare(b.t.name)).slice(0, limit).map((s) => s.t);
+    return rankTools(this.tools.values(), query, limit);
   }
 
   async close(): Promise<void> {

@@ -23,6 +23,8 @@ export interface CallOptions {
    * `lsp.edit_diagnostics` in the configuration overrides. The agent turns it on.
    */
   editDiagnostics?: boolean;
+  /** The characters of output the face passes on (ToolContext.outputBudget). */
+  outputBudget?: number;
   /** A model the tool may ask (ToolContext.askModel): the agent's. */
   askModel?: ToolContext["askModel"];
   /** Whether images go back to a model (ToolContext.imageInput): the agent's model, the MCP face. */
@@ -188,7 +190,7 @@ export async function runPreparedCall(call: PreparedCall, opts: CallOptions = {}
     // Edit diagnostics (issue 17): only once a language server ran in this process.
     const hook = tool.editing && lspActive() ? await import("../lsp/editDiagnostics.js") : undefined;
     const baseline = hook ? await hook.before(workspace, call.args.path, opts.editDiagnostics === true) : undefined;
-    const result = await tool.handler(call.args, { workspace, signal: opts.signal, ...(opts.onProgress ? { onProgress: opts.onProgress } : {}), ...(opts.askModel ? { askModel: opts.askModel } : {}), ...(opts.imageInput ? { imageInput: opts.imageInput } : {}) });
+    const result = await tool.handler(call.args, { workspace, signal: opts.signal, ...(opts.onProgress ? { onProgress: opts.onProgress } : {}), ...(opts.askModel ? { askModel: opts.askModel } : {}), ...(opts.imageInput ? { imageInput: opts.imageInput } : {}), ...(opts.outputBudget !== undefined ? { outputBudget: opts.outputBudget } : {}) });
     return hook && baseline ? await hook.after(workspace, baseline, result) : result;
   } catch (e) {
     if (e instanceof ToolError) return { success: false, output: "", error: e.message, error_type: "tool", ...e.metadata };

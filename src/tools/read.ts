@@ -12,7 +12,7 @@ import { fileBinaryKind } from "../workspace/binary.js";
 import type fs from "node:fs";
 
 /** A notebook's cells in order (cells `from`..`to`, 1-based), each with its id, type, source and outputs. */
-async function readNotebook(workspace: Workspace, file: ResolvedPath & { stat: fs.Stats }, from: number | undefined, to: number | undefined, imageInput: ToolContext["imageInput"]) {
+async function readNotebook(workspace: Workspace, file: ResolvedPath & { stat: fs.Stats }, from: number | undefined, to: number | undefined, imageInput: ToolContext["imageInput"], cap = READ_MAX_OUTPUT_BYTES) {
   from ??= 1;
   const nb = parseNotebook(file.rel, workspace.readShown(file).toString("utf8"));
   const total = nb.json.cells.length;
@@ -22,16 +22,16 @@ async function readNotebook(workspace: Workspace, file: ResolvedPath & { stat: f
   const shown = renderNotebook(nb, { offset: from, limit: last - from + 1, outputMaxChars: NOTEBOOK_OUTPUT_MAX_CHARS });
   let text = shown.text;
   let cut = false;
-  if (Buffer.byteLength(text) > READ_MAX_OUTPUT_BYTES) {
+  if (Buffer.byteLength(text) > cap) {
     // Cut at a cell boundary when one fits, so the next read starts at a whole cell.
-    const head = Buffer.from(text).subarray(0, READ_MAX_OUTPUT_BYTES).toString("utf8");
+    const head = Buffer.from(text).subarray(0, cap).toString("utf8");
     const end = head.lastIndexOf("\n</cell>");
     text = end > 0 ? head.slice(0, end + 8) : head;
     cut = true;
   }
   const through = from - 1 + (text.match(/^<\/cell>$/gm)?.length ?? 0);
   const truncated = cut || through < total;
-  const note = truncated ? `\n... (showing cells ${from}-${through} of ${total}${cut ? `, output reached the ${READ_MAX_OUTPUT_BYTES / 1024} KB cap` : ""}; use offset=${through + 1} to continue)` : "";
+  const note = truncated ? `\n... (showing cells ${from}-${through} of ${total}${cut ? `, output reached the ${capWords(cap)}` : ""}; use offset=${through + 1} to continue)` : "";
   const { images, imageNote } = await notebookImages(shown.images.filter((img) => img.cell <= through), imageInput);
   return ok(`${file.rel}: notebook, ${plural(total, "cell")} (nbformat ${nb.json.nbformat}.${nb.json.nbformat_minor})\n${text}${note}${imageNote}`, {
     ...(images.length ? { images } : {}),
@@ -75,8 +75,25 @@ async function notebookImages(found: NotebookImage[], input: ToolContext["imageI
   return { images, imageNote: notes.length ? `\n${notes.join("\n")}` : "" };
 }
 
+/** The output cap in words: the tool's own (50 KB), or the caller's budget (characters; bytes of ASCII text). */
+function capWords(cap: number): string {
+  return cap === READ_MAX_OUTPUT_BYTES ? `${READ_MAX_OUTPUT_BYTES / 1024} KB cap` : `caller's budget of ${cap.toLocaleString("en-US")} characters`;
+}
+
+/**
+ * The output cap of one read: the tool's own READ_MAX_OUTPUT_BYTES, or the budget the caller
+ * passes on (the agent's, in characters): a read then ends at a line within it, with its own
+ * hint, and reaches the model whole. Bytes are counted either way, so the budget holds for any text.
+ */
+function outputCap(budget: number | undefined): number {
+  return budget !== undefined && budget > 0 ? Math.floor(budget) : READ_MAX_OUTPUT_BYTES;
+}
+
 /** Claude Code's file_path; seed 001's start_line (its end_line is an argument of its own). */
 const READ_ALIASES = { file_path: "path", start_line: "offset" } as const;
+
+/** Room kept within the cap for the last line, the continuation hint. */
+const READ_HINT_RESERVE = 120;
 
 /** What read makes of a file: text (lines, a notebook's cells), an image, or a PDF. */
 function mediaKind(file: ResolvedPath & { stat: fs.Stats }): "image" | "pdf" | undefined {
@@ -119,7 +136,8 @@ export const readTool = defineTool({
   }),
   readOnly: true,
   idempotent: true,
-  async handler(args, { workspace, imageInput }) {
+  async handler(args, { workspace, imageInput, outputBudget }) {
+    const cap = outputCap(outputBudget);
     const any = workspace.resolveFile(args.path);
     const media = mediaKind(any);
     if (media) {
@@ -133,7 +151,7 @@ export const readTool = defineTool({
     }
     if (args.pages !== undefined || args.as_images !== undefined) throw new ToolError(`pages and as_images apply to PDFs; ${any.rel} is not one (offset and limit choose lines)`);
     const file = workspace.resolveTextFile(args.path);
-    if (/\.ipynb$/i.test(file.rel) && !args.ids) return readNotebook(workspace, file, args.offset, args.end_line ?? (args.limit !== undefined ? (args.offset ?? 1) + args.limit - 1 : undefined), imageInput);
+    if (/\.ipynb$/i.test(file.rel) && !args.ids) return readNotebook(workspace, file, args.offset, args.end_line ?? (args.limit !== undefined ? (args.offset ?? 1) + args.limit - 1 : undefined), imageInput, cap);
     const start = args.offset ?? 1;
     if (args.end_line !== undefined) {
       if (args.end_line < start) throw new ToolError(`end_line ${args.end_line} is before the first line shown (${start}); end_line must be at least offset (start_line)`);
@@ -163,12 +181,13 @@ export const readTool = defineTool({
       throw new ToolError(`offset ${start} is past the end of ${file.rel} (${plural(total, "line")}); use an offset from 1 to ${total}`);
     }
     const out: string[] = [];
-    let bytes = 0;
+    // Within a caller's budget, the continuation hint's line must fit too.
+    let bytes = outputBudget !== undefined ? READ_HINT_RESERVE : 0;
     let cappedByBytes = false;
     for (let i = 0; i < lines.length; i++) {
       const text = numberedLine(start + i, lines[i], ids?.[i]);
       const size = Buffer.byteLength(text) + 1;
-      if (bytes + size > READ_MAX_OUTPUT_BYTES && out.length > 0) {
+      if (bytes + size > cap && out.length > 0) {
         cappedByBytes = true;
         break;
       }
@@ -178,7 +197,7 @@ export const readTool = defineTool({
     const last = start + out.length - 1;
     const truncated = last < total;
     if (truncated) {
-      const why = cappedByBytes ? `output reached the ${READ_MAX_OUTPUT_BYTES / 1024} KB cap` : `limit ${limit}`;
+      const why = cappedByBytes ? `output reached the ${capWords(cap)}` : `limit ${limit}`;
       out.push(`... (showing lines ${start}-${last} of ${total}, ${why}; use offset=${last + 1} to continue)`);
     }
     return ok(out.join("\n"), {

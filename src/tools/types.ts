@@ -57,6 +57,12 @@ export interface ToolContext {
    * have to ask the model's server).
    */
   imageInput?: () => Promise<ImageInput>;
+  /**
+   * The characters of output the face passes on (the agent's budget for a pageable tool). A
+   * tool that pages (read) ends at a line within it, with its own continuation hint, instead of
+   * being cut by the face. Absent: the tool's own cap.
+   */
+  outputBudget?: number;
 }
 
 /** What askModel sends: a system prompt and one user message. */

@@ -2,6 +2,7 @@
 // stderr) and `rt chat`. Pure: events in, text out.
 import type { AgentEvent, AgentStreamEvent, UsageTotals } from "../agent/events.js";
 import { describeCall } from "../agent/approval.js";
+import { cacheNote } from "./sessionList.js";
 
 export interface Style {
   dim: (s: string) => string;
@@ -20,7 +21,7 @@ const n = (x: number) => x.toLocaleString("en-US");
 
 export function usageLine(u: UsageTotals, session: UsageTotals, cost?: number, sessionCost?: number): string {
   const money = (c: number | undefined) => (c === undefined ? "" : ` · $${c.toFixed(4)}`);
-  return `tokens: ${n(u.input_tokens)} in, ${n(u.output_tokens)} out${money(cost)} · session: ${n(session.input_tokens)} in, ${n(session.output_tokens)} out${money(sessionCost)}`;
+  return `tokens: ${n(u.input_tokens)} in${cacheNote(u, n)}, ${n(u.output_tokens)} out${money(cost)} · session: ${n(session.input_tokens)} in${cacheNote(session, n)}, ${n(session.output_tokens)} out${money(sessionCost)}`;
 }
 
 function firstLine(s: string, max = 200): string {

@@ -52,6 +52,8 @@ export function last(events: AgentEvent[]): AgentEvent {
 export function requestText(body: { messages?: Array<{ content?: unknown }>; system?: unknown }): string {
   const parts: string[] = [];
   if (typeof body.system === "string") parts.push(body.system);
+  // Anthropic's system prompt as text blocks (the form that carries cache markers).
+  else if (Array.isArray(body.system)) parts.push(body.system.map((b: { text?: string }) => b.text ?? "").join(""));
   for (const m of body.messages ?? []) parts.push(typeof m.content === "string" ? m.content : JSON.stringify(m.content));
   return parts.join("\n");
 }

@@ -29,7 +29,9 @@ beforeEach(() => server.reset());
 
 type Msg = { role: string; content?: unknown; tool_calls?: unknown[]; tool_call_id?: string };
 const msgs = (r: RecordedRequest): Msg[] => r.body.messages ?? [];
-const systemOf = (r: RecordedRequest): string => String(r.body.system ?? msgs(r).find((m) => m.role === "system")?.content ?? "");
+/** The system prompt: Anthropic's `system` (a string, or text blocks when they carry cache markers), else the system message. */
+const systemOf = (r: RecordedRequest): string =>
+  Array.isArray(r.body.system) ? r.body.system.map((b: { text: string }) => b.text).join("") : String(r.body.system ?? msgs(r).find((m) => m.role === "system")?.content ?? "");
 const toolNames = (r: RecordedRequest): string[] => (r.body.tools ?? []).map((t: { name?: string; function?: { name: string } }) => t.function?.name ?? t.name);
 const firstUser = (r: RecordedRequest): string => String(msgs(r).find((m) => m.role === "user")?.content ?? "");
 const toolResults = (r: RecordedRequest): string[] => msgs(r).filter((m) => m.role === "tool").map((m) => String(m.content));

@@ -43,7 +43,10 @@ test("safe-read-only: the model is not offered any editing tool, and a write it 
   ollama.server.reset();
   ollama.server.script(reply.text("ok"));
   await rt(["run", ...MODEL, "--approval", "auto", "hello"], { cwd: root, env: ollama.env() });
-  for (const e of ["edit", "edit_lines", "write", "multi_edit", "undo_edit"]) assert.ok(offered().some((t) => t.name === e), `${e} offered in dev`);
+  for (const e of ["edit", "edit_lines", "write"]) assert.ok(offered().some((t) => t.name === e), `${e} offered in dev`);
+  // The rarely used ones are behind tool_search, which names them (docs/agent-costs.md).
+  const search = offered().find((t) => t.name === "tool_search");
+  for (const e of ["multi_edit", "undo_edit"]) assert.ok(search?.description.includes(e), `${e} reachable through tool_search in dev`);
 });
 
 test("RT_ENABLE_SWE=0: no SWE tool (navigation, search, editing) is offered to the agent; read, ls and bash are", async () => {
@@ -106,4 +109,21 @@ test("lean and safe-read-only together: the lean set minus the editing tools", a
   const r = await rt(["run", ...MODEL, "--approval", "auto", "--profile", "safe-read-only", "hello"], { cwd: root, env: ollama.env({ XDG_CONFIG_HOME: configHome }) });
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(offered().map((t) => t.name), ["read", "find", "grep", "bash"]);
+});
+
+test("--seed-names offers the seed-compatibility tools directly; without it they are behind tool_search", async () => {
+  const root = tempTree({ "a.txt": "x\n" });
+  const seed = ["edit_range", "insert_at", "edit_file", "grep_file", "scroll"];
+  ollama.server.script(reply.text("ok"));
+  const r = await rt(["run", ...MODEL, "--approval", "auto", "--seed-names", "hello"], { cwd: root, env: ollama.env() });
+  assert.equal(r.code, 0, r.stderr);
+  for (const n of seed) assert.ok(offered().some((t) => t.name === n), `${n} offered with --seed-names`);
+  ollama.server.reset();
+  ollama.server.script(reply.text("ok"));
+  await rt(["run", ...MODEL, "--approval", "auto", "hello"], { cwd: root, env: ollama.env() });
+  const search = offered().find((t) => t.name === "tool_search");
+  for (const n of seed) {
+    assert.ok(!offered().some((t) => t.name === n), `${n} not offered by default`);
+    assert.ok(search?.description.includes(n), `${n} named by tool_search`);
+  }
 });

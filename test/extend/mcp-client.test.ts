@@ -141,24 +141,26 @@ test("the agent: every MCP tool offered (few tools), a read-only one runs, a wri
   }
 });
 
-test("lazy: only mcp_search is offered; the tools it finds are offered from the next request and called", async () => {
+test("lazy: no MCP tool is offered, tool_search finds them (it stands in for mcp_search); the tools it finds are offered from the next request and called", async () => {
   const { session, done } = await clients({ lazyAbove: 5 });
   try {
     assert.equal(session.lazy, true);
     assert.ok(session.tools.size > 30);
-    server.script(reply.toolCall("mcp_search", { query: "read text file" }), reply.toolCall("mcp__fs__read_text_file", { path: path.join(root, "notes.txt") }), reply.text("ok"));
+    server.script(reply.toolCall("tool_search", { query: "read text file" }), reply.toolCall("mcp__fs__read_text_file", { path: path.join(root, "notes.txt") }), reply.text("ok"));
     const agent = makeAgent(root, server);
     const events = await collect(agent.run("read notes via mcp"));
     assert.equal(last(events).type, "turn_complete");
     const offered = (i: number) => server.completions[i].body.tools.map((t: { function: { name: string } }) => t.function.name);
-    assert.ok(offered(0).includes("mcp_search"));
+    assert.ok(offered(0).includes("tool_search") && !offered(0).includes("mcp_search"));
     assert.ok(!offered(0).some((n: string) => n.startsWith("mcp__")));
+    const search = server.completions[0].body.tools.find((t: { function: { name: string } }) => t.function.name === "tool_search");
+    assert.match(search.function.description, /MCP servers' tools \(mcp__SERVER__TOOL\): .*\bfs \(\d+\)/);
     assert.ok(offered(1).includes("mcp__fs__read_text_file"));
     const msgs = server.completions[2].body.messages.filter((m: { role: string }) => m.role === "tool");
     assert.match(msgs[0].content, /mcp__fs__read_text_file/);
     assert.match(msgs[0].content, /"input_schema"/);
     assert.match(msgs[1].content, /alpha/);
-    // No MCP tool's schema is in the first request: mcp_search stands for all of them.
+    // No MCP tool's schema is in the first request: tool_search stands for all of them.
     assert.doesNotMatch(JSON.stringify(server.completions[0].body.tools), /read_text_file|list_allowed_directories/);
     agent.close();
   } finally {

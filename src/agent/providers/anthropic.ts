@@ -17,7 +17,7 @@
 // version that removed temperature, top_p and top_k (any value is a 400), so no
 // temperature is ever sent (sampling.ts).
 import { ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS, PROVIDER_PROBE_TIMEOUT_MS } from "../../limits.js";
-import { AnthropicEventAssembler, toAnthropicMessages, toAnthropicTools, wholeMessageEvents, type AnthropicEvent } from "./anthropicMessages.js";
+import { AnthropicEventAssembler, placeCacheBreakpoints, toAnthropicMessages, toAnthropicTools, wholeMessageEvents, type AnthropicEvent } from "./anthropicMessages.js";
 import { contextWindowFor } from "./contextWindow.js";
 import { configuredVision, knownVision } from "./vision.js";
 import { listModelsError, missingPackage } from "./errors.js";
@@ -69,7 +69,10 @@ export function createAnthropicProvider(opts: AnthropicOptions): Provider {
     ));
 
   function body(req: ModelRequest) {
-    const { system, messages } = toAnthropicMessages(req.messages);
+    const { system, messages, ephemeral } = toAnthropicMessages(req.messages);
+    const tools = req.tools?.length ? toAnthropicTools(req.tools) : undefined;
+    // Prompt caching: cache_control markers on the tools, the system prompt and the newest user messages.
+    const cached = req.cache ? placeCacheBreakpoints({ ...(system !== undefined ? { system } : {}), messages, ephemeral, ...(tools ? { tools } : {}) }, req.cache.ttl) : {};
     const budget = opts.thinkingBudgetTokens;
     let maxTokens = req.maxOutputTokens ?? opts.defaultMaxOutputTokens ?? ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS;
     // The API wants max_tokens above the thinking budget.
@@ -79,8 +82,8 @@ export function createAnthropicProvider(opts: AnthropicOptions): Provider {
       max_tokens: maxTokens,
       messages,
       stream: true as const,
-      ...(system !== undefined ? { system } : {}),
-      ...(req.tools?.length ? { tools: toAnthropicTools(req.tools) } : {}),
+      ...(cached.system ? { system: cached.system } : system !== undefined ? { system } : {}),
+      ...(tools ? { tools } : {}),
       ...(budget ? { thinking: { type: "enabled", budget_tokens: budget } } : {}),
     };
   }

@@ -130,9 +130,10 @@ function isServerToolBlock(b: Record<string, unknown>): boolean {
  * merged (tool results and the next user text form one user message), as the
  * API wants the roles to alternate.
  */
-export function toAnthropicMessages(messages: ChatMessage[]): { system?: string; messages: AnthropicMessageJson[] } {
+export function toAnthropicMessages(messages: ChatMessage[]): { system?: string; messages: AnthropicMessageJson[]; ephemeral: Set<AnthropicBlockJson> } {
   const system: string[] = [];
   const out: AnthropicMessageJson[] = [];
+  const ephemeral = new Set<AnthropicBlockJson>();
   const add = (role: "user" | "assistant", blocks: AnthropicBlockJson[]) => {
     if (!blocks.length) return;
     const last = out[out.length - 1];
@@ -145,9 +146,12 @@ export function toAnthropicMessages(messages: ChatMessage[]): { system?: string;
         if (out.length === 0) system.push(m.content);
         else add("user", [{ type: "text", text: `<system>\n${m.content}\n</system>` }]);
         break;
-      case "user":
-        add("user", [{ type: "text", text: nonEmpty(m.content) }, ...(m.images ?? []).map(imageBlock)]);
+      case "user": {
+        const blocks: AnthropicBlockJson[] = [{ type: "text", text: nonEmpty(m.content) }, ...(m.images ?? []).map(imageBlock)];
+        if (m.ephemeral) for (const b of blocks) ephemeral.add(b);
+        add("user", blocks);
         break;
+      }
       case "assistant":
         add("assistant", assistantBlocks(m));
         break;
@@ -166,10 +170,61 @@ export function toAnthropicMessages(messages: ChatMessage[]): { system?: string;
   }
   // The API wants the conversation to open with the user (a history cut by compaction may not).
   if (out[0]?.role === "assistant") out.unshift({ role: "user", content: [{ type: "text", text: "(continued)" }] });
-  return { ...(system.length ? { system: system.join("\n\n") } : {}), messages: out };
+  return { ...(system.length ? { system: system.join("\n\n") } : {}), messages: out, ephemeral };
 }
 
-export function toAnthropicTools(tools: ToolSpec[]) {
+/** Anthropic's cap on cache_control markers in one request. */
+export const ANTHROPIC_MAX_CACHE_BREAKPOINTS = 4;
+
+export type CacheControl = { type: "ephemeral"; ttl?: "1h" };
+
+/**
+ * Prompt-cache breakpoints (cache_control markers), at most four as the API allows. The API
+ * caches the prefix of a request (tools, then system, then messages) up to a marked block, and
+ * a later request whose prefix is byte-identical up to a block that was marked reads it back;
+ * it also looks back about 20 blocks from each marker for an earlier entry. So the markers go:
+ *   1. on the last tool: the tool list, cached even when the system prompt changes;
+ *   2. on the system prompt (tools + system: the part every request of a session shares);
+ *   3. on the last block of the user message before the last answer: where the previous
+ *      request put its last marker, so its entry is read back however many blocks came since;
+ *   4. on the last block of the last user message (the tool results or the prompt): written
+ *      now, read by the next request.
+ * Blocks sent with this request only (a reminder) are never marked, since the next request
+ * does not repeat them. Returns the system prompt as blocks (markers live on blocks).
+ * Changes `messages` and `tools` in place; they are this request's own copies.
+ */
+export function placeCacheBreakpoints(
+  parts: { system?: string; messages: AnthropicMessageJson[]; ephemeral: Set<AnthropicBlockJson>; tools?: Array<Record<string, unknown>> },
+  ttl: "5m" | "1h",
+): { system?: Array<{ type: "text"; text: string; cache_control?: CacheControl }> } {
+  const control: CacheControl = ttl === "1h" ? { type: "ephemeral", ttl: "1h" } : { type: "ephemeral" };
+  let left = ANTHROPIC_MAX_CACHE_BREAKPOINTS;
+  const lastTool = parts.tools?.[parts.tools.length - 1];
+  if (lastTool) {
+    lastTool.cache_control = { ...control };
+    left--;
+  }
+  const system = parts.system !== undefined ? [{ type: "text" as const, text: parts.system, cache_control: { ...control } }] : undefined;
+  if (system) left--;
+  // The user messages' last cacheable blocks, newest first: the newest two get the remaining markers.
+  const marks: AnthropicBlockJson[] = [];
+  for (let i = parts.messages.length - 1; i >= 0 && marks.length < left; i--) {
+    const m = parts.messages[i];
+    if (m.role !== "user") continue;
+    const block = [...m.content].reverse().find((b) => !parts.ephemeral.has(b) && cacheable(b));
+    if (block) marks.push(block);
+  }
+  for (const b of marks) (b as AnthropicBlockJson & { cache_control?: CacheControl }).cache_control = { ...control };
+  return system ? { system } : {};
+}
+
+/** Blocks the API takes a cache_control marker on (not thinking blocks; text only when not empty). */
+function cacheable(b: AnthropicBlockJson): boolean {
+  if (b.type === "text") return hasText(b.text);
+  return b.type === "tool_result" || b.type === "image";
+}
+
+export function toAnthropicTools(tools: ToolSpec[]): Array<Record<string, unknown>> {
   return tools.map((t) => ({ name: t.name, description: t.description, input_schema: t.parameters }));
 }
 
@@ -194,6 +249,7 @@ export interface AnthropicEvent {
 
 interface AnthropicUsage {
   input_tokens?: number | null;
+  /** Tokens written to the cache (cache_creation_input_tokens), by time to live in `cache_creation`. */
   output_tokens?: number | null;
   cache_read_input_tokens?: number | null;
   cache_creation_input_tokens?: number | null;
@@ -257,6 +313,7 @@ export class AnthropicEventAssembler {
   private closed = new Map<number, Record<string, unknown>>();
   private input = 0;
   private cached = 0;
+  private written = 0;
   private output = 0;
   private thinkingTokens = 0;
   private stop: string | undefined;
@@ -359,12 +416,14 @@ export class AnthropicEventAssembler {
       // Anthropic counts cached and cache-written tokens apart from input_tokens; the agent wants the whole prompt.
       this.input = (u.input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
       this.cached = u.cache_read_input_tokens ?? 0;
+      this.written = u.cache_creation_input_tokens ?? 0;
     }
     if (u.output_tokens != null) this.output = u.output_tokens;
     const thinking = u.output_tokens_details?.thinking_tokens;
     if (typeof thinking === "number") this.thinkingTokens = thinking;
     const usage: Usage = { inputTokens: this.input, outputTokens: this.output };
     if (this.cached) usage.cachedInputTokens = this.cached;
+    if (this.written) usage.cacheWriteTokens = this.written;
     if (this.thinkingTokens) usage.reasoningTokens = this.thinkingTokens;
     return [{ type: "usage", usage }];
   }

@@ -119,6 +119,9 @@ export function createOpenAICompatibleProvider(opts: OpenAICompatibleOptions): P
       ...(tools ? { tools } : {}),
       ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
       ...(req.maxOutputTokens !== undefined ? { [maxTokensField]: req.maxOutputTokens } : {}),
+      // OpenAI caches prompt prefixes by itself; a key per session routes a session's requests to the
+      // same cache. Sent to OpenAI's own API only: other servers may reject a field they do not know.
+      ...(req.cache?.key && name === "openai" ? { prompt_cache_key: req.cache.key } : {}),
     };
   }
 

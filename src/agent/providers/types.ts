@@ -76,7 +76,16 @@ export interface ChatImage {
 
 export type ChatMessage =
   | { role: "system"; content: string }
-  | { role: "user"; content: string; images?: ChatImage[] }
+  | {
+      role: "user";
+      content: string;
+      images?: ChatImage[];
+      /**
+       * Sent with this request only (a reminder): not part of the prefix a later request repeats,
+       * so a provider places no cache breakpoint on it.
+       */
+      ephemeral?: boolean;
+    }
   | {
       role: "assistant";
       content: string;
@@ -115,7 +124,20 @@ export interface ModelRequest {
    * ignore it, as their servers size the context themselves.
    */
   contextWindow?: number;
+  /**
+   * Prompt caching (absent: none asked for). Anthropic marks cache breakpoints with this
+   * time to live; OpenAI sends `key` as prompt_cache_key, so one session's requests reach
+   * the same cache.
+   */
+  cache?: PromptCache;
   signal?: AbortSignal;
+}
+
+export interface PromptCache {
+  /** Anthropic's cache_control ttl: "5m" (the API's default) or "1h" (writes cost more, reads last longer). */
+  ttl: "5m" | "1h";
+  /** A stable key per session (OpenAI's prompt_cache_key). */
+  key?: string;
 }
 
 export interface Usage {
@@ -123,6 +145,8 @@ export interface Usage {
   outputTokens: number;
   /** Input tokens served from a prompt cache, when the provider says. */
   cachedInputTokens?: number;
+  /** Input tokens written to a prompt cache (Anthropic's cache_creation_input_tokens; part of inputTokens). */
+  cacheWriteTokens?: number;
   reasoningTokens?: number;
 }
 

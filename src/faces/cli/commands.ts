@@ -118,6 +118,7 @@ const AGENT_OPTIONS: Record<string, OptionSpec> = {
   resume: { type: "string", help: "continue session ID (rt sessions lists them)" },
   "base-url": { type: "string", help: "the model server's base URL, e.g. http://127.0.0.1:8000/v1 (default: per provider, or env/config)" },
   "api-key": { type: "string", help: "API key (default: OPENAI_API_KEY / ANTHROPIC_API_KEY / config)" },
+  "seed-names": { type: "boolean", help: "also offer the seed-compatibility tools edit_range, insert_at, edit_file, grep_file, scroll (agent.seed_tools)" },
 };
 
 export const COMMANDS: CommandSpec[] = [

@@ -3,6 +3,7 @@
 // client hangs up (stdio) or rt is stopped (HTTP: SIGINT, SIGTERM).
 // Standard output belongs to the protocol in stdio mode: everything rt has to
 // say goes to standard error.
+import { warmTools } from "../../tools/shared/warmUp.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import type { Io } from "../../ui/io.js";
 import { MCP_HTTP_MAX_SESSIONS, MCP_HTTP_SESSION_IDLE_MS, MCP_MAX_MESSAGE_BYTES } from "../../limits.js";
@@ -93,6 +94,8 @@ export async function runMcp(workspace: Workspace, values: Record<string, unknow
     process.stdout.on("error", () => void transport.close());
     await newServer().connect(transport);
     log(`serving over stdio (${about})`);
+    // While the client waits for its model, load what the first calls would (tools/shared/warmUp.ts).
+    void warmTools(workspace, tools.map((t) => t.tool));
     await closed;
     exitWhenDone();
     return 0;
@@ -147,6 +150,7 @@ export async function runMcp(workspace: Workspace, values: Record<string, unknow
     process.once("SIGTERM", resolve);
   });
   log(`listening on ${running.url} (${about})`);
+  void warmTools(workspace, tools.map((t) => t.tool));
   await stopped;
   await running.close();
   if (tokenFile !== undefined && token !== undefined) removeTokenFile(tokenFile, token);

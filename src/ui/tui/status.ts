@@ -5,6 +5,7 @@ import type { UsageTotals } from "../../agent/events.js";
 import type { Operation } from "./conversation.js";
 import type { Palette } from "./palette.js";
 import { truncate } from "./lines.js";
+import { cacheNote } from "../sessionList.js";
 
 export interface StatusFigures {
   model: string;
@@ -24,7 +25,7 @@ const compact = (n: number) => (n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 
 
 export function statusLine(s: StatusFigures, p: Palette, width: number): string {
   const parts = [s.model, s.approval];
-  if (s.usage) parts.push(`${compact(s.usage.input_tokens)} in / ${compact(s.usage.output_tokens)} out`);
+  if (s.usage) parts.push(`${compact(s.usage.input_tokens)} in${cacheNote(s.usage, compact)} / ${compact(s.usage.output_tokens)} out`);
   if (s.contextTokens !== undefined && s.contextWindow) parts.push(`context ${Math.min(100, Math.round((100 * s.contextTokens) / s.contextWindow))}%`);
   if (s.cost !== undefined) parts.push(`$${s.cost.toFixed(4)}`);
   const left = parts.join(" · ");

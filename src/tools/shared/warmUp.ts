@@ -1,0 +1,67 @@
+// Warming a long-running process's tools: the agent while its first model request is
+// in flight, `rt mcp` once it listens. Each offered tool's module is loaded (in the
+// bundle a tool's code loads on first use), and when an editing tool is offered, the
+// edit path's own lazy parts: the syntax check (tree-sitter's runtime and the grammars
+// of the workspace's commonest languages, the Python compiler process), and git diff.
+// So no tool call pays a first-use load. The one-shot commands (`rt open`, `rt grep`)
+// never call this: their start-up is unchanged.
+import fs from "node:fs";
+import path from "node:path";
+import type { Tool } from "../types.js";
+import type { Workspace } from "../../workspace/workspace.js";
+import { detectLanguage } from "../../parsers/detectLanguage.js";
+import { WARM_LANGUAGES, WARM_SAMPLE_ENTRIES } from "../../limits.js";
+
+/** The file extensions of the workspace's commonest parsed languages, most common first (a shallow sample of its files). */
+export function commonLanguageFiles(root: string, sample = WARM_SAMPLE_ENTRIES, languages = WARM_LANGUAGES): string[] {
+  const count = new Map<string, { n: number; file: string }>();
+  let seen = 0;
+  const visit = (dir: string, depth: number) => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      if (seen >= sample) return;
+      if (e.name.startsWith(".") || e.name === "node_modules") continue;
+      seen++;
+      if (e.isDirectory()) {
+        if (depth < 2) visit(path.join(dir, e.name), depth + 1);
+        continue;
+      }
+      if (!e.isFile()) continue;
+      const lang = detectLanguage(e.name);
+      if (!lang) continue;
+      const c = count.get(lang) ?? { n: 0, file: e.name };
+      c.n++;
+      count.set(lang, c);
+    }
+  };
+  visit(root, 0);
+  return [...count.values()].sort((a, b) => b.n - a.n).slice(0, languages).map((c) => c.file);
+}
+
+/**
+ * Loads what the tools' first calls would: every tool's module and, with an editing tool, the
+ * syntax check of the workspace's commonest languages and git diff. Never throws (a part that
+ * fails to load fails again, with its reason, when a call needs it).
+ */
+export async function warmTools(workspace: Workspace, tools: readonly Tool[]): Promise<void> {
+  try {
+    for (const t of tools) {
+      // Reading them loads the tool's module (registry.ts's lazy tools).
+      void t.description;
+      void t.schema;
+    }
+    if (!tools.some((t) => t.editing)) return;
+    const [{ validateEdit }] = await Promise.all([import("../../edit/validate.js"), import("../../workspace/gitDiff.js")]);
+    for (const file of commonLanguageFiles(workspace.root)) {
+      // An empty file gaining a line: parses both with the language's grammar and runs its native check.
+      await validateEdit(file, "", "\n", { root: workspace.root });
+    }
+  } catch {
+    // Warming is an optimisation: a failure here changes nothing the calls will see.
+  }
+}
