@@ -14,11 +14,12 @@ import { SessionLog, now, type ContextEntry, type ProtocolChoice, type SessionSt
 import type { Price } from "./settings.js";
 import { withProfile } from "./rtOnPath.js";
 import { History } from "./history.js";
-import { createLoopContext, estimateContextTokens, setModel, type LoopContext, type ModelBinding } from "./loopContext.js";
+import { createLoopContext, estimateContextTokens, setApprovalMode, setModel, type LoopContext, type ModelBinding } from "./loopContext.js";
 import { compactContext } from "./compaction.js";
 import { sessionToolSet, type ToolSetChoice } from "./toolSet.js";
 import { runUserTurn, type RunOptions } from "./turn.js";
 import type { Workspace } from "../workspace/workspace.js";
+import { checkpointsEnabled, sessionCheckpointer } from "./rewind.js";
 
 export type { RunOptions } from "./turn.js";
 
@@ -88,6 +89,8 @@ export class Agent {
       protocol: opts.protocol,
       ...(session.state.protocol ? { startProtocol: session.state.protocol } : {}),
       history: new History(session.log, session.state.context),
+      // Checkpoints of the working tree before each turn (rewind.ts), for a session that has a log to name them in.
+      ...(session.log.file && checkpointsEnabled(opts.workspace.env) ? { checkpoint: sessionCheckpointer(opts.workspace, session.log) } : {}),
       totals: { usage: session.state.usage, ...(session.state.cost !== undefined ? { cost: session.state.cost } : {}) },
       limits: {
         ...(opts.maxTurns !== undefined ? { maxTurns: opts.maxTurns } : {}),
@@ -139,6 +142,16 @@ export class Agent {
   /** Switches model (/model). With protocol auto, tools are tried again. */
   setModel(provider: Provider, model: string, label: string, price?: Price, contextWindow?: number): void {
     setModel(this.ctx, { provider, model, label, ...(price ? { price } : {}), ...(contextWindow !== undefined ? { contextWindow } : {}) });
+  }
+
+  /** The session's log (rewind appends to it). */
+  get sessionLog(): SessionLog {
+    return this.ctx.history.log;
+  }
+
+  /** Switches the approval mode for the next calls (Shift+Tab); recorded in the session. */
+  setApprovalMode(mode: ApprovalMode): void {
+    setApprovalMode(this.ctx, mode);
   }
 
   /** Empties the context (/clear); the log keeps the history. */

@@ -12,25 +12,7 @@ import crypto from "node:crypto";
 import { Checkpoints, shadowDirFor } from "../../src/workspace/checkpoints.ts";
 import { createWorkspace } from "../../src/workspace/workspace.ts";
 import { git, seededRandom, tempTree } from "../helpers.ts";
-
-/** path → sha256 and mode of every regular file below `dir` (its .git and .rt excluded), and the directories. */
-export function fileHashes(dir: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  const walk = (d: string) => {
-    for (const name of fs.readdirSync(d).sort()) {
-      if (d === dir && (name === ".git" || name === ".rt")) continue;
-      const p = path.join(d, name);
-      const st = fs.lstatSync(p);
-      const rel = path.relative(dir, p);
-      if (st.isDirectory()) {
-        out[`${rel}/`] = "dir";
-        walk(p);
-      } else out[rel] = `${(st.mode & 0o777).toString(8)} ${crypto.createHash("sha256").update(fs.readFileSync(p)).digest("hex")}`;
-    }
-  };
-  walk(dir);
-  return out;
-}
+import { fileHashes } from "./treeFiles.ts";
 
 /** sha256 over every file of a directory (the user's .git), names included. */
 function dirHash(dir: string): string {

@@ -86,7 +86,7 @@ export async function runApp(o: AppOptions): Promise<void> {
     const { exit } = ink.useApp();
     const [, setFrame] = React.useState(0);
     const redraw = React.useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-    const state = React.useRef({ scrollBack: 0, lastTotal: 0, viewRows: 10, completion: undefined as Completion | undefined, flash: undefined as string | undefined, lastCtrlC: 0 });
+    const state = React.useRef({ scrollBack: 0, lastTotal: 0, viewRows: 10, completion: undefined as Completion | undefined, flash: undefined as string | undefined, lastCtrlC: 0, lastEsc: 0 });
     const s = state.current;
     const refresh = React.useCallback(() => {
       if (redraw.current) return;
@@ -253,6 +253,17 @@ export async function runApp(o: AppOptions): Promise<void> {
       if (key.escape) {
         if (c.interrupt()) return flash("interrupting…");
         s.completion = undefined;
+        // Esc twice on an empty prompt: the rewind list (as /rewind).
+        if (editor.empty) {
+          const now = Date.now();
+          if (now - s.lastEsc < TUI_QUIT_WINDOW_MS) {
+            s.lastEsc = 0;
+            void c.rewind();
+            return setFrame((f) => f + 1);
+          }
+          s.lastEsc = now;
+          return flash("Esc again to rewind");
+        }
         return setFrame((f) => f + 1);
       }
       if (key.tab) {
@@ -311,6 +322,11 @@ export async function runApp(o: AppOptions): Promise<void> {
       setFrame((f) => f + 1);
     }
 
+    // A rewound prompt comes back into the input, for editing.
+    if (c.offeredInput !== undefined) {
+      editor.set(c.offeredInput);
+      c.offeredInput = undefined;
+    }
     const width = Math.max(20, o.stdout.columns || 80);
     // One row less than the terminal: Ink clears the whole screen on every frame of a full-height output.
     const height = Math.max(6, (o.stdout.rows || 24) - 1);
