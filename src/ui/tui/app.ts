@@ -258,6 +258,7 @@ export async function runApp(o: AppOptions): Promise<void> {
           const now = Date.now();
           if (now - s.lastEsc < TUI_QUIT_WINDOW_MS) {
             s.lastEsc = 0;
+            s.flash = undefined;
             void c.rewind();
             return setFrame((f) => f + 1);
           }
