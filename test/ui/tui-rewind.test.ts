@@ -86,8 +86,8 @@ test("Esc twice lists the prompts; rewinding to prompt 2 restores the files and 
   assert.doesNotMatch(rewound, /ANSWER-TWO|PROMPT-THREE|ANSWER-THREE/);
   // The input holds prompt 2's text again, for editing.
   const rows = rewound.split("\n");
-  const input = rows.findLastIndex((l) => l.startsWith("❯ "));
-  assert.equal(rows[input], "❯ PROMPT-TWO tidy the notes");
+  const input = rows.filter((l) => l.startsWith("❯ ")).at(-1);
+  assert.equal(input, "❯ PROMPT-TWO tidy the notes");
 
   // Sent again: the model sees prompt 1, its answer, and this prompt only.
   term.keys("Enter");

@@ -86,7 +86,7 @@ export async function runApp(o: AppOptions): Promise<void> {
     const { exit } = ink.useApp();
     const [, setFrame] = React.useState(0);
     const redraw = React.useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-    const state = React.useRef({ scrollBack: 0, lastTotal: 0, viewRows: 10, completion: undefined as Completion | undefined, flash: undefined as string | undefined, lastCtrlC: 0, lastEsc: 0 });
+    const state = React.useRef({ scrollBack: 0, lastTotal: 0, viewRows: 10, completion: undefined as Completion | undefined, flash: undefined as string | undefined, lastCtrlC: 0, lastEsc: 0, editingQueued: false });
     const s = state.current;
     const refresh = React.useCallback(() => {
       if (redraw.current) return;
@@ -163,8 +163,8 @@ export async function runApp(o: AppOptions): Promise<void> {
     const submit = () => {
       const text = editor.text;
       if (text.trim() === "") return;
-      if (c.isRunning) return flash("a turn is running: Esc interrupts it");
       o.history.add(text);
+      s.editingQueued = false;
       historyCursor.reset();
       editor.clear();
       s.completion = undefined;
@@ -251,6 +251,12 @@ export async function runApp(o: AppOptions): Promise<void> {
         return setFrame((f) => f + 1);
       }
       if (key.escape) {
+        // A queued prompt taken back with ↑: Esc drops it (the turn keeps running).
+        if (s.editingQueued) {
+          s.editingQueued = false;
+          editor.clear();
+          return flash("queued prompt removed");
+        }
         if (c.interrupt()) return flash("interrupting…");
         s.completion = undefined;
         // Esc twice on an empty prompt: the rewind list (as /rewind).
@@ -268,6 +274,11 @@ export async function runApp(o: AppOptions): Promise<void> {
         return setFrame((f) => f + 1);
       }
       if (key.tab) {
+        // Shift+Tab without a completion list: the next approval mode (ask → auto-edit → plan → ask).
+        if (key.shift && !s.completion) {
+          const mode = c.cycleApproval();
+          return flash(`approval mode: ${mode}`);
+        }
         if (s.completion && s.completion.values.length > 1) {
           s.completion.selected = (s.completion.selected + (key.shift ? s.completion.values.length - 1 : 1)) % s.completion.values.length;
           return setFrame((f) => f + 1);
@@ -294,6 +305,9 @@ export async function runApp(o: AppOptions): Promise<void> {
         if (s.completion && s.completion.values.length) {
           const n = s.completion.values.length;
           s.completion.selected = (s.completion.selected + (key.upArrow ? n - 1 : 1)) % n;
+        } else if (key.upArrow && editor.empty && c.queued.length) {
+          editor.set(c.unqueueLast()!);
+          s.editingQueued = true;
         } else if (key.upArrow) {
           if (!editor.up()) {
             const older = historyCursor.older(editor.text);
@@ -363,6 +377,7 @@ export async function runApp(o: AppOptions): Promise<void> {
       ...(s.completion ? { completion: s.completion } : {}),
       status,
       palette: p,
+      ...(c.queued.length ? { queued: c.queued } : {}),
     });
     s.scrollBack = screen.scrollBack;
     s.viewRows = screen.viewRows;

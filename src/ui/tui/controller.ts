@@ -28,7 +28,7 @@ export const KEYS_HELP = [
   "Enter sends · \\ then Enter, Alt+Enter or Shift+Enter (where the terminal tells it) starts a new line",
   "↑/↓ earlier prompts · Tab completes /commands and @paths · PageUp/PageDown (or the wheel) scroll · End follows",
   "Esc interrupts the running turn, twice on an empty prompt rewinds (/rewind) · Ctrl-C interrupts, twice on an empty prompt quits · Ctrl-D on an empty prompt quits",
-  "Ctrl-O expands long results, reasoning and subagents · Ctrl-L redraws",
+  "Shift+Tab cycles the approval mode (ask → auto-edit → plan) · Ctrl-O expands long results, reasoning and subagents · Ctrl-L redraws",
 ].join("\n");
 
 export interface ControllerOptions {
@@ -158,10 +158,28 @@ export class TuiController {
     }
   }
 
+  /** Prompts typed while a turn runs: sent, as one prompt, when it ends. */
+  readonly queued: string[] = [];
+
+  /** Enter during a running turn: the prompt waits for the turn to end. */
+  enqueue(text: string): void {
+    if (text.trim() === "") return;
+    this.queued.push(text);
+    this.changed();
+  }
+
+  /** ↑ on an empty input while prompts wait: the last one comes back out of the queue, to edit (or drop with Esc). */
+  unqueueLast(): string | undefined {
+    const last = this.queued.pop();
+    this.changed();
+    return last;
+  }
+
   /** The line the user sent: a slash command or a prompt. */
   submit(text: string): void {
     const input = text.trim();
-    if (input === "" || this.running) return;
+    if (input === "") return;
+    if (this.running) return this.enqueue(text);
     if (input.startsWith("/")) {
       void this.command(input);
       return;
@@ -190,6 +208,11 @@ export class TuiController {
         this.conv.end();
         this.contextTokens = this.agent.estimateContextTokens();
         this.changed();
+        // What was typed meanwhile goes now, as one prompt (the turn that just ended is complete in the history).
+        if (this.queued.length && !this.quitRequested) {
+          const next = this.queued.splice(0).join("\n\n");
+          setImmediate(() => this.submit(next));
+        }
       }
     })();
   }
@@ -282,6 +305,21 @@ export class TuiController {
         return this.note(`unknown command ${cmd}; /help lists them`, "error");
       }
     }
+  }
+
+  /**
+   * Shift+Tab: the next approval mode of the cycle ask → auto-edit → plan → ask
+   * (from a mode outside it, ask). It applies from the next approval on, in
+   * the turn running too, and is recorded in the session.
+   */
+  cycleApproval(): ApprovalMode {
+    const cycle: ApprovalMode[] = ["ask", "auto-edit", "plan"];
+    const i = cycle.indexOf(this.approval);
+    const next = cycle[(i + 1) % cycle.length] ?? "ask";
+    this.agent.setApprovalMode(i < 0 ? "ask" : next);
+    this.flags.approval = this.approval;
+    this.changed();
+    return this.approval;
   }
 
   /** Text for the input (a rewound prompt, offered for editing); the app takes it on its next frame. */
