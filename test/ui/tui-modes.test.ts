@@ -79,7 +79,9 @@ test("Shift+Tab cycles ask → auto-edit → plan → ask in the status line; th
   assert.equal(fs.readFileSync(path.join(root, "calc.py"), "utf8"), "def add(a, b):\n    return a + b\n");
   term.type("say hi");
   term.keys("Enter");
-  await term.waitFor(/rt wants to run: bash: echo hi/);
+  // While the question waits, the status line says so (not "Thinking…").
+  const asking = await term.waitFor(/rt wants to run: bash: echo hi/);
+  assert.match(statusLine(asking), /Waiting for your approval… \d+s/);
   term.keys("y");
   await term.waitFor((s) => s.includes("BASH-DONE") && idle(s));
 

@@ -359,7 +359,8 @@ export async function runApp(o: AppOptions): Promise<void> {
         cost: c.conv.sessionCost,
         contextTokens: c.contextTokens,
         contextWindow: c.contextWindow,
-        operation: c.conv.operation,
+        // While a dialog waits, the agent waits for the user, not for the model.
+        operation: dialog && c.conv.operation ? { ...c.conv.operation, label: dialog.kind === "approval" ? "Waiting for your approval…" : "Waiting for your answer…" } : c.conv.operation,
         now,
         ...(s.flash ? { flash: s.flash } : {}),
       },

@@ -282,7 +282,8 @@ export class TuiController {
       case "/todos": {
         const todos = this.agent.todos;
         if (todos.length === 0) return this.note("no todos: the agent has not written a todo list in this session");
-        return this.note(todos.map((t) => `${t.status === "completed" ? "[✓]" : t.status === "in_progress" ? "[→]" : "[ ]"} ${t.content}`).join("\n"));
+        // As the panel shows them: the item in progress by its activeForm ("Fixing add").
+        return this.note(todos.map((t) => (t.status === "completed" ? `[✓] ${t.content}` : t.status === "in_progress" ? `[→] ${t.activeForm || t.content}` : `[ ] ${t.content}`)).join("\n"));
       }
       case "/agents": {
         let text = "";
