@@ -63,6 +63,11 @@ export const GIT_DIFF_TIMEOUT_MS = 10_000;
 /** `--show-diff`: the largest `git diff` output kept (a larger one is replaced by the edit's own diff). */
 export const GIT_DIFF_MAX_BYTES = 4 * 1024 * 1024;
 
+/** Checkpoints (workspace/checkpoints.ts): each git command of the shadow store is given up after this long. */
+export const CHECKPOINT_GIT_TIMEOUT_MS = 120_000;
+/** Checkpoints: the most bytes one shadow git command may print (the files a rewind restores are read in one batch). */
+export const CHECKPOINT_GIT_MAX_BYTES = 1024 * 1024 * 1024;
+
 /** Line edits: how many lines either side of a change are looked at to place its content (indentation) in a very long file. */
 export const INDENT_WINDOW_LINES = 5_000;
 /** Syntax validation: files larger than this are not parsed (a tree-sitter parse of 32 MB takes seconds and gigabytes); the result says so. */

@@ -85,6 +85,8 @@ export type Verdict = { ok: true } | { ok: false; reason: string };
 
 /** Whether a mode offers this tool to the model at all (plan mode offers read-only tools only). */
 export function offeredIn(mode: ApprovalMode, tool: Tool): boolean {
+  // bash_output and kill_shell follow a background `bash`, which plan mode does not offer.
+  if (mode === "plan" && SHELL_FOLLOW_UPS.has(tool.name)) return false;
   return mode !== "plan" || categoryOf(tool) === "read" || categoryOf(tool) === "network";
 }
 

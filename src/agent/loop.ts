@@ -19,6 +19,7 @@ import { compactContext } from "./compaction.js";
 import { sessionToolSet, type ToolSetChoice } from "./toolSet.js";
 import { runUserTurn, type RunOptions } from "./turn.js";
 import type { Workspace } from "../workspace/workspace.js";
+import { checkpointsEnabled, sessionCheckpointer } from "./rewind.js";
 
 export type { RunOptions } from "./turn.js";
 
@@ -101,6 +102,8 @@ export class Agent {
       protocol: opts.protocol,
       ...(session.state.protocol ? { startProtocol: session.state.protocol } : {}),
       history: new History(session.log, session.state.context),
+      // Checkpoints of the working tree before each turn (rewind.ts), for a session that has a log to name them in.
+      ...(session.log.file && checkpointsEnabled(opts.workspace.env) ? { checkpoint: sessionCheckpointer(opts.workspace, session.log) } : {}),
       totals: { usage: session.state.usage, ...(session.state.cost !== undefined ? { cost: session.state.cost } : {}) },
       limits: {
         ...(opts.maxTurns !== undefined ? { maxTurns: opts.maxTurns } : {}),
@@ -155,7 +158,12 @@ export class Agent {
     setModel(this.ctx, { provider, model, label, ...(price ? { price } : {}), ...(contextWindow !== undefined ? { contextWindow } : {}) });
   }
 
-  /** Switches the approval mode for the session and its subagents (an editor's mode menu, Shift+Tab). */
+  /** The session's log (rewind appends to it). */
+  get sessionLog(): SessionLog {
+    return this.ctx.history.log;
+  }
+
+  /** Switches the approval mode for the session and its subagents (an editor's mode menu, Shift+Tab); recorded in the session. */
   setApprovalMode(mode: ApprovalMode): void {
     if (mode !== this.ctx.approvals.mode) setApprovalMode(this.ctx, mode);
   }

@@ -97,6 +97,12 @@ export interface LoopContext {
    * read-only sandbox, not the user, keeps the command from changing anything.
    */
   readonly sandboxedShell: boolean;
+  /**
+   * Records the working tree for the user turn whose prompt is message `at`
+   * (before it is sent, and when the turn ends); returns a notice when it could
+   * not. Absent: no checkpoints (a subagent's loop, a session without a log).
+   */
+  readonly checkpoint?: (phase: "before" | "after", at: number) => string | undefined;
 }
 
 export interface LoopContextOptions {
@@ -124,6 +130,7 @@ export interface LoopContextOptions {
   todos?: TodoItem[];
   resolveModel?: (label: string) => Promise<ModelBinding>;
   sandboxedShell?: boolean;
+  checkpoint?: (phase: "before" | "after", at: number) => string | undefined;
 }
 
 /**
@@ -179,6 +186,7 @@ export function createLoopContext(o: LoopContextOptions): LoopContext {
     requestsSinceTodos: 0,
     ...(o.resolveModel ? { resolveModel: o.resolveModel } : {}),
     sandboxedShell: o.sandboxedShell ?? false,
+    ...(o.checkpoint ? { checkpoint: o.checkpoint } : {}),
   };
   return ctx;
 }

@@ -33,6 +33,8 @@ export interface SessionHeader {
   protocol: ProtocolChoice;
   /** A subagent's run (a sidechain): the session and the `task` call that started it. */
   parent?: SubagentLink;
+  /** A branch (a rewind, --fork-session): the session it was copied from, up to (not including) message `before`. */
+  forkedFrom?: { session: string; before?: number };
   /** HMAC of the other fields with the user's state key: the file is rt's own (see isOwnHeader). */
   mac?: string;
 }
@@ -63,6 +65,16 @@ export type SessionRecord =
   | { t: "protocol"; protocol: Protocol; ts: string }
   /** The approval mode changed (an accepted plan left plan mode). */
   | { t: "approval"; mode: string; ts: string }
+  /**
+   * A checkpoint of the working tree (workspace/checkpoints.ts), for the user turn whose prompt is
+   * message `at`: taken just before the prompt was sent, and when the turn ended.
+   */
+  | { t: "checkpoint"; at: number; phase: "before" | "after"; tree: string; ts: string }
+  /**
+   * The code was rewound: `before` is the tree as it was just before (what undoing the rewind restores),
+   * `after` what the rewind left; `from` the session the conversation was rewound from, when it was.
+   */
+  | { t: "rewind"; before: string; after: string; from?: string; ts: string }
   | { t: "event"; event: AgentEvent; ts: string };
 
 /** One message of the context, with its index in the log (absent for the summary). */
@@ -146,6 +158,49 @@ export class SessionLog {
   }
 
   static create(ws: Workspace, model: string, protocol: ProtocolChoice): { log: SessionLog; state: SessionState } {
+    const log = SessionLog.newFile(ws);
+    return log.begin(ws, { t: "session", v: 1, id: log.id, created: now(), root: ws.root, model, protocol });
+  }
+
+  /**
+   * A new session that starts as a copy of session `sourceId`'s records: all
+   * of them, or those before message `before` (a rewind to the prompt that
+   * message is). The source file is left as it is, so either branch can be
+   * resumed. What a kill left unfinished in the copy is repaired as open() does.
+   */
+  static fork(ws: Workspace, sourceId: string, before?: number): { log: SessionLog; state: SessionState } {
+    const file = sessionFile(ws, sourceId);
+    const name = path.basename(file);
+    const records = readSessionRecords(ws, name);
+    const header = records[0];
+    if (!isOwnHeader(ws, header, name.slice(0, -6))) throw new SessionError(`${file}: not an rt session of yours (no header signed with your state key)`);
+    let end = records.length;
+    if (before !== undefined) {
+      end = records.findIndex((r) => r.t === "message" && r.i === before);
+      if (end < 0) throw new SessionError(`session ${header.id} has no message ${before}`);
+    }
+    const kept = records.slice(1, end);
+    const log = SessionLog.newFile(ws);
+    const { mac: _mac, parent: _parent, forkedFrom: _forked, ...rest } = header;
+    const forked: SessionHeader = { ...rest, id: log.id, created: now(), forkedFrom: { session: header.id, ...(before !== undefined ? { before } : {}) } };
+    const signed = signHeader(ws, forked);
+    log.append(signed);
+    const copied: SessionRecord[] = [signed];
+    for (const rec of kept) {
+      log.append(rec);
+      copied.push(rec);
+      if (rec.t === "message") log.nextIndex = rec.i + 1;
+    }
+    for (const rec of repairRecords(copied)) {
+      if (rec.t === "message") rec.i = log.nextIndex++;
+      log.append(rec);
+      copied.push(rec);
+    }
+    return { log, state: replay(copied) };
+  }
+
+  /** A fresh session file with a new id (in memory only when state is off or refused). */
+  private static newFile(ws: Workspace): SessionLog {
     let id = newSessionId();
     let log: SessionLog | undefined;
     // Two sessions started in the same second may draw the same id: take another rather than append to the other's file.
@@ -161,8 +216,7 @@ export class SessionLog {
         id = newSessionId();
       }
     }
-    log ??= new SessionLog(id, undefined, 0, undefined);
-    return log.begin(ws, { t: "session", v: 1, id, created: now(), root: ws.root, model, protocol });
+    return log ?? new SessionLog(id, undefined, 0, undefined);
   }
 
   /**

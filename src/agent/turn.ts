@@ -96,6 +96,13 @@ export async function* runUserTurn(ctx: LoopContext, prompt: string, opts: RunOp
     yield emit(ctx, errorEvent(ctx, turn, "hook_blocked", `a UserPromptSubmit hook blocked the prompt: ${hooked.block ?? hooked.stop}`));
     return;
   }
+  // The working tree as it is before this prompt (a rewind to it restores this); plan mode changes nothing.
+  const at = ctx.history.log.messageCount;
+  const checkpointing = ctx.checkpoint !== undefined && ctx.approvals.mode !== "plan";
+  if (checkpointing) {
+    const failed = ctx.checkpoint!("before", at);
+    if (failed) yield { type: "notice", message: failed };
+  }
   ctx.history.add({ role: "user", content: hooked.prompt, ...(opts.images?.length ? { images: opts.images } : {}) });
   const endAllowed = allowToolsForTurn(ctx, opts.allowedTools);
   try {
@@ -110,6 +117,8 @@ export async function* runUserTurn(ctx: LoopContext, prompt: string, opts: RunOp
     yield emit(ctx, errorEvent(ctx, turn, errorKind(e, signal), `rt failed: ${(e as Error)?.stack ?? String(e)}`));
   } finally {
     endAllowed();
+    // What the turn left (changes after it, before the next prompt, were made outside rt).
+    if (checkpointing) ctx.checkpoint!("after", at);
   }
 }
 

@@ -29,12 +29,15 @@ function choice<T extends string>(value: unknown, allowed: readonly T[], flag: s
 /** Opens the session to continue (--resume ID, --continue), if any. */
 export function openSession(ws: Workspace, flags: Flags): { log: SessionLog; state: SessionState } | undefined {
   try {
-    if (typeof flags.resume === "string") return SessionLog.open(ws, flags.resume);
+    // --fork-session: a new session that starts as a copy of the one named (a branch; that one is kept).
+    const fork = flags["fork-session"] === true;
+    if (typeof flags.resume === "string") return fork ? SessionLog.fork(ws, flags.resume) : SessionLog.open(ws, flags.resume);
     if (flags.continue === true) {
       const id = latestSessionId(ws);
       if (!id) throw new SetupError(`no earlier session in ${ws.root} to continue; start one with rt run or rt chat`);
-      return SessionLog.open(ws, id);
+      return fork ? SessionLog.fork(ws, id) : SessionLog.open(ws, id);
     }
+    if (fork) throw new SetupError("--fork-session needs --continue or --resume ID: the session to branch from");
   } catch (e) {
     if (e instanceof SessionError) throw new SetupError(e.message);
     throw e;

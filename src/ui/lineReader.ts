@@ -5,6 +5,8 @@
 import readline from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import type { ApprovalCallback } from "../agent/approval.js";
+import { callPreview } from "./tui/callPreview.js";
+import { TUI_APPROVAL_PREVIEW_LINES } from "../limits.js";
 
 export class LineReader {
   readonly rl: readline.Interface;
@@ -74,6 +76,12 @@ export class LineReader {
 export function askApproval(reader: LineReader, write: (s: string) => void): ApprovalCallback {
   return async (req) => {
     write(`\n${req.agent ? `[${req.agent}] ` : ""}rt wants to ${req.category === "edit" ? "edit" : req.category === "command" ? "run" : "use"}: ${req.summary}\n`);
+    // An edit shows its change before the question, as the full-screen UI does (removed -, added +).
+    if (req.category === "edit") {
+      const change = callPreview(req.args).filter((l) => l.tone !== "plain");
+      for (const l of change.slice(0, TUI_APPROVAL_PREVIEW_LINES)) write(`  ${l.text}\n`);
+      if (change.length > TUI_APPROVAL_PREVIEW_LINES) write(`  … ${change.length - TUI_APPROVAL_PREVIEW_LINES} more lines\n`);
+    }
     for (;;) {
       const line = await reader.next("Allow? [y]es / [n]o (n REASON tells the model why) / [a]lways for this session: ");
       if (line === null) return "no";

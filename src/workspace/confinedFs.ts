@@ -597,6 +597,20 @@ export class ConfinedFs {
     }
   }
 
+  /** Removes the directory `rel` when it is empty (never through a symlink); false when it is missing or not empty. */
+  removeEmptyDir(rel: string | readonly string[]): boolean {
+    try {
+      return this.inParent(rel, {}, (dir, name) => {
+        if (!dir.entry(name)?.isDirectory()) return false;
+        fs.rmdirSync(dir.at(name));
+        return true;
+      });
+    } catch (e) {
+      if (["ENOENT", "ENOTEMPTY", "EEXIST"].includes(codeOf(e) ?? "")) return false;
+      throw e;
+    }
+  }
+
   private unlinkIn(dir: OpenDir, name: string): boolean {
     try {
       fs.unlinkSync(dir.at(name));

@@ -314,7 +314,8 @@ test("todos appear and update in their panel; ask_user answered with the arrow k
   assert.match(expanded, /● task · Explore: find a\n {2}│ ● grep "def a" src\n {2}│ {3}⎿ src\/a\.py:1: def a\(\):/);
   term.type("/todos");
   term.keys("Enter");
-  await term.waitFor(/\[rt\] \[✓\] Ask the user\n\[→\] Find a\(\)/);
+  // The item in progress as the panel shows it: by its activeForm.
+  await term.waitFor(/\[rt\] \[✓\] Ask the user\n\[→\] Finding a\(\)/);
 });
 
 test("/cost, /approval, /sessions, /export, /clear and /resume; @path completion; Shift+Enter and Alt+Enter; a bracketed paste keeps its lines unsent", async (t) => {

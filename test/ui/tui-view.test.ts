@@ -278,7 +278,7 @@ test("plan review: accept with an approval mode, or reject with feedback", async
 
 test("completion: slash commands by prefix (custom ones too), @paths from the workspace's files", async () => {
   assert.deepEqual(slashCandidates("/co", []).map((c) => c.value), ["/compact", "/cost"]);
-  assert.deepEqual(slashCandidates("/re", [{ name: "review", description: "review the diff" }]).map((c) => c.value), ["/resume", "/review"]);
+  assert.deepEqual(slashCandidates("/re", [{ name: "review", description: "review the diff" }]).map((c) => c.value), ["/resume", "/rewind", "/review"]);
   assert.equal(commonPrefix(["/compact", "/cost"]), "/co");
   const root = tempTree({ "src/main.ts": "", "src/mapper.ts": "", "docs/manual.md": "", "ignored/x.ts": "", ".gitignore": "ignored/\n" });
   const ws = createWorkspace({ root, env: {} });

@@ -11,6 +11,7 @@
 // answer run in parallel: toolCalls.batches); their edits meet in the
 // workspace's per-file locks like any concurrent calls. A subagent cannot
 // start subagents unless agent.subagent_depth allows it.
+import { defaultMaxListeners, setMaxListeners } from "node:events";
 import { z } from "zod";
 import { defineLoopTool, isLoopTool, type LoopCall } from "./loopTool.js";
 import { ok, fail, type Tool } from "../../tools/types.js";
@@ -63,15 +64,51 @@ export const taskTool = defineLoopTool({
         return fail(`subagent ${def.name}: model ${def.model} (${def.file ?? "built-in"}): ${(e as Error).message}`);
       }
     }
-    const release = await subagentPlace(ctx, call.signal);
-    if (!release) return fail("interrupted by the user before the subagent started");
+    // The subagent runs under a signal of its own, aborted with the turn's: whatever it listens with
+    // (its requests, its tools) listens there, and the turn's signal holds one listener per task call.
+    const own = childSignal(call.signal);
     try {
-      return await runSubagent(ctx, def, model, args, call);
+      const release = await subagentPlace(ctx, own.signal);
+      if (!release) return fail("interrupted by the user before the subagent started");
+      try {
+        return await runSubagent(ctx, def, model, args, { ...call, ...(own.signal ? { signal: own.signal } : {}) });
+      } finally {
+        release();
+      }
     } finally {
-      release();
+      own.done();
     }
   },
 });
+
+/** Task calls in flight per turn signal: its listener limit is raised by that many while they run. */
+const inFlight = new WeakMap<AbortSignal, number>();
+
+/**
+ * A signal aborted when `parent` is, for one task call. The parent's limit of
+ * listeners (ten by default: an answer with more task calls would print
+ * MaxListenersExceededWarning) grows with the task calls holding one, and
+ * shrinks back when they end. done() detaches it.
+ */
+function childSignal(parent: AbortSignal | undefined): { signal?: AbortSignal; done: () => void } {
+  if (!parent) return { done: () => undefined };
+  const child = new AbortController();
+  const relay = () => child.abort(parent.reason);
+  if (parent.aborted) child.abort(parent.reason);
+  const count = (inFlight.get(parent) ?? 0) + 1;
+  inFlight.set(parent, count);
+  setMaxListeners(Math.max(defaultMaxListeners, count + defaultMaxListeners), parent);
+  parent.addEventListener("abort", relay, { once: true });
+  return {
+    signal: child.signal,
+    done: () => {
+      parent.removeEventListener("abort", relay);
+      const left = (inFlight.get(parent) ?? 1) - 1;
+      inFlight.set(parent, left);
+      setMaxListeners(left + defaultMaxListeners, parent);
+    },
+  };
+}
 
 /** Waits for one of the AGENT_MAX_CONCURRENT_SUBAGENTS places of this loop; undefined when interrupted first. */
 const places = new WeakMap<LoopContext, { running: number; waiting: Array<() => void> }>();

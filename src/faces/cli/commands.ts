@@ -116,6 +116,7 @@ const AGENT_OPTIONS: Record<string, OptionSpec> = {
   "max-turns": { type: "string", integer: true, min: 1, help: "model requests per prompt before stopping (default 50)" },
   continue: { type: "boolean", short: "c", help: "continue the most recent session of this project" },
   resume: { type: "string", help: "continue session ID (rt sessions lists them)" },
+  "fork-session": { type: "boolean", help: "with --continue or --resume: continue in a new session, a copy of that one (a branch; the original is kept)" },
   "base-url": { type: "string", help: "the model server's base URL, e.g. http://127.0.0.1:8000/v1 (default: per provider, or env/config)" },
   "api-key": { type: "string", help: "API key (default: OPENAI_API_KEY / ANTHROPIC_API_KEY / config)" },
   "seed-names": { type: "boolean", help: "also offer the seed-compatibility tools edit_range, insert_at, edit_file, grep_file, scroll (agent.seed_tools)" },
@@ -500,6 +501,18 @@ export const COMMANDS: CommandSpec[] = [
     synopsis: "rt sessions [--json]",
     summary: "list this project's agent sessions (.rt/sessions/), most recent first",
     options: { json: { type: "boolean", help: "print them as JSON" } },
+  },
+  {
+    name: "rewind",
+    synopsis: "rt rewind [--to N] [--code | --conversation] [--force] [--session ID]",
+    summary: "rewind the last agent session to just before its prompt N: the files (from the checkpoint taken then) and the conversation (a new branch; the old one is kept); without --to, list the points",
+    options: {
+      to: { type: "string", integer: true, min: 1, help: "the point to rewind to (rt rewind or rt sessions lists them)" },
+      code: { type: "boolean", help: "rewind the files only" },
+      conversation: { type: "boolean", help: "rewind the conversation only" },
+      force: { type: "boolean", help: "also restore files changed outside rt since the checkpoint (otherwise named; asked on a terminal, refused without one)" },
+      session: { type: "string", help: "the session to rewind (default: the most recent)" },
+    },
   },
   {
     name: "agents",

@@ -252,6 +252,10 @@ const COMMAND_RUNS: Record<string, () => Promise<CommandRun>> = {
     const { sessionsCommand } = await import("./sessionsCommand.js");
     return (c) => noPositionals(c) ?? sessionsCommand(c.workspace, c.values, c.io);
   },
+  rewind: async () => {
+    const { rewindCommand } = await import("../../ui/rewindCommand.js");
+    return (c) => noPositionals(c) ?? rewindCommand(c.workspace, c.values, c.io);
+  },
   agents: async () => {
     const { listAgents } = await import("../../ui/agentList.js");
     return async (c) => noPositionals(c) ?? (await customTools(c), listAgents(c.workspace, c.values.json === true, c.io));

@@ -7,13 +7,19 @@ import { listSessions, readSessionRecords, readSidechains, sessionFile, SessionE
 import { sessionMarkdown } from "../../agent/exportMarkdown.js";
 import type { Io } from "../../ui/io.js";
 import { formatSessionList } from "../../ui/sessionList.js";
+import { formatRewindPoints } from "../../ui/rewindCommand.js";
+import { rewindPoints } from "../../agent/rewind.js";
 import { ConfinedFs } from "../../workspace/confinedFs.js";
 import { isWithin, toRel } from "../../workspace/paths.js";
 
 export function sessionsCommand(ws: Workspace, flags: Record<string, unknown>, io: Io): number {
   const sessions = listSessions(ws);
   if (flags.json === true) io.stdout(`${JSON.stringify(sessions)}\n`);
-  else io.stdout(formatSessionList(sessions));
+  else {
+    io.stdout(formatSessionList(sessions));
+    // The last session's prompts, numbered as rt rewind --to takes them.
+    if (sessions[0]) io.stdout(`\n${formatRewindPoints(sessions[0].id, rewindPoints(readSessionRecords(ws, `${sessions[0].id}.jsonl`)))}`);
+  }
   return 0;
 }
 

@@ -86,7 +86,7 @@ export async function runApp(o: AppOptions): Promise<void> {
     const { exit } = ink.useApp();
     const [, setFrame] = React.useState(0);
     const redraw = React.useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-    const state = React.useRef({ scrollBack: 0, lastTotal: 0, viewRows: 10, completion: undefined as Completion | undefined, flash: undefined as string | undefined, lastCtrlC: 0 });
+    const state = React.useRef({ scrollBack: 0, lastTotal: 0, viewRows: 10, completion: undefined as Completion | undefined, flash: undefined as string | undefined, lastCtrlC: 0, lastEsc: 0, editingQueued: false });
     const s = state.current;
     const refresh = React.useCallback(() => {
       if (redraw.current) return;
@@ -163,8 +163,8 @@ export async function runApp(o: AppOptions): Promise<void> {
     const submit = () => {
       const text = editor.text;
       if (text.trim() === "") return;
-      if (c.isRunning) return flash("a turn is running: Esc interrupts it");
       o.history.add(text);
+      s.editingQueued = false;
       historyCursor.reset();
       editor.clear();
       s.completion = undefined;
@@ -251,11 +251,34 @@ export async function runApp(o: AppOptions): Promise<void> {
         return setFrame((f) => f + 1);
       }
       if (key.escape) {
+        // A queued prompt taken back with ↑: Esc drops it (the turn keeps running).
+        if (s.editingQueued) {
+          s.editingQueued = false;
+          editor.clear();
+          return flash("queued prompt removed");
+        }
         if (c.interrupt()) return flash("interrupting…");
         s.completion = undefined;
+        // Esc twice on an empty prompt: the rewind list (as /rewind).
+        if (editor.empty) {
+          const now = Date.now();
+          if (now - s.lastEsc < TUI_QUIT_WINDOW_MS) {
+            s.lastEsc = 0;
+            s.flash = undefined;
+            void c.rewind();
+            return setFrame((f) => f + 1);
+          }
+          s.lastEsc = now;
+          return flash("Esc again to rewind");
+        }
         return setFrame((f) => f + 1);
       }
       if (key.tab) {
+        // Shift+Tab without a completion list: the next approval mode (ask → auto-edit → plan → ask).
+        if (key.shift && !s.completion) {
+          const mode = c.cycleApproval();
+          return flash(`approval mode: ${mode}`);
+        }
         if (s.completion && s.completion.values.length > 1) {
           s.completion.selected = (s.completion.selected + (key.shift ? s.completion.values.length - 1 : 1)) % s.completion.values.length;
           return setFrame((f) => f + 1);
@@ -282,6 +305,9 @@ export async function runApp(o: AppOptions): Promise<void> {
         if (s.completion && s.completion.values.length) {
           const n = s.completion.values.length;
           s.completion.selected = (s.completion.selected + (key.upArrow ? n - 1 : 1)) % n;
+        } else if (key.upArrow && editor.empty && c.queued.length) {
+          editor.set(c.unqueueLast()!);
+          s.editingQueued = true;
         } else if (key.upArrow) {
           if (!editor.up()) {
             const older = historyCursor.older(editor.text);
@@ -311,6 +337,11 @@ export async function runApp(o: AppOptions): Promise<void> {
       setFrame((f) => f + 1);
     }
 
+    // A rewound prompt comes back into the input, for editing.
+    if (c.offeredInput !== undefined) {
+      editor.set(c.offeredInput);
+      c.offeredInput = undefined;
+    }
     const width = Math.max(20, o.stdout.columns || 80);
     // One row less than the terminal: Ink clears the whole screen on every frame of a full-height output.
     const height = Math.max(6, (o.stdout.rows || 24) - 1);
@@ -328,7 +359,8 @@ export async function runApp(o: AppOptions): Promise<void> {
         cost: c.conv.sessionCost,
         contextTokens: c.contextTokens,
         contextWindow: c.contextWindow,
-        operation: c.conv.operation,
+        // While a dialog waits, the agent waits for the user, not for the model.
+        operation: dialog && c.conv.operation ? { ...c.conv.operation, label: dialog.kind === "approval" ? "Waiting for your approval…" : "Waiting for your answer…" } : c.conv.operation,
         now,
         ...(s.flash ? { flash: s.flash } : {}),
       },
@@ -346,6 +378,7 @@ export async function runApp(o: AppOptions): Promise<void> {
       ...(s.completion ? { completion: s.completion } : {}),
       status,
       palette: p,
+      ...(c.queued.length ? { queued: c.queued } : {}),
     });
     s.scrollBack = screen.scrollBack;
     s.viewRows = screen.viewRows;

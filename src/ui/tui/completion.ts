@@ -19,6 +19,7 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: "/clear", help: "start again from an empty context (the session log keeps everything)" },
   { name: "/sessions", help: "list this project's sessions" },
   { name: "/resume", args: "ID", help: "continue another session of this project" },
+  { name: "/rewind", help: "go back to before one of this session's prompts: code, conversation or both (also Esc twice)" },
   { name: "/export", args: "[NAME]", help: "write this session as Markdown to the output directory (.rt/out/)" },
   { name: "/cost", help: "tokens and cost of this session" },
   { name: "/todos", help: "the agent's todo list" },

@@ -19,14 +19,16 @@ import { resolveModel } from "../resolveModel.js";
 import { formatSessionList } from "../sessionList.js";
 import { usageLine } from "../render.js";
 import { Conversation } from "./conversation.js";
-import { dialogKey, planDialog, questionsDialog, type Dialog, type DialogKey } from "./dialogs.js";
+import { dialogKey, pickDialog, planDialog, questionsDialog, type Dialog, type DialogKey } from "./dialogs.js";
+import { performRewind, planCodeRewind, pointLabel, rewindPoints, sessionRecords, type CodePlan, type RewindMode } from "../../agent/rewind.js";
+import { CheckpointError } from "../../workspace/checkpoints.js";
 import { SLASH_COMMANDS } from "./completion.js";
 
 export const KEYS_HELP = [
   "Enter sends · \\ then Enter, Alt+Enter or Shift+Enter (where the terminal tells it) starts a new line",
   "↑/↓ earlier prompts · Tab completes /commands and @paths · PageUp/PageDown (or the wheel) scroll · End follows",
-  "Esc interrupts the running turn · Ctrl-C interrupts, twice on an empty prompt quits · Ctrl-D on an empty prompt quits",
-  "Ctrl-O expands long results, reasoning and subagents · Ctrl-L redraws",
+  "Esc interrupts the running turn, twice on an empty prompt rewinds (/rewind) · Ctrl-C interrupts, twice on an empty prompt quits · Ctrl-D on an empty prompt quits",
+  "Shift+Tab cycles the approval mode (ask → auto-edit → plan) · Ctrl-O expands long results, reasoning and subagents · Ctrl-L redraws",
 ].join("\n");
 
 export interface ControllerOptions {
@@ -67,6 +69,8 @@ export class TuiController {
   /** Builds the agent; SetupError when the model cannot be reached or a flag is wrong. */
   async start(): Promise<void> {
     await this.build(this.flags);
+    // --fork-session made its branch: later reopens (/approval) continue that branch, not another copy.
+    this.flags["fork-session"] = undefined;
     this.conv.sessionUsage = this.agent.usage.usage;
     this.conv.sessionCost = this.agent.usage.cost;
     this.showContext();
@@ -149,15 +153,33 @@ export class TuiController {
   private dismissDialogs(): void {
     for (const d of this.dialogs.splice(0)) {
       if (d.kind === "approval") d.resolve("no");
-      else if (d.kind === "questions") d.resolve(undefined);
+      else if (d.kind === "questions" || d.kind === "pick") d.resolve(undefined);
       else d.resolve({ accept: false, feedback: "" });
     }
+  }
+
+  /** Prompts typed while a turn runs: sent, as one prompt, when it ends. */
+  readonly queued: string[] = [];
+
+  /** Enter during a running turn: the prompt waits for the turn to end. */
+  enqueue(text: string): void {
+    if (text.trim() === "") return;
+    this.queued.push(text);
+    this.changed();
+  }
+
+  /** ↑ on an empty input while prompts wait: the last one comes back out of the queue, to edit (or drop with Esc). */
+  unqueueLast(): string | undefined {
+    const last = this.queued.pop();
+    this.changed();
+    return last;
   }
 
   /** The line the user sent: a slash command or a prompt. */
   submit(text: string): void {
     const input = text.trim();
-    if (input === "" || this.running) return;
+    if (input === "") return;
+    if (this.running) return this.enqueue(text);
     if (input.startsWith("/")) {
       void this.command(input);
       return;
@@ -186,6 +208,11 @@ export class TuiController {
         this.conv.end();
         this.contextTokens = this.agent.estimateContextTokens();
         this.changed();
+        // What was typed meanwhile goes now, as one prompt (the turn that just ended is complete in the history).
+        if (this.queued.length && !this.quitRequested) {
+          const next = this.queued.splice(0).join("\n\n");
+          setImmediate(() => this.submit(next));
+        }
       }
     })();
   }
@@ -255,7 +282,8 @@ export class TuiController {
       case "/todos": {
         const todos = this.agent.todos;
         if (todos.length === 0) return this.note("no todos: the agent has not written a todo list in this session");
-        return this.note(todos.map((t) => `${t.status === "completed" ? "[✓]" : t.status === "in_progress" ? "[→]" : "[ ]"} ${t.content}`).join("\n"));
+        // As the panel shows them: the item in progress by its activeForm ("Fixing add").
+        return this.note(todos.map((t) => (t.status === "completed" ? `[✓] ${t.content}` : t.status === "in_progress" ? `[→] ${t.activeForm || t.content}` : `[ ] ${t.content}`)).join("\n"));
       }
       case "/agents": {
         let text = "";
@@ -263,6 +291,8 @@ export class TuiController {
         await listAgents(this.opts.ws, false, { stdout: (t) => void (text += t), stderr: (t) => void (text += t) });
         return this.note(text.replace(/\n$/, ""));
       }
+      case "/rewind":
+        return this.rewind();
       case "/expand":
         this.expanded = !this.expanded;
         this.changed();
@@ -276,6 +306,105 @@ export class TuiController {
         return this.note(`unknown command ${cmd}; /help lists them`, "error");
       }
     }
+  }
+
+  /**
+   * Shift+Tab: the next approval mode of the cycle ask → auto-edit → plan → ask
+   * (from a mode outside it, ask). It applies from the next approval on, in
+   * the turn running too, and is recorded in the session.
+   */
+  cycleApproval(): ApprovalMode {
+    const cycle: ApprovalMode[] = ["ask", "auto-edit", "plan"];
+    const i = cycle.indexOf(this.approval);
+    const next = cycle[(i + 1) % cycle.length] ?? "ask";
+    this.agent.setApprovalMode(i < 0 ? "ask" : next);
+    this.flags.approval = this.approval;
+    this.changed();
+    return this.approval;
+  }
+
+  /** Text for the input (a rewound prompt, offered for editing); the app takes it on its next frame. */
+  offeredInput: string | undefined;
+
+  private pick(title: string, choices: Array<{ label: string; description?: string }>, cursor = 0, note?: string[]): Promise<number | undefined> {
+    return this.ask<number | undefined>((resolve) => pickDialog(title, choices, resolve, cursor, note));
+  }
+
+  /**
+   * /rewind and Esc twice on an empty input: the session's prompts listed
+   * (the last one chosen first), then what to restore; files changed outside
+   * rt since the checkpoint are named and kept unless the user says otherwise.
+   */
+  async rewind(): Promise<void> {
+    if (this.running) return this.note("a turn is running: Esc interrupts it, then /rewind", "error");
+    if (this.rewinding) return;
+    this.rewinding = true;
+    try {
+      await this.rewindSteps();
+    } catch (e) {
+      this.note(`rewind failed: ${(e as Error).message}`, "error");
+    } finally {
+      this.rewinding = false;
+    }
+  }
+
+  private rewinding = false;
+
+  private async rewindSteps(): Promise<void> {
+    const sessionId = this.agent.sessionId;
+    if (!this.agent.sessionFile) return this.note("this session has no log (state is off): there is nothing to rewind to", "error");
+    const records = sessionRecords(this.opts.ws, sessionId);
+    const points = rewindPoints(records);
+    if (points.length === 0) return this.note("no prompts yet: there is nothing to rewind to");
+    const choice = await this.pick(
+      "Rewind to just before which prompt?",
+      points.map((p) => ({ label: pointLabel(p), ...(p.ts ? { description: p.ts.slice(11, 19) } : {}) })),
+      points.length - 1,
+    );
+    if (choice === undefined) return this.note("rewind cancelled");
+    const point = points[choice];
+    const modes: Array<{ mode: RewindMode; label: string }> = [
+      { mode: "both", label: "Restore code and conversation" },
+      { mode: "conversation", label: "Restore conversation only" },
+      { mode: "code", label: "Restore code only" },
+    ];
+    const m = await this.pick(`Rewind to ${point.kind === "undo" ? "before that rewind" : `prompt ${point.n}`}: restore what?`, modes);
+    if (m === undefined) return this.note("rewind cancelled");
+    const mode = modes[m].mode;
+    let plan: CodePlan | undefined;
+    if (mode !== "conversation") {
+      try {
+        plan = planCodeRewind(this.opts.ws, records, point);
+      } catch (e) {
+        if (e instanceof CheckpointError) return this.note(`${e.message}`, "error");
+        throw e;
+      }
+    }
+    let includeOutside = false;
+    if (plan && plan.outside.length) {
+      const o = await this.pick(
+        "Changed outside rt since the checkpoint (by hand or another program):",
+        [{ label: "Keep them, restore the rest" }, { label: "Restore them too (their changes are lost)" }],
+        0,
+        plan.outside.slice(0, 8).map((f) => `  ${f}`).concat(plan.outside.length > 8 ? [`  … and ${plan.outside.length - 8} more`] : []),
+      );
+      if (o === undefined) return this.note("rewind cancelled");
+      includeOutside = o === 1;
+    }
+    const out = performRewind(this.opts.ws, sessionId, point, mode, plan, includeOutside, this.agent.sessionLog);
+    const said: string[] = [];
+    if (out.code) {
+      const c = out.code;
+      said.push(`code: ${c.written.length} restored, ${c.removed.length} removed${c.skipped.length ? `; kept ${c.skipped.map((s) => s.path).join(", ")}` : ""}`);
+    }
+    if (out.session) {
+      const next = out.session.log.id;
+      out.session.log.close();
+      said.push(`conversation: session ${next} (the earlier one, ${sessionId}, is kept)`);
+      await this.reopen({ ...this.flags, resume: next, continue: undefined, "fork-session": undefined }, `rewound: ${said.join("; ")}`, true);
+    } else this.note(`rewound: ${said.join("; ") || "nothing to restore"}`);
+    if (out.prompt !== undefined) this.offeredInput = out.prompt;
+    this.changed();
   }
 
   /** Long results, reasoning and subagents shown whole (Ctrl-O). */

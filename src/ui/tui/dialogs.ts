@@ -65,7 +65,20 @@ export interface PlanDialog {
   resolve: (d: PlanDecision) => void;
 }
 
-export type Dialog = ApprovalDialog | QuestionsDialog | PlanDialog;
+/** One choice from a list that rt itself offers (the rewind points, what to restore): the index, or undefined on Esc. */
+export interface PickDialog {
+  kind: "pick";
+  step: ChoiceStep;
+  /** Lines shown above the title (the files a rewind would keep). */
+  note?: string[];
+  resolve: (i: number | undefined) => void;
+}
+
+export type Dialog = ApprovalDialog | QuestionsDialog | PlanDialog | PickDialog;
+
+export function pickDialog(title: string, choices: Array<{ label: string; description?: string }>, resolve: (i: number | undefined) => void, cursor = 0, note?: string[]): PickDialog {
+  return { kind: "pick", step: { title, choices, multi: false, cursor, picked: new Set() }, ...(note ? { note } : {}), resolve };
+}
 
 export function questionsDialog(questions: UserQuestion[], asker: Asker | undefined, resolve: (a: UserAnswer[] | undefined) => void): QuestionsDialog {
   return {
@@ -123,6 +136,12 @@ export function dialogKey(d: Dialog, k: DialogKey): boolean {
     if (k.escape) return d.resolve("no"), true;
     if (c === "n") d.reason = "";
     return false;
+  }
+  if (d.kind === "pick") {
+    if (k.escape) return d.resolve(undefined), true;
+    if (!stepKey(d.step, k)) return false;
+    d.resolve(d.step.cursor);
+    return true;
   }
   if (d.kind === "plan") {
     if (k.escape && d.step.typing === undefined) return d.resolve({ accept: false, feedback: "" }), true;
@@ -198,6 +217,12 @@ export function dialogLines(d: Dialog, p: Palette, width: number, markdown?: (te
     if (preview.length > TUI_APPROVAL_PREVIEW_LINES) out.push(p.dim(`  … ${preview.length - TUI_APPROVAL_PREVIEW_LINES} more lines`));
     if (d.reason !== undefined) out.push(`${p.bold("No")}, because (Enter sends it to the model, empty for no reason): ${d.reason}▏`);
     else out.push(`${p.bold("y")} yes   ${p.bold("n")} no (then why)   ${p.bold("a")} always (this session)   ${p.dim("Esc = no")}`);
+    return out;
+  }
+  if (d.kind === "pick") {
+    for (const l of d.note ?? []) out.push(truncate(l, w));
+    out.push(p.yellow(truncate(d.step.title, w)));
+    stepLines(d.step, p, w, out);
     return out;
   }
   if (d.kind === "plan") {

@@ -121,7 +121,10 @@ function toolLines(t: ToolEntry, tools: ViewTools, opts: ViewOptions, md: Markdo
     return;
   }
   const lines = t.output.replace(/\n+$/, "").split("\n");
-  const diffStart = lines.findIndex((l) => l.startsWith("@@ ") || l.startsWith("--- "));
+  // A unified diff: a hunk header, or a `--- ` line with its `+++ ` line. A command's output is never
+  // taken for one (rt's shell output begins `--- stdout ---`, and a command may print anything).
+  const shellOutput = t.name === "bash" || t.name === "bash_output";
+  const diffStart = shellOutput ? -1 : lines.findIndex((l, i) => /^@@ -\d/.test(l) || (l.startsWith("--- ") && lines[i + 1]?.startsWith("+++ ")));
   if (diffStart >= 0) {
     const before = lines.slice(0, diffStart).filter((l) => l.trim() !== "");
     const diff = lines.slice(diffStart).filter((l) => !l.startsWith("--- ") && !l.startsWith("+++ "));

@@ -19,6 +19,8 @@ export interface ScreenParts {
   completion?: { values: Array<{ value: string; note?: string }>; selected: number };
   status: string;
   palette: Palette;
+  /** Prompts typed during the running turn, waiting to be sent when it ends (shown dimmed under the input). */
+  queued?: readonly string[];
 }
 
 export interface Screen {
@@ -68,6 +70,8 @@ export function composeScreen(s: ScreenParts): Screen {
   if (s.dialog) bottom.push(...s.dialog);
   else {
     bottom.push(...editorLines(s.editor, p, s.width));
+    for (const q of s.queued ?? []) bottom.push(p.dim(truncate(`  ⏎ queued: ${q.replace(/\s+/g, " ")}`, s.width)));
+    if (s.queued?.length) bottom.push(p.dim(truncate("  sent when this turn ends · ↑ takes the last one back to edit · Esc then removes it", s.width)));
     if (s.completion && s.completion.values.length) {
       const { values, selected } = s.completion;
       const first = Math.min(Math.max(0, selected - TUI_COMPLETION_ROWS + 1), Math.max(0, values.length - TUI_COMPLETION_ROWS));
