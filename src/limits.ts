@@ -101,6 +101,11 @@ export const BASH_MAX_OUTPUT_BYTES = 50 * 1024;
 export const BASH_SAVED_OUTPUT_MAX_BYTES = 64 * 1024 * 1024;
 /** Background shells: unread output kept per shell (older unread output is dropped beyond it). */
 export const BACKGROUND_BUFFER_MAX_BYTES = 8 * 1024 * 1024;
+/**
+ * Regular expressions from the model (bash_output's filter): the most time one read's matching
+ * may take; a backtracking pattern is stopped there and the call fails, the process goes on.
+ */
+export const REGEX_FILTER_BUDGET_MS = 2_000;
 /** Background shells: at most this many running at once per process. */
 export const BACKGROUND_MAX_SHELLS = 16;
 /** Sandbox: size of the private writable /tmp (a tmpfs, so it is memory). */
@@ -228,6 +233,13 @@ export const SYMBOLS_FILE_CAP = 2_000;
 export const AST_GREP_DEFAULT_CAP = 200;
 /** ast_grep: files searched at most under one path. */
 export const AST_GREP_MAX_FILES = 20_000;
+/**
+ * ast_grep: the longest pattern, and its deepest nesting (levels of its own syntax tree). The
+ * binding compiles a pattern recursively in native code and crashes the process at about 20,000
+ * levels; real patterns are a line or a few, a few dozen levels deep.
+ */
+export const AST_GREP_PATTERN_MAX_CHARS = 16 * 1024;
+export const AST_GREP_PATTERN_MAX_DEPTH = 500;
 /** ast_grep: a meta-variable's text shown after a match is cut at this many characters. */
 export const AST_GREP_VAR_MAX_CHARS = 80;
 /** lsp: a server unused this long is shut down (`lsp.idle_timeout_ms`). */
