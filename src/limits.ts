@@ -296,6 +296,13 @@ export const HOOK_STOP_MAX_CONTINUES = 3;
 // ---- notebooks (read of .ipynb)
 /** Characters of one cell output read shows; the rest is cut with a note. */
 export const NOTEBOOK_OUTPUT_MAX_CHARS = 4000;
+/**
+ * Notebooks (read, notebook_edit): the most JSON objects and arrays, and the deepest nesting, rt
+ * parses (checked in one pass before JSON.parse builds anything). A real notebook has tens per
+ * cell and a dozen levels; 32 million `{}` would take about 3 GB.
+ */
+export const NOTEBOOK_MAX_JSON_CONTAINERS = 2_000_000;
+export const NOTEBOOK_MAX_JSON_DEPTH = 256;
 /** Image outputs one read of a notebook sends a vision model, at most. */
 export const NOTEBOOK_MAX_IMAGES = 10;
 
@@ -319,6 +326,22 @@ export const WEB_SEARCH_TIMEOUT_MS = 20_000;
 // ---- images and PDFs through read (issue 16)
 /** read opens an image or a PDF up to this size (they are decoded whole, in memory). */
 export const READ_BINARY_MAX_BYTES = 50 * 1024 * 1024;
+/**
+ * Images (read, a notebook's outputs, PDF pages as images): the most pixels of one image rt
+ * decodes. A larger one is refused from its header, before decoding (a 1 MB PNG can hold
+ * 16383 x 16383 pixels, 800 MB decoded). Within it an image is decoded strip by strip into its
+ * scaled-down copy, one image at a time in the process, so memory stays at about 150 MB.
+ */
+export const IMAGE_MAX_PIXELS = 64 * 1000 * 1000;
+/** Images: one decode (and scaling) is stopped after this many seconds. */
+export const IMAGE_DECODE_TIMEOUT_S = 20;
+/**
+ * PDFs: the most one stream may inflate to, and all the file's streams together. pdf.js inflates
+ * a stream whole in memory; a 1.3 MB file can inflate to more than a gigabyte. Both are checked
+ * (by inflating and counting, nothing kept) before pdf.js opens the file.
+ */
+export const PDF_STREAM_MAX_INFLATED_BYTES = 64 * 1024 * 1024;
+export const PDF_MAX_INFLATED_BYTES = 512 * 1024 * 1024;
 /** Pages of a PDF one read returns at most (Claude Code's Read takes 20 pages a call). */
 export const PDF_MAX_PAGES_PER_READ = 20;
 /** Text of the pages read returns, at most (the same cap as a text file's window). */
