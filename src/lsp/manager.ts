@@ -9,6 +9,7 @@ import { ToolError } from "../errors.js";
 import { loadConfigDetailed, ConfigError, type RtConfig } from "../config.js";
 import { LspClient, type ServerLaunch } from "./client.js";
 import { markLspActive } from "./active.js";
+import { toolchainPins } from "./environment.js";
 import { serverPath, serverSpecs, specFor, type ServerSpec } from "./servers.js";
 import { LSP_IDLE_TIMEOUT_MS, LSP_MAX_RESTARTS_PER_MINUTE, LSP_REQUEST_TIMEOUT_MS } from "../limits.js";
 
@@ -52,13 +53,16 @@ export class LspManager {
   private servers = new Map<string, { spec: ServerSpec; client?: LspClient; starting?: Promise<LspClient>; crashes: number[]; crashed?: string }>();
   private idleTimer: NodeJS.Timeout | undefined;
   private configCache: RtConfig | undefined;
+  private trustedCache = false;
 
   constructor(readonly workspace: Workspace) {}
 
   private config(): RtConfig {
     if (!this.configCache) {
       try {
-        this.configCache = loadConfigDetailed(this.workspace, { notice: false }).config;
+        const loaded = loadConfigDetailed(this.workspace, { notice: false });
+        this.configCache = loaded.config;
+        this.trustedCache = loaded.trust.state === "trusted";
       } catch (e) {
         if (e instanceof ConfigError) throw new ToolError(`configuration error: ${e.message}`);
         throw e;
@@ -150,6 +154,17 @@ export class LspManager {
 
   private stopping = new WeakSet<LspClient>();
 
+  /**
+   * The environment servers run with: PATH without the workspace's directories, and in a folder
+   * the user has not trusted, every toolchain manager pinned to the user's own choice
+   * (environment.ts), so that no file of the repository picks the program that runs.
+   */
+  serverEnv(): NodeJS.ProcessEnv {
+    this.config();
+    const env: NodeJS.ProcessEnv = { ...this.workspace.env, PATH: serverPath(this.workspace.root) };
+    return this.trustedCache ? env : { ...env, ...toolchainPins(this.workspace.env) };
+  }
+
   private async start(spec: ServerSpec): Promise<LspClient> {
     const resolved = spec.resolve(this.workspace.root);
     if ("reason" in resolved) throw new ToolError(`cannot start the ${spec.name} language server: ${resolved.reason}`);
@@ -158,7 +173,7 @@ export class LspManager {
       command: resolved.command,
       args: resolved.args,
       initializationOptions: resolved.initializationOptions,
-      env: { ...this.workspace.env, PATH: serverPath(this.workspace.root) },
+      env: this.serverEnv(),
     };
     const { sandboxPolicy } = await import("../shell/mode.js");
     const policy = sandboxPolicy(this.workspace);
