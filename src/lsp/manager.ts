@@ -50,7 +50,14 @@ export function existingLspManager(workspace: Workspace): LspManager | undefined
 }
 
 export class LspManager {
-  private servers = new Map<string, { spec: ServerSpec; client?: LspClient; starting?: Promise<LspClient>; crashes: number[]; crashed?: string }>();
+  private servers = new Map<string, { spec: ServerSpec; client?: LspClient; starting?: Promise<LspClient>; pending?: LspClient; crashes: number[]; crashed?: string }>();
+
+  /** Stops rt's process from waiting for the server of `file` while it still starts (it starts on for a later call). */
+  detachStarting(file: string): void {
+    const spec = this.specFor(file);
+    const entry = spec && this.servers.get(spec.name);
+    entry?.pending?.detach();
+  }
   private idleTimer: NodeJS.Timeout | undefined;
   private configCache: RtConfig | undefined;
   private trustedCache = false;
@@ -134,12 +141,15 @@ export class LspManager {
       }
     }
     markLspActive();
-    const starting = this.start(spec);
+    const starting = this.start(spec, (c) => {
+      entry.pending = c;
+    });
     entry.starting = starting;
     try {
       entry.client = await starting;
     } finally {
       entry.starting = undefined;
+      entry.pending = undefined;
     }
     const client = entry.client;
     const e = entry;
@@ -165,7 +175,7 @@ export class LspManager {
     return this.trustedCache ? env : { ...env, ...toolchainPins(this.workspace.env) };
   }
 
-  private async start(spec: ServerSpec): Promise<LspClient> {
+  private async start(spec: ServerSpec, onCreate?: (client: LspClient) => void): Promise<LspClient> {
     const resolved = spec.resolve(this.workspace.root);
     if ("reason" in resolved) throw new ToolError(`cannot start the ${spec.name} language server: ${resolved.reason}`);
     const launch: ServerLaunch = {
@@ -174,6 +184,7 @@ export class LspManager {
       args: resolved.args,
       initializationOptions: resolved.initializationOptions,
       env: this.serverEnv(),
+      ...(onCreate ? { onCreate } : {}),
     };
     const { sandboxPolicy } = await import("../shell/mode.js");
     const policy = sandboxPolicy(this.workspace);
@@ -225,6 +236,10 @@ export class LspManager {
   }
 
   killAll(): void {
-    for (const e of this.servers.values()) if (e.client && !e.client.dead) e.client.kill();
+    for (const e of this.servers.values()) {
+      if (e.client && !e.client.dead) e.client.kill();
+      // A server still starting (detached from a one-shot edit that stopped waiting) must not outlive rt either.
+      if (e.pending && e.pending.pid !== undefined) e.pending.kill();
+    }
   }
 }

@@ -89,3 +89,24 @@ test("a planted rust-toolchain.toml (path = /proc/self/cwd/tc) does not make the
   await rt(["lsp", "diagnostics", "src/main.rs"], { cwd: root, env });
   assert.equal(fs.existsSync(marker), false, "the program committed in the repository ran");
 });
+
+test("lsp.edit_diagnostics on: a one-shot rt edit starts the file's server and reports the error it introduced; a slow server is said to be not ready", async () => {
+  const bin = standInOnPath("gopls");
+  const root = tempTree({ "go.mod": "module example.com/m\n\ngo 1.22\n", "main.go": "package main\n\nfunc main() {}\n" });
+  const config = path.join(root, ".user-config");
+  fs.mkdirSync(path.join(config, "rt"), { recursive: true });
+  fs.writeFileSync(path.join(config, "rt", "config.json"), JSON.stringify({ lsp: { edit_diagnostics: true } }));
+  const env = { PATH: `${bin}:${process.env.PATH ?? "/usr/bin:/bin"}`, XDG_CONFIG_HOME: config };
+  const r = await rt(["edit", "main.go", "3", "3"], { cwd: root, env, input: "func main() { BAD }\n" });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /go language server: this edit introduced 1 error:\nmain\.go:3:15: error: BAD here/);
+  const t0 = Date.now();
+  const slow = await rt(["edit", "main.go", "3", "3"], { cwd: root, env: { ...env, STAND_IN_INIT_DELAY_MS: "30000" }, input: "func main() { BAD; BAD }\n" });
+  assert.equal(slow.code, 0, slow.stderr);
+  assert.match(slow.stdout, /the go language server was not ready within 10 s; this edit's errors were not checked/);
+  // rt said so and exited: it did not wait the 30 s the server takes to start.
+  assert.ok(Date.now() - t0 < 25_000, `rt edit took ${Date.now() - t0} ms`);
+  // Off (no configuration, the CLI's default): no server is started for an edit.
+  const off = await rt(["edit", "main.go", "3", "3"], { cwd: root, env: { PATH: env.PATH, XDG_CONFIG_HOME: path.join(root, ".none") }, input: "func main() { BAD }\n" });
+  assert.doesNotMatch(off.stdout, /language server/);
+});
