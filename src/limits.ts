@@ -106,6 +106,11 @@ export const BASH_MAX_OUTPUT_BYTES = 50 * 1024;
 export const BASH_SAVED_OUTPUT_MAX_BYTES = 64 * 1024 * 1024;
 /** Background shells: unread output kept per shell (older unread output is dropped beyond it). */
 export const BACKGROUND_BUFFER_MAX_BYTES = 8 * 1024 * 1024;
+/**
+ * Regular expressions from the model (bash_output's filter): the most time one read's matching
+ * may take; a backtracking pattern is stopped there and the call fails, the process goes on.
+ */
+export const REGEX_FILTER_BUDGET_MS = 2_000;
 /** Background shells: at most this many running at once per process. */
 export const BACKGROUND_MAX_SHELLS = 16;
 /** Sandbox: size of the private writable /tmp (a tmpfs, so it is memory). */
@@ -269,6 +274,13 @@ export const SYMBOLS_FILE_CAP = 2_000;
 export const AST_GREP_DEFAULT_CAP = 200;
 /** ast_grep: files searched at most under one path. */
 export const AST_GREP_MAX_FILES = 20_000;
+/**
+ * ast_grep: the longest pattern, and its deepest nesting (levels of its own syntax tree). The
+ * binding compiles a pattern recursively in native code and crashes the process at about 20,000
+ * levels; real patterns are a line or a few, a few dozen levels deep.
+ */
+export const AST_GREP_PATTERN_MAX_CHARS = 16 * 1024;
+export const AST_GREP_PATTERN_MAX_DEPTH = 500;
 /** ast_grep: a meta-variable's text shown after a match is cut at this many characters. */
 export const AST_GREP_VAR_MAX_CHARS = 80;
 /** lsp: a server unused this long is shut down (`lsp.idle_timeout_ms`). */
@@ -291,6 +303,8 @@ export const LSP_MAX_RESULTS = 200;
 export const LSP_HOVER_MAX_CHARS = 4_000;
 /** Edit diagnostics: at most this many new errors are added to an edit's result. */
 export const EDIT_DIAGNOSTICS_MAX_LINES = 10;
+/** Edit diagnostics: how long the first edit of a file waits for its language server to start (it goes on starting for the next). */
+export const EDIT_DIAGNOSTICS_START_TIMEOUT_MS = 10_000;
 /** Edit diagnostics: how long an edit waits for the server's diagnostics of the new content. */
 export const EDIT_DIAGNOSTICS_TIMEOUT_MS = 5_000;
 /**
@@ -331,6 +345,13 @@ export const HOOK_STOP_MAX_CONTINUES = 3;
 // ---- notebooks (read of .ipynb)
 /** Characters of one cell output read shows; the rest is cut with a note. */
 export const NOTEBOOK_OUTPUT_MAX_CHARS = 4000;
+/**
+ * Notebooks (read, notebook_edit): the most JSON objects and arrays, and the deepest nesting, rt
+ * parses (checked in one pass before JSON.parse builds anything). A real notebook has tens per
+ * cell and a dozen levels; 32 million `{}` would take about 3 GB.
+ */
+export const NOTEBOOK_MAX_JSON_CONTAINERS = 2_000_000;
+export const NOTEBOOK_MAX_JSON_DEPTH = 256;
 /** Image outputs one read of a notebook sends a vision model, at most. */
 export const NOTEBOOK_MAX_IMAGES = 10;
 
@@ -354,6 +375,22 @@ export const WEB_SEARCH_TIMEOUT_MS = 20_000;
 // ---- images and PDFs through read (issue 16)
 /** read opens an image or a PDF up to this size (they are decoded whole, in memory). */
 export const READ_BINARY_MAX_BYTES = 50 * 1024 * 1024;
+/**
+ * Images (read, a notebook's outputs, PDF pages as images): the most pixels of one image rt
+ * decodes. A larger one is refused from its header, before decoding (a 1 MB PNG can hold
+ * 16383 x 16383 pixels, 800 MB decoded). Within it an image is decoded strip by strip into its
+ * scaled-down copy, one image at a time in the process, so memory stays at about 150 MB.
+ */
+export const IMAGE_MAX_PIXELS = 64 * 1000 * 1000;
+/** Images: one decode (and scaling) is stopped after this many seconds. */
+export const IMAGE_DECODE_TIMEOUT_S = 20;
+/**
+ * PDFs: the most one stream may inflate to, and all the file's streams together. pdf.js inflates
+ * a stream whole in memory; a 1.3 MB file can inflate to more than a gigabyte. Both are checked
+ * (by inflating and counting, nothing kept) before pdf.js opens the file.
+ */
+export const PDF_STREAM_MAX_INFLATED_BYTES = 64 * 1024 * 1024;
+export const PDF_MAX_INFLATED_BYTES = 512 * 1024 * 1024;
 /** Pages of a PDF one read returns at most (Claude Code's Read takes 20 pages a call). */
 export const PDF_MAX_PAGES_PER_READ = 20;
 /** Text of the pages read returns, at most (the same cap as a text file's window). */

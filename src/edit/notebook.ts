@@ -10,6 +10,7 @@
 // in the style the file already uses (its indent unit, its key order:
 // sorted when the file's keys are sorted, as nbformat writes them).
 import { ToolError } from "../errors.js";
+import { NOTEBOOK_MAX_JSON_CONTAINERS, NOTEBOOK_MAX_JSON_DEPTH } from "../limits.js";
 
 /** One cell as nbformat stores it (only the fields rt reads are typed). */
 export interface NotebookCell {
@@ -147,8 +148,41 @@ function keysSorted(value: unknown): boolean {
   return Object.values(value).every(keysSorted);
 }
 
+/**
+ * Refuses JSON with more objects and arrays, or deeper nesting, than a notebook has, before
+ * JSON.parse builds it: 96 MB of `{}` is 32 million objects, about 3 GB of memory, and a deep
+ * nesting overflows the recursive walks below. One pass over the text, strings skipped.
+ */
+export function checkJsonShape(rel: string, text: string, maxContainers: number, maxDepth: number): void {
+  let containers = 0;
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // To the closing quote: one not preceded by an odd run of backslashes.
+      for (let j = text.indexOf('"', i + 1); ; j = text.indexOf('"', j + 1)) {
+        if (j < 0) return; // unterminated: JSON.parse says so
+        let k = j - 1;
+        while (text.charCodeAt(k) === 0x5c) k--;
+        if ((j - 1 - k) % 2 === 0) {
+          i = j;
+          break;
+        }
+      }
+    } else if (c === 0x7b || c === 0x5b) {
+      if (++containers > maxContainers) {
+        throw new ToolError(`${rel}: holds more than ${maxContainers.toLocaleString("en-US")} JSON objects and arrays, over rt's budget for a notebook; it was not parsed`);
+      }
+      if (++depth > maxDepth) {
+        throw new ToolError(`${rel}: JSON nested more than ${maxDepth} levels deep, over rt's budget for a notebook; it was not parsed`);
+      }
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+}
+
 /** Parses a notebook and locates its cells; throws ToolError naming what is wrong. */
 export function parseNotebook(rel: string, text: string): ParsedNotebook {
+  checkJsonShape(rel, text, NOTEBOOK_MAX_JSON_CONTAINERS, NOTEBOOK_MAX_JSON_DEPTH);
   let json: ParsedNotebook["json"];
   try {
     json = JSON.parse(text) as ParsedNotebook["json"];

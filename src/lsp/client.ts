@@ -22,6 +22,8 @@ export function loadProtocol(): Promise<Lsp> {
 export interface ServerLaunch {
   /** "typescript", "python", or the configured name. */
   name: string;
+  /** Told of the client as soon as it exists (before its handshake), so that a caller can detach it while it starts. */
+  onCreate?: (client: LspClient) => void;
   command: string;
   args: string[];
   /** Sent as initializationOptions. */
@@ -73,6 +75,7 @@ export class LspClient {
   /** Spawns the server and runs the LSP handshake; throws ToolError naming the server when it cannot start. */
   static async start(launch: ServerLaunch, root: string, timeoutMs: number): Promise<LspClient> {
     const client = new LspClient(launch, root);
+    launch.onCreate?.(client);
     await client.spawnAndInitialize(timeoutMs);
     return client;
   }
@@ -88,6 +91,7 @@ export class LspClient {
     });
     this.child = child;
     this.pid = child.pid;
+    if (this.detached) this.unref();
     if (extra) {
       const fd3 = child.stdio[3] as import("node:stream").Writable;
       fd3.on("error", () => {});
@@ -186,6 +190,8 @@ export class LspClient {
             source.cancel();
             reject(new ToolError(`${this.launch.name} language server did not answer ${method} within ${timeoutMs / 1000}s`, { lsp_timeout: true }));
           }, timeoutMs);
+          this.timers.add(timer);
+          if (this.detached) timer.unref();
           const onDeath = () => {
             if (this.dead) reject(new ToolError(`${this.launch.name} language server stopped during ${method} (${this.dead})`, { lsp_dead: true }));
           };
@@ -195,6 +201,7 @@ export class LspClient {
       ]);
     } finally {
       clearTimeout(timer);
+      if (timer) this.timers.delete(timer);
       unlisten();
       source.dispose();
       this.busy--;
@@ -320,6 +327,19 @@ export class LspClient {
   }
 
   /** Lets this process exit while the server runs (the CLI): it is killed on exit. */
+  private timers = new Set<NodeJS.Timeout>();
+  private detached = false;
+
+  /**
+   * Keeps rt's process from waiting for this server, even while it still starts (its pipes and
+   * the timers of its pending requests): a one-shot command that stopped waiting for it exits.
+   */
+  detach(): void {
+    this.detached = true;
+    for (const t of this.timers) t.unref();
+    if (this.child) this.unref();
+  }
+
   unref(): void {
     this.child.unref();
     for (const s of [this.child.stdin, this.child.stdout, this.child.stderr]) (s as unknown as { unref?: () => void } | null)?.unref?.();

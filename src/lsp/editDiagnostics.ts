@@ -1,14 +1,14 @@
-// After an edit, the errors it introduced, when a language server for the
-// file is running (OpenCode's behaviour): the model sees the type error it
+// After an edit, the errors it introduced, from the file's language server
+// (started on the first edit when edit diagnostics are on: OpenCode's behaviour): the model sees the type error it
 // just caused. Kept apart from the edit engine: the policy calls `before`
 // ahead of an editing tool and `after` with its result. Only new errors are
 // reported (compared by message and code, not by line, since the edit moves
 // lines), at most EDIT_DIAGNOSTICS_MAX_LINES of them.
 import type { Workspace } from "../workspace/workspace.js";
 import type { Diagnostic } from "vscode-languageserver-protocol";
-import { existingLspManager } from "./manager.js";
+import { existingLspManager, lspManager, type LspManager } from "./manager.js";
 import { diagnosticEntry, diagnosticLine } from "./format.js";
-import { EDIT_DIAGNOSTICS_MAX_LINES, EDIT_DIAGNOSTICS_TIMEOUT_MS } from "../limits.js";
+import { EDIT_DIAGNOSTICS_MAX_LINES, EDIT_DIAGNOSTICS_START_TIMEOUT_MS, EDIT_DIAGNOSTICS_TIMEOUT_MS } from "../limits.js";
 
 /** What an editing tool returns, as far as this hook reads it (tools/types.ts's ToolResult; services do not import tools). */
 interface EditResult {
@@ -20,6 +20,8 @@ interface EditResult {
 export interface Baseline {
   rel: string;
   errors: Diagnostic[];
+  /** The server did not start in time: the edit's result says so instead of listing errors. */
+  notReady?: string;
 }
 
 function errorsOf(list: Diagnostic[]): Diagnostic[] {
@@ -28,19 +30,54 @@ function errorsOf(list: Diagnostic[]): Diagnostic[] {
 
 const key = (d: Diagnostic) => `${d.code ?? ""}\0${d.message}`;
 
-/** The file's errors before the edit, when edit diagnostics are on and a server for the file runs; else undefined. */
+/**
+ * The server for `rel`, started now when none runs (edit diagnostics are on), if it is ready
+ * within EDIT_DIAGNOSTICS_START_TIMEOUT_MS; else why not. A server still starting goes on
+ * starting, for the next edit.
+ */
+async function serverReady(manager: LspManager, rel: string): Promise<{ running?: ReturnType<LspManager["runningFor"]>; notReady?: string }> {
+  const running = manager.runningFor(rel);
+  if (running) return { running };
+  const spec = manager.specFor(rel);
+  if (!spec) return {};
+  const starting = manager.serverFor(rel);
+  starting.catch(() => undefined);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<"late">((resolve) => {
+    timer = setTimeout(() => resolve("late"), EDIT_DIAGNOSTICS_START_TIMEOUT_MS);
+  });
+  try {
+    const won = await Promise.race([starting, late]);
+    if (won === "late") {
+      manager.detachStarting(rel);
+      return { notReady: `(the ${spec.name} language server was not ready within ${EDIT_DIAGNOSTICS_START_TIMEOUT_MS / 1000} s; this edit's errors were not checked: lsp diagnostics checks the file)` };
+    }
+    return { running: manager.runningFor(rel) };
+  } catch {
+    return {}; // a server that cannot start here: the lsp tool says why when asked
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * The file's errors before the edit, when edit diagnostics are on (starting the file's server
+ * on the first edit); else undefined.
+ */
 export async function before(workspace: Workspace, path: unknown, faceDefault: boolean): Promise<Baseline | undefined> {
   if (typeof path !== "string") return undefined;
-  const manager = existingLspManager(workspace);
-  if (!manager || !manager.editDiagnostics(faceDefault)) return undefined;
+  const manager = existingLspManager(workspace) ?? lspManager(workspace);
+  if (!manager.editDiagnostics(faceDefault)) return undefined;
   let r;
   try {
     r = workspace.resolve(path);
   } catch {
     return undefined;
   }
-  const running = manager.runningFor(r.rel);
-  if (!running || !r.exists) return undefined;
+  if (!r.exists) return undefined;
+  const { running, notReady } = await serverReady(manager, r.rel);
+  if (notReady) return { rel: r.rel, errors: [], notReady };
+  if (!running) return undefined;
   try {
     const text = workspace.writer.readFile(r.rel)?.toString("utf8");
     if (text === undefined) return undefined;
@@ -55,6 +92,7 @@ export async function before(workspace: Workspace, path: unknown, faceDefault: b
 /** The result with the errors the edit introduced added to its output (and as `new_diagnostics`). */
 export async function after<R extends EditResult>(workspace: Workspace, baseline: Baseline, result: R): Promise<R> {
   if (!result.success || result.changed !== true) return result;
+  if (baseline.notReady) return { ...result, output: `${result.output}\n${baseline.notReady}` };
   const manager = existingLspManager(workspace);
   const running = manager?.runningFor(baseline.rel);
   if (!running) return result;

@@ -9,6 +9,7 @@ import { ToolError } from "../errors.js";
 import { loadConfigDetailed, ConfigError, type RtConfig } from "../config.js";
 import { LspClient, type ServerLaunch } from "./client.js";
 import { markLspActive } from "./active.js";
+import { toolchainPins } from "./environment.js";
 import { serverPath, serverSpecs, specFor, type ServerSpec } from "./servers.js";
 import { LSP_IDLE_TIMEOUT_MS, LSP_MAX_RESTARTS_PER_MINUTE, LSP_REQUEST_TIMEOUT_MS } from "../limits.js";
 
@@ -49,16 +50,26 @@ export function existingLspManager(workspace: Workspace): LspManager | undefined
 }
 
 export class LspManager {
-  private servers = new Map<string, { spec: ServerSpec; client?: LspClient; starting?: Promise<LspClient>; crashes: number[]; crashed?: string }>();
+  private servers = new Map<string, { spec: ServerSpec; client?: LspClient; starting?: Promise<LspClient>; pending?: LspClient; crashes: number[]; crashed?: string }>();
+
+  /** Stops rt's process from waiting for the server of `file` while it still starts (it starts on for a later call). */
+  detachStarting(file: string): void {
+    const spec = this.specFor(file);
+    const entry = spec && this.servers.get(spec.name);
+    entry?.pending?.detach();
+  }
   private idleTimer: NodeJS.Timeout | undefined;
   private configCache: RtConfig | undefined;
+  private trustedCache = false;
 
   constructor(readonly workspace: Workspace) {}
 
   private config(): RtConfig {
     if (!this.configCache) {
       try {
-        this.configCache = loadConfigDetailed(this.workspace, { notice: false }).config;
+        const loaded = loadConfigDetailed(this.workspace, { notice: false });
+        this.configCache = loaded.config;
+        this.trustedCache = loaded.trust.state === "trusted";
       } catch (e) {
         if (e instanceof ConfigError) throw new ToolError(`configuration error: ${e.message}`);
         throw e;
@@ -130,12 +141,15 @@ export class LspManager {
       }
     }
     markLspActive();
-    const starting = this.start(spec);
+    const starting = this.start(spec, (c) => {
+      entry.pending = c;
+    });
     entry.starting = starting;
     try {
       entry.client = await starting;
     } finally {
       entry.starting = undefined;
+      entry.pending = undefined;
     }
     const client = entry.client;
     const e = entry;
@@ -150,7 +164,18 @@ export class LspManager {
 
   private stopping = new WeakSet<LspClient>();
 
-  private async start(spec: ServerSpec): Promise<LspClient> {
+  /**
+   * The environment servers run with: PATH without the workspace's directories, and in a folder
+   * the user has not trusted, every toolchain manager pinned to the user's own choice
+   * (environment.ts), so that no file of the repository picks the program that runs.
+   */
+  serverEnv(): NodeJS.ProcessEnv {
+    this.config();
+    const env: NodeJS.ProcessEnv = { ...this.workspace.env, PATH: serverPath(this.workspace.root) };
+    return this.trustedCache ? env : { ...env, ...toolchainPins(this.workspace.env) };
+  }
+
+  private async start(spec: ServerSpec, onCreate?: (client: LspClient) => void): Promise<LspClient> {
     const resolved = spec.resolve(this.workspace.root);
     if ("reason" in resolved) throw new ToolError(`cannot start the ${spec.name} language server: ${resolved.reason}`);
     const launch: ServerLaunch = {
@@ -158,7 +183,8 @@ export class LspManager {
       command: resolved.command,
       args: resolved.args,
       initializationOptions: resolved.initializationOptions,
-      env: { ...this.workspace.env, PATH: serverPath(this.workspace.root) },
+      env: this.serverEnv(),
+      ...(onCreate ? { onCreate } : {}),
     };
     const { sandboxPolicy } = await import("../shell/mode.js");
     const policy = sandboxPolicy(this.workspace);
@@ -210,6 +236,10 @@ export class LspManager {
   }
 
   killAll(): void {
-    for (const e of this.servers.values()) if (e.client && !e.client.dead) e.client.kill();
+    for (const e of this.servers.values()) {
+      if (e.client && !e.client.dead) e.client.kill();
+      // A server still starting (detached from a one-shot edit that stopped waiting) must not outlive rt either.
+      if (e.pending && e.pending.pid !== undefined) e.pending.kill();
+    }
   }
 }

@@ -9,6 +9,7 @@
 // typescript-language-server would use the workspace's own
 // node_modules/typescript: rt points it at its own TypeScript instead, so no
 // code of the repository runs.
+import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { findSystemProgram, STARTUP_PATH } from "../systemProgram.js";
@@ -71,10 +72,27 @@ function systemServer(name: string, program: string, extensions: string[], langu
     languageId,
     origin: "system",
     resolve(root) {
-      const found = findSystemProgram(program, { root, purpose: `the ${name} language server` });
+      const found = findSystemProgram(program, { root, purpose: `the ${name} language server`, searchPath: serverPath(root) });
       return found.path ? { command: found.path, args } : { reason: `${program} is not installed (${found.reason}); install it, or configure a server for ${extensions.join(" ")} in lsp.servers` };
     },
   };
+}
+
+/**
+ * The directories of the servers rt bundles (TypeScript's, pyright's): their library files
+ * (lib.dom.d.ts, typeshed) are what a definition of a built-in names, outside any workspace,
+ * and hold nothing of the user's.
+ */
+export function bundledServerDirs(): string[] {
+  const out: string[] = [];
+  for (const pkg of ["typescript", "pyright", "typescript-language-server"]) {
+    try {
+      out.push(fs.realpathSync(path.dirname(fromPackage(`${pkg}/package.json`))));
+    } catch {
+      /* not installed */
+    }
+  }
+  return out;
 }
 
 /** The configured servers, then rt's own: the first that serves an extension wins. */
@@ -86,7 +104,7 @@ export function serverSpecs(config: RtConfig, root: string): ServerSpec[] {
     origin: "configuration",
     resolve() {
       if (path.isAbsolute(s.command)) return { command: s.command, args: s.args ?? [], initializationOptions: s.initialization_options };
-      const found = findSystemProgram(s.command, { root, purpose: `the ${name} language server` });
+      const found = findSystemProgram(s.command, { root, purpose: `the ${name} language server`, searchPath: serverPath(root) });
       return found.path ? { command: found.path, args: s.args ?? [], initializationOptions: s.initialization_options } : { reason: `${s.command} (lsp.servers.${name}.command) was not found: ${found.reason}` };
     },
   }));

@@ -7,6 +7,8 @@
 // here runs until a structural search does.
 import { createRequire } from "node:module";
 import type { LanguageId } from "./treeSitter.js";
+import { ToolError } from "../errors.js";
+import { AST_GREP_PATTERN_MAX_CHARS, AST_GREP_PATTERN_MAX_DEPTH } from "../limits.js";
 
 type Napi = typeof import("@ast-grep/napi");
 type SgNode = import("@ast-grep/napi").SgNode;
@@ -104,8 +106,45 @@ function metaVariables(source: string): Array<{ name: string; multi: boolean }> 
   return [...out].map(([name, multi]) => ({ name, multi }));
 }
 
+/** Refuses a pattern longer than AST_GREP_PATTERN_MAX_CHARS (checked before any file is listed). */
+export function checkPatternSize(pattern: string): void {
+  if (pattern.length > AST_GREP_PATTERN_MAX_CHARS) {
+    const n = (x: number) => x.toLocaleString("en-US");
+    throw new ToolError(`the pattern is ${n(pattern.length)} characters long; ast_grep takes patterns of at most ${n(AST_GREP_PATTERN_MAX_CHARS)} characters (search for a smaller piece of the code)`);
+  }
+}
+
+/** Patterns already measured (per language): the check parses the pattern, which a search repeats for every file. */
+const checkedPatterns = new Set<string>();
+
+/**
+ * Refuses a pattern too long or too deeply nested for the binding. ast-grep turns a pattern into
+ * its matcher recursively in native code: about 20,000 levels (`((((x))))`, `!!!!x`, `x+x+...`)
+ * overflow the native stack and kill the whole process with a segmentation fault, which no
+ * try/catch sees. The pattern's depth is measured on its own syntax tree (tree-sitter parses
+ * iteratively, and the walk here keeps its own stack), before the binding compiles it.
+ */
+export function checkPattern(lang: LanguageId, pattern: string): void {
+  checkPatternSize(pattern);
+  const key = `${lang}\0${pattern}`;
+  if (checkedPatterns.has(key)) return;
+  const sg = load();
+  const char = expando.get(lang) ?? "$";
+  const stack: Array<{ node: SgNode; depth: number }> = [{ node: sg.parse(AST_GREP_NAMES[lang], pattern.replace(/\$/g, char)).root(), depth: 1 }];
+  while (stack.length > 0) {
+    const { node, depth } = stack.pop()!;
+    if (depth > AST_GREP_PATTERN_MAX_DEPTH) {
+      throw new ToolError(`the pattern nests more than ${AST_GREP_PATTERN_MAX_DEPTH} levels deep as ${lang} code; ast_grep takes patterns nested at most ${AST_GREP_PATTERN_MAX_DEPTH} levels (search for a smaller piece of the code)`);
+    }
+    for (const child of node.children()) stack.push({ node: child, depth: depth + 1 });
+  }
+  if (checkedPatterns.size > 1000) checkedPatterns.clear();
+  checkedPatterns.add(key);
+}
+
 /** Throws the binding's own words when the pattern is not one: "Multiple AST nodes are detected...". */
 export function findMatches(text: string, lang: LanguageId, pattern: string): StructuralMatch[] {
+  checkPattern(lang, pattern);
   const sg = load();
   const root = sg.parse(AST_GREP_NAMES[lang], text).root();
   const vars = metaVariables(pattern);

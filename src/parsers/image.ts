@@ -4,6 +4,7 @@
 // inside its npm packages) is imported on first use only: `rt open` and every
 // other command start without it.
 import { ToolError } from "../errors.js";
+import { IMAGE_DECODE_TIMEOUT_S, IMAGE_MAX_PIXELS } from "../limits.js";
 
 export type ImageMediaType = "image/png" | "image/jpeg" | "image/gif" | "image/webp";
 
@@ -65,19 +66,56 @@ function unreadable(name: string, type: ImageMediaType, e: unknown): ToolError {
 }
 
 /**
- * Type, size and pixel dimensions of an image, after decoding it whole: a
- * truncated or corrupt file fails here with a clear error, not later at the
- * model's provider.
+ * Decodes run one at a time in the process: a model answer may read several large images at
+ * once, and each decode holds its strips and its output. Queued, their peak memory is one
+ * decode's, not the sum.
+ */
+let decodeQueue: Promise<unknown> = Promise.resolve();
+function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
+  const run = decodeQueue.then(work, work);
+  decodeQueue = run.catch(() => undefined);
+  return run;
+}
+
+/**
+ * sharp reading `bytes` within the budgets: pixels (refused by libvips before decoding), time,
+ * and sequential (strip by strip) access, so that a scaled-down result never holds the whole
+ * decoded image in memory.
+ */
+function bounded(sharp: Sharp, bytes: Buffer) {
+  return sharp(bytes, { failOn: "error", limitInputPixels: IMAGE_MAX_PIXELS, sequentialRead: true }).timeout({ seconds: IMAGE_DECODE_TIMEOUT_S });
+}
+
+/** The pixel budget, checked on the header's dimensions (nothing decoded yet). */
+function checkPixels(name: string, width: number, height: number): void {
+  if (width * height <= IMAGE_MAX_PIXELS) return;
+  const mega = (n: number) => `${(n / 1e6).toLocaleString("en-US", { maximumFractionDigits: 1 })} million`;
+  throw new ToolError(`${name}: ${width}x${height} pixels (${mega(width * height)}) is over rt's budget of ${mega(IMAGE_MAX_PIXELS)} pixels for one image; it was not decoded (scale it down first, e.g. convert in.png -resize 4000x4000 out.png)`);
+}
+
+/**
+ * Type, size and pixel dimensions of an image, after decoding it (strip by
+ * strip, into a small thumbnail that is thrown away): a truncated or corrupt
+ * file fails here with a clear error, not later at the model's provider. An
+ * image over the pixel budget is refused from its header, before any decoding.
  */
 export async function imageInfo(name: string, bytes: Buffer): Promise<ImageInfo> {
   const mediaType = sniffImageType(bytes);
   if (!mediaType) throw new ToolError(`${name}: not a PNG, JPEG, GIF or WebP image`);
   const sharp = await loadSharp();
+  let meta: Awaited<ReturnType<ReturnType<Sharp>["metadata"]>>;
   try {
-    const meta = await sharp(bytes, { failOn: "error" }).metadata();
+    // The header only: libvips reads the dimensions without decoding pixels.
+    meta = await sharp(bytes, { limitInputPixels: false }).metadata();
+  } catch (e) {
+    throw unreadable(name, mediaType, e);
+  }
+  if (!meta.width || !meta.height) throw unreadable(name, mediaType, new Error("no dimensions in its header"));
+  // Only the first frame of an animation is decoded (and sent).
+  checkPixels(name, meta.width, meta.height);
+  try {
     // Decoding every pixel is what finds a truncated file (the header alone reads fine).
-    await sharp(bytes, { failOn: "error" }).raw().toBuffer();
-    if (!meta.width || !meta.height) throw new Error("no dimensions in its header");
+    await oneAtATime(() => bounded(sharp, bytes).resize({ width: 32, height: 32, fit: "inside" }).raw().toBuffer());
     return { mediaType, bytes: bytes.length, width: meta.width, height: meta.height, frames: meta.pages ?? 1 };
   } catch (e) {
     if (e instanceof ToolError) throw e;
@@ -110,11 +148,11 @@ export async function fitImage(name: string, bytes: Buffer, limits: ImageLimits,
   try {
     for (let attempt = 0; attempt < 8; attempt++) {
       const quality = attempt === 0 ? 90 : 80;
-      let pipeline = sharp(bytes, { failOn: "error" }).rotate().resize({ width: edge, height: edge, fit: "inside", withoutEnlargement: true });
+      let pipeline = bounded(sharp, bytes).rotate().resize({ width: edge, height: edge, fit: "inside", withoutEnlargement: true });
       if (type === "image/png") pipeline = pipeline.png({ compressionLevel: 9 });
       else if (type === "image/webp") pipeline = pipeline.webp({ quality });
       else pipeline = pipeline.jpeg({ quality, mozjpeg: true });
-      const { data, info: out } = await pipeline.toBuffer({ resolveWithObject: true });
+      const { data, info: out } = await oneAtATime(() => pipeline.toBuffer({ resolveWithObject: true }));
       if (data.length <= limits.maxBytes) return { mediaType: type, data: data.toString("base64"), width: out.width, height: out.height, bytes: data.length, changed: true };
       // Too many bytes: a photo-like PNG shrinks most as JPEG; after that, fewer pixels.
       if (type !== "image/jpeg" && limits.formats.includes("image/jpeg")) type = "image/jpeg";

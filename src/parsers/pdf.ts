@@ -4,7 +4,9 @@
 // @napi-rs/canvas (prebuilt inside its npm packages) when it is installed.
 import { createRequire } from "node:module";
 import path from "node:path";
+import zlib from "node:zlib";
 import { ToolError } from "../errors.js";
+import { IMAGE_MAX_PIXELS, PDF_MAX_INFLATED_BYTES, PDF_STREAM_MAX_INFLATED_BYTES } from "../limits.js";
 
 type PdfJs = typeof import("pdfjs-dist/legacy/build/pdf.mjs");
 type PdfDocumentProxy = Awaited<ReturnType<PdfJs["getDocument"]>["promise"]>;
@@ -50,12 +52,85 @@ export interface PdfDocument {
   close(): Promise<void>;
 }
 
+const mb = (n: number) => `${Math.round(n / (1024 * 1024)).toLocaleString("en-US")} MB`;
+
+/**
+ * How many bytes a zlib stream inflates to (through `rounds` inflaters, for a /Filter of
+ * FlateDecode twice), counted as it goes and never held: over `budget` it is stopped and the
+ * answer is budget + 1. Data that is not zlib (encrypted streams) counts as its own length.
+ */
+function inflatedSize(data: Buffer, rounds: number, budget: number): Promise<number> {
+  return new Promise((resolve) => {
+    const chain = Array.from({ length: rounds }, () => zlib.createInflate({ chunkSize: 64 * 1024 }));
+    for (let i = 0; i + 1 < chain.length; i++) chain[i].pipe(chain[i + 1]);
+    let size = 0;
+    let done = false;
+    const finish = (n: number) => {
+      if (done) return;
+      done = true;
+      for (const z of chain) z.destroy();
+      resolve(n);
+    };
+    const last = chain[chain.length - 1];
+    last.on("data", (c: Buffer) => {
+      size += c.length;
+      if (size > budget) finish(budget + 1);
+    });
+    last.on("end", () => finish(size));
+    // pdf.js reads what inflates before an error (a truncated stream), and so does this count.
+    for (const z of chain) z.on("error", () => finish(Math.max(size, data.length)));
+    chain[0].end(data);
+  });
+}
+
+/**
+ * Refuses a PDF whose streams inflate beyond the budgets, or that holds an image over the pixel
+ * budget, before pdf.js (which inflates a stream whole, in memory, and decodes images whole)
+ * sees it. Each `stream ... endstream` whose dictionary names FlateDecode is inflated and
+ * counted, not kept: a 1 MB stream of zeros inflates to a gigabyte.
+ */
+export async function checkPdfBudget(name: string, bytes: Buffer): Promise<void> {
+  const text = bytes.toString("latin1");
+  const streamStart = /stream(?:\r\n|\n|\r)/g;
+  let total = 0;
+  for (let m = streamStart.exec(text); m; m = streamStart.exec(text)) {
+    const dictFrom = Math.max(text.lastIndexOf("obj", m.index), m.index - 4096, 0);
+    const dict = text.slice(dictFrom, m.index);
+    if (!/>>\s*$/.test(dict)) continue; // the word "stream" inside some other text
+    const start = m.index + m[0].length;
+    let end = text.indexOf("endstream", start);
+    if (end < 0) end = text.length;
+    streamStart.lastIndex = end;
+    if (/\/Subtype\s*\/Image/.test(dict)) {
+      const w = Number(/\/Width\s+(\d+)/.exec(dict)?.[1] ?? 0);
+      const h = Number(/\/Height\s+(\d+)/.exec(dict)?.[1] ?? 0);
+      if (w * h > IMAGE_MAX_PIXELS) {
+        throw new ToolError(`${name}: the PDF holds a ${w}x${h}-pixel image, over rt's budget of ${IMAGE_MAX_PIXELS.toLocaleString("en-US")} pixels for one image; it was not opened`);
+      }
+    }
+    const filters = /\/Filter\s*(\[[^\]]*\]|\/\w+)/.exec(dict)?.[1] ?? "";
+    const names = filters.match(/\/\w+/g) ?? [];
+    let flate = 0;
+    while (flate < names.length && (names[flate] === "/FlateDecode" || names[flate] === "/Fl")) flate++;
+    const data = bytes.subarray(start, end);
+    const size = flate === 0 ? data.length : await inflatedSize(data, flate, PDF_STREAM_MAX_INFLATED_BYTES);
+    if (size > PDF_STREAM_MAX_INFLATED_BYTES) {
+      throw new ToolError(`${name}: a stream of ${data.length.toLocaleString("en-US")} bytes at offset ${start} inflates to more than ${mb(PDF_STREAM_MAX_INFLATED_BYTES)}, rt's budget for one PDF stream; the PDF was not opened`);
+    }
+    total += size;
+    if (total > PDF_MAX_INFLATED_BYTES) {
+      throw new ToolError(`${name}: the PDF's streams inflate to more than ${mb(PDF_MAX_INFLATED_BYTES)}, rt's budget for one PDF; it was not opened (split it, e.g. qpdf in.pdf --pages . 1-50 -- part.pdf)`);
+    }
+  }
+}
+
 /** Opens a PDF from its bytes; an encrypted, corrupt or non-PDF file is a ToolError that says so. */
 export async function openPdf(name: string, bytes: Buffer): Promise<PdfDocument> {
+  await checkPdfBudget(name, bytes);
   const pdfjs = await loadPdfJs();
   // pdf.js takes ownership of (and detaches) the array it is given: a copy keeps the caller's buffer intact.
   const data = new Uint8Array(bytes);
-  const task = pdfjs.getDocument({ data, ...pdfjsDataDirs(), isEvalSupported: false, verbosity: 0, stopAtErrors: false });
+  const task = pdfjs.getDocument({ data, ...pdfjsDataDirs(), isEvalSupported: false, verbosity: 0, stopAtErrors: false, maxImageSize: IMAGE_MAX_PIXELS });
   let doc: PdfDocumentProxy;
   try {
     doc = await task.promise;

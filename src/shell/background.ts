@@ -128,39 +128,47 @@ export interface NewOutput {
 }
 
 /**
+ * Which of `lines` a filter keeps, all at once (one call per read, so that a caller can bound the
+ * time it takes as a whole). It may throw: then nothing was taken and the output waits unread.
+ */
+export type LineFilter = (lines: string[]) => boolean[];
+
+/**
  * Takes the output that arrived since the last read. With `filter`, only the
  * complete lines matching it are returned (the others are consumed); an
  * incomplete last line waits for the next read unless the shell has exited.
  */
-export function takeOutput(shell: BackgroundShell, filter?: RegExp): NewOutput {
+export function takeOutput(shell: BackgroundShell, filter?: LineFilter): NewOutput {
   const out: NewOutput = { stdout: "", stderr: "", filteredOut: 0, dropped: shell.dropped };
   const pending = shell.unread;
+  const finished = shell.exit !== undefined;
+  if (!filter) {
+    for (const { stream, text } of pending) out[stream] += text;
+  } else {
+    // Every line first (nothing changed yet), then the filter's one verdict on all of them.
+    const partial = { ...shell.partial };
+    const lines: Array<{ stream: StreamName; line: string; newline: boolean }> = [];
+    for (const { stream, text } of pending) {
+      const split = (partial[stream] + text).split("\n");
+      partial[stream] = split.pop() ?? "";
+      for (const line of split) lines.push({ stream, line, newline: true });
+    }
+    if (finished) {
+      for (const stream of ["stdout", "stderr"] as const) {
+        if (partial[stream] !== "") lines.push({ stream, line: partial[stream], newline: false });
+        partial[stream] = "";
+      }
+    }
+    const keep = filter(lines.map((l) => l.line));
+    lines.forEach((l, i) => {
+      if (keep[i]) out[l.stream] += l.newline ? `${l.line}\n` : l.line;
+      else out.filteredOut++;
+    });
+    shell.partial = partial;
+  }
   shell.unread = [];
   shell.unreadBytes = 0;
   shell.dropped = 0;
-  const finished = shell.exit !== undefined;
-  for (const { stream, text } of pending) {
-    if (!filter) {
-      out[stream] += text;
-      continue;
-    }
-    const all = shell.partial[stream] + text;
-    const lines = all.split("\n");
-    shell.partial[stream] = lines.pop() ?? "";
-    for (const line of lines) {
-      if (filter.test(line)) out[stream] += `${line}\n`;
-      else out.filteredOut++;
-    }
-  }
-  if (filter && finished) {
-    for (const stream of ["stdout", "stderr"] as const) {
-      const line = shell.partial[stream];
-      shell.partial[stream] = "";
-      if (line === "") continue;
-      if (filter.test(line)) out[stream] += line;
-      else out.filteredOut++;
-    }
-  }
   return out;
 }
 

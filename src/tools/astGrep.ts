@@ -111,6 +111,7 @@ export const astGrepTool = defineTool({
       only = sg.languageNamed(args.lang);
       if (!only) throw new ToolError(`unknown lang "${args.lang}": use one of ${sg.AST_GREP_LANGUAGES.join(", ")}`);
     }
+    sg.checkPatternSize(args.pattern);
     if (args.rewrite !== undefined) {
       const missing = sg.undefinedTemplateVariables(args.pattern, args.rewrite);
       if (missing.length > 0) {

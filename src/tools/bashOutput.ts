@@ -1,7 +1,8 @@
 // `bash_output`: the new output of a background shell since the last call.
 import { z } from "zod";
 import { defineTool, ok, ToolError } from "./types.js";
-import { BASH_MAX_OUTPUT_BYTES } from "../limits.js";
+import { BASH_MAX_OUTPUT_BYTES, REGEX_FILTER_BUDGET_MS } from "../limits.js";
+import { testLines } from "../parsers/boundedRegex.js";
 import { getBackground, takeOutput } from "../shell/background.js";
 import { truncateHeadTail } from "../shell/capture.js";
 import { formatDuration, labelledOutput, statusLine } from "../shell/format.js";
@@ -29,7 +30,8 @@ export const bashOutputTool = defineTool({
         throw new ToolError(`filter is not a valid regular expression: ${(e as Error).message}`);
       }
     }
-    const got = takeOutput(shell, filter);
+    const re = filter;
+    const got = takeOutput(shell, re ? (lines) => testLines(re, lines, REGEX_FILTER_BUDGET_MS, "filter") : undefined);
     const running = shell.exit === undefined;
     const status = running
       ? `running (${formatDuration(Date.now() - shell.startedAt)} so far)`

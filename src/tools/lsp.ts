@@ -12,6 +12,7 @@ import type { DocumentSymbol, Hover, Location, LocationLink, MarkedString, Marku
 import type { LspClient } from "../lsp/client.js";
 import { diagnosticEntry, diagnosticLine } from "../lsp/format.js";
 import type { LspManager, ServerHandle } from "../lsp/manager.js";
+import { bundledServerDirs } from "../lsp/servers.js";
 import { baseArgs, comparePaths, lineSplitter, runRg } from "./shared/ripgrep.js";
 import { GREP_TIMEOUT_MS, LSP_DIRECTORY_MAX_FILES, LSP_HOVER_MAX_CHARS, LSP_MAX_RESULTS } from "../limits.js";
 
@@ -46,16 +47,43 @@ async function openOn(manager: LspManager, workspace: Workspace, rel: string): P
   return { handle, abs: file.abs, text };
 }
 
-/** A location as path:line:col, relative to the root when inside it; with the line's text when it is. */
-function locationLine(workspace: Workspace, uri: string, line: number, character: number, texts: Map<string, string[] | null>): { text: string; entry: Record<string, unknown> } {
+/** Where a file is: in the workspace (its real path too), in a bundled server's library, or elsewhere. */
+function placeOf(workspace: Workspace, abs: string): "inside" | "library" | "outside" {
+  let real = abs;
+  try {
+    real = fs.realpathSync(abs);
+  } catch {
+    /* a file that does not exist: its name decides */
+  }
+  const within = (dir: string, p: string) => p.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep);
+  let root = workspace.root;
+  try {
+    root = fs.realpathSync(root);
+  } catch {
+    /* as given */
+  }
+  // A symlink in the workspace to a file elsewhere is elsewhere: read refuses it, and so does this.
+  if ((within(workspace.root, abs) || within(root, abs)) && within(root, real)) return "inside";
+  return bundledServerDirs().some((d) => within(d, real)) ? "library" : "outside";
+}
+
+/**
+ * A location as path:line:col, relative to the root when inside it; with the line's text when it
+ * is. `hidden`: the location is in a file outside the workspace (and not a bundled server's
+ * library), which an answer must not name or quote: the server can read files that rt's own
+ * tools refuse (a symlink to ~/.aws/credentials, an import by absolute path).
+ */
+function locationLine(workspace: Workspace, uri: string, line: number, character: number, texts: Map<string, string[] | null>): { text: string; entry: Record<string, unknown>; hidden: boolean } {
   let abs: string;
   try {
     abs = fileURLToPath(uri);
   } catch {
-    return { text: `${uri}:${line + 1}:${character + 1}`, entry: { uri, line: line + 1, column: character + 1 } };
+    return { text: "", entry: {}, hidden: true };
   }
+  const place = placeOf(workspace, abs);
+  if (place === "outside") return { text: "", entry: {}, hidden: true };
   const rel = path.relative(workspace.root, abs);
-  const inside = rel !== "" && !rel.startsWith("..") && !path.isAbsolute(rel);
+  const inside = place === "inside";
   const shown = inside ? rel.split(path.sep).join("/") : abs;
   let lines = texts.get(abs);
   if (lines === undefined) {
@@ -70,7 +98,12 @@ function locationLine(workspace: Workspace, uri: string, line: number, character
     texts.set(abs, lines);
   }
   const code = lines?.[line]?.replace(/\r$/, "").trim();
-  return { text: `${shown}:${line + 1}:${character + 1}${code ? `: ${code}` : ""}`, entry: { path: shown, line: line + 1, column: character + 1, ...(inside ? {} : { outside_workspace: true }) } };
+  return { text: `${shown}:${line + 1}:${character + 1}${code ? `: ${code}` : ""}`, entry: { path: shown, line: line + 1, column: character + 1, ...(inside ? {} : { outside_workspace: true }) }, hidden: false };
+}
+
+/** The note for answers left out because they name files outside the workspace. */
+function hiddenNote(n: number, what: string): string[] {
+  return n > 0 ? [`(${n} ${what}${n === 1 ? "" : "s"} in files outside the workspace not shown)`] : [];
 }
 
 /** The 0-based LSP position of a 1-based line and column, or of a symbol's name on the line. */
@@ -142,7 +175,8 @@ function serverMeta(handles: ServerHandle[]) {
   return { servers: handles.map((h) => h.spec.name), server_started: handles.some((h) => h.started), ...(handles.some((h) => h.restarted) ? { server_restarted: true } : {}) };
 }
 
-function symbolLines(symbols: Array<DocumentSymbol | SymbolInformation>, workspace: Workspace, rel: string, texts: Map<string, string[] | null>): { lines: string[]; entries: Array<Record<string, unknown>> } {
+function symbolLines(symbols: Array<DocumentSymbol | SymbolInformation>, workspace: Workspace, rel: string, texts: Map<string, string[] | null>): { lines: string[]; entries: Array<Record<string, unknown>>; hidden: number } {
+  let hidden = 0;
   const lines: string[] = [];
   const entries: Array<Record<string, unknown>> = [];
   const walk = (list: Array<DocumentSymbol | SymbolInformation>, depth: number, container: string[]) => {
@@ -151,6 +185,10 @@ function symbolLines(symbols: Array<DocumentSymbol | SymbolInformation>, workspa
       const kind = SYMBOL_KINDS[s.kind] ?? "symbol";
       if ("location" in s) {
         const at = locationLine(workspace, s.location.uri, s.location.range.start.line, s.location.range.start.character, texts);
+        if (at.hidden) {
+          hidden++;
+          continue;
+        }
         lines.push(`${at.entry.path ?? rel}:${s.location.range.start.line + 1}-${s.location.range.end.line + 1}: ${kind} ${s.containerName ? `${s.containerName}.` : ""}${s.name}`);
         entries.push({ ...at.entry, kind, name: s.name, container: s.containerName, end_line: s.location.range.end.line + 1 });
       } else {
@@ -161,7 +199,7 @@ function symbolLines(symbols: Array<DocumentSymbol | SymbolInformation>, workspa
     }
   };
   walk(symbols, 0, []);
-  return { lines, entries };
+  return { lines, entries, hidden };
 }
 
 export const lspTool = defineTool({
@@ -194,21 +232,44 @@ export const lspTool = defineTool({
       if (args.path !== undefined) handles = [(await openOn(manager, workspace, args.path)).handle];
       else {
         const running = manager.running();
-        if (running.length === 0) throw new ToolError("no language server is running yet: pass path (a file of the project) so rt knows which server to start");
         handles = running.map((r) => ({ client: r.client, spec: r.spec, started: false, restarted: false }));
+        if (handles.length === 0) {
+          // No server yet: start one for each language the workspace has files of (a file of each opened, so the
+          // server knows the project); a server that cannot start here is named, the others answer.
+          const { files } = await directoryFiles(workspace, manager, ".", signal);
+          const first = new Map<string, string>();
+          for (const f of files) {
+            const name = manager.specFor(f)?.name;
+            if (name && !first.has(name)) first.set(name, f);
+          }
+          const failed: string[] = [];
+          for (const f of first.values()) {
+            try {
+              handles.push((await openOn(manager, workspace, f)).handle);
+            } catch (e) {
+              failed.push((e as Error).message);
+            }
+          }
+          if (handles.length === 0) {
+            throw new ToolError(first.size === 0 ? `no files a language server serves in the workspace (${manager.supportedExtensions().join(" ")})` : `no language server could start: ${failed.join("; ")}`);
+          }
+        }
       }
       const texts = new Map<string, string[] | null>();
       const lines: string[] = [];
       const entries: Array<Record<string, unknown>> = [];
+      let hidden = 0;
       for (const h of handles) {
         const found = (await h.client.request<Array<SymbolInformation | WorkspaceSymbol> | null>(lsp.WorkspaceSymbolRequest.type.method, { query: args.query }, timeout)) ?? [];
         const asInfo = found.filter((s): s is SymbolInformation => "location" in s && "range" in (s.location as object));
         const r = symbolLines(asInfo, workspace, "", texts);
         lines.push(...r.lines);
         entries.push(...r.entries);
+        hidden += r.hidden;
       }
       const shown = lines.slice(0, LSP_MAX_RESULTS);
       if (shown.length === 0) shown.push(`no symbols matching "${args.query}"`);
+      shown.push(...hiddenNote(hidden, "symbol"));
       return ok(shown.join("\n"), { symbols: entries.slice(0, LSP_MAX_RESULTS), ...serverMeta(handles) });
     }
     if (args.path === undefined) throw new ToolError(`${op} needs path`);
@@ -220,23 +281,34 @@ export const lspTool = defineTool({
     if (op === "symbols") {
       const found = (await handle.client.request<Array<DocumentSymbol | SymbolInformation> | null>(lsp.DocumentSymbolRequest.type.method, { textDocument: { uri } }, timeout)) ?? [];
       const r = symbolLines(found, workspace, rel, texts);
-      return ok([`${rel}: ${r.entries.length} symbols`, ...r.lines].join("\n"), { path: rel, symbols: r.entries, ...serverMeta([handle]) });
+      return ok([`${rel}: ${r.entries.length} symbols`, ...r.lines, ...hiddenNote(r.hidden, "symbol")].join("\n"), { path: rel, symbols: r.entries, ...serverMeta([handle]) });
     }
     const position = positionIn(text, rel, args.line, args.column, args.symbol);
     const at = `${rel}:${position.line + 1}:${position.character + 1}`;
+    const locate = async (method: string, params: unknown) => {
+      const raw = (await handle.client.request<Location | Location[] | LocationLink[] | null>(method, params, timeout)) ?? [];
+      const list = (Array.isArray(raw) ? raw : [raw]).map((l) => ("targetUri" in l ? { uri: l.targetUri, range: l.targetSelectionRange } : l));
+      return list.map((l) => locationLine(workspace, l.uri, l.range.start.line, l.range.start.character, texts));
+    };
     if (op === "hover") {
+      // A hover quotes the declaration (a constant's value, a type): when the symbol is defined in a file
+      // outside the workspace, its text is that file's, and is not shown.
+      const defined = await locate(lsp.DefinitionRequest.type.method, { textDocument: { uri }, position }).catch(() => []);
+      if (defined.some((d) => d.hidden)) {
+        return ok(`hover at ${at} not shown: the symbol is defined in a file outside the workspace, which rt does not read`, { hover: "", outside_workspace: true, position: { line: position.line + 1, column: position.character + 1 }, ...serverMeta([handle]) });
+      }
       const h = await handle.client.request<Hover | null>(lsp.HoverRequest.type.method, { textDocument: { uri }, position }, timeout);
       const shown = hoverText(h);
       return ok(shown || `no information at ${at}`, { hover: shown, position: { line: position.line + 1, column: position.character + 1 }, ...serverMeta([handle]) });
     }
     const method = op === "definition" ? lsp.DefinitionRequest.type.method : lsp.ReferencesRequest.type.method;
     const params = op === "definition" ? { textDocument: { uri }, position } : { textDocument: { uri }, position, context: { includeDeclaration: true } };
-    const raw = (await handle.client.request<Location | Location[] | LocationLink[] | null>(method, params, timeout)) ?? [];
-    const list = (Array.isArray(raw) ? raw : [raw]).map((l) => ("targetUri" in l ? { uri: l.targetUri, range: l.targetSelectionRange } : l));
-    const located = list.map((l) => locationLine(workspace, l.uri, l.range.start.line, l.range.start.character, texts));
+    const all = await locate(method, params);
+    const located = all.filter((l) => !l.hidden);
     const shown = located.slice(0, LSP_MAX_RESULTS).map((l) => l.text);
     if (shown.length === 0) shown.push(`no ${op === "definition" ? "definition" : "references"} found for ${at}`);
     if (located.length > LSP_MAX_RESULTS) shown.push(`... truncated (${located.length - LSP_MAX_RESULTS} more)`);
+    shown.push(...hiddenNote(all.length - located.length, "location"));
     return ok(shown.join("\n"), { locations: located.map((l) => l.entry), position: { line: position.line + 1, column: position.character + 1 }, ...serverMeta([handle]) });
   },
 });

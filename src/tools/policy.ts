@@ -182,13 +182,24 @@ export function prepareCall(workspace: Workspace, name: string, args: unknown, t
   return { ok: true, call };
 }
 
+/** Whether edit diagnostics are on for this workspace: `lsp.edit_diagnostics`, else the face's default. */
+async function editDiagnosticsOn(workspace: Workspace, faceDefault: boolean): Promise<boolean> {
+  try {
+    const { loadConfigDetailed } = await import("../config.js");
+    return loadConfigDetailed(workspace, { notice: false }).config.lsp?.edit_diagnostics ?? faceDefault;
+  } catch {
+    return false;
+  }
+}
+
 /** Runs a call prepareCall accepted; every failure of the handler becomes a ToolResult. */
 export async function runPreparedCall(call: PreparedCall, opts: CallOptions = {}): Promise<ToolResult> {
   if (!preparedCalls.has(call)) throw new Error("runPreparedCall takes only a call returned by prepareCall");
   const { tool, workspace } = call;
   try {
-    // Edit diagnostics (issue 17): only once a language server ran in this process.
-    const hook = tool.editing && lspActive() ? await import("../lsp/editDiagnostics.js") : undefined;
+    // Edit diagnostics: once a language server ran in this process, or when they are on (the face's default
+    // or lsp.edit_diagnostics), which starts the file's server on its first edit.
+    const hook = tool.editing && (lspActive() || (await editDiagnosticsOn(workspace, opts.editDiagnostics === true))) ? await import("../lsp/editDiagnostics.js") : undefined;
     const baseline = hook ? await hook.before(workspace, call.args.path, opts.editDiagnostics === true) : undefined;
     const result = await tool.handler(call.args, { workspace, signal: opts.signal, ...(opts.onProgress ? { onProgress: opts.onProgress } : {}), ...(opts.askModel ? { askModel: opts.askModel } : {}), ...(opts.imageInput ? { imageInput: opts.imageInput } : {}), ...(opts.outputBudget !== undefined ? { outputBudget: opts.outputBudget } : {}) });
     return hook && baseline ? await hook.after(workspace, baseline, result) : result;

@@ -1,0 +1,86 @@
+// Generators of decompression bombs for the media tests: PNGs of many pixels and PDFs of streams
+// that inflate to far more than their size. Each is made from one compressed block of zeros
+// repeated (a sync flush ends each copy on a byte boundary), so a gigabyte of inflated data costs
+// a few megabytes and a fraction of a second to make, never the gigabyte itself.
+import zlib from "node:zlib";
+
+const BLOCK = 1 << 22;
+let block: Buffer | undefined;
+
+/** zlib data (header, deflate, Adler-32) that inflates to `total` zero bytes. */
+export function zlibZeros(total: number): Buffer {
+  block ??= zlib.deflateRawSync(Buffer.alloc(BLOCK), { level: 9, finishFlush: zlib.constants.Z_SYNC_FLUSH });
+  const parts: Buffer[] = [Buffer.from([0x78, 0xda])];
+  let left = total;
+  while (left > BLOCK) {
+    parts.push(block);
+    left -= BLOCK;
+  }
+  parts.push(zlib.deflateRawSync(Buffer.alloc(left), { level: 9 }));
+  const adler = Buffer.alloc(4);
+  // The Adler-32 of n zero bytes: a = 1, b = n mod 65521.
+  adler.writeUInt32BE((((total % 65521) << 16) | 1) >>> 0);
+  parts.push(adler);
+  return Buffer.concat(parts);
+}
+
+function crc32(buf: Buffer): number {
+  let crc = 0xffffffff;
+  for (const byte of buf) {
+    crc ^= byte;
+    for (let k = 0; k < 8; k++) crc = crc & 1 ? 0xedb88320 ^ (crc >>> 1) : crc >>> 1;
+  }
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+function chunk(type: string, data: Buffer): Buffer {
+  const len = Buffer.alloc(4);
+  len.writeUInt32BE(data.length);
+  const body = Buffer.concat([Buffer.from(type, "latin1"), data]);
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(body));
+  return Buffer.concat([len, body, crc]);
+}
+
+/** A valid RGB PNG of width x height black pixels (16383 x 16383: about 0.8 MB, 805 MB decoded). */
+export function blackPng(width: number, height: number): Buffer {
+  const ihdr = Buffer.alloc(13);
+  ihdr.writeUInt32BE(width, 0);
+  ihdr.writeUInt32BE(height, 4);
+  ihdr[8] = 8; // bits per sample
+  ihdr[9] = 2; // RGB
+  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  return Buffer.concat([signature, chunk("IHDR", ihdr), chunk("IDAT", zlibZeros(height * (1 + 3 * width))), chunk("IEND", Buffer.alloc(0))]);
+}
+
+/**
+ * A PDF of `pages.length` pages, page i's content stream FlateDecode data inflating to
+ * pages[i] bytes (zeros), with a correct cross-reference table. `extra` objects (dictionaries
+ * with their stream) may be added, e.g. an image XObject.
+ */
+export function bombPdf(pages: number[], extra: Array<{ dict: string; data: Buffer }> = []): Buffer {
+  const objects: Buffer[] = [];
+  const add = (body: Buffer | string) => objects.push(typeof body === "string" ? Buffer.from(body, "latin1") : body);
+  const firstPage = 3;
+  const kids = pages.map((_, i) => `${firstPage + 2 * i} 0 R`).join(" ");
+  add("<< /Type /Catalog /Pages 2 0 R >>");
+  add(`<< /Type /Pages /Kids [${kids}] /Count ${pages.length} >>`);
+  pages.forEach((size, i) => {
+    add(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ${firstPage + 2 * i + 1} 0 R >>`);
+    const data = zlibZeros(size);
+    add(Buffer.concat([Buffer.from(`<< /Length ${data.length} /Filter /FlateDecode >>\nstream\n`, "latin1"), data, Buffer.from("\nendstream", "latin1")]));
+  });
+  for (const e of extra) add(Buffer.concat([Buffer.from(`${e.dict}\nstream\n`, "latin1"), e.data, Buffer.from("\nendstream", "latin1")]));
+  const out: Buffer[] = [Buffer.from("%PDF-1.7\n", "latin1")];
+  let at = out[0].length;
+  const offsets: number[] = [];
+  objects.forEach((body, i) => {
+    offsets.push(at);
+    const obj = Buffer.concat([Buffer.from(`${i + 1} 0 obj\n`, "latin1"), body, Buffer.from("\nendobj\n", "latin1")]);
+    out.push(obj);
+    at += obj.length;
+  });
+  const xref = [`xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`, ...offsets.map((o) => `${String(o).padStart(10, "0")} 00000 n \n`)].join("");
+  out.push(Buffer.from(`${xref}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${at}\n%%EOF\n`, "latin1"));
+  return Buffer.concat(out);
+}
