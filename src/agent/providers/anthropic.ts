@@ -81,7 +81,9 @@ export function createAnthropicProvider(opts: AnthropicOptions): Provider {
       stream: true as const,
       ...(system !== undefined ? { system } : {}),
       ...(req.tools?.length ? { tools: toAnthropicTools(req.tools) } : {}),
-      ...(budget ? { thinking: { type: "enabled", budget_tokens: budget } } : {}),
+      // tool_choice: auto / any (a tool must be called) / none. The API refuses a forced tool with thinking on.
+      ...(req.tools?.length && req.toolChoice ? { tool_choice: { type: req.toolChoice === "required" ? "any" : req.toolChoice } } : {}),
+      ...(budget && !(req.tools?.length && req.toolChoice === "required") ? { thinking: { type: "enabled", budget_tokens: budget } } : {}),
     };
   }
 
