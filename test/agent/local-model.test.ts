@@ -47,6 +47,13 @@ describe("local: the grammar from rt's tool schemas", () => {
     for (const s of specs) assert.doesNotThrow(() => new nlc.LlamaGrammar(llama, { grammar: turnGrammar([s], "required") }), s.name);
   });
 
+  test("local.max_string_chars caps a call's strings, and a schema's own smaller maxLength stays", () => {
+    const spec: ToolSpec = { name: "t", description: "", parameters: { type: "object", properties: { a: { type: "string" }, b: { type: "string", maxLength: 5 } }, required: ["a", "b"] } };
+    assert.match(turnGrammar([spec], "required", 40), /char\{0,40\}/);
+    assert.match(turnGrammar([spec], "required", 40), /char\{0,5\}/);
+    assert.doesNotMatch(turnGrammar([spec], "required"), /char\{0,40\}/);
+  });
+
   test("numbers have no exponent and follow minimum, whatever the model writes; out-of-range values are refused after", () => {
     const spec: ToolSpec = { name: "t", description: "", parameters: { type: "object", properties: { n: { type: "integer", minimum: 1, maximum: 500 } }, required: ["n"] } };
     const g = turnGrammar([spec], "required");
@@ -99,7 +106,7 @@ describe("local: rt run with the generated model", () => {
     cwd = tempTree({ "notes.txt": "alpha\nbeta\n" });
     home = fs.mkdtempSync(path.join(os.tmpdir(), "rt-local-home-"));
     fs.mkdirSync(path.join(home, "rt"), { recursive: true });
-    fs.writeFileSync(path.join(home, "rt", "config.json"), JSON.stringify({ local: { threads: 1, gpu: false, context_size: 8192, seed: 11 }, agent: { temperature: 1, max_output_tokens: 1500, tools: "lean" } }));
+    fs.writeFileSync(path.join(home, "rt", "config.json"), JSON.stringify({ local: { threads: 1, gpu: false, context_size: 8192, seed: 11, max_string_chars: 40 }, agent: { temperature: 1, max_output_tokens: 1500, tools: "lean" } }));
   });
 
   test("--tool-choice required: turn one is a call rt runs, turn two follows, and the session records both", async () => {

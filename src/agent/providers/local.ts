@@ -30,6 +30,8 @@ export interface LocalOptions {
   contextSize?: number;
   /** Seed of the sampler (tests make runs repeatable with it). */
   seed?: number;
+  /** A cap on the strings of a tool call's arguments (a small model looping inside one stops there). */
+  maxStringChars?: number;
 }
 
 interface Loaded {
@@ -232,7 +234,7 @@ async function* generate(m: Loaded, o: LocalOptions, req: ModelRequest): AsyncGe
   const choice: ToolChoice = tools.length ? (req.toolChoice ?? "auto") : "none";
   const constrained = tools.length > 0;
   const history = toChatHistory(req.messages, constrained ? toolInstructions(choice === "none" ? [] : tools, choice) : "");
-  const grammar = constrained ? new m.nlc.LlamaGrammar(m.llama, { grammar: turnGrammar(tools, choice) }) : undefined;
+  const grammar = constrained ? new m.nlc.LlamaGrammar(m.llama, { grammar: turnGrammar(tools, choice, o.maxStringChars) }) : undefined;
   const q = partQueue();
   const run = m.chat.generateResponse(history, {
     ...(grammar ? { grammar } : {}),

@@ -35,7 +35,8 @@ class GrammarBuilder {
   private rules = new Map<string, string>();
   private counter = 0;
 
-  constructor() {
+  /** `maxString`: a cap on every string without a smaller maxLength (undefined: none). */
+  constructor(private readonly maxString?: number) {
     this.rules.set("ws", '[ ]?');
     this.rules.set("char", '[^"\\\\\\x7F\\x00-\\x1F] | "\\\\" ["\\\\/bfnrt] | "\\\\u" [0-9a-fA-F]{4}');
     this.rules.set("string", '"\\"" char* "\\""');
@@ -87,7 +88,8 @@ class GrammarBuilder {
 
   private stringRule(s: Schema): string {
     const min = typeof s.minLength === "number" ? s.minLength : 0;
-    const max = typeof s.maxLength === "number" ? s.maxLength : undefined;
+    const own = typeof s.maxLength === "number" ? s.maxLength : undefined;
+    const max = this.maxString === undefined ? own : Math.min(own ?? Infinity, Math.max(min, this.maxString));
     if (min === 0 && max === undefined) return "string";
     return this.add(`"\\"" char{${min},${max ?? ""}} "\\""`, "str");
   }
@@ -141,9 +143,12 @@ class GrammarBuilder {
   }
 }
 
-/** The GBNF grammar for one turn: an answer (unless `choice` is "required") or one call of one of `tools`. */
-export function turnGrammar(tools: ToolSpec[], choice: ToolChoice): string {
-  const g = new GrammarBuilder();
+/**
+ * The GBNF grammar for one turn: an answer (unless `choice` is "required") or one call of one
+ * of `tools`. `maxStringChars` caps the strings of a call's arguments (local.max_string_chars).
+ */
+export function turnGrammar(tools: ToolSpec[], choice: ToolChoice, maxStringChars?: number): string {
+  const g = new GrammarBuilder(maxStringChars);
   const alts: string[] = [];
   if (choice !== "required" || tools.length === 0) alts.push(`"{" ws ${lit('"answer"')} ws ":" ws string ws "}"`);
   if (choice !== "none") {

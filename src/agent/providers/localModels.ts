@@ -83,6 +83,8 @@ export const LocalSettingsSchema = z
     gpu: z.union([z.literal(false), z.enum(["auto", "cuda", "vulkan", "metal"])]).optional(),
     /** Context size in tokens (default: as large as free memory allows, up to LOCAL_MAX_CONTEXT). */
     context_size: z.number().int().min(256).optional(),
+    /** Caps every string of a tool call's arguments, in characters (default: none). */
+    max_string_chars: z.number().int().positive().optional(),
     /** Seed of the sampler, for repeatable runs (default: random). */
     seed: z.number().int().nonnegative().optional(),
     /** The model `--model local` means when none is named (a catalogue name, a path or an hf: URI). */

@@ -44,6 +44,7 @@ export function resolveInProcess(spec: string, config: RtConfig, env: NodeJS.Pro
     ...(settings.gpu !== undefined ? { gpu: settings.gpu } : {}),
     ...(settings.context_size !== undefined ? { contextSize: settings.context_size } : {}),
     ...(settings.seed !== undefined ? { seed: settings.seed } : {}),
+    ...(settings.max_string_chars !== undefined ? { maxStringChars: settings.max_string_chars } : {}),
   });
   const model = ref.kind === "file" ? rest : ref.entry.name;
   return { provider, providerName: "local", model, label: `local/${model}`, target: `the local model ${ref.path}`, local: { ref, settings } };

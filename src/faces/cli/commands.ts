@@ -487,6 +487,12 @@ export const COMMANDS: CommandSpec[] = [
     options: {},
   },
   {
+    name: "models",
+    synopsis: "rt models [--json] | rt models pull NAME | rt models rm NAME",
+    summary: "local GGUF models for --model local/NAME: those downloaded and the catalogue; pull downloads one (resumable, SHA-256 checked) into your cache directory, rm removes it",
+    options: { json: { type: "boolean", help: "print the list as JSON" } },
+  },
+  {
     name: "sessions",
     synopsis: "rt sessions [--json]",
     summary: "list this project's agent sessions (.rt/sessions/), most recent first",

@@ -243,6 +243,10 @@ const COMMAND_RUNS: Record<string, () => Promise<CommandRun>> = {
     const { chatCommand } = await import("../../ui/chat.js");
     return async (c) => noPositionals(c) ?? (await askTrustFirst(c)) ?? withExtensions(c, () => chatCommand(c.workspace, c.values, c.io));
   },
+  models: async () => {
+    const { modelsCommand } = await import("./modelsCommand.js");
+    return (c) => modelsCommand(c.workspace, c.positionals, c.values, c.io);
+  },
   sessions: async () => {
     const { sessionsCommand } = await import("./sessionsCommand.js");
     return (c) => noPositionals(c) ?? sessionsCommand(c.workspace, c.values, c.io);
