@@ -49,6 +49,7 @@ export function modelChoice(flags: Flags, model: string | undefined): ModelChoic
     ...(model ? { model } : {}),
     ...(typeof flags["base-url"] === "string" ? { baseUrl: flags["base-url"] } : {}),
     ...(typeof flags["api-key"] === "string" ? { apiKey: flags["api-key"] } : {}),
+    ...(flags.yes === true ? { yes: true } : {}),
   };
 }
 

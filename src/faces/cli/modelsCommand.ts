@@ -7,44 +7,10 @@ import { loadConfig } from "../../config.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import type { Io } from "../../ui/io.js";
 import { catalogue, defaultModelName, formatBytes, modelFile, modelsDir, nameForSource, parseLocalSettings, type CatalogueEntry, type LocalSettings } from "../../agent/providers/localModels.js";
-import { downloadModel, DownloadError, type DownloadProgress } from "../../agent/providers/localDownload.js";
+import { DownloadError } from "../../agent/providers/localDownload.js";
+import { pullWithProgress } from "../../ui/localModelSetup.js";
 
 const USAGE = "Usage: rt models [--json] | rt models pull NAME|hf:OWNER/REPO/FILE.gguf | rt models rm NAME";
-
-/** A progress line: "qwen3-4b  [#######.............]  35% 0.9 GB of 2.5 GB". */
-export function progressLine(name: string, p: DownloadProgress, width = 30): string {
-  if (!p.total) return `${name}  ${formatBytes(p.received)}`;
-  const frac = Math.min(1, p.received / p.total);
-  const done = Math.round(frac * width);
-  return `${name}  [${"#".repeat(done)}${".".repeat(width - done)}] ${String(Math.floor(frac * 100)).padStart(3)}% ${formatBytes(p.received)} of ${formatBytes(p.total)}`;
-}
-
-/** Downloads with a progress bar on standard error (redrawn on a terminal, a line per 10% otherwise). */
-export async function pullWithProgress(entry: CatalogueEntry, io: Io, env: NodeJS.ProcessEnv): Promise<string> {
-  const tty = io.tty?.stderr === true;
-  let lastTenth = -2;
-  let lastDraw = 0;
-  const file = await downloadModel(entry, {
-    env,
-    onProgress: (p) => {
-      if (tty) {
-        const now = Date.now();
-        if (now - lastDraw < 100 && p.received !== p.total) return;
-        lastDraw = now;
-        io.stderr(`\r${progressLine(entry.name, p)}`);
-      } else {
-        const tenth = p.total ? Math.floor((p.received / p.total) * 10) : -1;
-        if (tenth !== lastTenth) {
-          const first = lastTenth === -2;
-          lastTenth = tenth;
-          io.stderr(`${progressLine(entry.name, p)}${p.resumedFrom && first ? ` (resumed at ${formatBytes(p.resumedFrom)})` : ""}\n`);
-        }
-      }
-    },
-  });
-  if (tty) io.stderr("\n");
-  return file;
-}
 
 function entryFor(name: string, settings: LocalSettings): CatalogueEntry | undefined {
   const known = catalogue(settings).find((e) => e.name === name);
