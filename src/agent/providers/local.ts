@@ -199,7 +199,7 @@ function partQueue() {
 
 let callCounter = 0;
 
-export function createLocalProvider(o: LocalOptions): Provider & { toolChoice?: ToolChoice } {
+export function createLocalProvider(o: LocalOptions): Provider {
   return {
     name: "local",
     async contextWindow() {
