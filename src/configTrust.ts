@@ -251,6 +251,7 @@ export const PROJECT_KEY_RULES: readonly KeyRule[] = [
   { key: "agent", verdict: "descend", why: "decided per setting" },
   ...AGENT_LIMITS.map(([k, fallback]): KeyRule => ({ key: `agent.${k}`, verdict: atMost(fallback, (p) => p), why: LIMIT_WHY })),
   { key: "agent.temperature", verdict: "harmless", why: "sampling only" },
+  { key: "agent.tool_choice", verdict: "harmless", why: "whether the model must, may or may not call tools; approvals still decide every call" },
   {
     key: "agent.tools",
     verdict: (v, ctx) => {
@@ -288,6 +289,7 @@ export const PROJECT_KEY_RULES: readonly KeyRule[] = [
   { key: "hooks", verdict: "untrusted", why: "hooks run programs" },
   { key: "tools", verdict: "untrusted", why: "custom tools run programs" },
   { key: "agents", verdict: "untrusted", why: "agents carry their own prompts, tools and models" },
+  { key: "local", verdict: "untrusted", why: "local models: what rt downloads (and from where) and which model file it loads into memory" },
   // Language servers (issue 17).
   { key: "lsp", verdict: "descend", why: "decided per setting" },
   { key: "lsp.servers", verdict: "untrusted", why: "a language server is a program: the repository would choose what rt runs" },

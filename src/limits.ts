@@ -447,3 +447,21 @@ export const TUI_FRAME_MS = 33;
 export const TUI_QUIT_WINDOW_MS = 2000;
 /** Lines the mouse wheel scrolls per notch. */
 export const TUI_WHEEL_LINES = 3;
+
+// The `local` provider (GGUF models in-process with node-llama-cpp).
+/** Digits an integer or number may have in a local model's constrained tool call (no exponents). */
+export const LOCAL_GRAMMAR_MAX_DIGITS = 15;
+/** The smallest context a local model is loaded with; less free memory than this needs is an error. */
+export const LOCAL_MIN_CONTEXT = 2048;
+/** The largest context rt asks for (node-llama-cpp picks less when free memory is short). */
+export const LOCAL_MAX_CONTEXT = 32_768;
+/** Output tokens of one local model turn when the caller sets none. */
+export const LOCAL_DEFAULT_MAX_OUTPUT_TOKENS = 4096;
+/** A model download that receives nothing for this long stops, with the manual alternative. */
+export const LOCAL_DOWNLOAD_STALL_MS = 30_000;
+/** Connecting to the download host (DNS, TCP, TLS, the response's headers) within this, or stop. */
+export const LOCAL_DOWNLOAD_CONNECT_MS = 20_000;
+/** Machine memory (bytes) from which the default local model is the larger catalogue entry. */
+export const LOCAL_LARGE_MODEL_MIN_MEMORY = 16 * 1024 ** 3;
+/** Machine memory (bytes) from which the default is the middle catalogue entry. */
+export const LOCAL_MEDIUM_MODEL_MIN_MEMORY = 8 * 1024 ** 3;

@@ -4,7 +4,7 @@
 // and hands each user turn to runUserTurn (turn.ts). Everything the loop does
 // lives in those functions, so a subagent runs the same loop with a context of
 // its own (see loopContext.ts).
-import type { Provider } from "./providers/types.js";
+import type { Provider, ToolChoice } from "./providers/types.js";
 import type { AgentEvent, Protocol, TodoItem, UsageTotals } from "./events.js";
 import type { UserInteraction } from "./interaction.js";
 import { mainLoopTools } from "./sessionTools/index.js";
@@ -48,6 +48,8 @@ export interface AgentOptions {
   compactThreshold?: number;
   price?: Price;
   temperature?: number;
+  /** agent.tool_choice / --tool-choice: auto, required, none. */
+  toolChoice?: ToolChoice;
   maxOutputTokens?: number;
   /** A session to continue; default: a new one. */
   session?: { log: SessionLog; state: SessionState };
@@ -111,6 +113,7 @@ export class Agent {
         ...(opts.promptCache !== undefined ? { promptCache: opts.promptCache } : {}),
         ...(opts.compactThreshold !== undefined ? { compactThreshold: opts.compactThreshold } : {}),
         ...(opts.temperature !== undefined ? { temperature: opts.temperature } : {}),
+        ...(opts.toolChoice !== undefined ? { toolChoice: opts.toolChoice } : {}),
         ...(opts.maxOutputTokens !== undefined ? { maxOutputTokens: opts.maxOutputTokens } : {}),
       },
     });

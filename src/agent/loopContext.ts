@@ -8,7 +8,7 @@
 // context's session log before it is handed on, so whoever iterates the
 // generator (a face, a parent agent) is the sink and the log is complete.
 import type { Provider } from "./providers/types.js";
-import type { FinishReason } from "./providers/types.js";
+import type { FinishReason, ToolChoice } from "./providers/types.js";
 import { zeroUsage, type AgentErrorKind, type AgentEvent, type Protocol, type TodoItem, type UsageTotals } from "./events.js";
 import type { ApprovalMode, Approvals } from "./approval.js";
 import type { Asker, UserInteraction } from "./interaction.js";
@@ -49,6 +49,8 @@ export interface LoopLimits {
   pagedOutputMaxChars: number;
   /** Prompt caching: the cache entries' time to live, or "off". */
   promptCache: "5m" | "1h" | "off";
+  /** auto, required (the first request of each user turn must call a tool; later ones may answer), none. */
+  toolChoice?: ToolChoice;
 }
 
 export interface LoopContext {
@@ -175,6 +177,7 @@ export function createLoopContext(o: LoopContextOptions): LoopContext {
       promptCache: o.limits?.promptCache ?? "5m",
       ...(o.limits?.temperature !== undefined ? { temperature: o.limits.temperature } : {}),
       ...(o.limits?.maxOutputTokens !== undefined ? { maxOutputTokens: o.limits.maxOutputTokens } : {}),
+      ...(o.limits?.toolChoice !== undefined ? { toolChoice: o.limits.toolChoice } : {}),
     },
     systemPrompt: o.systemPrompt ?? defaultSystemPrompt(() => ctx),
     nextCallId: (prefix) => `${prefix}${++calls}`,

@@ -9,6 +9,7 @@ import { loadConfig } from "../config.js";
 import { APPROVAL_MODES, type ApprovalMode } from "./approval.js";
 import type { ProtocolChoice } from "./session.js";
 import type { UsageTotals } from "./events.js";
+import type { ToolChoice } from "./providers/types.js";
 import { AGENT_TOOL_SETS, type ToolSetChoice } from "./toolSet.js";
 import { AGENT_COMPACT_THRESHOLD, AGENT_DEFAULT_MAX_TURNS, AGENT_DEFAULT_SUBAGENT_DEPTH, AGENT_MAX_SUBAGENT_DEPTH, AGENT_TOOL_OUTPUT_MAX_CHARS, PROMPT_CACHE_WRITE_PRICE_FACTOR } from "../limits.js";
 
@@ -42,6 +43,8 @@ export const AgentSettingsSchema = z
     approval: z.enum(APPROVAL_MODES as [ApprovalMode, ...ApprovalMode[]]).optional(),
     protocol: z.enum(["tools", "text", "auto"]).optional(),
     temperature: z.number().min(0).max(2).optional(),
+    /** Whether the model may answer (auto), must call a tool first (required) or calls none (none). */
+    tool_choice: z.enum(["auto", "required", "none"]).optional(),
     max_output_tokens: z.number().int().positive().optional(),
     /** Keyed by "provider/model" (or just the model name). */
     prices: z.record(z.string(), PriceSchema).optional(),
@@ -68,6 +71,7 @@ export interface AgentSettings {
   approval?: ApprovalMode;
   protocol?: ProtocolChoice;
   temperature?: number;
+  toolChoice?: ToolChoice;
   maxOutputTokens?: number;
   prices: Record<string, Price>;
   toolSet: ToolSetChoice;
@@ -96,6 +100,7 @@ export function loadAgentSettings(workspace: { root: string; env: NodeJS.Process
     ...(a.approval ? { approval: a.approval } : {}),
     ...(a.protocol ? { protocol: a.protocol } : {}),
     ...(a.temperature !== undefined ? { temperature: a.temperature } : {}),
+    ...(a.tool_choice !== undefined ? { toolChoice: a.tool_choice } : {}),
     ...(a.max_output_tokens !== undefined ? { maxOutputTokens: a.max_output_tokens } : {}),
     prices: a.prices ?? {},
     toolSet: a.tools ?? "default",

@@ -285,6 +285,8 @@ export async function* runModelTurn(ctx: LoopContext, turn: TurnState, signal: A
     model: ctx.model.model,
     messages: withReminder(await forThisModel(ctx, requestMessages(ctx.systemPrompt(protocol), ctx.history.context, protocol)), reminder),
     ...(protocol === "tools" ? { tools: toolSpecs(ctx.tools) } : {}),
+    // "required" holds for the first request of the user turn only, so the model can answer after its calls.
+    ...(protocol === "tools" && limits.toolChoice ? { toolChoice: limits.toolChoice === "required" && turn.modelTurns > 1 ? "auto" : limits.toolChoice } : {}),
     ...(limits.temperature !== undefined ? { temperature: limits.temperature } : {}),
     ...(limits.maxOutputTokens !== undefined ? { maxOutputTokens: limits.maxOutputTokens } : {}),
     // The window compaction budgets for: Ollama runs the model with exactly this context (num_ctx).

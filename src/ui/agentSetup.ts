@@ -4,6 +4,7 @@ import type { Workspace } from "../workspace/workspace.js";
 import { Agent } from "../agent/loop.js";
 import { APPROVAL_MODES, type ApprovalMode } from "../agent/approval.js";
 import type { UserInteraction } from "../agent/interaction.js";
+import type { ToolChoice } from "../agent/providers/types.js";
 import { SessionLog, latestSessionId, SessionError, type ProtocolChoice, type SessionState } from "../agent/session.js";
 import { loadAgentSettings, priceFor, type AgentSettings } from "../agent/settings.js";
 import { agentWorkspace } from "../agent/rtOnPath.js";
@@ -51,6 +52,7 @@ export function modelChoice(flags: Flags, model: string | undefined): ModelChoic
     ...(model ? { model } : {}),
     ...(typeof flags["base-url"] === "string" ? { baseUrl: flags["base-url"] } : {}),
     ...(typeof flags["api-key"] === "string" ? { apiKey: flags["api-key"] } : {}),
+    ...(flags.yes === true ? { yes: true } : {}),
   };
 }
 
@@ -63,6 +65,7 @@ export async function setupAgent(ws: Workspace, flags: Flags, interaction: UserI
     throw new SetupError((e as Error).message);
   }
   const protocolFlag = choice<ProtocolChoice>(flags.protocol, ["tools", "text", "auto"], "protocol");
+  const toolChoice = choice<ToolChoice>(flags["tool-choice"], ["auto", "required", "none"], "tool-choice") ?? settings.toolChoice;
   const approval: ApprovalMode = choice(flags.approval, APPROVAL_MODES, "approval") ?? settings.approval ?? "ask";
   const session = openSession(ws, flags);
   // A continued session keeps its model unless --model says otherwise.
@@ -100,6 +103,7 @@ export async function setupAgent(ws: Workspace, flags: Flags, interaction: UserI
     ...(settings.contextWindow !== undefined ? { contextWindow: settings.contextWindow } : {}),
     ...(priceFor(settings.prices, resolved.label) ? { price: priceFor(settings.prices, resolved.label) } : {}),
     ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
+    ...(toolChoice ? { toolChoice } : {}),
     ...(settings.maxOutputTokens !== undefined ? { maxOutputTokens: settings.maxOutputTokens } : {}),
     ...(session ? { session } : {}),
     toolSet: settings.toolSet,

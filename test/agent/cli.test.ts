@@ -96,10 +96,11 @@ test("exit 1 when the turn ends in an error (--max-turns)", async () => {
   assert.match(zero.stderr, /--max-turns must be at least 1, not 0/);
 });
 
-test("exit 2 with the provider's message when the default Ollama is not running", async () => {
+test("exit 2 with the provider's message when the default Ollama is not running (and a key is set)", async () => {
   const root = tempTree({});
   const port = await closedPort();
-  const r = await rt(["run", "hello"], { cwd: root, env: env({ OLLAMA_HOST: `127.0.0.1:${port}` }) });
+  // With a key set, rt does not offer its local model (local-consent.test.ts covers the case without one).
+  const r = await rt(["run", "hello"], { cwd: root, env: env({ OLLAMA_HOST: `127.0.0.1:${port}`, ANTHROPIC_API_KEY: "sk-ant-unused" }) });
   assert.equal(r.code, 2);
   assert.match(r.stderr, new RegExp(`cannot reach a model\\. Tried Ollama at http://127\\.0\\.0\\.1:${port}`));
   assert.match(r.stderr, /ollama pull qwen2\.5-coder:7b/);

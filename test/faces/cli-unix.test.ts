@@ -253,7 +253,8 @@ test("rt -p with --output-format json prints a JSON error object when no model i
       srv.close(() => resolve(p));
     });
   });
-  const env = { OLLAMA_HOST: `http://127.0.0.1:${port}`, XDG_CONFIG_HOME: tempTree(), OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: undefined, OPENAI_BASE_URL: undefined, ANTHROPIC_BASE_URL: undefined };
+  // A key is set, so rt does not offer its local model instead (the zero-setup path: local-consent.test.ts).
+  const env = { OLLAMA_HOST: `http://127.0.0.1:${port}`, XDG_CONFIG_HOME: tempTree(), OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: "sk-ant-unused", OPENAI_BASE_URL: undefined, ANTHROPIC_BASE_URL: undefined };
   const r = await rt(["-p", "hello", "--output-format", "json"], { cwd: root, env });
   assert.equal(r.code, 2);
   const obj = JSON.parse(r.stdout);

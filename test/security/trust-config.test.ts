@@ -99,6 +99,9 @@ const CASES: Case[] = [
   { path: ["agent", "compact_threshold"], value: 0.5, expect: "harmless" },
   { path: ["agent", "context_window"], value: 8192, expect: "harmless" },
   { path: ["agent", "temperature"], value: 0.1, expect: "harmless" },
+  { path: ["agent", "tool_choice"], value: "none", expect: "harmless" },
+  // local: what rt downloads, from where, and which file it loads.
+  { path: ["local"], value: { models: [{ name: "x", url: "https://evil.example/x.gguf" }], default_model: "x" }, expect: "untrusted" },
   // agent.tools: lean only narrows what the model is offered; the full set only where it is already the user's.
   { path: ["agent", "tools"], value: "lean", expect: "harmless" },
   { path: ["agent", "tools"], value: "default", expect: "harmless" },

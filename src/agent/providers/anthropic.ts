@@ -84,7 +84,9 @@ export function createAnthropicProvider(opts: AnthropicOptions): Provider {
       stream: true as const,
       ...(cached.system ? { system: cached.system } : system !== undefined ? { system } : {}),
       ...(tools ? { tools } : {}),
-      ...(budget ? { thinking: { type: "enabled", budget_tokens: budget } } : {}),
+      // tool_choice: auto / any (a tool must be called) / none. The API refuses a forced tool with thinking on.
+      ...(tools && req.toolChoice ? { tool_choice: { type: req.toolChoice === "required" ? "any" : req.toolChoice } } : {}),
+      ...(budget && !(tools && req.toolChoice === "required") ? { thinking: { type: "enabled", budget_tokens: budget } } : {}),
     };
   }
 

@@ -117,6 +117,7 @@ export function createOpenAICompatibleProvider(opts: OpenAICompatibleOptions): P
       stream: true as const,
       stream_options: { include_usage: true },
       ...(tools ? { tools } : {}),
+      ...(tools && req.toolChoice ? { tool_choice: req.toolChoice } : {}),
       ...(req.temperature !== undefined ? { temperature: req.temperature } : {}),
       ...(req.maxOutputTokens !== undefined ? { [maxTokensField]: req.maxOutputTokens } : {}),
       // OpenAI caches prompt prefixes by itself; a key per session routes a session's requests to the

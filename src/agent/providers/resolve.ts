@@ -20,10 +20,11 @@ import { createOpenAICompatibleProvider } from "./openaiCompatible.js";
 import { createOpenAIResponsesProvider, withResponsesFor } from "./openaiResponses.js";
 import type { ProviderOptions } from "./options.js";
 import type { RetryOptions, TimeoutOptions } from "./retry.js";
+import { inProcessProviderOf, resolveInProcess, type InProcessResolution } from "./resolveLocal.js";
 import type { Provider } from "./types.js";
 
 /** The protocol a provider speaks. */
-export type ProviderKind = "ollama" | "openai" | "anthropic" | "openai-compatible" | "openai-responses";
+export type ProviderKind = "ollama" | "openai" | "anthropic" | "openai-compatible" | "openai-responses" | "local" | "scripted";
 
 interface Preset {
   kind: ProviderKind;
@@ -104,6 +105,8 @@ export interface ResolvedModel {
   /** The environment variable a key would come from, for messages. */
   keyEnv?: string;
   configFiles?: ConfigFiles;
+  /** The `local` provider: which model file, whether it is downloaded, its settings. */
+  local?: InProcessResolution["local"];
 }
 
 /** A choice that cannot work as stated (unknown provider, missing model or base URL). The CLI exits 2. */
@@ -151,13 +154,51 @@ function splitSpec(spec: string, known: (name: string) => boolean, where: string
 
 const configWord = (key: string) => `the configuration (${key})`;
 
+/**
+ * The local/scripted spec chosen, if any: --model naming one, or the configuration's
+ * model naming one when --model does not name another provider (a bare `--model NAME`
+ * is then a local model's name).
+ */
+function inProcessSpec(flags: ModelFlags, config: RtConfig): string | undefined {
+  if (inProcessProviderOf(flags.model)) return flags.model;
+  if (flags.baseUrl || !inProcessProviderOf(config.model)) return undefined;
+  if (!flags.model) return config.model;
+  const fromConfig = inProcessProviderOf(config.model)!;
+  return !flags.model.includes("/") && !Object.hasOwn(BUILTIN_PROVIDERS, flags.model) ? `${fromConfig}/${flags.model}` : undefined;
+}
+
 export function resolveModel(input: ResolveInput = {}): ResolvedModel {
   const flags = input.flags ?? {};
   const env = input.env ?? process.env;
   const config = input.config ?? {};
   const providersConfig = (config.providers ?? {}) as Record<string, ProviderConfig>;
   // Own names only: `in` would also find "constructor", "toString", "__proto__"... on every object's prototype.
-  const known = (name: string) => Object.hasOwn(BUILTIN_PROVIDERS, name) || Object.hasOwn(providersConfig, name);
+  const known = (name: string) => Object.hasOwn(BUILTIN_PROVIDERS, name) || Object.hasOwn(providersConfig, name) || !!inProcessProviderOf(name);
+
+  // local and scripted run in this process: no address, no key (resolveLocal.ts).
+  const inProcess = inProcessSpec(flags, config);
+  if (inProcess) {
+    let r: InProcessResolution;
+    try {
+      r = resolveInProcess(inProcess, config, env);
+    } catch (e) {
+      throw new ModelChoiceError((e as Error).message);
+    }
+    return {
+      provider: r.provider,
+      providerName: r.providerName,
+      kind: r.providerName,
+      model: r.model,
+      label: r.label,
+      baseURL: "",
+      target: r.target,
+      hasKey: false,
+      missingKey: false,
+      origins: { model: flags.model ? "--model" : configWord("model"), baseURL: "the default" },
+      ...(r.local ? { local: r.local } : {}),
+      ...(input.configFiles ? { configFiles: input.configFiles } : {}),
+    };
+  }
 
   // Provider and model: --model, then "model" in the configuration, then the default.
   const fromConfig = config.model ? splitSpec(config.model, known, `"model" in the configuration`) : {};

@@ -104,6 +104,8 @@ export type ChatMessage =
     }
   | { role: "tool"; toolCallId: string; name: string; content: string; isError?: boolean; images?: ChatImage[] };
 
+export type ToolChoice = "auto" | "required" | "none";
+
 export interface ToolSpec {
   name: string;
   description: string;
@@ -116,6 +118,12 @@ export interface ModelRequest {
   messages: ChatMessage[];
   /** Absent or empty: no native tools (text mode). */
   tools?: ToolSpec[];
+  /**
+   * Whether the model may answer (auto, the default), must call a tool (required) or
+   * may not call one (none). Anthropic sends tool_choice {type: auto|any|none}, chat
+   * completions tool_choice "auto"|"required"|"none", `local` constrains its grammar.
+   */
+  toolChoice?: ToolChoice;
   temperature?: number;
   maxOutputTokens?: number;
   /**

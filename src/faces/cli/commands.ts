@@ -110,8 +110,10 @@ function lineArg(s: string): number | string {
 
 /** Options of the agent faces (rt run, rt chat). */
 const AGENT_OPTIONS: Record<string, OptionSpec> = {
-  model: { type: "string", short: "m", help: "provider/model: ollama/qwen2.5-coder:7b, openai/gpt-4.1, anthropic/claude-sonnet-4-5... (default: config, else a local Ollama)" },
+  model: { type: "string", short: "m", help: "provider/model: ollama/qwen2.5-coder:7b, openai/gpt-4.1, anthropic/claude-sonnet-4-5, local/qwen3-4b, local/./model.gguf, scripted/answers.json... (default: config, else a local Ollama)" },
   protocol: { type: "string", help: "tools (native tool calls), text (fenced bash blocks of rt commands) or auto (default: tools, falling back to text)" },
+  "tool-choice": { type: "string", help: "auto (default: answer or call tools), required (call a tool first), none (no tool calls)" },
+  "yes": { type: "boolean", short: "y", help: "allow downloading the default local model when no other model is configured" },
   approval: { type: "string", help: "ask (default), auto-edit (edits approved, commands ask), auto (all approved), never (deny what needs approval), plan (read-only)" },
   "max-turns": { type: "string", integer: true, min: 1, help: "model requests per prompt before stopping (default 50)" },
   continue: { type: "boolean", short: "c", help: "continue the most recent session of this project" },
@@ -495,6 +497,12 @@ export const COMMANDS: CommandSpec[] = [
     synopsis: "rt untrust [DIR]",
     summary: "stop trusting a folder: the keys of its .rt/config.json that need trust are ignored again",
     options: {},
+  },
+  {
+    name: "models",
+    synopsis: "rt models [--json] | rt models pull NAME | rt models rm NAME",
+    summary: "local GGUF models for --model local/NAME: those downloaded and the catalogue; pull downloads one (resumable, SHA-256 checked) into your cache directory, rm removes it",
+    options: { json: { type: "boolean", help: "print the list as JSON" } },
   },
   {
     name: "sessions",

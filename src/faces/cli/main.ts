@@ -248,6 +248,10 @@ const COMMAND_RUNS: Record<string, () => Promise<CommandRun>> = {
     // Standard output belongs to the protocol, as with rt mcp; custom tools load as for rt run.
     return async (c) => noPositionals(c) ?? (await customTools(c), runAcp(c.workspace, c.values, c.io, VERSION));
   },
+  models: async () => {
+    const { modelsCommand } = await import("./modelsCommand.js");
+    return (c) => modelsCommand(c.workspace, c.positionals, c.values, c.io);
+  },
   sessions: async () => {
     const { sessionsCommand } = await import("./sessionsCommand.js");
     return (c) => noPositionals(c) ?? sessionsCommand(c.workspace, c.values, c.io);
