@@ -51,8 +51,10 @@ import {
   spacingKey,
   trimBoth,
   trimEnd,
+  undoneEscapes,
   unescapeOnce,
   viewOf,
+  writtenUnescaped,
 } from "./normalize.js";
 import { type MergePolicy, type RebuildProblem, rebuildLines } from "./replacementText.js";
 import { diffArrays } from "diff";
@@ -123,7 +125,14 @@ export type FailureReason =
   /** The match was found only by ignoring indentation, and new_string's indentation cannot be translated. */
   | "indent-unclear"
   /** Similar match: new_string changes a line where old_string's copy also differs from the file. */
-  | "conflict";
+  | "conflict"
+  /**
+   * old_string matched only once escape sequences were undone, and new_string read as written would put
+   * one of those sequences where the file does not use it, while reading it unescaped is not certain either.
+   */
+  | "escape-unclear"
+  /** The search for approximate matches stopped at its time budget before finding old_string. */
+  | "search-stopped";
 
 export interface ClosestRegion {
   /** 1-based, inclusive. */
@@ -168,6 +177,7 @@ interface Candidate {
 type LadderResult =
   | { kind: "match"; tier: Tier; candidates: Candidate[]; note?: string; similarity?: number }
   | { kind: "ambiguous"; tier: Tier; lines: number[]; message: string }
+  | { kind: "refused"; reason: FailureReason; tier?: Tier; lines: number[]; message: string }
   | { kind: "none" };
 
 /** A string split into lines, the final newline (if any) noted apart. */
@@ -559,6 +569,7 @@ class Planner {
 
     // 4 and 5. Unicode punctuation folded; doubled escapes undone
     const r = this.foldedOrUnescaped(old, neu, oldBody, newBody, replaceAll, tiers, base, baseBody);
+    if (r.kind === "refused") return r;
     if (r.kind !== "none") {
       // old_string also matches elsewhere with its indentation shifted: two readings, no guess.
       if (deferred.length === 0 || replaceAll) return r;
@@ -743,18 +754,99 @@ class Planner {
           }
         }
         if (inner.kind === "match") {
+          const guarded = this.guardEscapes(inner, old, uOld, neu, replaceAll, !encodedBreaks || newWritten);
+          if (guarded.kind !== "match") return guarded;
           const how = inner.tier === "exact" ? "" : ` (then ${inner.tier})`;
-          const what = newWritten
+          const what = guarded.unescapedNew
+            ? "new_string was unescaped once too: as written it would have put escape sequences into the file where it has none"
+            : newWritten
             ? "new_string was taken as written"
             : encodedBreaks
             ? "old_string and new_string had their line breaks written as \\n, so both were unescaped once"
             : "new_string was taken as written, with the escapes old_string doubled undone only where new_string repeats old_string";
-          return { ...inner, tier: "unescaped", note: `matched after undoing doubled escape sequences (\\n, \\t, \\", \\\\)${how}; ${what}` };
+          return { ...guarded.result, tier: "unescaped", note: `matched after undoing doubled escape sequences (\\n, \\t, \\", \\\\)${how}; ${what}` };
         }
         if (inner.kind === "ambiguous") return { ...inner, tier: "unescaped", message: inner.message.replace("places", "places once escape sequences are undone") };
       }
     }
     return { kind: "none" };
+  }
+
+  /**
+   * The escape rule of the unescaped tier: old_string matched only once the
+   * escape sequences it used (`\"`, `\\`, `\n` ...) were undone, so those
+   * sequences are the caller's escaping, not the file's text. A replacement
+   * never writes one of them into the file unless the file already uses it
+   * literally in the matched lines (a string literal that really holds `\"`).
+   * When new_string as written would, it is read unescaped like old_string
+   * instead, provided that reading writes none of them and new_string shows
+   * no sign of having been written unescaped (a bare `"` where old_string
+   * wrote `\"`); otherwise the edit is refused with both readings. The
+   * same rule filters the alternative readings offered to the caller's checks.
+   * `asWritten`: whether the candidates took new_string as written (else it
+   * was unescaped already, and there is no other reading).
+   */
+  guardEscapes(
+    inner: Extract<LadderResult, { kind: "match" }>,
+    old: string,
+    uOld: string,
+    neu: string,
+    replaceAll: boolean,
+    asWritten: boolean,
+  ): { kind: "match"; result: Extract<LadderResult, { kind: "match" }>; unescapedNew: boolean } | Extract<LadderResult, { kind: "refused" }> {
+    const seqs = undoneEscapes(old);
+    if (seqs.length === 0) return { kind: "match", result: inner, unescapedNew: false };
+    const v = this.view;
+    const uNew = unescapeOnce(neu);
+    let other: LadderResult | undefined;
+    let unescapedNew = false;
+    const candidates: Candidate[] = [];
+    for (const c of inner.candidates) {
+      const lastLine = v.lineAt(Math.max(c.start, c.end - 1));
+      const region = v.norm.slice(v.lineStarts[c.firstLine], v.lineStarts[lastLine] + v.lines[lastLine].length);
+      const forbidden = seqs.filter((s) => !region.includes(s));
+      const writes = (text: string): string[] => forbidden.filter((s) => text.includes(s));
+      const clean = (x: Candidate): Candidate => {
+        const alts = x.alternatives;
+        return alts ? { ...x, alternatives: () => alts().filter((a) => writes(a.text).length === 0) } : x;
+      };
+      if (forbidden.length === 0) {
+        candidates.push(c);
+        continue;
+      }
+      const built = c.build();
+      // A replacement that cannot be built fails later with its own reason.
+      if (!built.ok || writes(built.text).length === 0) {
+        candidates.push(clean(c));
+        continue;
+      }
+      const bad = writes(built.text);
+      if (asWritten && uNew !== neu) {
+        other ??= this.run(uOld, uNew, replaceAll, INNER_TIERS);
+        const alt = other.kind === "match" ? other.candidates.find((a) => a.start === c.start && a.end === c.end) : undefined;
+        const altBuilt = alt?.build();
+        if (alt && altBuilt?.ok && writes(altBuilt.text).length === 0 && !writtenUnescaped(neu, seqs)) {
+          candidates.push(clean(alt));
+          unescapedNew = true;
+          continue;
+        }
+      }
+      const line = c.firstLine + 1;
+      const shown = (t: string): string => showLine(t.split("\n").find((l) => writes(l).length > 0) ?? t.split("\n")[0]);
+      return {
+        kind: "refused",
+        reason: "escape-unclear",
+        tier: "unescaped",
+        lines: [line],
+        message:
+          `old_string matches line ${line} only once its escape sequences (${seqs.join(" ")}) are undone, so they were escaping, ` +
+          `not the file's text. new_string can be read two ways, and neither is certain:\n` +
+          `  as written (puts ${bad.join(" ")} into lines that have none): ${shown(built.text)}\n` +
+          `  unescaped like old_string: ${showLine(unescapeOnce(shown(built.text)))}\n` +
+          "Nothing was changed. Send old_string and new_string exactly as the file reads, without the extra escaping.",
+      };
+    }
+    return { kind: "match", result: { ...inner, candidates }, unescapedNew };
   }
 
   similar(oldBody: Body, newBody: Body): LadderResult {
@@ -928,6 +1020,7 @@ export function planEdit(text: string, oldString: string, newString: string, opt
   const planner = new Planner(new FileIndex(view));
   const r = planner.run(old, neu, replaceAll, ALL_TIERS);
   if (r.kind === "ambiguous") return { ok: false, reason: "ambiguous", tier: r.tier, message: r.message, lines: r.lines };
+  if (r.kind === "refused") return { ok: false, reason: r.reason, ...(r.tier ? { tier: r.tier } : {}), message: r.message, lines: r.lines };
   if (r.kind === "none") return notFound(planner, old, neu);
 
   // Already applied: new_string contains old_string and sits right where old_string was found.

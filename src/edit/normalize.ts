@@ -253,6 +253,37 @@ export function unescapeOnce(s: string): string {
   return normalizeEol(out);
 }
 
+/**
+ * The escape sequences unescapeOnce would undo in `s` (`\"`, `\n`, `\\` ...),
+ * each once, in the order first seen.
+ */
+export function undoneEscapes(s: string): string[] {
+  const out: string[] = [];
+  for (let i = s.indexOf("\\"); i !== -1 && i + 1 < s.length; i = s.indexOf("\\", i)) {
+    const seq = s.slice(i, i + 2);
+    if (ESCAPES[s[i + 1]] !== undefined) {
+      if (!out.includes(seq)) out.push(seq);
+      i += 2;
+    } else i += 1;
+  }
+  return out;
+}
+
+/**
+ * Whether `s` holds, outside any escape sequence, a quote character that one
+ * of `escapes` escapes (a bare `"` where old_string wrote `\"`): then `s` was
+ * not escaped the way old_string was, and unescaping it would be a guess.
+ */
+export function writtenUnescaped(s: string, escapes: readonly string[]): boolean {
+  const quotes: string[] = escapes.map((e) => e[1]).filter((c) => c === '"' || c === "'" || c === "`");
+  if (quotes.length === 0) return false;
+  for (let i = 0; i < s.length; i++) {
+    if (s[i] === "\\") i++;
+    else if (quotes.includes(s[i])) return true;
+  }
+  return false;
+}
+
 // ------------------------------------------------------ similarity keys
 
 /** The key a line is compared by in the similarity tier: folded, trimmed, inner runs of blanks collapsed. */
