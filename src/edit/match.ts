@@ -57,6 +57,8 @@ import {
   writtenUnescaped,
 } from "./normalize.js";
 import { type MergePolicy, type RebuildProblem, rebuildLines } from "./replacementText.js";
+import { SearchBudget, SearchStopped } from "./searchBudget.js";
+import { EDIT_FUZZY_UNBOUNDED_CHARS } from "../limits.js";
 import { diffArrays } from "diff";
 import { detectStyle, fitsPlace } from "./indent.js";
 import { type LineStats, type WindowScore, closestWindow, levenshtein, lineStats, windowsAtLeast } from "./similarity.js";
@@ -86,6 +88,11 @@ export interface Replacement {
 
 export interface PlanOptions {
   replaceAll?: boolean;
+  /**
+   * CPU time (ms) the approximate tiers may spend; default: unbounded for a text up to
+   * EDIT_FUZZY_UNBOUNDED_CHARS, EDIT_FUZZY_BUDGET_MS above (see searchBudget.ts).
+   */
+  searchBudgetMs?: number;
   /** Line ending for the replacement text; default: the one used in the matched region, else the file's most common one. */
   eol?: "\n" | "\r\n";
 }
@@ -198,24 +205,79 @@ class FileIndex {
   private cache = new Map<string, string[]>();
   private folded?: FoldedText;
   private stats?: LineStats;
-  constructor(readonly view: TextView) {}
+  constructor(
+    readonly view: TextView,
+    readonly budget: SearchBudget,
+  ) {}
 
   keys(name: string, f: (line: string) => string): string[] {
     let k = this.cache.get(name);
     if (!k) {
-      k = this.view.lines.slice(0, this.view.realLineCount).map(f);
+      const n = this.view.realLineCount;
+      const lines = this.view.lines;
+      k = new Array<string>(n);
+      for (let i = 0; i < n; i++) {
+        if ((i & 4095) === 0) this.budget.check();
+        k[i] = f(lines[i]);
+      }
       this.cache.set(name, k);
     }
     return k;
   }
   foldedText(): FoldedText {
-    return (this.folded ??= foldWithMap(this.view.norm));
+    return (this.folded ??= foldWithMap(this.view.norm, () => this.budget.check()));
   }
   /** The file's indentation unit (columns per level). */
   indentUnit(): number {
     return (this.unit ??= detectStyle(this.view.lines).unit);
   }
   private unit?: number;
+  /**
+   * Starts of the windows of whole lines whose keys (by `f`, a key that keeps
+   * a line's text but for blanks at its ends, and folding when `folded`)
+   * equal oldKeys. On a large text whose keys were not built yet, the lines
+   * holding old_string's longest key are found by a native string search
+   * (a line's key is a substring of the line) and only their windows are
+   * keyed: building the keys of every line allocates a string per line, which
+   * made a miss in a file of megabytes slow.
+   */
+  windows(name: string, f: (line: string) => string, oldKeys: string[], folded: boolean): number[] {
+    const v = this.view;
+    let j = -1;
+    for (let t = 0; t < oldKeys.length; t++) if (oldKeys[t] !== "" && (j === -1 || oldKeys[t].length > oldKeys[j].length)) j = t;
+    if (j === -1 || this.cache.has(name) || v.norm.length <= EDIT_FUZZY_UNBOUNDED_CHARS || (folded && this.foldable())) {
+      return lineWindows(this.keys(name, f), oldKeys);
+    }
+    const k = oldKeys.length;
+    const out: number[] = [];
+    let last = -1;
+    let seen = 0;
+    for (let p = v.norm.indexOf(oldKeys[j]); p !== -1; p = v.norm.indexOf(oldKeys[j], p + 1)) {
+      if ((++seen & 1023) === 0) this.budget.check();
+      const line = v.lineAt(p);
+      if (line === last) continue;
+      last = line;
+      const i = line - j;
+      if (i < 0 || i + k > v.realLineCount) continue;
+      let t = 0;
+      while (t < k && f(v.lines[i + t]) === oldKeys[t]) t++;
+      if (t === k) out.push(i);
+    }
+    return out;
+  }
+  /**
+   * The same for tiers that keep every word character (blanks inside lines
+   * ignored, tokens): old_string's longest words each occur in the text.
+   */
+  containsWords(old: string): boolean {
+    if (this.foldable()) return true;
+    const words = (foldText(old).match(/[\p{L}\p{N}_$]+/gu) ?? []).sort((a, b) => b.length - a.length).slice(0, 3);
+    return words.every((w) => this.view.norm.includes(w));
+  }
+  private fileFoldable?: boolean;
+  private foldable(): boolean {
+    return (this.fileFoldable ??= hasFoldable(this.view.norm));
+  }
   similarityStats(): LineStats {
     return (this.stats ??= lineStats(this.keys("similar", similarityKey)));
   }
@@ -314,8 +376,17 @@ function newStringCoordinates(oldLines: string[], fileLines: string[], newLines:
 
 class Planner {
   readonly view: TextView;
+  /** The outermost tier the ladder has reached (what a stopped search reports). */
+  reached: Tier = "exact";
+  private depth = 0;
   constructor(readonly index: FileIndex) {
     this.view = index.view;
+  }
+
+  /** Notes the tier about to run (outermost ladder only) and checks the budget. */
+  enter(tier: Tier): void {
+    if (this.depth === 1) this.reached = tier;
+    this.index.budget.check();
   }
 
   /**
@@ -487,7 +558,7 @@ class Planner {
     const insideIndent = before !== "" && isBlank(before) && /^[ \t]/.test(oldBody.lines[0] ?? "");
     const partial = !isBlank(before) || !isBlank(after) || insideIndent;
     if (!partial) return r;
-    const rivals = lineWindows(this.index.keys("foldTrim", foldTrimKey), oldBody.lines.map(foldTrimKey))
+    const rivals = this.index.windows("foldTrim", foldTrimKey, oldBody.lines.map(foldTrimKey), true)
       .map((i) => this.windowCandidate(i, oldBody, newBody, IDENTITY, "ours"))
       .filter((w) => w.end <= c.start || w.start >= c.end);
     if (rivals.length === 0) return r;
@@ -515,6 +586,15 @@ class Planner {
    * merges against what the model wrote).
    */
   run(old: string, neu: string, replaceAll: boolean, tiers: ReadonlySet<Tier>, base: string = old): LadderResult {
+    this.depth++;
+    try {
+      return this.ladder(old, neu, replaceAll, tiers, base);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private ladder(old: string, neu: string, replaceAll: boolean, tiers: ReadonlySet<Tier>, base: string): LadderResult {
     const v = this.view;
     const oldBody = bodyOf(old);
     const newBody = bodyOf(neu);
@@ -535,8 +615,9 @@ class Planner {
 
     // 2. trailing whitespace
     if (tiers.has("trailing-whitespace")) {
+      this.enter("trailing-whitespace");
       const oldKeys = oldBody.lines.map(trimEndKey);
-      const hits = lineWindows(this.index.keys("trimEnd", trimEndKey), oldKeys);
+      const hits = this.index.windows("trimEnd", trimEndKey, oldKeys, false);
       const r = this.decide(
         "trailing-whitespace",
         hits.map((i) => window(i, IDENTITY)),
@@ -550,8 +631,9 @@ class Planner {
     // 3. trimmed lines (irregular indentation); a uniform shift waits for indent-shifted
     let deferred: Candidate[] = [];
     if (tiers.has("trimmed-lines")) {
+      this.enter("trimmed-lines");
       const oldKeys = oldBody.lines.map(trimKey);
-      const hits = lineWindows(this.index.keys("trim", trimKey), oldKeys);
+      const hits = this.index.windows("trim", trimKey, oldKeys, false);
       if (hits.length > 1 && !replaceAll) return this.ambiguous("trimmed-lines", hits.map((i) => window(i, IDENTITY)), " when leading and trailing whitespace is ignored");
       if (hits.length > 0) {
         const rels = hits.map((i) => relateIndentation(indentPairs(oldBody.lines, v.lines.slice(i, i + oldBody.lines.length))));
@@ -587,8 +669,9 @@ class Planner {
 
     // 6. indentation shifted uniformly
     if (tiers.has("indent-shifted")) {
+      this.enter("indent-shifted");
       const oldKeys = oldBody.lines.map(foldTrimKey);
-      const hits = lineWindows(this.index.keys("foldTrim", foldTrimKey), oldKeys);
+      const hits = this.index.windows("foldTrim", foldTrimKey, oldKeys, true);
       if (hits.length > 1 && !replaceAll) return this.ambiguous("indent-shifted", hits.map((i) => window(i, IDENTITY)), " when indentation is ignored");
       const rels = hits.map((i) => relateIndentation(indentPairs(oldBody.lines, v.lines.slice(i, i + oldBody.lines.length))));
       if (hits.length > 0 && rels.every((r) => r.kind !== "irregular")) {
@@ -603,12 +686,14 @@ class Planner {
 
     // 7. runs of blanks inside lines
     if (tiers.has("inner-whitespace")) {
-      const w = this.innerWhitespace(old, neu, oldBody, newBody, replaceAll);
+      this.enter("inner-whitespace");
+      const w = this.index.containsWords(old) ? this.innerWhitespace(old, neu, oldBody, newBody, replaceAll) : ({ kind: "none" } as LadderResult);
       if (w.kind !== "none") return w;
     }
 
     // 8. line numbers copied from a numbered listing
     if (tiers.has("line-numbers")) {
+      this.enter("line-numbers");
       const stripped = stripLineNumbers(old);
       if (stripped !== null) {
         // new_string numbered the same way loses its numbers too; otherwise it is taken as written.
@@ -623,7 +708,10 @@ class Planner {
     }
 
     // 9. similarity
-    if (tiers.has("similar")) return this.similar(oldBody, newBody);
+    if (tiers.has("similar")) {
+      this.enter("similar");
+      return this.similar(oldBody, newBody);
+    }
     return { kind: "none" };
   }
 
@@ -671,6 +759,7 @@ class Planner {
       if (key.text === "") break;
       const spans: Candidate[] = [];
       for (let i = 0; i < v.realLineCount && spans.length <= MAX_LISTED_LINES; i++) {
+        if ((i & 1023) === 0) this.index.budget.check();
         const line = v.lines[i];
         const lk = spacingKey(line, loose);
         if (lk.text.length < key.text.length) continue;
@@ -697,6 +786,7 @@ class Planner {
   foldedOrUnescaped(old: string, neu: string, oldBody: Body, newBody: Body, replaceAll: boolean, tiers: ReadonlySet<Tier>, base: string, baseBody: Body): LadderResult {
     const v = this.view;
     if (tiers.has("unicode-folded") && (hasFoldable(old) || hasFoldable(v.norm))) {
+      this.enter("unicode-folded");
       const note = "matched after folding typographic punctuation and compatibility forms (curly quotes, dashes, ellipsis, non-breaking spaces, fullwidth forms); text new_string leaves unchanged keeps the file's characters, what it changes is kept as written";
       const foldedOld = foldText(old);
       const ft = this.index.foldedText();
@@ -724,6 +814,7 @@ class Planner {
       if (r.kind !== "none") return r;
     }
     if (tiers.has("unescaped")) {
+      this.enter("unescaped");
       const uOld = unescapeOnce(old);
       if (uOld !== old && uOld.trim() !== "") {
         // old_string with its line breaks written as \n: the whole call was escaped once too
@@ -857,10 +948,14 @@ class Planner {
     if (oldBody.lines.filter((l) => !isBlank(l)).length < SIMILARITY_MIN_LINES) return { kind: "none" };
     const fileStats = this.index.similarityStats();
     const oldStats = lineStats(oldBody.lines.map(similarityKey));
-    const scored = windowsAtLeast(fileStats, v.realLineCount, oldStats, SIMILARITY_THRESHOLD - SIMILARITY_MARGIN, {
-      similarity: SIMILARITY_THRESHOLD,
-      places: MAX_LISTED_PLACES + 1,
-    });
+    const scored = windowsAtLeast(
+      fileStats,
+      v.realLineCount,
+      oldStats,
+      SIMILARITY_THRESHOLD - SIMILARITY_MARGIN,
+      { similarity: SIMILARITY_THRESHOLD, places: MAX_LISTED_PLACES + 1 },
+      () => this.index.budget.check(),
+    );
     if (scored.length === 0) return { kind: "none" };
     scored.sort((a, b) => b.similarity - a.similarity || a.start - b.start);
     const best = scored[0];
@@ -1017,8 +1112,14 @@ export function planEdit(text: string, oldString: string, newString: string, opt
     return { ok: false, reason: "unchanged", message: "old_string and new_string are the same: there is nothing to change." };
   }
 
-  const planner = new Planner(new FileIndex(view));
-  const r = planner.run(old, neu, replaceAll, ALL_TIERS);
+  const planner = new Planner(new FileIndex(view, SearchBudget.forText(view.norm.length, opts.searchBudgetMs)));
+  let r: LadderResult;
+  try {
+    r = planner.run(old, neu, replaceAll, ALL_TIERS);
+  } catch (e) {
+    if (!(e instanceof SearchStopped)) throw e;
+    return searchStopped(planner, e.spentMs);
+  }
   if (r.kind === "ambiguous") return { ok: false, reason: "ambiguous", tier: r.tier, message: r.message, lines: r.lines };
   if (r.kind === "refused") return { ok: false, reason: r.reason, ...(r.tier ? { tier: r.tier } : {}), message: r.message, lines: r.lines };
   if (r.kind === "none") return notFound(planner, old, neu);
@@ -1157,7 +1258,7 @@ function findNewOnce(planner: Planner, neu: string): number | undefined {
   if (exact.length === 1) return v.lineAt(exact[0]) + 1;
   if (exact.length > 1) return undefined;
   const body = bodyOf(neu);
-  const hits = lineWindows(planner.index.keys("trim", trimKey), body.lines.map(trimKey));
+  const hits = planner.index.windows("trim", trimKey, body.lines.map(trimKey), false);
   return hits.length === 1 ? hits[0] + 1 : undefined;
 }
 
@@ -1179,13 +1280,45 @@ function appliedBefore(planner: Planner, old: string, neu: string, region: { sta
   return alreadyApplied(newLine, `old_string is not in the file as written, but new_string is, at line ${newLine}: the edit looks already applied`);
 }
 
+function searchStopped(planner: Planner, spentMs: number): MatchFailure {
+  const v = planner.view;
+  const tried = TIERS.slice(0, TIERS.indexOf(planner.reached));
+  return {
+    ok: false,
+    reason: "search-stopped",
+    tier: planner.reached,
+    message:
+      `old_string is not in the file as written${tried.length > 1 ? ` (nor by the ${tried.slice(1).join(", ")} tiers)` : ""}, and the search for ` +
+      `approximate matches stopped early: after ${Math.round(spentMs)} ms in the ${planner.reached} tier, on a file of ${v.realLineCount} lines ` +
+      `(${v.norm.length} characters; on files this large the looser tiers get ${planner.index.budget.limitMs} ms). Nothing was changed. ` +
+      "Copy old_string exactly from the file (grep or read shows its lines), or edit by line number with edit_lines.",
+  };
+}
+
 function notFound(planner: Planner, old: string, neu: string): MatchFailure {
+  try {
+    return notFoundWithin(planner, old, neu);
+  } catch (e) {
+    if (!(e instanceof SearchStopped)) throw e;
+    // The closest region is a courtesy: without the time for it, the plain answer.
+    return {
+      ok: false,
+      reason: "not-found",
+      message:
+        "old_string was not found in the file, not even ignoring whitespace and indentation, typographic punctuation or doubled escapes " +
+        `(the search for the closest region stopped after ${Math.round(e.spentMs)} ms: the file has ${planner.view.realLineCount} lines). ` +
+        "Re-read the file and copy old_string from it exactly.",
+    };
+  }
+}
+
+function notFoundWithin(planner: Planner, old: string, neu: string): MatchFailure {
   const v = planner.view;
   const oldBody = bodyOf(old);
   const k = oldBody.lines.length;
   const fileStats = planner.index.similarityStats();
   const oldKeys = oldBody.lines.map(similarityKey);
-  const best = closestWindow(fileStats, v.realLineCount, lineStats(oldKeys));
+  const best = closestWindow(fileStats, v.realLineCount, lineStats(oldKeys), () => planner.index.budget.check());
 
   let closest: ClosestRegion | undefined;
   if (best) {

@@ -176,7 +176,7 @@ function clusterEnd(s: string, i: number): number {
   return j;
 }
 
-function fold(s: string, withMap: boolean): FoldedText {
+function fold(s: string, withMap: boolean, check?: () => void): FoldedText {
   const out: string[] = [];
   const idx: number[] = [];
   const emit = (text: string, from: number, oneToOne: boolean): void => {
@@ -185,11 +185,15 @@ function fold(s: string, withMap: boolean): FoldedText {
       if (withMap) idx.push(oneToOne ? from + k : from);
     }
   };
-  for (let i = 0; i < s.length; ) {
+  for (let i = 0, next = 65536; i < s.length; ) {
+    if (check && i >= next) {
+      check();
+      next = i + 65536;
+    }
     const code = s.charCodeAt(i);
-    const next = s.charCodeAt(i + 1);
+    const after = s.charCodeAt(i + 1);
     // ASCII not followed by a combining mark: itself.
-    if (code < 0x80 && !(next >= 0x300 && COMBINING_MARK.test(s[i + 1] ?? ""))) {
+    if (code < 0x80 && !(after >= 0x300 && COMBINING_MARK.test(s[i + 1] ?? ""))) {
       emit(s[i], i, true);
       i++;
       continue;
@@ -216,13 +220,14 @@ export function foldText(s: string): string {
   return hasFoldable(s) ? fold(s, false).text : s;
 }
 
-export function foldWithMap(s: string): FoldedText {
+/** `check` is called every 64K characters (a search budget throws from it). */
+export function foldWithMap(s: string, check?: () => void): FoldedText {
   if (!hasFoldable(s)) {
     const map = new Int32Array(s.length + 1);
     for (let i = 0; i <= s.length; i++) map[i] = i;
     return { text: s, map };
   }
-  return fold(s, true);
+  return fold(s, true, check);
 }
 
 // ------------------------------------------------------------- unescaping
