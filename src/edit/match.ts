@@ -25,6 +25,12 @@
 //   inner-whitespace      whole lines with runs of blanks inside them ignored, or a
 //                         fragment inside one line with its spacing and the blanks
 //                         and line breaks around it ignored
+//   token-whitespace      the same tokens (words, string literals, punctuation) with
+//                         only layout between them differing: line breaks, blanks
+//                         next to brackets and operators (never between two words, or
+//                         inside a string literal, or where an operator would change:
+//                         see tokens.ts); the file's layout is kept where new_string
+//                         repeats old_string's tokens
 //   similar               whole-line windows scoring ≥ 0.95, only when no other
 //                         place scores ≥ 0.95 or within 0.05 of the best, and
 //                         only for an old_string of 3 or more non-blank lines
@@ -58,15 +64,37 @@ import {
 } from "./normalize.js";
 import { type MergePolicy, type RebuildProblem, rebuildLines } from "./replacementText.js";
 import { SearchBudget, SearchStopped } from "./searchBudget.js";
+import { type Token, findTokenRuns, mergeTokens, tokenize } from "./tokens.js";
 import { EDIT_FUZZY_UNBOUNDED_CHARS } from "../limits.js";
 import { diffArrays } from "diff";
 import { detectStyle, fitsPlace } from "./indent.js";
 import { type LineStats, type WindowScore, closestWindow, levenshtein, lineStats, windowsAtLeast } from "./similarity.js";
 
-export type Tier = "exact" | "trailing-whitespace" | "trimmed-lines" | "unicode-folded" | "unescaped" | "indent-shifted" | "inner-whitespace" | "line-numbers" | "similar";
+export type Tier =
+  | "exact"
+  | "trailing-whitespace"
+  | "trimmed-lines"
+  | "unicode-folded"
+  | "unescaped"
+  | "indent-shifted"
+  | "inner-whitespace"
+  | "token-whitespace"
+  | "line-numbers"
+  | "similar";
 
 /** The tiers in the order they are tried. */
-export const TIERS: readonly Tier[] = ["exact", "trailing-whitespace", "trimmed-lines", "unicode-folded", "unescaped", "indent-shifted", "inner-whitespace", "line-numbers", "similar"];
+export const TIERS: readonly Tier[] = [
+  "exact",
+  "trailing-whitespace",
+  "trimmed-lines",
+  "unicode-folded",
+  "unescaped",
+  "indent-shifted",
+  "inner-whitespace",
+  "token-whitespace",
+  "line-numbers",
+  "similar",
+];
 
 /** The similarity tier accepts a window scoring at least this... */
 export const SIMILARITY_THRESHOLD = 0.95;
@@ -274,6 +302,11 @@ class FileIndex {
     const words = (foldText(old).match(/[\p{L}\p{N}_$]+/gu) ?? []).sort((a, b) => b.length - a.length).slice(0, 3);
     return words.every((w) => this.view.norm.includes(w));
   }
+  /** The file's tokens (token-whitespace tier). */
+  tokens(): Token[] {
+    return (this.fileTokens ??= tokenize(this.view.norm, () => this.budget.check()));
+  }
+  private fileTokens?: Token[];
   private fileFoldable?: boolean;
   private foldable(): boolean {
     return (this.fileFoldable ??= hasFoldable(this.view.norm));
@@ -691,7 +724,14 @@ class Planner {
       if (w.kind !== "none") return w;
     }
 
-    // 8. line numbers copied from a numbered listing
+    // 8. the same tokens, laid out differently
+    if (tiers.has("token-whitespace")) {
+      this.enter("token-whitespace");
+      const w = this.index.containsWords(old) ? this.tokenWhitespace(old, neu, replaceAll) : ({ kind: "none" } as LadderResult);
+      if (w.kind !== "none") return w;
+    }
+
+    // 9. line numbers copied from a numbered listing
     if (tiers.has("line-numbers")) {
       this.enter("line-numbers");
       const stripped = stripLineNumbers(old);
@@ -707,7 +747,7 @@ class Planner {
       }
     }
 
-    // 9. similarity
+    // 10. similarity
     if (tiers.has("similar")) {
       this.enter("similar");
       return this.similar(oldBody, newBody);
@@ -780,6 +820,41 @@ class Planner {
       if (r.kind !== "none") return r;
     }
     return { kind: "none" };
+  }
+
+  /**
+   * Tier 8: old_string's tokens (tokens.ts) found as a run of the file's
+   * tokens, only the layout between them differing (`function f(){return 1;}`
+   * for a function written over three lines, a JSON object on one line for a
+   * pretty-printed one, old_string padded with blank lines and tabs). The run
+   * must be unique (or replace_all). new_string is placed token by token: the
+   * file's whitespace where it repeats old_string, its own where it changes.
+   */
+  tokenWhitespace(old: string, neu: string, replaceAll: boolean): LadderResult {
+    const v = this.view;
+    const oldTokens = tokenize(old);
+    if (oldTokens.length < 2) return { kind: "none" };
+    const fileTokens = this.index.tokens();
+    const runs = findTokenRuns(fileTokens, oldTokens, () => this.index.budget.check());
+    if (runs.length === 0) return { kind: "none" };
+    const neuTokens = tokenize(neu);
+    const k = oldTokens.length;
+    const candidates: Candidate[] = runs.map((p) => {
+      const start = fileTokens[p].start;
+      return {
+        start,
+        end: fileTokens[p + k - 1].end,
+        firstLine: v.lineAt(start),
+        build: () => ({ ok: true, text: mergeTokens(v.norm, fileTokens, p, old, oldTokens, neu, neuTokens) }),
+      };
+    });
+    return this.decide(
+      "token-whitespace",
+      candidates,
+      replaceAll,
+      " when whitespace between tokens is ignored",
+      "matched the same tokens laid out differently (line breaks and blanks between tokens ignored, never between two words or inside a string); where new_string repeats old_string's tokens the file's layout was kept, what it changes is written as given",
+    );
   }
 
   /** Tiers 4 (unicode-folded) and 5 (unescaped). */
