@@ -201,15 +201,20 @@ export function mergeTokens(fileText: string, file: Token[], p: number, oldText:
     }
   }
   const fileGap = (before: number): string => fileText.slice(file[before - 1].end, file[before].start);
-  // The kept token nearest before each new token (else the nearest after): the reference for
-  // moving new_string's own line breaks into the file's indentation.
+  // The kept token nearest before each new token (else the nearest after) that starts its line
+  // in both old_string and the file: the reference for moving new_string's own line breaks into
+  // the file's indentation (the indentation of a line old_string quotes from its middle is unknown).
+  const leads = (f: number): boolean =>
+    lineIndent(fileText, file[f].start).length === file[f].start - (fileText.lastIndexOf("\n", file[f].start - 1) + 1) &&
+    lineIndent(oldText, old[f - p].start).length === old[f - p].start - (oldText.lastIndexOf("\n", old[f - p].start - 1) + 1) &&
+    (f > p || fileText.lastIndexOf("\n", file[f].start - 1) + 1 + lineIndent(fileText, file[f].start).length === file[f].start);
   const ref = new Array<number>(neu.length).fill(-1);
   for (let x = 0, last = -1; x < neu.length; x++) {
-    if (kept[x] >= 0) last = x;
+    if (kept[x] >= 0 && leads(kept[x])) last = x;
     ref[x] = last;
   }
   for (let x = neu.length - 1, next = -1; x >= 0; x--) {
-    if (kept[x] >= 0) next = x;
+    if (kept[x] >= 0 && leads(kept[x])) next = x;
     if (ref[x] === -1) ref[x] = next;
   }
   /**
@@ -247,7 +252,10 @@ export function mergeTokens(fileText: string, file: Token[], p: number, oldText:
     } else if (a >= 0 && b < 0) {
       // A changed stretch starts: where it replaces tokens, the file's whitespace before them; where
       // it is added, new_string's own, in the file's indentation.
-      gap = replaces[x] ? fileGap(a + 1) : shifted(own, x);
+      const g = fileGap(a + 1);
+      gap = replaces[x] ? g : shifted(own, x);
+      // The rest of the unchanged line (its trailing blanks) is the file's.
+      if (!replaces[x] && gap.includes("\n") && g.includes("\n")) gap = g.slice(0, g.indexOf("\n")) + gap.slice(gap.indexOf("\n"));
     } else if (a < 0 && b >= 0 && b > p) {
       // A changed stretch ends before an unchanged token: the file's whitespace before that token
       // (after an added stretch: new_string's line breaks, then the file's indentation of that token).

@@ -9,7 +9,17 @@ import os from "node:os";
 import path from "node:path";
 import { createWorkspace } from "../../src/workspace/workspace.ts";
 import { callTool } from "../../src/tools/policy.ts";
-import { tsFile } from "../../bench/edit-speed.mjs";
+
+/** A TypeScript file of about `n` lines (the shape bench/edit-speed.mjs edits). */
+function tsFile(n: number): string {
+  const out: string[] = [];
+  for (let i = 0; out.length + 12 <= n; i++) {
+    out.push(`export interface Shape${i} {`, "  id: number;", "  label: string;", "}");
+    out.push(`export function area${i}(s: Shape${i}, k: number): number {`, `  const base = s.id * ${i} + k;`, `  if (base > ${i}) {`);
+    out.push("    return base - s.label.length;", "  }", `  return ${i};`, "}", "");
+  }
+  return out.join("\n") + "\n";
+}
 
 function stateFiles(dir: string): string[] {
   const ids = path.join(dir, ".rt", "ids");
