@@ -28,7 +28,7 @@ export class SearchBudget {
   constructor(readonly limitMs: number) {
     this.start = limitMs === Infinity ? 0 : cpuMs();
   }
-  /** The budget for a text of `chars` characters: unbounded up to EDIT_FUZZY_UNBOUNDED_CHARS, unless `limitMs` says otherwise. */
+  /** The budget for a text of `chars` characters: unbounded up to EDIT_FUZZY_UNBOUNDED_CHARS, or `limitMs`. */
   static forText(chars: number, limitMs?: number): SearchBudget {
     return new SearchBudget(limitMs ?? (chars > EDIT_FUZZY_UNBOUNDED_CHARS ? EDIT_FUZZY_BUDGET_MS : Infinity));
   }

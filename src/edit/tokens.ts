@@ -70,21 +70,25 @@ export function tokenize(text: string, check?: () => void): Token[] {
     const prev = i > 0 ? text[i - 1] : "\n";
     if (!comment) {
       // A line comment starts at `//` (not in `http://`) or at `# ` after a blank or at a line's start.
-      if ((c === "/" && text[i + 1] === "/" && prev !== ":") || (c === "#" && (lineStart || isSpace(prev)) && /^[ \t!]|^$|^\n/.test(text.slice(i + 1, i + 2)))) {
-        comment = true;
-      }
+      const slashes = c === "/" && text[i + 1] === "/" && prev !== ":";
+      const hash = c === "#" && (lineStart || isSpace(prev)) && /^[ \t!]|^$|^\n/.test(text.slice(i + 1, i + 2));
+      if (slashes || hash) comment = true;
     }
     lineStart = false;
     if (isWordChar(c)) {
       let j = i + 1;
-      while (j < text.length && (isWordChar(text[j]) || (text[j] === "." && /[0-9]/.test(c) && /[0-9]/.test(text[j + 1] ?? "")))) j++;
+      // A number's decimal point is part of it (1.5).
+      const point = (at: number): boolean => text[at] === "." && /[0-9]/.test(c) && /[0-9]/.test(text[at + 1] ?? "");
+      while (j < text.length && (isWordChar(text[j]) || point(j))) j++;
       out.push({ start: i, end: j, text: text.slice(i, j), kind: "word", comment });
       i = j;
       continue;
     }
     if (!comment && (c === '"' || c === "`" || (c === "'" && !isWordChar(prev)))) {
       let j = i + 1;
-      while (j < text.length && text[j] !== c && text[j] !== "\n") j += text[j] === "\\" && text[j + 1] !== "\n" ? 2 : 1;
+      while (j < text.length && text[j] !== c && text[j] !== "\n") {
+        j += text[j] === "\\" && text[j + 1] !== "\n" ? 2 : 1;
+      }
       if (j < text.length && text[j] === c) {
         out.push({ start: i, end: j + 1, text: text.slice(i, j + 1), kind: "string", comment });
         i = j + 1;
@@ -172,7 +176,15 @@ export function findTokenRuns(file: Token[], old: Token[], check?: () => void): 
  * to the unchanged ones by the file's whitespace where the change replaces
  * tokens, or starts a line of its own where the file has a line break).
  */
-export function mergeTokens(fileText: string, file: Token[], p: number, oldText: string, old: Token[], neuText: string, neu: Token[]): string {
+export function mergeTokens(
+  fileText: string,
+  file: Token[],
+  p: number,
+  oldText: string,
+  old: Token[],
+  neuText: string,
+  neu: Token[],
+): string {
   if (neu.length === 0) return "";
   // kept[n]: the file token new token n repeats (through old_string), or -1 for a changed or added one.
   const kept = new Array<number>(neu.length).fill(-1);
@@ -204,10 +216,9 @@ export function mergeTokens(fileText: string, file: Token[], p: number, oldText:
   // The kept token nearest before each new token (else the nearest after) that starts its line
   // in both old_string and the file: the reference for moving new_string's own line breaks into
   // the file's indentation (the indentation of a line old_string quotes from its middle is unknown).
-  const leads = (f: number): boolean =>
-    lineIndent(fileText, file[f].start).length === file[f].start - (fileText.lastIndexOf("\n", file[f].start - 1) + 1) &&
-    lineIndent(oldText, old[f - p].start).length === old[f - p].start - (oldText.lastIndexOf("\n", old[f - p].start - 1) + 1) &&
-    (f > p || fileText.lastIndexOf("\n", file[f].start - 1) + 1 + lineIndent(fileText, file[f].start).length === file[f].start);
+  const startsLine = (text: string, at: number): boolean =>
+    lineIndent(text, at).length === at - (text.lastIndexOf("\n", at - 1) + 1);
+  const leads = (f: number): boolean => startsLine(fileText, file[f].start) && startsLine(oldText, old[f - p].start);
   const ref = new Array<number>(neu.length).fill(-1);
   for (let x = 0, last = -1; x < neu.length; x++) {
     if (kept[x] >= 0 && leads(kept[x])) last = x;
@@ -232,7 +243,9 @@ export function mergeTokens(fileText: string, file: Token[], p: number, oldText:
     const inOld = lineIndent(oldText, old[kept[r] - p].start);
     let moved = ind;
     if (ind.startsWith(inOld)) moved = inFile + ind.slice(inOld.length);
-    else if (inOld.startsWith(ind) && inFile.length >= inOld.length - ind.length) moved = inFile.slice(0, inFile.length - (inOld.length - ind.length));
+    else if (inOld.startsWith(ind) && inFile.length >= inOld.length - ind.length) {
+      moved = inFile.slice(0, inFile.length - (inOld.length - ind.length));
+    }
     return own.slice(0, nl + 1) + moved;
   };
   let out = neu[0].text;
@@ -255,7 +268,9 @@ export function mergeTokens(fileText: string, file: Token[], p: number, oldText:
       const g = fileGap(a + 1);
       gap = replaces[x] ? g : shifted(own, x);
       // The rest of the unchanged line (its trailing blanks) is the file's.
-      if (!replaces[x] && gap.includes("\n") && g.includes("\n")) gap = g.slice(0, g.indexOf("\n")) + gap.slice(gap.indexOf("\n"));
+      if (!replaces[x] && gap.includes("\n") && g.includes("\n")) {
+        gap = g.slice(0, g.indexOf("\n")) + gap.slice(gap.indexOf("\n"));
+      }
     } else if (a < 0 && b >= 0 && b > p) {
       // A changed stretch ends before an unchanged token: the file's whitespace before that token
       // (after an added stretch: new_string's line breaks, then the file's indentation of that token).
