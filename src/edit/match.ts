@@ -845,7 +845,10 @@ class Planner {
         start,
         end: fileTokens[p + k - 1].end,
         firstLine: v.lineAt(start),
-        build: () => ({ ok: true, text: mergeTokens(v.norm, fileTokens, p, old, oldTokens, neu, neuTokens) }),
+        build: () => {
+          const text = mergeTokens(v.norm, fileTokens, p, old, oldTokens, neu, neuTokens);
+          return text === null ? { ok: false, newLine: 1, problem: "indent", indent: "" } : { ok: true, text };
+        },
       };
     });
     return this.decide(

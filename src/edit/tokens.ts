@@ -175,6 +175,8 @@ export function findTokenRuns(file: Token[], old: Token[], check?: () => void): 
  * old_string, and new_string's own where it changes or adds tokens (joined
  * to the unchanged ones by the file's whitespace where the change replaces
  * tokens, or starts a line of its own where the file has a line break).
+ * Null when a line it adds cannot be indented from evidence (old_string starts
+ * inside a line and no line it quotes whole comes before the added one).
  */
 export function mergeTokens(
   fileText: string,
@@ -184,7 +186,7 @@ export function mergeTokens(
   old: Token[],
   neuText: string,
   neu: Token[],
-): string {
+): string | null {
   if (neu.length === 0) return "";
   // kept[n]: the file token new token n repeats (through old_string), or -1 for a changed or added one.
   const kept = new Array<number>(neu.length).fill(-1);
@@ -224,6 +226,10 @@ export function mergeTokens(
     if (kept[x] >= 0 && leads(kept[x])) last = x;
     ref[x] = last;
   }
+  const before = [...ref];
+  // old_string starts inside a line of the file: its first line's indentation says nothing.
+  const midLine = !startsLine(fileText, file[p].start);
+  let unclear = false;
   for (let x = neu.length - 1, next = -1; x >= 0; x--) {
     if (kept[x] >= 0 && leads(kept[x])) next = x;
     if (ref[x] === -1) ref[x] = next;
@@ -237,7 +243,10 @@ export function mergeTokens(
   const shifted = (own: string, x: number): string => {
     const nl = own.lastIndexOf("\n");
     const r = ref[x];
-    if (nl === -1 || r === -1) return own;
+    if (nl === -1) return own;
+    // A line added before any line old_string quotes from its start, after a fragment: no evidence.
+    if (before[x] === -1 && midLine) unclear = true;
+    if (r === -1) return own;
     const ind = own.slice(nl + 1);
     const inFile = lineIndent(fileText, file[kept[r]].start);
     const inOld = lineIndent(oldText, old[kept[r] - p].start);
@@ -284,5 +293,5 @@ export function mergeTokens(
     if (neu[x - 1].comment && gap.includes("\n") !== own.includes("\n")) gap = own;
     out += gap + neu[x].text;
   }
-  return out;
+  return unclear ? null : out;
 }
