@@ -47,6 +47,17 @@ export const INDEX_CHECKPOINT_LINES = 1024;
  */
 export const INDEX_SCAN_CHUNK = 1024 * 1024;
 
+/**
+ * `edit`, `multi_edit`: on a text larger than this (characters), the approximate matching tiers run
+ * against EDIT_FUZZY_BUDGET_MS; smaller texts always get every tier (the result never depends on the machine).
+ */
+export const EDIT_FUZZY_UNBOUNDED_CHARS = 1_000_000;
+/**
+ * `edit`, `multi_edit`: CPU time (ms) the approximate matching tiers may spend on one old_string in a larger
+ * text; then the search stops and the edit is refused, saying so (an old_string that is not in a 9 MB file
+ * took seconds of fuzzy search).
+ */
+export const EDIT_FUZZY_BUDGET_MS = 200;
 /** Editing tools hold a file in memory: larger files are refused. */
 export const EDIT_MAX_BYTES = 64 * 1024 * 1024;
 

@@ -25,6 +25,12 @@
 //   inner-whitespace      whole lines with runs of blanks inside them ignored, or a
 //                         fragment inside one line with its spacing and the blanks
 //                         and line breaks around it ignored
+//   token-whitespace      the same tokens (words, string literals, punctuation) with
+//                         only layout between them differing: line breaks, blanks
+//                         next to brackets and operators (never between two words, or
+//                         inside a string literal, or where an operator would change:
+//                         see tokens.ts); the file's layout is kept where new_string
+//                         repeats old_string's tokens
 //   similar               whole-line windows scoring ≥ 0.95, only when no other
 //                         place scores ≥ 0.95 or within 0.05 of the best, and
 //                         only for an old_string of 3 or more non-blank lines
@@ -51,18 +57,44 @@ import {
   spacingKey,
   trimBoth,
   trimEnd,
+  undoneEscapes,
   unescapeOnce,
   viewOf,
+  writtenUnescaped,
 } from "./normalize.js";
 import { type MergePolicy, type RebuildProblem, rebuildLines } from "./replacementText.js";
+import { SearchBudget, SearchStopped } from "./searchBudget.js";
+import { type Token, findTokenRuns, mergeTokens, tokenize } from "./tokens.js";
+import { EDIT_FUZZY_UNBOUNDED_CHARS } from "../limits.js";
 import { diffArrays } from "diff";
 import { detectStyle, fitsPlace } from "./indent.js";
 import { type LineStats, type WindowScore, closestWindow, levenshtein, lineStats, windowsAtLeast } from "./similarity.js";
 
-export type Tier = "exact" | "trailing-whitespace" | "trimmed-lines" | "unicode-folded" | "unescaped" | "indent-shifted" | "inner-whitespace" | "line-numbers" | "similar";
+export type Tier =
+  | "exact"
+  | "trailing-whitespace"
+  | "trimmed-lines"
+  | "unicode-folded"
+  | "unescaped"
+  | "indent-shifted"
+  | "inner-whitespace"
+  | "token-whitespace"
+  | "line-numbers"
+  | "similar";
 
 /** The tiers in the order they are tried. */
-export const TIERS: readonly Tier[] = ["exact", "trailing-whitespace", "trimmed-lines", "unicode-folded", "unescaped", "indent-shifted", "inner-whitespace", "line-numbers", "similar"];
+export const TIERS: readonly Tier[] = [
+  "exact",
+  "trailing-whitespace",
+  "trimmed-lines",
+  "unicode-folded",
+  "unescaped",
+  "indent-shifted",
+  "inner-whitespace",
+  "token-whitespace",
+  "line-numbers",
+  "similar",
+];
 
 /** The similarity tier accepts a window scoring at least this... */
 export const SIMILARITY_THRESHOLD = 0.95;
@@ -84,6 +116,11 @@ export interface Replacement {
 
 export interface PlanOptions {
   replaceAll?: boolean;
+  /**
+   * CPU time (ms) the approximate tiers may spend; default: unbounded for a text up to
+   * EDIT_FUZZY_UNBOUNDED_CHARS, EDIT_FUZZY_BUDGET_MS above (see searchBudget.ts).
+   */
+  searchBudgetMs?: number;
   /** Line ending for the replacement text; default: the one used in the matched region, else the file's most common one. */
   eol?: "\n" | "\r\n";
 }
@@ -123,7 +160,14 @@ export type FailureReason =
   /** The match was found only by ignoring indentation, and new_string's indentation cannot be translated. */
   | "indent-unclear"
   /** Similar match: new_string changes a line where old_string's copy also differs from the file. */
-  | "conflict";
+  | "conflict"
+  /**
+   * old_string matched only once escape sequences were undone, and new_string read as written would put
+   * one of those sequences where the file does not use it, while reading it unescaped is not certain either.
+   */
+  | "escape-unclear"
+  /** The search for approximate matches stopped at its time budget before finding old_string. */
+  | "search-stopped";
 
 export interface ClosestRegion {
   /** 1-based, inclusive. */
@@ -168,6 +212,7 @@ interface Candidate {
 type LadderResult =
   | { kind: "match"; tier: Tier; candidates: Candidate[]; note?: string; similarity?: number }
   | { kind: "ambiguous"; tier: Tier; lines: number[]; message: string }
+  | { kind: "refused"; reason: FailureReason; tier?: Tier; lines: number[]; message: string }
   | { kind: "none" };
 
 /** A string split into lines, the final newline (if any) noted apart. */
@@ -188,24 +233,84 @@ class FileIndex {
   private cache = new Map<string, string[]>();
   private folded?: FoldedText;
   private stats?: LineStats;
-  constructor(readonly view: TextView) {}
+  constructor(
+    readonly view: TextView,
+    readonly budget: SearchBudget,
+  ) {}
 
   keys(name: string, f: (line: string) => string): string[] {
     let k = this.cache.get(name);
     if (!k) {
-      k = this.view.lines.slice(0, this.view.realLineCount).map(f);
+      const n = this.view.realLineCount;
+      const lines = this.view.lines;
+      k = new Array<string>(n);
+      for (let i = 0; i < n; i++) {
+        if ((i & 4095) === 0) this.budget.check();
+        k[i] = f(lines[i]);
+      }
       this.cache.set(name, k);
     }
     return k;
   }
   foldedText(): FoldedText {
-    return (this.folded ??= foldWithMap(this.view.norm));
+    return (this.folded ??= foldWithMap(this.view.norm, () => this.budget.check()));
   }
   /** The file's indentation unit (columns per level). */
   indentUnit(): number {
     return (this.unit ??= detectStyle(this.view.lines).unit);
   }
   private unit?: number;
+  /**
+   * Starts of the windows of whole lines whose keys (by `f`, a key that keeps
+   * a line's text but for blanks at its ends, and folding when `folded`)
+   * equal oldKeys. On a large text whose keys were not built yet, the lines
+   * holding old_string's longest key are found by a native string search
+   * (a line's key is a substring of the line) and only their windows are
+   * keyed: building the keys of every line allocates a string per line, which
+   * made a miss in a file of megabytes slow.
+   */
+  windows(name: string, f: (line: string) => string, oldKeys: string[], folded: boolean): number[] {
+    const v = this.view;
+    let j = -1;
+    for (let t = 0; t < oldKeys.length; t++) if (oldKeys[t] !== "" && (j === -1 || oldKeys[t].length > oldKeys[j].length)) j = t;
+    if (j === -1 || this.cache.has(name) || v.norm.length <= EDIT_FUZZY_UNBOUNDED_CHARS || (folded && this.foldable())) {
+      return lineWindows(this.keys(name, f), oldKeys);
+    }
+    const k = oldKeys.length;
+    const out: number[] = [];
+    let last = -1;
+    let seen = 0;
+    for (let p = v.norm.indexOf(oldKeys[j]); p !== -1; p = v.norm.indexOf(oldKeys[j], p + 1)) {
+      if ((++seen & 1023) === 0) this.budget.check();
+      const line = v.lineAt(p);
+      if (line === last) continue;
+      last = line;
+      const i = line - j;
+      if (i < 0 || i + k > v.realLineCount) continue;
+      let t = 0;
+      while (t < k && f(v.lines[i + t]) === oldKeys[t]) t++;
+      if (t === k) out.push(i);
+    }
+    return out;
+  }
+  /**
+   * The same for tiers that keep every word character (blanks inside lines
+   * ignored, tokens): old_string's longest words each occur in the text.
+   */
+  containsWords(old: string): boolean {
+    if (this.foldable()) return true;
+    const words = (foldText(old).match(/[\p{L}\p{N}_$]+/gu) ?? []).sort((a, b) => b.length - a.length).slice(0, 3);
+    return words.every((w) => this.view.norm.includes(w));
+  }
+  /** The file's tokens (token-whitespace tier). */
+  tokens(): Token[] {
+    return (this.fileTokens ??= tokenize(this.view.norm, () => this.budget.check()));
+  }
+  private fileTokens?: Token[];
+  private fileFoldable?: boolean;
+  private foldable(): boolean {
+    return (this.fileFoldable ??= hasFoldable(this.view.norm));
+  }
   similarityStats(): LineStats {
     return (this.stats ??= lineStats(this.keys("similar", similarityKey)));
   }
@@ -304,8 +409,17 @@ function newStringCoordinates(oldLines: string[], fileLines: string[], newLines:
 
 class Planner {
   readonly view: TextView;
+  /** The outermost tier the ladder has reached (what a stopped search reports). */
+  reached: Tier = "exact";
+  private depth = 0;
   constructor(readonly index: FileIndex) {
     this.view = index.view;
+  }
+
+  /** Notes the tier about to run (outermost ladder only) and checks the budget. */
+  enter(tier: Tier): void {
+    if (this.depth === 1) this.reached = tier;
+    this.index.budget.check();
   }
 
   /**
@@ -477,7 +591,7 @@ class Planner {
     const insideIndent = before !== "" && isBlank(before) && /^[ \t]/.test(oldBody.lines[0] ?? "");
     const partial = !isBlank(before) || !isBlank(after) || insideIndent;
     if (!partial) return r;
-    const rivals = lineWindows(this.index.keys("foldTrim", foldTrimKey), oldBody.lines.map(foldTrimKey))
+    const rivals = this.index.windows("foldTrim", foldTrimKey, oldBody.lines.map(foldTrimKey), true)
       .map((i) => this.windowCandidate(i, oldBody, newBody, IDENTITY, "ours"))
       .filter((w) => w.end <= c.start || w.start >= c.end);
     if (rivals.length === 0) return r;
@@ -505,6 +619,15 @@ class Planner {
    * merges against what the model wrote).
    */
   run(old: string, neu: string, replaceAll: boolean, tiers: ReadonlySet<Tier>, base: string = old): LadderResult {
+    this.depth++;
+    try {
+      return this.ladder(old, neu, replaceAll, tiers, base);
+    } finally {
+      this.depth--;
+    }
+  }
+
+  private ladder(old: string, neu: string, replaceAll: boolean, tiers: ReadonlySet<Tier>, base: string): LadderResult {
     const v = this.view;
     const oldBody = bodyOf(old);
     const newBody = bodyOf(neu);
@@ -525,8 +648,9 @@ class Planner {
 
     // 2. trailing whitespace
     if (tiers.has("trailing-whitespace")) {
+      this.enter("trailing-whitespace");
       const oldKeys = oldBody.lines.map(trimEndKey);
-      const hits = lineWindows(this.index.keys("trimEnd", trimEndKey), oldKeys);
+      const hits = this.index.windows("trimEnd", trimEndKey, oldKeys, false);
       const r = this.decide(
         "trailing-whitespace",
         hits.map((i) => window(i, IDENTITY)),
@@ -540,8 +664,9 @@ class Planner {
     // 3. trimmed lines (irregular indentation); a uniform shift waits for indent-shifted
     let deferred: Candidate[] = [];
     if (tiers.has("trimmed-lines")) {
+      this.enter("trimmed-lines");
       const oldKeys = oldBody.lines.map(trimKey);
-      const hits = lineWindows(this.index.keys("trim", trimKey), oldKeys);
+      const hits = this.index.windows("trim", trimKey, oldKeys, false);
       if (hits.length > 1 && !replaceAll) return this.ambiguous("trimmed-lines", hits.map((i) => window(i, IDENTITY)), " when leading and trailing whitespace is ignored");
       if (hits.length > 0) {
         const rels = hits.map((i) => relateIndentation(indentPairs(oldBody.lines, v.lines.slice(i, i + oldBody.lines.length))));
@@ -559,6 +684,7 @@ class Planner {
 
     // 4 and 5. Unicode punctuation folded; doubled escapes undone
     const r = this.foldedOrUnescaped(old, neu, oldBody, newBody, replaceAll, tiers, base, baseBody);
+    if (r.kind === "refused") return r;
     if (r.kind !== "none") {
       // old_string also matches elsewhere with its indentation shifted: two readings, no guess.
       if (deferred.length === 0 || replaceAll) return r;
@@ -576,8 +702,9 @@ class Planner {
 
     // 6. indentation shifted uniformly
     if (tiers.has("indent-shifted")) {
+      this.enter("indent-shifted");
       const oldKeys = oldBody.lines.map(foldTrimKey);
-      const hits = lineWindows(this.index.keys("foldTrim", foldTrimKey), oldKeys);
+      const hits = this.index.windows("foldTrim", foldTrimKey, oldKeys, true);
       if (hits.length > 1 && !replaceAll) return this.ambiguous("indent-shifted", hits.map((i) => window(i, IDENTITY)), " when indentation is ignored");
       const rels = hits.map((i) => relateIndentation(indentPairs(oldBody.lines, v.lines.slice(i, i + oldBody.lines.length))));
       if (hits.length > 0 && rels.every((r) => r.kind !== "irregular")) {
@@ -592,12 +719,21 @@ class Planner {
 
     // 7. runs of blanks inside lines
     if (tiers.has("inner-whitespace")) {
-      const w = this.innerWhitespace(old, neu, oldBody, newBody, replaceAll);
+      this.enter("inner-whitespace");
+      const w = this.index.containsWords(old) ? this.innerWhitespace(old, neu, oldBody, newBody, replaceAll) : ({ kind: "none" } as LadderResult);
       if (w.kind !== "none") return w;
     }
 
-    // 8. line numbers copied from a numbered listing
+    // 8. the same tokens, laid out differently
+    if (tiers.has("token-whitespace")) {
+      this.enter("token-whitespace");
+      const w = this.index.containsWords(old) ? this.tokenWhitespace(old, neu, replaceAll) : ({ kind: "none" } as LadderResult);
+      if (w.kind !== "none") return w;
+    }
+
+    // 9. line numbers copied from a numbered listing
     if (tiers.has("line-numbers")) {
+      this.enter("line-numbers");
       const stripped = stripLineNumbers(old);
       if (stripped !== null) {
         // new_string numbered the same way loses its numbers too; otherwise it is taken as written.
@@ -611,8 +747,11 @@ class Planner {
       }
     }
 
-    // 9. similarity
-    if (tiers.has("similar")) return this.similar(oldBody, newBody);
+    // 10. similarity
+    if (tiers.has("similar")) {
+      this.enter("similar");
+      return this.similar(oldBody, newBody);
+    }
     return { kind: "none" };
   }
 
@@ -660,6 +799,7 @@ class Planner {
       if (key.text === "") break;
       const spans: Candidate[] = [];
       for (let i = 0; i < v.realLineCount && spans.length <= MAX_LISTED_LINES; i++) {
+        if ((i & 1023) === 0) this.index.budget.check();
         const line = v.lines[i];
         const lk = spacingKey(line, loose);
         if (lk.text.length < key.text.length) continue;
@@ -682,10 +822,49 @@ class Planner {
     return { kind: "none" };
   }
 
+  /**
+   * Tier 8: old_string's tokens (tokens.ts) found as a run of the file's
+   * tokens, only the layout between them differing (`function f(){return 1;}`
+   * for a function written over three lines, a JSON object on one line for a
+   * pretty-printed one, old_string padded with blank lines and tabs). The run
+   * must be unique (or replace_all). new_string is placed token by token: the
+   * file's whitespace where it repeats old_string, its own where it changes.
+   */
+  tokenWhitespace(old: string, neu: string, replaceAll: boolean): LadderResult {
+    const v = this.view;
+    const oldTokens = tokenize(old);
+    if (oldTokens.length < 2) return { kind: "none" };
+    const fileTokens = this.index.tokens();
+    const runs = findTokenRuns(fileTokens, oldTokens, () => this.index.budget.check());
+    if (runs.length === 0) return { kind: "none" };
+    const neuTokens = tokenize(neu);
+    const k = oldTokens.length;
+    const candidates: Candidate[] = runs.map((p) => {
+      const start = fileTokens[p].start;
+      return {
+        start,
+        end: fileTokens[p + k - 1].end,
+        firstLine: v.lineAt(start),
+        build: () => {
+          const text = mergeTokens(v.norm, fileTokens, p, old, oldTokens, neu, neuTokens);
+          return text === null ? { ok: false, newLine: 1, problem: "indent", indent: "" } : { ok: true, text };
+        },
+      };
+    });
+    return this.decide(
+      "token-whitespace",
+      candidates,
+      replaceAll,
+      " when whitespace between tokens is ignored",
+      "matched the same tokens laid out differently (line breaks and blanks between tokens ignored, never between two words or inside a string); where new_string repeats old_string's tokens the file's layout was kept, what it changes is written as given",
+    );
+  }
+
   /** Tiers 4 (unicode-folded) and 5 (unescaped). */
   foldedOrUnescaped(old: string, neu: string, oldBody: Body, newBody: Body, replaceAll: boolean, tiers: ReadonlySet<Tier>, base: string, baseBody: Body): LadderResult {
     const v = this.view;
     if (tiers.has("unicode-folded") && (hasFoldable(old) || hasFoldable(v.norm))) {
+      this.enter("unicode-folded");
       const note = "matched after folding typographic punctuation and compatibility forms (curly quotes, dashes, ellipsis, non-breaking spaces, fullwidth forms); text new_string leaves unchanged keeps the file's characters, what it changes is kept as written";
       const foldedOld = foldText(old);
       const ft = this.index.foldedText();
@@ -713,6 +892,7 @@ class Planner {
       if (r.kind !== "none") return r;
     }
     if (tiers.has("unescaped")) {
+      this.enter("unescaped");
       const uOld = unescapeOnce(old);
       if (uOld !== old && uOld.trim() !== "") {
         // old_string with its line breaks written as \n: the whole call was escaped once too
@@ -743,18 +923,99 @@ class Planner {
           }
         }
         if (inner.kind === "match") {
+          const guarded = this.guardEscapes(inner, old, uOld, neu, replaceAll, !encodedBreaks || newWritten);
+          if (guarded.kind !== "match") return guarded;
           const how = inner.tier === "exact" ? "" : ` (then ${inner.tier})`;
-          const what = newWritten
+          const what = guarded.unescapedNew
+            ? "new_string was unescaped once too: as written it would have put escape sequences into the file where it has none"
+            : newWritten
             ? "new_string was taken as written"
             : encodedBreaks
             ? "old_string and new_string had their line breaks written as \\n, so both were unescaped once"
             : "new_string was taken as written, with the escapes old_string doubled undone only where new_string repeats old_string";
-          return { ...inner, tier: "unescaped", note: `matched after undoing doubled escape sequences (\\n, \\t, \\", \\\\)${how}; ${what}` };
+          return { ...guarded.result, tier: "unescaped", note: `matched after undoing doubled escape sequences (\\n, \\t, \\", \\\\)${how}; ${what}` };
         }
         if (inner.kind === "ambiguous") return { ...inner, tier: "unescaped", message: inner.message.replace("places", "places once escape sequences are undone") };
       }
     }
     return { kind: "none" };
+  }
+
+  /**
+   * The escape rule of the unescaped tier: old_string matched only once the
+   * escape sequences it used (`\"`, `\\`, `\n` ...) were undone, so those
+   * sequences are the caller's escaping, not the file's text. A replacement
+   * never writes one of them into the file unless the file already uses it
+   * literally in the matched lines (a string literal that really holds `\"`).
+   * When new_string as written would, it is read unescaped like old_string
+   * instead, provided that reading writes none of them and new_string shows
+   * no sign of having been written unescaped (a bare `"` where old_string
+   * wrote `\"`); otherwise the edit is refused with both readings. The
+   * same rule filters the alternative readings offered to the caller's checks.
+   * `asWritten`: whether the candidates took new_string as written (else it
+   * was unescaped already, and there is no other reading).
+   */
+  guardEscapes(
+    inner: Extract<LadderResult, { kind: "match" }>,
+    old: string,
+    uOld: string,
+    neu: string,
+    replaceAll: boolean,
+    asWritten: boolean,
+  ): { kind: "match"; result: Extract<LadderResult, { kind: "match" }>; unescapedNew: boolean } | Extract<LadderResult, { kind: "refused" }> {
+    const seqs = undoneEscapes(old);
+    if (seqs.length === 0) return { kind: "match", result: inner, unescapedNew: false };
+    const v = this.view;
+    const uNew = unescapeOnce(neu);
+    let other: LadderResult | undefined;
+    let unescapedNew = false;
+    const candidates: Candidate[] = [];
+    for (const c of inner.candidates) {
+      const lastLine = v.lineAt(Math.max(c.start, c.end - 1));
+      const region = v.norm.slice(v.lineStarts[c.firstLine], v.lineStarts[lastLine] + v.lines[lastLine].length);
+      const forbidden = seqs.filter((s) => !region.includes(s));
+      const writes = (text: string): string[] => forbidden.filter((s) => text.includes(s));
+      const clean = (x: Candidate): Candidate => {
+        const alts = x.alternatives;
+        return alts ? { ...x, alternatives: () => alts().filter((a) => writes(a.text).length === 0) } : x;
+      };
+      if (forbidden.length === 0) {
+        candidates.push(c);
+        continue;
+      }
+      const built = c.build();
+      // A replacement that cannot be built fails later with its own reason.
+      if (!built.ok || writes(built.text).length === 0) {
+        candidates.push(clean(c));
+        continue;
+      }
+      const bad = writes(built.text);
+      if (asWritten && uNew !== neu) {
+        other ??= this.run(uOld, uNew, replaceAll, INNER_TIERS);
+        const alt = other.kind === "match" ? other.candidates.find((a) => a.start === c.start && a.end === c.end) : undefined;
+        const altBuilt = alt?.build();
+        if (alt && altBuilt?.ok && writes(altBuilt.text).length === 0 && !writtenUnescaped(neu, seqs)) {
+          candidates.push(clean(alt));
+          unescapedNew = true;
+          continue;
+        }
+      }
+      const line = c.firstLine + 1;
+      const shown = (t: string): string => showLine(t.split("\n").find((l) => writes(l).length > 0) ?? t.split("\n")[0]);
+      return {
+        kind: "refused",
+        reason: "escape-unclear",
+        tier: "unescaped",
+        lines: [line],
+        message:
+          `old_string matches line ${line} only once its escape sequences (${seqs.join(" ")}) are undone, so they were escaping, ` +
+          `not the file's text. new_string can be read two ways, and neither is certain:\n` +
+          `  as written (puts ${bad.join(" ")} into lines that have none): ${shown(built.text)}\n` +
+          `  unescaped like old_string: ${showLine(unescapeOnce(shown(built.text)))}\n` +
+          "Nothing was changed. Send old_string and new_string exactly as the file reads, without the extra escaping.",
+      };
+    }
+    return { kind: "match", result: { ...inner, candidates }, unescapedNew };
   }
 
   similar(oldBody: Body, newBody: Body): LadderResult {
@@ -765,10 +1026,14 @@ class Planner {
     if (oldBody.lines.filter((l) => !isBlank(l)).length < SIMILARITY_MIN_LINES) return { kind: "none" };
     const fileStats = this.index.similarityStats();
     const oldStats = lineStats(oldBody.lines.map(similarityKey));
-    const scored = windowsAtLeast(fileStats, v.realLineCount, oldStats, SIMILARITY_THRESHOLD - SIMILARITY_MARGIN, {
-      similarity: SIMILARITY_THRESHOLD,
-      places: MAX_LISTED_PLACES + 1,
-    });
+    const scored = windowsAtLeast(
+      fileStats,
+      v.realLineCount,
+      oldStats,
+      SIMILARITY_THRESHOLD - SIMILARITY_MARGIN,
+      { similarity: SIMILARITY_THRESHOLD, places: MAX_LISTED_PLACES + 1 },
+      () => this.index.budget.check(),
+    );
     if (scored.length === 0) return { kind: "none" };
     scored.sort((a, b) => b.similarity - a.similarity || a.start - b.start);
     const best = scored[0];
@@ -925,9 +1190,16 @@ export function planEdit(text: string, oldString: string, newString: string, opt
     return { ok: false, reason: "unchanged", message: "old_string and new_string are the same: there is nothing to change." };
   }
 
-  const planner = new Planner(new FileIndex(view));
-  const r = planner.run(old, neu, replaceAll, ALL_TIERS);
+  const planner = new Planner(new FileIndex(view, SearchBudget.forText(view.norm.length, opts.searchBudgetMs)));
+  let r: LadderResult;
+  try {
+    r = planner.run(old, neu, replaceAll, ALL_TIERS);
+  } catch (e) {
+    if (!(e instanceof SearchStopped)) throw e;
+    return searchStopped(planner, e.spentMs);
+  }
   if (r.kind === "ambiguous") return { ok: false, reason: "ambiguous", tier: r.tier, message: r.message, lines: r.lines };
+  if (r.kind === "refused") return { ok: false, reason: r.reason, ...(r.tier ? { tier: r.tier } : {}), message: r.message, lines: r.lines };
   if (r.kind === "none") return notFound(planner, old, neu);
 
   // Already applied: new_string contains old_string and sits right where old_string was found.
@@ -1064,7 +1336,7 @@ function findNewOnce(planner: Planner, neu: string): number | undefined {
   if (exact.length === 1) return v.lineAt(exact[0]) + 1;
   if (exact.length > 1) return undefined;
   const body = bodyOf(neu);
-  const hits = lineWindows(planner.index.keys("trim", trimKey), body.lines.map(trimKey));
+  const hits = planner.index.windows("trim", trimKey, body.lines.map(trimKey), false);
   return hits.length === 1 ? hits[0] + 1 : undefined;
 }
 
@@ -1086,13 +1358,45 @@ function appliedBefore(planner: Planner, old: string, neu: string, region: { sta
   return alreadyApplied(newLine, `old_string is not in the file as written, but new_string is, at line ${newLine}: the edit looks already applied`);
 }
 
+function searchStopped(planner: Planner, spentMs: number): MatchFailure {
+  const v = planner.view;
+  const tried = TIERS.slice(0, TIERS.indexOf(planner.reached));
+  return {
+    ok: false,
+    reason: "search-stopped",
+    tier: planner.reached,
+    message:
+      `old_string is not in the file as written${tried.length > 1 ? ` (nor by the ${tried.slice(1).join(", ")} tiers)` : ""}, and the search for ` +
+      `approximate matches stopped early: after ${Math.round(spentMs)} ms in the ${planner.reached} tier, on a file of ${v.realLineCount} lines ` +
+      `(${v.norm.length} characters; on files this large the looser tiers get ${planner.index.budget.limitMs} ms). Nothing was changed. ` +
+      "Copy old_string exactly from the file (grep or read shows its lines), or edit by line number with edit_lines.",
+  };
+}
+
 function notFound(planner: Planner, old: string, neu: string): MatchFailure {
+  try {
+    return notFoundWithin(planner, old, neu);
+  } catch (e) {
+    if (!(e instanceof SearchStopped)) throw e;
+    // The closest region is a courtesy: without the time for it, the plain answer.
+    return {
+      ok: false,
+      reason: "not-found",
+      message:
+        "old_string was not found in the file, not even ignoring whitespace and indentation, typographic punctuation or doubled escapes " +
+        `(the search for the closest region stopped after ${Math.round(e.spentMs)} ms: the file has ${planner.view.realLineCount} lines). ` +
+        "Re-read the file and copy old_string from it exactly.",
+    };
+  }
+}
+
+function notFoundWithin(planner: Planner, old: string, neu: string): MatchFailure {
   const v = planner.view;
   const oldBody = bodyOf(old);
   const k = oldBody.lines.length;
   const fileStats = planner.index.similarityStats();
   const oldKeys = oldBody.lines.map(similarityKey);
-  const best = closestWindow(fileStats, v.realLineCount, lineStats(oldKeys));
+  const best = closestWindow(fileStats, v.realLineCount, lineStats(oldKeys), () => planner.index.budget.check());
 
   let closest: ClosestRegion | undefined;
   if (best) {

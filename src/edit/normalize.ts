@@ -176,7 +176,7 @@ function clusterEnd(s: string, i: number): number {
   return j;
 }
 
-function fold(s: string, withMap: boolean): FoldedText {
+function fold(s: string, withMap: boolean, check?: () => void): FoldedText {
   const out: string[] = [];
   const idx: number[] = [];
   const emit = (text: string, from: number, oneToOne: boolean): void => {
@@ -185,11 +185,15 @@ function fold(s: string, withMap: boolean): FoldedText {
       if (withMap) idx.push(oneToOne ? from + k : from);
     }
   };
-  for (let i = 0; i < s.length; ) {
+  for (let i = 0, next = 65536; i < s.length; ) {
+    if (check && i >= next) {
+      check();
+      next = i + 65536;
+    }
     const code = s.charCodeAt(i);
-    const next = s.charCodeAt(i + 1);
+    const after = s.charCodeAt(i + 1);
     // ASCII not followed by a combining mark: itself.
-    if (code < 0x80 && !(next >= 0x300 && COMBINING_MARK.test(s[i + 1] ?? ""))) {
+    if (code < 0x80 && !(after >= 0x300 && COMBINING_MARK.test(s[i + 1] ?? ""))) {
       emit(s[i], i, true);
       i++;
       continue;
@@ -216,13 +220,14 @@ export function foldText(s: string): string {
   return hasFoldable(s) ? fold(s, false).text : s;
 }
 
-export function foldWithMap(s: string): FoldedText {
+/** `check` is called every 64K characters (a search budget throws from it). */
+export function foldWithMap(s: string, check?: () => void): FoldedText {
   if (!hasFoldable(s)) {
     const map = new Int32Array(s.length + 1);
     for (let i = 0; i <= s.length; i++) map[i] = i;
     return { text: s, map };
   }
-  return fold(s, true);
+  return fold(s, true, check);
 }
 
 // ------------------------------------------------------------- unescaping
@@ -251,6 +256,37 @@ export function unescapeOnce(s: string): string {
     out += c;
   }
   return normalizeEol(out);
+}
+
+/**
+ * The escape sequences unescapeOnce would undo in `s` (`\"`, `\n`, `\\` ...),
+ * each once, in the order first seen.
+ */
+export function undoneEscapes(s: string): string[] {
+  const out: string[] = [];
+  for (let i = s.indexOf("\\"); i !== -1 && i + 1 < s.length; i = s.indexOf("\\", i)) {
+    const seq = s.slice(i, i + 2);
+    if (ESCAPES[s[i + 1]] !== undefined) {
+      if (!out.includes(seq)) out.push(seq);
+      i += 2;
+    } else i += 1;
+  }
+  return out;
+}
+
+/**
+ * Whether `s` holds, outside any escape sequence, a quote character that one
+ * of `escapes` escapes (a bare `"` where old_string wrote `\"`): then `s` was
+ * not escaped the way old_string was, and unescaping it would be a guess.
+ */
+export function writtenUnescaped(s: string, escapes: readonly string[]): boolean {
+  const quotes: string[] = escapes.map((e) => e[1]).filter((c) => c === '"' || c === "'" || c === "`");
+  if (quotes.length === 0) return false;
+  for (let i = 0; i < s.length; i++) {
+    if (s[i] === "\\") i++;
+    else if (quotes.includes(s[i])) return true;
+  }
+  return false;
 }
 
 // ------------------------------------------------------ similarity keys

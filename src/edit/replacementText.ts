@@ -158,6 +158,14 @@ function adaptLine(line: string, oldLine: string | undefined, fileLine: string |
     // Trailing blanks are the caller's as written, except stray ones its copy
     // added where the file has none (they were never meant).
     if (trailing === op.trailing && fp.trailing === "") trailing = "";
+    if (input.relation.kind === "identity" && np.indent === op.indent && op.indent !== fp.indent) {
+      // The copy spelled the indentation differently with no shift between them (a tab written as
+      // `\t`, a non-breaking space): a difference of spelling, merged with the rest of the line,
+      // so the file's indentation is not dropped.
+      const merged = mergeLine(op.indent + op.content, fp.indent + fp.content, np.indent + content, input.policy);
+      if (merged === null) return { problem: "conflict" };
+      return merged + trailing;
+    }
     if (op.content !== fp.content) {
       const merged = mergeLine(op.content, fp.content, content, input.policy);
       if (merged === null) return { problem: "conflict" };

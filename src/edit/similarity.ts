@@ -124,6 +124,7 @@ export function windowsAtLeast(
   old: LineStats,
   minSimilarity: number,
   stopAt?: { similarity: number; places: number },
+  check?: () => void,
 ): WindowScore[] {
   const k = old.keys.length;
   const out: WindowScore[] = [];
@@ -134,6 +135,7 @@ export function windowsAtLeast(
   let places = 0;
   let lastPlace = -Infinity;
   for (let i = 0; i + k <= fileLineCount; i++) {
+    if (check && (i & 1023) === 0) check();
     if (i > 0) winLen += file.lengths[i + k - 1] - file.lengths[i - 1];
     const maxLen = Math.max(oldLen, winLen);
     if (maxLen === 0) continue;
@@ -181,7 +183,7 @@ function smallest(scores: Float64Array | Int32Array, count: number): number[] {
  * histograms) and only the best few are scored exactly. Undefined when the
  * file has fewer lines than old_string.
  */
-export function closestWindow(file: LineStats, fileLineCount: number, old: LineStats): WindowScore | undefined {
+export function closestWindow(file: LineStats, fileLineCount: number, old: LineStats, check?: () => void): WindowScore | undefined {
   const k = old.keys.length;
   if (k === 0 || k > fileLineCount) return undefined;
   const windows = fileLineCount - k + 1;
@@ -197,6 +199,7 @@ export function closestWindow(file: LineStats, fileLineCount: number, old: LineS
   });
   const votes = new Map<number, number>();
   for (let i = 0; i < fileLineCount; i++) {
+    if (check && (i & 4095) === 0) check();
     const js = wanted.get(file.keys[i]);
     if (!js) continue;
     for (const j of js) {
@@ -212,6 +215,7 @@ export function closestWindow(file: LineStats, fileLineCount: number, old: LineS
   if (windows * k <= BOUND_SCAN_LIMIT) {
     const byLength = new Int32Array(windows);
     for (let i = 0; i < windows; i++) {
+      if (check && (i & 4095) === 0) check();
       let s = 0;
       for (let j = 0; j < k; j++) s += Math.abs(file.lengths[i + j] - old.lengths[j]);
       byLength[i] = s;
@@ -230,6 +234,7 @@ export function closestWindow(file: LineStats, fileLineCount: number, old: LineS
   const oldLen = totalLength(old, 0, k);
   let best: WindowScore | undefined;
   for (const start of [...candidates].sort((a, b) => a - b)) {
+    check?.();
     const maxLen = Math.max(oldLen, totalLength(file, start, k));
     if (maxLen === 0) continue;
     // Branch and bound: stop scoring a window once it cannot beat the best so far.

@@ -399,6 +399,14 @@ function withViewed(rec: IdRecord, lines: number[] | { from: number; to: number 
  * inline as base64 instead; the sidecar is accepted only with this user's MAC.)
  */
 const PACK_FROM_LINES = 4096;
+/**
+ * Packed records of files with fewer lines than this carry their hashes inline
+ * (base64, at most 512 KB raw) instead of in the NAME.hashes file: one state
+ * file, so one rename, per edit (the second rename was most of what an edit of
+ * a 5,000-line file spent beyond the edit itself). Longer files keep the
+ * sidecar, whose raw bytes need no decoding.
+ */
+const INLINE_HASHES_BELOW_LINES = 65_536;
 
 /** A record as stored: arrays, or for long files the same arrays packed (see PACK_FROM_LINES). */
 type StoredRecord = Omit<IdRecord, "ids" | "hashes" | "viewed"> & {
@@ -418,9 +426,9 @@ function hashBytesOf(hashes: Float64Array): Buffer {
  * holds its IDs (and what the caller was shown) as runs of counters (idRuns.ts),
  * which only a record signed by rt may do.
  */
-function packRecord(rec: IdRecord, hashesMac?: string): object {
+function packRecord(rec: IdRecord, hashesMac?: string, inline = false): object {
   const { ids, hashes, viewed, ...rest } = rec;
-  if (ids.length < PACK_FROM_LINES || hashesMac === undefined) {
+  if (ids.length < PACK_FROM_LINES || (hashesMac === undefined && !inline)) {
     const viewedField = viewed === undefined ? {} : { viewed: viewed === "current" ? viewed : viewed.toArray(idFromCounter) };
     return { ...rest, ids: ids.toArray(idFromCounter), hashes: Array.from(hashes), ...viewedField };
   }
@@ -429,7 +437,7 @@ function packRecord(rec: IdRecord, hashesMac?: string): object {
     ...(viewed === "current" ? { viewed } : {}),
     packed: {
       idRuns: ids.serialize(),
-      hashesMac,
+      ...(inline ? { hashes: hashBytesOf(hashes).toString("base64") } : { hashesMac }),
       ...(viewed instanceof IdRuns ? { viewedRuns: viewed.serialize() } : {}),
     },
   };
@@ -556,6 +564,11 @@ export class LineIdStore {
     this.memory.set(rec.path, rec);
     const name = StateStore.keyFor(rec.path);
     let hashesMac: string | undefined;
+    if (rec.ids.length >= PACK_FROM_LINES && rec.ids.length < INLINE_HASHES_BELOW_LINES) {
+      // One file: the signed record with its hashes inline.
+      this.state.writeSignedJsonBestEffort(packRecord(rec, undefined, true), "ids", `${name}.json`);
+      return;
+    }
     if (rec.ids.length >= PACK_FROM_LINES) {
       // The hashes file first: a record is never written naming hashes that are not there.
       const bytes = hashBytesOf(rec.hashes);
