@@ -21,8 +21,8 @@
 //            still accepts them.
 import type { ToolSpec } from "./providers/types.js";
 import { offeredIn, type ApprovalMode } from "./approval.js";
-import { REGISTRY_LOOKUP, offering, type ToolLookup } from "../tools/policy.js";
-import { allTools, jsonSchemaOf, withoutSafeBounds } from "../tools/registry.js";
+import { offering, type ToolLookup } from "../tools/policy.js";
+import { REGISTRY_LOOKUP, allTools, jsonSchemaOf, withoutSafeBounds } from "../tools/registry.js";
 import type { Tool } from "../tools/types.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { agentExtensionTools, findAgentExtensionTool } from "./extensionTools.js";

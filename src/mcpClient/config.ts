@@ -6,7 +6,7 @@
 // as every key configTrust.ts does not call harmless). Later sources win by
 // server name: user file, rt's configuration, then the project's file.
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import type { Workspace } from "../workspace/workspace.js";
 import { userConfigDir } from "../trustStore.js";
 import { readRegularFile } from "../extensions/definitionFiles.js";

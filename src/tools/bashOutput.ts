@@ -1,5 +1,5 @@
 // `bash_output`: the new output of a background shell since the last call.
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, ok, ToolError } from "./types.js";
 import { BASH_MAX_OUTPUT_BYTES } from "../limits.js";
 import { getBackground, takeOutput } from "../shell/background.js";

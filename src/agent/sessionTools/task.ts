@@ -11,7 +11,7 @@
 // answer run in parallel: toolCalls.batches); their edits meet in the
 // workspace's per-file locks like any concurrent calls. A subagent cannot
 // start subagents unless agent.subagent_depth allows it.
-import { z } from "zod";
+import * as z from "zod";
 import { defineLoopTool, isLoopTool, type LoopCall } from "./loopTool.js";
 import { ok, fail, type Tool } from "../../tools/types.js";
 import { offering } from "../../tools/policy.js";
