@@ -1,7 +1,13 @@
 #!/usr/bin/env node
 // The `rt` executable. Kept tiny: everything else loads on demand.
 import { fstatSync, writeSync } from "node:fs";
-import { main } from "./faces/cli/main.js";
+import nodeModule from "node:module";
+
+// Node 22.1+ keeps the code it compiles in a cache on disk and reuses it at the
+// next start (docs/build.md); older Nodes have no such function. Called before
+// the rest of rt is imported, so that all of it is cached.
+(nodeModule as { enableCompileCache?: () => unknown }).enableCompileCache?.();
+const { main } = await import("./faces/cli/main.js");
 
 /** Standard input as text, or null when it is a terminal (nothing was piped). */
 function readStdin(): Promise<string | null> {

@@ -12,7 +12,7 @@
 import fs from "node:fs";
 import crypto from "node:crypto";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { readOpenRegularFile } from "./regularFile.js";
 import { CONFIG_FILE_MAX_BYTES, CONFIG_MAX_DEPTH, PROVIDER_TIMEOUT_MAX_MS } from "./limits.js";
 import {

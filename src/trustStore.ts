@@ -24,7 +24,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { zod } from "./zodOnDemand.js";
+import * as z from "zod";
 import { CONFIG_FILE_MAX_BYTES } from "./limits.js";
 
 export interface TrustRecord {
@@ -36,7 +36,6 @@ export interface TrustRecord {
 
 /** The schema of trusted.json (made when the file is read: most commands never read it). */
 function trustFileSchema() {
-  const z = zod();
   return z.object({
     version: z.literal(1),
     folders: z.record(

@@ -8,12 +8,40 @@ import crypto from "node:crypto";
 import { execFileSync, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
+/**
+ * Soak runs (`npm run test:soak`, RT_SOAK=1): a test whose power grows with its length (a race run for
+ * hundreds of calls) takes the long count there and a short one in `npm test` (docs/testing.md).
+ */
+export const SOAK = process.env.RT_SOAK === "1";
+export function soak<T>(short: T, long: T): T {
+  return SOAK ? long : short;
+}
+
 export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 export const CLI = path.join(REPO, "dist", "cli.js");
-/** The CLI's bundled code as dist/cli.js runs it (scripts/build.mjs): the first file, the rest, and zod. */
-export const CLI_FILES = ["rt-cli.cjs", "rt-cli-rest.cjs", "rt-zod.cjs"].map((f) => path.join(REPO, "dist", f));
+/** The built code (scripts/build.mjs): the entry points dist/cli.js and dist/index.js, and dist/chunks/. */
 export function cliBundleText(): string {
-  return CLI_FILES.map((f) => fs.readFileSync(f, "utf8")).join("\n");
+  const files = [path.join(REPO, "dist", "cli.js"), ...fs.readdirSync(path.join(REPO, "dist", "chunks")).map((f) => path.join(REPO, "dist", "chunks", f))];
+  return files.filter((f) => f.endsWith(".js")).map((f) => fs.readFileSync(f, "utf8")).join("\n");
+}
+
+/** Every module reachable from `entry` through static imports, and the bare packages they import (what loading it loads). */
+export function staticGraph(entry: string): { files: Set<string>; packages: Set<string> } {
+  const files = new Set<string>();
+  const packages = new Set<string>();
+  const visit = (file: string) => {
+    if (files.has(file)) return;
+    files.add(file);
+    const text = fs.readFileSync(file, "utf8");
+    // Static import and re-export statements only (import("...") is dynamic and not followed).
+    for (const m of text.matchAll(/^\s*(?:import|export)\s+(?:[^"';()]*?\sfrom\s+)?["']([^"']+)["']/gm)) {
+      const spec = m[1];
+      if (spec.startsWith(".")) visit(path.resolve(path.dirname(file), spec));
+      else if (!spec.startsWith("node:")) packages.add(spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : spec.split("/")[0]);
+    }
+  };
+  visit(entry);
+  return { files, packages };
 }
 
 /** A fresh temp directory holding `files` (path → content); removed when the process exits. */

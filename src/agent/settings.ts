@@ -4,7 +4,7 @@
 // the harmless keys apply (limits, temperature, prices; `approval` only when it
 // asks at least as often as the default, `protocol` only tools or auto: see
 // src/configTrust.ts); loadConfig has already left the others out.
-import { z } from "zod";
+import * as z from "zod";
 import { loadConfig } from "../config.js";
 import { APPROVAL_MODES, type ApprovalMode } from "./approval.js";
 import type { ProtocolChoice } from "./session.js";

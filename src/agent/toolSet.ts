@@ -30,11 +30,12 @@
 // tools' schemas, and each tool it found is offered from the next request on (at the
 // end of the list, so the request prefix before it stays as it was). `agent.defer_tools:
 // false` offers everything at once. A call by name to any tool still reaches the policy.
+import * as z from "zod";
 import type { ToolSpec } from "./providers/types.js";
 import { offeredIn, type ApprovalMode } from "./approval.js";
-import { REGISTRY_LOOKUP, offering, type ToolLookup } from "../tools/policy.js";
-import { allTools, jsonSchemaOf, withoutSafeBounds } from "../tools/registry.js";
-import { defineTool, ok, type Tool } from "../tools/types.js";
+import { offering } from "../tools/policy.js";
+import { REGISTRY_LOOKUP, allTools, jsonSchemaOf, withoutSafeBounds } from "../tools/registry.js";
+import { defineTool, ok, type Tool, type ToolLookup } from "../tools/types.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { agentDeferredExtensionTools, agentExtensionTools, findAgentExtensionTool } from "./extensionTools.js";
 import { listConnections } from "../db/connections.js";
@@ -170,7 +171,7 @@ function toolSearchTool(catalog: () => Tool[], found: Set<string>): Tool {
     name: "tool_search",
     aliases: [],
     description: "",
-    schema: (z) =>
+    schema: () =>
       z
         .object({
           query: z.string().min(1).describe('Keywords, or "select:NAME,NAME"'),

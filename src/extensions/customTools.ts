@@ -12,7 +12,7 @@
 // A definition that does not validate is skipped and reported (rt tools
 // --check names the file and the field); it never stops rt from starting.
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import type { Workspace } from "../workspace/workspace.js";
 import { registerTools, unregisterTools, findTool } from "../tools/registry.js";
 import { ToolError, type Tool, type ToolResult } from "../tools/types.js";

@@ -7,7 +7,7 @@
 // files of a tool that passed stay for the user to keep or delete; a later
 // session loads them like any project tool (trusted folders only).
 // Agent-only: not in the registry every face lists (src/agent/extensionTools.ts offers it).
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, fail, ok, type ToolResult } from "../tools/types.js";
 import { findTool, registerTools } from "../tools/registry.js";
 import { BASH_MAX_TIMEOUT_S, CUSTOM_TOOL_DEFAULT_TIMEOUT_S } from "../limits.js";

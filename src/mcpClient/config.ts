@@ -14,7 +14,7 @@
 // chooses). Another variable expands to its ${VAR:-default}, else to nothing,
 // and the server's entry says which were withheld.
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import type { Workspace } from "../workspace/workspace.js";
 import { userConfigDir } from "../trustStore.js";
 import { readRegularFile } from "../extensions/definitionFiles.js";

@@ -6,7 +6,7 @@
 // returns matching tools' names and schemas, and each tool it found is offered
 // from the next request on (Claude Code's Tool Search): dozens of servers'
 // schemas no longer fill the context.
-import { z } from "zod";
+import * as z from "zod";
 import type { Workspace } from "../workspace/workspace.js";
 import { defineTool, ok, type Tool } from "../tools/types.js";
 import { jsonSchemaOf } from "../tools/registry.js";

@@ -5,7 +5,7 @@
 // any is written, and if a write still fails midway the files already written
 // are put back as they were.
 import fs from "node:fs";
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, ok, ToolError, type ToolContext } from "./types.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { applyEdit, type Plan, type Snapshot } from "../workspace/applyEdit.js";

@@ -1,6 +1,6 @@
 // `bash`: run a shell command in the workspace (seeds 002, 003, 004).
 import crypto from "node:crypto";
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, ok, type ToolResult } from "./types.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { BASH_DEFAULT_TIMEOUT_S, BASH_MAX_OUTPUT_BYTES, BASH_MAX_TIMEOUT_S, SAVED_OUTPUTS_KEEP } from "../limits.js";

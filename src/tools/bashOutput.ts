@@ -1,5 +1,5 @@
 // `bash_output`: the new output of a background shell since the last call.
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, ok, ToolError } from "./types.js";
 import { BASH_MAX_OUTPUT_BYTES, REGEX_FILTER_BUDGET_MS } from "../limits.js";
 import { testLines } from "../parsers/boundedRegex.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, ok, ToolError } from "./types.js";
 import { applyEdit } from "../workspace/applyEdit.js";
 import { normalizedText, withLines, splitContent } from "../edit/fileModel.js";

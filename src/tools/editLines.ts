@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, ToolError } from "./types.js";
 import { editOptions, indentLevel, lineRef, runLineChanges, type ChangeSpec } from "./shared/editing.js";
 import { FILE_PATH_ALIAS, editedPath, withArgAliases } from "./shared/argAliases.js";

@@ -1,8 +1,8 @@
+import * as z from "zod";
 import path from "node:path";
 import { defineTool, ok, ToolError } from "./types.js";
 import { baseArgs, comparePaths, globMatcher, lineSplitter, runRg } from "./shared/ripgrep.js";
 import { aliasNote, withArgAliases } from "./shared/argAliases.js";
-import { nonEmptyText, plainArgs, text, whole } from "./shared/plainArgs.js";
 import { FIND_DEFAULT_CAP, GREP_TIMEOUT_MS } from "../limits.js";
 
 const GLOB_CHARS = /[*?[\]{}]/;
@@ -15,7 +15,7 @@ export const findFilesTool = defineTool({
   aliases: ["find_file", "glob"],
   brief: `Find files whose name contains pattern, or matches a glob ("src/**/*.ts").`,
   description: `Find files by name: a substring of the name (case-insensitive; of the path if it has "/") or a glob ("src/**/*.ts"). Sorted paths, at most ${FIND_DEFAULT_CAP}; .gitignore honored, .git/ and node_modules/ skipped.`,
-  schema: (z) =>
+  schema: () =>
     withArgAliases(
       FIND_ALIASES,
       z
@@ -26,7 +26,6 @@ export const findFilesTool = defineTool({
         })
         .strict(),
     ),
-  plainArgs: plainArgs({ pattern: [nonEmptyText, "required"], path: [text, "optional"], limit: [whole(1), "optional"] }),
   readOnly: true,
   swe: true,
   idempotent: true,

@@ -1,33 +1,27 @@
+import * as z from "zod";
 import fs from "node:fs";
 import { defineTool, ToolError } from "./types.js";
 import { aliasNote, withArgAliases } from "./shared/argAliases.js";
 import { GREP_DEFAULT_CAP } from "../limits.js";
-import { GREP_ALIASES, GREP_OPTION_RULES, grepOptions, refuseBinary, search } from "./shared/grepSearch.js";
-import { oneOf, plainArgs, text } from "./shared/plainArgs.js";
+import { GREP_ALIASES, grepOptions, refuseBinary, search } from "./shared/grepSearch.js";
 
 export const grepTool = defineTool({
   name: "grep",
   aliases: ["search_dir"],
   brief: `Search file contents for a regex: "path:line: text" per match. path and glob narrow the search.`,
   description: `Search file contents with ripgrep: "path:line: text" in path order, at most ${GREP_DEFAULT_CAP} matches (a last line says how many more). .gitignore is honored; binary files, .git/, node_modules/ skipped. glob filters files ("src/**/*.ts"); output_mode files_with_matches or count; ids: true adds line IDs for edit_lines.`,
-  schema: (z) =>
+  schema: () =>
     withArgAliases(
       GREP_ALIASES,
       z
         .object({
-          ...grepOptions(z, GREP_ALIASES),
+          ...grepOptions(GREP_ALIASES),
           path: z.string().optional().describe(`Directory or file to search (default: the root)${aliasNote(GREP_ALIASES, "path")}`),
           glob: z.string().optional().describe(`Only files matching this glob${aliasNote(GREP_ALIASES, "glob")}`),
           output_mode: z.enum(["content", "files_with_matches", "count"]).optional().describe("content (default), files_with_matches or count"),
         })
         .strict(),
     ),
-  plainArgs: plainArgs({
-    ...GREP_OPTION_RULES,
-    path: [text, "optional"],
-    glob: [text, "optional"],
-    output_mode: [oneOf("content", "files_with_matches", "count"), "optional"],
-  }),
   readOnly: true,
   swe: true,
   idempotent: true,

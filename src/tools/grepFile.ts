@@ -1,25 +1,24 @@
+import * as z from "zod";
 import fs from "node:fs";
 import { defineTool } from "./types.js";
 import { aliasNote, withArgAliases } from "./shared/argAliases.js";
 import { GREP_DEFAULT_CAP } from "../limits.js";
-import { GREP_FILE_ALIASES, GREP_OPTION_RULES, grepOptions, refuseBinary, search } from "./shared/grepSearch.js";
-import { plainArgs, text } from "./shared/plainArgs.js";
+import { GREP_FILE_ALIASES, grepOptions, refuseBinary, search } from "./shared/grepSearch.js";
 
 export const grepFileTool = defineTool({
   name: "grep_file",
   aliases: ["grep-file", "search_file"],
   description: `Search one file of any size (ripgrep regex): "line: text" per match, at most ${GREP_DEFAULT_CAP}.`,
-  schema: (z) =>
+  schema: () =>
     withArgAliases(
       GREP_FILE_ALIASES,
       z
         .object({
-          ...grepOptions(z, GREP_FILE_ALIASES),
+          ...grepOptions(GREP_FILE_ALIASES),
           path: z.string().describe(`File to search${aliasNote(GREP_FILE_ALIASES, "path")}`),
         })
         .strict(),
     ),
-  plainArgs: plainArgs({ ...GREP_OPTION_RULES, path: [text, "required"] }),
   readOnly: true,
   swe: true,
   idempotent: true,

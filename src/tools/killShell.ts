@@ -1,5 +1,5 @@
 // `kill_shell`: end a background shell and everything it started.
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, ok } from "./types.js";
 import { getBackground, killBackground } from "../shell/background.js";
 import { formatDuration, statusLine } from "../shell/format.js";

@@ -1,9 +1,9 @@
+import * as z from "zod";
 import fs from "node:fs";
 import path from "node:path";
 import { defineTool, ok, ToolError } from "./types.js";
 import { formatSize } from "../workspace/binary.js";
 import { ALWAYS_SKIPPED } from "./shared/ripgrep.js";
-import { flag, plainArgs, text, whole } from "./shared/plainArgs.js";
 import { LS_DEFAULT_DEPTH, LS_MAX_DEPTH, LS_MAX_ENTRIES } from "../limits.js";
 
 interface Entry {
@@ -58,7 +58,7 @@ export const lsTool = defineTool({
   name: "ls",
   aliases: ["list_dir"],
   description: `List a directory: mode, size, time, name (directories first, symlink targets), at most ${LS_MAX_ENTRIES} entries. tree: true: a tree (depth ${LS_DEFAULT_DEPTH}; not into .git/, node_modules/).`,
-  schema: (z) => z
+  schema: () => z
     .object({
       path: z.string().optional().describe("Directory (default: the root)"),
       tree: z.boolean().optional().describe("A recursive tree"),
@@ -66,7 +66,6 @@ export const lsTool = defineTool({
       show_hidden: z.boolean().optional().describe("Include dot files"),
     })
     .strict(),
-  plainArgs: plainArgs({ path: [text, "optional"], tree: [flag, "optional"], depth: [whole(1, LS_MAX_DEPTH), "optional"], show_hidden: [flag, "optional"] }),
   readOnly: true,
   idempotent: true,
   async handler(args, { workspace }) {

@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, ok, ToolError } from "./types.js";
 import type { Workspace } from "../workspace/workspace.js";
 import type { DocumentSymbol, Hover, Location, LocationLink, MarkedString, MarkupContent, SymbolInformation, WorkspaceSymbol } from "vscode-languageserver-protocol";

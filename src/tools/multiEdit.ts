@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, ok } from "./types.js";
 import { applyEdit } from "../workspace/applyEdit.js";
 import { planStringEdits } from "../edit/stringEdits.js";

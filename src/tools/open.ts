@@ -1,8 +1,8 @@
+import * as z from "zod";
 import fs from "node:fs";
 import { defineTool, ToolError } from "./types.js";
 import { showWindow } from "./shared/window.js";
 import { aliasNote, withArgAliases } from "./shared/argAliases.js";
-import { plainArgs, text, whole } from "./shared/plainArgs.js";
 import { OPEN_MAX_RANGE, OPEN_WINDOW } from "../limits.js";
 
 const OPEN_ALIASES = { file_path: "path" } as const;
@@ -23,7 +23,7 @@ export const openTool = defineTool({
   name: "open",
   aliases: ["open_file_chunk"],
   description: `Show a ${OPEN_WINDOW}-line window of a file ("--- path (lines A-B of N) ---", then "A: text"), remembered for scroll: "path" from line 1; "path:LINE" (or line) around LINE, e.g. a grep match; "path:START-END" (or start, end) that range, at most ${OPEN_MAX_RANGE} lines.`,
-  schema: (z) =>
+  schema: () =>
     withArgAliases(
       OPEN_ALIASES,
       z
@@ -35,7 +35,6 @@ export const openTool = defineTool({
         })
         .strict(),
     ),
-  plainArgs: plainArgs({ path: [text, "required"], line: [whole(1), "optional"], start: [whole(1), "optional"], end: [whole(1), "optional"] }),
   readOnly: true,
   swe: true,
   idempotent: true,

@@ -9,12 +9,17 @@
 // without finding or checking anything again. callTool is both steps at once.
 import type { z } from "zod";
 import type { Workspace } from "../workspace/workspace.js";
-import { findTool, jsonSchemaOf, toolNames } from "./registry.js";
-import { ToolError, type Tool, type ToolContext, type ToolProgress, type ToolResult } from "./types.js";
+import { jsonSchemaOf } from "./jsonSchema.js";
+import { ToolError, type Tool, type ToolContext, type ToolProgress, type ToolResult, type ToolLookup } from "./types.js";
 import { lspActive } from "../lsp/active.js";
 
 export interface CallOptions {
   signal?: AbortSignal;
+  /**
+   * Where to find the tool: the whole registry by default (src/tools/registry.ts, which loads every tool's
+   * module); a one-shot CLI command passes its one tool (src/faces/cli/main.ts).
+   */
+  tools?: ToolLookup;
   /** Progress of a long call (bash output as it comes, grep's matches so far). */
   onProgress?: (progress: ToolProgress) => void;
   /**
@@ -122,15 +127,8 @@ export function offering(workspace: Workspace, tool: Tool): "full" | "preview" |
   return "refused";
 }
 
-/** Where the policy looks tools up: the whole registry, or a narrower set (a subagent's tools). */
-export interface ToolLookup {
-  find(name: string): Tool | undefined;
-  /** The names listed when a call names no tool of the set. */
-  names(): readonly string[];
-}
+export type { ToolLookup } from "./types.js";
 
-/** Every tool of the registry, by name or alias. */
-export const REGISTRY_LOOKUP: ToolLookup = { find: findTool, names: toolNames };
 
 /**
  * A call the policy has checked: its tool (found once), its arguments as the
@@ -154,7 +152,7 @@ const preparedCalls = new WeakSet<PreparedCall>();
  * (argument aliases included), then the profile and kill switches. Nothing
  * runs and nobody is asked; a refusal names what was wrong and what is valid.
  */
-export function prepareCall(workspace: Workspace, name: string, args: unknown, tools: ToolLookup = REGISTRY_LOOKUP): Preparation {
+export function prepareCall(workspace: Workspace, name: string, args: unknown, tools: ToolLookup): Preparation {
   const tool = tools.find(name);
   if (!tool) {
     return { ok: false, refusal: usageError(`unknown tool "${name}"; available tools: ${tools.names().join(", ")}`) };
@@ -162,8 +160,7 @@ export function prepareCall(workspace: Workspace, name: string, args: unknown, t
   // jitless: zod would otherwise compile a parser for each object schema
   // (new Function) on its first parse, which costs a one-shot command more
   // than it saves; validating a tool's arguments is never the slow part.
-  const plain = tool.plainArgs?.(args ?? {});
-  const parsed = plain !== undefined ? ({ success: true, data: plain } as const) : tool.schema.safeParse(args ?? {}, { jitless: true });
+  const parsed = tool.schema.safeParse(args ?? {}, { jitless: true });
   if (!parsed.success) {
     return {
       ok: false,
@@ -213,7 +210,7 @@ export async function runPreparedCall(call: PreparedCall, opts: CallOptions = {}
 
 /** Finds, checks and runs a call (prepareCall, then runPreparedCall). */
 export async function callTool(workspace: Workspace, name: string, args: unknown, opts: CallOptions = {}): Promise<ToolResult> {
-  const prepared = prepareCall(workspace, name, args);
+  const prepared = prepareCall(workspace, name, args, opts.tools ?? (await import("./registry.js")).REGISTRY_LOOKUP);
   if (!prepared.ok) return prepared.refusal;
   return runPreparedCall(prepared.call, opts);
 }

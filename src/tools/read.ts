@@ -1,7 +1,7 @@
+import * as z from "zod";
 import { defineTool, ok, ToolError, type ToolContext, type ToolImage } from "./types.js";
 import { numberedLine, plural } from "./shared/format.js";
 import { aliasNote, withArgAliases } from "./shared/argAliases.js";
-import { flag, plainArgs, text, whole } from "./shared/plainArgs.js";
 import { MAX_LINE_CHARS, NOTEBOOK_MAX_IMAGES, NOTEBOOK_OUTPUT_MAX_CHARS, PDF_MAX_PAGES_PER_READ, READ_DEFAULT_LIMIT, READ_MAX_OUTPUT_BYTES } from "../limits.js";
 import { parseNotebook, renderNotebook, type NotebookImage } from "../edit/notebook.js";
 import { fitImage } from "../parsers/image.js";
@@ -110,7 +110,7 @@ export const readTool = defineTool({
   aliases: ["read_file"],
   brief: `Read a file with line numbers: offset and limit choose the lines (default the first ${READ_DEFAULT_LIMIT}).`,
   description: `Read a file: numbered ("   12: text"), ${READ_DEFAULT_LIMIT} lines from offset, ≤${READ_MAX_OUTPUT_BYTES / 1024} KB, lines cut at ${MAX_LINE_CHARS} characters; a last line gives the next offset. .ipynb: cells (offset, limit: cells). Images come as images; a PDF as text (≤${PDF_MAX_PAGES_PER_READ} pages) or images (as_images).`,
-  schema: (z) =>
+  schema: () =>
     withArgAliases(
       READ_ALIASES,
       z
@@ -125,15 +125,6 @@ export const readTool = defineTool({
         })
         .strict(),
     ),
-  plainArgs: plainArgs({
-    path: [text, "required"],
-    offset: [whole(1), "optional"],
-    limit: [whole(1), "optional"],
-    end_line: [whole(1), "optional"],
-    ids: [flag, "optional"],
-    pages: [text, "optional"],
-    as_images: [flag, "optional"],
-  }),
   readOnly: true,
   idempotent: true,
   async handler(args, { workspace, imageInput, outputBudget }) {

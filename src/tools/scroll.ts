@@ -1,19 +1,18 @@
+import * as z from "zod";
 import { defineTool, ToolError } from "./types.js";
 import { showWindow } from "./shared/window.js";
-import { oneOf, plainArgs, text } from "./shared/plainArgs.js";
 import { SCROLL_CHUNK, SCROLL_OVERLAP } from "../limits.js";
 
 export const scrollTool = defineTool({
   name: "scroll",
   aliases: ["scroll_file"],
   description: `Show the next (+) or previous (-) ${SCROLL_CHUNK}-line window of a file after the last open or scroll of it (windows overlap by ${SCROLL_OVERLAP} lines; with none yet, + starts at line 1).`,
-  schema: (z) => z
+  schema: () => z
     .object({
       path: z.string().describe("File, relative to the root"),
       direction: z.enum(["+", "-", "down", "up"]).describe('"+" (or "down"): next window; "-" (or "up"): previous'),
     })
     .strict(),
-  plainArgs: plainArgs({ path: [text, "required"], direction: [oneOf("+", "-", "down", "up"), "required"] }),
   readOnly: true,
   swe: true,
   async handler(args, { workspace }) {

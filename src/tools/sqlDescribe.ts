@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, fail, ok } from "./types.js";
 import { SQL_MAX_ROWS } from "../limits.js";
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, ok } from "./types.js";
 import { SQL_DEFAULT_ROWS, SQL_MAX_ROWS, SQL_STATEMENT_TIMEOUT_MS } from "../limits.js";
 

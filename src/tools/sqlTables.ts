@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, ok } from "./types.js";
 import { SQL_TABLES_MAX_ROWS } from "../limits.js";
 

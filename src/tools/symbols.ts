@@ -3,7 +3,7 @@
 // across the workspace: ripgrep finds the files whose text holds the name,
 // tree-sitter says which of its occurrences define something.
 import fs from "node:fs";
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, ok, ToolError } from "./types.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { detectLanguage } from "../parsers/detectLanguage.js";

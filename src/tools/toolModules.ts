@@ -1,67 +1,47 @@
-// Every module that defines tools, for the registry (registry.ts). Here each one
-// is imported up front, which is what tests, the library and the agent under tsx
-// get. The `rt` executable's bundle replaces this file (scripts/build.mjs,
-// plugin "lazy-tool-modules") with one whose functions require each module the
-// first time they are called, so that `rt open` evaluates open.ts and what it
-// imports, not all 22 tools: a tool's code, schema and description load on first
-// use. Keep the shape: one `import * as NAME from "./FILE.js"` line per module,
-// and NAME: () => NAME in toolModules (the plugin rebuilds it from the imports).
-import * as read from "./read.js";
-import * as open from "./open.js";
-import * as scroll from "./scroll.js";
-import * as find from "./find.js";
-import * as grep from "./grep.js";
-import * as grepFile from "./grepFile.js";
-import * as ls from "./ls.js";
-import * as bash from "./bash.js";
-import * as bashOutput from "./bashOutput.js";
-import * as killShell from "./killShell.js";
-import * as writeOutput from "./writeOutput.js";
-import * as sqlQuery from "./sqlQuery.js";
-import * as sqlTables from "./sqlTables.js";
-import * as sqlDescribe from "./sqlDescribe.js";
-import * as editLines from "./editLines.js";
-import * as editRange from "./editRange.js";
-import * as insertAt from "./insertAt.js";
-import * as editFile from "./editFile.js";
-import * as edit from "./edit.js";
-import * as multiEdit from "./multiEdit.js";
-import * as write from "./write.js";
-import * as undo from "./undo.js";
-import * as symbols from "./symbols.js";
-import * as astGrep from "./astGrep.js";
-import * as lsp from "./lsp.js";
-import * as notebookEdit from "./notebookEdit.js";
-import * as webFetch from "./webFetch.js";
-import * as webSearch from "./webSearch.js";
+// The list of rt's built-in tools: one line per tool, its name and its module, in the order faces list
+// them. Everything else about a tool (aliases, flags, schema, handler) is in its module, which exports
+// the tool (made with defineTool). A module loads when first imported: the registry (registry.ts)
+// imports them all; a one-shot CLI command imports only its own (src/faces/cli/main.ts).
+// Adding a tool: write src/tools/NAME.ts and add its line here (docs/contributing.md).
+import type { Tool } from "./types.js";
 
-export const toolModules = {
-  read: () => read,
-  open: () => open,
-  scroll: () => scroll,
-  find: () => find,
-  grep: () => grep,
-  grepFile: () => grepFile,
-  ls: () => ls,
-  bash: () => bash,
-  bashOutput: () => bashOutput,
-  killShell: () => killShell,
-  writeOutput: () => writeOutput,
-  sqlQuery: () => sqlQuery,
-  sqlTables: () => sqlTables,
-  sqlDescribe: () => sqlDescribe,
-  editLines: () => editLines,
-  editRange: () => editRange,
-  insertAt: () => insertAt,
-  editFile: () => editFile,
-  edit: () => edit,
-  multiEdit: () => multiEdit,
-  write: () => write,
-  undo: () => undo,
-  symbols: () => symbols,
-  astGrep: () => astGrep,
-  lsp: () => lsp,
-  notebookEdit: () => notebookEdit,
-  webFetch: () => webFetch,
-  webSearch: () => webSearch,
-};
+export const TOOL_MODULES = {
+  read: () => import("./read.js"),
+  open: () => import("./open.js"),
+  scroll: () => import("./scroll.js"),
+  find: () => import("./find.js"),
+  grep: () => import("./grep.js"),
+  grep_file: () => import("./grepFile.js"),
+  ls: () => import("./ls.js"),
+  edit_lines: () => import("./editLines.js"),
+  edit_range: () => import("./editRange.js"),
+  insert_at: () => import("./insertAt.js"),
+  edit: () => import("./edit.js"),
+  multi_edit: () => import("./multiEdit.js"),
+  edit_file: () => import("./editFile.js"),
+  write: () => import("./write.js"),
+  undo_edit: () => import("./undo.js"),
+  sql_query: () => import("./sqlQuery.js"),
+  sql_tables: () => import("./sqlTables.js"),
+  sql_describe: () => import("./sqlDescribe.js"),
+  bash: () => import("./bash.js"),
+  bash_output: () => import("./bashOutput.js"),
+  kill_shell: () => import("./killShell.js"),
+  write_output: () => import("./writeOutput.js"),
+  symbols: () => import("./symbols.js"),
+  ast_grep: () => import("./astGrep.js"),
+  lsp: () => import("./lsp.js"),
+  notebook_edit: () => import("./notebookEdit.js"),
+  web_fetch: () => import("./webFetch.js"),
+  web_search: () => import("./webSearch.js"),
+} as const satisfies Record<string, () => Promise<object>>;
+
+export type BuiltinToolName = keyof typeof TOOL_MODULES;
+
+/** The tool a module exports (its one export made by defineTool), checked to carry the name it is listed under. */
+export function toolOf(name: string, mod: object): Tool {
+  const tools = Object.values(mod).filter((v): v is Tool => typeof v === "object" && v !== null && "handler" in v && "name" in v);
+  if (tools.length !== 1) throw new Error(`src/tools/toolModules.ts: the module of ${name} exports ${tools.length} tools, not one`);
+  if (tools[0].name !== name) throw new Error(`src/tools/toolModules.ts: ${name}'s module defines the tool ${tools[0].name}`);
+  return tools[0];
+}

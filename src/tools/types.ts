@@ -1,5 +1,4 @@
-import type { z } from "zod";
-import { zod, type Zod } from "../zodOnDemand.js";
+import type * as z from "zod";
 import type { Workspace } from "../workspace/workspace.js";
 import type { ImageLimits, ImageMediaType } from "../parsers/image.js";
 
@@ -119,19 +118,18 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   unavailable?: (workspace: Workspace) => string | undefined;
   handler: (args: z.infer<S>, ctx: ToolContext) => Promise<ToolResult>;
   /**
-   * The arguments as the schema would parse them, when they are of a plain
-   * shape this checks without zod (every key a canonical argument, every value
-   * of its type and range); undefined sends them to the schema. It spares a
-   * one-shot command like `rt open FILE` loading zod. Tested against the
-   * schema as the oracle (test/tools/plain-args.test.ts).
-   */
-  plainArgs?: (args: unknown) => z.infer<S> | undefined;
-  /**
    * The argument schema as JSON Schema, for a tool defined as data (custom
    * tools, MCP servers' tools): its own schema is shown as it is, and `schema`
    * only validates against it.
    */
   inputJsonSchema?: Record<string, unknown>;
+}
+
+/** Where the policy looks tools up: the whole registry, or a narrower set (a subagent's tools, a one-shot command's tool). */
+export interface ToolLookup {
+  find(name: string): Tool | undefined;
+  /** The names listed when a call names no tool of the set. */
+  names(): readonly string[];
 }
 
 export function ok(output: string, metadata: Record<string, unknown> = {}): ToolResult {
@@ -145,20 +143,17 @@ export function fail(error: string, metadata: Record<string, unknown> = {}): Too
 // ToolError lives at the bottom layer (workspace, shell and db throw it too); tools import it from here.
 export { ToolError } from "../errors.js";
 
-/** A tool as its module writes it: the schema is made on first use, from the zod it is given. */
+/** A tool as its module writes it: the schema is a function, called the first time something reads it. */
 export interface ToolSpec<S extends z.ZodType> extends Omit<Tool<S>, "schema"> {
-  schema: (z: Zod) => S;
+  schema: () => S;
 }
 
 /**
- * The tool, its zod schema built the first time something reads it: building
- * all the schemas costs every `rt` command several milliseconds of start-up,
- * and a command like `rt open` needs one at most (none when its arguments pass
- * plainArgs). The schema function gets zod as its argument, so a tool module
- * that names zod only there does not load it (src/zodOnDemand.ts).
+ * The tool, its zod schema built the first time something reads it (a command like `rt open` builds one
+ * schema, not every tool's). Everything a face knows about a tool comes from this object.
  */
 export function defineTool<S extends z.ZodType>(spec: ToolSpec<S>): Tool<S> {
   const { schema: make, ...rest } = spec;
   let schema: S | undefined;
-  return Object.defineProperty(rest, "schema", { get: () => (schema ??= make(zod())), enumerable: true }) as Tool<S>;
+  return Object.defineProperty(rest, "schema", { get: () => (schema ??= make()), enumerable: true }) as Tool<S>;
 }

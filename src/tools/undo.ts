@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, ok, ToolError } from "./types.js";
 import { Journal, restoredMode } from "../workspace/journal.js";
 import { hashBytes } from "../workspace/fingerprint.js";

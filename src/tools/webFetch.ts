@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, ok, ToolError } from "./types.js";
 import { WEB_FETCH_MAX_MARKDOWN_BYTES, WEB_FETCH_QUOTE_MAX_CHARS } from "../limits.js";
 

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, ok, ToolError } from "./types.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { loadConfigDetailed } from "../config.js";

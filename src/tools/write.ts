@@ -1,5 +1,5 @@
 import fs from "node:fs";
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, ok, ToolError } from "./types.js";
 import { applyEdit, type Snapshot } from "../workspace/applyEdit.js";
 import type { Workspace } from "../workspace/workspace.js";

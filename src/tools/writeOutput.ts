@@ -5,7 +5,7 @@
 // symbolic link out of the directory, and creates missing parent directories.
 import fs from "node:fs";
 import path from "node:path";
-import { z } from "zod";
+import * as z from "zod";
 import { defineTool, ok, ToolError } from "./types.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { isWithin, toRel } from "../workspace/paths.js";

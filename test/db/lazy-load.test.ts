@@ -2,48 +2,27 @@
 // nothing that `rt` or the library loads at start-up imports them statically.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import fs from "node:fs";
 import path from "node:path";
 import { spawnSync } from "node:child_process";
-import { REPO, cliBundleText } from "../helpers.ts";
+import { CLI, REPO, cliBundleText, staticGraph } from "../helpers.ts";
 
 // libpg-query is PostgreSQL's parser (WebAssembly, ~50 ms to load): only a PostgreSQL statement's check loads it.
 const CLIENTS = ["pg", "pg-cursor", "better-sqlite3", "oracledb", "vertica-nodejs", "libpg-query"];
 
-/** Every module reachable from `entry` through static imports, and the bare packages they import. */
-function staticGraph(entry: string): { files: Set<string>; packages: Set<string> } {
-  const files = new Set<string>();
-  const packages = new Set<string>();
-  const visit = (file: string) => {
-    if (files.has(file)) return;
-    files.add(file);
-    const text = fs.readFileSync(file, "utf8");
-    // Static import and re-export statements only (import("...") is dynamic and not followed).
-    for (const m of text.matchAll(/^\s*(?:import|export)\s+(?:[^"';()]*?\sfrom\s+)?["']([^"']+)["']/gm)) {
-      const spec = m[1];
-      if (spec.startsWith(".")) visit(path.resolve(path.dirname(file), spec));
-      else packages.add(spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : spec.split("/")[0]);
-    }
-  };
-  visit(entry);
-  return { files, packages };
-}
-
 test("rt's start-up and the library entry point do not load any database client", () => {
-  // The CLI is bundled as CommonJS: a client it loaded at start-up would be a require("..."); the SQL tools use import().
+  // A client rt loaded at start-up would be a static import reachable from dist/cli.js; the SQL tools use import().
   const cli = cliBundleText();
-  for (const c of CLIENTS) {
-    assert.ok(!cli.includes(`require("${c}")`), `the CLI bundle requires ${c} at start-up`);
-  }
+  const start = staticGraph(CLI).packages;
+  for (const c of CLIENTS) assert.ok(!start.has(c), `dist/cli.js imports ${c} at start-up`);
   for (const c of ["pg", "pg-cursor", "oracledb", "vertica-nodejs", "libpg-query"]) assert.ok(cli.includes(`import("${c}")`), `the CLI loads ${c} on demand`);
-  const { packages } = staticGraph(path.join(REPO, "dist", "index.mjs"));
-  for (const c of CLIENTS) assert.ok(!packages.has(c), `dist/index.mjs loads ${c} at start-up`);
+  const { packages } = staticGraph(path.join(REPO, "dist", "index.js"));
+  for (const c of CLIENTS) assert.ok(!packages.has(c), `dist/index.js loads ${c} at start-up`);
 });
 
 test("at run time, loading the registry and its SQL tools loads no database client", () => {
   const script = `
     const { createRequire } = await import("node:module");
-    const { TOOLS } = await import(${JSON.stringify(path.join(REPO, "dist", "index.mjs"))});
+    const { TOOLS } = await import(${JSON.stringify(path.join(REPO, "dist", "index.js"))});
     const require = createRequire(${JSON.stringify(path.join(REPO, "package.json"))});
     const loaded = () => Object.keys(require.cache).filter((k) => /node_modules\\/(pg|pg-cursor|better-sqlite3|oracledb|vertica-nodejs|libpg-query)\\//.test(k)).map((k) => k.split("node_modules/")[1].split("/")[0]);
     console.log(JSON.stringify({ tools: TOOLS.map((t) => t.name).filter((n) => n.startsWith("sql_")), loaded: [...new Set(loaded())] }));

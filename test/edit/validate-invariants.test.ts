@@ -104,35 +104,74 @@ test("syntax invariant (Python): every edit rt accepts compiles with python3 whe
   assert.ok(checked > 400 && rejectedByPython > 100, `a corpus worth the name (${checked} edits, ${rejectedByPython} breaking)`);
 });
 
+/**
+ * What `node --check` says of each text, from one Node process for all of them: a CommonJS file is
+ * compiled as Node compiles one (vm.compileFunction with the module wrapper's parameters), an ES
+ * module as a vm.SourceTextModule; both parse without running anything, as --check does.
+ */
+function nodeCheckVerdicts(texts: Array<{ text: string; ext: string }>): boolean[] {
+  const script = `
+    const vm = require("node:vm");
+    const texts = JSON.parse(require("node:fs").readFileSync(0, "utf8"));
+    const ok = texts.map(({ text, ext }) => {
+      try {
+        if (ext === ".mjs") new vm.SourceTextModule(text);
+        else vm.compileFunction(text, ["exports", "require", "module", "__filename", "__dirname"]);
+        return true;
+      } catch (e) {
+        if (e instanceof SyntaxError) return false;
+        throw e;
+      }
+    });
+    process.stdout.write(JSON.stringify(ok));`;
+  const r = spawnSync(process.execPath, ["--experimental-vm-modules", "--no-warnings", "-e", script], { input: JSON.stringify(texts), encoding: "utf8", maxBuffer: 1 << 30 });
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(r.stdout) as boolean[];
+}
+
 test("syntax invariant (JavaScript): every edit rt accepts passes `node --check` when the file did (generated on node_modules)", async () => {
   const r = rng(77);
   const muts = mutations(r);
   const dirs = ["node_modules/diff/libcjs", "node_modules/pg/lib", "node_modules/zod/v4/core"];
   const files = dirs.flatMap((d) => (fs.readdirSync(d, { recursive: true }) as string[]).filter((f) => /\.c?js$/.test(f)).map((f) => path.join(d, f))).sort();
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "rt-jscheck-"));
-  const check = (text: string, ext: string): boolean => {
-    const f = path.join(tmp, `x${ext}`);
-    fs.writeFileSync(f, text);
-    return spawnSync(process.execPath, ["--check", f]).status === 0;
-  };
+  // The files and their edits first, then one Node process checks them all (nodeCheckVerdicts).
+  const cases: Array<{ file: string; ext: string; before: string; after: string }> = [];
+  const picked: Array<{ file: string; ext: string; before: string }> = [];
+  for (let k = 0; k < 14; k++) {
+    const file = files[r(files.length)];
+    const before = fs.readFileSync(file, "utf8");
+    const ext = file.endsWith(".cjs") || file.includes("libcjs") || file.includes("pg/lib") ? ".cjs" : ".mjs";
+    if (before.length > 60_000) continue;
+    picked.push({ file, ext, before });
+    for (let j = 0; j < 8; j++) {
+      const after = muts[r(muts.length)](before);
+      if (after !== before) cases.push({ file, ext, before, after });
+    }
+  }
+  const beforeOk = new Map(picked.map((p, i) => [p.file, i]));
+  const verdicts = nodeCheckVerdicts([...picked.map((p) => ({ text: p.before, ext: p.ext })), ...cases.map((c) => ({ text: c.after, ext: c.ext }))]);
   let checked = 0;
   let broken = 0;
+  for (let i = 0; i < cases.length; i++) {
+    const c = cases[i];
+    if (!verdicts[beforeOk.get(c.file)!]) continue;
+    const nodeOk = verdicts[picked.length + i];
+    const v = await validateEdit(`x${c.ext === ".cjs" ? ".js" : ".mjs"}`, c.before, c.after);
+    checked++;
+    if (!nodeOk) broken++;
+    if (!nodeOk) assert.ok(v.introduced.length > 0, `${c.file}: node --check rejects the edit but rt accepted it`);
+    else assert.equal(v.introduced.length, 0, `${c.file}: node --check accepts it but rt reported ${JSON.stringify(v.introduced[0])}`);
+  }
+  // The batched oracle is node --check itself: a few of the same texts, one process each, agree with it.
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "rt-jscheck-"));
   try {
-    for (let k = 0; k < 14; k++) {
-      const file = files[r(files.length)];
-      const before = fs.readFileSync(file, "utf8");
-      const ext = file.endsWith(".cjs") || file.includes("libcjs") || file.includes("pg/lib") ? ".cjs" : ".mjs";
-      if (before.length > 60_000 || !check(before, ext)) continue;
-      for (let j = 0; j < 8; j++) {
-        const after = muts[r(muts.length)](before);
-        if (after === before) continue;
-        const nodeOk = check(after, ext);
-        const v = await validateEdit(`x${ext === ".cjs" ? ".js" : ".mjs"}`, before, after);
-        checked++;
-        if (!nodeOk) broken++;
-        if (!nodeOk) assert.ok(v.introduced.length > 0, `${file}: node --check rejects the edit but rt accepted it`);
-        else assert.equal(v.introduced.length, 0, `${file}: node --check accepts it but rt reported ${JSON.stringify(v.introduced[0])}`);
-      }
+    const samples = [0, 1, 2, 3].map((k) => picked.length + Math.floor((k * cases.length) / 4));
+    const broke = verdicts.findIndex((ok, i) => i >= picked.length && !ok);
+    for (const i of [...samples, ...(broke >= 0 ? [broke] : [])]) {
+      const c = cases[i - picked.length];
+      const f = path.join(tmp, `x${c.ext}`);
+      fs.writeFileSync(f, c.after);
+      assert.equal(spawnSync(process.execPath, ["--check", f]).status === 0, verdicts[i], `${c.file}: the batched check and node --check disagree`);
     }
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });

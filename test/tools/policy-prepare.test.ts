@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { createWorkspace } from "../../src/workspace/workspace.ts";
 import { callTool, prepareCall, runPreparedCall, type ToolLookup } from "../../src/tools/policy.ts";
-import { findTool, toolNames } from "../../src/tools/registry.ts";
+import { REGISTRY_LOOKUP, findTool, toolNames } from "../../src/tools/registry.ts";
 import { tempTree } from "../helpers.ts";
 
 test("unknown tool, invalid arguments, profile and kill switch: refusals, the same ones callTool returns, nothing runs", async () => {
@@ -23,7 +23,7 @@ test("unknown tool, invalid arguments, profile and kill switch: refusals, the sa
     { ws: switchedOff, name: "write", args: { path: "a.txt", content: "lost\n" }, type: "denied", error: /RT_ENABLE_SWE=0/, tool: "write" },
   ];
   for (const c of cases) {
-    const p = prepareCall(c.ws, c.name, c.args);
+    const p = prepareCall(c.ws, c.name, c.args, REGISTRY_LOOKUP);
     assert.equal(p.ok, false, c.name);
     if (p.ok) continue;
     assert.equal(p.tool?.name, c.tool, c.name);
@@ -58,7 +58,7 @@ test("runPreparedCall refuses a call prepareCall did not make (no way around the
   const ws = createWorkspace({ root, env: {}, profile: "safe-read-only" });
   const forged = { tool: findTool("write")!, args: { path: "a.txt", content: "lost\n" }, workspace: ws };
   await assert.rejects(runPreparedCall(forged), /only a call returned by prepareCall/);
-  const copied = prepareCall(createWorkspace({ root, env: {} }), "write", { path: "b.txt", content: "x\n" });
+  const copied = prepareCall(createWorkspace({ root, env: {} }), "write", { path: "b.txt", content: "x\n" }, REGISTRY_LOOKUP);
   assert.ok(copied.ok);
   await assert.rejects(runPreparedCall({ ...copied.call, workspace: ws }), /only a call returned by prepareCall/);
   assert.equal(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "keep\n");

@@ -13,7 +13,7 @@
 // also give `reasoning`, `usage` {input, output} and `finish` (a FinishReason). When the
 // turns run out, the request fails with a ProviderError naming the script.
 import fs from "node:fs";
-import { z } from "zod";
+import * as z from "zod";
 import { ProviderError, type ModelRequest, type Provider, type ProviderErrorKind, type StreamPart } from "./types.js";
 
 const ERROR_KINDS = ["unreachable", "auth", "rate_limit", "server", "bad_request", "tools_unsupported", "model_not_found", "stream_broken", "timeout", "stream_error"] as const satisfies readonly ProviderErrorKind[];

@@ -4,7 +4,7 @@
 // dialog) and always offers "Other" with free text. Without a face that can
 // ask (rt run, MCP, a pipe), the model is told that nobody can answer and to
 // go on with its best assumption, stated.
-import { z } from "zod";
+import * as z from "zod";
 import { defineLoopTool } from "./loopTool.js";
 import { ok, fail } from "../../tools/types.js";
 import type { UserAnswer, UserQuestion } from "../interaction.js";

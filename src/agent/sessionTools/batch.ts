@@ -3,7 +3,7 @@
 // checked, asked about and run exactly as if the model had made it directly
 // (toolCalls.runNestedCalls): read-only ones in parallel, the others alone and
 // in order. Every result comes back, in the order of the invocations.
-import { z } from "zod";
+import * as z from "zod";
 import { defineLoopTool } from "./loopTool.js";
 import { ok, fail } from "../../tools/types.js";
 import { isLoopTool } from "./loopTool.js";

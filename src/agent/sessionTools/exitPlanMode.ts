@@ -4,7 +4,7 @@
 // the plan out; rejected, the feedback goes back to the model, still in plan
 // mode. Without a face that can ask (`rt run`), the plan is the answer: the
 // turn ends with it.
-import { z } from "zod";
+import * as z from "zod";
 import { defineLoopTool } from "./loopTool.js";
 import { ok, fail } from "../../tools/types.js";
 import { setApprovalMode } from "../loopContext.js";

@@ -12,7 +12,7 @@
 // workspace's per-file locks like any concurrent calls. A subagent cannot
 // start subagents unless agent.subagent_depth allows it.
 import { defaultMaxListeners, setMaxListeners } from "node:events";
-import { z } from "zod";
+import * as z from "zod";
 import { defineLoopTool, isLoopTool, type LoopCall } from "./loopTool.js";
 import { ok, fail, type Tool } from "../../tools/types.js";
 import { offering } from "../../tools/policy.js";

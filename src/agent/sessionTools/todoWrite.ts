@@ -4,7 +4,7 @@
 // own), is logged as a `todos` event (so --continue restores it and rt export
 // shows it), and is shown by the faces as it changes. A list left unchanged
 // for a while is recalled to the model (todoReminder).
-import { z } from "zod";
+import * as z from "zod";
 import { defineLoopTool } from "./loopTool.js";
 import { ok, fail } from "../../tools/types.js";
 import type { TodoItem } from "../events.js";

@@ -6,7 +6,7 @@ import { parseArgs } from "node:util";
 import { COMMANDS, GLOBAL_OPTIONS, UsageError, type CommandSpec, type OptionSpec, type PathContext } from "./commands.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import type { ToolProgress, ToolResult } from "../../tools/types.js";
-import type { ArgumentIssue } from "../../tools/policy.js";
+import type { ArgumentIssue, ToolLookup } from "../../tools/policy.js";
 import type { Io } from "../../ui/io.js";
 import { anyToolDir } from "../../extensions/toolDirs.js";
 
@@ -460,7 +460,7 @@ async function runToolCommand(spec: CommandSpec, workspace: Workspace, parsed: P
   };
   let result: ToolResult;
   try {
-    result = await callTool(workspace, call.tool, call.args, { onProgress });
+    result = await callTool(workspace, call.tool, call.args, { onProgress, tools: await oneTool(call.tool) });
   } finally {
     progress?.stop();
   }
@@ -513,6 +513,17 @@ async function runToolCommand(spec: CommandSpec, workspace: Workspace, parsed: P
 const BINARY_NOTE = /^(\x1b\[[0-9;]*m)?\(\d+ binary files? with matches not shown/;
 
 /** What a slow call is doing, for the progress line (before the tool reports anything itself). */
+/**
+ * The lookup for a one-shot command's tool: only that tool's module is imported (a built-in tool, listed
+ * in src/tools/toolModules.ts), not the registry, which imports every tool's.
+ */
+async function oneTool(name: string): Promise<ToolLookup | undefined> {
+  const { TOOL_MODULES, toolOf } = await import("../../tools/toolModules.js");
+  if (!Object.hasOwn(TOOL_MODULES, name)) return undefined;
+  const tool = toolOf(name, await TOOL_MODULES[name as keyof typeof TOOL_MODULES]());
+  return { find: (n) => (n === tool.name || tool.aliases.includes(n) ? tool : undefined), names: () => [tool.name] };
+}
+
 function progressLabel(command: string, args: Record<string, unknown>, workspace: Workspace): string {
   const formatSize = (n: number) => (n >= 1 << 30 ? `${(n / (1 << 30)).toFixed(1)} GiB` : `${Math.round(n / (1 << 20))} MiB`);
   if ((command === "open" || command === "scroll" || command === "read") && typeof args.path === "string") {

@@ -4,8 +4,7 @@
 // value as the argument it stands for, and passes the handler the canonical
 // name only. The JSON schema shows the canonical names, each description saying
 // which other name it accepts (`aliasNote`), so listing them costs a few words.
-import type { z } from "zod";
-import { zod } from "../../zodOnDemand.js";
+import * as z from "zod";
 
 /** alias → canonical argument name. */
 export type ArgAliases = Readonly<Record<string, string>>;
@@ -15,7 +14,7 @@ export const FILE_PATH_ALIAS = { file_path: "path" } as const;
 
 /** The `path` argument of a tool that edits a file, accepting `file_path` too (wrap the schema in withArgAliases(FILE_PATH_ALIAS, ...)). */
 export function editedPath() {
-  return zod().string().describe(`Relative to the root${aliasNote(FILE_PATH_ALIAS, "path")}`);
+  return z.string().describe(`Relative to the root${aliasNote(FILE_PATH_ALIAS, "path")}`);
 }
 
 /** " (alias: file_path)": appended to the canonical argument's description. */
@@ -35,7 +34,7 @@ function sameValue(a: unknown, b: unknown): boolean {
  * different values is an error naming both; with the same value it is accepted.
  */
 export function withArgAliases<S extends z.ZodRawShape>(aliases: ArgAliases, object: z.ZodObject<S>) {
-  return zod().preprocess((input: unknown, ctx) => {
+  return z.preprocess((input: unknown, ctx) => {
     if (input === null || typeof input !== "object" || Array.isArray(input)) return input;
     const given = input as Record<string, unknown>;
     if (!Object.keys(aliases).some((a) => Object.hasOwn(given, a))) return input;
@@ -63,6 +62,6 @@ export function withArgAliases<S extends z.ZodRawShape>(aliases: ArgAliases, obj
       }
       out[canonical] = value;
     }
-    return bad ? zod().NEVER : out;
+    return bad ? z.NEVER : out;
   }, object);
 }

@@ -2,7 +2,7 @@
 // dry_run/force/show_diff), and running line changes (edit_lines, edit_range,
 // insert_at) through the workspace's edit pipeline with the planner of
 // edit/lineEdits.ts.
-import { z } from "zod";
+import * as z from "zod";
 import type { Workspace } from "../../workspace/workspace.js";
 import { applyEdit } from "../../workspace/applyEdit.js";
 import { changesUseIds, planLineChanges, type ChangeSpec } from "../../edit/lineEdits.js";

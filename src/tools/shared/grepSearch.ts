@@ -2,13 +2,12 @@
 // read while it runs, matches in path order, capped, with line IDs on request.
 import fs from "node:fs";
 import path from "node:path";
-import type { Zod } from "../../zodOnDemand.js";
+import * as z from "zod";
 import { ok, ToolError, type ToolProgress, type ToolResult } from "../types.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import { binaryKind as binaryKindOf, fileBinaryKind, formatSize } from "../../workspace/binary.js";
 import { baseArgs, comparePaths, globMatcher, runRg, type RgRun } from "./ripgrep.js";
 import { aliasNote, withArgAliases } from "./argAliases.js";
-import { flag, nonEmptyText, whole, type ArgRule } from "./plainArgs.js";
 import { statVersion } from "../../workspace/lineIds.js";
 import { literalLines, literalOf, type FileLines } from "./literalLines.js";
 import { cutLine, plural } from "./format.js";
@@ -19,7 +18,7 @@ import { LARGE_FILE_BYTES, GREP_DEFAULT_CAP, GREP_MAX_CONTEXT, GREP_MAX_LINE_CHA
 export const GREP_ALIASES = { case_insensitive: "ignore_case", head_limit: "limit", glob_filter: "glob", root: "path" } as const;
 export const GREP_FILE_ALIASES = { case_insensitive: "ignore_case", head_limit: "limit", file_path: "path" } as const;
 
-export function grepOptions(z: Zod, aliases: Record<string, string>) {
+export function grepOptions(aliases: Record<string, string>) {
   const context = z.number().int().min(0).max(GREP_MAX_CONTEXT);
   return {
     pattern: z.string().min(1).describe("Rust regex, or text with fixed_strings"),
@@ -34,20 +33,6 @@ export function grepOptions(z: Zod, aliases: Record<string, string>) {
     show_line_numbers: z.boolean().optional().describe("Default true"),
   };
 }
-
-/** grepOptions as plainArgs rules, in the same order. */
-export const GREP_OPTION_RULES: Readonly<Record<string, ArgRule>> = {
-  pattern: [nonEmptyText, "required"],
-  ignore_case: [flag, "optional"],
-  fixed_strings: [flag, "optional"],
-  context: [whole(0, GREP_MAX_CONTEXT), "optional"],
-  context_before: [whole(0, GREP_MAX_CONTEXT), "optional"],
-  context_after: [whole(0, GREP_MAX_CONTEXT), "optional"],
-  multiline: [flag, "optional"],
-  limit: [whole(1), "optional"],
-  ids: [flag, "optional"],
-  show_line_numbers: [flag, "optional"],
-};
 
 export interface Match {
   file: string;
