@@ -91,7 +91,7 @@ export const webFetchTool = defineTool({
   schema: () =>
     z
       .object({
-        url: z.string().min(1).describe("http:// or https:// URL (without a scheme: https, then http)"),
+        url: z.string().min(1).describe("http:// or https:// URL"),
         prompt: z.string().min(1).optional().describe("What to find out from the page"),
         raw: z.boolean().optional().describe("Return the page's Markdown"),
       })

@@ -587,6 +587,15 @@ export class ConfinedFs {
     }
   }
 
+  /**
+   * Renames the file `rel` to `newName` in the same directory (a finished download taking its
+   * name), replacing what had that name; the directory is reached without following a symlink.
+   */
+  renameWithin(rel: string | readonly string[], newName: string): void {
+    if (newName.includes("/") || newName === "." || newName === ".." || newName === "") throw new Error(`not a file name: ${JSON.stringify(newName)}`);
+    this.inParent(rel, {}, (dir, name) => fs.renameSync(dir.at(name), dir.at(newName)));
+  }
+
   /** Removes the file (or symlink: the link itself) `rel`; false when there was none. */
   unlink(rel: string | readonly string[]): boolean {
     try {

@@ -256,8 +256,11 @@ test("rt sessions lists sessions; rt export writes markdown; --resume picks one 
 
   const list = await rt(["sessions"], { cwd: root, env: env() });
   assert.equal(list.code, 0);
-  const lines = list.stdout.trim().split("\n");
+  // The list, then (after a blank line) the last session's prompts, numbered for rt rewind --to.
+  const [listed, points] = list.stdout.split("\n\n");
+  const lines = listed.trim().split("\n");
   assert.equal(lines.length, 2);
+  assert.match(points, /second session prompt/);
   assert.match(lines[0], /ollama\/test-model\s+1 prompt, .* tokens\s+second session prompt/);
   assert.match(lines[1], /first session prompt/);
   const json = JSON.parse((await rt(["sessions", "--json"], { cwd: root, env: env() })).stdout);

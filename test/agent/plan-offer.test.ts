@@ -9,7 +9,8 @@ import { tempTree } from "../helpers.ts";
 
 test("plan mode offers neither bash nor its follow-ups bash_output and kill_shell; ask mode offers all three", () => {
   const workspace = createWorkspace({ root: tempTree({}), env: { ...process.env, RT_ROOT: undefined } });
-  const names = (approval: "plan" | "ask") => sessionToolSet({ workspace, approval }).offered.map((t) => t.name);
+  // Every tool at once (no deferral behind tool_search), so that what each mode allows is all in the list.
+  const names = (approval: "plan" | "ask") => sessionToolSet({ workspace, approval, deferTools: false }).offered.map((t) => t.name);
   const plan = names("plan");
   assert.ok(plan.includes("read") && plan.includes("grep"), plan.join(","));
   for (const n of ["bash", "bash_output", "kill_shell", "edit", "write"]) assert.ok(!plan.includes(n), `plan mode offers ${n}`);

@@ -155,22 +155,24 @@ test("FIFOs where state files belong do not hang rt", { timeout: 60_000 }, async
 });
 
 test("rt's own signed line-ID record of a long file is trusted only while its MAC holds: tampered IDs, swapped hashes or a planted packed record give fresh, distinct IDs", async () => {
-  const root = tempTree({ "f.txt": lines(5000) });
+  // Long enough that the hashes go to a file of their own beside the record (shorter files keep them inline).
+  const N = 70_000;
+  const root = tempTree({ "f.txt": lines(N) });
   const key = StateStore.keyFor("f.txt");
   const recordFile = path.join(root, ".rt", "ids", `${key}.json`);
   const hashesFile = path.join(root, ".rt", "ids", `${key}.hashes`);
   const first = await rtCall("read", { path: "f.txt", ids: true, limit: 5000 }, { cwd: root });
-  // (read shows as many lines as fit its output cap; the record holds all 5,000.)
+  // (read shows as many lines as fit its output cap; the record holds all N.)
   const ids = first.result.line_ids as string[];
   assert.ok(ids.length > 1000);
   assert.equal(new Set(ids).size, ids.length);
-  // Packed (5,000 lines), signed, with the hashes as raw bytes beside it.
+  // Packed, signed, with the hashes as raw bytes beside it.
   const stored = JSON.parse(fs.readFileSync(recordFile, "utf8"));
   assert.match(stored.rt_mac, /^[0-9a-f]{64}$/);
   assert.equal(typeof stored.packed.hashesMac, "string");
-  assert.equal(fs.statSync(hashesFile).size, 5000 * 8);
-  // The IDs as runs of counters: one run of 5,000 after a first read.
-  assert.match(stored.packed.idRuns, /^\d+\+5000$/);
+  assert.equal(fs.statSync(hashesFile).size, N * 8);
+  // The IDs as runs of counters: one run of N after a first read.
+  assert.match(stored.packed.idRuns, new RegExp(`^\\d+\\+${N}$`));
   // Unchanged, it is read back as it is: the same IDs.
   const again = await rtCall("read", { path: "f.txt", ids: true, limit: 5000 }, { cwd: root });
   assert.deepEqual(again.result.line_ids, ids);
@@ -179,24 +181,24 @@ test("rt's own signed line-ID record of a long file is trusted only while its MA
   // 1. The IDs edited (every ID given to two lines), the MAC left as it was.
   const text = fs.readFileSync(recordFile, "utf8");
   const start = stored.packed.idRuns.split("+")[0];
-  fs.writeFileSync(recordFile, text.replace(stored.packed.idRuns, `${start}+2500,${start}+2500`));
+  fs.writeFileSync(recordFile, text.replace(stored.packed.idRuns, `${start}+${N / 2},${start}+${N / 2}`));
   let now = await readIds();
   assert.equal(new Set(now).size, now.length, "a record whose MAC fails is checked entry by entry, and this one is refused");
   // 2. The hashes file swapped for other bytes of the right size.
   await readIds();
-  const bogus = Buffer.alloc(5000 * 8, 7);
+  const bogus = Buffer.alloc(N * 8, 7);
   fs.writeFileSync(hashesFile, bogus);
   now = await readIds();
   assert.equal(new Set(now).size, now.length);
   assert.ok(!fs.readFileSync(hashesFile).equals(bogus), "hashes that are not the ones the record names drop the record (it is made again)");
   // 3. A planted, unsigned packed record naming a hashes file: the sidecar needs this user's MAC.
-  fs.writeFileSync(recordFile, JSON.stringify({ version: 1, path: "f.txt", textHash: hashBytes(fs.readFileSync(path.join(root, "f.txt"))), next: 0, packed: { ids: Array.from({ length: 5000 }, () => "aaaa").join(","), hashesMac: "0".repeat(64) } }));
+  fs.writeFileSync(recordFile, JSON.stringify({ version: 1, path: "f.txt", textHash: hashBytes(fs.readFileSync(path.join(root, "f.txt"))), next: 0, packed: { ids: Array.from({ length: N }, () => "aaaa").join(","), hashesMac: "0".repeat(64) } }));
   now = await readIds();
   assert.equal(new Set(now).size, now.length);
   assert.ok(!now.includes("aaaa"));
   // 4. The same with runs of counters (rt's form, which only a record rt signed may take).
   const textHash = hashBytes(fs.readFileSync(path.join(root, "f.txt")));
-  fs.writeFileSync(recordFile, JSON.stringify({ version: 1, path: "f.txt", textHash, next: 0, packed: { idRuns: "7+2500,7+2500", hashes: Buffer.alloc(5000 * 8).toString("base64") } }));
+  fs.writeFileSync(recordFile, JSON.stringify({ version: 1, path: "f.txt", textHash, next: 0, packed: { idRuns: `7+${N / 2},7+${N / 2}`, hashes: Buffer.alloc(N * 8).toString("base64") } }));
   now = await readIds();
   assert.equal(new Set(now).size, now.length);
 });

@@ -11,6 +11,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { LOCAL_DOWNLOAD_CONNECT_MS, LOCAL_DOWNLOAD_STALL_MS } from "../../limits.js";
 import { modelFile, modelsDir, sourceUrl, type CatalogueEntry } from "./localModels.js";
+import { confinedAt } from "../../workspace/confinedFs.js";
 
 export interface DownloadProgress {
   received: number;
@@ -61,7 +62,10 @@ export async function downloadModel(entry: CatalogueEntry, o: DownloadOptions = 
   const env = o.env ?? process.env;
   const target = safeTarget(entry, env);
   const part = `${target}.part`;
-  fs.mkdirSync(path.dirname(target), { recursive: true });
+  // Written through a confined writer of the models directory: no symlink on the way is followed.
+  const files = confinedAt(path.dirname(target));
+  files.mkdirs([]);
+  const partName = path.basename(part);
   const url = sourceUrl(entry.source, env);
   const host = (() => {
     try {
@@ -94,7 +98,8 @@ export async function downloadModel(entry: CatalogueEntry, o: DownloadOptions = 
       throw noNetwork(`${host} answered ${res.status} ${res.statusText}`);
     }
     const resumed = res.status === 206;
-    const out = fs.createWriteStream(part, { flags: resumed ? "a" : "w" });
+    if (!resumed) files.unlink(partName);
+    const out = resumed ? files.openAppend(partName) : files.openExclusive(partName, { mode: 0o644 });
     let received = resumed ? have : 0;
     const length = Number(res.headers.get("content-length") ?? NaN);
     const total = res.status === 416 ? have : Number.isFinite(length) ? length + (resumed ? have : 0) : entry.size;
@@ -108,18 +113,18 @@ export async function downloadModel(entry: CatalogueEntry, o: DownloadOptions = 
         for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
           clearTimeout(timer);
           timer = setTimeout(() => ctl.abort(), stall);
-          if (!out.write(chunk)) await new Promise<void>((r) => out.once("drain", () => r()));
+          out.write(chunk);
           received += chunk.length;
           o.onProgress?.(progress());
         }
       }
     } catch (e) {
-      await new Promise((r) => out.end(r));
+      out.close();
       if (o.signal?.aborted) throw new DownloadError(`download interrupted at ${received} bytes; run the same command again to resume`);
       const why = ctl.signal.aborted ? `nothing arrived from ${host} for ${Math.round(stall / 1000)} s` : `the connection to ${host} broke (${(e as Error).message})`;
       throw new DownloadError(`cannot download ${entry.name}: ${why} at ${received} bytes; run the same command again to resume, or ${manualAlternative(entry, env)}`);
     }
-    await new Promise((r) => out.end(r));
+    out.close();
     if (Number.isFinite(length) && received < (resumed ? have : 0) + length) {
       throw new DownloadError(`cannot download ${entry.name}: the connection ended at ${received} of ${total} bytes; run the same command again to resume`);
     }
@@ -130,10 +135,10 @@ export async function downloadModel(entry: CatalogueEntry, o: DownloadOptions = 
   if (entry.sha256) {
     const got = await sha256Of(part);
     if (got !== entry.sha256.toLowerCase()) {
-      fs.rmSync(part, { force: true });
+      files.unlink(partName);
       throw new DownloadError(`the download of ${entry.name} does not match its SHA-256 (expected ${entry.sha256}, got ${got}); the file was removed`);
     }
   }
-  fs.renameSync(part, target);
+  files.renameWithin(partName, path.basename(target));
   return target;
 }

@@ -5,6 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { loadConfig } from "../../config.js";
 import type { Workspace } from "../../workspace/workspace.js";
+import { confinedAt } from "../../workspace/confinedFs.js";
 import type { Io } from "../../ui/io.js";
 import { catalogue, defaultModelName, formatBytes, modelFile, modelsDir, nameForSource, parseLocalSettings, type CatalogueEntry, type LocalSettings } from "../../agent/providers/localModels.js";
 import { DownloadError } from "../../agent/providers/localDownload.js";
@@ -50,7 +51,7 @@ export async function modelsCommand(ws: Workspace, positionals: string[], flags:
       io.stderr(`rt models rm: ${entry.name} is not downloaded (nothing at ${file})\n`);
       return 1;
     }
-    for (const f of present) fs.rmSync(f, { force: true });
+    for (const f of present) confinedAt(path.dirname(f)).unlink(path.basename(f));
     io.stdout(`removed ${present.join(", ")}\n`);
     return 0;
   }
