@@ -15,7 +15,7 @@ import { contextWindow, countUsage, emit, estimateContextTokens, type LoopContex
 import { estimateMessageTokens } from "./tokens.js";
 import { cutMiddle } from "./truncate.js";
 import { findTool } from "../tools/registry.js";
-import { AGENT_COMPACT_KEEP_FRACTION, AGENT_COMPACT_MIN_GAIN_FRACTION, AGENT_PRUNE_PROTECT_FRACTION, AGENT_SUMMARY_INPUT_FRACTION } from "../limits.js";
+import { AGENT_COMPACT_KEEP_FRACTION, AGENT_COMPACT_MIN_GAIN_FRACTION, AGENT_PRUNE_PROTECT_FRACTION, AGENT_SUMMARY_INPUT_FRACTION } from "../base/limits.js";
 
 export const PRUNED_PLACEHOLDER = "[output pruned to save context; the session log keeps the full text. Run the call again if you need it.]";
 /** Outputs shorter than this are not worth pruning. */

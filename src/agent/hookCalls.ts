@@ -12,8 +12,8 @@ interface HookedCall {
 import type { ToolResult } from "../tools/types.js";
 import { prepareCall, type Preparation } from "../tools/policy.js";
 import { Hooks, parseHooks, type HookEvent, type HookOutcome } from "../extensions/hooks.js";
-import { loadConfig } from "../config.js";
-import { HOOK_STOP_MAX_CONTINUES } from "../limits.js";
+import { loadConfig } from "../base/config.js";
+import { HOOK_STOP_MAX_CONTINUES } from "../base/limits.js";
 
 interface SessionHooks {
   hooks: Hooks;

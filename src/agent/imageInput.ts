@@ -12,7 +12,7 @@ import {
   OLLAMA_IMAGE_MAX_EDGE,
   OPENAI_IMAGE_MAX_BYTES,
   OPENAI_IMAGE_MAX_EDGE,
-} from "../limits.js";
+} from "../base/limits.js";
 
 /**
  * Each provider's limits. Anthropic and OpenAI document PNG, JPEG, GIF (still)

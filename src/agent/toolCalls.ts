@@ -20,7 +20,7 @@ import { preToolUseHook, postToolUseHook } from "./hookCalls.js";
 import { prepareCall, runPreparedCall, type Preparation } from "../tools/policy.js";
 import { jsonSchemaOf } from "../tools/registry.js";
 import type { Tool, ToolResult } from "../tools/types.js";
-import { AGENT_LOOP_REPEAT_LIMIT, AGENT_PAGED_OUTPUT_WINDOW_SHARE } from "../limits.js";
+import { AGENT_LOOP_REPEAT_LIMIT, AGENT_PAGED_OUTPUT_WINDOW_SHARE } from "../base/limits.js";
 import { CHARS_PER_TOKEN } from "./tokens.js";
 
 /** Arguments that could not be read as a JSON object: why, and the text as the model wrote it. */

@@ -40,7 +40,7 @@ import type { Workspace } from "../workspace/workspace.js";
 import { agentDeferredExtensionTools, agentExtensionTools, findAgentExtensionTool } from "./extensionTools.js";
 import { listConnections } from "../db/connections.js";
 import { rankTools } from "../tools/shared/toolSearch.js";
-import { TOOL_SEARCH_MAX_RESULTS } from "../limits.js";
+import { TOOL_SEARCH_MAX_RESULTS } from "../base/limits.js";
 
 export type ToolSetChoice = "default" | "lean";
 export const AGENT_TOOL_SETS: readonly ToolSetChoice[] = ["default", "lean"];

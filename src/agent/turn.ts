@@ -24,7 +24,7 @@ import { completeEvent, contextWindow, countUsage, emit, errorEvent, setProtocol
 import { toolSpecs } from "./toolSet.js";
 import { todoReminder } from "./sessionTools/todoWrite.js";
 import { imageInputFor } from "./imageInput.js";
-import { AGENT_MAX_IMAGES_PER_REQUEST, AGENT_PAUSED_TURN_CONTINUATIONS } from "../limits.js";
+import { AGENT_MAX_IMAGES_PER_REQUEST, AGENT_PAUSED_TURN_CONTINUATIONS } from "../base/limits.js";
 import { nativeCall, isUnreadable, runToolCalls, textCall, type PendingCall } from "./toolCalls.js";
 
 export interface RunOptions {

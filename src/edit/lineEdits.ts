@@ -1,12 +1,12 @@
 // Line-addressed changes: references resolved against one snapshot's lines,
 // checked for overlaps, content placed, and applied together.
-import { ToolError } from "../errors.js";
+import { ToolError } from "../base/errors.js";
 import { withLines, splitContent, normalizedText, type EditTarget } from "./fileModel.js";
 import { fitIndentation, indentCandidates } from "./indent.js";
 import { chooseReading } from "./chooseReading.js";
 import { resolveRef, parseRef, staleNumber, type LineRef } from "./lineRefs.js";
 import { lineSource, windowModel, WINDOW_MARGIN_LINES, type Window } from "./largeText.js";
-import { INDENT_WINDOW_LINES, SYNTAX_CHECK_MAX_BYTES } from "../limits.js";
+import { INDENT_WINDOW_LINES, SYNTAX_CHECK_MAX_BYTES } from "../base/limits.js";
 
 export interface LineChange {
   /** 1-based first line replaced or deleted; for an insertion, the line the content goes before. */

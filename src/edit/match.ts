@@ -65,7 +65,7 @@ import {
 import { type MergePolicy, type RebuildProblem, rebuildLines } from "./replacementText.js";
 import { SearchBudget, SearchStopped } from "./searchBudget.js";
 import { type Token, findTokenRuns, mergeTokens, tokenize } from "./tokens.js";
-import { EDIT_FUZZY_UNBOUNDED_CHARS } from "../limits.js";
+import { EDIT_FUZZY_UNBOUNDED_CHARS } from "../base/limits.js";
 import { diffArrays } from "diff";
 import { detectStyle, fitsPlace } from "./indent.js";
 import { type LineStats, type WindowScore, closestWindow, levenshtein, lineStats, windowsAtLeast } from "./similarity.js";

@@ -32,7 +32,7 @@ import { pythonIndentProblems } from "./pythonIndent.ts";
 import { lineHunks, placeAfterLine, placeBeforeLine, type LineHunk } from "./lineHunks.ts";
 import { movedLineProblems, offsetOf, structureProblems } from "./structure.ts";
 import { pythonVerdict, scriptVerdict, type NativeVerdict } from "./nativeCheck.ts";
-import { PARSE_CACHE_ENTRIES, PARSE_CACHE_MAX_CHARS, SYNTAX_CHECK_MAX_BYTES, SYNTAX_CONTEXT_LINES, SYNTAX_PARSE_TIMEOUT_MS, SYNTAX_PROBLEMS_SHOWN } from "../limits.ts";
+import { PARSE_CACHE_ENTRIES, PARSE_CACHE_MAX_CHARS, SYNTAX_CHECK_MAX_BYTES, SYNTAX_CONTEXT_LINES, SYNTAX_PARSE_TIMEOUT_MS, SYNTAX_PROBLEMS_SHOWN } from "../base/limits.ts";
 
 /** A syntax error in the new text. Line and column are 1-based; the column counts characters. */
 export interface SyntaxProblem {

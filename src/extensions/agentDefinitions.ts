@@ -12,7 +12,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Workspace } from "../workspace/workspace.js";
-import { packageRoot } from "../packageRoot.js";
+import { packageRoot } from "../base/packageRoot.js";
 import { parseFrontmatter, readDefinitionDir } from "./definitionFiles.js";
 import { readableDefinitionDirs } from "./definitionDirs.js";
 import { rtToolName } from "./claudeToolNames.js";

@@ -14,7 +14,7 @@
 // systemMessage), exit 2 to block with stderr as the reason, anything else is
 // a failure that is reported (never silently ignored) and does not block.
 import { startCommand } from "../shell/runner.js";
-import { HOOK_DEFAULT_TIMEOUT_S, HOOK_OUTPUT_MAX_BYTES } from "../limits.js";
+import { HOOK_DEFAULT_TIMEOUT_S, HOOK_OUTPUT_MAX_BYTES } from "../base/limits.js";
 
 export const HOOK_EVENTS = ["PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart", "PreCompact"] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];

@@ -10,7 +10,7 @@
 import * as z from "zod";
 import { defineTool, fail, ok, type ToolResult } from "../tools/types.js";
 import { findTool, registerTools } from "../tools/registry.js";
-import { BASH_MAX_TIMEOUT_S, CUSTOM_TOOL_DEFAULT_TIMEOUT_S } from "../limits.js";
+import { BASH_MAX_TIMEOUT_S, CUSTOM_TOOL_DEFAULT_TIMEOUT_S } from "../base/limits.js";
 import { checkDefinition, customTool, formatProblems } from "./customTools.js";
 
 const SESSION_SOURCE = "tool_create";

@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Workspace } from "../workspace/workspace.js";
-import { userConfigDir } from "../trustStore.js";
+import { userConfigDir } from "../base/trustStore.js";
 
 /** The project's definitions (.rt/tools, used once the folder is trusted) and the user's (~/.config/rt/tools). */
 export function toolDirs(ws: Workspace): { project: string; user: string } {

@@ -3,8 +3,8 @@
 // formats it takes). Pure functions over bytes. sharp (libvips, prebuilt
 // inside its npm packages) is imported on first use only: `rt open` and every
 // other command start without it.
-import { ToolError } from "../errors.js";
-import { IMAGE_DECODE_TIMEOUT_S, IMAGE_MAX_PIXELS } from "../limits.js";
+import { ToolError } from "../base/errors.js";
+import { IMAGE_DECODE_TIMEOUT_S, IMAGE_MAX_PIXELS } from "../base/limits.js";
 
 export type ImageMediaType = "image/png" | "image/jpeg" | "image/gif" | "image/webp";
 

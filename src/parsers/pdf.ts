@@ -5,8 +5,8 @@
 import { createRequire } from "node:module";
 import path from "node:path";
 import zlib from "node:zlib";
-import { ToolError } from "../errors.js";
-import { IMAGE_MAX_PIXELS, PDF_MAX_INFLATED_BYTES, PDF_STREAM_MAX_INFLATED_BYTES } from "../limits.js";
+import { ToolError } from "../base/errors.js";
+import { IMAGE_MAX_PIXELS, PDF_MAX_INFLATED_BYTES, PDF_STREAM_MAX_INFLATED_BYTES } from "../base/limits.js";
 
 type PdfJs = typeof import("pdfjs-dist/legacy/build/pdf.mjs");
 type PdfDocumentProxy = Awaited<ReturnType<PdfJs["getDocument"]>["promise"]>;

@@ -182,7 +182,7 @@ export function prepareCall(workspace: Workspace, name: string, args: unknown, t
 /** Whether edit diagnostics are on for this workspace: `lsp.edit_diagnostics`, else the face's default. */
 async function editDiagnosticsOn(workspace: Workspace, faceDefault: boolean): Promise<boolean> {
   try {
-    const { loadConfigDetailed } = await import("../config.js");
+    const { loadConfigDetailed } = await import("../base/config.js");
     return loadConfigDetailed(workspace, { notice: false }).config.lsp?.edit_diagnostics ?? faceDefault;
   } catch {
     return false;

@@ -2,7 +2,7 @@ import * as z from "zod";
 import { defineTool, ok, ToolError, type ToolContext, type ToolImage } from "./types.js";
 import { numberedLine, plural } from "./shared/format.js";
 import { aliasNote, withArgAliases } from "./shared/argAliases.js";
-import { MAX_LINE_CHARS, NOTEBOOK_MAX_IMAGES, NOTEBOOK_OUTPUT_MAX_CHARS, PDF_MAX_PAGES_PER_READ, READ_DEFAULT_LIMIT, READ_MAX_OUTPUT_BYTES } from "../limits.js";
+import { MAX_LINE_CHARS, NOTEBOOK_MAX_IMAGES, NOTEBOOK_OUTPUT_MAX_CHARS, PDF_MAX_PAGES_PER_READ, READ_DEFAULT_LIMIT, READ_MAX_OUTPUT_BYTES } from "../base/limits.js";
 import { parseNotebook, renderNotebook, type NotebookImage } from "../edit/notebook.js";
 import { fitImage } from "../parsers/image.js";
 import type { Workspace } from "../workspace/workspace.js";

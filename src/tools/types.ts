@@ -141,7 +141,7 @@ export function fail(error: string, metadata: Record<string, unknown> = {}): Too
 }
 
 // ToolError lives at the bottom layer (workspace, shell and db throw it too); tools import it from here.
-export { ToolError } from "../errors.js";
+export { ToolError } from "../base/errors.js";
 
 /** A tool as its module writes it: the schema is a function, called the first time something reads it. */
 export interface ToolSpec<S extends z.ZodType> extends Omit<Tool<S>, "schema"> {

@@ -13,7 +13,7 @@ import { ConfinedFs, confinedAt } from "../workspace/confinedFs.js";
 import { ensureStateDir } from "../workspace/state.js";
 import { formatSize } from "../workspace/binary.js";
 import { plural } from "./shared/format.js";
-import { WRITE_OUTPUT_MAX_BYTES } from "../limits.js";
+import { WRITE_OUTPUT_MAX_BYTES } from "../base/limits.js";
 
 /** File names that configure shells, credentials or tools: never created, at any depth. */
 const SENSITIVE_NAMES = new Set([

@@ -11,14 +11,14 @@ import { hashBytes } from "./fingerprint.js";
 import { hashLine, hashLinesOf, idFromCounter, idListOf, statVersion } from "./lineIds.js";
 import { scanText, windowPieces, windowedSource, type LargeText, type Window } from "../edit/largeText.js";
 import type { Lines } from "../edit/lineRefs.js";
-import { ToolError } from "../errors.js";
+import { ToolError } from "../base/errors.js";
 import { parseFile, serialize, serializeAgainstParts, normalizedText, type EditTarget, type FileModel } from "../edit/fileModel.js";
 import { binaryKind, formatSize } from "./binary.js";
 import { withFileLock } from "./fileLock.js";
 import { Journal } from "./journal.js";
 import { isRefusal } from "./confinedFs.js";
 import { STATE_DIR_NAME } from "./state.js";
-import { EDIT_MAX_BYTES, LINE_ID_MAX_BYTES, SYNTAX_CHECK_MAX_BYTES } from "../limits.js";
+import { EDIT_MAX_BYTES, LINE_ID_MAX_BYTES, SYNTAX_CHECK_MAX_BYTES } from "../base/limits.js";
 
 export interface Snapshot {
   /** The workspace root (programs rt runs for checks never come from inside it). */

@@ -22,8 +22,8 @@
 // Output options the repository could change are given explicitly (-U3,
 // a/ and b/ prefixes, no colour, no relative paths).
 import { spawnSync } from "node:child_process";
-import { findSystemProgram } from "../systemProgram.js";
-import { GIT_DIFF_MAX_BYTES, GIT_DIFF_TIMEOUT_MS } from "../limits.js";
+import { findSystemProgram } from "../base/systemProgram.js";
+import { GIT_DIFF_MAX_BYTES, GIT_DIFF_TIMEOUT_MS } from "../base/limits.js";
 
 /** The `-c` settings every git command rt runs for a diff gets. */
 const NEUTRAL_CONFIG = [

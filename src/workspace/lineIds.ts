@@ -7,7 +7,7 @@
 // from a per-file counter that only grows, so an ID is never reused in a file.
 import { diffArrays } from "diff";
 import { StateStore } from "./state.js";
-import { STATE_FILE_MAX_BYTES } from "../limits.js";
+import { STATE_FILE_MAX_BYTES } from "../base/limits.js";
 import { LINE_ID_PATTERN, type IdList } from "../edit/lineRefs.js";
 import { IdRuns } from "./idRuns.js";
 import { lineRange } from "../edit/largeText.js";

@@ -9,7 +9,7 @@ import { ok, fail } from "../../tools/types.js";
 import { isLoopTool } from "./loopTool.js";
 import { runNestedCalls, type PendingCall } from "../toolCalls.js";
 import { describeCall } from "../approval.js";
-import { AGENT_BATCH_MAX_INVOCATIONS } from "../../limits.js";
+import { AGENT_BATCH_MAX_INVOCATIONS } from "../../base/limits.js";
 
 export const batchTool = defineLoopTool({
   name: "batch",

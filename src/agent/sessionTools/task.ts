@@ -27,7 +27,7 @@ import { subagentSystemPrompt } from "../prompts.js";
 import { offeredIn } from "../approval.js";
 import type { AgentEvent, Protocol, UsageTotals } from "../events.js";
 import type { Workspace } from "../../workspace/workspace.js";
-import { AGENT_MAX_CONCURRENT_SUBAGENTS } from "../../limits.js";
+import { AGENT_MAX_CONCURRENT_SUBAGENTS } from "../../base/limits.js";
 
 /** Loop tools a subagent never has: plan approval is the main agent's business. */
 const MAIN_AGENT_ONLY = new Set(["exit_plan_mode"]);

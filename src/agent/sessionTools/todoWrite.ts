@@ -9,7 +9,7 @@ import { defineLoopTool } from "./loopTool.js";
 import { ok, fail } from "../../tools/types.js";
 import type { TodoItem } from "../events.js";
 import type { LoopContext } from "../loopContext.js";
-import { AGENT_TODO_REMINDER_AFTER_REQUESTS } from "../../limits.js";
+import { AGENT_TODO_REMINDER_AFTER_REQUESTS } from "../../base/limits.js";
 
 const TODO_MAX_ITEMS = 100;
 const TODO_TEXT_MAX_CHARS = 500;

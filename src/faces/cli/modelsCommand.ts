@@ -3,7 +3,7 @@
 // `rt models rm NAME`.
 import fs from "node:fs";
 import path from "node:path";
-import { loadConfig } from "../../config.js";
+import { loadConfig } from "../../base/config.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import type { Io } from "../../ui/io.js";
 import { catalogue, defaultModelName, formatBytes, modelFile, modelsDir, nameForSource, parseLocalSettings, type CatalogueEntry, type LocalSettings } from "../../agent/providers/localModels.js";

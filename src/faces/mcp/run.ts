@@ -6,7 +6,7 @@
 import { warmTools } from "../../tools/shared/warmUp.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import type { Io } from "../../ui/io.js";
-import { MCP_HTTP_MAX_SESSIONS, MCP_HTTP_SESSION_IDLE_MS, MCP_MAX_MESSAGE_BYTES } from "../../limits.js";
+import { MCP_HTTP_MAX_SESSIONS, MCP_HTTP_SESSION_IDLE_MS, MCP_MAX_MESSAGE_BYTES } from "../../base/limits.js";
 import { newToken, removeTokenFile, writeTokenFile } from "./auth.js";
 import { createMcpServer } from "./server.js";
 import { McpSession, WorkspacePool } from "./session.js";

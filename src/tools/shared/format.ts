@@ -1,5 +1,5 @@
 // Text shapes shared by the tools that show lines of files.
-import { MAX_LINE_CHARS } from "../../limits.js";
+import { MAX_LINE_CHARS } from "../../base/limits.js";
 
 /** Cuts a line longer than `max` characters and says how much was left out. */
 export function cutLine(text: string, max = MAX_LINE_CHARS): string {
@@ -13,4 +13,4 @@ export function numberedLine(n: number, text: string, id?: string): string {
   return id ? `${num}: [LID:${id}] ${cutLine(text)}` : `${num}: ${cutLine(text)}`;
 }
 
-export { plural } from "../../text.js";
+export { plural } from "../../base/text.js";

@@ -11,8 +11,8 @@ import { aliasNote, withArgAliases } from "./argAliases.js";
 import { statVersion } from "../../workspace/lineIds.js";
 import { literalLines, literalOf, type FileLines } from "./literalLines.js";
 import { cutLine, plural } from "./format.js";
-import { readStart } from "../../regularFile.js";
-import { LARGE_FILE_BYTES, GREP_DEFAULT_CAP, GREP_MAX_CONTEXT, GREP_MAX_LINE_CHARS, GREP_PROGRESS_EVERY_MS, GREP_TIMEOUT_MS, MAX_LINE_CHARS } from "../../limits.js";
+import { readStart } from "../../base/regularFile.js";
+import { LARGE_FILE_BYTES, GREP_DEFAULT_CAP, GREP_MAX_CONTEXT, GREP_MAX_LINE_CHARS, GREP_PROGRESS_EVERY_MS, GREP_TIMEOUT_MS, MAX_LINE_CHARS } from "../../base/limits.js";
 
 /** Other names models use for grep's arguments (Claude Code and seed 004; seed 000's search_dir takes root). */
 export const GREP_ALIASES = { case_insensitive: "ignore_case", head_limit: "limit", glob_filter: "glob", root: "path" } as const;

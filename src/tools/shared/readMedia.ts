@@ -9,7 +9,7 @@ import { plural } from "./format.js";
 import { formatSize } from "../../workspace/binary.js";
 import { fitImage, imageInfo, imageTypeName, type ImageInfo } from "../../parsers/image.js";
 import { openPdf, parsePageRange } from "../../parsers/pdf.js";
-import { PDF_IMAGES_MAX_BYTES, PDF_MAX_PAGES_PER_READ, PDF_RENDER_LONG_EDGE, PDF_TEXT_MAX_BYTES, READ_BINARY_MAX_BYTES } from "../../limits.js";
+import { PDF_IMAGES_MAX_BYTES, PDF_MAX_PAGES_PER_READ, PDF_RENDER_LONG_EDGE, PDF_TEXT_MAX_BYTES, READ_BINARY_MAX_BYTES } from "../../base/limits.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import type { ResolvedPath } from "../../workspace/paths.js";
 

@@ -4,7 +4,7 @@
 import type { Workspace } from "../../workspace/workspace.js";
 import { ok, ToolError, type ToolResult } from "../types.js";
 import { cutLine, plural } from "./format.js";
-import { SCROLL_CHUNK, SCROLL_OVERLAP } from "../../limits.js";
+import { SCROLL_CHUNK, SCROLL_OVERLAP } from "../../base/limits.js";
 
 export async function showWindow(
   workspace: Workspace,
