@@ -167,7 +167,7 @@ export async function* compactContext(
   signal: AbortSignal | undefined,
   turn?: UsageAccount,
 ): AsyncGenerator<AgentEvent> {
-  // Hooks (issue 18, hookCalls.ts): a PreCompact hook may block the compaction.
+  // Hooks (hookCalls.ts): a PreCompact hook may block the compaction.
   const hook = await preCompactHook(ctx, reason, instructions, signal);
   for (const message of hook.notices) yield emit(ctx, { type: "notice", message });
   if (hook.block) {

@@ -1,4 +1,4 @@
-// Where the agent loop runs hooks (issue 18; src/extensions/hooks.ts runs them):
+// Where the agent loop runs hooks (src/extensions/hooks.ts runs them):
 // one function per event, each called from one place in turn.ts, toolCalls.ts
 // or compaction.ts, so that those files change by a line or two. A session's
 // hooks are read from its configuration the first time one is needed.

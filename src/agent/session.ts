@@ -14,7 +14,7 @@ import { SESSION_FILE_MAX_BYTES } from "../base/limits.js";
 
 /** Where a message in the context came from, when it is not what its role says. */
 export type MessageOrigin =
-  /** A user message carrying the output of text-mode commands (seed 000's protocol). */
+  /** A user message carrying the output of text-mode commands (the text protocol: fenced bash blocks of rt commands). */
   | "tool_output"
   /** The structured summary that replaced older history. */
   | "summary"

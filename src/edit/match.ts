@@ -1,4 +1,4 @@
-// Layered string matching for the `edit` family of tools (issue 3): where in
+// Layered string matching for the `edit` family of tools: where in
 // a file does old_string mean, and what exactly replaces it. Pure functions
 // over text; the caller reads, validates and writes.
 //

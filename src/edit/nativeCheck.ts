@@ -1,5 +1,5 @@
 // The language's own parser as a second opinion on syntax, where it is cheap
-// and present at run time (issue 10). tree-sitter stays the primary check: its
+// and present at run time. tree-sitter stays the primary check: its
 // grammars are permissive where the compilers are not (tree-sitter-python
 // accepts `x = a:b`, `m := f()` as a statement, `r: eturn None`; tree-sitter-
 // javascript accepts a redeclared `let` or a `const` without initializer), so

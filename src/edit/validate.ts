@@ -18,7 +18,7 @@
 //     the hunk has more after than before, so a caller may rewrite a broken
 //     region as long as it does not make it worse.
 //
-// Two more checks follow when tree-sitter finds nothing new (issue 10):
+// Two more checks follow when tree-sitter finds nothing new:
 //   - the language's own compiler, where it is cheap and present (CPython's
 //     compile() through a long-lived python3, V8 for CommonJS files): an error
 //     it reports in the new text counts when the old text compiled;

@@ -1,4 +1,4 @@
-// Subagent definitions (issue 14), in Claude Code's format: a Markdown file
+// Subagent definitions, in Claude Code's format: a Markdown file
 // with YAML frontmatter (name, description, optional tools as a comma list or
 // a YAML list, optional model: `inherit` or provider/model) whose body is the
 // subagent's system prompt. From the project's `.rt/agents/` and

@@ -1,4 +1,4 @@
-// Custom tools as data (seed 002 section 5, issue 18): a YAML or JSON file in
+// Custom tools as data: a YAML or JSON file in
 // `.rt/tools/` (the project's: trusted folders only) or `~/.config/rt/tools/`
 // (the user's) describes a tool: its name, description, parameters (JSON
 // Schema, checked with Ajv), the program to run (an argument vector: the

@@ -1,4 +1,4 @@
-// Hooks (issue 18) with Claude Code's event names and JSON contract: the
+// Hooks with Claude Code's event names and JSON contract: the
 // `hooks` section of rt's configuration (the user's, and the project's only in
 // a trusted folder, as configTrust.ts rules every "hooks" key) maps an event to
 // matcher groups, each with commands:

@@ -1,4 +1,4 @@
-// `tool_create` (seed 004's self-extension, issue 18): the agent writes a
+// `tool_create` (rt extending itself): the agent writes a
 // custom tool's definition, its script if it needs one, and tests; rt writes
 // them under .rt/tools/ through the workspace, runs the tests in the read-only
 // sandbox, and registers the tool for the rest of the session only when every

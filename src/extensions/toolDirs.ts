@@ -1,4 +1,4 @@
-// Where custom tool definitions live (issue 18), apart from the code that reads
+// Where custom tool definitions live, apart from the code that reads
 // them, so a command can see there are none without loading that code.
 import fs from "node:fs";
 import path from "node:path";

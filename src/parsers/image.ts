@@ -1,4 +1,4 @@
-// Images for read (issue 16): what an image file is (type, bytes, pixels), and
+// Images for read: what an image file is (type, bytes, pixels), and
 // the image made to fit a provider's documented limits (long edge, bytes, the
 // formats it takes). Pure functions over bytes. sharp (libvips, prebuilt
 // inside its npm packages) is imported on first use only: `rt open` and every

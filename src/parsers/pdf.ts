@@ -1,4 +1,4 @@
-// PDFs for read (issue 16): the text of chosen pages, and pages rendered as
+// PDFs for read: the text of chosen pages, and pages rendered as
 // PNG images, with Mozilla's pdf.js (pdfjs-dist, its Node build). pdf.js is
 // imported on first use only. Rendering needs a canvas: pdf.js takes
 // @napi-rs/canvas (prebuilt inside its npm packages) when it is installed.

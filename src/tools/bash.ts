@@ -1,4 +1,4 @@
-// `bash`: run a shell command in the workspace (seeds 002, 003, 004).
+// `bash`: run a shell command in the workspace.
 import crypto from "node:crypto";
 import * as z from "zod";
 import { defineTool, ok, type ToolResult } from "./types.js";

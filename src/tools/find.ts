@@ -7,7 +7,7 @@ import { FIND_DEFAULT_CAP, GREP_TIMEOUT_MS } from "../base/limits.js";
 
 const GLOB_CHARS = /[*?[\]{}]/;
 
-/** Seed 000's find_file takes the directory as root. */
+/** The older find_file takes the directory as root. */
 const FIND_ALIASES = { root: "path" } as const;
 
 export const findFilesTool = defineTool({

@@ -82,8 +82,8 @@ function argumentIssues(error: z.ZodError): ArgumentIssue[] {
 
 /**
  * Why the kill switch turns `tool` off, or undefined when it does not:
- * RT_ENABLE_SWE=0 (or RAGIX_ENABLE_SWE=0) disables every SWE tool (seed 000:
- * "disables all SWE tools regardless of profile"), which is its navigation,
+ * RT_ENABLE_SWE=0 (or RAGIX_ENABLE_SWE=0) disables every SWE tool regardless
+ * of profile, which is its navigation,
  * search and line-editing tools and every tool that edits files. Other tools
  * (read, ls, bash, SQL...) stay.
  */

@@ -89,7 +89,7 @@ function outputCap(budget: number | undefined): number {
   return budget !== undefined && budget > 0 ? Math.floor(budget) : READ_MAX_OUTPUT_BYTES;
 }
 
-/** Claude Code's file_path; seed 001's start_line (its end_line is an argument of its own). */
+/** Claude Code's file_path; the older start_line (its end_line is an argument of its own). */
 const READ_ALIASES = { file_path: "path", start_line: "offset" } as const;
 
 /** Room kept within the cap for the last line, the continuation hint. */

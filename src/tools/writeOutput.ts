@@ -1,4 +1,4 @@
-// `write_output` (seed 003): the one way a read-only session leaves findings.
+// `write_output`: the one way a read-only session leaves findings.
 // It only ever creates a new file under the output directory (`.rt/out/` by
 // default, `--out DIR` to change): it refuses to overwrite, refuses sensitive
 // names (shell start-up files, .ssh/, .git/, /etc/...), never follows a

@@ -7,7 +7,7 @@
 //            x-api-key → { results: [{ title, url, text?, highlights? }] }
 //   searxng  GET  <your instance>/search?q=&format=json (the instance must enable the json format)
 //            → { results: [{ title, url, content }] }
-// Results are cut to title, URL and a short snippet (seed 002's shape), and
+// Results are cut to title, URL and a short snippet, and
 // filtered by domain here too, whatever the backend did with the lists.
 import { ToolError } from "../base/errors.js";
 import { inDomain } from "./addresses.js";

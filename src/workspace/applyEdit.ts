@@ -274,7 +274,7 @@ export function shownWindows(total: number, regions: ReadonlyArray<{ start: numb
   return merged;
 }
 
-/** The edited region(s) with a few lines of context, numbered (seed 000 §10.4); separate windows are parted by "...". */
+/** The edited region(s) with a few lines of context, numbered; separate windows are parted by "...". */
 export function regionView(lines: Lines, start: number, end: number, regions?: ReadonlyArray<{ start: number; end: number }>): string {
   if (lines.length === 0) return "(the file is now empty)";
   const out: string[] = [];
@@ -397,7 +397,7 @@ async function applyLocked(ws: Workspace, target: string, plan: Planner, opts: A
     const range = !p.summaryRange && p.regions && p.regions.length > 1 ? p.regions.map(span).join(",") : named.end >= named.start ? `${named.start}-${named.end}` : `${named.start}`;
     const showDiff = opts.showDiff || /^(1|true|yes|on)$/i.test(ws.env.RT_AUTO_DIFF ?? ws.env.RAGIX_AUTO_DIFF ?? "");
     const parts = [`✓ ${verb} ${snap.rel}:${range}`, ...(p.notes ?? []), ...notes, regionView(newLines, p.start, p.end, p.regions)];
-    // Seed 000: `git diff -- FILE` when git tracks the file (every change since the last
+    // `git diff -- FILE` when git tracks the file (every change since the last
     // `git add`), the edit's own diff otherwise.
     let gitDiff: string | undefined;
     if (showDiff) {

@@ -1,5 +1,5 @@
 // `--show-diff` (or RT_AUTO_DIFF=1) after an edit of a file git tracks shows
-// `git diff -- FILE`, seed 000's convention: the file against git's index,
+// `git diff -- FILE`: the file against git's index,
 // every change since the last `git add`, not only rt's last edit. For a file
 // git does not track (or no git, or no repository) the caller gets the edit's
 // own diff instead.

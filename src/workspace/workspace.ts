@@ -152,7 +152,7 @@ export class Workspace {
       const fd = this.writer.openRead(file.rel);
       try {
         const st = fs.fstatSync(fd);
-        // Shown without line IDs: remembered by size and time (write after read, issue 10).
+        // Shown without line IDs: remembered by size and time (write after read).
         if (opts.viewed) this.lineIds.noteShownLarge(file.rel, statVersion(st));
         const via = raceFree() ? `/proc/self/fd/${fd}` : file.abs;
         const idx = await getLineIndex(this.state, file.rel, file.abs, st, via);

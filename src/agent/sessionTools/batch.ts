@@ -1,4 +1,4 @@
-// batch (Claude Code's BatchTool; seed 004 asks for it): several tool calls in
+// batch (Claude Code's BatchTool): several tool calls in
 // one, for models trained to group their calls this way. Each invocation is
 // checked, asked about and run exactly as if the model had made it directly
 // (toolCalls.runNestedCalls): read-only ones in parallel, the others alone and

@@ -1,4 +1,4 @@
-// task (Claude Code's Task, seed 004's dispatch_agent): runs a subagent. The
+// task (Claude Code's Task, formerly dispatch_agent): runs a subagent. The
 // subagent is the same agent loop (turn.ts) on a LoopContext of its own: an
 // empty history logged to its own file next to the parent's session, its
 // definition's system prompt, tools and model, the parent's limits, approvals

@@ -1,4 +1,4 @@
-// todo_write (Claude Code's TodoWrite; seed 004's appendix): the model keeps a
+// todo_write (Claude Code's TodoWrite): the model keeps a
 // todo list for a multi-step task. Each call sends the whole list, which
 // replaces the previous one. The list lives in the loop (a subagent has its
 // own), is logged as a `todos` event (so --continue restores it and rt export

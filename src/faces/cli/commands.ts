@@ -348,7 +348,7 @@ export const COMMANDS: CommandSpec[] = [
       return { tool: "bash", args: { command, ...pick(opts, { timeout: "timeout" }), ...(dir !== undefined && dir !== "." ? { working_dir: dir } : {}) } };
     },
   },
-  // Code intelligence (issue 17).
+  // Code intelligence.
   {
     name: "symbols",
     synopsis: "rt symbols PATH | rt symbols --grep NAME [DIR]",

@@ -23,7 +23,7 @@ export interface McpOptions {
   host?: string;
   /** --no-auth: serve HTTP without the bearer token. */
   noAuth?: boolean;
-  /** List seed 000's tool names and compatibility tools too. */
+  /** List the older tool names some clients call (open_file_chunk, search_dir...) and the compatibility tools too. */
   seedNames?: boolean;
   /** --agent: offer rt_agent, rt's own agent as one tool. */
   agent?: boolean;

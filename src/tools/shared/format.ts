@@ -7,7 +7,7 @@ export function cutLine(text: string, max = MAX_LINE_CHARS): string {
   return `${text.slice(0, max)}… [line cut: ${text.length - max} more characters]`;
 }
 
-/** `{n:>4}: text` (seed 001), optionally with `[LID:xxxx]` after the number. */
+/** `{n:>4}: text`, optionally with `[LID:xxxx]` after the number. */
 export function numberedLine(n: number, text: string, id?: string): string {
   const num = String(n).padStart(4, " ");
   return id ? `${num}: [LID:${id}] ${cutLine(text)}` : `${num}: ${cutLine(text)}`;

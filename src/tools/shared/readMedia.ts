@@ -1,4 +1,4 @@
-// read of an image or a PDF (issue 16). An image goes to the model as image
+// read of an image or a PDF. An image goes to the model as image
 // content when the face passes images (ToolContext.imageInput), fitted to the
 // provider's limits; elsewhere read describes it (type, bytes, pixels). A PDF
 // gives the text of the requested pages, or with as_images the pages rendered

@@ -1,4 +1,4 @@
-// The seed 000 file window shared by `open` and `scroll`:
+// The file window shared by `open` and `scroll`:
 //   --- <path> (lines <start>-<end> of <total>) ---
 //   <n>: text
 import type { Workspace } from "../../workspace/workspace.js";
