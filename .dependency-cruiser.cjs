@@ -7,7 +7,7 @@
 //   agent     src/agent/                             (the loop, providers, sessions)
 //   tools     src/tools/                             (the registry: one file per tool)
 //   services  src/workspace/, src/edit/, src/shell/, src/db/, src/lsp/, src/web/
-//   base      src/parsers/ and the top-level modules (config, limits, errors, ...)
+//   base      src/parsers/, src/base/                (config, limits, errors, ...)
 //
 // Within services, src/edit/ is the pure editing engine: it reads text and
 // returns text, so it imports no other service.
@@ -17,7 +17,7 @@ const LAYERS = [
   { name: "agent", path: "^src/agent/" },
   { name: "tools", path: "^src/(tools|extensions|mcpClient)/" },
   { name: "services", path: "^src/(workspace|edit|shell|db|lsp|web)/" },
-  { name: "base", path: "^src/(parsers/|[^/]+\\.ts$)" },
+  { name: "base", path: "^src/(parsers/|base/)" },
 ];
 
 /** One rule per layer: nothing in it imports a layer above it. */

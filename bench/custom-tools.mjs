@@ -1,4 +1,4 @@
-// Does having custom tools slow `rt open`? (issue 18: tool definitions load
+// Does having custom tools slow `rt open`? (tool definitions load
 // lazily, only for the faces that list or call every tool.) Times `rt open`
 // in a trusted project with 0 and with 50 tool definitions, interleaved, and
 // `rt tools` (which does read them) for scale.

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Speed of a validated edit in a warm process (issue 10): `rt mcp` over stdio,
+// Speed of a validated edit in a warm process: `rt mcp` over stdio,
 // driven by the MCP SDK's own client, editing a generated TypeScript file of
 // 5,000 (and 1,000) lines again and again. Each call goes through the whole
 // pipeline: match, syntax check (tree-sitter, re-parsing incrementally from the
@@ -20,7 +20,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(BENCH, "..");
 const CLI = path.join(REPO, "dist", "cli.js");
-/** The target (issue 10): a warm validated edit of a 5,000-line TypeScript file. */
+/** The target: a warm validated edit of a 5,000-line TypeScript file. */
 export const TARGET_MS = 15;
 const WARMUP = 5;
 

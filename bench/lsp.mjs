@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The lsp tool's diagnostics (issue 17) on rt's own src/ (copied with its
+// The lsp tool's diagnostics on rt's own src/ (copied with its
 // tsconfig.json to a temp directory, node_modules linked), against the
 // TypeScript compiler checking the same files (`tsc --noEmit -p .`), each in a
 // fresh Node process, rounds interleaved, medians compared.

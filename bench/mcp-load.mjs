@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Load test of `rt mcp --http` (issue 4): N concurrent MCP clients (the SDK's
+// Load test of `rt mcp --http`: N concurrent MCP clients (the SDK's
 // own client over Streamable HTTP) issue mixed read / grep / edit calls against
 // one workspace, each client editing its own file. Every answer is checked
 // against what the caller knows the workspace holds; at the end every edited

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// rt's benchmarks (issue 2): each target is measured against its reference tool
+// rt's benchmarks: each target is measured against its reference tool
 // in the same run, interleaved (rt, reference, rt, reference...) with the order
 // alternating every round, and compared by medians. Writes BENCHMARKS.md.
 //
@@ -265,7 +265,7 @@ function benchLargeFile(timeTool) {
 }
 
 /**
- * Editing one line of a 32 MB file (issue 12: was 15 s and 2 GB): `rt edit`
+ * Editing one line of a 32 MB file (was once 15 s and 2 GB): `rt edit`
  * (the CLI), `rt call edit_lines` and `rt call edit`, each a real change (the
  * line toggles between two values, so every run writes), with the line IDs of
  * the previous run's version already stored (the everyday case). Time is the
@@ -528,7 +528,7 @@ function benchReconcile() {
   });
 }
 
-/** The edit engine's robustness benchmark (issue 3): its own generator and report, summarized here. */
+/** The edit engine's robustness benchmark: its own generator and report, summarized here. */
 function benchEditRobustness() {
   log("edit robustness: node bench/edit-robustness/run.mjs (writes bench/edit-robustness/RESULTS.md)");
   const r = spawnSync(NODE, [path.join(BENCH, "edit-robustness", "run.mjs"), "--summary-json"], { cwd: REPO, encoding: "utf8", maxBuffer: 1 << 26 });
@@ -556,7 +556,7 @@ function benchEditRobustness() {
   }
 }
 
-/** Warm validated edits through rt mcp (issue 10): bench/edit-speed.mjs. */
+/** Warm validated edits through rt mcp: bench/edit-speed.mjs. */
 async function benchEditSpeed() {
   log("edit speed: warm validated edits of 5,000- and 1,000-line TypeScript files through rt mcp (bench/edit-speed.mjs)");
   const { runEditSpeed, rows } = await import("./edit-speed.mjs");
@@ -564,7 +564,7 @@ async function benchEditSpeed() {
   for (const x of rows(r)) row({ ...x, ref: "", refTime: undefined });
 }
 
-/** The first sandboxed command of a process (issue 9): bench/sandbox-start.mjs, against bubblewrap alone. */
+/** The first sandboxed command of a process: bench/sandbox-start.mjs, against bubblewrap alone. */
 async function benchSandbox() {
   log("sandbox: the first sandboxed command of a process against `bwrap --ro-bind / / true` (bench/sandbox-start.mjs)");
   const { runSandboxStart } = await import("./sandbox-start.mjs");
@@ -589,7 +589,7 @@ async function benchSandbox() {
   }
 }
 
-/** The lsp tool's diagnostics of rt's own src/ (issue 17): bench/lsp.mjs, against `tsc --noEmit` on the same files. */
+/** The lsp tool's diagnostics of rt's own src/: bench/lsp.mjs, against `tsc --noEmit` on the same files. */
 async function benchLsp() {
   log("lsp: `lsp diagnostics src` (first call, server start included; then warm, after a one-file change) against `tsc --noEmit -p .` (bench/lsp.mjs)");
   const { runLsp } = await import("./lsp.mjs");
@@ -649,7 +649,7 @@ async function benchAgentCosts() {
 /** Sections of BENCHMARKS.md written by benchmarks that have their own (after the table). */
 const sections = [];
 
-/** The MCP server under load (issue 4): bench/mcp-load.mjs, summarized in the table, detailed in its own section. */
+/** The MCP server under load: bench/mcp-load.mjs, summarized in the table, detailed in its own section. */
 async function benchMcpLoad() {
   log("MCP load: 8 clients, 2,000 mixed calls over HTTP (bench/mcp-load.mjs)");
   const { runMcpLoad, markdownSection } = await import("./mcp-load.mjs");

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The first sandboxed command of a process (issue 9): how long rt's `bash` tool
+// The first sandboxed command of a process: how long rt's `bash` tool
 // takes, in a fresh Node process, to run its first command in the read-only
 // sandbox, against bubblewrap alone (`bwrap --ro-bind / / true`) started the
 // same way from a fresh Node process. Both time only the operation (from the

@@ -3,7 +3,7 @@
 // it. The model is agent.small_model when configured (a fast, cheap one), else
 // the session's; what it uses counts in the session's totals like any request.
 import type { ModelQuestion } from "../tools/types.js";
-import { ToolError } from "../errors.js";
+import { ToolError } from "../base/errors.js";
 import type { FinishReason, Usage } from "./providers/types.js";
 import { usageOf } from "./cost.js";
 import { countUsage, type LoopContext } from "./loopContext.js";

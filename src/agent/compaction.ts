@@ -15,7 +15,7 @@ import { contextWindow, countUsage, emit, estimateContextTokens, type LoopContex
 import { estimateMessageTokens } from "./tokens.js";
 import { cutMiddle } from "./truncate.js";
 import { findTool } from "../tools/registry.js";
-import { AGENT_COMPACT_KEEP_FRACTION, AGENT_COMPACT_MIN_GAIN_FRACTION, AGENT_PRUNE_PROTECT_FRACTION, AGENT_SUMMARY_INPUT_FRACTION } from "../limits.js";
+import { AGENT_COMPACT_KEEP_FRACTION, AGENT_COMPACT_MIN_GAIN_FRACTION, AGENT_PRUNE_PROTECT_FRACTION, AGENT_SUMMARY_INPUT_FRACTION } from "../base/limits.js";
 
 export const PRUNED_PLACEHOLDER = "[output pruned to save context; the session log keeps the full text. Run the call again if you need it.]";
 /** Outputs shorter than this are not worth pruning. */
@@ -167,7 +167,7 @@ export async function* compactContext(
   signal: AbortSignal | undefined,
   turn?: UsageAccount,
 ): AsyncGenerator<AgentEvent> {
-  // Hooks (issue 18, hookCalls.ts): a PreCompact hook may block the compaction.
+  // Hooks (hookCalls.ts): a PreCompact hook may block the compaction.
   const hook = await preCompactHook(ctx, reason, instructions, signal);
   for (const message of hook.notices) yield emit(ctx, { type: "notice", message });
   if (hook.block) {

@@ -1,10 +1,10 @@
-// The agent's event stream (seed 003): everything a face (one-shot print,
+// The agent's event stream: everything a face (one-shot print,
 // stream-json, REPL) learns about a turn comes through these events, and the
 // session log records them. Field names are snake_case because they are wire
 // data (`--output-format stream-json`), like ToolResult's.
 import type { FinishReason, ProviderErrorKind } from "./providers/types.js";
 
-/** How the model reaches the tools: native tool calls, or fenced blocks in its text (seed 000). */
+/** How the model reaches the tools: native tool calls, or fenced blocks in its text (the text protocol). */
 export type Protocol = "tools" | "text";
 
 /** Token counts of one model request, a turn or a session. */
@@ -37,10 +37,10 @@ export type AgentErrorKind =
   | "content_filter"
   /** A bug or an unexpected failure in rt itself. */
   | "internal"
-  /** A hook (issue 18) blocked the prompt (UserPromptSubmit) or stopped the turn (continue: false). */
+  /** A hook blocked the prompt (UserPromptSubmit) or stopped the turn (continue: false). */
   | "hook_blocked";
 
-/** One item of the todo list (todo_write, seed 004's appendix). */
+/** One item of the todo list (todo_write). */
 export interface TodoItem {
   content: string;
   /** The item as a present participle, shown while it is in progress ("Running tests"). */

@@ -1,4 +1,4 @@
-// Tools only rt's own agent has, from the extension system (issue 18): tool_create
+// Tools only rt's own agent has, from the extension system: tool_create
 // (the agent adds a custom tool to itself) and, from the user's MCP servers,
 // mcp_search and the servers' tools. They are not in the registry every face
 // lists (rt tools, rt mcp): sessionToolSet (toolSet.ts) adds them to a

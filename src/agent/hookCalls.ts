@@ -1,4 +1,4 @@
-// Where the agent loop runs hooks (issue 18; src/extensions/hooks.ts runs them):
+// Where the agent loop runs hooks (src/extensions/hooks.ts runs them):
 // one function per event, each called from one place in turn.ts, toolCalls.ts
 // or compaction.ts, so that those files change by a line or two. A session's
 // hooks are read from its configuration the first time one is needed.
@@ -12,8 +12,8 @@ interface HookedCall {
 import type { ToolResult } from "../tools/types.js";
 import { prepareCall, type Preparation } from "../tools/policy.js";
 import { Hooks, parseHooks, type HookEvent, type HookOutcome } from "../extensions/hooks.js";
-import { loadConfig } from "../config.js";
-import { HOOK_STOP_MAX_CONTINUES } from "../limits.js";
+import { loadConfig } from "../base/config.js";
+import { HOOK_STOP_MAX_CONTINUES } from "../base/limits.js";
 
 interface SessionHooks {
   hooks: Hooks;

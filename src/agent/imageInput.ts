@@ -1,4 +1,4 @@
-// What the agent's model takes of images (issue 16): whether it sees them
+// What the agent's model takes of images: whether it sees them
 // (Provider.vision: the configuration, Ollama's capabilities, rt's table of
 // hosted models), and the documented limits of its provider, which read
 // fits images to. Asked once per model binding, when a tool first needs it.
@@ -12,7 +12,7 @@ import {
   OLLAMA_IMAGE_MAX_EDGE,
   OPENAI_IMAGE_MAX_BYTES,
   OPENAI_IMAGE_MAX_EDGE,
-} from "../limits.js";
+} from "../base/limits.js";
 
 /**
  * Each provider's limits. Anthropic and OpenAI document PNG, JPEG, GIF (still)

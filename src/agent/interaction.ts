@@ -2,7 +2,7 @@
 // structured questions (ask_user) and the review of a plan (exit_plan_mode).
 // An interactive face (the line REPL, the full-screen UI) provides these
 // callbacks; without one, the tools tell the model that nobody can answer.
-// This is the contract between the agent (issue 14) and its faces (issue 15):
+// This is the contract between the agent and its faces:
 // the UI consumes events and answers these callbacks, and nothing else.
 import type { ApprovalCallback, ApprovalMode } from "./approval.js";
 

@@ -8,7 +8,7 @@ import type { Provider, ToolChoice } from "./providers/types.js";
 import type { AgentEvent, Protocol, TodoItem, UsageTotals } from "./events.js";
 import type { UserInteraction } from "./interaction.js";
 import { mainLoopTools } from "./sessionTools/index.js";
-import { AGENT_DEFAULT_SUBAGENT_DEPTH } from "../limits.js";
+import { AGENT_DEFAULT_SUBAGENT_DEPTH } from "../base/limits.js";
 import { Approvals, type ApprovalCallback, type ApprovalMode } from "./approval.js";
 import { SessionLog, now, type ContextEntry, type ProtocolChoice, type SessionState } from "./session.js";
 import type { Price } from "./settings.js";

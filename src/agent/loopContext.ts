@@ -22,7 +22,7 @@ import { systemPrompt as rtSystemPrompt } from "./prompts.js";
 import { requestMessages } from "./requestMessages.js";
 import { estimateMessageTokens, estimateTokens } from "./tokens.js";
 import type { Workspace } from "../workspace/workspace.js";
-import { AGENT_COMPACT_THRESHOLD, AGENT_DEFAULT_MAX_TURNS, AGENT_DEFAULT_SUBAGENT_DEPTH, AGENT_PAGED_OUTPUT_MAX_CHARS, AGENT_TOOL_OUTPUT_MAX_CHARS, DEFAULT_CONTEXT_WINDOW } from "../limits.js";
+import { AGENT_COMPACT_THRESHOLD, AGENT_DEFAULT_MAX_TURNS, AGENT_DEFAULT_SUBAGENT_DEPTH, AGENT_PAGED_OUTPUT_MAX_CHARS, AGENT_TOOL_OUTPUT_MAX_CHARS, DEFAULT_CONTEXT_WINDOW } from "../base/limits.js";
 
 /** The model a loop talks to. */
 export interface ModelBinding {

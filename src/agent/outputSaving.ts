@@ -4,7 +4,7 @@
 import fs from "node:fs";
 import { cutMiddle, cutTail } from "./truncate.js";
 import type { Workspace } from "../workspace/workspace.js";
-import { SAVED_OUTPUTS_KEEP } from "../limits.js";
+import { SAVED_OUTPUTS_KEEP } from "../base/limits.js";
 
 export const SAVED_OUTPUT_DIR = "tool-output";
 

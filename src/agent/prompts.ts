@@ -5,7 +5,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Protocol } from "./events.js";
-import { packageRoot } from "../packageRoot.js";
+import { packageRoot } from "../base/packageRoot.js";
 import { resolveInside } from "../workspace/paths.js";
 
 /** Project instruction files, in order of preference: the first one present is used. */

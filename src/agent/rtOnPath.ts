@@ -21,13 +21,13 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { packageRoot } from "../packageRoot.js";
+import { packageRoot } from "../base/packageRoot.js";
 import { Workspace, type Profile } from "../workspace/workspace.js";
 import { ConfinedFs, confinedAt } from "../workspace/confinedFs.js";
 import { hash64 } from "../workspace/fingerprint.js";
 import { isWithin } from "../workspace/paths.js";
 import { safeCommandPath } from "../workspace/commandPath.js";
-import { shellQuote } from "../text.js";
+import { shellQuote } from "../base/text.js";
 
 /** The user's cache directory: $XDG_CACHE_HOME (when absolute), else ~/.cache. */
 export function userCacheDir(env: NodeJS.ProcessEnv): string {

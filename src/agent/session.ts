@@ -10,11 +10,11 @@ import type { ChatMessage, ToolCall } from "./providers/types.js";
 import { addUsage, zeroUsage, type AgentEvent, type Protocol, type TodoItem, type UsageTotals } from "./events.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { isRefusal, type WriteHandle } from "../workspace/confinedFs.js";
-import { SESSION_FILE_MAX_BYTES } from "../limits.js";
+import { SESSION_FILE_MAX_BYTES } from "../base/limits.js";
 
 /** Where a message in the context came from, when it is not what its role says. */
 export type MessageOrigin =
-  /** A user message carrying the output of text-mode commands (seed 000's protocol). */
+  /** A user message carrying the output of text-mode commands (the text protocol: fenced bash blocks of rt commands). */
   | "tool_output"
   /** The structured summary that replaced older history. */
   | "summary"

@@ -3,15 +3,15 @@
 // limits.ts. Flags override it. From a project the user has not trusted, only
 // the harmless keys apply (limits, temperature, prices; `approval` only when it
 // asks at least as often as the default, `protocol` only tools or auto: see
-// src/configTrust.ts); loadConfig has already left the others out.
+// src/base/configTrust.ts); loadConfig has already left the others out.
 import * as z from "zod";
-import { loadConfig } from "../config.js";
+import { loadConfig } from "../base/config.js";
 import { APPROVAL_MODES, type ApprovalMode } from "./approval.js";
 import type { ProtocolChoice } from "./session.js";
 import type { UsageTotals } from "./events.js";
 import type { ToolChoice } from "./providers/types.js";
 import { AGENT_TOOL_SETS, type ToolSetChoice } from "./toolSet.js";
-import { AGENT_COMPACT_THRESHOLD, AGENT_DEFAULT_MAX_TURNS, AGENT_DEFAULT_SUBAGENT_DEPTH, AGENT_MAX_SUBAGENT_DEPTH, AGENT_TOOL_OUTPUT_MAX_CHARS, PROMPT_CACHE_WRITE_PRICE_FACTOR } from "../limits.js";
+import { AGENT_COMPACT_THRESHOLD, AGENT_DEFAULT_MAX_TURNS, AGENT_DEFAULT_SUBAGENT_DEPTH, AGENT_MAX_SUBAGENT_DEPTH, AGENT_TOOL_OUTPUT_MAX_CHARS, PROMPT_CACHE_WRITE_PRICE_FACTOR } from "../base/limits.js";
 
 /** Prices in currency units (USD by convention) per million tokens. */
 export const PriceSchema = z.object({

@@ -1,6 +1,6 @@
-// Text mode (seed 000's Unix-RAG protocol): the model writes fenced ```bash
-// blocks of `rt` and Unix commands, and rt runs each one in the workspace and
-// feeds the output back. Fenced ```json blocks holding actions
+// Text mode (the text protocol): the model writes fenced ```bash blocks of
+// `rt` and Unix commands, and rt runs each one in the workspace and feeds the
+// output back. Fenced ```json blocks holding actions
 // ({"action": "edit_file", "path": ..., "old": ..., "new": ...}, or any tool
 // name with its arguments) are accepted too. Pure parsing and formatting here;
 // running happens in the loop, through the policy.

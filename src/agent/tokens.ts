@@ -2,7 +2,7 @@
 // counts after each request; between requests (and for providers that report
 // nothing) about four characters per token is close enough for a threshold.
 import type { ChatMessage, ToolSpec } from "./providers/types.js";
-import { IMAGE_PIXELS_PER_TOKEN } from "../limits.js";
+import { IMAGE_PIXELS_PER_TOKEN } from "../base/limits.js";
 
 export const CHARS_PER_TOKEN = 4;
 /** Role markers and separators each message costs beyond its text. */

@@ -20,7 +20,7 @@ import { preToolUseHook, postToolUseHook } from "./hookCalls.js";
 import { prepareCall, runPreparedCall, type Preparation } from "../tools/policy.js";
 import { jsonSchemaOf } from "../tools/registry.js";
 import type { Tool, ToolResult } from "../tools/types.js";
-import { AGENT_LOOP_REPEAT_LIMIT, AGENT_PAGED_OUTPUT_WINDOW_SHARE } from "../limits.js";
+import { AGENT_LOOP_REPEAT_LIMIT, AGENT_PAGED_OUTPUT_WINDOW_SHARE } from "../base/limits.js";
 import { CHARS_PER_TOKEN } from "./tokens.js";
 
 /** Arguments that could not be read as a JSON object: why, and the text as the model wrote it. */
@@ -233,7 +233,7 @@ async function executeCall(ctx: LoopContext, checked: CheckedCall, io: CallIo, s
   const { call: c, tool } = checked;
   const sink = io.emit;
   let { prepared } = checked;
-  // Hooks (issue 18, hookCalls.ts): PreToolUse may block the call, change its arguments, or allow it without asking.
+  // Hooks (hookCalls.ts): PreToolUse may block the call, change its arguments, or allow it without asking.
   const pre = tool && prepared ? await preToolUseHook(ctx, c, prepared.ok ? prepared.call.args : c.args, signal) : undefined;
   for (const message of pre?.notices ?? []) sink({ type: "notice", message });
   if (pre?.block) {
@@ -282,7 +282,7 @@ async function executeCall(ctx: LoopContext, checked: CheckedCall, io: CallIo, s
     const budget = paged === "budget" ? { outputBudget: pagedBudget(ctx) - PAGED_NOTE_RESERVE } : {};
     result = await runPreparedCall(prepared.call, { ...(signal ? { signal } : {}), editDiagnostics: true, askModel: modelAsker(ctx), imageInput: () => imageInputFor(ctx.model), ...budget });
   }
-  // Hooks (issue 18): PostToolUse observes what ran; its reason or context is added for the model.
+  // Hooks: PostToolUse observes what ran; its reason or context is added for the model.
   const post = prepared.ok ? await postToolUseHook(ctx, c, prepared.call.args, result, signal) : undefined;
   for (const message of post?.notices ?? []) sink({ type: "notice", message });
   const paged = prepared.ok && PAGED_TOOLS[prepared.call.tool.name] !== undefined;

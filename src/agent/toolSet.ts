@@ -40,7 +40,7 @@ import type { Workspace } from "../workspace/workspace.js";
 import { agentDeferredExtensionTools, agentExtensionTools, findAgentExtensionTool } from "./extensionTools.js";
 import { listConnections } from "../db/connections.js";
 import { rankTools } from "../tools/shared/toolSearch.js";
-import { TOOL_SEARCH_MAX_RESULTS } from "../limits.js";
+import { TOOL_SEARCH_MAX_RESULTS } from "../base/limits.js";
 
 export type ToolSetChoice = "default" | "lean";
 export const AGENT_TOOL_SETS: readonly ToolSetChoice[] = ["default", "lean"];
@@ -120,7 +120,7 @@ export function sessionToolSet(opts: SessionToolOptions): AgentToolSet {
   // Decided once per session, so the tool list (the start of every request) stays the same.
   const sql = hasDatabase(opts.workspace);
   const registryOk = (t: Tool) => (sql || !SQL_TOOLS.includes(t.name)) && (opts.seedTools || !SEED_COMPAT_TOOLS.includes(t.name));
-  // Extension tools (issue 18: custom tools, tool_create, MCP servers' tools) can be added during
+  // Extension tools (custom tools, tool_create, MCP servers' tools) can be added during
   // the session, so the offered list is read afresh for each request. With deferral, mcp_search
   // gives way to tool_search, which searches the MCP tools the client defers too.
   const extensions = () => (choice === "default" ? agentExtensionTools().filter((t) => usable(t) && !(defer && t.name === "mcp_search")) : []);

@@ -1,5 +1,5 @@
 // Tool output for the model is capped. Output that cannot page (a command's)
-// keeps its head and tail (seed 003: 20,000 characters), since errors tend to be
+// keeps its head and tail, since errors tend to be
 // at the end and context at the start, and a marker in the middle says how much
 // was cut and where the whole output was saved, so the model can read or grep the
 // rest. Output that pages (a file read, a listing) is never cut in the middle: it

@@ -1,4 +1,4 @@
-// The agent loop (seed 003) as plain functions over a LoopContext:
+// The agent loop as plain functions over a LoopContext:
 //   runUserTurn   a user prompt in, events out: model turns and tool calls
 //                 until the model answers without calling anything;
 //   runModelTurn  one model request, streamed (text and reasoning as they come);
@@ -24,13 +24,13 @@ import { completeEvent, contextWindow, countUsage, emit, errorEvent, setProtocol
 import { toolSpecs } from "./toolSet.js";
 import { todoReminder } from "./sessionTools/todoWrite.js";
 import { imageInputFor } from "./imageInput.js";
-import { AGENT_MAX_IMAGES_PER_REQUEST, AGENT_PAUSED_TURN_CONTINUATIONS } from "../limits.js";
+import { AGENT_MAX_IMAGES_PER_REQUEST, AGENT_PAUSED_TURN_CONTINUATIONS } from "../base/limits.js";
 import { nativeCall, isUnreadable, runToolCalls, textCall, type PendingCall } from "./toolCalls.js";
 
 export interface RunOptions {
   /** Aborting it interrupts the turn (Ctrl-C): the session keeps everything done so far. */
   signal?: AbortSignal;
-  /** Tools run without asking during this turn (a custom slash command's allowed-tools, issue 18). */
+  /** Tools run without asking during this turn (a custom slash command's allowed-tools). */
   allowedTools?: readonly string[];
   /** Images attached to the prompt (an editor's pasted screenshot), already fitted to the model's limits. */
   images?: ChatImage[];
@@ -89,7 +89,7 @@ function errorKind(e: unknown, signal: AbortSignal | undefined): AgentErrorKind 
 export async function* runUserTurn(ctx: LoopContext, prompt: string, opts: RunOptions = {}): AsyncGenerator<AgentEvent> {
   const signal = opts.signal;
   const turn = new TurnState();
-  // Hooks (issue 18, hookCalls.ts): SessionStart before a session's first prompt, UserPromptSubmit before each; either may block it or add context.
+  // Hooks (hookCalls.ts): SessionStart before a session's first prompt, UserPromptSubmit before each; either may block it or add context.
   const hooked = await userPromptHooks(ctx, prompt, signal);
   for (const message of hooked.notices) yield emit(ctx, { type: "notice", message });
   if (hooked.block || hooked.stop) {
@@ -216,7 +216,7 @@ async function* turnLoop(ctx: LoopContext, turn: TurnState, signal: AbortSignal 
     }
     const calls = yield* callsOf(ctx, answer, protocol);
     if (calls.length === 0) {
-      // Hooks (issue 18): a Stop hook that blocks sends the model back to work with its reason.
+      // Hooks: a Stop hook that blocks sends the model back to work with its reason.
       const stop = await stopHook(ctx, stopHookContinues, answer.text, signal);
       for (const message of stop.notices) yield emit(ctx, { type: "notice", message });
       if (stop.continueWith !== undefined) {

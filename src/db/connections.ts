@@ -2,14 +2,14 @@
 // configuration, then the ones the environment describes (SQLITE_DB,
 // DATABASE_URL or PG*, ORACLE_*, VERTICA_*), chosen by name. A project's
 // `.rt/config.json` adds connections only once the user trusts the folder
-// (except a SQLite file inside the root: src/configTrust.ts), and never gets
+// (except a SQLite file inside the root: src/base/configTrust.ts), and never gets
 // PGPASSWORD for a server other than the one PGHOST/PGPORT name.
 import path from "node:path";
 import os from "node:os";
-import { ConfigError, loadConfigDetailed, type DatabaseConfig } from "../config.js";
-import { formatKeyList, shellQuotePath } from "../configTrust.js";
-import { ToolError } from "../errors.js";
-import { SQL_STATEMENT_TIMEOUT_MS } from "../limits.js";
+import { ConfigError, loadConfigDetailed, type DatabaseConfig } from "../base/config.js";
+import { formatKeyList, shellQuotePath } from "../base/configTrust.js";
+import { ToolError } from "../base/errors.js";
+import { SQL_STATEMENT_TIMEOUT_MS } from "../base/limits.js";
 import type { Dialect } from "./sqlText.js";
 
 export type Engine = Dialect;

@@ -6,7 +6,7 @@
 //   |  1 | alice |   100.5 |
 //   +----+-------+---------+
 import type { Cell } from "./driver.js";
-import { SQL_MAX_CELL_CHARS } from "../limits.js";
+import { SQL_MAX_CELL_CHARS } from "../base/limits.js";
 
 /** One cell as shown in the table: NULL, blobs summarised, control characters escaped, long text cut. */
 export function cellText(c: Cell, max = SQL_MAX_CELL_CHARS): string {

@@ -12,7 +12,7 @@
 import type { OracleSpec } from "./connections.js";
 import { DbError, formatDuration, importClient, toCell, type CatalogQuery, type Driver, type QueryRequest, type QueryResult } from "./driver.js";
 import { splitQualifiedName } from "./sqlText.js";
-import { SQL_CONNECT_TIMEOUT_MS } from "../limits.js";
+import { SQL_CONNECT_TIMEOUT_MS } from "../base/limits.js";
 
 export interface OracleResultSetLike {
   getRows(n: number): Promise<unknown[][]>;

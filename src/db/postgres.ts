@@ -12,7 +12,7 @@
 // COPY ... TO PROGRAM, when the role is allowed to use them.
 import type { PostgresSpec } from "./connections.js";
 import { connectionGuard, DbError, formatDuration, importClient, toCell, type CatalogQuery, type Driver, type QueryRequest, type PgStyleClient, type QueryResult } from "./driver.js";
-import { SQL_CONNECT_TIMEOUT_MS } from "../limits.js";
+import { SQL_CONNECT_TIMEOUT_MS } from "../base/limits.js";
 
 
 interface CursorLike {

@@ -3,7 +3,7 @@
 // (or throws DbError / ToolError); the SQL tools turn it into results
 // (tools/shared/sqlResults.ts).
 import type { Workspace } from "../workspace/workspace.js";
-import { SQL_DEFAULT_ROWS, SQL_MAX_ROWS, SQL_TABLES_MAX_ROWS } from "../limits.js";
+import { SQL_DEFAULT_ROWS, SQL_MAX_ROWS, SQL_TABLES_MAX_ROWS } from "../base/limits.js";
 import { resolveConnection, type ConnectionSpec } from "./connections.js";
 import { checkSql } from "./checkSql.js";
 import { DbError, type Driver, type QueryResult } from "./driver.js";

@@ -30,7 +30,7 @@ import { createRequire } from "node:module";
 import type { SqliteSpec } from "./connections.js";
 import { DbError, formatDuration, type CatalogQuery, type Cell, type Driver, type QueryRequest, type QueryResult } from "./driver.js";
 import { splitQualifiedName } from "./sqlText.js";
-import { SQLITE_WAL_SNAPSHOT_MAX_BYTES } from "../limits.js";
+import { SQLITE_WAL_SNAPSHOT_MAX_BYTES } from "../base/limits.js";
 
 /** The program the child runs (CommonJS, given to `node -e`). It receives one request and answers once. */
 const CHILD_SOURCE = String.raw`

@@ -12,8 +12,8 @@ import { EventEmitter } from "node:events";
 import type { VerticaSpec } from "./connections.js";
 import { connectionGuard, DbError, formatDuration, importClient, toCell, type CatalogQuery, type Driver, type QueryRequest, type PgStyleClient, type QueryResult } from "./driver.js";
 import { splitQualifiedName } from "./sqlText.js";
-import { SQL_CONNECT_TIMEOUT_MS } from "../limits.js";
-import { withoutEnv } from "../envScope.js";
+import { SQL_CONNECT_TIMEOUT_MS } from "../base/limits.js";
+import { withoutEnv } from "../base/envScope.js";
 
 /** The part of vertica-nodejs rt uses (a fake in tests). */
 export interface VerticaModuleLike {

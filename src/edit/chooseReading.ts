@@ -1,4 +1,4 @@
-// Choosing among readings of an edit's indentation (issue 10). When the
+// Choosing among readings of an edit's indentation. When the
 // caller's content can be placed more than one way (kept as written, shifted
 // back like the lines it repeats, moved to the replaced lines' level...), the
 // readings are tried in order of likelihood and the first that adds no syntax

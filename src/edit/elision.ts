@@ -1,4 +1,4 @@
-// Elision markers (issue 10): models abbreviate what they mean to keep —
+// Elision markers: models abbreviate what they mean to keep —
 // `// ... existing code ...`, `# rest unchanged`, `{...}`, a bare `...` — and
 // an edit tool that writes new_string literally then deletes the code the
 // marker stood for. A new line that is such a marker, standing where the old

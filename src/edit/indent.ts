@@ -1,4 +1,4 @@
-// Re-indentation of new content to its context (seed 001, made safe).
+// Re-indentation of new content to its context.
 //
 // The content keeps its internal relative indentation. Its base indentation
 // (that of its least-indented line) is kept when it already fits the context —
@@ -251,8 +251,8 @@ export function fitIndentation(content: string[], ctx: IndentContext): string[] 
  * The ways to place `content`, the likeliest first (the caller validates them
  * in turn: the first that breaks neither the syntax nor the structure wins):
  *   1. as the caller wrote it, when the lines it repeats are exactly where they
- *      were, or its base indentation is a level open at the place (issue 10:
- *      the caller's indentation first);
+ *      were, or its base indentation is a level open at the place (the
+ *      caller's indentation first);
  *   2. shifted back by the offset the lines it repeats show (a copy of the
  *      block that was dedented as a whole);
  *   3. shifted to the place's primary level (the replaced lines' level; for an
@@ -292,7 +292,7 @@ export function indentCandidates(content: string[], ctx: IndentContext): IndentC
 
   // Content that repeats the replaced lines with only their indentation changed
   // can mean nothing but a re-indentation (anything else is a no-op), so it is
-  // kept as written: seed 001's "Fix indentation on line 15". Column 0 is left
+  // kept as written (a "fix the indentation of this line" edit). Column 0 is left
   // to the rules below, as content stripped of its indentation usually lands there.
   const replacedLines = ctx.lines.slice(ctx.at, ctx.at + ctx.replacing);
   const trimmed = (ls: string[]) => ls.filter((l) => !blank(l)).map((l) => l.trim());

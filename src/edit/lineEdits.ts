@@ -1,12 +1,12 @@
 // Line-addressed changes: references resolved against one snapshot's lines,
 // checked for overlaps, content placed, and applied together.
-import { ToolError } from "../errors.js";
+import { ToolError } from "../base/errors.js";
 import { withLines, splitContent, normalizedText, type EditTarget } from "./fileModel.js";
 import { fitIndentation, indentCandidates } from "./indent.js";
 import { chooseReading } from "./chooseReading.js";
 import { resolveRef, parseRef, staleNumber, type LineRef } from "./lineRefs.js";
 import { lineSource, windowModel, WINDOW_MARGIN_LINES, type Window } from "./largeText.js";
-import { INDENT_WINDOW_LINES, SYNTAX_CHECK_MAX_BYTES } from "../limits.js";
+import { INDENT_WINDOW_LINES, SYNTAX_CHECK_MAX_BYTES } from "../base/limits.js";
 
 export interface LineChange {
   /** 1-based first line replaced or deleted; for an insertion, the line the content goes before. */
@@ -179,7 +179,7 @@ export async function planLineChanges(snap: EditTarget, specs: ChangeSpec[], for
       if (choice.note) notes.push(choice.note);
     }
   }
-  // Content that was not kept as written: say where it went and why (issue 10).
+  // Content that was not kept as written: say where it went and why.
   readings.forEach((r, k) => {
     const why = r[pick[k]].why;
     if (why && !why.startsWith("kept as written") && !why.startsWith("indent_level") && !notes.some((n) => n.startsWith("note: indentation"))) {
@@ -190,7 +190,7 @@ export async function planLineChanges(snap: EditTarget, specs: ChangeSpec[], for
   if ("error" in applied) throw new ToolError(applied.error);
   // One deletion: the result names the lines removed (✓ Edited a.py:12-14), as
   // the new text has no lines left to name there.
-  // Seed 002's lines_changed: the lines each change touched (replaced, inserted or deleted; a
+  // lines_changed: the lines each change touched (replaced, inserted or deleted; a
   // replacement counts its longer side).
   const linesChanged = changes.reduce((n, c, k) => n + Math.max(c.end - c.start + 1, readings[k][pick[k]].lines.length), 0);
   const only = changes.length === 1 && changes[0].content.length === 0 && changes[0].end >= changes[0].start ? changes[0] : undefined;

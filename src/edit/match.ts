@@ -1,4 +1,4 @@
-// Layered string matching for the `edit` family of tools (issue 3): where in
+// Layered string matching for the `edit` family of tools: where in
 // a file does old_string mean, and what exactly replaces it. Pure functions
 // over text; the caller reads, validates and writes.
 //
@@ -65,7 +65,7 @@ import {
 import { type MergePolicy, type RebuildProblem, rebuildLines } from "./replacementText.js";
 import { SearchBudget, SearchStopped } from "./searchBudget.js";
 import { type Token, findTokenRuns, mergeTokens, tokenize } from "./tokens.js";
-import { EDIT_FUZZY_UNBOUNDED_CHARS } from "../limits.js";
+import { EDIT_FUZZY_UNBOUNDED_CHARS } from "../base/limits.js";
 import { diffArrays } from "diff";
 import { detectStyle, fitsPlace } from "./indent.js";
 import { type LineStats, type WindowScore, closestWindow, levenshtein, lineStats, windowsAtLeast } from "./similarity.js";

@@ -1,5 +1,5 @@
 // The language's own parser as a second opinion on syntax, where it is cheap
-// and present at run time (issue 10). tree-sitter stays the primary check: its
+// and present at run time. tree-sitter stays the primary check: its
 // grammars are permissive where the compilers are not (tree-sitter-python
 // accepts `x = a:b`, `m := f()` as a statement, `r: eturn None`; tree-sitter-
 // javascript accepts a redeclared `let` or a `const` without initializer), so
@@ -15,8 +15,8 @@
 // the same check for a failure of the new text to count.
 import { spawn, type ChildProcess } from "node:child_process";
 import os from "node:os";
-import { NATIVE_CHECK_MAX_CHARS, PYTHON_CHECK_TIMEOUT_MS } from "../limits.js";
-import { findSystemProgram } from "../systemProgram.js";
+import { NATIVE_CHECK_MAX_CHARS, PYTHON_CHECK_TIMEOUT_MS } from "../base/limits.js";
+import { findSystemProgram } from "../base/systemProgram.js";
 
 /** A syntax error as the language's compiler reports it: 0-based row, 0-based column (characters). */
 export interface NativeError {

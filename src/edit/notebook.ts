@@ -9,8 +9,8 @@
 // replaces, inserts or removes one span, and only the new cell is serialized,
 // in the style the file already uses (its indent unit, its key order:
 // sorted when the file's keys are sorted, as nbformat writes them).
-import { ToolError } from "../errors.js";
-import { NOTEBOOK_MAX_JSON_CONTAINERS, NOTEBOOK_MAX_JSON_DEPTH } from "../limits.js";
+import { ToolError } from "../base/errors.js";
+import { NOTEBOOK_MAX_JSON_CONTAINERS, NOTEBOOK_MAX_JSON_DEPTH } from "../base/limits.js";
 
 /** One cell as nbformat stores it (only the fields rt reads are typed). */
 export interface NotebookCell {

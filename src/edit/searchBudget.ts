@@ -7,7 +7,7 @@
 // when it is spent the search stops: the edit is refused, saying how far the
 // search got. Smaller texts always get the whole ladder, so what matches
 // there does not depend on the machine.
-import { EDIT_FUZZY_BUDGET_MS, EDIT_FUZZY_UNBOUNDED_CHARS } from "../limits.js";
+import { EDIT_FUZZY_BUDGET_MS, EDIT_FUZZY_UNBOUNDED_CHARS } from "../base/limits.js";
 
 /** Thrown by SearchBudget.check when the budget is spent; caught where the search started. */
 export class SearchStopped extends Error {

@@ -2,7 +2,7 @@
 // the text the edits before it left, through the matching tiers (match.ts),
 // placeholders refused (elision.ts), ambiguous indentation settled by the first
 // reading that keeps the file valid (chooseReading.ts). Pure: text in, text out.
-import { ToolError } from "../errors.js";
+import { ToolError } from "../base/errors.js";
 import { normalizedText, withLines, splitContent, type EditTarget } from "./fileModel.js";
 import { planEdit, applyReplacements, type MatchSuccess } from "./match.js";
 import { findElision, elisionMessage } from "./elision.js";

@@ -1,4 +1,4 @@
-// The structure invariant (issue 10): an edit never changes which block an
+// The structure invariant: an edit never changes which block an
 // untouched line belongs to. A re-indentation can parse cleanly and still
 // change what the code means: `if name:` written at the level of the `else:`
 // below it takes that `else:` away from its `if`; a line moved out of an

@@ -18,7 +18,7 @@
 //     the hunk has more after than before, so a caller may rewrite a broken
 //     region as long as it does not make it worse.
 //
-// Two more checks follow when tree-sitter finds nothing new (issue 10):
+// Two more checks follow when tree-sitter finds nothing new:
 //   - the language's own compiler, where it is cheap and present (CPython's
 //     compile() through a long-lived python3, V8 for CommonJS files): an error
 //     it reports in the new text counts when the old text compiled;
@@ -32,7 +32,7 @@ import { pythonIndentProblems } from "./pythonIndent.ts";
 import { lineHunks, placeAfterLine, placeBeforeLine, type LineHunk } from "./lineHunks.ts";
 import { movedLineProblems, offsetOf, structureProblems } from "./structure.ts";
 import { pythonVerdict, scriptVerdict, type NativeVerdict } from "./nativeCheck.ts";
-import { PARSE_CACHE_ENTRIES, PARSE_CACHE_MAX_CHARS, SYNTAX_CHECK_MAX_BYTES, SYNTAX_CONTEXT_LINES, SYNTAX_PARSE_TIMEOUT_MS, SYNTAX_PROBLEMS_SHOWN } from "../limits.ts";
+import { PARSE_CACHE_ENTRIES, PARSE_CACHE_MAX_CHARS, SYNTAX_CHECK_MAX_BYTES, SYNTAX_CONTEXT_LINES, SYNTAX_PARSE_TIMEOUT_MS, SYNTAX_PROBLEMS_SHOWN } from "../base/limits.ts";
 
 /** A syntax error in the new text. Line and column are 1-based; the column counts characters. */
 export interface SyntaxProblem {

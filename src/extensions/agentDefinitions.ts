@@ -1,4 +1,4 @@
-// Subagent definitions (issue 14), in Claude Code's format: a Markdown file
+// Subagent definitions, in Claude Code's format: a Markdown file
 // with YAML frontmatter (name, description, optional tools as a comma list or
 // a YAML list, optional model: `inherit` or provider/model) whose body is the
 // subagent's system prompt. From the project's `.rt/agents/` and
@@ -12,7 +12,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import type { Workspace } from "../workspace/workspace.js";
-import { packageRoot } from "../packageRoot.js";
+import { packageRoot } from "../base/packageRoot.js";
 import { parseFrontmatter, readDefinitionDir } from "./definitionFiles.js";
 import { readableDefinitionDirs } from "./definitionDirs.js";
 import { rtToolName } from "./claudeToolNames.js";

@@ -20,7 +20,7 @@ import { StreamCapture } from "../shell/capture.js";
 import { labelledOutput, statusLine } from "../shell/format.js";
 import { safeCommandPath } from "../workspace/commandPath.js";
 import { newRunId, spillTarget } from "../tools/bash.js";
-import { BASH_MAX_OUTPUT_BYTES } from "../limits.js";
+import { BASH_MAX_OUTPUT_BYTES } from "../base/limits.js";
 import { argEnvName, type CustomToolDefinition } from "./definition.js";
 
 /** The sandbox a custom tool runs in here, or undefined when it runs directly. Throws a denied ToolError when it must be sandboxed and cannot. */

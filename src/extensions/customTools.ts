@@ -1,4 +1,4 @@
-// Custom tools as data (seed 002 section 5, issue 18): a YAML or JSON file in
+// Custom tools as data: a YAML or JSON file in
 // `.rt/tools/` (the project's: trusted folders only) or `~/.config/rt/tools/`
 // (the user's) describes a tool: its name, description, parameters (JSON
 // Schema, checked with Ajv), the program to run (an argument vector: the
@@ -22,7 +22,7 @@ import type { CustomToolDefinition } from "./definition.js";
 
 export { argEnvName, type CustomToolDefinition, type ToolTest } from "./definition.js";
 export { toolDirs } from "./toolDirs.js";
-import { BASH_MAX_TIMEOUT_S, CUSTOM_TOOL_DEFAULT_TIMEOUT_S } from "../limits.js";
+import { BASH_MAX_TIMEOUT_S, CUSTOM_TOOL_DEFAULT_TIMEOUT_S } from "../base/limits.js";
 
 export const TOOL_FILE_EXTENSIONS: readonly string[] = [".yaml", ".yml", ".json"];
 const NAME_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
@@ -193,7 +193,7 @@ export interface CustomToolsLoad {
  * .rt/tools, commands, agents) changed since (config.ts says which did, once).
  */
 export async function projectTrusted(ws: Workspace): Promise<boolean> {
-  const { projectExtensionsTrusted } = await import("../config.js");
+  const { projectExtensionsTrusted } = await import("../base/config.js");
   return projectExtensionsTrusted(ws);
 }
 

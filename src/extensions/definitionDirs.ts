@@ -7,7 +7,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { Workspace } from "../workspace/workspace.js";
-import { userConfigDir } from "../trustStore.js";
+import { userConfigDir } from "../base/trustStore.js";
 import { projectTrusted } from "./customTools.js";
 
 export interface DefinitionDir {

@@ -4,9 +4,9 @@
 // (neither the directory nor a file), only regular files are read, each at
 // most EXTENSION_FILE_MAX_BYTES, and at most EXTENSION_DIR_MAX_FILES of them.
 import fs from "node:fs";
-import { readOpenRegularFile } from "../regularFile.js";
+import { readOpenRegularFile } from "../base/regularFile.js";
 import path from "node:path";
-import { EXTENSION_DIR_MAX_FILES, EXTENSION_FILE_MAX_BYTES } from "../limits.js";
+import { EXTENSION_DIR_MAX_FILES, EXTENSION_FILE_MAX_BYTES } from "../base/limits.js";
 
 export interface DefinitionFile {
   /** Absolute path. */

@@ -1,4 +1,4 @@
-// Hooks (issue 18) with Claude Code's event names and JSON contract: the
+// Hooks with Claude Code's event names and JSON contract: the
 // `hooks` section of rt's configuration (the user's, and the project's only in
 // a trusted folder, as configTrust.ts rules every "hooks" key) maps an event to
 // matcher groups, each with commands:
@@ -14,7 +14,7 @@
 // systemMessage), exit 2 to block with stderr as the reason, anything else is
 // a failure that is reported (never silently ignored) and does not block.
 import { startCommand } from "../shell/runner.js";
-import { HOOK_DEFAULT_TIMEOUT_S, HOOK_OUTPUT_MAX_BYTES } from "../limits.js";
+import { HOOK_DEFAULT_TIMEOUT_S, HOOK_OUTPUT_MAX_BYTES } from "../base/limits.js";
 
 export const HOOK_EVENTS = ["PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart", "PreCompact"] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];

@@ -1,4 +1,4 @@
-// Custom slash commands (issue 18), in Claude Code's format: a Markdown file
+// Custom slash commands, in Claude Code's format: a Markdown file
 // whose name is the command (`review.md` is /review), with optional YAML
 // frontmatter (description, argument-hint, allowed-tools) and a body that
 // becomes the prompt, $ARGUMENTS replaced by what follows the command ($1, $2...

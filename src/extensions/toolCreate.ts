@@ -1,4 +1,4 @@
-// `tool_create` (seed 004's self-extension, issue 18): the agent writes a
+// `tool_create` (rt extending itself): the agent writes a
 // custom tool's definition, its script if it needs one, and tests; rt writes
 // them under .rt/tools/ through the workspace, runs the tests in the read-only
 // sandbox, and registers the tool for the rest of the session only when every
@@ -10,7 +10,7 @@
 import * as z from "zod";
 import { defineTool, fail, ok, type ToolResult } from "../tools/types.js";
 import { findTool, registerTools } from "../tools/registry.js";
-import { BASH_MAX_TIMEOUT_S, CUSTOM_TOOL_DEFAULT_TIMEOUT_S } from "../limits.js";
+import { BASH_MAX_TIMEOUT_S, CUSTOM_TOOL_DEFAULT_TIMEOUT_S } from "../base/limits.js";
 import { checkDefinition, customTool, formatProblems } from "./customTools.js";
 
 const SESSION_SOURCE = "tool_create";

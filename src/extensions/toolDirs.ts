@@ -1,9 +1,9 @@
-// Where custom tool definitions live (issue 18), apart from the code that reads
+// Where custom tool definitions live, apart from the code that reads
 // them, so a command can see there are none without loading that code.
 import fs from "node:fs";
 import path from "node:path";
 import type { Workspace } from "../workspace/workspace.js";
-import { userConfigDir } from "../trustStore.js";
+import { userConfigDir } from "../base/trustStore.js";
 
 /** The project's definitions (.rt/tools, used once the folder is trusted) and the user's (~/.config/rt/tools). */
 export function toolDirs(ws: Workspace): { project: string; user: string } {

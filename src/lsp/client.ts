@@ -7,8 +7,8 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { pathToFileURL } from "node:url";
 import type * as Protocol from "vscode-languageserver-protocol";
 import type { Diagnostic, InitializeResult } from "vscode-languageserver-protocol";
-import { LSP_DIAGNOSTICS_SETTLE_MS, LSP_UNCHANGED_QUIET_MS, LSP_SHUTDOWN_GRACE_MS, LSP_STDERR_KEEP_CHARS } from "../limits.js";
-import { ToolError } from "../errors.js";
+import { LSP_DIAGNOSTICS_SETTLE_MS, LSP_UNCHANGED_QUIET_MS, LSP_SHUTDOWN_GRACE_MS, LSP_STDERR_KEEP_CHARS } from "../base/limits.js";
+import { ToolError } from "../base/errors.js";
 
 type Lsp = typeof import("vscode-languageserver-protocol/node.js");
 

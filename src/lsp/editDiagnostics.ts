@@ -8,7 +8,7 @@ import type { Workspace } from "../workspace/workspace.js";
 import type { Diagnostic } from "vscode-languageserver-protocol";
 import { existingLspManager, lspManager, type LspManager } from "./manager.js";
 import { diagnosticEntry, diagnosticLine } from "./format.js";
-import { EDIT_DIAGNOSTICS_MAX_LINES, EDIT_DIAGNOSTICS_START_TIMEOUT_MS, EDIT_DIAGNOSTICS_TIMEOUT_MS } from "../limits.js";
+import { EDIT_DIAGNOSTICS_MAX_LINES, EDIT_DIAGNOSTICS_START_TIMEOUT_MS, EDIT_DIAGNOSTICS_TIMEOUT_MS } from "../base/limits.js";
 
 /** What an editing tool returns, as far as this hook reads it (tools/types.ts's ToolResult; services do not import tools). */
 interface EditResult {

@@ -1,4 +1,4 @@
-// How diagnostics are shown: seed 002's `path:line:col: severity: message`
+// How diagnostics are shown: `path:line:col: severity: message`
 // lines and the structured entries beside them (the lsp tool and the edit hook).
 import type { Diagnostic } from "vscode-languageserver-protocol";
 
@@ -30,7 +30,7 @@ export function diagnosticEntry(rel: string, d: Diagnostic): DiagnosticEntry {
   };
 }
 
-/** Seed 002's line: path:line:col: severity: message (a message's later lines indented under it). */
+/** One diagnostic's line: path:line:col: severity: message (a message's later lines indented under it). */
 export function diagnosticLine(d: DiagnosticEntry): string {
   const code = d.code !== undefined ? ` [${d.source ? `${d.source} ` : ""}${d.code}]` : d.source ? ` [${d.source}]` : "";
   return `${d.path}:${d.line}:${d.column}: ${d.severity}: ${d.message.replace(/\n/g, "\n    ")}${code}`;

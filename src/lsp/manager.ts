@@ -5,13 +5,13 @@
 // one the shell uses (servers only read); where that sandbox is unavailable
 // the lsp tool refuses and says why, it never runs a server outside it.
 import type { Workspace } from "../workspace/workspace.js";
-import { ToolError } from "../errors.js";
-import { loadConfigDetailed, ConfigError, type RtConfig } from "../config.js";
+import { ToolError } from "../base/errors.js";
+import { loadConfigDetailed, ConfigError, type RtConfig } from "../base/config.js";
 import { LspClient, type ServerLaunch } from "./client.js";
 import { markLspActive } from "./active.js";
 import { toolchainPins } from "./environment.js";
 import { serverPath, serverSpecs, specFor, type ServerSpec } from "./servers.js";
-import { LSP_IDLE_TIMEOUT_MS, LSP_MAX_RESTARTS_PER_MINUTE, LSP_REQUEST_TIMEOUT_MS } from "../limits.js";
+import { LSP_IDLE_TIMEOUT_MS, LSP_MAX_RESTARTS_PER_MINUTE, LSP_REQUEST_TIMEOUT_MS } from "../base/limits.js";
 
 export interface ServerHandle {
   client: LspClient;

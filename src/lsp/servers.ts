@@ -12,8 +12,8 @@
 import fs from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
-import { findSystemProgram, STARTUP_PATH } from "../systemProgram.js";
-import type { RtConfig } from "../config.js";
+import { findSystemProgram, STARTUP_PATH } from "../base/systemProgram.js";
+import type { RtConfig } from "../base/config.js";
 
 export interface ServerSpec {
   name: string;

@@ -16,7 +16,7 @@
 import path from "node:path";
 import * as z from "zod";
 import type { Workspace } from "../workspace/workspace.js";
-import { userConfigDir } from "../trustStore.js";
+import { userConfigDir } from "../base/trustStore.js";
 import { readRegularFile } from "../extensions/definitionFiles.js";
 
 const StdioServer = z
@@ -160,7 +160,7 @@ export async function loadMcpServers(ws: Workspace): Promise<McpServersLoad> {
     for (const [k, v] of m) byName.set(k, v);
   };
   add(serversFrom(readJson(files.user, false, out), files.user, ws.env, out));
-  const { inspectProject, projectExtensionsTrusted } = await import("../config.js");
+  const { inspectProject, projectExtensionsTrusted } = await import("../base/config.js");
   let allowed: ReadonlySet<string> = new Set();
   try {
     const inspection = inspectProject(ws);

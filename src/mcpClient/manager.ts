@@ -10,7 +10,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Workspace } from "../workspace/workspace.js";
 import type { Tool, ToolContext, ToolImage, ToolResult } from "../tools/types.js";
-import { MCP_CLIENT_CALL_TIMEOUT_MS, MCP_CLIENT_CONNECT_TIMEOUT_MS, MCP_CLIENT_OUTPUT_MAX_BYTES } from "../limits.js";
+import { MCP_CLIENT_CALL_TIMEOUT_MS, MCP_CLIENT_CONNECT_TIMEOUT_MS, MCP_CLIENT_OUTPUT_MAX_BYTES } from "../base/limits.js";
 import { StreamCapture } from "../shell/capture.js";
 import { newRunId, spillTarget } from "../tools/bash.js";
 import { ajvSchema, loadAjv } from "../extensions/customTools.js";

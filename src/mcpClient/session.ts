@@ -11,7 +11,7 @@ import type { Workspace } from "../workspace/workspace.js";
 import { defineTool, ok, type Tool } from "../tools/types.js";
 import { jsonSchemaOf } from "../tools/registry.js";
 import { rankTools } from "../tools/shared/toolSearch.js";
-import { MCP_LAZY_ABOVE_TOOLS, MCP_SEARCH_MAX_RESULTS } from "../limits.js";
+import { MCP_LAZY_ABOVE_TOOLS, MCP_SEARCH_MAX_RESULTS } from "../base/limits.js";
 import { loadMcpServers, type McpConfigProblem, type McpServerConfig } from "./config.js";
 import { McpServerConnection, qualifiedName, remoteToolAsTool, type RemotePrompt, type ServerStatus } from "./manager.js";
 

@@ -7,8 +7,8 @@
 // here runs until a structural search does.
 import { createRequire } from "node:module";
 import type { LanguageId } from "./treeSitter.js";
-import { ToolError } from "../errors.js";
-import { AST_GREP_PATTERN_MAX_CHARS, AST_GREP_PATTERN_MAX_DEPTH } from "../limits.js";
+import { ToolError } from "../base/errors.js";
+import { AST_GREP_PATTERN_MAX_CHARS, AST_GREP_PATTERN_MAX_DEPTH } from "../base/limits.js";
 
 type Napi = typeof import("@ast-grep/napi");
 type SgNode = import("@ast-grep/napi").SgNode;

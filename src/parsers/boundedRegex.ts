@@ -4,7 +4,7 @@
 // agent) for as long. Running the matching inside a vm context with a timeout
 // lets V8 interrupt it; the call fails, the process goes on.
 import vm from "node:vm";
-import { ToolError } from "../errors.js";
+import { ToolError } from "../base/errors.js";
 
 /**
  * Which of `lines` match `re`, decided in one interruptible run of at most `budgetMs`

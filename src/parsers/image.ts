@@ -1,10 +1,10 @@
-// Images for read (issue 16): what an image file is (type, bytes, pixels), and
+// Images for read: what an image file is (type, bytes, pixels), and
 // the image made to fit a provider's documented limits (long edge, bytes, the
 // formats it takes). Pure functions over bytes. sharp (libvips, prebuilt
 // inside its npm packages) is imported on first use only: `rt open` and every
 // other command start without it.
-import { ToolError } from "../errors.js";
-import { IMAGE_DECODE_TIMEOUT_S, IMAGE_MAX_PIXELS } from "../limits.js";
+import { ToolError } from "../base/errors.js";
+import { IMAGE_DECODE_TIMEOUT_S, IMAGE_MAX_PIXELS } from "../base/limits.js";
 
 export type ImageMediaType = "image/png" | "image/jpeg" | "image/gif" | "image/webp";
 

@@ -1,12 +1,12 @@
-// PDFs for read (issue 16): the text of chosen pages, and pages rendered as
+// PDFs for read: the text of chosen pages, and pages rendered as
 // PNG images, with Mozilla's pdf.js (pdfjs-dist, its Node build). pdf.js is
 // imported on first use only. Rendering needs a canvas: pdf.js takes
 // @napi-rs/canvas (prebuilt inside its npm packages) when it is installed.
 import { createRequire } from "node:module";
 import path from "node:path";
 import zlib from "node:zlib";
-import { ToolError } from "../errors.js";
-import { IMAGE_MAX_PIXELS, PDF_MAX_INFLATED_BYTES, PDF_STREAM_MAX_INFLATED_BYTES } from "../limits.js";
+import { ToolError } from "../base/errors.js";
+import { IMAGE_MAX_PIXELS, PDF_MAX_INFLATED_BYTES, PDF_STREAM_MAX_INFLATED_BYTES } from "../base/limits.js";
 
 type PdfJs = typeof import("pdfjs-dist/legacy/build/pdf.mjs");
 type PdfDocumentProxy = Awaited<ReturnType<PdfJs["getDocument"]>["promise"]>;

@@ -4,8 +4,8 @@
 // exits is killed (processes.ts; sandboxed ones also through bubblewrap's
 // --die-with-parent). So they are useful in long-lived faces (the agent, the
 // MCP server, `rt call --batch`), not across separate `rt` invocations.
-import { BACKGROUND_BUFFER_MAX_BYTES, BACKGROUND_MAX_SHELLS } from "../limits.js";
-import { ToolError } from "../errors.js";
+import { BACKGROUND_BUFFER_MAX_BYTES, BACKGROUND_MAX_SHELLS } from "../base/limits.js";
+import { ToolError } from "../base/errors.js";
 import { startCommand, type ExitInfo, type RunningCommand, type StreamName } from "./runner.js";
 import type { SandboxSpec } from "./sandbox.js";
 

@@ -5,8 +5,8 @@
 // created by whoever supplies the SpillTarget (the bash tool: the workspace's
 // confined writer, O_EXCL|O_NOFOLLOW under `.rt/shell/`); this module only
 // writes to what it gets.
-import { BASH_SAVED_OUTPUT_MAX_BYTES } from "../limits.js";
-import { pluralGrouped } from "../text.js";
+import { BASH_SAVED_OUTPUT_MAX_BYTES } from "../base/limits.js";
+import { pluralGrouped } from "../base/text.js";
 
 /** An open file the full text goes to. */
 export interface SpillSink {

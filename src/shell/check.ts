@@ -16,7 +16,7 @@
 // parsed and checked too (`bash -c '...'`, `eval`, `trap '...'`, `watch`,
 // `find -exec sh -c`, `xargs sh -c`).
 import path from "node:path";
-import { CHECK_MAX_NESTING } from "../limits.js";
+import { CHECK_MAX_NESTING } from "../base/limits.js";
 import { Refusal, dangerousVariable, isScratchPath, refuse, type CheckContext, type Word } from "./checkBase.js";
 import { checkArgvRules } from "./commandRules.js";
 

@@ -5,7 +5,7 @@
 // command unsandboxed when the sandbox was asked for.
 import fs from "node:fs";
 import type { Workspace } from "../workspace/workspace.js";
-import { ToolError } from "../errors.js";
+import { ToolError } from "../base/errors.js";
 import { probeSandbox, type SandboxSpec } from "./sandbox.js";
 
 export interface ShellPlan {

@@ -5,7 +5,7 @@
 // so nothing outlives the command (use a background shell for that).
 import fs from "node:fs";
 import { spawn, type ChildProcess } from "node:child_process";
-import { BASH_KILL_GRACE_MS } from "../limits.js";
+import { BASH_KILL_GRACE_MS } from "../base/limits.js";
 import { bwrapArgs, forgetSandboxProbe, sandboxSeccomp, type SandboxSpec } from "./sandbox.js";
 import { killGroup, trackGroup, untrackGroup } from "./processes.js";
 

@@ -25,15 +25,15 @@
 // When neither works the sandbox is unavailable and callers must refuse to run.
 // The answer is kept per user on disk (probeSandbox below), and bwrap itself
 // never comes from the workspace (findBwrap).
-import { packageRoot } from "../packageRoot.js";
+import { packageRoot } from "../base/packageRoot.js";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { spawn } from "node:child_process";
-import { SANDBOX_PROBE_TIMEOUT_MS, SANDBOX_TMP_MAX_BYTES } from "../limits.js";
+import { SANDBOX_PROBE_TIMEOUT_MS, SANDBOX_TMP_MAX_BYTES } from "../base/limits.js";
 import { seccompFilter } from "./seccomp.js";
 import { confinedAt } from "../workspace/confinedFs.js";
-import { STARTUP_PATH, findSystemProgram } from "../systemProgram.js";
+import { STARTUP_PATH, findSystemProgram } from "../base/systemProgram.js";
 
 export type SandboxStrategy = "userns" | "root";
 

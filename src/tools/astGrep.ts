@@ -17,7 +17,7 @@ import { detectLanguage } from "../parsers/detectLanguage.js";
 import type { LanguageId } from "../parsers/treeSitter.js";
 import type { StructuralMatch } from "../parsers/astGrep.js";
 import { baseArgs, comparePaths, lineSplitter, runRg } from "./shared/ripgrep.js";
-import { AST_GREP_DEFAULT_CAP, AST_GREP_MAX_FILES, AST_GREP_VAR_MAX_CHARS, EDIT_MAX_BYTES, GREP_TIMEOUT_MS } from "../limits.js";
+import { AST_GREP_DEFAULT_CAP, AST_GREP_MAX_FILES, AST_GREP_VAR_MAX_CHARS, EDIT_MAX_BYTES, GREP_TIMEOUT_MS } from "../base/limits.js";
 
 type AstGrep = typeof import("../parsers/astGrep.js");
 

@@ -1,9 +1,9 @@
-// `bash`: run a shell command in the workspace (seeds 002, 003, 004).
+// `bash`: run a shell command in the workspace.
 import crypto from "node:crypto";
 import * as z from "zod";
 import { defineTool, ok, type ToolResult } from "./types.js";
 import type { Workspace } from "../workspace/workspace.js";
-import { BASH_DEFAULT_TIMEOUT_S, BASH_MAX_OUTPUT_BYTES, BASH_MAX_TIMEOUT_S, SAVED_OUTPUTS_KEEP } from "../limits.js";
+import { BASH_DEFAULT_TIMEOUT_S, BASH_MAX_OUTPUT_BYTES, BASH_MAX_TIMEOUT_S, SAVED_OUTPUTS_KEEP } from "../base/limits.js";
 import { planShell, resolveWorkingDir } from "../shell/mode.js";
 import { startCommand } from "../shell/runner.js";
 import { StreamCapture, type SpillTarget } from "../shell/capture.js";

@@ -1,7 +1,7 @@
 // `bash_output`: the new output of a background shell since the last call.
 import * as z from "zod";
 import { defineTool, ok, ToolError } from "./types.js";
-import { BASH_MAX_OUTPUT_BYTES, REGEX_FILTER_BUDGET_MS } from "../limits.js";
+import { BASH_MAX_OUTPUT_BYTES, REGEX_FILTER_BUDGET_MS } from "../base/limits.js";
 import { testLines } from "../parsers/boundedRegex.js";
 import { getBackground, takeOutput } from "../shell/background.js";
 import { truncateHeadTail } from "../shell/capture.js";

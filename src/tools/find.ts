@@ -3,11 +3,11 @@ import path from "node:path";
 import { defineTool, ok, ToolError } from "./types.js";
 import { baseArgs, comparePaths, globMatcher, lineSplitter, runRg } from "./shared/ripgrep.js";
 import { aliasNote, withArgAliases } from "./shared/argAliases.js";
-import { FIND_DEFAULT_CAP, GREP_TIMEOUT_MS } from "../limits.js";
+import { FIND_DEFAULT_CAP, GREP_TIMEOUT_MS } from "../base/limits.js";
 
 const GLOB_CHARS = /[*?[\]{}]/;
 
-/** Seed 000's find_file takes the directory as root. */
+/** The older find_file takes the directory as root. */
 const FIND_ALIASES = { root: "path" } as const;
 
 export const findFilesTool = defineTool({

@@ -2,7 +2,7 @@ import * as z from "zod";
 import fs from "node:fs";
 import { defineTool } from "./types.js";
 import { aliasNote, withArgAliases } from "./shared/argAliases.js";
-import { GREP_DEFAULT_CAP } from "../limits.js";
+import { GREP_DEFAULT_CAP } from "../base/limits.js";
 import { GREP_FILE_ALIASES, grepOptions, refuseBinary, search } from "./shared/grepSearch.js";
 
 export const grepFileTool = defineTool({

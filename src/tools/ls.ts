@@ -4,7 +4,7 @@ import path from "node:path";
 import { defineTool, ok, ToolError } from "./types.js";
 import { formatSize } from "../workspace/binary.js";
 import { ALWAYS_SKIPPED } from "./shared/ripgrep.js";
-import { LS_DEFAULT_DEPTH, LS_MAX_DEPTH, LS_MAX_ENTRIES } from "../limits.js";
+import { LS_DEFAULT_DEPTH, LS_MAX_DEPTH, LS_MAX_ENTRIES } from "../base/limits.js";
 
 interface Entry {
   name: string;

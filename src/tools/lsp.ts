@@ -14,7 +14,7 @@ import { diagnosticEntry, diagnosticLine } from "../lsp/format.js";
 import type { LspManager, ServerHandle } from "../lsp/manager.js";
 import { bundledServerDirs } from "../lsp/servers.js";
 import { baseArgs, comparePaths, lineSplitter, runRg } from "./shared/ripgrep.js";
-import { GREP_TIMEOUT_MS, LSP_DIRECTORY_MAX_FILES, LSP_HOVER_MAX_CHARS, LSP_MAX_RESULTS } from "../limits.js";
+import { GREP_TIMEOUT_MS, LSP_DIRECTORY_MAX_FILES, LSP_HOVER_MAX_CHARS, LSP_MAX_RESULTS } from "../base/limits.js";
 
 const OPERATIONS = ["diagnostics", "definition", "references", "hover", "symbols", "workspace_symbols"] as const;
 type Operation = (typeof OPERATIONS)[number];

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import { defineTool, ToolError } from "./types.js";
 import { showWindow } from "./shared/window.js";
 import { aliasNote, withArgAliases } from "./shared/argAliases.js";
-import { OPEN_MAX_RANGE, OPEN_WINDOW } from "../limits.js";
+import { OPEN_MAX_RANGE, OPEN_WINDOW } from "../base/limits.js";
 
 const OPEN_ALIASES = { file_path: "path" } as const;
 

@@ -82,8 +82,8 @@ function argumentIssues(error: z.ZodError): ArgumentIssue[] {
 
 /**
  * Why the kill switch turns `tool` off, or undefined when it does not:
- * RT_ENABLE_SWE=0 (or RAGIX_ENABLE_SWE=0) disables every SWE tool (seed 000:
- * "disables all SWE tools regardless of profile"), which is its navigation,
+ * RT_ENABLE_SWE=0 (or RAGIX_ENABLE_SWE=0) disables every SWE tool regardless
+ * of profile, which is its navigation,
  * search and line-editing tools and every tool that edits files. Other tools
  * (read, ls, bash, SQL...) stay.
  */
@@ -182,7 +182,7 @@ export function prepareCall(workspace: Workspace, name: string, args: unknown, t
 /** Whether edit diagnostics are on for this workspace: `lsp.edit_diagnostics`, else the face's default. */
 async function editDiagnosticsOn(workspace: Workspace, faceDefault: boolean): Promise<boolean> {
   try {
-    const { loadConfigDetailed } = await import("../config.js");
+    const { loadConfigDetailed } = await import("../base/config.js");
     return loadConfigDetailed(workspace, { notice: false }).config.lsp?.edit_diagnostics ?? faceDefault;
   } catch {
     return false;

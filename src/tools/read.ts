@@ -2,7 +2,7 @@ import * as z from "zod";
 import { defineTool, ok, ToolError, type ToolContext, type ToolImage } from "./types.js";
 import { numberedLine, plural } from "./shared/format.js";
 import { aliasNote, withArgAliases } from "./shared/argAliases.js";
-import { MAX_LINE_CHARS, NOTEBOOK_MAX_IMAGES, NOTEBOOK_OUTPUT_MAX_CHARS, PDF_MAX_PAGES_PER_READ, READ_DEFAULT_LIMIT, READ_MAX_OUTPUT_BYTES } from "../limits.js";
+import { MAX_LINE_CHARS, NOTEBOOK_MAX_IMAGES, NOTEBOOK_OUTPUT_MAX_CHARS, PDF_MAX_PAGES_PER_READ, READ_DEFAULT_LIMIT, READ_MAX_OUTPUT_BYTES } from "../base/limits.js";
 import { parseNotebook, renderNotebook, type NotebookImage } from "../edit/notebook.js";
 import { fitImage } from "../parsers/image.js";
 import type { Workspace } from "../workspace/workspace.js";
@@ -89,7 +89,7 @@ function outputCap(budget: number | undefined): number {
   return budget !== undefined && budget > 0 ? Math.floor(budget) : READ_MAX_OUTPUT_BYTES;
 }
 
-/** Claude Code's file_path; seed 001's start_line (its end_line is an argument of its own). */
+/** Claude Code's file_path; the older start_line (its end_line is an argument of its own). */
 const READ_ALIASES = { file_path: "path", start_line: "offset" } as const;
 
 /** Room kept within the cap for the last line, the continuation hint. */

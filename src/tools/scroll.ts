@@ -1,7 +1,7 @@
 import * as z from "zod";
 import { defineTool, ToolError } from "./types.js";
 import { showWindow } from "./shared/window.js";
-import { SCROLL_CHUNK, SCROLL_OVERLAP } from "../limits.js";
+import { SCROLL_CHUNK, SCROLL_OVERLAP } from "../base/limits.js";
 
 export const scrollTool = defineTool({
   name: "scroll",

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { defineTool, fail, ok } from "./types.js";
-import { SQL_MAX_ROWS } from "../limits.js";
+import { SQL_MAX_ROWS } from "../base/limits.js";
 
 export const sqlDescribeTool = defineTool({
   name: "sql_describe",

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { defineTool, ok } from "./types.js";
-import { SQL_DEFAULT_ROWS, SQL_MAX_ROWS, SQL_STATEMENT_TIMEOUT_MS } from "../limits.js";
+import { SQL_DEFAULT_ROWS, SQL_MAX_ROWS, SQL_STATEMENT_TIMEOUT_MS } from "../base/limits.js";
 
 export const sqlQueryTool = defineTool({
   name: "sql_query",

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { defineTool, ok } from "./types.js";
-import { SQL_TABLES_MAX_ROWS } from "../limits.js";
+import { SQL_TABLES_MAX_ROWS } from "../base/limits.js";
 
 export const sqlTablesTool = defineTool({
   name: "sql_tables",

@@ -18,7 +18,7 @@ import {
   SYMBOLS_GREP_MAX_FILES,
   SYMBOLS_MAX_FILE_BYTES,
   SYMBOLS_PARSE_TIMEOUT_MS,
-} from "../limits.js";
+} from "../base/limits.js";
 
 /** The outline of one workspace file, or why there is none. */
 async function outlineOf(workspace: Workspace, rel: string, size: number): Promise<{ symbols: OutlineSymbol[]; text: string } | { reason: string }> {

@@ -2,7 +2,7 @@ import type * as z from "zod";
 import type { Workspace } from "../workspace/workspace.js";
 import type { ImageLimits, ImageMediaType } from "../parsers/image.js";
 
-/** What every tool returns: data, never an exception (seed 002's shape). */
+/** What every tool returns: data, never an exception. */
 export interface ToolResult {
   success: boolean;
   output: string;
@@ -73,7 +73,7 @@ export interface ModelQuestion {
 
 export interface Tool<S extends z.ZodType = z.ZodType> {
   name: string;
-  /** Other names that reach the same tool (seed 000's MCP names, `glob` for `find`...). */
+  /** Other names that reach the same tool (the older names some clients call, like open_file_chunk or search_dir; `glob` for `find`...). */
   aliases: string[];
   /** Written for a model: what it does, when to use it, what it returns. */
   description: string;
@@ -93,7 +93,7 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   /** An editing tool (edit, write, undo...): RT_ENABLE_SWE=0 turns these off. */
   editing?: boolean;
   /**
-   * One of seed 000's SWE tools (navigation, search and line editing: open,
+   * One of the SWE tools (navigation, search and line editing: open,
    * scroll, find, grep, grep-file, edit_range, insert_at, edit_file):
    * RT_ENABLE_SWE=0 turns these off too, read-only or not.
    */
@@ -141,7 +141,7 @@ export function fail(error: string, metadata: Record<string, unknown> = {}): Too
 }
 
 // ToolError lives at the bottom layer (workspace, shell and db throw it too); tools import it from here.
-export { ToolError } from "../errors.js";
+export { ToolError } from "../base/errors.js";
 
 /** A tool as its module writes it: the schema is a function, called the first time something reads it. */
 export interface ToolSpec<S extends z.ZodType> extends Omit<Tool<S>, "schema"> {

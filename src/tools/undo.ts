@@ -4,7 +4,7 @@ import { Journal, restoredMode } from "../workspace/journal.js";
 import { hashBytes } from "../workspace/fingerprint.js";
 import { withFileLock } from "../workspace/fileLock.js";
 import { splitLines } from "../workspace/workspace.js";
-import { EDIT_MAX_BYTES, JOURNAL_KEEP } from "../limits.js";
+import { EDIT_MAX_BYTES, JOURNAL_KEEP } from "../base/limits.js";
 import { FILE_PATH_ALIAS, editedPath, withArgAliases } from "./shared/argAliases.js";
 
 export const undoTool = defineTool({

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { defineTool, ok, ToolError } from "./types.js";
-import { WEB_FETCH_MAX_MARKDOWN_BYTES, WEB_FETCH_QUOTE_MAX_CHARS } from "../limits.js";
+import { WEB_FETCH_MAX_MARKDOWN_BYTES, WEB_FETCH_QUOTE_MAX_CHARS } from "../base/limits.js";
 
 const SYSTEM = `You answer a question about one web page, given as Markdown. Use only the page. Be concise and specific; keep code, names and numbers exact. Quote at most a few short passages, each under ${WEB_FETCH_QUOTE_MAX_CHARS} characters, in quotation marks; otherwise paraphrase. If the page does not answer the question, say so.`;
 

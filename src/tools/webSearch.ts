@@ -1,8 +1,8 @@
 import * as z from "zod";
 import { defineTool, ok, ToolError } from "./types.js";
 import type { Workspace } from "../workspace/workspace.js";
-import { loadConfigDetailed } from "../config.js";
-import { WEB_SEARCH_DEFAULT_RESULTS, WEB_SEARCH_MAX_RESULTS } from "../limits.js";
+import { loadConfigDetailed } from "../base/config.js";
+import { WEB_SEARCH_DEFAULT_RESULTS, WEB_SEARCH_MAX_RESULTS } from "../base/limits.js";
 
 const domains = z.array(z.string().regex(/^(\*\.)?[A-Za-z0-9.-]+$/, 'domains look like "example.com"')).optional();
 

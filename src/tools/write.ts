@@ -10,7 +10,7 @@ import { editOptions } from "./shared/editing.js";
 import { FILE_PATH_ALIAS, editedPath, withArgAliases } from "./shared/argAliases.js";
 
 /**
- * Write after read (issue 10, as Claude Code's Write): overwriting a file the
+ * Write after read (as Claude Code's Write): overwriting a file the
  * caller has not been shown in its current content would destroy what it never
  * saw. rt's record of what it showed (line IDs' `shown` version: read, open,
  * scroll, grep matches, the region after an edit, a previous write) must name
@@ -72,7 +72,7 @@ export const writeTool = defineTool({
       { tool: "write", mayCreate: true, dryRun: args.dry_run, force: args.force, showDiff: args.show_diff, verb: "Wrote" },
     );
     if (r.metadata.changed) workspace.lineIds.clear(r.metadata.path as string);
-    // Seed 002's result fields: what was written (nothing on a dry run or when the content was already there).
+    // The result fields: what was written (nothing on a dry run or when the content was already there).
     const changed = r.metadata.changed === true;
     return ok(r.output, { ...r.metadata, created: changed && !existed, bytes_written: changed ? Buffer.byteLength(args.content) : 0 });
   },

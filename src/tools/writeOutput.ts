@@ -1,4 +1,4 @@
-// `write_output` (seed 003): the one way a read-only session leaves findings.
+// `write_output`: the one way a read-only session leaves findings.
 // It only ever creates a new file under the output directory (`.rt/out/` by
 // default, `--out DIR` to change): it refuses to overwrite, refuses sensitive
 // names (shell start-up files, .ssh/, .git/, /etc/...), never follows a
@@ -13,7 +13,7 @@ import { ConfinedFs, confinedAt } from "../workspace/confinedFs.js";
 import { ensureStateDir } from "../workspace/state.js";
 import { formatSize } from "../workspace/binary.js";
 import { plural } from "./shared/format.js";
-import { WRITE_OUTPUT_MAX_BYTES } from "../limits.js";
+import { WRITE_OUTPUT_MAX_BYTES } from "../base/limits.js";
 
 /** File names that configure shells, credentials or tools: never created, at any depth. */
 const SENSITIVE_NAMES = new Set([

@@ -36,7 +36,7 @@ Ctrl-C interrupts the model or a running command; the session continues.
 `;
 
 export async function chatCommand(ws: Workspace, flags: Flags, io: Io): Promise<number> {
-  // On a terminal, the full-screen UI (issue 15); --plain, input or output not a terminal, or a
+  // On a terminal, the full-screen UI; --plain, input or output not a terminal, or a
   // terminal that cannot move its cursor (TERM=dumb, as Emacs' shell buffers): this REPL.
   if (flags.plain !== true && process.stdin.isTTY && process.stdout.isTTY && ws.env.TERM !== "dumb") {
     const { tuiCommand } = await import("./tui/tui.js");
@@ -157,7 +157,7 @@ export async function chatCommand(ws: Workspace, flags: Flags, io: Io): Promise<
             }
           }
         } else {
-          // Custom slash commands (issue 18): .rt/commands, .claude/commands and the user's directories.
+          // Custom slash commands: .rt/commands, .claude/commands and the user's directories.
           const custom = resolveSlashCommand(input, customCommands.commands);
           if (custom) {
             const c = new AbortController();

@@ -6,7 +6,7 @@ import readline from "node:readline";
 import type { Readable, Writable } from "node:stream";
 import type { ApprovalCallback } from "../agent/approval.js";
 import { callPreview } from "./tui/callPreview.js";
-import { TUI_APPROVAL_PREVIEW_LINES } from "../limits.js";
+import { TUI_APPROVAL_PREVIEW_LINES } from "../base/limits.js";
 
 export class LineReader {
   readonly rl: readline.Interface;

@@ -6,7 +6,7 @@ import type { Provider } from "../agent/providers/types.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { resolveModelForWorkspace, ModelChoiceError } from "../agent/providers/resolve.js";
 import { checkReachable } from "../agent/providers/reachability.js";
-import { ConfigError } from "../config.js";
+import { ConfigError } from "../base/config.js";
 import { ensureLocalModel } from "./localModelSetup.js";
 
 export interface ResolvedModel {

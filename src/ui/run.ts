@@ -62,7 +62,7 @@ export async function runCommand(ws: Workspace, positionals: string[], flags: Fl
     throw e;
   }
   const { agent } = setup;
-  // `rt run /NAME args`: a custom slash command (issue 18) becomes its prompt.
+  // `rt run /NAME args`: a custom slash command becomes its prompt.
   let allowedTools: string[] | undefined;
   if (prompt.trim().startsWith("/mcp__")) {
     // A prompt of one of the user's MCP servers, as a slash command: /mcp__SERVER__PROMPT args.

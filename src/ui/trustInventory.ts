@@ -10,16 +10,16 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parse as parseYaml } from "yaml";
-import { escapeInvisible, formatChanges, isPlainObject, shellQuotePath } from "../configTrust.js";
-import { pinExtensionFiles, diffPins, TOO_MANY_KEY, type PinChange } from "../extensionPins.js";
-import type { ProjectInspection } from "../config.js";
-import { trustRecordFor } from "../trustStore.js";
+import { escapeInvisible, formatChanges, isPlainObject, shellQuotePath } from "../base/configTrust.js";
+import { pinExtensionFiles, diffPins, TOO_MANY_KEY, type PinChange } from "../base/extensionPins.js";
+import type { ProjectInspection } from "../base/config.js";
+import { trustRecordFor } from "../base/trustStore.js";
 import { readRegularFile } from "../extensions/definitionFiles.js";
 import { readDefinitionDir } from "../extensions/definitionFiles.js";
 import { rtToolName } from "../extensions/claudeToolNames.js";
 import { parseHooks } from "../extensions/hooks.js";
 import { variablesIn } from "../mcpClient/config.js";
-import { TRUST_PINNED_SHOWN } from "../limits.js";
+import { TRUST_PINNED_SHOWN } from "../base/limits.js";
 
 export interface TrustInventory {
   /** One line per thing the folder would make rt run or change ("  MCP server x (.mcp.json): runs ..."). */

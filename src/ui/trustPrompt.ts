@@ -8,11 +8,11 @@
 // untrusted: those settings are ignored and named on standard error. Without a
 // terminal on standard input, output and error, nothing is asked.
 import readline from "node:readline";
-import { ConfigError, inspectProject } from "../config.js";
-import { settingLines, shellQuotePath } from "../configTrust.js";
-import { TrustStoreError } from "../trustStore.js";
+import { ConfigError, inspectProject } from "../base/config.js";
+import { settingLines, shellQuotePath } from "../base/configTrust.js";
+import { TrustStoreError } from "../base/trustStore.js";
 import { recordTrust } from "../workspace/trustRecords.js";
-import { pinExtensionFiles } from "../extensionPins.js";
+import { pinExtensionFiles } from "../base/extensionPins.js";
 
 export interface TrustQuestionIo {
   /** Shows `question` and resolves with the line typed, null at the end of input, "interrupt" on Ctrl-C. */

@@ -6,7 +6,7 @@
 // rt's own and is ignored.
 import { createHash } from "node:crypto";
 import type { StateStore } from "../workspace/state.js";
-import { WEB_CACHE_TTL_MS } from "../limits.js";
+import { WEB_CACHE_TTL_MS } from "../base/limits.js";
 
 export interface CachedPage {
   url: string;

@@ -9,7 +9,7 @@ import dns from "node:dns";
 import net from "node:net";
 import zlib from "node:zlib";
 import { Readable } from "node:stream";
-import { ToolError } from "../errors.js";
+import { ToolError } from "../base/errors.js";
 import { isPrivateAddress, isLinkLocalAddress, inAllowedRange, inDomain, namedExactly, type HostAllowList } from "./addresses.js";
 
 export interface FetchRules {

@@ -7,11 +7,11 @@
 //            x-api-key → { results: [{ title, url, text?, highlights? }] }
 //   searxng  GET  <your instance>/search?q=&format=json (the instance must enable the json format)
 //            → { results: [{ title, url, content }] }
-// Results are cut to title, URL and a short snippet (seed 002's shape), and
+// Results are cut to title, URL and a short snippet, and
 // filtered by domain here too, whatever the backend did with the lists.
-import { ToolError } from "../errors.js";
+import { ToolError } from "../base/errors.js";
 import { inDomain } from "./addresses.js";
-import { WEB_SEARCH_TIMEOUT_MS } from "../limits.js";
+import { WEB_SEARCH_TIMEOUT_MS } from "../base/limits.js";
 
 export type SearchBackend = "brave" | "tavily" | "exa" | "searxng";
 

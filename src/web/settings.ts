@@ -1,8 +1,8 @@
 // The `web` section of the configuration, with its defaults (limits.ts).
-import { loadConfigDetailed, ConfigError, WebConfigSchema } from "../config.js";
+import { loadConfigDetailed, ConfigError, WebConfigSchema } from "../base/config.js";
 import type { z } from "zod";
-import { ToolError } from "../errors.js";
-import { WEB_FETCH_MAX_BYTES, WEB_FETCH_TIMEOUT_MS } from "../limits.js";
+import { ToolError } from "../base/errors.js";
+import { WEB_FETCH_MAX_BYTES, WEB_FETCH_TIMEOUT_MS } from "../base/limits.js";
 import type { FetchRules } from "./fetchPage.js";
 import { parseAllowHosts } from "./addresses.js";
 

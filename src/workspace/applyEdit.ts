@@ -11,14 +11,14 @@ import { hashBytes } from "./fingerprint.js";
 import { hashLine, hashLinesOf, idFromCounter, idListOf, statVersion } from "./lineIds.js";
 import { scanText, windowPieces, windowedSource, type LargeText, type Window } from "../edit/largeText.js";
 import type { Lines } from "../edit/lineRefs.js";
-import { ToolError } from "../errors.js";
+import { ToolError } from "../base/errors.js";
 import { parseFile, serialize, serializeAgainstParts, normalizedText, type EditTarget, type FileModel } from "../edit/fileModel.js";
 import { binaryKind, formatSize } from "./binary.js";
 import { withFileLock } from "./fileLock.js";
 import { Journal } from "./journal.js";
 import { isRefusal } from "./confinedFs.js";
 import { STATE_DIR_NAME } from "./state.js";
-import { EDIT_MAX_BYTES, LINE_ID_MAX_BYTES, SYNTAX_CHECK_MAX_BYTES } from "../limits.js";
+import { EDIT_MAX_BYTES, LINE_ID_MAX_BYTES, SYNTAX_CHECK_MAX_BYTES } from "../base/limits.js";
 
 export interface Snapshot {
   /** The workspace root (programs rt runs for checks never come from inside it). */
@@ -274,7 +274,7 @@ export function shownWindows(total: number, regions: ReadonlyArray<{ start: numb
   return merged;
 }
 
-/** The edited region(s) with a few lines of context, numbered (seed 000 §10.4); separate windows are parted by "...". */
+/** The edited region(s) with a few lines of context, numbered; separate windows are parted by "...". */
 export function regionView(lines: Lines, start: number, end: number, regions?: ReadonlyArray<{ start: number; end: number }>): string {
   if (lines.length === 0) return "(the file is now empty)";
   const out: string[] = [];
@@ -397,7 +397,7 @@ async function applyLocked(ws: Workspace, target: string, plan: Planner, opts: A
     const range = !p.summaryRange && p.regions && p.regions.length > 1 ? p.regions.map(span).join(",") : named.end >= named.start ? `${named.start}-${named.end}` : `${named.start}`;
     const showDiff = opts.showDiff || /^(1|true|yes|on)$/i.test(ws.env.RT_AUTO_DIFF ?? ws.env.RAGIX_AUTO_DIFF ?? "");
     const parts = [`✓ ${verb} ${snap.rel}:${range}`, ...(p.notes ?? []), ...notes, regionView(newLines, p.start, p.end, p.regions)];
-    // Seed 000: `git diff -- FILE` when git tracks the file (every change since the last
+    // `git diff -- FILE` when git tracks the file (every change since the last
     // `git add`), the edit's own diff otherwise.
     let gitDiff: string | undefined;
     if (showDiff) {

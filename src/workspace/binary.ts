@@ -2,7 +2,7 @@
 // control bytes. Known formats are named from their magic numbers so the
 // refusal can say what the file is.
 import fs from "node:fs";
-import { BINARY_SAMPLE_BYTES } from "../limits.js";
+import { BINARY_SAMPLE_BYTES } from "../base/limits.js";
 
 const MAGIC: Array<[string, number[], number?]> = [
   ["PNG image", [0x89, 0x50, 0x4e, 0x47]],

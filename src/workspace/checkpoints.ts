@@ -32,9 +32,9 @@ import os from "node:os";
 import path from "node:path";
 import crypto from "node:crypto";
 import { spawnSync } from "node:child_process";
-import { findSystemProgram } from "../systemProgram.js";
+import { findSystemProgram } from "../base/systemProgram.js";
 import { confinedAt, type ConfinedFs } from "./confinedFs.js";
-import { CHECKPOINT_GIT_MAX_BYTES, CHECKPOINT_GIT_TIMEOUT_MS } from "../limits.js";
+import { CHECKPOINT_GIT_MAX_BYTES, CHECKPOINT_GIT_TIMEOUT_MS } from "../base/limits.js";
 
 /** Unsets, for every path, each attribute through which a work tree's .gitattributes could change bytes or run a program. */
 const SHADOW_ATTRIBUTES = "* -text -eol -filter -ident -working-tree-encoding -diff -merge -crlf\n";

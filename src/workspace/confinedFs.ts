@@ -23,8 +23,8 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { ToolError } from "../errors.js";
-import { readStart } from "../regularFile.js";
+import { ToolError } from "../base/errors.js";
+import { readStart } from "../base/regularFile.js";
 
 const C = fs.constants;
 const O_NOFOLLOW = C.O_NOFOLLOW ?? 0;

@@ -9,7 +9,7 @@
 // asynchronous, so a server handling several requests keeps serving while one waits.
 import { StateStore } from "./state.js";
 import { isRefusal, type ConfinedFs } from "./confinedFs.js";
-import { ToolError } from "../errors.js";
+import { ToolError } from "../base/errors.js";
 
 const WAIT_MS = 5000;
 

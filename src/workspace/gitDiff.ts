@@ -1,5 +1,5 @@
 // `--show-diff` (or RT_AUTO_DIFF=1) after an edit of a file git tracks shows
-// `git diff -- FILE`, seed 000's convention: the file against git's index,
+// `git diff -- FILE`: the file against git's index,
 // every change since the last `git add`, not only rt's last edit. For a file
 // git does not track (or no git, or no repository) the caller gets the edit's
 // own diff instead.
@@ -22,8 +22,8 @@
 // Output options the repository could change are given explicitly (-U3,
 // a/ and b/ prefixes, no colour, no relative paths).
 import { spawnSync } from "node:child_process";
-import { findSystemProgram } from "../systemProgram.js";
-import { GIT_DIFF_MAX_BYTES, GIT_DIFF_TIMEOUT_MS } from "../limits.js";
+import { findSystemProgram } from "../base/systemProgram.js";
+import { GIT_DIFF_MAX_BYTES, GIT_DIFF_TIMEOUT_MS } from "../base/limits.js";
 
 /** The `-c` settings every git command rt runs for a diff gets. */
 const NEUTRAL_CONFIG = [

@@ -13,8 +13,8 @@
 import type { StateStore } from "./state.js";
 import { StateStore as Store } from "./state.js";
 import { randomHex, sha256Hex } from "./stateKey.js";
-import { ToolError } from "../errors.js";
-import { EDIT_MAX_BYTES, JOURNAL_KEEP } from "../limits.js";
+import { ToolError } from "../base/errors.js";
+import { EDIT_MAX_BYTES, JOURNAL_KEEP } from "../base/limits.js";
 
 export interface Entry {
   seq: number;

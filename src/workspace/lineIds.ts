@@ -1,13 +1,13 @@
-// Persistent line IDs (seed 002, done right). Every line of a file gets a short
-// ID, unique within the file: 4 to 6 characters of [0-9a-z], always starting
-// with a letter so an ID can never be mistaken for a line number. IDs persist
+// Persistent line IDs. Every line of a file gets a short ID, unique within
+// the file: 4 to 6 characters of [0-9a-z], always starting with a letter so an
+// ID can never be mistaken for a line number. IDs persist
 // in `.rt/ids/`. When the file changes, by rt or by anyone else, old and new
 // line sequences are aligned with a diff, so unchanged lines keep their IDs even
 // when lines are inserted or deleted above them. New or changed lines get IDs
 // from a per-file counter that only grows, so an ID is never reused in a file.
 import { diffArrays } from "diff";
 import { StateStore } from "./state.js";
-import { STATE_FILE_MAX_BYTES } from "../limits.js";
+import { STATE_FILE_MAX_BYTES } from "../base/limits.js";
 import { LINE_ID_PATTERN, type IdList } from "../edit/lineRefs.js";
 import { IdRuns } from "./idRuns.js";
 import { lineRange } from "../edit/largeText.js";
@@ -37,7 +37,7 @@ interface IdRecord {
    * open, scroll, a grep match, the region printed after an edit): its
    * textHash, or for files read through the line index `s:<size>:<mtime>`.
    * `write` over an existing file requires its current version to be this
-   * one (write after read, issue 10).
+   * one (write after read).
    */
   shown?: string;
   /** statVersion of the file when these IDs were made (rt's own write): a re-read of a large file by size and time is of this version. */

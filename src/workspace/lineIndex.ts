@@ -5,7 +5,7 @@
 // skip the scan. Memory stays bounded: the file is read in fixed-size chunks.
 import fs from "node:fs";
 import { Worker } from "node:worker_threads";
-import { INDEX_CHECKPOINT_LINES, INDEX_SCAN_CHUNK } from "../limits.js";
+import { INDEX_CHECKPOINT_LINES, INDEX_SCAN_CHUNK } from "../base/limits.js";
 import { StateStore } from "./state.js";
 
 export interface LineIndex {

@@ -5,7 +5,7 @@
 // exist yet through their nearest existing ancestor.
 import fs from "node:fs";
 import path from "node:path";
-import { ToolError } from "../errors.js";
+import { ToolError } from "../base/errors.js";
 
 export interface ResolvedPath {
   /** Absolute, symlink-free path on disk (for files that do not exist yet: the real parent plus the rest). */

@@ -17,7 +17,7 @@ import path from "node:path";
 import { ConfinedFs, type WriteHandle, type WriteOptions } from "./confinedFs.js";
 import { hash64 } from "./fingerprint.js";
 import { macEqual, macHex, stateKey, type StateKey } from "./stateKey.js";
-import { STATE_FILE_MAX_BYTES } from "../limits.js";
+import { STATE_FILE_MAX_BYTES } from "../base/limits.js";
 
 export const STATE_DIR_NAME = ".rt";
 

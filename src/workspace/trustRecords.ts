@@ -1,10 +1,10 @@
 // Writes the user's trust records (trusted.json; its format and reading are in
-// ../trustStore.ts). Here, in the workspace layer, because every byte rt writes
+// ../base/trustStore.ts). Here, in the workspace layer, because every byte rt writes
 // goes through the one confined writer.
 import path from "node:path";
-import { readTrustStore, trustStorePath, type TrustRecord } from "../trustStore.js";
+import { readTrustStore, trustStorePath, type TrustRecord } from "../base/trustStore.js";
 import { confinedAt } from "./confinedFs.js";
-import { pinExtensionFiles, type ExtensionPins } from "../extensionPins.js";
+import { pinExtensionFiles, type ExtensionPins } from "../base/extensionPins.js";
 
 function writeTrustStore(folders: Record<string, TrustRecord>, env: NodeJS.ProcessEnv): void {
   const file = trustStorePath(env);

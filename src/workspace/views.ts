@@ -1,4 +1,4 @@
-// The last window shown of each file, for `scroll` (seed 000 §4.2.2).
+// The last window shown of each file, for `scroll`.
 // Kept in `.rt/view.json`; read once per process, written on change. What is
 // read back is checked (rt's MAC, then the shape): a bad entry is dropped.
 import type { StateStore } from "./state.js";

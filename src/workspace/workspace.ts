@@ -2,7 +2,7 @@
 // the state directory, text access for large files, and line IDs.
 import fs from "node:fs";
 import path from "node:path";
-import { ToolError } from "../errors.js";
+import { ToolError } from "../base/errors.js";
 import { resolveInside, type ResolvedPath } from "./paths.js";
 import { StateStore, stateEnabledFromEnv } from "./state.js";
 import { raceFree, type ConfinedFs } from "./confinedFs.js";
@@ -11,7 +11,7 @@ import { ViewStore } from "./views.js";
 import { fileBinaryKind, formatSize } from "./binary.js";
 import { getLineIndex, readIndexedLines } from "./lineIndex.js";
 import { hashBytes } from "./fingerprint.js";
-import { LARGE_FILE_BYTES, LINE_ID_MAX_BYTES } from "../limits.js";
+import { LARGE_FILE_BYTES, LINE_ID_MAX_BYTES } from "../base/limits.js";
 
 export type Profile = "dev" | "unsafe" | "safe-read-only";
 export const PROFILES: readonly Profile[] = ["dev", "unsafe", "safe-read-only"];
@@ -152,7 +152,7 @@ export class Workspace {
       const fd = this.writer.openRead(file.rel);
       try {
         const st = fs.fstatSync(fd);
-        // Shown without line IDs: remembered by size and time (write after read, issue 10).
+        // Shown without line IDs: remembered by size and time (write after read).
         if (opts.viewed) this.lineIds.noteShownLarge(file.rel, statVersion(st));
         const via = raceFree() ? `/proc/self/fd/${fd}` : file.abs;
         const idx = await getLineIndex(this.state, file.rel, file.abs, st, via);

@@ -9,7 +9,7 @@ import { reply, startLlmServer, type ServedModel } from "../llm-server.ts";
 import { createOllamaProvider, type OllamaOptions } from "../../src/agent/providers/ollama.ts";
 import { resolveModel } from "../../src/agent/providers/resolve.ts";
 import type { ModelRequest, ToolSpec } from "../../src/agent/providers/types.ts";
-import { DEFAULT_CONTEXT_WINDOW, OLLAMA_MAX_CONTEXT_WINDOW } from "../../src/limits.ts";
+import { DEFAULT_CONTEXT_WINDOW, OLLAMA_MAX_CONTEXT_WINDOW } from "../../src/base/limits.ts";
 import { rt, tempTree } from "../helpers.ts";
 import { closedPort, drain, FAST } from "./providerHelpers.ts";
 import { scriptedOllama } from "./harness.ts";

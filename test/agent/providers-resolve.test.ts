@@ -9,7 +9,7 @@ import path from "node:path";
 import { tempTree } from "../helpers.ts";
 import { trustFolder } from "../security/trust-harness.ts";
 import { startLlmServer, type LlmServer } from "../llm-server.ts";
-import { ConfigError, loadConfig } from "../../src/config.ts";
+import { ConfigError, loadConfig } from "../../src/base/config.ts";
 import { ModelChoiceError, ollamaRoot, resolveModel, resolveModelForWorkspace, type ModelFlags } from "../../src/agent/providers/resolve.ts";
 import { checkReachable } from "../../src/agent/providers/reachability.ts";
 import { closedPort, drain, FAST } from "./providerHelpers.ts";

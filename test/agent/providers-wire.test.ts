@@ -11,7 +11,7 @@ import { classifyError, describeBody, rejectedSamplingParameter } from "../../sr
 import { refusesSampling, withSamplingFallback } from "../../src/agent/providers/sampling.ts";
 import { DEFAULT_RETRY, retryDelay } from "../../src/agent/providers/retry.ts";
 import { ProviderError, type ChatMessage, type StreamPart } from "../../src/agent/providers/types.ts";
-import { ProviderConfigSchema } from "../../src/config.ts";
+import { ProviderConfigSchema } from "../../src/base/config.ts";
 
 /** A small deterministic generator (tests must be repeatable). */
 function rng(seed: number) {

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { startLlmServer, reply, type LlmServer, type RecordedRequest } from "../llm-server.ts";
 import { collect, last, makeAgent } from "./harness.ts";
 import { tempTree } from "../helpers.ts";
-import { AGENT_PAGED_OUTPUT_MAX_CHARS, AGENT_TOOL_OUTPUT_MAX_CHARS } from "../../src/limits.ts";
+import { AGENT_PAGED_OUTPUT_MAX_CHARS, AGENT_TOOL_OUTPUT_MAX_CHARS } from "../../src/base/limits.ts";
 
 let server: LlmServer;
 before(async () => {

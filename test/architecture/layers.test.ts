@@ -37,7 +37,7 @@ test("the check fails on a planted cycle, an upward import and an impure editing
       // A lower layer importing a higher one.
       "src/workspace/w.ts": 'import { t } from "../tools/t.js";\nexport const w = t;\n',
       "src/tools/t.ts": "export const t = 1;\n",
-      "src/limits.ts": 'import { w } from "./workspace/w.js";\nexport const L = w;\n',
+      "src/base/limits.ts": 'import { w } from "../workspace/w.js";\nexport const L = w;\n',
       // The editing engine importing the workspace.
       "src/edit/e.ts": 'import { w } from "../workspace/w.js";\nexport const e = w;\n',
     };
@@ -49,7 +49,7 @@ test("the check fails on a planted cycle, an upward import and an impure editing
     assert.notEqual(r.status, 0, r.out);
     assert.match(r.out, /no-circular: src\/shell\/a\.ts/);
     assert.match(r.out, /no-upward-from-services: src\/workspace\/w\.ts → src\/tools\/t\.ts/);
-    assert.match(r.out, /no-upward-from-base: src\/limits\.ts → src\/workspace\/w\.ts/);
+    assert.match(r.out, /no-upward-from-base: src\/base\/limits\.ts → src\/workspace\/w\.ts/);
     assert.match(r.out, /edit-engine-is-pure: src\/edit\/e\.ts → src\/workspace\/w\.ts/);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -5,7 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { tempTree } from "../helpers.ts";
 import { trustFolder } from "../security/trust-harness.ts";
-import { ConfigError, loadConfig, loadConfigDetailed, mergeConfig } from "../../src/config.ts";
+import { ConfigError, loadConfig, loadConfigDetailed, mergeConfig } from "../../src/base/config.ts";
 import { connectionsFromEnv, describeTarget, listConnections, resolveConnection } from "../../src/db/connections.ts";
 import { createWorkspace } from "../../src/workspace/workspace.ts";
 import { callTool } from "../../src/tools/policy.ts";

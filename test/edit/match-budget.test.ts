@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { planEdit, replaceInText } from "../../src/edit/match.ts";
-import { EDIT_FUZZY_BUDGET_MS, EDIT_FUZZY_UNBOUNDED_CHARS } from "../../src/limits.ts";
+import { EDIT_FUZZY_BUDGET_MS, EDIT_FUZZY_UNBOUNDED_CHARS } from "../../src/base/limits.ts";
 
 function tsLines(bytes: number): string {
   const out: string[] = [];

@@ -12,7 +12,7 @@ import { git, lines, rt, tempTree, treeHash } from "../helpers.ts";
 import { rtOnPty } from "./pty.ts";
 import { COMMANDS } from "../../src/faces/cli/commands.ts";
 import { TOOLS, jsonSchemaOf, toolNames } from "../../src/tools/registry.ts";
-import { GREP_DEFAULT_CAP, MAX_LINE_CHARS, READ_DEFAULT_LIMIT, READ_MAX_OUTPUT_BYTES } from "../../src/limits.ts";
+import { GREP_DEFAULT_CAP, MAX_LINE_CHARS, READ_DEFAULT_LIMIT, READ_MAX_OUTPUT_BYTES } from "../../src/base/limits.ts";
 
 function repo() {
   const root = tempTree({
@@ -280,7 +280,7 @@ test("descriptions speak to the reader: no seed numbers in help texts or in the 
   for (const t of list) assert.doesNotMatch(`${t.description} ${JSON.stringify(t.inputSchema)}`, /seed/i, t.name);
   // What the agent and the MCP face are given, preview descriptions included.
   for (const tool of TOOLS) assert.doesNotMatch(`${tool.description} ${JSON.stringify(jsonSchemaOf(tool))}`, /seed/i, tool.name);
-  // Numbers in descriptions come from src/limits.ts.
+  // Numbers in descriptions come from src/base/limits.ts.
   const grep = list.find((x) => x.name === "grep")!.description;
   assert.ok(grep.includes(`at most ${GREP_DEFAULT_CAP} matches`));
   const read = list.find((x) => x.name === "read")!.description;

@@ -10,7 +10,7 @@ import { execFileSync } from "node:child_process";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { tempTree } from "../helpers.js";
 import { makeClient, startHttp, type HttpServer } from "./helpers.js";
-import { MCP_HTTP_MAX_SESSIONS } from "../../src/limits.ts";
+import { MCP_HTTP_MAX_SESSIONS } from "../../src/base/limits.ts";
 
 const PROTOCOL = "2025-06-18";
 const INIT = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: "raw", version: "1" } } });

@@ -10,8 +10,8 @@ import { createWorkspace } from "../../src/workspace/workspace.ts";
 import { callTool } from "../../src/tools/policy.ts";
 import { findMatches } from "../../src/parsers/astGrep.ts";
 import { getBackground } from "../../src/shell/background.ts";
-import { ToolError } from "../../src/errors.ts";
-import { AST_GREP_PATTERN_MAX_CHARS, AST_GREP_PATTERN_MAX_DEPTH, REGEX_FILTER_BUDGET_MS } from "../../src/limits.ts";
+import { ToolError } from "../../src/base/errors.ts";
+import { AST_GREP_PATTERN_MAX_CHARS, AST_GREP_PATTERN_MAX_DEPTH, REGEX_FILTER_BUDGET_MS } from "../../src/base/limits.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -14,7 +14,7 @@ import { CLI, tempTree, seededRandom } from "../helpers.ts";
 import { rtEnv, call } from "../mcp/helpers.ts";
 import { blackPng, bombPdf } from "./bombs.ts";
 import { checkPdfBudget } from "../../src/parsers/pdf.ts";
-import { IMAGE_MAX_PIXELS, NOTEBOOK_MAX_JSON_CONTAINERS, PDF_MAX_INFLATED_BYTES, PDF_STREAM_MAX_INFLATED_BYTES } from "../../src/limits.ts";
+import { IMAGE_MAX_PIXELS, NOTEBOOK_MAX_JSON_CONTAINERS, PDF_MAX_INFLATED_BYTES, PDF_STREAM_MAX_INFLATED_BYTES } from "../../src/base/limits.ts";
 
 const MB = 1024 * 1024;
 const GB_KB = 1024 * 1024;

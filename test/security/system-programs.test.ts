@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { rt, tempTree } from "../helpers.ts";
-import { findSystemProgram } from "../../src/systemProgram.ts";
+import { findSystemProgram } from "../../src/base/systemProgram.ts";
 
 const systemPython = findSystemProgram("python3", { purpose: "a syntax check" }).path;
 

@@ -20,9 +20,9 @@ import {
   describeValue,
   type TrustContext,
   type Verdict,
-} from "../../src/configTrust.ts";
-import { ConfigError, inspectProject, loadConfig, loadConfigDetailed } from "../../src/config.ts";
-import { readTrustStore, trustStorePath, TrustStoreError, userConfigDir } from "../../src/trustStore.ts";
+} from "../../src/base/configTrust.ts";
+import { ConfigError, inspectProject, loadConfig, loadConfigDetailed } from "../../src/base/config.ts";
+import { readTrustStore, trustStorePath, TrustStoreError, userConfigDir } from "../../src/base/trustStore.ts";
 import { recordTrust, revokeTrust } from "../../src/workspace/trustRecords.ts";
 import { BUILTIN_PROVIDERS } from "../../src/agent/providers/resolve.ts";
 import { loadAgentSettings } from "../../src/agent/settings.ts";

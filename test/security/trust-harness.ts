@@ -16,7 +16,7 @@ import path from "node:path";
 import { spawn } from "node:child_process";
 import { startLlmServer, type LlmServer, type LlmServerOptions } from "../llm-server.ts";
 import { CLI, tempTree } from "../helpers.ts";
-import { projectDigest } from "../../src/config.ts";
+import { projectDigest } from "../../src/base/config.ts";
 import { recordTrust } from "../../src/workspace/trustRecords.ts";
 
 /** Records trust of `root` for its `.rt/config.json` as it is now, as `rt trust` would (no validation: tests also trust broken files). */

@@ -1,5 +1,5 @@
-// An outside attack run against the trust boundary (src/configTrust.ts,
-// src/config.ts, the trust question, rt trust, resolve.ts, connections.ts):
+// An outside attack run against the trust boundary (src/base/configTrust.ts,
+// src/base/config.ts, the trust question, rt trust, resolve.ts, connections.ts):
 // what its authors' corpus did not try. Each test names the attack; those that
 // broke the landed code come first, then the ones that held (kept as evidence).
 //
@@ -13,13 +13,13 @@ import path from "node:path";
 import { rt, tempTree } from "../helpers.ts";
 import { reply, startLlmServer, type LlmServer } from "../llm-server.ts";
 import { isolatedUser, maliciousRepo, SECRETS, startAttackerPg, trustFolder, type AttackerPg } from "./trust-harness.ts";
-import { classifyProjectConfig, settingLines, verdictFor, setTrustNoticeSink, type TrustContext, type UntrustedKey } from "../../src/configTrust.ts";
-import { ConfigError, inspectProject, loadConfig, loadConfigDetailed } from "../../src/config.ts";
+import { classifyProjectConfig, settingLines, verdictFor, setTrustNoticeSink, type TrustContext, type UntrustedKey } from "../../src/base/configTrust.ts";
+import { ConfigError, inspectProject, loadConfig, loadConfigDetailed } from "../../src/base/config.ts";
 import { resolveModel, ModelChoiceError } from "../../src/agent/providers/resolve.ts";
 import { loadAgentSettings } from "../../src/agent/settings.ts";
 import { confirmTrust } from "../../src/ui/trustPrompt.ts";
 import { trustCommand } from "../../src/faces/cli/trustCommand.ts";
-import { readTrustStore } from "../../src/trustStore.ts";
+import { readTrustStore } from "../../src/base/trustStore.ts";
 import { projectInstructions } from "../../src/agent/prompts.ts";
 import { resolveConnection } from "../../src/db/connections.ts";
 import { runVertica } from "../../src/db/vertica.ts";
@@ -31,7 +31,7 @@ import {
   DEFAULT_CONTEXT_WINDOW,
   SQL_STATEMENT_TIMEOUT_MS,
   TRUST_NOTICE_MAX_KEYS,
-} from "../../src/limits.ts";
+} from "../../src/base/limits.ts";
 
 /** Runs `fn` with the ignored-keys line going nowhere (in-process tests). */
 function quietly<T>(fn: () => T): T {

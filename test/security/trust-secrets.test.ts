@@ -10,7 +10,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { tempTree } from "../helpers.ts";
 import { isolatedUser, SECRETS, trustFolder } from "./trust-harness.ts";
-import { setTrustNoticeSink } from "../../src/configTrust.ts";
+import { setTrustNoticeSink } from "../../src/base/configTrust.ts";
 import { resolveModelForWorkspace, type ModelFlags, type ResolvedModel } from "../../src/agent/providers/resolve.ts";
 import { listConnections, resolveConnection, type ConnectionSpec } from "../../src/db/connections.ts";
 

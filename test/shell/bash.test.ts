@@ -12,7 +12,7 @@ import { createWorkspace } from "../../src/workspace/workspace.ts";
 import { callTool } from "../../src/tools/policy.ts";
 import { liveGroups } from "../../src/shell/processes.ts";
 import { resetSandboxProbe } from "../../src/shell/sandbox.ts";
-import { BASH_MAX_OUTPUT_BYTES } from "../../src/limits.ts";
+import { BASH_MAX_OUTPUT_BYTES } from "../../src/base/limits.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -12,7 +12,7 @@ import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { researchTree } from "./fixture.ts";
 import { startCommand } from "../../src/shell/runner.ts";
-import { packageRoot } from "../../src/packageRoot.ts";
+import { packageRoot } from "../../src/base/packageRoot.ts";
 import { bwrapArgs, candidateStrategies, findBwrap, probeStrategy, type BwrapFeatures, type SandboxSpec, type SandboxStrategy } from "../../src/shell/sandbox.ts";
 import { seccompFilter } from "../../src/shell/seccomp.ts";
 

@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createWorkspace } from "../../src/workspace/workspace.ts";
 import { callTool } from "../../src/tools/policy.ts";
-import { FIND_DEFAULT_CAP } from "../../src/limits.ts";
+import { FIND_DEFAULT_CAP } from "../../src/base/limits.ts";
 import { git, rt, rtBatch, tempTree } from "../helpers.ts";
 
 function tree() {

@@ -10,7 +10,7 @@ import { execFileSync } from "node:child_process";
 import { createWorkspace } from "../../src/workspace/workspace.ts";
 import { callTool } from "../../src/tools/policy.ts";
 import { rgPath, runRg } from "../../src/tools/shared/ripgrep.ts";
-import { GREP_DEFAULT_CAP, GREP_MAX_LINE_CHARS, MAX_LINE_CHARS } from "../../src/limits.ts";
+import { GREP_DEFAULT_CAP, GREP_MAX_LINE_CHARS, MAX_LINE_CHARS } from "../../src/base/limits.ts";
 import { lines, rt, rtBatch, tempTree } from "../helpers.ts";
 
 const sorted = (s: string) => s.trimEnd().split("\n").sort();

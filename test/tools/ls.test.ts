@@ -7,7 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { createWorkspace } from "../../src/workspace/workspace.ts";
 import { callTool } from "../../src/tools/policy.ts";
-import { LS_MAX_ENTRIES } from "../../src/limits.ts";
+import { LS_MAX_ENTRIES } from "../../src/base/limits.ts";
 import { rt, rtBatch, tempTree } from "../helpers.ts";
 
 const MTIME = new Date("2024-03-05T06:07:08Z");

@@ -14,7 +14,7 @@ import sharp from "sharp";
 import { createWorkspace } from "../../src/workspace/workspace.ts";
 import { callTool } from "../../src/tools/policy.ts";
 import type { ImageInput, ToolResult } from "../../src/tools/types.ts";
-import { PDF_MAX_PAGES_PER_READ } from "../../src/limits.ts";
+import { PDF_MAX_PAGES_PER_READ } from "../../src/base/limits.ts";
 import { parsePageRange } from "../../src/parsers/pdf.ts";
 import { readPdf } from "../../src/tools/shared/readMedia.ts";
 import { rt, rtCall, tempTree, treeHash } from "../helpers.ts";

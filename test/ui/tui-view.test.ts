@@ -9,7 +9,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { Conversation } from "../../src/ui/tui/conversation.ts";
 import { conversationLines, todoLines, type ViewTools } from "../../src/ui/tui/lines.ts";
-import { TUI_RESULT_PREVIEW_LINES as RESULT_PREVIEW_LINES } from "../../src/limits.ts";
+import { TUI_RESULT_PREVIEW_LINES as RESULT_PREVIEW_LINES } from "../../src/base/limits.ts";
 import { bare, palette } from "../../src/ui/tui/palette.ts";
 import { statusLine } from "../../src/ui/tui/status.ts";
 import { composeScreen } from "../../src/ui/tui/screen.ts";

@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { binaryKind, formatSize } from "../../src/workspace/binary.ts";
-import { BINARY_SAMPLE_BYTES } from "../../src/limits.ts";
+import { BINARY_SAMPLE_BYTES } from "../../src/base/limits.ts";
 import { rt, rtBatch, tempTree } from "../helpers.ts";
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, ...Buffer.from("IHDR needle")]);

@@ -10,7 +10,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { createWorkspace } from "../../src/workspace/workspace.ts";
 import { callTool } from "../../src/tools/policy.ts";
-import { LARGE_FILE_BYTES } from "../../src/limits.ts";
+import { LARGE_FILE_BYTES } from "../../src/base/limits.ts";
 import { tempTree } from "../helpers.ts";
 
 function bigPython(): string[] {

@@ -11,7 +11,7 @@ import { buildLineIndex, getLineIndex, readIndexedLines } from "../../src/worksp
 import { createWorkspace, splitLines } from "../../src/workspace/workspace.ts";
 import { StateStore } from "../../src/workspace/state.ts";
 import { callTool } from "../../src/tools/policy.ts";
-import { INDEX_CHECKPOINT_LINES, LARGE_FILE_BYTES } from "../../src/limits.ts";
+import { INDEX_CHECKPOINT_LINES, LARGE_FILE_BYTES } from "../../src/base/limits.ts";
 import { CLI, rt, tempTree } from "../helpers.ts";
 
 /** Writes `n` lines made by `make` to `file` in chunks, ending with `eol` (or not, for the last one when `finalNewline` is false). */

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { isWithin, resolveInside, toRel } from "../../src/workspace/paths.ts";
-import { ToolError } from "../../src/errors.ts";
+import { ToolError } from "../../src/base/errors.ts";
 import { tempTree } from "../helpers.ts";
 
 /** parent/ holding the root x/, a sibling x-evil/ (the prefix trick) and outside/. */

@@ -9,7 +9,7 @@ import path from "node:path";
 import { createWorkspace } from "../../src/workspace/workspace.ts";
 import { StateStore, stateEnabledFromEnv } from "../../src/workspace/state.ts";
 import { callTool } from "../../src/tools/policy.ts";
-import { LARGE_FILE_BYTES } from "../../src/limits.ts";
+import { LARGE_FILE_BYTES } from "../../src/base/limits.ts";
 import { git, lines, rt, rtBatch, tempTree, treeHash } from "../helpers.ts";
 
 /** A text file a little above LARGE_FILE_BYTES, so it goes through the line index. */

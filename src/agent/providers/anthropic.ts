@@ -16,7 +16,7 @@
 // Sampling. @anthropic-ai/sdk 1.x sends `anthropic-version: 2026-10-21`, the API
 // version that removed temperature, top_p and top_k (any value is a 400), so no
 // temperature is ever sent (sampling.ts).
-import { ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS, PROVIDER_PROBE_TIMEOUT_MS } from "../../limits.js";
+import { ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS, PROVIDER_PROBE_TIMEOUT_MS } from "../../base/limits.js";
 import { AnthropicEventAssembler, placeCacheBreakpoints, toAnthropicMessages, toAnthropicTools, wholeMessageEvents, type AnthropicEvent } from "./anthropicMessages.js";
 import { contextWindowFor } from "./contextWindow.js";
 import { configuredVision, knownVision } from "./vision.js";

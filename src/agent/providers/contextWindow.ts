@@ -2,7 +2,7 @@
 // server where it says (Ollama's /api/show; vLLM, OpenRouter and LM Studio list
 // it in /models), else a small table of well-known models. Configuration wins
 // over all of these (resolve.ts); DEFAULT_CONTEXT_WINDOW is the last resort.
-import { OLLAMA_MAX_CONTEXT_WINDOW, PROVIDER_PROBE_TIMEOUT_MS } from "../../limits.js";
+import { OLLAMA_MAX_CONTEXT_WINDOW, PROVIDER_PROBE_TIMEOUT_MS } from "../../base/limits.js";
 
 /** Prefix → window, longest prefix first wins. Published limits of the hosted models. */
 const KNOWN: Array<[prefix: string, tokens: number]> = [

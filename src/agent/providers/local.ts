@@ -12,7 +12,7 @@
 // works. Without tools (rt's text mode) the model writes freely, streamed as it comes.
 import fs from "node:fs";
 import os from "node:os";
-import { LOCAL_DEFAULT_MAX_OUTPUT_TOKENS, LOCAL_MAX_CONTEXT, LOCAL_MIN_CONTEXT } from "../../limits.js";
+import { LOCAL_DEFAULT_MAX_OUTPUT_TOKENS, LOCAL_MAX_CONTEXT, LOCAL_MIN_CONTEXT } from "../../base/limits.js";
 import { parseTurnOutput, turnGrammar, type ToolChoice } from "./localGrammar.js";
 import { ProviderError, type ChatMessage, type ModelRequest, type Provider, type StreamPart, type ToolSpec } from "./types.js";
 

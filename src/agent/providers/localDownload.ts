@@ -9,7 +9,7 @@
 import crypto from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
-import { LOCAL_DOWNLOAD_CONNECT_MS, LOCAL_DOWNLOAD_STALL_MS } from "../../limits.js";
+import { LOCAL_DOWNLOAD_CONNECT_MS, LOCAL_DOWNLOAD_STALL_MS } from "../../base/limits.js";
 import { modelFile, modelsDir, sourceUrl, type CatalogueEntry } from "./localModels.js";
 import { confinedAt } from "../../workspace/confinedFs.js";
 

@@ -12,7 +12,7 @@
 // What a grammar cannot say (a pattern, a format, a number's bounds exactly) is checked
 // after generation by checkToolCall with the tool's own schema.
 import { Ajv, type ValidateFunction } from "ajv";
-import { LOCAL_GRAMMAR_MAX_DIGITS } from "../../limits.js";
+import { LOCAL_GRAMMAR_MAX_DIGITS } from "../../base/limits.js";
 import type { ToolChoice, ToolSpec } from "./types.js";
 
 type Schema = Record<string, unknown>;

@@ -8,7 +8,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import * as z from "zod";
-import { LOCAL_LARGE_MODEL_MIN_MEMORY, LOCAL_MEDIUM_MODEL_MIN_MEMORY } from "../../limits.js";
+import { LOCAL_LARGE_MODEL_MIN_MEMORY, LOCAL_MEDIUM_MODEL_MIN_MEMORY } from "../../base/limits.js";
 
 export interface CatalogueEntry {
   name: string;

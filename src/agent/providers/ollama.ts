@@ -13,7 +13,7 @@
 // Ollama's "model not found") speaks only the OpenAI-compatible protocol (an
 // older Ollama behind a proxy, LM Studio, a test double): rt then talks to its
 // /v1 for the rest of the process, as it did before the native API.
-import { DEFAULT_CONTEXT_WINDOW, PROVIDER_PROBE_TIMEOUT_MS } from "../../limits.js";
+import { DEFAULT_CONTEXT_WINDOW, PROVIDER_PROBE_TIMEOUT_MS } from "../../base/limits.js";
 import { ollamaContextWindow } from "./contextWindow.js";
 import { configuredVision, ollamaVision } from "./vision.js";
 import { ollamaModels } from "./ollamaModels.js";

@@ -12,7 +12,7 @@
 // usage that comes with it, decide what happens next. It is loaded with
 // import() on first use so that commands which never talk to a model do not pay
 // for it at start-up.
-import { PROVIDER_PROBE_TIMEOUT_MS } from "../../limits.js";
+import { PROVIDER_PROBE_TIMEOUT_MS } from "../../base/limits.js";
 import { contextWindowFor } from "./contextWindow.js";
 import { configuredVision, knownVision, ollamaVision } from "./vision.js";
 import { listModelsError, missingPackage } from "./errors.js";

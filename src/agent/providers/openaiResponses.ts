@@ -6,7 +6,7 @@
 // As for chat completions, the official `openai` package is the transport (URL, headers,
 // error classes for an HTTP error), loaded on first use, with its retries off; rt reads the
 // event stream itself (sse.ts) and turns it into StreamParts (responsesMessages.ts).
-import { PROVIDER_PROBE_TIMEOUT_MS } from "../../limits.js";
+import { PROVIDER_PROBE_TIMEOUT_MS } from "../../base/limits.js";
 import { contextWindowFor } from "./contextWindow.js";
 import { configuredVision, knownVision } from "./vision.js";
 import { listModelsError, missingPackage } from "./errors.js";

@@ -1,7 +1,7 @@
 // Options every provider takes: where the server is, the key, and how patient to be.
 import type { RetryOptions, TimeoutOptions } from "./retry.js";
 import type { VisionSetting } from "./vision.js";
-export { withoutEnv } from "../../envScope.js";
+export { withoutEnv } from "../../base/envScope.js";
 
 export interface ProviderOptions {
   /** The API's base URL: "http://127.0.0.1:11434/v1" (OpenAI-compatible), "https://api.anthropic.com" (Anthropic). */

@@ -1,7 +1,7 @@
 // Before the agent's first turn: is the chosen server there, does it take the
 // key, does it have the model? When not, the message the CLI prints (then it
 // exits 2): what was tried and why, and how to choose another provider.
-import { PROVIDER_PROBE_TIMEOUT_MS } from "../../limits.js";
+import { PROVIDER_PROBE_TIMEOUT_MS } from "../../base/limits.js";
 import { withModel, type ResolvedModel } from "./resolve.js";
 import { ProviderError } from "./types.js";
 

@@ -6,14 +6,14 @@
 // (.rt/config.json) > user config (~/.config/rt/config.json) > built-in default.
 // (loadConfig already merges the project's file over the user's.) Until the user
 // trusts the folder, the project's file brings no host, key, header or provider
-// of its own (loadConfig leaves those keys out: src/configTrust.ts), so a key
+// of its own (loadConfig leaves those keys out: src/base/configTrust.ts), so a key
 // from the user's environment goes only to a host the user chose: the default,
 // the environment, the user's configuration, a flag. With nothing
 // configured, the agent talks to a local Ollama at 127.0.0.1:11434, through its
 // native chat API (/api/chat: the only one that takes the context size,
 // num_ctx), with the most recently pulled model. An "openai-compatible"
 // provider pointed at an Ollama stays on its /v1.
-import { configFiles, loadConfig, type ConfigFiles, type ProviderConfig, type RtConfig } from "../../config.js";
+import { configFiles, loadConfig, type ConfigFiles, type ProviderConfig, type RtConfig } from "../../base/config.js";
 import { createAnthropicProvider } from "./anthropic.js";
 import { createOllamaProvider } from "./ollama.js";
 import { createOpenAICompatibleProvider } from "./openaiCompatible.js";

@@ -1,7 +1,7 @@
 // `--model local[/MODEL]` and `--model scripted/PATH.json`: the two providers that run in
 // this process and need no server, resolved into the same ResolvedModel as the others.
 import path from "node:path";
-import type { ConfigFiles, RtConfig } from "../../config.js";
+import type { ConfigFiles, RtConfig } from "../../base/config.js";
 import { createLocalProvider } from "./local.js";
 import { LocalModelError, parseLocalSettings, resolveLocalModel, type LocalModelRef, type LocalSettings } from "./localModels.js";
 import { createScriptedProvider } from "./scripted.js";

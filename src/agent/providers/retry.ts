@@ -11,7 +11,7 @@ import {
   PROVIDER_MAX_RETRY_AFTER_MS,
   PROVIDER_RETRY_BASE_DELAY_MS,
   PROVIDER_RETRY_MAX_DELAY_MS,
-} from "../../limits.js";
+} from "../../base/limits.js";
 import { ProviderError, type ModelRequest, type ProviderErrorKind, type StreamPart } from "./types.js";
 import { classifyError, isUpstreamRateLimit } from "./errors.js";
 

@@ -4,7 +4,7 @@
 // that take images, "*" ending a prefix); then the server where it says
 // (Ollama's /api/show lists "vision" among a model's capabilities); then what
 // rt knows of hosted models. Undefined: nobody can tell, and rt sends no images.
-import { PROVIDER_PROBE_TIMEOUT_MS } from "../../limits.js";
+import { PROVIDER_PROBE_TIMEOUT_MS } from "../../base/limits.js";
 
 /** `providers.<name>.vision` as configured. */
 export type VisionSetting = boolean | string[];

@@ -1,4 +1,4 @@
-// batch (Claude Code's BatchTool; seed 004 asks for it): several tool calls in
+// batch (Claude Code's BatchTool): several tool calls in
 // one, for models trained to group their calls this way. Each invocation is
 // checked, asked about and run exactly as if the model had made it directly
 // (toolCalls.runNestedCalls): read-only ones in parallel, the others alone and
@@ -9,7 +9,7 @@ import { ok, fail } from "../../tools/types.js";
 import { isLoopTool } from "./loopTool.js";
 import { runNestedCalls, type PendingCall } from "../toolCalls.js";
 import { describeCall } from "../approval.js";
-import { AGENT_BATCH_MAX_INVOCATIONS } from "../../limits.js";
+import { AGENT_BATCH_MAX_INVOCATIONS } from "../../base/limits.js";
 
 export const batchTool = defineLoopTool({
   name: "batch",

@@ -1,4 +1,4 @@
-// task (Claude Code's Task, seed 004's dispatch_agent): runs a subagent. The
+// task (Claude Code's Task, formerly dispatch_agent): runs a subagent. The
 // subagent is the same agent loop (turn.ts) on a LoopContext of its own: an
 // empty history logged to its own file next to the parent's session, its
 // definition's system prompt, tools and model, the parent's limits, approvals
@@ -27,7 +27,7 @@ import { subagentSystemPrompt } from "../prompts.js";
 import { offeredIn } from "../approval.js";
 import type { AgentEvent, Protocol, UsageTotals } from "../events.js";
 import type { Workspace } from "../../workspace/workspace.js";
-import { AGENT_MAX_CONCURRENT_SUBAGENTS } from "../../limits.js";
+import { AGENT_MAX_CONCURRENT_SUBAGENTS } from "../../base/limits.js";
 
 /** Loop tools a subagent never has: plan approval is the main agent's business. */
 const MAIN_AGENT_ONLY = new Set(["exit_plan_mode"]);

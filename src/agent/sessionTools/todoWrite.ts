@@ -1,4 +1,4 @@
-// todo_write (Claude Code's TodoWrite; seed 004's appendix): the model keeps a
+// todo_write (Claude Code's TodoWrite): the model keeps a
 // todo list for a multi-step task. Each call sends the whole list, which
 // replaces the previous one. The list lives in the loop (a subagent has its
 // own), is logged as a `todos` event (so --continue restores it and rt export
@@ -9,7 +9,7 @@ import { defineLoopTool } from "./loopTool.js";
 import { ok, fail } from "../../tools/types.js";
 import type { TodoItem } from "../events.js";
 import type { LoopContext } from "../loopContext.js";
-import { AGENT_TODO_REMINDER_AFTER_REQUESTS } from "../../limits.js";
+import { AGENT_TODO_REMINDER_AFTER_REQUESTS } from "../../base/limits.js";
 
 const TODO_MAX_ITEMS = 100;
 const TODO_TEXT_MAX_CHARS = 500;

@@ -27,7 +27,7 @@ import { SessionLog, SessionError } from "../../agent/session.js";
 import { Journal } from "../../workspace/journal.js";
 import { fitImage, imageInfo } from "../../parsers/image.js";
 import { providerImageLimits } from "../../agent/imageInput.js";
-import { ACP_DIFF_MAX_BYTES, ACP_EMBEDDED_MAX_CHARS } from "../../limits.js";
+import { ACP_DIFF_MAX_BYTES, ACP_EMBEDDED_MAX_CHARS } from "../../base/limits.js";
 import { ACP_MODES, eventUpdates, stopReasonOf, toolKind, toolLocations, toolTitle, type AcpUpdate } from "./updates.js";
 import type { McpServerConfig } from "../../mcpClient/config.js";
 
@@ -404,7 +404,7 @@ async function startEditorMcpServers(ws: Workspace, servers: readonly acp.McpSer
   }
   const { startMcpClients, mcpOptionsFrom } = await import("../../mcpClient/session.js");
   const { addAgentToolProvider } = await import("../../agent/extensionTools.js");
-  const { loadConfig } = await import("../../config.js");
+  const { loadConfig } = await import("../../base/config.js");
   let options = {};
   try {
     options = mcpOptionsFrom(loadConfig(ws) as Record<string, unknown>);

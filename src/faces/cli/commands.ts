@@ -1,8 +1,8 @@
 // The `rt` commands: each turns its command line into (tool, arguments).
 // Synopses and help text live here too, so `rt --help` lists exactly what exists.
 
-import { BASH_DEFAULT_TIMEOUT_S, BASH_MAX_TIMEOUT_S, GREP_MAX_CONTEXT, SQL_DEFAULT_ROWS, SQL_MAX_ROWS } from "../../limits.js";
-import { shellQuote } from "../../text.js";
+import { BASH_DEFAULT_TIMEOUT_S, BASH_MAX_TIMEOUT_S, GREP_MAX_CONTEXT, SQL_DEFAULT_ROWS, SQL_MAX_ROWS } from "../../base/limits.js";
+import { shellQuote } from "../../base/text.js";
 
 export type OptionType = "string" | "boolean";
 
@@ -348,7 +348,7 @@ export const COMMANDS: CommandSpec[] = [
       return { tool: "bash", args: { command, ...pick(opts, { timeout: "timeout" }), ...(dir !== undefined && dir !== "." ? { working_dir: dir } : {}) } };
     },
   },
-  // Code intelligence (issue 17).
+  // Code intelligence.
   {
     name: "symbols",
     synopsis: "rt symbols PATH | rt symbols --grep NAME [DIR]",

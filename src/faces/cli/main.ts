@@ -224,7 +224,7 @@ const COMMAND_RUNS: Record<string, () => Promise<CommandRun>> = {
   },
   mcp: async () => {
     const { runMcp } = await import("../mcp/run.js");
-    // `rt mcp list` / `rt mcp call`: the user's MCP servers (issue 18); plain `rt mcp` serves rt's own tools.
+    // `rt mcp list` / `rt mcp call`: the user's MCP servers; plain `rt mcp` serves rt's own tools.
     return async (c) => c.positionals.length ? (await import("./mcpClientCommand.js")).mcpClientCommand(c.workspace, c.positionals, c.values, c.io) : (await customTools(c), runMcp(c.workspace, c.values, c.io, VERSION));
   },
   trust: async () => {
@@ -274,7 +274,7 @@ const COMMAND_RUNS: Record<string, () => Promise<CommandRun>> = {
   },
 };
 
-/** An agent command with the extensions (issue 18): custom tools and the user's MCP servers, closed when it ends. */
+/** An agent command with the extensions: custom tools and the user's MCP servers, closed when it ends. */
 async function withExtensions(c: CommandInvocation, run: () => Promise<number>): Promise<number> {
   await customTools(c);
   const { agentMcpClients } = await import("./mcpClientCommand.js");
@@ -286,7 +286,7 @@ async function withExtensions(c: CommandInvocation, run: () => Promise<number>):
   }
 }
 
-/** Custom tools (issue 18) for the faces that list or call every tool; one-shot commands like `rt open` never read them. */
+/** Custom tools for the faces that list or call every tool; one-shot commands like `rt open` never read them. */
 async function customTools(c: CommandInvocation): Promise<void> {
   // No folder of definitions: nothing to load (and `rt call` stays in the CLI's first file).
   if (!anyToolDir(c.workspace)) return;
@@ -308,7 +308,7 @@ async function askTrustFirst(c: CommandInvocation): Promise<number | undefined> 
 export async function main(argv: string[], io: Io, readStdin: () => Promise<string | null>): Promise<number> {
   const split = splitCommand(argv);
   const { globals, rest } = split;
-  // Plain `rt` on a terminal is `rt chat`: the full-screen UI (issue 15). Elsewhere it is a usage error.
+  // Plain `rt` on a terminal is `rt chat`: the full-screen UI. Elsewhere it is a usage error.
   const command = split.command ?? (io.tty?.stdout && process.stdin.isTTY && !globals.some((g) => /^(--help|-h|--version|-V)$/.test(g)) ? "chat" : undefined);
   if (globals.includes("--version") || globals.includes("-V")) {
     io.stdout(`rt ${VERSION}\n`);
@@ -506,7 +506,7 @@ async function runToolCommand(spec: CommandSpec, workspace: Workspace, parsed: P
     }
   }
   if (text) io.stdout(text.endsWith("\n") ? text : `${text}\n`);
-  // Like a compiler: lsp diagnostics that found errors exit 1 (issue 17).
+  // Like a compiler: lsp diagnostics that found errors exit 1.
   return call.tool === "lsp" && typeof result.errors === "number" && result.errors > 0 ? 1 : 0;
 }
 

@@ -4,7 +4,7 @@
 import type { Workspace } from "../../workspace/workspace.js";
 import type { Io } from "../../ui/io.js";
 import { prepareCall, runPreparedCall } from "../../tools/policy.js";
-import { loadConfig } from "../../config.js";
+import { loadConfig } from "../../base/config.js";
 import { addAgentToolProvider } from "../../agent/extensionTools.js";
 import { mcpOptionsFrom, startMcpClients, type McpClientSession } from "../../mcpClient/session.js";
 import { qualifiedName } from "../../mcpClient/manager.js";

@@ -3,7 +3,7 @@
 // `rt models rm NAME`.
 import fs from "node:fs";
 import path from "node:path";
-import { loadConfig } from "../../config.js";
+import { loadConfig } from "../../base/config.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import { confinedAt } from "../../workspace/confinedFs.js";
 import type { Io } from "../../ui/io.js";

@@ -1,7 +1,7 @@
 // `rt trust [DIR]`, `rt trust --show [DIR]`, `rt trust --list`, `rt untrust [DIR]`
 // (also `rt trust --revoke [DIR]`): the folders whose `.rt/config.json` applies in
-// full and whose extension files are read (see src/trustStore.ts and
-// src/extensionPins.ts). Trusting shows everything the folder makes rt run or
+// full and whose extension files are read (see src/base/trustStore.ts and
+// src/base/extensionPins.ts). Trusting shows everything the folder makes rt run or
 // use and what changed since it was last trusted (src/ui/trustInventory.ts);
 // --show shows the same and records nothing.
 // DIR defaults to the workspace root rt would use here (--root, RT_ROOT, the
@@ -9,10 +9,10 @@
 // folder's real path only, not for the folders below it.
 import fs from "node:fs";
 import path from "node:path";
-import { ConfigError, inspectProject, type ProjectInspection } from "../../config.js";
-import { settingLines, shellQuotePath } from "../../configTrust.js";
-import { readTrustStore, trustStorePath, TrustStoreError } from "../../trustStore.js";
-import { formatChanges } from "../../configTrust.js";
+import { ConfigError, inspectProject, type ProjectInspection } from "../../base/config.js";
+import { settingLines, shellQuotePath } from "../../base/configTrust.js";
+import { readTrustStore, trustStorePath, TrustStoreError } from "../../base/trustStore.js";
+import { formatChanges } from "../../base/configTrust.js";
 import { formatInventory, trustInventory } from "../../ui/trustInventory.js";
 import { recordTrust, revokeTrust } from "../../workspace/trustRecords.js";
 import { findGitTop } from "../../workspace/workspace.js";

@@ -11,7 +11,7 @@ import crypto from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { MCP_HTTP_TOKEN_BYTES } from "../../limits.js";
+import { MCP_HTTP_TOKEN_BYTES } from "../../base/limits.js";
 import { confinedAt, type ConfinedFs } from "../../workspace/confinedFs.js";
 
 /** A new random token (URL-safe base64). */

@@ -12,7 +12,7 @@
 // structured content is left out of it.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolResult } from "../../tools/types.js";
-import { MCP_META_ARRAY_MAX, MCP_META_MAX_BYTES, MCP_META_STRING_MAX_CHARS, MCP_TEXT_MAX_CHARS } from "../../limits.js";
+import { MCP_META_ARRAY_MAX, MCP_META_MAX_BYTES, MCP_META_STRING_MAX_CHARS, MCP_TEXT_MAX_CHARS } from "../../base/limits.js";
 import { structuredContent } from "./structured.js";
 
 /** The _meta key holding the ToolResult's fields other than output and error. */

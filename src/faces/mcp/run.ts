@@ -6,7 +6,7 @@
 import { warmTools } from "../../tools/shared/warmUp.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import type { Io } from "../../ui/io.js";
-import { MCP_HTTP_MAX_SESSIONS, MCP_HTTP_SESSION_IDLE_MS, MCP_MAX_MESSAGE_BYTES } from "../../limits.js";
+import { MCP_HTTP_MAX_SESSIONS, MCP_HTTP_SESSION_IDLE_MS, MCP_MAX_MESSAGE_BYTES } from "../../base/limits.js";
 import { newToken, removeTokenFile, writeTokenFile } from "./auth.js";
 import { createMcpServer } from "./server.js";
 import { McpSession, WorkspacePool } from "./session.js";
@@ -23,7 +23,7 @@ export interface McpOptions {
   host?: string;
   /** --no-auth: serve HTTP without the bearer token. */
   noAuth?: boolean;
-  /** List seed 000's tool names and compatibility tools too. */
+  /** List the older tool names some clients call (open_file_chunk, search_dir...) and the compatibility tools too. */
   seedNames?: boolean;
   /** --agent: offer rt_agent, rt's own agent as one tool. */
   agent?: boolean;

@@ -24,7 +24,7 @@ import type { McpToolEntry } from "./toolList.js";
 import { toCallToolResult, toolErrorResult } from "./results.js";
 import { refusedRootPath } from "./roots.js";
 import { guardHttpBatches } from "./protocol.js";
-import { MCP_PROGRESS_EVERY_MS, MCP_ROOTS_TIMEOUT_MS } from "../../limits.js";
+import { MCP_PROGRESS_EVERY_MS, MCP_ROOTS_TIMEOUT_MS } from "../../base/limits.js";
 import type { McpSession } from "./session.js";
 import type { Flags } from "../../ui/agentSetup.js";
 import { AGENT_TOOL_NAME, agentToolEntry } from "./agentTool.js";

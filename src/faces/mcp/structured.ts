@@ -8,7 +8,7 @@
 // side so they cannot drift apart; every value is capped (a line of text, a
 // cell, the whole object), so nothing the client receives is unbounded.
 import type { ToolResult } from "../../tools/types.js";
-import { GREP_MAX_LINE_CHARS, MCP_STRUCTURED_MAX_BYTES, SQL_MAX_CELL_CHARS } from "../../limits.js";
+import { GREP_MAX_LINE_CHARS, MCP_STRUCTURED_MAX_BYTES, SQL_MAX_CELL_CHARS } from "../../base/limits.js";
 
 type JsonSchema = { type: "object"; [key: string]: unknown };
 

@@ -4,9 +4,9 @@
 // grep_file, which is grep with a file for its path, and scroll, which is open
 // with a range),
 // and the SQL tools only when a database connection is configured. With
-// `rt mcp --seed-names`, seed 000's names are listed too: its tools and its
-// names for rt's (open_file_chunk, scroll_file, find_file, search_dir,
-// search_file). A call by any registered name or alias works either way.
+// `rt mcp --seed-names`, the older tool names some clients call are listed
+// too: those tools and their names for rt's (open_file_chunk, scroll_file,
+// find_file, search_dir, search_file). A call by any registered name or alias works either way.
 // Each entry carries the tool's JSON schema, its description, annotations
 // derived from the tool's flags (defaults left out), and for tools with
 // structured results an outputSchema.
@@ -27,7 +27,7 @@ import { offering } from "../../tools/policy.js";
 import { listConnections } from "../../db/connections.js";
 import { OUTPUT_SCHEMAS } from "./structured.js";
 
-/** Seed 000 §7.4's MCP tool names. Each is a registry name or alias. */
+/** The older MCP tool names some clients call. Each is a registry name or alias. */
 export const SEED_MCP_NAMES: readonly string[] = ["open_file_chunk", "scroll_file", "find_file", "search_dir", "search_file", "edit_range", "insert_at"];
 
 /** Tools kept for the seeds' clients, listed only with --seed-names: edit_lines, edit, grep and open do their jobs. */
@@ -36,7 +36,7 @@ export const SEED_COMPAT_TOOLS: readonly string[] = ["edit_range", "insert_at", 
 const SQL_TOOLS: readonly string[] = ["sql_query", "sql_tables", "sql_describe"];
 
 export interface ListOptions {
-  /** List seed 000's names and compatibility tools too (rt mcp --seed-names). */
+  /** List the older tool names some clients call (open_file_chunk, search_dir...) and the compatibility tools too (rt mcp --seed-names). */
   seedNames?: boolean;
 }
 

@@ -1,5 +1,5 @@
 // Text shapes shared by the tools that show lines of files.
-import { MAX_LINE_CHARS } from "../../limits.js";
+import { MAX_LINE_CHARS } from "../../base/limits.js";
 
 /** Cuts a line longer than `max` characters and says how much was left out. */
 export function cutLine(text: string, max = MAX_LINE_CHARS): string {
@@ -7,10 +7,10 @@ export function cutLine(text: string, max = MAX_LINE_CHARS): string {
   return `${text.slice(0, max)}… [line cut: ${text.length - max} more characters]`;
 }
 
-/** `{n:>4}: text` (seed 001), optionally with `[LID:xxxx]` after the number. */
+/** `{n:>4}: text`, optionally with `[LID:xxxx]` after the number. */
 export function numberedLine(n: number, text: string, id?: string): string {
   const num = String(n).padStart(4, " ");
   return id ? `${num}: [LID:${id}] ${cutLine(text)}` : `${num}: ${cutLine(text)}`;
 }
 
-export { plural } from "../../text.js";
+export { plural } from "../../base/text.js";

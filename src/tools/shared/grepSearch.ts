@@ -11,10 +11,10 @@ import { aliasNote, withArgAliases } from "./argAliases.js";
 import { statVersion } from "../../workspace/lineIds.js";
 import { literalLines, literalOf, type FileLines } from "./literalLines.js";
 import { cutLine, plural } from "./format.js";
-import { readStart } from "../../regularFile.js";
-import { LARGE_FILE_BYTES, GREP_DEFAULT_CAP, GREP_MAX_CONTEXT, GREP_MAX_LINE_CHARS, GREP_PROGRESS_EVERY_MS, GREP_TIMEOUT_MS, MAX_LINE_CHARS } from "../../limits.js";
+import { readStart } from "../../base/regularFile.js";
+import { LARGE_FILE_BYTES, GREP_DEFAULT_CAP, GREP_MAX_CONTEXT, GREP_MAX_LINE_CHARS, GREP_PROGRESS_EVERY_MS, GREP_TIMEOUT_MS, MAX_LINE_CHARS } from "../../base/limits.js";
 
-/** Other names models use for grep's arguments (Claude Code and seed 004; seed 000's search_dir takes root). */
+/** Other names models use for grep's arguments (Claude Code's and other agents'; the older search_dir takes root). */
 export const GREP_ALIASES = { case_insensitive: "ignore_case", head_limit: "limit", glob_filter: "glob", root: "path" } as const;
 export const GREP_FILE_ALIASES = { case_insensitive: "ignore_case", head_limit: "limit", file_path: "path" } as const;
 
@@ -683,7 +683,7 @@ function noteMatches(workspace: Workspace, matches: Match[], withIds: boolean, v
     for (const [file, list] of byFile) {
       try {
         if (!withIds && !workspace.lineIds.viewed(file)) {
-          // Not read before: the matches still show this version of it (write after read, issue 10).
+          // Not read before: the matches still show this version of it (write after read).
           const known = versions.get(file);
           const version = known === undefined ? shownVersion(workspace, file) : { rel: file, version: known };
           if (version !== undefined) workspace.lineIds.noteShown(version.rel, version.version);

@@ -1,4 +1,4 @@
-// read of an image or a PDF (issue 16). An image goes to the model as image
+// read of an image or a PDF. An image goes to the model as image
 // content when the face passes images (ToolContext.imageInput), fitted to the
 // provider's limits; elsewhere read describes it (type, bytes, pixels). A PDF
 // gives the text of the requested pages, or with as_images the pages rendered
@@ -9,7 +9,7 @@ import { plural } from "./format.js";
 import { formatSize } from "../../workspace/binary.js";
 import { fitImage, imageInfo, imageTypeName, type ImageInfo } from "../../parsers/image.js";
 import { openPdf, parsePageRange } from "../../parsers/pdf.js";
-import { PDF_IMAGES_MAX_BYTES, PDF_MAX_PAGES_PER_READ, PDF_RENDER_LONG_EDGE, PDF_TEXT_MAX_BYTES, READ_BINARY_MAX_BYTES } from "../../limits.js";
+import { PDF_IMAGES_MAX_BYTES, PDF_MAX_PAGES_PER_READ, PDF_RENDER_LONG_EDGE, PDF_TEXT_MAX_BYTES, READ_BINARY_MAX_BYTES } from "../../base/limits.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import type { ResolvedPath } from "../../workspace/paths.js";
 

@@ -7,7 +7,7 @@ import { createRequire } from "node:module";
 import { StringDecoder } from "node:string_decoder";
 import { ToolError } from "../types.js";
 import { anonymousTempFile } from "../../workspace/confinedFs.js";
-import { packageRoot } from "../../packageRoot.js";
+import { packageRoot } from "../../base/packageRoot.js";
 
 /** Directories skipped by find and grep even when no .gitignore names them. */
 export const ALWAYS_SKIPPED = [".git", "node_modules", ".rt", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache", ".pytest_cache", ".hg", ".svn"];

@@ -1,8 +1,8 @@
 // How the SQL tools show what the database layer (db/service.ts) returned:
 // an ASCII table with a note on rows, and failures as results naming the
 // connection and who refused.
-import { SQL_MAX_ROWS } from "../../limits.js";
-import { plural } from "../../text.js";
+import { SQL_MAX_ROWS } from "../../base/limits.js";
+import { plural } from "../../base/text.js";
 import type { ConnectionSpec } from "../../db/connections.js";
 import type { QueryResult } from "../../db/driver.js";
 import { asciiTable } from "../../db/format.js";

@@ -10,7 +10,7 @@ import path from "node:path";
 import type { Tool } from "../types.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import { detectLanguage } from "../../parsers/detectLanguage.js";
-import { WARM_LANGUAGES, WARM_SAMPLE_ENTRIES } from "../../limits.js";
+import { WARM_LANGUAGES, WARM_SAMPLE_ENTRIES } from "../../base/limits.js";
 
 /** The file extensions of the workspace's commonest parsed languages, most common first (a shallow sample of its files). */
 export function commonLanguageFiles(root: string, sample = WARM_SAMPLE_ENTRIES, languages = WARM_LANGUAGES): string[] {

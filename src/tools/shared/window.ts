@@ -1,10 +1,10 @@
-// The seed 000 file window shared by `open` and `scroll`:
+// The file window shared by `open` and `scroll`:
 //   --- <path> (lines <start>-<end> of <total>) ---
 //   <n>: text
 import type { Workspace } from "../../workspace/workspace.js";
 import { ok, ToolError, type ToolResult } from "../types.js";
 import { cutLine, plural } from "./format.js";
-import { SCROLL_CHUNK, SCROLL_OVERLAP } from "../../limits.js";
+import { SCROLL_CHUNK, SCROLL_OVERLAP } from "../../base/limits.js";
 
 export async function showWindow(
   workspace: Workspace,

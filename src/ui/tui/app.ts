@@ -11,7 +11,7 @@ import { statusLine } from "./status.js";
 import { dialogLines, type DialogKey } from "./dialogs.js";
 import { commonPrefix, pathCandidates, slashCandidates } from "./completion.js";
 import type { PromptHistory } from "./promptHistory.js";
-import { TUI_FRAME_MS, TUI_QUIT_WINDOW_MS, TUI_WHEEL_LINES } from "../../limits.js";
+import { TUI_FRAME_MS, TUI_QUIT_WINDOW_MS, TUI_WHEEL_LINES } from "../../base/limits.js";
 
 const NO_KEY: Key = {
   upArrow: false,

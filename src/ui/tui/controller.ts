@@ -12,7 +12,7 @@ import { listSessions, readSessionRecords } from "../../agent/session.js";
 import { sessionMarkdown } from "../../agent/exportMarkdown.js";
 import { priceFor, type AgentSettings } from "../../agent/settings.js";
 import { callTool } from "../../tools/policy.js";
-import { DEFAULT_CONTEXT_WINDOW } from "../../limits.js";
+import { DEFAULT_CONTEXT_WINDOW } from "../../base/limits.js";
 import { describeCommands, resolveSlashCommand, type CustomCommand } from "../../extensions/slashCommands.js";
 import { setupAgent, modelChoice, SetupError, type Flags, type AgentSetup } from "../agentSetup.js";
 import { resolveModel } from "../resolveModel.js";

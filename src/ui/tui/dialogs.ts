@@ -8,7 +8,7 @@ import type { Asker, PlanDecision, UserAnswer, UserQuestion } from "../../agent/
 import type { Palette } from "./palette.js";
 import { truncate } from "./lines.js";
 import { callPreview } from "./callPreview.js";
-import { TUI_APPROVAL_PREVIEW_LINES } from "../../limits.js";
+import { TUI_APPROVAL_PREVIEW_LINES } from "../../base/limits.js";
 
 /** The keys a dialog understands, already decoded from the terminal's bytes. */
 export interface DialogKey {

@@ -7,7 +7,7 @@ import type { Palette } from "./palette.js";
 import type { MarkdownRenderer } from "./markdown.js";
 import type { TodoItem } from "../../agent/events.js";
 import { callPreview } from "./callPreview.js";
-import { TUI_RESULT_PREVIEW_LINES, TUI_DIFF_PREVIEW_LINES, TUI_REASONING_PREVIEW_LINES, TUI_RESULT_MAX_LINES } from "../../limits.js";
+import { TUI_RESULT_PREVIEW_LINES, TUI_DIFF_PREVIEW_LINES, TUI_REASONING_PREVIEW_LINES, TUI_RESULT_MAX_LINES } from "../../base/limits.js";
 
 export interface ViewTools {
   palette: Palette;

@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import { createHash } from "node:crypto";
 import { confinedAt } from "../../workspace/confinedFs.js";
-import { TUI_PROMPT_HISTORY_MAX, TUI_PROMPT_HISTORY_ENTRY_MAX_CHARS } from "../../limits.js";
+import { TUI_PROMPT_HISTORY_MAX, TUI_PROMPT_HISTORY_ENTRY_MAX_CHARS } from "../../base/limits.js";
 
 export function userStateDir(env: NodeJS.ProcessEnv): string {
   const xdg = env.XDG_STATE_HOME;

@@ -5,7 +5,7 @@
 import type { Editor } from "./editor.js";
 import type { Palette } from "./palette.js";
 import { truncate } from "./lines.js";
-import { TUI_INPUT_MAX_ROWS, TUI_COMPLETION_ROWS, TUI_TODO_ROWS } from "../../limits.js";
+import { TUI_INPUT_MAX_ROWS, TUI_COMPLETION_ROWS, TUI_TODO_ROWS } from "../../base/limits.js";
 
 export interface ScreenParts {
   width: number;

@@ -1,14 +1,14 @@
 // Every window size, cap and timeout in one place, each with its default from the seeds.
 
-/** `open`: window height (seed 000 §4.2.1). */
+/** `open`: window height. */
 export const OPEN_WINDOW = 100;
 /** `open PATH:START-END`: largest explicit range shown. */
 export const OPEN_MAX_RANGE = 200;
-/** `scroll`: chunk size and overlap between consecutive windows (seed 000 §4.2.2). */
+/** `scroll`: chunk size and overlap between consecutive windows. */
 export const SCROLL_CHUNK = 100;
 export const SCROLL_OVERLAP = 2;
 
-/** `read`: default number of lines (seed 002). */
+/** `read`: default number of lines. */
 export const READ_DEFAULT_LIMIT = 2000;
 /** `read`, `open`, `grep`: a longer line is cut and marked. */
 export const MAX_LINE_CHARS = 2000;
@@ -27,7 +27,7 @@ export const GREP_TIMEOUT_MS = 30_000;
 export const GREP_MAX_CONTEXT = 50;
 /** `grep`: a search still running reports how many matches it found this often (CLI progress line, MCP progress). */
 export const GREP_PROGRESS_EVERY_MS = 250;
-/** `ls`: entries listed; tree depth by default (seed 003). */
+/** `ls`: entries listed; tree depth by default. */
 export const LS_MAX_ENTRIES = 200;
 export const LS_DEFAULT_DEPTH = 3;
 /** `ls`: deepest tree asked for. */
@@ -96,22 +96,22 @@ export const PYTHON_CHECK_TIMEOUT_MS = 3_000;
 export const SYNTAX_PROBLEMS_SHOWN = 3;
 export const SYNTAX_CONTEXT_LINES = 2;
 
-/** SQL tools: rows shown by default, and the most a call may ask for (seed 003: 100). */
+/** SQL tools: rows shown by default, and the most a call may ask for. */
 export const SQL_DEFAULT_ROWS = 100;
 export const SQL_MAX_ROWS = 10_000;
-/** SQL tools: statement timeout unless a connection sets `timeout_ms` (seed 003: 30 s). */
+/** SQL tools: statement timeout unless a connection sets `timeout_ms`. */
 export const SQL_STATEMENT_TIMEOUT_MS = 30_000;
 /** SQL tools: giving up on connecting to a database server. */
 export const SQL_CONNECT_TIMEOUT_MS = 10_000;
 /** SQL tools: a cell longer than this is cut in the ASCII table (the JSON result keeps it whole). */
 export const SQL_MAX_CELL_CHARS = 200;
 
-/** `bash`: default and largest timeout, in seconds (seeds 002, 003). */
+/** `bash`: default and largest timeout, in seconds. */
 export const BASH_DEFAULT_TIMEOUT_S = 120;
 export const BASH_MAX_TIMEOUT_S = 600;
 /** `bash`: after SIGTERM to a timed-out process group, SIGKILL follows this many milliseconds later. */
 export const BASH_KILL_GRACE_MS = 2_000;
-/** `bash`, `bash_output`: stdout and stderr are each cut to this many bytes, keeping head and tail (seed 002: 50 KB). */
+/** `bash`, `bash_output`: stdout and stderr are each cut to this many bytes, keeping head and tail. */
 export const BASH_MAX_OUTPUT_BYTES = 50 * 1024;
 /** `bash`: the full text of a cut stream is saved under `.rt/shell/`, up to this many bytes. */
 export const BASH_SAVED_OUTPUT_MAX_BYTES = 64 * 1024 * 1024;
@@ -200,7 +200,7 @@ export const AGENT_PAUSED_TURN_CONTINUATIONS = 5;
 /** Anthropic requires max_tokens; this is used when neither the call nor the config sets it. */
 export const ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS = 8_192;
 
-/** Agent: a tool's output longer than this many characters is cut keeping head and tail; the whole is saved under `.rt/tool-output/` (seed 003: 20,000). */
+/** Agent: a tool's output longer than this many characters is cut keeping head and tail; the whole is saved under `.rt/tool-output/`. */
 export const AGENT_TOOL_OUTPUT_MAX_CHARS = 20_000;
 /**
  * Agent: the characters a pageable tool's output (read, open, grep...) may take. The agent asks the
@@ -219,7 +219,7 @@ export const AGENT_PAGED_OUTPUT_WINDOW_SHARE = 0.5;
  * configured (Anthropic's 5-minute cache: 1.25; the 1-hour cache costs 2, configure it).
  */
 export const PROMPT_CACHE_WRITE_PRICE_FACTOR = 1.25;
-/** Agent: compaction starts when the context reaches this fraction of the window (seed 003: 80%). */
+/** Agent: compaction starts when the context reaches this fraction of the window. */
 export const AGENT_COMPACT_THRESHOLD = 0.8;
 /** Agent: model requests in one turn (`--max-turns`) unless configured otherwise. */
 export const AGENT_DEFAULT_MAX_TURNS = 50;
@@ -270,7 +270,7 @@ export const TRUST_PINNED_SHOWN = 40;
 /** Undo: rt keeps the newest this many edits of each file in its journal (repeated undos walk back through them). */
 export const JOURNAL_KEEP = 50;
 
-// Code intelligence (issue 17: symbols, ast_grep, lsp).
+// Code intelligence (symbols, ast_grep, lsp).
 /** symbols: files larger than this are not outlined (a parse of more takes seconds). */
 export const SYMBOLS_MAX_FILE_BYTES = 8 * 1024 * 1024;
 /** symbols: one file's parse gives up after this long. */
@@ -366,7 +366,7 @@ export const NOTEBOOK_MAX_JSON_DEPTH = 256;
 /** Image outputs one read of a notebook sends a vision model, at most. */
 export const NOTEBOOK_MAX_IMAGES = 10;
 
-// ---- web (web_fetch, web_search: issue 16)
+// ---- web (web_fetch, web_search)
 /** A page fetched this recently is served from the cache. */
 export const WEB_CACHE_TTL_MS = 15 * 60 * 1000;
 /** web_fetch downloads at most this much (after decompression). */
@@ -375,7 +375,7 @@ export const WEB_FETCH_MAX_BYTES = 10 * 1024 * 1024;
 export const WEB_FETCH_TIMEOUT_MS = 30_000;
 /** The page's Markdown is cut here before the model (or the caller) sees it. */
 export const WEB_FETCH_MAX_MARKDOWN_BYTES = 100 * 1024;
-/** Quotes from a page in web_fetch's answer stay this short (seed 004). */
+/** Quotes from a page in web_fetch's answer stay this short. */
 export const WEB_FETCH_QUOTE_MAX_CHARS = 125;
 /** web_search results by default, and at most. */
 export const WEB_SEARCH_DEFAULT_RESULTS = 8;
@@ -383,7 +383,7 @@ export const WEB_SEARCH_MAX_RESULTS = 20;
 /** A search backend must answer within this long. */
 export const WEB_SEARCH_TIMEOUT_MS = 20_000;
 
-// ---- images and PDFs through read (issue 16)
+// ---- images and PDFs through read
 /** read opens an image or a PDF up to this size (they are decoded whole, in memory). */
 export const READ_BINARY_MAX_BYTES = 50 * 1024 * 1024;
 /**
@@ -431,7 +431,7 @@ export const OLLAMA_IMAGE_MAX_EDGE = 1568;
 export const OLLAMA_IMAGE_MAX_BYTES = 4 * 1024 * 1024;
 /** An image's tokens when the provider has not counted them: Anthropic's estimate, width x height / 750. */
 export const IMAGE_PIXELS_PER_TOKEN = 750;
-// ---- the full-screen UI (rt, rt chat on a terminal: issue 15)
+// ---- the full-screen UI (rt, rt chat on a terminal)
 /** Lines of a tool result shown when collapsed; the rest waits for Ctrl-O. */
 export const TUI_RESULT_PREVIEW_LINES = 4;
 /** Lines of a diff shown when collapsed. */

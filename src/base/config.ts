@@ -128,7 +128,7 @@ export const ProviderConfigSchema = z.looseObject({
   idle_timeout_ms: z.number().int().positive().max(PROVIDER_TIMEOUT_MAX_MS).optional(),
 });
 
-/** Language servers (issue 17): servers of the user's choosing, and the lsp tool's timings. */
+/** Language servers: servers of the user's choosing, and the lsp tool's timings. */
 export const LspConfigSchema = z.looseObject({
   /** Servers by name: the program, its arguments, the file extensions it serves (".go"); they win over rt's own for those extensions. */
   servers: z
@@ -154,7 +154,7 @@ export const LspConfigSchema = z.looseObject({
 
 const domainList = z.array(z.string().regex(/^(\*\.)?[A-Za-z0-9.-]+$/, 'domains look like "example.com" (subdomains included)')).optional();
 
-/** web_fetch and web_search (issue 16). */
+/** web_fetch and web_search. */
 export const WebConfigSchema = z.looseObject({
   /** Only these domains (and their subdomains) are fetched, when set. */
   allowed_domains: domainList,
@@ -193,9 +193,9 @@ export const RtConfigSchema = z.looseObject({
   databases: z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/, "connection names use letters, digits, _ . -"), DatabaseConfigSchema).optional(),
   /** The connection used when a call names none and several are configured. */
   default_database: z.string().optional(),
-  /** Language servers for the lsp tool (issue 17). */
+  /** Language servers for the lsp tool. */
   lsp: LspConfigSchema.optional(),
-  /** web_fetch and web_search (issue 16). */
+  /** web_fetch and web_search. */
   web: WebConfigSchema.optional(),
   /**
    * The environment variables a project's MCP configuration (.mcp.json, a trusted

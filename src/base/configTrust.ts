@@ -290,7 +290,7 @@ export const PROJECT_KEY_RULES: readonly KeyRule[] = [
   { key: "tools", verdict: "untrusted", why: "custom tools run programs" },
   { key: "agents", verdict: "untrusted", why: "agents carry their own prompts, tools and models" },
   { key: "local", verdict: "untrusted", why: "local models: what rt downloads (and from where) and which model file it loads into memory" },
-  // Language servers (issue 17).
+  // Language servers.
   { key: "lsp", verdict: "descend", why: "decided per setting" },
   { key: "lsp.servers", verdict: "untrusted", why: "a language server is a program: the repository would choose what rt runs" },
   { key: "lsp.edit_diagnostics", verdict: "harmless", why: "only adds the errors an edit introduced to its result" },
