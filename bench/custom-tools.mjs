@@ -17,7 +17,10 @@ function project(n) {
   fs.writeFileSync(path.join(dir, "small.txt"), Array.from({ length: 100 }, (_, i) => `line ${i}`).join("\n"));
   fs.mkdirSync(path.join(dir, ".rt", "tools"), { recursive: true });
   for (let i = 0; i < n; i++) {
-    fs.writeFileSync(path.join(dir, ".rt", "tools", `t${i}.yaml`), `name: t${i}\ndescription: tool ${i}\nparameters: {type: object, properties: {p: {type: string}}}\ncommand: ["true"]\nread_only: true\n`);
+    fs.writeFileSync(
+      path.join(dir, ".rt", "tools", `t${i}.yaml`),
+      `name: t${i}\ndescription: tool ${i}\nparameters: {type: object, properties: {p: {type: string}}}\ncommand: ["true"]\nread_only: true\n`,
+    );
   }
   execFileSync(process.execPath, [CLI, "--root", dir, "trust"], { env });
   return dir;
@@ -35,5 +38,6 @@ for (let r = 0; r < rounds; r++) {
   times.tools50.push(time(["--root", dirs[50], "tools"]));
 }
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-for (const [k, v] of Object.entries(times)) console.log(`${k.padEnd(8)} median ${median(v).toFixed(1)} ms over ${v.length} runs`);
+for (const [k, v] of Object.entries(times))
+  console.log(`${k.padEnd(8)} median ${median(v).toFixed(1)} ms over ${v.length} runs`);
 console.log(`rt open with 50 tools / without: ${(median(times.open50) / median(times.open0)).toFixed(3)}`);

@@ -107,7 +107,11 @@ function camel(a, b) {
 }
 
 function tsFile(r, name, lines) {
-  const out = [`// ${name}: ${r.pick(WORDS)} ${r.pick(WORDS)} helpers`, `import { ${camel(r.pick(WORDS), r.pick(WORDS))} } from "../${r.pick(WORDS)}/index.js";`, ""];
+  const out = [
+    `// ${name}: ${r.pick(WORDS)} ${r.pick(WORDS)} helpers`,
+    `import { ${camel(r.pick(WORDS), r.pick(WORDS))} } from "../${r.pick(WORDS)}/index.js";`,
+    "",
+  ];
   while (out.length < lines) {
     const fn = camel(r.pick(WORDS), r.pick(WORDS));
     out.push(`export async function ${fn}(${r.pick(WORDS)}: ${r.chance(0.5) ? "string" : "number"}, options = {}) {`);
@@ -128,7 +132,12 @@ function tsFile(r, name, lines) {
 }
 
 function pyFile(r, name, lines) {
-  const out = [`"""${name}: ${r.pick(WORDS)} ${r.pick(WORDS)} utilities."""`, `import ${r.pick(WORDS)}`, `from .${r.pick(WORDS)} import ${r.pick(WORDS)}`, ""];
+  const out = [
+    `"""${name}: ${r.pick(WORDS)} ${r.pick(WORDS)} utilities."""`,
+    `import ${r.pick(WORDS)}`,
+    `from .${r.pick(WORDS)} import ${r.pick(WORDS)}`,
+    "",
+  ];
   while (out.length < lines) {
     out.push(`def ${r.pick(WORDS)}_${r.pick(WORDS)}(${r.pick(WORDS)}, ${r.pick(WORDS)}=None):`);
     const body = 2 + r.int(10);
@@ -183,7 +192,10 @@ export function generateTree(dir) {
   const r = rng(0x7ee5);
   const total = EXT_WEIGHTS.reduce((s, [, w]) => s + w, 0);
   fs.mkdirSync(dir, { recursive: true });
-  fs.writeFileSync(path.join(dir, "README.md"), "# bench tree\n\nGenerated source-like files for rt's grep benchmark.\n");
+  fs.writeFileSync(
+    path.join(dir, "README.md"),
+    "# bench tree\n\nGenerated source-like files for rt's grep benchmark.\n",
+  );
   let made = 0;
   const pkgs = 40;
   for (let p = 0; made < TREE_FILES; p = (p + 1) % pkgs) {

@@ -72,7 +72,10 @@ async function measure(client, pid, rel, lines, rounds) {
     // A different function each time, spread over the file; the edit adds nothing broken.
     const i = (k * 37) % blocks;
     const t = performance.now();
-    const r = await client.callTool({ name: "edit", arguments: { path: rel, old_string: `  return ${i};\n}`, new_string: `  return ${i} + ${k};\n}` } });
+    const r = await client.callTool({
+      name: "edit",
+      arguments: { path: rel, old_string: `  return ${i};\n}`, new_string: `  return ${i} + ${k};\n}` },
+    });
     const dt = performance.now() - t;
     if (r.isError) throw new Error(`edit failed: ${JSON.stringify(r.content).slice(0, 400)}`);
     if (k === WARMUP - 1) cpu0 = cpuMs(pid);
@@ -83,7 +86,15 @@ async function measure(client, pid, rel, lines, rounds) {
   // CPU time per edit of the server process: what the edit costs rt, whatever the machine's load
   // (the wall times include waiting for the CPU and for fsync; 10 ms clock ticks, so averaged).
   const cpuPerEdit = cpu0 !== null && cpu1 !== null ? (cpu1 - cpu0) / rounds : null;
-  return { lines, rounds, median: percentile(times, 50), p90: percentile(times, 90), min: times[0], max: times[times.length - 1], cpuPerEdit };
+  return {
+    lines,
+    rounds,
+    median: percentile(times, 50),
+    p90: percentile(times, 90),
+    min: times[0],
+    max: times[times.length - 1],
+    cpuPerEdit,
+  };
 }
 
 export async function runEditSpeed({ rounds = 40 } = {}) {
@@ -91,7 +102,13 @@ export async function runEditSpeed({ rounds = 40 } = {}) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rt-edit-speed-"));
   fs.writeFileSync(path.join(dir, "big.ts"), tsFile(5000));
   fs.writeFileSync(path.join(dir, "mid.ts"), tsFile(1000));
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "mcp", "--root", dir], cwd: dir, env: { ...process.env, RT_PROFILE: "dev" }, stderr: "ignore" });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, "mcp", "--root", dir],
+    cwd: dir,
+    env: { ...process.env, RT_PROFILE: "dev" },
+    stderr: "ignore",
+  });
   const client = new Client({ name: "edit-speed", version: "1" });
   await client.connect(transport);
   try {
@@ -107,10 +124,21 @@ export async function runEditSpeed({ rounds = 40 } = {}) {
 
 /** The rows bench/run.mjs puts in BENCHMARKS.md. */
 export function rows(r) {
-  const fmt = (m) => `median ${m.median.toFixed(1)} ms, p90 ${m.p90.toFixed(1)} ms${m.cpuPerEdit === null ? "" : `, ${m.cpuPerEdit.toFixed(1)} ms CPU per edit`}`;
+  const fmt = (m) =>
+    `median ${m.median.toFixed(1)} ms, p90 ${m.p90.toFixed(1)} ms${m.cpuPerEdit === null ? "" : `, ${m.cpuPerEdit.toFixed(1)} ms CPU per edit`}`;
   return [
-    { name: `warm validated \`edit\` of a 5,000-line TypeScript file through \`rt mcp\` (${r.big.rounds} edits)`, rt: fmt(r.big), pass: r.big.median <= r.target, target: `<= ${r.target} ms median` },
-    { name: `warm validated \`edit\` of a 1,000-line TypeScript file through \`rt mcp\` (${r.mid.rounds} edits)`, rt: fmt(r.mid), pass: r.mid.median <= r.target, target: `<= ${r.target} ms median` },
+    {
+      name: `warm validated \`edit\` of a 5,000-line TypeScript file through \`rt mcp\` (${r.big.rounds} edits)`,
+      rt: fmt(r.big),
+      pass: r.big.median <= r.target,
+      target: `<= ${r.target} ms median`,
+    },
+    {
+      name: `warm validated \`edit\` of a 1,000-line TypeScript file through \`rt mcp\` (${r.mid.rounds} edits)`,
+      rt: fmt(r.mid),
+      pass: r.mid.median <= r.target,
+      target: `<= ${r.target} ms median`,
+    },
   ];
 }
 

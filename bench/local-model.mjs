@@ -23,7 +23,12 @@ for (const threads of [...new Set([1, physicalCores()])]) {
   const provider = createLocalProvider({ modelPath, threads, gpu: false, contextSize: 4096, seed: 1 });
   let first;
   let out = 0;
-  for await (const part of provider.stream({ model: "bench", messages: [{ role: "user", content: "Write a short story about a file system." }], maxOutputTokens: tokens, temperature: 1 })) {
+  for await (const part of provider.stream({
+    model: "bench",
+    messages: [{ role: "user", content: "Write a short story about a file system." }],
+    maxOutputTokens: tokens,
+    temperature: 1,
+  })) {
     if (part.type === "text" && first === undefined) first = performance.now();
     if (part.type === "usage") out = part.usage.outputTokens;
   }
@@ -39,6 +44,8 @@ for (const threads of [...new Set([1, physicalCores()])]) {
   });
   await unloadLocalModels();
 }
-console.log(`model: ${values.model ? modelPath : `generated tiny llama (${(fs.statSync(modelPath).size / 1e6).toFixed(2)} MB)`}; cores: ${physicalCores()} physical, load ${os.loadavg()[0].toFixed(1)}`);
+console.log(
+  `model: ${values.model ? modelPath : `generated tiny llama (${(fs.statSync(modelPath).size / 1e6).toFixed(2)} MB)`}; cores: ${physicalCores()} physical, load ${os.loadavg()[0].toFixed(1)}`,
+);
 console.table(rows);
 fs.rmSync(dir, { recursive: true, force: true });

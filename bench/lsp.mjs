@@ -102,7 +102,9 @@ export function runLsp({ rounds = 5, log = () => {} } = {}) {
           counts = { files: r.files, errors: r.errors, diagnostics: r.diagnostics, warmErrors: r.warmErrors };
         }
       }
-      log(`  round ${i + 1}/${rounds}: tsc ${Math.round(tsc.at(-1))} ms, lsp cold ${Math.round(cold.at(-1))} ms, warm ${Math.round(warm.at(-1))} ms`);
+      log(
+        `  round ${i + 1}/${rounds}: tsc ${Math.round(tsc.at(-1))} ms, lsp cold ${Math.round(cold.at(-1))} ms, warm ${Math.round(warm.at(-1))} ms`,
+      );
     }
     const tscErrors = measure("tsc", dir).errors;
     return { tsc: median(tsc), cold: median(cold), warm: median(warm), ...counts, tscErrors };

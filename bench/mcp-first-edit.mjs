@@ -38,15 +38,31 @@ async function round() {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "rt-first-edit-"));
   fs.writeFileSync(path.join(root, "a.ts"), source("alpha"));
   fs.writeFileSync(path.join(root, "b.ts"), source("beta"));
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "mcp"], cwd: root, env: { ...process.env, RT_ROOT: root }, stderr: "ignore" });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, "mcp"],
+    cwd: root,
+    env: { ...process.env, RT_ROOT: root },
+    stderr: "ignore",
+  });
   const client = new Client({ name: "bench", version: "1" });
   await client.connect(transport);
   await client.listTools();
   await new Promise((r) => setTimeout(r, WAIT_MS));
   const times = [];
-  for (const [file, tag] of [["a.ts", "alpha"], ["b.ts", "beta"]]) {
+  for (const [file, tag] of [
+    ["a.ts", "alpha"],
+    ["b.ts", "beta"],
+  ]) {
     const t0 = performance.now();
-    const res = await client.callTool({ name: "edit", arguments: { path: file, old_string: `const v42 = n * 42 + 0; // ${tag} 42`, new_string: `const v42 = n * 43 + 0; // ${tag} 42` } });
+    const res = await client.callTool({
+      name: "edit",
+      arguments: {
+        path: file,
+        old_string: `const v42 = n * 42 + 0; // ${tag} 42`,
+        new_string: `const v42 = n * 43 + 0; // ${tag} 42`,
+      },
+    });
     times.push(performance.now() - t0);
     if (res.isError) throw new Error(`edit of ${file} failed: ${JSON.stringify(res.content)}`);
   }
@@ -63,11 +79,21 @@ export async function firstEdit(rounds = ROUNDS) {
     first.push(a);
     second.push(b);
   }
-  return { rounds, firstMs: median(first), secondMs: median(second), ratio: median(first) / median(second), first, second };
+  return {
+    rounds,
+    firstMs: median(first),
+    secondMs: median(second),
+    ratio: median(first) / median(second),
+    first,
+    second,
+  };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const r = await firstEdit();
   if (args.includes("--json")) console.log(JSON.stringify(r));
-  else console.log(`rt mcp, ${r.rounds} processes: first edit ${r.firstMs.toFixed(1)} ms, second ${r.secondMs.toFixed(1)} ms (median), first/second ${r.ratio.toFixed(2)}x`);
+  else
+    console.log(
+      `rt mcp, ${r.rounds} processes: first edit ${r.firstMs.toFixed(1)} ms, second ${r.secondMs.toFixed(1)} ms (median), first/second ${r.ratio.toFixed(2)}x`,
+    );
 }

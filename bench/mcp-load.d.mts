@@ -20,9 +20,22 @@ export interface McpLoadResult {
 }
 
 export const DEFAULT_CLI: string;
-export function runMcpLoad(opts?: { calls?: number; clients?: number; cli?: string; log?: (line: string) => void }): Promise<McpLoadResult>;
+export function runMcpLoad(opts?: {
+  calls?: number;
+  clients?: number;
+  cli?: string;
+  log?: (line: string) => void;
+}): Promise<McpLoadResult>;
 export function markdownSection(r: McpLoadResult, when?: Date): string;
 export function writeSection(section: string, file?: string): void;
-export function startServer(cli: string, root: string): Promise<{ url: string; token: string | undefined; stderr: () => string; stop: () => Promise<{ code: number | null; signal: string | null }> }>;
+export function startServer(
+  cli: string,
+  root: string,
+): Promise<{
+  url: string;
+  token: string | undefined;
+  stderr: () => string;
+  stop: () => Promise<{ code: number | null; signal: string | null }>;
+}>;
 export const SECTION_START: string;
 export const SECTION_END: string;

@@ -47,7 +47,9 @@ function rng(seed) {
 }
 
 function sharedLine(f, i) {
-  return i % 25 === 0 ? `  // marker_${f % 4}: checkpoint ${i}` : `  const value_${f}_${i} = compute(${i}, "${f}-${i}");`;
+  return i % 25 === 0
+    ? `  // marker_${f % 4}: checkpoint ${i}`
+    : `  const value_${f}_${i} = compute(${i}, "${f}-${i}");`;
 }
 
 function sharedText(f) {
@@ -71,7 +73,11 @@ function makeWorkspace(clients) {
     shared.push({ rel, lines: text.split("\n").slice(0, -1) });
   }
   // marker_K appears on lines i % 25 === 0 of files with f % 4 === K.
-  const markerCounts = [0, 1, 2, 3].map((k) => shared.filter((_, f) => f % 4 === k).reduce((n, s) => n + s.lines.filter((l) => l.includes(`marker_${k}:`)).length, 0));
+  const markerCounts = [0, 1, 2, 3].map((k) =>
+    shared
+      .filter((_, f) => f % 4 === k)
+      .reduce((n, s) => n + s.lines.filter((l) => l.includes(`marker_${k}:`)).length, 0),
+  );
   const own = [];
   for (let c = 0; c < clients; c++) {
     const rel = `own/client${c}.ts`;
@@ -98,7 +104,11 @@ export function startServer(cli, root) {
   const env = { ...process.env };
   for (const k of Object.keys(env)) if (k.startsWith("RT_")) delete env[k];
   env.XDG_RUNTIME_DIR = fs.mkdtempSync(path.join(os.tmpdir(), "rt-load-runtime-"));
-  const child = spawn(process.execPath, [cli, "--root", root, "mcp", "--http", "--port", "0"], { cwd: root, env, stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, [cli, "--root", root, "mcp", "--http", "--port", "0"], {
+    cwd: root,
+    env,
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   let stderr = "";
   const exited = new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal })));
   return new Promise((resolve, reject) => {
@@ -169,7 +179,9 @@ async function runClient(c, url, token, ws, calls, seed) {
       const offset = 1 + pick(lines.length - 10);
       const limit = 10 + pick(30);
       const want = numbered(lines, offset, limit);
-      await timedCall("read", "read", { path: rel, offset, limit }, (t) => (t.startsWith(want) ? undefined : `unexpected text: ${t.slice(0, 200)}`));
+      await timedCall("read", "read", { path: rel, offset, limit }, (t) =>
+        t.startsWith(want) ? undefined : `unexpected text: ${t.slice(0, 200)}`,
+      );
     } else if (r < READ_SHARE + GREP_SHARE) {
       const k = pick(4);
       await timedCall("grep", "grep", { pattern: `marker_${k}:`, path: "src", output_mode: "count" }, (t) => {
@@ -178,7 +190,9 @@ async function runClient(c, url, token, ws, calls, seed) {
           .map((l) => /:(\d+)$/.exec(l))
           .filter(Boolean)
           .reduce((n, m) => n + Number(m[1]), 0);
-        return total === ws.markerCounts[k] ? undefined : `counted ${total} matches, expected ${ws.markerCounts[k]}: ${t.slice(0, 200)}`;
+        return total === ws.markerCounts[k]
+          ? undefined
+          : `counted ${total} matches, expected ${ws.markerCounts[k]}: ${t.slice(0, 200)}`;
       });
     } else {
       // Edits of the client's own file: replace a line, insert one, or replace text.
@@ -192,7 +206,12 @@ async function runClient(c, url, token, ws, calls, seed) {
         if (++i >= calls) break; // the look counts as one of the calls
         const k = /_v(\w+) =/.exec(own.lines[line - 1])[1];
         const content = ownLine(c, k, v);
-        await timedCall("edit", "edit_lines", { path: own.rel, command: "replace", start_line: line, new_content: content }, () => undefined);
+        await timedCall(
+          "edit",
+          "edit_lines",
+          { path: own.rel, command: "replace", start_line: line, new_content: content },
+          () => undefined,
+        );
         own.lines[line - 1] = content;
       } else if (kind === 1) {
         const line = 1 + pick(own.lines.length + 1);
@@ -222,7 +241,13 @@ function percentile(sorted, p) {
 
 function summarize(values) {
   const s = [...values].sort((a, b) => a - b);
-  return { n: s.length, p50: percentile(s, 50), p90: percentile(s, 90), p99: percentile(s, 99), max: s[s.length - 1] ?? NaN };
+  return {
+    n: s.length,
+    p50: percentile(s, 50),
+    p90: percentile(s, 90),
+    p99: percentile(s, 99),
+    max: s[s.length - 1] ?? NaN,
+  };
 }
 
 /**
@@ -250,7 +275,8 @@ async function measure(ws, calls, clients, cli, log) {
     results = await Promise.all(per.map((n, c) => runClient(c, server.url, server.token, ws, n, 1000 + c)));
   } finally {
     const { code, signal } = await server.stop();
-    if (code !== 0) problems.push(`the server did not exit cleanly (code ${code}, signal ${signal}): ${server.stderr().slice(-500)}`);
+    if (code !== 0)
+      problems.push(`the server did not exit cleanly (code ${code}, signal ${signal}): ${server.stderr().slice(-500)}`);
   }
   const wallMs = performance.now() - t0;
   for (const r of results) problems.push(...r.failures);
@@ -276,7 +302,8 @@ export const SECTION_END = "<!-- mcp-load:end -->";
 
 /** The BENCHMARKS.md section for a run. */
 export function markdownSection(r, when = new Date()) {
-  const row = (name, s) => `| ${name} | ${s.n.toLocaleString("en")} | ${ms(s.p50)} | ${ms(s.p90)} | ${ms(s.p99)} | ${ms(s.max)} |`;
+  const row = (name, s) =>
+    `| ${name} | ${s.n.toLocaleString("en")} | ${ms(s.p50)} | ${ms(s.p90)} | ${ms(s.p99)} | ${ms(s.max)} |`;
   return [
     SECTION_START,
     "## MCP server under load (`bench/mcp-load.mjs`)",
@@ -309,7 +336,10 @@ export function writeSection(section, file = path.join(REPO, "BENCHMARKS.md")) {
   const text = fs.existsSync(file) ? fs.readFileSync(file, "utf8") : "# rt benchmarks\n";
   const a = text.indexOf(SECTION_START);
   const b = text.indexOf(SECTION_END);
-  const next = a !== -1 && b > a ? text.slice(0, a) + section + text.slice(b + SECTION_END.length) : `${text.trimEnd()}\n\n${section}\n`;
+  const next =
+    a !== -1 && b > a
+      ? text.slice(0, a) + section + text.slice(b + SECTION_END.length)
+      : `${text.trimEnd()}\n\n${section}\n`;
   fs.writeFileSync(file, next);
 }
 
@@ -320,7 +350,11 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     return i === -1 ? dflt : Number(argv[i + 1]);
   };
   if (!fs.existsSync(DEFAULT_CLI)) throw new Error(`${DEFAULT_CLI} is missing: run npm run build first`);
-  const r = await runMcpLoad({ calls: opt("--calls", 2000), clients: opt("--clients", 8), log: (s) => process.stderr.write(`${s}\n`) });
+  const r = await runMcpLoad({
+    calls: opt("--calls", 2000),
+    clients: opt("--clients", 8),
+    log: (s) => process.stderr.write(`${s}\n`),
+  });
   const section = markdownSection(r);
   process.stdout.write(`${section}\n`);
   if (argv.includes("--write")) writeSection(section);

@@ -39,14 +39,20 @@ export async function runPromptCache() {
     reply.toolCall("read", { path: "src/agent/compaction.ts" }),
     reply.toolCall("read", { path: "src/agent/turn.ts", offset: 1, limit: 120 }),
     reply.toolCall("find", { pattern: "**/*.ts" }),
-    reply.toolCall("edit", { path: "src/agent/compaction.ts", old_string: "Compacts before a model request", new_string: "Compacts before each model request" }),
+    reply.toolCall("edit", {
+      path: "src/agent/compaction.ts",
+      old_string: "Compacts before a model request",
+      new_string: "Compacts before each model request",
+    }),
     reply.toolCall("bash", { command: "grep -c export src/agent/compaction.ts" }),
     reply.toolCall("read", { path: "src/tools/read.ts", offset: 100, limit: 60 }),
     reply.toolCall("ls", { path: "src" }),
     reply.toolCall("grep", { pattern: "export function", path: "src/agent" }),
     reply.text("The comment now says each model request; compaction.ts has its exports counted above."),
   );
-  const ws = agentWorkspace(createWorkspace({ root, env: { ...process.env, RT_ROOT: undefined, XDG_CONFIG_HOME: home, HOME: home } }));
+  const ws = agentWorkspace(
+    createWorkspace({ root, env: { ...process.env, RT_ROOT: undefined, XDG_CONFIG_HOME: home, HOME: home } }),
+  );
   const agent = new Agent({
     workspace: ws,
     provider: createAnthropicProvider({ baseURL: server.anthropicBaseUrl, apiKey: "bench", retry: { maxRetries: 0 } }),
@@ -56,7 +62,10 @@ export async function runPromptCache() {
     approval: "auto",
     contextWindow: 200_000,
   });
-  for await (const _ev of agent.run("Find where the context is compacted, read it, fix the comment, and check the file.")) void _ev;
+  for await (const _ev of agent.run(
+    "Find where the context is compacted, read it, fix the comment, and check the file.",
+  ))
+    void _ev;
   agent.close();
   const log = server.cacheLog;
   const first = server.completions[0].body;
@@ -82,8 +91,13 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const r = await runPromptCache();
   if (process.argv.includes("--json")) console.log(JSON.stringify(r, null, 1));
   else {
-    console.log(`Anthropic, ${r.requests} requests: requests 2-${r.requests} read ${(100 * r.laterCacheReadShare).toFixed(1)}% of their input tokens from the cache (${r.laterCacheReadTokens} of ${r.laterInputTokens})`);
-    for (const [i, c] of r.perRequest.entries()) console.log(`  request ${i + 1}: read ${c.read}, written ${c.written}, uncached ${c.uncached} (${c.markers} markers)`);
+    console.log(
+      `Anthropic, ${r.requests} requests: requests 2-${r.requests} read ${(100 * r.laterCacheReadShare).toFixed(1)}% of their input tokens from the cache (${r.laterCacheReadTokens} of ${r.laterInputTokens})`,
+    );
+    for (const [i, c] of r.perRequest.entries())
+      console.log(
+        `  request ${i + 1}: read ${c.read}, written ${c.written}, uncached ${c.uncached} (${c.markers} markers)`,
+      );
     console.log(`default request: ${r.tools} tools, ${r.toolBytes} bytes of tool definitions`);
   }
 }

@@ -203,7 +203,9 @@ const notes = [];
 function row(r) {
   rows.push(r);
   const ratio = r.ratio !== undefined ? ` ratio ${r.ratio.toFixed(2)}` : "";
-  log(`  ${r.name}: rt ${fmt(r.rt)}${r.refTime !== undefined ? ` vs ${fmt(r.refTime)}` : ""}${ratio} -> ${r.pass === undefined ? "info" : r.pass ? "PASS" : "FAIL"}`);
+  log(
+    `  ${r.name}: rt ${fmt(r.rt)}${r.refTime !== undefined ? ` vs ${fmt(r.refTime)}` : ""}${ratio} -> ${r.pass === undefined ? "info" : r.pass ? "PASS" : "FAIL"}`,
+  );
 }
 
 const fmt = (v) => (typeof v === "number" ? `${v.toFixed(v < 10 ? 1 : 0)} ms` : String(v));
@@ -215,7 +217,10 @@ function benchLargeFile(timeTool) {
   const check = (out) => {
     if (!out.startsWith(header)) throw new Error(`unexpected rt open output: ${out.slice(0, 200)}`);
   };
-  const first = rt(dirs.log, ["open", "big.log:11000000"], { before: () => fs.rmSync(indexDir, { recursive: true, force: true }), check });
+  const first = rt(dirs.log, ["open", "big.log:11000000"], {
+    before: () => fs.rmSync(indexDir, { recursive: true, force: true }),
+    check,
+  });
   const sed = { label: "sed", cmd: "sed", args: ["-n", "11000000,11000099p;11000100q", files.log], cwd: dirs.log };
   const [a, b] = interleave([first, sed], ROUNDS ?? 7);
   row({
@@ -260,7 +265,9 @@ function benchLargeFile(timeTool) {
       });
     }
   } else {
-    notes.push("Peak memory was not measured: /usr/bin/time (Debian package `time`) is missing and could not be installed.");
+    notes.push(
+      "Peak memory was not measured: /usr/bin/time (Debian package `time`) is missing and could not be installed.",
+    );
   }
 }
 
@@ -295,7 +302,11 @@ function benchLargeEdit(timeTool) {
   const toggled = (make) => {
     // Each case toggles its own line: 1, 0, 1... from the 0 form set below.
     let flip = 0;
-    const c = rt(dir, [], { check: (out) => { if (!/✓ Edited big\.py/.test(out)) throw new Error(`unexpected output: ${out.slice(0, 300)}`); } });
+    const c = rt(dir, [], {
+      check: (out) => {
+        if (!/✓ Edited big\.py/.test(out)) throw new Error(`unexpected output: ${out.slice(0, 300)}`);
+      },
+    });
     c.before = () => {
       flip ^= 1;
       const m = make(flip);
@@ -305,9 +316,46 @@ function benchLargeEdit(timeTool) {
     return c;
   };
   const cases = [
-    ["`rt edit big.py 5000 5000` (the CLI; new line on stdin)", toggled((f) => ({ cmd: "sh", args: ["-c", `printf 'value_5000 = ${f}\\n' | "$0" "$1" edit big.py 5000 5000`, NODE, RT] }))],
-    ["`rt call edit_lines` (replace line 300000)", toggled((f) => ({ args: [RT, "call", "edit_lines", "--args", JSON.stringify({ path: "big.py", command: "replace", start_line: 300000, new_content: `value_300000 = ${f}` })] }))],
-    ["`rt call edit` (old_string/new_string, one line near the end)", toggled((f) => ({ args: [RT, "call", "edit", "--args", JSON.stringify({ path: "big.py", old_string: `value_${lineCount - 10} = ${1 - f}\n`, new_string: `value_${lineCount - 10} = ${f}\n` })] }))],
+    [
+      "`rt edit big.py 5000 5000` (the CLI; new line on stdin)",
+      toggled((f) => ({
+        cmd: "sh",
+        args: ["-c", `printf 'value_5000 = ${f}\\n' | "$0" "$1" edit big.py 5000 5000`, NODE, RT],
+      })),
+    ],
+    [
+      "`rt call edit_lines` (replace line 300000)",
+      toggled((f) => ({
+        args: [
+          RT,
+          "call",
+          "edit_lines",
+          "--args",
+          JSON.stringify({
+            path: "big.py",
+            command: "replace",
+            start_line: 300000,
+            new_content: `value_300000 = ${f}`,
+          }),
+        ],
+      })),
+    ],
+    [
+      "`rt call edit` (old_string/new_string, one line near the end)",
+      toggled((f) => ({
+        args: [
+          RT,
+          "call",
+          "edit",
+          "--args",
+          JSON.stringify({
+            path: "big.py",
+            old_string: `value_${lineCount - 10} = ${1 - f}\n`,
+            new_string: `value_${lineCount - 10} = ${f}\n`,
+          }),
+        ],
+      })),
+    ],
   ];
   // Every toggled line starts in its 0 form (the generated text, or what an earlier run left),
   // so that each timed run changes the file.
@@ -321,11 +369,25 @@ function benchLargeEdit(timeTool) {
     const times = [];
     for (let r = 0; r < (ROUNDS ?? 5); r++) times.push(timed(c));
     const ms = median(times);
-    row({ name: `${name}, a 32 MB file of ${lineCount.toLocaleString("en")} lines`, rt: ms, ref: "", refTime: undefined, target: "< 1000 ms", pass: ms < 1000 });
+    row({
+      name: `${name}, a 32 MB file of ${lineCount.toLocaleString("en")} lines`,
+      rt: ms,
+      ref: "",
+      refTime: undefined,
+      target: "< 1000 ms",
+      pass: ms < 1000,
+    });
     if (timeTool) {
       let peak = 0;
       for (let i = 0; i < 3; i++) peak = Math.max(peak, peakRss(timeTool, c));
-      row({ name: `peak memory (RSS) of the same (max of 3)`, rt: `${peak.toFixed(0)} MiB`, ref: "", refTime: undefined, target: "< 200 MiB", pass: peak < 200 });
+      row({
+        name: `peak memory (RSS) of the same (max of 3)`,
+        rt: `${peak.toFixed(0)} MiB`,
+        ref: "",
+        refTime: undefined,
+        target: "< 200 MiB",
+        pass: peak < 200,
+      });
     }
   }
 }
@@ -346,7 +408,11 @@ function benchGrep() {
   log("grep: rt grep PATTERN on 20,000 files");
   for (const { kind, pattern } of PATTERNS) {
     // The number of matching lines, as rg counts them (rt must report the same).
-    const all = spawnSync(RG, ["-n", pattern], { cwd: dirs.tree, maxBuffer: 1 << 30, stdio: ["ignore", "pipe", "pipe"] });
+    const all = spawnSync(RG, ["-n", pattern], {
+      cwd: dirs.tree,
+      maxBuffer: 1 << 30,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const total = all.stdout.toString().split("\n").filter(Boolean).length;
     const check = (out) => {
       const m = /showing 200 of ([\d,]+) match/.exec(out);
@@ -355,7 +421,12 @@ function benchGrep() {
     };
     const rtCmd = rt(dirs.tree, ["grep", pattern], { check });
     const rgCmd = { label: "rg -n", cmd: RG, args: ["-n", pattern], cwd: dirs.tree, okCodes: [0, 1] };
-    const rgHead = { label: "rg -n | head", cmd: "sh", args: ["-c", `"$0" -n "$1" | head -n 200`, RG, pattern], cwd: dirs.tree };
+    const rgHead = {
+      label: "rg -n | head",
+      cmd: "sh",
+      args: ["-c", `"$0" -n "$1" | head -n 200`, RG, pattern],
+      cwd: dirs.tree,
+    };
     const [a, b, c, d] = interleave([rtCmd, rgCmd, nodeE0, rgHead], ROUNDS ?? 11);
     const ref = b.median + c.median;
     row({
@@ -391,7 +462,8 @@ function benchGrepBatch() {
     env: { RT_ROOT: dirs.tree },
     check: (out) => {
       const lines = out.trim().split("\n");
-      if (lines.length !== 20 || !lines.every((l) => JSON.parse(l).success)) throw new Error(`rt call --batch: ${out.slice(0, 300)}`);
+      if (lines.length !== 20 || !lines.every((l) => JSON.parse(l).success))
+        throw new Error(`rt call --batch: ${out.slice(0, 300)}`);
     },
   };
   const script = order.map((p) => `"$0" -n '${p.replace(/'/g, "'\\''")}' > /dev/null`).join("; ");
@@ -430,44 +502,120 @@ async function benchToolList() {
   log("tool list: rt mcp tools/list and the agent's tools per request");
   const root = dirs.small;
   const listBytes = (args, env = {}) => {
-    const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } } };
-    const lines = [init, { jsonrpc: "2.0", method: "notifications/initialized" }, { jsonrpc: "2.0", id: 2, method: "tools/list" }].map((l) => JSON.stringify(l)).join("\n");
-    const r = spawnSync(NODE, [RT, "--root", root, "mcp", ...args], { input: `${lines}\n`, encoding: "utf8", env: { ...process.env, ...env }, maxBuffer: 1 << 26 });
+    const init = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "bench", version: "1" } },
+    };
+    const lines = [
+      init,
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      { jsonrpc: "2.0", id: 2, method: "tools/list" },
+    ]
+      .map((l) => JSON.stringify(l))
+      .join("\n");
+    const r = spawnSync(NODE, [RT, "--root", root, "mcp", ...args], {
+      input: `${lines}\n`,
+      encoding: "utf8",
+      env: { ...process.env, ...env },
+      maxBuffer: 1 << 26,
+    });
     const answer = r.stdout.split("\n").find((l) => l.includes('"id":2'));
     if (!answer) throw new Error(`rt mcp tools/list: no answer\n${r.stderr}`);
     return { bytes: Buffer.byteLength(answer), tools: JSON.parse(answer).result.tools.length };
   };
   const lean = listBytes([]);
-  row({ name: `\`rt mcp\` tools/list, default (${lean.tools} tools; no database configured)`, rt: `${lean.bytes.toLocaleString("en")} bytes`, ref: "", refTime: undefined, target: "<= 18 KB", pass: lean.bytes <= 18 * 1024 });
+  row({
+    name: `\`rt mcp\` tools/list, default (${lean.tools} tools; no database configured)`,
+    rt: `${lean.bytes.toLocaleString("en")} bytes`,
+    ref: "",
+    refTime: undefined,
+    target: "<= 18 KB",
+    pass: lean.bytes <= 18 * 1024,
+  });
   const db = path.join(DATA, "bench.db");
-  spawnSync("python3", ["-c", "import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute('create table if not exists t(x)')", db]);
+  spawnSync("python3", [
+    "-c",
+    "import sqlite3,sys; sqlite3.connect(sys.argv[1]).execute('create table if not exists t(x)')",
+    db,
+  ]);
   const withDb = listBytes([], { SQLITE_DB: db });
-  row({ name: `same, with a database connection (${withDb.tools} tools: the SQL tools too)`, rt: `${withDb.bytes.toLocaleString("en")} bytes`, ref: "", refTime: undefined, target: "", pass: undefined });
+  row({
+    name: `same, with a database connection (${withDb.tools} tools: the SQL tools too)`,
+    rt: `${withDb.bytes.toLocaleString("en")} bytes`,
+    ref: "",
+    refTime: undefined,
+    target: "",
+    pass: undefined,
+  });
   const seeded = listBytes(["--seed-names"]);
-  row({ name: `\`rt mcp --seed-names\` tools/list (${seeded.tools} tools: seed 000's names and compatibility tools too)`, rt: `${seeded.bytes.toLocaleString("en")} bytes`, ref: "", refTime: undefined, target: "", pass: undefined });
+  row({
+    name: `\`rt mcp --seed-names\` tools/list (${seeded.tools} tools: seed 000's names and compatibility tools too)`,
+    rt: `${seeded.bytes.toLocaleString("en")} bytes`,
+    ref: "",
+    refTime: undefined,
+    target: "",
+    pass: undefined,
+  });
 
   const lib = await import(pathToFileURL(path.join(REPO, "dist", "index.mjs")).href);
-  const specs = (tools) => tools.map((t) => ({ name: t.name, description: t.description, parameters: lib.jsonSchemaOf(t) }));
-  const tokens = (list) => list.reduce((n, t) => n + Math.ceil((t.name + t.description + JSON.stringify(t.parameters)).length / 4), 0);
+  const specs = (tools) =>
+    tools.map((t) => ({ name: t.name, description: t.description, parameters: lib.jsonSchemaOf(t) }));
+  const tokens = (list) =>
+    list.reduce((n, t) => n + Math.ceil((t.name + t.description + JSON.stringify(t.parameters)).length / 4), 0);
   const all = specs(lib.TOOLS);
-  row({ name: `the agent's tools, sent with every model request (${all.length} tools, approval modes other than plan)`, rt: `${tokens(all).toLocaleString("en")} tokens (${JSON.stringify(all).length.toLocaleString("en")} bytes)`, ref: "", refTime: undefined, target: "", pass: undefined });
+  row({
+    name: `the agent's tools, sent with every model request (${all.length} tools, approval modes other than plan)`,
+    rt: `${tokens(all).toLocaleString("en")} tokens (${JSON.stringify(all).length.toLocaleString("en")} bytes)`,
+    ref: "",
+    refTime: undefined,
+    target: "",
+    pass: undefined,
+  });
   const readOnly = specs(lib.TOOLS.filter((t) => t.readOnly || ["bash_output", "kill_shell"].includes(t.name)));
-  row({ name: `same in plan mode (${readOnly.length} read-only tools)`, rt: `${tokens(readOnly).toLocaleString("en")} tokens`, ref: "", refTime: undefined, target: "", pass: undefined });
+  row({
+    name: `same in plan mode (${readOnly.length} read-only tools)`,
+    rt: `${tokens(readOnly).toLocaleString("en")} tokens`,
+    ref: "",
+    refTime: undefined,
+    target: "",
+    pass: undefined,
+  });
   // What the agent itself sends (agentToolSpecs), default and `agent.tools: "lean"`, in the dev profile.
   const ws = lib.createWorkspace({ root, env: {} });
   const offered = lib.agentToolSpecs(ws, () => true, "default");
-  row({ name: `the agent's own request, default tool set (${offered.length} tools)`, rt: `${tokens(offered).toLocaleString("en")} tokens (${JSON.stringify(offered).length.toLocaleString("en")} bytes)`, ref: "", refTime: undefined, target: "", pass: undefined });
+  row({
+    name: `the agent's own request, default tool set (${offered.length} tools)`,
+    rt: `${tokens(offered).toLocaleString("en")} tokens (${JSON.stringify(offered).length.toLocaleString("en")} bytes)`,
+    ref: "",
+    refTime: undefined,
+    target: "",
+    pass: undefined,
+  });
   const leanSet = lib.agentToolSpecs(ws, () => true, "lean");
-  row({ name: `same with \`agent.tools: "lean"\` (${leanSet.map((t) => t.name).join(", ")}; one-sentence descriptions)`, rt: `${tokens(leanSet).toLocaleString("en")} tokens (${JSON.stringify(leanSet).length.toLocaleString("en")} bytes)`, ref: `${tokens(offered).toLocaleString("en")} tokens (default)`, refTime: undefined, ratio: tokens(leanSet) / tokens(offered), target: "", pass: undefined });
+  row({
+    name: `same with \`agent.tools: "lean"\` (${leanSet.map((t) => t.name).join(", ")}; one-sentence descriptions)`,
+    rt: `${tokens(leanSet).toLocaleString("en")} tokens (${JSON.stringify(leanSet).length.toLocaleString("en")} bytes)`,
+    ref: `${tokens(offered).toLocaleString("en")} tokens (default)`,
+    refTime: undefined,
+    ratio: tokens(leanSet) / tokens(offered),
+    target: "",
+    pass: undefined,
+  });
 }
 
 function benchSmall() {
   log("start-up: rt open small.py:10");
   const state = path.join(dirs.small, ".rt");
   const check = (out) => {
-    if (!out.startsWith("--- small.py (lines 1-59 of")) throw new Error(`unexpected rt open output: ${out.slice(0, 200)}`);
+    if (!out.startsWith("--- small.py (lines 1-59 of"))
+      throw new Error(`unexpected rt open output: ${out.slice(0, 200)}`);
   };
-  const cold = rt(dirs.small, ["open", "small.py:10"], { before: () => fs.rmSync(state, { recursive: true, force: true }), check });
+  const cold = rt(dirs.small, ["open", "small.py:10"], {
+    before: () => fs.rmSync(state, { recursive: true, force: true }),
+    check,
+  });
   const [a, b] = interleave([cold, nodeE0], ROUNDS ?? 31);
   // Node 22.1+ caches compiled code (module.enableCompileCache, src/cli.ts): the budget is tighter there.
   const budget = typeof createRequire(import.meta.url)("node:module").enableCompileCache === "function" ? 1.25 : 1.5;
@@ -519,7 +667,10 @@ function benchReconcile() {
     pass: reconcile < 150,
   });
   row({
-    name: "the whole CLI call `rt read big.ts --ids` after the edit (for information; unchanged file: " + fmt(b.median) + ")",
+    name:
+      "the whole CLI call `rt read big.ts --ids` after the edit (for information; unchanged file: " +
+      fmt(b.median) +
+      ")",
     rt: a.median,
     ref: "",
     refTime: undefined,
@@ -531,7 +682,11 @@ function benchReconcile() {
 /** The edit engine's robustness benchmark: its own generator and report, summarized here. */
 function benchEditRobustness() {
   log("edit robustness: node bench/edit-robustness/run.mjs (writes bench/edit-robustness/RESULTS.md)");
-  const r = spawnSync(NODE, [path.join(BENCH, "edit-robustness", "run.mjs"), "--summary-json"], { cwd: REPO, encoding: "utf8", maxBuffer: 1 << 26 });
+  const r = spawnSync(NODE, [path.join(BENCH, "edit-robustness", "run.mjs"), "--summary-json"], {
+    cwd: REPO,
+    encoding: "utf8",
+    maxBuffer: 1 << 26,
+  });
   if (r.status !== 0) throw new Error(`edit-robustness: exit ${r.status}\n${String(r.stderr).slice(0, 2000)}`);
   const summary = JSON.parse(r.stdout.trim().split("\n").pop());
   for (const [method, s] of Object.entries(summary.methods)) {
@@ -558,7 +713,9 @@ function benchEditRobustness() {
 
 /** Warm validated edits through rt mcp: bench/edit-speed.mjs. */
 async function benchEditSpeed() {
-  log("edit speed: warm validated edits of 5,000- and 1,000-line TypeScript files through rt mcp (bench/edit-speed.mjs)");
+  log(
+    "edit speed: warm validated edits of 5,000- and 1,000-line TypeScript files through rt mcp (bench/edit-speed.mjs)",
+  );
   const { runEditSpeed, rows } = await import("./edit-speed.mjs");
   const r = await runEditSpeed({ rounds: ROUNDS ? Math.max(10, ROUNDS * 10) : 60 });
   for (const x of rows(r)) row({ ...x, ref: "", refTime: undefined });
@@ -582,16 +739,26 @@ async function benchSandbox() {
   for (const [key, what] of [
     ["cold", "same, the very first time (no probe answer cached: bubblewrap is probed)"],
     ["pipeline", "same with `ls -la | head -n 3 && echo done` (a plain pipeline and list: no shell parser)"],
-    ["parser", "same with `echo \"$HOME\" | wc -c` (quotes and an expansion: the shell parser is loaded on first use)"],
+    ["parser", 'same with `echo "$HOME" | wc -c` (quotes and an expansion: the shell parser is loaded on first use)'],
     ["later", "a later sandboxed command (`true`) in the same process"],
   ]) {
-    row({ name: `${what} (for information)`, rt: r[key].op, ref: "`bwrap --ro-bind / / true`", refTime: bare, ratio: r[key].op / bare, target: "", pass: undefined });
+    row({
+      name: `${what} (for information)`,
+      rt: r[key].op,
+      ref: "`bwrap --ro-bind / / true`",
+      refTime: bare,
+      ratio: r[key].op / bare,
+      target: "",
+      pass: undefined,
+    });
   }
 }
 
 /** The lsp tool's diagnostics of rt's own src/: bench/lsp.mjs, against `tsc --noEmit` on the same files. */
 async function benchLsp() {
-  log("lsp: `lsp diagnostics src` (first call, server start included; then warm, after a one-file change) against `tsc --noEmit -p .` (bench/lsp.mjs)");
+  log(
+    "lsp: `lsp diagnostics src` (first call, server start included; then warm, after a one-file change) against `tsc --noEmit -p .` (bench/lsp.mjs)",
+  );
   const { runLsp } = await import("./lsp.mjs");
   const r = runLsp({ rounds: ROUNDS ?? 5, log });
   const same = r.errors === r.tscErrors && r.warmErrors === r.tscErrors;
@@ -622,7 +789,9 @@ async function benchLsp() {
  * first `edit` of an `rt mcp` process against its second (bench/mcp-first-edit.mjs).
  */
 async function benchAgentCosts() {
-  log("agent costs: prompt caching over 10 scripted Anthropic requests (bench/prompt-cache.mjs); first edit through rt mcp (bench/mcp-first-edit.mjs)");
+  log(
+    "agent costs: prompt caching over 10 scripted Anthropic requests (bench/prompt-cache.mjs); first edit through rt mcp (bench/mcp-first-edit.mjs)",
+  );
   const { runPromptCache } = await import("./prompt-cache.mjs");
   const c = await runPromptCache();
   row({
@@ -643,7 +812,15 @@ async function benchAgentCosts() {
   });
   const { firstEdit } = await import("./mcp-first-edit.mjs");
   const e = await firstEdit(ROUNDS ?? 5);
-  row({ name: "first `edit` of an `rt mcp` process (stdio, SDK client; tools warmed while the client waits)", rt: e.firstMs, ref: "the second `edit` of the same process", refTime: e.secondMs, ratio: e.ratio, target: "<= 1.5x", pass: e.ratio <= 1.5 });
+  row({
+    name: "first `edit` of an `rt mcp` process (stdio, SDK client; tools warmed while the client waits)",
+    rt: e.firstMs,
+    ref: "the second `edit` of the same process",
+    refTime: e.secondMs,
+    ratio: e.ratio,
+    target: "<= 1.5x",
+    pass: e.ratio <= 1.5,
+  });
 }
 
 /** Sections of BENCHMARKS.md written by benchmarks that have their own (after the table). */
@@ -741,7 +918,10 @@ function writeReport(startedAt, load0) {
           "",
           "| pattern | rt grep | node -e 0 | rg -n (all output) | rg -n \\| head -n 200 |",
           "| --- | ---: | ---: | ---: | ---: |",
-          ...grepRows.map((r) => `| ${r.name.replace(/^`rt grep '(.*)'` cold /, "`$1` ")} | ${fmt(r.rt)} | ${fmt(r.extra.node)} | ${fmt(r.extra.rg)} | ${fmt(r.extra.rgHead)} |`),
+          ...grepRows.map(
+            (r) =>
+              `| ${r.name.replace(/^`rt grep '(.*)'` cold /, "`$1` ")} | ${fmt(r.rt)} | ${fmt(r.extra.node)} | ${fmt(r.extra.rg)} | ${fmt(r.extra.rgHead)} |`,
+          ),
           "",
         ]
       : []),

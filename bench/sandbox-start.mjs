@@ -54,10 +54,12 @@ async function child(mode) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "rt-bench-sbx-"));
   try {
     const ws = createWorkspace({ root, profile: "safe-read-only" });
-    const command = mode === "pipeline" ? "ls -la | head -n 3 && echo done" : mode === "parser" ? 'echo "$HOME" | wc -c' : "true";
+    const command =
+      mode === "pipeline" ? "ls -la | head -n 3 && echo done" : mode === "parser" ? 'echo "$HOME" | wc -c' : "true";
     const call = async () => {
       const r = await callTool(ws, "bash", { command });
-      if (!r.success || r.sandboxed !== true) throw new Error(`bash ${command}: ${r.error ?? "not sandboxed"}\n${r.output}`);
+      if (!r.success || r.sandboxed !== true)
+        throw new Error(`bash ${command}: ${r.error ?? "not sandboxed"}\n${r.output}`);
     };
     if (mode === "later") await call();
     const t0 = performance.now();
@@ -70,7 +72,10 @@ async function child(mode) {
 
 function once(mode, env = {}) {
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--child", mode], { env: { ...process.env, ...env }, encoding: "utf8" });
+  const r = spawnSync(process.execPath, [fileURLToPath(import.meta.url), "--child", mode], {
+    env: { ...process.env, ...env },
+    encoding: "utf8",
+  });
   const wall = performance.now() - t0;
   if (r.status !== 0) throw new Error(`sandbox-start ${mode}: exit ${r.status}\n${r.stderr}`);
   return { op: Number(r.stdout.trim()), wall };
@@ -106,8 +111,13 @@ export function runSandboxStart({ rounds = 11, log = () => {} } = {}) {
       }
     }
     const out = {};
-    for (const [name, t] of Object.entries(times)) out[name] = { op: median(t.op), wall: median(t.wall), n: t.op.length };
-    log(`  sandbox start: ${Object.entries(out).map(([k, v]) => `${k} ${v.op.toFixed(1)} ms`).join(", ")}`);
+    for (const [name, t] of Object.entries(times))
+      out[name] = { op: median(t.op), wall: median(t.wall), n: t.op.length };
+    log(
+      `  sandbox start: ${Object.entries(out)
+        .map(([k, v]) => `${k} ${v.op.toFixed(1)} ms`)
+        .join(", ")}`,
+    );
     return out;
   } finally {
     fs.rmSync(cold, { recursive: true, force: true });
@@ -119,6 +129,9 @@ if (argv[0] === "--child") {
   process.stdout.write(`${(await child(argv[1])).toFixed(3)}\n`);
 } else if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const i = argv.indexOf("--rounds");
-  const r = runSandboxStart({ rounds: i === -1 ? 11 : Number(argv[i + 1]), log: (s) => process.stderr.write(`${s}\n`) });
+  const r = runSandboxStart({
+    rounds: i === -1 ? 11 : Number(argv[i + 1]),
+    log: (s) => process.stderr.write(`${s}\n`),
+  });
   console.log(JSON.stringify(r, null, 2));
 }

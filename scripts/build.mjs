@@ -65,7 +65,8 @@ const outputs = result.outputFiles.map((f) => ({ file: path.relative(process.cwd
 const isEntry = (file) => ["dist/cli.js", "dist/index.js"].includes(file);
 for (const o of outputs.filter((o) => !isEntry(o.file))) writeAtomic(o.file, o.contents);
 writeAtomic("dist/package.json", `${JSON.stringify({ type: "module" })}\n`);
-for (const o of outputs.filter((o) => isEntry(o.file))) writeAtomic(o.file, o.contents, o.file === "dist/cli.js" ? 0o755 : undefined);
+for (const o of outputs.filter((o) => isEntry(o.file)))
+  writeAtomic(o.file, o.contents, o.file === "dist/cli.js" ? 0o755 : undefined);
 const keep = new Set([...outputs.map((o) => o.file), "dist/package.json"]);
 for (const dir of ["dist", "dist/chunks"]) {
   for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -75,4 +76,7 @@ for (const dir of ["dist", "dist/chunks"]) {
 }
 
 // Type declarations for library users (`--no-types` skips them: a quicker build while working on the CLI).
-if (!process.argv.includes("--no-types")) execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"], { stdio: "inherit" });
+if (!process.argv.includes("--no-types"))
+  execFileSync(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"], {
+    stdio: "inherit",
+  });

@@ -15,4 +15,13 @@ export {
   ProviderError,
   ModelChoiceError,
 } from "./agent/providers/index.js";
-export type { Provider, ModelRequest, StreamPart, ChatMessage, ToolSpec, Usage, ResolvedModel, ModelFlags } from "./agent/providers/index.js";
+export type {
+  Provider,
+  ModelRequest,
+  StreamPart,
+  ChatMessage,
+  ToolSpec,
+  Usage,
+  ResolvedModel,
+  ModelFlags,
+} from "./agent/providers/index.js";

@@ -21,8 +21,14 @@ export const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "
 export const CLI = path.join(REPO, "dist", "cli.js");
 /** The built code (scripts/build.mjs): the entry points dist/cli.js and dist/index.js, and dist/chunks/. */
 export function cliBundleText(): string {
-  const files = [path.join(REPO, "dist", "cli.js"), ...fs.readdirSync(path.join(REPO, "dist", "chunks")).map((f) => path.join(REPO, "dist", "chunks", f))];
-  return files.filter((f) => f.endsWith(".js")).map((f) => fs.readFileSync(f, "utf8")).join("\n");
+  const files = [
+    path.join(REPO, "dist", "cli.js"),
+    ...fs.readdirSync(path.join(REPO, "dist", "chunks")).map((f) => path.join(REPO, "dist", "chunks", f)),
+  ];
+  return files
+    .filter((f) => f.endsWith(".js"))
+    .map((f) => fs.readFileSync(f, "utf8"))
+    .join("\n");
 }
 
 /** Every module reachable from `entry` through static imports, and the bare packages they import (what loading it loads). */
@@ -37,7 +43,8 @@ export function staticGraph(entry: string): { files: Set<string>; packages: Set<
     for (const m of text.matchAll(/^\s*(?:import|export)\s+(?:[^"';()]*?\sfrom\s+)?["']([^"']+)["']/gm)) {
       const spec = m[1];
       if (spec.startsWith(".")) visit(path.resolve(path.dirname(file), spec));
-      else if (!spec.startsWith("node:")) packages.add(spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : spec.split("/")[0]);
+      else if (!spec.startsWith("node:"))
+        packages.add(spec.startsWith("@") ? spec.split("/").slice(0, 2).join("/") : spec.split("/")[0]);
     }
   };
   visit(entry);
@@ -69,7 +76,10 @@ export interface CliResult {
 }
 
 /** Runs `rt ARGS` in `cwd` (the root unless --root is given), optionally feeding stdin. */
-export function rt(args: string[], opts: { cwd: string; input?: string; env?: Record<string, string | undefined> }): Promise<CliResult> {
+export function rt(
+  args: string[],
+  opts: { cwd: string; input?: string; env?: Record<string, string | undefined> },
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const env = { ...process.env, ...opts.env };
     for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
@@ -87,7 +97,11 @@ export function rt(args: string[], opts: { cwd: string; input?: string; env?: Re
 }
 
 /** `rt call TOOL --args JSON`, parsed. */
-export async function rtCall(tool: string, args: unknown, opts: { cwd: string; env?: Record<string, string | undefined> }) {
+export async function rtCall(
+  tool: string,
+  args: unknown,
+  opts: { cwd: string; env?: Record<string, string | undefined> },
+) {
   const r = await rt(["call", tool, "--args", JSON.stringify(args)], opts);
   return { code: r.code, result: JSON.parse(r.stdout) as Record<string, any>, stderr: r.stderr };
 }
@@ -121,15 +135,27 @@ export function git(cwd: string, ...args: string[]): string {
   return execFileSync("git", args, {
     cwd,
     encoding: "utf8",
-    env: { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@example.com", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@example.com" },
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: "t",
+      GIT_AUTHOR_EMAIL: "t@example.com",
+      GIT_COMMITTER_NAME: "t",
+      GIT_COMMITTER_EMAIL: "t@example.com",
+    },
   });
 }
 
 /** `rt call --batch` fed with `requests` (objects are JSON-encoded, strings sent as they are), results parsed. */
-export async function rtBatch(requests: Array<string | { tool: string; args?: unknown }>, opts: { cwd: string; env?: Record<string, string | undefined> }) {
+export async function rtBatch(
+  requests: Array<string | { tool: string; args?: unknown }>,
+  opts: { cwd: string; env?: Record<string, string | undefined> },
+) {
   const input = requests.map((r) => (typeof r === "string" ? r : JSON.stringify(r))).join("\n") + "\n";
   const r = await rt(["call", "--batch"], { ...opts, input });
-  const results = r.stdout.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Record<string, any>);
+  const results = r.stdout
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l) as Record<string, any>);
   return { code: r.code, results, stderr: r.stderr };
 }
 

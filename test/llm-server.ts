@@ -285,10 +285,23 @@ function sendError(res: http.ServerResponse, protocol: Protocol, r: LlmReply, mo
     if (protocol === "ollama") {
       body = JSON.stringify({ error: message });
     } else if (protocol === "anthropic") {
-      const type = status === 429 ? "rate_limit_error" : status === 529 ? "overloaded_error" : status >= 500 ? "api_error" : status === 401 ? "authentication_error" : status === 404 ? "not_found_error" : "invalid_request_error";
+      const type =
+        status === 429
+          ? "rate_limit_error"
+          : status === 529
+            ? "overloaded_error"
+            : status >= 500
+              ? "api_error"
+              : status === 401
+                ? "authentication_error"
+                : status === 404
+                  ? "not_found_error"
+                  : "invalid_request_error";
       body = JSON.stringify({ type: "error", error: { type, message } });
     } else {
-      body = JSON.stringify({ error: { message, type: status >= 500 ? "api_error" : "invalid_request_error", param: null, code: null } });
+      body = JSON.stringify({
+        error: { message, type: status >= 500 ? "api_error" : "invalid_request_error", param: null, code: null },
+      });
     }
   }
   res.writeHead(status, { "content-type": "application/json", ...(r.headers ?? {}) });
@@ -327,7 +340,15 @@ async function answerOpenAI(req: RecordedRequest, res: http.ServerResponse, r: L
             message: {
               role: "assistant",
               content: pieces(r.text).join("") || null,
-              ...(calls.length ? { tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: argumentText(c) } })) } : {}),
+              ...(calls.length
+                ? {
+                    tool_calls: calls.map((c) => ({
+                      id: c.id,
+                      type: "function",
+                      function: { name: c.name, arguments: argumentText(c) },
+                    })),
+                  }
+                : {}),
             },
             finish_reason: finish,
           },
@@ -339,7 +360,12 @@ async function answerOpenAI(req: RecordedRequest, res: http.ServerResponse, r: L
   }
 
   sseHeaders(res);
-  const w = new EventWriter(res, r, () => `data: ${JSON.stringify({ error: { message: r.message ?? "scripted in-stream error", type: "server_error" } })}\n\n`);
+  const w = new EventWriter(
+    res,
+    r,
+    () =>
+      `data: ${JSON.stringify({ error: { message: r.message ?? "scripted in-stream error", type: "server_error" } })}\n\n`,
+  );
   if (r.raw) {
     for (const line of r.raw) await w.send(`data: ${line}\n\n`);
   } else {
@@ -349,12 +375,16 @@ async function answerOpenAI(req: RecordedRequest, res: http.ServerResponse, r: L
     for (const p of pieces(r.text)) await w.send(chunk({ content: p }));
     for (const [index, c] of calls.entries()) {
       const frags = fragment(argumentText(c), c.fragments ?? 3);
-      await w.send(chunk({ tool_calls: [{ index, id: c.id, type: "function", function: { name: c.name, arguments: "" } }] }));
+      await w.send(
+        chunk({ tool_calls: [{ index, id: c.id, type: "function", function: { name: c.name, arguments: "" } }] }),
+      );
       for (const f of frags) await w.send(chunk({ tool_calls: [{ index, function: { arguments: f } }] }));
     }
     await w.send(chunk({}, finish));
     if (usageJson && body.stream_options?.include_usage) {
-      await w.send(`data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage: usageJson })}\n\n`);
+      await w.send(
+        `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage: usageJson })}\n\n`,
+      );
     }
   }
   await w.send("data: [DONE]\n\n");
@@ -422,14 +452,27 @@ export class PromptCacheModel {
 async function answerAnthropic(req: RecordedRequest, res: http.ServerResponse, r: LlmReply, cache?: CacheUsage) {
   const body = req.body ?? {};
   const model = String(body.model ?? "model");
-  const usage = r.usage === false ? { input: 0, output: 0 } : (r.usage ?? (cache ? { input: cache.input + cache.read + cache.written, cached: cache.read, output: estimateUsage(body, r).output } : estimateUsage(body, r)));
+  const usage =
+    r.usage === false
+      ? { input: 0, output: 0 }
+      : (r.usage ??
+        (cache
+          ? {
+              input: cache.input + cache.read + cache.written,
+              cached: cache.read,
+              output: estimateUsage(body, r).output,
+            }
+          : estimateUsage(body, r)));
   const written = r.usage === undefined && cache ? cache.written : 0;
   const calls = (r.toolCalls ?? []).map((c, i) => ({ ...c, id: c.id ?? `toolu_${i + 1}` }));
   const stop = r.finish ?? (calls.length ? "tool_use" : "end_turn");
-  const ev = (type: string, data: Record<string, unknown>) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+  const ev = (type: string, data: Record<string, unknown>) =>
+    `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 
   sseHeaders(res);
-  const w = new EventWriter(res, r, () => ev("error", { error: { type: "overloaded_error", message: r.message ?? "Overloaded" } }));
+  const w = new EventWriter(res, r, () =>
+    ev("error", { error: { type: "overloaded_error", message: r.message ?? "Overloaded" } }),
+  );
   await w.send(
     ev("message_start", {
       message: {
@@ -440,7 +483,12 @@ async function answerAnthropic(req: RecordedRequest, res: http.ServerResponse, r
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: { input_tokens: usage.input - (usage.cached ?? 0) - written, cache_read_input_tokens: usage.cached ?? 0, cache_creation_input_tokens: written, output_tokens: 1 },
+        usage: {
+          input_tokens: usage.input - (usage.cached ?? 0) - written,
+          cache_read_input_tokens: usage.cached ?? 0,
+          cache_creation_input_tokens: written,
+          output_tokens: 1,
+        },
       },
     }),
   );
@@ -448,9 +496,14 @@ async function answerAnthropic(req: RecordedRequest, res: http.ServerResponse, r
   const reasoning = pieces(r.reasoning);
   if (r.reasoning !== undefined) {
     // An empty reasoning is a block with no thinking text, only its signature.
-    await w.send(ev("content_block_start", { index, content_block: { type: "thinking", thinking: "", signature: "" } }));
-    for (const p of reasoning) await w.send(ev("content_block_delta", { index, delta: { type: "thinking_delta", thinking: p } }));
-    await w.send(ev("content_block_delta", { index, delta: { type: "signature_delta", signature: r.signature ?? "sig-test" } }));
+    await w.send(
+      ev("content_block_start", { index, content_block: { type: "thinking", thinking: "", signature: "" } }),
+    );
+    for (const p of reasoning)
+      await w.send(ev("content_block_delta", { index, delta: { type: "thinking_delta", thinking: p } }));
+    await w.send(
+      ev("content_block_delta", { index, delta: { type: "signature_delta", signature: r.signature ?? "sig-test" } }),
+    );
     await w.send(ev("content_block_stop", { index }));
     index++;
   }
@@ -468,7 +521,9 @@ async function answerAnthropic(req: RecordedRequest, res: http.ServerResponse, r
     index++;
   }
   for (const c of calls) {
-    await w.send(ev("content_block_start", { index, content_block: { type: "tool_use", id: c.id, name: c.name, input: {} } }));
+    await w.send(
+      ev("content_block_start", { index, content_block: { type: "tool_use", id: c.id, name: c.name, input: {} } }),
+    );
     for (const f of fragment(argumentText(c), c.fragments ?? 3)) {
       await w.send(ev("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: f } }));
     }
@@ -477,8 +532,15 @@ async function answerAnthropic(req: RecordedRequest, res: http.ServerResponse, r
   }
   await w.send(
     ev("message_delta", {
-      delta: { stop_reason: stop, stop_sequence: null, ...(r.stopDetails ? { stop_details: { type: stop, explanation: r.stopDetails } } : {}) },
-      usage: { output_tokens: usage.output, ...(usage.reasoning !== undefined ? { output_tokens_details: { thinking_tokens: usage.reasoning } } : {}) },
+      delta: {
+        stop_reason: stop,
+        stop_sequence: null,
+        ...(r.stopDetails ? { stop_details: { type: stop, explanation: r.stopDetails } } : {}),
+      },
+      usage: {
+        output_tokens: usage.output,
+        ...(usage.reasoning !== undefined ? { output_tokens_details: { thinking_tokens: usage.reasoning } } : {}),
+      },
     }),
   );
   await w.send(ev("message_stop", {}));
@@ -489,7 +551,8 @@ async function answerOllamaChat(req: RecordedRequest, res: http.ServerResponse, 
   const body = req.body ?? {};
   const model = String(body.model ?? "model");
   const usage = r.usage === false ? undefined : (r.usage ?? estimateUsage(body, r));
-  const line = (data: Record<string, unknown>) => `${JSON.stringify({ model, created_at: new Date().toISOString(), ...data })}\n`;
+  const line = (data: Record<string, unknown>) =>
+    `${JSON.stringify({ model, created_at: new Date().toISOString(), ...data })}\n`;
   const msg = (m: Record<string, unknown>) => line({ message: { role: "assistant", content: "", ...m }, done: false });
   res.writeHead(200, { "content-type": "application/x-ndjson" });
   res.flushHeaders();
@@ -509,7 +572,14 @@ async function answerOllamaChat(req: RecordedRequest, res: http.ServerResponse, 
           return c.arguments;
         }
       };
-      await w.send(msg({ tool_calls: calls.map((c, index) => ({ ...(c.id ? { id: c.id } : {}), function: { index, name: c.name, arguments: asObject(c) } })) }));
+      await w.send(
+        msg({
+          tool_calls: calls.map((c, index) => ({
+            ...(c.id ? { id: c.id } : {}),
+            function: { index, name: c.name, arguments: asObject(c) },
+          })),
+        }),
+      );
     }
     await w.send(
       line({
@@ -533,7 +603,14 @@ function answerOllama(req: RecordedRequest, res: http.ServerResponse, models: Se
   if (req.path === "/api/version") return json(200, { version: "0.12.0" });
   if (req.path === "/api/tags") {
     return json(200, {
-      models: models.map((m) => ({ name: m.name, model: m.name, modified_at: "2025-01-01T00:00:00Z", size: 1, digest: "0", details: { family: "qwen2" } })),
+      models: models.map((m) => ({
+        name: m.name,
+        model: m.name,
+        modified_at: "2025-01-01T00:00:00Z",
+        size: 1,
+        digest: "0",
+        details: { family: "qwen2" },
+      })),
     });
   }
   if (req.path === "/api/show") {
@@ -541,9 +618,14 @@ function answerOllama(req: RecordedRequest, res: http.ServerResponse, models: Se
     const m = models.find((x) => x.name === name || x.name === `${name}:latest`);
     if (!m) return json(404, { error: `model '${name}' not found` });
     return json(200, {
-      parameters: m.numCtx ? `num_ctx                        ${m.numCtx}\nstop                           "<|im_end|>"` : `stop                           "<|im_end|>"`,
+      parameters: m.numCtx
+        ? `num_ctx                        ${m.numCtx}\nstop                           "<|im_end|>"`
+        : `stop                           "<|im_end|>"`,
       details: { family: "qwen2" },
-      model_info: { "general.architecture": "qwen2", ...(m.contextLength ? { "qwen2.context_length": m.contextLength } : {}) },
+      model_info: {
+        "general.architecture": "qwen2",
+        ...(m.contextLength ? { "qwen2.context_length": m.contextLength } : {}),
+      },
       capabilities: m.capabilities ?? ["completion", "tools"],
     });
   }
@@ -593,21 +675,49 @@ export async function startLlmServer(opts: LlmServerOptions = {}): Promise<LlmSe
     const recorded: RecordedRequest = { method, path, protocol: protocol ?? "openai", headers: req.headers, body };
     requests.push(recorded);
     if (opts.requireKey !== undefined) {
-      const given = protocol === "anthropic" ? req.headers["x-api-key"] : String(req.headers.authorization ?? "").replace(/^Bearer\s+/i, "");
-      if (given !== opts.requireKey) return sendError(res, protocol ?? "openai", { status: 401, message: protocol === "anthropic" ? "invalid x-api-key" : "Incorrect API key provided" }, "");
+      const given =
+        protocol === "anthropic"
+          ? req.headers["x-api-key"]
+          : String(req.headers.authorization ?? "").replace(/^Bearer\s+/i, "");
+      if (given !== opts.requireKey)
+        return sendError(
+          res,
+          protocol ?? "openai",
+          { status: 401, message: protocol === "anthropic" ? "invalid x-api-key" : "Incorrect API key provided" },
+          "",
+        );
     }
     if (!protocol || (opts.openaiOnly && path.startsWith("/api/"))) {
       res.writeHead(404, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: { message: `llm-server: no route for ${method} ${path}` } }));
       return;
     }
-    if (protocol === "ollama" && !(method === "POST" && path === "/api/chat")) return answerOllama(recorded, res, state.models);
+    if (protocol === "ollama" && !(method === "POST" && path === "/api/chat"))
+      return answerOllama(recorded, res, state.models);
     if (method === "GET") {
       res.writeHead(200, { "content-type": "application/json" });
       const data =
         protocol === "anthropic"
-          ? { data: state.models.map((m) => ({ id: m.name, type: "model", display_name: m.name, created_at: "2025-01-01T00:00:00Z" })), has_more: false, first_id: null, last_id: null }
-          : { object: "list", data: state.models.map((m) => ({ id: m.name, object: "model", owned_by: "test", ...(m.maxModelLen ? { max_model_len: m.maxModelLen } : {}) })) };
+          ? {
+              data: state.models.map((m) => ({
+                id: m.name,
+                type: "model",
+                display_name: m.name,
+                created_at: "2025-01-01T00:00:00Z",
+              })),
+              has_more: false,
+              first_id: null,
+              last_id: null,
+            }
+          : {
+              object: "list",
+              data: state.models.map((m) => ({
+                id: m.name,
+                object: "model",
+                owned_by: "test",
+                ...(m.maxModelLen ? { max_model_len: m.maxModelLen } : {}),
+              })),
+            };
       res.end(JSON.stringify(data));
       return;
     }
@@ -616,7 +726,12 @@ export async function startLlmServer(opts: LlmServerOptions = {}): Promise<LlmSe
       const marked = promptBlocks(body).filter((b) => b.marked).length;
       if (marked > 4) {
         // The API's own answer to a fifth marker.
-        return sendError(res, protocol, { status: 400, message: `A maximum of 4 blocks with cache_control may be provided. Found ${marked}.` }, "");
+        return sendError(
+          res,
+          protocol,
+          { status: 400, message: `A maximum of 4 blocks with cache_control may be provided. Found ${marked}.` },
+          "",
+        );
       }
       if (marked > 0) cacheLog.push((cache = promptCache.account(body)));
     }
@@ -627,7 +742,8 @@ export async function startLlmServer(opts: LlmServerOptions = {}): Promise<LlmSe
     }
     const r = typeof entry === "function" ? entry(recorded) : entry;
     if (r.hang) return; // never answered; close() destroys the socket
-    if (r.status !== undefined || r.toolsUnsupported) return sendError(res, protocol, r, String((body as any)?.model ?? "model"));
+    if (r.status !== undefined || r.toolsUnsupported)
+      return sendError(res, protocol, r, String((body as any)?.model ?? "model"));
     try {
       if (protocol === "anthropic") await answerAnthropic(recorded, res, r, cache);
       else if (protocol === "ollama") await answerOllamaChat(recorded, res, r);

@@ -46,22 +46,33 @@ export const MISTAKE_NOTES: Record<Mistake, string> = {
   "crlf-file": "CRLF file, the model sends LF",
   "crlf-model": "LF file, the model sends CRLF",
   "curly-quotes": "straight quotes curled in the model's copy, or curly quotes in the file straightened",
-  "doubled-escapes": "old/new escaped twice (literal \\n, \\\", \\\\)",
+  "doubled-escapes": 'old/new escaped twice (literal \\n, \\", \\\\)',
   "stale-line-numbers": "lines were inserted or deleted above the target after the model read the file",
   "duplicated-target": "old_string occurs several times (intent not recoverable: must be rejected)",
-  "hallucinated": "old_string is not in the file: from another file, or invented lines (must be rejected)",
-  "misremembered-line": "a one-character typo in a line (changed or not), or the first line quoted from its second word plus a stray blank (best effort: found by similarity only when old_string is long enough)",
-  "escapes-old-only": "old_string escaped twice (\\n, \\\", \\\\), new_string written correctly (only lines with quotes or backslashes)",
-  "typo-unchanged-line": "a one-character typo on a line the model leaves unchanged, while new_string carries that line correctly (3+ lines)",
-  "blank-runs": "a blank doubled inside a line, or a blank added inside brackets, in the model's copy (old and new alike)",
+  hallucinated: "old_string is not in the file: from another file, or invented lines (must be rejected)",
+  "misremembered-line":
+    "a one-character typo in a line (changed or not), or the first line quoted from its second word plus a stray blank (best effort: found by similarity only when old_string is long enough)",
+  "escapes-old-only":
+    'old_string escaped twice (\\n, \\", \\\\), new_string written correctly (only lines with quotes or backslashes)',
+  "typo-unchanged-line":
+    "a one-character typo on a line the model leaves unchanged, while new_string carries that line correctly (3+ lines)",
+  "blank-runs":
+    "a blank doubled inside a line, or a blank added inside brackets, in the model's copy (old and new alike)",
   "other-valid-base": "the block copied one level shallower, at a level that is itself open there (old and new alike)",
-  "wrap-in-block": "Python/JS: one line wrapped in a new `if` written at column 0 (old_string the line's text, new_string the `if` and the line one level in)",
-  "append-at-level": "Python: a new top-level function written at column 0 right after the last line of an indented block (the file goes on at column 0, or ends)",
-  "placeholder": "new_string keeps the first lines and stands for the rest with `# ... existing code ...` / `// ... existing code ...` (must be rejected: it would delete them)",
+  "wrap-in-block":
+    "Python/JS: one line wrapped in a new `if` written at column 0 (old_string the line's text, new_string the `if` and the line one level in)",
+  "append-at-level":
+    "Python: a new top-level function written at column 0 right after the last line of an indented block (the file goes on at column 0, or ends)",
+  placeholder:
+    "new_string keeps the first lines and stands for the rest with `# ... existing code ...` / `// ... existing code ...` (must be rejected: it would delete them)",
 };
 
 /** Classes where the intent cannot be recovered from the call: the only right answer is an error. */
-export const UNRECOVERABLE: ReadonlySet<Mistake> = new Set<Mistake>(["duplicated-target", "hallucinated", "placeholder"]);
+export const UNRECOVERABLE: ReadonlySet<Mistake> = new Set<Mistake>([
+  "duplicated-target",
+  "hallucinated",
+  "placeholder",
+]);
 /** Classes reported but not held to the 97% target. */
 export const BEST_EFFORT: ReadonlySet<Mistake> = new Set<Mistake>(["misremembered-line"]);
 
@@ -183,7 +194,10 @@ function applyChange(lines: string[], ch: Change): string[] {
     // After a line that opens a block, the new line goes into the block (as deep as the line after it).
     const opener = /[:{]\s*$/.test(out[ch.line]);
     const next = out.slice(ch.line + 1).find((l) => !isBlank(l));
-    const indent = opener && next !== undefined && indentOf(next).length > indentOf(out[ch.line]).length ? indentOf(next) : indentOf(out[ch.line]);
+    const indent =
+      opener && next !== undefined && indentOf(next).length > indentOf(out[ch.line]).length
+        ? indentOf(next)
+        : indentOf(out[ch.line]);
     out.splice(ch.line + 1, 0, indent + ch.payload);
   } else {
     out.splice(ch.line, 1);
@@ -302,7 +316,13 @@ interface Region {
   k: number;
 }
 
-function pickRegion(info: FileInfo, rng: Rng, minK: number, maxK: number, need: (lines: string[]) => boolean): Region | null {
+function pickRegion(
+  info: FileInfo,
+  rng: Rng,
+  minK: number,
+  maxK: number,
+  need: (lines: string[]) => boolean,
+): Region | null {
   for (let attempt = 0; attempt < 40; attempt++) {
     const k = minK + rng.int(maxK - minK + 1);
     if (k > info.n) return null;
@@ -337,13 +357,23 @@ function build(info: FileInfo, r: Region, ch: Change, modelCopy: string[], rng: 
   // there are not carried onto it (issue 10), and none the model added are kept.
   if (ch.kind === "modify") {
     const trailing = /[ \t]*$/.exec(intendedLines[ch.line])![0];
-    if (trailing) intendedLines[ch.line] = intendedLines[ch.line].slice(0, intendedLines[ch.line].length - trailing.length);
+    if (trailing)
+      intendedLines[ch.line] = intendedLines[ch.line].slice(0, intendedLines[ch.line].length - trailing.length);
   }
   const modelNew = applyChange(modelCopy, ch);
   const before = info.lines.slice(0, r.start);
   const after = info.lines.slice(r.start + r.k);
   const intended = [...before, ...intendedLines, ...after].join("\n");
-  return { text: info.text, intended, start: r.start, k: r.k, intendedLines, modelOld: modelCopy, modelNew, finalNewline: rng.chance(0.2) && r.start + r.k < info.n };
+  return {
+    text: info.text,
+    intended,
+    start: r.start,
+    k: r.k,
+    intendedLines,
+    modelOld: modelCopy,
+    modelNew,
+    finalNewline: rng.chance(0.2) && r.start + r.k < info.n,
+  };
 }
 
 function toCall(b: Built): { oldString: string; newString: string } {
@@ -356,7 +386,12 @@ function makeCase(mistake: Mistake, src: SourceFile, rng: Rng, serial: number): 
   const id = `${mistake}#${serial}`;
   const base = { id, file: src.name, lang: src.lang, mistake, recoverable: !UNRECOVERABLE.has(mistake) } as const;
 
-  const lineCase = (info: FileInfo, b: Built, call: { oldString: string; newString: string }, extra: Partial<EditCase> = {}): EditCase => ({
+  const lineCase = (
+    info: FileInfo,
+    b: Built,
+    call: { oldString: string; newString: string },
+    extra: Partial<EditCase> = {},
+  ): EditCase => ({
     ...base,
     text: b.text,
     intended: b.intended,
@@ -373,7 +408,14 @@ function makeCase(mistake: Mistake, src: SourceFile, rng: Rng, serial: number): 
   });
 
   /** A whole-line region whose model copy is `distort`ed (an undistorted copy only when `exactCopy`). */
-  const simple = (minK: number, maxK: number, need: (l: string[]) => boolean, distort: (l: string[]) => string[] | null, info = info0, exactCopy = false): EditCase | null => {
+  const simple = (
+    minK: number,
+    maxK: number,
+    need: (l: string[]) => boolean,
+    distort: (l: string[]) => string[] | null,
+    info = info0,
+    exactCopy = false,
+  ): EditCase | null => {
     const r = pickRegion(info, rng, minK, maxK, need);
     if (!r) return null;
     const region = info.lines.slice(r.start, r.start + r.k);
@@ -386,7 +428,8 @@ function makeCase(mistake: Mistake, src: SourceFile, rng: Rng, serial: number): 
   };
   const same = (l: string[]): string[] => [...l];
 
-  if ((MISTAKES as readonly string[]).indexOf(mistake) >= MISTAKES.indexOf("escapes-old-only")) return issue10Case(mistake, info0, src, rng, serial, base, lineCase);
+  if ((MISTAKES as readonly string[]).indexOf(mistake) >= MISTAKES.indexOf("escapes-old-only"))
+    return issue10Case(mistake, info0, src, rng, serial, base, lineCase);
   switch (mistake) {
     case "none": {
       if (rng.chance(0.25)) return fragmentCase(info0, rng, base, serial, (s) => s);
@@ -399,21 +442,48 @@ function makeCase(mistake: Mistake, src: SourceFile, rng: Rng, serial: number): 
       return lineCase(info0, b, toCall(b));
     }
     case "trailing-whitespace":
-      return simple(1, 8, () => true, (l) => stripOrAddTrailing(l, rng));
+      return simple(
+        1,
+        8,
+        () => true,
+        (l) => stripOrAddTrailing(l, rng),
+      );
     case "indent-shift":
-      return simple(2, 8, (l) => l.some((x) => !isBlank(x)), (l) => shiftIndent(l, rng));
+      return simple(
+        2,
+        8,
+        (l) => l.some((x) => !isBlank(x)),
+        (l) => shiftIndent(l, rng),
+      );
     case "indent-drift":
-      return simple(2, 8, (l) => l.some((x, i) => i > 0 && indentOf(x).length > 0), (l) => driftIndent(l, rng));
+      return simple(
+        2,
+        8,
+        (l) => l.some((x, i) => i > 0 && indentOf(x).length > 0),
+        (l) => driftIndent(l, rng),
+      );
     case "mixed-whitespace":
-      return simple(2, 8, () => true, (l) => stripOrAddTrailing(shiftIndent(l, rng), rng));
+      return simple(
+        2,
+        8,
+        () => true,
+        (l) => stripOrAddTrailing(shiftIndent(l, rng), rng),
+      );
     case "tabs-vs-spaces": {
-      const fileUsesTabs = info0.lines.filter((l) => l.startsWith("\t")).length > info0.lines.filter((l) => /^ {2}/.test(l)).length;
+      const fileUsesTabs =
+        info0.lines.filter((l) => l.startsWith("\t")).length > info0.lines.filter((l) => /^ {2}/.test(l)).length;
       const makeTabFile = !fileUsesTabs && rng.chance(0.5);
       const unit = spaceUnit(info0.lines);
       // Half the cases turn the file's indentation into tabs first (tab-indented code is common; the corpus has little).
       const info = makeTabFile ? infoOf(src, info0.lines.map((l) => spacesToTabs(l, unit)).join("\n")) : info0;
       const tabs = fileUsesTabs || makeTabFile;
-      return simple(2, 8, (l) => l.some((x) => indentOf(x).length > 0), (l) => (tabs ? l.map(tabsToSpaces) : l.map((x) => spacesToTabs(x, unit))), info);
+      return simple(
+        2,
+        8,
+        (l) => l.some((x) => indentOf(x).length > 0),
+        (l) => (tabs ? l.map(tabsToSpaces) : l.map((x) => spacesToTabs(x, unit))),
+        info,
+      );
     }
     case "crlf-file": {
       // The model's copy is exact; only the file has CRLF endings.
@@ -430,7 +500,15 @@ function makeCase(mistake: Mistake, src: SourceFile, rng: Rng, serial: number): 
     }
     case "curly-quotes": {
       const hasQuote = (l: string[]): boolean => l.some((x) => /["']/.test(x));
-      if (rng.chance(0.25)) return fragmentCase(info0, rng, base, serial, (s) => curl([s])[0], (s) => /["']/.test(s));
+      if (rng.chance(0.25))
+        return fragmentCase(
+          info0,
+          rng,
+          base,
+          serial,
+          (s) => curl([s])[0],
+          (s) => /["']/.test(s),
+        );
       if (rng.chance(0.5)) return simple(1, 8, hasQuote, (l) => curl(l));
       // The file has the typographic quotes (as docs and comments often do); the model types straight ones.
       const r = pickRegion(info0, rng, 1, 8, hasQuote);
@@ -446,7 +524,16 @@ function makeCase(mistake: Mistake, src: SourceFile, rng: Rng, serial: number): 
     }
     case "doubled-escapes": {
       // Whole-line cases are encoded by generateCases, after the change is applied.
-      if (rng.chance(0.25)) return fragmentCase(info0, rng, base, serial, (s) => s, (s) => /["'\\]/.test(s), jsonEscape);
+      if (rng.chance(0.25))
+        return fragmentCase(
+          info0,
+          rng,
+          base,
+          serial,
+          (s) => s,
+          (s) => /["'\\]/.test(s),
+          jsonEscape,
+        );
       return simple(1, 8, (l) => l.length > 1 || /["\\]/.test(l[0]), same, info0, true);
     }
     case "stale-line-numbers": {
@@ -461,7 +548,11 @@ function makeCase(mistake: Mistake, src: SourceFile, rng: Rng, serial: number): 
       let shift: number;
       if (rng.chance(0.6)) {
         const add = 1 + rng.int(5);
-        lines.splice(at, 0, ...Array.from({ length: add }, (_, i) => indentOf(lines[at] ?? "") + payloadFor(src.lang, 9000 + i)));
+        lines.splice(
+          at,
+          0,
+          ...Array.from({ length: add }, (_, i) => indentOf(lines[at] ?? "") + payloadFor(src.lang, 9000 + i)),
+        );
         shift = add;
       } else {
         const del = Math.min(1 + rng.int(3), r.start - at);
@@ -495,7 +586,11 @@ function makeCase(mistake: Mistake, src: SourceFile, rng: Rng, serial: number): 
         copy[j] += " ";
       } else {
         // A one-character typo, in a line the model leaves alone or in the very line it changes.
-        const lines = region.map((l, i) => i).filter((i) => !isBlank(region[i]) && (variant === 0 ? i !== ch.line : i === ch.line && ch.kind === "modify"));
+        const lines = region
+          .map((l, i) => i)
+          .filter(
+            (i) => !isBlank(region[i]) && (variant === 0 ? i !== ch.line : i === ch.line && ch.kind === "modify"),
+          );
         if (lines.length === 0) return null;
         const i = rng.pick(lines);
         const t = typo(region[i], rng);
@@ -535,7 +630,20 @@ function unitOf(info: FileInfo): string {
 }
 
 /** Issue 10's mistake models (see MISTAKE_NOTES). */
-function issue10Case(mistake: Mistake, info: FileInfo, src: SourceFile, rng: Rng, serial: number, base: Base, lineCase: (info: FileInfo, b: Built, call: { oldString: string; newString: string }, extra?: Partial<EditCase>) => EditCase): EditCase | null {
+function issue10Case(
+  mistake: Mistake,
+  info: FileInfo,
+  src: SourceFile,
+  rng: Rng,
+  serial: number,
+  base: Base,
+  lineCase: (
+    info: FileInfo,
+    b: Built,
+    call: { oldString: string; newString: string },
+    extra?: Partial<EditCase>,
+  ) => EditCase,
+): EditCase | null {
   const py = src.lang === "py";
   switch (mistake) {
     case "escapes-old-only": {
@@ -554,7 +662,9 @@ function issue10Case(mistake: Mistake, info: FileInfo, src: SourceFile, rng: Rng
       const region = info.lines.slice(r.start, r.start + r.k);
       const ch = pickChange(region, rng, src.lang, serial);
       if (!ch) return null;
-      const lines = region.map((l, i) => i).filter((i) => !isBlank(region[i]) && i !== ch.line && !(ch.kind === "insert" && i === ch.line));
+      const lines = region
+        .map((l, i) => i)
+        .filter((i) => !isBlank(region[i]) && i !== ch.line && !(ch.kind === "insert" && i === ch.line));
       if (lines.length === 0) return null;
       const i = rng.pick(lines);
       const t = typo(region[i], rng);
@@ -595,8 +705,12 @@ function issue10Case(mistake: Mistake, info: FileInfo, src: SourceFile, rng: Rng
       // there, away from the words it changed, is a slip of memory, and the string keeps the file's.
       if (ch.kind === "modify" && ch.line === i) {
         const doubledAt = firstDifference(region[i], copy[i]);
-        b.intendedLines[ch.line] = inQuotes(region[i], doubledAt) ? withoutSlip(copy[i], b.modelNew[ch.line], doubledAt) : b.modelNew[ch.line];
-        b.intended = [...info.lines.slice(0, r.start), ...b.intendedLines, ...info.lines.slice(r.start + r.k)].join("\n");
+        b.intendedLines[ch.line] = inQuotes(region[i], doubledAt)
+          ? withoutSlip(copy[i], b.modelNew[ch.line], doubledAt)
+          : b.modelNew[ch.line];
+        b.intended = [...info.lines.slice(0, r.start), ...b.intendedLines, ...info.lines.slice(r.start + r.k)].join(
+          "\n",
+        );
       }
       return lineCase(info, b, toCall(b));
     }
@@ -627,9 +741,20 @@ function issue10Case(mistake: Mistake, info: FileInfo, src: SourceFile, rng: Rng
         const text = line.slice(ind.length).trimEnd();
         if (ind.length === 0 || isBlank(line) || text.length < 8) continue;
         // A simple statement: not opening or closing a block, not continued.
-        if (py ? /[:\\,(\[{]$|^(elif|else|except|finally|@|#|return\b|yield\b|raise\b|break\b|continue\b|pass\b)|^["']/.test(text) : !/;$/.test(text) || /^(\}|\/\/|\*|case |default:|return\b|break\b|continue\b)/.test(text)) continue;
+        if (
+          py
+            ? /[:\\,(\[{]$|^(elif|else|except|finally|@|#|return\b|yield\b|raise\b|break\b|continue\b|pass\b)|^["']/.test(
+                text,
+              )
+            : !/;$/.test(text) || /^(\}|\/\/|\*|case |default:|return\b|break\b|continue\b)/.test(text)
+        )
+          continue;
         if (count(info.text, text) !== 1) continue;
-        const prev = info.lines.slice(0, li).reverse().find((l) => !isBlank(l)) ?? "";
+        const prev =
+          info.lines
+            .slice(0, li)
+            .reverse()
+            .find((l) => !isBlank(l)) ?? "";
         if (py && /[\\(,[{]$/.test(prev.trimEnd())) continue;
         if (!py && /[(,[=]$/.test(prev.trimEnd())) continue;
         const head = py ? `if rt_flag_${serial}:` : `if (rtFlag${serial}) {`;
@@ -663,9 +788,22 @@ function issue10Case(mistake: Mistake, info: FileInfo, src: SourceFile, rng: Rng
         const line = info.lines[li];
         if (inString[li] || (li + 1 < info.lines.length && inString[li + 1])) continue;
         const text = line.trim();
-        if (isBlank(line) || indentOf(line).length === 0 || text.length < 6 || /[:\\,(\[{]$/.test(text) || /^["'#@]/.test(text)) continue;
+        if (
+          isBlank(line) ||
+          indentOf(line).length === 0 ||
+          text.length < 6 ||
+          /[:\\,(\[{]$/.test(text) ||
+          /^["'#@]/.test(text)
+        )
+          continue;
         const next = info.lines.slice(li + 1, info.n).find((l) => !isBlank(l));
-        if (next !== undefined && (indentOf(next).length !== 0 || /^(else|elif|except|finally)\b/.test(next.trim()) || /^[)\]}]/.test(next.trim()))) continue;
+        if (
+          next !== undefined &&
+          (indentOf(next).length !== 0 ||
+            /^(else|elif|except|finally)\b/.test(next.trim()) ||
+            /^[)\]}]/.test(next.trim()))
+        )
+          continue;
         if (count(info.text, text) !== 1) continue;
         // Not inside a bracket or string that continues past this line: the next line starts a statement.
         const fn = [`def rt_helper_${serial}():`, `    return ${serial}`];
@@ -697,7 +835,11 @@ function issue10Case(mistake: Mistake, info: FileInfo, src: SourceFile, rng: Rng
       const keep = 1 + rng.int(Math.max(1, region.length - 3));
       const ind = indentOf(region.slice(keep).find((l) => !isBlank(l)) ?? "");
       const marker = ind + (py ? "# ... existing code ..." : "// ... existing code ...");
-      const changed = applyChange(region.slice(0, keep), { kind: "insert", line: 0, payload: payloadFor(src.lang, serial) });
+      const changed = applyChange(region.slice(0, keep), {
+        kind: "insert",
+        line: 0,
+        payload: payloadFor(src.lang, serial),
+      });
       const neu = [...changed, marker];
       return {
         ...base,
@@ -738,7 +880,10 @@ function fragmentCase(
     const a = rng.int(ids.length - 1);
     const b = a + 1 + rng.int(ids.length - a - 1);
     const from = ids[a].index!;
-    const to = ids[b].index! + ids[b][0].length + (rng.chance(0.5) ? Math.min(3, line.length - ids[b].index! - ids[b][0].length) : 0);
+    const to =
+      ids[b].index! +
+      ids[b][0].length +
+      (rng.chance(0.5) ? Math.min(3, line.length - ids[b].index! - ids[b][0].length) : 0);
     const frag = line.slice(from, to);
     if (frag.length < 10 || frag.trim() !== frag || !need(frag)) continue;
     if (count(info.text, frag) !== 1) continue;
@@ -846,7 +991,12 @@ function hallucinatedCase(info: FileInfo, other: FileInfo, rng: Rng, base: Base,
   const region = info.lines.slice(r.start, r.start + r.k);
   const copy = [...region];
   const mid = 1 + rng.int(r.k - 1);
-  copy.splice(mid, 0, indentOf(region[mid - 1]) + (info.file.lang === "py" ? "self._validate_state(strict=True)" : "this.validateState({ strict: true });"));
+  copy.splice(
+    mid,
+    0,
+    indentOf(region[mid - 1]) +
+      (info.file.lang === "py" ? "self._validate_state(strict=True)" : "this.validateState({ strict: true });"),
+  );
   const withIds = copy.map((l, i) => i).filter((i) => i !== mid && [...copy[i].matchAll(IDENT)].length > 0);
   const j = rng.pick(withIds);
   copy[j] = copy[j].replace(IDENT, (m) => `${m}Value`);
@@ -883,7 +1033,13 @@ export function generateCases(files: SourceFile[], rng: Rng, perClass: number): 
       if (mistake === "hallucinated") {
         const other = rng.pick(files);
         if (other === src) continue;
-        c = hallucinatedCase(infoOf(src), infoOf(other), rng, { id: `${mistake}#${serial}`, file: src.name, lang: src.lang, mistake, recoverable: false }, serial);
+        c = hallucinatedCase(
+          infoOf(src),
+          infoOf(other),
+          rng,
+          { id: `${mistake}#${serial}`, file: src.name, lang: src.lang, mistake, recoverable: false },
+          serial,
+        );
       } else {
         c = makeCase(mistake, src, rng, serial);
       }
@@ -928,7 +1084,8 @@ function withoutSlip(copy: string, written: string, at: number): string {
   let p = 0;
   while (p < copy.length && p < written.length && copy[p] === written[p]) p++;
   let q = 0;
-  while (q < copy.length - p && q < written.length - p && copy[copy.length - 1 - q] === written[written.length - 1 - q]) q++;
+  while (q < copy.length - p && q < written.length - p && copy[copy.length - 1 - q] === written[written.length - 1 - q])
+    q++;
   if (at < p - 1) return written.slice(0, at) + written.slice(at + 1);
   if (at >= copy.length - q + 1) {
     const w = at + (written.length - copy.length);

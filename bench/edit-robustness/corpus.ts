@@ -23,7 +23,18 @@ const MAX_LINE = 400;
 const MAX_AVG_LINE = 90;
 
 const SKIP_DIRS = new Set(["test", "tests", "idle_test", "site-packages", "__pycache__", "node_modules", "dist-types"]);
-const JS_PACKAGES = ["diff/libesm", "@types/node", "typescript/lib", "zod", "glob", "minimatch", "semver", "pg/lib", "pg-protocol/src", "tsx/dist"];
+const JS_PACKAGES = [
+  "diff/libesm",
+  "@types/node",
+  "typescript/lib",
+  "zod",
+  "glob",
+  "minimatch",
+  "semver",
+  "pg/lib",
+  "pg-protocol/src",
+  "tsx/dist",
+];
 
 function walk(dir: string, exts: string[], out: string[]): void {
   let entries: fs.Dirent[];
@@ -48,7 +59,14 @@ function usable(text: string): boolean {
   return text.length / lines.length <= MAX_AVG_LINE;
 }
 
-function sample(paths: string[], count: number, rng: Rng, root: string, prefix: string, langOf: (p: string) => Lang): SourceFile[] {
+function sample(
+  paths: string[],
+  count: number,
+  rng: Rng,
+  root: string,
+  prefix: string,
+  langOf: (p: string) => Lang,
+): SourceFile[] {
   const out: SourceFile[] = [];
   const pool = [...paths];
   while (out.length < count && pool.length > 0) {
@@ -63,7 +81,9 @@ function sample(paths: string[], count: number, rng: Rng, root: string, prefix: 
 }
 
 export function pythonStdlib(): string | undefined {
-  const r = spawnSync("python3", ["-c", "import sysconfig;print(sysconfig.get_paths()['stdlib'])"], { encoding: "utf8" });
+  const r = spawnSync("python3", ["-c", "import sysconfig;print(sysconfig.get_paths()['stdlib'])"], {
+    encoding: "utf8",
+  });
   const dir = r.status === 0 ? r.stdout.trim() : "";
   return dir && fs.existsSync(dir) ? dir : undefined;
 }

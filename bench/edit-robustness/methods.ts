@@ -25,7 +25,14 @@ function scratch(c: EditCase, content: string): { dir: string; rel: string } {
   return { dir, rel };
 }
 
-type Result = { success: boolean; error?: string; reason?: string; tier?: string; relocated?: unknown; line_ids?: string[] };
+type Result = {
+  success: boolean;
+  error?: string;
+  reason?: string;
+  tier?: string;
+  relocated?: unknown;
+  line_ids?: string[];
+};
 
 async function finish(dir: string, rel: string, r: Result, detail: string): Promise<MethodResult> {
   const text = fs.readFileSync(path.join(dir, rel), "utf8");
@@ -38,7 +45,12 @@ async function finish(dir: string, rel: string, r: Result, detail: string): Prom
 export const editMethod: Method = async (c) => {
   const { dir, rel } = scratch(c, c.text);
   const ws = createWorkspace({ root: dir, env: {}, state: false });
-  const r = (await callTool(ws, "edit", { path: rel, old_string: c.edit.oldString, new_string: c.edit.newString, ...(c.edit.replaceAll ? { replace_all: true } : {}) })) as Result;
+  const r = (await callTool(ws, "edit", {
+    path: rel,
+    old_string: c.edit.oldString,
+    new_string: c.edit.newString,
+    ...(c.edit.replaceAll ? { replace_all: true } : {}),
+  })) as Result;
   return finish(dir, rel, r, r.tier ?? "");
 };
 
@@ -60,13 +72,21 @@ function lineMethod(addressing: LineAddressing): Method {
     await callTool(ws, "read", { path: rel, ids: true });
     const ids = ws.linesWithIds(ws.resolveTextFile(rel), { viewed: true }).ids;
     if (c.seenText !== c.text) fs.writeFileSync(path.join(dir, rel), c.text);
-    const ref = (n: number): number | string => (addressing === "number" ? n : addressing === "id" ? ids[n - 1] : `${n}:${ids[n - 1]}`);
+    const ref = (n: number): number | string =>
+      addressing === "number" ? n : addressing === "id" ? ids[n - 1] : `${n}:${ids[n - 1]}`;
     // A last empty line must survive splitting (new_content "a\n" is one line).
-    const content = c.modelLines.join("\n") + (c.modelLines.length > 0 && c.modelLines[c.modelLines.length - 1] === "" ? "\n" : "");
+    const content =
+      c.modelLines.join("\n") + (c.modelLines.length > 0 && c.modelLines[c.modelLines.length - 1] === "" ? "\n" : "");
     const args =
       c.insertAfter !== undefined
         ? { path: rel, command: "insert", insert_line: ref(c.insertAfter), new_content: content }
-        : { path: rel, command: "replace", start_line: ref(c.seenStart), end_line: ref(c.seenEnd), new_content: content };
+        : {
+            path: rel,
+            command: "replace",
+            start_line: ref(c.seenStart),
+            end_line: ref(c.seenEnd),
+            new_content: content,
+          };
     const r = (await callTool(ws, "edit_lines", args)) as Result;
     return finish(dir, rel, r, r.relocated ? "relocated" : "in place");
   };

@@ -169,18 +169,33 @@ export class Approvals {
     // One question at a time: parallel subagents queue up behind the question on screen, and
     // an "always" given meanwhile answers theirs.
     // A question still queued when the turn was interrupted (Ctrl-C) is not asked at all.
-    const turn = this.shared.asking.then(async (): Promise<Verdict | ApprovalReply> =>
-      signal?.aborted ? { ok: false, reason: "interrupted by the user: not run" } : (this.settled(tool, args) ?? (await callback({ tool: tool.name, category, args, summary, ...(this.agent ? { agent: this.agent } : {}) }))),
+    const turn = this.shared.asking.then(
+      async (): Promise<Verdict | ApprovalReply> =>
+        signal?.aborted
+          ? { ok: false, reason: "interrupted by the user: not run" }
+          : (this.settled(tool, args) ??
+            (await callback({
+              tool: tool.name,
+              category,
+              args,
+              summary,
+              ...(this.agent ? { agent: this.agent } : {}),
+            }))),
     );
     this.shared.asking = turn.catch(() => undefined);
     const reply = await turn;
     if (typeof reply === "object" && "ok" in reply) return reply;
     const answer = typeof reply === "string" ? reply : reply.answer;
     // A "yes" to a network call covers its host for the session (asked once per host).
-    if (answer === "always" || (answer === "yes" && category === "network")) this.shared.always.add(alwaysKey(tool, args));
+    if (answer === "always" || (answer === "yes" && category === "network"))
+      this.shared.always.add(alwaysKey(tool, args));
     if (answer === "no") {
-      const said = typeof reply === "object" && reply.reason.trim() ? ` The user said why: "${reply.reason.trim()}".` : "";
-      return { ok: false, reason: `the user denied ${summary}: it was not run.${said} Do not retry it unchanged; ask the user or take another approach` };
+      const said =
+        typeof reply === "object" && reply.reason.trim() ? ` The user said why: "${reply.reason.trim()}".` : "";
+      return {
+        ok: false,
+        reason: `the user denied ${summary}: it was not run.${said} Do not retry it unchanged; ask the user or take another approach`,
+      };
     }
     return { ok: true };
   }
@@ -207,7 +222,8 @@ function describeToolCreate(a: Record<string, unknown>): string {
   const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}…` : s);
   const name = typeof a.name === "string" ? a.name : "?";
   const command = cut(JSON.stringify(a.command ?? null), 300);
-  const script = a.script && typeof a.script === "object" ? (a.script as { file?: unknown; content?: unknown }) : undefined;
+  const script =
+    a.script && typeof a.script === "object" ? (a.script as { file?: unknown; content?: unknown }) : undefined;
   const scriptPart =
     script && typeof script.file === "string"
       ? ` · writes .rt/tools/${script.file} (${typeof script.content === "string" ? script.content.split("\n").length : 0} lines)`
@@ -225,8 +241,10 @@ export function describeCall(name: string, args: unknown): string {
   const a = (args && typeof args === "object" ? args : {}) as Record<string, unknown>;
   if (name === "tool_create") return describeToolCreate(a);
   if (typeof a.url === "string") return `${name} ${a.url.length > 200 ? `${a.url.slice(0, 200)}…` : a.url}`;
-  if (typeof a.command === "string") return `${name}: ${a.command.length > 200 ? `${a.command.slice(0, 200)}…` : a.command}`;
-  if (typeof a.pattern === "string") return `${name} ${JSON.stringify(a.pattern)}${typeof a.path === "string" ? ` ${a.path}` : ""}`;
+  if (typeof a.command === "string")
+    return `${name}: ${a.command.length > 200 ? `${a.command.slice(0, 200)}…` : a.command}`;
+  if (typeof a.pattern === "string")
+    return `${name} ${JSON.stringify(a.pattern)}${typeof a.path === "string" ? ` ${a.path}` : ""}`;
   if (typeof a.path === "string") return `${name} ${a.path}`;
   if (typeof a.sql === "string") return `${name}: ${a.sql}`;
   return name;

@@ -19,17 +19,26 @@ export function modelAsker(ctx: LoopContext): (q: ModelQuestion) => Promise<stri
         { role: "system" as const, content: q.system },
         { role: "user" as const, content: q.prompt },
       ];
-      for await (const part of m.provider.stream({ model: m.model, messages, ...(q.signal ? { signal: q.signal } : {}) })) {
+      for await (const part of m.provider.stream({
+        model: m.model,
+        messages,
+        ...(q.signal ? { signal: q.signal } : {}),
+      })) {
         if (part.type === "text") text += part.delta;
         else if (part.type === "usage") usage = part.usage;
         else if (part.type === "finish") finish = part.reason;
       }
     } catch (e) {
       countUsage(ctx, undefined, usageOf(usage));
-      throw new ToolError(`the model (${m.label}) could not answer about the page: ${(e as Error).message}; try again, or with raw: true for the page itself`);
+      throw new ToolError(
+        `the model (${m.label}) could not answer about the page: ${(e as Error).message}; try again, or with raw: true for the page itself`,
+      );
     }
     countUsage(ctx, undefined, usageOf(usage));
-    if (text.trim() === "") throw new ToolError(`the model (${m.label}) gave no answer about the page${finish && finish !== "stop" ? ` (${finish})` : ""}; try again, or with raw: true`);
+    if (text.trim() === "")
+      throw new ToolError(
+        `the model (${m.label}) gave no answer about the page${finish && finish !== "stop" ? ` (${finish})` : ""}; try again, or with raw: true`,
+      );
     return finish === "length" ? `${text.trim()}\n[cut at the model's output limit]` : text;
   };
 }

@@ -15,9 +15,15 @@ import { contextWindow, countUsage, emit, estimateContextTokens, type LoopContex
 import { estimateMessageTokens } from "./tokens.js";
 import { cutMiddle } from "./truncate.js";
 import { findTool } from "../tools/registry.js";
-import { AGENT_COMPACT_KEEP_FRACTION, AGENT_COMPACT_MIN_GAIN_FRACTION, AGENT_PRUNE_PROTECT_FRACTION, AGENT_SUMMARY_INPUT_FRACTION } from "../base/limits.js";
+import {
+  AGENT_COMPACT_KEEP_FRACTION,
+  AGENT_COMPACT_MIN_GAIN_FRACTION,
+  AGENT_PRUNE_PROTECT_FRACTION,
+  AGENT_SUMMARY_INPUT_FRACTION,
+} from "../base/limits.js";
 
-export const PRUNED_PLACEHOLDER = "[output pruned to save context; the session log keeps the full text. Run the call again if you need it.]";
+export const PRUNED_PLACEHOLDER =
+  "[output pruned to save context; the session log keeps the full text. Run the call again if you need it.]";
 /** Outputs shorter than this are not worth pruning. */
 const PRUNE_MIN_CHARS = 400;
 /** Each message's share of the summary transcript. */
@@ -90,7 +96,10 @@ export function filesTouched(entries: readonly ContextEntry[]): string[] {
       }
     }
     for (const match of m.content.matchAll(/\brt\s+(?:edit|insert|delete|undo)\s+(\S+)/g)) files.add(match[1]);
-    for (const match of m.content.matchAll(/"action"\s*:\s*"(?:edit_file|edit|write|edit_lines|multi_edit)"[^}]*?"path"\s*:\s*"([^"]+)"/g)) files.add(match[1]);
+    for (const match of m.content.matchAll(
+      /"action"\s*:\s*"(?:edit_file|edit|write|edit_lines|multi_edit)"[^}]*?"path"\s*:\s*"([^"]+)"/g,
+    ))
+      files.add(match[1]);
   }
   return [...files].sort();
 }
@@ -108,9 +117,12 @@ export function transcript(entries: readonly ContextEntry[], maxChars: number): 
     else if (e.origin === "tool_output") parts.push(`COMMAND OUTPUT:\n${clip(m.content)}`);
     else if (m.role === "user") parts.push(`USER:\n${m.content}`);
     else if (m.role === "assistant") {
-      const calls = (m.toolCalls ?? []).map((c) => `→ ${c.name} ${c.arguments.length > 500 ? `${c.arguments.slice(0, 500)}…` : c.arguments}`);
+      const calls = (m.toolCalls ?? []).map(
+        (c) => `→ ${c.name} ${c.arguments.length > 500 ? `${c.arguments.slice(0, 500)}…` : c.arguments}`,
+      );
       parts.push(`ASSISTANT:\n${[clip(m.content), ...calls].filter(Boolean).join("\n")}`);
-    } else if (m.role === "tool") parts.push(`TOOL RESULT (${m.name}${m.isError ? ", failed" : ""}):\n${clip(m.content)}`);
+    } else if (m.role === "tool")
+      parts.push(`TOOL RESULT (${m.name}${m.isError ? ", failed" : ""}):\n${clip(m.content)}`);
   }
   return cutMiddle(parts.join("\n\n"), maxChars, "the middle of the transcript was left out").text;
 }
@@ -148,7 +160,11 @@ export function summaryMessages(text: string, files: string[], instructions?: st
 // ---- applying it to a loop ------------------------------------------------------------
 
 /** Compacts before a model request when the context has reached the threshold of the window. */
-export async function* compactIfNeeded(ctx: LoopContext, turn: UsageAccount, signal: AbortSignal | undefined): AsyncGenerator<AgentEvent> {
+export async function* compactIfNeeded(
+  ctx: LoopContext,
+  turn: UsageAccount,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<AgentEvent> {
   const window = await contextWindow(ctx);
   if (estimateContextTokens(ctx) < ctx.limits.compactThreshold * window) return;
   yield* compactContext(ctx, "auto", undefined, signal, turn);
@@ -184,13 +200,18 @@ export async function* compactContext(
   if (prune.length) {
     history.log.append({ t: "prune", indices: prune, placeholder: PRUNED_PLACEHOLDER, ts: now() });
     const set = new Set(prune);
-    history.replace(history.context.map((e) => (e.i !== undefined && set.has(e.i) ? { ...e, message: withContent(e.message, PRUNED_PLACEHOLDER) } : e)));
+    history.replace(
+      history.context.map((e) =>
+        e.i !== undefined && set.has(e.i) ? { ...e, message: withContent(e.message, PRUNED_PLACEHOLDER) } : e,
+      ),
+    );
   }
 
   let summarized = false;
   if (reason === "manual" || estimateContextTokens(ctx) >= threshold * window) {
     const context = history.context;
-    const k = reason === "manual" ? context.length : keepFrom(context, Math.floor(window * AGENT_COMPACT_KEEP_FRACTION));
+    const k =
+      reason === "manual" ? context.length : keepFrom(context, Math.floor(window * AGENT_COMPACT_KEEP_FRACTION));
     const old = context.slice(0, k);
     // Auto: when the system prompt and tools are most of the window, summarizing a few messages each turn gains nothing.
     const oldTokens = old.reduce((sum, e) => sum + estimateMessageTokens(e.message), 0);
@@ -207,24 +228,43 @@ export async function* compactContext(
       }
     }
   }
-  yield emit(ctx, { type: "compact_end", tokens_before: before, tokens_after: estimateContextTokens(ctx), pruned: prune.length, summarized });
+  yield emit(ctx, {
+    type: "compact_end",
+    tokens_before: before,
+    tokens_after: estimateContextTokens(ctx),
+    pruned: prune.length,
+    summarized,
+  });
 }
 
 /** Asks the model for the summary (no tools, not streamed to the face). Undefined when it failed. */
-async function* summarize(ctx: LoopContext, messages: ChatMessage[], signal: AbortSignal | undefined, turn: UsageAccount | undefined): AsyncGenerator<AgentEvent, string | undefined> {
+async function* summarize(
+  ctx: LoopContext,
+  messages: ChatMessage[],
+  signal: AbortSignal | undefined,
+  turn: UsageAccount | undefined,
+): AsyncGenerator<AgentEvent, string | undefined> {
   let text = "";
   let usage: Usage | undefined;
   let finish: FinishReason | undefined;
   try {
     const window = await contextWindow(ctx);
-    for await (const part of ctx.model.provider.stream({ model: ctx.model.model, messages, contextWindow: window, ...(signal ? { signal } : {}) })) {
+    for await (const part of ctx.model.provider.stream({
+      model: ctx.model.model,
+      messages,
+      contextWindow: window,
+      ...(signal ? { signal } : {}),
+    })) {
       if (part.type === "text") text += part.delta;
       else if (part.type === "usage") usage = part.usage;
       else if (part.type === "finish") finish = part.reason;
     }
   } catch (e) {
     countUsage(ctx, turn, usageOf(usage));
-    yield emit(ctx, { type: "notice", message: `compaction: the model could not write the summary (${(e as Error).message}); older messages were kept` });
+    yield emit(ctx, {
+      type: "notice",
+      message: `compaction: the model could not write the summary (${(e as Error).message}); older messages were kept`,
+    });
     return undefined;
   }
   countUsage(ctx, turn, usageOf(usage));

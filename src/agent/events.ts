@@ -156,7 +156,9 @@ export function addUsage(a: UsageTotals, b: UsageTotals): UsageTotals {
     input_tokens: a.input_tokens + b.input_tokens,
     output_tokens: a.output_tokens + b.output_tokens,
     cached_input_tokens: a.cached_input_tokens + b.cached_input_tokens,
-    ...(a.cache_write_tokens || b.cache_write_tokens ? { cache_write_tokens: (a.cache_write_tokens ?? 0) + (b.cache_write_tokens ?? 0) } : {}),
+    ...(a.cache_write_tokens || b.cache_write_tokens
+      ? { cache_write_tokens: (a.cache_write_tokens ?? 0) + (b.cache_write_tokens ?? 0) }
+      : {}),
     reasoning_tokens: a.reasoning_tokens + b.reasoning_tokens,
     requests: a.requests + b.requests,
   };

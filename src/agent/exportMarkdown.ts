@@ -45,7 +45,9 @@ export function sessionMarkdown(records: SessionRecord[], sidechains: readonly S
     ...transcript(all, "##", sidechains),
   ];
   // Runs not shown after a tool result (text mode's calls come back as user messages): at the end.
-  const toolIds = new Set(all.flatMap((r) => (r.t === "message" && r.message.role === "tool" ? [r.message.toolCallId] : [])));
+  const toolIds = new Set(
+    all.flatMap((r) => (r.t === "message" && r.message.role === "tool" ? [r.message.toolCallId] : [])),
+  );
   for (const sub of sidechains.filter((c) => !toolIds.has(c.link.tool_use_id))) out.push(...subagentDetails(sub, "##"));
   return `${out.join("\n").trimEnd()}\n`;
 }
@@ -54,7 +56,16 @@ function transcript(all: SessionRecord[], heading: string, sidechains: readonly 
   const out: string[] = [];
   for (const r of all) {
     if (r.t === "compaction") {
-      out.push("---", "", "*The context was compacted here; the model continued from this summary:*", "", r.summary, "", "---", "");
+      out.push(
+        "---",
+        "",
+        "*The context was compacted here; the model continued from this summary:*",
+        "",
+        r.summary,
+        "",
+        "---",
+        "",
+      );
       continue;
     }
     if (r.t === "clear") {
@@ -82,7 +93,10 @@ function transcript(all: SessionRecord[], heading: string, sidechains: readonly 
       continue;
     }
     if (r.t === "event" && r.event.type === "todos") {
-      const items = r.event.todos.map((t) => `- [${t.status === "completed" ? "x" : " "}] ${t.status === "in_progress" ? `**${t.content}** (in progress)` : t.content}`);
+      const items = r.event.todos.map(
+        (t) =>
+          `- [${t.status === "completed" ? "x" : " "}] ${t.status === "in_progress" ? `**${t.content}** (in progress)` : t.content}`,
+      );
       out.push("**Todos**", "", ...(items.length ? items : ["*(emptied)*"]), "");
       continue;
     }
@@ -96,10 +110,12 @@ function transcript(all: SessionRecord[], heading: string, sidechains: readonly 
       out.push(`${heading} Assistant`, "");
       if (m.reasoning) out.push("<details><summary>Reasoning</summary>", "", m.reasoning, "", "</details>", "");
       if (m.content) out.push(m.content, "");
-      for (const c of m.toolCalls ?? []) out.push(`**Tool call** \`${c.name}\``, "", fence(prettyArgs(c.arguments), "json"), "");
+      for (const c of m.toolCalls ?? [])
+        out.push(`**Tool call** \`${c.name}\``, "", fence(prettyArgs(c.arguments), "json"), "");
     } else if (m.role === "tool") {
       out.push(`**Result of** \`${m.name}\`${m.isError ? " (failed)" : ""}`, "", fence(m.content, "text"), "");
-      for (const sub of sidechains.filter((c) => c.link.tool_use_id === m.toolCallId)) out.push(...subagentDetails(sub, heading));
+      for (const sub of sidechains.filter((c) => c.link.tool_use_id === m.toolCallId))
+        out.push(...subagentDetails(sub, heading));
     }
   }
   return out;
@@ -109,5 +125,11 @@ function transcript(all: SessionRecord[], heading: string, sidechains: readonly 
 function subagentDetails(sub: SidechainRecords, heading: string): string[] {
   const subAll = [...sub.records, ...repairRecords(sub.records)];
   const used = replay(subAll);
-  return [`<details><summary>Subagent ${sub.link.subagent_type}: ${sub.link.description} (${formatUsage(used.usage, used.cost)})</summary>`, "", ...transcript(subAll, `${heading}#`, []), "</details>", ""];
+  return [
+    `<details><summary>Subagent ${sub.link.subagent_type}: ${sub.link.description} (${formatUsage(used.usage, used.cost)})</summary>`,
+    "",
+    ...transcript(subAll, `${heading}#`, []),
+    "</details>",
+    "",
+  ];
 }

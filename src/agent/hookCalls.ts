@@ -51,16 +51,36 @@ function sessionHooks(ctx: LoopContext): SessionHooks {
   return s;
 }
 
-const PERMISSION_MODES: Record<string, string> = { ask: "default", "auto-edit": "acceptEdits", auto: "bypassPermissions", never: "dontAsk", plan: "plan" };
+const PERMISSION_MODES: Record<string, string> = {
+  ask: "default",
+  "auto-edit": "acceptEdits",
+  auto: "bypassPermissions",
+  never: "dontAsk",
+  plan: "plan",
+};
 
-async function run(ctx: LoopContext, event: HookEvent, input: Record<string, unknown>, target: string | undefined, signal?: AbortSignal): Promise<HookOutcome> {
+async function run(
+  ctx: LoopContext,
+  event: HookEvent,
+  input: Record<string, unknown>,
+  target: string | undefined,
+  signal?: AbortSignal,
+): Promise<HookOutcome> {
   const s = sessionHooks(ctx);
   const empty: HookOutcome = { context: [], notices: s.pending.splice(0), ran: 0 };
   if (!s.hooks.has(event)) return empty;
   const id = ctx.history.log.id;
   // The log's own file: a subagent's is its sidechain, and a session without .rt/ state has none.
-  const common = { session_id: id, transcript_path: ctx.history.log.file ?? "", permission_mode: PERMISSION_MODES[ctx.approvals.mode] ?? ctx.approvals.mode };
-  const outcome = await s.hooks.run(event, { ...common, ...input }, target, { root: ctx.workspace.root, env: ctx.workspace.env, ...(signal ? { signal } : {}) });
+  const common = {
+    session_id: id,
+    transcript_path: ctx.history.log.file ?? "",
+    permission_mode: PERMISSION_MODES[ctx.approvals.mode] ?? ctx.approvals.mode,
+  };
+  const outcome = await s.hooks.run(event, { ...common, ...input }, target, {
+    root: ctx.workspace.root,
+    env: ctx.workspace.env,
+    ...(signal ? { signal } : {}),
+  });
   outcome.notices.unshift(...empty.notices);
   return outcome;
 }
@@ -76,8 +96,19 @@ export interface PreToolUseDecision {
 }
 
 /** PreToolUse: may block the call, or change its arguments (checked by the policy again, so a hook cannot pass what the tool refuses). */
-export async function preToolUseHook(ctx: LoopContext, call: HookedCall, args: unknown, signal?: AbortSignal): Promise<PreToolUseDecision> {
-  const o = await run(ctx, "PreToolUse", { tool_name: call.name, tool_input: args, tool_use_id: call.id }, call.name, signal);
+export async function preToolUseHook(
+  ctx: LoopContext,
+  call: HookedCall,
+  args: unknown,
+  signal?: AbortSignal,
+): Promise<PreToolUseDecision> {
+  const o = await run(
+    ctx,
+    "PreToolUse",
+    { tool_name: call.name, tool_input: args, tool_use_id: call.id },
+    call.name,
+    signal,
+  );
   if (o.block) return { block: o.block, notices: o.notices };
   const preApproved = turnAllowed.get(ctx)?.has(call.name) === true;
   const out: PreToolUseDecision = { notices: o.notices, ...(o.allow || preApproved ? { allow: true } : {}) };
@@ -89,20 +120,42 @@ export async function preToolUseHook(ctx: LoopContext, call: HookedCall, args: u
 }
 
 /** PostToolUse: observes the result; decision "block" with a reason and additionalContext are added to what the model reads. */
-export async function postToolUseHook(ctx: LoopContext, call: HookedCall, args: unknown, result: ToolResult, signal?: AbortSignal): Promise<{ note?: string; notices: string[] }> {
-  const o = await run(ctx, "PostToolUse", { tool_name: call.name, tool_input: args, tool_use_id: call.id, tool_response: result }, call.name, signal);
+export async function postToolUseHook(
+  ctx: LoopContext,
+  call: HookedCall,
+  args: unknown,
+  result: ToolResult,
+  signal?: AbortSignal,
+): Promise<{ note?: string; notices: string[] }> {
+  const o = await run(
+    ctx,
+    "PostToolUse",
+    { tool_name: call.name, tool_input: args, tool_use_id: call.id, tool_response: result },
+    call.name,
+    signal,
+  );
   const parts = [...(o.block ? [`[hook] ${o.block}`] : []), ...o.context.map((c) => `[hook] ${c}`)];
   return { ...(parts.length ? { note: parts.join("\n") } : {}), notices: o.notices };
 }
 
 /** SessionStart (once per session, before its first prompt) and UserPromptSubmit: may block the prompt; their context goes with it. */
-export async function userPromptHooks(ctx: LoopContext, prompt: string, signal?: AbortSignal): Promise<{ block?: string; prompt: string; stop?: string; notices: string[] }> {
+export async function userPromptHooks(
+  ctx: LoopContext,
+  prompt: string,
+  signal?: AbortSignal,
+): Promise<{ block?: string; prompt: string; stop?: string; notices: string[] }> {
   const s = sessionHooks(ctx);
   const notices: string[] = [];
   const context: string[] = [];
   if (!s.started) {
     s.started = true;
-    const start = await run(ctx, "SessionStart", { source: ctx.history.log.messageCount > 0 ? "resume" : "startup" }, ctx.history.log.messageCount > 0 ? "resume" : "startup", signal);
+    const start = await run(
+      ctx,
+      "SessionStart",
+      { source: ctx.history.log.messageCount > 0 ? "resume" : "startup" },
+      ctx.history.log.messageCount > 0 ? "resume" : "startup",
+      signal,
+    );
     notices.push(...start.notices);
     context.push(...start.context);
   }
@@ -110,19 +163,42 @@ export async function userPromptHooks(ctx: LoopContext, prompt: string, signal?:
   notices.push(...o.notices);
   if (o.block) return { block: o.block, prompt, notices };
   context.push(...o.context);
-  return { prompt: context.length ? `${prompt}\n\n${context.map((c) => `<hook-context>\n${c}\n</hook-context>`).join("\n")}` : prompt, ...(o.stop ? { stop: o.stop } : {}), notices };
+  return {
+    prompt: context.length
+      ? `${prompt}\n\n${context.map((c) => `<hook-context>\n${c}\n</hook-context>`).join("\n")}`
+      : prompt,
+    ...(o.stop ? { stop: o.stop } : {}),
+    notices,
+  };
 }
 
 /** Stop: a hook that blocks sends the model back to work with its reason (at most HOOK_STOP_MAX_CONTINUES times a turn). */
-export async function stopHook(ctx: LoopContext, continues: number, lastText: string, signal?: AbortSignal): Promise<{ continueWith?: string; notices: string[] }> {
-  const o = await run(ctx, "Stop", { stop_hook_active: continues > 0, last_assistant_message: lastText }, undefined, signal);
+export async function stopHook(
+  ctx: LoopContext,
+  continues: number,
+  lastText: string,
+  signal?: AbortSignal,
+): Promise<{ continueWith?: string; notices: string[] }> {
+  const o = await run(
+    ctx,
+    "Stop",
+    { stop_hook_active: continues > 0, last_assistant_message: lastText },
+    undefined,
+    signal,
+  );
   if (o.block && continues < HOOK_STOP_MAX_CONTINUES) return { continueWith: o.block, notices: o.notices };
-  if (o.block) o.notices.push(`a Stop hook blocked again after ${HOOK_STOP_MAX_CONTINUES} continuations; the turn ends`);
+  if (o.block)
+    o.notices.push(`a Stop hook blocked again after ${HOOK_STOP_MAX_CONTINUES} continuations; the turn ends`);
   return { notices: o.notices };
 }
 
 /** PreCompact: may block a compaction (exit 2 or decision "block"). */
-export async function preCompactHook(ctx: LoopContext, trigger: "auto" | "manual", instructions: string | undefined, signal?: AbortSignal): Promise<{ block?: string; notices: string[] }> {
+export async function preCompactHook(
+  ctx: LoopContext,
+  trigger: "auto" | "manual",
+  instructions: string | undefined,
+  signal?: AbortSignal,
+): Promise<{ block?: string; notices: string[] }> {
   const o = await run(ctx, "PreCompact", { trigger, custom_instructions: instructions ?? "" }, trigger, signal);
   return { ...(o.block ? { block: o.block } : {}), notices: o.notices };
 }

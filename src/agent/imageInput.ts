@@ -22,9 +22,17 @@ import {
 export function providerImageLimits(providerName: string): ImageLimits {
   switch (providerName) {
     case "anthropic":
-      return { maxEdge: ANTHROPIC_IMAGE_MAX_EDGE, maxBytes: ANTHROPIC_IMAGE_MAX_BYTES, formats: ["image/png", "image/jpeg", "image/gif", "image/webp"] };
+      return {
+        maxEdge: ANTHROPIC_IMAGE_MAX_EDGE,
+        maxBytes: ANTHROPIC_IMAGE_MAX_BYTES,
+        formats: ["image/png", "image/jpeg", "image/gif", "image/webp"],
+      };
     case "openai":
-      return { maxEdge: OPENAI_IMAGE_MAX_EDGE, maxBytes: OPENAI_IMAGE_MAX_BYTES, formats: ["image/png", "image/jpeg", "image/gif", "image/webp"] };
+      return {
+        maxEdge: OPENAI_IMAGE_MAX_EDGE,
+        maxBytes: OPENAI_IMAGE_MAX_BYTES,
+        formats: ["image/png", "image/jpeg", "image/gif", "image/webp"],
+      };
     case "ollama":
       return { maxEdge: OLLAMA_IMAGE_MAX_EDGE, maxBytes: OLLAMA_IMAGE_MAX_BYTES, formats: ["image/png", "image/jpeg"] };
     default:
@@ -47,8 +55,17 @@ export function imageInputFor(binding: ModelBinding): Promise<ImageInput> {
 async function decide(binding: ModelBinding): Promise<ImageInput> {
   const configName = binding.label.slice(0, binding.label.indexOf("/"));
   const setting = `providers.${configName}.vision`;
-  const vision = binding.provider.vision ? await binding.provider.vision(binding.model).catch(() => undefined) : undefined;
+  const vision = binding.provider.vision
+    ? await binding.provider.vision(binding.model).catch(() => undefined)
+    : undefined;
   if (vision === true) return { vision: true, limits: providerImageLimits(binding.provider.name) };
-  if (vision === false) return { vision: false, reason: `the model ${binding.label} does not take images (set ${setting}: true if it does)` };
-  return { vision: false, reason: `rt cannot tell whether the model ${binding.label} takes images (set ${setting}: true, or a list of model names, if it does)` };
+  if (vision === false)
+    return {
+      vision: false,
+      reason: `the model ${binding.label} does not take images (set ${setting}: true if it does)`,
+    };
+  return {
+    vision: false,
+    reason: `rt cannot tell whether the model ${binding.label} takes images (set ${setting}: true, or a list of model names, if it does)`,
+  };
 }

@@ -14,7 +14,14 @@ import { SessionLog, now, type ContextEntry, type ProtocolChoice, type SessionSt
 import type { Price } from "./settings.js";
 import { withProfile } from "./rtOnPath.js";
 import { History } from "./history.js";
-import { createLoopContext, estimateContextTokens, setApprovalMode, setModel, type LoopContext, type ModelBinding } from "./loopContext.js";
+import {
+  createLoopContext,
+  estimateContextTokens,
+  setApprovalMode,
+  setModel,
+  type LoopContext,
+  type ModelBinding,
+} from "./loopContext.js";
 import { compactContext } from "./compaction.js";
 import { sessionToolSet, type ToolSetChoice } from "./toolSet.js";
 import { runUserTurn, type RunOptions } from "./turn.js";
@@ -105,7 +112,9 @@ export class Agent {
       ...(session.state.protocol ? { startProtocol: session.state.protocol } : {}),
       history: new History(session.log, session.state.context),
       // Checkpoints of the working tree before each turn (rewind.ts), for a session that has a log to name them in.
-      ...(session.log.file && checkpointsEnabled(opts.workspace.env) ? { checkpoint: sessionCheckpointer(opts.workspace, session.log) } : {}),
+      ...(session.log.file && checkpointsEnabled(opts.workspace.env)
+        ? { checkpoint: sessionCheckpointer(opts.workspace, session.log) }
+        : {}),
       totals: { usage: session.state.usage, ...(session.state.cost !== undefined ? { cost: session.state.cost } : {}) },
       limits: {
         ...(opts.maxTurns !== undefined ? { maxTurns: opts.maxTurns } : {}),
@@ -117,7 +126,8 @@ export class Agent {
         ...(opts.maxOutputTokens !== undefined ? { maxOutputTokens: opts.maxOutputTokens } : {}),
       },
     });
-    if (opts.session && session.state.model !== opts.modelLabel) session.log.append({ t: "model", model: opts.modelLabel, ts: now() });
+    if (opts.session && session.state.model !== opts.modelLabel)
+      session.log.append({ t: "model", model: opts.modelLabel, ts: now() });
   }
 
   get sessionId(): string {
@@ -158,7 +168,13 @@ export class Agent {
 
   /** Switches model (/model). With protocol auto, tools are tried again. */
   setModel(provider: Provider, model: string, label: string, price?: Price, contextWindow?: number): void {
-    setModel(this.ctx, { provider, model, label, ...(price ? { price } : {}), ...(contextWindow !== undefined ? { contextWindow } : {}) });
+    setModel(this.ctx, {
+      provider,
+      model,
+      label,
+      ...(price ? { price } : {}),
+      ...(contextWindow !== undefined ? { contextWindow } : {}),
+    });
   }
 
   /** The session's log (rewind appends to it). */

@@ -9,7 +9,14 @@
 // generator (a face, a parent agent) is the sink and the log is complete.
 import type { Provider } from "./providers/types.js";
 import type { FinishReason, ToolChoice } from "./providers/types.js";
-import { zeroUsage, type AgentErrorKind, type AgentEvent, type Protocol, type TodoItem, type UsageTotals } from "./events.js";
+import {
+  zeroUsage,
+  type AgentErrorKind,
+  type AgentEvent,
+  type Protocol,
+  type TodoItem,
+  type UsageTotals,
+} from "./events.js";
 import type { ApprovalMode, Approvals } from "./approval.js";
 import type { Asker, UserInteraction } from "./interaction.js";
 import { withProfile } from "./rtOnPath.js";
@@ -22,7 +29,14 @@ import { systemPrompt as rtSystemPrompt } from "./prompts.js";
 import { requestMessages } from "./requestMessages.js";
 import { estimateMessageTokens, estimateTokens } from "./tokens.js";
 import type { Workspace } from "../workspace/workspace.js";
-import { AGENT_COMPACT_THRESHOLD, AGENT_DEFAULT_MAX_TURNS, AGENT_DEFAULT_SUBAGENT_DEPTH, AGENT_PAGED_OUTPUT_MAX_CHARS, AGENT_TOOL_OUTPUT_MAX_CHARS, DEFAULT_CONTEXT_WINDOW } from "../base/limits.js";
+import {
+  AGENT_COMPACT_THRESHOLD,
+  AGENT_DEFAULT_MAX_TURNS,
+  AGENT_DEFAULT_SUBAGENT_DEPTH,
+  AGENT_PAGED_OUTPUT_MAX_CHARS,
+  AGENT_TOOL_OUTPUT_MAX_CHARS,
+  DEFAULT_CONTEXT_WINDOW,
+} from "../base/limits.js";
 
 /** The model a loop talks to. */
 export interface ModelBinding {
@@ -148,7 +162,13 @@ export function defaultSystemPrompt(ctx: () => LoopContext): (protocol: Protocol
     const key = `${protocol} ${approvals.mode}`;
     let p = made.get(key);
     if (!p) {
-      p = rtSystemPrompt({ root: ws.root, protocol, profile: ws.profile, plan: approvals.mode === "plan", toolNames: tools.offered.map((t) => t.name) });
+      p = rtSystemPrompt({
+        root: ws.root,
+        protocol,
+        profile: ws.profile,
+        plan: approvals.mode === "plan",
+        toolNames: tools.offered.map((t) => t.name),
+      });
       made.set(key, p);
     }
     return p;
@@ -252,7 +272,10 @@ export async function contextWindow(ctx: LoopContext): Promise<number> {
 export function estimateContextTokens(ctx: LoopContext): number {
   const protocol = ctx.protocol;
   const context = ctx.history.context;
-  const estimate = estimateTokens(requestMessages(ctx.systemPrompt(protocol), context, protocol), protocol === "tools" ? toolSpecs(ctx.tools) : []);
+  const estimate = estimateTokens(
+    requestMessages(ctx.systemPrompt(protocol), context, protocol),
+    protocol === "tools" ? toolSpecs(ctx.tools) : [],
+  );
   const reported = ctx.history.reported;
   if (!reported || reported.length > context.length) return estimate;
   let added = 0;
@@ -276,16 +299,36 @@ export function setModel(ctx: LoopContext, model: ModelBinding): void {
 }
 
 /** Adds a subagent's whole usage to the turn and the session (its own log has each request), and logs it for the session's totals. */
-export function countSubagentUsage(ctx: LoopContext, turn: UsageAccount, used: UsageTotals, cost: number | undefined, model: string, toolUseId: string): void {
+export function countSubagentUsage(
+  ctx: LoopContext,
+  turn: UsageAccount,
+  used: UsageTotals,
+  cost: number | undefined,
+  model: string,
+  toolUseId: string,
+): void {
   charge(used, cost, turn, ctx.totals);
-  ctx.history.log.append({ t: "usage", usage: used, ...(cost !== undefined ? { cost } : {}), model, subagent: toolUseId, ts: now() });
+  ctx.history.log.append({
+    t: "usage",
+    usage: used,
+    ...(cost !== undefined ? { cost } : {}),
+    model,
+    subagent: toolUseId,
+    ts: now(),
+  });
 }
 
 /** Adds one request's usage to the turn (when there is one) and the session, and logs it. */
 export function countUsage(ctx: LoopContext, turn: UsageAccount | undefined, used: UsageTotals): void {
   const cost = requestCost(used, ctx.model.price);
   charge(used, cost, ...(turn ? [turn] : []), ctx.totals);
-  ctx.history.log.append({ t: "usage", usage: used, ...(cost !== undefined ? { cost } : {}), model: ctx.model.label, ts: now() });
+  ctx.history.log.append({
+    t: "usage",
+    usage: used,
+    ...(cost !== undefined ? { cost } : {}),
+    model: ctx.model.label,
+    ts: now(),
+  });
 }
 
 export function completeEvent(ctx: LoopContext, turn: TurnState): AgentEvent {
@@ -303,7 +346,13 @@ export function completeEvent(ctx: LoopContext, turn: TurnState): AgentEvent {
   };
 }
 
-export function errorEvent(ctx: LoopContext, turn: TurnState, kind: AgentErrorKind, message: string, finish?: FinishReason): AgentEvent {
+export function errorEvent(
+  ctx: LoopContext,
+  turn: TurnState,
+  kind: AgentErrorKind,
+  message: string,
+  finish?: FinishReason,
+): AgentEvent {
   return {
     type: "error",
     kind,

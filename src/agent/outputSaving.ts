@@ -14,7 +14,13 @@ export const SAVED_OUTPUT_DIR = "tool-output";
  * that it could not be. `name`: the session and call it belongs to. `pages`: the output is
  * lines to page through (a read, a listing): cut after a whole line, never in the middle.
  */
-export function fitToolOutput(ws: Workspace, full: string, maxChars: number, name: { sessionId: string; callId: string }, pages = false): { text: string; saved?: string } {
+export function fitToolOutput(
+  ws: Workspace,
+  full: string,
+  maxChars: number,
+  name: { sessionId: string; callId: string },
+  pages = false,
+): { text: string; saved?: string } {
   if (full.length <= maxChars) return { text: full };
   const base = `${name.sessionId}-${name.callId}`.replace(/[^\w.-]/g, "_"); // a subagent's session id is PARENT/CALL
   let saved: string | undefined;
@@ -30,6 +36,8 @@ export function fitToolOutput(ws: Workspace, full: string, maxChars: number, nam
   } catch {
     saved = undefined;
   }
-  const where = saved ? `the full output is saved in ${saved} (read or grep it for the rest)` : "the full output could not be saved (.rt/ state is off)";
+  const where = saved
+    ? `the full output is saved in ${saved} (read or grep it for the rest)`
+    : "the full output could not be saved (.rt/ state is off)";
   return { text: (pages ? cutTail : cutMiddle)(full, maxChars, where).text, ...(saved ? { saved } : {}) };
 }

@@ -94,7 +94,8 @@ export function projectInstructions(root: string): { file: string; text: string 
     } catch {
       continue;
     }
-    if (text.length > PROJECT_INSTRUCTIONS_MAX_CHARS || more) text = `${text.slice(0, PROJECT_INSTRUCTIONS_MAX_CHARS)}\n[... cut: the file is longer]`;
+    if (text.length > PROJECT_INSTRUCTIONS_MAX_CHARS || more)
+      text = `${text.slice(0, PROJECT_INSTRUCTIONS_MAX_CHARS)}\n[... cut: the file is longer]`;
     return { file: name, text: text.trim() };
   }
   return undefined;

@@ -14,7 +14,10 @@ function actionBlock(name: string, args: string): string {
   } catch {
     parsed = undefined;
   }
-  const body = parsed && typeof parsed === "object" && !Array.isArray(parsed) ? JSON.stringify({ action: name, ...(parsed as object) }) : JSON.stringify({ action: name, arguments: args });
+  const body =
+    parsed && typeof parsed === "object" && !Array.isArray(parsed)
+      ? JSON.stringify({ action: name, ...(parsed as object) })
+      : JSON.stringify({ action: name, arguments: args });
   return `\`\`\`json\n${body}\n\`\`\``;
 }
 
@@ -24,7 +27,12 @@ function asText(m: ChatMessage): ChatMessage {
     const { toolCalls: _drop, ...rest } = m;
     return { ...rest, content: [m.content, ...blocks].filter(Boolean).join("\n\n") };
   }
-  if (m.role === "tool") return { role: "user", content: `[rt] Output of ${m.name}${m.isError ? " (failed)" : ""}:\n${m.content}`, ...(m.images?.length ? { images: m.images } : {}) };
+  if (m.role === "tool")
+    return {
+      role: "user",
+      content: `[rt] Output of ${m.name}${m.isError ? " (failed)" : ""}:\n${m.content}`,
+      ...(m.images?.length ? { images: m.images } : {}),
+    };
   return m;
 }
 
@@ -44,7 +52,11 @@ export function requestMessages(system: string, context: readonly ContextEntry[]
     const last = out[out.length - 1];
     if (m.role === "user" && last.role === "user") {
       const images = [...(last.images ?? []), ...(m.images ?? [])];
-      out[out.length - 1] = { role: "user", content: `${last.content}\n\n${m.content}`, ...(images.length ? { images } : {}) };
+      out[out.length - 1] = {
+        role: "user",
+        content: `${last.content}\n\n${m.content}`,
+        ...(images.length ? { images } : {}),
+      };
       continue;
     }
     out.push(m);

@@ -49,7 +49,10 @@ export function checkpointsEnabled(env: NodeJS.ProcessEnv): boolean {
  * store is opened on first use; a failure is said once (as a notice) and the
  * session goes on without checkpoints.
  */
-export function sessionCheckpointer(ws: Workspace, log: SessionLog): (phase: "before" | "after", at: number) => string | undefined {
+export function sessionCheckpointer(
+  ws: Workspace,
+  log: SessionLog,
+): (phase: "before" | "after", at: number) => string | undefined {
   let store: Checkpoints | undefined;
   let failed = false;
   return (phase, at) => {
@@ -81,10 +84,26 @@ export function rewindPoints(records: readonly SessionRecord[]): RewindPoint[] {
   records.forEach((r, k) => {
     if (r.t === "message" && r.message.role === "user" && !r.origin) {
       const cp = before.get(r.i);
-      out.push({ n: out.length + 1, kind: "prompt", text: r.message.content, at: r.i, ...(cp ? { tree: cp.tree } : {}), ts: r.ts, record: cp?.record ?? k });
+      out.push({
+        n: out.length + 1,
+        kind: "prompt",
+        text: r.message.content,
+        at: r.i,
+        ...(cp ? { tree: cp.tree } : {}),
+        ts: r.ts,
+        record: cp?.record ?? k,
+      });
     } else if (r.t === "rewind") {
       const what = r.from ? `the conversation of ${r.from} and the code` : "the code";
-      out.push({ n: out.length + 1, kind: "undo", text: `undo the rewind of ${r.ts.slice(11, 19)} (${what} as they were)`, tree: r.before, ...(r.from ? { from: r.from } : {}), ts: r.ts, record: k });
+      out.push({
+        n: out.length + 1,
+        kind: "undo",
+        text: `undo the rewind of ${r.ts.slice(11, 19)} (${what} as they were)`,
+        tree: r.before,
+        ...(r.from ? { from: r.from } : {}),
+        ts: r.ts,
+        record: k,
+      });
     }
   });
   return out;
@@ -119,14 +138,21 @@ function changedPaths(store: Checkpoints, from: string, to: string): string[] {
  * point has no checkpoint or the store lacks it.
  */
 export function planCodeRewind(ws: Workspace, records: readonly SessionRecord[], point: RewindPoint): CodePlan {
-  if (!point.tree) throw new CheckpointError(`prompt ${point.n} has no checkpoint (it ran in plan mode, or with checkpoints off); only its conversation can be rewound`);
+  if (!point.tree)
+    throw new CheckpointError(
+      `prompt ${point.n} has no checkpoint (it ran in plan mode, or with checkpoints off); only its conversation can be rewound`,
+    );
   const store = Checkpoints.open(ws.root, ws.env);
-  if (!store.has(point.tree)) throw new CheckpointError(`the checkpoint of point ${point.n} is missing from ${store.dir} (the cache was cleared?)`);
+  if (!store.has(point.tree))
+    throw new CheckpointError(
+      `the checkpoint of point ${point.n} is missing from ${store.dir} (the cache was cleared?)`,
+    );
   const current = store.snapshot();
   const changes = store.changes(current, point.tree);
   const outside = new Set<string>();
   // What rt left (the end of a turn, a rewind's result), to compare with what came next.
-  let left: string | undefined = point.kind === "undo" ? (records[point.record] as Extract<SessionRecord, { t: "rewind" }>).after : undefined;
+  let left: string | undefined =
+    point.kind === "undo" ? (records[point.record] as Extract<SessionRecord, { t: "rewind" }>).after : undefined;
   for (let k = point.record + (point.kind === "undo" ? 1 : 0); k < records.length; k++) {
     const r = records[k];
     if (r.t === "checkpoint") {
@@ -141,12 +167,27 @@ export function planCodeRewind(ws: Workspace, records: readonly SessionRecord[],
   }
   if (left) for (const p of changedPaths(store, left, current)) outside.add(p);
   const differing = new Set(changes.map((c) => c.path));
-  return { store, now: current, target: point.tree, changes, outside: [...outside].filter((p) => differing.has(p)).sort() };
+  return {
+    store,
+    now: current,
+    target: point.tree,
+    changes,
+    outside: [...outside].filter((p) => differing.has(p)).sort(),
+  };
 }
 
 /** Restores the plan's checkpoint; the files changed outside rt only when `includeOutside`. Returns what was done and the tree left. */
-export function applyCodeRewind(ws: Workspace, plan: CodePlan, includeOutside: boolean): RestoreResult & { after: string } {
-  const result = plan.store.restore(ws.writer, plan.now, plan.target, includeOutside ? new Set() : new Set(plan.outside));
+export function applyCodeRewind(
+  ws: Workspace,
+  plan: CodePlan,
+  includeOutside: boolean,
+): RestoreResult & { after: string } {
+  const result = plan.store.restore(
+    ws.writer,
+    plan.now,
+    plan.target,
+    includeOutside ? new Set() : new Set(plan.outside),
+  );
   return { ...result, after: plan.store.snapshot() };
 }
 

@@ -63,7 +63,8 @@ export function replaceableBy(dir: string): string | undefined {
     }
     if (!st.isDirectory()) return `${d} is not a directory (a symbolic link?)`;
     if (st.uid !== uid && st.uid !== 0) return `${d} belongs to another user (uid ${st.uid})`;
-    if (st.mode & 0o022 && !(st.mode & 0o1000)) return `${d} is writable by other users (mode ${(st.mode & 0o777).toString(8)}, no sticky bit): they could replace what is in it`;
+    if (st.mode & 0o022 && !(st.mode & 0o1000))
+      return `${d} is writable by other users (mode ${(st.mode & 0o777).toString(8)}, no sticky bit): they could replace what is in it`;
     if (path.dirname(d) === d) return undefined;
   }
 }
@@ -85,7 +86,11 @@ function writeShim(files: ConfinedFs, parts: string[], script: string): string {
   }
   const file = [...parts, "rt"];
   const current = files.readFileStat(file, { maxBytes: 64 * 1024 });
-  const fresh = current && current.bytes.toString("utf8") === script && !notPrivate(current.stat, "the shim") && current.stat.mode & 0o100;
+  const fresh =
+    current &&
+    current.bytes.toString("utf8") === script &&
+    !notPrivate(current.stat, "the shim") &&
+    current.stat.mode & 0o100;
   if (!fresh) files.writeAtomic(file, script, { mode: 0o700, fsync: false });
   const dir = files.abs(parts);
   const why = replaceableBy(dir);
@@ -101,7 +106,8 @@ export function ensureRtShim(ws: Workspace): string {
   const cache = userCacheDir(ws.env);
   try {
     const files = confinedAt(cache);
-    if (isWithin(ws.root, path.resolve(cache)) || isWithin(ws.root, files.abs())) throw new Error(`${cache} is inside the workspace`);
+    if (isWithin(ws.root, path.resolve(cache)) || isWithin(ws.root, files.abs()))
+      throw new Error(`${cache} is inside the workspace`);
     // Nothing is created under a directory someone else could replace (checked again on the whole path below).
     const above = replaceableBy(files.base);
     if (above) throw new Error(above);
@@ -130,7 +136,12 @@ export function ensureRtShim(ws: Workspace): string {
  */
 export function agentWorkspace(ws: Workspace): Workspace {
   const bin = ensureRtShim(ws);
-  const env = { ...ws.env, PATH: safeCommandPath(ws.env.PATH, ws.root, [bin]), RT_ROOT: ws.root, RT_PROFILE: ws.profile };
+  const env = {
+    ...ws.env,
+    PATH: safeCommandPath(ws.env.PATH, ws.root, [bin]),
+    RT_ROOT: ws.root,
+    RT_PROFILE: ws.profile,
+  };
   return new Workspace({ ...ws.options, root: ws.root, profile: ws.profile, env });
 }
 

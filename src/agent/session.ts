@@ -54,7 +54,14 @@ export type SessionRecord =
   /** Streamed text not yet part of a message: superseded by the next assistant message. */
   | { t: "delta"; kind: "text" | "reasoning"; delta: string }
   /** Token usage of one model request (and its cost when prices are configured). */
-  | { t: "usage"; usage: UsageTotals; cost?: number; model: string; ts: string; /** A subagent's whole run, by its task call's id. */ subagent?: string }
+  | {
+      t: "usage";
+      usage: UsageTotals;
+      cost?: number;
+      model: string;
+      ts: string /** A subagent's whole run, by its task call's id. */;
+      subagent?: string;
+    }
   /** These messages' contents were replaced in the context by a placeholder (the log keeps them). */
   | { t: "prune"; indices: number[]; placeholder: string; ts: string }
   /** The context became [summary] + the messages from `keep_from` on. */
@@ -173,7 +180,8 @@ export class SessionLog {
     const name = path.basename(file);
     const records = readSessionRecords(ws, name);
     const header = records[0];
-    if (!isOwnHeader(ws, header, name.slice(0, -6))) throw new SessionError(`${file}: not an rt session of yours (no header signed with your state key)`);
+    if (!isOwnHeader(ws, header, name.slice(0, -6)))
+      throw new SessionError(`${file}: not an rt session of yours (no header signed with your state key)`);
     let end = records.length;
     if (before !== undefined) {
       end = records.findIndex((r) => r.t === "message" && r.i === before);
@@ -182,7 +190,12 @@ export class SessionLog {
     const kept = records.slice(1, end);
     const log = SessionLog.newFile(ws);
     const { mac: _mac, parent: _parent, forkedFrom: _forked, ...rest } = header;
-    const forked: SessionHeader = { ...rest, id: log.id, created: now(), forkedFrom: { session: header.id, ...(before !== undefined ? { before } : {}) } };
+    const forked: SessionHeader = {
+      ...rest,
+      id: log.id,
+      created: now(),
+      forkedFrom: { session: header.id, ...(before !== undefined ? { before } : {}) },
+    };
     const signed = signHeader(ws, forked);
     log.append(signed);
     const copied: SessionRecord[] = [signed];
@@ -225,14 +238,24 @@ export class SessionLog {
    * take it for a session of its own), its header naming the parent and the
    * `task` call. In memory only when the parent's log is.
    */
-  static createSidechain(ws: Workspace, parent: SessionLog, link: Omit<SubagentLink, "session">, model: string, protocol: ProtocolChoice): { log: SessionLog; state: SessionState } {
+  static createSidechain(
+    ws: Workspace,
+    parent: SessionLog,
+    link: Omit<SubagentLink, "session">,
+    model: string,
+    protocol: ProtocolChoice,
+  ): { log: SessionLog; state: SessionState } {
     const base = sidechainName(link.tool_use_id);
     let name = base;
     let log: SessionLog | undefined;
     // Call ids repeat (text mode numbers its calls per process, and a continued session starts again): take the next free name.
     for (let n = 2; parent.file && !log && n <= 100; n++) {
       try {
-        const out = ws.state.create([SESSIONS_DIR, parent.id, `${name}.jsonl`], { append: true, mode: 0o600, fsync: false });
+        const out = ws.state.create([SESSIONS_DIR, parent.id, `${name}.jsonl`], {
+          append: true,
+          mode: 0o600,
+          fsync: false,
+        });
         if (!out) break;
         log = new SessionLog(`${parent.id}/${name}`, ws.state.file(SESSIONS_DIR, parent.id, `${name}.jsonl`), 0, out);
       } catch (e) {
@@ -242,7 +265,16 @@ export class SessionLog {
       }
     }
     log ??= new SessionLog(`${parent.id}/${name}`, undefined, 0, undefined);
-    return log.begin(ws, { t: "session", v: 1, id: log.id, created: now(), root: ws.root, model, protocol, parent: { session: parent.id, ...link } });
+    return log.begin(ws, {
+      t: "session",
+      v: 1,
+      id: log.id,
+      created: now(),
+      root: ws.root,
+      model,
+      protocol,
+      parent: { session: parent.id, ...link },
+    });
   }
 
   private begin(ws: Workspace, header: SessionHeader): { log: SessionLog; state: SessionState } {
@@ -257,8 +289,14 @@ export class SessionLog {
     const name = path.basename(file);
     const records = readSessionRecords(ws, name);
     const header = records[0];
-    if (!isOwnHeader(ws, header, name.slice(0, -6))) throw new SessionError(`${file}: not an rt session of yours (no header signed with your state key)`);
-    const log = new SessionLog(header.id, file, records.filter((r) => r.t === "message").length, ws.state.openAppend([SESSIONS_DIR, name]));
+    if (!isOwnHeader(ws, header, name.slice(0, -6)))
+      throw new SessionError(`${file}: not an rt session of yours (no header signed with your state key)`);
+    const log = new SessionLog(
+      header.id,
+      file,
+      records.filter((r) => r.t === "message").length,
+      ws.state.openAppend([SESSIONS_DIR, name]),
+    );
     for (const rec of repairRecords(records)) {
       if (rec.t === "message") rec.i = log.nextIndex++;
       log.append(rec);
@@ -327,7 +365,8 @@ export function sessionFile(ws: Workspace, id: string): string {
   if (exact) return exact.file;
   const names = own.filter((f) => f.id.startsWith(id)).map((f) => f.id);
   if (names.length === 1) return path.join(dir, `${names[0]}.jsonl`);
-  if (names.length > 1) throw new SessionError(`"${id}" matches ${names.length} sessions (${names.join(", ")}); give more of the id`);
+  if (names.length > 1)
+    throw new SessionError(`"${id}" matches ${names.length} sessions (${names.join(", ")}); give more of the id`);
   throw new SessionError(`no session "${id}" in ${dir}; rt sessions lists them`);
 }
 
@@ -342,7 +381,11 @@ function hasOwnHeader(ws: Workspace, id: string): boolean {
   if (!bytes) return false;
   const nl = bytes.indexOf(10);
   try {
-    return isOwnHeader(ws, JSON.parse(bytes.subarray(0, nl === -1 ? bytes.length : nl).toString("utf8")) as SessionRecord, id);
+    return isOwnHeader(
+      ws,
+      JSON.parse(bytes.subarray(0, nl === -1 ? bytes.length : nl).toString("utf8")) as SessionRecord,
+      id,
+    );
   } catch {
     return false;
   }
@@ -360,11 +403,16 @@ function listSessionFiles(ws: Workspace): Array<{ id: string; file: string; mtim
 /** A file name for a tool call id (ids are the provider's: anything but letters, digits, _ . - is replaced, long ones hashed). */
 export function sidechainName(toolUseId: string): string {
   const clean = toolUseId.replace(/[^\w.-]/g, "_").replace(/^\.+/, "_");
-  return clean.length > 0 && clean.length <= 80 ? clean : crypto.createHash("sha256").update(toolUseId).digest("hex").slice(0, 32);
+  return clean.length > 0 && clean.length <= 80
+    ? clean
+    : crypto.createHash("sha256").update(toolUseId).digest("hex").slice(0, 32);
 }
 
 /** The subagent runs of a session: each sidechain's records, when its header is rt's own and names this session. */
-export function readSidechains(ws: Workspace, sessionId: string): Array<{ link: SubagentLink; records: SessionRecord[] }> {
+export function readSidechains(
+  ws: Workspace,
+  sessionId: string,
+): Array<{ link: SubagentLink; records: SessionRecord[] }> {
   const out: Array<{ link: SubagentLink; records: SessionRecord[]; created: string }> = [];
   for (const f of ws.state.listFiles(SESSIONS_DIR, sessionId)) {
     if (!f.name.endsWith(".jsonl")) continue;
@@ -372,7 +420,8 @@ export function readSidechains(ws: Workspace, sessionId: string): Array<{ link: 
     if (!bytes) continue;
     const records = parseRecords(bytes);
     const header = records[0];
-    if (!isOwnHeader(ws, header, `${sessionId}/${f.name.slice(0, -6)}`) || header.parent?.session !== sessionId) continue;
+    if (!isOwnHeader(ws, header, `${sessionId}/${f.name.slice(0, -6)}`) || header.parent?.session !== sessionId)
+      continue;
     out.push({ link: header.parent, records, created: header.created });
   }
   return out.sort((a, b) => a.created.localeCompare(b.created)).map(({ link, records }) => ({ link, records }));
@@ -439,11 +488,22 @@ export function repairRecords(records: SessionRecord[]): SessionRecord[] {
   }
   const ts = now();
   if (text || reasoning) {
-    const message: ChatMessage = { role: "assistant", content: text ? `${text}\n\n${INTERRUPTED_NOTE}` : INTERRUPTED_NOTE, ...(reasoning ? { reasoning } : {}), finish: "error" };
+    const message: ChatMessage = {
+      role: "assistant",
+      content: text ? `${text}\n\n${INTERRUPTED_NOTE}` : INTERRUPTED_NOTE,
+      ...(reasoning ? { reasoning } : {}),
+      finish: "error",
+    };
     fixes.push({ t: "message", i: -1, message, origin: "repair", ts });
   }
   for (const c of open) {
-    fixes.push({ t: "message", i: -1, message: { role: "tool", toolCallId: c.id, name: c.name, content: NO_RESULT_NOTE, isError: true }, origin: "repair", ts });
+    fixes.push({
+      t: "message",
+      i: -1,
+      message: { role: "tool", toolCallId: c.id, name: c.name, content: NO_RESULT_NOTE, isError: true },
+      origin: "repair",
+      ts,
+    });
   }
   return fixes;
 }
@@ -466,11 +526,16 @@ export function replay(records: SessionRecord[]): SessionState {
         break;
       case "prune": {
         const set = new Set(r.indices);
-        state.context = state.context.map((e) => (e.i !== undefined && set.has(e.i) ? { ...e, message: withContent(e.message, r.placeholder) } : e));
+        state.context = state.context.map((e) =>
+          e.i !== undefined && set.has(e.i) ? { ...e, message: withContent(e.message, r.placeholder) } : e,
+        );
         break;
       }
       case "compaction":
-        state.context = [summaryEntry(r.summary), ...state.context.filter((e) => e.i !== undefined && e.i >= r.keep_from)];
+        state.context = [
+          summaryEntry(r.summary),
+          ...state.context.filter((e) => e.i !== undefined && e.i >= r.keep_from),
+        ];
         break;
       case "clear":
         state.context = [];
@@ -492,7 +557,8 @@ export function replay(records: SessionRecord[]): SessionState {
   return state;
 }
 
-export const SUMMARY_PREFIX = "Summary of the earlier part of this session (older messages were compacted; this replaces them):\n\n";
+export const SUMMARY_PREFIX =
+  "Summary of the earlier part of this session (older messages were compacted; this replaces them):\n\n";
 
 export function summaryEntry(summary: string): ContextEntry {
   return { message: { role: "user", content: `${SUMMARY_PREFIX}${summary}` }, origin: "summary" };

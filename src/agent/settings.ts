@@ -11,7 +11,14 @@ import type { ProtocolChoice } from "./session.js";
 import type { UsageTotals } from "./events.js";
 import type { ToolChoice } from "./providers/types.js";
 import { AGENT_TOOL_SETS, type ToolSetChoice } from "./toolSet.js";
-import { AGENT_COMPACT_THRESHOLD, AGENT_DEFAULT_MAX_TURNS, AGENT_DEFAULT_SUBAGENT_DEPTH, AGENT_MAX_SUBAGENT_DEPTH, AGENT_TOOL_OUTPUT_MAX_CHARS, PROMPT_CACHE_WRITE_PRICE_FACTOR } from "../base/limits.js";
+import {
+  AGENT_COMPACT_THRESHOLD,
+  AGENT_DEFAULT_MAX_TURNS,
+  AGENT_DEFAULT_SUBAGENT_DEPTH,
+  AGENT_MAX_SUBAGENT_DEPTH,
+  AGENT_TOOL_OUTPUT_MAX_CHARS,
+  PROMPT_CACHE_WRITE_PRICE_FACTOR,
+} from "../base/limits.js";
 
 /** Prices in currency units (USD by convention) per million tokens. */
 export const PriceSchema = z.object({
@@ -82,7 +89,6 @@ export interface AgentSettings {
   deferTools: boolean;
 }
 
-
 /** The agent section of the merged configuration, validated, with defaults. Throws naming the problem. */
 export function loadAgentSettings(workspace: { root: string; env: NodeJS.ProcessEnv }): AgentSettings {
   const raw = (loadConfig(workspace) as Record<string, unknown>).agent ?? {};
@@ -126,5 +132,8 @@ export function costOf(u: UsageTotals, p: Price): number {
   const written = Math.min(u.cache_write_tokens ?? 0, u.input_tokens - cached);
   const fresh = u.input_tokens - cached - written;
   const writePrice = p.cache_write ?? p.input * PROMPT_CACHE_WRITE_PRICE_FACTOR;
-  return (fresh * p.input + cached * (p.cached_input ?? p.input) + written * writePrice + u.output_tokens * p.output) / 1_000_000;
+  return (
+    (fresh * p.input + cached * (p.cached_input ?? p.input) + written * writePrice + u.output_tokens * p.output) /
+    1_000_000
+  );
 }

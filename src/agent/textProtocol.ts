@@ -57,7 +57,10 @@ function jsonActions(value: unknown, raw: string): TextAction[] {
   } else if (typeof value.tool === "string") {
     name = value.tool;
     args = value.args ?? value.arguments ?? {};
-  } else if (typeof value.name === "string" && (isObject(value.arguments) || isObject(value.parameters) || typeof value.arguments === "string")) {
+  } else if (
+    typeof value.name === "string" &&
+    (isObject(value.arguments) || isObject(value.parameters) || typeof value.arguments === "string")
+  ) {
     name = value.name;
     args = value.arguments ?? value.parameters;
   } else {
@@ -70,9 +73,16 @@ function jsonActions(value: unknown, raw: string): TextAction[] {
       return [{ kind: "invalid", error: `the arguments of ${String(name)} are not valid JSON`, raw }];
     }
   }
-  if (!isObject(args)) return [{ kind: "invalid", error: `the arguments of ${String(name)} must be a JSON object`, raw }];
+  if (!isObject(args))
+    return [{ kind: "invalid", error: `the arguments of ${String(name)} must be a JSON object`, raw }];
   if (!findTool(String(name))) {
-    return [{ kind: "invalid", error: `unknown action "${String(name)}"; use a tool name (rt tools lists them) or a bash block`, raw }];
+    return [
+      {
+        kind: "invalid",
+        error: `unknown action "${String(name)}"; use a tool name (rt tools lists them) or a bash block`,
+        raw,
+      },
+    ];
   }
   return [{ kind: "tool", name: String(name), args }];
 }
@@ -88,7 +98,12 @@ export function parseActions(text: string): TextAction[] {
       try {
         value = JSON.parse(block.body);
       } catch (e) {
-        if (/"action"\s*:/.test(block.body)) out.push({ kind: "invalid", error: `the JSON action is not valid JSON (${(e as Error).message})`, raw: block.body });
+        if (/"action"\s*:/.test(block.body))
+          out.push({
+            kind: "invalid",
+            error: `the JSON action is not valid JSON (${(e as Error).message})`,
+            raw: block.body,
+          });
         continue;
       }
       out.push(...jsonActions(value, block.body));
@@ -135,7 +150,11 @@ export function textualToolCalls(text: string): Array<{ name: string; args: Reco
 
 /** The line shown for an action in the feedback message: `$ command` or `▶ tool {args}`. */
 export function actionHeader(a: TextAction): string {
-  if (a.kind === "bash") return a.command.split("\n").map((l, i) => (i === 0 ? `$ ${l}` : `> ${l}`)).join("\n");
+  if (a.kind === "bash")
+    return a.command
+      .split("\n")
+      .map((l, i) => (i === 0 ? `$ ${l}` : `> ${l}`))
+      .join("\n");
   if (a.kind === "tool") return `▶ ${a.name} ${JSON.stringify(a.args)}`;
   return `▶ (invalid action)`;
 }

@@ -20,7 +20,8 @@ export function estimateMessageTokens(m: ChatMessage): number {
   }
   // An image costs by its pixels, not by the length of its base64.
   let images = 0;
-  if (m.role === "tool" || m.role === "user") for (const img of m.images ?? []) images += Math.ceil((img.width * img.height) / IMAGE_PIXELS_PER_TOKEN);
+  if (m.role === "tool" || m.role === "user")
+    for (const img of m.images ?? []) images += Math.ceil((img.width * img.height) / IMAGE_PIXELS_PER_TOKEN);
   return Math.ceil(chars / CHARS_PER_TOKEN) + images + PER_MESSAGE_TOKENS;
 }
 

@@ -75,7 +75,11 @@ export function textCall(ctx: LoopContext, a: TextAction): PendingCall {
 function signatureOf(name: string, args: unknown): string {
   const canon = (v: unknown): unknown =>
     v && typeof v === "object" && !Array.isArray(v)
-      ? Object.fromEntries(Object.keys(v as object).sort().map((k) => [k, canon((v as Record<string, unknown>)[k])]))
+      ? Object.fromEntries(
+          Object.keys(v as object)
+            .sort()
+            .map((k) => [k, canon((v as Record<string, unknown>)[k])]),
+        )
       : Array.isArray(v)
         ? v.map(canon)
         : v;
@@ -121,7 +125,12 @@ interface CallIo {
  * calls together, in parallel; anything else alone), each result added to
  * the history as soon as it exists.
  */
-export async function* runToolCalls(ctx: LoopContext, calls: PendingCall[], turn: TurnState, signal: AbortSignal | undefined): AsyncGenerator<AgentEvent, CallsOutcome> {
+export async function* runToolCalls(
+  ctx: LoopContext,
+  calls: PendingCall[],
+  turn: TurnState,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<AgentEvent, CallsOutcome> {
   let stopAt = -1;
   let repeated = "";
   for (let j = 0; j < calls.length; j++) {
@@ -140,7 +149,13 @@ export async function* runToolCalls(ctx: LoopContext, calls: PendingCall[], turn
     if (signal?.aborted) interrupted = true;
     if (interrupted || answer !== undefined) {
       // After an answer that ends the turn (exit_plan_mode in rt run), the answer's other calls are not run either.
-      for (const c of batch) addResult(ctx, c.call, interrupted ? INTERRUPTED_RESULT : "not run: the turn ended with the plan as its answer", true);
+      for (const c of batch)
+        addResult(
+          ctx,
+          c.call,
+          interrupted ? INTERRUPTED_RESULT : "not run: the turn ended with the plan as its answer",
+          true,
+        );
       continue;
     }
     const queue = new EventQueue<AgentStreamEvent>();
@@ -155,10 +170,16 @@ export async function* runToolCalls(ctx: LoopContext, calls: PendingCall[], turn
     yield* queue.drain();
   }
   if (stopAt !== -1) {
-    for (const c of calls.slice(stopAt)) addResult(ctx, c, `not run: loop detected (the same call ${AGENT_LOOP_REPEAT_LIMIT} times in a row)`, true);
+    for (const c of calls.slice(stopAt))
+      addResult(ctx, c, `not run: loop detected (the same call ${AGENT_LOOP_REPEAT_LIMIT} times in a row)`, true);
     yield emit(
       ctx,
-      errorEvent(ctx, turn, "loop_detected", `loop detected: the model made the same call ${AGENT_LOOP_REPEAT_LIMIT} times in a row (${repeated.length > 300 ? `${repeated.slice(0, 300)}…` : repeated}); stopped this turn`),
+      errorEvent(
+        ctx,
+        turn,
+        "loop_detected",
+        `loop detected: the model made the same call ${AGENT_LOOP_REPEAT_LIMIT} times in a row (${repeated.length > 300 ? `${repeated.slice(0, 300)}…` : repeated}); stopped this turn`,
+      ),
     );
     return { kind: "stopped" };
   }
@@ -175,7 +196,13 @@ export async function* runToolCalls(ctx: LoopContext, calls: PendingCall[], turn
  * others alone and in order; their events go out under their own ids, and
  * their results come back to the caller instead of into the history.
  */
-export async function runNestedCalls(ctx: LoopContext, calls: PendingCall[], io: CallIo, signal: AbortSignal | undefined, turn: TurnState): Promise<Array<{ success: boolean; text: string }>> {
+export async function runNestedCalls(
+  ctx: LoopContext,
+  calls: PendingCall[],
+  io: CallIo,
+  signal: AbortSignal | undefined,
+  turn: TurnState,
+): Promise<Array<{ success: boolean; text: string }>> {
   const checked = calls.map((c) => check(ctx, c));
   const results = new Map<CheckedCall, { success: boolean; text: string }>();
   for (const batch of batches(checked)) {
@@ -199,7 +226,12 @@ function batches(calls: CheckedCall[]): CheckedCall[][] {
   const out: CheckedCall[][] = [];
   let group: CheckedCall[] = [];
   for (const c of calls) {
-    const parallel = c.call.protocol === "tools" && c.tool !== undefined && categoryOf(c.tool) === "read" && !isUnreadable(c.call.args) && !(isLoopTool(c.tool) && c.tool.alone);
+    const parallel =
+      c.call.protocol === "tools" &&
+      c.tool !== undefined &&
+      categoryOf(c.tool) === "read" &&
+      !isUnreadable(c.call.args) &&
+      !(isLoopTool(c.tool) && c.tool.alone);
     if (parallel) {
       group.push(c);
       continue;
@@ -229,12 +261,19 @@ interface CallOutcome {
  * tool_start, the prepared call (a loop tool's runInLoop), the output cut to
  * size, tool_end.
  */
-async function executeCall(ctx: LoopContext, checked: CheckedCall, io: CallIo, signal: AbortSignal | undefined, turn: TurnState): Promise<CallOutcome> {
+async function executeCall(
+  ctx: LoopContext,
+  checked: CheckedCall,
+  io: CallIo,
+  signal: AbortSignal | undefined,
+  turn: TurnState,
+): Promise<CallOutcome> {
   const { call: c, tool } = checked;
   const sink = io.emit;
   let { prepared } = checked;
   // Hooks (hookCalls.ts): PreToolUse may block the call, change its arguments, or allow it without asking.
-  const pre = tool && prepared ? await preToolUseHook(ctx, c, prepared.ok ? prepared.call.args : c.args, signal) : undefined;
+  const pre =
+    tool && prepared ? await preToolUseHook(ctx, c, prepared.ok ? prepared.call.args : c.args, signal) : undefined;
   for (const message of pre?.notices ?? []) sink({ type: "notice", message });
   if (pre?.block) {
     sink({ type: "tool_blocked", id: c.id, name: c.name, args: c.args, reason: `a hook blocked it: ${pre.block}` });
@@ -243,9 +282,18 @@ async function executeCall(ctx: LoopContext, checked: CheckedCall, io: CallIo, s
   if (pre?.prepared) prepared = pre.prepared;
   if (tool && prepared) {
     // A shell the read-only sandbox confines (plan mode's text commands, Explore and Plan subagents) runs without asking.
-    const sandboxedCommand = tool.name === "bash" && ((ctx.approvals.mode === "plan" && c.protocol === "text") || (ctx.sandboxedShell && ctx.workspace.profile === "safe-read-only"));
+    const sandboxedCommand =
+      tool.name === "bash" &&
+      ((ctx.approvals.mode === "plan" && c.protocol === "text") ||
+        (ctx.sandboxedShell && ctx.workspace.profile === "safe-read-only"));
     if (!sandboxedCommand) {
-      const verdict = ctx.approvals.settled(tool) ?? (pre?.allow ? { ok: true as const } : prepared.ok ? await ctx.approvals.check(tool, prepared.call.args, describeCall(tool.name, prepared.call.args), signal) : { ok: true as const });
+      const verdict =
+        ctx.approvals.settled(tool) ??
+        (pre?.allow
+          ? { ok: true as const }
+          : prepared.ok
+            ? await ctx.approvals.check(tool, prepared.call.args, describeCall(tool.name, prepared.call.args), signal)
+            : { ok: true as const });
       if (!verdict.ok) {
         // Ctrl-C while the user was being asked ends the question: the call was not refused, the turn was interrupted.
         const reason = signal?.aborted ? INTERRUPTED_RESULT : verdict.reason;
@@ -254,11 +302,34 @@ async function executeCall(ctx: LoopContext, checked: CheckedCall, io: CallIo, s
       }
     }
   }
-  sink({ type: "tool_start", id: c.id, name: c.name, args: isUnreadable(c.args) ? c.args.raw : c.args, protocol: c.protocol });
+  sink({
+    type: "tool_start",
+    id: c.id,
+    name: c.name,
+    args: isUnreadable(c.args) ? c.args.raw : c.args,
+    protocol: c.protocol,
+  });
   const started = performance.timeOrigin + performance.now();
-  const finish = (success: boolean, output: string, error?: string, saved?: string, answer?: string, images?: ChatImage[]): CallOutcome => {
+  const finish = (
+    success: boolean,
+    output: string,
+    error?: string,
+    saved?: string,
+    answer?: string,
+    images?: ChatImage[],
+  ): CallOutcome => {
     const ended = performance.timeOrigin + performance.now();
-    sink({ type: "tool_end", id: c.id, name: c.name, success, output, ...(error ? { error } : {}), ...(saved ? { saved_output: saved } : {}), started_at: started, ended_at: ended });
+    sink({
+      type: "tool_end",
+      id: c.id,
+      name: c.name,
+      success,
+      output,
+      ...(error ? { error } : {}),
+      ...(saved ? { saved_output: saved } : {}),
+      started_at: started,
+      ended_at: ended,
+    });
     return { success, text: output, ...(answer !== undefined ? { answer } : {}), ...(images ? { images } : {}) };
   };
   if (isUnreadable(c.args) || !prepared) {
@@ -271,7 +342,13 @@ async function executeCall(ctx: LoopContext, checked: CheckedCall, io: CallIo, s
   if (!prepared.ok) result = prepared.refusal;
   else if (isLoopTool(prepared.call.tool)) {
     try {
-      result = await prepared.call.tool.runInLoop(ctx, prepared.call.args, { id: c.id, turn, ...(signal ? { signal } : {}), emit: io.emit, forward: io.forward });
+      result = await prepared.call.tool.runInLoop(ctx, prepared.call.args, {
+        id: c.id,
+        turn,
+        ...(signal ? { signal } : {}),
+        emit: io.emit,
+        forward: io.forward,
+      });
     } catch (e) {
       result = { success: false, output: "", error: `${c.name} failed: ${(e as Error)?.message ?? String(e)}` };
     }
@@ -280,15 +357,34 @@ async function executeCall(ctx: LoopContext, checked: CheckedCall, io: CallIo, s
     // A tool that pages is asked for at most what the model will be given (less room for a hook's note).
     const paged = PAGED_TOOLS[prepared.call.tool.name];
     const budget = paged === "budget" ? { outputBudget: pagedBudget(ctx) - PAGED_NOTE_RESERVE } : {};
-    result = await runPreparedCall(prepared.call, { ...(signal ? { signal } : {}), editDiagnostics: true, askModel: modelAsker(ctx), imageInput: () => imageInputFor(ctx.model), ...budget });
+    result = await runPreparedCall(prepared.call, {
+      ...(signal ? { signal } : {}),
+      editDiagnostics: true,
+      askModel: modelAsker(ctx),
+      imageInput: () => imageInputFor(ctx.model),
+      ...budget,
+    });
   }
   // Hooks: PostToolUse observes what ran; its reason or context is added for the model.
   const post = prepared.ok ? await postToolUseHook(ctx, c, prepared.call.args, result, signal) : undefined;
   for (const message of post?.notices ?? []) sink({ type: "notice", message });
   const paged = prepared.ok && PAGED_TOOLS[prepared.call.tool.name] !== undefined;
   const max = paged ? pagedBudget(ctx) : ctx.limits.toolOutputMaxChars;
-  const { text, saved } = fitToolOutput(ctx.workspace, `${resultText(result)}${post?.note ? `\n${post.note}` : ""}`, max, { sessionId: ctx.history.log.id, callId: c.id }, paged);
-  return finish(result.success, text, result.success ? undefined : (result.error ?? "failed"), saved, result.answer, chatImages(result));
+  const { text, saved } = fitToolOutput(
+    ctx.workspace,
+    `${resultText(result)}${post?.note ? `\n${post.note}` : ""}`,
+    max,
+    { sessionId: ctx.history.log.id, callId: c.id },
+    paged,
+  );
+  return finish(
+    result.success,
+    text,
+    result.success ? undefined : (result.error ?? "failed"),
+    saved,
+    result.answer,
+    chatImages(result),
+  );
 }
 
 /** Room kept in a paged tool's budget for what the agent adds after it (a hook's note, an error line). */
@@ -301,22 +397,44 @@ const PAGED_NOTE_RESERVE = 1_000;
  */
 function pagedBudget(ctx: LoopContext): number {
   const window = ctx.model.contextWindow;
-  const share = window !== undefined ? Math.floor(window * AGENT_PAGED_OUTPUT_WINDOW_SHARE * CHARS_PER_TOKEN) : Infinity;
+  const share =
+    window !== undefined ? Math.floor(window * AGENT_PAGED_OUTPUT_WINDOW_SHARE * CHARS_PER_TOKEN) : Infinity;
   return Math.max(Math.min(ctx.limits.pagedOutputMaxChars, share), ctx.limits.toolOutputMaxChars);
 }
 
 /** A result's images (read of an image, a PDF's pages) as the history keeps them. */
 function chatImages(r: ToolResult): ChatImage[] | undefined {
   if (!r.success || !r.images?.length) return undefined;
-  return r.images.map((img) => ({ mediaType: img.media_type, data: img.data_base64, width: img.width, height: img.height }));
+  return r.images.map((img) => ({
+    mediaType: img.media_type,
+    data: img.data_base64,
+    width: img.width,
+    height: img.height,
+  }));
 }
 
 /** The result of a call, in the history: a tool message, or in text mode a user message. */
-export function addResult(ctx: LoopContext, c: PendingCall, output: string, isError: boolean, images?: ChatImage[]): void {
+export function addResult(
+  ctx: LoopContext,
+  c: PendingCall,
+  output: string,
+  isError: boolean,
+  images?: ChatImage[],
+): void {
   const withImages = images?.length ? { images } : {};
   if (c.protocol === "tools") {
-    ctx.history.add({ role: "tool", toolCallId: c.id, name: c.name, content: output, ...(isError ? { isError } : {}), ...withImages });
+    ctx.history.add({
+      role: "tool",
+      toolCallId: c.id,
+      name: c.name,
+      content: output,
+      ...(isError ? { isError } : {}),
+      ...withImages,
+    });
   } else {
-    ctx.history.add({ role: "user", content: `[rt] Output of:\n${c.header ?? c.name}\n${output.trimEnd()}`, ...withImages }, "tool_output");
+    ctx.history.add(
+      { role: "user", content: `[rt] Output of:\n${c.header ?? c.name}\n${output.trimEnd()}`, ...withImages },
+      "tool_output",
+    );
   }
 }

@@ -119,16 +119,19 @@ export function sessionToolSet(opts: SessionToolOptions): AgentToolSet {
   const defer = choice === "default" && opts.deferTools !== false;
   // Decided once per session, so the tool list (the start of every request) stays the same.
   const sql = hasDatabase(opts.workspace);
-  const registryOk = (t: Tool) => (sql || !SQL_TOOLS.includes(t.name)) && (opts.seedTools || !SEED_COMPAT_TOOLS.includes(t.name));
+  const registryOk = (t: Tool) =>
+    (sql || !SQL_TOOLS.includes(t.name)) && (opts.seedTools || !SEED_COMPAT_TOOLS.includes(t.name));
   // Extension tools (custom tools, tool_create, MCP servers' tools) can be added during
   // the session, so the offered list is read afresh for each request. With deferral, mcp_search
   // gives way to tool_search, which searches the MCP tools the client defers too.
-  const extensions = () => (choice === "default" ? agentExtensionTools().filter((t) => usable(t) && !(defer && t.name === "mcp_search")) : []);
+  const extensions = () =>
+    choice === "default" ? agentExtensionTools().filter((t) => usable(t) && !(defer && t.name === "mcp_search")) : [];
   const loop = opts.loopTools;
   const loopByName = new Map<string, Tool>();
   for (const t of loop?.all ?? []) for (const n of [t.name, ...t.aliases]) loopByName.set(n, t);
   const found = new Set<string>();
-  const isDeferred = (t: Tool) => defer && (DEFERRED_TOOLS.includes(t.name) || (!opts.seedTools && SEED_COMPAT_TOOLS.includes(t.name)));
+  const isDeferred = (t: Tool) =>
+    defer && (DEFERRED_TOOLS.includes(t.name) || (!opts.seedTools && SEED_COMPAT_TOOLS.includes(t.name)));
   /** Every tool tool_search can find: the deferred ones this session could use, and the MCP tools the client defers. */
   const catalog = (): Tool[] => {
     const registry = allTools().filter((t) => usable(t) && (sql || !SQL_TOOLS.includes(t.name)) && isDeferred(t));
@@ -139,8 +142,16 @@ export function sessionToolSet(opts: SessionToolOptions): AgentToolSet {
   };
   const search = defer ? toolSearchTool(catalog, found) : undefined;
   const lookup: ToolLookup = {
-    find: (name) => (search && name === search.name ? search : (REGISTRY_LOOKUP.find(name) ?? loopByName.get(name) ?? findAgentExtensionTool(name))),
-    names: () => [...REGISTRY_LOOKUP.names(), ...(loop?.all ?? []).map((t) => t.name), ...agentExtensionTools().map((t) => t.name), ...(search ? [search.name] : [])],
+    find: (name) =>
+      search && name === search.name
+        ? search
+        : (REGISTRY_LOOKUP.find(name) ?? loopByName.get(name) ?? findAgentExtensionTool(name)),
+    names: () => [
+      ...REGISTRY_LOOKUP.names(),
+      ...(loop?.all ?? []).map((t) => t.name),
+      ...agentExtensionTools().map((t) => t.name),
+      ...(search ? [search.name] : []),
+    ],
   };
   return {
     get offered() {
@@ -175,17 +186,29 @@ function toolSearchTool(catalog: () => Tool[], found: Set<string>): Tool {
       z
         .object({
           query: z.string().min(1).describe('Keywords, or "select:NAME,NAME"'),
-          limit: z.number().int().min(1).max(50).optional().describe(`At most this many (default ${TOOL_SEARCH_MAX_RESULTS})`),
+          limit: z
+            .number()
+            .int()
+            .min(1)
+            .max(50)
+            .optional()
+            .describe(`At most this many (default ${TOOL_SEARCH_MAX_RESULTS})`),
         })
         .strict(),
     readOnly: true,
     async handler(args) {
       const all = catalog();
       const hits = rankTools(all, args.query, args.limit ?? TOOL_SEARCH_MAX_RESULTS);
-      if (!hits.length) return ok(`no tool matches ${JSON.stringify(args.query)}; the tools it can find: ${all.map((t) => t.name).join(", ")}. Try other words, or select:NAME.`, { tools: [] });
+      if (!hits.length)
+        return ok(
+          `no tool matches ${JSON.stringify(args.query)}; the tools it can find: ${all.map((t) => t.name).join(", ")}. Try other words, or select:NAME.`,
+          { tools: [] },
+        );
       for (const t of hits) found.add(t.name);
       const list = hits.map((t) => ({ name: t.name, description: t.description, input_schema: jsonSchemaOf(t) }));
-      return ok(`${hits.length} tool(s), callable from your next step:\n${JSON.stringify(list, null, 1)}`, { tools: list.map((t) => t.name) });
+      return ok(`${hits.length} tool(s), callable from your next step:\n${JSON.stringify(list, null, 1)}`, {
+        tools: list.map((t) => t.name),
+      });
     },
   });
   // The description names what it can find (the user's MCP servers' tools by server and count, as
@@ -194,7 +217,8 @@ function toolSearchTool(catalog: () => Tool[], found: Set<string>): Tool {
     const all = catalog();
     const own = all.filter((t) => !t.name.startsWith("mcp__")).map((t) => t.name);
     const servers = new Map<string, number>();
-    for (const t of all) if (t.name.startsWith("mcp__")) servers.set(t.name.split("__")[1], (servers.get(t.name.split("__")[1]) ?? 0) + 1);
+    for (const t of all)
+      if (t.name.startsWith("mcp__")) servers.set(t.name.split("__")[1], (servers.get(t.name.split("__")[1]) ?? 0) + 1);
     const mcp = [...servers].map(([s, n]) => `${s} (${n})`).join(", ");
     return `Load tools not listed here, by keywords or "select:NAME,NAME"; returns their schemas and they can be called from your next step. Available: ${own.join(", ")}${mcp ? `; MCP servers' tools (mcp__SERVER__TOOL): ${mcp}` : ""}.`;
   };
@@ -218,7 +242,9 @@ export function toolSpecs(set: AgentToolSet): ToolSpec[] {
 }
 
 function specOf(t: Tool, choice: ToolSetChoice): ToolSpec {
-  return choice === "lean" ? { name: t.name, description: t.brief ?? t.description, parameters: leanSchema(t) } : { name: t.name, description: t.description, parameters: jsonSchemaOf(t) };
+  return choice === "lean"
+    ? { name: t.name, description: t.brief ?? t.description, parameters: leanSchema(t) }
+    : { name: t.name, description: t.description, parameters: jsonSchemaOf(t) };
 }
 
 /**
@@ -256,13 +282,23 @@ export const LEAN_TOOLS: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** The tools offered to the model, in the registry's order. `offers`: the approval mode's say (plan mode offers read-only tools). */
-export function offeredTools(workspace: Workspace, offers: (tool: Tool) => boolean, choice: ToolSetChoice = "default"): Tool[] {
-  return allTools().filter((t) => offers(t) && offering(workspace, t) === "full" && (choice === "default" || Object.hasOwn(LEAN_TOOLS, t.name)));
+export function offeredTools(
+  workspace: Workspace,
+  offers: (tool: Tool) => boolean,
+  choice: ToolSetChoice = "default",
+): Tool[] {
+  return allTools().filter(
+    (t) =>
+      offers(t) && offering(workspace, t) === "full" && (choice === "default" || Object.hasOwn(LEAN_TOOLS, t.name)),
+  );
 }
 
 /** The lean schema of a tool: its everyday arguments only, without their descriptions (the brief says what they are). */
 function leanSchema(tool: Tool): Record<string, unknown> {
-  const schema = withoutSafeBounds(jsonSchemaOf(tool)) as { properties?: Record<string, Record<string, unknown>>; required?: string[] };
+  const schema = withoutSafeBounds(jsonSchemaOf(tool)) as {
+    properties?: Record<string, Record<string, unknown>>;
+    required?: string[];
+  };
   const keep = LEAN_TOOLS[tool.name] ?? [];
   const properties: Record<string, unknown> = {};
   for (const name of keep) {
@@ -276,6 +312,10 @@ function leanSchema(tool: Tool): Record<string, unknown> {
 }
 
 /** The tool specs an agent session in this workspace sends with every model request (the library and the benchmarks use it). */
-export function agentToolSpecs(workspace: Workspace, offers: (tool: Tool) => boolean, choice: ToolSetChoice = "default"): ToolSpec[] {
+export function agentToolSpecs(
+  workspace: Workspace,
+  offers: (tool: Tool) => boolean,
+  choice: ToolSetChoice = "default",
+): ToolSpec[] {
   return offeredTools(workspace, offers, choice).map((t) => specOf(t, choice));
 }

@@ -12,7 +12,15 @@
 // limits.toolOutputMaxChars; the context is compacted at
 // limits.compactThreshold of the window.
 import { warmTools } from "../tools/shared/warmUp.js";
-import type { ChatImage, ChatMessage, FinishReason, ModelRequest, NativeParts, ToolCall, Usage } from "./providers/types.js";
+import type {
+  ChatImage,
+  ChatMessage,
+  FinishReason,
+  ModelRequest,
+  NativeParts,
+  ToolCall,
+  Usage,
+} from "./providers/types.js";
 import { userPromptHooks, stopHook, allowToolsForTurn } from "./hookCalls.js";
 import { ProviderError } from "./providers/types.js";
 import type { AgentErrorKind, AgentEvent, Protocol } from "./events.js";
@@ -20,7 +28,16 @@ import { usageOf } from "./cost.js";
 import { requestMessages } from "./requestMessages.js";
 import { parseActions, textualToolCalls } from "./textProtocol.js";
 import { compactIfNeeded } from "./compaction.js";
-import { completeEvent, contextWindow, countUsage, emit, errorEvent, setProtocol, TurnState, type LoopContext } from "./loopContext.js";
+import {
+  completeEvent,
+  contextWindow,
+  countUsage,
+  emit,
+  errorEvent,
+  setProtocol,
+  TurnState,
+  type LoopContext,
+} from "./loopContext.js";
 import { toolSpecs } from "./toolSet.js";
 import { todoReminder } from "./sessionTools/todoWrite.js";
 import { imageInputFor } from "./imageInput.js";
@@ -86,14 +103,26 @@ function errorKind(e: unknown, signal: AbortSignal | undefined): AgentErrorKind 
  * tool calls until the model answers without calling anything. Ends with
  * `turn_complete`, or with `error` (the history keeps what was done).
  */
-export async function* runUserTurn(ctx: LoopContext, prompt: string, opts: RunOptions = {}): AsyncGenerator<AgentEvent> {
+export async function* runUserTurn(
+  ctx: LoopContext,
+  prompt: string,
+  opts: RunOptions = {},
+): AsyncGenerator<AgentEvent> {
   const signal = opts.signal;
   const turn = new TurnState();
   // Hooks (hookCalls.ts): SessionStart before a session's first prompt, UserPromptSubmit before each; either may block it or add context.
   const hooked = await userPromptHooks(ctx, prompt, signal);
   for (const message of hooked.notices) yield emit(ctx, { type: "notice", message });
   if (hooked.block || hooked.stop) {
-    yield emit(ctx, errorEvent(ctx, turn, "hook_blocked", `a UserPromptSubmit hook blocked the prompt: ${hooked.block ?? hooked.stop}`));
+    yield emit(
+      ctx,
+      errorEvent(
+        ctx,
+        turn,
+        "hook_blocked",
+        `a UserPromptSubmit hook blocked the prompt: ${hooked.block ?? hooked.stop}`,
+      ),
+    );
     return;
   }
   // The working tree as it is before this prompt (a rewind to it restores this); plan mode changes nothing.
@@ -122,7 +151,11 @@ export async function* runUserTurn(ctx: LoopContext, prompt: string, opts: RunOp
   }
 }
 
-async function* turnLoop(ctx: LoopContext, turn: TurnState, signal: AbortSignal | undefined): AsyncGenerator<AgentEvent> {
+async function* turnLoop(
+  ctx: LoopContext,
+  turn: TurnState,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<AgentEvent> {
   const maxTurns = ctx.limits.maxTurns;
   let stopHookContinues = 0;
   let pausedContinues = 0;
@@ -134,7 +167,12 @@ async function* turnLoop(ctx: LoopContext, turn: TurnState, signal: AbortSignal 
     if (turn.modelTurns >= maxTurns) {
       yield emit(
         ctx,
-        errorEvent(ctx, turn, "max_turns", `stopped after ${maxTurns} model turns (--max-turns ${maxTurns}) before the model finished; continue the session to let it go on, or raise --max-turns`),
+        errorEvent(
+          ctx,
+          turn,
+          "max_turns",
+          `stopped after ${maxTurns} model turns (--max-turns ${maxTurns}) before the model finished; continue the session to let it go on, or raise --max-turns`,
+        ),
       );
       return;
     }
@@ -145,19 +183,43 @@ async function* turnLoop(ctx: LoopContext, turn: TurnState, signal: AbortSignal 
 
     if (answer.error !== undefined) {
       const e = answer.error;
-      if (e instanceof ProviderError && e.kind === "tools_unsupported" && protocol === "tools" && !answer.text && !answer.toolCalls.length) {
+      if (
+        e instanceof ProviderError &&
+        e.kind === "tools_unsupported" &&
+        protocol === "tools" &&
+        !answer.text &&
+        !answer.toolCalls.length
+      ) {
         if (ctx.protocolChoice === "auto") {
           setProtocol(ctx, "text");
-          yield emit(ctx, { type: "notice", message: `${ctx.model.label} does not accept native tool calls (${e.message}); continuing in text mode (fenced bash blocks)` });
+          yield emit(ctx, {
+            type: "notice",
+            message: `${ctx.model.label} does not accept native tool calls (${e.message}); continuing in text mode (fenced bash blocks)`,
+          });
           turn.modelTurns--;
           continue;
         }
-        yield emit(ctx, errorEvent(ctx, turn, "tools_unsupported", `${e.message}\nThis model does not take native tool calls: use --protocol text (or auto).`));
+        yield emit(
+          ctx,
+          errorEvent(
+            ctx,
+            turn,
+            "tools_unsupported",
+            `${e.message}\nThis model does not take native tool calls: use --protocol text (or auto).`,
+          ),
+        );
         return;
       }
       const kind = errorKind(e, signal);
-      keepPartial(ctx, answer, kind === "interrupted" ? "[interrupted by the user]" : `[the answer was cut off: ${(e as Error).message}]`);
-      yield emit(ctx, errorEvent(ctx, turn, kind, kind === "interrupted" ? "interrupted" : (e as Error).message, "error"));
+      keepPartial(
+        ctx,
+        answer,
+        kind === "interrupted" ? "[interrupted by the user]" : `[the answer was cut off: ${(e as Error).message}]`,
+      );
+      yield emit(
+        ctx,
+        errorEvent(ctx, turn, kind, kind === "interrupted" ? "interrupted" : (e as Error).message, "error"),
+      );
       return;
     }
 
@@ -186,8 +248,12 @@ async function* turnLoop(ctx: LoopContext, turn: TurnState, signal: AbortSignal 
     if (endsTurn) {
       // Calls of a refused or filtered answer are not acted on; each gets a result so the conversation stays valid.
       const why = `not run: ${note.slice(1, -1).replace(/^rt: /, "")}`;
-      for (const c of answer.toolCalls) ctx.history.add({ role: "tool", toolCallId: c.id, name: c.name, content: why, isError: true });
-      yield emit(ctx, { ...errorEvent(ctx, turn, finish as AgentErrorKind, cutMessage(ctx, finish, answer), finish), text: answer.text } as AgentEvent);
+      for (const c of answer.toolCalls)
+        ctx.history.add({ role: "tool", toolCallId: c.id, name: c.name, content: why, isError: true });
+      yield emit(ctx, {
+        ...errorEvent(ctx, turn, finish as AgentErrorKind, cutMessage(ctx, finish, answer), finish),
+        text: answer.text,
+      } as AgentEvent);
       return;
     }
 
@@ -243,12 +309,18 @@ async function* turnLoop(ctx: LoopContext, turn: TurnState, signal: AbortSignal 
  * limit is answered, not run), text mode's actions, or, with --protocol auto,
  * calls a model wrote as text (the session switches to text mode).
  */
-async function* callsOf(ctx: LoopContext, answer: ModelAnswer, protocol: Protocol): AsyncGenerator<AgentEvent, PendingCall[]> {
+async function* callsOf(
+  ctx: LoopContext,
+  answer: ModelAnswer,
+  protocol: Protocol,
+): AsyncGenerator<AgentEvent, PendingCall[]> {
   if (answer.toolCalls.length) {
     const calls = answer.toolCalls.map(nativeCall);
     if (answer.finish === "length") {
       // Cut at the output limit in the middle of a call: the calls with whole arguments run, a cut one does not.
-      const cutCalls = calls.filter((c) => !completeArguments(answer.toolCalls.find((t) => t.id === c.id)?.arguments ?? ""));
+      const cutCalls = calls.filter(
+        (c) => !completeArguments(answer.toolCalls.find((t) => t.id === c.id)?.arguments ?? ""),
+      );
       for (const c of cutCalls) {
         c.args = {
           invalid: `your answer was cut off at the output limit in the middle of this call's arguments, so it was not run; make the call again with less in it (split a large edit or write into several calls)`,
@@ -269,7 +341,10 @@ async function* callsOf(ctx: LoopContext, answer: ModelAnswer, protocol: Protoco
     const written = textualToolCalls(answer.text);
     if (written.length) {
       setProtocol(ctx, "text");
-      yield emit(ctx, { type: "notice", message: `${ctx.model.label} wrote its tool calls as text instead of calling them; continuing in text mode` });
+      yield emit(ctx, {
+        type: "notice",
+        message: `${ctx.model.label} wrote its tool calls as text instead of calling them; continuing in text mode`,
+      });
       return written.map((w) => textCall(ctx, { kind: "tool", name: w.name, args: w.args }));
     }
   }
@@ -277,16 +352,25 @@ async function* callsOf(ctx: LoopContext, answer: ModelAnswer, protocol: Protoco
 }
 
 /** One model request, streamed: text and reasoning are yielded as they arrive; its usage is counted for `turn`. */
-export async function* runModelTurn(ctx: LoopContext, turn: TurnState, signal: AbortSignal | undefined): AsyncGenerator<AgentEvent, ModelAnswer> {
+export async function* runModelTurn(
+  ctx: LoopContext,
+  turn: TurnState,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<AgentEvent, ModelAnswer> {
   const protocol = ctx.protocol;
   const limits = ctx.limits;
   const reminder = todoReminder(ctx);
   const req: ModelRequest = {
     model: ctx.model.model,
-    messages: withReminder(await forThisModel(ctx, requestMessages(ctx.systemPrompt(protocol), ctx.history.context, protocol)), reminder),
+    messages: withReminder(
+      await forThisModel(ctx, requestMessages(ctx.systemPrompt(protocol), ctx.history.context, protocol)),
+      reminder,
+    ),
     ...(protocol === "tools" ? { tools: toolSpecs(ctx.tools) } : {}),
     // "required" holds for the first request of the user turn only, so the model can answer after its calls.
-    ...(protocol === "tools" && limits.toolChoice ? { toolChoice: limits.toolChoice === "required" && turn.modelTurns > 1 ? "auto" : limits.toolChoice } : {}),
+    ...(protocol === "tools" && limits.toolChoice
+      ? { toolChoice: limits.toolChoice === "required" && turn.modelTurns > 1 ? "auto" : limits.toolChoice }
+      : {}),
     ...(limits.temperature !== undefined ? { temperature: limits.temperature } : {}),
     ...(limits.maxOutputTokens !== undefined ? { maxOutputTokens: limits.maxOutputTokens } : {}),
     // The window compaction budgets for: Ollama runs the model with exactly this context (num_ctx).
@@ -353,7 +437,9 @@ async function forThisModel(ctx: LoopContext, messages: ChatMessage[]): Promise<
   const input = await imageInputFor(ctx.model);
   let keep = input.vision ? AGENT_MAX_IMAGES_PER_REQUEST : 0;
   if (count <= keep) return messages;
-  const why = input.vision ? `only the newest ${AGENT_MAX_IMAGES_PER_REQUEST} images of the conversation are sent; read the file again to see it` : input.reason;
+  const why = input.vision
+    ? `only the newest ${AGENT_MAX_IMAGES_PER_REQUEST} images of the conversation are sent; read the file again to see it`
+    : input.reason;
   // From the newest message back: the first `keep` images stay.
   const out = [...messages];
   for (let i = out.length - 1; i >= 0; i--) {
@@ -364,7 +450,11 @@ async function forThisModel(ctx: LoopContext, messages: ChatMessage[]): Promise<
     const dropped = m.images.length - kept.length;
     if (dropped === 0) continue;
     const { images: _all, ...rest } = m;
-    out[i] = { ...rest, ...(kept.length ? { images: kept } : {}), content: `${m.content}\n[${dropped} image${dropped === 1 ? "" : "s"} left out: ${why}]` } as ChatMessage;
+    out[i] = {
+      ...rest,
+      ...(kept.length ? { images: kept } : {}),
+      content: `${m.content}\n[${dropped} image${dropped === 1 ? "" : "s"} left out: ${why}]`,
+    } as ChatMessage;
   }
   return out;
 }
@@ -384,16 +474,25 @@ function withReminder(messages: ChatMessage[], reminder: string | undefined): Ch
 
 /** What the user is told when an answer was cut short. */
 function cutMessage(ctx: LoopContext, finish: FinishReason, answer: ModelAnswer): string {
-  const said = answer.finishRaw && answer.finishRaw !== finish ? `finish reason "${finish}", the provider's "${answer.finishRaw}"` : `finish reason "${finish}"`;
+  const said =
+    answer.finishRaw && answer.finishRaw !== finish
+      ? `finish reason "${finish}", the provider's "${answer.finishRaw}"`
+      : `finish reason "${finish}"`;
   const kept = answer.text || answer.reasoning ? "; the partial answer is kept in the session, marked as cut" : "";
   if (finish === "length") {
     const max = ctx.limits.maxOutputTokens;
     const budget = max !== undefined ? ` (now ${max})` : "";
-    const what = !answer.text && answer.reasoning ? "the model spent its whole output budget thinking and wrote no answer" : "the answer was cut off at the model's output limit";
-    const calls = answer.toolCalls.length ? ` before its tool calls were complete (${answer.toolCalls.length} not run)` : "";
+    const what =
+      !answer.text && answer.reasoning
+        ? "the model spent its whole output budget thinking and wrote no answer"
+        : "the answer was cut off at the model's output limit";
+    const calls = answer.toolCalls.length
+      ? ` before its tool calls were complete (${answer.toolCalls.length} not run)`
+      : "";
     return `${what}${calls} (${said})${kept}. Raise agent.max_output_tokens${budget}, or ask for a shorter answer.`;
   }
-  if (finish === "refusal") return `the model declined to answer (${said})${answer.finishDetail ? `: ${answer.finishDetail}` : ""}${kept}.`;
+  if (finish === "refusal")
+    return `the model declined to answer (${said})${answer.finishDetail ? `: ${answer.finishDetail}` : ""}${kept}.`;
   return `the provider's content filter stopped the answer (${said})${kept}.`;
 }
 

@@ -152,7 +152,9 @@ export const LspConfigSchema = z.looseObject({
   request_timeout_ms: z.number().int().positive().max(PROVIDER_TIMEOUT_MAX_MS).optional(),
 });
 
-const domainList = z.array(z.string().regex(/^(\*\.)?[A-Za-z0-9.-]+$/, 'domains look like "example.com" (subdomains included)')).optional();
+const domainList = z
+  .array(z.string().regex(/^(\*\.)?[A-Za-z0-9.-]+$/, 'domains look like "example.com" (subdomains included)'))
+  .optional();
 
 /** web_fetch and web_search. */
 export const WebConfigSchema = z.looseObject({
@@ -177,7 +179,10 @@ export const WebConfigSchema = z.looseObject({
     .looseObject({
       backend: z.enum(["brave", "tavily", "exa", "searxng"]),
       /** The environment variable holding the API key (default BRAVE_API_KEY, TAVILY_API_KEY, EXA_API_KEY; SearXNG needs none). */
-      api_key_env: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/).optional(),
+      api_key_env: z
+        .string()
+        .regex(/^[A-Za-z_][A-Za-z0-9_]*$/)
+        .optional(),
       /** The backend's address (required for SearXNG: your instance; the others default to their public API). */
       base_url: z.string().url().optional(),
     })
@@ -188,9 +193,13 @@ export const RtConfigSchema = z.looseObject({
   /** The agent's model, "provider/model" ("ollama/qwen2.5-coder:7b", "anthropic/claude-sonnet-4-5"); --model overrides it. */
   model: z.string().min(1).optional(),
   /** Model providers by name: addresses, keys, timeouts (see ProviderConfigSchema). */
-  providers: z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/, "provider names use letters, digits, _ . -"), ProviderConfigSchema).optional(),
+  providers: z
+    .record(z.string().regex(/^[A-Za-z0-9_.-]+$/, "provider names use letters, digits, _ . -"), ProviderConfigSchema)
+    .optional(),
   /** Named database connections for sql_query, sql_tables and sql_describe. */
-  databases: z.record(z.string().regex(/^[A-Za-z0-9_.-]+$/, "connection names use letters, digits, _ . -"), DatabaseConfigSchema).optional(),
+  databases: z
+    .record(z.string().regex(/^[A-Za-z0-9_.-]+$/, "connection names use letters, digits, _ . -"), DatabaseConfigSchema)
+    .optional(),
   /** The connection used when a call names none and several are configured. */
   default_database: z.string().optional(),
   /** Language servers for the lsp tool. */
@@ -202,7 +211,13 @@ export const RtConfigSchema = z.looseObject({
    * .rt/config.json's mcpServers) may expand with ${VAR}: read from the user's own
    * file only; absent, a project expands none.
    */
-  mcp_env_allowlist: z.array(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "variable names are letters, digits and _ (not starting with a digit)")).optional(),
+  mcp_env_allowlist: z
+    .array(
+      z
+        .string()
+        .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, "variable names are letters, digits and _ (not starting with a digit)"),
+    )
+    .optional(),
 });
 
 export type DatabaseConfig = z.infer<typeof DatabaseConfigSchema>;
@@ -211,7 +226,10 @@ export type ProviderConfig = z.infer<typeof ProviderConfigSchema>;
 
 /** A configuration file that cannot be read or does not validate. */
 export class ConfigError extends Error {
-  constructor(message: string, readonly file?: string) {
+  constructor(
+    message: string,
+    readonly file?: string,
+  ) {
     // The message quotes the file (a key, a value, the text JSON.parse choked on): its control
     // characters are written as escapes, so that printing the error cannot drive the terminal.
     super(escapeInvisible(message));
@@ -242,7 +260,11 @@ const REPLACED_ENTRIES = new Set(["databases"]);
  * replaces the entry of the same name whole (a project's `main` database is not
  * a mix of the user's and the project's fields).
  */
-export function mergeConfig(base: Record<string, unknown>, over: Record<string, unknown>, depth = 0): Record<string, unknown> {
+export function mergeConfig(
+  base: Record<string, unknown>,
+  over: Record<string, unknown>,
+  depth = 0,
+): Record<string, unknown> {
   const out: Record<string, unknown> = { ...base };
   for (const [k, v] of Object.entries(over)) {
     if (k === "__proto__") continue; // a JSON key; assigning it would replace the object's prototype
@@ -265,9 +287,7 @@ export function configFiles(root: string, env: NodeJS.ProcessEnv = process.env):
 }
 
 function describeIssues(error: z.ZodError): string {
-  return error.issues
-    .map((i) => `${i.path.length ? i.path.join(".") : "(top level)"}: ${i.message}`)
-    .join("; ");
+  return error.issues.map((i) => `${i.path.length ? i.path.join(".") : "(top level)"}: ${i.message}`).join("; ");
 }
 
 /** The text of a configuration file, or undefined when there is none. `project`: no symbolic link is followed, and only a regular file is read. */
@@ -280,10 +300,15 @@ function readText(file: string, project: boolean): string | undefined {
     try {
       dir = fs.lstatSync(path.dirname(file));
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === "ENOENT" || (e as NodeJS.ErrnoException).code === "ENOTDIR") return undefined;
+      if ((e as NodeJS.ErrnoException).code === "ENOENT" || (e as NodeJS.ErrnoException).code === "ENOTDIR")
+        return undefined;
       throw new Refusal(`${file}: cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`, file);
     }
-    if (dir.isSymbolicLink()) throw new Refusal(`${path.dirname(file)} is a symbolic link; rt does not read a project configuration through one (remove the link)`, file);
+    if (dir.isSymbolicLink())
+      throw new Refusal(
+        `${path.dirname(file)} is a symbolic link; rt does not read a project configuration through one (remove the link)`,
+        file,
+      );
     if (!dir.isDirectory()) return undefined;
   }
   let fd: number;
@@ -293,11 +318,17 @@ function readText(file: string, project: boolean): string | undefined {
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     if (err.code === "ENOENT") return undefined;
-    if (err.code === "ELOOP") throw new Refusal(`${file} is a symbolic link; rt does not follow one for a project configuration (make it a regular file)`, file);
+    if (err.code === "ELOOP")
+      throw new Refusal(
+        `${file} is a symbolic link; rt does not follow one for a project configuration (make it a regular file)`,
+        file,
+      );
     throw new Refusal(`${file}: cannot be read (${err.code ?? err.message})`, file);
   }
   return readOpenRegularFile(fd, CONFIG_FILE_MAX_BYTES, (why) =>
-    why === "not-regular" ? new Refusal(`${file}: not a regular file`, file) : new Refusal(`${file}: larger than ${CONFIG_FILE_MAX_BYTES} bytes; a configuration file is small`, file),
+    why === "not-regular"
+      ? new Refusal(`${file}: not a regular file`, file)
+      : new Refusal(`${file}: larger than ${CONFIG_FILE_MAX_BYTES} bytes; a configuration file is small`, file),
   );
 }
 
@@ -313,7 +344,11 @@ function readObject(file: string, project: boolean): Record<string, unknown> {
   }
   if (!isPlainObject(data)) throw new ConfigError(`${file}: must hold a JSON object ({ ... })`, file);
   // Everything after this walks the file recursively (classification, digest, validation): a deep one would overflow the stack.
-  if (depthOf(data) > CONFIG_MAX_DEPTH) throw new ConfigError(`${file}: nested deeper than ${CONFIG_MAX_DEPTH} levels; a configuration file is shallow`, file);
+  if (depthOf(data) > CONFIG_MAX_DEPTH)
+    throw new ConfigError(
+      `${file}: nested deeper than ${CONFIG_MAX_DEPTH} levels; a configuration file is shallow`,
+      file,
+    );
   return data;
 }
 
@@ -412,7 +447,8 @@ export function inspectProject(workspace: { root: string; env: NodeJS.ProcessEnv
       // The pins are taken only here, for a trusted folder: an untrusted one reads no extension file anyway.
       const pins = pinExtensionFiles(root);
       const changes = diffPins(record.extension_files ?? {}, pins);
-      if (state === "changed") changes.unshift({ file: ".rt/config.json", change: fs.existsSync(files.project) ? "edited" : "removed" });
+      if (state === "changed")
+        changes.unshift({ file: ".rt/config.json", change: fs.existsSync(files.project) ? "edited" : "removed" });
       extensions = { state: changes.length ? "changed" : "trusted", changes, pins };
     }
   } catch (e) {
@@ -448,17 +484,25 @@ export interface LoadedConfig {
  * project's trust. Ignored project keys are named once per process on standard
  * error (`notice: false` keeps quiet, for `rt trust` itself).
  */
-export function loadConfigDetailed(workspace: { root: string; env: NodeJS.ProcessEnv }, opts: { notice?: boolean } = {}): LoadedConfig {
+export function loadConfigDetailed(
+  workspace: { root: string; env: NodeJS.ProcessEnv },
+  opts: { notice?: boolean } = {},
+): LoadedConfig {
   const { files, user, applied, trust } = inspectProject(workspace);
   const merged = RtConfigSchema.safeParse(mergeConfig(user, applied));
   if (!merged.success) throw new ConfigError(`${files.user} + ${files.project}: ${describeIssues(merged.error)}`);
   if (opts.notice !== false) {
     noticeIgnoredKeys(trust);
-    if (trust.unreadable) noticeOnce(`unreadable\0${trust.root}\0${trust.unreadable}`, `rt: ignoring the project's configuration: ${trust.unreadable}\n`);
+    if (trust.unreadable)
+      noticeOnce(
+        `unreadable\0${trust.root}\0${trust.unreadable}`,
+        `rt: ignoring the project's configuration: ${trust.unreadable}\n`,
+      );
   }
   const databaseOrigins: Record<string, string> = {};
   for (const name of Object.keys((user.databases as object | undefined) ?? {})) databaseOrigins[name] = files.user;
-  for (const name of Object.keys((applied.databases as object | undefined) ?? {})) databaseOrigins[name] = files.project;
+  for (const name of Object.keys((applied.databases as object | undefined) ?? {}))
+    databaseOrigins[name] = files.project;
   return { config: merged.data, files, databaseOrigins, trust };
 }
 
@@ -468,7 +512,10 @@ export function loadConfigDetailed(workspace: { root: string; env: NodeJS.Proces
  * .rt/config.json) changed since. When they changed, says once on standard
  * error which files did and how to trust them again (unless `notice: false`).
  */
-export function projectExtensionsTrusted(workspace: { root: string; env: NodeJS.ProcessEnv }, opts: { notice?: boolean } = {}): boolean {
+export function projectExtensionsTrusted(
+  workspace: { root: string; env: NodeJS.ProcessEnv },
+  opts: { notice?: boolean } = {},
+): boolean {
   let trust: ProjectTrust;
   try {
     trust = inspectProject(workspace).trust;
@@ -477,7 +524,10 @@ export function projectExtensionsTrusted(workspace: { root: string; env: NodeJS.
   }
   const ext = trust.extensions;
   if (ext.state === "changed" && opts.notice !== false && Object.keys(ext.pins ?? {}).length > 0) {
-    noticeOnce(`extensions\0${trust.root}\0${JSON.stringify(ext.changes)}`, changedExtensionsNotice(trust.root, ext.changes));
+    noticeOnce(
+      `extensions\0${trust.root}\0${JSON.stringify(ext.changes)}`,
+      changedExtensionsNotice(trust.root, ext.changes),
+    );
   }
   return ext.state === "trusted";
 }

@@ -11,7 +11,8 @@ import fs from "node:fs";
 import path from "node:path";
 import {
   AGENT_COMPACT_THRESHOLD,
-  AGENT_DEFAULT_MAX_TURNS, AGENT_DEFAULT_SUBAGENT_DEPTH,
+  AGENT_DEFAULT_MAX_TURNS,
+  AGENT_DEFAULT_SUBAGENT_DEPTH,
   AGENT_TOOL_OUTPUT_MAX_CHARS,
   ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS,
   DEFAULT_CONTEXT_WINDOW,
@@ -42,13 +43,24 @@ export interface KeyRule {
 }
 
 /** Providers rt knows by name (src/agent/providers/resolve.ts BUILTIN_PROVIDERS; a test keeps both lists equal). */
-export const BUILTIN_PROVIDER_NAMES: readonly string[] = ["ollama", "openai", "openai-responses", "anthropic", "openai-compatible", "openrouter", "lmstudio", "vllm", "llamacpp"];
+export const BUILTIN_PROVIDER_NAMES: readonly string[] = [
+  "ollama",
+  "openai",
+  "openai-responses",
+  "anthropic",
+  "openai-compatible",
+  "openrouter",
+  "lmstudio",
+  "vllm",
+  "llamacpp",
+];
 /** The provider a bare model name belongs to (resolve.ts: DEFAULT_PROVIDER). */
 const DEFAULT_PROVIDER = "ollama";
 /** Connections the environment describes are named after their engine (src/db/connections.ts connectionsFromEnv). */
 export const ENVIRONMENT_CONNECTION_NAMES: readonly string[] = ["sqlite", "postgres", "oracle", "vertica"];
 
-export const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+export const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === "object" && v !== null && !Array.isArray(v);
 
 function userProviders(ctx: TrustContext): Record<string, unknown> {
   return isPlainObject(ctx.user.providers) ? ctx.user.providers : {};
@@ -88,7 +100,10 @@ function kindOf(provider: string, ctx: TrustContext): string {
  * undefined when the model runs where the provider is.
  */
 function modelDestination(provider: string, model: string, ctx: TrustContext): string | undefined {
-  if (provider === "openrouter") return model.includes("/") ? `openrouter vendor ${model.slice(0, model.indexOf("/"))}` : "openrouter (vendor unnamed)";
+  if (provider === "openrouter")
+    return model.includes("/")
+      ? `openrouter vendor ${model.slice(0, model.indexOf("/"))}`
+      : "openrouter (vendor unnamed)";
   if (kindOf(provider, ctx) === "ollama") {
     const colon = model.lastIndexOf(":");
     const tag = colon >= 0 ? model.slice(colon + 1).toLowerCase() : "";
@@ -112,7 +127,9 @@ function modelVerdict(value: unknown, ctx: TrustContext): Verdict {
   if (theirs !== mine || !userKnowsProvider(theirs, ctx)) return "untrusted";
   const where = modelDestination(theirs, modelOfSpec(value, ctx), ctx);
   if (where === undefined) return "harmless";
-  return userModel !== undefined && where === modelDestination(mine, modelOfSpec(userModel, ctx), ctx) ? "harmless" : "untrusted";
+  return userModel !== undefined && where === modelDestination(mine, modelOfSpec(userModel, ctx), ctx)
+    ? "harmless"
+    : "untrusted";
 }
 
 /** The user's own number at `keys` in their configuration, if they set one. */
@@ -135,7 +152,9 @@ function userNumber(ctx: TrustContext, keys: string[]): number | undefined {
 function atMost(fallback: number | undefined, userPath: (keyPath: string[]) => string[]) {
   return (value: unknown, ctx: TrustContext, keyPath: string[]): Verdict => {
     const bound = userNumber(ctx, userPath(keyPath)) ?? fallback;
-    return typeof value === "number" && Number.isFinite(value) && bound !== undefined && value <= bound ? "harmless" : "untrusted";
+    return typeof value === "number" && Number.isFinite(value) && bound !== undefined && value <= bound
+      ? "harmless"
+      : "untrusted";
   };
 }
 
@@ -153,7 +172,9 @@ function contextWindowsVerdict(value: unknown, ctx: TrustContext, keyPath: strin
 function thinkVerdict(value: unknown, ctx: TrustContext, keyPath: string[]): Verdict {
   if (value === false) return "harmless";
   const providers = userProviders(ctx);
-  const mine = isPlainObject(providers[keyPath[1]]) ? (providers[keyPath[1]] as Record<string, unknown>).think : undefined;
+  const mine = isPlainObject(providers[keyPath[1]])
+    ? (providers[keyPath[1]] as Record<string, unknown>).think
+    : undefined;
   return mine !== undefined && mine === value ? "harmless" : "untrusted";
 }
 
@@ -193,11 +214,17 @@ export function insideRoot(root: string, rel: string): boolean {
  */
 function databaseVerdict(value: unknown, ctx: TrustContext, keyPath: string[]): Verdict {
   const name = keyPath[1];
-  if (!isPlainObject(value) || value.type !== "sqlite" || typeof value.path !== "string" || value.path === "") return "untrusted";
+  if (!isPlainObject(value) || value.type !== "sqlite" || typeof value.path !== "string" || value.path === "")
+    return "untrusted";
   if (ENVIRONMENT_CONNECTION_NAMES.includes(name)) return "untrusted";
-  if (isPlainObject(ctx.user.databases) && Object.prototype.hasOwnProperty.call(ctx.user.databases, name)) return "untrusted";
+  if (isPlainObject(ctx.user.databases) && Object.prototype.hasOwnProperty.call(ctx.user.databases, name))
+    return "untrusted";
   // A longer statement timeout is no limit: a FIFO planted as the file would hold the call that long.
-  if (value.timeout_ms !== undefined && !(typeof value.timeout_ms === "number" && value.timeout_ms <= SQL_STATEMENT_TIMEOUT_MS)) return "untrusted";
+  if (
+    value.timeout_ms !== undefined &&
+    !(typeof value.timeout_ms === "number" && value.timeout_ms <= SQL_STATEMENT_TIMEOUT_MS)
+  )
+    return "untrusted";
   return insideRoot(ctx.root, value.path) ? "harmless" : "untrusted";
 }
 
@@ -210,7 +237,8 @@ function defaultDatabaseVerdict(value: unknown, ctx: TrustContext): Verdict {
 }
 
 const PROVIDER_HARMLESS = ["max_retries", "first_part_timeout_ms", "idle_timeout_ms"];
-const LIMIT_WHY = "a limit applies when it is no looser than yours (or rt's default): a project can make rt do less, never spend more of your tokens or memory";
+const LIMIT_WHY =
+  "a limit applies when it is no looser than yours (or rt's default): a project can make rt do less, never spend more of your tokens or memory";
 /** Agent limits and the default each is bounded by when the user set none. */
 const AGENT_LIMITS: ReadonlyArray<[string, number]> = [
   ["max_turns", AGENT_DEFAULT_MAX_TURNS],
@@ -223,7 +251,11 @@ const AGENT_LIMITS: ReadonlyArray<[string, number]> = [
 
 /** The table. Order does not matter: a key path matches the row of the same length whose segments match. */
 export const PROJECT_KEY_RULES: readonly KeyRule[] = [
-  { key: "model", verdict: modelVerdict, why: "a model of the provider your own configuration uses applies; another provider would send your prompts and files to another host" },
+  {
+    key: "model",
+    verdict: modelVerdict,
+    why: "a model of the provider your own configuration uses applies; another provider would send your prompts and files to another host",
+  },
   { key: "providers", verdict: "descend", why: "decided per provider" },
   {
     key: "providers.*",
@@ -231,27 +263,59 @@ export const PROJECT_KEY_RULES: readonly KeyRule[] = [
     why: "a provider only the project defines implies a host of the project's choosing",
   },
   { key: "providers.*.base_url", verdict: "untrusted", why: "where prompts, files and the API key are sent" },
-  { key: "providers.*.api_key", verdict: "untrusted", why: "a key of the project's choosing: its owner could read your prompts in their account" },
-  { key: "providers.*.api_key_env", verdict: "untrusted", why: "would read any environment variable (GITHUB_TOKEN...) and send it as a key" },
-  { key: "providers.*.headers", verdict: "untrusted", why: "sent with every request: can carry credentials or reroute through a proxy" },
+  {
+    key: "providers.*.api_key",
+    verdict: "untrusted",
+    why: "a key of the project's choosing: its owner could read your prompts in their account",
+  },
+  {
+    key: "providers.*.api_key_env",
+    verdict: "untrusted",
+    why: "would read any environment variable (GITHUB_TOKEN...) and send it as a key",
+  },
+  {
+    key: "providers.*.headers",
+    verdict: "untrusted",
+    why: "sent with every request: can carry credentials or reroute through a proxy",
+  },
   { key: "providers.*.type", verdict: "untrusted", why: "changes the protocol, and with it which key goes where" },
-  ...PROVIDER_HARMLESS.map((k): KeyRule => ({ key: `providers.*.${k}`, verdict: "harmless", why: "retries and patience of a provider you configured" })),
-  { key: "providers.*.context_windows", verdict: contextWindowsVerdict, why: `${LIMIT_WHY} (Ollama allocates the whole window up front)` },
+  ...PROVIDER_HARMLESS.map(
+    (k): KeyRule => ({
+      key: `providers.*.${k}`,
+      verdict: "harmless",
+      why: "retries and patience of a provider you configured",
+    }),
+  ),
+  {
+    key: "providers.*.context_windows",
+    verdict: contextWindowsVerdict,
+    why: `${LIMIT_WHY} (Ollama allocates the whole window up front)`,
+  },
   {
     key: "providers.*.thinking_budget_tokens",
     verdict: atMost(undefined, (p) => p),
     why: "turns Anthropic's extended thinking on (tokens you pay for): applies only up to your own budget for that provider",
   },
-  { key: "providers.*.think", verdict: thinkVerdict, why: "false (thinking off) applies; turning thinking on or up only as you set it" },
+  {
+    key: "providers.*.think",
+    verdict: thinkVerdict,
+    why: "false (thinking off) applies; turning thinking on or up only as you set it",
+  },
   {
     key: "providers.*.vision",
     verdict: (v) => (v === false ? "harmless" : "untrusted"),
     why: "false (no images to the model) applies; sending images (tokens you pay for, to a model that may refuse them) only as you set it",
   },
   { key: "agent", verdict: "descend", why: "decided per setting" },
-  ...AGENT_LIMITS.map(([k, fallback]): KeyRule => ({ key: `agent.${k}`, verdict: atMost(fallback, (p) => p), why: LIMIT_WHY })),
+  ...AGENT_LIMITS.map(
+    ([k, fallback]): KeyRule => ({ key: `agent.${k}`, verdict: atMost(fallback, (p) => p), why: LIMIT_WHY }),
+  ),
   { key: "agent.temperature", verdict: "harmless", why: "sampling only" },
-  { key: "agent.tool_choice", verdict: "harmless", why: "whether the model must, may or may not call tools; approvals still decide every call" },
+  {
+    key: "agent.tool_choice",
+    verdict: "harmless",
+    why: "whether the model must, may or may not call tools; approvals still decide every call",
+  },
   {
     key: "agent.tools",
     verdict: (v, ctx) => {
@@ -260,7 +324,11 @@ export const PROJECT_KEY_RULES: readonly KeyRule[] = [
     },
     why: "lean only narrows what the model is offered (the policy and approvals still decide every call); the full set applies only where it is already yours",
   },
-  { key: "agent.prices", verdict: "untrusted", why: "the cost rt shows you: a project could make it read zero, or replace your own prices" },
+  {
+    key: "agent.prices",
+    verdict: "untrusted",
+    why: "the cost rt shows you: a project could make it read zero, or replace your own prices",
+  },
   {
     key: "agent.approval",
     verdict: (v) => (v === "ask" || v === "never" ? "harmless" : "untrusted"),
@@ -277,7 +345,11 @@ export const PROJECT_KEY_RULES: readonly KeyRule[] = [
     verdict: databaseVerdict,
     why: "a connection sends credentials to its host and can read files outside the root; only a SQLite file inside the root, under a name you and the environment do not use, applies",
   },
-  { key: "default_database", verdict: defaultDatabaseVerdict, why: "chooses where unnamed queries go; applies only when you set none and it names one of the project's harmless SQLite files" },
+  {
+    key: "default_database",
+    verdict: defaultDatabaseVerdict,
+    why: "chooses where unnamed queries go; applies only when you set none and it names one of the project's harmless SQLite files",
+  },
   // Reserved for features that run programs or carry their own prompts and models: never from an untrusted project.
   { key: "mcp_servers", verdict: "untrusted", why: "MCP servers run programs" },
   { key: "mcpServers", verdict: "untrusted", why: "MCP servers run programs" },
@@ -289,12 +361,24 @@ export const PROJECT_KEY_RULES: readonly KeyRule[] = [
   { key: "hooks", verdict: "untrusted", why: "hooks run programs" },
   { key: "tools", verdict: "untrusted", why: "custom tools run programs" },
   { key: "agents", verdict: "untrusted", why: "agents carry their own prompts, tools and models" },
-  { key: "local", verdict: "untrusted", why: "local models: what rt downloads (and from where) and which model file it loads into memory" },
+  {
+    key: "local",
+    verdict: "untrusted",
+    why: "local models: what rt downloads (and from where) and which model file it loads into memory",
+  },
   // Language servers.
   { key: "lsp", verdict: "descend", why: "decided per setting" },
-  { key: "lsp.servers", verdict: "untrusted", why: "a language server is a program: the repository would choose what rt runs" },
+  {
+    key: "lsp.servers",
+    verdict: "untrusted",
+    why: "a language server is a program: the repository would choose what rt runs",
+  },
   { key: "lsp.edit_diagnostics", verdict: "harmless", why: "only adds the errors an edit introduced to its result" },
-  { key: "lsp.idle_timeout_ms", verdict: "harmless", why: "how long an idle server lives (servers start only when the lsp tool is used)" },
+  {
+    key: "lsp.idle_timeout_ms",
+    verdict: "harmless",
+    why: "how long an idle server lives (servers start only when the lsp tool is used)",
+  },
   { key: "lsp.request_timeout_ms", verdict: "harmless", why: "how long a request may wait" },
   { key: "agent.small_model", verdict: "untrusted", why: "a model the project chooses, paid with the user's key" },
   { key: "web", verdict: "descend", why: "decided per setting" },
@@ -344,7 +428,10 @@ function define(obj: Record<string, unknown>, key: string, value: unknown): void
 }
 
 /** Splits a project file into what applies before trust and what waits for it. */
-export function classifyProjectConfig(project: Record<string, unknown>, ctx: Omit<TrustContext, "project">): Classification {
+export function classifyProjectConfig(
+  project: Record<string, unknown>,
+  ctx: Omit<TrustContext, "project">,
+): Classification {
   const full: TrustContext = { ...ctx, project };
   const untrusted: UntrustedKey[] = [];
   const walk = (obj: Record<string, unknown>, at: string[]): Record<string, unknown> => {
@@ -466,7 +553,9 @@ export function inShownOrder(keys: UntrustedKey[]): UntrustedKey[] {
 
 /** Key paths for one line: at most TRUST_NOTICE_MAX_KEYS (the dangerous first), then "and N more". */
 export function formatKeyList(keys: UntrustedKey[]): string {
-  const shown = inShownOrder(keys).slice(0, TRUST_NOTICE_MAX_KEYS).map((k) => formatKeyPath(k.path));
+  const shown = inShownOrder(keys)
+    .slice(0, TRUST_NOTICE_MAX_KEYS)
+    .map((k) => formatKeyPath(k.path));
   const more = keys.length - shown.length;
   return more > 0 ? `${shown.join(", ")} and ${more} more` : shown.join(", ");
 }
@@ -545,7 +634,12 @@ export function shellQuotePath(p: string): string {
 export type TrustState = "trusted" | "untrusted" | "changed";
 
 /** The one stderr line saying what was ignored and how to trust. */
-export function ignoredNotice(report: { root: string; state: TrustState; ignored: UntrustedKey[]; storeProblem?: string }): string {
+export function ignoredNotice(report: {
+  root: string;
+  state: TrustState;
+  ignored: UntrustedKey[];
+  storeProblem?: string;
+}): string {
   const keys = formatKeyList(report.ignored);
   const cmd = `rt trust ${shellQuotePath(report.root)}`;
   const problem = report.storeProblem ? ` (${report.storeProblem})` : "";
@@ -563,7 +657,10 @@ export function formatChanges(changes: ReadonlyArray<{ file: string; change: str
 }
 
 /** The one stderr line saying the folder's extension files changed since it was trusted and are not read. */
-export function changedExtensionsNotice(root: string, changes: ReadonlyArray<{ file: string; change: string }>): string {
+export function changedExtensionsNotice(
+  root: string,
+  changes: ReadonlyArray<{ file: string; change: string }>,
+): string {
   return (
     `rt: not reading this folder's extension files (.mcp.json, .rt/tools, .rt/commands, .rt/agents, .claude/commands, .claude/agents): ` +
     `changed since you trusted it: ${formatChanges(changes)}; review them with: rt trust ${shellQuotePath(root)}\n`
@@ -590,7 +687,13 @@ export function noticeOnce(id: string, line: string): void {
 }
 
 /** Says once per process (per folder and file content) which project keys were ignored. */
-export function noticeIgnoredKeys(report: { root: string; state: TrustState; ignored: UntrustedKey[]; digest: string; storeProblem?: string }): void {
+export function noticeIgnoredKeys(report: {
+  root: string;
+  state: TrustState;
+  ignored: UntrustedKey[];
+  digest: string;
+  storeProblem?: string;
+}): void {
   if (report.ignored.length === 0) return;
   noticeOnce(`${report.root}\0${report.state}\0${report.digest}`, ignoredNotice(report));
 }

@@ -5,7 +5,10 @@
 
 /** An error a handler throws on purpose; the tool policy turns it into a failed result. */
 export class ToolError extends Error {
-  constructor(message: string, readonly metadata: Record<string, unknown> = {}) {
+  constructor(
+    message: string,
+    readonly metadata: Record<string, unknown> = {},
+  ) {
     super(message);
     this.name = "ToolError";
   }

@@ -18,7 +18,14 @@ import path from "node:path";
 import { TRUST_PIN_HASH_MAX_BYTES, TRUST_PIN_MAX_DEPTH, TRUST_PIN_MAX_FILES } from "./limits.js";
 
 /** The pinned places, relative to the workspace root: a file, or a directory whose every file is pinned. */
-export const PINNED_EXTENSION_PATHS: readonly string[] = [".mcp.json", ".rt/tools", ".rt/commands", ".rt/agents", ".claude/commands", ".claude/agents"];
+export const PINNED_EXTENSION_PATHS: readonly string[] = [
+  ".mcp.json",
+  ".rt/tools",
+  ".rt/commands",
+  ".rt/agents",
+  ".claude/commands",
+  ".claude/agents",
+];
 
 /** Relative path (with /) → what it is: "sha256:HEX", "symlink:TARGET", "large:SIZE:MTIME", "dir", "special". */
 export type ExtensionPins = Record<string, string>;

@@ -15,7 +15,10 @@ export function packageRoot(): string {
   for (;;) {
     if (fs.existsSync(path.join(dir, "prompts", "system.md"))) return (cached = dir);
     const parent = path.dirname(dir);
-    if (parent === dir) throw new Error(`rt's prompts/ folder was not found above ${fileURLToPath(import.meta.url)}; the package is incomplete`);
+    if (parent === dir)
+      throw new Error(
+        `rt's prompts/ folder was not found above ${fileURLToPath(import.meta.url)}; the package is incomplete`,
+      );
     dir = parent;
   }
 }

@@ -5,7 +5,11 @@
 import fs from "node:fs";
 
 /** The text of the regular file open on `fd` (closed here), at most maxBytes; `refuse(why)` makes the error thrown otherwise. */
-export function readOpenRegularFile(fd: number, maxBytes: number, refuse: (why: "not-regular" | "too-large") => Error): string {
+export function readOpenRegularFile(
+  fd: number,
+  maxBytes: number,
+  refuse: (why: "not-regular" | "too-large") => Error,
+): string {
   try {
     const st = fs.fstatSync(fd);
     if (!st.isFile()) throw refuse("not-regular");

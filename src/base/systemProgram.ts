@@ -52,14 +52,20 @@ export interface ProgramOptions {
 export function findSystemProgram(name: string, opts: ProgramOptions): ProgramLookup {
   const { root } = opts;
   const realRoot = root !== undefined ? realOr(path.resolve(root)) : undefined;
-  const insideRoot = (p: string) => realRoot !== undefined && realRoot !== "/" && (isWithin(realRoot, p) || (root !== undefined && isWithin(path.resolve(root), p)));
+  const insideRoot = (p: string) =>
+    realRoot !== undefined &&
+    realRoot !== "/" &&
+    (isWithin(realRoot, p) || (root !== undefined && isWithin(path.resolve(root), p)));
   const chosen = opts.override?.value;
   if (opts.override && chosen !== undefined && chosen !== "") {
     const v = opts.override.variable;
     if (!path.isAbsolute(chosen)) return { reason: `${v}=${chosen} is not an absolute path` };
     if (!isExecutableFile(chosen)) return { reason: `${v}=${chosen} does not exist or is not an executable file` };
     const real = realOr(chosen);
-    if (insideRoot(chosen) || insideRoot(real)) return { reason: `${v}=${chosen} lies inside the workspace, and rt never runs ${opts.purpose} from the workspace` };
+    if (insideRoot(chosen) || insideRoot(real))
+      return {
+        reason: `${v}=${chosen} lies inside the workspace, and rt never runs ${opts.purpose} from the workspace`,
+      };
     return { path: real };
   }
   const ignored: string[] = [];
@@ -74,6 +80,9 @@ export function findSystemProgram(name: string, opts: ProgramOptions): ProgramLo
     }
     return { path: real };
   }
-  if (ignored.length) return { reason: `the only ${name} on the PATH rt started with lies inside the workspace (${ignored.join(", ")}), and rt never runs ${opts.purpose} from the workspace` };
+  if (ignored.length)
+    return {
+      reason: `the only ${name} on the PATH rt started with lies inside the workspace (${ignored.join(", ")}), and rt never runs ${opts.purpose} from the workspace`,
+    };
   return { reason: `${name} is not on the PATH rt started with` };
 }

@@ -54,7 +54,8 @@ function trustFileSchema() {
 /** rt's directory in the user's configuration: $XDG_CONFIG_HOME/rt, else ~/.config/rt. */
 export function userConfigDir(env: NodeJS.ProcessEnv = process.env): string {
   const home = env.HOME || os.homedir();
-  const base = env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : path.join(home, ".config");
+  const base =
+    env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : path.join(home, ".config");
   return path.join(base, "rt");
 }
 
@@ -77,7 +78,8 @@ export function readTrustStore(env: NodeJS.ProcessEnv = process.env): Record<str
   try {
     const st = fs.statSync(file);
     if (!st.isFile()) throw new TrustStoreError(`${file}: not a regular file`);
-    if (st.size > CONFIG_FILE_MAX_BYTES) throw new TrustStoreError(`${file}: larger than ${CONFIG_FILE_MAX_BYTES} bytes`);
+    if (st.size > CONFIG_FILE_MAX_BYTES)
+      throw new TrustStoreError(`${file}: larger than ${CONFIG_FILE_MAX_BYTES} bytes`);
     text = fs.readFileSync(file, "utf8");
   } catch (e) {
     if (e instanceof TrustStoreError) throw e;
@@ -89,7 +91,9 @@ export function readTrustStore(env: NodeJS.ProcessEnv = process.env): Record<str
   try {
     data = JSON.parse(text);
   } catch (e) {
-    throw new TrustStoreError(`${file}: not valid JSON (${(e as Error).message}); fix or remove it (rt trust rewrites it)`);
+    throw new TrustStoreError(
+      `${file}: not valid JSON (${(e as Error).message}); fix or remove it (rt trust rewrites it)`,
+    );
   }
   const parsed = trustFileSchema().safeParse(data);
   if (!parsed.success) {

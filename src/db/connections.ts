@@ -88,7 +88,14 @@ function fromConfig(name: string, c: DatabaseConfig, origin: string, ws: Workspa
         ssl: c.ssl,
       };
     case "oracle":
-      return { ...base, engine: "oracle", connectString: c.dsn, user: c.user, password: c.password, passwordEnv: c.password_env };
+      return {
+        ...base,
+        engine: "oracle",
+        connectString: c.dsn,
+        user: c.user,
+        password: c.password,
+        passwordEnv: c.password_env,
+      };
     case "vertica":
       return {
         ...base,
@@ -109,7 +116,13 @@ export function connectionsFromEnv(ws: WorkspaceLike): ConnectionSpec[] {
   const out: ConnectionSpec[] = [];
   const timeoutMs = SQL_STATEMENT_TIMEOUT_MS;
   if (env.SQLITE_DB) {
-    out.push({ name: "sqlite", origin: "SQLITE_DB", timeoutMs, engine: "sqlite", path: path.resolve(ws.root, expandHome(env.SQLITE_DB, env)) });
+    out.push({
+      name: "sqlite",
+      origin: "SQLITE_DB",
+      timeoutMs,
+      engine: "sqlite",
+      path: path.resolve(ws.root, expandHome(env.SQLITE_DB, env)),
+    });
   }
   const url = env.DATABASE_URL;
   if (url && /^postgres(ql)?:\/\//i.test(url)) {
@@ -131,7 +144,15 @@ export function connectionsFromEnv(ws: WorkspaceLike): ConnectionSpec[] {
     });
   }
   if (env.ORACLE_DSN) {
-    out.push({ name: "oracle", origin: "ORACLE_DSN, ORACLE_USER, ORACLE_PASSWORD", timeoutMs, engine: "oracle", connectString: env.ORACLE_DSN, user: env.ORACLE_USER ?? "", password: env.ORACLE_PASSWORD });
+    out.push({
+      name: "oracle",
+      origin: "ORACLE_DSN, ORACLE_USER, ORACLE_PASSWORD",
+      timeoutMs,
+      engine: "oracle",
+      connectString: env.ORACLE_DSN,
+      user: env.ORACLE_USER ?? "",
+      password: env.ORACLE_PASSWORD,
+    });
   }
   if (env.VERTICA_HOST) {
     out.push({
@@ -168,7 +189,10 @@ export function listConnections(ws: WorkspaceLike): Connections {
   const list: ConnectionSpec[] = [];
   for (const [name, c] of Object.entries(loaded.config.databases ?? {})) {
     const origin = loaded.databaseOrigins[name] ?? "config";
-    list.push({ ...fromConfig(name, c, origin, ws), ...(origin === loaded.files.project ? { fromProject: true } : {}) });
+    list.push({
+      ...fromConfig(name, c, origin, ws),
+      ...(origin === loaded.files.project ? { fromProject: true } : {}),
+    });
   }
   for (const c of connectionsFromEnv(ws)) if (!list.some((l) => l.name === c.name)) list.push(c);
   const ignoredDb = loaded.trust.ignored.filter((k) => k.path[0] === "databases" || k.path[0] === "default_database");
@@ -213,10 +237,16 @@ export function resolveConnection(ws: WorkspaceLike, name?: string): ConnectionS
   let chosen: ConnectionSpec | undefined;
   if (name !== undefined) {
     chosen = list.find((c) => c.name === name);
-    if (!chosen) throw new ToolError(`unknown connection "${name}"${why}; configured connections: ${listing(list)}`, { connections: list.map((c) => c.name) });
+    if (!chosen)
+      throw new ToolError(`unknown connection "${name}"${why}; configured connections: ${listing(list)}`, {
+        connections: list.map((c) => c.name),
+      });
   } else if (defaultName !== undefined) {
     chosen = list.find((c) => c.name === defaultName);
-    if (!chosen) throw new ToolError(`default_database names "${defaultName}", which is not configured; configured connections: ${listing(list)}`);
+    if (!chosen)
+      throw new ToolError(
+        `default_database names "${defaultName}", which is not configured; configured connections: ${listing(list)}`,
+      );
   } else if (list.length === 1) {
     chosen = list[0];
   } else {

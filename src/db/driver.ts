@@ -59,7 +59,8 @@ export function toCell(v: unknown): Cell {
   if (v === null || v === undefined) return null;
   if (typeof v === "string" || typeof v === "boolean") return v;
   if (typeof v === "number") return Number.isFinite(v) ? v : String(v);
-  if (typeof v === "bigint") return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString();
+  if (typeof v === "bigint")
+    return v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString();
   if (v instanceof Date) return Number.isNaN(v.getTime()) ? String(v) : v.toISOString();
   if (v instanceof Uint8Array) return { blob: v.length, hex: Buffer.from(v.subarray(0, 32)).toString("hex") };
   try {
@@ -89,7 +90,11 @@ export interface PgStyleClient {
   connection?: { stream?: { destroy(): void } };
 }
 
-export function connectionGuard(kill: () => void, ms: number, signal?: AbortSignal): { readonly timedOut: boolean; release(): void } {
+export function connectionGuard(
+  kill: () => void,
+  ms: number,
+  signal?: AbortSignal,
+): { readonly timedOut: boolean; release(): void } {
   let fired = false;
   const timer = setTimeout(() => {
     fired = true;
@@ -120,7 +125,10 @@ export async function importClient<T>(name: string, load: () => Promise<T>): Pro
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
     if (err.code === "ERR_MODULE_NOT_FOUND" || err.code === "MODULE_NOT_FOUND") {
-      throw new DbError(`the ${name} client library is not installed: run npm install in rt's directory (it is one of rt's dependencies)`, "missing-driver");
+      throw new DbError(
+        `the ${name} client library is not installed: run npm install in rt's directory (it is one of rt's dependencies)`,
+        "missing-driver",
+      );
     }
     throw new DbError(`the ${name} client library could not be loaded: ${err.message}`, "missing-driver");
   }

@@ -12,9 +12,13 @@ import { SQL_MAX_CELL_CHARS } from "../base/limits.js";
 export function cellText(c: Cell, max = SQL_MAX_CELL_CHARS): string {
   let s: string;
   if (c === null) s = "NULL";
-  else if (typeof c === "object") s = `<blob ${c.blob} bytes${c.hex ? `: ${c.hex}${c.blob > c.hex.length / 2 ? "..." : ""}` : ""}>`;
+  else if (typeof c === "object")
+    s = `<blob ${c.blob} bytes${c.hex ? `: ${c.hex}${c.blob > c.hex.length / 2 ? "..." : ""}` : ""}>`;
   else s = String(c);
-  s = s.replace(/\r\n|\r|\n/g, "\\n").replace(/\t/g, "\\t").replace(/[\0-\x08\x0b\x0c\x0e-\x1f\x7f]/g, (ch) => `\\x${ch.charCodeAt(0).toString(16).padStart(2, "0")}`);
+  s = s
+    .replace(/\r\n|\r|\n/g, "\\n")
+    .replace(/\t/g, "\\t")
+    .replace(/[\0-\x08\x0b\x0c\x0e-\x1f\x7f]/g, (ch) => `\\x${ch.charCodeAt(0).toString(16).padStart(2, "0")}`);
   const chars = Array.from(s);
   if (chars.length > max) s = `${chars.slice(0, max - 3).join("")}...`;
   return s;
@@ -25,7 +29,10 @@ const width = (s: string) => Array.from(s).length;
 export function asciiTable(columns: string[], rows: Cell[][]): string {
   const head = columns.map((c) => cellText(c));
   const body = rows.map((r) => r.map((c) => cellText(c)));
-  const numeric = columns.map((_, i) => rows.some((r) => typeof r[i] === "number") && rows.every((r) => r[i] === null || typeof r[i] === "number"));
+  const numeric = columns.map(
+    (_, i) =>
+      rows.some((r) => typeof r[i] === "number") && rows.every((r) => r[i] === null || typeof r[i] === "number"),
+  );
   const widths = head.map((h, i) => Math.max(width(h), ...body.map((r) => width(r[i] ?? ""))));
   const rule = `+${widths.map((w) => "-".repeat(w + 2)).join("+")}+`;
   const line = (cells: string[], alignNumbers: boolean) =>

@@ -10,7 +10,16 @@
 // No Oracle server can run on rt's test machines: this file is tested with a
 // fake connection and against a closed port, not against a server.
 import type { OracleSpec } from "./connections.js";
-import { DbError, formatDuration, importClient, toCell, type CatalogQuery, type Driver, type QueryRequest, type QueryResult } from "./driver.js";
+import {
+  DbError,
+  formatDuration,
+  importClient,
+  toCell,
+  type CatalogQuery,
+  type Driver,
+  type QueryRequest,
+  type QueryResult,
+} from "./driver.js";
 import { splitQualifiedName } from "./sqlText.js";
 import { SQL_CONNECT_TIMEOUT_MS } from "../base/limits.js";
 
@@ -20,7 +29,11 @@ export interface OracleResultSetLike {
 }
 export interface OracleConnectionLike {
   callTimeout?: number;
-  execute(sql: string, binds?: unknown, options?: Record<string, unknown>): Promise<{ resultSet?: OracleResultSetLike; metaData?: { name: string }[]; rows?: unknown[][] }>;
+  execute(
+    sql: string,
+    binds?: unknown,
+    options?: Record<string, unknown>,
+  ): Promise<{ resultSet?: OracleResultSetLike; metaData?: { name: string }[]; rows?: unknown[][] }>;
   rollback(): Promise<void>;
   close(): Promise<void>;
 }
@@ -52,14 +65,22 @@ function mapError(e: unknown, timeoutMs: number, phase: "connect" | "run"): DbEr
   const msg = err.message;
   if (phase === "connect") return new DbError(`could not connect to Oracle: ${msg}`, "connect", code);
   if (/^(NJS-123|DPI-1067|ORA-03156)/.test(msg) || code === "NJS-123") {
-    return new DbError(`statement timed out after ${formatDuration(timeoutMs)} (${msg}); narrow the query or raise the connection's timeout_ms`, "timeout", code);
+    return new DbError(
+      `statement timed out after ${formatDuration(timeoutMs)} (${msg}); narrow the query or raise the connection's timeout_ms`,
+      "timeout",
+      code,
+    );
   }
   // ORA-01456: may not perform insert/delete/update operation inside a READ ONLY transaction; ORA-01031: insufficient privileges.
   if (/^ORA-(01456|01031|01950|01552)/.test(msg)) return new DbError(`refused by Oracle: ${msg}`, "refused", code);
   return new DbError(`Oracle error: ${msg}`, "sql", code);
 }
 
-export async function runOracle(spec: OracleSpec, req: QueryRequest, load: () => Promise<OracleModuleLike> = loadOracle): Promise<QueryResult> {
+export async function runOracle(
+  spec: OracleSpec,
+  req: QueryRequest,
+  load: () => Promise<OracleModuleLike> = loadOracle,
+): Promise<QueryResult> {
   const ora = await load();
   let conn: OracleConnectionLike;
   try {

@@ -11,10 +11,23 @@
 // What a tree cannot tell: which function an operator or a cast runs, and what a
 // user-defined function does. Those are stopped by the engine: every statement
 // runs in a READ ONLY transaction, and the README recommends a SELECT-only role.
-import { FUNCTION_REASONS, deniedFunctionRefusal, nestedDmlRefusal, refuse, statementRefusal, tokenize, type SqlCheck } from "./sqlText.js";
+import {
+  FUNCTION_REASONS,
+  deniedFunctionRefusal,
+  nestedDmlRefusal,
+  refuse,
+  statementRefusal,
+  tokenize,
+  type SqlCheck,
+} from "./sqlText.js";
 
 /** The statement nodes libpg_query emits and the keyword rt names them by. */
-const DML_NODES: Record<string, string> = { InsertStmt: "INSERT", UpdateStmt: "UPDATE", DeleteStmt: "DELETE", MergeStmt: "MERGE" };
+const DML_NODES: Record<string, string> = {
+  InsertStmt: "INSERT",
+  UpdateStmt: "UPDATE",
+  DeleteStmt: "DELETE",
+  MergeStmt: "MERGE",
+};
 const LOCK_STRENGTH: Record<string, string> = {
   LCS_FORKEYSHARE: "KEY SHARE",
   LCS_FORSHARE: "SHARE",
@@ -108,7 +121,10 @@ function walk(root: unknown): Findings {
         const parts = stringList(key === "ColumnRef" ? node.fields : node.indirection).filter(Boolean);
         if (parts.length >= (key === "ColumnRef" ? 2 : 1)) {
           const reason = deniedReason(parts);
-          if (reason) found.fn ??= refuse(`${showName(parts)} may call ${parts[parts.length - 1]}() in attribute notation (x.f is f(x)); ${parts[parts.length - 1]}() ${reason}; refused`);
+          if (reason)
+            found.fn ??= refuse(
+              `${showName(parts)} may call ${parts[parts.length - 1]}() in attribute notation (x.f is f(x)); ${parts[parts.length - 1]}() ${reason}; refused`,
+            );
         }
       } else if (key === "RangeTableSample") {
         const parts = stringList(node.method);
@@ -119,7 +135,8 @@ function walk(root: unknown): Findings {
       } else if (key === "intoClause") {
         found.into ??= refuse("SELECT ... INTO creates a table or assigns variables; rt only reads");
       } else if (key === "lockingClause" && asArray(value).length > 0) {
-        const strength = (asArray(value)[0] as { LockingClause?: { strength?: string } })?.LockingClause?.strength ?? "";
+        const strength =
+          (asArray(value)[0] as { LockingClause?: { strength?: string } })?.LockingClause?.strength ?? "";
         found.lock ??= refuse(`SELECT ... FOR ${LOCK_STRENGTH[strength] ?? "UPDATE"} locks rows; rt only reads`);
       }
       stack.push(value);
@@ -168,15 +185,20 @@ export async function checkPostgresSql(sql: string): Promise<SqlCheck> {
   try {
     parser = await loadParser();
   } catch (e) {
-    return refuse(`PostgreSQL's parser (the libpg-query package) could not be loaded (${(e as Error).message}); rt does not run statements it cannot check. Run npm install in rt's directory`);
+    return refuse(
+      `PostgreSQL's parser (the libpg-query package) could not be loaded (${(e as Error).message}); rt does not run statements it cannot check. Run npm install in rt's directory`,
+    );
   }
   let tree: ParseResult;
   try {
     tree = await parser.parse(sql);
   } catch (e) {
     const err = e as Error & { sqlDetails?: { cursorPosition?: number } };
-    const at = typeof err.sqlDetails?.cursorPosition === "number" ? ` at character ${err.sqlDetails.cursorPosition + 1}` : "";
-    return refuse(`PostgreSQL's parser cannot read this SQL (${err.message}${at}); rt refuses what it cannot read rather than guess`);
+    const at =
+      typeof err.sqlDetails?.cursorPosition === "number" ? ` at character ${err.sqlDetails.cursorPosition + 1}` : "";
+    return refuse(
+      `PostgreSQL's parser cannot read this SQL (${err.message}${at}); rt refuses what it cannot read rather than guess`,
+    );
   }
   const stmts = tree.stmts ?? [];
   if (stmts.length === 0) return refuse("the SQL is empty (nothing but comments or semicolons)");
@@ -185,7 +207,9 @@ export async function checkPostgresSql(sql: string): Promise<SqlCheck> {
     return s.stmt_len ? sql.slice(start, start + s.stmt_len) : sql.slice(start);
   };
   if (stmts.length > 1) {
-    return refuse(`one statement per call: this text holds ${stmts.length} statements (the second is "${excerpt(textOf(stmts[1]))}"). Send them one call at a time`);
+    return refuse(
+      `one statement per call: this text holds ${stmts.length} statements (the second is "${excerpt(textOf(stmts[1]))}"). Send them one call at a time`,
+    );
   }
   const text = textOf(stmts[0]);
   const stmt = stmts[0].stmt ?? {};
@@ -194,7 +218,10 @@ export async function checkPostgresSql(sql: string): Promise<SqlCheck> {
   const [first = "", second] = leadingWords(text);
   const found = walk(body);
   /** A refusal of the statement's kind, naming a denied function it calls too (a function call is refused in any statement). */
-  const withCalls = (r: SqlCheck): SqlCheck => (!r.ok && found.fn && !found.fn.ok ? refuse(`${r.reason}; it also calls ${found.fn.reason.replace(/; refused$/, "")}`) : r);
+  const withCalls = (r: SqlCheck): SqlCheck =>
+    !r.ok && found.fn && !found.fn.ok
+      ? refuse(`${r.reason}; it also calls ${found.fn.reason.replace(/; refused$/, "")}`)
+      : r;
   let keyword: string;
   if (kind === "SelectStmt") {
     keyword = first || "SELECT";
@@ -205,12 +232,20 @@ export async function checkPostgresSql(sql: string): Promise<SqlCheck> {
     const inner = Object.keys((body.query ?? {}) as Node)[0] ?? "";
     if (inner in DML_NODES) {
       if (explainAnalyzes(body.options)) {
-        return withCalls(refuse(`EXPLAIN ANALYZE of ${DML_NODES[inner]} is refused: ANALYZE runs the statement, and ${DML_NODES[inner]} changes data (plain EXPLAIN only plans it)`));
+        return withCalls(
+          refuse(
+            `EXPLAIN ANALYZE of ${DML_NODES[inner]} is refused: ANALYZE runs the statement, and ${DML_NODES[inner]} changes data (plain EXPLAIN only plans it)`,
+          ),
+        );
       }
       // Without ANALYZE the statement is only planned, never run: its plan is a read.
     } else if (inner !== "SelectStmt") {
       const what = EXPLAINED_KINDS[inner] ?? inner;
-      return withCalls(refuse(`EXPLAIN of ${what} is refused: only queries (and, without ANALYZE, INSERT, UPDATE, DELETE and MERGE) may be explained`));
+      return withCalls(
+        refuse(
+          `EXPLAIN of ${what} is refused: only queries (and, without ANALYZE, INSERT, UPDATE, DELETE and MERGE) may be explained`,
+        ),
+      );
     }
   } else if (kind in DML_NODES && first !== DML_NODES[kind]) {
     return withCalls(nestedDmlRefusal(DML_NODES[kind]));
@@ -221,7 +256,8 @@ export async function checkPostgresSql(sql: string): Promise<SqlCheck> {
   if (refusal) return refusal;
   if (kind === "ExplainStmt" && found.dml) {
     // A data-modifying CTE inside the explained statement: allowed only when nothing runs.
-    if (explainAnalyzes(body.options)) return refuse("EXPLAIN ANALYZE runs the statement, and it contains a data-modifying statement; refused");
+    if (explainAnalyzes(body.options))
+      return refuse("EXPLAIN ANALYZE runs the statement, and it contains a data-modifying statement; refused");
   }
   return { ok: true, statement: text.trim(), keyword };
 }

@@ -11,12 +11,25 @@
 // cannot stop functions that act outside it, such as pg_terminate_backend or
 // COPY ... TO PROGRAM, when the role is allowed to use them.
 import type { PostgresSpec } from "./connections.js";
-import { connectionGuard, DbError, formatDuration, importClient, toCell, type CatalogQuery, type Driver, type QueryRequest, type PgStyleClient, type QueryResult } from "./driver.js";
+import {
+  connectionGuard,
+  DbError,
+  formatDuration,
+  importClient,
+  toCell,
+  type CatalogQuery,
+  type Driver,
+  type QueryRequest,
+  type PgStyleClient,
+  type QueryResult,
+} from "./driver.js";
 import { SQL_CONNECT_TIMEOUT_MS } from "../base/limits.js";
 
-
 interface CursorLike {
-  read(rows: number, cb: (err: Error | undefined, rows: unknown[][], result: { fields?: { name: string }[] }) => void): void;
+  read(
+    rows: number,
+    cb: (err: Error | undefined, rows: unknown[][], result: { fields?: { name: string }[] }) => void,
+  ): void;
   close(cb: (err?: Error) => void): void;
 }
 
@@ -35,9 +48,14 @@ async function loadPg(): Promise<PgModules> {
     const Cursor = (await import("pg-cursor")).default;
     const base = pg.types;
     const types: PgModules["types"] = {
-      getTypeParser: (oid, format) => (oid === INT8_OID && format !== "binary" ? (v: string) => BigInt(v) : base.getTypeParser(oid, format as "text")),
+      getTypeParser: (oid, format) =>
+        oid === INT8_OID && format !== "binary" ? (v: string) => BigInt(v) : base.getTypeParser(oid, format as "text"),
     };
-    return { Client: pg.Client as unknown as PgModules["Client"], Cursor: Cursor as unknown as PgModules["Cursor"], types };
+    return {
+      Client: pg.Client as unknown as PgModules["Client"],
+      Cursor: Cursor as unknown as PgModules["Cursor"],
+      types,
+    };
   });
 }
 
@@ -51,7 +69,8 @@ export function clientConfig(spec: PostgresSpec, timeoutMs: number): Record<stri
     options: "-c default_transaction_read_only=on",
   };
   if (spec.connectionString) cfg.connectionString = spec.connectionString;
-  for (const k of ["host", "port", "database", "user", "password"] as const) if (spec[k] !== undefined) cfg[k] = spec[k];
+  for (const k of ["host", "port", "database", "user", "password"] as const)
+    if (spec[k] !== undefined) cfg[k] = spec[k];
   if (spec.ssl === true || spec.ssl === "require") cfg.ssl = true;
   else if (spec.ssl === "no-verify") cfg.ssl = { rejectUnauthorized: false };
   else if (spec.ssl === false || spec.ssl === "disable") cfg.ssl = false;
@@ -69,17 +88,42 @@ function mapError(e: unknown, timeoutMs: number, phase: "connect" | "run"): DbEr
   if (e instanceof DbError) return e;
   const err = e as PgError;
   const code = err.code;
-  const extra = [err.detail ? `detail: ${err.detail}` : "", err.hint ? `hint: ${err.hint}` : "", err.position ? `at character ${err.position}` : ""].filter(Boolean).join("; ");
+  const extra = [
+    err.detail ? `detail: ${err.detail}` : "",
+    err.hint ? `hint: ${err.hint}` : "",
+    err.position ? `at character ${err.position}` : "",
+  ]
+    .filter(Boolean)
+    .join("; ");
   const msg = `${err.message}${extra ? ` (${extra})` : ""}`;
   // Class 08 is a connection error only while connecting: once connected, a server-side 08 is about the
   // statement (08P01: a $1 parameter without a value; 08003: dblink's "connection not available").
-  if (phase === "connect" || (code && code.startsWith("08") && !(code === "08P01" || code === "08003")) || code === "ECONNREFUSED" || code === "ENOTFOUND" || code === "28P01" || code === "28000" || code === "3D000") {
+  if (
+    phase === "connect" ||
+    (code && code.startsWith("08") && !(code === "08P01" || code === "08003")) ||
+    code === "ECONNREFUSED" ||
+    code === "ENOTFOUND" ||
+    code === "28P01" ||
+    code === "28000" ||
+    code === "3D000"
+  ) {
     return new DbError(`could not connect to PostgreSQL: ${msg}`, "connect", code);
   }
-  if (code === "57014") return new DbError(`statement timed out after ${formatDuration(timeoutMs)} and was cancelled by the server (${err.message}); narrow the query or raise the connection's timeout_ms`, "timeout", code);
+  if (code === "57014")
+    return new DbError(
+      `statement timed out after ${formatDuration(timeoutMs)} and was cancelled by the server (${err.message}); narrow the query or raise the connection's timeout_ms`,
+      "timeout",
+      code,
+    );
   // 25006 read_only_sql_transaction, 42501 insufficient_privilege, 0A000 feature_not_supported (e.g. COPY in a read-only transaction),
   // 25001 active_sql_transaction, 25P01 no_active_sql_transaction... and several commands in one prepared statement (42601 with that message).
-  if (code === "25006" || code === "42501" || code === "25001" || code === "0A000" || /multiple commands into a prepared statement/.test(err.message)) {
+  if (
+    code === "25006" ||
+    code === "42501" ||
+    code === "25001" ||
+    code === "0A000" ||
+    /multiple commands into a prepared statement/.test(err.message)
+  ) {
     return new DbError(`refused by PostgreSQL: ${msg}`, "refused", code);
   }
   return new DbError(`PostgreSQL error${code ? ` ${code}` : ""}: ${msg}`, "sql", code);
@@ -101,7 +145,11 @@ export async function runPostgres(spec: PostgresSpec, req: QueryRequest, modules
   // Socket errors also reject the pending call; without a listener they would crash the process.
   client.on("error", () => undefined);
   // The server-side statement_timeout is the first line; this closes a connection that never answers.
-  const guard = connectionGuard(() => client.connection?.stream?.destroy(), req.timeoutMs + SQL_CONNECT_TIMEOUT_MS + 2000, req.signal);
+  const guard = connectionGuard(
+    () => client.connection?.stream?.destroy(),
+    req.timeoutMs + SQL_CONNECT_TIMEOUT_MS + 2000,
+    req.signal,
+  );
   try {
     try {
       await client.connect();
@@ -110,9 +158,16 @@ export async function runPostgres(spec: PostgresSpec, req: QueryRequest, modules
     }
     try {
       for (const s of transactionPrologue(req.timeoutMs)) await client.query(s);
-      const cursor = client.query(new Cursor(req.sql, Array.isArray(req.params) && req.params.length ? req.params : undefined, { rowMode: "array", types }));
+      const cursor = client.query(
+        new Cursor(req.sql, Array.isArray(req.params) && req.params.length ? req.params : undefined, {
+          rowMode: "array",
+          types,
+        }),
+      );
       const { rows, fields } = await new Promise<{ rows: unknown[][]; fields: { name: string }[] }>((resolve, reject) =>
-        cursor.read(req.limit + 1, (err, rows, result) => (err ? reject(err) : resolve({ rows, fields: result?.fields ?? [] }))),
+        cursor.read(req.limit + 1, (err, rows, result) =>
+          err ? reject(err) : resolve({ rows, fields: result?.fields ?? [] }),
+        ),
       );
       await new Promise<void>((resolve) => cursor.close(() => resolve()));
       await client.query("ROLLBACK");
@@ -123,7 +178,11 @@ export async function runPostgres(spec: PostgresSpec, req: QueryRequest, modules
       };
     } catch (e) {
       if (req.signal?.aborted) throw new DbError("the statement was cancelled", "aborted");
-      if (guard.timedOut) throw new DbError(`no answer from PostgreSQL within ${formatDuration(req.timeoutMs)}; the connection was closed`, "timeout");
+      if (guard.timedOut)
+        throw new DbError(
+          `no answer from PostgreSQL within ${formatDuration(req.timeoutMs)}; the connection was closed`,
+          "timeout",
+        );
       throw mapError(e, req.timeoutMs, "run");
     }
   } finally {

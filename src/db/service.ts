@@ -13,7 +13,10 @@ type WorkspaceLike = Pick<Workspace, "root" | "env">;
 
 /** A statement rt's own check refused, before any connection was made. */
 export class SqlRefusal extends DbError {
-  constructor(readonly reason: string, readonly spec: ConnectionSpec) {
+  constructor(
+    readonly reason: string,
+    readonly spec: ConnectionSpec,
+  ) {
     super(`refused: ${reason}`, "refused");
     this.name = "SqlRefusal";
   }
@@ -27,7 +30,10 @@ export interface DbAnswer {
 
 /** A failure of the database or its driver, with the connection it happened on. */
 export class DbCallError extends Error {
-  constructor(readonly cause: DbError, readonly spec: ConnectionSpec) {
+  constructor(
+    readonly cause: DbError,
+    readonly spec: ConnectionSpec,
+  ) {
     super(cause.message);
     this.name = "DbCallError";
   }
@@ -51,7 +57,11 @@ export function likePattern(p: string | undefined): string | undefined {
 }
 
 /** Runs one read-only query: throws SqlRefusal when rt's check refuses it, DbCallError when the database fails. */
-export async function runQuery(ws: WorkspaceLike, args: { connection?: string; sql: string; limit?: number }, signal?: AbortSignal): Promise<DbAnswer & { limit: number; elapsedMs: number }> {
+export async function runQuery(
+  ws: WorkspaceLike,
+  args: { connection?: string; sql: string; limit?: number },
+  signal?: AbortSignal,
+): Promise<DbAnswer & { limit: number; elapsedMs: number }> {
   const spec = resolveConnection(ws, args.connection);
   const check = await checkSql(args.sql, spec.engine);
   if (!check.ok) throw new SqlRefusal(check.reason, spec);
@@ -65,7 +75,11 @@ export async function runQuery(ws: WorkspaceLike, args: { connection?: string; s
 }
 
 /** The tables and views (optionally matching a pattern); throws DbCallError when the database fails. */
-export async function listTables(ws: WorkspaceLike, args: { connection?: string; pattern?: string }, signal?: AbortSignal): Promise<DbAnswer> {
+export async function listTables(
+  ws: WorkspaceLike,
+  args: { connection?: string; pattern?: string },
+  signal?: AbortSignal,
+): Promise<DbAnswer> {
   const spec = resolveConnection(ws, args.connection);
   const result = await withDriver(spec, (driver) => {
     const q = driver.tablesQuery(likePattern(args.pattern));
@@ -89,11 +103,22 @@ function editDistance(a: string, b: string): number {
 }
 
 /** Up to five table names close to `table` (by edit distance, or containing it). */
-async function suggestions(driver: Driver, spec: ConnectionSpec, table: string, signal?: AbortSignal): Promise<string[]> {
+async function suggestions(
+  driver: Driver,
+  spec: ConnectionSpec,
+  table: string,
+  signal?: AbortSignal,
+): Promise<string[]> {
   const wanted = table.split(".").pop()!.replace(/"/g, "").toLowerCase();
   try {
     const q = driver.tablesQuery(undefined);
-    const res = await driver.run({ sql: q.sql, params: q.params, limit: SQL_TABLES_MAX_ROWS, timeoutMs: spec.timeoutMs, signal });
+    const res = await driver.run({
+      sql: q.sql,
+      params: q.params,
+      limit: SQL_TABLES_MAX_ROWS,
+      timeoutMs: spec.timeoutMs,
+      signal,
+    });
     const nameCol = res.columns.findIndex((c) => c.toLowerCase() === "name");
     const schemaCol = res.columns.findIndex((c) => c.toLowerCase() === "schema");
     if (nameCol < 0) return [];
@@ -123,7 +148,13 @@ export async function describeTable(
   return withDriver(spec, async (driver) => {
     const q = driver.describeQuery(args.table);
     if (!q) return { spec, unreadableName: true as const };
-    const result = await driver.run({ sql: q.sql, params: q.params, limit: SQL_MAX_ROWS, timeoutMs: spec.timeoutMs, signal });
+    const result = await driver.run({
+      sql: q.sql,
+      params: q.params,
+      limit: SQL_MAX_ROWS,
+      timeoutMs: spec.timeoutMs,
+      signal,
+    });
     if (result.rows.length === 0) return { spec, similar: await suggestions(driver, spec, args.table, signal) };
     return { spec, result };
   });

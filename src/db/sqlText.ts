@@ -33,7 +33,8 @@ const isWordStart = (c: string) => /[A-Za-z_]/.test(c) || c.charCodeAt(0) > 127;
  * PostgreSQL and Vertica read `#` as an operator (bitwise XOR) and SQLite as the start of a
  * parameter, so `1#f()` is a call of f() there, and reading `1#f` as one name would hide it.
  */
-const isWordChar = (c: string, dialect: Dialect) => (dialect === "oracle" ? /[A-Za-z0-9_$#]/ : /[A-Za-z0-9_$]/).test(c) || c.charCodeAt(0) > 127;
+const isWordChar = (c: string, dialect: Dialect) =>
+  (dialect === "oracle" ? /[A-Za-z0-9_$#]/ : /[A-Za-z0-9_$]/).test(c) || c.charCodeAt(0) > 127;
 const isDigit = (c: string) => c >= "0" && c <= "9";
 
 const CLOSING: Record<string, string> = { "[": "]", "{": "}", "<": ">", "(": ")" };
@@ -43,7 +44,8 @@ export function tokenize(sql: string, dialect: Dialect): Token[] {
   const tokens: Token[] = [];
   const n = sql.length;
   let i = 0;
-  const push = (kind: TokenKind, start: number, end: number, value = sql.slice(start, end)) => tokens.push({ kind, value, start, end });
+  const push = (kind: TokenKind, start: number, end: number, value = sql.slice(start, end)) =>
+    tokens.push({ kind, value, start, end });
 
   /** A '...' string starting at `q` (the quote); `backslash`: \ escapes the next character (E'...'). Returns the index after it. */
   const readString = (q: number, backslash: boolean): number => {
@@ -118,7 +120,10 @@ export function tokenize(sql: string, dialect: Dialect): Token[] {
     if (c === '"' || (dialect === "sqlite" && (c === "`" || c === "["))) {
       const close = c === "[" ? "]" : c;
       const end = readQuoted(i, close);
-      const inner = sql.slice(i + 1, end - 1).split(close + close).join(close);
+      const inner = sql
+        .slice(i + 1, end - 1)
+        .split(close + close)
+        .join(close);
       push("quoted", i, end, inner);
       i = end;
       continue;
@@ -135,7 +140,8 @@ export function tokenize(sql: string, dialect: Dialect): Token[] {
       if (m) {
         const tag = m[0];
         const close = sql.indexOf(tag, i + tag.length);
-        if (close < 0) throw new SqlTextError(`unterminated dollar-quoted string ${tag} starting at character ${i + 1}`);
+        if (close < 0)
+          throw new SqlTextError(`unterminated dollar-quoted string ${tag} starting at character ${i + 1}`);
         push("string", i, close + tag.length);
         i = close + tag.length;
         continue;
@@ -147,7 +153,7 @@ export function tokenize(sql: string, dialect: Dialect): Token[] {
       const word = sql.slice(i, j).toUpperCase();
       // String prefixes written against the quote: E'..' (backslash escapes), N'..', X'..', B'..', U&'..', Oracle q'[..]'.
       if (sql[j] === "'") {
-        if ((dialect === "oracle" && (word === "Q" || word === "NQ")) && j + 1 < n) {
+        if (dialect === "oracle" && (word === "Q" || word === "NQ") && j + 1 < n) {
           const open = sql[j + 1];
           const closeCh = CLOSING[open] ?? open;
           const close = sql.indexOf(closeCh + "'", j + 2);
@@ -189,7 +195,11 @@ export function tokenize(sql: string, dialect: Dialect): Token[] {
     }
     // Named parameters: SQLite reads :name, @name, $name and #name; Oracle :name (its @ names a database link).
     // PostgreSQL and Vertica have operators spelled with @, # and :, which must stay operators here.
-    if (((dialect === "sqlite" && (c === ":" || c === "@" || c === "$" || c === "#")) || (dialect === "oracle" && c === ":")) && isWordStart(sql[i + 1] ?? "")) {
+    if (
+      ((dialect === "sqlite" && (c === ":" || c === "@" || c === "$" || c === "#")) ||
+        (dialect === "oracle" && c === ":")) &&
+      isWordStart(sql[i + 1] ?? "")
+    ) {
       let j = i + 1;
       while (j < n && isWordChar(sql[j], dialect)) j++;
       push("param", i, j);
@@ -222,7 +232,11 @@ export function splitStatements(tokens: Token[]): Token[][] {
 }
 
 export type SqlCheck =
-  | { ok: true; /** The statement's text, without surrounding comments and semicolons. */ statement: string; keyword: string }
+  | {
+      ok: true /** The statement's text, without surrounding comments and semicolons. */;
+      statement: string;
+      keyword: string;
+    }
   | { ok: false; reason: string };
 
 const QUERY_STARTS: Record<Dialect, string[]> = {
@@ -236,28 +250,66 @@ const TXN = "is transaction control: rt runs each statement in a read-only trans
 const DATA = "changes data";
 const SCHEMA = "changes the schema, privileges or storage";
 const STATEMENT_REASONS: Record<string, string> = {
-  INSERT: DATA, UPDATE: DATA, DELETE: DATA, MERGE: DATA, UPSERT: DATA, REPLACE: DATA, TRUNCATE: DATA,
+  INSERT: DATA,
+  UPDATE: DATA,
+  DELETE: DATA,
+  MERGE: DATA,
+  UPSERT: DATA,
+  REPLACE: DATA,
+  TRUNCATE: DATA,
   COPY: "reads or writes files or programs on the server, or loads data",
-  CREATE: SCHEMA, DROP: SCHEMA, ALTER: SCHEMA, RENAME: SCHEMA, COMMENT: SCHEMA, GRANT: SCHEMA, REVOKE: SCHEMA,
-  REINDEX: SCHEMA, CLUSTER: SCHEMA, REFRESH: SCHEMA, SECURITY: SCHEMA, IMPORT: SCHEMA, PURGE: SCHEMA, FLASHBACK: SCHEMA,
-  AUDIT: SCHEMA, NOAUDIT: SCHEMA, EXPORT: "writes data out of the database",
-  BEGIN: TXN, START: TXN, COMMIT: TXN, END: TXN, ROLLBACK: TXN, ABORT: TXN, SAVEPOINT: TXN, RELEASE: TXN,
+  CREATE: SCHEMA,
+  DROP: SCHEMA,
+  ALTER: SCHEMA,
+  RENAME: SCHEMA,
+  COMMENT: SCHEMA,
+  GRANT: SCHEMA,
+  REVOKE: SCHEMA,
+  REINDEX: SCHEMA,
+  CLUSTER: SCHEMA,
+  REFRESH: SCHEMA,
+  SECURITY: SCHEMA,
+  IMPORT: SCHEMA,
+  PURGE: SCHEMA,
+  FLASHBACK: SCHEMA,
+  AUDIT: SCHEMA,
+  NOAUDIT: SCHEMA,
+  EXPORT: "writes data out of the database",
+  BEGIN: TXN,
+  START: TXN,
+  COMMIT: TXN,
+  END: TXN,
+  ROLLBACK: TXN,
+  ABORT: TXN,
+  SAVEPOINT: TXN,
+  RELEASE: TXN,
   PREPARE: "prepares a statement or transaction for later: rt runs exactly one statement, now",
   SET: "changes session or transaction settings (such as SET TRANSACTION READ WRITE or SET ROLE), which rt fixes itself",
   RESET: "changes session settings, which rt fixes itself",
-  PRAGMA: "can change the connection (query_only, writable_schema, journal_mode...); use sql_describe, or a read-only table-valued pragma such as SELECT * FROM pragma_table_info('t')",
+  PRAGMA:
+    "can change the connection (query_only, writable_schema, journal_mode...); use sql_describe, or a read-only table-valued pragma such as SELECT * FROM pragma_table_info('t')",
   ATTACH: "attaches another database file to the connection",
   DETACH: "detaches a database from the connection",
   VACUUM: "rewrites the database file (VACUUM INTO writes a new file)",
   ANALYZE: "writes statistics into the database",
-  DO: "runs procedural code", CALL: "runs a stored procedure", EXEC: "runs procedural code", EXECUTE: "runs a prepared statement or procedural code",
+  DO: "runs procedural code",
+  CALL: "runs a stored procedure",
+  EXEC: "runs procedural code",
+  EXECUTE: "runs a prepared statement or procedural code",
   DECLARE: "starts an anonymous PL/SQL block or a cursor",
   LOCK: "takes table locks",
-  LISTEN: "subscribes to notifications", NOTIFY: "sends a notification", UNLISTEN: "changes notification subscriptions",
+  LISTEN: "subscribes to notifications",
+  NOTIFY: "sends a notification",
+  UNLISTEN: "changes notification subscriptions",
   LOAD: "loads a library into the server",
-  DISCARD: "changes session state", DEALLOCATE: "changes session state",
-  FETCH: "uses a cursor", MOVE: "uses a cursor", CLOSE: "uses a cursor",
-  CHECKPOINT: "administers the server", CONNECT: "changes the connection", PROFILE: "runs a statement with profiling",
+  DISCARD: "changes session state",
+  DEALLOCATE: "changes session state",
+  FETCH: "uses a cursor",
+  MOVE: "uses a cursor",
+  CLOSE: "uses a cursor",
+  CHECKPOINT: "administers the server",
+  CONNECT: "changes the connection",
+  PROFILE: "runs a statement with profiling",
 };
 
 /** Functions with effects outside a read-only query, or that run SQL given as a string. */
@@ -266,42 +318,115 @@ export const FUNCTION_REASONS: Record<Dialect, Record<string, string>> = {
     ...names("changes server or session settings", ["set_config"]),
     ...names("signals other server sessions", ["pg_terminate_backend", "pg_cancel_backend"]),
     ...names("administers the server", [
-      "pg_reload_conf", "pg_rotate_logfile", "pg_promote", "pg_switch_wal", "pg_create_restore_point", "pg_backup_start",
-      "pg_backup_stop", "pg_start_backup", "pg_stop_backup", "pg_wal_replay_pause", "pg_wal_replay_resume", "pg_import_system_collations",
+      "pg_reload_conf",
+      "pg_rotate_logfile",
+      "pg_promote",
+      "pg_switch_wal",
+      "pg_create_restore_point",
+      "pg_backup_start",
+      "pg_backup_stop",
+      "pg_start_backup",
+      "pg_stop_backup",
+      "pg_wal_replay_pause",
+      "pg_wal_replay_resume",
+      "pg_import_system_collations",
       "pg_log_backend_memory_contexts",
     ]),
     ...names("creates, changes or exports large objects (server-side files)", [
-      "lo_import", "lo_export", "lo_unlink", "lo_create", "lo_creat", "lo_put", "lo_from_bytea", "lo_truncate", "lo_truncate64", "lowrite", "lo_open",
+      "lo_import",
+      "lo_export",
+      "lo_unlink",
+      "lo_create",
+      "lo_creat",
+      "lo_put",
+      "lo_from_bytea",
+      "lo_truncate",
+      "lo_truncate64",
+      "lowrite",
+      "lo_open",
     ]),
     ...names("opens a second connection that is not read-only (dblink)", [
-      "dblink", "dblink_exec", "dblink_connect", "dblink_connect_u", "dblink_send_query", "dblink_open", "dblink_fetch",
+      "dblink",
+      "dblink_exec",
+      "dblink_connect",
+      "dblink_connect_u",
+      "dblink_send_query",
+      "dblink_open",
+      "dblink_fetch",
     ]),
     ...names("reads files on the database server", [
-      "pg_read_file", "pg_read_binary_file", "pg_ls_dir", "pg_stat_file", "pg_ls_logdir", "pg_ls_waldir", "pg_ls_tmpdir", "pg_ls_archive_statusdir",
+      "pg_read_file",
+      "pg_read_binary_file",
+      "pg_ls_dir",
+      "pg_stat_file",
+      "pg_ls_logdir",
+      "pg_ls_waldir",
+      "pg_ls_tmpdir",
+      "pg_ls_archive_statusdir",
     ]),
-    ...names("writes files on the database server", ["pg_file_write", "pg_file_rename", "pg_file_unlink", "pg_file_sync", "pg_logdir_ls"]),
+    ...names("writes files on the database server", [
+      "pg_file_write",
+      "pg_file_rename",
+      "pg_file_unlink",
+      "pg_file_sync",
+      "pg_logdir_ls",
+    ]),
     ...names("advances or sets a sequence", ["nextval", "setval"]),
     ...names("takes advisory locks that outlive the query", [
-      "pg_advisory_lock", "pg_advisory_lock_shared", "pg_try_advisory_lock", "pg_try_advisory_lock_shared", "pg_advisory_xact_lock",
-      "pg_advisory_xact_lock_shared", "pg_try_advisory_xact_lock", "pg_try_advisory_xact_lock_shared",
+      "pg_advisory_lock",
+      "pg_advisory_lock_shared",
+      "pg_try_advisory_lock",
+      "pg_try_advisory_lock_shared",
+      "pg_advisory_xact_lock",
+      "pg_advisory_xact_lock_shared",
+      "pg_try_advisory_xact_lock",
+      "pg_try_advisory_xact_lock_shared",
     ]),
     ...names("sends a notification", ["pg_notify"]),
     ...names("runs SQL given as a string, out of this check's sight", [
-      "query_to_xml", "query_to_xmlschema", "query_to_xml_and_xmlschema", "cursor_to_xml", "cursor_to_xmlschema",
+      "query_to_xml",
+      "query_to_xmlschema",
+      "query_to_xml_and_xmlschema",
+      "cursor_to_xml",
+      "cursor_to_xmlschema",
       // ts_stat(sqlquery) and ts_rewrite(query, select) run their text argument; tablefunc's crosstab and connectby build and run queries.
-      "ts_stat", "ts_rewrite", "crosstab", "crosstab2", "crosstab3", "crosstab4", "connectby",
+      "ts_stat",
+      "ts_rewrite",
+      "crosstab",
+      "crosstab2",
+      "crosstab3",
+      "crosstab4",
+      "connectby",
     ]),
     ...names("changes index storage", [
-      "brin_summarize_new_values", "brin_summarize_range", "brin_desummarize_range", "gin_clean_pending_list",
+      "brin_summarize_new_values",
+      "brin_summarize_range",
+      "brin_desummarize_range",
+      "gin_clean_pending_list",
     ]),
     ...names("changes replication state", [
-      "pg_create_physical_replication_slot", "pg_create_logical_replication_slot", "pg_drop_replication_slot", "pg_replication_slot_advance",
-      "pg_copy_physical_replication_slot", "pg_copy_logical_replication_slot", "pg_logical_slot_get_changes", "pg_logical_slot_get_binary_changes",
-      "pg_logical_emit_message", "pg_replication_origin_create", "pg_replication_origin_drop", "pg_replication_origin_advance",
+      "pg_create_physical_replication_slot",
+      "pg_create_logical_replication_slot",
+      "pg_drop_replication_slot",
+      "pg_replication_slot_advance",
+      "pg_copy_physical_replication_slot",
+      "pg_copy_logical_replication_slot",
+      "pg_logical_slot_get_changes",
+      "pg_logical_slot_get_binary_changes",
+      "pg_logical_emit_message",
+      "pg_replication_origin_create",
+      "pg_replication_origin_drop",
+      "pg_replication_origin_advance",
     ]),
     ...names("resets statistics", [
-      "pg_stat_reset", "pg_stat_reset_shared", "pg_stat_reset_single_table_counters", "pg_stat_reset_single_function_counters",
-      "pg_stat_reset_slru", "pg_stat_reset_replication_slot", "pg_stat_reset_subscription_stats", "pg_stat_statements_reset",
+      "pg_stat_reset",
+      "pg_stat_reset_shared",
+      "pg_stat_reset_single_table_counters",
+      "pg_stat_reset_single_function_counters",
+      "pg_stat_reset_slru",
+      "pg_stat_reset_replication_slot",
+      "pg_stat_reset_subscription_stats",
+      "pg_stat_statements_reset",
     ]),
   },
   sqlite: {
@@ -311,14 +436,54 @@ export const FUNCTION_REASONS: Record<Dialect, Record<string, string>> = {
   },
   oracle: {},
   vertica: {
-    ...names("changes server or session settings", ["set_config_parameter", "clear_caches", "set_data_collector_policy", "set_data_collector_time_policy"]),
-    ...names("ends or interrupts sessions", ["close_session", "close_all_sessions", "close_user_sessions", "interrupt_statement"]),
-    ...names("writes files on the server", ["export_tables", "export_catalog", "export_objects", "export_statistics", "export_directed_queries"]),
+    ...names("changes server or session settings", [
+      "set_config_parameter",
+      "clear_caches",
+      "set_data_collector_policy",
+      "set_data_collector_time_policy",
+    ]),
+    ...names("ends or interrupts sessions", [
+      "close_session",
+      "close_all_sessions",
+      "close_user_sessions",
+      "interrupt_statement",
+    ]),
+    ...names("writes files on the server", [
+      "export_tables",
+      "export_catalog",
+      "export_objects",
+      "export_statistics",
+      "export_directed_queries",
+    ]),
     ...names("changes or moves data", [
-      "purge", "purge_table", "purge_partition", "purge_projection", "drop_partitions", "drop_partition", "copy_table", "copy_partitions_to_table",
-      "move_partitions_to_table", "swap_partitions_between_tables", "import_statistics", "analyze_statistics", "analyze_histogram",
-      "analyze_workload", "drop_statistics", "do_tm_task", "start_refresh", "refresh", "make_ahm_now", "set_ahm_epoch", "set_ahm_time",
-      "enforce_object_storage_policy", "shutdown", "reload_spread", "start_reaping_files", "sync_catalog", "hard_drop", "rebalance_cluster",
+      "purge",
+      "purge_table",
+      "purge_partition",
+      "purge_projection",
+      "drop_partitions",
+      "drop_partition",
+      "copy_table",
+      "copy_partitions_to_table",
+      "move_partitions_to_table",
+      "swap_partitions_between_tables",
+      "import_statistics",
+      "analyze_statistics",
+      "analyze_histogram",
+      "analyze_workload",
+      "drop_statistics",
+      "do_tm_task",
+      "start_refresh",
+      "refresh",
+      "make_ahm_now",
+      "set_ahm_epoch",
+      "set_ahm_time",
+      "enforce_object_storage_policy",
+      "shutdown",
+      "reload_spread",
+      "start_reaping_files",
+      "sync_catalog",
+      "hard_drop",
+      "rebalance_cluster",
     ]),
   },
 };
@@ -346,9 +511,15 @@ export function refuse(reason: string): SqlCheck {
  */
 export function statementRefusal(kw: string, second: string | undefined, dialect: Dialect): SqlCheck {
   let reason = STATEMENT_REASONS[kw];
-  if (kw === "SET" && (second === "TRANSACTION" || second === "SESSION")) reason = "changes the transaction's mode (it could make it READ WRITE); rt fixes the transaction itself";
+  if (kw === "SET" && (second === "TRANSACTION" || second === "SESSION"))
+    reason = "changes the transaction's mode (it could make it READ WRITE); rt fixes the transaction itself";
   if (kw === "EXPLAIN" && dialect === "oracle") reason = "EXPLAIN PLAN writes the plan into PLAN_TABLE";
-  if (kw === "BEGIN" && dialect !== "oracle" && (second === "READ" || second === "TRANSACTION" || second === "WORK" || second === "ISOLATION")) reason = TXN;
+  if (
+    kw === "BEGIN" &&
+    dialect !== "oracle" &&
+    (second === "READ" || second === "TRANSACTION" || second === "WORK" || second === "ISOLATION")
+  )
+    reason = TXN;
   return refuse(
     reason
       ? `${kw} ${reason}. rt runs read-only queries only (${QUERY_STARTS[dialect].join(", ")})`
@@ -358,7 +529,9 @@ export function statementRefusal(kw: string, second: string | undefined, dialect
 
 /** The refusal for a data-modifying statement found inside a query (WITH, a subquery). */
 export function nestedDmlRefusal(kw: string): SqlCheck {
-  return refuse(`the query contains ${kw}, which ${DATA} (data-modifying statements are refused inside WITH and subqueries too)`);
+  return refuse(
+    `the query contains ${kw}, which ${DATA} (data-modifying statements are refused inside WITH and subqueries too)`,
+  );
 }
 
 /** The refusal for a call of a function on the deny list: `shown` is the name as written, with its qualifiers. */
@@ -375,9 +548,12 @@ export function checkReadOnlySql(sql: string, dialect: LexedDialect): SqlCheck {
   try {
     tokens = tokenize(sql, dialect);
   } catch (e) {
-    return refuse(`the SQL could not be read safely (${(e as Error).message}); rt refuses what it cannot read rather than guess`);
+    return refuse(
+      `the SQL could not be read safely (${(e as Error).message}); rt refuses what it cannot read rather than guess`,
+    );
   }
-  if (tokens.length === 0 || tokens.every((t) => t.kind === "semicolon")) return refuse("the SQL is empty (nothing but comments or semicolons)");
+  if (tokens.length === 0 || tokens.every((t) => t.kind === "semicolon"))
+    return refuse("the SQL is empty (nothing but comments or semicolons)");
   const lead = tokens.find((t) => !(t.kind === "punct" && t.value === "(") && t.kind !== "semicolon");
 
   // Procedural blocks contain semicolons of their own: name them before counting statements.
@@ -389,11 +565,25 @@ export function checkReadOnlySql(sql: string, dialect: LexedDialect): SqlCheck {
   for (let k = 0; k + 1 < tokens.length; k++) {
     const a = tokens[k];
     const b = tokens[k + 1];
-    if (a.kind === "word" && a.value === "WITH" && b.kind === "word" && (b.value === "FUNCTION" || b.value === "PROCEDURE")) {
-      return refuse(`WITH ${b.value} declares inline PL/SQL, which can write through an autonomous transaction; refused`);
+    if (
+      a.kind === "word" &&
+      a.value === "WITH" &&
+      b.kind === "word" &&
+      (b.value === "FUNCTION" || b.value === "PROCEDURE")
+    ) {
+      return refuse(
+        `WITH ${b.value} declares inline PL/SQL, which can write through an autonomous transaction; refused`,
+      );
     }
-    if (dialect === "vertica" && a.kind === "word" && a.value === "U" && b.kind === "punct" && b.value === "&" && b.start === a.end) {
-      return refuse("U&\"...\" Unicode-escaped names are refused: they would hide a function's name from this check");
+    if (
+      dialect === "vertica" &&
+      a.kind === "word" &&
+      a.value === "U" &&
+      b.kind === "punct" &&
+      b.value === "&" &&
+      b.start === a.end
+    ) {
+      return refuse('U&"..." Unicode-escaped names are refused: they would hide a function\'s name from this check');
     }
   }
 
@@ -408,7 +598,9 @@ export function checkReadOnlySql(sql: string, dialect: LexedDialect): SqlCheck {
   while (p < stmt.length && stmt[p].kind === "punct" && stmt[p].value === "(") p++;
   const first = stmt[p];
   if (!first || first.kind !== "word") {
-    return refuse(`a query must start with ${QUERY_STARTS[dialect].join(", ")}; this one starts with "${first ? sql.slice(first.start, first.end) : "("}"`);
+    return refuse(
+      `a query must start with ${QUERY_STARTS[dialect].join(", ")}; this one starts with "${first ? sql.slice(first.start, first.end) : "("}"`,
+    );
   }
   const kw = first.value;
   if (!QUERY_STARTS[dialect].includes(kw)) return statementRefusal(kw, stmt[p + 1]?.value, dialect);
@@ -427,7 +619,9 @@ export function checkReadOnlySql(sql: string, dialect: LexedDialect): SqlCheck {
     const inner = stmt[q];
     if (!inner || inner.kind !== "word" || !EXPLAINABLE.has(inner.value)) {
       const what = inner ? sql.slice(inner.start, inner.end) : "nothing";
-      return refuse(`EXPLAIN of ${what} is refused: only queries may be explained (EXPLAIN ANALYZE runs the statement)`);
+      return refuse(
+        `EXPLAIN of ${what} is refused: only queries may be explained (EXPLAIN ANALYZE runs the statement)`,
+      );
     }
   }
 
@@ -435,8 +629,15 @@ export function checkReadOnlySql(sql: string, dialect: LexedDialect): SqlCheck {
   for (let k = 0; k < stmt.length; k++) {
     const t = stmt[k];
     const next = stmt[k + 1];
-    if (t.kind === "word" && t.value === "FOR" && next?.kind === "word" && ["UPDATE", "SHARE", "NO", "KEY"].includes(next.value)) {
-      return refuse(`SELECT ... FOR ${next.value === "NO" ? "NO KEY UPDATE" : next.value === "KEY" ? "KEY SHARE" : next.value} locks rows; rt only reads`);
+    if (
+      t.kind === "word" &&
+      t.value === "FOR" &&
+      next?.kind === "word" &&
+      ["UPDATE", "SHARE", "NO", "KEY"].includes(next.value)
+    ) {
+      return refuse(
+        `SELECT ... FOR ${next.value === "NO" ? "NO KEY UPDATE" : next.value === "KEY" ? "KEY SHARE" : next.value} locks rows; rt only reads`,
+      );
     }
     if (t.kind === "word" && DML_ANYWHERE.has(t.value)) return nestedDmlRefusal(t.value);
     if (t.kind === "word" && t.value === "INTO") {
@@ -447,19 +648,40 @@ export function checkReadOnlySql(sql: string, dialect: LexedDialect): SqlCheck {
       let at = k;
       if (dialect === "oracle") {
         let b = k;
-        while (b >= 2 && stmt[b - 1].kind === "punct" && stmt[b - 1].value === "." && (stmt[b - 2].kind === "word" || stmt[b - 2].kind === "quoted")) b -= 2;
-        if (b >= 2 && stmt[b - 1].kind === "punct" && stmt[b - 1].value === "@" && (stmt[b - 2].kind === "word" || stmt[b - 2].kind === "quoted")) at = b - 2;
+        while (
+          b >= 2 &&
+          stmt[b - 1].kind === "punct" &&
+          stmt[b - 1].value === "." &&
+          (stmt[b - 2].kind === "word" || stmt[b - 2].kind === "quoted")
+        )
+          b -= 2;
+        if (
+          b >= 2 &&
+          stmt[b - 1].kind === "punct" &&
+          stmt[b - 1].value === "@" &&
+          (stmt[b - 2].kind === "word" || stmt[b - 2].kind === "quoted")
+        )
+          at = b - 2;
       }
       // The called name, with any schema or package qualifiers before it.
       const parts = [stmt[at].value.toLowerCase()];
-      for (let b = at - 1; b >= 1 && stmt[b].kind === "punct" && stmt[b].value === "." && (stmt[b - 1].kind === "word" || stmt[b - 1].kind === "quoted"); b -= 2) {
+      for (
+        let b = at - 1;
+        b >= 1 &&
+        stmt[b].kind === "punct" &&
+        stmt[b].value === "." &&
+        (stmt[b - 1].kind === "word" || stmt[b - 1].kind === "quoted");
+        b -= 2
+      ) {
         parts.unshift(stmt[b - 1].value.toLowerCase());
       }
       const name = parts[parts.length - 1];
       const reason = denied[name];
       if (reason) return deniedFunctionRefusal(parts.join("."), reason);
       if (dialect === "oracle" && parts.some((s) => s.startsWith("dbms_") || s.startsWith("utl_"))) {
-        return refuse(`${parts.join(".").toUpperCase()}() belongs to an Oracle DBMS_/UTL_ package, which can act outside the query (jobs, files, network, dynamic SQL); refused`);
+        return refuse(
+          `${parts.join(".").toUpperCase()}() belongs to an Oracle DBMS_/UTL_ package, which can act outside the query (jobs, files, network, dynamic SQL); refused`,
+        );
       }
     }
   }

@@ -28,7 +28,15 @@ import fs from "node:fs";
 import { spawn } from "node:child_process";
 import { createRequire } from "node:module";
 import type { SqliteSpec } from "./connections.js";
-import { DbError, formatDuration, type CatalogQuery, type Cell, type Driver, type QueryRequest, type QueryResult } from "./driver.js";
+import {
+  DbError,
+  formatDuration,
+  type CatalogQuery,
+  type Cell,
+  type Driver,
+  type QueryRequest,
+  type QueryResult,
+} from "./driver.js";
 import { splitQualifiedName } from "./sqlText.js";
 import { SQLITE_WAL_SNAPSHOT_MAX_BYTES } from "../base/limits.js";
 
@@ -129,7 +137,10 @@ function betterSqlite3Path(): string {
     modulePath = createRequire(import.meta.url).resolve("better-sqlite3");
     return modulePath;
   } catch {
-    throw new DbError("the better-sqlite3 library is not installed: run npm install in rt's directory (it builds SQLite from source with python3, make and g++)", "missing-driver");
+    throw new DbError(
+      "the better-sqlite3 library is not installed: run npm install in rt's directory (it builds SQLite from source with python3, make and g++)",
+      "missing-driver",
+    );
   }
 }
 
@@ -151,7 +162,8 @@ function mapChildError(a: ChildAnswer, file: string): DbError {
   if (a.phase === "open") {
     return new DbError(`cannot open the SQLite database ${file} read-only: ${msg}`, "connect", a.code);
   }
-  if (a.phase === "load") return new DbError(`the better-sqlite3 library could not be loaded: ${msg}`, "missing-driver");
+  if (a.phase === "load")
+    return new DbError(`the better-sqlite3 library could not be loaded: ${msg}`, "missing-driver");
   if ((a.code && REFUSAL_CODES.has(a.code)) || /more than one statement|readonly database|not authorized/i.test(msg)) {
     return new DbError(`refused by SQLite: ${msg}`, "refused", a.code);
   }
@@ -165,18 +177,33 @@ export type SqliteReadVia = "file" | "wal" | "wal-too-big" | "snapshot";
  * Runs one statement in a child process that is killed after `req.timeoutMs`.
  * `snapshotMaxBytes`: the largest WAL-mode file read into memory rather than opened in place (tests lower it).
  */
-export function runSqlite(file: string, req: QueryRequest, snapshotMaxBytes = SQLITE_WAL_SNAPSHOT_MAX_BYTES): Promise<QueryResult & { via?: SqliteReadVia }> {
+export function runSqlite(
+  file: string,
+  req: QueryRequest,
+  snapshotMaxBytes = SQLITE_WAL_SNAPSHOT_MAX_BYTES,
+): Promise<QueryResult & { via?: SqliteReadVia }> {
   if (!fs.existsSync(file)) {
     return Promise.reject(
-      new DbError(`the SQLite database ${file} does not exist; rt opens existing databases read-only and never creates one (check SQLITE_DB or the connection's path)`, "connect"),
+      new DbError(
+        `the SQLite database ${file} does not exist; rt opens existing databases read-only and never creates one (check SQLITE_DB or the connection's path)`,
+        "connect",
+      ),
     );
   }
   if (fs.statSync(file).isDirectory()) {
-    return Promise.reject(new DbError(`the SQLite database ${file} is a directory, not a database file (check SQLITE_DB or the connection's path)`, "connect"));
+    return Promise.reject(
+      new DbError(
+        `the SQLite database ${file} is a directory, not a database file (check SQLITE_DB or the connection's path)`,
+        "connect",
+      ),
+    );
   }
   const module = betterSqlite3Path();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["-e", CHILD_SOURCE], { stdio: ["ignore", "ignore", "pipe", "ipc"], env: { PATH: process.env.PATH ?? "" } });
+    const child = spawn(process.execPath, ["-e", CHILD_SOURCE], {
+      stdio: ["ignore", "ignore", "pipe", "ipc"],
+      env: { PATH: process.env.PATH ?? "" },
+    });
     let settled = false;
     let stderr = "";
     const finish = (fn: () => void) => {
@@ -188,7 +215,14 @@ export function runSqlite(file: string, req: QueryRequest, snapshotMaxBytes = SQ
     };
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      finish(() => reject(new DbError(`statement timed out after ${formatDuration(req.timeoutMs)} and was stopped; narrow the query (WHERE, LIMIT) or raise the connection's timeout_ms`, "timeout")));
+      finish(() =>
+        reject(
+          new DbError(
+            `statement timed out after ${formatDuration(req.timeoutMs)} and was stopped; narrow the query (WHERE, LIMIT) or raise the connection's timeout_ms`,
+            "timeout",
+          ),
+        ),
+      );
     }, req.timeoutMs);
     const onAbort = () => {
       child.kill("SIGKILL");
@@ -199,14 +233,23 @@ export function runSqlite(file: string, req: QueryRequest, snapshotMaxBytes = SQ
     child.stderr!.on("data", (c: Buffer) => {
       if (stderr.length < 4000) stderr += c.toString("utf8");
     });
-    child.on("error", (e) => finish(() => reject(new DbError(`could not start the SQLite worker process: ${e.message}`, "connect"))));
+    child.on("error", (e) =>
+      finish(() => reject(new DbError(`could not start the SQLite worker process: ${e.message}`, "connect"))),
+    );
     child.on("message", (m: ChildAnswer) => {
       if (m.refused) return finish(() => reject(new DbError(`refused by SQLite: ${m.refused}`, "refused")));
       if (m.error !== undefined) return finish(() => reject(mapChildError(m, file)));
       finish(() => resolve({ columns: m.columns ?? [], rows: m.rows ?? [], more: m.more === true, via: m.via }));
     });
     child.on("exit", (code, sig) => {
-      finish(() => reject(new DbError(`the SQLite worker process ended without an answer (${sig ?? `exit ${code}`})${stderr ? `: ${stderr.trim()}` : ""}`, "sql")));
+      finish(() =>
+        reject(
+          new DbError(
+            `the SQLite worker process ended without an answer (${sig ?? `exit ${code}`})${stderr ? `: ${stderr.trim()}` : ""}`,
+            "sql",
+          ),
+        ),
+      );
     });
     child.send({ module, path: file, sql: req.sql, params: req.params ?? [], limit: req.limit, snapshotMaxBytes });
   });

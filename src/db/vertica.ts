@@ -10,7 +10,18 @@
 // fake client and against a closed port, not against a server.
 import { EventEmitter } from "node:events";
 import type { VerticaSpec } from "./connections.js";
-import { connectionGuard, DbError, formatDuration, importClient, toCell, type CatalogQuery, type Driver, type QueryRequest, type PgStyleClient, type QueryResult } from "./driver.js";
+import {
+  connectionGuard,
+  DbError,
+  formatDuration,
+  importClient,
+  toCell,
+  type CatalogQuery,
+  type Driver,
+  type QueryRequest,
+  type PgStyleClient,
+  type QueryResult,
+} from "./driver.js";
 import { splitQualifiedName } from "./sqlText.js";
 import { SQL_CONNECT_TIMEOUT_MS } from "../base/limits.js";
 import { withoutEnv } from "../base/envScope.js";
@@ -53,7 +64,8 @@ export function verticaPrologue(timeoutMs: number): string[] {
 
 /** A string literal for Vertica (standard-conforming strings: quotes doubled). */
 export function verticaLiteral(s: string): string {
-  if (/[\0-\x08\x0b\x0c\x0e-\x1f]/.test(s)) throw new DbError("control characters are not accepted in names or patterns", "sql");
+  if (/[\0-\x08\x0b\x0c\x0e-\x1f]/.test(s))
+    throw new DbError("control characters are not accepted in names or patterns", "sql");
   return `'${s.replace(/'/g, "''")}'`;
 }
 
@@ -63,13 +75,22 @@ function mapError(e: unknown, timeoutMs: number, phase: "connect" | "run"): DbEr
   const msg = err.message;
   if (phase === "connect") return new DbError(`could not connect to Vertica: ${msg}`, "connect", err.code);
   if (/runtimecap|exceeded run time cap|canceled/i.test(msg)) {
-    return new DbError(`statement timed out after ${formatDuration(timeoutMs)} (${msg}); narrow the query or raise the connection's timeout_ms`, "timeout", err.code);
+    return new DbError(
+      `statement timed out after ${formatDuration(timeoutMs)} (${msg}); narrow the query or raise the connection's timeout_ms`,
+      "timeout",
+      err.code,
+    );
   }
-  if (/read[- ]only|permission denied|insufficient privilege/i.test(msg)) return new DbError(`refused by Vertica: ${msg}`, "refused", err.code);
+  if (/read[- ]only|permission denied|insufficient privilege/i.test(msg))
+    return new DbError(`refused by Vertica: ${msg}`, "refused", err.code);
   return new DbError(`Vertica error: ${msg}`, "sql", err.code);
 }
 
-export async function runVertica(spec: VerticaSpec, req: QueryRequest, load: () => Promise<VerticaModuleLike> = loadVertica): Promise<QueryResult> {
+export async function runVertica(
+  spec: VerticaSpec,
+  req: QueryRequest,
+  load: () => Promise<VerticaModuleLike> = loadVertica,
+): Promise<QueryResult> {
   const { Client, Query } = await load();
   const config = {
     host: spec.host,
@@ -115,7 +136,11 @@ export async function runVertica(spec: VerticaSpec, req: QueryRequest, load: () 
       return { columns, rows: rows.slice(0, req.limit).map((r) => r.map(toCell)), more: rows.length > req.limit };
     } catch (e) {
       if (req.signal?.aborted) throw new DbError("the statement was cancelled", "aborted");
-      if (guard.timedOut) throw new DbError(`statement timed out after ${formatDuration(req.timeoutMs)}; the connection was closed`, "timeout");
+      if (guard.timedOut)
+        throw new DbError(
+          `statement timed out after ${formatDuration(req.timeoutMs)}; the connection was closed`,
+          "timeout",
+        );
       throw mapError(e, req.timeoutMs, "run");
     }
   } finally {
@@ -130,7 +155,10 @@ export function verticaDriver(spec: VerticaSpec, load?: () => Promise<VerticaMod
     run: (req) => runVertica(spec, req, load),
     tablesQuery(pattern): CatalogQuery {
       // Literals rather than parameters: simple queries only, whatever the server's protocol version.
-      const match = pattern === undefined ? "" : `WHERE name ILIKE ${verticaLiteral(pattern)} OR (schema || '.' || name) ILIKE ${verticaLiteral(pattern)}`;
+      const match =
+        pattern === undefined
+          ? ""
+          : `WHERE name ILIKE ${verticaLiteral(pattern)} OR (schema || '.' || name) ILIKE ${verticaLiteral(pattern)}`;
       return {
         sql: `SELECT schema, name, type FROM (
   SELECT table_schema AS schema, table_name AS name, 'table' AS type FROM v_catalog.tables

@@ -20,13 +20,19 @@ export interface Reading {
 
 export type Choice = { index: number; note?: string } | { refused: string };
 
-const where = (p: SyntaxProblem): string => `line ${p.line}: ${p.message ?? (p.kind === "missing" ? `missing ${JSON.stringify(p.text)}` : `unexpected ${JSON.stringify(p.text)}`)}`;
+const where = (p: SyntaxProblem): string =>
+  `line ${p.line}: ${p.message ?? (p.kind === "missing" ? `missing ${JSON.stringify(p.text)}` : `unexpected ${JSON.stringify(p.text)}`)}`;
 
 /**
  * The reading to write. `before` is the file's current text. With a single
  * reading nothing is validated here (the pipeline validates what it writes).
  */
-export async function chooseReading(path: string, before: string, readings: Reading[], opts: { root?: string } = {}): Promise<Choice> {
+export async function chooseReading(
+  path: string,
+  before: string,
+  readings: Reading[],
+  opts: { root?: string } = {},
+): Promise<Choice> {
   if (readings.length <= 1) return { index: 0 };
   const verdicts: Array<{ hard: SyntaxProblem[]; soft: SyntaxProblem[] }> = [];
   for (let i = 0; i < readings.length; i++) {
@@ -34,13 +40,15 @@ export async function chooseReading(path: string, before: string, readings: Read
     // Nothing to judge by (a language rt does not parse): the likeliest reading.
     if (!v.checked) return { index: 0 };
     verdicts.push({ hard: v.introduced, soft: v.moved });
-    if (v.introduced.length === 0 && v.moved.length === 0) return { index: i, note: i === 0 ? undefined : noteFor(readings, verdicts, i) };
+    if (v.introduced.length === 0 && v.moved.length === 0)
+      return { index: i, note: i === 0 ? undefined : noteFor(readings, verdicts, i) };
   }
   // A line one reading would move into another block (a hard problem) is moved just the same by a
   // reading that also re-indents it (there only a soft one): that reading is no way out.
   const movedKey = (p: SyntaxProblem): string => (p.moved ? `${p.moved.text}\u0000${p.moved.block}` : "");
   const structural = new Set(verdicts.flatMap((v) => v.hard.filter((p) => p.moved).map(movedKey)));
-  const blocking = (v: { hard: SyntaxProblem[]; soft: SyntaxProblem[] }): SyntaxProblem | undefined => v.hard[0] ?? v.soft.find((p) => p.moved && structural.has(movedKey(p)));
+  const blocking = (v: { hard: SyntaxProblem[]; soft: SyntaxProblem[] }): SyntaxProblem | undefined =>
+    v.hard[0] ?? v.soft.find((p) => p.moved && structural.has(movedKey(p)));
   const valid = verdicts.findIndex((v) => blocking(v) === undefined);
   if (valid !== -1) return { index: valid, note: valid === 0 ? undefined : noteFor(readings, verdicts, valid) };
   const blockers = verdicts.map((v) => blocking(v)!);
@@ -56,7 +64,11 @@ export async function chooseReading(path: string, before: string, readings: Read
   };
 }
 
-function noteFor(readings: Reading[], verdicts: Array<{ hard: SyntaxProblem[]; soft: SyntaxProblem[] }>, chosen: number): string {
+function noteFor(
+  readings: Reading[],
+  verdicts: Array<{ hard: SyntaxProblem[]; soft: SyntaxProblem[] }>,
+  chosen: number,
+): string {
   const first = verdicts[0];
   const problem = first.hard[0] ?? first.soft[0];
   return `note: indentation ${readings[chosen].why}; the first reading (${readings[0].why}) would break the file at ${problem ? where(problem) : "an untouched line"}`;

@@ -8,12 +8,14 @@ import { diffArrays } from "diff";
 
 const ELLIPSIS = String.raw`(?:\.\.\.+|…|⋯|···|\[\.\.\.\]|\[…\])`;
 /** A comment that says "the rest is as it was": `unchanged`, `omitted`... anywhere, */
-const KEPT = /\b(?:unchanged|omitted|for brevity|elided|snip(?:ped)?|(?:remains?|stays?) (?:the )?same|same as (?:before|above)|as before|no changes? (?:here|below|above))\b/i;
-/** ...or that is nothing but a word of leaving out: `// etc.`, `/* truncated */`, `// (as is)`. */
+const KEPT =
+  /\b(?:unchanged|omitted|for brevity|elided|snip(?:ped)?|(?:remains?|stays?) (?:the )?same|same as (?:before|above)|as before|no changes? (?:here|below|above))\b/i;
+/** ...or that is nothing but a word of leaving out: `// etc.`, `/* truncated */ `, `; // (as is)`. */
 const KEPT_WHOLE = /^(?:etc\.?|and so on|truncated|as[- ]is|left as[- ]is)$/i;
 /** ...or starting with `rest`, `existing`... and naming what it stands for. */
 const KEPT_START = /^(?:the\s+)?(?:rest|remaining|existing|previous|keep(?:\s+the)?\s+(?:existing|rest))\b/i;
-const KEPT_WHAT = /\b(?:code|methods?|functions?|implementation|lines?|cases?|file|body|logic|imports?|props|fields|properties|tests?|content|here|class|component)\b/i;
+const KEPT_WHAT =
+  /\b(?:code|methods?|functions?|implementation|lines?|cases?|file|body|logic|imports?|props|fields|properties|tests?|content|here|class|component)\b/i;
 /** How a comment starts, in the languages models write. */
 const COMMENT = /^(?:\/\/+|#+|--|;+|%+|\*|\/\*+|<!--|\{\/\*|'|rem\b)\s*/i;
 const COMMENT_END = /\s*(?:\*+\/|-->|\*\/\})\s*$/;
@@ -33,7 +35,11 @@ export function isElisionMarker(line: string): boolean {
   if (body === "") return false;
   if (new RegExp(String.raw`^[(\[]?${ELLIPSIS}`).test(body)) return true;
   const words = body.replace(new RegExp(`${ELLIPSIS}$`), "").trim();
-  return KEPT.test(words) || KEPT_WHOLE.test(words.replace(/^[([]\s*|\s*[)\]]$/g, "")) || (KEPT_START.test(words) && KEPT_WHAT.test(words));
+  return (
+    KEPT.test(words) ||
+    KEPT_WHOLE.test(words.replace(/^[([]\s*|\s*[)\]]$/g, "")) ||
+    (KEPT_START.test(words) && KEPT_WHAT.test(words))
+  );
 }
 
 /** A body elided inside a line: `foo() {...}`, `def f(): ...` (Python's `...` body). */
@@ -82,7 +88,10 @@ export function findElision(oldLines: string[], newLines: string[]): Elision | u
     added = [];
     return undefined;
   };
-  for (const c of diffArrays(oldLines.map((l) => l.trim()), newLines.map((l) => l.trim()))) {
+  for (const c of diffArrays(
+    oldLines.map((l) => l.trim()),
+    newLines.map((l) => l.trim()),
+  )) {
     if (c.removed) for (let k = 0; k < c.count; k++) removed.push(o++);
     else if (c.added) for (let k = 0; k < c.count; k++) added.push(n++);
     else {

@@ -122,9 +122,11 @@ export function serializeAgainst(old: FileModel, oldBytes: Buffer, m: FileModel)
 
 /** serializeAgainst as pieces to write one after another: the kept head of `oldBytes`, the new middle, the kept tail. */
 export function serializeAgainstParts(old: FileModel, oldBytes: Buffer, m: FileModel): Buffer[] {
-  if (old.bom !== m.bom || old.finalNewline !== m.finalNewline || old.lines.length === 0 || m.lines.length === 0) return [serialize(m)];
+  if (old.bom !== m.bom || old.finalNewline !== m.finalNewline || old.lines.length === 0 || m.lines.length === 0)
+    return [serialize(m)];
   // A line is the same bytes when its text, ending and original bytes are the same.
-  const same = (i: number, j: number) => old.lines[i] === m.lines[j] && old.eols[i] === m.eols[j] && old.raw[i] === m.raw[j];
+  const same = (i: number, j: number) =>
+    old.lines[i] === m.lines[j] && old.eols[i] === m.eols[j] && old.raw[i] === m.raw[j];
   const shortest = Math.min(old.lines.length, m.lines.length);
   let p = 0;
   while (p < shortest && same(p, p)) p++;
@@ -144,7 +146,14 @@ export function serializeAgainstParts(old: FileModel, oldBytes: Buffer, m: FileM
     tail = end <= body ? body : Math.max(body, oldBytes.lastIndexOf(10, end - 1) + 1);
     end = tail - 1;
   }
-  const middle = serialize({ ...m, bom: false, lines: m.lines.slice(p, m.lines.length - s), raw: m.raw.slice(p, m.lines.length - s), eols: m.eols.slice(p, m.lines.length - s), finalNewline: s > 0 || m.finalNewline });
+  const middle = serialize({
+    ...m,
+    bom: false,
+    lines: m.lines.slice(p, m.lines.length - s),
+    raw: m.raw.slice(p, m.lines.length - s),
+    eols: m.eols.slice(p, m.lines.length - s),
+    finalNewline: s > 0 || m.finalNewline,
+  });
   return [oldBytes.subarray(0, head), middle, oldBytes.subarray(tail)];
 }
 
@@ -160,7 +169,11 @@ export function normalizedText(m: FileModel): string {
  * usual ending. The final newline state is kept (an empty result has none;
  * content written into an empty file ends with a newline).
  */
-export function withLines(m: FileModel, newLines: string[], finalNewline = m.lines.length === 0 || m.finalNewline): FileModel {
+export function withLines(
+  m: FileModel,
+  newLines: string[],
+  finalNewline = m.lines.length === 0 || m.finalNewline,
+): FileModel {
   const raw: Array<Buffer | null> = new Array(newLines.length).fill(null);
   const eols: Eol[] = new Array(newLines.length).fill(m.eol);
   const old = m.lines;
@@ -171,7 +184,11 @@ export function withLines(m: FileModel, newLines: string[], finalNewline = m.lin
     p++;
   }
   let s = 0;
-  while (s < old.length - p && s < newLines.length - p && old[old.length - 1 - s] === newLines[newLines.length - 1 - s]) {
+  while (
+    s < old.length - p &&
+    s < newLines.length - p &&
+    old[old.length - 1 - s] === newLines[newLines.length - 1 - s]
+  ) {
     raw[newLines.length - 1 - s] = m.raw[old.length - 1 - s];
     eols[newLines.length - 1 - s] = m.eols[old.length - 1 - s];
     s++;

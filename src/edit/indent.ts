@@ -75,7 +75,12 @@ function opens(line: string): boolean {
 }
 
 /** The first line from `from` on, in direction `step`, that is not blank (and that `accept` takes). */
-function nearestNonBlank(lines: string[], from: number, step: 1 | -1, accept: (line: string) => boolean = () => true): string | undefined {
+function nearestNonBlank(
+  lines: string[],
+  from: number,
+  step: 1 | -1,
+  accept: (line: string) => boolean = () => true,
+): string | undefined {
   for (let i = from; i >= 0 && i < lines.length; i += step) if (!blank(lines[i]) && accept(lines[i])) return lines[i];
   return undefined;
 }
@@ -102,7 +107,9 @@ export interface IndentContext {
  */
 function contentTabWidth(content: string[], ctx: IndentContext, unit: number): number {
   const before = nearestNonBlank(ctx.lines, ctx.at - 1, -1, (l) => !commentContinuation(l));
-  const lines = [...(before === undefined ? [] : [before]), ...content].filter((l) => !blank(l) && !commentContinuation(l));
+  const lines = [...(before === undefined ? [] : [before]), ...content].filter(
+    (l) => !blank(l) && !commentContinuation(l),
+  );
   const replaced = ctx.lines.slice(ctx.at, ctx.at + ctx.replacing);
   // Position is evidence only for an edited line: a line the replaced lines hold
   // unchanged may have moved (the lines before it deleted).
@@ -114,10 +121,22 @@ function contentTabWidth(content: string[], ctx: IndentContext, unit: number): n
   let bestMisfits = Infinity;
   for (const tw of [unit, 2, 4, 8]) {
     let misfits = 0;
-    if (firstReplaced !== undefined && firstContent !== undefined && edited(firstContent) && widthOf(lead(firstContent), tw) !== widthOf(lead(firstReplaced), unit)) misfits++;
+    if (
+      firstReplaced !== undefined &&
+      firstContent !== undefined &&
+      edited(firstContent) &&
+      widthOf(lead(firstContent), tw) !== widthOf(lead(firstReplaced), unit)
+    )
+      misfits++;
     if (replaced.length === content.length) {
       content.forEach((l, i) => {
-        if (edited(l) && !blank(replaced[i]) && lead(l).includes("\t") && widthOf(lead(l), tw) !== widthOf(lead(replaced[i]), unit)) misfits++;
+        if (
+          edited(l) &&
+          !blank(replaced[i]) &&
+          lead(l).includes("\t") &&
+          widthOf(lead(l), tw) !== widthOf(lead(replaced[i]), unit)
+        )
+          misfits++;
       });
     }
     for (let i = 1; i < lines.length; i++) {
@@ -169,7 +188,11 @@ function bracketBalance(line: string): number {
  * that does not close a bracket is no continuation: the count was thrown off
  * (prose in a docstring: "Hyrum's").
  */
-function levelsBefore(lines: string[], at: number, unit: number): { stack: number[]; expectDeeper: boolean; lastWidth: number | undefined; lastContinued: boolean } {
+function levelsBefore(
+  lines: string[],
+  at: number,
+  unit: number,
+): { stack: number[]; expectDeeper: boolean; lastWidth: number | undefined; lastContinued: boolean } {
   const w = (l: string) => widthOf(lead(l), unit);
   const stack = [0];
   let expectDeeper = false;
@@ -233,7 +256,12 @@ export function fitsPlace(content: string[], ctx: IndentContext, unit: number): 
   const after = nearestNonBlank(ctx.lines, ctx.at + ctx.replacing, 1, (l) => !commentContinuation(l));
   // Right after an opener whose block already has a body, the body's level is the one open there.
   if (expectDeeper && body.length > 0) {
-    const existing = replaced.length > 0 ? w(replaced[0]) : after !== undefined && w(after) > stack[stack.length - 1] ? w(after) : undefined;
+    const existing =
+      replaced.length > 0
+        ? w(replaced[0])
+        : after !== undefined && w(after) > stack[stack.length - 1]
+          ? w(after)
+          : undefined;
     if (existing !== undefined && w(body[0]) !== existing) return false;
   }
   // Only comment continuation lines (` * text`): nothing says where they belong.
@@ -288,7 +316,8 @@ export function indentCandidates(content: string[], ctx: IndentContext): IndentC
     });
   };
 
-  if (ctx.indentLevel !== undefined) return [{ lines: shiftedTo(ctx.indentLevel), why: `indent_level ${ctx.indentLevel}` }];
+  if (ctx.indentLevel !== undefined)
+    return [{ lines: shiftedTo(ctx.indentLevel), why: `indent_level ${ctx.indentLevel}` }];
 
   // Content that repeats the replaced lines with only their indentation changed
   // can mean nothing but a re-indentation (anything else is a no-op), so it is
@@ -311,8 +340,11 @@ export function indentCandidates(content: string[], ctx: IndentContext): IndentC
   const copied = ctx.replacing > 0 ? undoCopyShift(content, replacedLines, style, tw) : null;
   // The lines it repeats are where they were, and the new lines around them fit too.
   const placedFits = copied?.kind === "placed" && fitsPlace(copied.lines, ctx, u);
-  if (copied?.kind === "placed" && placedFits) push(copied.lines, "kept as written: the lines it repeats are where they were");
-  const shiftWhy = copied ? `shifted by ${copied.delta > 0 ? "+" : ""}${copied.delta} columns, as the lines it repeats were` : "";
+  if (copied?.kind === "placed" && placedFits)
+    push(copied.lines, "kept as written: the lines it repeats are where they were");
+  const shiftWhy = copied
+    ? `shifted by ${copied.delta > 0 ? "+" : ""}${copied.delta} columns, as the lines it repeats were`
+    : "";
   // A copy of the replaced lines shifted as a whole (a repeated line at the content's own
   // base shows it) goes back first; when only deeper lines repeat (a new `if` wrapping an
   // old line), the shift they show is no evidence for the new lines around them.
@@ -327,11 +359,18 @@ export function indentCandidates(content: string[], ctx: IndentContext): IndentC
   // first line's width, and whether the whole opens a block.
   const open = before !== undefined && !commentContinuation(before) ? levelsBefore(ctx.lines, ctx.at, u) : undefined;
   const beforeW =
-    before === undefined ? 0 : open?.lastContinued ? open.lastWidth! + (open.expectDeeper ? u : 0) : widthOf(lead(before), u) + (opens(before) ? u : 0);
+    before === undefined
+      ? 0
+      : open?.lastContinued
+        ? open.lastWidth! + (open.expectDeeper ? u : 0)
+        : widthOf(lead(before), u) + (opens(before) ? u : 0);
   const plausible = new Set<number>();
   let primary: number;
   // The line before counts one level deeper when it opens a block (and never at its own level then).
-  const neighbours = [before === undefined ? undefined : beforeW, after === undefined ? undefined : widthOf(lead(after), u)];
+  const neighbours = [
+    before === undefined ? undefined : beforeW,
+    after === undefined ? undefined : widthOf(lead(after), u),
+  ];
   if (replaced.length > 0) {
     // The replaced lines' base (least) indentation corresponds to the content's base.
     // Replacing indented lines with content at column 0 almost always means the
@@ -346,11 +385,24 @@ export function indentCandidates(content: string[], ctx: IndentContext): IndentC
   }
   if (before === undefined && after === undefined) plausible.add(0);
   const target = plausible.has(base) ? base : primary;
-  push(shiftedTo(target), target === base ? `kept as written: column ${base} fits the lines around it` : `moved to column ${target}, ${replaced.length > 0 ? "the replaced lines' level" : "the level of the line before"}`);
+  push(
+    shiftedTo(target),
+    target === base
+      ? `kept as written: column ${base} fits the lines around it`
+      : `moved to column ${target}, ${replaced.length > 0 ? "the replaced lines' level" : "the level of the line before"}`,
+  );
   if (copied?.kind === "shifted") push(copied.lines, shiftWhy);
-  if (copied?.kind === "placed" && !placedFits) push(copied.lines, "kept as written: the lines it repeats are where they were");
+  if (copied?.kind === "placed" && !placedFits)
+    push(copied.lines, "kept as written: the lines it repeats are where they were");
   // Every other level that fits, nearest to the primary one first.
-  const others = [...new Set(ctx.lines.slice(0, ctx.at).filter((l) => !blank(l)).map((l) => widthOf(lead(l), u)))].concat(primary + u);
+  const others = [
+    ...new Set(
+      ctx.lines
+        .slice(0, ctx.at)
+        .filter((l) => !blank(l))
+        .map((l) => widthOf(lead(l), u)),
+    ),
+  ].concat(primary + u);
   for (const lv of others.sort((x, y) => Math.abs(x - primary) - Math.abs(y - primary) || x - y)) {
     const lines = shiftedTo(lv);
     if (fitsPlace(lines, ctx, u)) push(lines, `moved to column ${lv}, another level open here`);
@@ -381,7 +433,12 @@ function baseIndent(lines: string[]): string {
  * repeated lines are exactly where they were; null otherwise (then the context
  * decides).
  */
-function undoCopyShift(content: string[], replaced: string[], style: IndentStyle, tabWidth: number): { kind: "placed" | "shifted"; lines: string[]; delta: number; atBase?: boolean } | null {
+function undoCopyShift(
+  content: string[],
+  replaced: string[],
+  style: IndentStyle,
+  tabWidth: number,
+): { kind: "placed" | "shifted"; lines: string[]; delta: number; atBase?: boolean } | null {
   // Pair content lines with replaced lines of the same trimmed text, in order.
   // A text the replaced lines hold more than once (a closing brace) pairs with
   // the occurrence that moved like the lines that can only pair one way, when
@@ -405,7 +462,10 @@ function undoCopyShift(content: string[], replaced: string[], style: IndentStyle
     const candidates: number[] = [];
     for (let k = j; k < replaced.length; k++) if (!blank(replaced[k]) && replaced[k].trim() === key) candidates.push(k);
     if (candidates.length === 0) continue;
-    const k = candidates.find((c) => shift !== undefined && widthOf(lead(line), tabWidth) - widthOf(lead(replaced[c]), u) === shift) ?? candidates[0];
+    const k =
+      candidates.find(
+        (c) => shift !== undefined && widthOf(lead(line), tabWidth) - widthOf(lead(replaced[c]), u) === shift,
+      ) ?? candidates[0];
     pairs.push([lead(line), lead(replaced[k])]);
     pairedReplaced.push(replaced[k]);
     j = k + 1;
@@ -418,7 +478,15 @@ function undoCopyShift(content: string[], replaced: string[], style: IndentStyle
   if (rel.kind === "identity") {
     // Lines the caller wrote anew may still use tabs in a space-indented file (or the reverse).
     const foreign = (ws: string) => (style.tabs ? ws.startsWith(" ".repeat(style.unit)) : ws.includes("\t"));
-    return { kind: "placed", delta: 0, lines: content.map((l) => (!blank(l) && foreign(lead(l)) ? render(widthOf(lead(l), style.tabs ? style.unit : tabWidth), style) + l.slice(lead(l).length) : l)) };
+    return {
+      kind: "placed",
+      delta: 0,
+      lines: content.map((l) =>
+        !blank(l) && foreign(lead(l))
+          ? render(widthOf(lead(l), style.tabs ? style.unit : tabWidth), style) + l.slice(lead(l).length)
+          : l,
+      ),
+    };
   }
   if (rel.kind !== "uniform") return null;
   // A shift that leaves the content's base where both the replaced lines' base and
@@ -454,6 +522,7 @@ function undoCopyShift(content: string[], replaced: string[], style: IndentStyle
   // by lines the content drops (an `if` removed, its body dedented into its place), the repeated
   // lines were deeper and the content's base is the caller's deliberate level, not a copy slip.
   const replacedBaseW = Math.min(...replaced.filter((l) => !blank(l)).map((l) => widthOf(lead(l), u)));
-  const atBase = firstIsEdited || pairs.some(([c, f]) => widthOf(c, tabWidth) === baseW && widthOf(f, u) === replacedBaseW);
+  const atBase =
+    firstIsEdited || pairs.some(([c, f]) => widthOf(c, tabWidth) === baseW && widthOf(f, u) === replacedBaseW);
   return { kind: "shifted", delta: rel.delta, lines: out, atBase };
 }

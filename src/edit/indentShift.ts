@@ -44,7 +44,10 @@ function render(width: number, useTabs: boolean, tabWidth: number): string {
  * file's own indentation unit, when known) is tried first as the width a tab
  * stood for.
  */
-export function relateIndentation(pairs: ReadonlyArray<readonly [string, string]>, preferTabWidth?: number): IndentRelation {
+export function relateIndentation(
+  pairs: ReadonlyArray<readonly [string, string]>,
+  preferTabWidth?: number,
+): IndentRelation {
   const widths = preferTabWidth ? [preferTabWidth, ...TAB_WIDTHS.filter((w) => w !== preferTabWidth)] : TAB_WIDTHS;
   const map = new Map<string, string | null>();
   for (const [o, f] of pairs) {
@@ -110,7 +113,8 @@ export function describeRelation(rel: IndentRelation): string {
   if (rel.kind === "identity") return "same indentation";
   if (rel.kind === "irregular") return "indentation differing line by line";
   const parts: string[] = [];
-  if (rel.delta !== 0) parts.push(`${rel.delta > 0 ? "+" : ""}${rel.delta} column${Math.abs(rel.delta) === 1 ? "" : "s"}`);
+  if (rel.delta !== 0)
+    parts.push(`${rel.delta > 0 ? "+" : ""}${rel.delta} column${Math.abs(rel.delta) === 1 ? "" : "s"}`);
   const oldTabs = [...rel.map.keys()].some((o) => o.includes("\t"));
   if (rel.useTabs && !oldTabs) parts.push("spaces where the file has tabs");
   if (!rel.useTabs && oldTabs) parts.push("tabs where the file has spaces");

@@ -31,7 +31,15 @@ export function scanText(bytes: Buffer): LargeText {
   const finalNewline = s === bytes.length && bytes.length > body;
   if (s < bytes.length) starts[count++] = s;
   starts[count] = bytes.length;
-  return { bytes, bom, count, starts: starts.subarray(0, count + 1), finalNewline, eol: crlf > ended - crlf ? "\r\n" : "\n", crlf };
+  return {
+    bytes,
+    bom,
+    count,
+    starts: starts.subarray(0, count + 1),
+    finalNewline,
+    eol: crlf > ended - crlf ? "\r\n" : "\n",
+    crlf,
+  };
 }
 
 /** Whether line i (0-based) ends with a newline of its own (every line but an unterminated last one). */

@@ -35,7 +35,9 @@ function sortedChanges(changes: LineChange[]): LineChange[] | { error: string } 
     const a = sorted[i - 1];
     const b = sorted[i];
     if (b.start <= a.end || (b.start === a.start && a.end < a.start && b.end < b.start)) {
-      return { error: `changes overlap: lines ${a.start}-${Math.max(a.start, a.end)} and ${b.start}-${Math.max(b.start, b.end)}; give each line to at most one change` };
+      return {
+        error: `changes overlap: lines ${a.start}-${Math.max(a.start, a.end)} and ${b.start}-${Math.max(b.start, b.end)}; give each line to at most one change`,
+      };
     }
   }
   return sorted;
@@ -57,7 +59,12 @@ export function applyLineChanges(lines: string[], changes: LineChange[]): Applie
     next = Math.max(next, c.start);
     const content = c.verbatim
       ? c.content
-      : fitIndentation(c.content, { lines, at: c.start - 1, replacing: c.end - c.start + 1, indentLevel: c.indentLevel });
+      : fitIndentation(c.content, {
+          lines,
+          at: c.start - 1,
+          replacing: c.end - c.start + 1,
+          indentLevel: c.indentLevel,
+        });
     const newStart = c.start + offset;
     pieces.push(content);
     first = Math.min(first, newStart);
@@ -81,7 +88,16 @@ export interface ChangeSpec {
 
 /** Whether any reference names a line ID (then a concurrent change is re-planned, not refused). */
 export function changesUseIds(specs: ChangeSpec[]): boolean {
-  return specs.some((s) => [s.from, s.to].some((r) => r !== undefined && (() => { const p = parseRef(r); return !("error" in p) && p.id !== undefined; })()));
+  return specs.some((s) =>
+    [s.from, s.to].some(
+      (r) =>
+        r !== undefined &&
+        (() => {
+          const p = parseRef(r);
+          return !("error" in p) && p.id !== undefined;
+        })(),
+    ),
+  );
 }
 
 /**
@@ -125,7 +141,9 @@ export async function planLineChanges(snap: EditTarget, specs: ChangeSpec[], for
     const start = resolve(s.from);
     const end = s.to === undefined ? start : resolve(s.to);
     if (end < start) {
-      throw new ToolError(`range ${start}-${end} is reversed: the end line must not come before the start line (the file has ${lines.length} lines)`);
+      throw new ToolError(
+        `range ${start}-${end} is reversed: the end line must not come before the start line (the file has ${lines.length} lines)`,
+      );
     }
     changes.push({ start, end, content: s.kind === "delete" ? [] : content, indentLevel: s.indentLevel });
   }
@@ -134,12 +152,19 @@ export async function planLineChanges(snap: EditTarget, specs: ChangeSpec[], for
   // Placing content looks at the lines around it (and the file's indentation style): in a very long
   // file, the INDENT_WINDOW_LINES either side of the change, not all of its lines.
   const around = (at: number) => {
-    if (lines.length <= 2 * INDENT_WINDOW_LINES) return { lines: Array.isArray(lines) ? lines : lines.slice(0, lines.length), at };
+    if (lines.length <= 2 * INDENT_WINDOW_LINES)
+      return { lines: Array.isArray(lines) ? lines : lines.slice(0, lines.length), at };
     const from = Math.max(0, at - INDENT_WINDOW_LINES);
     return { lines: lines.slice(from, at + INDENT_WINDOW_LINES), at: at - from };
   };
   const readings = changes.map((c) =>
-    c.content.length === 0 ? [{ lines: c.content, why: "" }] : indentCandidates(c.content, { ...around(c.start - 1), replacing: c.end - c.start + 1, indentLevel: c.indentLevel }),
+    c.content.length === 0
+      ? [{ lines: c.content, why: "" }]
+      : indentCandidates(c.content, {
+          ...around(c.start - 1),
+          replacing: c.end - c.start + 1,
+          indentLevel: c.indentLevel,
+        }),
   );
   const pick = changes.map(() => 0);
   const placed = () => changes.map((c, k) => ({ ...c, content: readings[k][pick[k]].lines, verbatim: true }));
@@ -156,9 +181,17 @@ export async function planLineChanges(snap: EditTarget, specs: ChangeSpec[], for
   const build = (): AppliedLines | { error: string } => {
     if (!window) return applyLineChanges(snap.model.lines, placed());
     const shift = window.first;
-    const a = applyLineChanges(window.old.lines, placed().map((c) => ({ ...c, start: c.start - shift, end: c.end - shift })));
+    const a = applyLineChanges(
+      window.old.lines,
+      placed().map((c) => ({ ...c, start: c.start - shift, end: c.end - shift })),
+    );
     if ("error" in a) return a;
-    return { lines: a.lines, start: a.start + shift, end: a.end + shift, regions: a.regions.map((r) => ({ start: r.start + shift, end: r.end + shift })) };
+    return {
+      lines: a.lines,
+      start: a.start + shift,
+      end: a.end + shift,
+      regions: a.regions.map((r) => ({ start: r.start + shift, end: r.end + shift })),
+    };
   };
   const first = build();
   if ("error" in first) throw new ToolError(first.error);
@@ -174,7 +207,10 @@ export async function planLineChanges(snap: EditTarget, specs: ChangeSpec[], for
       });
       pick[k] = 0;
       const choice = await chooseReading(snap.rel, before, texts, { root: snap.root });
-      if ("refused" in choice) throw new ToolError(`${changes.length > 1 ? `change ${k + 1}: ` : ""}${choice.refused}`, { reason: "indentation" });
+      if ("refused" in choice)
+        throw new ToolError(`${changes.length > 1 ? `change ${k + 1}: ` : ""}${choice.refused}`, {
+          reason: "indentation",
+        });
       pick[k] = choice.index;
       if (choice.note) notes.push(choice.note);
     }
@@ -182,8 +218,15 @@ export async function planLineChanges(snap: EditTarget, specs: ChangeSpec[], for
   // Content that was not kept as written: say where it went and why.
   readings.forEach((r, k) => {
     const why = r[pick[k]].why;
-    if (why && !why.startsWith("kept as written") && !why.startsWith("indent_level") && !notes.some((n) => n.startsWith("note: indentation"))) {
-      notes.push(`note: indentation ${why}${r.length > 1 && pick[k] === 0 ? " (the content's own indentation is not a level open there)" : ""}`);
+    if (
+      why &&
+      !why.startsWith("kept as written") &&
+      !why.startsWith("indent_level") &&
+      !notes.some((n) => n.startsWith("note: indentation"))
+    ) {
+      notes.push(
+        `note: indentation ${why}${r.length > 1 && pick[k] === 0 ? " (the content's own indentation is not a level open there)" : ""}`,
+      );
     }
   });
   const applied = build();
@@ -192,8 +235,14 @@ export async function planLineChanges(snap: EditTarget, specs: ChangeSpec[], for
   // the new text has no lines left to name there.
   // lines_changed: the lines each change touched (replaced, inserted or deleted; a
   // replacement counts its longer side).
-  const linesChanged = changes.reduce((n, c, k) => n + Math.max(c.end - c.start + 1, readings[k][pick[k]].lines.length), 0);
-  const only = changes.length === 1 && changes[0].content.length === 0 && changes[0].end >= changes[0].start ? changes[0] : undefined;
+  const linesChanged = changes.reduce(
+    (n, c, k) => n + Math.max(c.end - c.start + 1, readings[k][pick[k]].lines.length),
+    0,
+  );
+  const only =
+    changes.length === 1 && changes[0].content.length === 0 && changes[0].end >= changes[0].start
+      ? changes[0]
+      : undefined;
   const deleted = only ? { start: only.start, end: only.end } : undefined;
   return {
     // With a window: the new lines of the window only (see largeText.ts).
@@ -207,7 +256,9 @@ export async function planLineChanges(snap: EditTarget, specs: ChangeSpec[], for
     metadata: {
       changes_applied: specs.length,
       lines_changed: linesChanged,
-      ...(deleted ? { start_line: deleted.start, end_line: deleted.end, deleted_lines: deleted.end - deleted.start + 1 } : {}),
+      ...(deleted
+        ? { start_line: deleted.start, end_line: deleted.end, deleted_lines: deleted.end - deleted.start + 1 }
+        : {}),
       ...(relocations.length ? { relocated: relocations } : {}),
     },
   };

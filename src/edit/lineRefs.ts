@@ -29,9 +29,14 @@ export interface ParsedRef {
 
 export function parseRef(ref: LineRef): ParsedRef | { error: string } {
   if (typeof ref === "number") {
-    return Number.isInteger(ref) ? { line: ref, text: String(ref) } : { error: `line reference ${ref} is not a whole number` };
+    return Number.isInteger(ref)
+      ? { line: ref, text: String(ref) }
+      : { error: `line reference ${ref} is not a whole number` };
   }
-  const t = ref.trim().replace(/^\[?LID:/i, "").replace(/\]$/, "");
+  const t = ref
+    .trim()
+    .replace(/^\[?LID:/i, "")
+    .replace(/\]$/, "");
   let m = /^(\d+)$/.exec(t);
   if (m) return { line: Number(m[1]), text: t };
   m = /^(\d+):([0-9a-z]+)$/.exec(t);
@@ -64,7 +69,9 @@ export function resolveRef(
     if (!ids) return { error: `line IDs are not available for this file; use line numbers` };
     const at = ids.indexOf(p.id);
     if (at === -1) {
-      return { error: `line ID ${p.id} is no longer in the file (the line was changed or deleted)${p.line ? ` near line ${p.line}` : ""}.\n${around(lines, ids, p.line ?? 1)}\nRe-read the file (read with ids: true) and use a current ID.` };
+      return {
+        error: `line ID ${p.id} is no longer in the file (the line was changed or deleted)${p.line ? ` near line ${p.line}` : ""}.\n${around(lines, ids, p.line ?? 1)}\nRe-read the file (read with ids: true) and use a current ID.`,
+      };
     }
     if (p.line !== undefined && p.line !== at + 1) return { line: at + 1, relocatedFrom: p.line };
     return { line: at + 1 };
@@ -73,7 +80,8 @@ export function resolveRef(
   const max = opts.allowEnd ? total + 1 : total;
   const min = opts.allowZero ? 0 : 1;
   if (n < min || n > max) {
-    const valid = max < min ? "it is empty, so there is no line to edit (insert into it instead)" : `valid lines are ${min}-${max}`;
+    const valid =
+      max < min ? "it is empty, so there is no line to edit (insert into it instead)" : `valid lines are ${min}-${max}`;
     return { error: `line ${n} is out of range: the file has ${total} line${total === 1 ? "" : "s"}; ${valid}` };
   }
   return { line: n };
@@ -115,6 +123,9 @@ export function staleNumber(
     return l === undefined ? "" : ` (${JSON.stringify(l.length > 80 ? `${l.slice(0, 80)}…` : l)})`;
   };
   const current = currentIds.at(n - 1) ? ` Line ${n} is now ${n}:${currentIds.at(n - 1)}${quote(n - 1)}.` : "";
-  const moved = now === -1 ? " The line you saw there has since been changed or deleted." : ` The line you saw there is now ${now + 1}:${seen}${quote(now)}.`;
+  const moved =
+    now === -1
+      ? " The line you saw there has since been changed or deleted."
+      : ` The line you saw there is now ${now + 1}:${seen}${quote(now)}.`;
   return `line ${n} is ambiguous: ${rel} changed since you last viewed it, so line numbers may have shifted.${moved}${current} Say which you mean with N:ID, or re-read the file (read or open) and use the current numbers.`;
 }

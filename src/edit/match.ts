@@ -68,7 +68,14 @@ import { type Token, findTokenRuns, mergeTokens, tokenize } from "./tokens.js";
 import { EDIT_FUZZY_UNBOUNDED_CHARS } from "../base/limits.js";
 import { diffArrays } from "diff";
 import { detectStyle, fitsPlace } from "./indent.js";
-import { type LineStats, type WindowScore, closestWindow, levenshtein, lineStats, windowsAtLeast } from "./similarity.js";
+import {
+  type LineStats,
+  type WindowScore,
+  closestWindow,
+  levenshtein,
+  lineStats,
+  windowsAtLeast,
+} from "./similarity.js";
 
 export type Tier =
   | "exact"
@@ -204,7 +211,9 @@ interface Candidate {
   /** 0-based lines of view.norm. */
   firstLine: number;
   /** Builds the replacement ("\n" line endings), or says which new line could not be re-indented. */
-  build: () => { ok: true; text: string; why?: string } | { ok: false; newLine: number; problem: RebuildProblem; indent: string };
+  build: () =>
+    | { ok: true; text: string; why?: string }
+    | { ok: false; newLine: number; problem: RebuildProblem; indent: string };
   /** Other readings of new_string's indentation, in order of preference. */
   alternatives?: () => Array<{ text: string; why: string }>;
 }
@@ -272,8 +281,14 @@ class FileIndex {
   windows(name: string, f: (line: string) => string, oldKeys: string[], folded: boolean): number[] {
     const v = this.view;
     let j = -1;
-    for (let t = 0; t < oldKeys.length; t++) if (oldKeys[t] !== "" && (j === -1 || oldKeys[t].length > oldKeys[j].length)) j = t;
-    if (j === -1 || this.cache.has(name) || v.norm.length <= EDIT_FUZZY_UNBOUNDED_CHARS || (folded && this.foldable())) {
+    for (let t = 0; t < oldKeys.length; t++)
+      if (oldKeys[t] !== "" && (j === -1 || oldKeys[t].length > oldKeys[j].length)) j = t;
+    if (
+      j === -1 ||
+      this.cache.has(name) ||
+      v.norm.length <= EDIT_FUZZY_UNBOUNDED_CHARS ||
+      (folded && this.foldable())
+    ) {
       return lineWindows(this.keys(name, f), oldKeys);
     }
     const k = oldKeys.length;
@@ -358,23 +373,34 @@ function indentPairs(oldLines: string[], fileLines: string[]): [string, string][
  * to prefer it (new_string steps from its first to its second line as the
  * file does, so it was written as one block, dedented as a whole).
  */
-function firstLineRebase(oldLines: string[], fileLines: string[], newLines: string[], relation: IndentRelation): { relation: IndentRelation; first: boolean } | undefined {
+function firstLineRebase(
+  oldLines: string[],
+  fileLines: string[],
+  newLines: string[],
+  relation: IndentRelation,
+): { relation: IndentRelation; first: boolean } | undefined {
   if (relation.kind !== "irregular" || oldLines.length < 2) return undefined;
   if (isBlank(oldLines[0]) || indentOf(oldLines[0]) !== "" || indentOf(fileLines[0]) === "") return undefined;
-  for (let j = 1; j < oldLines.length; j++) if (!isBlank(oldLines[j]) && indentOf(oldLines[j]) !== indentOf(fileLines[j] ?? "")) return undefined;
+  for (let j = 1; j < oldLines.length; j++)
+    if (!isBlank(oldLines[j]) && indentOf(oldLines[j]) !== indentOf(fileLines[j] ?? "")) return undefined;
   const newFirst = newLines.find((l) => !isBlank(l));
   if (newFirst === undefined) return undefined;
   const rebase = relateIndentation([[indentOf(newFirst), indentOf(fileLines[0])]]);
   const nextNew = newLines.slice(newLines.indexOf(newFirst) + 1).find((l) => !isBlank(l));
   const nextFile = fileLines.slice(1).find((l) => !isBlank(l));
   const w = (l: string) => indentWidth(indentOf(l), rebase.tabWidth);
-  const first = nextNew !== undefined && nextFile !== undefined && w(nextNew) - w(newFirst) === w(nextFile) - w(fileLines[0]);
+  const first =
+    nextNew !== undefined && nextFile !== undefined && w(nextNew) - w(newFirst) === w(nextFile) - w(fileLines[0]);
   return { relation: rebase, first };
 }
 
 /** The model's lines with the file's indentation (paired by position), for comparing new_string in the file's terms. */
 function inFileIndentation(oldLines: string[], fileLines: string[]): string[] {
-  return oldLines.map((l, j) => (isBlank(l) || fileLines[j] === undefined || isBlank(fileLines[j]) ? l : indentOf(fileLines[j]) + l.slice(indentOf(l).length)));
+  return oldLines.map((l, j) =>
+    isBlank(l) || fileLines[j] === undefined || isBlank(fileLines[j])
+      ? l
+      : indentOf(fileLines[j]) + l.slice(indentOf(l).length),
+  );
 }
 
 /**
@@ -402,7 +428,11 @@ function newStringCoordinates(oldLines: string[], fileLines: string[], newLines:
     }
   }
   if (inOld !== inFile) return inFile > inOld ? "file" : "old";
-  const base = (ls: string[]): string | undefined => ls.filter((l) => !isBlank(l)).map(indentOf).sort((a, b) => a.length - b.length)[0];
+  const base = (ls: string[]): string | undefined =>
+    ls
+      .filter((l) => !isBlank(l))
+      .map(indentOf)
+      .sort((a, b) => a.length - b.length)[0];
   const nb = base(newLines);
   return nb !== undefined && nb === base(fileLines) && nb !== base(oldLines) ? "file" : "old";
 }
@@ -428,7 +458,14 @@ class Planner {
    * sent it, when the match used a transformed copy (unescaped): the merge
    * runs against what the model wrote.
    */
-  windowCandidate(i: number, old: Body, neu: Body, relation: IndentRelation, policy: MergePolicy, base: Body = old): Candidate {
+  windowCandidate(
+    i: number,
+    old: Body,
+    neu: Body,
+    relation: IndentRelation,
+    policy: MergePolicy,
+    base: Body = old,
+  ): Candidate {
     const v = this.view;
     const last = i + old.lines.length - 1;
     const start = v.lineStarts[i];
@@ -442,18 +479,37 @@ class Planner {
     // new_string written in old_string's indentation (re-indented by the relation the match showed),
     // or already in the file's (kept as written); the evidence decides which comes first.
     type Reading = { run: () => ReturnType<typeof rebuildLines>; why: string };
-    const inOld: Reading = { run: () => rebuildLines({ oldLines: base.lines, fileLines, newLines: neu.lines, relation, policy }), why: "new_string re-indented by the shift old_string needed" };
+    const inOld: Reading = {
+      run: () => rebuildLines({ oldLines: base.lines, fileLines, newLines: neu.lines, relation, policy }),
+      why: "new_string re-indented by the shift old_string needed",
+    };
     const inFile: Reading = {
-      run: () => rebuildLines({ oldLines: inFileIndentation(base.lines, fileLines), fileLines, newLines: neu.lines, relation: IDENTITY, policy }),
+      run: () =>
+        rebuildLines({
+          oldLines: inFileIndentation(base.lines, fileLines),
+          fileLines,
+          newLines: neu.lines,
+          relation: IDENTITY,
+          policy,
+        }),
       why: "new_string kept as indented (it is already in the file's indentation)",
     };
-    const readings: Reading[] = relation.kind === "identity" ? [inOld] : newStringCoordinates(base.lines, fileLines, neu.lines) === "file" ? [inFile, inOld] : [inOld, inFile];
+    const readings: Reading[] =
+      relation.kind === "identity"
+        ? [inOld]
+        : newStringCoordinates(base.lines, fileLines, neu.lines) === "file"
+          ? [inFile, inOld]
+          : [inOld, inFile];
     // The copy's first line taken from after its indentation (the commonest copy slip): the
     // rest of old_string is in the file's indentation, and new_string may be written either
     // way; its own first-to-second-line step says which.
     const rebase = firstLineRebase(base.lines, fileLines, neu.lines, relation);
     if (rebase) {
-      const r: Reading = { run: () => rebuildLines({ oldLines: base.lines, fileLines, newLines: neu.lines, relation: rebase.relation, policy }), why: "new_string shifted as a whole to the first matched line's indentation" };
+      const r: Reading = {
+        run: () =>
+          rebuildLines({ oldLines: base.lines, fileLines, newLines: neu.lines, relation: rebase.relation, policy }),
+        why: "new_string shifted as a whole to the first matched line's indentation",
+      };
       readings.splice(rebase.first ? 0 : readings.length, 0, r);
     }
     return {
@@ -486,13 +542,28 @@ class Planner {
    * line would land at the old first line's column whatever line it is:
    * deleting the first line moved the next one into the block above it.
    */
-  fragmentOrLines(start: number, end: number, old: string, neu: string, base: string, baseBody: Body, policy: MergePolicy = "ours"): Candidate {
+  fragmentOrLines(
+    start: number,
+    end: number,
+    old: string,
+    neu: string,
+    base: string,
+    baseBody: Body,
+    policy: MergePolicy = "ours",
+  ): Candidate {
     const v = this.view;
     const oldBody = bodyOf(old);
     const line = v.lineAt(start);
     const before = v.norm.slice(v.lineStarts[line], start);
     const endsLine = end === v.norm.length || v.norm[end] === "\n" || v.norm[end - 1] === "\n";
-    if (oldBody.lines.length >= 2 && before !== "" && isBlank(before) && !isBlank(old.slice(0, 1)) && endsLine && line + oldBody.lines.length <= v.realLineCount) {
+    if (
+      oldBody.lines.length >= 2 &&
+      before !== "" &&
+      isBlank(before) &&
+      !isBlank(old.slice(0, 1)) &&
+      endsLine &&
+      line + oldBody.lines.length <= v.realLineCount
+    ) {
       const fileLines = v.lines.slice(line, line + oldBody.lines.length);
       const relation = relateIndentation(indentPairs(baseBody.lines, fileLines));
       return { ...this.windowCandidate(line, oldBody, bodyOf(neu), relation, policy, baseBody), matchStart: start };
@@ -504,7 +575,14 @@ class Planner {
    * A candidate for a region matched character by character (exact, folded
    * or unescaped fragment). `base`: the model's text as sent (see windowCandidate).
    */
-  spanCandidate(start: number, end: number, old: string, neu: string, base: string = old, policy: MergePolicy = "ours"): Candidate {
+  spanCandidate(
+    start: number,
+    end: number,
+    old: string,
+    neu: string,
+    base: string = old,
+    policy: MergePolicy = "ours",
+  ): Candidate {
     const v = this.view;
     const region = v.norm.slice(start, end);
     // A fragment that starts after a line's indentation and is replaced by several lines:
@@ -514,28 +592,49 @@ class Planner {
     const indentBefore = before.length > 0 && isBlank(before) && !isBlank(old.slice(0, 1)) ? before : "";
     const neuLines = neu.split("\n");
     const continuation = neuLines.slice(1).filter((l) => !isBlank(l));
-    const shifted = (): string => [neuLines[0], ...neuLines.slice(1).map((l) => (isBlank(l) ? l : indentBefore + l))].join("\n");
+    const shifted = (): string =>
+      [neuLines[0], ...neuLines.slice(1).map((l) => (isBlank(l) ? l : indentBefore + l))].join("\n");
     // The caller's indentation first: as written when the lines it gives fit the place (after
     // the fragment's line, a new `def` at column 0 closes the blocks above it); relative to the
     // fragment's column when they do not (`if name:` then `    z()` inside a block).
-    const shallow = indentBefore !== "" && continuation.length > 0 && Math.min(...continuation.map((l) => indentOf(l).length)) < indentBefore.length;
+    const shallow =
+      indentBefore !== "" &&
+      continuation.length > 0 &&
+      Math.min(...continuation.map((l) => indentOf(l).length)) < indentBefore.length;
     const fits = (text: string): boolean => {
       const lastLine = v.lineAt(Math.max(start, end - 1));
       const head = v.norm.slice(v.lineStarts[line], start);
       const tail = v.norm.slice(end, v.lineStarts[lastLine] + v.lines[lastLine].length);
       const lines = (head + text + tail).split("\n");
-      return fitsPlace(lines, { lines: v.lines.slice(0, v.realLineCount), at: line, replacing: lastLine - line + 1 }, this.index.indentUnit());
+      return fitsPlace(
+        lines,
+        { lines: v.lines.slice(0, v.realLineCount), at: line, replacing: lastLine - line + 1 },
+        this.index.indentUnit(),
+      );
     };
     // The quoted line itself repeated further down new_string (a line inserted before it) is the
     // anchor: it stays where it is, so the lines after the first are read from the fragment's column.
-    const anchor = old.includes("\n") || isBlank(old) ? undefined : neuLines.slice(1).find((l) => l.trim() === old.trim());
+    const anchor =
+      old.includes("\n") || isBlank(old) ? undefined : neuLines.slice(1).find((l) => l.trim() === old.trim());
     const endLine = v.lineAt(Math.max(start, end - 1));
-    const anchored = indentBefore !== "" && anchor !== undefined && indentOf(anchor) === "" && isBlank(v.norm.slice(end, v.lineStarts[endLine] + v.lines[endLine].length));
+    const anchored =
+      indentBefore !== "" &&
+      anchor !== undefined &&
+      indentOf(anchor) === "" &&
+      isBlank(v.norm.slice(end, v.lineStarts[endLine] + v.lines[endLine].length));
     const relative = anchored || (shallow && !fits(neu));
-    const build = (text: string): { ok: true; text: string } | { ok: false; newLine: number; problem: RebuildProblem; indent: string } => {
+    const build = (
+      text: string,
+    ): { ok: true; text: string } | { ok: false; newLine: number; problem: RebuildProblem; indent: string } => {
       if (region === base) return { ok: true, text };
       // Same line structure on both sides: folding and unescaping (without encoded line breaks) never touch newlines.
-      const r = rebuildLines({ oldLines: base.split("\n"), fileLines: region.split("\n"), newLines: text.split("\n"), relation: IDENTITY, policy });
+      const r = rebuildLines({
+        oldLines: base.split("\n"),
+        fileLines: region.split("\n"),
+        newLines: text.split("\n"),
+        relation: IDENTITY,
+        policy,
+      });
       return r.ok ? { ok: true, text: r.lines.join("\n") } : r;
     };
     return {
@@ -544,12 +643,23 @@ class Planner {
       firstLine: line,
       build: () => {
         const r = build(relative ? shifted() : neu);
-        return r.ok && relative ? { ...r, why: `the lines after the first indented from the fragment's column (${indentBefore.length})` } : r;
+        return r.ok && relative
+          ? { ...r, why: `the lines after the first indented from the fragment's column (${indentBefore.length})` }
+          : r;
       },
       alternatives: () => {
         if (indentBefore === "" || continuation.length === 0) return [];
         const r = build(relative ? neu : shifted());
-        return r.ok ? [{ text: r.text, why: relative ? "new_string kept as indented" : `the lines after the first indented from the fragment's column (${indentBefore.length})` }] : [];
+        return r.ok
+          ? [
+              {
+                text: r.text,
+                why: relative
+                  ? "new_string kept as indented"
+                  : `the lines after the first indented from the fragment's column (${indentBefore.length})`,
+              },
+            ]
+          : [];
       },
     };
   }
@@ -585,13 +695,17 @@ class Planner {
     // match starts at a line's end or ends with a newline).
     const before = v.norm[c.start] === "\n" ? "" : v.norm.slice(v.lineStarts[c.firstLine], c.start);
     const lastLine = v.lineAt(c.end);
-    const after = c.end > 0 && v.norm[c.end - 1] === "\n" ? "" : v.norm.slice(c.end, v.lineStarts[lastLine] + v.lines[lastLine].length);
+    const after =
+      c.end > 0 && v.norm[c.end - 1] === "\n"
+        ? ""
+        : v.norm.slice(c.end, v.lineStarts[lastLine] + v.lines[lastLine].length);
     // A match that starts inside a line's indentation quotes fewer blanks than the line has: the
     // caller's indentation is not this line's, and whole lines elsewhere are as likely meant.
     const insideIndent = before !== "" && isBlank(before) && /^[ \t]/.test(oldBody.lines[0] ?? "");
     const partial = !isBlank(before) || !isBlank(after) || insideIndent;
     if (!partial) return r;
-    const rivals = this.index.windows("foldTrim", foldTrimKey, oldBody.lines.map(foldTrimKey), true)
+    const rivals = this.index
+      .windows("foldTrim", foldTrimKey, oldBody.lines.map(foldTrimKey), true)
       .map((i) => this.windowCandidate(i, oldBody, newBody, IDENTITY, "ours"))
       .filter((w) => w.end <= c.start || w.start >= c.end);
     if (rivals.length === 0) return r;
@@ -632,7 +746,8 @@ class Planner {
     const oldBody = bodyOf(old);
     const newBody = bodyOf(neu);
     const baseBody = base === old ? oldBody : bodyOf(base);
-    const window = (i: number, relation: IndentRelation, policy: MergePolicy = "ours"): Candidate => this.windowCandidate(i, oldBody, newBody, relation, policy, baseBody);
+    const window = (i: number, relation: IndentRelation, policy: MergePolicy = "ours"): Candidate =>
+      this.windowCandidate(i, oldBody, newBody, relation, policy, baseBody);
 
     // 1. exact
     if (tiers.has("exact")) {
@@ -667,9 +782,16 @@ class Planner {
       this.enter("trimmed-lines");
       const oldKeys = oldBody.lines.map(trimKey);
       const hits = this.index.windows("trim", trimKey, oldKeys, false);
-      if (hits.length > 1 && !replaceAll) return this.ambiguous("trimmed-lines", hits.map((i) => window(i, IDENTITY)), " when leading and trailing whitespace is ignored");
+      if (hits.length > 1 && !replaceAll)
+        return this.ambiguous(
+          "trimmed-lines",
+          hits.map((i) => window(i, IDENTITY)),
+          " when leading and trailing whitespace is ignored",
+        );
       if (hits.length > 0) {
-        const rels = hits.map((i) => relateIndentation(indentPairs(oldBody.lines, v.lines.slice(i, i + oldBody.lines.length))));
+        const rels = hits.map((i) =>
+          relateIndentation(indentPairs(oldBody.lines, v.lines.slice(i, i + oldBody.lines.length))),
+        );
         if (rels.some((r) => r.kind !== "uniform")) {
           return {
             kind: "match",
@@ -689,7 +811,10 @@ class Planner {
       // old_string also matches elsewhere with its indentation shifted: two readings, no guess.
       if (deferred.length === 0 || replaceAll) return r;
       const found = r.kind === "match" ? r.candidates : [];
-      const lines = [...(r.kind === "ambiguous" ? r.lines : found.map((c) => this.lineOf(c))), ...deferred.map((c) => this.lineOf(c))].sort((x, y) => x - y);
+      const lines = [
+        ...(r.kind === "ambiguous" ? r.lines : found.map((c) => this.lineOf(c))),
+        ...deferred.map((c) => this.lineOf(c)),
+      ].sort((x, y) => x - y);
       return {
         kind: "ambiguous",
         tier: r.tier,
@@ -705,8 +830,15 @@ class Planner {
       this.enter("indent-shifted");
       const oldKeys = oldBody.lines.map(foldTrimKey);
       const hits = this.index.windows("foldTrim", foldTrimKey, oldKeys, true);
-      if (hits.length > 1 && !replaceAll) return this.ambiguous("indent-shifted", hits.map((i) => window(i, IDENTITY)), " when indentation is ignored");
-      const rels = hits.map((i) => relateIndentation(indentPairs(oldBody.lines, v.lines.slice(i, i + oldBody.lines.length))));
+      if (hits.length > 1 && !replaceAll)
+        return this.ambiguous(
+          "indent-shifted",
+          hits.map((i) => window(i, IDENTITY)),
+          " when indentation is ignored",
+        );
+      const rels = hits.map((i) =>
+        relateIndentation(indentPairs(oldBody.lines, v.lines.slice(i, i + oldBody.lines.length))),
+      );
       if (hits.length > 0 && rels.every((r) => r.kind !== "irregular")) {
         return {
           kind: "match",
@@ -720,14 +852,18 @@ class Planner {
     // 7. runs of blanks inside lines
     if (tiers.has("inner-whitespace")) {
       this.enter("inner-whitespace");
-      const w = this.index.containsWords(old) ? this.innerWhitespace(old, neu, oldBody, newBody, replaceAll) : ({ kind: "none" } as LadderResult);
+      const w = this.index.containsWords(old)
+        ? this.innerWhitespace(old, neu, oldBody, newBody, replaceAll)
+        : ({ kind: "none" } as LadderResult);
       if (w.kind !== "none") return w;
     }
 
     // 8. the same tokens, laid out differently
     if (tiers.has("token-whitespace")) {
       this.enter("token-whitespace");
-      const w = this.index.containsWords(old) ? this.tokenWhitespace(old, neu, replaceAll) : ({ kind: "none" } as LadderResult);
+      const w = this.index.containsWords(old)
+        ? this.tokenWhitespace(old, neu, replaceAll)
+        : ({ kind: "none" } as LadderResult);
       if (w.kind !== "none") return w;
     }
 
@@ -741,7 +877,11 @@ class Planner {
         const inner = this.run(stripped, neuStripped, replaceAll, INNER_TIERS);
         if (inner.kind === "match") {
           const how = inner.tier === "exact" ? "" : ` (then ${inner.tier})`;
-          return { ...inner, tier: "line-numbers", note: `matched after removing the line numbers old_string was copied with ("12: ", "12 | ")${how}` };
+          return {
+            ...inner,
+            tier: "line-numbers",
+            note: `matched after removing the line numbers old_string was copied with ("12: ", "12 | ")${how}`,
+          };
         }
         if (inner.kind === "ambiguous") return { ...inner, tier: "line-numbers" };
       }
@@ -763,7 +903,8 @@ class Planner {
    */
   innerWhitespace(old: string, neu: string, oldBody: Body, newBody: Body, replaceAll: boolean): LadderResult {
     const v = this.view;
-    const note = "matched after ignoring blanks inside lines (runs of them, and next to brackets and commas); lines new_string leaves unchanged keep the file's spacing, the lines it changes are spaced as written";
+    const note =
+      "matched after ignoring blanks inside lines (runs of them, and next to brackets and commas); lines new_string leaves unchanged keep the file's spacing, the lines it changes are spaced as written";
     // Whole lines: runs of blanks first, then blanks next to brackets and commas too.
     for (const [name, key] of [
       ["similar", similarityKey],
@@ -772,8 +913,16 @@ class Planner {
       const oldKeys = oldBody.lines.map(key);
       if (!oldKeys.some((k) => k !== "")) break;
       const hits = lineWindows(this.index.keys(name, key), oldKeys);
-      const rels = hits.map((i) => relateIndentation(indentPairs(oldBody.lines, v.lines.slice(i, i + oldBody.lines.length))));
-      const r = this.decide("inner-whitespace", hits.map((i, k) => this.windowCandidate(i, oldBody, newBody, rels[k], "keep")), replaceAll, " when blanks inside lines are ignored", note);
+      const rels = hits.map((i) =>
+        relateIndentation(indentPairs(oldBody.lines, v.lines.slice(i, i + oldBody.lines.length))),
+      );
+      const r = this.decide(
+        "inner-whitespace",
+        hits.map((i, k) => this.windowCandidate(i, oldBody, newBody, rels[k], "keep")),
+        replaceAll,
+        " when blanks inside lines are ignored",
+        note,
+      );
       if (r.kind !== "none") return r;
     }
     // Blank lines quoted around old_string that the file does not have there.
@@ -782,9 +931,20 @@ class Planner {
       const leadLines = old.slice(0, old.indexOf(stripped));
       const tailLines = old.slice(old.indexOf(stripped) + stripped.length);
       let neuStripped = neu.startsWith(leadLines) ? neu.slice(leadLines.length) : neu.replace(/^(?:[ \t]*\n)+/, "");
-      if (tailLines !== "" && neuStripped.endsWith(tailLines)) neuStripped = neuStripped.slice(0, neuStripped.length - tailLines.length);
-      const inner = this.run(stripped + (old.endsWith("\n") ? "\n" : ""), neuStripped + (old.endsWith("\n") && !neuStripped.endsWith("\n") && neu.endsWith("\n") ? "\n" : ""), replaceAll, INNER_TIERS);
-      if (inner.kind === "match") return { ...inner, tier: "inner-whitespace", note: "matched after leaving out the blank lines old_string had around it, which the file does not have there" };
+      if (tailLines !== "" && neuStripped.endsWith(tailLines))
+        neuStripped = neuStripped.slice(0, neuStripped.length - tailLines.length);
+      const inner = this.run(
+        stripped + (old.endsWith("\n") ? "\n" : ""),
+        neuStripped + (old.endsWith("\n") && !neuStripped.endsWith("\n") && neu.endsWith("\n") ? "\n" : ""),
+        replaceAll,
+        INNER_TIERS,
+      );
+      if (inner.kind === "match")
+        return {
+          ...inner,
+          tier: "inner-whitespace",
+          note: "matched after leaving out the blank lines old_string had around it, which the file does not have there",
+        };
       if (inner.kind === "ambiguous") return { ...inner, tier: "inner-whitespace" };
     }
     // A fragment: old_string without the blanks and line breaks around it, inside one line.
@@ -793,7 +953,10 @@ class Planner {
     const core = old.slice(lead.length, old.length - tail.length);
     if (core === "" || core.includes("\n")) return { kind: "none" };
     // The caller's copy of those blanks stands for nothing in the file: where new_string repeats them, they go too.
-    const neuCore = neu.slice(neu.startsWith(lead) ? lead.length : 0, neu.endsWith(tail) && neu.length - tail.length >= lead.length ? neu.length - tail.length : neu.length);
+    const neuCore = neu.slice(
+      neu.startsWith(lead) ? lead.length : 0,
+      neu.endsWith(tail) && neu.length - tail.length >= lead.length ? neu.length - tail.length : neu.length,
+    );
     for (const loose of [false, true]) {
       const key = spacingKey(core, loose);
       if (key.text === "") break;
@@ -810,13 +973,20 @@ class Planner {
           if (/\w/.test(key.text[0]) && /\w/.test(v.norm[from - 1] ?? "")) continue;
           if (/\w/.test(key.text[key.text.length - 1]) && /\w/.test(v.norm[to] ?? "")) continue;
           // Line breaks quoted around a whole line are lines the file does not have, not spacing.
-          const wholeLine = isBlank(v.norm.slice(v.lineStarts[i], from)) && isBlank(v.norm.slice(to, v.lineStarts[i] + line.length));
+          const wholeLine =
+            isBlank(v.norm.slice(v.lineStarts[i], from)) && isBlank(v.norm.slice(to, v.lineStarts[i] + line.length));
           if (wholeLine && (lead + tail).includes("\n")) continue;
           // The merge base is the caller's text: where new_string repeats it, the file's spacing stays.
           spans.push(this.spanCandidate(from, to, core, neuCore, core, "keep"));
         }
       }
-      const r = this.decide("inner-whitespace", spans, replaceAll, " when blanks inside and around it are ignored", note);
+      const r = this.decide(
+        "inner-whitespace",
+        spans,
+        replaceAll,
+        " when blanks inside and around it are ignored",
+        note,
+      );
       if (r.kind !== "none") return r;
     }
     return { kind: "none" };
@@ -861,11 +1031,21 @@ class Planner {
   }
 
   /** Tiers 4 (unicode-folded) and 5 (unescaped). */
-  foldedOrUnescaped(old: string, neu: string, oldBody: Body, newBody: Body, replaceAll: boolean, tiers: ReadonlySet<Tier>, base: string, baseBody: Body): LadderResult {
+  foldedOrUnescaped(
+    old: string,
+    neu: string,
+    oldBody: Body,
+    newBody: Body,
+    replaceAll: boolean,
+    tiers: ReadonlySet<Tier>,
+    base: string,
+    baseBody: Body,
+  ): LadderResult {
     const v = this.view;
     if (tiers.has("unicode-folded") && (hasFoldable(old) || hasFoldable(v.norm))) {
       this.enter("unicode-folded");
-      const note = "matched after folding typographic punctuation and compatibility forms (curly quotes, dashes, ellipsis, non-breaking spaces, fullwidth forms); text new_string leaves unchanged keeps the file's characters, what it changes is kept as written";
+      const note =
+        "matched after folding typographic punctuation and compatibility forms (curly quotes, dashes, ellipsis, non-breaking spaces, fullwidth forms); text new_string leaves unchanged keeps the file's characters, what it changes is kept as written";
       const foldedOld = foldText(old);
       const ft = this.index.foldedText();
       const spans: Candidate[] = [];
@@ -911,14 +1091,26 @@ class Planner {
         // whole too. Both readings go to the caller's checks, new_string as written first.
         if (inner.kind === "match" && !encodedBreaks && !neu.includes("\n") && inner.candidates.length === 1) {
           const uNew = unescapeOnce(neu);
-          const other = uNew.includes("\n") ? this.run(uOld, uNew, replaceAll, INNER_TIERS) : ({ kind: "none" } as LadderResult);
+          const other = uNew.includes("\n")
+            ? this.run(uOld, uNew, replaceAll, INNER_TIERS)
+            : ({ kind: "none" } as LadderResult);
           const c = inner.candidates[0];
-          if (other.kind === "match" && other.candidates.length === 1 && other.candidates[0].start === c.start && other.candidates[0].end === c.end) {
+          if (
+            other.kind === "match" &&
+            other.candidates.length === 1 &&
+            other.candidates[0].start === c.start &&
+            other.candidates[0].end === c.end
+          ) {
             const alt = other.candidates[0];
             const own = c.alternatives;
             c.alternatives = () => {
               const built = alt.build();
-              return [...(own?.() ?? []), ...(built.ok ? [{ text: built.text, why: "new_string unescaped too (its line breaks were written as \\n)" }] : [])];
+              return [
+                ...(own?.() ?? []),
+                ...(built.ok
+                  ? [{ text: built.text, why: "new_string unescaped too (its line breaks were written as \\n)" }]
+                  : []),
+              ];
             };
           }
         }
@@ -929,13 +1121,22 @@ class Planner {
           const what = guarded.unescapedNew
             ? "new_string was unescaped once too: as written it would have put escape sequences into the file where it has none"
             : newWritten
-            ? "new_string was taken as written"
-            : encodedBreaks
-            ? "old_string and new_string had their line breaks written as \\n, so both were unescaped once"
-            : "new_string was taken as written, with the escapes old_string doubled undone only where new_string repeats old_string";
-          return { ...guarded.result, tier: "unescaped", note: `matched after undoing doubled escape sequences (\\n, \\t, \\", \\\\)${how}; ${what}` };
+              ? "new_string was taken as written"
+              : encodedBreaks
+                ? "old_string and new_string had their line breaks written as \\n, so both were unescaped once"
+                : "new_string was taken as written, with the escapes old_string doubled undone only where new_string repeats old_string";
+          return {
+            ...guarded.result,
+            tier: "unescaped",
+            note: `matched after undoing doubled escape sequences (\\n, \\t, \\", \\\\)${how}; ${what}`,
+          };
         }
-        if (inner.kind === "ambiguous") return { ...inner, tier: "unescaped", message: inner.message.replace("places", "places once escape sequences are undone") };
+        if (inner.kind === "ambiguous")
+          return {
+            ...inner,
+            tier: "unescaped",
+            message: inner.message.replace("places", "places once escape sequences are undone"),
+          };
       }
     }
     return { kind: "none" };
@@ -962,7 +1163,9 @@ class Planner {
     neu: string,
     replaceAll: boolean,
     asWritten: boolean,
-  ): { kind: "match"; result: Extract<LadderResult, { kind: "match" }>; unescapedNew: boolean } | Extract<LadderResult, { kind: "refused" }> {
+  ):
+    | { kind: "match"; result: Extract<LadderResult, { kind: "match" }>; unescapedNew: boolean }
+    | Extract<LadderResult, { kind: "refused" }> {
     const seqs = undoneEscapes(old);
     if (seqs.length === 0) return { kind: "match", result: inner, unescapedNew: false };
     const v = this.view;
@@ -992,7 +1195,8 @@ class Planner {
       const bad = writes(built.text);
       if (asWritten && uNew !== neu) {
         other ??= this.run(uOld, uNew, replaceAll, INNER_TIERS);
-        const alt = other.kind === "match" ? other.candidates.find((a) => a.start === c.start && a.end === c.end) : undefined;
+        const alt =
+          other.kind === "match" ? other.candidates.find((a) => a.start === c.start && a.end === c.end) : undefined;
         const altBuilt = alt?.build();
         if (alt && altBuilt?.ok && writes(altBuilt.text).length === 0 && !writtenUnescaped(neu, seqs)) {
           candidates.push(clean(alt));
@@ -1001,7 +1205,8 @@ class Planner {
         }
       }
       const line = c.firstLine + 1;
-      const shown = (t: string): string => showLine(t.split("\n").find((l) => writes(l).length > 0) ?? t.split("\n")[0]);
+      const shown = (t: string): string =>
+        showLine(t.split("\n").find((l) => writes(l).length > 0) ?? t.split("\n")[0]);
       return {
         kind: "refused",
         reason: "escape-unclear",
@@ -1052,7 +1257,9 @@ class Planner {
       places.sort((a, b) => a.start - b.start);
       const shown = places.slice(0, MAX_LISTED_PLACES);
       const more = places.length - shown.length;
-      const list = shown.map((p) => `${p.start + 1} (${formatSimilarity(p.similarity)})`).join(", ") + (more > 0 ? ` and ${more} more` : "");
+      const list =
+        shown.map((p) => `${p.start + 1} (${formatSimilarity(p.similarity)})`).join(", ") +
+        (more > 0 ? ` and ${more} more` : "");
       return {
         kind: "ambiguous",
         tier: "similar",
@@ -1086,7 +1293,13 @@ class Planner {
   }
 }
 
-const INNER_TIERS: ReadonlySet<Tier> = new Set<Tier>(["exact", "trailing-whitespace", "trimmed-lines", "unicode-folded", "indent-shifted"]);
+const INNER_TIERS: ReadonlySet<Tier> = new Set<Tier>([
+  "exact",
+  "trailing-whitespace",
+  "trimmed-lines",
+  "unicode-folded",
+  "indent-shifted",
+]);
 const ALL_TIERS: ReadonlySet<Tier> = new Set<Tier>(TIERS);
 
 /** Keeps the first of overlapping candidates (replace_all replaces left to right). */
@@ -1178,16 +1391,26 @@ export function planEdit(text: string, oldString: string, newString: string, opt
   if (old === "") {
     if (view.norm === "") {
       const start = view.toOriginal(0);
-      return { ok: true, tier: "exact", replacements: [{ start, end: text.length, text: withEol(neu, opts.eol ?? "\n"), startLine: 1, endLine: 1 }], lines: [1] };
+      return {
+        ok: true,
+        tier: "exact",
+        replacements: [{ start, end: text.length, text: withEol(neu, opts.eol ?? "\n"), startLine: 1, endLine: 1 }],
+        lines: [1],
+      };
     }
     return {
       ok: false,
       reason: "empty-old",
-      message: "old_string is empty. Give the exact text to replace (copied from the file), or use write to replace the whole file.",
+      message:
+        "old_string is empty. Give the exact text to replace (copied from the file), or use write to replace the whole file.",
     };
   }
   if (old === neu) {
-    return { ok: false, reason: "unchanged", message: "old_string and new_string are the same: there is nothing to change." };
+    return {
+      ok: false,
+      reason: "unchanged",
+      message: "old_string and new_string are the same: there is nothing to change.",
+    };
   }
 
   const planner = new Planner(new FileIndex(view, SearchBudget.forText(view.norm.length, opts.searchBudgetMs)));
@@ -1198,8 +1421,10 @@ export function planEdit(text: string, oldString: string, newString: string, opt
     if (!(e instanceof SearchStopped)) throw e;
     return searchStopped(planner, e.spentMs);
   }
-  if (r.kind === "ambiguous") return { ok: false, reason: "ambiguous", tier: r.tier, message: r.message, lines: r.lines };
-  if (r.kind === "refused") return { ok: false, reason: r.reason, ...(r.tier ? { tier: r.tier } : {}), message: r.message, lines: r.lines };
+  if (r.kind === "ambiguous")
+    return { ok: false, reason: "ambiguous", tier: r.tier, message: r.message, lines: r.lines };
+  if (r.kind === "refused")
+    return { ok: false, reason: r.reason, ...(r.tier ? { tier: r.tier } : {}), message: r.message, lines: r.lines };
   if (r.kind === "none") return notFound(planner, old, neu);
 
   // Already applied: new_string contains old_string and sits right where old_string was found.
@@ -1209,7 +1434,10 @@ export function planEdit(text: string, oldString: string, newString: string, opt
     const found = c.matchStart ?? c.start;
     if (at >= 0 && found - at >= 0 && view.norm.startsWith(neu, found - at)) {
       const line = view.lineAt(found - at) + 1;
-      return alreadyApplied(line, `new_string is already in the file at line ${line}, around old_string: the edit looks already applied`);
+      return alreadyApplied(
+        line,
+        `new_string is already in the file at line ${line}, around old_string: the edit looks already applied`,
+      );
     }
   }
 
@@ -1270,11 +1498,17 @@ export function planEdit(text: string, oldString: string, newString: string, opt
   }
   const alternatives =
     r.candidates.length === 1 && r.candidates[0].alternatives
-      ? r.candidates[0].alternatives().map((a) => ({ replacements: [toReplacement(r.candidates[0], a.text)], why: a.why })).filter((a) => a.replacements[0].text !== replacements[0].text)
+      ? r.candidates[0]
+          .alternatives()
+          .map((a) => ({ replacements: [toReplacement(r.candidates[0], a.text)], why: a.why }))
+          .filter((a) => a.replacements[0].text !== replacements[0].text)
       : [];
   if (replacements.every((rep) => rep.text === text.slice(rep.start, rep.end))) {
     const line = replacements[0].startLine;
-    return alreadyApplied(line, `old_string matches line ${line} only approximately (${r.tier}), and what is there already reads as new_string: the edit looks already applied`);
+    return alreadyApplied(
+      line,
+      `old_string matches line ${line} only approximately (${r.tier}), and what is there already reads as new_string: the edit looks already applied`,
+    );
   }
   return {
     ok: true,
@@ -1302,7 +1536,12 @@ export function applyReplacements(text: string, replacements: readonly Replaceme
 }
 
 /** planEdit then applyReplacements: the new text, or the failure. */
-export function replaceInText(text: string, oldString: string, newString: string, opts: PlanOptions = {}): { ok: true; text: string; outcome: MatchSuccess } | MatchFailure {
+export function replaceInText(
+  text: string,
+  oldString: string,
+  newString: string,
+  opts: PlanOptions = {},
+): { ok: true; text: string; outcome: MatchSuccess } | MatchFailure {
   const outcome = planEdit(text, oldString, newString, opts);
   if (!outcome.ok) return outcome;
   return { ok: true, text: applyReplacements(text, outcome.replacements), outcome };
@@ -1345,7 +1584,12 @@ function findNewOnce(planner: Planner, neu: string): number | undefined {
  * `region`), or unmistakably (unique and substantial): the edit was probably
  * applied before.
  */
-function appliedBefore(planner: Planner, old: string, neu: string, region: { startLine: number; endLine: number } | undefined): MatchFailure | undefined {
+function appliedBefore(
+  planner: Planner,
+  old: string,
+  neu: string,
+  region: { startLine: number; endLine: number } | undefined,
+): MatchFailure | undefined {
   // new_string made only of old_string's lines (a deletion) is in the file whether or not the edit happened.
   const oldKeys = new Set(bodyOf(old).lines.map(trimKey));
   if (bodyOf(neu).lines.every((l) => isBlank(l) || oldKeys.has(trimKey(l)))) return undefined;
@@ -1353,9 +1597,15 @@ function appliedBefore(planner: Planner, old: string, neu: string, region: { sta
   if (newLine === undefined) return undefined;
   const newBody = bodyOf(neu);
   const substantial = newBody.lines.filter((l) => !isBlank(l)).length >= 2 || trimBoth(neu).length >= 20;
-  const near = region !== undefined && newLine <= region.endLine + newBody.lines.length && newLine + newBody.lines.length >= region.startLine;
+  const near =
+    region !== undefined &&
+    newLine <= region.endLine + newBody.lines.length &&
+    newLine + newBody.lines.length >= region.startLine;
   if (!substantial && !near) return undefined;
-  return alreadyApplied(newLine, `old_string is not in the file as written, but new_string is, at line ${newLine}: the edit looks already applied`);
+  return alreadyApplied(
+    newLine,
+    `old_string is not in the file as written, but new_string is, at line ${newLine}: the edit looks already applied`,
+  );
 }
 
 function searchStopped(planner: Planner, spentMs: number): MatchFailure {
@@ -1403,7 +1653,11 @@ function notFoundWithin(planner: Planner, old: string, neu: string): MatchFailur
     closest = { startLine: best.start + 1, endLine: best.start + k, similarity: best.similarity };
     for (let j = 0; j < k; j++) {
       if (fileStats.keys[best.start + j] !== oldKeys[j]) {
-        closest.firstDifference = { line: best.start + j + 1, fileText: v.lines[best.start + j], oldText: oldBody.lines[j] };
+        closest.firstDifference = {
+          line: best.start + j + 1,
+          fileText: v.lines[best.start + j],
+          oldText: oldBody.lines[j],
+        };
         break;
       }
     }
@@ -1412,9 +1666,13 @@ function notFoundWithin(planner: Planner, old: string, neu: string): MatchFailur
   const applied = appliedBefore(planner, old, neu, closest);
   if (applied) return applied;
 
-  let message = "old_string was not found in the file, not even ignoring whitespace and indentation, typographic punctuation or doubled escapes.";
+  let message =
+    "old_string was not found in the file, not even ignoring whitespace and indentation, typographic punctuation or doubled escapes.";
   if (closest) {
-    const range = closest.startLine === closest.endLine ? `line ${closest.startLine}` : `lines ${closest.startLine}-${closest.endLine}`;
+    const range =
+      closest.startLine === closest.endLine
+        ? `line ${closest.startLine}`
+        : `lines ${closest.startLine}-${closest.endLine}`;
     message += `\nThe closest region is ${range} (similarity ${formatSimilarity(closest.similarity)}).`;
     const d = closest.firstDifference;
     if (d) {

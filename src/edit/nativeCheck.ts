@@ -68,7 +68,12 @@ function findPython(root: string | undefined): string | undefined {
   const key = root ?? "";
   let found = pythonByRoot.get(key);
   if (found === undefined) {
-    found = findSystemProgram("python3", { root, override: { variable: "RT_PYTHON", value: configured }, purpose: "a syntax check" }).path ?? null;
+    found =
+      findSystemProgram("python3", {
+        root,
+        override: { variable: "RT_PYTHON", value: configured },
+        purpose: "a syntax check",
+      }).path ?? null;
     pythonByRoot.set(key, found);
   }
   return found === null || brokenPythons.has(found) ? undefined : found;
@@ -76,7 +81,10 @@ function findPython(root: string | undefined): string | undefined {
 
 /** Keeps the process alive while a request is pending (an idle worker must not). */
 function hold(w: Worker, on: boolean): void {
-  const streams = [w.child, w.child.stdout, w.child.stdin] as unknown as Array<{ ref?: () => void; unref?: () => void } | null>;
+  const streams = [w.child, w.child.stdout, w.child.stdin] as unknown as Array<{
+    ref?: () => void;
+    unref?: () => void;
+  } | null>;
   for (const s of streams) (on ? s?.ref : s?.unref)?.call(s);
 }
 
@@ -184,7 +192,9 @@ export async function scriptVerdict(text: string): Promise<NativeVerdict> {
   try {
     // Compiled as Node compiles a CommonJS module, inside its function wrapper
     // (a top-level `return` is fine there); never run.
-    vmModule.compileFunction(source, ["exports", "require", "module", "__filename", "__dirname"], { filename: "edit.js" });
+    vmModule.compileFunction(source, ["exports", "require", "module", "__filename", "__dirname"], {
+      filename: "edit.js",
+    });
     return null;
   } catch (e) {
     if (!(e instanceof SyntaxError)) return undefined;

@@ -146,7 +146,8 @@ for (const c of "\u2018\u2019\u201A\u201B\u2032\u2035\uFF07") FOLD[c] = "'";
 for (const c of "\u201C\u201D\u201E\u201F\u2033\u2036\uFF02") FOLD[c] = '"';
 for (const c of "\u2010\u2011\u2012\u2013\u2014\u2015\u2212\uFE58\uFE63\uFF0D") FOLD[c] = "-";
 FOLD["\u2026"] = "...";
-for (const c of "\u00A0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200A\u202F\u205F\u3000") FOLD[c] = " ";
+for (const c of "\u00A0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200A\u202F\u205F\u3000")
+  FOLD[c] = " ";
 for (const c of "\u200B\u200C\u200D\u2060\uFEFF") FOLD[c] = "";
 
 const NON_ASCII = /[^\x00-\x7f]/;

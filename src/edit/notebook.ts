@@ -37,7 +37,13 @@ export interface NotebookOutput {
 
 export interface ParsedNotebook {
   /** The notebook as JSON. */
-  json: { cells: NotebookCell[]; metadata?: Record<string, unknown>; nbformat: number; nbformat_minor: number; [key: string]: unknown };
+  json: {
+    cells: NotebookCell[];
+    metadata?: Record<string, unknown>;
+    nbformat: number;
+    nbformat_minor: number;
+    [key: string]: unknown;
+  };
   /** Byte... character spans [start, end) of each cell object in the text. */
   spans: Array<{ start: number; end: number }>;
   /** The span of the "cells" array itself, brackets included. */
@@ -171,10 +177,14 @@ export function checkJsonShape(rel: string, text: string, maxContainers: number,
       }
     } else if (c === 0x7b || c === 0x5b) {
       if (++containers > maxContainers) {
-        throw new ToolError(`${rel}: holds more than ${maxContainers.toLocaleString("en-US")} JSON objects and arrays, over rt's budget for a notebook; it was not parsed`);
+        throw new ToolError(
+          `${rel}: holds more than ${maxContainers.toLocaleString("en-US")} JSON objects and arrays, over rt's budget for a notebook; it was not parsed`,
+        );
       }
       if (++depth > maxDepth) {
-        throw new ToolError(`${rel}: JSON nested more than ${maxDepth} levels deep, over rt's budget for a notebook; it was not parsed`);
+        throw new ToolError(
+          `${rel}: JSON nested more than ${maxDepth} levels deep, over rt's budget for a notebook; it was not parsed`,
+        );
       }
     } else if (c === 0x7d || c === 0x5d) depth--;
   }
@@ -192,9 +202,13 @@ export function parseNotebook(rel: string, text: string): ParsedNotebook {
   if (json === null || typeof json !== "object" || Array.isArray(json) || !Array.isArray(json.cells)) {
     throw new ToolError(`${rel}: not a notebook: no "cells" array (rt reads nbformat 4 notebooks)`);
   }
-  if (json.nbformat !== 4) throw new ToolError(`${rel}: nbformat ${String(json.nbformat)}: rt reads and edits nbformat 4 notebooks only (convert it with \`jupyter nbconvert --to notebook\`)`);
+  if (json.nbformat !== 4)
+    throw new ToolError(
+      `${rel}: nbformat ${String(json.nbformat)}: rt reads and edits nbformat 4 notebooks only (convert it with \`jupyter nbconvert --to notebook\`)`,
+    );
   for (const [i, c] of json.cells.entries()) {
-    if (c === null || typeof c !== "object" || typeof c.cell_type !== "string") throw new ToolError(`${rel}: cell ${i + 1} has no cell_type: not a valid notebook`);
+    if (c === null || typeof c !== "object" || typeof c.cell_type !== "string")
+      throw new ToolError(`${rel}: cell ${i + 1} has no cell_type: not a valid notebook`);
   }
   const top = topLevel(text);
   const array = top.get("cells")!;
@@ -209,7 +223,9 @@ export function parseNotebook(rel: string, text: string): ParsedNotebook {
     sortedKeys: keysSorted(json),
     // ensure_ascii: no raw non-ASCII character, and at least one escaped (a \u escape of
     // U+0080 or above, after an even run of backslashes: "\\u00e9" is a backslash then text).
-    asciiOnly: !/[^\x00-\x7f]/.test(text) && /(?<!\\)(?:\\\\)*\\u(?:00[89a-fA-F][0-9a-fA-F]|0[1-9a-fA-F][0-9a-fA-F]{2}|[1-9a-fA-F][0-9a-fA-F]{3})/.test(text),
+    asciiOnly:
+      !/[^\x00-\x7f]/.test(text) &&
+      /(?<!\\)(?:\\\\)*\\u(?:00[89a-fA-F][0-9a-fA-F]|0[1-9a-fA-F][0-9a-fA-F]{2}|[1-9a-fA-F][0-9a-fA-F]{3})/.test(text),
     eol,
   };
 }
@@ -227,7 +243,9 @@ export function sourceText(source: unknown): string {
  * Python knows (\v, \f, \x1c-\x1e, \x85, \u2028, \u2029), each kept.
  */
 function sourceLines(text: string): string[] {
-  return text.match(/[^\n\r\v\f\x1c-\x1e\x85\u2028\u2029]*(?:\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]|$)/g)!.filter((p) => p !== "");
+  return text
+    .match(/[^\n\r\v\f\x1c-\x1e\x85\u2028\u2029]*(?:\r\n|[\n\r\v\f\x1c-\x1e\x85\u2028\u2029]|$)/g)!
+    .filter((p) => p !== "");
 }
 
 /** The id a cell is addressed by: its own id, else "cell-N" (1-based) for notebooks before nbformat 4.5. */
@@ -246,7 +264,9 @@ export function findCell(rel: string, nb: ParsedNotebook, cellId: string): numbe
   if (at < 0) {
     const ids = cells.map((c, i) => cellKey(c, i));
     const shown = ids.length > 12 ? `${ids.slice(0, 12).join(", ")}, … (${ids.length} cells)` : ids.join(", ");
-    throw new ToolError(`${rel}: no cell with id "${cellId}"; the cells are: ${shown || "(none: the notebook is empty)"}. Read the notebook to see them`);
+    throw new ToolError(
+      `${rel}: no cell with id "${cellId}"; the cells are: ${shown || "(none: the notebook is empty)"}. Read the notebook to see them`,
+    );
   }
   return at;
 }
@@ -390,11 +410,17 @@ export interface RenderOptions {
 }
 
 /** The cells in order, as text for a model: id, type, source, outputs. */
-export function renderNotebook(nb: ParsedNotebook, opts: RenderOptions): { text: string; shown: number; images: NotebookImage[] } {
+export function renderNotebook(
+  nb: ParsedNotebook,
+  opts: RenderOptions,
+): { text: string; shown: number; images: NotebookImage[] } {
   const cells = nb.json.cells;
   const out: string[] = [];
   const images: NotebookImage[] = [];
-  const cut = (s: string) => (s.length > opts.outputMaxChars ? `${s.slice(0, opts.outputMaxChars)}\n… [output cut: ${s.length - opts.outputMaxChars} more characters]` : s);
+  const cut = (s: string) =>
+    s.length > opts.outputMaxChars
+      ? `${s.slice(0, opts.outputMaxChars)}\n… [output cut: ${s.length - opts.outputMaxChars} more characters]`
+      : s;
   const from = opts.offset - 1;
   const to = Math.min(cells.length, from + opts.limit);
   for (let i = from; i < to; i++) {
@@ -405,7 +431,11 @@ export function renderNotebook(nb: ParsedNotebook, opts: RenderOptions): { text:
     for (const o of Array.isArray(c.outputs) ? c.outputs : []) {
       if (!o || typeof o !== "object") continue;
       if (o.output_type === "stream") {
-        out.push(`<output ${o.name === "stderr" ? "stderr" : "stdout"}>`, cut(joined(o.text).replace(/\n$/, "")), "</output>");
+        out.push(
+          `<output ${o.name === "stderr" ? "stderr" : "stdout"}>`,
+          cut(joined(o.text).replace(/\n$/, "")),
+          "</output>",
+        );
       } else if (o.output_type === "error") {
         const tb = Array.isArray(o.traceback) ? o.traceback.join("\n").replace(ANSI, "") : "";
         out.push(`<output error>`, cut(`${o.ename ?? "Error"}: ${o.evalue ?? ""}${tb ? `\n${tb}` : ""}`), "</output>");
@@ -420,7 +450,8 @@ export function renderNotebook(nb: ParsedNotebook, opts: RenderOptions): { text:
         }
         const plain = joined(data["text/plain"]) || joined(data["text/markdown"]);
         if (plain) out.push(`<output ${o.output_type}>`, cut(plain.replace(/\n$/, "")), "</output>");
-        else if (!Object.keys(data).some((m) => m.startsWith("image/"))) out.push(`<output ${o.output_type}: ${Object.keys(data).join(", ") || "no data"}>`);
+        else if (!Object.keys(data).some((m) => m.startsWith("image/")))
+          out.push(`<output ${o.output_type}: ${Object.keys(data).join(", ") || "no data"}>`);
       }
     }
     out.push("</cell>");

@@ -6,7 +6,10 @@
 export async function notebookSchemaErrors(notebook: unknown): Promise<string[]> {
   const validate = await validatorFor(minorOf(notebook));
   if (validate(notebook)) return [];
-  return (validate.errors ?? []).map((e) => `${e.instancePath || "/"}: ${e.message ?? "invalid"}${e.params && "additionalProperty" in e.params ? ` (${String(e.params.additionalProperty)})` : ""}`);
+  return (validate.errors ?? []).map(
+    (e) =>
+      `${e.instancePath || "/"}: ${e.message ?? "invalid"}${e.params && "additionalProperty" in e.params ? ` (${String(e.params.additionalProperty)})` : ""}`,
+  );
 }
 
 function minorOf(nb: unknown): number {
@@ -15,7 +18,9 @@ function minorOf(nb: unknown): number {
   return typeof m === "number" && Number.isInteger(m) && m >= 0 ? Math.min(m, 5) : 5;
 }
 
-type Validate = ((data: unknown) => boolean) & { errors?: Array<{ instancePath: string; message?: string; params?: Record<string, unknown> }> | null };
+type Validate = ((data: unknown) => boolean) & {
+  errors?: Array<{ instancePath: string; message?: string; params?: Record<string, unknown> }> | null;
+};
 
 const compiled = new Map<number, Validate>();
 
@@ -24,7 +29,9 @@ async function validatorFor(minor: number): Promise<Validate> {
   if (have) return have;
   const [{ NBFORMAT_V4_SCHEMAS }, mod] = await Promise.all([import("./nbformatSchemas.js"), import("ajv-draft-04")]);
   const m = mod as unknown as { default: unknown };
-  const Ajv = ((m.default as { default?: unknown }).default ?? m.default) as new (opts: object) => { compile(schema: object): Validate };
+  const Ajv = ((m.default as { default?: unknown }).default ?? m.default) as new (
+    opts: object,
+  ) => { compile(schema: object): Validate };
   const ajv = new Ajv({ strict: false, allErrors: true });
   const v = ajv.compile(NBFORMAT_V4_SCHEMAS[String(minor)]);
   compiled.set(minor, v);

@@ -55,7 +55,10 @@ export function pythonIndentProblems(text: string): IndentProblem[] {
     const fstring = /[fFtT]/.test(prefix);
     const start = { row, column: q - prefix.length - lineStart, index: q - prefix.length };
     const unterminated = (): void => {
-      problems.push({ ...start, message: `unterminated ${triple ? "triple-quoted " : ""}string literal (detected at line ${row + 1})` });
+      problems.push({
+        ...start,
+        message: `unterminated ${triple ? "triple-quoted " : ""}string literal (detected at line ${row + 1})`,
+      });
     };
     let j = q + (triple ? 3 : 1);
     while (j < n) {
@@ -169,7 +172,13 @@ export function pythonIndentProblems(text: string): IndentProblem[] {
         } else break;
       }
       const c = text[j];
-      if (j >= n || c === "\n" || c === "#" || (c === "\r" && text[j + 1] === "\n") || (c === "\\" && text[j + 1] === "\n")) {
+      if (
+        j >= n ||
+        c === "\n" ||
+        c === "#" ||
+        (c === "\r" && text[j + 1] === "\n") ||
+        (c === "\\" && text[j + 1] === "\n")
+      ) {
         // Blank or comment-only line (or a lone continuation): no indentation meaning.
         if (c === "#") {
           while (j < n && text[j] !== "\n") j++;

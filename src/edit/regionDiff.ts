@@ -21,7 +21,14 @@ export function regionDiff(oldName: string, newName: string, before: string, aft
  * ending in a newline ends with an empty string), so that a caller holding a
  * file's lines never builds the whole text.
  */
-export function regionDiffOfLines(oldName: string, newName: string, a: readonly string[], b: readonly string[], context = 3, lineOffset = 0): string {
+export function regionDiffOfLines(
+  oldName: string,
+  newName: string,
+  a: readonly string[],
+  b: readonly string[],
+  context = 3,
+  lineOffset = 0,
+): string {
   let p = 0;
   const shortest = Math.min(a.length, b.length);
   while (p < shortest && a[p] === b[p]) p++;

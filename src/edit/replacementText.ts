@@ -48,7 +48,9 @@ export type RebuildProblem =
   /** The model changed a line where its copy also differs from the file, and the two changes touch. */
   | "conflict";
 
-export type RebuildResult = { ok: true; lines: string[] } | { ok: false; newLine: number; problem: RebuildProblem; indent: string };
+export type RebuildResult =
+  | { ok: true; lines: string[] }
+  | { ok: false; newLine: number; problem: RebuildProblem; indent: string };
 
 /**
  * Under the `ours` policy a changed line is merged with the line it replaces
@@ -69,10 +71,18 @@ export function rebuildLines(input: RebuildInput): RebuildResult {
   let failure: { newLine: number; problem: RebuildProblem; indent: string } | undefined;
 
   const flush = (): void => {
-    const pairing = pairLines(removed.map((i) => oldLines[i].trim()), added.map((i) => newLines[i].trim()));
+    const pairing = pairLines(
+      removed.map((i) => oldLines[i].trim()),
+      added.map((i) => newLines[i].trim()),
+    );
     added.forEach((ni, k) => {
       const oi = pairing[k] === undefined ? undefined : removed[pairing[k]!];
-      const line = adaptLine(newLines[ni], oi === undefined ? undefined : oldLines[oi], oi === undefined ? undefined : fileLines[oi], input);
+      const line = adaptLine(
+        newLines[ni],
+        oi === undefined ? undefined : oldLines[oi],
+        oi === undefined ? undefined : fileLines[oi],
+        input,
+      );
       if (typeof line === "string") out.push(line);
       else failure ??= { newLine: ni, problem: line.problem, indent: splitLine(newLines[ni]).indent };
     });
@@ -125,7 +135,8 @@ function pairLines(removed: string[], added: string[]): Array<number | undefined
     return v >= 0.5 ? v : 0;
   };
   for (let i = 1; i <= k; i++) {
-    for (let j = 1; j <= m; j++) best[i][j] = Math.max(best[i - 1][j], best[i][j - 1], best[i - 1][j - 1] + sim(i - 1, j - 1));
+    for (let j = 1; j <= m; j++)
+      best[i][j] = Math.max(best[i - 1][j], best[i][j - 1], best[i - 1][j - 1] + sim(i - 1, j - 1));
   }
   const out: Array<number | undefined> = added.map(() => undefined);
   let i = k;
@@ -145,7 +156,12 @@ function pairLines(removed: string[], added: string[]): Array<number | undefined
 }
 
 /** A changed or added new line, placed in the file's terms, or the reason it cannot be. */
-function adaptLine(line: string, oldLine: string | undefined, fileLine: string | undefined, input: RebuildInput): string | { problem: RebuildProblem } {
+function adaptLine(
+  line: string,
+  oldLine: string | undefined,
+  fileLine: string | undefined,
+  input: RebuildInput,
+): string | { problem: RebuildProblem } {
   if (isBlank(line)) return line;
   const np = splitLine(line);
   let indent = reindent(np.indent, input.relation);
@@ -259,7 +275,8 @@ export function mergeLine(base: string, theirs: string, ours: string, policy: Me
   if (theirs === ours || base === theirs) return ours;
   if (base === ours) return theirs;
   if (policy === "keep") return keepLiteralSpacing(base, theirs, ours);
-  if (base.length > MAX_MERGE_LINE || theirs.length > MAX_MERGE_LINE || ours.length > MAX_MERGE_LINE) return policy === "ours" ? ours : null;
+  if (base.length > MAX_MERGE_LINE || theirs.length > MAX_MERGE_LINE || ours.length > MAX_MERGE_LINE)
+    return policy === "ours" ? ours : null;
   if (policy === "ours" && unchangedShare(base, ours) < MIN_MERGE_SHARE) return ours;
   const t = hunksOf(base, theirs);
   const o = hunksOf(base, ours);
@@ -273,7 +290,10 @@ export function mergeLine(base: string, theirs: string, ours: string, policy: Me
     }
   }
   // The same change on both sides is applied once.
-  const kept = [...t.filter((h) => !dropped.has(h) && !o.some((b) => b.start === h.start && b.end === h.end && b.text === h.text)), ...o];
+  const kept = [
+    ...t.filter((h) => !dropped.has(h) && !o.some((b) => b.start === h.start && b.end === h.end && b.text === h.text)),
+    ...o,
+  ];
   const merged = applyHunks(base, kept);
   return merged ?? (policy === "ours" ? ours : null); // overlapping leftovers: nothing sane to merge
 }
@@ -281,7 +301,7 @@ export function mergeLine(base: string, theirs: string, ours: string, policy: Me
 /** `base` with non-overlapping hunks applied, or null when two overlap. */
 function applyHunks(base: string, hunks: Hunk[]): string | null {
   // Insertions before replacements that start at the same place.
-  const sorted = [...hunks].sort((x, y) => x.start - y.start || (x.end - x.start) - (y.end - y.start));
+  const sorted = [...hunks].sort((x, y) => x.start - y.start || x.end - x.start - (y.end - y.start));
   let out = "";
   let at = 0;
   for (const h of sorted) {

@@ -183,7 +183,12 @@ function smallest(scores: Float64Array | Int32Array, count: number): number[] {
  * histograms) and only the best few are scored exactly. Undefined when the
  * file has fewer lines than old_string.
  */
-export function closestWindow(file: LineStats, fileLineCount: number, old: LineStats, check?: () => void): WindowScore | undefined {
+export function closestWindow(
+  file: LineStats,
+  fileLineCount: number,
+  old: LineStats,
+  check?: () => void,
+): WindowScore | undefined {
   const k = old.keys.length;
   if (k === 0 || k > fileLineCount) return undefined;
   const windows = fileLineCount - k + 1;
@@ -243,7 +248,10 @@ export function closestWindow(file: LineStats, fileLineCount: number, old: LineS
     for (let j = 0; j < k && s <= budget; j++) {
       const a = file.keys[start + j];
       const b = old.keys[j];
-      s += a.length > LONG_LINE || b.length > LONG_LINE ? lineBound(file, start + j, old, j) : levenshtein(a, b, budget - s);
+      s +=
+        a.length > LONG_LINE || b.length > LONG_LINE
+          ? lineBound(file, start + j, old, j)
+          : levenshtein(a, b, budget - s);
     }
     if (s > budget) continue;
     const sim = 1 - s / maxLen;

@@ -31,7 +31,12 @@ export function matchNotes(o: MatchSuccess): string[] {
  * first reading that keeps the file valid and its blocks intact is written
  * (both checks are skipped with `force`).
  */
-export async function planStringEdits(snap: EditTarget, edits: StringEdit[], label: (i: number) => string, opts: { force?: boolean; syntaxChecks?: boolean } = {}) {
+export async function planStringEdits(
+  snap: EditTarget,
+  edits: StringEdit[],
+  label: (i: number) => string,
+  opts: { force?: boolean; syntaxChecks?: boolean } = {},
+) {
   let text = normalizedText(snap.model);
   const notes: string[] = [];
   const tiers: Array<{ tier: string; similarity?: number; lines: number[] }> = [];
@@ -39,11 +44,20 @@ export async function planStringEdits(snap: EditTarget, edits: StringEdit[], lab
   let last = 0;
   for (const [i, e] of edits.entries()) {
     const outcome = planEdit(text, e.old_string, e.new_string, { replaceAll: e.replace_all, eol: "\n" });
-    if (!outcome.ok) throw new ToolError(`${label(i)}${outcome.message}`, { reason: outcome.reason, ...(outcome.lines ? { lines: outcome.lines } : {}), ...(outcome.closest ? { closest: outcome.closest } : {}) });
+    if (!outcome.ok)
+      throw new ToolError(`${label(i)}${outcome.message}`, {
+        reason: outcome.reason,
+        ...(outcome.lines ? { lines: outcome.lines } : {}),
+        ...(outcome.closest ? { closest: outcome.closest } : {}),
+      });
     if (!opts.force) {
       for (const rep of outcome.replacements) {
         const elided = findElision(text.slice(rep.start, rep.end).split("\n"), rep.text.split("\n"));
-        if (elided) throw new ToolError(`${label(i)}${elisionMessage(elided, "new_string", rep.startLine - 1)}`, { reason: "elision", lines: [rep.startLine + elided.oldStart] });
+        if (elided)
+          throw new ToolError(`${label(i)}${elisionMessage(elided, "new_string", rep.startLine - 1)}`, {
+            reason: "elision",
+            lines: [rep.startLine + elided.oldStart],
+          });
       }
     }
     let next = applyReplacements(text, outcome.replacements);
@@ -60,7 +74,11 @@ export async function planStringEdits(snap: EditTarget, edits: StringEdit[], lab
     }
     text = next;
     notes.push(...matchNotes(outcome));
-    tiers.push({ tier: outcome.tier, ...(outcome.similarity !== undefined ? { similarity: outcome.similarity } : {}), lines: outcome.lines });
+    tiers.push({
+      tier: outcome.tier,
+      ...(outcome.similarity !== undefined ? { similarity: outcome.similarity } : {}),
+      lines: outcome.lines,
+    });
     const added = Math.max(1, splitContent(e.new_string).length);
     for (const line of outcome.lines) {
       first = Math.min(first, line);
@@ -93,7 +111,13 @@ export async function planStringEditInWindow(snap: EditTarget, e: StringEdit, op
   const old = normalizeEol(e.old_string);
   // The text matched is the lines joined by "\n": old_string's bytes are that text's only where no
   // CRLF ending, BOM or replaced byte (U+FFFD) can be part of a match.
-  if (old === "" || old === normalizeEol(e.new_string) || /[\r\ufeff\ufffd]/.test(old) || (t.crlf > 0 && old.includes("\n"))) return undefined;
+  if (
+    old === "" ||
+    old === normalizeEol(e.new_string) ||
+    /[\r\ufeff\ufffd]/.test(old) ||
+    (t.crlf > 0 && old.includes("\n"))
+  )
+    return undefined;
   const needle = Buffer.from(old, "utf8");
   if (needle.toString("utf8") !== old) return undefined;
   const body = t.bom ? 3 : 0;
@@ -106,7 +130,10 @@ export async function planStringEditInWindow(snap: EditTarget, e: StringEdit, op
   const window: Window = { first, oldCount: end - first, old: windowModel(t, first, end) };
   let planned: Awaited<ReturnType<typeof planStringEdits>>;
   try {
-    planned = await planStringEdits({ root: snap.root, rel: snap.rel, bytes: null, model: window.old }, [e], () => "", { ...opts, syntaxChecks: false });
+    planned = await planStringEdits({ root: snap.root, rel: snap.rel, bytes: null, model: window.old }, [e], () => "", {
+      ...opts,
+      syntaxChecks: false,
+    });
   } catch {
     // Refused in the window (new_string already there, a placeholder): the whole text says it with the file's line numbers.
     return undefined;

@@ -66,7 +66,10 @@ function holders(tree: Tree, row: number, column: number, toNew: (row: number) =
 const describe = (type: string): string => type.replace(/_/g, " ");
 
 /** How rows of an untouched line map across the edit: new row to its old one (null when edited), old row to its new one. */
-function rowMaps(hunks: LineHunk[]): { untouchedAfter: (row: number) => number | null; oldToNew: (row: number) => number | null } {
+function rowMaps(hunks: LineHunk[]): {
+  untouchedAfter: (row: number) => number | null;
+  oldToNew: (row: number) => number | null;
+} {
   return {
     untouchedAfter: (row) => {
       const p = placeAfterLine(hunks, row);
@@ -91,7 +94,13 @@ export function offsetOf(lines: string[], row: number, column: number): number {
  * Untouched lines whose enclosing blocks the edit changed (at most one per
  * edited region), as problems for the caller to refuse the edit with.
  */
-export function structureProblems(oldTree: Tree, newTree: Tree, hunks: LineHunk[], oldLines: string[], newLines: string[]): StructureProblem[] {
+export function structureProblems(
+  oldTree: Tree,
+  newTree: Tree,
+  hunks: LineHunk[],
+  oldLines: string[],
+  newLines: string[],
+): StructureProblem[] {
   const problems: StructureProblem[] = [];
   const { untouchedAfter, oldToNew } = rowMaps(hunks);
   // Old row of an untouched new row.
@@ -149,7 +158,13 @@ export function structureProblems(oldTree: Tree, newTree: Tree, hunks: LineHunk[
  * into another block on purpose ("fix the indentation of line 15"), so this
  * only ranks readings of an ambiguous indentation; it never refuses an edit.
  */
-export function movedLineProblems(oldTree: Tree, newTree: Tree, hunks: LineHunk[], oldLines: string[], newLines: string[]): StructureProblem[] {
+export function movedLineProblems(
+  oldTree: Tree,
+  newTree: Tree,
+  hunks: LineHunk[],
+  oldLines: string[],
+  newLines: string[],
+): StructureProblem[] {
   const problems: StructureProblem[] = [];
   const { untouchedAfter, oldToNew } = rowMaps(hunks);
   for (const h of hunks) {
@@ -158,7 +173,10 @@ export function movedLineProblems(oldTree: Tree, newTree: Tree, hunks: LineHunk[
     let o = 0;
     let n = 0;
     let found: StructureProblem | undefined;
-    for (const c of diffArrays(olds.map((l) => l.trim()), news.map((l) => l.trim()))) {
+    for (const c of diffArrays(
+      olds.map((l) => l.trim()),
+      news.map((l) => l.trim()),
+    )) {
       if (c.removed) o += c.count;
       else if (c.added) n += c.count;
       else {

@@ -32,7 +32,14 @@ import { pythonIndentProblems } from "./pythonIndent.ts";
 import { lineHunks, placeAfterLine, placeBeforeLine, type LineHunk } from "./lineHunks.ts";
 import { movedLineProblems, offsetOf, structureProblems } from "./structure.ts";
 import { pythonVerdict, scriptVerdict, type NativeVerdict } from "./nativeCheck.ts";
-import { PARSE_CACHE_ENTRIES, PARSE_CACHE_MAX_CHARS, SYNTAX_CHECK_MAX_BYTES, SYNTAX_CONTEXT_LINES, SYNTAX_PARSE_TIMEOUT_MS, SYNTAX_PROBLEMS_SHOWN } from "../base/limits.ts";
+import {
+  PARSE_CACHE_ENTRIES,
+  PARSE_CACHE_MAX_CHARS,
+  SYNTAX_CHECK_MAX_BYTES,
+  SYNTAX_CONTEXT_LINES,
+  SYNTAX_PARSE_TIMEOUT_MS,
+  SYNTAX_PROBLEMS_SHOWN,
+} from "../base/limits.ts";
 
 /** A syntax error in the new text. Line and column are 1-based; the column counts characters. */
 export interface SyntaxProblem {
@@ -182,7 +189,8 @@ function scannedProblems(e: Parsed): Problem[] {
 }
 
 function problemsOf(e: Parsed, focusRows: RowRange[] = []): Problem[] {
-  const own = (rows: RowRange[]): Problem[] => [...syntaxProblems(e.tree, e.text, rows), ...scannedProblems(e)].sort((x, y) => x.index - y.index);
+  const own = (rows: RowRange[]): Problem[] =>
+    [...syntaxProblems(e.tree, e.text, rows), ...scannedProblems(e)].sort((x, y) => x.index - y.index);
   if (focusRows.length > 0) return own(focusRows);
   return (e.problems ??= own([]));
 }
@@ -201,12 +209,20 @@ function nativeVerdict(e: Parsed, path: string, root: string | undefined): Promi
  * for an unknown language or a grammar that fails to load: the result says it
  * did not check, and why.
  */
-export async function validateEdit(path: string, before: string, after: string, opts: { root?: string } = {}): Promise<ValidationResult> {
+export async function validateEdit(
+  path: string,
+  before: string,
+  after: string,
+  opts: { root?: string } = {},
+): Promise<ValidationResult> {
   const language = detectLanguage(path, after) ?? detectLanguage(path, before);
   if (!language) return notChecked(null, `no syntax check for ${path}: its language is not one rt parses`);
   // Characters, not bytes: a cheap bound that never parses a file over the limit.
   if (Math.max(before.length, after.length) > SYNTAX_CHECK_MAX_BYTES) {
-    return notChecked(language, `${path} is too large for a syntax check (rt checks files up to ${SYNTAX_CHECK_MAX_BYTES / (1024 * 1024)} MB)`);
+    return notChecked(
+      language,
+      `${path} is too large for a syntax check (rt checks files up to ${SYNTAX_CHECK_MAX_BYTES / (1024 * 1024)} MB)`,
+    );
   }
   const oldText = stripBom(before);
   const newText = stripBom(after);
@@ -239,11 +255,17 @@ export async function validateEdit(path: string, before: string, after: string, 
       }
     }
     if (introduced.length === 0 && oldText !== newText) {
-      introduced.push(...structureProblems(oldParse.tree, newParse.tree, hunks, oldLines, newLines).map((p): Problem => ({ kind: "error", ...p, text: p.message })));
+      introduced.push(
+        ...structureProblems(oldParse.tree, newParse.tree, hunks, oldLines, newLines).map(
+          (p): Problem => ({ kind: "error", ...p, text: p.message }),
+        ),
+      );
     }
     const moved: Problem[] =
       introduced.length === 0 && oldText !== newText
-        ? movedLineProblems(oldParse.tree, newParse.tree, hunks, oldLines, newLines).map((p): Problem => ({ kind: "error", ...p, text: p.message }))
+        ? movedLineProblems(oldParse.tree, newParse.tree, hunks, oldLines, newLines).map(
+            (p): Problem => ({ kind: "error", ...p, text: p.message }),
+          )
         : [];
     return {
       language,
@@ -265,15 +287,18 @@ function nativeProblem(v: NonNullable<NativeVerdict>, lines: string[], language:
   const column = Math.min(v.column, (lines[row] ?? "").length);
   const index = offsetOf(lines, row, column);
   const who = language === "python" ? "Python" : "V8";
-  return { kind: "error", row, column, index, text: v.message, message: `${v.message} (${who} reports this; its parser is stricter than rt's)` };
+  return {
+    kind: "error",
+    row,
+    column,
+    index,
+    text: v.message,
+    message: `${v.message} (${who} reports this; its parser is stricter than rt's)`,
+  };
 }
 
 /** The problems of the new text that the old text did not have (see the header comment). */
-function introducedProblems(
-  hunks: LineHunk[],
-  oldProblems: Problem[],
-  newProblems: Problem[],
-): Problem[] {
+function introducedProblems(hunks: LineHunk[], oldProblems: Problem[], newProblems: Problem[]): Problem[] {
   if (newProblems.length === 0) return [];
 
   // Old problems, by where they are now: an unchanged line of the new text, or a hunk.
@@ -322,7 +347,14 @@ function toSyntaxProblem(p: Problem, lines: string[]): SyntaxProblem {
   const line = lines[at.row] ?? "";
   // Characters, not UTF-16 code units: an emoji before the error counts once.
   const column = [...line.slice(0, at.column)].length + 1;
-  return { line: at.row + 1, column, kind: p.kind, text: p.text, ...(p.message ? { message: p.message } : {}), ...(p.moved ? { moved: p.moved } : {}) };
+  return {
+    line: at.row + 1,
+    column,
+    kind: p.kind,
+    text: p.text,
+    ...(p.message ? { message: p.message } : {}),
+    ...(p.moved ? { moved: p.moved } : {}),
+  };
 }
 
 function describe(p: SyntaxProblem): string {
@@ -351,7 +383,10 @@ function numberedLine(out: string[], text: string, ln: number, width: number, co
   out.push(`${column === undefined ? " " : ">"} ${String(ln).padStart(width)} | ${prefix}${chars.join("")}`);
   if (column !== undefined) {
     // Keep tabs so the caret lines up under a tab-indented line.
-    const lead = chars.slice(0, Math.max(0, caret)).map((c) => (c === "\t" ? "\t" : " ")).join("");
+    const lead = chars
+      .slice(0, Math.max(0, caret))
+      .map((c) => (c === "\t" ? "\t" : " "))
+      .join("");
     out.push(`  ${" ".repeat(width)} | ${prefix ? " " : ""}${lead}^`);
   }
 }
@@ -366,7 +401,9 @@ function numberedLine(out: string[], text: string, ln: number, width: number, co
  */
 export function formatProblems(r: ValidationResult, after: string): string {
   if (r.introduced.length === 0) return "";
-  const lines = stripBom(after).split("\n").map((l) => l.replace(/\r$/, ""));
+  const lines = stripBom(after)
+    .split("\n")
+    .map((l) => l.replace(/\r$/, ""));
   // A final newline ends the last line; it does not start another one.
   if (lines.length > 1 && lines.at(-1) === "" && r.introduced.every((p) => p.line < lines.length)) lines.pop();
   const n = r.introduced.length;
@@ -390,7 +427,8 @@ export function formatProblems(r: ValidationResult, after: string): string {
     const from = Math.max(1, p.line - SYNTAX_CONTEXT_LINES);
     const to = Math.min(lines.length, p.line + SYNTAX_CONTEXT_LINES);
     windows.push([from, to]);
-    for (let ln = from; ln <= to; ln++) numberedLine(out, lines[ln - 1], ln, width, ln === p.line ? p.column : undefined);
+    for (let ln = from; ln <= to; ln++)
+      numberedLine(out, lines[ln - 1], ln, width, ln === p.line ? p.column : undefined);
   }
   if (n > shown.length) out.push("", `… and ${n - shown.length} more.`);
   const seen = (e: { line: number; count: number }) => {
@@ -401,12 +439,21 @@ export function formatProblems(r: ValidationResult, after: string): string {
     // The problems are away from every edited line: show the edit nearest to the first one.
     const [from, to] = span(region);
     const max = 2 * SYNTAX_CONTEXT_LINES + 1;
-    out.push("", region.count === 0 ? `The edit removed lines before line ${region.line}:` : `The edited lines (${from === to ? from : `${from}-${to}`}):`);
-    for (let ln = from; ln <= Math.min(to, from + max - 1, lines.length); ln++) numberedLine(out, lines[ln - 1], ln, width);
+    out.push(
+      "",
+      region.count === 0
+        ? `The edit removed lines before line ${region.line}:`
+        : `The edited lines (${from === to ? from : `${from}-${to}`}):`,
+    );
+    for (let ln = from; ln <= Math.min(to, from + max - 1, lines.length); ln++)
+      numberedLine(out, lines[ln - 1], ln, width);
     if (to - from + 1 > max) out.push(`  ${" ".repeat(width)} | …`);
   }
   if (r.before > 0) {
-    out.push("", `(The file already had ${r.before} syntax error${r.before === 1 ? "" : "s"} before this edit; only the new ones block it.)`);
+    out.push(
+      "",
+      `(The file already had ${r.before} syntax error${r.before === 1 ? "" : "s"} before this edit; only the new ones block it.)`,
+    );
   }
   return out.join("\n");
 }

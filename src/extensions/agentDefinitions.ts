@@ -55,7 +55,8 @@ export function builtinAgents(): AgentDefinition[] {
   return [
     {
       name: "general-purpose",
-      description: "For complex, multi-step tasks: researching a question across the codebase, or making a change on its own, with every tool the main agent has.",
+      description:
+        "For complex, multi-step tasks: researching a question across the codebase, or making a change on its own, with every tool the main agent has.",
       prompt: builtinPrompt("general-purpose.md"),
       readOnly: false,
       origin: "builtin",
@@ -63,7 +64,8 @@ export function builtinAgents(): AgentDefinition[] {
     },
     {
       name: "Explore",
-      description: "Fast read-only search of the codebase: finding files, definitions and usages, answering how something works, with file:line references. Say how thorough to be.",
+      description:
+        "Fast read-only search of the codebase: finding files, definitions and usages, answering how something works, with file:line references. Say how thorough to be.",
       tools: READ_ONLY_AGENT_TOOLS,
       prompt: builtinPrompt("explore.md"),
       readOnly: true,
@@ -72,7 +74,8 @@ export function builtinAgents(): AgentDefinition[] {
     },
     {
       name: "Plan",
-      description: "Read-only investigation that returns a step-by-step implementation plan (files, functions, changes, verification).",
+      description:
+        "Read-only investigation that returns a step-by-step implementation plan (files, functions, changes, verification).",
       tools: READ_ONLY_AGENT_TOOLS,
       prompt: builtinPrompt("plan.md"),
       readOnly: true,
@@ -85,34 +88,52 @@ export function builtinAgents(): AgentDefinition[] {
 function toolsOf(value: unknown): string[] | undefined | { error: string } {
   if (value === undefined || value === null) return undefined;
   const items = Array.isArray(value) ? value : typeof value === "string" ? value.split(",") : undefined;
-  if (!items || items.some((t) => typeof t !== "string")) return { error: "tools must be a comma-separated list or a YAML list of tool names" };
+  if (!items || items.some((t) => typeof t !== "string"))
+    return { error: "tools must be a comma-separated list or a YAML list of tool names" };
   const names = (items as string[]).map((t) => t.trim()).filter(Boolean);
   if (names.length === 1 && names[0] === "*") return undefined;
   return [...new Set(names.map(rtToolName))];
 }
 
 /** One file's definition, or why it is not one. */
-async function parseAgentFile(file: string, text: string, origin: "project" | "user"): Promise<AgentDefinition | { error: string }> {
+async function parseAgentFile(
+  file: string,
+  text: string,
+  origin: "project" | "user",
+): Promise<AgentDefinition | { error: string }> {
   const parsed = await parseFrontmatter(text);
   if ("error" in parsed) return parsed;
   const { meta, body } = parsed;
   const name = typeof meta.name === "string" ? meta.name.trim() : path.basename(file, ".md");
   if (!NAME_PATTERN.test(name)) return { error: `name "${name}" must be letters, digits, _, . and - (at most 64)` };
-  if (typeof meta.description !== "string" || meta.description.trim() === "") return { error: "description is missing: it tells the main agent when to use this subagent" };
+  if (typeof meta.description !== "string" || meta.description.trim() === "")
+    return { error: "description is missing: it tells the main agent when to use this subagent" };
   const tools = toolsOf(meta.tools);
   if (tools && !Array.isArray(tools)) return tools;
   const notes: string[] = [];
   let model: string | undefined;
   if (meta.model !== undefined && meta.model !== null) {
-    if (typeof meta.model !== "string" || meta.model.trim() === "") return { error: "model must be inherit or provider/model" };
+    if (typeof meta.model !== "string" || meta.model.trim() === "")
+      return { error: "model must be inherit or provider/model" };
     const m = meta.model.trim();
     if (m === "inherit") model = undefined;
-    else if (CLAUDE_MODEL_ALIASES.has(m)) notes.push(`model "${m}" is a Claude Code alias: the session's model is used`);
+    else if (CLAUDE_MODEL_ALIASES.has(m))
+      notes.push(`model "${m}" is a Claude Code alias: the session's model is used`);
     else if (!m.includes("/")) return { error: `model "${m}" must be inherit or provider/model (as with --model)` };
     else model = m;
   }
   if (body.trim() === "") return { error: "the body (the subagent's system prompt) is empty" };
-  return { name, description: meta.description.trim(), ...(tools ? { tools } : {}), ...(model ? { model } : {}), prompt: body.trim(), readOnly: false, origin, file, notes };
+  return {
+    name,
+    description: meta.description.trim(),
+    ...(tools ? { tools } : {}),
+    ...(model ? { model } : {}),
+    prompt: body.trim(),
+    readOnly: false,
+    origin,
+    file,
+    notes,
+  };
 }
 
 /** The built-ins and every definition of the workspace (the project's only when the folder is trusted). */

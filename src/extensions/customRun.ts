@@ -24,23 +24,49 @@ import { BASH_MAX_OUTPUT_BYTES } from "../base/limits.js";
 import { argEnvName, type CustomToolDefinition } from "./definition.js";
 
 /** The sandbox a custom tool runs in here, or undefined when it runs directly. Throws a denied ToolError when it must be sandboxed and cannot. */
-export async function customToolSandbox(ws: Workspace, force: boolean | string = false): Promise<SandboxSpec | undefined> {
-  const policy = force ? { on: true, why: typeof force === "string" ? force : "tests of a tool always run sandboxed" } : sandboxPolicy(ws);
+export async function customToolSandbox(
+  ws: Workspace,
+  force: boolean | string = false,
+): Promise<SandboxSpec | undefined> {
+  const policy = force
+    ? { on: true, why: typeof force === "string" ? force : "tests of a tool always run sandboxed" }
+    : sandboxPolicy(ws);
   if (!policy.on) return undefined;
   const probe = await probeSandbox(ws.env, ws.root);
   if (!probe.available) {
-    throw new ToolError(`custom tools must run in the read-only sandbox (${policy.why}), and it is not available: ${probe.reason} rt never runs them unsandboxed instead.`, {
-      error_type: "denied",
-      sandbox_unavailable: true,
-    });
+    throw new ToolError(
+      `custom tools must run in the read-only sandbox (${policy.why}), and it is not available: ${probe.reason} rt never runs them unsandboxed instead.`,
+      {
+        error_type: "denied",
+        sandbox_unavailable: true,
+      },
+    );
   }
   const allowNet = ws.options.allowNet === true;
-  return { bwrap: probe.bwrap, strategy: probe.strategy, root: ws.root, cwd: ws.root, allowNet, features: probe.features, fromCache: probe.fromCache };
+  return {
+    bwrap: probe.bwrap,
+    strategy: probe.strategy,
+    root: ws.root,
+    cwd: ws.root,
+    allowNet,
+    features: probe.features,
+    fromCache: probe.fromCache,
+  };
 }
 
 /** The environment of a run: the workspace's, a PATH without repository directories first, and each argument. */
-export function customToolEnv(ws: Workspace, def: CustomToolDefinition, args: Record<string, unknown>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...ws.env, PATH: safeCommandPath(ws.env.PATH, ws.root), RT_TOOL_NAME: def.name, RT_TOOL_DIR: path.dirname(def.file), RT_WORKSPACE_ROOT: ws.root };
+export function customToolEnv(
+  ws: Workspace,
+  def: CustomToolDefinition,
+  args: Record<string, unknown>,
+): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...ws.env,
+    PATH: safeCommandPath(ws.env.PATH, ws.root),
+    RT_TOOL_NAME: def.name,
+    RT_TOOL_DIR: path.dirname(def.file),
+    RT_WORKSPACE_ROOT: ws.root,
+  };
   for (const [k, v] of Object.entries(args)) {
     if (v === undefined) continue;
     env[argEnvName(k)] = typeof v === "string" ? v : JSON.stringify(v);
@@ -56,13 +82,19 @@ export function claimSandbox(def: CustomToolDefinition): string | false {
     : "a project's tool that claims to be read-only runs only in the read-only sandbox";
 }
 
-export async function runCustomTool(def: CustomToolDefinition, args: Record<string, unknown>, ctx: ToolContext, opts: { timeoutS?: number; sandboxed?: boolean } = {}): Promise<ToolResult> {
+export async function runCustomTool(
+  def: CustomToolDefinition,
+  args: Record<string, unknown>,
+  ctx: ToolContext,
+  opts: { timeoutS?: number; sandboxed?: boolean } = {},
+): Promise<ToolResult> {
   const ws = ctx.workspace;
   let sandbox: SandboxSpec | undefined;
   try {
     sandbox = await customToolSandbox(ws, opts.sandboxed === true || claimSandbox(def));
   } catch (e) {
-    if (e instanceof ToolError) return { success: false, output: "", error: e.message, error_type: "tool", ...e.metadata };
+    if (e instanceof ToolError)
+      return { success: false, output: "", error: e.message, error_type: "tool", ...e.metadata };
     throw e;
   }
   const timeoutS = opts.timeoutS ?? def.timeout;
@@ -103,7 +135,10 @@ export async function runCustomTool(def: CustomToolDefinition, args: Record<stri
     ...(saved.length ? { saved_output: saved } : {}),
   };
   // A tool that printed only to stdout and succeeded reads as its output alone.
-  const output = exit.exitCode === 0 && stderr.text === "" ? stdout.text : `${status}${sandbox ? " · sandboxed" : ""}\n${labelledOutput(stdout.text, stderr.text)}`;
+  const output =
+    exit.exitCode === 0 && stderr.text === ""
+      ? stdout.text
+      : `${status}${sandbox ? " · sandboxed" : ""}\n${labelledOutput(stdout.text, stderr.text)}`;
   if (exit.exitCode === 0 && !exit.timedOut) return { success: true, output, ...metadata };
   const last = stderr.text.trimEnd().split("\n").pop() ?? "";
   const error = exit.timedOut
@@ -130,19 +165,36 @@ export interface TestOutcome {
  * test must not change anything; a tool that writes fails its test there),
  * each checked for its exit code and the text its output must contain.
  */
-export async function runDefinitionTests(def: CustomToolDefinition, ws: Workspace, opts: { signal?: AbortSignal } = {}): Promise<TestOutcome[]> {
+export async function runDefinitionTests(
+  def: CustomToolDefinition,
+  ws: Workspace,
+  opts: { signal?: AbortSignal } = {},
+): Promise<TestOutcome[]> {
   const out: TestOutcome[] = [];
   for (const [index, t] of def.tests.entries()) {
-    const result = await runCustomTool(def, structuredClone(t.args), { workspace: ws, signal: opts.signal }, { sandboxed: true });
+    const result = await runCustomTool(
+      def,
+      structuredClone(t.args),
+      { workspace: ws, signal: opts.signal },
+      { sandboxed: true },
+    );
     const exit = (result.exit_code as number | null | undefined) ?? null;
     const text = `${String(result.stdout ?? "")}${String(result.stderr ?? "")}`;
     const problems: string[] = [];
     if (result.sandbox_unavailable) problems.push(result.error ?? "the sandbox is not available");
     else {
-      if (exit !== t.exit_code) problems.push(`exit code ${exit === null ? `none (${result.error})` : exit}, expected ${t.exit_code}`);
-      if (t.output_contains !== undefined && !text.includes(t.output_contains)) problems.push(`output does not contain ${JSON.stringify(t.output_contains)}`);
+      if (exit !== t.exit_code)
+        problems.push(`exit code ${exit === null ? `none (${result.error})` : exit}, expected ${t.exit_code}`);
+      if (t.output_contains !== undefined && !text.includes(t.output_contains))
+        problems.push(`output does not contain ${JSON.stringify(t.output_contains)}`);
     }
-    out.push({ index, passed: problems.length === 0, message: problems.join("; "), exit_code: exit, output: text.length > 2000 ? `${text.slice(0, 2000)}…` : text });
+    out.push({
+      index,
+      passed: problems.length === 0,
+      message: problems.join("; "),
+      exit_code: exit,
+      output: text.length > 2000 ? `${text.slice(0, 2000)}…` : text,
+    });
   }
   return out;
 }

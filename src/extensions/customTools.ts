@@ -44,17 +44,24 @@ const TestSchema = z
 
 const DefinitionSchema = z
   .object({
-    name: z.string().regex(NAME_PATTERN, "must be lower case letters, digits and _, starting with a letter (at most 64)"),
+    name: z
+      .string()
+      .regex(NAME_PATTERN, "must be lower case letters, digits and _, starting with a letter (at most 64)"),
     description: z.string().min(1).max(2000),
     parameters: z.record(z.string(), z.unknown()).default({ type: "object", properties: {} }),
-    command: z.array(z.string().min(1)).min(1, "must name a program: [\"program\", \"arg\", ...]"),
+    command: z.array(z.string().min(1)).min(1, 'must name a program: ["program", "arg", ...]'),
     read_only: z.boolean({ error: "must be true or false: say whether the tool never changes anything" }),
     timeout: z.number().positive().max(BASH_MAX_TIMEOUT_S).default(CUSTOM_TOOL_DEFAULT_TIMEOUT_S),
     tests: z.array(TestSchema).default([]),
   })
   .strict();
 
-type AjvInstance = { compile(schema: unknown): AjvValidate; validateSchema(schema: unknown): boolean; errors?: AjvError[] | null; errorsText(errors?: AjvError[] | null): string };
+type AjvInstance = {
+  compile(schema: unknown): AjvValidate;
+  validateSchema(schema: unknown): boolean;
+  errors?: AjvError[] | null;
+  errorsText(errors?: AjvError[] | null): string;
+};
 type AjvValidate = ((data: unknown) => boolean) & { errors?: AjvError[] | null };
 interface AjvError {
   instancePath: string;
@@ -67,7 +74,9 @@ let ajvLoading: Promise<AjvInstance> | undefined;
 export function loadAjv(): Promise<AjvInstance> {
   ajvLoading ??= Promise.all([import("ajv"), import("ajv-formats")]).then(([m, f]) => {
     const Ajv = ((m as { default?: unknown }).default ?? m) as new (opts: Record<string, unknown>) => AjvInstance;
-    const Ctor = ((Ajv as unknown as { default?: unknown }).default ?? Ajv) as new (opts: Record<string, unknown>) => AjvInstance;
+    const Ctor = ((Ajv as unknown as { default?: unknown }).default ?? Ajv) as new (
+      opts: Record<string, unknown>,
+    ) => AjvInstance;
     const ajv = new Ctor({ allErrors: true, strict: false, useDefaults: true });
     // The JSON Schema formats (uri, date-time, email...) that MCP servers' and custom tools' schemas use:
     // checked, where Ajv alone would print "unknown format ... ignored" for each on standard error.
@@ -86,26 +95,49 @@ async function parseData(file: string, text: string): Promise<unknown> {
   return parse(text, { schema: "core", maxAliasCount: 100 });
 }
 
-export type DefinitionCheck = { ok: true; definition: CustomToolDefinition; validate: AjvValidate } | { ok: false; problems: DefinitionProblem[] };
+export type DefinitionCheck =
+  | { ok: true; definition: CustomToolDefinition; validate: AjvValidate }
+  | { ok: false; problems: DefinitionProblem[] };
 
 /** Parses and checks one definition file's text: the fields, the parameters as a JSON Schema, and each test's arguments against it. */
-export async function checkDefinition(file: string, text: string, origin: CustomToolDefinition["origin"]): Promise<DefinitionCheck> {
+export async function checkDefinition(
+  file: string,
+  text: string,
+  origin: CustomToolDefinition["origin"],
+): Promise<DefinitionCheck> {
   let data: unknown;
   try {
     data = await parseData(file, text);
   } catch (e) {
-    return { ok: false, problems: [{ file, field: "", message: `not valid ${file.endsWith(".json") ? "JSON" : "YAML"}: ${(e as Error).message.split("\n")[0]}` }] };
+    return {
+      ok: false,
+      problems: [
+        {
+          file,
+          field: "",
+          message: `not valid ${file.endsWith(".json") ? "JSON" : "YAML"}: ${(e as Error).message.split("\n")[0]}`,
+        },
+      ],
+    };
   }
   const parsed = DefinitionSchema.safeParse(data);
   if (!parsed.success) {
     return {
       ok: false,
-      problems: parsed.error.issues.map((i) => ({ file, field: i.path.join(".") || "", message: i.code === "unrecognized_keys" ? `unknown field(s) ${(i as { keys?: string[] }).keys?.join(", ")}: valid fields are name, description, parameters, command, read_only, timeout, tests` : i.message })),
+      problems: parsed.error.issues.map((i) => ({
+        file,
+        field: i.path.join(".") || "",
+        message:
+          i.code === "unrecognized_keys"
+            ? `unknown field(s) ${(i as { keys?: string[] }).keys?.join(", ")}: valid fields are name, description, parameters, command, read_only, timeout, tests`
+            : i.message,
+      })),
     };
   }
   const def = parsed.data;
   const problems: DefinitionProblem[] = [];
-  if (def.parameters.type !== "object") problems.push({ file, field: "parameters.type", message: 'must be "object": a tool takes named arguments' });
+  if (def.parameters.type !== "object")
+    problems.push({ file, field: "parameters.type", message: 'must be "object": a tool takes named arguments' });
   const ajv = await loadAjv();
   let validate: AjvValidate | undefined;
   if (!ajv.validateSchema(def.parameters)) {
@@ -119,7 +151,12 @@ export async function checkDefinition(file: string, text: string, origin: Custom
   }
   if (validate) {
     def.tests.forEach((t, i) => {
-      if (!validate!(structuredClone(t.args))) problems.push({ file, field: `tests.${i}.args`, message: `do not match parameters: ${describeAjvErrors(validate!.errors)}` });
+      if (!validate!(structuredClone(t.args)))
+        problems.push({
+          file,
+          field: `tests.${i}.args`,
+          message: `do not match parameters: ${describeAjvErrors(validate!.errors)}`,
+        });
     });
   }
   if (problems.length || !validate) return { ok: false, problems };
@@ -130,7 +167,12 @@ export function describeAjvErrors(errors: AjvError[] | null | undefined): string
   return (errors ?? [])
     .map((e) => {
       const where = e.instancePath ? e.instancePath.slice(1).replace(/\//g, ".") : "(arguments)";
-      const extra = e.params && "allowedValues" in e.params ? ` (${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")})` : e.params && "additionalProperty" in e.params ? ` (${String(e.params.additionalProperty)})` : "";
+      const extra =
+        e.params && "allowedValues" in e.params
+          ? ` (${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")})`
+          : e.params && "additionalProperty" in e.params
+            ? ` (${String(e.params.additionalProperty)})`
+            : "";
       return `${where}: ${e.message ?? "invalid"}${extra}`;
     })
     .join("; ");
@@ -144,7 +186,11 @@ export function ajvSchema(validate: AjvValidate): z.ZodType {
     for (const e of validate.errors ?? []) {
       const pathParts = e.instancePath ? e.instancePath.slice(1).split("/") : [];
       if (e.params && typeof e.params.missingProperty === "string") pathParts.push(e.params.missingProperty);
-      ctx.addIssue({ code: "custom", path: pathParts, message: `${e.message ?? "invalid"}${e.params && "allowedValues" in e.params ? `: ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}` : ""}` });
+      ctx.addIssue({
+        code: "custom",
+        path: pathParts,
+        message: `${e.message ?? "invalid"}${e.params && "allowedValues" in e.params ? `: ${(e.params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(", ")}` : ""}`,
+      });
     }
     return z.NEVER;
   });
@@ -214,11 +260,19 @@ export async function loadCustomTools(ws: Workspace): Promise<CustomToolsLoad> {
       const def = checked.definition;
       const builtin = findTool(def.name);
       if (builtin && !definitionOf(builtin)) {
-        out.problems.push({ file: f.file, field: "name", message: `"${def.name}" is the name of a built-in tool; choose another` });
+        out.problems.push({
+          file: f.file,
+          field: "name",
+          message: `"${def.name}" is the name of a built-in tool; choose another`,
+        });
         continue;
       }
       if (seen.has(def.name)) {
-        out.problems.push({ file: f.file, field: "name", message: `"${def.name}" is already defined by ${seen.get(def.name)}` });
+        out.problems.push({
+          file: f.file,
+          field: "name",
+          message: `"${def.name}" is already defined by ${seen.get(def.name)}`,
+        });
         continue;
       }
       seen.set(def.name, f.file);

@@ -23,4 +23,3 @@ export interface CustomToolDefinition {
 export function argEnvName(name: string): string {
   return `RT_ARG_${name.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`;
 }
-

@@ -26,7 +26,10 @@ export function definitionDirs(ws: Workspace, kind: "commands" | "agents"): Defi
 }
 
 /** The folders to read, in order, and the project's folders that exist but wait for trust (to say so). */
-export async function readableDefinitionDirs(ws: Workspace, kind: "commands" | "agents"): Promise<{ readable: DefinitionDir[]; untrusted: string[] }> {
+export async function readableDefinitionDirs(
+  ws: Workspace,
+  kind: "commands" | "agents",
+): Promise<{ readable: DefinitionDir[]; untrusted: string[] }> {
   const trusted = await projectTrusted(ws);
   const readable: DefinitionDir[] = [];
   const untrusted: string[] = [];

@@ -38,7 +38,10 @@ export function readDefinitionDir(dir: string, extensions: readonly string[], pr
     const parent = path.dirname(dir);
     try {
       if (fs.lstatSync(parent).isSymbolicLink()) {
-        out.problems.push({ file: parent, message: "a symbolic link; rt does not read project extensions through one" });
+        out.problems.push({
+          file: parent,
+          message: "a symbolic link; rt does not read project extensions through one",
+        });
         return out;
       }
     } catch {
@@ -47,13 +50,22 @@ export function readDefinitionDir(dir: string, extensions: readonly string[], pr
   }
   let names: string[];
   try {
-    names = fs.readdirSync(dir).filter((n) => extensions.some((e) => n.endsWith(e)) && !n.startsWith(".")).sort();
+    names = fs
+      .readdirSync(dir)
+      .filter((n) => extensions.some((e) => n.endsWith(e)) && !n.startsWith("."))
+      .sort();
   } catch (e) {
-    out.problems.push({ file: dir, message: `cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})` });
+    out.problems.push({
+      file: dir,
+      message: `cannot be read (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+    });
     return out;
   }
   if (names.length > EXTENSION_DIR_MAX_FILES) {
-    out.problems.push({ file: dir, message: `${names.length} files; only the first ${EXTENSION_DIR_MAX_FILES} are read` });
+    out.problems.push({
+      file: dir,
+      message: `${names.length} files; only the first ${EXTENSION_DIR_MAX_FILES} are read`,
+    });
     names = names.slice(0, EXTENSION_DIR_MAX_FILES);
   }
   for (const name of names) {
@@ -78,11 +90,17 @@ export function readRegularFile(file: string, noFollow: boolean): string {
     if (code === "ELOOP") throw new Error("a symbolic link; rt does not follow one in a project's extensions");
     throw new Error(`cannot be read (${code ?? (e as Error).message})`);
   }
-  return readOpenRegularFile(fd, EXTENSION_FILE_MAX_BYTES, (why) => new Error(why === "not-regular" ? "not a regular file" : `larger than ${EXTENSION_FILE_MAX_BYTES} bytes`));
+  return readOpenRegularFile(
+    fd,
+    EXTENSION_FILE_MAX_BYTES,
+    (why) => new Error(why === "not-regular" ? "not a regular file" : `larger than ${EXTENSION_FILE_MAX_BYTES} bytes`),
+  );
 }
 
 /** Splits `---\nYAML\n---\nbody` (Claude Code's command and agent files); a file without frontmatter is all body. */
-export async function parseFrontmatter(text: string): Promise<{ meta: Record<string, unknown>; body: string } | { error: string }> {
+export async function parseFrontmatter(
+  text: string,
+): Promise<{ meta: Record<string, unknown>; body: string } | { error: string }> {
   const m = /^---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)/.exec(text);
   if (!m) return { meta: {}, body: text };
   try {

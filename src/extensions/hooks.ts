@@ -16,7 +16,14 @@
 import { startCommand } from "../shell/runner.js";
 import { HOOK_DEFAULT_TIMEOUT_S, HOOK_OUTPUT_MAX_BYTES } from "../base/limits.js";
 
-export const HOOK_EVENTS = ["PreToolUse", "PostToolUse", "UserPromptSubmit", "Stop", "SessionStart", "PreCompact"] as const;
+export const HOOK_EVENTS = [
+  "PreToolUse",
+  "PostToolUse",
+  "UserPromptSubmit",
+  "Stop",
+  "SessionStart",
+  "PreCompact",
+] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
 export interface HookCommand {
@@ -41,7 +48,8 @@ export function parseHooks(value: unknown): { config: HookConfig; problems: Hook
   const config: HookConfig = {};
   const problems: HookProblem[] = [];
   if (value === undefined) return { config, problems };
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return { config, problems: [{ where: "hooks", message: "must be an object of events" }] };
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    return { config, problems: [{ where: "hooks", message: "must be an object of events" }] };
   for (const [event, groups] of Object.entries(value as Record<string, unknown>)) {
     if (!(HOOK_EVENTS as readonly string[]).includes(event)) {
       problems.push({ where: `hooks.${event}`, message: `unknown event; rt runs ${HOOK_EVENTS.join(", ")}` });
@@ -56,11 +64,14 @@ export function parseHooks(value: unknown): { config: HookConfig; problems: Hook
       const where = `hooks.${event}.${i}`;
       const group = g as { matcher?: unknown; hooks?: unknown };
       if (typeof g !== "object" || g === null || !Array.isArray(group.hooks)) {
-        problems.push({ where, message: "must be {matcher, hooks: [{type: \"command\", command}]}" });
+        problems.push({ where, message: 'must be {matcher, hooks: [{type: "command", command}]}' });
         return;
       }
       if (group.matcher !== undefined && typeof group.matcher !== "string") {
-        problems.push({ where: `${where}.matcher`, message: "must be a string (a tool name, a regular expression, or * for every tool)" });
+        problems.push({
+          where: `${where}.matcher`,
+          message: "must be a string (a tool name, a regular expression, or * for every tool)",
+        });
         return;
       }
       if (typeof group.matcher === "string" && group.matcher !== "*" && !matcherRegex(group.matcher)) {
@@ -71,10 +82,14 @@ export function parseHooks(value: unknown): { config: HookConfig; problems: Hook
       group.hooks.forEach((h, j) => {
         const hook = h as { type?: unknown; command?: unknown; timeout?: unknown };
         if (hook?.type !== "command" || typeof hook.command !== "string" || hook.command.trim() === "") {
-          problems.push({ where: `${where}.hooks.${j}`, message: 'must be {"type": "command", "command": "..."} (rt runs command hooks)' });
+          problems.push({
+            where: `${where}.hooks.${j}`,
+            message: 'must be {"type": "command", "command": "..."} (rt runs command hooks)',
+          });
           return;
         }
-        const timeout = typeof hook.timeout === "number" && hook.timeout > 0 ? Math.min(hook.timeout, 600) : HOOK_DEFAULT_TIMEOUT_S;
+        const timeout =
+          typeof hook.timeout === "number" && hook.timeout > 0 ? Math.min(hook.timeout, 600) : HOOK_DEFAULT_TIMEOUT_S;
         hooks.push({ command: hook.command, timeout });
       });
       if (hooks.length) out.push({ ...(typeof group.matcher === "string" ? { matcher: group.matcher } : {}), hooks });
@@ -134,7 +149,12 @@ export class Hooks {
   }
 
   /** Runs every hook of `event` whose matcher fits `target` (a tool name, a compaction trigger, a session source), in parallel. */
-  async run(event: HookEvent, input: Record<string, unknown>, target: string | undefined, opts: HookRunOptions): Promise<HookOutcome> {
+  async run(
+    event: HookEvent,
+    input: Record<string, unknown>,
+    target: string | undefined,
+    opts: HookRunOptions,
+  ): Promise<HookOutcome> {
     const outcome: HookOutcome = { context: [], notices: [], ran: 0 };
     const commands = (this.config[event] ?? []).filter((g) => matches(g.matcher, target)).flatMap((g) => g.hooks);
     if (!commands.length) return outcome;
@@ -169,7 +189,13 @@ function runHook(hook: HookCommand, payload: string, opts: HookRunOptions): Prom
       if (stream === "stderr" && stderr.length < HOOK_OUTPUT_MAX_BYTES) stderr += chunk.toString("utf8");
     },
   });
-  return run.done.then((exit) => ({ exitCode: exit.exitCode, stdout, stderr, timedOut: exit.timedOut, ...(exit.spawnError ? { spawnError: exit.spawnError } : {}) }));
+  return run.done.then((exit) => ({
+    exitCode: exit.exitCode,
+    stdout,
+    stderr,
+    timedOut: exit.timedOut,
+    ...(exit.spawnError ? { spawnError: exit.spawnError } : {}),
+  }));
 }
 
 const short = (s: string) => {
@@ -192,7 +218,9 @@ function apply(event: HookEvent, hook: HookCommand, r: HookRun, out: HookOutcome
     return;
   }
   if (r.exitCode !== 0) {
-    out.notices.push(`${name} failed (exit code ${r.exitCode ?? "none"})${r.stderr.trim() ? `: ${short(r.stderr)}` : ""}`);
+    out.notices.push(
+      `${name} failed (exit code ${r.exitCode ?? "none"})${r.stderr.trim() ? `: ${short(r.stderr)}` : ""}`,
+    );
     return;
   }
   const text = r.stdout.trim();
@@ -212,7 +240,8 @@ function apply(event: HookEvent, hook: HookCommand, r: HookRun, out: HookOutcome
   const reason = typeof json.reason === "string" ? json.reason : undefined;
   if (json.decision === "block") out.block = [out.block, reason ?? `blocked by ${name}`].filter(Boolean).join("\n");
   const specific = (json.hookSpecificOutput ?? {}) as Record<string, unknown>;
-  if (typeof specific.additionalContext === "string" && specific.additionalContext) out.context.push(specific.additionalContext);
+  if (typeof specific.additionalContext === "string" && specific.additionalContext)
+    out.context.push(specific.additionalContext);
   if (event === "PreToolUse") {
     const decision = specific.permissionDecision ?? (json.decision === "approve" ? "allow" : undefined);
     const why = typeof specific.permissionDecisionReason === "string" ? specific.permissionDecisionReason : reason;
@@ -220,7 +249,8 @@ function apply(event: HookEvent, hook: HookCommand, r: HookRun, out: HookOutcome
     if (decision === "allow") out.allow = true;
     const updated = specific.updatedInput;
     if (updated !== undefined) {
-      if (typeof updated === "object" && updated !== null && !Array.isArray(updated)) out.updatedInput = updated as Record<string, unknown>;
+      if (typeof updated === "object" && updated !== null && !Array.isArray(updated))
+        out.updatedInput = updated as Record<string, unknown>;
       else out.notices.push(`${name}: hookSpecificOutput.updatedInput must be an object of arguments; it was ignored`);
     }
   }

@@ -53,7 +53,14 @@ function allowedToolsOf(value: unknown): { allowed: string[]; ignored: string[] 
   return { allowed, ignored };
 }
 
-async function readCommands(dir: string, origin: "project" | "user", prefix: string, out: CommandsLoad, seen: Set<string>, depth: number): Promise<void> {
+async function readCommands(
+  dir: string,
+  origin: "project" | "user",
+  prefix: string,
+  out: CommandsLoad,
+  seen: Set<string>,
+  depth: number,
+): Promise<void> {
   const read = readDefinitionDir(dir, [".md"], origin === "project");
   for (const p of read.problems) out.problems.push(p);
   for (const f of read.files) {
@@ -92,7 +99,8 @@ async function readCommands(dir: string, origin: "project" | "user", prefix: str
     return;
   }
   for (const e of entries) {
-    if (e.isDirectory() && NAME_PATTERN.test(e.name)) await readCommands(path.join(dir, e.name), origin, `${prefix}${e.name}:`, out, seen, depth + 1);
+    if (e.isDirectory() && NAME_PATTERN.test(e.name))
+      await readCommands(path.join(dir, e.name), origin, `${prefix}${e.name}:`, out, seen, depth + 1);
   }
 }
 
@@ -108,7 +116,9 @@ export async function loadCustomCommands(ws: Workspace): Promise<CommandsLoad> {
 /** The body with $ARGUMENTS (all of them) and $1...$9 (each word; quoted words keep their spaces) replaced. */
 export function expandArguments(body: string, args: string): string {
   const words = [...args.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]);
-  return body.replace(/\$ARGUMENTS\b/g, () => args).replace(/\$([1-9])\b/g, (_, n: string) => words[Number(n) - 1] ?? "");
+  return body
+    .replace(/\$ARGUMENTS\b/g, () => args)
+    .replace(/\$([1-9])\b/g, (_, n: string) => words[Number(n) - 1] ?? "");
 }
 
 export interface ResolvedCommand {
@@ -138,5 +148,12 @@ export function resolveSlashCommand(line: string, commands: readonly CustomComma
 
 /** Lines for /help: each command, its argument hint and description. */
 export function describeCommands(commands: readonly CustomCommand[]): string {
-  return [...commands].sort((a, b) => a.name.localeCompare(b.name)).map((c) => `  /${c.name}${c.argumentHint ? ` ${c.argumentHint}` : ""}`.padEnd(27) + ` ${c.description ?? `(${c.origin}: ${path.basename(c.file)})`}`).join("\n");
+  return [...commands]
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .map(
+      (c) =>
+        `  /${c.name}${c.argumentHint ? ` ${c.argumentHint}` : ""}`.padEnd(27) +
+        ` ${c.description ?? `(${c.origin}: ${path.basename(c.file)})`}`,
+    )
+    .join("\n");
 }

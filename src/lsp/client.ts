@@ -7,7 +7,12 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { pathToFileURL } from "node:url";
 import type * as Protocol from "vscode-languageserver-protocol";
 import type { Diagnostic, InitializeResult } from "vscode-languageserver-protocol";
-import { LSP_DIAGNOSTICS_SETTLE_MS, LSP_UNCHANGED_QUIET_MS, LSP_SHUTDOWN_GRACE_MS, LSP_STDERR_KEEP_CHARS } from "../base/limits.js";
+import {
+  LSP_DIAGNOSTICS_SETTLE_MS,
+  LSP_UNCHANGED_QUIET_MS,
+  LSP_SHUTDOWN_GRACE_MS,
+  LSP_STDERR_KEEP_CHARS,
+} from "../base/limits.js";
 import { ToolError } from "../base/errors.js";
 
 type Lsp = typeof import("vscode-languageserver-protocol/node.js");
@@ -15,7 +20,9 @@ type Lsp = typeof import("vscode-languageserver-protocol/node.js");
 let lspModule: Promise<Lsp> | undefined;
 /** The protocol library, loaded on the first server start. */
 export function loadProtocol(): Promise<Lsp> {
-  return (lspModule ??= import("vscode-languageserver-protocol/node.js").then((m) => ((m as { default?: Lsp }).default ?? m) as Lsp));
+  return (lspModule ??= import("vscode-languageserver-protocol/node.js").then(
+    (m) => ((m as { default?: Lsp }).default ?? m) as Lsp,
+  ));
 }
 
 /** How to start a server: the program and its arguments (already resolved), and what it is for. */
@@ -70,7 +77,10 @@ export class LspClient {
   readonly startedAt = performance.now();
   pid: number | undefined;
 
-  private constructor(readonly launch: ServerLaunch, readonly root: string) {}
+  private constructor(
+    readonly launch: ServerLaunch,
+    readonly root: string,
+  ) {}
 
   /** Spawns the server and runs the LSP handshake; throws ToolError naming the server when it cannot start. */
   static async start(launch: ServerLaunch, root: string, timeoutMs: number): Promise<LspClient> {
@@ -82,7 +92,9 @@ export class LspClient {
 
   private async spawnAndInitialize(timeoutMs: number): Promise<void> {
     const lsp = await loadProtocol();
-    const run = this.launch.wrap ? this.launch.wrap(this.launch.command, this.launch.args) : { command: this.launch.command, args: this.launch.args };
+    const run = this.launch.wrap
+      ? this.launch.wrap(this.launch.command, this.launch.args)
+      : { command: this.launch.command, args: this.launch.args };
     const extra = "extraStdio" in run && run.extraStdio ? run.extraStdio : undefined;
     const child = spawn(run.command, run.args, {
       cwd: this.root,
@@ -102,13 +114,22 @@ export class LspClient {
     });
     const spawned = new Promise<void>((resolve, reject) => {
       child.once("spawn", resolve);
-      child.once("error", (e) => reject(new ToolError(`${this.launch.name} language server did not start: ${e.message} (${run.command})`)));
+      child.once("error", (e) =>
+        reject(new ToolError(`${this.launch.name} language server did not start: ${e.message} (${run.command})`)),
+      );
     });
-    child.once("exit", (code, signal) => this.markDead(`exited with ${signal ?? `code ${code}`}${this.stderrTail.trim() ? `: ${lastLines(this.stderrTail)}` : ""}`));
+    child.once("exit", (code, signal) =>
+      this.markDead(
+        `exited with ${signal ?? `code ${code}`}${this.stderrTail.trim() ? `: ${lastLines(this.stderrTail)}` : ""}`,
+      ),
+    );
     // Writes to a server that died are reported by the exit above, not as an unhandled error.
     child.stdin!.on("error", () => {});
     await spawned;
-    this.conn = lsp.createProtocolConnection(new lsp.StreamMessageReader(child.stdout!), new lsp.StreamMessageWriter(child.stdin!));
+    this.conn = lsp.createProtocolConnection(
+      new lsp.StreamMessageReader(child.stdout!),
+      new lsp.StreamMessageWriter(child.stdin!),
+    );
     this.conn.onNotification(lsp.PublishDiagnosticsNotification.type, (p) => {
       this.diagnostics.set(p.uri, p.diagnostics);
       this.lastAnyPublish = performance.now();
@@ -124,7 +145,10 @@ export class LspClient {
     this.conn.onRequest(lsp.WorkDoneProgressCreateRequest.type, () => null);
     this.conn.onRequest(lsp.RegistrationRequest.type, () => null);
     this.conn.onRequest(lsp.UnregistrationRequest.type, () => null);
-    this.conn.onRequest(lsp.ApplyWorkspaceEditRequest.type, () => ({ applied: false, failureReason: "rt applies no edits from language servers" }));
+    this.conn.onRequest(lsp.ApplyWorkspaceEditRequest.type, () => ({
+      applied: false,
+      failureReason: "rt applies no edits from language servers",
+    }));
     this.conn.onNotification(lsp.LogMessageNotification.type, () => {});
     this.conn.onNotification(lsp.TelemetryEventNotification.type, () => {});
     this.conn.onError(() => {});
@@ -175,7 +199,8 @@ export class LspClient {
 
   /** A request, failing with a ToolError after `timeoutMs` (the request is then cancelled) or when the server dies. */
   async request<R>(method: string, params: unknown, timeoutMs: number): Promise<R> {
-    if (this.dead) throw new ToolError(`${this.launch.name} language server is not running (${this.dead})`, { lsp_dead: true });
+    if (this.dead)
+      throw new ToolError(`${this.launch.name} language server is not running (${this.dead})`, { lsp_dead: true });
     this.lastUsed = performance.now();
     this.busy++;
     const lsp = await loadProtocol();
@@ -188,12 +213,22 @@ export class LspClient {
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => {
             source.cancel();
-            reject(new ToolError(`${this.launch.name} language server did not answer ${method} within ${timeoutMs / 1000}s`, { lsp_timeout: true }));
+            reject(
+              new ToolError(
+                `${this.launch.name} language server did not answer ${method} within ${timeoutMs / 1000}s`,
+                { lsp_timeout: true },
+              ),
+            );
           }, timeoutMs);
           this.timers.add(timer);
           if (this.detached) timer.unref();
           const onDeath = () => {
-            if (this.dead) reject(new ToolError(`${this.launch.name} language server stopped during ${method} (${this.dead})`, { lsp_dead: true }));
+            if (this.dead)
+              reject(
+                new ToolError(`${this.launch.name} language server stopped during ${method} (${this.dead})`, {
+                  lsp_dead: true,
+                }),
+              );
           };
           this.listeners.add(onDeath);
           unlisten = () => this.listeners.delete(onDeath);
@@ -216,8 +251,17 @@ export class LspClient {
     const doc = this.docs.get(uri);
     if (doc && doc.text === text) return false;
     if (!doc) {
-      this.docs.set(uri, { version: 1, text, publishedSinceChange: 0, lastPublish: 0, changedAt: performance.now(), emptyBeforeChange: false });
-      await this.conn.sendNotification(lsp.DidOpenTextDocumentNotification.type, { textDocument: { uri, languageId, version: 1, text } });
+      this.docs.set(uri, {
+        version: 1,
+        text,
+        publishedSinceChange: 0,
+        lastPublish: 0,
+        changedAt: performance.now(),
+        emptyBeforeChange: false,
+      });
+      await this.conn.sendNotification(lsp.DidOpenTextDocumentNotification.type, {
+        textDocument: { uri, languageId, version: 1, text },
+      });
     } else {
       doc.version++;
       doc.text = text;
@@ -225,7 +269,10 @@ export class LspClient {
       doc.changedAt = performance.now();
       doc.emptyBeforeChange = this.diagnostics.get(uri)?.length === 0;
       this.diagnostics.delete(uri);
-      await this.conn.sendNotification(lsp.DidChangeTextDocumentNotification.type, { textDocument: { uri, version: doc.version }, contentChanges: [{ text }] });
+      await this.conn.sendNotification(lsp.DidChangeTextDocumentNotification.type, {
+        textDocument: { uri, version: doc.version },
+        contentChanges: [{ text }],
+      });
     }
     this.lastUsed = performance.now();
     return true;
@@ -255,17 +302,23 @@ export class LspClient {
     const uri = fileUri(abs);
     const deadline = performance.now() + timeoutMs;
     for (;;) {
-      if (this.dead) throw new ToolError(`${this.launch.name} language server stopped (${this.dead})`, { lsp_dead: true });
+      if (this.dead)
+        throw new ToolError(`${this.launch.name} language server stopped (${this.dead})`, { lsp_dead: true });
       const doc = this.docs.get(uri);
       const now = performance.now();
-      if (doc && doc.publishedSinceChange > 0 && now - doc.lastPublish >= LSP_DIAGNOSTICS_SETTLE_MS) return this.diagnostics.get(uri) ?? [];
+      if (doc && doc.publishedSinceChange > 0 && now - doc.lastPublish >= LSP_DIAGNOSTICS_SETTLE_MS)
+        return this.diagnostics.get(uri) ?? [];
       // typescript-language-server publishes nothing when a document's diagnostics stay empty:
       // a document that had none, after the server went quiet for a while since the change, still has none.
       const quietSince = doc ? Math.max(doc.changedAt, this.lastAnyPublish) : 0;
-      if (doc && doc.publishedSinceChange === 0 && doc.emptyBeforeChange && now - quietSince >= LSP_UNCHANGED_QUIET_MS) return [];
+      if (doc && doc.publishedSinceChange === 0 && doc.emptyBeforeChange && now - quietSince >= LSP_UNCHANGED_QUIET_MS)
+        return [];
       if (now >= deadline) {
         if (doc && doc.publishedSinceChange > 0) return this.diagnostics.get(uri) ?? [];
-        throw new ToolError(`${this.launch.name} language server published no diagnostics for the file within ${timeoutMs / 1000}s`, { lsp_timeout: true });
+        throw new ToolError(
+          `${this.launch.name} language server published no diagnostics for the file within ${timeoutMs / 1000}s`,
+          { lsp_timeout: true },
+        );
       }
       const wait =
         doc && doc.publishedSinceChange > 0
@@ -342,7 +395,8 @@ export class LspClient {
 
   unref(): void {
     this.child.unref();
-    for (const s of [this.child.stdin, this.child.stdout, this.child.stderr]) (s as unknown as { unref?: () => void } | null)?.unref?.();
+    for (const s of [this.child.stdin, this.child.stdout, this.child.stderr])
+      (s as unknown as { unref?: () => void } | null)?.unref?.();
   }
 }
 

@@ -8,7 +8,11 @@ import type { Workspace } from "../workspace/workspace.js";
 import type { Diagnostic } from "vscode-languageserver-protocol";
 import { existingLspManager, lspManager, type LspManager } from "./manager.js";
 import { diagnosticEntry, diagnosticLine } from "./format.js";
-import { EDIT_DIAGNOSTICS_MAX_LINES, EDIT_DIAGNOSTICS_START_TIMEOUT_MS, EDIT_DIAGNOSTICS_TIMEOUT_MS } from "../base/limits.js";
+import {
+  EDIT_DIAGNOSTICS_MAX_LINES,
+  EDIT_DIAGNOSTICS_START_TIMEOUT_MS,
+  EDIT_DIAGNOSTICS_TIMEOUT_MS,
+} from "../base/limits.js";
 
 /** What an editing tool returns, as far as this hook reads it (tools/types.ts's ToolResult; services do not import tools). */
 interface EditResult {
@@ -35,7 +39,10 @@ const key = (d: Diagnostic) => `${d.code ?? ""}\0${d.message}`;
  * within EDIT_DIAGNOSTICS_START_TIMEOUT_MS; else why not. A server still starting goes on
  * starting, for the next edit.
  */
-async function serverReady(manager: LspManager, rel: string): Promise<{ running?: ReturnType<LspManager["runningFor"]>; notReady?: string }> {
+async function serverReady(
+  manager: LspManager,
+  rel: string,
+): Promise<{ running?: ReturnType<LspManager["runningFor"]>; notReady?: string }> {
   const running = manager.runningFor(rel);
   if (running) return { running };
   const spec = manager.specFor(rel);
@@ -50,7 +57,9 @@ async function serverReady(manager: LspManager, rel: string): Promise<{ running?
     const won = await Promise.race([starting, late]);
     if (won === "late") {
       manager.detachStarting(rel);
-      return { notReady: `(the ${spec.name} language server was not ready within ${EDIT_DIAGNOSTICS_START_TIMEOUT_MS / 1000} s; this edit's errors were not checked: lsp diagnostics checks the file)` };
+      return {
+        notReady: `(the ${spec.name} language server was not ready within ${EDIT_DIAGNOSTICS_START_TIMEOUT_MS / 1000} s; this edit's errors were not checked: lsp diagnostics checks the file)`,
+      };
     }
     return { running: manager.runningFor(rel) };
   } catch {
@@ -119,7 +128,16 @@ export async function after<R extends EditResult>(workspace: Workspace, baseline
     const lines = entries.slice(0, EDIT_DIAGNOSTICS_MAX_LINES).map((e) => diagnosticLine(e).split("\n")[0]);
     const more = entries.length - lines.length;
     const head = `${running.spec.name} language server: this edit introduced ${entries.length} error${entries.length === 1 ? "" : "s"}:`;
-    return { ...result, output: [result.output, head, ...lines, ...(more > 0 ? [`... and ${more} more (lsp diagnostics lists them)`] : [])].join("\n"), new_diagnostics: entries };
+    return {
+      ...result,
+      output: [
+        result.output,
+        head,
+        ...lines,
+        ...(more > 0 ? [`... and ${more} more (lsp diagnostics lists them)`] : []),
+      ].join("\n"),
+      new_diagnostics: entries,
+    };
   } catch {
     return result;
   }

@@ -34,7 +34,14 @@ function rustupDefault(env: NodeJS.ProcessEnv, home: string): string {
 /** asdf's tool names for the languages rt's servers run, with the user's global version of each. */
 const ASDF_TOOLS = ["nodejs", "python", "golang", "rust", "ruby", "java"];
 /** mise's names (`MISE_<TOOL>_VERSION`). */
-const MISE_TOOLS: Record<string, string> = { nodejs: "NODE", python: "PYTHON", golang: "GO", rust: "RUST", ruby: "RUBY", java: "JAVA" };
+const MISE_TOOLS: Record<string, string> = {
+  nodejs: "NODE",
+  python: "PYTHON",
+  golang: "GO",
+  rust: "RUST",
+  ruby: "RUBY",
+  java: "JAVA",
+};
 
 function globalToolVersions(home: string): Map<string, string> {
   const out = new Map<string, string>();

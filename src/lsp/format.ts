@@ -32,7 +32,7 @@ export function diagnosticEntry(rel: string, d: Diagnostic): DiagnosticEntry {
 
 /** One diagnostic's line: path:line:col: severity: message (a message's later lines indented under it). */
 export function diagnosticLine(d: DiagnosticEntry): string {
-  const code = d.code !== undefined ? ` [${d.source ? `${d.source} ` : ""}${d.code}]` : d.source ? ` [${d.source}]` : "";
+  const code =
+    d.code !== undefined ? ` [${d.source ? `${d.source} ` : ""}${d.code}]` : d.source ? ` [${d.source}]` : "";
   return `${d.path}:${d.line}:${d.column}: ${d.severity}: ${d.message.replace(/\n/g, "\n    ")}${code}`;
 }
-

@@ -50,7 +50,17 @@ export function existingLspManager(workspace: Workspace): LspManager | undefined
 }
 
 export class LspManager {
-  private servers = new Map<string, { spec: ServerSpec; client?: LspClient; starting?: Promise<LspClient>; pending?: LspClient; crashes: number[]; crashed?: string }>();
+  private servers = new Map<
+    string,
+    {
+      spec: ServerSpec;
+      client?: LspClient;
+      starting?: Promise<LspClient>;
+      pending?: LspClient;
+      crashes: number[];
+      crashed?: string;
+    }
+  >();
 
   /** Stops rt's process from waiting for the server of `file` while it still starts (it starts on for a later call). */
   detachStarting(file: string): void {
@@ -80,7 +90,9 @@ export class LspManager {
 
   get requestTimeoutMs(): number {
     const env = Number(this.workspace.env.RT_LSP_REQUEST_TIMEOUT_MS);
-    return Number.isSafeInteger(env) && env > 0 ? env : (this.config().lsp?.request_timeout_ms ?? LSP_REQUEST_TIMEOUT_MS);
+    return Number.isSafeInteger(env) && env > 0
+      ? env
+      : (this.config().lsp?.request_timeout_ms ?? LSP_REQUEST_TIMEOUT_MS);
   }
 
   get idleTimeoutMs(): number {
@@ -114,13 +126,18 @@ export class LspManager {
 
   /** Every running server. */
   running(): Array<{ name: string; client: LspClient; spec: ServerSpec }> {
-    return [...this.servers].filter(([, e]) => e.client && !e.client.dead).map(([name, e]) => ({ name, client: e.client!, spec: e.spec }));
+    return [...this.servers]
+      .filter(([, e]) => e.client && !e.client.dead)
+      .map(([name, e]) => ({ name, client: e.client!, spec: e.spec }));
   }
 
   /** The server for `file`, started if needed. */
   async serverFor(file: string): Promise<ServerHandle> {
     const spec = this.specFor(file);
-    if (!spec) throw new ToolError(`no language server for ${file}: rt has servers for ${this.supportedExtensions().join(" ")}; configure one in lsp.servers (command, args, extensions)`);
+    if (!spec)
+      throw new ToolError(
+        `no language server for ${file}: rt has servers for ${this.supportedExtensions().join(" ")}; configure one in lsp.servers (command, args, extensions)`,
+      );
     let entry = this.servers.get(spec.name);
     if (!entry) {
       entry = { spec, crashes: [] };
@@ -137,7 +154,9 @@ export class LspManager {
       const now = Date.now();
       entry.crashes = entry.crashes.filter((t) => now - t < 60_000);
       if (entry.crashes.length > LSP_MAX_RESTARTS_PER_MINUTE) {
-        throw new ToolError(`the ${spec.name} language server crashed ${entry.crashes.length} times in the last minute (last: ${entry.crashed}); rt stopped restarting it for now`);
+        throw new ToolError(
+          `the ${spec.name} language server crashed ${entry.crashes.length} times in the last minute (last: ${entry.crashed}); rt stopped restarting it for now`,
+        );
       }
     }
     markLspActive();
@@ -192,11 +211,25 @@ export class LspManager {
       const { probeSandbox, bwrapArgs, sandboxSeccomp } = await import("../shell/sandbox.js");
       const probe = await probeSandbox(this.workspace.env, this.workspace.root);
       if (!probe.available) {
-        throw new ToolError(`language servers run inside the read-only sandbox here (${policy.why}), and it is not available: ${probe.reason} rt does not run them outside it.`, { error_type: "denied", sandbox_unavailable: true });
+        throw new ToolError(
+          `language servers run inside the read-only sandbox here (${policy.why}), and it is not available: ${probe.reason} rt does not run them outside it.`,
+          { error_type: "denied", sandbox_unavailable: true },
+        );
       }
       const filter = sandboxSeccomp();
-      const sandbox = { bwrap: probe.bwrap, strategy: probe.strategy, root: this.workspace.root, cwd: this.workspace.root, allowNet: false, features: probe.features };
-      launch.wrap = (command, args) => ({ command: probe.bwrap, args: [...bwrapArgs(sandbox, filter ? 3 : undefined), "--", command, ...args], ...(filter ? { extraStdio: filter } : {}) });
+      const sandbox = {
+        bwrap: probe.bwrap,
+        strategy: probe.strategy,
+        root: this.workspace.root,
+        cwd: this.workspace.root,
+        allowNet: false,
+        features: probe.features,
+      };
+      launch.wrap = (command, args) => ({
+        command: probe.bwrap,
+        args: [...bwrapArgs(sandbox, filter ? 3 : undefined), "--", command, ...args],
+        ...(filter ? { extraStdio: filter } : {}),
+      });
     }
     const client = await LspClient.start(launch, this.workspace.root, this.requestTimeoutMs).catch((e: unknown) => {
       if (e instanceof ToolError) throw new ToolError(`the ${spec.name} language server did not start: ${e.message}`);
@@ -210,25 +243,30 @@ export class LspManager {
   private armIdleTimer(): void {
     if (this.idleTimer) return;
     const idle = this.idleTimeoutMs;
-    this.idleTimer = setInterval(() => {
-      const now = performance.now();
-      for (const [, e] of this.servers) {
-        if (e.client && !e.client.dead && e.client.busy === 0 && now - e.client.lastUsed >= idle) {
-          this.stopping.add(e.client);
-          void e.client.stop();
+    this.idleTimer = setInterval(
+      () => {
+        const now = performance.now();
+        for (const [, e] of this.servers) {
+          if (e.client && !e.client.dead && e.client.busy === 0 && now - e.client.lastUsed >= idle) {
+            this.stopping.add(e.client);
+            void e.client.stop();
+          }
         }
-      }
-      if (this.running().length === 0) {
-        clearInterval(this.idleTimer);
-        this.idleTimer = undefined;
-      }
-    }, Math.max(50, Math.min(idle / 4, 30_000)));
+        if (this.running().length === 0) {
+          clearInterval(this.idleTimer);
+          this.idleTimer = undefined;
+        }
+      },
+      Math.max(50, Math.min(idle / 4, 30_000)),
+    );
     this.idleTimer.unref();
   }
 
   /** Stops every server (shutdown, then a kill for those that linger). */
   async stopAll(): Promise<void> {
-    const all = [...this.servers.values()].map((e) => e.client).filter((c): c is LspClient => c !== undefined && !c.dead);
+    const all = [...this.servers.values()]
+      .map((e) => e.client)
+      .filter((c): c is LspClient => c !== undefined && !c.dead);
     for (const c of all) this.stopping.add(c);
     await Promise.all(all.map((c) => c.stop()));
     if (this.idleTimer) clearInterval(this.idleTimer);

@@ -50,7 +50,10 @@ const BUILTIN: ServerSpec[] = [
       command: process.execPath,
       args: [fromPackage("typescript-language-server/lib/cli.mjs"), "--stdio"],
       // useSyntaxServer "never": otherwise requests made while the project loads get syntax-only answers (an import instead of the function it imports).
-      initializationOptions: { tsserver: { path: fromPackage("typescript/lib/tsserver.js"), useSyntaxServer: "never" }, hostInfo: "rt" },
+      initializationOptions: {
+        tsserver: { path: fromPackage("typescript/lib/tsserver.js"), useSyntaxServer: "never" },
+        hostInfo: "rt",
+      },
     }),
   },
   {
@@ -62,18 +65,38 @@ const BUILTIN: ServerSpec[] = [
   },
   systemServer("go", "gopls", [".go"], () => "go", []),
   systemServer("rust", "rust-analyzer", [".rs"], () => "rust", []),
-  systemServer("c", "clangd", [".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx"], (ext) => (ext === ".c" ? "c" : "cpp"), []),
+  systemServer(
+    "c",
+    "clangd",
+    [".c", ".h", ".cc", ".cpp", ".cxx", ".hpp", ".hh", ".hxx"],
+    (ext) => (ext === ".c" ? "c" : "cpp"),
+    [],
+  ),
 ];
 
-function systemServer(name: string, program: string, extensions: string[], languageId: (ext: string) => string, args: string[]): ServerSpec {
+function systemServer(
+  name: string,
+  program: string,
+  extensions: string[],
+  languageId: (ext: string) => string,
+  args: string[],
+): ServerSpec {
   return {
     name,
     extensions,
     languageId,
     origin: "system",
     resolve(root) {
-      const found = findSystemProgram(program, { root, purpose: `the ${name} language server`, searchPath: serverPath(root) });
-      return found.path ? { command: found.path, args } : { reason: `${program} is not installed (${found.reason}); install it, or configure a server for ${extensions.join(" ")} in lsp.servers` };
+      const found = findSystemProgram(program, {
+        root,
+        purpose: `the ${name} language server`,
+        searchPath: serverPath(root),
+      });
+      return found.path
+        ? { command: found.path, args }
+        : {
+            reason: `${program} is not installed (${found.reason}); install it, or configure a server for ${extensions.join(" ")} in lsp.servers`,
+          };
     },
   };
 }
@@ -103,9 +126,16 @@ export function serverSpecs(config: RtConfig, root: string): ServerSpec[] {
     languageId: (ext) => s.language_id ?? ext.slice(1),
     origin: "configuration",
     resolve() {
-      if (path.isAbsolute(s.command)) return { command: s.command, args: s.args ?? [], initializationOptions: s.initialization_options };
-      const found = findSystemProgram(s.command, { root, purpose: `the ${name} language server`, searchPath: serverPath(root) });
-      return found.path ? { command: found.path, args: s.args ?? [], initializationOptions: s.initialization_options } : { reason: `${s.command} (lsp.servers.${name}.command) was not found: ${found.reason}` };
+      if (path.isAbsolute(s.command))
+        return { command: s.command, args: s.args ?? [], initializationOptions: s.initialization_options };
+      const found = findSystemProgram(s.command, {
+        root,
+        purpose: `the ${name} language server`,
+        searchPath: serverPath(root),
+      });
+      return found.path
+        ? { command: found.path, args: s.args ?? [], initializationOptions: s.initialization_options }
+        : { reason: `${s.command} (lsp.servers.${name}.command) was not found: ${found.reason}` };
     },
   }));
   return [...configured, ...BUILTIN];

@@ -38,7 +38,15 @@ const HttpServer = z
   .loose();
 
 export type McpServerConfig =
-  | { name: string; transport: "stdio"; command: string; args: string[]; env: Record<string, string>; cwd?: string; origin: string }
+  | {
+      name: string;
+      transport: "stdio";
+      command: string;
+      args: string[];
+      env: Record<string, string>;
+      cwd?: string;
+      origin: string;
+    }
   | { name: string; transport: "http" | "sse"; url: string; headers: Record<string, string>; origin: string };
 
 export interface McpConfigProblem {
@@ -82,7 +90,13 @@ export function variablesIn(value: string): string[] {
  * The servers of one {"mcpServers": {...}} object. `allowed`: the only
  * variables ${VAR} may expand (a project's sources); undefined: all (the user's).
  */
-export function serversFrom(data: unknown, origin: string, env: NodeJS.ProcessEnv, out: McpServersLoad, allowed?: ReadonlySet<string>): Map<string, McpServerConfig> {
+export function serversFrom(
+  data: unknown,
+  origin: string,
+  env: NodeJS.ProcessEnv,
+  out: McpServersLoad,
+  allowed?: ReadonlySet<string>,
+): Map<string, McpServerConfig> {
   const found = new Map<string, McpServerConfig>();
   if (data === undefined) return found;
   const servers = (data as { mcpServers?: unknown })?.mcpServers ?? (data as { mcp_servers?: unknown })?.mcp_servers;
@@ -100,26 +114,47 @@ export function serversFrom(data: unknown, origin: string, env: NodeJS.ProcessEn
     const isHttp = typeof (raw as { url?: unknown })?.url === "string";
     const parsed = (isHttp ? HttpServer : StdioServer).safeParse(raw);
     if (!parsed.success) {
-      out.problems.push({ origin, server: name, message: parsed.error.issues.map((i) => `${i.path.join(".") || "(server)"}: ${i.message}`).join("; ") });
+      out.problems.push({
+        origin,
+        server: name,
+        message: parsed.error.issues.map((i) => `${i.path.join(".") || "(server)"}: ${i.message}`).join("; "),
+      });
       continue;
     }
     const d = parsed.data as Record<string, unknown>;
     const withheld = new Set<string>();
     const x = (v: string) => expand(v, env, allowed, withheld);
     if (isHttp) {
-      const headers = Object.fromEntries(Object.entries(d.headers as Record<string, string>).map(([k, v]) => [k, x(v)]));
+      const headers = Object.fromEntries(
+        Object.entries(d.headers as Record<string, string>).map(([k, v]) => [k, x(v)]),
+      );
       const url = x(d.url as string);
       if (!URL.canParse(url)) {
-        out.problems.push({ origin, server: name, message: `url: ${JSON.stringify(url)} is not a URL${url !== d.url ? ` (after expanding ${JSON.stringify(d.url)})` : ""}` });
+        out.problems.push({
+          origin,
+          server: name,
+          message: `url: ${JSON.stringify(url)} is not a URL${url !== d.url ? ` (after expanding ${JSON.stringify(d.url)})` : ""}`,
+        });
         continue;
       }
       found.set(name, { name, transport: d.type === "sse" ? "sse" : "http", url, headers, origin });
     } else {
       const envVars = Object.fromEntries(Object.entries(d.env as Record<string, string>).map(([k, v]) => [k, x(v)]));
-      found.set(name, { name, transport: "stdio", command: x(d.command as string), args: (d.args as string[]).map(x), env: envVars, ...(d.cwd ? { cwd: d.cwd as string } : {}), origin });
+      found.set(name, {
+        name,
+        transport: "stdio",
+        command: x(d.command as string),
+        args: (d.args as string[]).map(x),
+        env: envVars,
+        ...(d.cwd ? { cwd: d.cwd as string } : {}),
+        origin,
+      });
     }
     if (withheld.size) {
-      const names = [...withheld].sort().map((v) => `\${${v}}`).join(", ");
+      const names = [...withheld]
+        .sort()
+        .map((v) => `\${${v}}`)
+        .join(", ");
       out.problems.push({
         origin,
         server: name,
@@ -167,11 +202,13 @@ export async function loadMcpServers(ws: Workspace): Promise<McpServersLoad> {
     const list = inspection.user.mcp_env_allowlist;
     allowed = new Set(Array.isArray(list) ? list.filter((v): v is string => typeof v === "string") : []);
     add(serversFrom(inspection.user, "rt configuration (mcpServers)", ws.env, out));
-    if (inspection.trust.state === "trusted") add(serversFrom(inspection.project, "project .rt/config.json (mcpServers)", ws.env, out, allowed));
+    if (inspection.trust.state === "trusted")
+      add(serversFrom(inspection.project, "project .rt/config.json (mcpServers)", ws.env, out, allowed));
   } catch (e) {
     out.problems.push({ origin: "rt configuration", message: (e as Error).message });
   }
-  if (projectExtensionsTrusted(ws)) add(serversFrom(readJson(files.project, true, out), files.project, ws.env, out, allowed));
+  if (projectExtensionsTrusted(ws))
+    add(serversFrom(readJson(files.project, true, out), files.project, ws.env, out, allowed));
   else {
     try {
       readRegularFile(files.project, true);

@@ -10,7 +10,11 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import type { Workspace } from "../workspace/workspace.js";
 import type { Tool, ToolContext, ToolImage, ToolResult } from "../tools/types.js";
-import { MCP_CLIENT_CALL_TIMEOUT_MS, MCP_CLIENT_CONNECT_TIMEOUT_MS, MCP_CLIENT_OUTPUT_MAX_BYTES } from "../base/limits.js";
+import {
+  MCP_CLIENT_CALL_TIMEOUT_MS,
+  MCP_CLIENT_CONNECT_TIMEOUT_MS,
+  MCP_CLIENT_OUTPUT_MAX_BYTES,
+} from "../base/limits.js";
 import { StreamCapture } from "../shell/capture.js";
 import { newRunId, spillTarget } from "../tools/bash.js";
 import { ajvSchema, loadAjv } from "../extensions/customTools.js";
@@ -94,7 +98,13 @@ export class McpServerConnection {
         const env: Record<string, string> = {};
         for (const [k, v] of Object.entries(ws.env)) if (v !== undefined) env[k] = v;
         env.PATH = safeCommandPath(ws.env.PATH, ws.root);
-        const t = new StdioClientTransport({ command: c.command, args: c.args, env: { ...env, ...c.env }, cwd: c.cwd ?? ws.root, stderr: "pipe" });
+        const t = new StdioClientTransport({
+          command: c.command,
+          args: c.args,
+          env: { ...env, ...c.env },
+          cwd: c.cwd ?? ws.root,
+          stderr: "pipe",
+        });
         t.stderr?.on("data", (chunk: Buffer) => {
           if (this.stderr.length < 4000) this.stderr += chunk.toString();
         });
@@ -102,18 +112,32 @@ export class McpServerConnection {
       } else if (c.transport === "sse") {
         // The legacy HTTP+SSE transport (protocol 2024-11-05), which many servers still speak.
         const { SSEClientTransport } = await import("@modelcontextprotocol/sdk/client/sse.js");
-        transport = new SSEClientTransport(new URL(c.url), { requestInit: { headers: c.headers }, eventSourceInit: { fetch: (url, init) => fetch(url, { ...init, headers: { ...c.headers, ...(init?.headers as Record<string, string>) } }) } });
+        transport = new SSEClientTransport(new URL(c.url), {
+          requestInit: { headers: c.headers },
+          eventSourceInit: {
+            fetch: (url, init) =>
+              fetch(url, { ...init, headers: { ...c.headers, ...(init?.headers as Record<string, string>) } }),
+          },
+        });
       } else {
         const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
         transport = new StreamableHTTPClientTransport(new URL(c.url), { requestInit: { headers: c.headers } });
       }
       // The SDK's own request timer gets the same bound, so that a server that never answers
       // initialize does not keep rt alive after the start timeout gave up on it.
-      await withTimeout(client.connect(transport, { timeout: MCP_CLIENT_CONNECT_TIMEOUT_MS }), MCP_CLIENT_CONNECT_TIMEOUT_MS, `connecting to MCP server ${c.name}`);
+      await withTimeout(
+        client.connect(transport, { timeout: MCP_CLIENT_CONNECT_TIMEOUT_MS }),
+        MCP_CLIENT_CONNECT_TIMEOUT_MS,
+        `connecting to MCP server ${c.name}`,
+      );
       const tools: RemoteTool[] = [];
       let cursor: string | undefined;
       do {
-        const page = await withTimeout(client.listTools(cursor ? { cursor } : {}, { timeout: MCP_CLIENT_CONNECT_TIMEOUT_MS }), MCP_CLIENT_CONNECT_TIMEOUT_MS, `tools/list of ${c.name}`);
+        const page = await withTimeout(
+          client.listTools(cursor ? { cursor } : {}, { timeout: MCP_CLIENT_CONNECT_TIMEOUT_MS }),
+          MCP_CLIENT_CONNECT_TIMEOUT_MS,
+          `tools/list of ${c.name}`,
+        );
         tools.push(...(page.tools as RemoteTool[]));
         cursor = page.nextCursor;
       } while (cursor && tools.length < 10_000);
@@ -127,12 +151,28 @@ export class McpServerConnection {
         if (this.client !== client) return;
         this.client = undefined;
         this.lost = true;
-        this.status = { ...this.status, state: "failed", error: `the server stopped${this.stderrTail() ? ` (stderr: ${this.stderrTail()})` : ""}` };
+        this.status = {
+          ...this.status,
+          state: "failed",
+          error: `the server stopped${this.stderrTail() ? ` (stderr: ${this.stderrTail()})` : ""}`,
+        };
       };
-      this.status = { ...this.status, state: "connected", tools, resources: resources as RemoteResource[], prompts: prompts as RemotePrompt[], error: undefined };
+      this.status = {
+        ...this.status,
+        state: "connected",
+        tools,
+        resources: resources as RemoteResource[],
+        prompts: prompts as RemotePrompt[],
+        error: undefined,
+      };
     } catch (e) {
       const tail = this.stderrTail();
-      this.status = { ...this.status, state: "failed", error: `${(e as Error).message}${tail ? ` (stderr: ${tail})` : ""}`, tools: [] };
+      this.status = {
+        ...this.status,
+        state: "failed",
+        error: `${(e as Error).message}${tail ? ` (stderr: ${tail})` : ""}`,
+        tools: [],
+      };
       // Closing the client closes its transport: the process started, the pending request's timer.
       await client?.close().catch(() => undefined);
       this.client = undefined;
@@ -151,8 +191,15 @@ export class McpServerConnection {
     try {
       do {
         const opts = { timeout: MCP_CLIENT_CONNECT_TIMEOUT_MS };
-        const page = what === "resources" ? await client.listResources(cursor ? { cursor } : {}, opts) : await client.listPrompts(cursor ? { cursor } : {}, opts);
-        out.push(...(what === "resources" ? (page as { resources: unknown[] }).resources : (page as { prompts: unknown[] }).prompts));
+        const page =
+          what === "resources"
+            ? await client.listResources(cursor ? { cursor } : {}, opts)
+            : await client.listPrompts(cursor ? { cursor } : {}, opts);
+        out.push(
+          ...(what === "resources"
+            ? (page as { resources: unknown[] }).resources
+            : (page as { prompts: unknown[] }).prompts),
+        );
         cursor = page.nextCursor;
       } while (cursor && out.length < 10_000);
     } catch {
@@ -171,19 +218,47 @@ export class McpServerConnection {
     this.restarts++;
     const before = this.status.error;
     await this.connect(this.ws);
-    return this.client ? { client: this.client, restarted: `note: MCP server ${this.config.name} had stopped (${before ?? "closed"}); rt restarted it for this call` } : {};
+    return this.client
+      ? {
+          client: this.client,
+          restarted: `note: MCP server ${this.config.name} had stopped (${before ?? "closed"}); rt restarted it for this call`,
+        }
+      : {};
   }
 
   /** A resource's contents as text (text parts as they are, binary ones named). */
   async readResource(uri: string, signal?: AbortSignal): Promise<ToolResult> {
     const { client, restarted } = await this.ready();
-    if (!client) return { success: false, output: "", error: `MCP server ${this.config.name} is not connected: ${this.status.error ?? "closed"}`, error_type: "tool" };
+    if (!client)
+      return {
+        success: false,
+        output: "",
+        error: `MCP server ${this.config.name} is not connected: ${this.status.error ?? "closed"}`,
+        error_type: "tool",
+      };
     try {
-      const r = await client.readResource({ uri }, { timeout: MCP_CLIENT_CALL_TIMEOUT_MS, ...(signal ? { signal } : {}) });
-      const parts = r.contents.map((c) => ("text" in c && typeof c.text === "string" ? c.text : `[binary ${c.mimeType ?? "content"} at ${c.uri}, ${"blob" in c && typeof c.blob === "string" ? Math.floor((c.blob.length * 3) / 4) : 0} bytes]`));
-      return { success: true, output: [...(restarted ? [restarted] : []), ...parts].join("\n"), server: this.config.name, uri };
+      const r = await client.readResource(
+        { uri },
+        { timeout: MCP_CLIENT_CALL_TIMEOUT_MS, ...(signal ? { signal } : {}) },
+      );
+      const parts = r.contents.map((c) =>
+        "text" in c && typeof c.text === "string"
+          ? c.text
+          : `[binary ${c.mimeType ?? "content"} at ${c.uri}, ${"blob" in c && typeof c.blob === "string" ? Math.floor((c.blob.length * 3) / 4) : 0} bytes]`,
+      );
+      return {
+        success: true,
+        output: [...(restarted ? [restarted] : []), ...parts].join("\n"),
+        server: this.config.name,
+        uri,
+      };
     } catch (e) {
-      return { success: false, output: "", error: `${this.config.name} ${uri}: ${(e as Error).message}`, error_type: "tool" };
+      return {
+        success: false,
+        output: "",
+        error: `${this.config.name} ${uri}: ${(e as Error).message}`,
+        error_type: "tool",
+      };
     }
   }
 
@@ -196,25 +271,65 @@ export class McpServerConnection {
   }
 
   /** Calls a tool; every failure is a ToolResult. Images in the result go to the model where the face takes them. */
-  async call(ws: Workspace, tool: string, args: Record<string, unknown>, signal?: AbortSignal, imageInput?: ToolContext["imageInput"]): Promise<ToolResult> {
+  async call(
+    ws: Workspace,
+    tool: string,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+    imageInput?: ToolContext["imageInput"],
+  ): Promise<ToolResult> {
     const name = qualifiedName(this.config.name, tool);
     const { client, restarted } = await this.ready();
-    if (!client) return { success: false, output: "", error: `MCP server ${this.config.name} is not connected: ${this.status.error ?? "closed"}`, error_type: "tool", server: this.config.name };
+    if (!client)
+      return {
+        success: false,
+        output: "",
+        error: `MCP server ${this.config.name} is not connected: ${this.status.error ?? "closed"}`,
+        error_type: "tool",
+        server: this.config.name,
+      };
     let result: { content?: unknown; isError?: boolean; structuredContent?: unknown };
     try {
-      result = (await client.callTool({ name: tool, arguments: args }, undefined, { timeout: MCP_CLIENT_CALL_TIMEOUT_MS, ...(signal ? { signal } : {}) })) as typeof result;
+      result = (await client.callTool({ name: tool, arguments: args }, undefined, {
+        timeout: MCP_CLIENT_CALL_TIMEOUT_MS,
+        ...(signal ? { signal } : {}),
+      })) as typeof result;
     } catch (e) {
-      return { success: false, output: "", error: `${name}: ${(e as Error).message}`, error_type: "tool", server: this.config.name };
+      return {
+        success: false,
+        output: "",
+        error: `${name}: ${(e as Error).message}`,
+        error_type: "tool",
+        server: this.config.name,
+      };
     }
     const images = await resultImages(result.content, imageInput);
-    const text = [...(restarted ? [restarted] : []), contentText(result.content, result.structuredContent, images.length > 0)].join("\n");
-    const capture = new StreamCapture(MCP_CLIENT_OUTPUT_MAX_BYTES, spillTarget(ws, newRunId(), "mcp"), "the full text was not saved (rt's state directory is off)");
+    const text = [
+      ...(restarted ? [restarted] : []),
+      contentText(result.content, result.structuredContent, images.length > 0),
+    ].join("\n");
+    const capture = new StreamCapture(
+      MCP_CLIENT_OUTPUT_MAX_BYTES,
+      spillTarget(ws, newRunId(), "mcp"),
+      "the full text was not saved (rt's state directory is off)",
+    );
     capture.push(Buffer.from(text, "utf8"));
     const captured = capture.finish();
-    const meta = { server: this.config.name, tool, truncated: captured.truncated, ...(captured.savedPath ? { saved_output: [captured.savedPath] } : {}) };
+    const meta = {
+      server: this.config.name,
+      tool,
+      truncated: captured.truncated,
+      ...(captured.savedPath ? { saved_output: [captured.savedPath] } : {}),
+    };
     if (result.isError) {
       const first = captured.text.trim().split("\n")[0] ?? "";
-      return { success: false, output: captured.text, error: `${name} returned an error${first ? `: ${first.slice(0, 300)}` : ""}`, error_type: "tool", ...meta };
+      return {
+        success: false,
+        output: captured.text,
+        error: `${name} returned an error${first ? `: ${first.slice(0, 300)}` : ""}`,
+        error_type: "tool",
+        ...meta,
+      };
     }
     return { success: true, output: captured.text, ...meta, ...(images.length ? { images } : {}) };
   }
@@ -232,7 +347,10 @@ export class McpServerConnection {
  * rt cannot read is left to its text placeholder.
  */
 async function resultImages(content: unknown, imageInput: ToolContext["imageInput"]): Promise<ToolImage[]> {
-  const raw = (Array.isArray(content) ? content : []).filter((c): c is { type: "image"; data: string; mimeType?: string } => (c as { type?: string })?.type === "image" && typeof (c as { data?: unknown }).data === "string");
+  const raw = (Array.isArray(content) ? content : []).filter(
+    (c): c is { type: "image"; data: string; mimeType?: string } =>
+      (c as { type?: string })?.type === "image" && typeof (c as { data?: unknown }).data === "string",
+  );
   if (!raw.length || !imageInput) return [];
   const input = await imageInput();
   if (!input.vision) return [];
@@ -253,9 +371,16 @@ async function resultImages(content: unknown, imageInput: ToolContext["imageInpu
 export function contentText(content: unknown, structured?: unknown, imagesAttached = false): string {
   const parts: string[] = [];
   for (const c of Array.isArray(content) ? content : []) {
-    const item = c as { type?: string; text?: string; mimeType?: string; resource?: { uri?: string; text?: string }; uri?: string };
+    const item = c as {
+      type?: string;
+      text?: string;
+      mimeType?: string;
+      resource?: { uri?: string; text?: string };
+      uri?: string;
+    };
     if (item.type === "text" && typeof item.text === "string") parts.push(item.text);
-    else if (item.type === "resource" && item.resource) parts.push(item.resource.text ?? `[resource ${item.resource.uri ?? ""}]`);
+    else if (item.type === "resource" && item.resource)
+      parts.push(item.resource.text ?? `[resource ${item.resource.uri ?? ""}]`);
     else if (item.type === "resource_link") parts.push(`[resource ${item.uri ?? ""}]`);
     else if (item.type === "image" && imagesAttached) parts.push(`[image ${item.mimeType ?? ""}: attached]`);
     else parts.push(`[${item.type ?? "content"}${item.mimeType ? ` ${item.mimeType}` : ""}]`);
@@ -280,7 +405,11 @@ export async function remoteToolAsTool(conn: McpServerConnection, remote: Remote
   return {
     name: qualifiedName(conn.config.name, remote.name),
     aliases: [],
-    description: `${remote.description ?? remote.annotations?.title ?? remote.name} (MCP server ${conn.config.name})`.slice(0, 4000),
+    description:
+      `${remote.description ?? remote.annotations?.title ?? remote.name} (MCP server ${conn.config.name})`.slice(
+        0,
+        4000,
+      ),
     get schema() {
       return (zodSchema ??= ajvSchema(validate));
     },
@@ -288,6 +417,7 @@ export async function remoteToolAsTool(conn: McpServerConnection, remote: Remote
     readOnly,
     destructive: readOnly ? false : remote.annotations?.destructiveHint !== false,
     idempotent: remote.annotations?.idempotentHint === true,
-    handler: (args, ctx) => conn.call(ctx.workspace, remote.name, args as Record<string, unknown>, ctx.signal, ctx.imageInput),
+    handler: (args, ctx) =>
+      conn.call(ctx.workspace, remote.name, args as Record<string, unknown>, ctx.signal, ctx.imageInput),
   };
 }

@@ -13,7 +13,13 @@ import { jsonSchemaOf } from "../tools/registry.js";
 import { rankTools } from "../tools/shared/toolSearch.js";
 import { MCP_LAZY_ABOVE_TOOLS, MCP_SEARCH_MAX_RESULTS } from "../base/limits.js";
 import { loadMcpServers, type McpConfigProblem, type McpServerConfig } from "./config.js";
-import { McpServerConnection, qualifiedName, remoteToolAsTool, type RemotePrompt, type ServerStatus } from "./manager.js";
+import {
+  McpServerConnection,
+  qualifiedName,
+  remoteToolAsTool,
+  type RemotePrompt,
+  type ServerStatus,
+} from "./manager.js";
 
 export interface McpClientOptions {
   /** true: always mcp_search; false: never; "auto" (default): above lazyAbove tools. */
@@ -56,7 +62,14 @@ export class McpClientSession {
    * The servers' prompts as slash commands: /mcp__SERVER__PROMPT, as Claude Code names them.
    */
   promptCommands(): Array<{ command: string; server: string; prompt: RemotePrompt; conn: McpServerConnection }> {
-    return this.connections.flatMap((conn) => (conn.status.prompts ?? []).map((prompt) => ({ command: qualifiedName(conn.config.name, prompt.name), server: conn.config.name, prompt, conn })));
+    return this.connections.flatMap((conn) =>
+      (conn.status.prompts ?? []).map((prompt) => ({
+        command: qualifiedName(conn.config.name, prompt.name),
+        server: conn.config.name,
+        prompt,
+        conn,
+      })),
+    );
   }
 
   /**
@@ -76,8 +89,11 @@ export class McpClientSession {
       const value = i === names.length - 1 ? words.slice(i).join(" ") : words[i];
       if (value !== undefined && value !== "") args[name] = value;
     });
-    const missing = (found.prompt.arguments ?? []).filter((a) => a.required && args[a.name] === undefined).map((a) => a.name);
-    if (missing.length) throw new Error(`/${found.command} needs ${missing.join(", ")} (arguments: ${names.join(" ") || "none"})`);
+    const missing = (found.prompt.arguments ?? [])
+      .filter((a) => a.required && args[a.name] === undefined)
+      .map((a) => a.name);
+    if (missing.length)
+      throw new Error(`/${found.command} needs ${missing.join(", ")} (arguments: ${names.join(" ") || "none"})`);
     return found.conn.getPrompt(found.prompt.name, args);
   }
 
@@ -126,7 +142,14 @@ export async function mcpPromptText(line: string): Promise<string | undefined> {
 
 /** Every slash command the running sessions' prompts make, with its description. */
 export function mcpPromptCommands(): Array<{ command: string; description: string }> {
-  return [...running].flatMap((s) => s.promptCommands().map((p) => ({ command: p.command, description: p.prompt.description ?? `prompt ${p.prompt.name} of MCP server ${p.server}` })));
+  return [...running].flatMap((s) =>
+    s
+      .promptCommands()
+      .map((p) => ({
+        command: p.command,
+        description: p.prompt.description ?? `prompt ${p.prompt.name} of MCP server ${p.server}`,
+      })),
+  );
 }
 
 function mcpResourcesTool(session: McpClientSession): Tool {
@@ -144,17 +167,42 @@ function mcpResourcesTool(session: McpClientSession): Tool {
         .strict(),
     readOnly: true,
     async handler(args, ctx) {
-      const connected = session.connections.filter((c) => c.status.state === "connected" && (!args.server || c.config.name === args.server));
+      const connected = session.connections.filter(
+        (c) => c.status.state === "connected" && (!args.server || c.config.name === args.server),
+      );
       if (args.server && !connected.length) {
         const names = session.connections.map((c) => c.config.name);
-        return { success: false, output: "", error: `no connected MCP server ${args.server}; servers: ${names.join(", ") || "none"}`, error_type: "usage" };
+        return {
+          success: false,
+          output: "",
+          error: `no connected MCP server ${args.server}; servers: ${names.join(", ") || "none"}`,
+          error_type: "usage",
+        };
       }
       if (!args.uri) {
         const list = connected.flatMap((c) => (c.status.resources ?? []).map((r) => ({ server: c.config.name, ...r })));
-        return ok(list.length ? list.map((r) => `${r.server} ${r.uri}${r.name ? `  ${r.name}` : ""}${r.description ? ` — ${r.description}` : ""}`).join("\n") : "no resources", { resources: list });
+        return ok(
+          list.length
+            ? list
+                .map(
+                  (r) =>
+                    `${r.server} ${r.uri}${r.name ? `  ${r.name}` : ""}${r.description ? ` — ${r.description}` : ""}`,
+                )
+                .join("\n")
+            : "no resources",
+          { resources: list },
+        );
       }
-      const owner = connected.find((c) => c.status.resources?.some((r) => r.uri === args.uri)) ?? (connected.length === 1 ? connected[0] : undefined);
-      if (!owner) return { success: false, output: "", error: `no server lists ${args.uri}; name the server (server: NAME) or list the resources first`, error_type: "usage" };
+      const owner =
+        connected.find((c) => c.status.resources?.some((r) => r.uri === args.uri)) ??
+        (connected.length === 1 ? connected[0] : undefined);
+      if (!owner)
+        return {
+          success: false,
+          output: "",
+          error: `no server lists ${args.uri}; name the server (server: NAME) or list the resources first`,
+          error_type: "usage",
+        };
       return owner.readResource(args.uri, ctx.signal);
     },
   });
@@ -165,12 +213,18 @@ function mcpSearchTool(session: McpClientSession): Tool {
     name: "mcp_search",
     aliases: [],
     description:
-      "Find tools of the user's MCP servers (named mcp__SERVER__TOOL) by keywords, or exactly with \"select:NAME,NAME\". Returns their names, descriptions and argument schemas; the tools found can be called from your next step.",
+      'Find tools of the user\'s MCP servers (named mcp__SERVER__TOOL) by keywords, or exactly with "select:NAME,NAME". Returns their names, descriptions and argument schemas; the tools found can be called from your next step.',
     schema: () =>
       z
         .object({
           query: z.string().min(1).describe("Keywords, or select:NAME,NAME"),
-          limit: z.number().int().min(1).max(50).optional().describe(`At most this many (default ${MCP_SEARCH_MAX_RESULTS})`),
+          limit: z
+            .number()
+            .int()
+            .min(1)
+            .max(50)
+            .optional()
+            .describe(`At most this many (default ${MCP_SEARCH_MAX_RESULTS})`),
         })
         .strict(),
     readOnly: true,
@@ -178,11 +232,24 @@ function mcpSearchTool(session: McpClientSession): Tool {
       const found = session.search(args.query, args.limit);
       for (const t of found) session.lookedUp.add(t.name);
       if (!found.length) {
-        const servers = session.statuses().filter((s) => s.state === "connected").map((s) => `${s.name} (${s.tools.length})`);
-        return ok(`no MCP tool matches ${JSON.stringify(args.query)}; servers: ${servers.join(", ") || "none connected"}. Try other words.`, { tools: [] });
+        const servers = session
+          .statuses()
+          .filter((s) => s.state === "connected")
+          .map((s) => `${s.name} (${s.tools.length})`);
+        return ok(
+          `no MCP tool matches ${JSON.stringify(args.query)}; servers: ${servers.join(", ") || "none connected"}. Try other words.`,
+          { tools: [] },
+        );
       }
-      const list = found.map((t) => ({ name: t.name, description: t.description, read_only: t.readOnly, input_schema: jsonSchemaOf(t) }));
-      return ok(`${found.length} tool(s), callable from your next step:\n${JSON.stringify(list, null, 1)}`, { tools: list.map((t) => t.name) });
+      const list = found.map((t) => ({
+        name: t.name,
+        description: t.description,
+        read_only: t.readOnly,
+        input_schema: jsonSchemaOf(t),
+      }));
+      return ok(`${found.length} tool(s), callable from your next step:\n${JSON.stringify(list, null, 1)}`, {
+        tools: list.map((t) => t.name),
+      });
     },
   });
 }
@@ -193,7 +260,10 @@ export async function startMcpClients(ws: Workspace, opts: McpClientOptions = {}
   const load = await loadMcpServers(ws);
   session.problems = load.problems;
   if (load.untrustedProjectFile) session.untrustedProjectFile = load.untrustedProjectFile;
-  const configured = [...load.servers, ...(opts.extra ?? []).filter((e) => !load.servers.some((s) => s.name === e.name))];
+  const configured = [
+    ...load.servers,
+    ...(opts.extra ?? []).filter((e) => !load.servers.some((s) => s.name === e.name)),
+  ];
   const servers = opts.only ? configured.filter((s) => opts.only!.includes(s.name)) : configured;
   for (const s of servers) session.connections.push(new McpServerConnection(s));
   await Promise.all(session.connections.map((c) => c.connect(ws)));
@@ -214,6 +284,7 @@ export function mcpOptionsFrom(config: Record<string, unknown>): McpClientOption
   const m = (config.mcp ?? {}) as { lazy?: unknown; lazy_above?: unknown };
   const out: McpClientOptions = {};
   if (m.lazy === true || m.lazy === false || m.lazy === "auto") out.lazy = m.lazy;
-  if (typeof m.lazy_above === "number" && Number.isInteger(m.lazy_above) && m.lazy_above >= 0) out.lazyAbove = m.lazy_above;
+  if (typeof m.lazy_above === "number" && Number.isInteger(m.lazy_above) && m.lazy_above >= 0)
+    out.lazyAbove = m.lazy_above;
   return out;
 }

@@ -36,7 +36,21 @@ const AST_GREP_NAMES: Record<LanguageId, string> = {
 };
 
 /** The languages registered from @ast-grep/lang-* packages (the rest are built into the binding). */
-const DYNAMIC: readonly LanguageId[] = ["bash", "c", "cpp", "csharp", "go", "java", "json", "php", "python", "ruby", "rust", "toml", "yaml"];
+const DYNAMIC: readonly LanguageId[] = [
+  "bash",
+  "c",
+  "cpp",
+  "csharp",
+  "go",
+  "java",
+  "json",
+  "php",
+  "python",
+  "ruby",
+  "rust",
+  "toml",
+  "yaml",
+];
 
 /** Names people and models use for languages, to rt's. */
 const LANGUAGE_ALIASES: Record<string, LanguageId> = {
@@ -110,7 +124,9 @@ function metaVariables(source: string): Array<{ name: string; multi: boolean }> 
 export function checkPatternSize(pattern: string): void {
   if (pattern.length > AST_GREP_PATTERN_MAX_CHARS) {
     const n = (x: number) => x.toLocaleString("en-US");
-    throw new ToolError(`the pattern is ${n(pattern.length)} characters long; ast_grep takes patterns of at most ${n(AST_GREP_PATTERN_MAX_CHARS)} characters (search for a smaller piece of the code)`);
+    throw new ToolError(
+      `the pattern is ${n(pattern.length)} characters long; ast_grep takes patterns of at most ${n(AST_GREP_PATTERN_MAX_CHARS)} characters (search for a smaller piece of the code)`,
+    );
   }
 }
 
@@ -130,11 +146,15 @@ export function checkPattern(lang: LanguageId, pattern: string): void {
   if (checkedPatterns.has(key)) return;
   const sg = load();
   const char = expando.get(lang) ?? "$";
-  const stack: Array<{ node: SgNode; depth: number }> = [{ node: sg.parse(AST_GREP_NAMES[lang], pattern.replace(/\$/g, char)).root(), depth: 1 }];
+  const stack: Array<{ node: SgNode; depth: number }> = [
+    { node: sg.parse(AST_GREP_NAMES[lang], pattern.replace(/\$/g, char)).root(), depth: 1 },
+  ];
   while (stack.length > 0) {
     const { node, depth } = stack.pop()!;
     if (depth > AST_GREP_PATTERN_MAX_DEPTH) {
-      throw new ToolError(`the pattern nests more than ${AST_GREP_PATTERN_MAX_DEPTH} levels deep as ${lang} code; ast_grep takes patterns nested at most ${AST_GREP_PATTERN_MAX_DEPTH} levels (search for a smaller piece of the code)`);
+      throw new ToolError(
+        `the pattern nests more than ${AST_GREP_PATTERN_MAX_DEPTH} levels deep as ${lang} code; ast_grep takes patterns nested at most ${AST_GREP_PATTERN_MAX_DEPTH} levels (search for a smaller piece of the code)`,
+      );
     }
     for (const child of node.children()) stack.push({ node: child, depth: depth + 1 });
   }
@@ -164,7 +184,13 @@ export function findMatches(text: string, lang: LanguageId, pattern: string): St
     for (const v of vars) {
       if (v.multi) {
         const nodes = node.getMultipleMatches(v.name);
-        if (nodes.length > 0) keep(v.name, nodes[0].range().start.index, nodes[nodes.length - 1].range().end.index, nodes[0].range().start.line);
+        if (nodes.length > 0)
+          keep(
+            v.name,
+            nodes[0].range().start.index,
+            nodes[nodes.length - 1].range().end.index,
+            nodes[0].range().start.line,
+          );
         else captured[v.name] = layout[v.name] = "";
       } else {
         const one: SgNode | null = node.getMatch(v.name);
@@ -298,5 +324,7 @@ export function rewriteText(
 /** The meta-variables the template uses that the pattern does not define (they would be written literally). */
 export function undefinedTemplateVariables(pattern: string, template: string): string[] {
   const defined = new Set(metaVariables(pattern).map((v) => v.name));
-  return metaVariables(template).map((v) => v.name).filter((n) => !defined.has(n));
+  return metaVariables(template)
+    .map((v) => v.name)
+    .filter((n) => !defined.has(n));
 }

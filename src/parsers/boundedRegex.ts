@@ -15,10 +15,14 @@ export function testLines(re: RegExp, lines: string[], budgetMs: number, what: s
   if (lines.length === 0) return [];
   const context = vm.createContext({ re, lines });
   try {
-    return vm.runInContext("lines.map((line) => { re.lastIndex = 0; return re.test(line); })", context, { timeout: budgetMs }) as boolean[];
+    return vm.runInContext("lines.map((line) => { re.lastIndex = 0; return re.test(line); })", context, {
+      timeout: budgetMs,
+    }) as boolean[];
   } catch (e) {
     if ((e as { code?: string }).code === "ERR_SCRIPT_EXECUTION_TIMEOUT") {
-      throw new ToolError(`${what} /${re.source}/ took more than ${budgetMs} ms to match ${lines.length} line${lines.length === 1 ? "" : "s"} and was stopped (nested repetition such as (a+)+ backtracks without end); write a simpler expression`);
+      throw new ToolError(
+        `${what} /${re.source}/ took more than ${budgetMs} ms to match ${lines.length} line${lines.length === 1 ? "" : "s"} and was stopped (nested repetition such as (a+)+ backtracks without end); write a simpler expression`,
+      );
     }
     throw e;
   }

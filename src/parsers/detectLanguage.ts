@@ -60,10 +60,10 @@ const BY_NAME: Record<string, LanguageId> = {
   ".bash_login": "bash",
   ".bash_logout": "bash",
   ".profile": "bash",
-  "Gemfile": "ruby",
-  "Rakefile": "ruby",
-  "Guardfile": "ruby",
-  "Vagrantfile": "ruby",
+  Gemfile: "ruby",
+  Rakefile: "ruby",
+  Guardfile: "ruby",
+  Vagrantfile: "ruby",
   "Cargo.lock": "toml",
 };
 
@@ -89,7 +89,10 @@ const BY_INTERPRETER: Record<string, LanguageId> = {
 export function shebangInterpreter(text: string): string | null {
   if (!text.startsWith("#!")) return null;
   const end = text.indexOf("\n");
-  const words = text.slice(2, end === -1 ? undefined : end).trim().split(/\s+/);
+  const words = text
+    .slice(2, end === -1 ? undefined : end)
+    .trim()
+    .split(/\s+/);
   let program = basename(words[0] ?? "");
   let i = 1;
   if (program === "env") {

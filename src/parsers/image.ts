@@ -36,7 +36,12 @@ export interface FittedImage {
   changed: boolean;
 }
 
-const NAMES: Record<ImageMediaType, string> = { "image/png": "PNG", "image/jpeg": "JPEG", "image/gif": "GIF", "image/webp": "WebP" };
+const NAMES: Record<ImageMediaType, string> = {
+  "image/png": "PNG",
+  "image/jpeg": "JPEG",
+  "image/gif": "GIF",
+  "image/webp": "WebP",
+};
 
 export function imageTypeName(t: ImageMediaType): string {
   return NAMES[t];
@@ -83,14 +88,18 @@ function oneAtATime<T>(work: () => Promise<T>): Promise<T> {
  * decoded image in memory.
  */
 function bounded(sharp: Sharp, bytes: Buffer) {
-  return sharp(bytes, { failOn: "error", limitInputPixels: IMAGE_MAX_PIXELS, sequentialRead: true }).timeout({ seconds: IMAGE_DECODE_TIMEOUT_S });
+  return sharp(bytes, { failOn: "error", limitInputPixels: IMAGE_MAX_PIXELS, sequentialRead: true }).timeout({
+    seconds: IMAGE_DECODE_TIMEOUT_S,
+  });
 }
 
 /** The pixel budget, checked on the header's dimensions (nothing decoded yet). */
 function checkPixels(name: string, width: number, height: number): void {
   if (width * height <= IMAGE_MAX_PIXELS) return;
   const mega = (n: number) => `${(n / 1e6).toLocaleString("en-US", { maximumFractionDigits: 1 })} million`;
-  throw new ToolError(`${name}: ${width}x${height} pixels (${mega(width * height)}) is over rt's budget of ${mega(IMAGE_MAX_PIXELS)} pixels for one image; it was not decoded (scale it down first, e.g. convert in.png -resize 4000x4000 out.png)`);
+  throw new ToolError(
+    `${name}: ${width}x${height} pixels (${mega(width * height)}) is over rt's budget of ${mega(IMAGE_MAX_PIXELS)} pixels for one image; it was not decoded (scale it down first, e.g. convert in.png -resize 4000x4000 out.png)`,
+  );
 }
 
 /**
@@ -136,24 +145,51 @@ function targetType(own: ImageMediaType, limits: ImageLimits): ImageMediaType {
  * (nothing lost), else scaled down to the long edge and re-encoded; when the
  * bytes are still too many, JPEG at falling quality, then smaller again.
  */
-export async function fitImage(name: string, bytes: Buffer, limits: ImageLimits, known?: ImageInfo): Promise<FittedImage> {
+export async function fitImage(
+  name: string,
+  bytes: Buffer,
+  limits: ImageLimits,
+  known?: ImageInfo,
+): Promise<FittedImage> {
   const info = known ?? (await imageInfo(name, bytes));
   const longEdge = Math.max(info.width, info.height);
   const stillGif = info.mediaType === "image/gif" && info.frames === 1;
-  const sendsAsIs = longEdge <= limits.maxEdge && bytes.length <= limits.maxBytes && limits.formats.includes(info.mediaType) && (info.mediaType !== "image/gif" || stillGif);
-  if (sendsAsIs) return { mediaType: info.mediaType, data: bytes.toString("base64"), width: info.width, height: info.height, bytes: bytes.length, changed: false };
+  const sendsAsIs =
+    longEdge <= limits.maxEdge &&
+    bytes.length <= limits.maxBytes &&
+    limits.formats.includes(info.mediaType) &&
+    (info.mediaType !== "image/gif" || stillGif);
+  if (sendsAsIs)
+    return {
+      mediaType: info.mediaType,
+      data: bytes.toString("base64"),
+      width: info.width,
+      height: info.height,
+      bytes: bytes.length,
+      changed: false,
+    };
   const sharp = await loadSharp();
   let type = targetType(info.mediaType, limits);
   let edge = Math.min(longEdge, limits.maxEdge);
   try {
     for (let attempt = 0; attempt < 8; attempt++) {
       const quality = attempt === 0 ? 90 : 80;
-      let pipeline = bounded(sharp, bytes).rotate().resize({ width: edge, height: edge, fit: "inside", withoutEnlargement: true });
+      let pipeline = bounded(sharp, bytes)
+        .rotate()
+        .resize({ width: edge, height: edge, fit: "inside", withoutEnlargement: true });
       if (type === "image/png") pipeline = pipeline.png({ compressionLevel: 9 });
       else if (type === "image/webp") pipeline = pipeline.webp({ quality });
       else pipeline = pipeline.jpeg({ quality, mozjpeg: true });
       const { data, info: out } = await oneAtATime(() => pipeline.toBuffer({ resolveWithObject: true }));
-      if (data.length <= limits.maxBytes) return { mediaType: type, data: data.toString("base64"), width: out.width, height: out.height, bytes: data.length, changed: true };
+      if (data.length <= limits.maxBytes)
+        return {
+          mediaType: type,
+          data: data.toString("base64"),
+          width: out.width,
+          height: out.height,
+          bytes: data.length,
+          changed: true,
+        };
       // Too many bytes: a photo-like PNG shrinks most as JPEG; after that, fewer pixels.
       if (type !== "image/jpeg" && limits.formats.includes("image/jpeg")) type = "image/jpeg";
       else edge = Math.max(64, Math.floor(edge * 0.75));

@@ -41,9 +41,14 @@ const JS_RULES: Record<string, Rule> = {
   module: "module",
   variable_declarator: (n) => {
     const value = n.childForFieldName("value");
-    if (value && /^(arrow_function|function_expression|function|generator_function)$/.test(value.type)) return "function";
+    if (value && /^(arrow_function|function_expression|function|generator_function)$/.test(value.type))
+      return "function";
     // An exported constant (a tool, a schema, a table) is a definition other files use.
-    return n.parent?.parent?.type === "export_statement" ? (n.parent.firstChild?.text === "const" ? "const" : "variable") : null;
+    return n.parent?.parent?.type === "export_statement"
+      ? n.parent.firstChild?.text === "const"
+        ? "const"
+        : "variable"
+      : null;
   },
 };
 
@@ -128,10 +133,12 @@ function nameOf(node: SyntaxNode, lang: LanguageId, text: string): string | null
     return type ? (trait ? `${trait} for ${type}` : type) : null;
   }
   if (lang === "css") {
-    if (node.type === "rule_set") return node.namedChildren.find((c) => c?.type === "selectors")?.text.replace(/\s+/g, " ") ?? null;
+    if (node.type === "rule_set")
+      return node.namedChildren.find((c) => c?.type === "selectors")?.text.replace(/\s+/g, " ") ?? null;
     return firstLine(node, text).replace(/\s*\{.*$/, "");
   }
-  if (node.type === "function_definition" && (lang === "c" || lang === "cpp")) return declaratorName(node.childForFieldName("declarator"));
+  if (node.type === "function_definition" && (lang === "c" || lang === "cpp"))
+    return declaratorName(node.childForFieldName("declarator"));
   const named = node.childForFieldName("name");
   if (named) return named.text;
   return null;
@@ -178,7 +185,12 @@ function symbolOf(node: SyntaxNode, kind: string, name: string, container: strin
   const span = node.type === "variable_declarator" && node.parent?.namedChildCount === 1 ? node.parent : node;
   // Its export, decorators or Go `type` keyword belong to it too (the signature stays the definition's own line).
   const wrapper = span.parent?.type;
-  const outer = wrapper === "export_statement" || wrapper === "decorated_definition" || (wrapper === "type_declaration" && span.parent!.namedChildCount === 1) ? span.parent! : span;
+  const outer =
+    wrapper === "export_statement" ||
+    wrapper === "decorated_definition" ||
+    (wrapper === "type_declaration" && span.parent!.namedChildCount === 1)
+      ? span.parent!
+      : span;
   return {
     kind,
     name,
@@ -214,7 +226,15 @@ function lastCodeRow(node: SyntaxNode): number {
   return end.column === 0 && end.row > node.startPosition.row ? end.row - 1 : end.row;
 }
 
-function walk(node: SyntaxNode, lang: LanguageId, text: string, rules: Record<string, Rule>, container: string[], insideType: boolean, out: OutlineSymbol[]): void {
+function walk(
+  node: SyntaxNode,
+  lang: LanguageId,
+  text: string,
+  rules: Record<string, Rule>,
+  container: string[],
+  insideType: boolean,
+  out: OutlineSymbol[],
+): void {
   for (const child of node.namedChildren) {
     if (!child) continue;
     const rule = rules[child.type];
@@ -223,7 +243,15 @@ function walk(node: SyntaxNode, lang: LanguageId, text: string, rules: Record<st
     if (kind && name) {
       out.push(symbolOf(child, kind, name, container, text));
       // Inside a function, only nested types and functions are listed (not its local variables' arrow functions).
-      walk(child, lang, text, rules, [...container, name], TYPE_KINDS.has(kind) || (lang === "ruby" && kind === "module"), out);
+      walk(
+        child,
+        lang,
+        text,
+        rules,
+        [...container, name],
+        TYPE_KINDS.has(kind) || (lang === "ruby" && kind === "module"),
+        out,
+      );
     } else {
       walk(child, lang, text, rules, container, insideType && !/function|method|lambda/.test(child.type), out);
     }

@@ -20,7 +20,10 @@ function loadPdfJs(): Promise<PdfJs> {
 /** pdf.js's data folders (the 14 standard fonts, its wasm decoders), as the paths with a trailing slash it wants in Node. */
 function pdfjsDataDirs(): { standardFontDataUrl: string; wasmUrl: string } {
   const base = path.dirname(createRequire(import.meta.url).resolve("pdfjs-dist/package.json"));
-  return { standardFontDataUrl: `${path.join(base, "standard_fonts")}${path.sep}`, wasmUrl: `${path.join(base, "wasm")}${path.sep}` };
+  return {
+    standardFontDataUrl: `${path.join(base, "standard_fonts")}${path.sep}`,
+    wasmUrl: `${path.join(base, "wasm")}${path.sep}`,
+  };
 }
 
 /** "1-5", "3", "1-3,8,10-12" → sorted page numbers; a clear error for anything else or pages the file does not have. */
@@ -34,12 +37,22 @@ export function parsePageRange(spec: string, total: number, maxPages: number): n
     const [a, b] = part.split("-").map((s) => Number(s.trim()));
     const from = a;
     const to = b ?? a;
-    if (from < 1 || to < from) throw new ToolError(`pages "${part.trim()}": a range runs from a first page (1 or more) to a last page not before it`);
-    if (to > total) throw new ToolError(`pages "${part.trim()}": the file has ${total} page${total === 1 ? "" : "s"}; use pages from 1 to ${total}`);
-    if (to - from + 1 > maxPages) throw new ToolError(`pages "${spec}": at most ${maxPages} pages per call; read "${from}-${from + maxPages - 1}" first`);
+    if (from < 1 || to < from)
+      throw new ToolError(
+        `pages "${part.trim()}": a range runs from a first page (1 or more) to a last page not before it`,
+      );
+    if (to > total)
+      throw new ToolError(
+        `pages "${part.trim()}": the file has ${total} page${total === 1 ? "" : "s"}; use pages from 1 to ${total}`,
+      );
+    if (to - from + 1 > maxPages)
+      throw new ToolError(
+        `pages "${spec}": at most ${maxPages} pages per call; read "${from}-${from + maxPages - 1}" first`,
+      );
     for (let p = from; p <= to; p++) pages.add(p);
   }
-  if (pages.size > maxPages) throw new ToolError(`pages "${spec}" names ${pages.size} pages; at most ${maxPages} per call`);
+  if (pages.size > maxPages)
+    throw new ToolError(`pages "${spec}" names ${pages.size} pages; at most ${maxPages} per call`);
   return [...pages].sort((x, y) => x - y);
 }
 
@@ -105,7 +118,9 @@ export async function checkPdfBudget(name: string, bytes: Buffer): Promise<void>
       const w = Number(/\/Width\s+(\d+)/.exec(dict)?.[1] ?? 0);
       const h = Number(/\/Height\s+(\d+)/.exec(dict)?.[1] ?? 0);
       if (w * h > IMAGE_MAX_PIXELS) {
-        throw new ToolError(`${name}: the PDF holds a ${w}x${h}-pixel image, over rt's budget of ${IMAGE_MAX_PIXELS.toLocaleString("en-US")} pixels for one image; it was not opened`);
+        throw new ToolError(
+          `${name}: the PDF holds a ${w}x${h}-pixel image, over rt's budget of ${IMAGE_MAX_PIXELS.toLocaleString("en-US")} pixels for one image; it was not opened`,
+        );
       }
     }
     const filters = /\/Filter\s*(\[[^\]]*\]|\/\w+)/.exec(dict)?.[1] ?? "";
@@ -115,11 +130,15 @@ export async function checkPdfBudget(name: string, bytes: Buffer): Promise<void>
     const data = bytes.subarray(start, end);
     const size = flate === 0 ? data.length : await inflatedSize(data, flate, PDF_STREAM_MAX_INFLATED_BYTES);
     if (size > PDF_STREAM_MAX_INFLATED_BYTES) {
-      throw new ToolError(`${name}: a stream of ${data.length.toLocaleString("en-US")} bytes at offset ${start} inflates to more than ${mb(PDF_STREAM_MAX_INFLATED_BYTES)}, rt's budget for one PDF stream; the PDF was not opened`);
+      throw new ToolError(
+        `${name}: a stream of ${data.length.toLocaleString("en-US")} bytes at offset ${start} inflates to more than ${mb(PDF_STREAM_MAX_INFLATED_BYTES)}, rt's budget for one PDF stream; the PDF was not opened`,
+      );
     }
     total += size;
     if (total > PDF_MAX_INFLATED_BYTES) {
-      throw new ToolError(`${name}: the PDF's streams inflate to more than ${mb(PDF_MAX_INFLATED_BYTES)}, rt's budget for one PDF; it was not opened (split it, e.g. qpdf in.pdf --pages . 1-50 -- part.pdf)`);
+      throw new ToolError(
+        `${name}: the PDF's streams inflate to more than ${mb(PDF_MAX_INFLATED_BYTES)}, rt's budget for one PDF; it was not opened (split it, e.g. qpdf in.pdf --pages . 1-50 -- part.pdf)`,
+      );
     }
   }
 }
@@ -130,15 +149,26 @@ export async function openPdf(name: string, bytes: Buffer): Promise<PdfDocument>
   const pdfjs = await loadPdfJs();
   // pdf.js takes ownership of (and detaches) the array it is given: a copy keeps the caller's buffer intact.
   const data = new Uint8Array(bytes);
-  const task = pdfjs.getDocument({ data, ...pdfjsDataDirs(), isEvalSupported: false, verbosity: 0, stopAtErrors: false, maxImageSize: IMAGE_MAX_PIXELS });
+  const task = pdfjs.getDocument({
+    data,
+    ...pdfjsDataDirs(),
+    isEvalSupported: false,
+    verbosity: 0,
+    stopAtErrors: false,
+    maxImageSize: IMAGE_MAX_PIXELS,
+  });
   let doc: PdfDocumentProxy;
   try {
     doc = await task.promise;
   } catch (e) {
     await task.destroy().catch(() => undefined);
     const err = e as Error & { name?: string };
-    if (err.name === "PasswordException") throw new ToolError(`${name}: the PDF is encrypted with a password; rt cannot read it (decrypt it first, e.g. qpdf --decrypt --password=... in.pdf out.pdf)`);
-    if (err.name === "InvalidPDFException") throw new ToolError(`${name}: not a valid PDF (${err.message}); the file may be corrupt or truncated`);
+    if (err.name === "PasswordException")
+      throw new ToolError(
+        `${name}: the PDF is encrypted with a password; rt cannot read it (decrypt it first, e.g. qpdf --decrypt --password=... in.pdf out.pdf)`,
+      );
+    if (err.name === "InvalidPDFException")
+      throw new ToolError(`${name}: not a valid PDF (${err.message}); the file may be corrupt or truncated`);
     throw new ToolError(`${name}: pdf.js could not open the PDF (${err.message})`);
   }
   return {
@@ -170,14 +200,20 @@ export async function openPdf(name: string, bytes: Buffer): Promise<PdfDocument>
         try {
           canvasLib = await import("@napi-rs/canvas");
         } catch (e) {
-          throw new ToolError(`${name}: rendering PDF pages needs the @napi-rs/canvas package, which did not load here (${(e as Error).message}); read the text instead (without as_images)`);
+          throw new ToolError(
+            `${name}: rendering PDF pages needs the @napi-rs/canvas package, which did not load here (${(e as Error).message}); read the text instead (without as_images)`,
+          );
         }
         const canvas = canvasLib.createCanvas(width, height);
         const context = canvas.getContext("2d");
         // White paper: a PDF page's background is transparent, which a model would see as black or checkered.
         context.fillStyle = "#ffffff";
         context.fillRect(0, 0, width, height);
-        await page.render({ canvas: canvas as unknown as HTMLCanvasElement, canvasContext: context as unknown as CanvasRenderingContext2D, viewport }).promise;
+        await page.render({
+          canvas: canvas as unknown as HTMLCanvasElement,
+          canvasContext: context as unknown as CanvasRenderingContext2D,
+          viewport,
+        }).promise;
         return { png: await canvas.encode("png"), width, height };
       } finally {
         page.cleanup();
@@ -188,4 +224,3 @@ export async function openPdf(name: string, bytes: Buffer): Promise<PdfDocument>
     },
   };
 }
-

@@ -50,7 +50,13 @@ export function syntaxProblems(tree: Tree, source: string, focusRows: RowRange[]
     const node = stack.pop()!;
     if (node.isError) {
       const { row, column } = node.startPosition;
-      const problem: RawSyntaxProblem = { kind: "error", row, column, index: node.startIndex, text: snippet(source, node.startIndex, node.endIndex) };
+      const problem: RawSyntaxProblem = {
+        kind: "error",
+        row,
+        column,
+        index: node.startIndex,
+        text: snippet(source, node.startIndex, node.endIndex),
+      };
       const focus = focusOf(node, focusRows);
       if (focus) {
         problem.focus = { row: focus.startPosition.row, column: focus.startPosition.column, index: focus.startIndex };

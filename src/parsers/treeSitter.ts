@@ -84,7 +84,9 @@ function loadRuntime(): Promise<Runtime> {
       return mod;
     })();
     // A failed load is not cached: the next call tries again.
-    runtime.catch(() => { runtime = undefined; });
+    runtime.catch(() => {
+      runtime = undefined;
+    });
   }
   return runtime;
 }

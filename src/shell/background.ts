@@ -47,7 +47,9 @@ export interface StartBackgroundOptions {
 export function startBackground(opts: StartBackgroundOptions): BackgroundShell {
   const running = [...shells.values()].filter((s) => !s.exit).length;
   if (running >= BACKGROUND_MAX_SHELLS) {
-    throw new ToolError(`${running} background shells are already running (the limit is ${BACKGROUND_MAX_SHELLS}); end one with kill_shell first`);
+    throw new ToolError(
+      `${running} background shells are already running (the limit is ${BACKGROUND_MAX_SHELLS}); end one with kill_shell first`,
+    );
   }
   const id = `bash_${++counter}`;
   const decoders: Record<StreamName, TextDecoder> = { stdout: new TextDecoder(), stderr: new TextDecoder() };

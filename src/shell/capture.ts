@@ -158,7 +158,12 @@ export class StreamCapture {
   finish(): CapturedText {
     if (!this.spilled) {
       this.close();
-      return { text: Buffer.concat(this.chunks).toString("utf8"), truncated: false, totalBytes: this.bytes, totalLines: this.lines };
+      return {
+        text: Buffer.concat(this.chunks).toString("utf8"),
+        truncated: false,
+        totalBytes: this.bytes,
+        totalLines: this.lines,
+      };
     }
     const savedAll = this.sink !== undefined && this.savedBytes === this.bytes;
     const savedSome = this.sink !== undefined && this.savedBytes > 0;
@@ -170,7 +175,8 @@ export class StreamCapture {
     const omitted = this.bytes - head.length - tail.length;
     let note: string;
     if (savedAll) note = `full text (${pluralGrouped(this.bytes, "byte")}) saved to ${this.spill!.shown}`;
-    else if (savedSome) note = `the first ${pluralGrouped(this.savedBytes, "byte")} of the full text saved to ${this.spill!.shown}`;
+    else if (savedSome)
+      note = `the first ${pluralGrouped(this.savedBytes, "byte")} of the full text saved to ${this.spill!.shown}`;
     else note = this.saveError ? `the full text could not be saved: ${this.saveError}` : this.spillDisabledNote;
     const approxLines = Math.max(0, this.lines - countNewlines(head) - countNewlines(tail));
     return {

@@ -76,8 +76,30 @@ export function checkShellCommand(source: string, parse: ParseFn, opts: CheckOpt
 // checks that the verdict is the parser's own over many generated commands.
 const PLAIN_LINE = /^[ \t]*[A-Za-z0-9_./:@%+,=-]+(?:[ \t]+[A-Za-z0-9_./:@%+,=-]+)*[ \t]*$/;
 const NOT_PLAIN_NAMES = new Set([
-  "if", "then", "else", "elif", "fi", "case", "esac", "for", "select", "while", "until", "do", "done", "in", "function", "time", "coproc",
-  "declare", "typeset", "export", "readonly", "local", "unset", "unsetenv",
+  "if",
+  "then",
+  "else",
+  "elif",
+  "fi",
+  "case",
+  "esac",
+  "for",
+  "select",
+  "while",
+  "until",
+  "do",
+  "done",
+  "in",
+  "function",
+  "time",
+  "coproc",
+  "declare",
+  "typeset",
+  "export",
+  "readonly",
+  "local",
+  "unset",
+  "unsetenv",
 ]);
 
 /** The words of a plain command line, or undefined when it needs the shell parser. */
@@ -88,7 +110,8 @@ export function plainWords(source: string): string[] | undefined {
   // `a=b` is an assignment; tree-sitter-bash reads `a@`, `a%`, `a+:` at the start of a line as a
   // (broken) variable name, words after a command named `-` as assignments, and a final `==` as a
   // test operator: such lines take the parser's path.
-  if (/[=@%+]/.test(name) || name.startsWith("-") || NOT_PLAIN_NAMES.has(name) || words.includes("==")) return undefined;
+  if (/[=@%+]/.test(name) || name.startsWith("-") || NOT_PLAIN_NAMES.has(name) || words.includes("=="))
+    return undefined;
   return words;
 }
 
@@ -124,9 +147,13 @@ class ParserNeeded extends Error {}
 export function checkPlainCommand(source: string, opts: CheckOptions = {}): CheckVerdict | undefined {
   if (!plainCommands(source)) return undefined;
   try {
-    return checkShellCommand(source, () => {
-      throw new ParserNeeded();
-    }, opts);
+    return checkShellCommand(
+      source,
+      () => {
+        throw new ParserNeeded();
+      },
+      opts,
+    );
   } catch (e) {
     if (e instanceof ParserNeeded) return undefined;
     throw e;
@@ -134,7 +161,8 @@ export function checkPlainCommand(source: string, opts: CheckOptions = {}): Chec
 }
 
 function checkSource(source: string, parse: ParseFn, allowNet: boolean, depth: number, via: string | undefined): void {
-  if (depth > CHECK_MAX_NESTING) refuse(`shell code nested more than ${CHECK_MAX_NESTING} levels deep (${via}) is not checked`);
+  if (depth > CHECK_MAX_NESTING)
+    refuse(`shell code nested more than ${CHECK_MAX_NESTING} levels deep (${via}) is not checked`);
   if (source.includes("\0")) refuse("the command contains a NUL byte");
   const commands = plainCommands(source);
   const parsed = commands ? undefined : parse(source);
@@ -147,7 +175,8 @@ function checkSource(source: string, parse: ParseFn, allowNet: boolean, depth: n
         try {
           checkSource(script, parse, allowNet, depth + 1, how);
         } catch (e) {
-          if (e instanceof Refusal && !e.reason.includes(`(inside ${how})`)) throw new Refusal(`${e.reason} (inside ${how})`);
+          if (e instanceof Refusal && !e.reason.includes(`(inside ${how})`))
+            throw new Refusal(`${e.reason} (inside ${how})`);
           throw e;
         }
       },
@@ -175,7 +204,9 @@ function children(node: SyntaxNode): Array<{ node: SyntaxNode; field: string | n
 
 function walk(node: SyntaxNode, ctx: CheckContext, source: string): void {
   if (node.isError || node.type === "ERROR") {
-    refuse(`the command is not valid shell syntax (the parser stopped at "${snippet(node.text)}"); fix the quoting or split it into simpler commands`);
+    refuse(
+      `the command is not valid shell syntax (the parser stopped at "${snippet(node.text)}"); fix the quoting or split it into simpler commands`,
+    );
   }
   if (node.isMissing) refuse(`the command is incomplete shell syntax (a "${node.type}" is missing)`);
   switch (node.type) {
@@ -191,7 +222,9 @@ function walk(node: SyntaxNode, ctx: CheckContext, source: string): void {
   }
   for (const { node: child } of children(node)) {
     if (!child.isNamed && child.type === "&") {
-      refuse("backgrounding with `&` leaves a process running after the command returns; run it in the foreground, or use the bash tool's background: true");
+      refuse(
+        "backgrounding with `&` leaves a process running after the command returns; run it in the foreground, or use the bash tool's background: true",
+      );
     }
     walk(child, ctx, source);
   }
@@ -209,13 +242,30 @@ function unescapeDoubleQuoted(text: string): string {
 }
 
 function decodeAnsiC(body: string): string {
-  const simple: Record<string, string> = { n: "\n", t: "\t", r: "\r", a: "\x07", b: "\b", e: "\x1b", E: "\x1b", f: "\f", v: "\v", "\\": "\\", "'": "'", '"': '"', "?": "?" };
-  return body.replace(/\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)/gs, (_, esc: string) => {
-    if (esc[0] === "x" || esc[0] === "u" || esc[0] === "U") return String.fromCodePoint(parseInt(esc.slice(1), 16));
-    if (/^[0-7]+$/.test(esc)) return String.fromCharCode(parseInt(esc, 8));
-    if (esc[0] === "c") return String.fromCharCode(esc.charCodeAt(1) & 31);
-    return simple[esc] ?? `\\${esc}`;
-  });
+  const simple: Record<string, string> = {
+    n: "\n",
+    t: "\t",
+    r: "\r",
+    a: "\x07",
+    b: "\b",
+    e: "\x1b",
+    E: "\x1b",
+    f: "\f",
+    v: "\v",
+    "\\": "\\",
+    "'": "'",
+    '"': '"',
+    "?": "?",
+  };
+  return body.replace(
+    /\\(x[0-9a-fA-F]{1,2}|u[0-9a-fA-F]{1,4}|U[0-9a-fA-F]{1,8}|[0-7]{1,3}|c.|.)/gs,
+    (_, esc: string) => {
+      if (esc[0] === "x" || esc[0] === "u" || esc[0] === "U") return String.fromCodePoint(parseInt(esc.slice(1), 16));
+      if (/^[0-7]+$/.test(esc)) return String.fromCharCode(parseInt(esc, 8));
+      if (esc[0] === "c") return String.fromCharCode(esc.charCodeAt(1) & 31);
+      return simple[esc] ?? `\\${esc}`;
+    },
+  );
 }
 
 const BRACE_EXPANSION = /\{[^{}\s]*(,|\.\.)[^{}\s]*\}/;
@@ -296,7 +346,9 @@ function checkCommandNode(node: SyntaxNode, ctx: CheckContext): void {
   if (!nameNode) return; // assignments only
   const name = literalOf(nameNode, true);
   if (name === null) {
-    refuse(`the command name \`${snippet(nameNode.text)}\` is computed at run time, so the check cannot tell what would run; write the command name literally`);
+    refuse(
+      `the command name \`${snippet(nameNode.text)}\` is computed at run time, so the check cannot tell what would run; write the command name literally`,
+    );
   }
   ctx.checkArgv([name, ...args]);
 }
@@ -312,7 +364,10 @@ function checkRedirect(node: SyntaxNode, ctx: CheckContext): void {
   const dest = destNode ? literalOf(destNode) : null;
   const shown = destNode ? snippet(destNode.text) : "";
   if (dest !== null && isNetworkDevice(dest)) {
-    if (!ctx.allowNet) refuse(`redirection \`${op} ${shown}\` opens a network connection; the sandbox has no network (the user can allow it with --allow-net)`);
+    if (!ctx.allowNet)
+      refuse(
+        `redirection \`${op} ${shown}\` opens a network connection; the sandbox has no network (the user can allow it with --allow-net)`,
+      );
     if (op !== "<") refuse(`redirection \`${op} ${shown}\` sends data over the network`);
     return;
   }
@@ -330,13 +385,17 @@ function checkRedirect(node: SyntaxNode, ctx: CheckContext): void {
   if (!destNode && op.endsWith("-")) return;
   if (isScratchPath(dest)) return;
   const target = dest === null ? `a file whose name is computed at run time (${shown})` : `the file ${shown}`;
-  refuse(`redirection \`${op}\` writes to ${target}; a read-only session cannot create or change files (write findings with write_output, or scratch files under /tmp)`);
+  refuse(
+    `redirection \`${op}\` writes to ${target}; a read-only session cannot create or change files (write findings with write_output, or scratch files under /tmp)`,
+  );
 }
 
 function checkAssignment(node: SyntaxNode): void {
   const nameNode = children(node).find((c) => c.field === "name")?.node;
   const name = nameNode?.text ?? "";
   if (dangerousVariable(name)) {
-    refuse(`setting ${name} changes which code programs load or run (an environment-variable trick the check does not allow); drop the assignment`);
+    refuse(
+      `setting ${name} changes which code programs load or run (an environment-variable trick the check does not allow); drop the assignment`,
+    );
   }
 }

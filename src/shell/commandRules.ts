@@ -82,13 +82,79 @@ function shown(w: Word): string {
 // Tables.
 
 const ESCALATION: Record<string, string> = {};
-for (const n of ["sudo", "su", "doas", "pkexec", "runuser", "run0", "setpriv", "capsh", "chroot", "nsenter", "unshare", "systemd-run", "machinectl", "newgrp", "sg", "bwrap", "firejail", "setcap", "setenforce", "ldconfig"]) {
+for (const n of [
+  "sudo",
+  "su",
+  "doas",
+  "pkexec",
+  "runuser",
+  "run0",
+  "setpriv",
+  "capsh",
+  "chroot",
+  "nsenter",
+  "unshare",
+  "systemd-run",
+  "machinectl",
+  "newgrp",
+  "sg",
+  "bwrap",
+  "firejail",
+  "setcap",
+  "setenforce",
+  "ldconfig",
+]) {
   ESCALATION[n] = "runs commands with other privileges or in another namespace (privilege escalation)";
 }
-for (const n of ["useradd", "userdel", "usermod", "groupadd", "groupdel", "groupmod", "adduser", "deluser", "addgroup", "delgroup", "passwd", "chpasswd", "chage", "chsh", "chfn", "gpasswd", "vipw", "vigr", "visudo"]) {
+for (const n of [
+  "useradd",
+  "userdel",
+  "usermod",
+  "groupadd",
+  "groupdel",
+  "groupmod",
+  "adduser",
+  "deluser",
+  "addgroup",
+  "delgroup",
+  "passwd",
+  "chpasswd",
+  "chage",
+  "chsh",
+  "chfn",
+  "gpasswd",
+  "vipw",
+  "vigr",
+  "visudo",
+]) {
   ESCALATION[n] = "changes users, groups or passwords";
 }
-for (const n of ["insmod", "rmmod", "modprobe", "kexec", "umount", "swapon", "swapoff", "fdisk", "sfdisk", "cfdisk", "parted", "wipefs", "mkswap", "losetup", "cryptsetup", "dmsetup", "blockdev", "hdparm", "iptables", "ip6tables", "nft", "ebtables", "ufw", "firewall-cmd"]) {
+for (const n of [
+  "insmod",
+  "rmmod",
+  "modprobe",
+  "kexec",
+  "umount",
+  "swapon",
+  "swapoff",
+  "fdisk",
+  "sfdisk",
+  "cfdisk",
+  "parted",
+  "wipefs",
+  "mkswap",
+  "losetup",
+  "cryptsetup",
+  "dmsetup",
+  "blockdev",
+  "hdparm",
+  "iptables",
+  "ip6tables",
+  "nft",
+  "ebtables",
+  "ufw",
+  "firewall-cmd",
+]) {
   ESCALATION[n] = "changes the kernel, disks or firewall";
 }
 
@@ -140,7 +206,27 @@ const ALWAYS_REFUSED: Record<string, string> = {
   lpr: "prints documents",
 };
 
-const EDITORS = new Set(["vi", "vim", "nvim", "view", "vimdiff", "nano", "pico", "emacs", "emacsclient", "ed", "ex", "red", "joe", "jed", "micro", "mcedit", "kak", "hx", "ne"]);
+const EDITORS = new Set([
+  "vi",
+  "vim",
+  "nvim",
+  "view",
+  "vimdiff",
+  "nano",
+  "pico",
+  "emacs",
+  "emacsclient",
+  "ed",
+  "ex",
+  "red",
+  "joe",
+  "jed",
+  "micro",
+  "mcedit",
+  "kak",
+  "hx",
+  "ne",
+]);
 
 /** Commands that only write; allowed when every path they write is a scratch path (/tmp, /dev/null). */
 interface WriterSpec {
@@ -155,12 +241,19 @@ const WRITERS: Record<string, WriterSpec> = {
   rm: { what: "deletes files" },
   rmdir: { what: "deletes directories" },
   unlink: { what: "deletes a file" },
-  shred: { what: "overwrites and deletes files", options: { short: "ns", long: ["--iterations", "--size", "--random-source"] } },
+  shred: {
+    what: "overwrites and deletes files",
+    options: { short: "ns", long: ["--iterations", "--size", "--random-source"] },
+  },
   mv: { what: "moves (renames) files", options: { short: "tS", long: ["--target-directory", "--suffix"] } },
   cp: { what: "copies files", options: { short: "tS", long: ["--target-directory", "--suffix"] }, destOnly: true },
   ln: { what: "creates links", options: { short: "tS", long: ["--target-directory", "--suffix"] }, destOnly: true },
   link: { what: "creates a link", destOnly: true },
-  install: { what: "copies files and sets their modes", options: { short: "gmoStZ", long: ["--group", "--mode", "--owner", "--suffix", "--target-directory"] }, destOnly: true },
+  install: {
+    what: "copies files and sets their modes",
+    options: { short: "gmoStZ", long: ["--group", "--mode", "--owner", "--suffix", "--target-directory"] },
+    destOnly: true,
+  },
   mkdir: { what: "creates directories", options: { short: "m", long: ["--mode"] } },
   mkfifo: { what: "creates named pipes", options: { short: "m", long: ["--mode"] } },
   mknod: { what: "creates device files", options: { short: "m", long: ["--mode"] } },
@@ -171,7 +264,10 @@ const WRITERS: Record<string, WriterSpec> = {
   chown: { what: "changes file owners", skipFirst: true },
   chgrp: { what: "changes file groups", skipFirst: true },
   chattr: { what: "changes file attributes", skipFirst: true },
-  setfacl: { what: "changes access control lists", options: { short: "mxMX", long: ["--modify", "--remove", "--set", "--set-file"] } },
+  setfacl: {
+    what: "changes access control lists",
+    options: { short: "mxMX", long: ["--modify", "--remove", "--set", "--set-file"] },
+  },
   setfattr: { what: "changes extended attributes", options: { short: "nvx", long: ["--name", "--value", "--remove"] } },
   chcon: { what: "changes security contexts", skipFirst: true },
   patch: { what: "changes files", options: { short: "pdFiBoDrVYzg", long: ["--input", "--output", "--directory"] } },
@@ -190,64 +286,441 @@ interface SubcommandSpec {
   what: string;
 }
 const SUBCOMMANDS: Record<string, SubcommandSpec> = {
-  apt: { allowed: ["list", "show", "search", "policy", "depends", "rdepends", "showsrc"], what: "installs or removes packages" },
+  apt: {
+    allowed: ["list", "show", "search", "policy", "depends", "rdepends", "showsrc"],
+    what: "installs or removes packages",
+  },
   "apt-get": { allowed: ["check", "changelog"], what: "installs or removes packages" },
   aptitude: { allowed: ["search", "show", "why", "why-not", "versions"], what: "installs or removes packages" },
-  dnf: { allowed: ["list", "info", "search", "provides", "whatprovides", "repolist", "repoquery", "deplist", "check-update", "history"], what: "installs or removes packages" },
-  yum: { allowed: ["list", "info", "search", "provides", "whatprovides", "repolist", "deplist", "check-update", "history"], what: "installs or removes packages" },
+  dnf: {
+    allowed: [
+      "list",
+      "info",
+      "search",
+      "provides",
+      "whatprovides",
+      "repolist",
+      "repoquery",
+      "deplist",
+      "check-update",
+      "history",
+    ],
+    what: "installs or removes packages",
+  },
+  yum: {
+    allowed: ["list", "info", "search", "provides", "whatprovides", "repolist", "deplist", "check-update", "history"],
+    what: "installs or removes packages",
+  },
   microdnf: { allowed: ["repolist"], what: "installs or removes packages" },
-  zypper: { allowed: ["search", "se", "info", "if", "list-updates", "lu", "patches", "packages", "pa", "repos", "lr", "products", "pd", "patterns"], what: "installs or removes packages" },
+  zypper: {
+    allowed: [
+      "search",
+      "se",
+      "info",
+      "if",
+      "list-updates",
+      "lu",
+      "patches",
+      "packages",
+      "pa",
+      "repos",
+      "lr",
+      "products",
+      "pd",
+      "patterns",
+    ],
+    what: "installs or removes packages",
+  },
   apk: { allowed: ["info", "search", "list", "policy", "dot", "stats"], what: "installs or removes packages" },
-  snap: { allowed: ["list", "info", "find", "version", "connections", "services", "changes", "tasks"], what: "installs or removes packages" },
-  flatpak: { allowed: ["list", "info", "search", "remotes", "remote-ls", "history", "ps"], what: "installs or removes packages" },
-  brew: { allowed: ["list", "ls", "info", "search", "deps", "uses", "leaves", "outdated", "config", "desc", "--prefix", "--cellar", "--cache", "--repository"], what: "installs or removes packages" },
-  pip: { allowed: ["list", "show", "freeze", "check", "help", "index", "inspect", "debug", "config list", "config get", "config debug"], what: "installs or removes Python packages" },
-  conda: { allowed: ["list", "info", "search", "env list", "config --show", "config --get"], what: "installs or removes packages" },
+  snap: {
+    allowed: ["list", "info", "find", "version", "connections", "services", "changes", "tasks"],
+    what: "installs or removes packages",
+  },
+  flatpak: {
+    allowed: ["list", "info", "search", "remotes", "remote-ls", "history", "ps"],
+    what: "installs or removes packages",
+  },
+  brew: {
+    allowed: [
+      "list",
+      "ls",
+      "info",
+      "search",
+      "deps",
+      "uses",
+      "leaves",
+      "outdated",
+      "config",
+      "desc",
+      "--prefix",
+      "--cellar",
+      "--cache",
+      "--repository",
+    ],
+    what: "installs or removes packages",
+  },
+  pip: {
+    allowed: [
+      "list",
+      "show",
+      "freeze",
+      "check",
+      "help",
+      "index",
+      "inspect",
+      "debug",
+      "config list",
+      "config get",
+      "config debug",
+    ],
+    what: "installs or removes Python packages",
+  },
+  conda: {
+    allowed: ["list", "info", "search", "env list", "config --show", "config --get"],
+    what: "installs or removes packages",
+  },
   mamba: { allowed: ["list", "info", "search", "env list"], what: "installs or removes packages" },
   micromamba: { allowed: ["list", "info", "search", "env list"], what: "installs or removes packages" },
-  poetry: { allowed: ["show", "check", "about", "search", "env info", "env list"], what: "installs packages or changes the project" },
-  uv: { allowed: ["pip list", "pip show", "pip freeze", "pip check", "pip tree", "tree", "python list", "help"], what: "installs packages or changes the project" },
+  poetry: {
+    allowed: ["show", "check", "about", "search", "env info", "env list"],
+    what: "installs packages or changes the project",
+  },
+  uv: {
+    allowed: ["pip list", "pip show", "pip freeze", "pip check", "pip tree", "tree", "python list", "help"],
+    what: "installs packages or changes the project",
+  },
   npm: {
-    allowed: ["ls", "list", "ll", "la", "view", "v", "info", "show", "outdated", "explain", "why", "search", "s", "se", "find", "config get", "config list", "config ls", "get", "prefix", "root", "bin", "doctor", "help", "help-search", "fund", "query", "audit"],
+    allowed: [
+      "ls",
+      "list",
+      "ll",
+      "la",
+      "view",
+      "v",
+      "info",
+      "show",
+      "outdated",
+      "explain",
+      "why",
+      "search",
+      "s",
+      "se",
+      "find",
+      "config get",
+      "config list",
+      "config ls",
+      "get",
+      "prefix",
+      "root",
+      "bin",
+      "doctor",
+      "help",
+      "help-search",
+      "fund",
+      "query",
+      "audit",
+    ],
     options: { long: ["--prefix", "--workspace"], short: "w" },
     what: "installs packages or runs package scripts",
   },
-  pnpm: { allowed: ["list", "ls", "ll", "why", "outdated", "audit", "root", "bin", "view", "info", "config get", "config list", "help"], what: "installs packages or runs package scripts" },
-  yarn: { allowed: ["list", "info", "why", "outdated", "audit", "config get", "config list", "versions", "workspaces info", "workspaces list", "help"], what: "installs packages or runs package scripts" },
+  pnpm: {
+    allowed: [
+      "list",
+      "ls",
+      "ll",
+      "why",
+      "outdated",
+      "audit",
+      "root",
+      "bin",
+      "view",
+      "info",
+      "config get",
+      "config list",
+      "help",
+    ],
+    what: "installs packages or runs package scripts",
+  },
+  yarn: {
+    allowed: [
+      "list",
+      "info",
+      "why",
+      "outdated",
+      "audit",
+      "config get",
+      "config list",
+      "versions",
+      "workspaces info",
+      "workspaces list",
+      "help",
+    ],
+    what: "installs packages or runs package scripts",
+  },
   bun: { allowed: ["pm ls", "pm bin", "pm hash", "help"], what: "installs packages or runs scripts" },
-  gem: { allowed: ["list", "query", "search", "specification", "contents", "environment", "env", "which", "info", "help", "dependency", "outdated"], what: "installs or removes Ruby gems" },
-  cargo: { allowed: ["tree", "metadata", "search", "version", "locate-project", "pkgid", "verify-project", "read-manifest", "help"], what: "builds (writing target/) or installs crates" },
-  go: { allowed: ["list", "env", "version", "doc", "help", "mod graph", "mod why", "mod verify"], what: "builds, installs or downloads modules" },
-  composer: { allowed: ["show", "info", "licenses", "outdated", "depends", "why", "prohibits", "why-not", "search", "validate", "diagnose"], what: "installs packages" },
+  gem: {
+    allowed: [
+      "list",
+      "query",
+      "search",
+      "specification",
+      "contents",
+      "environment",
+      "env",
+      "which",
+      "info",
+      "help",
+      "dependency",
+      "outdated",
+    ],
+    what: "installs or removes Ruby gems",
+  },
+  cargo: {
+    allowed: [
+      "tree",
+      "metadata",
+      "search",
+      "version",
+      "locate-project",
+      "pkgid",
+      "verify-project",
+      "read-manifest",
+      "help",
+    ],
+    what: "builds (writing target/) or installs crates",
+  },
+  go: {
+    allowed: ["list", "env", "version", "doc", "help", "mod graph", "mod why", "mod verify"],
+    what: "builds, installs or downloads modules",
+  },
+  composer: {
+    allowed: [
+      "show",
+      "info",
+      "licenses",
+      "outdated",
+      "depends",
+      "why",
+      "prohibits",
+      "why-not",
+      "search",
+      "validate",
+      "diagnose",
+    ],
+    what: "installs packages",
+  },
   systemctl: {
-    allowed: ["status", "show", "cat", "list-units", "list-unit-files", "list-sockets", "list-timers", "list-jobs", "list-dependencies", "list-machines", "is-active", "is-enabled", "is-failed", "is-system-running", "get-default", "help"],
-    options: { short: "tpHMno", long: ["--type", "--property", "--host", "--machine", "--state", "--lines", "--output", "--root"] },
+    allowed: [
+      "status",
+      "show",
+      "cat",
+      "list-units",
+      "list-unit-files",
+      "list-sockets",
+      "list-timers",
+      "list-jobs",
+      "list-dependencies",
+      "list-machines",
+      "is-active",
+      "is-enabled",
+      "is-failed",
+      "is-system-running",
+      "get-default",
+      "help",
+    ],
+    options: {
+      short: "tpHMno",
+      long: ["--type", "--property", "--host", "--machine", "--state", "--lines", "--output", "--root"],
+    },
     bare: true,
     what: "starts, stops or changes services",
   },
-  loginctl: { allowed: ["list-sessions", "list-users", "list-seats", "show-session", "show-user", "show-seat", "session-status", "user-status", "seat-status"], bare: true, what: "changes login sessions" },
-  timedatectl: { allowed: ["status", "show", "list-timezones", "timesync-status", "show-timesync"], bare: true, what: "changes the clock or time zone" },
+  loginctl: {
+    allowed: [
+      "list-sessions",
+      "list-users",
+      "list-seats",
+      "show-session",
+      "show-user",
+      "show-seat",
+      "session-status",
+      "user-status",
+      "seat-status",
+    ],
+    bare: true,
+    what: "changes login sessions",
+  },
+  timedatectl: {
+    allowed: ["status", "show", "list-timezones", "timesync-status", "show-timesync"],
+    bare: true,
+    what: "changes the clock or time zone",
+  },
   hostnamectl: { allowed: ["status", "hostname"], bare: true, what: "changes the host name" },
-  localectl: { allowed: ["status", "list-locales", "list-keymaps", "list-x11-keymap-models", "list-x11-keymap-layouts"], bare: true, what: "changes the locale" },
+  localectl: {
+    allowed: ["status", "list-locales", "list-keymaps", "list-x11-keymap-models", "list-x11-keymap-layouts"],
+    bare: true,
+    what: "changes the locale",
+  },
   docker: {
-    allowed: ["ps", "images", "inspect", "logs", "top", "port", "diff", "history", "version", "info", "search", "events", "stats", "image ls", "image list", "image inspect", "image history", "container ls", "container list", "container inspect", "container logs", "container top", "container port", "container diff", "network ls", "network inspect", "volume ls", "volume inspect", "system df", "system info", "context ls", "context show", "compose ps", "compose logs", "compose config", "compose ls", "compose top", "compose images"],
+    allowed: [
+      "ps",
+      "images",
+      "inspect",
+      "logs",
+      "top",
+      "port",
+      "diff",
+      "history",
+      "version",
+      "info",
+      "search",
+      "events",
+      "stats",
+      "image ls",
+      "image list",
+      "image inspect",
+      "image history",
+      "container ls",
+      "container list",
+      "container inspect",
+      "container logs",
+      "container top",
+      "container port",
+      "container diff",
+      "network ls",
+      "network inspect",
+      "volume ls",
+      "volume inspect",
+      "system df",
+      "system info",
+      "context ls",
+      "context show",
+      "compose ps",
+      "compose logs",
+      "compose config",
+      "compose ls",
+      "compose top",
+      "compose images",
+    ],
     options: { short: "Hcl", long: ["--host", "--context", "--config", "--log-level"] },
     what: "creates, runs or changes containers",
   },
   kubectl: {
-    allowed: ["get", "describe", "logs", "top", "explain", "version", "api-resources", "api-versions", "cluster-info", "events", "config view", "config get-contexts", "config current-context", "config get-clusters", "config get-users", "auth can-i", "auth whoami", "rollout status", "rollout history"],
-    options: { short: "ns", long: ["--namespace", "--context", "--cluster", "--kubeconfig", "--server", "--user", "--token", "--as", "--request-timeout"] },
+    allowed: [
+      "get",
+      "describe",
+      "logs",
+      "top",
+      "explain",
+      "version",
+      "api-resources",
+      "api-versions",
+      "cluster-info",
+      "events",
+      "config view",
+      "config get-contexts",
+      "config current-context",
+      "config get-clusters",
+      "config get-users",
+      "auth can-i",
+      "auth whoami",
+      "rollout status",
+      "rollout history",
+    ],
+    options: {
+      short: "ns",
+      long: [
+        "--namespace",
+        "--context",
+        "--cluster",
+        "--kubeconfig",
+        "--server",
+        "--user",
+        "--token",
+        "--as",
+        "--request-timeout",
+      ],
+    },
     what: "changes cluster resources",
   },
   helm: {
-    allowed: ["list", "ls", "status", "get", "history", "show", "search", "version", "env", "template", "lint", "repo list", "plugin list", "dependency list"],
+    allowed: [
+      "list",
+      "ls",
+      "status",
+      "get",
+      "history",
+      "show",
+      "search",
+      "version",
+      "env",
+      "template",
+      "lint",
+      "repo list",
+      "plugin list",
+      "dependency list",
+    ],
     options: { short: "n", long: ["--namespace", "--kube-context", "--kubeconfig"] },
     what: "installs or changes releases",
   },
-  terraform: { allowed: ["show", "output", "version", "providers", "graph", "state list", "state show", "validate"], what: "changes infrastructure or state" },
-  tofu: { allowed: ["show", "output", "version", "providers", "graph", "state list", "state show", "validate"], what: "changes infrastructure or state" },
-  svn: { allowed: ["log", "diff", "di", "info", "status", "st", "cat", "list", "ls", "blame", "annotate", "praise", "propget", "pg", "proplist", "pl", "help"], what: "changes the working copy or repository" },
-  hg: { allowed: ["log", "diff", "status", "st", "cat", "annotate", "blame", "files", "identify", "id", "summary", "sum", "heads", "branches", "tags", "paths", "root", "manifest", "grep", "help", "version", "config", "showconfig"], what: "changes the working copy or repository" },
+  terraform: {
+    allowed: ["show", "output", "version", "providers", "graph", "state list", "state show", "validate"],
+    what: "changes infrastructure or state",
+  },
+  tofu: {
+    allowed: ["show", "output", "version", "providers", "graph", "state list", "state show", "validate"],
+    what: "changes infrastructure or state",
+  },
+  svn: {
+    allowed: [
+      "log",
+      "diff",
+      "di",
+      "info",
+      "status",
+      "st",
+      "cat",
+      "list",
+      "ls",
+      "blame",
+      "annotate",
+      "praise",
+      "propget",
+      "pg",
+      "proplist",
+      "pl",
+      "help",
+    ],
+    what: "changes the working copy or repository",
+  },
+  hg: {
+    allowed: [
+      "log",
+      "diff",
+      "status",
+      "st",
+      "cat",
+      "annotate",
+      "blame",
+      "files",
+      "identify",
+      "id",
+      "summary",
+      "sum",
+      "heads",
+      "branches",
+      "tags",
+      "paths",
+      "root",
+      "manifest",
+      "grep",
+      "help",
+      "version",
+      "config",
+      "showconfig",
+    ],
+    what: "changes the working copy or repository",
+  },
   crontab: { allowed: [], bare: false, what: "changes scheduled jobs (crontab -l lists them: allowed)" },
   service: { allowed: ["--status-all"], what: "starts, stops or changes services" },
 };
@@ -257,11 +730,57 @@ SUBCOMMANDS.nerdctl = SUBCOMMANDS.docker;
 SUBCOMMANDS.oc = SUBCOMMANDS.kubectl;
 
 /** Network clients: refused without --allow-net (the sandbox has no network then). */
-const NETWORK = new Set(["curl", "wget", "nc", "ncat", "netcat", "socat", "telnet", "ftp", "lftp", "tftp", "ping", "ping6", "traceroute", "traceroute6", "tracepath", "mtr", "dig", "nslookup", "host", "whois", "nmap", "http", "https", "xh", "aria2c"]);
+const NETWORK = new Set([
+  "curl",
+  "wget",
+  "nc",
+  "ncat",
+  "netcat",
+  "socat",
+  "telnet",
+  "ftp",
+  "lftp",
+  "tftp",
+  "ping",
+  "ping6",
+  "traceroute",
+  "traceroute6",
+  "tracepath",
+  "mtr",
+  "dig",
+  "nslookup",
+  "host",
+  "whois",
+  "nmap",
+  "http",
+  "https",
+  "xh",
+  "aria2c",
+]);
 
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "rbash", "fish", "csh", "tcsh"]);
 const AWKS = new Set(["awk", "gawk", "mawk", "nawk"]);
-const COMPRESSORS = new Set(["gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz", "lzma", "unlzma", "zstd", "unzstd", "lz4", "unlz4", "lzop", "compress", "uncompress", "pigz", "unpigz", "brotli", "lzip"]);
+const COMPRESSORS = new Set([
+  "gzip",
+  "gunzip",
+  "bzip2",
+  "bunzip2",
+  "xz",
+  "unxz",
+  "lzma",
+  "unlzma",
+  "zstd",
+  "unzstd",
+  "lz4",
+  "unlz4",
+  "lzop",
+  "compress",
+  "uncompress",
+  "pigz",
+  "unpigz",
+  "brotli",
+  "lzip",
+]);
 
 // ---------------------------------------------------------------------------
 // The entry point: one command as words.
@@ -269,14 +788,20 @@ const COMPRESSORS = new Set(["gzip", "gunzip", "bzip2", "bunzip2", "xz", "unxz",
 export function checkArgvRules(argv: Word[], ctx: CheckContext, via?: string): void {
   if (argv.length === 0) return;
   const first = argv[0];
-  if (first === null) refuse(`${via ? `${via} runs a` : "the"} command whose name is computed at run time, so the check cannot tell what would run`);
+  if (first === null)
+    refuse(
+      `${via ? `${via} runs a` : "the"} command whose name is computed at run time, so the check cannot tell what would run`,
+    );
   const name = baseName(first);
   const args = argv.slice(1);
   const where = via ? ` (run by ${via})` : "";
 
   if (ALWAYS_REFUSED[name] !== undefined) refuse(`\`${name}\`${where} ${ALWAYS_REFUSED[name]}`);
   if (/^mkfs(\.|$)/.test(name)) refuse(`\`${name}\`${where} formats a disk`);
-  if (EDITORS.has(name)) refuse(`\`${name}\`${where} is an interactive editor that writes files; use rt's edit tools in a session that may edit`);
+  if (EDITORS.has(name))
+    refuse(
+      `\`${name}\`${where} is an interactive editor that writes files; use rt's edit tools in a session that may edit`,
+    );
   if (/^pip\d?(\.\d+)?$/.test(name) && !SUBCOMMANDS[name]) return subcommands("pip", SUBCOMMANDS.pip, args, where);
   if (/^python\d?(\.\d+)?$/.test(name)) return python(name, args, where);
 
@@ -289,8 +814,10 @@ export function checkArgvRules(argv: Word[], ctx: CheckContext, via?: string): v
       refuse(`\`crontab\`${where} ${sub.what}`);
     }
     if (name === "service" && args.length === 2 && args[1] === "status") return;
-    if (name === "go" && args[0] === "env" && args.some((a) => a === "-w" || a === "-u")) refuse(`\`go env -w\`${where} changes Go's configuration file`);
-    if (name === "npm" && (args.includes("fix") || (args[0] === "version" && args.length > 1))) refuse(`\`npm ${args.join(" ")}\`${where} changes files`);
+    if (name === "go" && args[0] === "env" && args.some((a) => a === "-w" || a === "-u"))
+      refuse(`\`go env -w\`${where} changes Go's configuration file`);
+    if (name === "npm" && (args.includes("fix") || (args[0] === "version" && args.length > 1)))
+      refuse(`\`npm ${args.join(" ")}\`${where} changes files`);
     return subcommands(name, sub, args, where);
   }
   if (NETWORK.has(name)) {
@@ -306,7 +833,8 @@ export function checkArgvRules(argv: Word[], ctx: CheckContext, via?: string): v
     case "toybox":
       return ctx.checkArgv(args, via ?? name);
     case "eval":
-      if (args.some((a) => a === null)) refuse(`\`eval\`${where} runs shell code computed at run time, which cannot be checked`);
+      if (args.some((a) => a === null))
+        refuse(`\`eval\`${where} runs shell code computed at run time, which cannot be checked`);
       return ctx.checkScript(args.join(" "), "eval");
     case "trap":
       return trap(args, ctx);
@@ -334,24 +862,52 @@ export function checkArgvRules(argv: Word[], ctx: CheckContext, via?: string): v
       return refuse(`\`${name}\`${where} creates or extracts archives (${name} l lists them)`);
     case "dpkg":
     case "rpm": {
-      const reading = name === "dpkg"
-        ? /^(-l|-L|-s|-S|-p|-c|-I|-V|--list|--listfiles|--status|--search|--print-avail|--contents|--info|--verify|--get-selections|--print-architecture|--print-foreign-architectures|--compare-versions|--version|--help)$/
-        : /^(-q[a-zA-Z]*|--query|-V|--verify|--version|--help|--eval|-E|--showrc)$/;
+      const reading =
+        name === "dpkg"
+          ? /^(-l|-L|-s|-S|-p|-c|-I|-V|--list|--listfiles|--status|--search|--print-avail|--contents|--info|--verify|--get-selections|--print-architecture|--print-foreign-architectures|--compare-versions|--version|--help)$/
+          : /^(-q[a-zA-Z]*|--query|-V|--verify|--version|--help|--eval|-E|--showrc)$/;
       const first = args.find((a) => a !== null && a.startsWith("-"));
       if (typeof first === "string" && reading.test(first.split("=")[0])) return;
-      return refuse(`\`${name} ${shown(first ?? null)}\`${where} installs, removes or changes packages (${name === "dpkg" ? "dpkg -l, -L, -s, -S" : "rpm -q, -V"} only read)`);
+      return refuse(
+        `\`${name} ${shown(first ?? null)}\`${where} installs, removes or changes packages (${name === "dpkg" ? "dpkg -l, -L, -s, -S" : "rpm -q, -V"} only read)`,
+      );
     }
     case "sort":
-      return outputOption(name, args, { short: "koSTt", long: ["--key", "--output", "--buffer-size", "--temporary-directory", "--field-separator", "--files0-from", "--random-source", "--compress-program", "--parallel", "--batch-size"] }, ["-o", "--output"], where);
+      return outputOption(
+        name,
+        args,
+        {
+          short: "koSTt",
+          long: [
+            "--key",
+            "--output",
+            "--buffer-size",
+            "--temporary-directory",
+            "--field-separator",
+            "--files0-from",
+            "--random-source",
+            "--compress-program",
+            "--parallel",
+            "--batch-size",
+          ],
+        },
+        ["-o", "--output"],
+        where,
+      );
     case "uniq": {
-      const s = scan(args, { short: "fsw", long: ["--skip-fields", "--skip-chars", "--check-chars", "--group", "--all-repeated"] });
-      if (s.operands.length >= 2 && !isScratchPath(s.operands[1])) refuse(`\`uniq\`${where} writes its output into the file ${shown(s.operands[1])} (its second operand)`);
+      const s = scan(args, {
+        short: "fsw",
+        long: ["--skip-fields", "--skip-chars", "--check-chars", "--group", "--all-repeated"],
+      });
+      if (s.operands.length >= 2 && !isScratchPath(s.operands[1]))
+        refuse(`\`uniq\`${where} writes its output into the file ${shown(s.operands[1])} (its second operand)`);
       return;
     }
     case "dd": {
       for (const a of args) {
         if (a === null) refuse(`\`dd\`${where} with an operand computed at run time cannot be checked`);
-        if (a.startsWith("of=") && !isScratchPath(a.slice(3))) refuse(`\`dd of=${a.slice(3)}\`${where} writes to a file`);
+        if (a.startsWith("of=") && !isScratchPath(a.slice(3)))
+          refuse(`\`dd of=${a.slice(3)}\`${where} writes to a file`);
       }
       return;
     }
@@ -375,61 +931,113 @@ export function checkArgvRules(argv: Word[], ctx: CheckContext, via?: string): v
     case "timeout":
       return wrapper(name, args, ctx, { short: "sk", long: ["--signal", "--kill-after"] }, 1);
     case "ionice":
-      return wrapper(name, args, ctx, { short: "cnpPu", long: ["--class", "--classdata", "--pid", "--pgid", "--uid"] }, 0, ["-p", "-P", "-u", "--pid", "--pgid", "--uid"]);
+      return wrapper(
+        name,
+        args,
+        ctx,
+        { short: "cnpPu", long: ["--class", "--classdata", "--pid", "--pgid", "--uid"] },
+        0,
+        ["-p", "-P", "-u", "--pid", "--pgid", "--uid"],
+      );
     case "chrt":
-      return wrapper(name, args, ctx, { short: "T", long: ["--sched-runtime", "--sched-period", "--sched-deadline"] }, 1, ["-p", "--pid"]);
+      return wrapper(
+        name,
+        args,
+        ctx,
+        { short: "T", long: ["--sched-runtime", "--sched-period", "--sched-deadline"] },
+        1,
+        ["-p", "--pid"],
+      );
     case "taskset":
       return wrapper(name, args, ctx, {}, 1, ["-p", "--pid"]);
     case "watch":
       return watch(args, ctx);
     case "alias": {
-      if (args.some((a) => a === null || a.includes("="))) refuse("`alias` definitions rename commands, which the check cannot follow; write the command itself");
+      if (args.some((a) => a === null || a.includes("=")))
+        refuse("`alias` definitions rename commands, which the check cannot follow; write the command itself");
       return;
     }
     case "hash":
       if (args.some((a) => a === "-p")) refuse("`hash -p` changes which program a command name runs");
       return;
     case "date":
-      if (args.some((a) => a === null || a === "-s" || a.startsWith("--set") || (!a.startsWith("-") && !a.startsWith("+")))) {
+      if (
+        args.some(
+          (a) => a === null || a === "-s" || a.startsWith("--set") || (!a.startsWith("-") && !a.startsWith("+")),
+        )
+      ) {
         refuse(`\`date\`${where} with an operand sets the system clock (date +FORMAT only prints)`);
       }
       return;
     case "hostname":
-      if (args.some((a) => a === null || !a.startsWith("-") || a === "-F" || a === "--file")) refuse(`\`hostname NAME\`${where} changes the host name`);
+      if (args.some((a) => a === null || !a.startsWith("-") || a === "-F" || a === "--file"))
+        refuse(`\`hostname NAME\`${where} changes the host name`);
       return;
     case "hwclock":
-      if (args.some((a) => a !== null && /^(-w|-s|--systohc|--hctosys|--set|--adjust|--systz)/.test(a))) refuse(`\`hwclock\`${where} sets the clock`);
+      if (args.some((a) => a !== null && /^(-w|-s|--systohc|--hctosys|--set|--adjust|--systz)/.test(a)))
+        refuse(`\`hwclock\`${where} sets the clock`);
       return;
     case "sysctl":
-      if (args.some((a) => a === null || a.includes("=") || /^(-w|-p|--write|--load|--system)/.test(a) || /^-[a-zA-Z]*[wp]/.test(a))) {
+      if (
+        args.some(
+          (a) =>
+            a === null || a.includes("=") || /^(-w|-p|--write|--load|--system)/.test(a) || /^-[a-zA-Z]*[wp]/.test(a),
+        )
+      ) {
         refuse(`\`sysctl\`${where} with -w, -p or NAME=VALUE changes kernel settings (sysctl NAME reads them)`);
       }
       return;
     case "mount":
-      if (args.length > 0 && !(args.length === 1 && (args[0] === "-l" || args[0] === "--show-labels"))) refuse(`\`mount\`${where} mounts filesystems (mount without arguments lists them)`);
+      if (args.length > 0 && !(args.length === 1 && (args[0] === "-l" || args[0] === "--show-labels")))
+        refuse(`\`mount\`${where} mounts filesystems (mount without arguments lists them)`);
       return;
     case "ip":
-      if (args.some((a) => a !== null && /^(add|del|delete|set|change|replace|flush|append|prepend|exec|up|down|netns|save|restore|monitor)$/.test(a))) {
-        refuse(`\`ip ${args.join(" ")}\`${where} changes network configuration (ip addr, ip route, ip link show only read)`);
+      if (
+        args.some(
+          (a) =>
+            a !== null &&
+            /^(add|del|delete|set|change|replace|flush|append|prepend|exec|up|down|netns|save|restore|monitor)$/.test(
+              a,
+            ),
+        )
+      ) {
+        refuse(
+          `\`ip ${args.join(" ")}\`${where} changes network configuration (ip addr, ip route, ip link show only read)`,
+        );
       }
       return;
     case "ifconfig":
     case "route":
-      if (args.length > 1 || args.some((a) => a === "add" || a === "del")) refuse(`\`${name}\`${where} with arguments changes network configuration`);
+      if (args.length > 1 || args.some((a) => a === "add" || a === "del"))
+        refuse(`\`${name}\`${where} with arguments changes network configuration`);
       return;
     case "journalctl":
-      if (args.some((a) => a !== null && /^--(rotate|vacuum-|flush|sync|relinquish-var|smart-relinquish-var|setup-keys|update-catalog)/.test(a))) refuse(`\`journalctl ${args.join(" ")}\`${where} changes the journal`);
+      if (
+        args.some(
+          (a) =>
+            a !== null &&
+            /^--(rotate|vacuum-|flush|sync|relinquish-var|smart-relinquish-var|setup-keys|update-catalog)/.test(a),
+        )
+      )
+        refuse(`\`journalctl ${args.join(" ")}\`${where} changes the journal`);
       return;
     case "make":
     case "gmake":
-      if (!args.some((a) => a !== null && /^(-n|--dry-run|--just-print|--recon|-q|--question|-p|--print-data-base)$/.test(a))) {
+      if (
+        !args.some(
+          (a) => a !== null && /^(-n|--dry-run|--just-print|--recon|-q|--question|-p|--print-data-base)$/.test(a),
+        )
+      ) {
         refuse(`\`${name}\`${where} builds targets, which writes files (make -n shows what it would do)`);
       }
       return;
     case "openssl": {
       const i = args.findIndex((a) => a === "-out" || a === "-keyout");
       if (i !== -1 && !isScratchPath(args[i + 1] ?? null)) refuse(`\`openssl ${args[i]}\`${where} writes a file`);
-      if (!ctx.allowNet && args[0] !== null && /^(s_client|s_server|s_time|ocsp)$/.test(args[0] ?? "")) refuse(`\`openssl ${args[0]}\`${where} needs the network, which the sandbox does not have (the user can allow it with --allow-net)`);
+      if (!ctx.allowNet && args[0] !== null && /^(s_client|s_server|s_time|ocsp)$/.test(args[0] ?? ""))
+        refuse(
+          `\`openssl ${args[0]}\`${where} needs the network, which the sandbox does not have (the user can allow it with --allow-net)`,
+        );
       return;
     }
   }
@@ -448,13 +1056,19 @@ function writerRule(name: string, spec: WriterSpec, args: Word[], where: string)
   if (name === "tee") {
     const files = s.operands;
     const bad = files.find((f) => !isScratchPath(f));
-    if (bad !== undefined) refuse(`\`tee\`${where} writes its input into the file ${shown(bad)}; a read-only session cannot write files (pipe to the next command instead, or tee /tmp/...)`);
+    if (bad !== undefined)
+      refuse(
+        `\`tee\`${where} writes its input into the file ${shown(bad)}; a read-only session cannot write files (pipe to the next command instead, or tee /tmp/...)`,
+      );
     return;
   }
   if (name === "mktemp") {
     const dir = valuesOf(s, "-p", "--tmpdir")[0];
     const template = s.operands[0];
-    if ((dir !== undefined && dir !== null && !isScratchPath(`${dir}/x`)) || (template !== undefined && template !== null && template.includes("/") && !isScratchPath(template))) {
+    if (
+      (dir !== undefined && dir !== null && !isScratchPath(`${dir}/x`)) ||
+      (template !== undefined && template !== null && template.includes("/") && !isScratchPath(template))
+    ) {
       refuse(`\`mktemp\`${where} creates a file outside /tmp`);
     }
     return;
@@ -474,9 +1088,12 @@ function subcommands(name: string, spec: SubcommandSpec, args: Word[], where: st
   const sub = s.rest[0];
   if (sub === undefined) {
     if (spec.bare || s.options.some((o) => /^(--version|-v|-V|--help|-h)$/.test(o.name))) return;
-    refuse(`\`${name}\`${where} without a subcommand: give one of the read-only subcommands (${listShort(spec.allowed)})`);
+    refuse(
+      `\`${name}\`${where} without a subcommand: give one of the read-only subcommands (${listShort(spec.allowed)})`,
+    );
   }
-  if (sub === null) refuse(`\`${name}\`${where}: the subcommand is computed at run time, so the check cannot tell what it does`);
+  if (sub === null)
+    refuse(`\`${name}\`${where}: the subcommand is computed at run time, so the check cannot tell what it does`);
   const sub2 = scan(s.rest.slice(1), { stopAtOperand: true }).rest[0];
   if (spec.allowed.includes(sub) || (typeof sub2 === "string" && spec.allowed.includes(`${sub} ${sub2}`))) return;
   refuse(`\`${name} ${sub}\`${where} ${spec.what}; read-only subcommands: ${listShort(spec.allowed)}`);
@@ -490,31 +1107,105 @@ function python(name: string, args: Word[], where: string): void {
   const s = scan(args, { short: "cmWXQ", stopAtOperand: true });
   const mod = valuesOf(s, "-m")[0];
   if (mod === "pip") return subcommands("python -m pip", SUBCOMMANDS.pip, s.rest, where);
-  if (mod === "venv" || mod === "ensurepip" || mod === "virtualenv") refuse(`\`${name} -m ${mod}\`${where} creates files`);
-  if (mod === undefined && (s.rest.length === 0 || s.rest[0] === "-") && !has(s, "-c", "-V", "--version", "-h", "--help")) {
-    refuse(`\`${name}\`${where} without a script reads its program from standard input (a pipe or here-doc), which the check cannot see; pass it with -c instead`);
+  if (mod === "venv" || mod === "ensurepip" || mod === "virtualenv")
+    refuse(`\`${name} -m ${mod}\`${where} creates files`);
+  if (
+    mod === undefined &&
+    (s.rest.length === 0 || s.rest[0] === "-") &&
+    !has(s, "-c", "-V", "--version", "-h", "--help")
+  ) {
+    refuse(
+      `\`${name}\`${where} without a script reads its program from standard input (a pipe or here-doc), which the check cannot see; pass it with -c instead`,
+    );
   }
 }
 
 function network(name: string, args: Word[], ctx: CheckContext, where: string): void {
   if (name === "curl") {
-    const s = scan(args, { short: "dHXuAebcDoTxmwFEKryYzCPQtUh", long: ["--output", "--dump-header", "--cookie-jar", "--trace", "--trace-ascii", "--libcurl", "--upload-file", "--stderr", "--etag-save", "--hsts", "--alt-svc", "--output-dir"] });
+    const s = scan(args, {
+      short: "dHXuAebcDoTxmwFEKryYzCPQtUh",
+      long: [
+        "--output",
+        "--dump-header",
+        "--cookie-jar",
+        "--trace",
+        "--trace-ascii",
+        "--libcurl",
+        "--upload-file",
+        "--stderr",
+        "--etag-save",
+        "--hsts",
+        "--alt-svc",
+        "--output-dir",
+      ],
+    });
     for (const o of s.options) {
-      if (["-o", "--output", "-D", "--dump-header", "-c", "--cookie-jar", "--trace", "--trace-ascii", "--libcurl", "--stderr", "--etag-save", "--hsts", "--alt-svc"].includes(o.name) && !isScratchPath(o.value ?? null) && o.value !== "-") {
+      if (
+        [
+          "-o",
+          "--output",
+          "-D",
+          "--dump-header",
+          "-c",
+          "--cookie-jar",
+          "--trace",
+          "--trace-ascii",
+          "--libcurl",
+          "--stderr",
+          "--etag-save",
+          "--hsts",
+          "--alt-svc",
+        ].includes(o.name) &&
+        !isScratchPath(o.value ?? null) &&
+        o.value !== "-"
+      ) {
         refuse(`\`curl ${o.name} ${shown(o.value ?? null)}\`${where} writes a file`);
       }
-      if (["-O", "--remote-name", "--remote-name-all", "-J", "--create-dirs", "--output-dir"].includes(o.name)) refuse(`\`curl ${o.name}\`${where} writes the download into a file`);
-      if (["-T", "--upload-file"].includes(o.name)) refuse(`\`curl ${o.name}\`${where} uploads a file (data leaving the machine)`);
+      if (["-O", "--remote-name", "--remote-name-all", "-J", "--create-dirs", "--output-dir"].includes(o.name))
+        refuse(`\`curl ${o.name}\`${where} writes the download into a file`);
+      if (["-T", "--upload-file"].includes(o.name))
+        refuse(`\`curl ${o.name}\`${where} uploads a file (data leaving the machine)`);
     }
   }
   if (name === "wget") {
-    const s = scan(args, { short: "oaOPeiBtTwlQUA", long: ["--output-file", "--append-output", "--output-document", "--directory-prefix", "--input-file", "--post-file", "--body-file"] });
+    const s = scan(args, {
+      short: "oaOPeiBtTwlQUA",
+      long: [
+        "--output-file",
+        "--append-output",
+        "--output-document",
+        "--directory-prefix",
+        "--input-file",
+        "--post-file",
+        "--body-file",
+      ],
+    });
     const doc = valuesOf(s, "-O", "--output-document")[0];
-    if (has(s, "-o", "--output-file", "-a", "--append-output", "-r", "--recursive", "-m", "--mirror", "-P", "--directory-prefix")) refuse(`\`wget\`${where} with these options writes files`);
-    if (!has(s, "--spider") && doc !== "-" && !isScratchPath(doc ?? null)) refuse(`\`wget\`${where} saves the download into a file (wget -O - prints it)`);
-    if (has(s, "--post-file", "--body-file")) refuse(`\`wget --post-file\`${where} uploads a file (data leaving the machine)`);
+    if (
+      has(
+        s,
+        "-o",
+        "--output-file",
+        "-a",
+        "--append-output",
+        "-r",
+        "--recursive",
+        "-m",
+        "--mirror",
+        "-P",
+        "--directory-prefix",
+      )
+    )
+      refuse(`\`wget\`${where} with these options writes files`);
+    if (!has(s, "--spider") && doc !== "-" && !isScratchPath(doc ?? null))
+      refuse(`\`wget\`${where} saves the download into a file (wget -O - prints it)`);
+    if (has(s, "--post-file", "--body-file"))
+      refuse(`\`wget --post-file\`${where} uploads a file (data leaving the machine)`);
   }
-  if (!ctx.allowNet) refuse(`\`${name}\`${where} uses the network, which the sandbox does not have (the user can allow it with --allow-net)`);
+  if (!ctx.allowNet)
+    refuse(
+      `\`${name}\`${where} uses the network, which the sandbox does not have (the user can allow it with --allow-net)`,
+    );
 }
 
 function shell(name: string, args: Word[], ctx: CheckContext, where: string): void {
@@ -536,7 +1227,9 @@ function shell(name: string, args: Word[], ctx: CheckContext, where: string): vo
       if (/^[-+]o$/.test(a) || a === "-O" || a === "+O") i++;
       if (a.startsWith("-") && a.includes("c")) command = true;
       if (a.startsWith("-") && a.includes("s") && !command) {
-        refuse(`\`${name} -s\`${where} reads commands from standard input (a pipe or here-doc), which the check cannot see; pass them with ${name} -c '...' instead`);
+        refuse(
+          `\`${name} -s\`${where} reads commands from standard input (a pipe or here-doc), which the check cannot see; pass them with ${name} -c '...' instead`,
+        );
       }
       continue;
     }
@@ -544,7 +1237,9 @@ function shell(name: string, args: Word[], ctx: CheckContext, where: string): vo
     return; // `bash script.sh`: runs a file inside the sandbox
   }
   if (command) refuse(`\`${name} -c\`${where} without a command string`);
-  refuse(`\`${name}\`${where} reads commands from standard input (a pipe or here-doc), which the check cannot see; pass them with ${name} -c '...' instead`);
+  refuse(
+    `\`${name}\`${where} reads commands from standard input (a pipe or here-doc), which the check cannot see; pass them with ${name} -c '...' instead`,
+  );
 }
 
 function trap(args: Word[], ctx: CheckContext): void {
@@ -558,7 +1253,8 @@ function envWrapper(args: Word[], ctx: CheckContext): void {
   for (; i < args.length; i++) {
     const a = args[i];
     if (a === null) break;
-    if (a === "-S" || a.startsWith("--split-string") || /^-[a-zA-Z]*S/.test(a)) refuse("`env -S` splits a string into a command, which the check cannot follow; write the command directly");
+    if (a === "-S" || a.startsWith("--split-string") || /^-[a-zA-Z]*S/.test(a))
+      refuse("`env -S` splits a string into a command, which the check cannot follow; write the command directly");
     if (a === "-u" || a === "--unset" || a === "-C" || a === "--chdir") {
       i++;
       continue;
@@ -576,13 +1272,23 @@ function envWrapper(args: Word[], ctx: CheckContext): void {
     const eq = a.indexOf("=");
     if (eq <= 0) break;
     const name = a.slice(0, eq);
-    if (dangerousVariable(name)) refuse(`\`env ${name}=...\` changes which code programs load or run (an environment-variable trick the check does not allow)`);
+    if (dangerousVariable(name))
+      refuse(
+        `\`env ${name}=...\` changes which code programs load or run (an environment-variable trick the check does not allow)`,
+      );
   }
   ctx.checkArgv(args.slice(i), "env");
 }
 
 /** A command that runs another: skip its options and `fixed` operands, check the rest. */
-function wrapper(name: string, args: Word[], ctx: CheckContext, spec: OptionSpec, fixed: number, refused: string[] = []): void {
+function wrapper(
+  name: string,
+  args: Word[],
+  ctx: CheckContext,
+  spec: OptionSpec,
+  fixed: number,
+  refused: string[] = [],
+): void {
   const s = scan(args, { ...spec, stopAtOperand: true });
   for (const o of s.options) {
     if (refused.includes(o.name)) {
@@ -594,13 +1300,31 @@ function wrapper(name: string, args: Word[], ctx: CheckContext, spec: OptionSpec
 }
 
 function xargs(args: Word[], ctx: CheckContext): void {
-  const s = scan(args, { short: "adEeIiLlnPs", long: ["--arg-file", "--delimiter", "--eof", "--replace", "--max-lines", "--max-args", "--max-procs", "--max-chars", "--process-slot-var"], stopAtOperand: true });
+  const s = scan(args, {
+    short: "adEeIiLlnPs",
+    long: [
+      "--arg-file",
+      "--delimiter",
+      "--eof",
+      "--replace",
+      "--max-lines",
+      "--max-args",
+      "--max-procs",
+      "--max-chars",
+      "--process-slot-var",
+    ],
+    stopAtOperand: true,
+  });
   // -e, -i and -l take their value only when attached; the scan above is conservative about it.
   ctx.checkArgv(s.rest.length > 0 ? s.rest : ["echo"], "xargs");
 }
 
 function watch(args: Word[], ctx: CheckContext): void {
-  const s = scan(args, { short: "nqd", long: ["--interval", "--differences", "--equexit", "--chgexit"], stopAtOperand: true });
+  const s = scan(args, {
+    short: "nqd",
+    long: ["--interval", "--differences", "--equexit", "--chgexit"],
+    stopAtOperand: true,
+  });
   if (has(s, "-x", "--exec")) return ctx.checkArgv(s.rest, "watch");
   if (s.rest.some((w) => w === null)) refuse("`watch` runs shell code computed at run time, which cannot be checked");
   ctx.checkScript(s.rest.join(" "), "watch");
@@ -610,11 +1334,17 @@ function find(args: Word[], ctx: CheckContext, where: string): void {
   for (let i = 0; i < args.length; i++) {
     const a = args[i];
     if (a === null) continue;
-    if (a === "-delete") refuse(`\`find -delete\`${where} deletes the files it finds; a read-only session cannot delete files (drop -delete to list them)`);
-    if (/^-(fprint|fprint0|fprintf|fls)$/.test(a)) refuse(`\`find ${a}\`${where} writes its results into a file (use -print, -printf or -ls instead)`);
+    if (a === "-delete")
+      refuse(
+        `\`find -delete\`${where} deletes the files it finds; a read-only session cannot delete files (drop -delete to list them)`,
+      );
+    if (/^-(fprint|fprint0|fprintf|fls)$/.test(a))
+      refuse(`\`find ${a}\`${where} writes its results into a file (use -print, -printf or -ls instead)`);
     // The issue's rule: find never runs commands in a read-only session, whatever the command.
     if (/^-(exec|execdir|ok|okdir)$/.test(a)) {
-      refuse(`\`find ${a}\`${where} runs a command on every file it finds; the read-only check does not allow it (pipe the names instead: \`find ... -print0 | xargs -0 grep ...\`, or use rt grep)`);
+      refuse(
+        `\`find ${a}\`${where} runs a command on every file it finds; the read-only check does not allow it (pipe the names instead: \`find ... -print0 | xargs -0 grep ...\`, or use rt grep)`,
+      );
     }
   }
 }
@@ -747,7 +1477,10 @@ export function sedScriptProblem(script: string): string | undefined {
 
 function sed(args: Word[], where: string): void {
   const s = scan(args, { short: "efl", long: ["--expression", "--file", "--line-length"] });
-  if (has(s, "-i", "--in-place")) refuse(`\`sed -i\`${where} edits files in place; a read-only session cannot change files (without -i, sed prints the result)`);
+  if (has(s, "-i", "--in-place"))
+    refuse(
+      `\`sed -i\`${where} edits files in place; a read-only session cannot change files (without -i, sed prints the result)`,
+    );
   const scripts = valuesOf(s, "-e", "--expression");
   if (scripts.length === 0 && !has(s, "-f", "--file") && s.operands.length > 0) scripts.push(s.operands[0]);
   for (const script of scripts) {
@@ -788,7 +1521,7 @@ export function awkProgramProblem(program: string): string | undefined {
   }
   if (/\bsystem\s*\(/.test(code)) return "awk's system() runs shell commands";
   if (/\|&/.test(code)) return "awk's |& talks to a coprocess";
-  if (/\|\s*getline\b/.test(code)) return "awk's `\"cmd\" | getline` runs a shell command";
+  if (/\|\s*getline\b/.test(code)) return 'awk\'s `"cmd" | getline` runs a shell command';
   // print/printf: an unparenthesized > >> or | in the statement redirects its output.
   const re = /\b(print|printf)\b/g;
   let m: RegExpExecArray | null;
@@ -806,7 +1539,7 @@ export function awkProgramProblem(program: string): string | undefined {
           j++;
           continue;
         }
-        return "awk's `print | \"cmd\"` pipes output into a shell command";
+        return 'awk\'s `print | "cmd"` pipes output into a shell command';
       } else if (depth === 0 && c === ">") {
         const target = program.slice(j).match(/^>>?\s*"([^"]*)"/);
         if (target && isScratchPath(target[1])) continue;
@@ -818,10 +1551,16 @@ export function awkProgramProblem(program: string): string | undefined {
 }
 
 function awk(name: string, args: Word[], where: string): void {
-  const s = scan(args, { short: "Ffvei", long: ["--field-separator", "--file", "--assign", "--source", "--include", "--load", "--exec"], stopAtOperand: true });
+  const s = scan(args, {
+    short: "Ffvei",
+    long: ["--field-separator", "--file", "--assign", "--source", "--include", "--load", "--exec"],
+    stopAtOperand: true,
+  });
   for (const o of s.options) {
-    if ((o.name === "-i" || o.name === "--include") && o.value !== null && /inplace/.test(o.value ?? "")) refuse(`\`${name} -i inplace\`${where} edits files in place`);
-    if (/^(-d|--dump-variables|-p|--profile|-o|--pretty-print)/.test(o.name)) refuse(`\`${name} ${o.name}\`${where} writes a file`);
+    if ((o.name === "-i" || o.name === "--include") && o.value !== null && /inplace/.test(o.value ?? ""))
+      refuse(`\`${name} -i inplace\`${where} edits files in place`);
+    if (/^(-d|--dump-variables|-p|--profile|-o|--pretty-print)/.test(o.name))
+      refuse(`\`${name} ${o.name}\`${where} writes a file`);
     if (o.name === "-l" || o.name === "--load") refuse(`\`${name} ${o.name}\`${where} loads a shared library`);
   }
   const programs = valuesOf(s, "-e", "--source");
@@ -839,17 +1578,50 @@ function compressor(name: string, args: Word[], where: string): void {
   const out = valuesOf(s, "-o", "--output");
   if (out.length > 0 && out.every((o) => isScratchPath(o))) return;
   if (s.operands.length === 0) return; // a filter from standard input to standard output
-  refuse(`\`${name}\`${where} replaces the file with its (de)compressed version (${name} -c writes to standard output instead)`);
+  refuse(
+    `\`${name}\`${where} replaces the file with its (de)compressed version (${name} -c writes to standard output instead)`,
+  );
 }
 
 function tar(args: Word[], where: string): void {
   // Old style (`tar tzf a.tar`): the first word is a cluster of letters without a dash.
   const norm = args.slice();
   if (typeof norm[0] === "string" && !norm[0].startsWith("-") && /^[A-Za-z]+$/.test(norm[0])) norm[0] = `-${norm[0]}`;
-  const s = scan(norm, { short: "fCbHKLMNTVXg", long: ["--file", "--directory", "--exclude", "--files-from", "--exclude-from", "--transform", "--use-compress-program", "--owner", "--group", "--mode", "--mtime", "--format", "--label", "--newer", "--after-date"] });
+  const s = scan(norm, {
+    short: "fCbHKLMNTVXg",
+    long: [
+      "--file",
+      "--directory",
+      "--exclude",
+      "--files-from",
+      "--exclude-from",
+      "--transform",
+      "--use-compress-program",
+      "--owner",
+      "--group",
+      "--mode",
+      "--mtime",
+      "--format",
+      "--label",
+      "--newer",
+      "--after-date",
+    ],
+  });
   const listing = has(s, "-t", "--list", "-d", "--diff", "--compare");
   const extracting = has(s, "-x", "--extract", "--get");
-  const creating = has(s, "-c", "--create", "-r", "--append", "-u", "--update", "-A", "--catenate", "--concatenate", "--delete");
+  const creating = has(
+    s,
+    "-c",
+    "--create",
+    "-r",
+    "--append",
+    "-u",
+    "--update",
+    "-A",
+    "--catenate",
+    "--concatenate",
+    "--delete",
+  );
   if (listing && !extracting && !creating) return;
   if (extracting) {
     if (has(s, "-O", "--to-stdout")) return;
@@ -871,7 +1643,8 @@ function unzip(args: Word[], where: string): void {
 function outputOption(name: string, args: Word[], spec: OptionSpec, outputs: string[], where: string): void {
   const s = scan(args, spec);
   for (const o of valuesOf(s, ...outputs)) {
-    if (!isScratchPath(o)) refuse(`\`${name} -o ${shown(o)}\`${where} writes its output into a file (without -o it prints it)`);
+    if (!isScratchPath(o))
+      refuse(`\`${name} -o ${shown(o)}\`${where} writes its output into a file (without -o it prints it)`);
   }
 }
 
@@ -879,23 +1652,69 @@ function outputOption(name: string, args: Word[], spec: OptionSpec, outputs: str
 // git: the read-only subcommands only, and never `git -c`.
 
 const GIT_READ_ONLY = new Set([
-  "status", "log", "diff", "show", "grep", "blame", "annotate", "shortlog", "describe", "rev-parse", "rev-list",
-  "ls-files", "ls-tree", "cat-file", "show-ref", "for-each-ref", "merge-base", "name-rev", "count-objects",
-  "diff-tree", "diff-files", "diff-index", "whatchanged", "cherry", "show-branch", "range-diff", "version", "help",
-  "var", "check-ignore", "check-attr", "check-ref-format", "verify-commit", "verify-tag", "branch", "tag", "remote",
-  "config", "stash", "worktree", "notes", "reflog", "archive", "format-patch", "bisect", "ls-remote", "submodule",
+  "status",
+  "log",
+  "diff",
+  "show",
+  "grep",
+  "blame",
+  "annotate",
+  "shortlog",
+  "describe",
+  "rev-parse",
+  "rev-list",
+  "ls-files",
+  "ls-tree",
+  "cat-file",
+  "show-ref",
+  "for-each-ref",
+  "merge-base",
+  "name-rev",
+  "count-objects",
+  "diff-tree",
+  "diff-files",
+  "diff-index",
+  "whatchanged",
+  "cherry",
+  "show-branch",
+  "range-diff",
+  "version",
+  "help",
+  "var",
+  "check-ignore",
+  "check-attr",
+  "check-ref-format",
+  "verify-commit",
+  "verify-tag",
+  "branch",
+  "tag",
+  "remote",
+  "config",
+  "stash",
+  "worktree",
+  "notes",
+  "reflog",
+  "archive",
+  "format-patch",
+  "bisect",
+  "ls-remote",
+  "submodule",
 ]);
-const GIT_SHOWN = "status, log, diff, show, grep, blame, shortlog, describe, rev-parse, ls-files, ls-tree, cat-file, branch (listing), tag (listing), remote -v, config --get/--list, stash list/show, reflog";
+const GIT_SHOWN =
+  "status, log, diff, show, grep, blame, shortlog, describe, rev-parse, ls-files, ls-tree, cat-file, branch (listing), tag (listing), remote -v, config --get/--list, stash list/show, reflog";
 
 function git(args: Word[], ctx: CheckContext, where: string): void {
   let i = 0;
   for (; i < args.length; i++) {
     const a = args[i];
     if (a === null) refuse(`\`git\`${where} with an option computed at run time cannot be checked`);
-    if (a === "-c" || a.startsWith("-c") && a.length > 2 || a === "--config-env" || a.startsWith("--config-env=")) {
-      refuse(`\`git -c\`${where} sets configuration for one command (core.pager, core.fsmonitor, diff.external... run arbitrary commands); drop it`);
+    if (a === "-c" || (a.startsWith("-c") && a.length > 2) || a === "--config-env" || a.startsWith("--config-env=")) {
+      refuse(
+        `\`git -c\`${where} sets configuration for one command (core.pager, core.fsmonitor, diff.external... run arbitrary commands); drop it`,
+      );
     }
-    if (a.startsWith("--exec-path=") || a === "--upload-pack" || a.startsWith("--upload-pack=")) refuse(`\`git ${a}\`${where} changes which programs git runs`);
+    if (a.startsWith("--exec-path=") || a === "--upload-pack" || a.startsWith("--upload-pack="))
+      refuse(`\`git ${a}\`${where} changes which programs git runs`);
     if (a === "-C" || a === "--git-dir" || a === "--work-tree" || a === "--namespace" || a === "--super-prefix") {
       i++;
       continue;
@@ -904,39 +1723,111 @@ function git(args: Word[], ctx: CheckContext, where: string): void {
   }
   const sub = args[i];
   if (sub === undefined) return; // git --version, git --help, bare git
-  if (sub === null) refuse(`\`git\`${where}: the subcommand is computed at run time, so the check cannot tell what it does`);
+  if (sub === null)
+    refuse(`\`git\`${where}: the subcommand is computed at run time, so the check cannot tell what it does`);
   const rest = args.slice(i + 1);
   const refuseSub = (shownArgs = "", hint = ""): never =>
-    refuse(`\`git ${sub}${shownArgs ? ` ${shownArgs}` : ""}\`${where} changes the repository, its configuration or the work tree${hint ? ` (${hint})` : ""}; read-only git subcommands: ${GIT_SHOWN}`);
+    refuse(
+      `\`git ${sub}${shownArgs ? ` ${shownArgs}` : ""}\`${where} changes the repository, its configuration or the work tree${hint ? ` (${hint})` : ""}; read-only git subcommands: ${GIT_SHOWN}`,
+    );
   if (!GIT_READ_ONLY.has(sub)) {
-    if (/^(fetch|pull|push|clone)$/.test(sub)) refuse(`\`git ${sub}\`${where} talks to another repository over the network and changes this one; read-only git subcommands: ${GIT_SHOWN}`);
+    if (/^(fetch|pull|push|clone)$/.test(sub))
+      refuse(
+        `\`git ${sub}\`${where} talks to another repository over the network and changes this one; read-only git subcommands: ${GIT_SHOWN}`,
+      );
     refuseSub();
   }
   for (const a of rest) {
     if (a === null) continue;
-    if (a === "--output" || a.startsWith("--output=")) refuse(`\`git ${sub} --output\`${where} writes into a file (without it git prints)`);
-    if (sub === "grep" && (a === "-O" || a.startsWith("--open-files-in-pager") || /^-O./.test(a))) refuse(`\`git grep -O\`${where} opens the files in a pager program`);
+    if (a === "--output" || a.startsWith("--output="))
+      refuse(`\`git ${sub} --output\`${where} writes into a file (without it git prints)`);
+    if (sub === "grep" && (a === "-O" || a.startsWith("--open-files-in-pager") || /^-O./.test(a)))
+      refuse(`\`git grep -O\`${where} opens the files in a pager program`);
   }
   const operands = rest.filter((a) => a !== null && !a.startsWith("-"));
   const flags = rest.filter((a): a is string => a !== null && a.startsWith("-"));
   const hasFlag = (...names: string[]) => flags.some((f) => names.some((n) => f === n || f.startsWith(`${n}=`)));
   switch (sub) {
     case "branch": {
-      if (flags.some((f) => /^(-[dDmMcCfu]|--delete|--move|--copy|--force|--set-upstream-to|--set-upstream|--unset-upstream|--edit-description|--track|--no-track|-t|--create-reflog|--recurse-submodules)(=|$)/.test(f))) refuseSub(flags.join(" "));
-      if (operands.length > 0 && !hasFlag("-l", "--list", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "--sort", "--format")) refuseSub(operands.join(" "), "it creates a branch; git branch without arguments lists them");
+      if (
+        flags.some((f) =>
+          /^(-[dDmMcCfu]|--delete|--move|--copy|--force|--set-upstream-to|--set-upstream|--unset-upstream|--edit-description|--track|--no-track|-t|--create-reflog|--recurse-submodules)(=|$)/.test(
+            f,
+          ),
+        )
+      )
+        refuseSub(flags.join(" "));
+      if (
+        operands.length > 0 &&
+        !hasFlag(
+          "-l",
+          "--list",
+          "--contains",
+          "--no-contains",
+          "--merged",
+          "--no-merged",
+          "--points-at",
+          "--sort",
+          "--format",
+        )
+      )
+        refuseSub(operands.join(" "), "it creates a branch; git branch without arguments lists them");
       return;
     }
     case "tag": {
-      if (flags.some((f) => /^(-[dasfmFue]|--delete|--annotate|--sign|--force|--message|--file|--local-user|--edit|--cleanup|--create-reflog)(=|$)/.test(f))) refuseSub(flags.join(" "));
-      if (operands.length > 0 && !hasFlag("-l", "--list", "--contains", "--no-contains", "--merged", "--no-merged", "--points-at", "-v", "--verify")) refuseSub(operands.join(" "), "it creates a tag; git tag without arguments lists them");
+      if (
+        flags.some((f) =>
+          /^(-[dasfmFue]|--delete|--annotate|--sign|--force|--message|--file|--local-user|--edit|--cleanup|--create-reflog)(=|$)/.test(
+            f,
+          ),
+        )
+      )
+        refuseSub(flags.join(" "));
+      if (
+        operands.length > 0 &&
+        !hasFlag(
+          "-l",
+          "--list",
+          "--contains",
+          "--no-contains",
+          "--merged",
+          "--no-merged",
+          "--points-at",
+          "-v",
+          "--verify",
+        )
+      )
+        refuseSub(operands.join(" "), "it creates a tag; git tag without arguments lists them");
       return;
     }
     case "remote":
       if (operands.length === 0 || operands[0] === "get-url" || (operands[0] === "show" && hasFlag("-n"))) return;
       return refuseSub(operands[0] ?? "");
     case "config": {
-      const reading = hasFlag("--get", "--get-all", "--get-regexp", "--get-urlmatch", "--get-color", "--get-colorbool", "--list", "-l") || operands[0] === "get" || operands[0] === "list";
-      const writing = hasFlag("--add", "--unset", "--unset-all", "--replace-all", "--rename-section", "--remove-section", "--edit", "-e") || /^(set|unset|rename-section|remove-section|edit)$/.test(operands[0] ?? "");
+      const reading =
+        hasFlag(
+          "--get",
+          "--get-all",
+          "--get-regexp",
+          "--get-urlmatch",
+          "--get-color",
+          "--get-colorbool",
+          "--list",
+          "-l",
+        ) ||
+        operands[0] === "get" ||
+        operands[0] === "list";
+      const writing =
+        hasFlag(
+          "--add",
+          "--unset",
+          "--unset-all",
+          "--replace-all",
+          "--rename-section",
+          "--remove-section",
+          "--edit",
+          "-e",
+        ) || /^(set|unset|rename-section|remove-section|edit)$/.test(operands[0] ?? "");
       if (writing || (!reading && operands.length > 1)) refuseSub(rest.map(shown).join(" "));
       return;
     }
@@ -957,13 +1848,17 @@ function git(args: Word[], ctx: CheckContext, where: string): void {
       if (/^(log|view|visualize|terms)$/.test(operands[0] ?? "")) return;
       return refuseSub(operands[0] ?? "");
     case "archive":
-      if (hasFlag("-o", "--output") || flags.some((f) => /^-o./.test(f)) || hasFlag("--remote")) refuseSub("--output", "git archive without -o writes to standard output");
+      if (hasFlag("-o", "--output") || flags.some((f) => /^-o./.test(f)) || hasFlag("--remote"))
+        refuseSub("--output", "git archive without -o writes to standard output");
       return;
     case "format-patch":
       if (!hasFlag("--stdout")) refuseSub("", "it writes patch files; add --stdout to print them");
       return;
     case "ls-remote":
-      if (!ctx.allowNet) refuse(`\`git ls-remote\`${where} uses the network, which the sandbox does not have (the user can allow it with --allow-net)`);
+      if (!ctx.allowNet)
+        refuse(
+          `\`git ls-remote\`${where} uses the network, which the sandbox does not have (the user can allow it with --allow-net)`,
+        );
       return;
   }
 }

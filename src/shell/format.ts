@@ -8,7 +8,8 @@ export function formatDuration(ms: number): string {
 
 export function statusLine(exit: ExitInfo, timeoutMs: number | undefined): string {
   const took = formatDuration(exit.durationMs);
-  if (exit.timedOut) return `timed out after ${formatDuration(timeoutMs ?? exit.durationMs)}: the command and every process it started (its whole process group) were killed`;
+  if (exit.timedOut)
+    return `timed out after ${formatDuration(timeoutMs ?? exit.durationMs)}: the command and every process it started (its whole process group) were killed`;
   if (exit.killed) return `killed after ${took}`;
   if (exit.spawnError) return `could not start: ${exit.spawnError}`;
   if (exit.exitCode === null) return `ended by signal ${exit.signal ?? "?"} after ${took}`;

@@ -52,21 +52,35 @@ export async function planShell(ws: Workspace, command: string, cwd: string): Pr
   parserLoading?.catch(() => {});
   const probe = await probing;
   if (!probe.available) {
-    throw new ToolError(`shell commands must run in the read-only sandbox (${policy.why}), and it is not available: ${probe.reason} rt never runs them unsandboxed instead.`, {
-      error_type: "denied",
-      sandbox_unavailable: true,
-    });
+    throw new ToolError(
+      `shell commands must run in the read-only sandbox (${policy.why}), and it is not available: ${probe.reason} rt never runs them unsandboxed instead.`,
+      {
+        error_type: "denied",
+        sandbox_unavailable: true,
+      },
+    );
   }
   if (!verdict) verdict = checkShellCommand(command, await parserLoading!, { allowNet });
   if (!verdict.ok) {
-    throw new ToolError(`refused, nothing ran: ${verdict.reason}. (Commands run in a read-only sandbox because of ${policy.why}; this check explains what the sandbox would stop.)`, {
-      error_type: "denied",
-      refused: true,
-      reason: verdict.reason,
-    });
+    throw new ToolError(
+      `refused, nothing ran: ${verdict.reason}. (Commands run in a read-only sandbox because of ${policy.why}; this check explains what the sandbox would stop.)`,
+      {
+        error_type: "denied",
+        refused: true,
+        reason: verdict.reason,
+      },
+    );
   }
   return {
-    sandbox: { bwrap: probe.bwrap, strategy: probe.strategy, root: ws.root, cwd, allowNet, features: probe.features, fromCache: probe.fromCache },
+    sandbox: {
+      bwrap: probe.bwrap,
+      strategy: probe.strategy,
+      root: ws.root,
+      cwd,
+      allowNet,
+      features: probe.features,
+      fromCache: probe.fromCache,
+    },
     how: `sandboxed: read-only filesystem, private /tmp, ${allowNet ? "network allowed" : "no network"} (${policy.why})`,
   };
 }

@@ -53,7 +53,8 @@ let shellPath: string | undefined;
 
 /** bash, or sh where there is no bash. */
 export function shellExecutable(): string {
-  if (!shellPath) shellPath = ["/bin/bash", "/usr/bin/bash", "/usr/local/bin/bash"].find((p) => fs.existsSync(p)) ?? "/bin/sh";
+  if (!shellPath)
+    shellPath = ["/bin/bash", "/usr/bin/bash", "/usr/local/bin/bash"].find((p) => fs.existsSync(p)) ?? "/bin/sh";
   return shellPath;
 }
 
@@ -67,14 +68,24 @@ export function startCommand(opts: RunOptions): RunningCommand {
   try {
     if (opts.sandbox) {
       const args = [...bwrapArgs(opts.sandbox, filter ? 3 : undefined), "--", ...program];
-      child = spawn(opts.sandbox.bwrap, args, { cwd: opts.cwd, env: opts.env, detached: true, stdio: [input, "pipe", "pipe", filter ? "pipe" : "ignore"] });
+      child = spawn(opts.sandbox.bwrap, args, {
+        cwd: opts.cwd,
+        env: opts.env,
+        detached: true,
+        stdio: [input, "pipe", "pipe", filter ? "pipe" : "ignore"],
+      });
       const extra = child.stdio[3] as import("node:stream").Writable | null;
       if (extra && filter) {
         extra.on("error", () => {});
         extra.end(filter);
       }
     } else {
-      child = spawn(program[0], program.slice(1), { cwd: opts.cwd, env: opts.env, detached: true, stdio: [input, "pipe", "pipe"] });
+      child = spawn(program[0], program.slice(1), {
+        cwd: opts.cwd,
+        env: opts.env,
+        detached: true,
+        stdio: [input, "pipe", "pipe"],
+      });
     }
     if (opts.stdin !== undefined && child.stdin) {
       // A program that exits without reading its input must not fail the run (EPIPE).
@@ -82,7 +93,14 @@ export function startCommand(opts: RunOptions): RunningCommand {
       child.stdin.end(opts.stdin);
     }
   } catch (e) {
-    const info: ExitInfo = { exitCode: null, signal: null, timedOut: false, killed: false, durationMs: 0, spawnError: (e as Error).message };
+    const info: ExitInfo = {
+      exitCode: null,
+      signal: null,
+      timedOut: false,
+      killed: false,
+      durationMs: 0,
+      spawnError: (e as Error).message,
+    };
     return { pid: undefined, startedAt, done: Promise.resolve(info), kill: () => {}, unref: () => {} };
   }
   const pid = child.pid;
@@ -97,10 +115,13 @@ export function startCommand(opts: RunOptions): RunningCommand {
     killGroup(pid, "SIGTERM");
     graceTimer ??= setTimeout(() => killGroup(pid, "SIGKILL"), BASH_KILL_GRACE_MS);
   };
-  const timer = opts.timeoutMs !== undefined ? setTimeout(() => {
-    timedOut = true;
-    terminate();
-  }, opts.timeoutMs) : undefined;
+  const timer =
+    opts.timeoutMs !== undefined
+      ? setTimeout(() => {
+          timedOut = true;
+          terminate();
+        }, opts.timeoutMs)
+      : undefined;
   const onAbort = () => {
     killed = true;
     terminate();
@@ -125,12 +146,20 @@ export function startCommand(opts: RunOptions): RunningCommand {
       if (settled) return;
       settled = true;
       // bwrap refused to start (its message, exit 1) with a probe answer from the disk cache: forget it.
-      if (opts.sandbox?.fromCache && exitCode === 1 && stderrHead.startsWith("bwrap: ")) forgetSandboxProbe(opts.sandbox.bwrap);
+      if (opts.sandbox?.fromCache && exitCode === 1 && stderrHead.startsWith("bwrap: "))
+        forgetSandboxProbe(opts.sandbox.bwrap);
       if (timer) clearTimeout(timer);
       if (graceTimer) clearTimeout(graceTimer);
       opts.signal?.removeEventListener("abort", onAbort);
       if (pid !== undefined) untrackGroup(pid);
-      resolve({ exitCode, signal: exitSignal, timedOut, killed, durationMs: Date.now() - startedAt, ...(spawnError ? { spawnError } : {}) });
+      resolve({
+        exitCode,
+        signal: exitSignal,
+        timedOut,
+        killed,
+        durationMs: Date.now() - startedAt,
+        ...(spawnError ? { spawnError } : {}),
+      });
     };
     child.on("error", (e) => {
       spawnError = e.message;

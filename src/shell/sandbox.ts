@@ -156,12 +156,29 @@ export type BwrapLookup = { bwrap: string; reason?: undefined } | { bwrap?: unde
  * (default: the PATH rt started with) outside the root. Returns the real path
  * of the executable, which is what runs.
  */
-export function findBwrap(rtBwrap: string | undefined, root: string | undefined, searchPath: string | undefined = STARTUP_PATH): BwrapLookup {
+export function findBwrap(
+  rtBwrap: string | undefined,
+  root: string | undefined,
+  searchPath: string | undefined = STARTUP_PATH,
+): BwrapLookup {
   const memo = `${rtBwrap ?? ""}\0${root ?? ""}\0${searchPath ?? ""}`;
   let found = lookups.get(memo);
   if (!found) {
-    const r = findSystemProgram("bwrap", { root, searchPath, override: { variable: "RT_BWRAP", value: rtBwrap }, purpose: "its sandbox" });
-    found = r.path !== undefined ? { bwrap: r.path } : { reason: r.path === undefined && /inside the workspace \(/.test(r.reason) ? `${r.reason}; install bubblewrap in a system directory or set RT_BWRAP` : r.reason };
+    const r = findSystemProgram("bwrap", {
+      root,
+      searchPath,
+      override: { variable: "RT_BWRAP", value: rtBwrap },
+      purpose: "its sandbox",
+    });
+    found =
+      r.path !== undefined
+        ? { bwrap: r.path }
+        : {
+            reason:
+              r.path === undefined && /inside the workspace \(/.test(r.reason)
+                ? `${r.reason}; install bubblewrap in a system directory or set RT_BWRAP`
+                : r.reason,
+          };
     // Not finding it is not remembered: the user may install bubblewrap and try again.
     if (found.bwrap !== undefined) lookups.set(memo, found);
   }
@@ -267,12 +284,14 @@ const PROBE_CACHE_MAX_BYTES = 64 * 1024;
 export function probeCacheFile(root: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
   const xdg = env.XDG_CACHE_HOME;
   const home = env.HOME || os.homedir();
-  const base = xdg && path.isAbsolute(xdg) ? xdg : home && path.isAbsolute(home) ? path.join(home, ".cache") : undefined;
+  const base =
+    xdg && path.isAbsolute(xdg) ? xdg : home && path.isAbsolute(home) ? path.join(home, ".cache") : undefined;
   if (!base) return undefined;
   const file = path.join(base, "rt", "sandbox-probe.json");
   if (root !== undefined) {
     const realRoot = realOr(path.resolve(root));
-    if (isWithin(realRoot, file) || isWithin(realRoot, realPrefix(file)) || isWithin(path.resolve(root), file)) return undefined;
+    if (isWithin(realRoot, file) || isWithin(realRoot, realPrefix(file)) || isWithin(path.resolve(root), file))
+      return undefined;
   }
   return file;
 }
@@ -294,7 +313,14 @@ function probeKey(bwrap: string): string | undefined {
     return undefined;
   }
   const filter = sandboxSeccomp();
-  const probeSpec: SandboxSpec = { bwrap, strategy: "userns", root: "/", cwd: "/", allowNet: false, features: { disableUserns: true, size: true } };
+  const probeSpec: SandboxSpec = {
+    bwrap,
+    strategy: "userns",
+    root: "/",
+    cwd: "/",
+    allowNet: false,
+    features: { disableUserns: true, size: true },
+  };
   return JSON.stringify([
     PROBE_CACHE_VERSION,
     bwrap,
@@ -353,7 +379,11 @@ function writeProbeCache(file: string, key: string, answer: CachedProbe): void {
     const dir = confinedAt(path.dirname(file));
     dir.mkdirs([], 0o700);
     if (!ownedPrivately(fs.lstatSync(path.dirname(file)))) return;
-    dir.writeAtomic(path.basename(file), `${JSON.stringify({ key, strategy: answer.strategy, features: answer.features })}\n`, { mode: 0o600, fsync: false });
+    dir.writeAtomic(
+      path.basename(file),
+      `${JSON.stringify({ key, strategy: answer.strategy, features: answer.features })}\n`,
+      { mode: 0o600, fsync: false },
+    );
   } catch {
     /* the cache is optional */
   }
@@ -369,7 +399,10 @@ const probes = new Map<string, Promise<SandboxProbe>>();
 export function probeSandbox(env: NodeJS.ProcessEnv, root?: string): Promise<SandboxProbe> {
   const found = findBwrap(env.RT_BWRAP, root);
   if (found.bwrap === undefined) {
-    return Promise.resolve({ available: false, reason: `bubblewrap is not available (${found.reason}). ${INSTALL_HINT}.` });
+    return Promise.resolve({
+      available: false,
+      reason: `bubblewrap is not available (${found.reason}). ${INSTALL_HINT}.`,
+    });
   }
   const bwrap = found.bwrap;
   const cacheFile = probeCacheFile(root);
@@ -399,7 +432,9 @@ export function probeSandbox(env: NodeJS.ProcessEnv, root?: string): Promise<San
           if (cacheFile && key) writeProbeCache(cacheFile, key, { strategy, features: feats });
           return { available: true, bwrap, strategy, features: feats, fromCache: false };
         }
-        failures.push(`${strategy === "userns" ? "with a user namespace" : "without a user namespace (as root)"}: ${r.error}`);
+        failures.push(
+          `${strategy === "userns" ? "with a user namespace" : "without a user namespace (as root)"}: ${r.error}`,
+        );
       }
       return {
         available: false,
@@ -431,7 +466,11 @@ export function forgetSandboxProbe(bwrap: string): void {
 }
 
 /** Tries one strategy: runs `true` in the full sandbox. */
-export async function probeStrategy(bwrap: string, strategy: SandboxStrategy, feats: BwrapFeatures): Promise<{ ok: true } | { ok: false; error: string }> {
+export async function probeStrategy(
+  bwrap: string,
+  strategy: SandboxStrategy,
+  feats: BwrapFeatures,
+): Promise<{ ok: true } | { ok: false; error: string }> {
   const filter = sandboxSeccomp();
   const spec: SandboxSpec = { bwrap, strategy, root: "/", cwd: "/", allowNet: false, features: feats };
   const r = await run(bwrap, [...bwrapArgs(spec, filter ? 3 : undefined), "--", "true"], filter);

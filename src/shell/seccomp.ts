@@ -53,7 +53,13 @@ interface ArchInfo {
 }
 
 const ARCHES: Partial<Record<NodeJS.Architecture, ArchInfo>> = {
-  x64: { audit: 0xc000003e, socket: 41, keyCalls: [248, 249, 250], ioUringCalls: [425, 426, 427], refuseFrom: 0x40000000 },
+  x64: {
+    audit: 0xc000003e,
+    socket: 41,
+    keyCalls: [248, 249, 250],
+    ioUringCalls: [425, 426, 427],
+    refuseFrom: 0x40000000,
+  },
   arm64: { audit: 0xc00000b7, socket: 198, keyCalls: [217, 218, 219], ioUringCalls: [425, 426, 427] },
 };
 

@@ -17,12 +17,23 @@ import { detectLanguage } from "../parsers/detectLanguage.js";
 import type { LanguageId } from "../parsers/treeSitter.js";
 import type { StructuralMatch } from "../parsers/astGrep.js";
 import { baseArgs, comparePaths, lineSplitter, runRg } from "./shared/ripgrep.js";
-import { AST_GREP_DEFAULT_CAP, AST_GREP_MAX_FILES, AST_GREP_VAR_MAX_CHARS, EDIT_MAX_BYTES, GREP_TIMEOUT_MS } from "../base/limits.js";
+import {
+  AST_GREP_DEFAULT_CAP,
+  AST_GREP_MAX_FILES,
+  AST_GREP_VAR_MAX_CHARS,
+  EDIT_MAX_BYTES,
+  GREP_TIMEOUT_MS,
+} from "../base/limits.js";
 
 type AstGrep = typeof import("../parsers/astGrep.js");
 
 /** The files to search: the path itself, or the files under it (.gitignore honored), with their languages. */
-async function filesUnder(workspace: Workspace, path: string, only: LanguageId | undefined, signal?: AbortSignal): Promise<{ files: Array<{ rel: string; lang: LanguageId }>; capped: boolean }> {
+async function filesUnder(
+  workspace: Workspace,
+  path: string,
+  only: LanguageId | undefined,
+  signal?: AbortSignal,
+): Promise<{ files: Array<{ rel: string; lang: LanguageId }>; capped: boolean }> {
   const r = workspace.resolve(path);
   if (!r.exists) throw new ToolError(`${r.rel}: not found`);
   if (fs.statSync(r.abs).isFile()) {
@@ -31,12 +42,17 @@ async function filesUnder(workspace: Workspace, path: string, only: LanguageId |
     return { files: [{ rel: r.rel, lang }], capped: false };
   }
   const names: string[] = [];
-  const lines = lineSplitter((line) => { if (line) names.push(line); });
+  const lines = lineSplitter((line) => {
+    if (line) names.push(line);
+  });
   const args = [...baseArgs(), "--files"];
   if (r.rel !== ".") args.push("--", r.rel);
   const run = await runRg(args, workspace.root, GREP_TIMEOUT_MS, lines.onData, signal);
   lines.end();
-  if (run.exitCode !== 0 && run.exitCode !== 1 && !run.timedOut) throw new ToolError(`ast_grep: listing files failed: ${run.stderr.trim() || `ripgrep exited with ${run.exitCode}`}`);
+  if (run.exitCode !== 0 && run.exitCode !== 1 && !run.timedOut)
+    throw new ToolError(
+      `ast_grep: listing files failed: ${run.stderr.trim() || `ripgrep exited with ${run.exitCode}`}`,
+    );
   names.sort(comparePaths);
   const files: Array<{ rel: string; lang: LanguageId }> = [];
   for (const rel of names) {
@@ -62,7 +78,11 @@ function shortVar(text: string): string {
 }
 
 /** The languages the pattern is searched in: the one named, else those of the files where the pattern parses. */
-function languagesFor(sg: AstGrep, files: Array<{ lang: LanguageId }>, pattern: string): { use: Set<LanguageId>; refused: string[] } {
+function languagesFor(
+  sg: AstGrep,
+  files: Array<{ lang: LanguageId }>,
+  pattern: string,
+): { use: Set<LanguageId>; refused: string[] } {
   const use = new Set<LanguageId>();
   const refused: string[] = [];
   for (const lang of new Set(files.map((f) => f.lang))) {
@@ -115,25 +135,46 @@ export const astGrepTool = defineTool({
     if (args.rewrite !== undefined) {
       const missing = sg.undefinedTemplateVariables(args.pattern, args.rewrite);
       if (missing.length > 0) {
-        throw new ToolError(`rewrite uses ${missing.map((n) => `$${n}`).join(", ")}, which the pattern ${JSON.stringify(args.pattern)} does not define; nothing was changed`);
+        throw new ToolError(
+          `rewrite uses ${missing.map((n) => `$${n}`).join(", ")}, which the pattern ${JSON.stringify(args.pattern)} does not define; nothing was changed`,
+        );
       }
       if (workspace.profile === "safe-read-only" && args.dry_run !== true) {
-        throw new ToolError("ast_grep with rewrite changes files, and the profile is safe-read-only: nothing may be modified. Pass dry_run: true (--dry-run, the CLI's default) to see the diff, or search without rewrite.");
+        throw new ToolError(
+          "ast_grep with rewrite changes files, and the profile is safe-read-only: nothing may be modified. Pass dry_run: true (--dry-run, the CLI's default) to see the diff, or search without rewrite.",
+        );
       }
     }
     const { files, capped } = await filesUnder(workspace, args.path ?? ".", only, signal);
-    if (files.length === 0) throw new ToolError(`no ${only ? `${only} ` : ""}source files under ${workspace.resolve(args.path ?? ".").rel}`);
+    if (files.length === 0)
+      throw new ToolError(`no ${only ? `${only} ` : ""}source files under ${workspace.resolve(args.path ?? ".").rel}`);
     const { use, refused } = languagesFor(sg, files, args.pattern);
     if (use.size === 0) throw new ToolError(`the pattern is not valid ast-grep syntax for ${refused.join("; ")}`);
     const searched = files.filter((f) => use.has(f.lang));
-    if (args.rewrite === undefined) return search(workspace, sg, searched, args.pattern, args.limit ?? AST_GREP_DEFAULT_CAP, capped, ctx);
+    if (args.rewrite === undefined)
+      return search(workspace, sg, searched, args.pattern, args.limit ?? AST_GREP_DEFAULT_CAP, capped, ctx);
     return rewrite(workspace, sg, searched, args.pattern, args.rewrite, args.dry_run === true, ctx);
   },
 });
 
-function search(workspace: Workspace, sg: AstGrep, files: Array<{ rel: string; lang: LanguageId }>, pattern: string, limit: number, capped: boolean, { signal }: ToolContext) {
+function search(
+  workspace: Workspace,
+  sg: AstGrep,
+  files: Array<{ rel: string; lang: LanguageId }>,
+  pattern: string,
+  limit: number,
+  capped: boolean,
+  { signal }: ToolContext,
+) {
   const out: string[] = [];
-  const matches: Array<{ path: string; line: number; column: number; end_line: number; text: string; vars: Record<string, string> }> = [];
+  const matches: Array<{
+    path: string;
+    line: number;
+    column: number;
+    end_line: number;
+    text: string;
+    vars: Record<string, string>;
+  }> = [];
   let total = 0;
   for (const f of files) {
     if (signal?.aborted) break;
@@ -145,7 +186,14 @@ function search(workspace: Workspace, sg: AstGrep, files: Array<{ rel: string; l
     const lines = text.split("\n");
     for (const m of found) {
       if (matches.length >= limit) break;
-      matches.push({ path: f.rel, line: m.start.line + 1, column: m.start.column + 1, end_line: m.end.line + 1, text: m.text, vars: m.vars });
+      matches.push({
+        path: f.rel,
+        line: m.start.line + 1,
+        column: m.start.column + 1,
+        end_line: m.end.line + 1,
+        text: m.text,
+        vars: m.vars,
+      });
       out.push(`${f.rel}:${m.start.line + 1}: ${(lines[m.start.line] ?? "").replace(/\r$/, "").trimEnd()}`);
       const vars = Object.entries(m.vars).map(([k, v]) => `$${k}=${shortVar(v)}`);
       if (vars.length > 0) out.push(`    ${vars.join("  ")}`);
@@ -155,7 +203,10 @@ function search(workspace: Workspace, sg: AstGrep, files: Array<{ rel: string; l
     const langs = [...new Set(files.map((f) => f.lang))];
     const broken = langs.filter((l) => sg.patternHasSyntaxError(l, pattern));
     out.push(`no matches for ${JSON.stringify(pattern)} in ${files.length} file${files.length === 1 ? "" : "s"}`);
-    if (broken.length > 0) out.push(`note: the pattern is not complete ${broken.join("/")} code (it has a syntax error), so it can match nothing; write it as the code would be written`);
+    if (broken.length > 0)
+      out.push(
+        `note: the pattern is not complete ${broken.join("/")} code (it has a syntax error), so it can match nothing; write it as the code would be written`,
+      );
   }
   if (total > matches.length) out.push(`... truncated (${total - matches.length} more matches)`);
   if (capped) out.push(`... only the first ${AST_GREP_MAX_FILES} files were searched; narrow with path`);
@@ -163,7 +214,13 @@ function search(workspace: Workspace, sg: AstGrep, files: Array<{ rel: string; l
 }
 
 /** The plan of one file's rewrite, from the file as the edit pipeline read it. */
-function planner(sg: AstGrep, lang: LanguageId, pattern: string, template: string, seen?: (snap: Snapshot, count: number) => void) {
+function planner(
+  sg: AstGrep,
+  lang: LanguageId,
+  pattern: string,
+  template: string,
+  seen?: (snap: Snapshot, count: number) => void,
+) {
   return (snap: Snapshot): Plan => {
     const before = normalizedText(snap.model);
     const r = sg.rewriteText(before, lang, pattern, template);
@@ -177,7 +234,15 @@ function planner(sg: AstGrep, lang: LanguageId, pattern: string, template: strin
   };
 }
 
-async function rewrite(workspace: Workspace, sg: AstGrep, files: Array<{ rel: string; lang: LanguageId }>, pattern: string, template: string, dryRun: boolean, { signal, onProgress }: ToolContext) {
+async function rewrite(
+  workspace: Workspace,
+  sg: AstGrep,
+  files: Array<{ rel: string; lang: LanguageId }>,
+  pattern: string,
+  template: string,
+  dryRun: boolean,
+  { signal, onProgress }: ToolContext,
+) {
   // 1. Which files change.
   const changing: FileRewrite[] = [];
   for (const f of files) {
@@ -186,15 +251,23 @@ async function rewrite(workspace: Workspace, sg: AstGrep, files: Array<{ rel: st
     if (text === undefined) continue;
     const normalized = text.replace(/\r\n/g, "\n");
     const r = sg.rewriteText(normalized, f.lang, pattern, template);
-    if (r.rewritten.length > 0 && r.text !== normalized) changing.push({ rel: f.rel, lang: f.lang, count: r.rewritten.length });
+    if (r.rewritten.length > 0 && r.text !== normalized)
+      changing.push({ rel: f.rel, lang: f.lang, count: r.rewritten.length });
   }
-  if (changing.length === 0) return ok(`no matches for ${JSON.stringify(pattern)} to rewrite in ${files.length} file${files.length === 1 ? "" : "s"}; nothing changed`, { files: [], count: 0, changed: false });
+  if (changing.length === 0)
+    return ok(
+      `no matches for ${JSON.stringify(pattern)} to rewrite in ${files.length} file${files.length === 1 ? "" : "s"}; nothing changed`,
+      { files: [], count: 0, changed: false },
+    );
   // 2. Every file planned and validated (syntax) before any is written.
   const diffs: string[] = [];
   const problems: string[] = [];
   for (const f of changing) {
     try {
-      const r = await applyEdit(workspace, f.rel, planner(sg, f.lang, pattern, template), { tool: "ast_grep", dryRun: true });
+      const r = await applyEdit(workspace, f.rel, planner(sg, f.lang, pattern, template), {
+        tool: "ast_grep",
+        dryRun: true,
+      });
       diffs.push(String(r.metadata.diff ?? ""));
     } catch (e) {
       if (!(e instanceof ToolError)) throw e;
@@ -205,11 +278,19 @@ async function rewrite(workspace: Workspace, sg: AstGrep, files: Array<{ rel: st
   const matchCount = changing.reduce((n, f) => n + f.count, 0);
   const summary = `${matchCount} match${matchCount === 1 ? "" : "es"} in ${changing.length} file${changing.length === 1 ? "" : "s"}`;
   if (problems.length > 0) {
-    throw new ToolError(`rewrite refused: ${problems.length} of ${changing.length} files would be broken by it; no file was changed.\n${problems.join("\n")}`, { validation_failed: true });
+    throw new ToolError(
+      `rewrite refused: ${problems.length} of ${changing.length} files would be broken by it; no file was changed.\n${problems.join("\n")}`,
+      { validation_failed: true },
+    );
   }
   const diff = diffs.join("");
   const meta = { files: changing.map((f) => ({ path: f.rel, matches: f.count })), count: matchCount, diff };
-  if (dryRun) return ok(`Dry run: ${summary} would be rewritten; nothing written. The patch:\n${diff}`, { ...meta, dry_run: true, changed: false });
+  if (dryRun)
+    return ok(`Dry run: ${summary} would be rewritten; nothing written. The patch:\n${diff}`, {
+      ...meta,
+      dry_run: true,
+      changed: false,
+    });
   // 3. Written one file at a time; a failure puts back the ones written before it.
   const written: Array<{ rel: string; before: Buffer; mode?: number; afterHash: string }> = [];
   for (const [i, f] of changing.entries()) {
@@ -217,7 +298,15 @@ async function rewrite(workspace: Workspace, sg: AstGrep, files: Array<{ rel: st
     try {
       let snapBytes: Buffer | null = null;
       let snapMode: number | undefined;
-      const r = await applyEdit(workspace, f.rel, planner(sg, f.lang, pattern, template, (snap) => { snapBytes = snap.bytes; snapMode = snap.mode; }), { tool: "ast_grep" });
+      const r = await applyEdit(
+        workspace,
+        f.rel,
+        planner(sg, f.lang, pattern, template, (snap) => {
+          snapBytes = snap.bytes;
+          snapMode = snap.mode;
+        }),
+        { tool: "ast_grep" },
+      );
       if (r.metadata.changed === true && snapBytes !== null) {
         const now = workspace.writer.readFile(f.rel);
         written.push({ rel: f.rel, before: snapBytes, mode: snapMode, afterHash: now ? hashBytes(now) : "" });
@@ -236,7 +325,10 @@ async function rewrite(workspace: Workspace, sg: AstGrep, files: Array<{ rel: st
 }
 
 /** Puts back files a failed rewrite had written, and drops their journal entries (undo has nothing to revert then). */
-async function restore(workspace: Workspace, written: Array<{ rel: string; before: Buffer; mode?: number; afterHash: string }>): Promise<{ ok: string[]; failed: string[] }> {
+async function restore(
+  workspace: Workspace,
+  written: Array<{ rel: string; before: Buffer; mode?: number; afterHash: string }>,
+): Promise<{ ok: string[]; failed: string[] }> {
   const journal = new Journal(workspace.state);
   const done: string[] = [];
   const failed: string[] = [];

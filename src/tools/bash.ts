@@ -3,7 +3,12 @@ import crypto from "node:crypto";
 import * as z from "zod";
 import { defineTool, ok, type ToolResult } from "./types.js";
 import type { Workspace } from "../workspace/workspace.js";
-import { BASH_DEFAULT_TIMEOUT_S, BASH_MAX_OUTPUT_BYTES, BASH_MAX_TIMEOUT_S, SAVED_OUTPUTS_KEEP } from "../base/limits.js";
+import {
+  BASH_DEFAULT_TIMEOUT_S,
+  BASH_MAX_OUTPUT_BYTES,
+  BASH_MAX_TIMEOUT_S,
+  SAVED_OUTPUTS_KEEP,
+} from "../base/limits.js";
 import { planShell, resolveWorkingDir } from "../shell/mode.js";
 import { startCommand } from "../shell/runner.js";
 import { StreamCapture, type SpillTarget } from "../shell/capture.js";
@@ -20,7 +25,8 @@ export function spillTarget(ws: Workspace, runId: string, stream: string): Spill
   if (!ws.state.enabled) return undefined;
   const name = `${runId}.${stream}.txt`;
   const open = () => {
-    if (!ws.state.ensure()) throw new Error(ws.state.problem ?? "the state directory .rt/ cannot be used (not a directory)");
+    if (!ws.state.ensure())
+      throw new Error(ws.state.problem ?? "the state directory .rt/ cannot be used (not a directory)");
     ws.state.prune(SAVED_OUTPUTS_KEEP - 1, "shell");
     // Created by the confined writer: O_EXCL|O_NOFOLLOW, no symlink followed on the way.
     const sink = ws.state.create(["shell", name], { mode: 0o600, fsync: false });
@@ -46,9 +52,17 @@ export const bashTool = defineTool({
       z
         .object({
           command: z.string().min(1),
-          timeout: z.number().positive().max(BASH_MAX_TIMEOUT_S).optional().describe(`Seconds (default ${BASH_DEFAULT_TIMEOUT_S})`),
+          timeout: z
+            .number()
+            .positive()
+            .max(BASH_MAX_TIMEOUT_S)
+            .optional()
+            .describe(`Seconds (default ${BASH_DEFAULT_TIMEOUT_S})`),
           working_dir: z.string().optional().describe("Inside the root (default: the root)"),
-          background: z.boolean().optional().describe(`Return an id at once${aliasNote(BASH_ALIASES, "background")}`),
+          background: z
+            .boolean()
+            .optional()
+            .describe(`Return an id at once${aliasNote(BASH_ALIASES, "background")}`),
           description: z.string().optional().describe("A few words for the user"),
         })
         .strict(),
@@ -63,7 +77,14 @@ export const bashTool = defineTool({
 
     if (args.background) {
       const timeoutMs = args.timeout !== undefined ? args.timeout * 1000 : undefined;
-      const shell = startBackground({ command: args.command, cwd, env, sandbox: plan.sandbox, how: plan.how, timeoutMs });
+      const shell = startBackground({
+        command: args.command,
+        cwd,
+        env,
+        sandbox: plan.sandbox,
+        how: plan.how,
+        timeoutMs,
+      });
       return ok(
         `started background shell ${shell.id} (${plan.how}${timeoutMs ? `, killed after ${args.timeout} s` : ""}).\nRead its new output with bash_output {"id": "${shell.id}"}; end it with kill_shell {"id": "${shell.id}"}.`,
         { id: shell.id, background: true, sandboxed: shell.sandboxed },

@@ -11,12 +11,13 @@ export const bashOutputTool = defineTool({
   name: "bash_output",
   aliases: ["BashOutput"],
   description: `What a background shell (bash with background: true) printed since the last bash_output, and whether it still runs (else its exit code). filter: only lines matching this regex (the others are consumed). Over ${BASH_MAX_OUTPUT_BYTES / 1024} KB per stream keeps head and tail.`,
-  schema: () => z
-    .object({
-      id: z.string().min(1).describe("The id bash returned, e.g. bash_1"),
-      filter: z.string().optional().describe("Regular expression: return only the matching lines"),
-    })
-    .strict(),
+  schema: () =>
+    z
+      .object({
+        id: z.string().min(1).describe("The id bash returned, e.g. bash_1"),
+        filter: z.string().optional().describe("Regular expression: return only the matching lines"),
+      })
+      .strict(),
   readOnly: false,
   destructive: false,
   enforcesReadOnly: true,
@@ -36,13 +37,15 @@ export const bashOutputTool = defineTool({
     const status = running
       ? `running (${formatDuration(Date.now() - shell.startedAt)} so far)`
       : statusLine(shell.exit!, undefined);
-    const cut = (t: string) => truncateHeadTail(t, BASH_MAX_OUTPUT_BYTES, "read the output more often to see all of it");
+    const cut = (t: string) =>
+      truncateHeadTail(t, BASH_MAX_OUTPUT_BYTES, "read the output more often to see all of it");
     const stdout = cut(got.stdout);
     const stderr = cut(got.stderr);
     const notes: string[] = [];
     if (got.dropped > 0) notes.push(`${got.dropped} older unread characters were dropped (buffer full)`);
     if (got.filteredOut > 0) notes.push(`${got.filteredOut} lines did not match the filter`);
-    const body = got.stdout === "" && got.stderr === "" ? "(no new output)\n" : labelledOutput(stdout.text, stderr.text);
+    const body =
+      got.stdout === "" && got.stderr === "" ? "(no new output)\n" : labelledOutput(stdout.text, stderr.text);
     return ok(`${shell.id}: ${status} · ${shell.command}\n${body}${notes.length ? `[${notes.join("; ")}]\n` : ""}`, {
       id: shell.id,
       running,

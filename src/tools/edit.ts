@@ -35,13 +35,20 @@ Errors say why: not found (with the closest region: re-read the file), several m
       args.path,
       async (snap) => {
         // A large file: the exact match found in its bytes is planned from the lines around it.
-        const p = (await planStringEditInWindow(snap, args, { force: args.force })) ?? (await planStringEdits(snap, [args], () => "", { force: args.force }));
+        const p =
+          (await planStringEditInWindow(snap, args, { force: args.force })) ??
+          (await planStringEdits(snap, [args], () => "", { force: args.force }));
         tiers = p.tiers[0];
         return p;
       },
       { tool: "edit", dryRun: args.dry_run, force: args.force, showDiff: args.show_diff },
     );
     const t = tiers as { tier: string; similarity?: number; lines: number[] };
-    return ok(r.output, { ...r.metadata, tier: t.tier, ...(t.similarity !== undefined ? { similarity: t.similarity } : {}), match_lines: t.lines });
+    return ok(r.output, {
+      ...r.metadata,
+      tier: t.tier,
+      ...(t.similarity !== undefined ? { similarity: t.similarity } : {}),
+      match_lines: t.lines,
+    });
   },
 });

@@ -16,7 +16,11 @@ export const editFileTool = defineTool({
   name: "edit_file",
   aliases: [],
   description: `Replace the first exact occurrence of old with new in a file. Kept for older clients; prefer edit (which requires a unique match and tolerates whitespace drift) or edit_lines.`,
-  schema: () => withArgAliases(FILE_PATH_ALIAS, z.object({ path: editedPath(), old: z.string().min(1), new: z.string(), ...editOptions }).strict()),
+  schema: () =>
+    withArgAliases(
+      FILE_PATH_ALIAS,
+      z.object({ path: editedPath(), old: z.string().min(1), new: z.string(), ...editOptions }).strict(),
+    ),
   readOnly: false,
   swe: true,
   editing: true,
@@ -28,11 +32,18 @@ export const editFileTool = defineTool({
         const text = normalizedText(snap.model);
         const old = args.old.replace(/\r\n/g, "\n");
         const at = text.indexOf(old);
-        if (at === -1) throw new ToolError(`old text not found in ${snap.rel}; re-read the file (open or read) and copy the text exactly, or use edit, which tolerates whitespace differences`);
+        if (at === -1)
+          throw new ToolError(
+            `old text not found in ${snap.rel}; re-read the file (open or read) and copy the text exactly, or use edit, which tolerates whitespace differences`,
+          );
         const next = text.slice(0, at) + args.new.replace(/\r\n/g, "\n") + text.slice(at + old.length);
         const start = lineAt(text, at);
         const lines = splitContent(next);
-        return { model: withLines(snap.model, lines, next.endsWith("\n")), start, end: start + splitContent(args.new).length - 1 };
+        return {
+          model: withLines(snap.model, lines, next.endsWith("\n")),
+          start,
+          end: start + splitContent(args.new).length - 1,
+        };
       },
       { tool: "edit_file", dryRun: args.dry_run, force: args.force, showDiff: args.show_diff },
     );

@@ -23,8 +23,12 @@ function toSpec(c: Change, i: number): ChangeSpec {
   const del = c.delete === true || c.new_content === null;
   const content = c.new_content ?? undefined;
   const anchors = [c.line_id, c.start_line_id, c.after_line_id, c.before_line_id].filter((x) => x !== undefined).length;
-  if (anchors !== 1) throw new ToolError(`${where}: give exactly one of line_id, start_line_id (+ end_line_id), after_line_id or before_line_id`);
-  if (!del && content === undefined) throw new ToolError(`${where}: new_content is required (use delete: true to delete lines)`);
+  if (anchors !== 1)
+    throw new ToolError(
+      `${where}: give exactly one of line_id, start_line_id (+ end_line_id), after_line_id or before_line_id`,
+    );
+  if (!del && content === undefined)
+    throw new ToolError(`${where}: new_content is required (use delete: true to delete lines)`);
   if (c.after_line_id !== undefined || c.before_line_id !== undefined) {
     if (del) throw new ToolError(`${where}: an insertion cannot delete`);
     return c.after_line_id !== undefined
@@ -70,13 +74,26 @@ New content is re-indented to its place unless it fits (indent_level sets it). E
       if (args.command !== undefined) throw new ToolError("give either changes or command, not both");
       specs = args.changes.map(toSpec);
     } else if (args.command === "insert") {
-      if (args.insert_line === undefined) throw new ToolError("insert needs insert_line (new_content goes after it; 0 = at the beginning)");
+      if (args.insert_line === undefined)
+        throw new ToolError("insert needs insert_line (new_content goes after it; 0 = at the beginning)");
       if (args.new_content === undefined) throw new ToolError("insert needs new_content");
-      specs = [{ kind: "insert-after", from: args.insert_line, content: args.new_content, indentLevel: args.indent_level }];
+      specs = [
+        { kind: "insert-after", from: args.insert_line, content: args.new_content, indentLevel: args.indent_level },
+      ];
     } else if (args.command === "replace" || args.command === "delete") {
-      if (args.start_line === undefined) throw new ToolError(`${args.command} needs start_line (and end_line for a range)`);
-      if (args.command === "replace" && args.new_content === undefined) throw new ToolError("replace needs new_content");
-      specs = [{ kind: args.command, from: args.start_line, to: args.end_line ?? args.start_line, content: args.new_content, indentLevel: args.indent_level }];
+      if (args.start_line === undefined)
+        throw new ToolError(`${args.command} needs start_line (and end_line for a range)`);
+      if (args.command === "replace" && args.new_content === undefined)
+        throw new ToolError("replace needs new_content");
+      specs = [
+        {
+          kind: args.command,
+          from: args.start_line,
+          to: args.end_line ?? args.start_line,
+          content: args.new_content,
+          indentLevel: args.indent_level,
+        },
+      ];
     } else {
       throw new ToolError('give command ("replace", "insert" or "delete") with line numbers, or changes: [...]');
     }

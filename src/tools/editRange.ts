@@ -28,7 +28,15 @@ export const editRangeTool = defineTool({
     return runLineChanges(
       workspace,
       args.path,
-      [{ kind: args.new_text === "" ? "delete" : "replace", from: args.start_line, to: args.end_line, content: args.new_text, indentLevel: args.indent_level }],
+      [
+        {
+          kind: args.new_text === "" ? "delete" : "replace",
+          from: args.start_line,
+          to: args.end_line,
+          content: args.new_text,
+          indentLevel: args.indent_level,
+        },
+      ],
       { tool: "edit_range", ...args },
     );
   },

@@ -21,7 +21,10 @@ export const findFilesTool = defineTool({
       z
         .object({
           pattern: z.string().min(1).describe("Name substring or glob"),
-          path: z.string().optional().describe(`Directory (default: the root)${aliasNote(FIND_ALIASES, "path")}`),
+          path: z
+            .string()
+            .optional()
+            .describe(`Directory (default: the root)${aliasNote(FIND_ALIASES, "path")}`),
           limit: z.number().int().min(1).optional().describe(`Paths listed (default ${FIND_DEFAULT_CAP})`),
         })
         .strict(),

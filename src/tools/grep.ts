@@ -16,9 +16,18 @@ export const grepTool = defineTool({
       z
         .object({
           ...grepOptions(GREP_ALIASES),
-          path: z.string().optional().describe(`Directory or file to search (default: the root)${aliasNote(GREP_ALIASES, "path")}`),
-          glob: z.string().optional().describe(`Only files matching this glob${aliasNote(GREP_ALIASES, "glob")}`),
-          output_mode: z.enum(["content", "files_with_matches", "count"]).optional().describe("content (default), files_with_matches or count"),
+          path: z
+            .string()
+            .optional()
+            .describe(`Directory or file to search (default: the root)${aliasNote(GREP_ALIASES, "path")}`),
+          glob: z
+            .string()
+            .optional()
+            .describe(`Only files matching this glob${aliasNote(GREP_ALIASES, "glob")}`),
+          output_mode: z
+            .enum(["content", "files_with_matches", "count"])
+            .optional()
+            .describe("content (default), files_with_matches or count"),
         })
         .strict(),
     ),

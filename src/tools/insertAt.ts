@@ -24,9 +24,14 @@ export const insertAtTool = defineTool({
   swe: true,
   editing: true,
   async handler(args, { workspace }) {
-    return runLineChanges(workspace, args.path, [{ kind: "insert-before", from: args.line, content: args.new_text, indentLevel: args.indent_level }], {
-      tool: "insert_at",
-      ...args,
-    });
+    return runLineChanges(
+      workspace,
+      args.path,
+      [{ kind: "insert-before", from: args.line, content: args.new_text, indentLevel: args.indent_level }],
+      {
+        tool: "insert_at",
+        ...args,
+      },
+    );
   },
 });

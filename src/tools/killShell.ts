@@ -9,19 +9,28 @@ export const killShellTool = defineTool({
   aliases: ["KillShell"],
   description:
     "End a background shell (bash with background: true): its process group gets SIGTERM, then SIGKILL. Unread output stays for one last bash_output.",
-  schema: () => z
-    .object({
-      id: z.string().min(1).describe("The id bash returned, e.g. bash_1"),
-    })
-    .strict(),
+  schema: () =>
+    z
+      .object({
+        id: z.string().min(1).describe("The id bash returned, e.g. bash_1"),
+      })
+      .strict(),
   readOnly: false,
   enforcesReadOnly: true,
   async handler(args) {
     const shell = getBackground(args.id);
     if (shell.exit) {
-      return ok(`${shell.id} had already ended: ${statusLine(shell.exit, undefined)}`, { id: shell.id, was_running: false, exit_code: shell.exit.exitCode });
+      return ok(`${shell.id} had already ended: ${statusLine(shell.exit, undefined)}`, {
+        id: shell.id,
+        was_running: false,
+        exit_code: shell.exit.exitCode,
+      });
     }
     const exit = await killBackground(shell);
-    return ok(`${shell.id} killed after ${formatDuration(exit.durationMs)} (${shell.command})`, { id: shell.id, was_running: true, exit_code: exit.exitCode });
+    return ok(`${shell.id} killed after ${formatDuration(exit.durationMs)} (${shell.command})`, {
+      id: shell.id,
+      was_running: true,
+      exit_code: exit.exitCode,
+    });
   },
 });

@@ -51,39 +51,57 @@ function entriesOf(dir: string, showHidden: boolean): Entry[] {
     out.push(e);
   }
   // Directories first, then by name.
-  return out.sort((a, b) => (a.type === "directory" ? 0 : 1) - (b.type === "directory" ? 0 : 1) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return out.sort(
+    (a, b) =>
+      (a.type === "directory" ? 0 : 1) - (b.type === "directory" ? 0 : 1) ||
+      (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
+  );
 }
 
 export const lsTool = defineTool({
   name: "ls",
   aliases: ["list_dir"],
   description: `List a directory: mode, size, time, name (directories first, symlink targets), at most ${LS_MAX_ENTRIES} entries. tree: true: a tree (depth ${LS_DEFAULT_DEPTH}; not into .git/, node_modules/).`,
-  schema: () => z
-    .object({
-      path: z.string().optional().describe("Directory (default: the root)"),
-      tree: z.boolean().optional().describe("A recursive tree"),
-      depth: z.number().int().min(1).max(LS_MAX_DEPTH).optional().describe(`Tree depth (default ${LS_DEFAULT_DEPTH})`),
-      show_hidden: z.boolean().optional().describe("Include dot files"),
-    })
-    .strict(),
+  schema: () =>
+    z
+      .object({
+        path: z.string().optional().describe("Directory (default: the root)"),
+        tree: z.boolean().optional().describe("A recursive tree"),
+        depth: z
+          .number()
+          .int()
+          .min(1)
+          .max(LS_MAX_DEPTH)
+          .optional()
+          .describe(`Tree depth (default ${LS_DEFAULT_DEPTH})`),
+        show_hidden: z.boolean().optional().describe("Include dot files"),
+      })
+      .strict(),
   readOnly: true,
   idempotent: true,
   async handler(args, { workspace }) {
     const dir = workspace.resolve(args.path ?? ".");
     if (!dir.exists) throw new ToolError(`${dir.rel}: directory not found`);
-    if (!fs.statSync(dir.abs).isDirectory()) throw new ToolError(`${dir.rel}: not a directory; use read or open to see a file`);
+    if (!fs.statSync(dir.abs).isDirectory())
+      throw new ToolError(`${dir.rel}: not a directory; use read or open to see a file`);
     const hidden = args.show_hidden ?? false;
     if (!args.tree) {
       const entries = entriesOf(dir.abs, hidden);
       const shown = entries.slice(0, LS_MAX_ENTRIES);
       const lines = shown.map((e) => {
         const size = e.type === "directory" ? "-" : formatSize(e.size);
-        const name = e.type === "directory" ? `${e.name}/` : e.target !== undefined ? `${e.name} -> ${e.target}` : e.name;
+        const name =
+          e.type === "directory" ? `${e.name}/` : e.target !== undefined ? `${e.name} -> ${e.target}` : e.name;
         return `${e.mode}  ${size.padStart(9)}  ${e.mtime}  ${name}`;
       });
       if (entries.length === 0) lines.push(`(${dir.rel} is empty)`);
       if (entries.length > shown.length) lines.push(`... truncated (${entries.length - shown.length} more)`);
-      return ok(lines.join("\n"), { path: dir.rel, entries: shown, count: entries.length, truncated: entries.length > shown.length });
+      return ok(lines.join("\n"), {
+        path: dir.rel,
+        entries: shown,
+        count: entries.length,
+        truncated: entries.length > shown.length,
+      });
     }
     const maxDepth = args.depth ?? LS_DEFAULT_DEPTH;
     const lines: string[] = [dir.rel === "." ? "./" : `${dir.rel}/`];
@@ -99,7 +117,11 @@ export const lsTool = defineTool({
         count++;
         const last = i === entries.length - 1;
         const label =
-          e.type === "directory" ? `${e.name}/` : e.type === "symlink" ? `${e.name} -> ${e.target ?? "?"}` : `${e.name} (${formatSize(e.size)})`;
+          e.type === "directory"
+            ? `${e.name}/`
+            : e.type === "symlink"
+              ? `${e.name} -> ${e.target ?? "?"}`
+              : `${e.name} (${formatSize(e.size)})`;
         lines.push(`${prefix}${last ? "└── " : "├── "}${label}`);
         if (e.type === "directory" && depth < maxDepth && !ALWAYS_SKIPPED.includes(e.name)) {
           walk(path.join(abs, e.name), prefix + (last ? "    " : "│   "), depth + 1);
@@ -107,7 +129,10 @@ export const lsTool = defineTool({
       });
     };
     walk(dir.abs, "", 1);
-    if (more > 0) lines.push(`... truncated after ${LS_MAX_ENTRIES} entries (at least ${more} more; use a smaller depth or a subdirectory)`);
+    if (more > 0)
+      lines.push(
+        `... truncated after ${LS_MAX_ENTRIES} entries (at least ${more} more; use a smaller depth or a subdirectory)`,
+      );
     return ok(lines.join("\n"), { path: dir.rel, count: count + more, truncated: more > 0 });
   },
 });

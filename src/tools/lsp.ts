@@ -8,7 +8,16 @@ import { fileURLToPath } from "node:url";
 import * as z from "zod";
 import { defineTool, ok, ToolError } from "./types.js";
 import type { Workspace } from "../workspace/workspace.js";
-import type { DocumentSymbol, Hover, Location, LocationLink, MarkedString, MarkupContent, SymbolInformation, WorkspaceSymbol } from "vscode-languageserver-protocol";
+import type {
+  DocumentSymbol,
+  Hover,
+  Location,
+  LocationLink,
+  MarkedString,
+  MarkupContent,
+  SymbolInformation,
+  WorkspaceSymbol,
+} from "vscode-languageserver-protocol";
 import type { LspClient } from "../lsp/client.js";
 import { diagnosticEntry, diagnosticLine } from "../lsp/format.js";
 import type { LspManager, ServerHandle } from "../lsp/manager.js";
@@ -20,7 +29,35 @@ const OPERATIONS = ["diagnostics", "definition", "references", "hover", "symbols
 type Operation = (typeof OPERATIONS)[number];
 
 /** LSP's SymbolKind numbers, named. */
-const SYMBOL_KINDS = ["", "file", "module", "namespace", "package", "class", "method", "property", "field", "constructor", "enum", "interface", "function", "variable", "constant", "string", "number", "boolean", "array", "object", "key", "null", "enum member", "struct", "event", "operator", "type parameter"];
+const SYMBOL_KINDS = [
+  "",
+  "file",
+  "module",
+  "namespace",
+  "package",
+  "class",
+  "method",
+  "property",
+  "field",
+  "constructor",
+  "enum",
+  "interface",
+  "function",
+  "variable",
+  "constant",
+  "string",
+  "number",
+  "boolean",
+  "array",
+  "object",
+  "key",
+  "null",
+  "enum member",
+  "struct",
+  "event",
+  "operator",
+  "type parameter",
+];
 
 async function lspModules() {
   const { lspManager } = await import("../lsp/manager.js");
@@ -35,15 +72,24 @@ function readFile(workspace: Workspace, rel: string): string {
 }
 
 /** Opens (or updates) the file on its server. */
-async function openOn(manager: LspManager, workspace: Workspace, rel: string): Promise<{ handle: ServerHandle; abs: string; text: string }> {
+async function openOn(
+  manager: LspManager,
+  workspace: Workspace,
+  rel: string,
+): Promise<{ handle: ServerHandle; abs: string; text: string }> {
   const file = workspace.resolveTextFile(rel);
   const text = readFile(workspace, file.rel);
   const handle = await manager.serverFor(file.rel);
-  const changed = await handle.client.sync(file.abs, text, handle.spec.languageId(path.extname(file.rel).toLowerCase()));
+  const changed = await handle.client.sync(
+    file.abs,
+    text,
+    handle.spec.languageId(path.extname(file.rel).toLowerCase()),
+  );
   // A server just started is still finding the project's files (pyright enumerates them after
   // initialize): references asked now would miss other files. Its first diagnostics of the file
   // come once it has, so the first question waits for them.
-  if (handle.started && changed) await handle.client.diagnosticsOf(file.abs, manager.requestTimeoutMs).catch(() => undefined);
+  if (handle.started && changed)
+    await handle.client.diagnosticsOf(file.abs, manager.requestTimeoutMs).catch(() => undefined);
   return { handle, abs: file.abs, text };
 }
 
@@ -73,7 +119,13 @@ function placeOf(workspace: Workspace, abs: string): "inside" | "library" | "out
  * library), which an answer must not name or quote: the server can read files that rt's own
  * tools refuse (a symlink to ~/.aws/credentials, an import by absolute path).
  */
-function locationLine(workspace: Workspace, uri: string, line: number, character: number, texts: Map<string, string[] | null>): { text: string; entry: Record<string, unknown>; hidden: boolean } {
+function locationLine(
+  workspace: Workspace,
+  uri: string,
+  line: number,
+  character: number,
+  texts: Map<string, string[] | null>,
+): { text: string; entry: Record<string, unknown>; hidden: boolean } {
   let abs: string;
   try {
     abs = fileURLToPath(uri);
@@ -98,7 +150,11 @@ function locationLine(workspace: Workspace, uri: string, line: number, character
     texts.set(abs, lines);
   }
   const code = lines?.[line]?.replace(/\r$/, "").trim();
-  return { text: `${shown}:${line + 1}:${character + 1}${code ? `: ${code}` : ""}`, entry: { path: shown, line: line + 1, column: character + 1, ...(inside ? {} : { outside_workspace: true }) }, hidden: false };
+  return {
+    text: `${shown}:${line + 1}:${character + 1}${code ? `: ${code}` : ""}`,
+    entry: { path: shown, line: line + 1, column: character + 1, ...(inside ? {} : { outside_workspace: true }) },
+    hidden: false,
+  };
 }
 
 /** The note for answers left out because they name files outside the workspace. */
@@ -107,8 +163,15 @@ function hiddenNote(n: number, what: string): string[] {
 }
 
 /** The 0-based LSP position of a 1-based line and column, or of a symbol's name on the line. */
-function positionIn(text: string, rel: string, line: number | undefined, column: number | undefined, symbol: string | undefined): { line: number; character: number } {
-  if (line === undefined) throw new ToolError("this operation needs a position: line and column, or line and symbol (a name on that line)");
+function positionIn(
+  text: string,
+  rel: string,
+  line: number | undefined,
+  column: number | undefined,
+  symbol: string | undefined,
+): { line: number; character: number } {
+  if (line === undefined)
+    throw new ToolError("this operation needs a position: line and column, or line and symbol (a name on that line)");
   const lines = text.split("\n");
   if (lines.length > 1 && lines[lines.length - 1] === "") lines.pop(); // the final newline ends the last line
   if (line > lines.length) throw new ToolError(`line ${line} is past the end of ${rel} (${lines.length} lines)`);
@@ -116,31 +179,46 @@ function positionIn(text: string, rel: string, line: number | undefined, column:
   if (symbol !== undefined) {
     const escaped = symbol.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
     const word = new RegExp(`(?<![\\w$])${escaped}(?![\\w$])`).exec(lineText) ?? new RegExp(escaped).exec(lineText);
-    if (!word) throw new ToolError(`"${symbol}" is not on line ${line} of ${rel}: ${JSON.stringify(lineText.trim().slice(0, 120))}`);
+    if (!word)
+      throw new ToolError(
+        `"${symbol}" is not on line ${line} of ${rel}: ${JSON.stringify(lineText.trim().slice(0, 120))}`,
+      );
     return { line: line - 1, character: word.index };
   }
   if (column === undefined) throw new ToolError("give column (1-based) or symbol (a name on the line) with line");
-  if (column > lineText.length + 1) throw new ToolError(`column ${column} is past the end of line ${line} of ${rel} (${lineText.length} characters)`);
+  if (column > lineText.length + 1)
+    throw new ToolError(`column ${column} is past the end of line ${line} of ${rel} (${lineText.length} characters)`);
   return { line: line - 1, character: column - 1 };
 }
 
 function hoverText(h: Hover | null): string {
   if (!h) return "";
-  const part = (c: MarkedString | MarkupContent): string => (typeof c === "string" ? c : "language" in c ? "```" + c.language + "\n" + c.value + "\n```" : c.value);
+  const part = (c: MarkedString | MarkupContent): string =>
+    typeof c === "string" ? c : "language" in c ? "```" + c.language + "\n" + c.value + "\n```" : c.value;
   const text = Array.isArray(h.contents) ? h.contents.map(part).join("\n\n") : part(h.contents);
   return text.length > LSP_HOVER_MAX_CHARS ? `${text.slice(0, LSP_HOVER_MAX_CHARS)}…` : text.trim();
 }
 
-async function directoryFiles(workspace: Workspace, manager: LspManager, rel: string, signal?: AbortSignal): Promise<{ files: string[]; more: number }> {
+async function directoryFiles(
+  workspace: Workspace,
+  manager: LspManager,
+  rel: string,
+  signal?: AbortSignal,
+): Promise<{ files: string[]; more: number }> {
   const names: string[] = [];
-  const lines = lineSplitter((l) => { if (l) names.push(l); });
+  const lines = lineSplitter((l) => {
+    if (l) names.push(l);
+  });
   const args = [...baseArgs(), "--files"];
   if (rel !== ".") args.push("--", rel);
   await runRg(args, workspace.root, GREP_TIMEOUT_MS, lines.onData, signal);
   lines.end();
   names.sort(comparePaths);
   const served = names.filter((n) => manager.specFor(n) !== undefined);
-  return { files: served.slice(0, LSP_DIRECTORY_MAX_FILES), more: Math.max(0, served.length - LSP_DIRECTORY_MAX_FILES) };
+  return {
+    files: served.slice(0, LSP_DIRECTORY_MAX_FILES),
+    more: Math.max(0, served.length - LSP_DIRECTORY_MAX_FILES),
+  };
 }
 
 async function diagnostics(workspace: Workspace, manager: LspManager, target: string, signal?: AbortSignal) {
@@ -148,7 +226,8 @@ async function diagnostics(workspace: Workspace, manager: LspManager, target: st
   if (!r.exists) throw new ToolError(`${r.rel}: not found`);
   const isDir = fs.statSync(r.abs).isDirectory();
   const { files, more } = isDir ? await directoryFiles(workspace, manager, r.rel, signal) : { files: [r.rel], more: 0 };
-  if (files.length === 0) throw new ToolError(`${r.rel}: no files a language server serves (${manager.supportedExtensions().join(" ")})`);
+  if (files.length === 0)
+    throw new ToolError(`${r.rel}: no files a language server serves (${manager.supportedExtensions().join(" ")})`);
   const opened: Array<{ rel: string; abs: string; client: LspClient }> = [];
   const servers = new Map<string, ServerHandle>();
   for (const rel of files) {
@@ -157,14 +236,20 @@ async function diagnostics(workspace: Workspace, manager: LspManager, target: st
     const seen = servers.get(o.handle.spec.name);
     if (!seen || o.handle.started) servers.set(o.handle.spec.name, o.handle);
   }
-  const results = await Promise.all(opened.map(async (o) => ({ rel: o.rel, diags: await o.client.diagnosticsOf(o.abs, manager.requestTimeoutMs) })));
+  const results = await Promise.all(
+    opened.map(async (o) => ({ rel: o.rel, diags: await o.client.diagnosticsOf(o.abs, manager.requestTimeoutMs) })),
+  );
   const entries = results.flatMap((x) => x.diags.map((d) => diagnosticEntry(x.rel, d)));
   entries.sort((a, b) => comparePaths(a.path, b.path) || a.line - b.line || a.column - b.column);
   const errors = entries.filter((e) => e.severity === "error").length;
   const shown = entries.slice(0, LSP_MAX_RESULTS);
   const out = shown.map(diagnosticLine);
   const what = files.length === 1 ? files[0] : `${files.length} files under ${r.rel}`;
-  out.push(entries.length === 0 ? `no diagnostics in ${what}` : `${errors} error${errors === 1 ? "" : "s"}, ${entries.length - errors} other${entries.length - errors === 1 ? "" : "s"} in ${what}`);
+  out.push(
+    entries.length === 0
+      ? `no diagnostics in ${what}`
+      : `${errors} error${errors === 1 ? "" : "s"}, ${entries.length - errors} other${entries.length - errors === 1 ? "" : "s"} in ${what}`,
+  );
   if (entries.length > shown.length) out.push(`... truncated (${entries.length - shown.length} more)`);
   if (more > 0) out.push(`... ${more} more files not checked (at most ${LSP_DIRECTORY_MAX_FILES}); narrow the path`);
   const handles = [...servers.values()];
@@ -172,10 +257,19 @@ async function diagnostics(workspace: Workspace, manager: LspManager, target: st
 }
 
 function serverMeta(handles: ServerHandle[]) {
-  return { servers: handles.map((h) => h.spec.name), server_started: handles.some((h) => h.started), ...(handles.some((h) => h.restarted) ? { server_restarted: true } : {}) };
+  return {
+    servers: handles.map((h) => h.spec.name),
+    server_started: handles.some((h) => h.started),
+    ...(handles.some((h) => h.restarted) ? { server_restarted: true } : {}),
+  };
 }
 
-function symbolLines(symbols: Array<DocumentSymbol | SymbolInformation>, workspace: Workspace, rel: string, texts: Map<string, string[] | null>): { lines: string[]; entries: Array<Record<string, unknown>>; hidden: number } {
+function symbolLines(
+  symbols: Array<DocumentSymbol | SymbolInformation>,
+  workspace: Workspace,
+  rel: string,
+  texts: Map<string, string[] | null>,
+): { lines: string[]; entries: Array<Record<string, unknown>>; hidden: number } {
   let hidden = 0;
   const lines: string[] = [];
   const entries: Array<Record<string, unknown>> = [];
@@ -184,16 +278,38 @@ function symbolLines(symbols: Array<DocumentSymbol | SymbolInformation>, workspa
       if (entries.length >= LSP_MAX_RESULTS) return;
       const kind = SYMBOL_KINDS[s.kind] ?? "symbol";
       if ("location" in s) {
-        const at = locationLine(workspace, s.location.uri, s.location.range.start.line, s.location.range.start.character, texts);
+        const at = locationLine(
+          workspace,
+          s.location.uri,
+          s.location.range.start.line,
+          s.location.range.start.character,
+          texts,
+        );
         if (at.hidden) {
           hidden++;
           continue;
         }
-        lines.push(`${at.entry.path ?? rel}:${s.location.range.start.line + 1}-${s.location.range.end.line + 1}: ${kind} ${s.containerName ? `${s.containerName}.` : ""}${s.name}`);
-        entries.push({ ...at.entry, kind, name: s.name, container: s.containerName, end_line: s.location.range.end.line + 1 });
+        lines.push(
+          `${at.entry.path ?? rel}:${s.location.range.start.line + 1}-${s.location.range.end.line + 1}: ${kind} ${s.containerName ? `${s.containerName}.` : ""}${s.name}`,
+        );
+        entries.push({
+          ...at.entry,
+          kind,
+          name: s.name,
+          container: s.containerName,
+          end_line: s.location.range.end.line + 1,
+        });
       } else {
-        lines.push(`${s.range.start.line + 1}-${s.range.end.line + 1} ${"  ".repeat(depth)}${kind} ${s.name}${s.detail ? `: ${s.detail}` : ""}`);
-        entries.push({ kind, name: s.name, container: container.join(".") || undefined, start_line: s.range.start.line + 1, end_line: s.range.end.line + 1 });
+        lines.push(
+          `${s.range.start.line + 1}-${s.range.end.line + 1} ${"  ".repeat(depth)}${kind} ${s.name}${s.detail ? `: ${s.detail}` : ""}`,
+        );
+        entries.push({
+          kind,
+          name: s.name,
+          container: container.join(".") || undefined,
+          start_line: s.range.start.line + 1,
+          end_line: s.range.end.line + 1,
+        });
         if (s.children?.length) walk(s.children, depth + 1, [...container, s.name]);
       }
     }
@@ -251,7 +367,11 @@ export const lspTool = defineTool({
             }
           }
           if (handles.length === 0) {
-            throw new ToolError(first.size === 0 ? `no files a language server serves in the workspace (${manager.supportedExtensions().join(" ")})` : `no language server could start: ${failed.join("; ")}`);
+            throw new ToolError(
+              first.size === 0
+                ? `no files a language server serves in the workspace (${manager.supportedExtensions().join(" ")})`
+                : `no language server could start: ${failed.join("; ")}`,
+            );
           }
         }
       }
@@ -260,8 +380,15 @@ export const lspTool = defineTool({
       const entries: Array<Record<string, unknown>> = [];
       let hidden = 0;
       for (const h of handles) {
-        const found = (await h.client.request<Array<SymbolInformation | WorkspaceSymbol> | null>(lsp.WorkspaceSymbolRequest.type.method, { query: args.query }, timeout)) ?? [];
-        const asInfo = found.filter((s): s is SymbolInformation => "location" in s && "range" in (s.location as object));
+        const found =
+          (await h.client.request<Array<SymbolInformation | WorkspaceSymbol> | null>(
+            lsp.WorkspaceSymbolRequest.type.method,
+            { query: args.query },
+            timeout,
+          )) ?? [];
+        const asInfo = found.filter(
+          (s): s is SymbolInformation => "location" in s && "range" in (s.location as object),
+        );
         const r = symbolLines(asInfo, workspace, "", texts);
         lines.push(...r.lines);
         entries.push(...r.entries);
@@ -279,36 +406,73 @@ export const lspTool = defineTool({
     const uri = (await import("../lsp/client.js")).fileUri(abs);
     const texts = new Map<string, string[] | null>([[abs, text.split("\n")]]);
     if (op === "symbols") {
-      const found = (await handle.client.request<Array<DocumentSymbol | SymbolInformation> | null>(lsp.DocumentSymbolRequest.type.method, { textDocument: { uri } }, timeout)) ?? [];
+      const found =
+        (await handle.client.request<Array<DocumentSymbol | SymbolInformation> | null>(
+          lsp.DocumentSymbolRequest.type.method,
+          { textDocument: { uri } },
+          timeout,
+        )) ?? [];
       const r = symbolLines(found, workspace, rel, texts);
-      return ok([`${rel}: ${r.entries.length} symbols`, ...r.lines, ...hiddenNote(r.hidden, "symbol")].join("\n"), { path: rel, symbols: r.entries, ...serverMeta([handle]) });
+      return ok([`${rel}: ${r.entries.length} symbols`, ...r.lines, ...hiddenNote(r.hidden, "symbol")].join("\n"), {
+        path: rel,
+        symbols: r.entries,
+        ...serverMeta([handle]),
+      });
     }
     const position = positionIn(text, rel, args.line, args.column, args.symbol);
     const at = `${rel}:${position.line + 1}:${position.character + 1}`;
     const locate = async (method: string, params: unknown) => {
-      const raw = (await handle.client.request<Location | Location[] | LocationLink[] | null>(method, params, timeout)) ?? [];
-      const list = (Array.isArray(raw) ? raw : [raw]).map((l) => ("targetUri" in l ? { uri: l.targetUri, range: l.targetSelectionRange } : l));
+      const raw =
+        (await handle.client.request<Location | Location[] | LocationLink[] | null>(method, params, timeout)) ?? [];
+      const list = (Array.isArray(raw) ? raw : [raw]).map((l) =>
+        "targetUri" in l ? { uri: l.targetUri, range: l.targetSelectionRange } : l,
+      );
       return list.map((l) => locationLine(workspace, l.uri, l.range.start.line, l.range.start.character, texts));
     };
     if (op === "hover") {
       // A hover quotes the declaration (a constant's value, a type): when the symbol is defined in a file
       // outside the workspace, its text is that file's, and is not shown.
-      const defined = await locate(lsp.DefinitionRequest.type.method, { textDocument: { uri }, position }).catch(() => []);
+      const defined = await locate(lsp.DefinitionRequest.type.method, { textDocument: { uri }, position }).catch(
+        () => [],
+      );
       if (defined.some((d) => d.hidden)) {
-        return ok(`hover at ${at} not shown: the symbol is defined in a file outside the workspace, which rt does not read`, { hover: "", outside_workspace: true, position: { line: position.line + 1, column: position.character + 1 }, ...serverMeta([handle]) });
+        return ok(
+          `hover at ${at} not shown: the symbol is defined in a file outside the workspace, which rt does not read`,
+          {
+            hover: "",
+            outside_workspace: true,
+            position: { line: position.line + 1, column: position.character + 1 },
+            ...serverMeta([handle]),
+          },
+        );
       }
-      const h = await handle.client.request<Hover | null>(lsp.HoverRequest.type.method, { textDocument: { uri }, position }, timeout);
+      const h = await handle.client.request<Hover | null>(
+        lsp.HoverRequest.type.method,
+        { textDocument: { uri }, position },
+        timeout,
+      );
       const shown = hoverText(h);
-      return ok(shown || `no information at ${at}`, { hover: shown, position: { line: position.line + 1, column: position.character + 1 }, ...serverMeta([handle]) });
+      return ok(shown || `no information at ${at}`, {
+        hover: shown,
+        position: { line: position.line + 1, column: position.character + 1 },
+        ...serverMeta([handle]),
+      });
     }
     const method = op === "definition" ? lsp.DefinitionRequest.type.method : lsp.ReferencesRequest.type.method;
-    const params = op === "definition" ? { textDocument: { uri }, position } : { textDocument: { uri }, position, context: { includeDeclaration: true } };
+    const params =
+      op === "definition"
+        ? { textDocument: { uri }, position }
+        : { textDocument: { uri }, position, context: { includeDeclaration: true } };
     const all = await locate(method, params);
     const located = all.filter((l) => !l.hidden);
     const shown = located.slice(0, LSP_MAX_RESULTS).map((l) => l.text);
     if (shown.length === 0) shown.push(`no ${op === "definition" ? "definition" : "references"} found for ${at}`);
     if (located.length > LSP_MAX_RESULTS) shown.push(`... truncated (${located.length - LSP_MAX_RESULTS} more)`);
     shown.push(...hiddenNote(all.length - located.length, "location"));
-    return ok(shown.join("\n"), { locations: located.map((l) => l.entry), position: { line: position.line + 1, column: position.character + 1 }, ...serverMeta([handle]) });
+    return ok(shown.join("\n"), {
+      locations: located.map((l) => l.entry),
+      position: { line: position.line + 1, column: position.character + 1 },
+      ...serverMeta([handle]),
+    });
   },
 });

@@ -16,7 +16,11 @@ export const multiEditTool = defineTool({
         .object({
           path: editedPath(),
           edits: z
-            .array(z.object({ old_string: z.string(), new_string: z.string(), replace_all: z.boolean().optional() }).strict())
+            .array(
+              z
+                .object({ old_string: z.string(), new_string: z.string(), replace_all: z.boolean().optional() })
+                .strict(),
+            )
             .min(1),
           ...editOptions,
         })
@@ -30,7 +34,12 @@ export const multiEditTool = defineTool({
       workspace,
       args.path,
       async (snap) => {
-        const p = await planStringEdits(snap, args.edits, (i) => `edits[${i}] (edit ${i + 1} of ${args.edits.length}) failed; nothing was written: `, { force: args.force });
+        const p = await planStringEdits(
+          snap,
+          args.edits,
+          (i) => `edits[${i}] (edit ${i + 1} of ${args.edits.length}) failed; nothing was written: `,
+          { force: args.force },
+        );
         tiers = p.tiers;
         return p;
       },

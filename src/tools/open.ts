@@ -8,7 +8,10 @@ import { OPEN_MAX_RANGE, OPEN_WINDOW } from "../base/limits.js";
 const OPEN_ALIASES = { file_path: "path" } as const;
 
 /** Splits `path:LINE` or `path:START-END`, unless the whole string names an existing file. */
-export function parseLocation(spec: string, root: string): { path: string; line?: number; start?: number; end?: number } {
+export function parseLocation(
+  spec: string,
+  root: string,
+): { path: string; line?: number; start?: number; end?: number } {
   const m = /^(.*?):(\d+)(?:-(\d+))?$/.exec(spec);
   if (!m || m[1] === "") return { path: spec };
   try {
@@ -16,7 +19,9 @@ export function parseLocation(spec: string, root: string): { path: string; line?
   } catch {
     /* fall through */
   }
-  return m[3] === undefined ? { path: m[1], line: Number(m[2]) } : { path: m[1], start: Number(m[2]), end: Number(m[3]) };
+  return m[3] === undefined
+    ? { path: m[1], line: Number(m[2]) }
+    : { path: m[1], start: Number(m[2]), end: Number(m[3]) };
 }
 
 export const openTool = defineTool({
@@ -28,7 +33,9 @@ export const openTool = defineTool({
       OPEN_ALIASES,
       z
         .object({
-          path: z.string().describe(`Relative to the root, may end in ":LINE" or ":START-END"${aliasNote(OPEN_ALIASES, "path")}`),
+          path: z
+            .string()
+            .describe(`Relative to the root, may end in ":LINE" or ":START-END"${aliasNote(OPEN_ALIASES, "path")}`),
           line: z.number().int().min(1).optional().describe("Center on this line"),
           start: z.number().int().min(1).optional().describe("Range start"),
           end: z.number().int().min(1).optional().describe("Range end (inclusive)"),
@@ -54,7 +61,10 @@ export const openTool = defineTool({
       const e = end ?? s + OPEN_WINDOW - 1;
       if (e < s) throw new ToolError(`range ${s}-${e} is reversed: the end line must be at least the start line`);
       const count = Math.min(e - s + 1, OPEN_MAX_RANGE);
-      const note = e - s + 1 > OPEN_MAX_RANGE ? `... (range capped at ${OPEN_MAX_RANGE} lines; open ${loc.path}:${s + count}-${e} for the rest)` : undefined;
+      const note =
+        e - s + 1 > OPEN_MAX_RANGE
+          ? `... (range capped at ${OPEN_MAX_RANGE} lines; open ${loc.path}:${s + count}-${e} for the rest)`
+          : undefined;
       return showWindow(workspace, loc.path, s, count, note);
     }
     if (line !== undefined) {

@@ -10,7 +10,14 @@
 import type { z } from "zod";
 import type { Workspace } from "../workspace/workspace.js";
 import { jsonSchemaOf } from "./jsonSchema.js";
-import { ToolError, type Tool, type ToolContext, type ToolProgress, type ToolResult, type ToolLookup } from "./types.js";
+import {
+  ToolError,
+  type Tool,
+  type ToolContext,
+  type ToolProgress,
+  type ToolResult,
+  type ToolLookup,
+} from "./types.js";
 import { lspActive } from "../lsp/active.js";
 
 export interface CallOptions {
@@ -70,7 +77,11 @@ export interface ArgumentIssue {
 function argumentIssues(error: z.ZodError): ArgumentIssue[] {
   return error.issues.map((i) => {
     const extra = i as unknown as Record<string, unknown>;
-    const out: ArgumentIssue = { path: i.path.map((p) => (typeof p === "symbol" ? String(p) : p)), code: i.code, message: i.message };
+    const out: ArgumentIssue = {
+      path: i.path.map((p) => (typeof p === "symbol" ? String(p) : p)),
+      code: i.code,
+      message: i.message,
+    };
     if (typeof extra.minimum === "number" || typeof extra.minimum === "bigint") out.minimum = Number(extra.minimum);
     if (typeof extra.maximum === "number" || typeof extra.maximum === "bigint") out.maximum = Number(extra.maximum);
     if (typeof extra.expected === "string") out.expected = extra.expected;
@@ -105,7 +116,9 @@ export function writeRefusal(workspace: Workspace, tool: Tool, args: Record<stri
   if (workspace.profile === "safe-read-only" && args.dry_run !== true) {
     // Only a tool that takes dry_run can be told to pass it (undo_edit cannot).
     const canPreview = Object.hasOwn((jsonSchemaOf(tool).properties ?? {}) as object, "dry_run");
-    const instead = canPreview ? "Pass dry_run: true (--dry-run) to see the patch without applying it, or use the dev profile" : `${tool.name} has no dry run; use the dev profile to run it`;
+    const instead = canPreview
+      ? "Pass dry_run: true (--dry-run) to see the patch without applying it, or use the dev profile"
+      : `${tool.name} has no dry run; use the dev profile to run it`;
     return `${tool.name} changes files, and the profile is safe-read-only: nothing may be modified. ${instead}`;
   }
   return undefined;
@@ -128,7 +141,6 @@ export function offering(workspace: Workspace, tool: Tool): "full" | "preview" |
 }
 
 export type { ToolLookup } from "./types.js";
-
 
 /**
  * A call the policy has checked: its tool (found once), its arguments as the
@@ -165,10 +177,13 @@ export function prepareCall(workspace: Workspace, name: string, args: unknown, t
     return {
       ok: false,
       tool,
-      refusal: usageError(`invalid arguments for ${tool.name}: ${describeIssues(parsed.error)}\nschema: ${JSON.stringify(jsonSchemaOf(tool))}`, {
-        tool: tool.name,
-        issues: argumentIssues(parsed.error),
-      }),
+      refusal: usageError(
+        `invalid arguments for ${tool.name}: ${describeIssues(parsed.error)}\nschema: ${JSON.stringify(jsonSchemaOf(tool))}`,
+        {
+          tool: tool.name,
+          issues: argumentIssues(parsed.error),
+        },
+      ),
     };
   }
   const checked = parsed.data as Record<string, unknown>;
@@ -196,12 +211,23 @@ export async function runPreparedCall(call: PreparedCall, opts: CallOptions = {}
   try {
     // Edit diagnostics: once a language server ran in this process, or when they are on (the face's default
     // or lsp.edit_diagnostics), which starts the file's server on its first edit.
-    const hook = tool.editing && (lspActive() || (await editDiagnosticsOn(workspace, opts.editDiagnostics === true))) ? await import("../lsp/editDiagnostics.js") : undefined;
+    const hook =
+      tool.editing && (lspActive() || (await editDiagnosticsOn(workspace, opts.editDiagnostics === true)))
+        ? await import("../lsp/editDiagnostics.js")
+        : undefined;
     const baseline = hook ? await hook.before(workspace, call.args.path, opts.editDiagnostics === true) : undefined;
-    const result = await tool.handler(call.args, { workspace, signal: opts.signal, ...(opts.onProgress ? { onProgress: opts.onProgress } : {}), ...(opts.askModel ? { askModel: opts.askModel } : {}), ...(opts.imageInput ? { imageInput: opts.imageInput } : {}), ...(opts.outputBudget !== undefined ? { outputBudget: opts.outputBudget } : {}) });
+    const result = await tool.handler(call.args, {
+      workspace,
+      signal: opts.signal,
+      ...(opts.onProgress ? { onProgress: opts.onProgress } : {}),
+      ...(opts.askModel ? { askModel: opts.askModel } : {}),
+      ...(opts.imageInput ? { imageInput: opts.imageInput } : {}),
+      ...(opts.outputBudget !== undefined ? { outputBudget: opts.outputBudget } : {}),
+    });
     return hook && baseline ? await hook.after(workspace, baseline, result) : result;
   } catch (e) {
-    if (e instanceof ToolError) return { success: false, output: "", error: e.message, error_type: "tool", ...e.metadata };
+    if (e instanceof ToolError)
+      return { success: false, output: "", error: e.message, error_type: "tool", ...e.metadata };
     const err = e as NodeJS.ErrnoException;
     const code = err.code ? ` (${err.code})` : "";
     return { success: false, output: "", error: `${tool.name} failed${code}: ${err.message}`, error_type: "tool" };
@@ -209,7 +235,12 @@ export async function runPreparedCall(call: PreparedCall, opts: CallOptions = {}
 }
 
 /** Finds, checks and runs a call (prepareCall, then runPreparedCall). */
-export async function callTool(workspace: Workspace, name: string, args: unknown, opts: CallOptions = {}): Promise<ToolResult> {
+export async function callTool(
+  workspace: Workspace,
+  name: string,
+  args: unknown,
+  opts: CallOptions = {},
+): Promise<ToolResult> {
   const prepared = prepareCall(workspace, name, args, opts.tools ?? (await import("./registry.js")).REGISTRY_LOOKUP);
   if (!prepared.ok) return prepared.refusal;
   return runPreparedCall(prepared.call, opts);

@@ -9,7 +9,9 @@ import { TOOL_MODULES, toolOf } from "./toolModules.js";
 export { jsonSchemaOf, withoutSafeBounds } from "./jsonSchema.js";
 
 /** Every tool, in the order faces list them (that of toolModules.ts). Importing the registry loads every tool's module. */
-export const TOOLS: readonly Tool[] = await Promise.all(Object.entries(TOOL_MODULES).map(async ([name, load]) => toolOf(name, await load())));
+export const TOOLS: readonly Tool[] = await Promise.all(
+  Object.entries(TOOL_MODULES).map(async ([name, load]) => toolOf(name, await load())),
+);
 
 const byName = new Map<string, Tool>();
 for (const tool of TOOLS) {
@@ -46,7 +48,8 @@ export function registerTools(tools: readonly Tool[], source: string): string[] 
 
 /** Removes every tool registered from `source`. */
 export function unregisterTools(source: string): void {
-  for (const [name, tool] of extraTools) if ((tool as { [EXTRA_SOURCE]?: string })[EXTRA_SOURCE] === source) extraTools.delete(name);
+  for (const [name, tool] of extraTools)
+    if ((tool as { [EXTRA_SOURCE]?: string })[EXTRA_SOURCE] === source) extraTools.delete(name);
 }
 
 const EXTRA_SOURCE = Symbol("rt.toolSource");

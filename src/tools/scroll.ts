@@ -7,12 +7,13 @@ export const scrollTool = defineTool({
   name: "scroll",
   aliases: ["scroll_file"],
   description: `Show the next (+) or previous (-) ${SCROLL_CHUNK}-line window of a file after the last open or scroll of it (windows overlap by ${SCROLL_OVERLAP} lines; with none yet, + starts at line 1).`,
-  schema: () => z
-    .object({
-      path: z.string().describe("File, relative to the root"),
-      direction: z.enum(["+", "-", "down", "up"]).describe('"+" (or "down"): next window; "-" (or "up"): previous'),
-    })
-    .strict(),
+  schema: () =>
+    z
+      .object({
+        path: z.string().describe("File, relative to the root"),
+        direction: z.enum(["+", "-", "down", "up"]).describe('"+" (or "down"): next window; "-" (or "up"): previous'),
+      })
+      .strict(),
   readOnly: true,
   swe: true,
   async handler(args, { workspace }) {
@@ -27,7 +28,9 @@ export const scrollTool = defineTool({
       const file = workspace.resolveTextFile(args.path);
       const { totalLines } = await workspace.window(file, 1, 0);
       if (start > totalLines) {
-        throw new ToolError(`already at the end of ${rel}: lines ${prev.start}-${prev.end} of ${totalLines} were the last window`);
+        throw new ToolError(
+          `already at the end of ${rel}: lines ${prev.start}-${prev.end} of ${totalLines} were the last window`,
+        );
       }
       return showWindow(workspace, args.path, start, chunk);
     }

@@ -7,12 +7,17 @@ export const sqlDescribeTool = defineTool({
   aliases: ["describe_table"],
   description:
     "Describe one table or view of a configured database: each column's name, type, whether it may be NULL, its default, and PK for primary-key columns. table is NAME or SCHEMA.NAME (double quotes around names that need them). When the table is not found the error lists similar names. Read-only.",
-  schema: () => z
-    .object({
-      connection: z.string().min(1).optional().describe("Name of the database connection (default: the only or default one)"),
-      table: z.string().min(1).describe("Table or view: NAME or SCHEMA.NAME"),
-    })
-    .strict(),
+  schema: () =>
+    z
+      .object({
+        connection: z
+          .string()
+          .min(1)
+          .optional()
+          .describe("Name of the database connection (default: the only or default one)"),
+        table: z.string().min(1).describe("Table or view: NAME or SCHEMA.NAME"),
+      })
+      .strict(),
   readOnly: true,
   idempotent: true,
   async handler(args, { workspace, signal }) {
@@ -23,7 +28,10 @@ export const sqlDescribeTool = defineTool({
       (answer) => {
         const meta = connectionMeta(answer.spec);
         if ("unreadableName" in answer) {
-          return fail(`cannot read the table name "${args.table}": give NAME or SCHEMA.NAME, with double quotes around names that need them`, meta);
+          return fail(
+            `cannot read the table name "${args.table}": give NAME or SCHEMA.NAME, with double quotes around names that need them`,
+            meta,
+          );
         }
         if ("similar" in answer) {
           const near = answer.similar;
@@ -32,7 +40,12 @@ export const sqlDescribeTool = defineTool({
             meta,
           );
         }
-        return ok(`${args.table}\n${renderRows(answer.result, SQL_MAX_ROWS, "column")}`, { ...meta, table: args.table, columns: answer.result.columns, rows: answer.result.rows });
+        return ok(`${args.table}\n${renderRows(answer.result, SQL_MAX_ROWS, "column")}`, {
+          ...meta,
+          table: args.table,
+          columns: answer.result.columns,
+          rows: answer.result.rows,
+        });
       },
     );
   },

@@ -6,12 +6,17 @@ export const sqlTablesTool = defineTool({
   name: "sql_tables",
   aliases: ["list_tables"],
   description: `List the tables and views of a configured database (schema, name, type), optionally only those whose name matches pattern: a LIKE pattern (% and _, or * and ?); a pattern without wildcards matches names containing it, case-insensitively. At most ${SQL_TABLES_MAX_ROWS} names. Read-only.`,
-  schema: () => z
-    .object({
-      connection: z.string().min(1).optional().describe("Name of the database connection (default: the only or default one)"),
-      pattern: z.string().optional().describe("Filter on table names, e.g. order or %log%"),
-    })
-    .strict(),
+  schema: () =>
+    z
+      .object({
+        connection: z
+          .string()
+          .min(1)
+          .optional()
+          .describe("Name of the database connection (default: the only or default one)"),
+        pattern: z.string().optional().describe("Filter on table names, e.g. order or %log%"),
+      })
+      .strict(),
   readOnly: true,
   idempotent: true,
   async handler(args, { workspace, signal }) {
@@ -23,9 +28,17 @@ export const sqlTablesTool = defineTool({
       ({ spec, result }) => {
         if (result.rows.length === 0) {
           const where = `${spec.name} (${spec.engine}, ${describeTarget(spec)})`;
-          return ok(args.pattern ? `no table or view matches "${args.pattern}" on ${where}` : `no tables or views on ${where}`, { ...connectionMeta(spec), tables: [], more: false });
+          return ok(
+            args.pattern ? `no table or view matches "${args.pattern}" on ${where}` : `no tables or views on ${where}`,
+            { ...connectionMeta(spec), tables: [], more: false },
+          );
         }
-        return ok(renderRows(result, SQL_TABLES_MAX_ROWS, "table"), { ...connectionMeta(spec), columns: result.columns, tables: result.rows, more: result.more });
+        return ok(renderRows(result, SQL_TABLES_MAX_ROWS, "table"), {
+          ...connectionMeta(spec),
+          columns: result.columns,
+          tables: result.rows,
+          more: result.more,
+        });
       },
     );
   },

@@ -21,8 +21,13 @@ import {
 } from "../base/limits.js";
 
 /** The outline of one workspace file, or why there is none. */
-async function outlineOf(workspace: Workspace, rel: string, size: number): Promise<{ symbols: OutlineSymbol[]; text: string } | { reason: string }> {
-  if (size > SYMBOLS_MAX_FILE_BYTES) return { reason: `${formatSize(size)} is larger than the ${formatSize(SYMBOLS_MAX_FILE_BYTES)} rt outlines` };
+async function outlineOf(
+  workspace: Workspace,
+  rel: string,
+  size: number,
+): Promise<{ symbols: OutlineSymbol[]; text: string } | { reason: string }> {
+  if (size > SYMBOLS_MAX_FILE_BYTES)
+    return { reason: `${formatSize(size)} is larger than the ${formatSize(SYMBOLS_MAX_FILE_BYTES)} rt outlines` };
   const bytes = workspace.writer.readFile(rel);
   if (bytes === undefined) return { reason: "file not found" };
   const text = bytes.toString("utf8");
@@ -53,7 +58,15 @@ async function fileOutline(workspace: Workspace, path: string) {
   });
   const head = `${file.rel}: ${got.symbols.length === 0 ? "no definitions found" : `${got.symbols.length} definition${got.symbols.length === 1 ? "" : "s"}`} (${total} lines)`;
   if (got.symbols.length > shown.length) lines.push(`... truncated (${got.symbols.length - shown.length} more)`);
-  const symbols = shown.map((s) => ({ kind: s.kind, name: s.name, container: s.container.join(".") || undefined, start_line: s.startLine, end_line: s.endLine, ...(ids ? { line_id: ids[s.startLine - 1] } : {}), signature: s.signature }));
+  const symbols = shown.map((s) => ({
+    kind: s.kind,
+    name: s.name,
+    container: s.container.join(".") || undefined,
+    start_line: s.startLine,
+    end_line: s.endLine,
+    ...(ids ? { line_id: ids[s.startLine - 1] } : {}),
+    signature: s.signature,
+  }));
   return ok([head, ...lines].join("\n"), { path: file.rel, symbols, total_lines: total });
 }
 
@@ -61,13 +74,25 @@ async function grepDefinitions(workspace: Workspace, name: string, under: string
   const dir = workspace.resolve(under);
   if (!dir.exists) throw new ToolError(`${dir.rel}: not found`);
   const files: string[] = [];
-  const lines = lineSplitter((line) => { if (line) files.push(line); });
+  const lines = lineSplitter((line) => {
+    if (line) files.push(line);
+  });
   const needle = name.includes(".") ? name.slice(name.lastIndexOf(".") + 1) : name;
-  const rgArgs = [...baseArgs(), "--files-with-matches", "--ignore-case", "--fixed-strings", "--max-filesize", String(SYMBOLS_MAX_FILE_BYTES), "--", needle];
+  const rgArgs = [
+    ...baseArgs(),
+    "--files-with-matches",
+    "--ignore-case",
+    "--fixed-strings",
+    "--max-filesize",
+    String(SYMBOLS_MAX_FILE_BYTES),
+    "--",
+    needle,
+  ];
   if (dir.rel !== ".") rgArgs.push(dir.rel);
   const run = await runRg(rgArgs, workspace.root, GREP_TIMEOUT_MS, lines.onData, signal);
   lines.end();
-  if (run.exitCode !== 0 && run.exitCode !== 1 && !run.timedOut) throw new ToolError(`symbols: ripgrep failed: ${run.stderr.trim() || `exit ${run.exitCode}`}`);
+  if (run.exitCode !== 0 && run.exitCode !== 1 && !run.timedOut)
+    throw new ToolError(`symbols: ripgrep failed: ${run.stderr.trim() || `exit ${run.exitCode}`}`);
   files.sort(comparePaths);
   const candidates = files.filter((f) => detectLanguage(f) !== null).slice(0, SYMBOLS_GREP_MAX_FILES);
   const lower = name.toLowerCase();
@@ -85,19 +110,31 @@ async function grepDefinitions(workspace: Workspace, name: string, under: string
       if (s.kind === "key" || s.kind === "element" || s.kind === "rule") continue;
       const full = qualified(s);
       const exact = s.name === name || full === name || full.endsWith(`.${name}`);
-      if (exact || s.name.toLowerCase().includes(lower) || full.toLowerCase().endsWith(lower)) found.push({ path: rel, s, exact });
+      if (exact || s.name.toLowerCase().includes(lower) || full.toLowerCase().endsWith(lower))
+        found.push({ path: rel, s, exact });
     }
   }
   // Exact names first, then in path order.
   found.sort((a, b) => Number(b.exact) - Number(a.exact));
   const shown = found.slice(0, SYMBOLS_GREP_CAP);
-  const out = shown.map(({ path, s }) => `${path}:${s.startLine}-${s.endLine}: ${s.kind} ${qualified(s)}: ${s.signature}`);
+  const out = shown.map(
+    ({ path, s }) => `${path}:${s.startLine}-${s.endLine}: ${s.kind} ${qualified(s)}: ${s.signature}`,
+  );
   if (found.length === 0) out.push(`no definition named like "${name}"${dir.rel !== "." ? ` under ${dir.rel}` : ""}`);
   if (found.length > shown.length) out.push(`... truncated (${found.length - shown.length} more)`);
   const skipped = files.filter((f) => detectLanguage(f) !== null).length - candidates.length;
   if (skipped > 0) out.push(`... ${skipped} more files hold the name and were not parsed (narrow with path)`);
   if (run.timedOut) out.push(`... search timed out after ${GREP_TIMEOUT_MS / 1000}s; the list is incomplete`);
-  const definitions = shown.map(({ path, s, exact }) => ({ path, kind: s.kind, name: s.name, container: s.container.join(".") || undefined, start_line: s.startLine, end_line: s.endLine, exact, signature: s.signature }));
+  const definitions = shown.map(({ path, s, exact }) => ({
+    path,
+    kind: s.kind,
+    name: s.name,
+    container: s.container.join(".") || undefined,
+    start_line: s.startLine,
+    end_line: s.endLine,
+    exact,
+    signature: s.signature,
+  }));
   return ok(out.join("\n"), { definitions, count: found.length, truncated: found.length > shown.length });
 }
 
@@ -117,10 +154,13 @@ export const symbolsTool = defineTool({
   idempotent: true,
   async handler(args, { workspace, signal }) {
     if (args.grep !== undefined) return grepDefinitions(workspace, args.grep, args.path ?? ".", signal);
-    if (args.path === undefined) throw new ToolError("give path (a file to outline) or grep (a name to find across the workspace)");
+    if (args.path === undefined)
+      throw new ToolError("give path (a file to outline) or grep (a name to find across the workspace)");
     const r = workspace.resolve(args.path);
     if (r.exists && fs.statSync(r.abs).isDirectory()) {
-      throw new ToolError(`${r.rel}: is a directory; symbols outlines one file. To find a definition under it, pass grep: NAME`);
+      throw new ToolError(
+        `${r.rel}: is a directory; symbols outlines one file. To find a definition under it, pass grep: NAME`,
+      );
     }
     return fileOutline(workspace, args.path);
   },

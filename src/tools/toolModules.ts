@@ -40,8 +40,12 @@ export type BuiltinToolName = keyof typeof TOOL_MODULES;
 
 /** The tool a module exports (its one export made by defineTool), checked to carry the name it is listed under. */
 export function toolOf(name: string, mod: object): Tool {
-  const tools = Object.values(mod).filter((v): v is Tool => typeof v === "object" && v !== null && "handler" in v && "name" in v);
-  if (tools.length !== 1) throw new Error(`src/tools/toolModules.ts: the module of ${name} exports ${tools.length} tools, not one`);
-  if (tools[0].name !== name) throw new Error(`src/tools/toolModules.ts: ${name}'s module defines the tool ${tools[0].name}`);
+  const tools = Object.values(mod).filter(
+    (v): v is Tool => typeof v === "object" && v !== null && "handler" in v && "name" in v,
+  );
+  if (tools.length !== 1)
+    throw new Error(`src/tools/toolModules.ts: the module of ${name} exports ${tools.length} tools, not one`);
+  if (tools[0].name !== name)
+    throw new Error(`src/tools/toolModules.ts: ${name}'s module defines the tool ${tools[0].name}`);
   return tools[0];
 }

@@ -17,7 +17,8 @@ export const undoTool = defineTool({
   async handler(args, { workspace }) {
     const r = workspace.resolve(args.path);
     const journal = new Journal(workspace.state);
-    if (!journal.enabled) throw new ToolError("undo is unavailable: state is off (RT_STATE=off), so rt kept no journal of edits");
+    if (!journal.enabled)
+      throw new ToolError("undo is unavailable: state is off (RT_STATE=off), so rt kept no journal of edits");
     return withFileLock(workspace.state, r.rel, r.abs, () => {
       const last = journal.latest(r.rel);
       if (!last) {
@@ -56,10 +57,13 @@ export const undoTool = defineTool({
       }
       journal.pop(r.rel);
       const what = last.before === null ? "deleted it (rt had created it)" : "restored the content before it";
-      return ok(`✓ Undid the last ${last.entry.tool} of ${r.rel}: ${what}. ${last.remaining} earlier edit(s) can still be undone.`, {
-        path: r.rel,
-        remaining: last.remaining,
-      });
+      return ok(
+        `✓ Undid the last ${last.entry.tool} of ${r.rel}: ${what}. ${last.remaining} earlier edit(s) can still be undone.`,
+        {
+          path: r.rel,
+          remaining: last.remaining,
+        },
+      );
     });
   },
 });

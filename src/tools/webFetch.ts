@@ -65,7 +65,13 @@ function decode(body: Buffer, contentType: string, kind: "html" | "text"): strin
 function kindOf(contentType: string, body: Buffer): "html" | "text" | undefined {
   const type = contentType.split(";")[0].trim().toLowerCase();
   if (type === "text/html" || type === "application/xhtml+xml") return "html";
-  if (type.startsWith("text/") || /^application\/(json|xml|javascript|x-javascript|ld\+json|rss\+xml|atom\+xml|x-yaml|yaml|toml)$/.test(type) || type.endsWith("+json") || type.endsWith("+xml")) return "text";
+  if (
+    type.startsWith("text/") ||
+    /^application\/(json|xml|javascript|x-javascript|ld\+json|rss\+xml|atom\+xml|x-yaml|yaml|toml)$/.test(type) ||
+    type.endsWith("+json") ||
+    type.endsWith("+xml")
+  )
+    return "text";
   if (type === "") {
     const head = body.subarray(0, 4096);
     if (head.includes(0)) return undefined;
@@ -77,7 +83,10 @@ function kindOf(contentType: string, body: Buffer): "html" | "text" | undefined 
 /** Cut to at most `max` bytes of UTF-8, at a line end when one is near. */
 function cutTo(text: string, max: number): { text: string; cut: boolean } {
   if (Buffer.byteLength(text) <= max) return { text, cut: false };
-  let head = Buffer.from(text).subarray(0, max).toString("utf8").replace(/\uFFFD$/, "");
+  let head = Buffer.from(text)
+    .subarray(0, max)
+    .toString("utf8")
+    .replace(/\uFFFD$/, "");
   const nl = head.lastIndexOf("\n");
   if (nl > max * 0.9) head = head.slice(0, nl);
   return { text: head, cut: true };
@@ -106,12 +115,10 @@ export const webFetchTool = defineTool({
     }
   },
   async handler(args, { workspace, signal, askModel }) {
-    if (!args.raw && args.prompt === undefined) throw new ToolError("prompt is required: what to find out from the page (or raw: true for the page itself)");
-    const [{ fetchPage, checkUrl, addressRefusal }, { cachedPage, cachePage }, { webSettings, fetchRules }] = await Promise.all([
-      import("../web/fetchPage.js"),
-      import("../web/cache.js"),
-      import("../web/settings.js"),
-    ]);
+    if (!args.raw && args.prompt === undefined)
+      throw new ToolError("prompt is required: what to find out from the page (or raw: true for the page itself)");
+    const [{ fetchPage, checkUrl, addressRefusal }, { cachedPage, cachePage }, { webSettings, fetchRules }] =
+      await Promise.all([import("../web/fetchPage.js"), import("../web/cache.js"), import("../web/settings.js")]);
     const settings = webSettings(workspace);
     const rules = fetchRules(settings.config, signal, settings.privateNote);
     const url = checkUrl(args.url, rules).href;
@@ -120,7 +127,8 @@ export const webFetchTool = defineTool({
       // The cache answers only what today's rules would fetch: the final URL's domain, the address it came from.
       try {
         const final = checkUrl(page.final_url, rules);
-        if (!page.address || addressRefusal(page.address, final.hostname.replace(/^\[|\]$/g, ""), rules) !== undefined) page = undefined;
+        if (!page.address || addressRefusal(page.address, final.hostname.replace(/^\[|\]$/g, ""), rules) !== undefined)
+          page = undefined;
       } catch {
         page = undefined;
       }
@@ -129,10 +137,16 @@ export const webFetchTool = defineTool({
     if (!page) {
       const got = await fetchPage(args.url, rules);
       if (got.kind === "redirect") {
-        return ok(`${got.from} redirected (${got.status}) to another host: ${got.to}\nIt was not followed. Fetch that URL with web_fetch if you want it.`, { url: got.from, redirect_url: got.to, status: got.status });
+        return ok(
+          `${got.from} redirected (${got.status}) to another host: ${got.to}\nIt was not followed. Fetch that URL with web_fetch if you want it.`,
+          { url: got.from, redirect_url: got.to, status: got.status },
+        );
       }
       const kind = kindOf(got.contentType, got.body);
-      if (!kind) throw new ToolError(`${got.url}: content type ${got.contentType || "(none)"} is not text; web_fetch reads HTML and text pages`);
+      if (!kind)
+        throw new ToolError(
+          `${got.url}: content type ${got.contentType || "(none)"} is not text; web_fetch reads HTML and text pages`,
+        );
       const text = decode(got.body, got.contentType, kind);
       let title: string | undefined;
       let markdown = text;
@@ -153,13 +167,25 @@ export const webFetchTool = defineTool({
       };
       cachePage(workspace.state, page);
     }
-    const meta = { url, final_url: page.final_url, content_type: page.content_type, ...(page.title ? { title: page.title } : {}), bytes: Buffer.byteLength(page.markdown), cut: page.cut, cached: fromCache };
+    const meta = {
+      url,
+      final_url: page.final_url,
+      content_type: page.content_type,
+      ...(page.title ? { title: page.title } : {}),
+      bytes: Buffer.byteLength(page.markdown),
+      cut: page.cut,
+      cached: fromCache,
+    };
     const head = `${page.final_url}${page.title ? ` (${page.title})` : ""}: ${Math.ceil(Buffer.byteLength(page.markdown) / 1024)} KB of Markdown${page.cut ? `, cut at ${WEB_FETCH_MAX_MARKDOWN_BYTES / 1024} KB` : ""}${fromCache ? ", from the 15-minute cache" : ""}`;
     if (args.raw || !askModel) {
       const note = !args.raw ? "\n(no model here to apply the prompt: the page itself follows)" : "";
       return ok(`${head}${note}\n\n${page.markdown}`, { ...meta, raw: true });
     }
-    const answer = await askModel({ system: SYSTEM, prompt: `${args.prompt}\n\n<page url="${page.final_url}">\n${page.markdown}\n</page>`, ...(signal ? { signal } : {}) });
+    const answer = await askModel({
+      system: SYSTEM,
+      prompt: `${args.prompt}\n\n<page url="${page.final_url}">\n${page.markdown}\n</page>`,
+      ...(signal ? { signal } : {}),
+    });
     return ok(`${head}\n\n${answer.trim()}`, { ...meta, raw: false });
   },
 });

@@ -27,7 +27,13 @@ export const webSearchTool = defineTool({
         query: z.string().min(2).describe("What to search for"),
         allowed_domains: domains.describe("Only results from these"),
         blocked_domains: domains.describe("No results from these"),
-        max_results: z.number().int().min(1).max(WEB_SEARCH_MAX_RESULTS).optional().describe(`Default ${WEB_SEARCH_DEFAULT_RESULTS}`),
+        max_results: z
+          .number()
+          .int()
+          .min(1)
+          .max(WEB_SEARCH_MAX_RESULTS)
+          .optional()
+          .describe(`Default ${WEB_SEARCH_DEFAULT_RESULTS}`),
       })
       .strict(),
   readOnly: true,
@@ -35,7 +41,10 @@ export const webSearchTool = defineTool({
   approvalScope: () => "web_search",
   unavailable: (workspace) => (configured(workspace) ? undefined : "no search backend is configured (web.search)"),
   async handler(args, { workspace, signal }) {
-    const [{ search, SEARCH_SETUP_HINT }, { webConfig }] = await Promise.all([import("../web/search.js"), import("../web/settings.js")]);
+    const [{ search, SEARCH_SETUP_HINT }, { webConfig }] = await Promise.all([
+      import("../web/search.js"),
+      import("../web/settings.js"),
+    ]);
     const cfg = webConfig(workspace);
     if (!cfg.search) throw new ToolError(SEARCH_SETUP_HINT);
     const results = await search(
@@ -49,7 +58,10 @@ export const webSearchTool = defineTool({
       },
       workspace.env,
     );
-    const text = results.length === 0 ? `No results for ${JSON.stringify(args.query)}.` : results.map((r, i) => `${i + 1}. ${r.title}\n   ${r.url}${r.snippet ? `\n   ${r.snippet}` : ""}`).join("\n");
+    const text =
+      results.length === 0
+        ? `No results for ${JSON.stringify(args.query)}.`
+        : results.map((r, i) => `${i + 1}. ${r.title}\n   ${r.url}${r.snippet ? `\n   ${r.snippet}` : ""}`).join("\n");
     return ok(text, { query: args.query, backend: cfg.search.backend, count: results.length, results });
   },
 });

@@ -65,15 +65,27 @@ export const writeTool = defineTool({
         requireShown(workspace, snap);
         if (snap.bytes !== null && !args.force) {
           const elided = findElision(snap.model.lines, lines);
-          if (elided) throw new ToolError(elisionMessage(elided, "content"), { reason: "elision", lines: [elided.oldStart + 1] });
+          if (elided)
+            throw new ToolError(elisionMessage(elided, "content"), { reason: "elision", lines: [elided.oldStart + 1] });
         }
         return { model: parseFile(Buffer.from(args.content, "utf8")), start: 1, end: lines.length };
       },
-      { tool: "write", mayCreate: true, dryRun: args.dry_run, force: args.force, showDiff: args.show_diff, verb: "Wrote" },
+      {
+        tool: "write",
+        mayCreate: true,
+        dryRun: args.dry_run,
+        force: args.force,
+        showDiff: args.show_diff,
+        verb: "Wrote",
+      },
     );
     if (r.metadata.changed) workspace.lineIds.clear(r.metadata.path as string);
     // The result fields: what was written (nothing on a dry run or when the content was already there).
     const changed = r.metadata.changed === true;
-    return ok(r.output, { ...r.metadata, created: changed && !existed, bytes_written: changed ? Buffer.byteLength(args.content) : 0 });
+    return ok(r.output, {
+      ...r.metadata,
+      created: changed && !existed,
+      bytes_written: changed ? Buffer.byteLength(args.content) : 0,
+    });
   },
 });

@@ -17,18 +17,106 @@ import { WRITE_OUTPUT_MAX_BYTES } from "../base/limits.js";
 
 /** File names that configure shells, credentials or tools: never created, at any depth. */
 const SENSITIVE_NAMES = new Set([
-  ".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".bash_aliases", ".profile", ".zshrc", ".zprofile", ".zshenv", ".zlogin", ".zlogout",
-  ".cshrc", ".tcshrc", ".kshrc", ".inputrc", ".netrc", ".npmrc", ".yarnrc", ".pypirc", ".gitconfig", ".git-credentials", ".gitmodules", ".gitattributes",
-  ".env", ".envrc", ".pgpass", ".my.cnf", ".curlrc", ".wgetrc", ".vimrc", ".exrc", ".lesskey", ".xinitrc", ".xprofile", ".forward",
-  "authorized_keys", "authorized_keys2", "known_hosts", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "crontab", "sudoers",
-  ".pam_environment", ".gdbinit", ".lldbinit", ".psqlrc", ".sqliterc", ".tmux.conf", ".screenrc", ".emacs", ".rprofile", ".irbrc", ".xsession", ".xsessionrc",
+  ".bashrc",
+  ".bash_profile",
+  ".bash_login",
+  ".bash_logout",
+  ".bash_aliases",
+  ".profile",
+  ".zshrc",
+  ".zprofile",
+  ".zshenv",
+  ".zlogin",
+  ".zlogout",
+  ".cshrc",
+  ".tcshrc",
+  ".kshrc",
+  ".inputrc",
+  ".netrc",
+  ".npmrc",
+  ".yarnrc",
+  ".pypirc",
+  ".gitconfig",
+  ".git-credentials",
+  ".gitmodules",
+  ".gitattributes",
+  ".env",
+  ".envrc",
+  ".pgpass",
+  ".my.cnf",
+  ".curlrc",
+  ".wgetrc",
+  ".vimrc",
+  ".exrc",
+  ".lesskey",
+  ".xinitrc",
+  ".xprofile",
+  ".forward",
+  "authorized_keys",
+  "authorized_keys2",
+  "known_hosts",
+  "id_rsa",
+  "id_dsa",
+  "id_ecdsa",
+  "id_ed25519",
+  "crontab",
+  "sudoers",
+  ".pam_environment",
+  ".gdbinit",
+  ".lldbinit",
+  ".psqlrc",
+  ".sqliterc",
+  ".tmux.conf",
+  ".screenrc",
+  ".emacs",
+  ".rprofile",
+  ".irbrc",
+  ".xsession",
+  ".xsessionrc",
 ]);
 /** Directories whose contents configure or run things: nothing is created inside them. */
-const SENSITIVE_DIRS = new Set([".ssh", ".git", ".gnupg", ".aws", ".azure", ".kube", ".docker", ".config", ".local", ".github", ".gitlab", ".husky", ".circleci", ".vscode", ".idea", "node_modules", ".cargo", ".gradle", ".m2", ".ipython"]);
+const SENSITIVE_DIRS = new Set([
+  ".ssh",
+  ".git",
+  ".gnupg",
+  ".aws",
+  ".azure",
+  ".kube",
+  ".docker",
+  ".config",
+  ".local",
+  ".github",
+  ".gitlab",
+  ".husky",
+  ".circleci",
+  ".vscode",
+  ".idea",
+  "node_modules",
+  ".cargo",
+  ".gradle",
+  ".m2",
+  ".ipython",
+]);
 /** Directories an output directory may never be inside. */
 const SECRET_DIRS = new Set([".ssh", ".git", ".gnupg", ".aws", ".azure", ".kube", ".docker"]);
 /** System locations an output directory may never be in. */
-const SYSTEM_PREFIXES = ["/etc", "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/boot", "/dev", "/proc", "/sys", "/var/spool", "/var/lib", "/root/.ssh"];
+const SYSTEM_PREFIXES = [
+  "/etc",
+  "/usr",
+  "/bin",
+  "/sbin",
+  "/lib",
+  "/lib32",
+  "/lib64",
+  "/libx32",
+  "/boot",
+  "/dev",
+  "/proc",
+  "/sys",
+  "/var/spool",
+  "/var/lib",
+  "/root/.ssh",
+];
 
 /** Why `relParts` (path components) name something sensitive, or undefined. */
 export function sensitiveReason(parts: string[]): string | undefined {
@@ -38,7 +126,8 @@ export function sensitiveReason(parts: string[]): string | undefined {
     const last = i === parts.length - 1;
     if (!last && SENSITIVE_DIRS.has(p)) return `${p}/ holds configuration, credentials or repository data`;
     if (last && SENSITIVE_DIRS.has(p)) return `${p} is the name of a configuration or repository directory`;
-    if (SENSITIVE_NAMES.has(p) || /^\.env\./.test(p) || /^id_(rsa|dsa|ecdsa|ed25519)(\.pub)?$/.test(p)) return `${p} is a shell start-up, credential or configuration file`;
+    if (SENSITIVE_NAMES.has(p) || /^\.env\./.test(p) || /^id_(rsa|dsa|ecdsa|ed25519)(\.pub)?$/.test(p))
+      return `${p} is a shell start-up, credential or configuration file`;
   }
   return undefined;
 }
@@ -61,9 +150,11 @@ function realpathNearest(p: string): string {
 
 /** Why the output directory `dir` (lexical or real) may not be used, or undefined. */
 function outputDirProblem(dir: string, checkSecret: boolean): string | undefined {
-  if (SYSTEM_PREFIXES.some((p) => dir === p || dir.startsWith(`${p}/`))) return `the output directory ${dir} is a system location; choose another with --out`;
+  if (SYSTEM_PREFIXES.some((p) => dir === p || dir.startsWith(`${p}/`)))
+    return `the output directory ${dir} is a system location; choose another with --out`;
   const secretDir = checkSecret ? dir.split(path.sep).find((p) => SECRET_DIRS.has(p.toLowerCase())) : undefined;
-  if (secretDir) return `the output directory ${dir} is inside ${secretDir}/, which holds credentials or repository data; choose another with --out`;
+  if (secretDir)
+    return `the output directory ${dir} is inside ${secretDir}/, which holds credentials or repository data; choose another with --out`;
   return undefined;
 }
 
@@ -82,12 +173,13 @@ export const writeOutputTool = defineTool({
   name: "write_output",
   aliases: [],
   description: `Create a new file of findings (report, summary, script) in the output directory (.rt/out/, or --out), in every profile, safe-read-only included. path is relative to it. Never overwrites; sensitive names (.bashrc, .ssh/, .env...) refused. At most ${formatSize(WRITE_OUTPUT_MAX_BYTES)}.`,
-  schema: () => z
-    .object({
-      path: z.string().min(1).describe("File name relative to the output directory, e.g. reports/disk-usage.md"),
-      content: z.string().describe("The whole content of the new file"),
-    })
-    .strict(),
+  schema: () =>
+    z
+      .object({
+        path: z.string().min(1).describe("File name relative to the output directory, e.g. reports/disk-usage.md"),
+        content: z.string().describe("The whole content of the new file"),
+      })
+      .strict(),
   readOnly: false,
   destructive: false,
   enforcesReadOnly: true,
@@ -96,7 +188,10 @@ export const writeOutputTool = defineTool({
     const input = args.path;
     if (input.includes("\0")) throw new ToolError("path contains a NUL byte: paths must be plain text");
     const bytes = Buffer.byteLength(args.content, "utf8");
-    if (bytes > WRITE_OUTPUT_MAX_BYTES) throw new ToolError(`content is ${formatSize(bytes)}; write_output creates files of at most ${formatSize(WRITE_OUTPUT_MAX_BYTES)}`);
+    if (bytes > WRITE_OUTPUT_MAX_BYTES)
+      throw new ToolError(
+        `content is ${formatSize(bytes)}; write_output creates files of at most ${formatSize(WRITE_OUTPUT_MAX_BYTES)}`,
+      );
 
     const lexicalOut = out.abs;
     const lexicalProblem = outputDirProblem(lexicalOut, !out.isDefault);
@@ -107,10 +202,18 @@ export const writeOutputTool = defineTool({
     if (out.isDefault) {
       const realRoot = realpathNearest(workspace.root);
       if (!isWithin(realRoot, realOutNow)) {
-        throw new ToolError(`the output directory ${display(workspace, lexicalOut)} is a symbolic link leading out of the workspace (to ${realOutNow}); remove it or choose another directory with --out`);
+        throw new ToolError(
+          `the output directory ${display(workspace, lexicalOut)} is a symbolic link leading out of the workspace (to ${realOutNow}); remove it or choose another directory with --out`,
+        );
       }
-      const secret = path.relative(realRoot, realOutNow).split(path.sep).find((p) => SECRET_DIRS.has(p.toLowerCase()));
-      if (secret) throw new ToolError(`the output directory ${display(workspace, lexicalOut)} is a symbolic link into ${secret}/ (${realOutNow}), which holds credentials or repository data; remove it or choose another directory with --out`);
+      const secret = path
+        .relative(realRoot, realOutNow)
+        .split(path.sep)
+        .find((p) => SECRET_DIRS.has(p.toLowerCase()));
+      if (secret)
+        throw new ToolError(
+          `the output directory ${display(workspace, lexicalOut)} is a symbolic link into ${secret}/ (${realOutNow}), which holds credentials or repository data; remove it or choose another directory with --out`,
+        );
     } else {
       const realProblem = realOutNow === lexicalOut ? undefined : outputDirProblem(realOutNow, true);
       if (realProblem) throw new ToolError(`${realProblem} (--out ${lexicalOut} is a symbolic link to it)`);
@@ -118,7 +221,9 @@ export const writeOutputTool = defineTool({
 
     const target = path.resolve(lexicalOut, input);
     if (!isWithin(lexicalOut, target) || target === lexicalOut) {
-      throw new ToolError(`${input}: outside the output directory ${display(workspace, lexicalOut)}; give a path relative to it, e.g. report.md`);
+      throw new ToolError(
+        `${input}: outside the output directory ${display(workspace, lexicalOut)}; give a path relative to it, e.g. report.md`,
+      );
     }
     const rel = path.relative(lexicalOut, target).split(path.sep);
     const why = sensitiveReason(rel);
@@ -130,7 +235,9 @@ export const writeOutputTool = defineTool({
     // directory is created (a refused call creates nothing), and again once they exist.
     const realParentBefore = realpathNearest(path.dirname(target));
     if (!isWithin(realOutNow, realParentBefore)) {
-      throw new ToolError(`${input}: a symbolic link leads outside the output directory (to ${realParentBefore}); refusing to write there`);
+      throw new ToolError(
+        `${input}: a symbolic link leads outside the output directory (to ${realParentBefore}); refusing to write there`,
+      );
     }
     // The output directory as it really is, created if missing: inside the workspace through the
     // workspace's confined writer, elsewhere (--out) from its nearest existing ancestor.
@@ -139,7 +246,9 @@ export const writeOutputTool = defineTool({
     else confinedAt(realOutNow).mkdirs([]);
     const realOut = fs.realpathSync(lexicalOut);
     if (realOut !== realOutNow) {
-      throw new ToolError(`the output directory ${display(workspace, lexicalOut)} changed while it was being created; nothing was written`);
+      throw new ToolError(
+        `the output directory ${display(workspace, lexicalOut)} changed while it was being created; nothing was written`,
+      );
     }
     // Below the output directory nothing is followed: every directory is opened with O_NOFOLLOW
     // and the file is created with O_CREAT|O_EXCL|O_NOFOLLOW relative to the last one.
@@ -148,7 +257,9 @@ export const writeOutputTool = defineTool({
       writer.createExclusive(rel, args.content, { mode: 0o644, mkdirs: true, fsync: true });
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code === "EEXIST") {
-        throw new ToolError(`${display(workspace, target)} already exists; write_output never overwrites. Choose a new name (e.g. add a date or a number)`);
+        throw new ToolError(
+          `${display(workspace, target)} already exists; write_output never overwrites. Choose a new name (e.g. add a date or a number)`,
+        );
       }
       throw e;
     }

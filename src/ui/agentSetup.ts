@@ -23,7 +23,8 @@ export interface AgentSetup {
 
 function choice<T extends string>(value: unknown, allowed: readonly T[], flag: string): T | undefined {
   if (value === undefined) return undefined;
-  if (typeof value !== "string" || !allowed.includes(value as T)) throw new SetupError(`--${flag} must be one of ${allowed.join(", ")}, not "${String(value)}"`);
+  if (typeof value !== "string" || !allowed.includes(value as T))
+    throw new SetupError(`--${flag} must be one of ${allowed.join(", ")}, not "${String(value)}"`);
   return value as T;
 }
 
@@ -32,7 +33,8 @@ export function openSession(ws: Workspace, flags: Flags): { log: SessionLog; sta
   try {
     // --fork-session: a new session that starts as a copy of the one named (a branch; that one is kept).
     const fork = flags["fork-session"] === true;
-    if (typeof flags.resume === "string") return fork ? SessionLog.fork(ws, flags.resume) : SessionLog.open(ws, flags.resume);
+    if (typeof flags.resume === "string")
+      return fork ? SessionLog.fork(ws, flags.resume) : SessionLog.open(ws, flags.resume);
     if (flags.continue === true) {
       const id = latestSessionId(ws);
       if (!id) throw new SetupError(`no earlier session in ${ws.root} to continue; start one with rt run or rt chat`);
@@ -65,7 +67,8 @@ export async function setupAgent(ws: Workspace, flags: Flags, interaction: UserI
     throw new SetupError((e as Error).message);
   }
   const protocolFlag = choice<ProtocolChoice>(flags.protocol, ["tools", "text", "auto"], "protocol");
-  const toolChoice = choice<ToolChoice>(flags["tool-choice"], ["auto", "required", "none"], "tool-choice") ?? settings.toolChoice;
+  const toolChoice =
+    choice<ToolChoice>(flags["tool-choice"], ["auto", "required", "none"], "tool-choice") ?? settings.toolChoice;
   const approval: ApprovalMode = choice(flags.approval, APPROVAL_MODES, "approval") ?? settings.approval ?? "ask";
   const session = openSession(ws, flags);
   // A continued session keeps its model unless --model says otherwise.
@@ -92,7 +95,13 @@ export async function setupAgent(ws: Workspace, flags: Flags, interaction: UserI
     resolveModel: async (label) => {
       const r = await resolveModel(ws, { model: label });
       const price = priceFor(settings.prices, r.label);
-      return { provider: r.provider, model: r.model, label: r.label, ...(price ? { price } : {}), ...(settings.contextWindow !== undefined ? { contextWindow: settings.contextWindow } : {}) };
+      return {
+        provider: r.provider,
+        model: r.model,
+        label: r.label,
+        ...(price ? { price } : {}),
+        ...(settings.contextWindow !== undefined ? { contextWindow: settings.contextWindow } : {}),
+      };
     },
     maxTurns: typeof flags["max-turns"] === "number" ? flags["max-turns"] : settings.maxTurns,
     toolOutputMaxChars: settings.toolOutputMaxChars,

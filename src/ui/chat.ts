@@ -46,7 +46,11 @@ export async function chatCommand(ws: Workspace, flags: Flags, io: Io): Promise<
   const style: Style = process.stdout.isTTY ? ansi : plain;
   let setup;
   try {
-    setup = await setupAgent(ws, flags, { approve: askApproval(reader, io.stdout), askUser: askQuestionsOnLines(reader, io.stdout), reviewPlan: reviewPlanOnLines(reader, io.stdout) });
+    setup = await setupAgent(ws, flags, {
+      approve: askApproval(reader, io.stdout),
+      askUser: askQuestionsOnLines(reader, io.stdout),
+      reviewPlan: reviewPlanOnLines(reader, io.stdout),
+    });
   } catch (e) {
     reader.close();
     if (e instanceof SetupError) {
@@ -131,7 +135,12 @@ export async function chatCommand(ws: Workspace, flags: Flags, io: Io): Promise<
         const [cmd, ...rest] = input.split(/\s+/);
         const arg = input.slice(cmd.length).trim();
         if (cmd === "/exit" || cmd === "/quit") break;
-        if (cmd === "/help") io.stdout(customCommands.commands.length ? `${HELP}Custom commands:\n${describeCommands(customCommands.commands)}\n` : HELP);
+        if (cmd === "/help")
+          io.stdout(
+            customCommands.commands.length
+              ? `${HELP}Custom commands:\n${describeCommands(customCommands.commands)}\n`
+              : HELP,
+          );
         else if (cmd === "/clear") {
           agent.clear();
           io.stdout(style.dim("[rt] context cleared; the session log keeps the history\n"));
@@ -139,7 +148,9 @@ export async function chatCommand(ws: Workspace, flags: Flags, io: Io): Promise<
           const c = new AbortController();
           await run(agent.compact(arg || undefined, { signal: c.signal }), c);
         } else if (cmd === "/todos") {
-          io.stdout(agent.todos.length ? describeStreamEvent({ type: "todos", todos: [...agent.todos] }, style) : "no todos\n");
+          io.stdout(
+            agent.todos.length ? describeStreamEvent({ type: "todos", todos: [...agent.todos] }, style) : "no todos\n",
+          );
         } else if (cmd === "/agents") {
           const { listAgents } = await import("./agentList.js");
           await listAgents(ws, false, io);

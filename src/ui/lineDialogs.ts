@@ -7,12 +7,20 @@ import type { ApprovalMode } from "../agent/approval.js";
 import type { LineReader } from "./lineReader.js";
 
 /** Reads one question's answer: numbers (several with multiSelect), or any other text as "Other". Null: dismissed. */
-async function askOne(reader: LineReader, write: (s: string) => void, q: UserQuestion, n: number, of: number): Promise<UserAnswer | null> {
+async function askOne(
+  reader: LineReader,
+  write: (s: string) => void,
+  q: UserQuestion,
+  n: number,
+  of: number,
+): Promise<UserAnswer | null> {
   const other = q.options.length + 1;
   write(`\n[${q.header}]${of > 1 ? ` (${n}/${of})` : ""} ${q.question}\n`);
   q.options.forEach((o, i) => write(`  ${i + 1}. ${o.label}${o.description ? ` — ${o.description}` : ""}\n`));
   write(`  ${other}. Other (type your own answer)\n`);
-  const hint = q.multiSelect ? `Choose one or more of 1-${other} (e.g. 1,3), or type an answer: ` : `Choose 1-${other}, or type an answer: `;
+  const hint = q.multiSelect
+    ? `Choose one or more of 1-${other} (e.g. 1,3), or type an answer: `
+    : `Choose 1-${other}, or type an answer: `;
   for (;;) {
     const line = await reader.next(hint);
     if (line === null) return null;
@@ -55,7 +63,9 @@ export function reviewPlanOnLines(reader: LineReader, write: (s: string) => void
   return async (plan) => {
     write(`\n── Plan ──\n${plan.trim()}\n──────────\n`);
     for (;;) {
-      const line = await reader.next("Accept this plan? [y]es (edits and commands ask) / [e] yes, approve edits / [a] yes, approve everything / [n]o: ");
+      const line = await reader.next(
+        "Accept this plan? [y]es (edits and commands ask) / [e] yes, approve edits / [a] yes, approve everything / [n]o: ",
+      );
       if (line === null) return { accept: false, feedback: "" };
       const a = line.trim().toLowerCase();
       const mode = PLAN_CHOICES[a];

@@ -15,7 +15,10 @@ export class LineReader {
   private waiter: ((line: string | null) => void) | undefined;
   readonly terminal: boolean;
 
-  constructor(input: Readable & { isTTY?: boolean }, private readonly output: Writable) {
+  constructor(
+    input: Readable & { isTTY?: boolean },
+    private readonly output: Writable,
+  ) {
     this.terminal = input.isTTY === true;
     this.rl = readline.createInterface({ input, output, terminal: this.terminal, historySize: 200 });
     this.rl.on("line", (line) => {
@@ -75,15 +78,20 @@ export class LineReader {
 /** y / n / a(lways), asked until the answer is one of them ("n REASON" tells the model why); the end of input answers no. */
 export function askApproval(reader: LineReader, write: (s: string) => void): ApprovalCallback {
   return async (req) => {
-    write(`\n${req.agent ? `[${req.agent}] ` : ""}rt wants to ${req.category === "edit" ? "edit" : req.category === "command" ? "run" : "use"}: ${req.summary}\n`);
+    write(
+      `\n${req.agent ? `[${req.agent}] ` : ""}rt wants to ${req.category === "edit" ? "edit" : req.category === "command" ? "run" : "use"}: ${req.summary}\n`,
+    );
     // An edit shows its change before the question, as the full-screen UI does (removed -, added +).
     if (req.category === "edit") {
       const change = callPreview(req.args).filter((l) => l.tone !== "plain");
       for (const l of change.slice(0, TUI_APPROVAL_PREVIEW_LINES)) write(`  ${l.text}\n`);
-      if (change.length > TUI_APPROVAL_PREVIEW_LINES) write(`  … ${change.length - TUI_APPROVAL_PREVIEW_LINES} more lines\n`);
+      if (change.length > TUI_APPROVAL_PREVIEW_LINES)
+        write(`  … ${change.length - TUI_APPROVAL_PREVIEW_LINES} more lines\n`);
     }
     for (;;) {
-      const line = await reader.next("Allow? [y]es / [n]o (n REASON tells the model why) / [a]lways for this session: ");
+      const line = await reader.next(
+        "Allow? [y]es / [n]o (n REASON tells the model why) / [a]lways for this session: ",
+      );
       if (line === null) return "no";
       const a = line.trim();
       if (/^(y|yes)$/i.test(a)) return "yes";

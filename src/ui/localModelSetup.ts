@@ -17,7 +17,11 @@ export function progressLine(name: string, p: DownloadProgress, width = 30): str
 }
 
 /** Downloads with a progress bar on standard error (redrawn on a terminal, a line per 10% otherwise). */
-export async function pullWithProgress(entry: CatalogueEntry, io: Pick<Io, "stderr" | "tty">, env: NodeJS.ProcessEnv): Promise<string> {
+export async function pullWithProgress(
+  entry: CatalogueEntry,
+  io: Pick<Io, "stderr" | "tty">,
+  env: NodeJS.ProcessEnv,
+): Promise<string> {
   const tty = io.tty?.stderr === true;
   let lastTenth = -2;
   let lastDraw = 0;
@@ -34,7 +38,9 @@ export async function pullWithProgress(entry: CatalogueEntry, io: Pick<Io, "stde
         if (tenth !== lastTenth) {
           const first = lastTenth === -2;
           lastTenth = tenth;
-          io.stderr(`${progressLine(entry.name, p)}${p.resumedFrom && first ? ` (resumed at ${formatBytes(p.resumedFrom)})` : ""}\n`);
+          io.stderr(
+            `${progressLine(entry.name, p)}${p.resumedFrom && first ? ` (resumed at ${formatBytes(p.resumedFrom)})` : ""}\n`,
+          );
         }
       }
     },
@@ -49,7 +55,10 @@ export type LocalConsent = { ok: true; file: string } | { ok: false; message: st
  * Makes `entry` present: asks on a terminal (unless `yes`), refuses without one, then
  * downloads. `why` opens the question ("No model is configured and ...").
  */
-export async function ensureLocalModel(entry: CatalogueEntry, o: { yes: boolean; why?: string; env: NodeJS.ProcessEnv }): Promise<LocalConsent> {
+export async function ensureLocalModel(
+  entry: CatalogueEntry,
+  o: { yes: boolean; why?: string; env: NodeJS.ProcessEnv },
+): Promise<LocalConsent> {
   const size = entry.size ? `about ${formatBytes(entry.size)}` : "size unknown";
   const where = modelsDir(o.env);
   if (!o.yes) {
@@ -75,11 +84,19 @@ export async function ensureLocalModel(entry: CatalogueEntry, o: { yes: boolean;
     const answer = await q.ask(`Download ${entry.name} now? [y/N] `);
     if (answer === "interrupt") return { ok: false, exitCode: 130, message: "" };
     if (!answer || !/^\s*y(es)?\s*$/i.test(answer)) {
-      return { ok: false, exitCode: 2, message: `nothing downloaded; \`rt models pull ${entry.name}\` downloads it later, or choose a model with --model` };
+      return {
+        ok: false,
+        exitCode: 2,
+        message: `nothing downloaded; \`rt models pull ${entry.name}\` downloads it later, or choose a model with --model`,
+      };
     }
   }
   try {
-    const file = await pullWithProgress(entry, { stderr: (s) => void process.stderr.write(s), tty: { stdout: false, stderr: process.stderr.isTTY === true } }, o.env);
+    const file = await pullWithProgress(
+      entry,
+      { stderr: (s) => void process.stderr.write(s), tty: { stdout: false, stderr: process.stderr.isTTY === true } },
+      o.env,
+    );
     return { ok: true, file };
   } catch (e) {
     if (e instanceof DownloadError) return { ok: false, exitCode: 1, message: e.message };

@@ -36,11 +36,19 @@ export function describeEvent(ev: AgentEvent, st: Style = plain): string {
     case "reasoning":
       return "";
     case "tool_start":
-      return st.dim(`● ${typeof ev.args === "string" ? `${ev.name} (unparsable arguments)` : describeCall(ev.name, ev.args)}`) + "\n";
+      return (
+        st.dim(
+          `● ${typeof ev.args === "string" ? `${ev.name} (unparsable arguments)` : describeCall(ev.name, ev.args)}`,
+        ) + "\n"
+      );
     case "tool_end": {
       if (ev.success) {
         const lines = ev.output === "" ? 0 : ev.output.split("\n").length;
-        return st.dim(`  ✓ ${lines} line${lines === 1 ? "" : "s"}${ev.saved_output ? ` (cut; whole output in ${ev.saved_output})` : ""}`) + "\n";
+        return (
+          st.dim(
+            `  ✓ ${lines} line${lines === 1 ? "" : "s"}${ev.saved_output ? ` (cut; whole output in ${ev.saved_output})` : ""}`,
+          ) + "\n"
+        );
       }
       return st.red(`  ✗ ${firstLine(ev.error ?? ev.output)}`) + "\n";
     }
@@ -52,13 +60,28 @@ export function describeEvent(ev: AgentEvent, st: Style = plain): string {
     case "notice":
       return st.dim(`[rt] ${ev.message}`) + "\n";
     case "todos":
-      return ev.todos.map((t) => st.dim(`  ${t.status === "completed" ? "[✓]" : t.status === "in_progress" ? "[→]" : "[ ]"} ${t.status === "in_progress" ? t.activeForm : t.content}`)).join("\n") + "\n";
+      return (
+        ev.todos
+          .map((t) =>
+            st.dim(
+              `  ${t.status === "completed" ? "[✓]" : t.status === "in_progress" ? "[→]" : "[ ]"} ${t.status === "in_progress" ? t.activeForm : t.content}`,
+            ),
+          )
+          .join("\n") + "\n"
+      );
     case "subagent_start":
       return st.dim(`● ${ev.subagent_type}: ${ev.description} (${ev.model})`) + "\n";
     case "subagent_end":
-      return st.dim(`  ${ev.success ? "✓" : "✗"} ${ev.subagent_type} done · ${n(ev.usage.input_tokens)} in, ${n(ev.usage.output_tokens)} out`) + "\n";
+      return (
+        st.dim(
+          `  ${ev.success ? "✓" : "✗"} ${ev.subagent_type} done · ${n(ev.usage.input_tokens)} in, ${n(ev.usage.output_tokens)} out`,
+        ) + "\n"
+      );
     case "compact_start":
-      return st.dim(`[rt] compacting the context (${ev.reason}): about ${n(ev.tokens)} of ${n(ev.context_window)} tokens…`) + "\n";
+      return (
+        st.dim(`[rt] compacting the context (${ev.reason}): about ${n(ev.tokens)} of ${n(ev.context_window)} tokens…`) +
+        "\n"
+      );
     case "compact_end":
       return (
         st.dim(
@@ -79,7 +102,8 @@ export function describeEvent(ev: AgentEvent, st: Style = plain): string {
  * text and reasoning of the main agent too (the faces print those as they come).
  */
 export function describeStreamEvent(ev: AgentStreamEvent, st: Style = plain): string {
-  if (ev.parent_tool_use_id === undefined || ev.type === "subagent_start" || ev.type === "subagent_end") return describeEvent(ev, st);
+  if (ev.parent_tool_use_id === undefined || ev.type === "subagent_start" || ev.type === "subagent_end")
+    return describeEvent(ev, st);
   if (ev.type === "turn_complete" || ev.type === "todos") return "";
   const line = describeEvent(ev, st);
   return line === "" ? "" : line.replace(/^(?=.)/gm, "  │ ");

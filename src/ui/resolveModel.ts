@@ -46,7 +46,12 @@ function resolveChoice(ws: Workspace, choice: ModelChoice) {
 }
 
 /** A local model named by catalogue name or hf: URI is downloaded first, with consent (localModelSetup.ts). */
-async function readyLocal(ws: Workspace, resolved: ReturnType<typeof resolveChoice>, choice: ModelChoice, why?: string): Promise<void> {
+async function readyLocal(
+  ws: Workspace,
+  resolved: ReturnType<typeof resolveChoice>,
+  choice: ModelChoice,
+  why?: string,
+): Promise<void> {
   const ref = resolved.local?.ref;
   if (!ref || ref.kind === "file" || ref.downloaded) return;
   const r = await ensureLocalModel(ref.entry, { yes: choice.yes === true, env: ws.env, ...(why ? { why } : {}) });
@@ -57,16 +62,25 @@ export async function resolveModel(ws: Workspace, choice: ModelChoice): Promise<
   const resolved = resolveChoice(ws, choice);
   await readyLocal(ws, resolved, choice);
   const reach = await checkReachable(resolved, { env: ws.env });
-  if (!reach.ok && reach.reason === "unreachable" && resolved.kind === "ollama" && resolved.origins.model === "the default" && !ws.env.ANTHROPIC_API_KEY && !ws.env.OPENAI_API_KEY) {
+  if (
+    !reach.ok &&
+    reach.reason === "unreachable" &&
+    resolved.kind === "ollama" &&
+    resolved.origins.model === "the default" &&
+    !ws.env.ANTHROPIC_API_KEY &&
+    !ws.env.OPENAI_API_KEY
+  ) {
     // The zero-setup path: nothing configured, no Ollama, no key: rt's own local model.
     const local = resolveChoice(ws, { ...choice, model: "local" });
     const why = `No model is configured, nothing answers at ${resolved.target} and no API key is set`;
     await readyLocal(ws, local, choice, why);
-    if (local.local?.ref.kind !== "file" && local.local?.ref.downloaded) process.stderr.write(`rt: no model configured and no Ollama running: using the local model ${local.label}\n`);
+    if (local.local?.ref.kind !== "file" && local.local?.ref.downloaded)
+      process.stderr.write(`rt: no model configured and no Ollama running: using the local model ${local.label}\n`);
     return { provider: local.provider, model: local.model!, label: local.label };
   }
   if (!reach.ok) throw new SetupError(reach.message.replace(/^rt: /, ""));
   const r = reach.resolved;
-  if (r.model === undefined) throw new SetupError(`no model chosen for ${r.target}; name one with --model ${r.providerName}/MODEL`);
+  if (r.model === undefined)
+    throw new SetupError(`no model chosen for ${r.target}; name one with --model ${r.providerName}/MODEL`);
   return { provider: r.provider, model: r.model, label: r.label };
 }

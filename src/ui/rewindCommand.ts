@@ -9,7 +9,16 @@ import type { Workspace } from "../workspace/workspace.js";
 import type { Io } from "./io.js";
 import { latestSessionId, SessionError } from "../agent/session.js";
 import { CheckpointError } from "../workspace/checkpoints.js";
-import { performRewind, planCodeRewind, pointLabel, rewindPoints, sessionRecords, type CodePlan, type RewindMode, type RewindPoint } from "../agent/rewind.js";
+import {
+  performRewind,
+  planCodeRewind,
+  pointLabel,
+  rewindPoints,
+  sessionRecords,
+  type CodePlan,
+  type RewindMode,
+  type RewindPoint,
+} from "../agent/rewind.js";
 import { terminalAvailable, terminalQuestionIo } from "./trustPrompt.js";
 
 /** The numbered list of a session's rewind points, as `rt rewind` and `rt sessions` print it. */
@@ -53,7 +62,9 @@ export async function rewindCommand(ws: Workspace, flags: Record<string, unknown
   const n = flags.to as number;
   const point = points[n - 1];
   if (!point) {
-    io.stderr(`rt rewind: --to must be a point of session ${sessionId}, from 1 to ${points.length}, not ${n}; rt rewind lists them\n`);
+    io.stderr(
+      `rt rewind: --to must be a point of session ${sessionId}, from 1 to ${points.length}, not ${n}; rt rewind lists them\n`,
+    );
     return 2;
   }
   let plan: CodePlan | undefined;
@@ -62,7 +73,9 @@ export async function rewindCommand(ws: Workspace, flags: Record<string, unknown
       plan = planCodeRewind(ws, records, point);
     } catch (e) {
       if (!(e instanceof CheckpointError)) throw e;
-      io.stderr(`rt rewind: ${e.message}${mode === "both" ? "; rt rewind --to N --conversation rewinds the conversation alone" : ""}\n`);
+      io.stderr(
+        `rt rewind: ${e.message}${mode === "both" ? "; rt rewind --to N --conversation rewinds the conversation alone" : ""}\n`,
+      );
       return 1;
     }
   }
@@ -70,11 +83,15 @@ export async function rewindCommand(ws: Workspace, flags: Record<string, unknown
   if (plan && plan.outside.length && !includeOutside) {
     const names = namePaths(plan.outside);
     if (!terminalAvailable()) {
-      io.stderr(`rt rewind: changed outside rt since the checkpoint, and not overwritten without confirmation: ${names}. Nothing was changed; --force restores them too\n`);
+      io.stderr(
+        `rt rewind: changed outside rt since the checkpoint, and not overwritten without confirmation: ${names}. Nothing was changed; --force restores them too\n`,
+      );
       return 1;
     }
     const q = terminalQuestionIo();
-    const answer = await q.ask(`Changed outside rt since the checkpoint: ${names}.\nRestore these too (y), or keep them and restore the rest (n)? [y/N] `);
+    const answer = await q.ask(
+      `Changed outside rt since the checkpoint: ${names}.\nRestore these too (y), or keep them and restore the rest (n)? [y/N] `,
+    );
     if (answer === "interrupt") return 130;
     includeOutside = /^y(es)?$/i.test((answer ?? "").trim());
   }
@@ -82,14 +99,20 @@ export async function rewindCommand(ws: Workspace, flags: Record<string, unknown
   const lines: string[] = [];
   if (out.code) {
     const c = out.code;
-    lines.push(`code: ${c.written.length} file${c.written.length === 1 ? "" : "s"} restored${c.written.length ? ` (${namePaths(c.written)})` : ""}, ${c.removed.length} removed${c.removed.length ? ` (${namePaths(c.removed)})` : ""}`);
+    lines.push(
+      `code: ${c.written.length} file${c.written.length === 1 ? "" : "s"} restored${c.written.length ? ` (${namePaths(c.written)})` : ""}, ${c.removed.length} removed${c.removed.length ? ` (${namePaths(c.removed)})` : ""}`,
+    );
     for (const s of c.skipped) lines.push(`  kept ${s.path}: ${s.why}`);
   }
   if (out.session) {
-    lines.push(`conversation: new session ${out.session.log.id} (rt chat --continue resumes it; the earlier one is kept: rt chat --resume ${sessionId})`);
+    lines.push(
+      `conversation: new session ${out.session.log.id} (rt chat --continue resumes it; the earlier one is kept: rt chat --resume ${sessionId})`,
+    );
     out.session.log.close();
   }
   if (out.prompt !== undefined) lines.push(`prompt ${point.n} was: ${out.prompt}`);
-  io.stdout(`rewound to ${point.kind === "undo" ? "before the rewind" : `just before prompt ${point.n}`}\n${lines.join("\n")}\n`);
+  io.stdout(
+    `rewound to ${point.kind === "undo" ? "before the rewind" : `just before prompt ${point.n}`}\n${lines.join("\n")}\n`,
+  );
   return 0;
 }

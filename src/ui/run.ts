@@ -12,7 +12,6 @@ import { LineReader, askApproval } from "./lineReader.js";
 import { askQuestionsOnLines } from "./lineDialogs.js";
 import type { Io } from "./io.js";
 
-
 export const OUTPUT_FORMATS = ["text", "json", "stream-json"] as const;
 type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
@@ -23,7 +22,13 @@ export function exitCodeFor(last: AgentEvent | undefined): number {
   return 1;
 }
 
-export async function runCommand(ws: Workspace, positionals: string[], flags: Flags, io: Io, readStdin: () => Promise<string | null>): Promise<number> {
+export async function runCommand(
+  ws: Workspace,
+  positionals: string[],
+  flags: Flags,
+  io: Io,
+  readStdin: () => Promise<string | null>,
+): Promise<number> {
   const format = (flags["output-format"] ?? "text") as OutputFormat;
   if (!OUTPUT_FORMATS.includes(format)) {
     io.stderr(`rt run: --output-format must be one of ${OUTPUT_FORMATS.join(", ")}, not "${String(format)}"\n`);
@@ -33,7 +38,9 @@ export async function runCommand(ws: Workspace, positionals: string[], flags: Fl
   // `echo "..." | rt run` and `rt run < prompt.txt` read the prompt from standard input.
   if (prompt.trim() === "") prompt = (await readStdin())?.trim() ?? "";
   if (prompt.trim() === "") {
-    io.stderr(`rt run: missing prompt\nUsage: rt run "PROMPT" [--model provider/model] [--output-format text|json|stream-json]\n`);
+    io.stderr(
+      `rt run: missing prompt\nUsage: rt run "PROMPT" [--model provider/model] [--output-format text|json|stream-json]\n`,
+    );
     return 2;
   }
 
@@ -46,7 +53,11 @@ export async function runCommand(ws: Workspace, positionals: string[], flags: Fl
   let setup;
   try {
     // On a terminal the user can answer approvals and ask_user's questions; a plan (exit_plan_mode) is the answer of the run.
-    setup = await setupAgent(ws, flags, reader ? { approve: askApproval(reader, io.stderr), askUser: askQuestionsOnLines(reader, io.stderr) } : {});
+    setup = await setupAgent(
+      ws,
+      flags,
+      reader ? { approve: askApproval(reader, io.stderr), askUser: askQuestionsOnLines(reader, io.stderr) } : {},
+    );
   } catch (e) {
     reader?.close();
     if (e instanceof SetupError) {
@@ -55,7 +66,9 @@ export async function runCommand(ws: Workspace, positionals: string[], flags: Fl
       if (format !== "text") {
         const kind = /^cannot reach a model/.test(e.message) ? "unreachable" : "setup";
         const error = { kind, message: e.message };
-        io.stdout(`${JSON.stringify(format === "json" ? { type: "result", is_error: true, result: "", error, exit_code: e.exitCode } : { type: "error", ...error })}\n`);
+        io.stdout(
+          `${JSON.stringify(format === "json" ? { type: "result", is_error: true, result: "", error, exit_code: e.exitCode } : { type: "error", ...error })}\n`,
+        );
       }
       return e.exitCode;
     }
@@ -92,7 +105,9 @@ export async function runCommand(ws: Workspace, positionals: string[], flags: Fl
       reader?.close();
       agent.close();
       const name = prompt.trim().split(/\s+/)[0];
-      io.stderr(`rt run: no custom command ${name}; commands: ${loaded.commands.map((c) => `/${c.name}`).join(", ") || "none"} (.rt/commands, .claude/commands${loaded.untrustedProjectDirs.length ? " — not read: the folder is not trusted" : ""}, ~/.config/rt/commands, ~/.claude/commands)\n`);
+      io.stderr(
+        `rt run: no custom command ${name}; commands: ${loaded.commands.map((c) => `/${c.name}`).join(", ") || "none"} (.rt/commands, .claude/commands${loaded.untrustedProjectDirs.length ? " — not read: the folder is not trusted" : ""}, ~/.config/rt/commands, ~/.claude/commands)\n`,
+      );
       return 2;
     }
     prompt = custom.prompt;
@@ -109,11 +124,19 @@ export async function runCommand(ws: Workspace, positionals: string[], flags: Fl
   reader?.rl.on("SIGINT", onSigint); // on a terminal, readline turns Ctrl-C into this event instead
   let last: AgentEvent | undefined;
   try {
-    for await (const ev of agent.run(prompt, { signal: controller.signal, ...(allowedTools ? { allowedTools } : {}) })) {
+    for await (const ev of agent.run(prompt, {
+      signal: controller.signal,
+      ...(allowedTools ? { allowedTools } : {}),
+    })) {
       // A subagent's events come with parent_tool_use_id: the run's result is the main agent's last event.
       if ((ev as AgentStreamEvent).parent_tool_use_id === undefined) last = ev;
       if (format === "stream-json") io.stdout(`${JSON.stringify(ev)}\n`);
-      else if (progress && ((ev.type !== "turn_complete" && ev.type !== "error") || (ev as AgentStreamEvent).parent_tool_use_id !== undefined)) io.stderr(describeStreamEvent(ev, style));
+      else if (
+        progress &&
+        ((ev.type !== "turn_complete" && ev.type !== "error") ||
+          (ev as AgentStreamEvent).parent_tool_use_id !== undefined)
+      )
+        io.stderr(describeStreamEvent(ev, style));
     }
   } finally {
     process.off("SIGINT", onSigint);
@@ -129,7 +152,9 @@ export async function runCommand(ws: Workspace, positionals: string[], flags: Fl
         is_error: last?.type !== "turn_complete",
         // A cut answer (length, refusal, content_filter) is an error whose partial text is still the result.
         result: last?.type === "turn_complete" ? last.text : last?.type === "error" ? (last.text ?? "") : "",
-        ...(last && (last.type === "turn_complete" || last.type === "error") && last.finish_reason ? { finish_reason: last.finish_reason } : {}),
+        ...(last && (last.type === "turn_complete" || last.type === "error") && last.finish_reason
+          ? { finish_reason: last.finish_reason }
+          : {}),
         ...(last?.type === "error" ? { error: { kind: last.kind, message: last.message } } : {}),
         session_id: agent.sessionId,
         model: agent.currentModel,

@@ -9,7 +9,10 @@ function oneLine(s: string, max: number): string {
 
 /** How much of the input came from (and went into) the prompt cache: " (9.1k cached, 1.2k written)", or nothing. */
 export function cacheNote(u: UsageTotals, n: (x: number) => string): string {
-  const parts = [u.cached_input_tokens ? `${n(u.cached_input_tokens)} cached` : "", u.cache_write_tokens ? `${n(u.cache_write_tokens)} written` : ""].filter(Boolean);
+  const parts = [
+    u.cached_input_tokens ? `${n(u.cached_input_tokens)} cached` : "",
+    u.cache_write_tokens ? `${n(u.cache_write_tokens)} written` : "",
+  ].filter(Boolean);
   return parts.length ? ` (${parts.join(", ")})` : "";
 }
 

@@ -57,9 +57,12 @@ function mcpLines(data: unknown, where: string, allowed: ReadonlySet<string>): s
       continue;
     }
     if (raw.disabled === true) continue;
-    const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : []);
+    const strings = (v: unknown): string[] =>
+      Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
     const record = (v: unknown): Record<string, string> =>
-      isPlainObject(v) ? Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === "string")) : {};
+      isPlainObject(v)
+        ? Object.fromEntries(Object.entries(v).filter((e): e is [string, string] => typeof e[1] === "string"))
+        : {};
     let what: string;
     const values: string[] = [];
     if (typeof raw.url === "string") {
@@ -109,7 +112,10 @@ function frontmatter(text: string): Record<string, unknown> | undefined {
 /** A list of tool names as command and agent files give them (a YAML list or "A, B"), in rt's names. */
 function toolList(value: unknown): string[] {
   const items = Array.isArray(value) ? value.map(String) : typeof value === "string" ? value.split(/,(?![^(]*\))/) : [];
-  return items.map((t) => t.trim()).filter(Boolean).map(rtToolName);
+  return items
+    .map((t) => t.trim())
+    .filter(Boolean)
+    .map(rtToolName);
 }
 
 /** The .md files of a directory (and, for commands, of its subdirectories one level down: namespaces). */
@@ -152,19 +158,28 @@ export function trustInventory(inspection: ProjectInspection, env: NodeJS.Proces
   for (const f of readDefinitionDir(path.join(root, ".rt", "tools"), [".yaml", ".yml", ".json"], true).files) {
     const data = parseData(f.file, f.text);
     const name = isPlainObject(data) && typeof data.name === "string" ? data.name : undefined;
-    const command = isPlainObject(data) && Array.isArray(data.command) ? data.command.filter((x): x is string => typeof x === "string") : undefined;
+    const command =
+      isPlainObject(data) && Array.isArray(data.command)
+        ? data.command.filter((x): x is string => typeof x === "string")
+        : undefined;
     if (!isPlainObject(data) || name === undefined || command === undefined) {
       problems.push(`${rel(f.file)}: not a tool definition (rt tools --check says why)`);
       continue;
     }
-    const claim = data.read_only === true ? "claims read-only: runs only in the read-only sandbox" : "a writer: each call asks (as a command does)";
+    const claim =
+      data.read_only === true
+        ? "claims read-only: runs only in the read-only sandbox"
+        : "a writer: each call asks (as a command does)";
     lines.push(`  tool ${show(name, 64)} (${rel(f.file)}): runs ${argv(command)}; ${claim}`);
   }
 
   const hooks = parseHooks(inspection.project.hooks);
   for (const [event, groups] of Object.entries(hooks.config)) {
     for (const g of groups ?? []) {
-      for (const h of g.hooks) lines.push(`  hook ${event}${g.matcher ? ` [${show(g.matcher, 80)}]` : ""} (.rt/config.json): runs bash -c ${show(JSON.stringify(h.command))}`);
+      for (const h of g.hooks)
+        lines.push(
+          `  hook ${event}${g.matcher ? ` [${show(g.matcher, 80)}]` : ""} (.rt/config.json): runs bash -c ${show(JSON.stringify(h.command))}`,
+        );
     }
   }
 
@@ -178,7 +193,9 @@ export function trustInventory(inspection: ProjectInspection, env: NodeJS.Proces
       const name = typeof meta.name === "string" ? meta.name : path.basename(f.file, ".md");
       const tools = toolList(meta.tools);
       const model = typeof meta.model === "string" ? `; model ${show(meta.model, 100)}` : "";
-      lines.push(`  agent ${show(name, 64)} (${rel(f.file)}): ${tools.length && !tools.includes("*") ? `tools ${show(tools.join(", "))}` : "every tool"}${model}`);
+      lines.push(
+        `  agent ${show(name, 64)} (${rel(f.file)}): ${tools.length && !tools.includes("*") ? `tools ${show(tools.join(", "))}` : "every tool"}${model}`,
+      );
     }
   }
 
@@ -191,7 +208,9 @@ export function trustInventory(inspection: ProjectInspection, env: NodeJS.Proces
       }
       const name = path.relative(dir, f.file).replace(/\.md$/, "").split(path.sep).join(":");
       const allowed = toolList(meta["allowed-tools"]);
-      const allowedText = allowed.length ? `allowed-tools ${show(allowed.join(", "))} (run without a question during its turn)` : "no allowed-tools";
+      const allowedText = allowed.length
+        ? `allowed-tools ${show(allowed.join(", "))} (run without a question during its turn)`
+        : "no allowed-tools";
       lines.push(`  command /${show(name, 64)} (${rel(f.file)}): ${allowedText}`);
     }
   }
@@ -203,7 +222,9 @@ export function trustInventory(inspection: ProjectInspection, env: NodeJS.Proces
       const command = typeof s.command === "string" ? s.command : "";
       const args = Array.isArray(s.args) ? s.args.filter((x): x is string => typeof x === "string") : [];
       const exts = Array.isArray(s.extensions) ? s.extensions.join(" ") : "";
-      lines.push(`  language server ${show(name, 64)} (.rt/config.json): runs ${argv([command, ...args])} for ${show(exts, 100)}`);
+      lines.push(
+        `  language server ${show(name, 64)} (.rt/config.json): runs ${argv([command, ...args])} for ${show(exts, 100)}`,
+      );
     }
   }
   const web = isPlainObject(inspection.project.web) ? inspection.project.web : undefined;
@@ -221,8 +242,15 @@ export function trustInventory(inspection: ProjectInspection, env: NodeJS.Proces
     record = undefined;
   }
   const changes = record ? diffPins(record.extension_files ?? {}, pins) : [];
-  if (record && record.config_sha256 !== inspection.trust.digest) changes.unshift({ file: ".rt/config.json", change: "edited" });
-  return { lines, problems, pinned: Object.keys(pins).filter((k) => k !== TOO_MANY_KEY), changes, wasTrusted: record !== undefined };
+  if (record && record.config_sha256 !== inspection.trust.digest)
+    changes.unshift({ file: ".rt/config.json", change: "edited" });
+  return {
+    lines,
+    problems,
+    pinned: Object.keys(pins).filter((k) => k !== TOO_MANY_KEY),
+    changes,
+    wasTrusted: record !== undefined,
+  };
 }
 
 /** The inventory as text for a person: what changed, what would run, what is pinned. */
@@ -230,7 +258,8 @@ export function formatInventory(inv: TrustInventory): string {
   let out = "";
   if (inv.changes.length) out += `Changed since you last trusted it: ${formatChanges(inv.changes)}\n`;
   if (inv.lines.length) out += `What it makes rt run or use:\n${inv.lines.join("\n")}\n`;
-  if (inv.problems.length) out += `Not used (cannot be read as a definition):\n${inv.problems.map((p) => `  ${p}`).join("\n")}\n`;
+  if (inv.problems.length)
+    out += `Not used (cannot be read as a definition):\n${inv.problems.map((p) => `  ${p}`).join("\n")}\n`;
   if (inv.pinned.length) {
     const shown = inv.pinned.slice(0, TRUST_PINNED_SHOWN).map((f) => escapeInvisible(f));
     const more = inv.pinned.length - shown.length;

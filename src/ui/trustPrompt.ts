@@ -56,7 +56,10 @@ export type TrustAnswer = "not-needed" | "trusted" | "declined" | "interrupted";
  * for trust and it is not trusted as it is now. A broken configuration is left
  * for the command itself to report.
  */
-export async function confirmTrust(ws: { root: string; env: NodeJS.ProcessEnv }, io: TrustQuestionIo): Promise<TrustAnswer> {
+export async function confirmTrust(
+  ws: { root: string; env: NodeJS.ProcessEnv },
+  io: TrustQuestionIo,
+): Promise<TrustAnswer> {
   let inspection;
   try {
     inspection = inspectProject(ws);
@@ -67,7 +70,8 @@ export async function confirmTrust(ws: { root: string; env: NodeJS.ProcessEnv },
   const t = inspection.trust;
   if (t.storeProblem) return "not-needed";
   const configWaits = t.state !== "trusted" && t.untrustedKeys.length > 0;
-  const extensionsWait = t.extensions.state !== "trusted" && Object.keys(t.extensions.pins ?? pinExtensionFiles(t.root)).length > 0;
+  const extensionsWait =
+    t.extensions.state !== "trusted" && Object.keys(t.extensions.pins ?? pinExtensionFiles(t.root)).length > 0;
   if (!configWaits && !extensionsWait) return "not-needed";
   const q = shellQuotePath(t.root);
   // Loaded only when there is a question to ask (it parses YAML): most starts never need it.
@@ -84,7 +88,9 @@ export async function confirmTrust(ws: { root: string; env: NodeJS.ProcessEnv },
     `\n${head}${configWaits ? settingLines(t.untrustedKeys) : ""}${formatInventory(inventory)}` +
       "They can run programs, send your prompts, files and API keys to other servers, reach databases, or let commands run without asking.\n",
   );
-  const answer = await io.ask("Do you trust the files in this folder? Trust only a folder whose contents you know. [y/N] ");
+  const answer = await io.ask(
+    "Do you trust the files in this folder? Trust only a folder whose contents you know. [y/N] ",
+  );
   if (answer === "interrupt") return "interrupted";
   if (answer === null || !/^\s*(y|yes)\s*$/i.test(answer)) {
     io.write(`Not trusted: those settings are ignored (rt trust ${q} trusts it later).\n\n`);

@@ -62,7 +62,10 @@ export function isPrivateAddress(ip: string): boolean {
 /** Whether `host` is `domain` or one of its subdomains (both lower case, no trailing dot). */
 export function inDomain(host: string, domain: string): boolean {
   const h = host.toLowerCase().replace(/\.$/, "");
-  const d = domain.toLowerCase().replace(/^\*?\./, "").replace(/\.$/, "");
+  const d = domain
+    .toLowerCase()
+    .replace(/^\*?\./, "")
+    .replace(/\.$/, "");
   return h === d || h.endsWith(`.${d}`);
 }
 
@@ -96,7 +99,10 @@ export interface HostAllowList {
 
 /** The canonical text of an address (IPv6 compressed, lower case), or the name as written, lower case. */
 function canonical(hostOrIp: string): string {
-  const h = hostOrIp.toLowerCase().replace(/^\[|\]$/g, "").replace(/\.$/, "");
+  const h = hostOrIp
+    .toLowerCase()
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "");
   if (net.isIP(h) === 6) {
     const sa = new net.SocketAddress({ address: h, family: "ipv6" });
     return sa.address;
@@ -120,7 +126,9 @@ export function parseAllowHosts(entries: readonly string[]): HostAllowList {
     const bits = Number(entry.slice(slash + 1));
     const family = net.isIP(addr);
     if (family === 0 || !Number.isInteger(bits) || bits < 0 || bits > (family === 4 ? 32 : 128)) {
-      throw new Error(`web.allow_hosts: "${raw}" is not a host name, an address or a range (ADDRESS/BITS, e.g. 192.168.1.0/24)`);
+      throw new Error(
+        `web.allow_hosts: "${raw}" is not a host name, an address or a range (ADDRESS/BITS, e.g. 192.168.1.0/24)`,
+      );
     }
     ranges.addSubnet(addr, bits, family === 4 ? "ipv4" : "ipv6");
     rangeCount++;

@@ -29,7 +29,14 @@ function keyOf(url: string): string {
 }
 
 function fresh(p: CachedPage | undefined, url: string, now: number): p is CachedPage {
-  return !!p && p.url === url && typeof p.markdown === "string" && typeof p.fetched_at === "number" && now - p.fetched_at >= 0 && now - p.fetched_at < WEB_CACHE_TTL_MS;
+  return (
+    !!p &&
+    p.url === url &&
+    typeof p.markdown === "string" &&
+    typeof p.fetched_at === "number" &&
+    now - p.fetched_at >= 0 &&
+    now - p.fetched_at < WEB_CACHE_TTL_MS
+  );
 }
 
 export function cachedPage(state: StateStore, url: string, now = Date.now()): CachedPage | undefined {

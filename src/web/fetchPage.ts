@@ -10,7 +10,14 @@ import net from "node:net";
 import zlib from "node:zlib";
 import { Readable } from "node:stream";
 import { ToolError } from "../base/errors.js";
-import { isPrivateAddress, isLinkLocalAddress, inAllowedRange, inDomain, namedExactly, type HostAllowList } from "./addresses.js";
+import {
+  isPrivateAddress,
+  isLinkLocalAddress,
+  inAllowedRange,
+  inDomain,
+  namedExactly,
+  type HostAllowList,
+} from "./addresses.js";
 
 export interface FetchRules {
   /** Only these domains (and their subdomains) when not empty. */
@@ -53,7 +60,11 @@ export function schemeGiven(raw: string): boolean {
  * a range holding it; a link-local one (cloud metadata services) only when web.allow_hosts names
  * the host or the address exactly.
  */
-export function addressRefusal(ip: string, host: string, rules: Pick<FetchRules, "allowPrivate" | "allowHosts" | "privateNote">): string | undefined {
+export function addressRefusal(
+  ip: string,
+  host: string,
+  rules: Pick<FetchRules, "allowPrivate" | "allowHosts" | "privateNote">,
+): string | undefined {
   if (!isPrivateAddress(ip)) return undefined;
   if (namedExactly(rules.allowHosts, ip) || namedExactly(rules.allowHosts, host)) return undefined;
   const where = host.toLowerCase() === ip.toLowerCase() ? `${ip} is` : `${host} resolves to ${ip},`;
@@ -78,18 +89,26 @@ export function checkUrl(raw: string, rules: Pick<FetchRules, "allowedDomains" |
   } catch {
     throw new ToolError(`not a URL: ${JSON.stringify(raw)}; give a full http:// or https:// address`);
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") throw new ToolError(`${url.protocol.replace(/:$/, "")}: URLs are not fetched; only http and https`);
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new ToolError(`${url.protocol.replace(/:$/, "")}: URLs are not fetched; only http and https`);
   if (url.username || url.password) throw new ToolError("URLs with a user name or password are not fetched");
   const host = url.hostname.replace(/^\[|\]$/g, "");
-  if (rules.blockedDomains.some((d) => inDomain(host, d))) throw new ToolError(`${host} is blocked by web.blocked_domains in the configuration`);
+  if (rules.blockedDomains.some((d) => inDomain(host, d)))
+    throw new ToolError(`${host} is blocked by web.blocked_domains in the configuration`);
   if (rules.allowedDomains.length > 0 && !rules.allowedDomains.some((d) => inDomain(host, d))) {
-    throw new ToolError(`${host} is not in web.allowed_domains (${rules.allowedDomains.join(", ")}); only those are fetched`);
+    throw new ToolError(
+      `${host} is not in web.allowed_domains (${rules.allowedDomains.join(", ")}); only those are fetched`,
+    );
   }
   url.hash = "";
   return url;
 }
 
-type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
+type LookupCallback = (
+  err: NodeJS.ErrnoException | null,
+  address: string | dns.LookupAddress[],
+  family?: number,
+) => void;
 
 /** A dns.lookup for http.request that refuses what the rules refuse: the connection goes to an address that was checked. */
 function checkedLookup(rules: FetchRules) {
@@ -135,7 +154,13 @@ function request(url: URL, rules: FetchRules, signal: AbortSignal): Promise<Resp
           "accept-encoding": "gzip, deflate, br",
         },
       },
-      (res) => resolve({ status: res.statusCode ?? 0, headers: res.headers, stream: res, ...(res.socket?.remoteAddress ? { address: res.socket.remoteAddress.replace(/^::ffff:(?=\d+\.)/i, "") } : {}) }),
+      (res) =>
+        resolve({
+          status: res.statusCode ?? 0,
+          headers: res.headers,
+          stream: res,
+          ...(res.socket?.remoteAddress ? { address: res.socket.remoteAddress.replace(/^::ffff:(?=\d+\.)/i, "") } : {}),
+        }),
     );
     req.on("error", reject);
     req.end();
@@ -150,7 +175,9 @@ async function readBody(res: Response, maxBytes: number): Promise<Buffer> {
     res.stream.destroy();
     throw new ToolError(`the page is ${mb(declared)}; web_fetch downloads at most ${mb(maxBytes)}`);
   }
-  const encoding = String(res.headers["content-encoding"] ?? "").toLowerCase().trim();
+  const encoding = String(res.headers["content-encoding"] ?? "")
+    .toLowerCase()
+    .trim();
   let stream: Readable = res.stream;
   if (encoding === "gzip" || encoding === "x-gzip") stream = res.stream.pipe(zlib.createGunzip());
   else if (encoding === "deflate") stream = res.stream.pipe(zlib.createInflate());
@@ -163,7 +190,9 @@ async function readBody(res: Response, maxBytes: number): Promise<Buffer> {
       if (size > maxBytes) {
         res.stream.destroy();
         stream.destroy();
-        throw new ToolError(`the page is over ${mb(maxBytes)} (the download stopped there); web_fetch downloads at most ${mb(maxBytes)}`);
+        throw new ToolError(
+          `the page is over ${mb(maxBytes)} (the download stopped there); web_fetch downloads at most ${mb(maxBytes)}`,
+        );
       }
       chunks.push(chunk as Buffer);
     }
@@ -178,7 +207,8 @@ async function readBody(res: Response, maxBytes: number): Promise<Buffer> {
 function failure(e: unknown, url: URL, timedOut: boolean, timeoutMs: number): ToolError {
   if (e instanceof ToolError) return e;
   const err = e as NodeJS.ErrnoException;
-  if (timedOut) return new ToolError(`${url.href}: no complete answer within ${Math.round(timeoutMs / 1000)} s; not fetched`);
+  if (timedOut)
+    return new ToolError(`${url.href}: no complete answer within ${Math.round(timeoutMs / 1000)} s; not fetched`);
   if (err.name === "AbortError") return new ToolError(`${url.href}: the fetch was cancelled`);
   if (err.code === "RT_PRIVATE_ADDRESS") return new ToolError(err.message);
   if (err.code === "ENOTFOUND") return new ToolError(`${url.hostname}: no such host`);
@@ -209,7 +239,12 @@ export async function fetchPage(raw: string, rules: FetchRules): Promise<FetchOu
         return await follow(url, await request(url, rules, deadline.signal), rules, deadline.signal);
       } catch (e) {
         // The host does not serve https (refused, not TLS, a bad certificate): plain http.
-        if (e instanceof ToolError || deadline.signal.aborted || (e as NodeJS.ErrnoException).code === "RT_PRIVATE_ADDRESS") throw e;
+        if (
+          e instanceof ToolError ||
+          deadline.signal.aborted ||
+          (e as NodeJS.ErrnoException).code === "RT_PRIVATE_ADDRESS"
+        )
+          throw e;
         url = new URL(url.href.replace(/^https:/, "http:"));
       }
     }
@@ -233,14 +268,24 @@ async function follow(url: URL, first: Response, rules: FetchRules, signal: Abor
     if (site(next.hostname) !== site(url.hostname) || (next.protocol !== "http:" && next.protocol !== "https:")) {
       return { kind: "redirect", from: url.href, to: next.href, status: res.status };
     }
-    if (hops >= MAX_REDIRECTS) throw new ToolError(`${url.href}: more than ${MAX_REDIRECTS} redirects; not followed further`);
+    if (hops >= MAX_REDIRECTS)
+      throw new ToolError(`${url.href}: more than ${MAX_REDIRECTS} redirects; not followed further`);
     url = checkUrl(next.href, rules);
     res = await request(url, rules, signal);
   }
   if (res.status >= 400) {
     res.stream.resume();
-    throw new ToolError(`${url.href}: HTTP ${res.status}${res.stream.statusMessage ? ` ${res.stream.statusMessage}` : ""}`);
+    throw new ToolError(
+      `${url.href}: HTTP ${res.status}${res.stream.statusMessage ? ` ${res.stream.statusMessage}` : ""}`,
+    );
   }
   const body = await readBody(res, rules.maxBytes);
-  return { kind: "page", url: url.href, status: res.status, contentType: String(res.headers["content-type"] ?? ""), body, ...(res.address ? { address: res.address } : {}) };
+  return {
+    kind: "page",
+    url: url.href,
+    status: res.status,
+    contentType: String(res.headers["content-type"] ?? ""),
+    body,
+    ...(res.address ? { address: res.address } : {}),
+  };
 }

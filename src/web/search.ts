@@ -35,7 +35,12 @@ export interface SearchResult {
   snippet: string;
 }
 
-const DEFAULT_KEY_ENV: Record<SearchBackend, string | undefined> = { brave: "BRAVE_API_KEY", tavily: "TAVILY_API_KEY", exa: "EXA_API_KEY", searxng: undefined };
+const DEFAULT_KEY_ENV: Record<SearchBackend, string | undefined> = {
+  brave: "BRAVE_API_KEY",
+  tavily: "TAVILY_API_KEY",
+  exa: "EXA_API_KEY",
+  searxng: undefined,
+};
 const DEFAULT_BASE: Record<SearchBackend, string | undefined> = {
   brave: "https://api.search.brave.com/res/v1/web/search",
   tavily: "https://api.tavily.com/search",
@@ -52,7 +57,10 @@ function snippetOf(text: unknown): string {
   if (typeof text !== "string") return "";
   const plain = text
     .replace(/<[^>]*>/g, "")
-    .replace(/&(amp|lt|gt|quot|#39);/g, (_, e: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'" })[e] ?? "")
+    .replace(
+      /&(amp|lt|gt|quot|#39);/g,
+      (_, e: string) => ({ amp: "&", lt: "<", gt: ">", quot: '"', "#39": "'" })[e] ?? "",
+    )
     .replace(/\s+/g, " ")
     .trim();
   return plain.length > SNIPPET_MAX_CHARS ? `${plain.slice(0, SNIPPET_MAX_CHARS - 1)}…` : plain;
@@ -62,7 +70,10 @@ function apiKey(cfg: SearchConfig, env: NodeJS.ProcessEnv): string | undefined {
   const name = cfg.api_key_env ?? DEFAULT_KEY_ENV[cfg.backend];
   if (!name) return undefined;
   const key = env[name];
-  if (!key) throw new ToolError(`web_search (${cfg.backend}): ${name} is not set; set it to your ${cfg.backend} API key (or name another variable with web.search.api_key_env)`);
+  if (!key)
+    throw new ToolError(
+      `web_search (${cfg.backend}): ${name} is not set; set it to your ${cfg.backend} API key (or name another variable with web.search.api_key_env)`,
+    );
   return key;
 }
 
@@ -88,19 +99,24 @@ async function call(url: string, init: RequestInit, backend: string, signal?: Ab
     clearTimeout(timer);
     signal?.removeEventListener("abort", cancel);
   }
-  if (!res.ok) throw new ToolError(`web_search (${backend}): HTTP ${res.status}${text ? `: ${text.slice(0, 300)}` : ""}`);
+  if (!res.ok)
+    throw new ToolError(`web_search (${backend}): HTTP ${res.status}${text ? `: ${text.slice(0, 300)}` : ""}`);
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new ToolError(`web_search (${backend}): the answer is not JSON (${text.slice(0, 120)}); check web.search.base_url`);
+    throw new ToolError(
+      `web_search (${backend}): the answer is not JSON (${text.slice(0, 120)}); check web.search.base_url`,
+    );
   }
 }
 
-const arr = (v: unknown): Array<Record<string, unknown>> => (Array.isArray(v) ? v.filter((x): x is Record<string, unknown> => !!x && typeof x === "object") : []);
+const arr = (v: unknown): Array<Record<string, unknown>> =>
+  Array.isArray(v) ? v.filter((x): x is Record<string, unknown> => !!x && typeof x === "object") : [];
 
 export async function search(cfg: SearchConfig, q: SearchQuery, env: NodeJS.ProcessEnv): Promise<SearchResult[]> {
   const base = cfg.base_url ?? DEFAULT_BASE[cfg.backend];
-  if (!base) throw new ToolError(`web_search (${cfg.backend}): web.search.base_url is required: the address of your instance`);
+  if (!base)
+    throw new ToolError(`web_search (${cfg.backend}): web.search.base_url is required: the address of your instance`);
   const key = apiKey(cfg, env);
   // Ask for more when filtering here may drop some.
   const want = Math.min(20, q.maxResults + (q.allowedDomains.length || q.blockedDomains.length ? 10 : 0));
@@ -111,25 +127,65 @@ export async function search(cfg: SearchConfig, q: SearchQuery, env: NodeJS.Proc
       const u = new URL(base);
       u.searchParams.set("q", q.query);
       u.searchParams.set("count", String(want));
-      const body = (await call(u.href, { headers: { accept: "application/json", "x-subscription-token": key! } }, "brave", q.signal)) as { web?: { results?: unknown } };
+      const body = (await call(
+        u.href,
+        { headers: { accept: "application/json", "x-subscription-token": key! } },
+        "brave",
+        q.signal,
+      )) as { web?: { results?: unknown } };
       raw = arr(body.web?.results).map((r) => ({ title: r.title, url: r.url, text: r.description }));
       break;
     }
     case "tavily": {
-      const body = (await call(base, { method: "POST", headers: { ...json, authorization: `Bearer ${key}` }, body: JSON.stringify({ query: q.query, max_results: want, ...(q.allowedDomains.length ? { include_domains: q.allowedDomains } : {}), ...(q.blockedDomains.length ? { exclude_domains: q.blockedDomains } : {}) }) }, "tavily", q.signal)) as { results?: unknown };
+      const body = (await call(
+        base,
+        {
+          method: "POST",
+          headers: { ...json, authorization: `Bearer ${key}` },
+          body: JSON.stringify({
+            query: q.query,
+            max_results: want,
+            ...(q.allowedDomains.length ? { include_domains: q.allowedDomains } : {}),
+            ...(q.blockedDomains.length ? { exclude_domains: q.blockedDomains } : {}),
+          }),
+        },
+        "tavily",
+        q.signal,
+      )) as { results?: unknown };
       raw = arr(body.results).map((r) => ({ title: r.title, url: r.url, text: r.content }));
       break;
     }
     case "exa": {
-      const body = (await call(base, { method: "POST", headers: { ...json, "x-api-key": key! }, body: JSON.stringify({ query: q.query, numResults: want, ...(q.allowedDomains.length ? { includeDomains: q.allowedDomains } : {}), ...(q.blockedDomains.length ? { excludeDomains: q.blockedDomains } : {}), contents: { text: { maxCharacters: SNIPPET_MAX_CHARS } } }) }, "exa", q.signal)) as { results?: unknown };
-      raw = arr(body.results).map((r) => ({ title: r.title, url: r.url, text: r.text ?? (Array.isArray(r.highlights) ? r.highlights.join(" … ") : r.summary) }));
+      const body = (await call(
+        base,
+        {
+          method: "POST",
+          headers: { ...json, "x-api-key": key! },
+          body: JSON.stringify({
+            query: q.query,
+            numResults: want,
+            ...(q.allowedDomains.length ? { includeDomains: q.allowedDomains } : {}),
+            ...(q.blockedDomains.length ? { excludeDomains: q.blockedDomains } : {}),
+            contents: { text: { maxCharacters: SNIPPET_MAX_CHARS } },
+          }),
+        },
+        "exa",
+        q.signal,
+      )) as { results?: unknown };
+      raw = arr(body.results).map((r) => ({
+        title: r.title,
+        url: r.url,
+        text: r.text ?? (Array.isArray(r.highlights) ? r.highlights.join(" … ") : r.summary),
+      }));
       break;
     }
     case "searxng": {
       const u = new URL(base.replace(/\/?$/, "/search"));
       u.searchParams.set("q", q.query);
       u.searchParams.set("format", "json");
-      const body = (await call(u.href, { headers: { accept: "application/json" } }, "searxng", q.signal)) as { results?: unknown };
+      const body = (await call(u.href, { headers: { accept: "application/json" } }, "searxng", q.signal)) as {
+        results?: unknown;
+      };
       raw = arr(body.results).map((r) => ({ title: r.title, url: r.url, text: r.content }));
       break;
     }

@@ -24,7 +24,10 @@ export function webConfig(workspace: { root: string; env: NodeJS.ProcessEnv }): 
  * web.allow_private_addresses or web.allow_hosts applies only once the folder is trusted, and a
  * refusal says so (else the user would wonder why the setting does nothing).
  */
-export function webSettings(workspace: { root: string; env: NodeJS.ProcessEnv }): { config: WebConfig; privateNote?: string } {
+export function webSettings(workspace: { root: string; env: NodeJS.ProcessEnv }): {
+  config: WebConfig;
+  privateNote?: string;
+} {
   try {
     const loaded = loadConfigDetailed(workspace, { notice: false });
     const config = (loaded.config.web ?? {}) as WebConfig;
@@ -32,7 +35,8 @@ export function webSettings(workspace: { root: string; env: NodeJS.ProcessEnv })
       .filter((k) => k.path[0] === "web" && (k.path[1] === "allow_private_addresses" || k.path[1] === "allow_hosts"))
       .map((k) => `web.${k.path[1]}`);
     if (!waiting.length) return { config };
-    const how = loaded.trust.state === "changed" ? "its configuration changed since you trusted it" : "the folder is not trusted";
+    const how =
+      loaded.trust.state === "changed" ? "its configuration changed since you trusted it" : "the folder is not trusted";
     const note =
       `; the project's ${waiting.join(" and ")} (${loaded.files.project}) ${waiting.length === 1 ? "is" : "are"} ignored because ${how}: ` +
       `\`rt trust ${loaded.trust.root}\` applies ${waiting.length === 1 ? "it" : "them"}, or set ${waiting.length === 1 ? "it" : "them"} in your own configuration`;

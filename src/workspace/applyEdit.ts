@@ -12,7 +12,14 @@ import { hashLine, hashLinesOf, idFromCounter, idListOf, statVersion } from "./l
 import { scanText, windowPieces, windowedSource, type LargeText, type Window } from "../edit/largeText.js";
 import type { Lines } from "../edit/lineRefs.js";
 import { ToolError } from "../base/errors.js";
-import { parseFile, serialize, serializeAgainstParts, normalizedText, type EditTarget, type FileModel } from "../edit/fileModel.js";
+import {
+  parseFile,
+  serialize,
+  serializeAgainstParts,
+  normalizedText,
+  type EditTarget,
+  type FileModel,
+} from "../edit/fileModel.js";
 import { binaryKind, formatSize } from "./binary.js";
 import { withFileLock } from "./fileLock.js";
 import { Journal } from "./journal.js";
@@ -57,7 +64,13 @@ export function setWindowedEditFromBytes(bytes: number): () => void {
 }
 
 /** A snapshot of a large file: lines located, not decoded; the model and the ID strings made only if a planner reads them. */
-function largeSnapshot(ws: Workspace, base: Omit<Snapshot, "model">, bytes: Buffer, stat: fs.Stats, withIds: boolean): Snapshot {
+function largeSnapshot(
+  ws: Workspace,
+  base: Omit<Snapshot, "model">,
+  bytes: Buffer,
+  stat: fs.Stats,
+  withIds: boolean,
+): Snapshot {
   const large = scanText(bytes);
   let model: FileModel | undefined;
   const snap = { ...base, large } as Snapshot;
@@ -66,7 +79,9 @@ function largeSnapshot(ws: Workspace, base: Omit<Snapshot, "model">, bytes: Buff
     const version = statVersion(stat);
     // The stored IDs of this version, or (the file changed outside rt, or was never read) reconciled
     // from the hashes of its lines, read from the bytes.
-    const runs = ws.lineIds.currentRuns(base.rel, base.hash!, large.count, { stat: version }) ?? ws.lineIds.idsForHashes(base.rel, hashLinesOf(large), base.hash!, { stat: version });
+    const runs =
+      ws.lineIds.currentRuns(base.rel, base.hash!, large.count, { stat: version }) ??
+      ws.lineIds.idsForHashes(base.rel, hashLinesOf(large), base.hash!, { stat: version });
     const viewed = ws.lineIds.viewedRuns(base.rel);
     snap.idList = idListOf(runs);
     if (viewed) snap.viewedList = idListOf(viewed);
@@ -76,22 +91,39 @@ function largeSnapshot(ws: Workspace, base: Omit<Snapshot, "model">, bytes: Buff
   return snap;
 }
 
-export function takeSnapshot(ws: Workspace, path: string, opts: { mayCreate?: boolean; withIds?: boolean } = {}): Snapshot {
+export function takeSnapshot(
+  ws: Workspace,
+  path: string,
+  opts: { mayCreate?: boolean; withIds?: boolean } = {},
+): Snapshot {
   const r = ws.resolve(path);
   // rt's own state (sessions, journal, the project's config) is not a file to edit: a model that
   // rewrote its session could change which model and key `--continue` uses.
   if (r.rel === STATE_DIR_NAME || r.rel.startsWith(`${STATE_DIR_NAME}/`)) {
-    throw new ToolError(`${r.rel}: ${STATE_DIR_NAME}/ is rt's state directory (sessions, the edit journal, the project's configuration); rt's tools do not write there. Edit the files of the project instead.`);
+    throw new ToolError(
+      `${r.rel}: ${STATE_DIR_NAME}/ is rt's state directory (sessions, the edit journal, the project's configuration); rt's tools do not write there. Edit the files of the project instead.`,
+    );
   }
   if (!r.exists) {
-    if (!opts.mayCreate) throw new ToolError(`${r.rel}: file not found; check the path (find or ls help), or use write to create a file`);
-    return { root: ws.root, rel: r.rel, abs: r.abs, bytes: null, hash: null, model: parseFile(Buffer.alloc(0)), ids: [] };
+    if (!opts.mayCreate)
+      throw new ToolError(`${r.rel}: file not found; check the path (find or ls help), or use write to create a file`);
+    return {
+      root: ws.root,
+      rel: r.rel,
+      abs: r.abs,
+      bytes: null,
+      hash: null,
+      model: parseFile(Buffer.alloc(0)),
+      ids: [],
+    };
   }
   const st = fs.statSync(r.abs);
   if (st.isDirectory()) throw new ToolError(`${r.rel}: is a directory, not a file`);
   if (!st.isFile()) throw new ToolError(`${r.rel}: not a regular file`);
   if (st.size > EDIT_MAX_BYTES) {
-    throw new ToolError(`${r.rel}: ${formatSize(st.size)} is too large to edit (rt edits files up to ${formatSize(EDIT_MAX_BYTES)}, which it holds in memory); use other tools for this file`);
+    throw new ToolError(
+      `${r.rel}: ${formatSize(st.size)} is too large to edit (rt edits files up to ${formatSize(EDIT_MAX_BYTES)}, which it holds in memory); use other tools for this file`,
+    );
   }
   // The bytes and the mode come from one descriptor opened through the confined
   // writer (the path walked again from the root, no symlink followed): a
@@ -104,10 +136,17 @@ export function takeSnapshot(ws: Workspace, path: string, opts: { mayCreate?: bo
   const found = buffer ? { ...onDisk, bytes: buffer } : onDisk;
   const bytes = found.bytes;
   const kind = binaryKind(bytes);
-  if (kind) throw new ToolError(`${r.rel}: binary file (${kind}, ${formatSize(bytes.length)}); rt edits text files only`);
+  if (kind)
+    throw new ToolError(`${r.rel}: binary file (${kind}, ${formatSize(bytes.length)}); rt edits text files only`);
   const hash = hashBytes(bytes);
   if (bytes.length > windowedEditFromBytes) {
-    return largeSnapshot(ws, { root: ws.root, rel: r.rel, abs: r.abs, bytes, hash, mode: found.stat.mode & 0o7777 }, bytes, found.stat, opts.withIds === true);
+    return largeSnapshot(
+      ws,
+      { root: ws.root, rel: r.rel, abs: r.abs, bytes, hash, mode: found.stat.mode & 0o7777 },
+      bytes,
+      found.stat,
+      opts.withIds === true,
+    );
   }
   const model = parseFile(bytes);
   const snap: Snapshot = { root: ws.root, rel: r.rel, abs: r.abs, bytes, hash, model, mode: found.stat.mode & 0o7777 };
@@ -255,14 +294,20 @@ const REGION_CONTEXT = 3;
 
 /** Lines shown around an edit: the changed lines and REGION_CONTEXT lines either side. */
 function regionBounds(total: number, start: number, end: number): { from: number; to: number } {
-  return { from: Math.max(1, Math.min(start, total) - REGION_CONTEXT), to: Math.min(total, Math.max(end, start) + REGION_CONTEXT) };
+  return {
+    from: Math.max(1, Math.min(start, total) - REGION_CONTEXT),
+    to: Math.min(total, Math.max(end, start) + REGION_CONTEXT),
+  };
 }
 
 /**
  * The lines shown after an edit: each changed region with REGION_CONTEXT lines
  * either side, regions whose context meets merged into one window, in order.
  */
-export function shownWindows(total: number, regions: ReadonlyArray<{ start: number; end: number }>): Array<{ from: number; to: number }> {
+export function shownWindows(
+  total: number,
+  regions: ReadonlyArray<{ start: number; end: number }>,
+): Array<{ from: number; to: number }> {
   if (total === 0) return [];
   const windows = regions.map((r) => regionBounds(total, r.start, r.end)).sort((a, b) => a.from - b.from);
   const merged: Array<{ from: number; to: number }> = [];
@@ -275,7 +320,12 @@ export function shownWindows(total: number, regions: ReadonlyArray<{ start: numb
 }
 
 /** The edited region(s) with a few lines of context, numbered; separate windows are parted by "...". */
-export function regionView(lines: Lines, start: number, end: number, regions?: ReadonlyArray<{ start: number; end: number }>): string {
+export function regionView(
+  lines: Lines,
+  start: number,
+  end: number,
+  regions?: ReadonlyArray<{ start: number; end: number }>,
+): string {
   if (lines.length === 0) return "(the file is now empty)";
   const out: string[] = [];
   for (const { from, to } of shownWindows(lines.length, regions?.length ? regions : [{ start, end }])) {
@@ -288,7 +338,12 @@ export function regionView(lines: Lines, start: number, end: number, regions?: R
 /** Plans an edit from a snapshot; may be async (a planner that validates readings of its content first). */
 export type Planner = (snap: Snapshot) => Plan | Promise<Plan>;
 
-export async function applyEdit(ws: Workspace, target: string, plan: Planner, opts: ApplyOptions): Promise<ApplyResult> {
+export async function applyEdit(
+  ws: Workspace,
+  target: string,
+  plan: Planner,
+  opts: ApplyOptions,
+): Promise<ApplyResult> {
   const r = ws.resolve(target);
   // Held from reading to writing: concurrent rt edits of one file run one after the other.
   return withFileLock(ws.state, r.rel, r.abs, () => applyLocked(ws, target, plan, opts));
@@ -302,7 +357,11 @@ async function applyLocked(ws: Workspace, target: string, plan: Planner, opts: A
     // The unchanged lines at the start and end are copied from the bytes read (a 32 MB file is not re-encoded for one line).
     // In pieces: the kept head and tail of the bytes read, and the new middle (never joined: a copy of 32 MB costs).
     const w = snap.large ? p.window : undefined;
-    const newBytes = w ? windowPieces(snap.large!, w, p.model, serialize) : snap.bytes ? serializeAgainstParts(snap.model, snap.bytes, p.model) : [serialize(p.model)];
+    const newBytes = w
+      ? windowPieces(snap.large!, w, p.model, serialize)
+      : snap.bytes
+        ? serializeAgainstParts(snap.model, snap.bytes, p.model)
+        : [serialize(p.model)];
     // The new text's lines: through the window, or the model's.
     const newLines: Lines = w ? windowedSource(snap.large!, w, p.model) : p.model.lines;
     const whole = () => (w ? wholeModel(snap.model, w, p.model) : p.model);
@@ -310,7 +369,9 @@ async function applyLocked(ws: Workspace, target: string, plan: Planner, opts: A
     const largest = Math.max(snap.bytes?.length ?? 0, newLength);
     if (!opts.force && largest > SYNTAX_CHECK_MAX_BYTES) {
       // A parse of a file this size takes seconds and gigabytes; say it was not checked.
-      notes.push(`note: syntax not checked: ${snap.rel} is ${formatSize(largest)}, and rt checks the syntax of files up to ${formatSize(SYNTAX_CHECK_MAX_BYTES)}`);
+      notes.push(
+        `note: syntax not checked: ${snap.rel} is ${formatSize(largest)}, and rt checks the syntax of files up to ${formatSize(SYNTAX_CHECK_MAX_BYTES)}`,
+      );
     } else if (!opts.force) {
       const beforeText = normalizedText(snap.model);
       const afterText = normalizedText(whole());
@@ -329,8 +390,13 @@ async function applyLocked(ws: Workspace, target: string, plan: Planner, opts: A
     const unchanged = snap.bytes !== null && sameBytes(newBytes, snap.bytes);
     const metadata: Record<string, unknown> = { path: snap.rel, start_line: p.start, end_line: p.end, ...p.metadata };
     if (opts.dryRun || unchanged) {
-      const head = unchanged ? `No change: ${snap.rel} already has this content` : `Dry run: ${snap.rel} not modified. The patch:`;
-      return { output: unchanged ? head : `${head}\n${diff}`, metadata: { ...metadata, diff, dry_run: !!opts.dryRun, changed: false } };
+      const head = unchanged
+        ? `No change: ${snap.rel} already has this content`
+        : `Dry run: ${snap.rel} not modified. The patch:`;
+      return {
+        output: unchanged ? head : `${head}\n${diff}`,
+        metadata: { ...metadata, diff, dry_run: !!opts.dryRun, changed: false },
+      };
     }
     // Another program (not rt: rt edits hold the lock) may have written the file meanwhile.
     if (!stillHolds(ws, snap.rel, snap.bytes)) {
@@ -339,7 +405,9 @@ async function applyLocked(ws: Workspace, target: string, plan: Planner, opts: A
         p = await plan(snap);
         continue;
       }
-      throw new ToolError(`${snap.rel} changed since it was read (another program wrote it); nothing was written. Re-read the file and retry.`);
+      throw new ToolError(
+        `${snap.rel} changed since it was read (another program wrote it); nothing was written. Re-read the file and retry.`,
+      );
     }
     const newHash = hashBytes(newBytes);
     const entry = new Journal(ws.state).record(snap.rel, snap.bytes, newHash, opts.tool, snap.mode);
@@ -372,7 +440,13 @@ async function applyLocked(ws: Workspace, target: string, plan: Planner, opts: A
       const windowed =
         w !== undefined &&
         snap.hash !== null &&
-        ws.lineIds.afterWindowEdit(snap.rel, snap.hash, newHash, { oldTotal: snap.large!.count, first: w.first, oldLines: w.old.lines, newLines: p.model.lines }, { shownRange, ...(stat ? { stat } : {}) });
+        ws.lineIds.afterWindowEdit(
+          snap.rel,
+          snap.hash,
+          newHash,
+          { oldTotal: snap.large!.count, first: w.first, oldLines: w.old.lines, newLines: p.model.lines },
+          { shownRange, ...(stat ? { stat } : {}) },
+        );
       if (!windowed && w) {
         // The stored IDs are of another version (the file changed outside rt, or they were never
         // made): every new line's hash, from the old bytes outside the window and the window's lines.
@@ -394,9 +468,19 @@ async function applyLocked(ws: Workspace, target: string, plan: Planner, opts: A
     const verb = snap.bytes === null ? "Created" : (opts.verb ?? "Edited");
     const named = p.summaryRange ?? p;
     const span = (r: { start: number; end: number }) => (r.end > r.start ? `${r.start}-${r.end}` : `${r.start}`);
-    const range = !p.summaryRange && p.regions && p.regions.length > 1 ? p.regions.map(span).join(",") : named.end >= named.start ? `${named.start}-${named.end}` : `${named.start}`;
+    const range =
+      !p.summaryRange && p.regions && p.regions.length > 1
+        ? p.regions.map(span).join(",")
+        : named.end >= named.start
+          ? `${named.start}-${named.end}`
+          : `${named.start}`;
     const showDiff = opts.showDiff || /^(1|true|yes|on)$/i.test(ws.env.RT_AUTO_DIFF ?? ws.env.RAGIX_AUTO_DIFF ?? "");
-    const parts = [`✓ ${verb} ${snap.rel}:${range}`, ...(p.notes ?? []), ...notes, regionView(newLines, p.start, p.end, p.regions)];
+    const parts = [
+      `✓ ${verb} ${snap.rel}:${range}`,
+      ...(p.notes ?? []),
+      ...notes,
+      regionView(newLines, p.start, p.end, p.regions),
+    ];
     // `git diff -- FILE` when git tracks the file (every change since the last
     // `git add`), the edit's own diff otherwise.
     let gitDiff: string | undefined;
@@ -405,11 +489,16 @@ async function applyLocked(ws: Workspace, target: string, plan: Planner, opts: A
       const g = gitDiffOf(ws.root, snap.rel);
       if ("diff" in g) {
         gitDiff = g.diff;
-        parts.push(g.diff === "" ? `git diff -- ${snap.rel}: no difference from git's index` : g.diff.replace(/\n$/, ""));
+        parts.push(
+          g.diff === "" ? `git diff -- ${snap.rel}: no difference from git's index` : g.diff.replace(/\n$/, ""),
+        );
       } else {
         parts.push(diff);
       }
     }
-    return { output: parts.join("\n"), metadata: { ...metadata, diff, ...(gitDiff !== undefined ? { git_diff: gitDiff } : {}), changed: true } };
+    return {
+      output: parts.join("\n"),
+      metadata: { ...metadata, diff, ...(gitDiff !== undefined ? { git_diff: gitDiff } : {}), changed: true },
+    };
   }
 }

@@ -54,7 +54,9 @@ export function binaryKind(sample: Uint8Array): string | null {
 const CONTROL_BYTE = /[\x01-\x07\x0e-\x1a\x1c-\x1f]/;
 /** The same bytes, for counting them all and for looking for each one. */
 const CONTROL_BYTE_PATTERN = new RegExp(CONTROL_BYTE.source, "g");
-const CONTROL_BYTES = Array.from({ length: 0x20 }, (_, b) => b).filter((b) => CONTROL_BYTE.test(String.fromCharCode(b)));
+const CONTROL_BYTES = Array.from({ length: 0x20 }, (_, b) => b).filter((b) =>
+  CONTROL_BYTE.test(String.fromCharCode(b)),
+);
 
 /**
  * The buffer fileBinaryKind reads into, one per process: a grep checks up to

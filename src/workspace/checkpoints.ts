@@ -95,7 +95,12 @@ function cacheDir(env: NodeJS.ProcessEnv): string {
 /** The shadow repository's directory for a root (its real path). */
 export function shadowDirFor(root: string, env: NodeJS.ProcessEnv = process.env): string {
   const tag = crypto.createHash("sha256").update(root).digest("hex").slice(0, 16);
-  const name = `${path.basename(root).replace(/[^\w.-]/g, "_").slice(0, 40) || "root"}-${tag}`;
+  const name = `${
+    path
+      .basename(root)
+      .replace(/[^\w.-]/g, "_")
+      .slice(0, 40) || "root"
+  }-${tag}`;
   return path.join(cacheDir(env), "rt", "checkpoints", name);
 }
 
@@ -131,10 +136,12 @@ export class Checkpoints {
     if (!fs.existsSync(path.join(dir, "HEAD"))) {
       // No template: nothing (sample hooks included) is copied in; the attributes file is written below.
       const init = cp.run(["init", "--bare", "--quiet", "--template=", dir], { noTree: true });
-      if (init.status !== 0) throw new CheckpointError(`git init of the checkpoint store ${dir} failed: ${init.stderr}`);
+      if (init.status !== 0)
+        throw new CheckpointError(`git init of the checkpoint store ${dir} failed: ${init.stderr}`);
     }
     const attributes = store.readFile([...rel, "info", "attributes"]);
-    if (attributes?.toString("utf8") !== SHADOW_ATTRIBUTES) store.writeAtomic([...rel, "info", "attributes"], SHADOW_ATTRIBUTES, { mkdirs: true, mode: 0o600 });
+    if (attributes?.toString("utf8") !== SHADOW_ATTRIBUTES)
+      store.writeAtomic([...rel, "info", "attributes"], SHADOW_ATTRIBUTES, { mkdirs: true, mode: 0o600 });
     return cp;
   }
 
@@ -155,7 +162,10 @@ export class Checkpoints {
     };
   }
 
-  private run(args: string[], opts: { input?: Buffer | string; noTree?: boolean } = {}): { status: number | null; stdout: Buffer; stderr: string } {
+  private run(
+    args: string[],
+    opts: { input?: Buffer | string; noTree?: boolean } = {},
+  ): { status: number | null; stdout: Buffer; stderr: string } {
     const where = opts.noTree ? [] : [`--git-dir=${this.dir}`, `--work-tree=${this.root}`];
     const r = spawnSync(this.git, [...where, ...SHADOW_CONFIG.flatMap((c) => ["-c", c]), ...args], {
       cwd: this.root,
@@ -167,7 +177,11 @@ export class Checkpoints {
       maxBuffer: CHECKPOINT_GIT_MAX_BYTES,
     });
     if (r.error) return { status: null, stdout: Buffer.alloc(0), stderr: r.error.message };
-    return { status: r.status, stdout: r.stdout ?? Buffer.alloc(0), stderr: (r.stderr ?? Buffer.alloc(0)).toString("utf8").trim() };
+    return {
+      status: r.status,
+      stdout: r.stdout ?? Buffer.alloc(0),
+      stderr: (r.stderr ?? Buffer.alloc(0)).toString("utf8").trim(),
+    };
   }
 
   /** Records the tree as it is now; returns the checkpoint's id (a git tree id). */
@@ -177,7 +191,8 @@ export class Checkpoints {
     if (add.status !== 0 && add.status !== 1) throw new CheckpointError(`checkpoint failed (git add): ${add.stderr}`);
     const tree = this.run(["write-tree"]);
     const id = tree.stdout.toString("utf8").trim();
-    if (tree.status !== 0 || !/^[0-9a-f]{40,64}$/.test(id)) throw new CheckpointError(`checkpoint failed (git write-tree): ${tree.stderr}`);
+    if (tree.status !== 0 || !/^[0-9a-f]{40,64}$/.test(id))
+      throw new CheckpointError(`checkpoint failed (git write-tree): ${tree.stderr}`);
     return id;
   }
 
@@ -232,7 +247,9 @@ export class Checkpoints {
   restore(writer: ConfinedFs, now: string, target: string, keep: ReadonlySet<string> = new Set()): RestoreResult {
     const result: RestoreResult = { written: [], removed: [], skipped: [] };
     const changes = this.changes(now, target);
-    const blobs = this.blobs([...new Set(changes.filter((c) => c.blob && /^100(644|755)$/.test(c.mode ?? "")).map((c) => c.blob!))]);
+    const blobs = this.blobs([
+      ...new Set(changes.filter((c) => c.blob && /^100(644|755)$/.test(c.mode ?? "")).map((c) => c.blob!)),
+    ]);
     // Removals first: a file may give way to a directory of the same name.
     const ordered = [...changes.filter((c) => c.status === "D"), ...changes.filter((c) => c.status !== "D")];
     for (const c of ordered) {
@@ -250,10 +267,19 @@ export class Checkpoints {
           const current = writer.lstat(parts);
           const base = current?.isFile() ? current.mode & 0o666 : 0o644;
           if (current?.isSymbolicLink()) writer.unlink(parts);
-          writer.writeAtomic(parts, blobs.get(c.blob!)!, { mkdirs: true, mode: exec ? base | ((base & 0o444) >> 2) : base });
+          writer.writeAtomic(parts, blobs.get(c.blob!)!, {
+            mkdirs: true,
+            mode: exec ? base | ((base & 0o444) >> 2) : base,
+          });
           result.written.push(c.path);
         } else {
-          result.skipped.push({ path: c.path, why: c.mode === "120000" ? "a symbolic link (rt does not write links)" : `not a plain file (git mode ${c.mode})` });
+          result.skipped.push({
+            path: c.path,
+            why:
+              c.mode === "120000"
+                ? "a symbolic link (rt does not write links)"
+                : `not a plain file (git mode ${c.mode})`,
+          });
         }
       } catch (e) {
         result.skipped.push({ path: c.path, why: (e as Error).message });
@@ -261,7 +287,8 @@ export class Checkpoints {
     }
     // Directories left empty by the removals did not exist at the checkpoint (git keeps no empty directory): gone too.
     const dirs = new Set<string>();
-    for (const f of result.removed) for (let d = path.posix.dirname(f); d !== "."; d = path.posix.dirname(d)) dirs.add(d);
+    for (const f of result.removed)
+      for (let d = path.posix.dirname(f); d !== "."; d = path.posix.dirname(d)) dirs.add(d);
     for (const d of [...dirs].sort((a, b) => b.split("/").length - a.split("/").length)) {
       try {
         writer.removeEmptyDir(d.split("/"));

@@ -70,7 +70,8 @@ export function pathParts(rel: string | readonly string[]): string[] {
   const out: string[] = [];
   for (const piece of raw) {
     if (piece.includes("\0")) throw new ToolError("path contains a NUL byte: paths must be plain text");
-    if (path.isAbsolute(piece)) throw new ToolError(`${piece}: an absolute path where a path relative to the base is expected`);
+    if (path.isAbsolute(piece))
+      throw new ToolError(`${piece}: an absolute path where a path relative to the base is expected`);
     for (const name of piece.split(/[\\/]/)) {
       if (name === "" || name === ".") continue;
       if (name === "..") throw new ToolError(`${raw.join("/")}: ".." is not allowed here`);
@@ -226,7 +227,9 @@ export class ConfinedFs {
         : st
           ? "is not a directory"
           : "disappeared while rt was opening it";
-    return new ToolError(`${whole}: ${where === whole ? "it" : where} ${what} (under ${this.base})`, { confined: true });
+    return new ToolError(`${whole}: ${where === whole ? "it" : where} ${what} (under ${this.base})`, {
+      confined: true,
+    });
   }
 
   /**
@@ -277,7 +280,11 @@ export class ConfinedFs {
   }
 
   /** Runs `fn` with the directory holding `rel` open, and the last name of `rel`. */
-  private inParent<T>(rel: string | readonly string[], opts: { create?: boolean; mode?: number }, fn: (dir: OpenDir, name: string, parts: string[]) => T): T {
+  private inParent<T>(
+    rel: string | readonly string[],
+    opts: { create?: boolean; mode?: number },
+    fn: (dir: OpenDir, name: string, parts: string[]) => T,
+  ): T {
     const parts = pathParts(rel);
     const name = parts.pop();
     if (name === undefined) throw new ToolError(`${this.abs()}: a file name is needed here, not the directory itself`);
@@ -297,7 +304,13 @@ export class ConfinedFs {
   }
 
   /** openFileIn, with the fstat it checked the file with. */
-  private openFileStatIn(dir: OpenDir, name: string, flags: number, mode: number | undefined, parts: string[]): { fd: number; stat: fs.Stats } {
+  private openFileStatIn(
+    dir: OpenDir,
+    name: string,
+    flags: number,
+    mode: number | undefined,
+    parts: string[],
+  ): { fd: number; stat: fs.Stats } {
     if (!raceFree() && !(flags & C.O_CREAT)) {
       const st = dir.entry(name);
       if (st?.isSymbolicLink()) throw this.refuse(parts, parts.length - 1, st);
@@ -330,7 +343,11 @@ export class ConfinedFs {
    * existing file keeps its mode unless `mode` is given; a symlink or a
    * directory at the name is refused.
    */
-  writeAtomic(rel: string | readonly string[], data: string | Uint8Array | readonly Uint8Array[], opts: WriteOptions = {}): void {
+  writeAtomic(
+    rel: string | readonly string[],
+    data: string | Uint8Array | readonly Uint8Array[],
+    opts: WriteOptions = {},
+  ): void {
     this.inParent(rel, { create: opts.mkdirs, mode: opts.dirMode }, (dir, name, parts) => {
       const existing = dir.entry(name);
       if (existing?.isSymbolicLink()) throw this.refuse(parts, parts.length - 1, existing);
@@ -399,7 +416,11 @@ export class ConfinedFs {
 
   /** Opens an existing regular file `rel` for appending (never through a symlink). */
   openAppend(rel: string | readonly string[]): WriteHandle {
-    return this.inParent(rel, {}, (dir, name, parts) => new WriteHandle(this.openFileIn(dir, name, C.O_WRONLY | C.O_APPEND, undefined, parts)));
+    return this.inParent(
+      rel,
+      {},
+      (dir, name, parts) => new WriteHandle(this.openFileIn(dir, name, C.O_WRONLY | C.O_APPEND, undefined, parts)),
+    );
   }
 
   /**
@@ -415,7 +436,10 @@ export class ConfinedFs {
     return this.inParent(rel, { create: opts.mkdirs, mode: opts.dirMode }, (dir, name, parts) => {
       if (dir.entry(name)) return false; // the common case (every rt start after the first): no temp file, no fsync
       const tmp = `.${name.slice(0, 96)}.rt-${process.pid}-${(tmpCounter++).toString(36)}-${Date.now().toString(36)}.tmp`;
-      const fd = this.openFileIn(dir, tmp, C.O_WRONLY | C.O_CREAT | C.O_EXCL, (opts.mode ?? 0o666) & PERMISSION_BITS, [...parts.slice(0, -1), tmp]);
+      const fd = this.openFileIn(dir, tmp, C.O_WRONLY | C.O_CREAT | C.O_EXCL, (opts.mode ?? 0o666) & PERMISSION_BITS, [
+        ...parts.slice(0, -1),
+        tmp,
+      ]);
       try {
         try {
           fs.writeFileSync(fd, data);
@@ -444,8 +468,16 @@ export class ConfinedFs {
     });
   }
 
-  private createExclusiveIn(dir: OpenDir, name: string, data: string | Uint8Array, opts: WriteOptions, parts: string[]): void {
-    const h = new WriteHandle(this.openFileIn(dir, name, C.O_WRONLY | C.O_CREAT | C.O_EXCL, (opts.mode ?? 0o666) & PERMISSION_BITS, parts));
+  private createExclusiveIn(
+    dir: OpenDir,
+    name: string,
+    data: string | Uint8Array,
+    opts: WriteOptions,
+    parts: string[],
+  ): void {
+    const h = new WriteHandle(
+      this.openFileIn(dir, name, C.O_WRONLY | C.O_CREAT | C.O_EXCL, (opts.mode ?? 0o666) & PERMISSION_BITS, parts),
+    );
     try {
       h.write(data);
       if (opts.mode !== undefined) fs.fchmodSync(h.fd, opts.mode & PERMISSION_BITS);
@@ -477,10 +509,15 @@ export class ConfinedFs {
   }
 
   /** readFile, with the file's fstat (owner, mode) taken on the very descriptor read. */
-  readFileStat(rel: string | readonly string[], opts: { maxBytes?: number } = {}): { bytes: Buffer; stat: fs.Stats } | undefined {
+  readFileStat(
+    rel: string | readonly string[],
+    opts: { maxBytes?: number } = {},
+  ): { bytes: Buffer; stat: fs.Stats } | undefined {
     let opened: { fd: number; stat: fs.Stats };
     try {
-      opened = this.inParent(rel, {}, (dir, name, parts) => this.openFileStatIn(dir, name, C.O_RDONLY, undefined, parts));
+      opened = this.inParent(rel, {}, (dir, name, parts) =>
+        this.openFileStatIn(dir, name, C.O_RDONLY, undefined, parts),
+      );
     } catch (e) {
       if (codeOf(e) === "ENOENT") return undefined;
       throw e;
@@ -488,7 +525,9 @@ export class ConfinedFs {
     const { fd, stat } = opened;
     try {
       if (opts.maxBytes !== undefined && stat.size > opts.maxBytes) {
-        throw new ToolError(`${this.shown([...this.prefix, ...pathParts(rel)])}: ${stat.size} bytes, more than the ${opts.maxBytes} allowed`);
+        throw new ToolError(
+          `${this.shown([...this.prefix, ...pathParts(rel)])}: ${stat.size} bytes, more than the ${opts.maxBytes} allowed`,
+        );
       }
       return { bytes: readOpened(fd, stat), stat };
     } finally {
@@ -592,7 +631,8 @@ export class ConfinedFs {
    * name), replacing what had that name; the directory is reached without following a symlink.
    */
   renameWithin(rel: string | readonly string[], newName: string): void {
-    if (newName.includes("/") || newName === "." || newName === ".." || newName === "") throw new Error(`not a file name: ${JSON.stringify(newName)}`);
+    if (newName.includes("/") || newName === "." || newName === ".." || newName === "")
+      throw new Error(`not a file name: ${JSON.stringify(newName)}`);
     this.inParent(rel, {}, (dir, name) => fs.renameSync(dir.at(name), dir.at(newName)));
   }
 

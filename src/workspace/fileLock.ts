@@ -55,7 +55,10 @@ function rootPlace(state: StateStore, rel: string): LockPlace {
  * or "invalid" when it is no lock of rt's; with the identity (device, inode)
  * of the file that was read, when one was.
  */
-function lockOwner(state: StateStore, place: LockPlace): { owner: number | "invalid" | "gone"; id?: string; text?: string } {
+function lockOwner(
+  state: StateStore,
+  place: LockPlace,
+): { owner: number | "invalid" | "gone"; id?: string; text?: string } {
   let found: { bytes: Buffer; stat: import("node:fs").Stats } | undefined;
   try {
     found = place.files.readFileStat(place.parts, { maxBytes: 256 });
@@ -93,7 +96,12 @@ function fileId(st: { dev: number; ino: number }): string {
  * left unguarded: it needs a remover to die inside its few microseconds and two
  * others to race on its leftover).
  */
-function removeStale(state: StateStore, place: LockPlace, id: string | undefined, text: string | undefined): "removed" | "changed" | "busy" | "stuck" {
+function removeStale(
+  state: StateStore,
+  place: LockPlace,
+  id: string | undefined,
+  text: string | undefined,
+): "removed" | "changed" | "busy" | "stuck" {
   const parts = [...place.parts.slice(0, -1), `${place.parts[place.parts.length - 1]}.break`];
   const breaker: LockPlace = { files: place.files, parts, context: place.context && `${place.context}.break` };
   try {
@@ -141,7 +149,12 @@ function removeStale(state: StateStore, place: LockPlace, id: string | undefined
 }
 
 /** Runs `fn` holding the lock of `rel` (a resolved, root-relative path; `_abs` is its absolute form, kept for callers). */
-export async function withFileLock<T>(state: StateStore, rel: string, _abs: string, fn: () => T | Promise<T>): Promise<T> {
+export async function withFileLock<T>(
+  state: StateStore,
+  rel: string,
+  _abs: string,
+  fn: () => T | Promise<T>,
+): Promise<T> {
   let place = lockPlace(state, rel);
   const deadline = Date.now() + WAIT_MS;
   for (;;) {
@@ -161,13 +174,16 @@ export async function withFileLock<T>(state: StateStore, rel: string, _abs: stri
       if (owner === "invalid" || (owner !== 0 && !alive(owner))) {
         const removed = removeStale(state, place, id, text);
         if (removed === "busy") {
-          if (Date.now() > deadline) throw new Error(`${rel} is locked by another rt process (a stale lock is being removed); try again`);
+          if (Date.now() > deadline)
+            throw new Error(`${rel} is locked by another rt process (a stale lock is being removed); try again`);
           await sleep(5);
         } else if (removed === "stuck") {
           // Not a file, and it cannot be removed (a directory a repository committed there): every
           // rt process meets the same and locks at the root instead, as with a symlinked .rt/locks.
           if (!place.context) {
-            throw new ToolError(`${rel}: rt cannot take its edit lock: ${place.files.abs(place.parts)} is not a lock file and cannot be removed; remove it and retry`);
+            throw new ToolError(
+              `${rel}: rt cannot take its edit lock: ${place.files.abs(place.parts)} is not a lock file and cannot be removed; remove it and retry`,
+            );
           }
           place = rootPlace(state, rel);
         }

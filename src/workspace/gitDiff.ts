@@ -87,14 +87,16 @@ export function gitDiffOf(root: string, rel: string): GitDiff {
   if (!listed.ok || listed.status !== 0) return { unavailable: "not in a git repository rt can read" };
   const entries = listed.stdout.toString("utf8").split("\0").filter(Boolean);
   if (entries.length === 0) return { unavailable: `${rel} is not tracked by git` };
-  if (entries.length !== 1 || !/^100(644|755) [0-9a-f]+ 0\t/.test(entries[0])) return { unavailable: `${rel} is not a plain file in git's index` };
+  if (entries.length !== 1 || !/^100(644|755) [0-9a-f]+ 0\t/.test(entries[0]))
+    return { unavailable: `${rel} is not a plain file in git's index` };
   // The filter driver git would run on the working-tree file.
   const attrs = runGit(git, root, ["check-attr", "-z", "filter", "--", rel]);
   if (!attrs.ok || attrs.status !== 0) return { unavailable: "git check-attr failed" };
   const [, , filter] = attrs.stdout.toString("utf8").split("\0");
   const filterConfig: string[] = [];
   if (filter !== undefined && filter !== "unspecified" && filter !== "unset" && filter !== "set" && filter !== "") {
-    if (!DRIVER_NAME.test(filter)) return { unavailable: `${rel} has a filter driver rt cannot switch off (${JSON.stringify(filter)})` };
+    if (!DRIVER_NAME.test(filter))
+      return { unavailable: `${rel} has a filter driver rt cannot switch off (${JSON.stringify(filter)})` };
     for (const key of ["clean", "smudge", "process"]) filterConfig.push("-c", `filter.${filter}.${key}=`);
     filterConfig.push("-c", `filter.${filter}.required=false`);
   }

@@ -147,13 +147,17 @@ export class IdRuns {
   /** The largest counter held, or -1 when there is none. */
   maxCounter(): number {
     let max = NONE;
-    for (let k = 0; k < this.starts.length; k++) if (this.starts[k] !== NONE) max = Math.max(max, this.starts[k] + this.lens[k] - 1);
+    for (let k = 0; k < this.starts.length; k++)
+      if (this.starts[k] !== NONE) max = Math.max(max, this.starts[k] + this.lens[k] - 1);
     return max;
   }
 
   /** Whether no counter appears twice (IDs are distinct). */
   distinct(): boolean {
-    const held = this.starts.map((s, k) => [s, this.lens[k]]).filter(([s]) => s !== NONE).sort((x, y) => x[0] - y[0]);
+    const held = this.starts
+      .map((s, k) => [s, this.lens[k]])
+      .filter(([s]) => s !== NONE)
+      .sort((x, y) => x[0] - y[0]);
     for (let k = 1; k < held.length; k++) if (held[k][0] < held[k - 1][0] + held[k - 1][1]) return false;
     return true;
   }
@@ -162,7 +166,8 @@ export class IdRuns {
   equals(other: IdRuns): boolean {
     if (other === this) return true;
     if (other.length !== this.length || other.starts.length !== this.starts.length) return false;
-    for (let k = 0; k < this.starts.length; k++) if (other.starts[k] !== this.starts[k] || other.lens[k] !== this.lens[k]) return false;
+    for (let k = 0; k < this.starts.length; k++)
+      if (other.starts[k] !== this.starts[k] || other.lens[k] !== this.lens[k]) return false;
     return true;
   }
 

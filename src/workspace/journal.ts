@@ -49,10 +49,24 @@ function validEntry(e: unknown, next: number): e is Entry {
   if (e === null || typeof e !== "object") return false;
   const x = e as Record<string, unknown>;
   if (!Number.isSafeInteger(x.seq) || (x.seq as number) < 1 || (x.seq as number) >= next) return false;
-  if (typeof x.afterHash !== "string" || typeof x.existed !== "boolean" || typeof x.tool !== "string" || typeof x.time !== "string") return false;
+  if (
+    typeof x.afterHash !== "string" ||
+    typeof x.existed !== "boolean" ||
+    typeof x.tool !== "string" ||
+    typeof x.time !== "string"
+  )
+    return false;
   if (x.existed && !(typeof x.beforeSha256 === "string" && HEX64.test(x.beforeSha256))) return false;
-  if (x.mode !== undefined && !(Number.isSafeInteger(x.mode) && (x.mode as number) >= 0 && (x.mode as number) <= 0o7777)) return false;
-  if (x.saved !== undefined && !(typeof x.saved === "string" && new RegExp(`^${x.seq as number}-[0-9a-f]{16}\\.before$`).test(x.saved))) return false;
+  if (
+    x.mode !== undefined &&
+    !(Number.isSafeInteger(x.mode) && (x.mode as number) >= 0 && (x.mode as number) <= 0o7777)
+  )
+    return false;
+  if (
+    x.saved !== undefined &&
+    !(typeof x.saved === "string" && new RegExp(`^${x.seq as number}-[0-9a-f]{16}\\.before$`).test(x.saved))
+  )
+    return false;
   return true;
 }
 
@@ -103,7 +117,13 @@ export class Journal {
    * happened. Entries pushed out by the JOURNAL_KEEP limit lose their saved
    * bytes only on commit.
    */
-  record(rel: string, before: Buffer | null, afterHash: string, tool: string, mode?: number): { commit(): void; rollback(): void } {
+  record(
+    rel: string,
+    before: Buffer | null,
+    afterHash: string,
+    tool: string,
+    mode?: number,
+  ): { commit(): void; rollback(): void } {
     if (!this.state.enabled) return { commit() {}, rollback() {} };
     const key = Store.keyFor(rel);
     const idx = this.index(rel);
@@ -153,7 +173,9 @@ export class Journal {
     if (entry.existed) {
       const saved = this.state.readBytes(["journal", Store.keyFor(rel), savedName(entry)], EDIT_MAX_BYTES);
       if (!saved || sha256Hex(saved) !== entry.beforeSha256) {
-        throw new ToolError(`${rel}: the copy rt saved before its last edit (.rt/journal/) is missing or was changed since; undo refused, nothing was written. Use git to restore the file.`);
+        throw new ToolError(
+          `${rel}: the copy rt saved before its last edit (.rt/journal/) is missing or was changed since; undo refused, nothing was written. Use git to restore the file.`,
+        );
       }
       before = saved;
     }

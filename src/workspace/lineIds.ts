@@ -83,7 +83,7 @@ const TIER_STARTS = TIERS.map((_, i) => TIERS.slice(0, i).reduce((n, t) => n + t
 function mulMod(a: number, b: number, m: number): number {
   const hi = Math.floor(b / 65536);
   const lo = b % 65536;
-  return ((((a * hi) % m) * 65536) + a * lo) % m;
+  return (((a * hi) % m) * 65536 + a * lo) % m;
 }
 
 /** ID → the counter idFromCounter made it from (for a well-formed ID: LINE_ID_PATTERN). */
@@ -121,8 +121,16 @@ export function idFromCounter(counter: number): string {
       if (tier.rest === 3) return String.fromCharCode(first, ALNUM_CODES[d1], ALNUM_CODES[d2], ALNUM_CODES[d3]);
       const d4 = q % 36;
       q = (q - d4) / 36;
-      if (tier.rest === 4) return String.fromCharCode(first, ALNUM_CODES[d1], ALNUM_CODES[d2], ALNUM_CODES[d3], ALNUM_CODES[d4]);
-      return String.fromCharCode(first, ALNUM_CODES[d1], ALNUM_CODES[d2], ALNUM_CODES[d3], ALNUM_CODES[d4], ALNUM_CODES[q % 36]);
+      if (tier.rest === 4)
+        return String.fromCharCode(first, ALNUM_CODES[d1], ALNUM_CODES[d2], ALNUM_CODES[d3], ALNUM_CODES[d4]);
+      return String.fromCharCode(
+        first,
+        ALNUM_CODES[d1],
+        ALNUM_CODES[d2],
+        ALNUM_CODES[d3],
+        ALNUM_CODES[d4],
+        ALNUM_CODES[q % 36],
+      );
     }
     n -= tier.space;
   }
@@ -297,7 +305,11 @@ export function reconcileRuns(
  * strings, compared by identity first) take the record's hashes: a one-line
  * edit of a 500,000-line file hashes a few lines, not all of them.
  */
-function hashesOf(lines: readonly string[], rec: IdRecord | undefined, previous: { textHash: string; lines: readonly string[] } | undefined): Float64Array {
+function hashesOf(
+  lines: readonly string[],
+  rec: IdRecord | undefined,
+  previous: { textHash: string; lines: readonly string[] } | undefined,
+): Float64Array {
   if (!rec || !previous || rec.textHash !== previous.textHash || rec.hashes.length !== previous.lines.length) {
     const all = new Float64Array(lines.length);
     for (let i = 0; i < lines.length; i++) all[i] = hashLine(lines[i]);
@@ -339,13 +351,25 @@ function withSafeCounter(rec: IdRecord): IdRecord {
  * is checked, not each of half a million entries.
  */
 function validRecord(r: IdRecord, rel: string, signed: boolean): boolean {
-  if (r.version !== 1 || r.path !== rel || typeof r.textHash !== "string" || !Number.isSafeInteger(r.next) || r.next < 0) return false;
-  if (!(r.ids instanceof IdRuns) || !(r.hashes instanceof Float64Array) || r.ids.length !== r.hashes.length) return false;
+  if (
+    r.version !== 1 ||
+    r.path !== rel ||
+    typeof r.textHash !== "string" ||
+    !Number.isSafeInteger(r.next) ||
+    r.next < 0
+  )
+    return false;
+  if (!(r.ids instanceof IdRuns) || !(r.hashes instanceof Float64Array) || r.ids.length !== r.hashes.length)
+    return false;
   // (Each ID was checked well formed, and the IDs distinct, when the record was unpacked: unpackRecord.)
   if (r.ids.hasNone()) return false;
   if (!signed && !r.hashes.every((h) => Number.isSafeInteger(h) && h >= 0)) return false;
   if (r.shown !== undefined && typeof r.shown !== "string") return false;
-  if ((r.stat !== undefined && typeof r.stat !== "string") || (r.viewedVersion !== undefined && typeof r.viewedVersion !== "string")) return false;
+  if (
+    (r.stat !== undefined && typeof r.stat !== "string") ||
+    (r.viewedVersion !== undefined && typeof r.viewedVersion !== "string")
+  )
+    return false;
   if (r.viewed !== undefined && r.viewed !== "current" && !(r.viewed instanceof IdRuns)) return false;
   return true;
 }
@@ -380,7 +404,8 @@ function withViewed(rec: IdRecord, lines: number[] | { from: number; to: number 
   } else if (Math.max(1, lines.from) <= Math.min(total, lines.to)) {
     add(Math.max(1, lines.from) - 1, Math.min(total, lines.to));
   }
-  for (const [from, to] of ranges) viewed = IdRuns.concat([viewed.slice(0, from), rec.ids.slice(from, to), viewed.slice(to)]);
+  for (const [from, to] of ranges)
+    viewed = IdRuns.concat([viewed.slice(0, from), rec.ids.slice(from, to), viewed.slice(to)]);
   // Believing every line's current ID is having seen this version (a one-line change of a large
   // file, its line shown): stored as "current", not as a second copy of the IDs.
   if (viewed.equals(rec.ids)) return { ...shown, viewed: "current" };
@@ -413,7 +438,14 @@ type StoredRecord = Omit<IdRecord, "ids" | "hashes" | "viewed"> & {
   ids?: unknown;
   hashes?: unknown;
   viewed?: unknown;
-  packed?: { ids?: unknown; idRuns?: unknown; hashes?: unknown; hashesMac?: unknown; viewed?: unknown; viewedRuns?: unknown };
+  packed?: {
+    ids?: unknown;
+    idRuns?: unknown;
+    hashes?: unknown;
+    hashesMac?: unknown;
+    viewed?: unknown;
+    viewedRuns?: unknown;
+  };
 };
 
 /** A record's hashes as bytes (the Float64Array's own memory, not a copy). */
@@ -429,7 +461,8 @@ function hashBytesOf(hashes: Float64Array): Buffer {
 function packRecord(rec: IdRecord, hashesMac?: string, inline = false): object {
   const { ids, hashes, viewed, ...rest } = rec;
   if (ids.length < PACK_FROM_LINES || (hashesMac === undefined && !inline)) {
-    const viewedField = viewed === undefined ? {} : { viewed: viewed === "current" ? viewed : viewed.toArray(idFromCounter) };
+    const viewedField =
+      viewed === undefined ? {} : { viewed: viewed === "current" ? viewed : viewed.toArray(idFromCounter) };
     return { ...rest, ids: ids.toArray(idFromCounter), hashes: Array.from(hashes), ...viewedField };
   }
   return {
@@ -464,7 +497,12 @@ function unpackRecord(stored: StoredRecord, signed: boolean, hashesFile?: Buffer
     const ids = runsOfIds(stored.ids, signed, false);
     const viewed = viewedOf(stored.viewed);
     if (!ids || viewed === null) return undefined;
-    return { ...stored, ids, hashes: Float64Array.from(stored.hashes as number[]), ...(viewed !== undefined ? { viewed } : {}) } as IdRecord;
+    return {
+      ...stored,
+      ids,
+      hashes: Float64Array.from(stored.hashes as number[]),
+      ...(viewed !== undefined ? { viewed } : {}),
+    } as IdRecord;
   }
   const p = stored.packed;
   if (p === null || typeof p !== "object") return undefined;
@@ -473,18 +511,35 @@ function unpackRecord(stored: StoredRecord, signed: boolean, hashesFile?: Buffer
   if (typeof p.idRuns === "string") {
     if (!signed) return undefined;
     ids = IdRuns.parse(p.idRuns);
-    if (p.viewedRuns !== undefined) viewed = typeof p.viewedRuns === "string" ? (IdRuns.parse(p.viewedRuns) ?? null) : null;
+    if (p.viewedRuns !== undefined)
+      viewed = typeof p.viewedRuns === "string" ? (IdRuns.parse(p.viewedRuns) ?? null) : null;
   } else if (typeof p.ids === "string") {
     // The form of earlier versions: IDs (and what was shown, "" for nothing) comma-separated.
     ids = runsOfIds(p.ids === "" ? [] : p.ids.split(","), signed, false);
-    if (p.viewed !== undefined) viewed = typeof p.viewed === "string" ? (runsOfIds(p.viewed.split(",").map((id) => (id === "" ? null : id)), signed, true) ?? null) : null;
+    if (p.viewed !== undefined)
+      viewed =
+        typeof p.viewed === "string"
+          ? (runsOfIds(
+              p.viewed.split(",").map((id) => (id === "" ? null : id)),
+              signed,
+              true,
+            ) ?? null)
+          : null;
   }
-  if (!ids || viewed === null || (viewed instanceof IdRuns && viewed.length !== ids.length && typeof p.ids === "string")) return undefined;
-  const bytes = typeof p.hashes === "string" ? Buffer.from(p.hashes, "base64") : p.hashesMac !== undefined ? hashesFile : undefined;
+  if (
+    !ids ||
+    viewed === null ||
+    (viewed instanceof IdRuns && viewed.length !== ids.length && typeof p.ids === "string")
+  )
+    return undefined;
+  const bytes =
+    typeof p.hashes === "string" ? Buffer.from(p.hashes, "base64") : p.hashesMac !== undefined ? hashesFile : undefined;
   if (bytes === undefined || bytes.length !== ids.length * 8) return undefined;
   // The file's own bytes when they are aligned for 64-bit floats (a 4.6 MB copy costs its page faults).
   const floats =
-    bytes.byteOffset % 8 === 0 && hashesFile === bytes ? new Float64Array(bytes.buffer, bytes.byteOffset, ids.length) : new Float64Array(ids.length);
+    bytes.byteOffset % 8 === 0 && hashesFile === bytes
+      ? new Float64Array(bytes.buffer, bytes.byteOffset, ids.length)
+      : new Float64Array(ids.length);
   if (floats.buffer !== bytes.buffer) Buffer.from(floats.buffer).set(bytes);
   const { packed: _packed, ...rest } = stored;
   return { ...rest, ids, hashes: floats, ...(viewed !== undefined ? { viewed } : {}) } as IdRecord;
@@ -527,7 +582,10 @@ export class LineIdStore {
    */
   withPreloaded<T>(rels: readonly string[], work: () => T): T {
     const wanted = rels.filter((rel) => !this.memory.has(rel)).map((rel) => ({ rel, name: StateStore.keyFor(rel) }));
-    const read = this.state.readManyJsonNotingMac<StoredRecord>("ids", wanted.map((w) => `${w.name}.json`));
+    const read = this.state.readManyJsonNotingMac<StoredRecord>(
+      "ids",
+      wanted.map((w) => `${w.name}.json`),
+    );
     for (const { rel, name } of wanted) {
       const found = read.get(`${name}.json`);
       // What load would make of it: a record missing, refused or not valid is no record.
@@ -541,10 +599,16 @@ export class LineIdStore {
   }
 
   /** A record read from the state directory, kept in memory when valid for `rel`. */
-  private accept(rel: string, name: string, read: { value: StoredRecord; signed: boolean } | undefined): IdRecord | undefined {
+  private accept(
+    rel: string,
+    name: string,
+    read: { value: StoredRecord; signed: boolean } | undefined,
+  ): IdRecord | undefined {
     // rt's own record (its MAC checks) is trusted to be as rt made it; any other (a repository's
     // .rt/ids/, an older rt's unsigned one) is checked entry by entry.
-    const rec = read ? unpackRecord(read.value, read.signed, this.hashesFile(name, read.value.packed?.hashesMac)) : undefined;
+    const rec = read
+      ? unpackRecord(read.value, read.signed, this.hashesFile(name, read.value.packed?.hashesMac))
+      : undefined;
     if (rec && read && validRecord(rec, rel, read.signed)) {
       const safe = read.signed ? rec : withSafeCounter(rec);
       this.memory.set(rel, safe);
@@ -582,7 +646,8 @@ export class LineIdStore {
     // Signed when packed: its hashes file is named by a MAC, and half a million entries are not
     // checked one by one on every load. A short record is cheap to check, and writing it unsigned
     // keeps node:crypto out of `rt open` on a small file.
-    if (hashesMac !== undefined) this.state.writeSignedJsonBestEffort(packRecord(rec, hashesMac), "ids", `${name}.json`);
+    if (hashesMac !== undefined)
+      this.state.writeSignedJsonBestEffort(packRecord(rec, hashesMac), "ids", `${name}.json`);
     else this.state.writeJsonBestEffort(packRecord(rec), "ids", `${name}.json`);
   }
 
@@ -608,12 +673,22 @@ export class LineIdStore {
     const same = this.currentRuns(rel, textHash, lines.length, opts);
     if (same) return same.toArray(idFromCounter) as string[];
     const rec = this.load(rel);
-    return this.reconciled(rel, rec, hashesOf(lines, rec, opts.previous), textHash, opts).toArray(idFromCounter) as string[];
+    return this.reconciled(rel, rec, hashesOf(lines, rec, opts.previous), textHash, opts).toArray(
+      idFromCounter,
+    ) as string[];
   }
 
   /** idsFor, given the hashes of the lines (hashLinesOf a large file) instead of the lines. */
-  idsForHashes(rel: string, hashes: Float64Array, textHash: string, opts: { viewed?: boolean; shownRange?: number[] | { from: number; to: number }; stat?: string } = {}): IdRuns {
-    return this.currentRuns(rel, textHash, hashes.length, opts) ?? this.reconciled(rel, this.load(rel), hashes, textHash, opts);
+  idsForHashes(
+    rel: string,
+    hashes: Float64Array,
+    textHash: string,
+    opts: { viewed?: boolean; shownRange?: number[] | { from: number; to: number }; stat?: string } = {},
+  ): IdRuns {
+    return (
+      this.currentRuns(rel, textHash, hashes.length, opts) ??
+      this.reconciled(rel, this.load(rel), hashes, textHash, opts)
+    );
   }
 
   /**
@@ -621,13 +696,22 @@ export class LineIdStore {
    * lines), as idsFor gives them (and noting what idsFor notes); undefined when
    * they are not (the lines are needed to reconcile).
    */
-  currentRuns(rel: string, textHash: string, lineCount: number, opts: { viewed?: boolean; stat?: string } = {}): IdRuns | undefined {
+  currentRuns(
+    rel: string,
+    textHash: string,
+    lineCount: number,
+    opts: { viewed?: boolean; stat?: string } = {},
+  ): IdRuns | undefined {
     const rec = this.load(rel);
     if (!rec || rec.textHash !== textHash || rec.ids.length !== lineCount) return undefined;
     const current = opts.viewed || (rec.viewedVersion !== undefined && rec.viewedVersion === opts.stat);
     if ((current && (rec.viewed !== "current" || rec.shown !== textHash)) || (opts.stat && rec.stat !== opts.stat)) {
       const { viewedVersion: _done, ...kept } = rec;
-      this.save({ ...(current ? kept : rec), ...(current ? { viewed: "current" as const, shown: textHash } : {}), ...(opts.stat ? { stat: opts.stat } : {}) });
+      this.save({
+        ...(current ? kept : rec),
+        ...(current ? { viewed: "current" as const, shown: textHash } : {}),
+        ...(opts.stat ? { stat: opts.stat } : {}),
+      });
     }
     return rec.ids;
   }
@@ -663,7 +747,12 @@ export class LineIdStore {
     let p = 0;
     while (p < oldLines.length && p < newLines.length && oldLines[p] === newLines[p]) p++;
     let s = 0;
-    while (s < oldLines.length - p && s < newLines.length - p && oldLines[oldLines.length - 1 - s] === newLines[newLines.length - 1 - s]) s++;
+    while (
+      s < oldLines.length - p &&
+      s < newLines.length - p &&
+      oldLines[oldLines.length - 1 - s] === newLines[newLines.length - 1 - s]
+    )
+      s++;
     hashes.set(rec.hashes.subarray(first, first + p), first);
     for (let i = p; i < newLines.length - s; i++) hashes[first + i] = hashLine(newLines[i]);
     hashes.set(rec.hashes.subarray(first + oldLines.length - s), first + newLines.length - s);
@@ -680,7 +769,9 @@ export class LineIdStore {
     opts: { viewed?: boolean; shownRange?: number[] | { from: number; to: number }; stat?: string },
   ): IdRuns {
     // Fresh IDs never repeat a kept one: a record's counter is past all its IDs' (see withSafeCounter).
-    const result = rec ? reconcileRuns(rec.hashes, rec.ids, hashes, rec.next) : reconcileRuns([], IdRuns.empty, hashes, 0);
+    const result = rec
+      ? reconcileRuns(rec.hashes, rec.ids, hashes, rec.next)
+      : reconcileRuns([], IdRuns.empty, hashes, 0);
     // Beliefs that were "the old version" become that version's IDs, kept as they were. A caller
     // shown this very version of a large file (noteShownLarge, before its IDs existed) saw it whole.
     const shownWhole = opts.viewed || (rec?.viewedVersion !== undefined && rec.viewedVersion === opts.stat);
@@ -708,7 +799,11 @@ export class LineIdStore {
    * a {from, to} range; the whole file by default) of the version `textHash`,
    * whose IDs idsFor computed.
    */
-  markViewed(rel: string, textHash: string, lines: number[] | { from: number; to: number } = { from: 1, to: Infinity }): void {
+  markViewed(
+    rel: string,
+    textHash: string,
+    lines: number[] | { from: number; to: number } = { from: 1, to: Infinity },
+  ): void {
     const rec = this.load(rel);
     if (!rec || rec.textHash !== textHash) return;
     const next = withViewed(rec, lines);
@@ -723,7 +818,19 @@ export class LineIdStore {
   noteShown(rel: string, version: string): void {
     const rec = this.load(rel);
     if (rec?.shown === version) return;
-    this.save(rec ? { ...rec, shown: version } : { version: 1, path: rel, textHash: "", next: 0, ids: IdRuns.empty, hashes: new Float64Array(0), shown: version });
+    this.save(
+      rec
+        ? { ...rec, shown: version }
+        : {
+            version: 1,
+            path: rel,
+            textHash: "",
+            next: 0,
+            ids: IdRuns.empty,
+            hashes: new Float64Array(0),
+            shown: version,
+          },
+    );
   }
 
   /**
@@ -744,7 +851,14 @@ export class LineIdStore {
       return;
     }
     if (rec?.shown === version && rec.viewedVersion === version && rec.viewed === undefined) return;
-    const base: IdRecord = rec ?? { version: 1, path: rel, textHash: "", next: 0, ids: IdRuns.empty, hashes: new Float64Array(0) };
+    const base: IdRecord = rec ?? {
+      version: 1,
+      path: rel,
+      textHash: "",
+      next: 0,
+      ids: IdRuns.empty,
+      hashes: new Float64Array(0),
+    };
     const { viewed: _forgotten, ...kept } = base;
     this.save({ ...kept, shown: version, viewedVersion: version });
   }

@@ -65,11 +65,11 @@ export function resolveInside(root: string, input: string): ResolvedPath {
           target = fs.readlinkSync(probe);
         } catch {
           // Not a symlink any more: something on the way was replaced while rt looked at it.
-          throw new ToolError(`${input}: changed while rt was resolving it (a directory or symbolic link on the way was replaced); try again`);
+          throw new ToolError(
+            `${input}: changed while rt was resolving it (a directory or symbolic link on the way was replaced); try again`,
+          );
         }
-        throw new ToolError(
-          `${input}: is a symbolic link to ${target}, which does not exist; refusing to follow it`,
-        );
+        throw new ToolError(`${input}: is a symbolic link to ${target}, which does not exist; refusing to follow it`);
       }
       const abs = rest.length ? path.join(real, ...rest.reverse()) : real;
       if (!isWithin(root, abs)) {

@@ -199,7 +199,12 @@ export class StateStore {
 
   /** The JSON object a MAC-prefixed state file holds, when its MAC is valid for `parts` (see writeSignedJson). */
   private signedBody(parts: string[], text: string): string | undefined {
-    if (text.length < MAC_PREFIX_LENGTH + 1 || !text.startsWith(MAC_PREFIX) || text.slice(MAC_PREFIX_LENGTH - 2, MAC_PREFIX_LENGTH) !== '",') return undefined;
+    if (
+      text.length < MAC_PREFIX_LENGTH + 1 ||
+      !text.startsWith(MAC_PREFIX) ||
+      text.slice(MAC_PREFIX_LENGTH - 2, MAC_PREFIX_LENGTH) !== '",'
+    )
+      return undefined;
     const mac = text.slice(MAC_PREFIX.length, MAC_PREFIX.length + 64);
     const body = `{${text.slice(MAC_PREFIX_LENGTH)}`;
     try {

@@ -71,7 +71,8 @@ function ownKey(dir: string, problem: string): StateKey {
 function notPrivate(stat: fs.Stats, what: string): string | undefined {
   const uid = typeof process.getuid === "function" ? process.getuid() : undefined;
   if (uid !== undefined && stat.uid !== uid) return `${what} belongs to another user (uid ${stat.uid})`;
-  if (stat.mode & 0o077) return `${what} is accessible to other users (mode ${(stat.mode & 0o777).toString(8)}; it must be 600)`;
+  if (stat.mode & 0o077)
+    return `${what} is accessible to other users (mode ${(stat.mode & 0o777).toString(8)}; it must be 600)`;
   return undefined;
 }
 
@@ -103,7 +104,10 @@ function readKey(dir: string): StateKey {
 export function stateKey(env: NodeJS.ProcessEnv, root: string): StateKey {
   const dir = userConfigDir(env);
   if (isWithin(root, path.resolve(dir)) || isWithin(root, realNearest(dir))) {
-    return ownKey(dir, `the configuration directory ${dir} is inside the workspace, where a repository could ship a key`);
+    return ownKey(
+      dir,
+      `the configuration directory ${dir} is inside the workspace, where a repository could ship a key`,
+    );
   }
   let k = loaded.get(dir);
   if (!k) {

@@ -30,7 +30,11 @@ export function recordTrust(
   extensionFiles: ExtensionPins = pinExtensionFiles(root),
 ): TrustRecord {
   const folders = readTrustStore(env);
-  const record: TrustRecord = { trusted_at: now.toISOString(), config_sha256: configSha256, extension_files: extensionFiles };
+  const record: TrustRecord = {
+    trusted_at: now.toISOString(),
+    config_sha256: configSha256,
+    extension_files: extensionFiles,
+  };
   folders[root] = record;
   writeTrustStore(folders, env);
   return record;

@@ -24,16 +24,29 @@ function validWindow(w: unknown): w is ViewWindow {
   if (w === null || typeof w !== "object") return false;
   const v = w as Record<string, unknown>;
   return (
-    count(v.start, 1) && count(v.end, 0) && count(v.chunk, 1) && count(v.overlap, 0) &&
-    (v.end as number) + 1 >= (v.start as number) && (v.chunk as number) <= MAX_CHUNK && (v.overlap as number) < (v.chunk as number)
+    count(v.start, 1) &&
+    count(v.end, 0) &&
+    count(v.chunk, 1) &&
+    count(v.overlap, 0) &&
+    (v.end as number) + 1 >= (v.start as number) &&
+    (v.chunk as number) <= MAX_CHUNK &&
+    (v.overlap as number) < (v.chunk as number)
   );
 }
 
 /** Only the well-formed entries of a stored view file. */
 function validated(stored: ViewFile | undefined): ViewFile {
   const out: ViewFile = { version: 1, files: Object.create(null) as Record<string, ViewWindow> };
-  if (!stored || stored.version !== 1 || stored.files === null || typeof stored.files !== "object" || Array.isArray(stored.files)) return out;
-  for (const [rel, w] of Object.entries(stored.files)) if (validWindow(w)) out.files[rel] = { start: w.start, end: w.end, chunk: w.chunk, overlap: w.overlap };
+  if (
+    !stored ||
+    stored.version !== 1 ||
+    stored.files === null ||
+    typeof stored.files !== "object" ||
+    Array.isArray(stored.files)
+  )
+    return out;
+  for (const [rel, w] of Object.entries(stored.files))
+    if (validWindow(w)) out.files[rel] = { start: w.start, end: w.end, chunk: w.chunk, overlap: w.overlap };
   return out;
 }
 

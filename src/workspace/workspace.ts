@@ -136,9 +136,13 @@ export class Workspace {
    * like a text file's (an image, a PDF), refused above `maxBytes` before reading.
    */
   readBytes(file: ResolvedPath & { stat: fs.Stats }, maxBytes: number): Buffer {
-    if (file.stat.size > maxBytes) throw new ToolError(`${file.rel}: ${formatSize(file.stat.size)} is more than read opens (${formatSize(maxBytes)})`);
+    if (file.stat.size > maxBytes)
+      throw new ToolError(
+        `${file.rel}: ${formatSize(file.stat.size)} is more than read opens (${formatSize(maxBytes)})`,
+      );
     const bytes = this.readText(file);
-    if (bytes.length > maxBytes) throw new ToolError(`${file.rel}: ${formatSize(bytes.length)} is more than read opens (${formatSize(maxBytes)})`);
+    if (bytes.length > maxBytes)
+      throw new ToolError(`${file.rel}: ${formatSize(bytes.length)} is more than read opens (${formatSize(maxBytes)})`);
     return bytes;
   }
 
@@ -146,7 +150,12 @@ export class Workspace {
    * Lines [start, start+count) of a text file (1-based), and its line count.
    * Large files go through the cached line-offset index and are never loaded whole.
    */
-  async window(file: ResolvedPath & { stat: fs.Stats }, start: number, count: number, opts: { viewed?: boolean } = {}): Promise<TextWindow> {
+  async window(
+    file: ResolvedPath & { stat: fs.Stats },
+    start: number,
+    count: number,
+    opts: { viewed?: boolean } = {},
+  ): Promise<TextWindow> {
     if (file.stat.size >= LARGE_FILE_BYTES && !this.options.editorBuffers?.has(file.rel)) {
       // Read through a descriptor the confined writer opened (see readText), reached as /proc/self/fd/N.
       const fd = this.writer.openRead(file.rel);
@@ -179,7 +188,8 @@ export class Workspace {
    */
   private readText(file: ResolvedPath): Buffer {
     const bytes = this.options.editorBuffers?.get(file.rel) ?? this.writer.readFile(file.rel);
-    if (bytes === undefined) throw new ToolError(`${file.rel}: file not found (it disappeared while rt was reading it)`);
+    if (bytes === undefined)
+      throw new ToolError(`${file.rel}: file not found (it disappeared while rt was reading it)`);
     return bytes;
   }
 
@@ -190,12 +200,16 @@ export class Workspace {
    */
   readShown(file: ResolvedPath & { stat: fs.Stats }): Buffer {
     const bytes = this.readText(file);
-    if (bytes.length <= LINE_ID_MAX_BYTES) this.lineIds.idsFor(file.rel, splitLines(bytes.toString("utf8")), hashBytes(bytes), { viewed: true });
+    if (bytes.length <= LINE_ID_MAX_BYTES)
+      this.lineIds.idsFor(file.rel, splitLines(bytes.toString("utf8")), hashBytes(bytes), { viewed: true });
     return bytes;
   }
 
   /** The whole text of a file with its line IDs (files up to LINE_ID_MAX_BYTES). */
-  linesWithIds(file: ResolvedPath & { stat: fs.Stats }, opts: { viewed?: boolean } = {}): { lines: string[]; ids: string[]; hash: string } {
+  linesWithIds(
+    file: ResolvedPath & { stat: fs.Stats },
+    opts: { viewed?: boolean } = {},
+  ): { lines: string[]; ids: string[]; hash: string } {
     if (file.stat.size > LINE_ID_MAX_BYTES) {
       throw new ToolError(
         `${file.rel}: line IDs are kept for files up to ${formatSize(LINE_ID_MAX_BYTES)}; this one is ${formatSize(file.stat.size)}. Use line numbers instead.`,

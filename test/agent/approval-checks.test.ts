@@ -52,9 +52,12 @@ test("a call whose arguments the schema rejects is answered with the error; the 
       ["write", false],
     ],
   );
-  for (const e of ends) assert.match(e.output, new RegExp(`^error: invalid arguments for ${e.name}: .*\\nschema: \\{`, "s"));
+  for (const e of ends)
+    assert.match(e.output, new RegExp(`^error: invalid arguments for ${e.name}: .*\\nschema: \\{`, "s"));
   // The model is told what was wrong and what is valid.
-  const toolMsgs = server.completions[3].body.messages.filter((m: { role: string }) => m.role === "tool").map((m: { content: string }) => m.content);
+  const toolMsgs = server.completions[3].body.messages
+    .filter((m: { role: string }) => m.role === "tool")
+    .map((m: { content: string }) => m.content);
   assert.match(toolMsgs[0], /old_string: .*expected string/i);
   assert.equal(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "keep\n");
   assert.equal(fs.existsSync(path.join(root, "made")), false);
@@ -90,7 +93,9 @@ test("a call the profile refuses (safe-read-only) is answered with the refusal; 
   const root = tempTree({ "a.txt": "keep\n" });
   server.script(reply.toolCall("edit", { path: "a.txt", old_string: "keep", new_string: "lost" }), reply.text("ok"));
   const { asked, approve } = recorder("yes");
-  const ws = agentWorkspace(createWorkspace({ root, profile: "safe-read-only", env: { ...process.env, RT_ROOT: undefined } }));
+  const ws = agentWorkspace(
+    createWorkspace({ root, profile: "safe-read-only", env: { ...process.env, RT_ROOT: undefined } }),
+  );
   const agent = makeAgent(root, server, { approval: "ask", approve, workspace: ws });
   const events = await collect(agent.run("go"));
   assert.equal(last(events).type, "turn_complete");
@@ -144,13 +149,17 @@ function generatedCalls(): Array<{ name: string; args: Json }> {
   const seen = new Set<string>();
   const add = (name: string, args: Json) => {
     const key = `${name} ${JSON.stringify(args)}`;
-    if (!seen.has(key)) (seen.add(key), out.push({ name, args }));
+    if (!seen.has(key)) seen.add(key), out.push({ name, args });
   };
   for (const tool of TOOLS.filter((t) => categoryOf(t) !== "read")) {
     const schema = jsonSchemaOf(tool);
     const props = (schema.properties ?? {}) as Record<string, Json>;
     const required = (schema.required ?? []) as string[];
-    const base = Object.fromEntries(Object.keys(props).filter((k) => required.includes(k)).map((k) => [k, sample(props[k])]));
+    const base = Object.fromEntries(
+      Object.keys(props)
+        .filter((k) => required.includes(k))
+        .map((k) => [k, sample(props[k])]),
+    );
     add(tool.name, base);
     add(tool.name, {});
     add(tool.name, { ...base, zz_not_an_argument: 1 });
@@ -172,7 +181,10 @@ test("over generated calls to every tool that needs approval: asked exactly for 
   const calls = generatedCalls();
   const oracle = calls.map((c) => findTool(c.name)!.schema.safeParse(c.args));
   const valid = oracle.filter((r) => r.success).length;
-  assert.ok(valid >= 3 && calls.length - valid >= 30, `generated ${calls.length} calls, ${valid} valid: not a test of both sides`);
+  assert.ok(
+    valid >= 3 && calls.length - valid >= 30,
+    `generated ${calls.length} calls, ${valid} valid: not a test of both sides`,
+  );
   server.script({ toolCalls: calls.map((c) => ({ name: c.name, arguments: c.args })) }, reply.text("done"));
   // "no" to everything: nothing the generator made runs.
   const { asked, approve } = recorder("no");
@@ -186,12 +198,17 @@ test("over generated calls to every tool that needs approval: asked exactly for 
   );
   // Every call the schema rejects got the schema's error, and none was reported as blocked by the user.
   const ends = new Map(ofType(events, "tool_end").map((e) => [e.id, e]));
-  const ids = server.completions[1].body.messages.filter((m: { role: string }) => m.role === "tool").map((m: { tool_call_id: string }) => m.tool_call_id);
+  const ids = server.completions[1].body.messages
+    .filter((m: { role: string }) => m.role === "tool")
+    .map((m: { tool_call_id: string }) => m.tool_call_id);
   assert.equal(ids.length, calls.length);
   calls.forEach((c, i) => {
     if (oracle[i].success) return;
     const end = ends.get(ids[i]);
-    assert.ok(end && !end.success && /^error: invalid arguments for /.test(end.output), `${c.name} ${JSON.stringify(c.args)}: ${end?.output}`);
+    assert.ok(
+      end && !end.success && /^error: invalid arguments for /.test(end.output),
+      `${c.name} ${JSON.stringify(c.args)}: ${end?.output}`,
+    );
   });
   assert.equal(ofType(events, "tool_blocked").length, valid);
   assert.equal(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "x\n");

@@ -49,7 +49,16 @@ function spawnChat(t: TestContext, root: string) {
 test("piped REPL: answers stream, /sessions, /clear (the next request starts afresh), /model, Ctrl-D quits", async () => {
   const root = tempTree({});
   ollama.server.script(reply.text("first answer"), reply.text("second answer"));
-  const input = ["first question", "/sessions", "/clear", "second question", "/model", "/model ollama/test-model", "/nope", ""].join("\n");
+  const input = [
+    "first question",
+    "/sessions",
+    "/clear",
+    "second question",
+    "/model",
+    "/model ollama/test-model",
+    "/nope",
+    "",
+  ].join("\n");
   const r = await rt(["chat", ...MODEL], { cwd: root, env: env(), input });
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /rt chat · ollama\/test-model · session (\S+)/);
@@ -89,7 +98,11 @@ test("REPL approvals: y runs the edit, n blocks it and the model is told", async
 test("/compact [instructions] replaces the conversation with the model's summary", async () => {
   const root = tempTree({});
   ollama.server.script(reply.text("hi there"), reply.text("SUMMARY-X"), reply.text("after answer"));
-  const r = await rt(["chat", ...MODEL], { cwd: root, env: env(), input: "hello SECRET-WORD\n/compact keep the focus on X\nafter\n" });
+  const r = await rt(["chat", ...MODEL], {
+    cwd: root,
+    env: env(),
+    input: "hello SECRET-WORD\n/compact keep the focus on X\nafter\n",
+  });
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /compacting the context \(manual\)/);
   assert.match(r.stdout, /compacted: .* older history summarized/);
@@ -147,7 +160,10 @@ test("an answer cut at the output limit: the partial answer stays, one line says
   ollama.server.script(reply.text("The first half of", { finish: "length" }), reply.text("the second half."));
   const r = await rt(["chat", ...MODEL], { cwd: root, env: env(), input: "explain\ngo on\n" });
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /The first half of\nrt: length: the answer was cut off at the model's output limit \(finish reason "length"\)/);
+  assert.match(
+    r.stdout,
+    /The first half of\nrt: length: the answer was cut off at the model's output limit \(finish reason "length"\)/,
+  );
   assert.match(r.stdout, /the second half\./);
   const second = ollama.server.completions[1].body.messages.find((m: { role: string }) => m.role === "assistant");
   assert.match(second.content, /^The first half of\n\n\[rt: this answer was cut off at the output limit \(length\)\]$/);
@@ -155,10 +171,18 @@ test("an answer cut at the output limit: the partial answer stays, one line says
 
 test("piped REPL: `n REASON` denies a call and the model is told why", async () => {
   const root = tempTree({ "a.txt": "one\n" });
-  ollama.server.script(reply.toolCall("edit", { path: "a.txt", old_string: "one", new_string: "two" }), reply.text("ok, leaving it"));
+  ollama.server.script(
+    reply.toolCall("edit", { path: "a.txt", old_string: "one", new_string: "two" }),
+    reply.text("ok, leaving it"),
+  );
   const r = await rt(["chat", ...MODEL], { cwd: root, env: env(), input: "make it two\nn keep the file as it is\n" });
   assert.equal(r.code, 0, r.stderr);
   assert.equal(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "one\n");
-  const tool = (ollama.server.completions[1].body.messages as Array<{ role: string; content: string }>).find((m) => m.role === "tool")!;
-  assert.match(tool.content, /the user denied edit a\.txt: it was not run\. The user said why: "keep the file as it is"\./);
+  const tool = (ollama.server.completions[1].body.messages as Array<{ role: string; content: string }>).find(
+    (m) => m.role === "tool",
+  )!;
+  assert.match(
+    tool.content,
+    /the user denied edit a\.txt: it was not run\. The user said why: "keep the file as it is"\./,
+  );
 });

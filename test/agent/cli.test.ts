@@ -69,9 +69,15 @@ test("--output-format stream-json prints every event as a JSON line", async () =
   ollama.server.script(reply.toolCall("read", { path: "a.txt" }), reply.text("It says hi."));
   const r = await rt(["run", ...MODEL, "--output-format", "stream-json", "read a.txt"], { cwd: root, env: env() });
   assert.equal(r.code, 0, r.stderr);
-  const events = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
+  const events = r.stdout
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
   const types = events.map((e) => e.type);
-  assert.deepEqual(types.filter((t) => t !== "text"), ["model_turn_end", "tool_start", "tool_end", "model_turn_end", "turn_complete"]);
+  assert.deepEqual(
+    types.filter((t) => t !== "text"),
+    ["model_turn_end", "tool_start", "tool_end", "model_turn_end", "turn_complete"],
+  );
   assert.deepEqual(
     events.filter((e) => e.type === "model_turn_end").map((e) => [e.finish_reason, e.tool_calls]),
     [
@@ -80,7 +86,13 @@ test("--output-format stream-json prints every event as a JSON line", async () =
     ],
   );
   assert.equal(events.at(-1).finish_reason, "stop");
-  assert.equal(events.filter((e) => e.type === "text").map((e) => e.delta).join(""), "It says hi.");
+  assert.equal(
+    events
+      .filter((e) => e.type === "text")
+      .map((e) => e.delta)
+      .join(""),
+    "It says hi.",
+  );
   assert.match(events.find((e) => e.type === "tool_end").output, /1: hi/);
 });
 
@@ -100,7 +112,10 @@ test("exit 2 with the provider's message when the default Ollama is not running 
   const root = tempTree({});
   const port = await closedPort();
   // With a key set, rt does not offer its local model (local-consent.test.ts covers the case without one).
-  const r = await rt(["run", "hello"], { cwd: root, env: env({ OLLAMA_HOST: `127.0.0.1:${port}`, ANTHROPIC_API_KEY: "sk-ant-unused" }) });
+  const r = await rt(["run", "hello"], {
+    cwd: root,
+    env: env({ OLLAMA_HOST: `127.0.0.1:${port}`, ANTHROPIC_API_KEY: "sk-ant-unused" }),
+  });
   assert.equal(r.code, 2);
   assert.match(r.stderr, new RegExp(`cannot reach a model\\. Tried Ollama at http://127\\.0\\.0\\.1:${port}`));
   assert.match(r.stderr, /ollama pull qwen2\.5-coder:7b/);
@@ -122,9 +137,17 @@ test("usage errors exit 2: bad --approval, bad --output-format, no prompt, --con
 
 test("text protocol through the CLI: the model's bash blocks run the rt that runs them", async () => {
   const root = tempTree({ "src/calc.py": CALC });
-  ollama.server.script(reply.text("```bash\nrt edit src/calc.py 2 2 <<'EOF'\n    return a + b\nEOF\ngit --version >/dev/null; rt open src/calc.py\n```"), reply.text("Done."));
+  ollama.server.script(
+    reply.text(
+      "```bash\nrt edit src/calc.py 2 2 <<'EOF'\n    return a + b\nEOF\ngit --version >/dev/null; rt open src/calc.py\n```",
+    ),
+    reply.text("Done."),
+  );
   const cache = tempTree();
-  const r = await rt(["run", ...MODEL, "--protocol", "text", "--approval", "auto", "fix add"], { cwd: root, env: { ...env(), XDG_CACHE_HOME: cache } });
+  const r = await rt(["run", ...MODEL, "--protocol", "text", "--approval", "auto", "fix add"], {
+    cwd: root,
+    env: { ...env(), XDG_CACHE_HOME: cache },
+  });
   assert.equal(r.code, 0, r.stderr);
   assert.equal(fs.readFileSync(path.join(root, "src/calc.py"), "utf8"), "def add(a, b):\n    return a + b\n");
   assert.match(requestText(ollama.server.completions[1].body), /2: {5}return a \+ b/);
@@ -137,11 +160,15 @@ test("text protocol through the CLI: the model's bash blocks run the rt that run
 test("SIGKILL during a turn, then --continue: the session keeps the prompt and the streamed part", async () => {
   const root = tempTree({});
   ollama.server.script({ text: "Part one of the answer, then more words that never come", hangAfter: 6 });
-  const child = spawn(process.execPath, [CLI, "run", ...MODEL, "--output-format", "stream-json", "tell me a long story"], {
-    cwd: root,
-    env: { ...process.env, ...env(), RT_ROOT: undefined } as NodeJS.ProcessEnv,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [CLI, "run", ...MODEL, "--output-format", "stream-json", "tell me a long story"],
+    {
+      cwd: root,
+      env: { ...process.env, ...env(), RT_ROOT: undefined } as NodeJS.ProcessEnv,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   let out = "";
   await new Promise<void>((resolve, reject) => {
     child.stdout.on("data", (c) => {
@@ -194,7 +221,11 @@ test("SIGKILL while a tool runs, then --continue: the call gets an 'interrupted'
   ollama.server.script(reply.text("It was interrupted; not retrying."));
   const r = await rt(["run", ...MODEL, "--continue", "what happened?"], { cwd: root, env: env() });
   assert.equal(r.code, 0, r.stderr);
-  const msgs = ollama.server.completions[1].body.messages as Array<{ role: string; content: string; tool_call_id?: string }>;
+  const msgs = ollama.server.completions[1].body.messages as Array<{
+    role: string;
+    content: string;
+    tool_call_id?: string;
+  }>;
   const tool = msgs.find((m) => m.role === "tool");
   assert.ok(tool, "the dangling call got a result");
   assert.match(tool!.content, /interrupted: rt stopped before this call finished/);
@@ -209,10 +240,19 @@ test("auto-compaction at 80% of the window; --continue resumes from the summary"
 
   // The next prompt finds the context over 80% of 4000 tokens: compaction first.
   ollama.server.reset();
-  ollama.server.script(reply.text("## Goal\nSUMMARY-OF-FIRST\n## Decisions\n-\n## Files touched\n-\n## Open work\n-"), reply.text("SECOND-ANSWER"));
-  const r2 = await rt(["run", ...MODEL, "--continue", "--output-format", "stream-json", "second prompt"], { cwd: root, env: env() });
+  ollama.server.script(
+    reply.text("## Goal\nSUMMARY-OF-FIRST\n## Decisions\n-\n## Files touched\n-\n## Open work\n-"),
+    reply.text("SECOND-ANSWER"),
+  );
+  const r2 = await rt(["run", ...MODEL, "--continue", "--output-format", "stream-json", "second prompt"], {
+    cwd: root,
+    env: env(),
+  });
   assert.equal(r2.code, 0, r2.stderr);
-  const events = r2.stdout.trim().split("\n").map((l) => JSON.parse(l));
+  const events = r2.stdout
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l));
   const start = events.find((e) => e.type === "compact_start");
   const end = events.find((e) => e.type === "compact_end");
   assert.equal(start?.reason, "auto");
@@ -220,7 +260,10 @@ test("auto-compaction at 80% of the window; --continue resumes from the summary"
   assert.ok(end.tokens_after < end.tokens_before);
   const [summaryReq, secondReq] = ollama.server.completions;
   assert.match(summaryReq.body.messages[0].content, /You summarize the earlier part of a coding session/);
-  assert.match(summaryReq.body.messages[1].content, /FIRST-PROMPT[\s\S]*## Goal[\s\S]*## Decisions[\s\S]*## Files touched[\s\S]*## Open work/);
+  assert.match(
+    summaryReq.body.messages[1].content,
+    /FIRST-PROMPT[\s\S]*## Goal[\s\S]*## Decisions[\s\S]*## Files touched[\s\S]*## Open work/,
+  );
   assert.equal(summaryReq.body.tools, undefined);
   // The summary request too runs with the configured window as Ollama's num_ctx.
   assert.deepEqual([summaryReq.body.options.num_ctx, secondReq.body.options.num_ctx], [4000, 4000]);

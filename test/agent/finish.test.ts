@@ -43,12 +43,18 @@ test("length without a tool call: the turn ends as an error (kind length), the p
   assert.equal(end.type === "error" && end.kind, "length");
   assert.equal(end.type === "error" && end.finish_reason, "length");
   assert.equal(end.type === "error" && end.text, "The answer starts here and then");
-  assert.match(end.type === "error" ? end.message : "", /cut off at the model's output limit \(finish reason "length"\).*max_output_tokens \(now 64\)/);
+  assert.match(
+    end.type === "error" ? end.message : "",
+    /cut off at the model's output limit \(finish reason "length"\).*max_output_tokens \(now 64\)/,
+  );
   assert.deepEqual(modelTurnEnds(events), ["length"]);
   const msgs = sessionMessages(agent.sessionFile);
   const answer = msgs.find((m) => m.role === "assistant");
   assert.equal(answer?.role === "assistant" && answer.finish, "length");
-  assert.match(answer?.content ?? "", /^The answer starts here and then\n\n\[rt: this answer was cut off at the output limit \(length\)\]$/);
+  assert.match(
+    answer?.content ?? "",
+    /^The answer starts here and then\n\n\[rt: this answer was cut off at the output limit \(length\)\]$/,
+  );
   // The next prompt shows the model its cut answer, marked.
   await collect(agent.run("go on"));
   const sent = server.completions[1].body.messages.find((m: { role: string }) => m.role === "assistant");
@@ -102,7 +108,12 @@ test("Anthropic max_tokens is length; refusal ends the turn with the model's exp
     ofType(e1, "model_turn_end").map((e) => [e.finish_reason, e.stop_reason]),
     [["length", "max_tokens"]],
   );
-  server.script({ text: "I can't", toolCalls: [{ id: "t1", name: "write", arguments: { path: "x.txt", content: "x" } }], finish: "refusal", stopDetails: "Blocked under the usage policy." });
+  server.script({
+    text: "I can't",
+    toolCalls: [{ id: "t1", name: "write", arguments: { path: "x.txt", content: "x" } }],
+    finish: "refusal",
+    stopDetails: "Blocked under the usage policy.",
+  });
   const e2 = await collect(agent.run("do it"));
   const end = last(e2);
   assert.equal(end.type === "error" && end.kind, "refusal");
@@ -113,7 +124,9 @@ test("Anthropic max_tokens is length; refusal ends the turn with the model's exp
   server.script(reply.text("ok"));
   await collect(agent.run("fine"));
   const msgs = server.completions.at(-1)!.body.messages;
-  const results = msgs.flatMap((m: { content: Array<{ type: string; tool_use_id?: string; content?: string }> }) => m.content.filter((b) => b.type === "tool_result"));
+  const results = msgs.flatMap((m: { content: Array<{ type: string; tool_use_id?: string; content?: string }> }) =>
+    m.content.filter((b) => b.type === "tool_result"),
+  );
   assert.deepEqual(
     results.map((b: { tool_use_id?: string }) => b.tool_use_id),
     ["t1"],
@@ -128,12 +141,24 @@ test("content_filter ends the turn (kind content_filter); an OpenAI refusal delt
   const agent = makeAgent(root, server);
   const e1 = await collect(agent.run("x"));
   assert.equal(last(e1).type === "error" && (last(e1) as { kind: string }).kind, "content_filter");
-  const chunk = (delta: object, finish: string | null = null) => JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] });
-  server.script({ raw: [chunk({ role: "assistant", content: null, refusal: "" }), chunk({ refusal: "I can't help with that." }), chunk({}, "stop")] });
+  const chunk = (delta: object, finish: string | null = null) =>
+    JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] });
+  server.script({
+    raw: [
+      chunk({ role: "assistant", content: null, refusal: "" }),
+      chunk({ refusal: "I can't help with that." }),
+      chunk({}, "stop"),
+    ],
+  });
   const e2 = await collect(agent.run("y"));
   const end = last(e2);
   assert.equal(end.type === "error" && end.kind, "refusal");
-  assert.equal(ofType(e2, "text").map((e) => e.delta).join(""), "I can't help with that.");
+  assert.equal(
+    ofType(e2, "text")
+      .map((e) => e.delta)
+      .join(""),
+    "I can't help with that.",
+  );
   agent.close();
 });
 
@@ -178,7 +203,12 @@ test("Anthropic thinking tokens are counted as reasoning tokens", async () => {
 test("Anthropic: thinking with only a signature and redacted thinking go back unchanged, in order, with the tool use", async () => {
   const root = tempTree({ "a.txt": "alpha\n" });
   server.script(
-    { reasoning: "", signature: "sig-only", redactedThinking: ["opaque-1", "opaque-2"], toolCalls: [{ id: "t1", name: "read", arguments: { path: "a.txt" } }] },
+    {
+      reasoning: "",
+      signature: "sig-only",
+      redactedThinking: ["opaque-1", "opaque-2"],
+      toolCalls: [{ id: "t1", name: "read", arguments: { path: "a.txt" } }],
+    },
     reply.text("It says alpha."),
   );
   const agent = makeAgent(root, server, { provider: anthropicProvider(server) });
@@ -193,7 +223,10 @@ test("Anthropic: thinking with only a signature and redacted thinking go back un
     { type: "tool_use", id: "t1", name: "read", input: { path: "a.txt" } },
   ]);
   // And after a restart (--continue), from the session file.
-  const reopened = SessionLog.open(agentWorkspace(createWorkspace({ root, env: { ...process.env, RT_ROOT: undefined } })), agent.sessionId);
+  const reopened = SessionLog.open(
+    agentWorkspace(createWorkspace({ root, env: { ...process.env, RT_ROOT: undefined } })),
+    agent.sessionId,
+  );
   const again = makeAgent(root, server, { provider: anthropicProvider(server), session: reopened });
   server.script(reply.text("ok"));
   await collect(again.run("and?"));
@@ -226,7 +259,9 @@ test("a 4xx-type error inside a stream is not retried, and its words are quoted;
   const root = tempTree({});
   const chunk = (o: object) => JSON.stringify(o);
   const start = chunk({ choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }] });
-  const failing = (code: number, message: string) => ({ raw: [start, chunk({ error: { code, message }, choices: [{ index: 0, delta: {}, finish_reason: "error" }] })] });
+  const failing = (code: number, message: string) => ({
+    raw: [start, chunk({ error: { code, message }, choices: [{ index: 0, delta: {}, finish_reason: "error" }] })],
+  });
   const provider = createOpenAICompatibleProvider({ baseURL: server.openaiBaseUrl, ...FAST });
   // OpenRouter's shape: {"error": {"code": 400, "message": ...}} in a chunk, before any content.
   server.script(failing(400, "Token limit reached"), reply.text("never"));
@@ -249,7 +284,19 @@ test("rt run: a truncated answer exits 1 with is_error, the partial text as the 
   const configHome = tempTree({}, "rt-config-");
   server.script(reply.text("Cut here", { finish: "length" }));
   const env = { OLLAMA_HOST: undefined, OPENAI_API_KEY: undefined, XDG_CONFIG_HOME: configHome };
-  const r = await rt(["run", "--model", "openai-compatible/test-model", "--base-url", server.openaiBaseUrl, "--output-format", "json", "x"], { cwd: root, env });
+  const r = await rt(
+    [
+      "run",
+      "--model",
+      "openai-compatible/test-model",
+      "--base-url",
+      server.openaiBaseUrl,
+      "--output-format",
+      "json",
+      "x",
+    ],
+    { cwd: root, env },
+  );
   assert.equal(r.code, 1, r.stderr);
   const out = JSON.parse(r.stdout);
   assert.equal(out.is_error, true);
@@ -257,7 +304,10 @@ test("rt run: a truncated answer exits 1 with is_error, the partial text as the 
   assert.equal(out.finish_reason, "length");
   assert.equal(out.error.kind, "length");
   server.script(reply.text("Cut again", { finish: "length" }));
-  const t = await rt(["run", "--model", "openai-compatible/test-model", "--base-url", server.openaiBaseUrl, "x"], { cwd: root, env });
+  const t = await rt(["run", "--model", "openai-compatible/test-model", "--base-url", server.openaiBaseUrl, "x"], {
+    cwd: root,
+    env,
+  });
   assert.equal(t.code, 1);
   assert.equal(t.stdout, "Cut again\n");
   assert.match(t.stderr, /rt: length: the answer was cut off/);

@@ -40,7 +40,10 @@ export async function collect(gen: AsyncGenerator<AgentEvent>): Promise<AgentEve
   return out;
 }
 
-export function ofType<T extends AgentEvent["type"]>(events: AgentEvent[], type: T): Array<Extract<AgentEvent, { type: T }>> {
+export function ofType<T extends AgentEvent["type"]>(
+  events: AgentEvent[],
+  type: T,
+): Array<Extract<AgentEvent, { type: T }>> {
   return events.filter((e): e is Extract<AgentEvent, { type: T }> => e.type === type);
 }
 
@@ -54,7 +57,8 @@ export function requestText(body: { messages?: Array<{ content?: unknown }>; sys
   if (typeof body.system === "string") parts.push(body.system);
   // Anthropic's system prompt as text blocks (the form that carries cache markers).
   else if (Array.isArray(body.system)) parts.push(body.system.map((b: { text?: string }) => b.text ?? "").join(""));
-  for (const m of body.messages ?? []) parts.push(typeof m.content === "string" ? m.content : JSON.stringify(m.content));
+  for (const m of body.messages ?? [])
+    parts.push(typeof m.content === "string" ? m.content : JSON.stringify(m.content));
   return parts.join("\n");
 }
 
@@ -69,7 +73,13 @@ export function scriptedOllama(opts: LlmServerOptions = { models: [{ name: "test
     server: undefined as unknown as LlmServer,
     configHome: "",
     env(extra: Record<string, string> = {}): Record<string, string | undefined> {
-      return { OLLAMA_HOST: ctx.server.url, XDG_CONFIG_HOME: ctx.configHome, OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: undefined, ...extra };
+      return {
+        OLLAMA_HOST: ctx.server.url,
+        XDG_CONFIG_HOME: ctx.configHome,
+        OPENAI_API_KEY: undefined,
+        ANTHROPIC_API_KEY: undefined,
+        ...extra,
+      };
     },
   };
   before(async () => {

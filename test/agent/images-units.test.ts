@@ -53,7 +53,13 @@ test("OpenAI: every tool message first, text only; then one user message with ea
   assert.deepEqual(out[7], { role: "user", content: "and?" });
   // A user message with images (text mode) is text then image parts.
   assert.deepEqual(toOpenAIMessages([{ role: "user", content: "see", images: [B] }]), [
-    { role: "user", content: [{ type: "text", text: "see" }, { type: "image_url", image_url: { url: "data:image/jpeg;base64,QkJC" } }] },
+    {
+      role: "user",
+      content: [
+        { type: "text", text: "see" },
+        { type: "image_url", image_url: { url: "data:image/jpeg;base64,QkJC" } },
+      ],
+    },
   ]);
 });
 
@@ -63,13 +69,19 @@ test("Anthropic: images inside their tool_result; a result without images stays 
   assert.deepEqual(results[0], {
     type: "tool_result",
     tool_use_id: "c1",
-    content: [{ type: "text", text: "a.png: PNG image" }, { type: "image", source: { type: "base64", media_type: "image/png", data: "QUFB" } }],
+    content: [
+      { type: "text", text: "a.png: PNG image" },
+      { type: "image", source: { type: "base64", media_type: "image/png", data: "QUFB" } },
+    ],
   });
   assert.equal((results[1] as { content: unknown[] }).content.length, 3);
   assert.deepEqual(results[2], { type: "tool_result", tool_use_id: "c3", content: "no match" });
   assert.deepEqual(results[3], { type: "text", text: "and?" });
   const user = toAnthropicMessages([{ role: "user", content: "see", images: [B] }]).messages[0];
-  assert.deepEqual(user.content, [{ type: "text", text: "see" }, { type: "image", source: { type: "base64", media_type: "image/jpeg", data: "QkJC" } }]);
+  assert.deepEqual(user.content, [
+    { type: "text", text: "see" },
+    { type: "image", source: { type: "base64", media_type: "image/jpeg", data: "QkJC" } },
+  ]);
 });
 
 test("Ollama: images (bare base64) on the message they belong to", () => {
@@ -77,11 +89,18 @@ test("Ollama: images (bare base64) on the message they belong to", () => {
   assert.deepEqual(out[3].images, ["QUFB"]);
   assert.deepEqual(out[4].images, ["QUFB", "QkJC"]);
   assert.equal(out[5].images, undefined);
-  assert.deepEqual((toOllamaMessages([{ role: "user", content: "see", images: [B] }])[0] as { images?: string[] }).images, ["QkJC"]);
+  assert.deepEqual(
+    (toOllamaMessages([{ role: "user", content: "see", images: [B] }])[0] as { images?: string[] }).images,
+    ["QkJC"],
+  );
 });
 
 test("text mode: a tool result becomes user text with its images; joined user messages keep all of them", () => {
-  const out = requestMessages("sys", turn.slice(1).map((message, i) => ({ i, message })), "text");
+  const out = requestMessages(
+    "sys",
+    turn.slice(1).map((message, i) => ({ i, message })),
+    "text",
+  );
   const users = out.filter((m): m is Extract<ChatMessage, { role: "user" }> => m.role === "user");
   const joined = users[users.length - 1];
   assert.match(joined.content, /\[rt\] Output of read:\na\.png: PNG image\n\n\[rt\] Output of read:\nb\.pdf/);
@@ -107,6 +126,12 @@ test("limits per provider; an image costs tokens by its pixels, not its base64",
   assert.deepEqual(providerImageLimits("openai").maxEdge, 2048);
   assert.deepEqual(providerImageLimits("ollama").formats, ["image/png", "image/jpeg"]);
   const plain = estimateMessageTokens({ role: "tool", toolCallId: "c", name: "read", content: "x".repeat(40) });
-  const withImage = estimateMessageTokens({ role: "tool", toolCallId: "c", name: "read", content: "x".repeat(40), images: [{ ...A, data: "Q".repeat(1_000_000) }] });
+  const withImage = estimateMessageTokens({
+    role: "tool",
+    toolCallId: "c",
+    name: "read",
+    content: "x".repeat(40),
+    images: [{ ...A, data: "Q".repeat(1_000_000) }],
+  });
   assert.equal(withImage - plain, 10, "750 x 10 pixels / 750");
 });

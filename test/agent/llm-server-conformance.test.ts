@@ -47,7 +47,13 @@ function recorded(filter: (e: ManifestEntry) => boolean): any[] {
   for (const e of loadManifest().filter((x) => x.framing !== "json" && filter(x))) {
     const text = recordingText(e);
     if (e.framing === "sse") out.push(...sseData(text).map((x) => x.data));
-    else out.push(...text.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l)));
+    else
+      out.push(
+        ...text
+          .split("\n")
+          .filter((l) => l.trim() !== "")
+          .map((l) => JSON.parse(l)),
+      );
   }
   return out;
 }
@@ -55,7 +61,11 @@ function recorded(filter: (e: ManifestEntry) => boolean): any[] {
 async function scripted(path: string, body: object, r: LlmReply): Promise<string> {
   server.reset();
   server.script(r);
-  const res = await fetch(`${server.url}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  const res = await fetch(`${server.url}${path}`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify(body),
+  });
   return res.text();
 }
 
@@ -71,7 +81,8 @@ function assertSubset(got: any[], real: any[], typeOf: (ev: any) => string, wher
   for (const ev of got) {
     const t = typeOf(ev);
     assert.ok(known.has(t), `${where}: event type ${t} never occurs in the recordings`);
-    for (const p of paths(ev)) assert.ok(known.get(t)!.has(p), `${where}: ${t} field ${p} never occurs in the recordings`);
+    for (const p of paths(ev))
+      assert.ok(known.get(t)!.has(p), `${where}: ${t} field ${p} never occurs in the recordings`);
   }
 }
 
@@ -88,20 +99,38 @@ describe("the scripted server speaks like the recordings", () => {
     const chunkType = (ev: any) => (ev.choices?.length ? "choice" : ev.usage ? "usage" : "other");
     const finishes = new Set(real.flatMap((ev) => (ev.choices ?? []).map((c: any) => c.finish_reason)).filter(Boolean));
     for (const r of REPLIES) {
-      const got = sseData(await scripted("/v1/chat/completions", { model: "m", stream: true, stream_options: { include_usage: true }, messages: [] }, r)).map((x) => x.data);
+      const got = sseData(
+        await scripted(
+          "/v1/chat/completions",
+          { model: "m", stream: true, stream_options: { include_usage: true }, messages: [] },
+          r,
+        ),
+      ).map((x) => x.data);
       assertSubset(got, real, chunkType, JSON.stringify(r));
-      for (const ev of got) for (const c of ev.choices ?? []) if (c.finish_reason) assert.ok(finishes.has(c.finish_reason), c.finish_reason);
+      for (const ev of got)
+        for (const c of ev.choices ?? [])
+          if (c.finish_reason) assert.ok(finishes.has(c.finish_reason), c.finish_reason);
     }
   });
 
   test("Anthropic Messages", async () => {
     const real = recorded((e) => e.provider === "anthropic");
-    const typeOf = (ev: any) => `${ev.type}${ev.content_block ? `/${ev.content_block.type}` : ""}${ev.delta?.type ? `/${ev.delta.type}` : ""}`;
+    const typeOf = (ev: any) =>
+      `${ev.type}${ev.content_block ? `/${ev.content_block.type}` : ""}${ev.delta?.type ? `/${ev.delta.type}` : ""}`;
     for (const r of [...REPLIES, { redactedThinking: ["x"], text: "ok" }, { reasoning: "", text: "ok" }]) {
-      const raw = await scripted("/v1/messages", { model: "m", stream: true, max_tokens: 10, messages: [] }, r.finish === "length" ? { ...r, finish: "max_tokens" } : r);
+      const raw = await scripted(
+        "/v1/messages",
+        { model: "m", stream: true, max_tokens: 10, messages: [] },
+        r.finish === "length" ? { ...r, finish: "max_tokens" } : r,
+      );
       const events = sseData(raw);
       for (const { event, data } of events) assert.equal(event, data.type, "each event is named by its type");
-      assertSubset(events.map((x) => x.data), real, typeOf, JSON.stringify(r));
+      assertSubset(
+        events.map((x) => x.data),
+        real,
+        typeOf,
+        JSON.stringify(r),
+      );
     }
   });
 
@@ -110,9 +139,23 @@ describe("the scripted server speaks like the recordings", () => {
     const typeOf = (ev: any) => (ev.done ? "done" : ev.message?.tool_calls ? "tool_calls" : "content");
     for (const r of [{ text: "Hello there" }, { toolCalls: [{ name: "get_weather", arguments: { city: "Tokyo" } }] }]) {
       const raw = await scripted("/api/chat", { model: "m", messages: [] }, r);
-      const got = raw.split("\n").filter((l) => l.trim() !== "").map((l) => JSON.parse(l));
+      const got = raw
+        .split("\n")
+        .filter((l) => l.trim() !== "")
+        .map((l) => JSON.parse(l));
       // Ollama's docs print a shorter done line than recent servers send (done_reason, index): those fields are allowed.
-      const allowed = [...real, { done: true, done_reason: "stop", message: { role: "assistant", content: "" } }, { message: { role: "assistant", content: "", tool_calls: [{ function: { index: 0, name: "x", arguments: {} } }] }, done: false }];
+      const allowed = [
+        ...real,
+        { done: true, done_reason: "stop", message: { role: "assistant", content: "" } },
+        {
+          message: {
+            role: "assistant",
+            content: "",
+            tool_calls: [{ function: { index: 0, name: "x", arguments: {} } }],
+          },
+          done: false,
+        },
+      ];
       assertSubset(got, allowed, typeOf, JSON.stringify(r));
     }
   });

@@ -42,7 +42,13 @@ before(async () => {
   fs.writeFileSync(
     path.join(root, "config", "rt", "config.json"),
     JSON.stringify({
-      local: { default_model: "tiny", threads: 1, gpu: false, context_size: 8192, models: [{ name: "tiny", url: `${base}/tiny.gguf`, size: model.length, description: "a test model" }] },
+      local: {
+        default_model: "tiny",
+        threads: 1,
+        gpu: false,
+        context_size: 8192,
+        models: [{ name: "tiny", url: `${base}/tiny.gguf`, size: model.length, description: "a test model" }],
+      },
       agent: { max_output_tokens: 20, tool_choice: "none" },
     }),
   );
@@ -67,7 +73,10 @@ describe("zero setup", () => {
     assert.equal(r.code, 2, r.stderr);
     const lines = r.stderr.trim().split("\n");
     assert.equal(lines.length, 1, r.stderr);
-    assert.match(lines[0], /No model is configured, nothing answers at Ollama at http:\/\/127\.0\.0\.1:\d+ and no API key is set; the local model tiny \(about [\d.]+ kB\) is not downloaded: pass --yes to download it to .*cache\/rt\/models, or run `rt models pull tiny` first/);
+    assert.match(
+      lines[0],
+      /No model is configured, nothing answers at Ollama at http:\/\/127\.0\.0\.1:\d+ and no API key is set; the local model tiny \(about [\d.]+ kB\) is not downloaded: pass --yes to download it to .*cache\/rt\/models, or run `rt models pull tiny` first/,
+    );
     assert.deepEqual(hits, [], "connected to no download host");
     assert.equal(fs.existsSync(path.join(root, "cache")), false);
   });

@@ -17,7 +17,10 @@ const rand = seededRandom(35);
 const BODY = Buffer.from(Array.from({ length: 300_000 }, () => rand.int(256)));
 const SHA = crypto.createHash("sha256").update(BODY).digest("hex");
 
-interface Hit { url: string; range?: string }
+interface Hit {
+  url: string;
+  range?: string;
+}
 const hits: Hit[] = [];
 let cutNext = false;
 const server = http.createServer((req, res) => {
@@ -26,7 +29,10 @@ const server = http.createServer((req, res) => {
   const start = m ? Number(m[1]) : 0;
   if (start >= BODY.length) return void res.writeHead(416).end();
   const body = BODY.subarray(start);
-  res.writeHead(m ? 206 : 200, { "content-length": body.length, ...(m ? { "content-range": `bytes ${start}-${BODY.length - 1}/${BODY.length}` } : {}) });
+  res.writeHead(m ? 206 : 200, {
+    "content-length": body.length,
+    ...(m ? { "content-range": `bytes ${start}-${BODY.length - 1}/${BODY.length}` } : {}),
+  });
   if (cutNext) {
     // Half the bytes, then the connection is destroyed: a cut download.
     cutNext = false;
@@ -78,7 +84,11 @@ describe("rt models pull", () => {
     assert.equal(second.code, 0, second.stderr);
     assert.match(second.stderr, /\] 100% /);
     assert.match(second.stderr, /resumed at/);
-    assert.deepEqual(hits.map((h) => h.url), ["/acme/tiny-GGUF/resolve/main/tiny-q4.gguf", "/acme/tiny-GGUF/resolve/main/tiny-q4.gguf"], "HF_ENDPOINT honoured");
+    assert.deepEqual(
+      hits.map((h) => h.url),
+      ["/acme/tiny-GGUF/resolve/main/tiny-q4.gguf", "/acme/tiny-GGUF/resolve/main/tiny-q4.gguf"],
+      "HF_ENDPOINT honoured",
+    );
     assert.equal(hits[0].range, undefined);
     assert.match(hits[1].range ?? "", /^bytes=\d+-$/);
     assert.ok(fs.readFileSync(path.join(dir, "tiny.gguf")).equals(BODY));
@@ -111,11 +121,17 @@ describe("rt models pull", () => {
     });
     setModels([]);
     const t0 = Date.now();
-    const r = await rt(["models", "pull", "qwen3-4b"], { cwd, env: env({ HF_ENDPOINT: `http://127.0.0.1:${closed}` }) });
+    const r = await rt(["models", "pull", "qwen3-4b"], {
+      cwd,
+      env: env({ HF_ENDPOINT: `http://127.0.0.1:${closed}` }),
+    });
     assert.equal(r.code, 1);
     assert.ok(Date.now() - t0 < 30_000);
     assert.equal(r.stderr.trim().split("\n").length, 1, r.stderr);
-    assert.match(r.stderr, /cannot reach 127\.0\.0\.1:\d+ \(ECONNREFUSED\); download http:\/\/127\.0\.0\.1:\d+\/Qwen\/Qwen3-4B-GGUF\/resolve\/main\/Qwen3-4B-Q4_K_M\.gguf yourself and run rt with --model local\/PATH\.gguf/);
+    assert.match(
+      r.stderr,
+      /cannot reach 127\.0\.0\.1:\d+ \(ECONNREFUSED\); download http:\/\/127\.0\.0\.1:\d+\/Qwen\/Qwen3-4B-GGUF\/resolve\/main\/Qwen3-4B-Q4_K_M\.gguf yourself and run rt with --model local\/PATH\.gguf/,
+    );
   });
 
   test("bad names and a bad catalogue entry are refused, naming what is valid", async () => {

@@ -20,8 +20,16 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rt-local-"));
 const modelPath = path.join(dir, "tiny.gguf");
 writeTinyGguf(modelPath, { seed: 7 });
 
-const specs: ToolSpec[] = allTools().map((t) => ({ name: t.name, description: t.description, parameters: jsonSchemaOf(t) }));
-const READ_ONLY = new Set(allTools().filter((t) => t.readOnly).map((t) => t.name));
+const specs: ToolSpec[] = allTools().map((t) => ({
+  name: t.name,
+  description: t.description,
+  parameters: jsonSchemaOf(t),
+}));
+const READ_ONLY = new Set(
+  allTools()
+    .filter((t) => t.readOnly)
+    .map((t) => t.name),
+);
 // Threads 1: on a shared 2-core machine two spinning threads are ~100 times slower (see docs/local-models.md).
 const FAST = { threads: 1, gpu: false as const, contextSize: 8192 };
 
@@ -39,27 +47,49 @@ after(async () => {
 describe("local: the grammar from rt's tool schemas", () => {
   test("llama.cpp accepts the grammar of every registered tool, in each tool-choice mode", async () => {
     const nlc = await import("node-llama-cpp");
-    const llama = await nlc.getLlama({ build: "never", gpu: false, logLevel: nlc.LlamaLogLevel.error, logger: () => {} });
+    const llama = await nlc.getLlama({
+      build: "never",
+      gpu: false,
+      logLevel: nlc.LlamaLogLevel.error,
+      logger: () => {},
+    });
     for (const choice of ["auto", "required", "none"] as const) {
       const text = turnGrammar(specs, choice);
       assert.doesNotThrow(() => new nlc.LlamaGrammar(llama, { grammar: text }), `grammar for ${choice}`);
     }
-    for (const s of specs) assert.doesNotThrow(() => new nlc.LlamaGrammar(llama, { grammar: turnGrammar([s], "required") }), s.name);
+    for (const s of specs)
+      assert.doesNotThrow(() => new nlc.LlamaGrammar(llama, { grammar: turnGrammar([s], "required") }), s.name);
   });
 
   test("local.max_string_chars caps a call's strings, and a schema's own smaller maxLength stays", () => {
-    const spec: ToolSpec = { name: "t", description: "", parameters: { type: "object", properties: { a: { type: "string" }, b: { type: "string", maxLength: 5 } }, required: ["a", "b"] } };
+    const spec: ToolSpec = {
+      name: "t",
+      description: "",
+      parameters: {
+        type: "object",
+        properties: { a: { type: "string" }, b: { type: "string", maxLength: 5 } },
+        required: ["a", "b"],
+      },
+    };
     assert.match(turnGrammar([spec], "required", 40), /char\{0,40\}/);
     assert.match(turnGrammar([spec], "required", 40), /char\{0,5\}/);
     assert.doesNotMatch(turnGrammar([spec], "required"), /char\{0,40\}/);
   });
 
   test("numbers have no exponent and follow minimum, whatever the model writes; out-of-range values are refused after", () => {
-    const spec: ToolSpec = { name: "t", description: "", parameters: { type: "object", properties: { n: { type: "integer", minimum: 1, maximum: 500 } }, required: ["n"] } };
+    const spec: ToolSpec = {
+      name: "t",
+      description: "",
+      parameters: { type: "object", properties: { n: { type: "integer", minimum: 1, maximum: 500 } }, required: ["n"] },
+    };
     const g = turnGrammar([spec], "required");
     assert.match(g, /\("0" \| \[1-9\] \[0-9\]\{0,2\}\)/, "three digits at most, no sign");
     assert.doesNotMatch(g, /\[eE\]/);
-    assert.deepEqual(parseTurnOutput('{"tool": "t", "arguments": {"n": 42}}', [spec]), { kind: "call", name: "t", arguments: { n: 42 } });
+    assert.deepEqual(parseTurnOutput('{"tool": "t", "arguments": {"n": 42}}', [spec]), {
+      kind: "call",
+      name: "t",
+      arguments: { n: 42 },
+    });
     assert.throws(() => parseTurnOutput('{"tool": "t", "arguments": {"n": 900}}', [spec]), /must be <= 500/);
     assert.throws(() => parseTurnOutput('{"tool": "t", "arguments": {}}', [spec]), /required property 'n'/);
   });
@@ -73,7 +103,16 @@ describe("local: the provider on a generated model", () => {
     assert.equal(tools.length, 3);
     for (const seed of [1, 2, 3]) {
       const provider = createLocalProvider({ modelPath, ...FAST, seed });
-      const parts = await collect(provider.stream({ model: "tiny", messages: [{ role: "user", content: "List the files." }], tools, toolChoice: "required", temperature: 1, maxOutputTokens: 3000 }));
+      const parts = await collect(
+        provider.stream({
+          model: "tiny",
+          messages: [{ role: "user", content: "List the files." }],
+          tools,
+          toolChoice: "required",
+          temperature: 1,
+          maxOutputTokens: 3000,
+        }),
+      );
       const finish = parts.at(-1);
       assert.equal(finish?.type, "finish");
       if (finish?.type === "finish" && finish.reason === "length") continue; // cut at the limit: no call, said as text
@@ -83,7 +122,10 @@ describe("local: the provider on a generated model", () => {
       const spec = tools.find((t) => t.name === call?.name);
       assert.ok(spec, `a known tool: ${call?.name}`);
       const { $schema: _s, ...schema } = spec.parameters;
-      assert.ok(ajv.validate(schema, JSON.parse(call!.arguments)), `${call!.name} ${call!.arguments}: ${ajv.errorsText()}`);
+      assert.ok(
+        ajv.validate(schema, JSON.parse(call!.arguments)),
+        `${call!.name} ${call!.arguments}: ${ajv.errorsText()}`,
+      );
     }
   });
 
@@ -91,7 +133,16 @@ describe("local: the provider on a generated model", () => {
     const a = createLocalProvider({ modelPath, ...FAST, seed: 5 });
     const b = createLocalProvider({ modelPath, ...FAST, seed: 5 });
     const t0 = Date.now();
-    const parts = await collect(a.stream({ model: "tiny", messages: [{ role: "user", content: "hi" }], tools: specs.slice(0, 2), toolChoice: "none", temperature: 1, maxOutputTokens: 3000 }));
+    const parts = await collect(
+      a.stream({
+        model: "tiny",
+        messages: [{ role: "user", content: "hi" }],
+        tools: specs.slice(0, 2),
+        toolChoice: "none",
+        temperature: 1,
+        maxOutputTokens: 3000,
+      }),
+    );
     assert.equal(parts.filter((p) => p.type === "tool_call").length, 0);
     assert.ok(["stop", "length"].includes((parts.at(-1) as { reason: string }).reason));
     assert.equal(await a.contextWindow!("tiny"), await b.contextWindow!("tiny"));
@@ -106,18 +157,42 @@ describe("local: rt run with the generated model", () => {
     cwd = tempTree({ "notes.txt": "alpha\nbeta\n" });
     home = fs.mkdtempSync(path.join(os.tmpdir(), "rt-local-home-"));
     fs.mkdirSync(path.join(home, "rt"), { recursive: true });
-    fs.writeFileSync(path.join(home, "rt", "config.json"), JSON.stringify({ local: { threads: 1, gpu: false, context_size: 8192, seed: 11, max_string_chars: 40 }, agent: { temperature: 1, max_output_tokens: 1500, tools: "lean" } }));
+    fs.writeFileSync(
+      path.join(home, "rt", "config.json"),
+      JSON.stringify({
+        local: { threads: 1, gpu: false, context_size: 8192, seed: 11, max_string_chars: 40 },
+        agent: { temperature: 1, max_output_tokens: 1500, tools: "lean" },
+      }),
+    );
   });
 
   test("--tool-choice required: turn one is a call rt runs, turn two follows, and the session records both", async () => {
-    const r = await rt(["run", "--model", `local/${modelPath}`, "--tool-choice", "required", "--approval", "plan", "--max-turns", "2", "Read notes.txt"], {
-      cwd,
-      env: { XDG_CONFIG_HOME: home, RT_MODELS_DIR: path.join(home, "models") },
-    });
+    const r = await rt(
+      [
+        "run",
+        "--model",
+        `local/${modelPath}`,
+        "--tool-choice",
+        "required",
+        "--approval",
+        "plan",
+        "--max-turns",
+        "2",
+        "Read notes.txt",
+      ],
+      {
+        cwd,
+        env: { XDG_CONFIG_HOME: home, RT_MODELS_DIR: path.join(home, "models") },
+      },
+    );
     const sessions = path.join(cwd, ".rt", "sessions");
     const file = fs.readdirSync(sessions).find((f) => f.endsWith(".jsonl"));
     assert.ok(file, `a session file; stderr: ${r.stderr}`);
-    const records = fs.readFileSync(path.join(sessions, file!), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const records = fs
+      .readFileSync(path.join(sessions, file!), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     const messages = records.filter((x) => x.t === "message").map((x) => x.message ?? x);
     const assistants = messages.filter((m) => m.role === "assistant");
     assert.ok(assistants.length >= 2, `two model turns: ${JSON.stringify(messages).slice(0, 2000)}`);

@@ -32,12 +32,21 @@ beforeEach(() => server.reset());
 
 const SUB_PROMPT = "You are Explorer, a read-only subagent. Answer with file:line references.";
 
-function subagentContext(root: string, opts: { maxTurns?: number; approve?: (r: ApprovalRequest) => Promise<"yes" | "no" | "always"> } = {}): LoopContext {
+function subagentContext(
+  root: string,
+  opts: { maxTurns?: number; approve?: (r: ApprovalRequest) => Promise<"yes" | "no" | "always"> } = {},
+): LoopContext {
   const ws = agentWorkspace(createWorkspace({ root, env: { ...process.env, RT_ROOT: undefined } }));
   const session = SessionLog.create(ws, "openai-compatible/test-model", "tools");
   return createLoopContext({
     workspace: ws,
-    model: { provider: openaiProvider(server), model: "test-model", label: "openai-compatible/test-model", contextWindow: 100_000, price: { input: 1, output: 2 } },
+    model: {
+      provider: openaiProvider(server),
+      model: "test-model",
+      label: "openai-compatible/test-model",
+      contextWindow: 100_000,
+      price: { input: 1, output: 2 },
+    },
     tools: restrictedToolSet([findTool("read")!, findTool("grep")!]),
     approvals: new Approvals("ask", opts.approve),
     protocol: "tools",
@@ -103,7 +112,11 @@ test("a subagent's loop: own history, own tools (a call outside them is refused,
 
 test("a subagent's own limits: its max turns stop its turn, not the parent's", async () => {
   const root = tempTree({ "a.txt": "x\n" });
-  server.script(reply.toolCall("read", { path: "a.txt" }), reply.toolCall("read", { path: "a.txt", limit: 1 }), reply.text("late"));
+  server.script(
+    reply.toolCall("read", { path: "a.txt" }),
+    reply.toolCall("read", { path: "a.txt", limit: 1 }),
+    reply.text("late"),
+  );
   const sub = subagentContext(root, { maxTurns: 2 });
   const events = await collect(runUserTurn(sub, "look"));
   const end = last(events);
@@ -126,11 +139,13 @@ test("runModelTurn and runToolCalls compose: one request, then its calls, each r
   const seen: AgentEvent[] = [];
   const gen = runModelTurn(sub, turn, undefined);
   let step = await gen.next();
-  while (!step.done) (seen.push(step.value), (step = await gen.next()));
+  while (!step.done) seen.push(step.value), (step = await gen.next());
   const answer = step.value;
   assert.equal(answer.toolCalls.length, 2);
   sub.history.add({ role: "assistant", content: answer.text, toolCalls: answer.toolCalls });
-  const stopped = await collect(runToolCalls(sub, answer.toolCalls.map(nativeCall), turn, undefined) as AsyncGenerator<AgentEvent>);
+  const stopped = await collect(
+    runToolCalls(sub, answer.toolCalls.map(nativeCall), turn, undefined) as AsyncGenerator<AgentEvent>,
+  );
   assert.deepEqual(
     ofType(stopped, "tool_end").map((e) => [e.name, e.success]),
     [

@@ -25,7 +25,13 @@ test("a multi-step task: grep, open, edit_lines, diff — the bytes on disk are 
   server.script(
     reply.toolCall("grep", { pattern: "def add", path: "src" }),
     reply.toolCall("open", { path: "src/calc.py:1" }),
-    reply.toolCall("edit_lines", { path: "src/calc.py", command: "replace", start_line: 2, end_line: 2, new_content: "    return a + b" }),
+    reply.toolCall("edit_lines", {
+      path: "src/calc.py",
+      command: "replace",
+      start_line: 2,
+      end_line: 2,
+      new_content: "    return a + b",
+    }),
     reply.toolCall("bash", { command: "cat src/calc.py" }),
     reply.text("Fixed add in src/calc.py:2 (it subtracted)."),
   );
@@ -39,7 +45,9 @@ test("a multi-step task: grep, open, edit_lines, diff — the bytes on disk are 
   // What the model saw: the grep hit, the numbered window, the edit's result, the new file.
   const reqs = server.completions;
   assert.equal(reqs.length, 5);
-  const toolMsgs = reqs[4].body.messages.filter((m: { role: string }) => m.role === "tool").map((m: { content: string }) => m.content);
+  const toolMsgs = reqs[4].body.messages
+    .filter((m: { role: string }) => m.role === "tool")
+    .map((m: { content: string }) => m.content);
   assert.match(toolMsgs[0], /src\/calc\.py:1: def add\(a, b\):/);
   assert.match(toolMsgs[1], /2: {5}return a - b/);
   assert.match(toolMsgs[3], /return a \+ b/);
@@ -90,7 +98,11 @@ test("read-only calls of one answer run in parallel; writes run alone, in order"
 
 test("approval: never denies edits and commands; the model gets a blocked result and the file is untouched", async () => {
   const root = tempTree({ "a.txt": "keep\n" });
-  server.script(reply.toolCall("edit", { path: "a.txt", old_string: "keep", new_string: "lost" }), reply.toolCall("bash", { command: "touch made" }), reply.text("I could not edit."));
+  server.script(
+    reply.toolCall("edit", { path: "a.txt", old_string: "keep", new_string: "lost" }),
+    reply.toolCall("bash", { command: "touch made" }),
+    reply.text("I could not edit."),
+  );
   const agent = makeAgent(root, server, { approval: "never" });
   const events = await collect(agent.run("change a.txt"));
   assert.equal(last(events).type, "turn_complete");
@@ -138,7 +150,11 @@ test("approval: ask → the callback decides; no is blocked, always is remembere
 test("approval: auto-edit approves edits but asks for commands; ask without a terminal denies", async () => {
   const root = tempTree({ "a.txt": "x\n" });
   const asked: string[] = [];
-  server.script(reply.toolCall("edit", { path: "a.txt", old_string: "x", new_string: "y" }), reply.toolCall("bash", { command: "echo hi" }), reply.text("ok"));
+  server.script(
+    reply.toolCall("edit", { path: "a.txt", old_string: "x", new_string: "y" }),
+    reply.toolCall("bash", { command: "echo hi" }),
+    reply.text("ok"),
+  );
   const agent = makeAgent(root, server, { approval: "auto-edit", approve: async (r) => (asked.push(r.tool), "no") });
   const events = await collect(agent.run("go"));
   assert.deepEqual(asked, ["bash"]);
@@ -159,7 +175,9 @@ test("plan mode offers only read-only tools and refuses a write the model calls 
   server.script(reply.toolCall("write", { path: "b.txt", content: "new" }), reply.text("Plan: ..."));
   const agent = makeAgent(root, server, { approval: "plan" });
   const events = await collect(agent.run("plan it"));
-  const offered: string[] = server.completions[0].body.tools.map((t: { function: { name: string } }) => t.function.name);
+  const offered: string[] = server.completions[0].body.tools.map(
+    (t: { function: { name: string } }) => t.function.name,
+  );
   assert.ok(offered.includes("read") && offered.includes("grep"));
   for (const w of ["write", "edit", "edit_lines", "bash"]) assert.ok(!offered.includes(w), `${w} offered in plan mode`);
   assert.equal(ofType(events, "tool_blocked")[0].name, "write");
@@ -186,7 +204,12 @@ test("three identical consecutive calls stop the turn with loop detected; the th
 
 test("--max-turns stops the turn after N model requests", async () => {
   const root = tempTree({ "a.txt": "x\n" });
-  server.script(reply.toolCall("read", { path: "a.txt" }), reply.toolCall("ls", {}), reply.toolCall("read", { path: "a.txt", limit: 1 }), reply.text("late"));
+  server.script(
+    reply.toolCall("read", { path: "a.txt" }),
+    reply.toolCall("ls", {}),
+    reply.toolCall("read", { path: "a.txt", limit: 1 }),
+    reply.text("late"),
+  );
   const agent = makeAgent(root, server, { maxTurns: 2 });
   const events = await collect(agent.run("go"));
   const end = last(events);
@@ -238,13 +261,18 @@ test("text mode: bash blocks run with rt on PATH, JSON actions too; outputs go b
   const root = tempTree({ "src/calc.py": CALC });
   server.script(
     reply.text("Let me look.\n\n```bash\nrt grep 'return a - b' src\n```\n"),
-    reply.text("Fix it:\n\n```bash\nrt edit src/calc.py 2 2 <<'EOF'\n    return a + b\nEOF\n```\n\n```json\n{\"action\": \"edit_file\", \"path\": \"src/calc.py\", \"old\": \"a * b\", \"new\": \"b * a\"}\n```\n"),
+    reply.text(
+      'Fix it:\n\n```bash\nrt edit src/calc.py 2 2 <<\'EOF\'\n    return a + b\nEOF\n```\n\n```json\n{"action": "edit_file", "path": "src/calc.py", "old": "a * b", "new": "b * a"}\n```\n',
+    ),
     reply.text("Done: add fixed, mul reordered."),
   );
   const agent = makeAgent(root, server, { protocol: "text" });
   const events = await collect(agent.run("fix add"));
   assert.equal(last(events).type, "turn_complete", JSON.stringify(last(events)));
-  assert.equal(fs.readFileSync(path.join(root, "src/calc.py"), "utf8"), CALC.replace("a - b", "a + b").replace("a * b", "b * a"));
+  assert.equal(
+    fs.readFileSync(path.join(root, "src/calc.py"), "utf8"),
+    CALC.replace("a - b", "a + b").replace("a * b", "b * a"),
+  );
   // No native tools in text mode; the system prompt teaches the protocol.
   assert.equal(server.completions[0].body.tools, undefined);
   assert.match(server.completions[0].body.messages[0].content, /fenced bash blocks/);
@@ -297,7 +325,10 @@ test("protocol tools (not auto): tools_unsupported ends the turn with advice", a
 
 test("auto protocol: tool calls written as plain text switch the session to text mode", async () => {
   const root = tempTree({ "a.txt": "hello\n" });
-  server.script(reply.text('<tool_call>\n{"name": "read", "arguments": {"path": "a.txt"}}\n</tool_call>'), reply.text("It says hello."));
+  server.script(
+    reply.text('<tool_call>\n{"name": "read", "arguments": {"path": "a.txt"}}\n</tool_call>'),
+    reply.text("It says hello."),
+  );
   const agent = makeAgent(root, server, { protocol: "auto" });
   const events = await collect(agent.run("read a.txt"));
   const end = last(events);
@@ -316,7 +347,9 @@ test("a stream that breaks mid-answer is reported, and the session keeps what ar
   const end = last(events);
   assert.equal(end.type, "error");
   assert.equal(end.type === "error" && end.kind, "stream_broken");
-  const partial = ofType(events, "text").map((e) => e.delta).join("");
+  const partial = ofType(events, "text")
+    .map((e) => e.delta)
+    .join("");
   assert.ok(partial.length > 0);
   const ev2 = await collect(agent.run("go on"));
   assert.equal(last(ev2).type, "turn_complete");
@@ -341,7 +374,9 @@ test("an interrupt (abort) mid-stream ends the turn as interrupted; the session 
   const ev2 = await collect(agent.run("second"));
   const end = last(ev2);
   assert.equal(end.type === "turn_complete" && end.text, "second answer");
-  const sent = server.completions[1].body.messages.map((m: { role: string; content: string }) => `${m.role}: ${m.content}`).join("\n");
+  const sent = server.completions[1].body.messages
+    .map((m: { role: string; content: string }) => `${m.role}: ${m.content}`)
+    .join("\n");
   assert.match(sent, /user: first/);
   assert.match(sent, /interrupted/);
   agent.close();
@@ -349,7 +384,11 @@ test("an interrupt (abort) mid-stream ends the turn as interrupted; the session 
 
 test("usage: tokens per turn and per session, and cost when a price is configured", async () => {
   const root = tempTree({ "a.txt": "x\n" });
-  server.script(reply.toolCall("read", { path: "a.txt" }, { usage: { input: 1000, output: 100 } }), reply.text("ok", { usage: { input: 1200, output: 50, cached: 1000 } }), reply.text("again", { usage: { input: 1300, output: 10 } }));
+  server.script(
+    reply.toolCall("read", { path: "a.txt" }, { usage: { input: 1000, output: 100 } }),
+    reply.text("ok", { usage: { input: 1200, output: 50, cached: 1000 } }),
+    reply.text("again", { usage: { input: 1300, output: 10 } }),
+  );
   const agent = makeAgent(root, server, { price: { input: 3, output: 15, cached_input: 0.3 } });
   const e1 = last(await collect(agent.run("one")));
   assert.equal(e1.type, "turn_complete");
@@ -370,11 +409,19 @@ test("usage: tokens per turn and per session, and cost when a price is configure
 
 test("the Anthropic protocol drives the same loop (tool use, thinking kept with its signature)", async () => {
   const root = tempTree({ "a.txt": "hello\n" });
-  server.script({ reasoning: "I should read it.", toolCalls: [{ name: "read", arguments: { path: "a.txt" } }] }, reply.text("It says hello."));
+  server.script(
+    { reasoning: "I should read it.", toolCalls: [{ name: "read", arguments: { path: "a.txt" } }] },
+    reply.text("It says hello."),
+  );
   const agent = makeAgent(root, server, { provider: anthropicProvider(server) });
   const events = await collect(agent.run("read a.txt"));
   assert.equal(last(events).type, "turn_complete");
-  assert.equal(ofType(events, "reasoning").map((e) => e.delta).join(""), "I should read it.");
+  assert.equal(
+    ofType(events, "reasoning")
+      .map((e) => e.delta)
+      .join(""),
+    "I should read it.",
+  );
   const second = server.completions[1];
   assert.equal(second.path, "/v1/messages");
   const text = JSON.stringify(second.body.messages);
@@ -414,9 +461,14 @@ test("project instructions: a CLAUDE.md symlink to AGENTS.md is read; an AGENTS.
 });
 
 test("auto-compaction prunes old tool outputs first (the newest ones stay), and stops there when that is enough", async () => {
-  const body = (tag: string) => Array.from({ length: 400 }, (_, i) => `${tag} line ${i} ${"z".repeat(40)}`).join("\n") + "\n"; // ~6,000 tokens
+  const body = (tag: string) =>
+    Array.from({ length: 400 }, (_, i) => `${tag} line ${i} ${"z".repeat(40)}`).join("\n") + "\n"; // ~6,000 tokens
   const root = tempTree({ "big1.txt": body("BIG1"), "big2.txt": body("BIG2") });
-  server.script(reply.toolCall("read", { path: "big1.txt" }), reply.toolCall("read", { path: "big2.txt" }), reply.text("read both"));
+  server.script(
+    reply.toolCall("read", { path: "big1.txt" }),
+    reply.toolCall("read", { path: "big2.txt" }),
+    reply.text("read both"),
+  );
   const agent = makeAgent(root, server, { contextWindow: 20_000, toolOutputMaxChars: 30_000 });
   const events = await collect(agent.run("read the two files"));
   assert.equal(last(events).type, "turn_complete");
@@ -435,9 +487,18 @@ test("auto-compaction prunes old tool outputs first (the newest ones stay), and 
 
 test("plan mode in text mode: shell blocks run without asking, read-only (sandboxed, safe-read-only profile)", async () => {
   const root = tempTree({ "src/calc.py": CALC });
-  server.script(reply.text("```bash\nrt grep 'return a' src\n```\n```bash\nrt edit src/calc.py 2 2 <<'EOF'\n    return a + b\nEOF\n```"), reply.text("Plan: change line 2."));
+  server.script(
+    reply.text(
+      "```bash\nrt grep 'return a' src\n```\n```bash\nrt edit src/calc.py 2 2 <<'EOF'\n    return a + b\nEOF\n```",
+    ),
+    reply.text("Plan: change line 2."),
+  );
   const asked: string[] = [];
-  const agent = makeAgent(root, server, { approval: "plan", protocol: "text", approve: async (r) => (asked.push(r.tool), "yes") });
+  const agent = makeAgent(root, server, {
+    approval: "plan",
+    protocol: "text",
+    approve: async (r) => (asked.push(r.tool), "yes"),
+  });
   const events = await collect(agent.run("plan the fix"));
   assert.equal(last(events).type, "turn_complete");
   assert.deepEqual(asked, []);

@@ -15,7 +15,8 @@ after(async () => {
   await server.close();
 });
 
-const systemOf = (r: RecordedRequest): string => String((r.body.messages ?? []).find((m: { role: string }) => m.role === "system")?.content ?? "");
+const systemOf = (r: RecordedRequest): string =>
+  String((r.body.messages ?? []).find((m: { role: string }) => m.role === "system")?.content ?? "");
 
 test("twelve task calls in one answer run without a MaxListenersExceededWarning", async () => {
   const warnings: string[] = [];
@@ -28,7 +29,13 @@ test("twelve task calls in one answer run without a MaxListenersExceededWarning"
       server.script((r) => {
         if (systemOf(r).startsWith("You are Explore")) return { ...reply.text("found it"), chunkDelayMs: 50 };
         if (parentCalls++ === 0) {
-          return { toolCalls: Array.from({ length: n }, (_, k) => ({ id: `call_${k}`, name: "task", arguments: { description: `look ${k}`, prompt: `Look for thing ${k}.`, subagent_type: "Explore" } })) };
+          return {
+            toolCalls: Array.from({ length: n }, (_, k) => ({
+              id: `call_${k}`,
+              name: "task",
+              arguments: { description: `look ${k}`, prompt: `Look for thing ${k}.`, subagent_type: "Explore" },
+            })),
+          };
         }
         return reply.text("all found");
       });
@@ -37,7 +44,10 @@ test("twelve task calls in one answer run without a MaxListenersExceededWarning"
     const events = await collect(agent.run("look for twelve things", { signal: new AbortController().signal }));
     assert.equal(last(events).type, "turn_complete", JSON.stringify(last(events)));
     await new Promise((r) => setImmediate(r));
-    assert.deepEqual(warnings.filter((w) => /MaxListeners/.test(w)), []);
+    assert.deepEqual(
+      warnings.filter((w) => /MaxListeners/.test(w)),
+      [],
+    );
   } finally {
     process.off("warning", onWarning);
   }

@@ -23,7 +23,8 @@ type Msg = { role: string; content: Block[] };
 
 /** A request body without its cache_control markers: what must stay byte-identical. */
 function unmarked(body: RecordedRequest["body"]): { tools: unknown; system: unknown; messages: Msg[] } {
-  const strip = (v: unknown): unknown => JSON.parse(JSON.stringify(v ?? null, (k, x) => (k === "cache_control" ? undefined : x)));
+  const strip = (v: unknown): unknown =>
+    JSON.parse(JSON.stringify(v ?? null, (k, x) => (k === "cache_control" ? undefined : x)));
   return { tools: strip(body.tools), system: strip(body.system), messages: strip(body.messages) as Msg[] };
 }
 
@@ -31,8 +32,11 @@ function unmarked(body: RecordedRequest["body"]): { tools: unknown; system: unkn
 function markers(body: RecordedRequest["body"]): string[] {
   const out: string[] = [];
   (body.tools ?? []).forEach((t: Block, i: number) => t.cache_control && out.push(`tool ${i}`));
-  if (Array.isArray(body.system)) body.system.forEach((b: Block, i: number) => b.cache_control && out.push(`system ${i}`));
-  (body.messages as Msg[]).forEach((m, i) => m.content.forEach((b, j) => b.cache_control && out.push(`message ${i} block ${j}`)));
+  if (Array.isArray(body.system))
+    body.system.forEach((b: Block, i: number) => b.cache_control && out.push(`system ${i}`));
+  (body.messages as Msg[]).forEach((m, i) =>
+    m.content.forEach((b, j) => b.cache_control && out.push(`message ${i} block ${j}`)),
+  );
   return out;
 }
 
@@ -53,7 +57,11 @@ test("every request of a session with tool calls, a subagent and a compaction ca
     reply.toolCall("grep", { pattern: "beta", path: "src" }),
     reply.text("a.txt says alpha; beta is in src/b.py"),
     // Second prompt: a subagent (its own requests), then the answer.
-    reply.toolCall("task", { description: "find beta", prompt: "Where is beta defined? Report file:line.", subagent_type: "Explore" }),
+    reply.toolCall("task", {
+      description: "find beta",
+      prompt: "Where is beta defined? Report file:line.",
+      subagent_type: "Explore",
+    }),
     reply.text("src/b.py:1"),
     reply.text("beta is defined at src/b.py:1"),
     // /compact: the summary request.
@@ -84,7 +92,11 @@ test("every request of a session with tool calls, a subagent and a compaction ca
     if (r === summary) continue;
     const m = markers(r.body);
     assert.ok(m.length <= 4, `request ${i}: at most 4 markers (${m.length})`);
-    assert.deepEqual(m, expectedMarkers(r.body), `request ${i}: markers on the last tool, the system prompt and the last two user messages`);
+    assert.deepEqual(
+      m,
+      expectedMarkers(r.body),
+      `request ${i}: markers on the last tool, the system prompt and the last two user messages`,
+    );
     for (const place of m) {
       const c = place.startsWith("tool") ? r.body.tools.at(-1).cache_control : undefined;
       if (c) assert.deepEqual(c, { type: "ephemeral" }, "the default time to live (5 minutes) sends no ttl");
@@ -94,14 +106,21 @@ test("every request of a session with tool calls, a subagent and a compaction ca
   // The main session's requests, in order, within each stretch between compactions: each repeats the one before byte for byte.
   const main = reqs.filter((r) => r !== summary && !isSubagent(r));
   const stretches = [main.slice(0, 5), main.slice(5)];
-  assert.deepEqual(stretches.map((s) => s.length), [5, 2]);
+  assert.deepEqual(
+    stretches.map((s) => s.length),
+    [5, 2],
+  );
   for (const stretch of stretches) {
     for (let i = 1; i < stretch.length; i++) {
       const a = unmarked(stretch[i - 1].body);
       const b = unmarked(stretch[i].body);
       assert.equal(JSON.stringify(b.tools), JSON.stringify(a.tools), "tools byte-identical");
       assert.equal(JSON.stringify(b.system), JSON.stringify(a.system), "system prompt byte-identical");
-      assert.equal(JSON.stringify(b.messages.slice(0, a.messages.length)), JSON.stringify(a.messages), "the earlier messages repeat unchanged");
+      assert.equal(
+        JSON.stringify(b.messages.slice(0, a.messages.length)),
+        JSON.stringify(a.messages),
+        "the earlier messages repeat unchanged",
+      );
     }
   }
   // Across the compaction the tools and system prompt still repeat: the request after it reads them from the cache.
@@ -115,23 +134,41 @@ test("every request of a session with tool calls, a subagent and a compaction ca
   for (let i = 1; i < 5; i++) {
     const prev = cacheOf(main[i - 1]);
     const cur = cacheOf(main[i]);
-    assert.ok(cur.read >= prev.read + prev.written, `main request ${i + 1} reads the whole prefix the one before wrote (${cur.read} < ${prev.read + prev.written})`);
+    assert.ok(
+      cur.read >= prev.read + prev.written,
+      `main request ${i + 1} reads the whole prefix the one before wrote (${cur.read} < ${prev.read + prev.written})`,
+    );
   }
-  const toolsAndSystem = Math.ceil((JSON.stringify(unmarked(main[0].body).tools).length + JSON.stringify(unmarked(main[0].body).system).length) / 4);
-  assert.ok(cacheOf(main[5]).read >= toolsAndSystem * 0.9, "after compaction the tools and system prompt are still read from the cache");
+  const toolsAndSystem = Math.ceil(
+    (JSON.stringify(unmarked(main[0].body).tools).length + JSON.stringify(unmarked(main[0].body).system).length) / 4,
+  );
+  assert.ok(
+    cacheOf(main[5]).read >= toolsAndSystem * 0.9,
+    "after compaction the tools and system prompt are still read from the cache",
+  );
   // The usage the agent counted matches what the server reported, cache reads and writes included.
   const usage = ofType(final, "turn_complete")[0].session_usage;
-  const served = log.reduce((s, c) => ({ read: s.read + c.read, written: s.written + c.written }), { read: 0, written: 0 });
+  const served = log.reduce((s, c) => ({ read: s.read + c.read, written: s.written + c.written }), {
+    read: 0,
+    written: 0,
+  });
   assert.ok(usage.cached_input_tokens > 0 && usage.cached_input_tokens <= served.read);
   assert.ok((usage.cache_write_tokens ?? 0) > 0);
 });
 
 test('agent.prompt_cache "1h" sends the ttl on every marker; "off" sends none', async () => {
   const root = tempTree({ "a.txt": "x\n" });
-  for (const [choice, expected] of [["1h", { type: "ephemeral", ttl: "1h" }], ["off", undefined]] as const) {
+  for (const [choice, expected] of [
+    ["1h", { type: "ephemeral", ttl: "1h" }],
+    ["off", undefined],
+  ] as const) {
     server.reset();
     server.script(reply.toolCall("read", { path: "a.txt" }), reply.text("ok"));
-    const agent = makeAgent(root, server, { provider: anthropicProvider(server), modelLabel: "anthropic/test-model", promptCache: choice });
+    const agent = makeAgent(root, server, {
+      provider: anthropicProvider(server),
+      modelLabel: "anthropic/test-model",
+      promptCache: choice,
+    });
     await collect(agent.run("read a.txt"));
     agent.close();
     for (const r of server.completions) {
@@ -153,7 +190,16 @@ test("a fifth marker is what the API refuses: the scripted server answers 400 as
     body: JSON.stringify({
       model: "m",
       max_tokens: 10,
-      messages: [{ role: "user", content: Array.from({ length: 5 }, (_, i) => ({ type: "text", text: `p${i}`, cache_control: { type: "ephemeral" } })) }],
+      messages: [
+        {
+          role: "user",
+          content: Array.from({ length: 5 }, (_, i) => ({
+            type: "text",
+            text: `p${i}`,
+            cache_control: { type: "ephemeral" },
+          })),
+        },
+      ],
     }),
   });
   assert.equal(res.status, 400);
@@ -165,7 +211,12 @@ test("OpenAI's own API gets prompt_cache_key, one per session; other OpenAI-comp
   for (const name of ["openai", "openai-compatible"]) {
     server.reset();
     server.script(reply.toolCall("read", { path: "a.txt" }), reply.text("ok"));
-    const provider = createOpenAICompatibleProvider({ name, baseURL: server.openaiBaseUrl, apiKey: "k", retry: { maxRetries: 0 } });
+    const provider = createOpenAICompatibleProvider({
+      name,
+      baseURL: server.openaiBaseUrl,
+      apiKey: "k",
+      retry: { maxRetries: 0 },
+    });
     const agent = makeAgent(root, server, { provider });
     await collect(agent.run("read a.txt"));
     agent.close();
@@ -178,10 +229,20 @@ test("OpenAI's own API gets prompt_cache_key, one per session; other OpenAI-comp
 });
 
 test("cost: cache reads at the cached price, cache writes at the write price (default 1.25 times input)", () => {
-  const u = { input_tokens: 1_000_000, output_tokens: 0, cached_input_tokens: 600_000, cache_write_tokens: 300_000, reasoning_tokens: 0, requests: 1 };
+  const u = {
+    input_tokens: 1_000_000,
+    output_tokens: 0,
+    cached_input_tokens: 600_000,
+    cache_write_tokens: 300_000,
+    reasoning_tokens: 0,
+    requests: 1,
+  };
   // 100k fresh at 3, 600k read at 0.3, 300k written at 3.75.
   assert.equal(costOf(u, { input: 3, output: 15, cached_input: 0.3 }).toFixed(4), (0.3 + 0.18 + 1.125).toFixed(4));
-  assert.equal(costOf(u, { input: 3, output: 15, cached_input: 0.3, cache_write: 6 }).toFixed(4), (0.3 + 0.18 + 1.8).toFixed(4));
+  assert.equal(
+    costOf(u, { input: 3, output: 15, cached_input: 0.3, cache_write: 6 }).toFixed(4),
+    (0.3 + 0.18 + 1.8).toFixed(4),
+  );
 });
 
 test("cache reads and writes are shown: the status line, rt sessions, the usage line of rt run", async () => {
@@ -189,14 +250,48 @@ test("cache reads and writes are shown: the status line, rt sessions, the usage 
   const { formatSessionList } = await import("../../src/ui/sessionList.ts");
   const { usageLine } = await import("../../src/ui/render.ts");
   const { bare } = await import("../../src/ui/tui/palette.ts");
-  const usage = { input_tokens: 12_000, output_tokens: 800, cached_input_tokens: 9_100, cache_write_tokens: 1_200, reasoning_tokens: 0, requests: 3 };
-  const line = statusLine({ model: "anthropic/x", approval: "ask", usage, cost: undefined, contextTokens: undefined, contextWindow: undefined, operation: undefined, now: 0 }, bare, 160);
+  const usage = {
+    input_tokens: 12_000,
+    output_tokens: 800,
+    cached_input_tokens: 9_100,
+    cache_write_tokens: 1_200,
+    reasoning_tokens: 0,
+    requests: 3,
+  };
+  const line = statusLine(
+    {
+      model: "anthropic/x",
+      approval: "ask",
+      usage,
+      cost: undefined,
+      contextTokens: undefined,
+      contextWindow: undefined,
+      operation: undefined,
+      now: 0,
+    },
+    bare,
+    160,
+  );
   assert.match(line, /12k in \(9\.1k cached, 1\.2k written\) \/ 800 out/);
-  const list = formatSessionList([{ id: "s1", file: "f", created: "2026-01-01T00:00:00Z", updated: "2026-01-01T00:00:00Z", model: "anthropic/x", prompts: 1, firstPrompt: "hi", usage }]);
+  const list = formatSessionList([
+    {
+      id: "s1",
+      file: "f",
+      created: "2026-01-01T00:00:00Z",
+      updated: "2026-01-01T00:00:00Z",
+      model: "anthropic/x",
+      prompts: 1,
+      firstPrompt: "hi",
+      usage,
+    },
+  ]);
   assert.match(list, /12,800 tokens \(9,100 cached, 1,200 written\)/);
   assert.match(usageLine(usage, usage), /tokens: 12,000 in \(9,100 cached, 1,200 written\), 800 out/);
   // Without cache use nothing is added.
-  assert.doesNotMatch(usageLine({ ...usage, cached_input_tokens: 0, cache_write_tokens: undefined }, usage).split(" · ")[0], /cached/);
+  assert.doesNotMatch(
+    usageLine({ ...usage, cached_input_tokens: 0, cache_write_tokens: undefined }, usage).split(" · ")[0],
+    /cached/,
+  );
 });
 
 test("the scripted server's prompt cache follows Anthropic's rule: byte-identical prefix up to a marker, a 20-block lookback, a minimum size", async () => {
@@ -204,7 +299,11 @@ test("the scripted server's prompt cache follows Anthropic's rule: byte-identica
   const cc = { type: "ephemeral" };
   const big = "x".repeat(5000); // about 1,250 tokens: above the 1,024-token minimum
   const blocks = (n: number, mark: number[], change?: number) =>
-    Array.from({ length: n }, (_, i) => ({ type: "text", text: i === 0 ? big : `b${i}${i === change ? "!" : ""}`, ...(mark.includes(i) ? { cache_control: cc } : {}) }));
+    Array.from({ length: n }, (_, i) => ({
+      type: "text",
+      text: i === 0 ? big : `b${i}${i === change ? "!" : ""}`,
+      ...(mark.includes(i) ? { cache_control: cc } : {}),
+    }));
   const body = (content: unknown[]) => ({ system: "s", messages: [{ role: "user", content }] });
   const m = new PromptCacheModel();
   const w = m.account(body(blocks(3, [2])));
@@ -221,6 +320,15 @@ test("the scripted server's prompt cache follows Anthropic's rule: byte-identica
   assert.equal(far.account(body(blocks(30, [29]))).read, 0);
   // Below the minimum nothing is cached.
   const small = new PromptCacheModel();
-  small.account({ system: "s", messages: [{ role: "user", content: [{ type: "text", text: "tiny", cache_control: cc }] }] });
-  assert.equal(small.account({ system: "s", messages: [{ role: "user", content: [{ type: "text", text: "tiny", cache_control: cc }] }] }).read, 0);
+  small.account({
+    system: "s",
+    messages: [{ role: "user", content: [{ type: "text", text: "tiny", cache_control: cc }] }],
+  });
+  assert.equal(
+    small.account({
+      system: "s",
+      messages: [{ role: "user", content: [{ type: "text", text: "tiny", cache_control: cc }] }],
+    }).read,
+    0,
+  );
 });

@@ -6,7 +6,11 @@ import { createAnthropicProvider, type AnthropicOptions } from "../../src/agent/
 import type { ModelRequest, ToolSpec } from "../../src/agent/providers/types.ts";
 import { drain, FAST } from "./providerHelpers.ts";
 
-const READ: ToolSpec = { name: "read", description: "Read a file", parameters: { type: "object", properties: { path: { type: "string" } } } };
+const READ: ToolSpec = {
+  name: "read",
+  description: "Read a file",
+  parameters: { type: "object", properties: { path: { type: "string" } } },
+};
 
 let server: LlmServer;
 before(async () => {
@@ -15,8 +19,13 @@ before(async () => {
 after(() => server.close());
 beforeEach(() => server.reset());
 
-const provider = (extra: Partial<AnthropicOptions> = {}) => createAnthropicProvider({ baseURL: server.anthropicBaseUrl, apiKey: "sk-ant-test", ...FAST, ...extra });
-const ask = (extra: Partial<ModelRequest> = {}): ModelRequest => ({ model: "claude-test", messages: [{ role: "user", content: "hi" }], ...extra });
+const provider = (extra: Partial<AnthropicOptions> = {}) =>
+  createAnthropicProvider({ baseURL: server.anthropicBaseUrl, apiKey: "sk-ant-test", ...FAST, ...extra });
+const ask = (extra: Partial<ModelRequest> = {}): ModelRequest => ({
+  model: "claude-test",
+  messages: [{ role: "user", content: "hi" }],
+  ...extra,
+});
 
 describe("anthropic: streaming", () => {
   test("text deltas, then usage from message_start and message_delta, then finish", async () => {
@@ -37,7 +46,18 @@ describe("anthropic: streaming", () => {
 
   test("the request: system on top, max_tokens, no temperature (API 2026-10-21 removed it), tools with input_schema, the key in x-api-key", async () => {
     server.script({ text: "ok" });
-    await drain(provider().stream(ask({ messages: [{ role: "system", content: "be brief" }, { role: "user", content: "hi" }], tools: [READ], temperature: 0.2 })));
+    await drain(
+      provider().stream(
+        ask({
+          messages: [
+            { role: "system", content: "be brief" },
+            { role: "user", content: "hi" },
+          ],
+          tools: [READ],
+          temperature: 0.2,
+        }),
+      ),
+    );
     const req = server.completions[0];
     assert.equal(req.path, "/v1/messages");
     assert.equal(req.body.system, "be brief");
@@ -100,7 +120,10 @@ describe("anthropic: tool use", () => {
   test("a call with no arguments gives {}", async () => {
     server.script({ toolCalls: [{ id: "t1", name: "read", arguments: "" }] });
     const r = await drain(provider().stream(ask({ tools: [READ] })));
-    assert.deepEqual(r.parts.find((p) => p.type === "tool_call"), { type: "tool_call", call: { id: "t1", name: "read", arguments: "{}" } });
+    assert.deepEqual(
+      r.parts.find((p) => p.type === "tool_call"),
+      { type: "tool_call", call: { id: "t1", name: "read", arguments: "{}" } },
+    );
   });
 
   test("the conversation in Messages shape: tool_use, merged tool_results, signed thinking only", async () => {
@@ -159,7 +182,11 @@ describe("anthropic: tool use", () => {
 
 describe("anthropic: retries, breaks, hangs", () => {
   test("429 and 529 (overloaded) are retried, then the answer streams", async () => {
-    server.script({ status: 429, headers: { "retry-after": "0" } }, { status: 529, message: "Overloaded" }, { text: "ok" });
+    server.script(
+      { status: 429, headers: { "retry-after": "0" } },
+      { status: 529, message: "Overloaded" },
+      { text: "ok" },
+    );
     const r = await drain(provider().stream(ask()));
     assert.equal(r.error, undefined);
     assert.equal(r.text, "ok");
@@ -216,7 +243,9 @@ describe("anthropic: retries, breaks, hangs", () => {
 
   test("a server that never answers times out", async () => {
     server.script({ hang: true });
-    const r = await drain(provider({ retry: { maxRetries: 0 }, timeouts: { firstPartMs: 150, idleMs: 5000 } }).stream(ask()));
+    const r = await drain(
+      provider({ retry: { maxRetries: 0 }, timeouts: { firstPartMs: 150, idleMs: 5000 } }).stream(ask()),
+    );
     assert.equal(r.error?.kind, "timeout");
   });
 
@@ -242,7 +271,10 @@ describe("anthropic: models", () => {
   test("listModels reads /v1/models; the window comes from the table", async () => {
     assert.deepEqual(await provider().listModels!(), ["claude-test"]);
     assert.equal(await provider().contextWindow!("claude-sonnet-4-5"), 200_000);
-    assert.equal(await provider({ contextWindows: { "claude-sonnet-4-5": 1_000_000 } }).contextWindow!("claude-sonnet-4-5"), 1_000_000);
+    assert.equal(
+      await provider({ contextWindows: { "claude-sonnet-4-5": 1_000_000 } }).contextWindow!("claude-sonnet-4-5"),
+      1_000_000,
+    );
   });
 });
 
@@ -254,7 +286,7 @@ describe("anthropic: what goes back is what the API accepts", () => {
     const { toAnthropicMessages } = await import("../../src/agent/providers/anthropicMessages.ts");
     const pieces = ["", " ", "\n\n", "\t \n", "ok", " spaced ", "a\n"];
     let seed = 7;
-    const pick = <T,>(xs: T[]): T => xs[(seed = (seed * 1103515245 + 12345) % 2 ** 31) % xs.length];
+    const pick = <T>(xs: T[]): T => xs[(seed = (seed * 1103515245 + 12345) % 2 ** 31) % xs.length];
     for (let i = 0; i < 400; i++) {
       const blocks: Array<Record<string, unknown>> = [];
       const n = 1 + (i % 5);
@@ -265,7 +297,10 @@ describe("anthropic: what goes back is what the API accepts", () => {
         else if (kind === "redacted_thinking") blocks.push({ type: "redacted_thinking", data: `d${j}` });
         else blocks.push({ type: "server_tool_use", id: `srv${j}`, name: "web_search", input: {} });
       }
-      const text = blocks.filter((b) => b.type === "text").map((b) => b.text).join("");
+      const text = blocks
+        .filter((b) => b.type === "text")
+        .map((b) => b.text)
+        .join("");
       const content = pick([text, `${text}\n\n[rt: cut]`, pick(pieces)]);
       const { messages } = toAnthropicMessages([
         { role: "user", content: pick(pieces) },
@@ -273,7 +308,8 @@ describe("anthropic: what goes back is what the API accepts", () => {
         { role: "user", content: pick(pieces) },
       ]);
       for (const m of messages) {
-        for (const b of m.content) if (b.type === "text") assert.notEqual(b.text.trim(), "", JSON.stringify({ blocks, content }));
+        for (const b of m.content)
+          if (b.type === "text") assert.notEqual(b.text.trim(), "", JSON.stringify({ blocks, content }));
       }
       const sent = messages.find((m) => m.role === "assistant")?.content ?? [];
       assert.deepEqual(

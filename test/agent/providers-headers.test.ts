@@ -51,12 +51,21 @@ async function headersOf(p: Provider) {
 }
 
 function noLeak(all: Array<{ path: string; h: Record<string, unknown> }>) {
-  for (const { path, h } of all) for (const [k, v] of Object.entries(h)) assert.doesNotMatch(`${k}: ${String(v)}`, /leak/i, `${path}: ${k}`);
+  for (const { path, h } of all)
+    for (const [k, v] of Object.entries(h)) assert.doesNotMatch(`${k}: ${String(v)}`, /leak/i, `${path}: ${k}`);
 }
 
 describe("request headers, every provider", () => {
   test("OpenAI / OpenRouter / any keyed chat-completions server: Authorization: Bearer KEY, configured headers, nothing from the environment", async () => {
-    const all = await headersOf(createOpenAICompatibleProvider({ baseURL: server.openaiBaseUrl, apiKey: "sk-or-1", name: "openai-compatible", headers: { "HTTP-Referer": "https://example.org", "X-Title": "rt" }, ...FAST }));
+    const all = await headersOf(
+      createOpenAICompatibleProvider({
+        baseURL: server.openaiBaseUrl,
+        apiKey: "sk-or-1",
+        name: "openai-compatible",
+        headers: { "HTTP-Referer": "https://example.org", "X-Title": "rt" },
+        ...FAST,
+      }),
+    );
     assert.equal(all.length, 2);
     for (const { h } of all) {
       assert.equal(h.authorization, "Bearer sk-or-1");
@@ -70,13 +79,22 @@ describe("request headers, every provider", () => {
   });
 
   test("a local chat-completions server without a key: no Authorization header at all", async () => {
-    const all = await headersOf(createOpenAICompatibleProvider({ baseURL: server.openaiBaseUrl, name: "vllm", ...FAST }));
+    const all = await headersOf(
+      createOpenAICompatibleProvider({ baseURL: server.openaiBaseUrl, name: "vllm", ...FAST }),
+    );
     for (const { h } of all) assert.equal(h.authorization, undefined);
     noLeak(all);
   });
 
   test("Anthropic: x-api-key KEY and anthropic-version; no Authorization (the pinned client's Bearer is removed)", async () => {
-    const all = await headersOf(createAnthropicProvider({ baseURL: server.anthropicBaseUrl, apiKey: "sk-ant-1", headers: { "anthropic-beta": "x" }, ...FAST }));
+    const all = await headersOf(
+      createAnthropicProvider({
+        baseURL: server.anthropicBaseUrl,
+        apiKey: "sk-ant-1",
+        headers: { "anthropic-beta": "x" },
+        ...FAST,
+      }),
+    );
     for (const { h } of all) {
       assert.equal(h["x-api-key"], "sk-ant-1");
       assert.equal(h.authorization, undefined);
@@ -98,7 +116,9 @@ describe("request headers, every provider", () => {
   test("Ollama: no key, no Authorization; with a key (behind a proxy), Bearer on every request", async () => {
     const bare = await headersOf(createOllamaProvider({ baseURL: server.url, ...FAST }));
     for (const { h } of bare) assert.equal(h.authorization, undefined);
-    const keyed = await headersOf(createOllamaProvider({ baseURL: server.url, apiKey: "ol-1", headers: { "X-Proxy": "p" }, ...FAST }));
+    const keyed = await headersOf(
+      createOllamaProvider({ baseURL: server.url, apiKey: "ol-1", headers: { "X-Proxy": "p" }, ...FAST }),
+    );
     for (const { path, h } of keyed) {
       assert.equal(h.authorization, "Bearer ol-1", path);
       assert.equal(h["x-proxy"], "p", path);

@@ -15,7 +15,11 @@ import { closedPort, drain, FAST } from "./providerHelpers.ts";
 import { scriptedOllama } from "./harness.ts";
 import { trustFolder } from "../security/trust-harness.ts";
 
-const READ: ToolSpec = { name: "read", description: "Read a file", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } };
+const READ: ToolSpec = {
+  name: "read",
+  description: "Read a file",
+  parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+};
 const MODELS: ServedModel[] = [
   { name: "test-model", contextLength: 32768 },
   { name: "big", contextLength: 131072 },
@@ -25,8 +29,14 @@ const MODELS: ServedModel[] = [
 
 const ollama = scriptedOllama({ models: MODELS });
 
-const provider = (extra: Partial<OllamaOptions> = {}) => createOllamaProvider({ baseURL: ollama.server.url, ...FAST, ...extra });
-const ask = (extra: Partial<ModelRequest> = {}): ModelRequest => ({ model: "test-model", messages: [{ role: "user", content: "hi" }], contextWindow: 20000, ...extra });
+const provider = (extra: Partial<OllamaOptions> = {}) =>
+  createOllamaProvider({ baseURL: ollama.server.url, ...FAST, ...extra });
+const ask = (extra: Partial<ModelRequest> = {}): ModelRequest => ({
+  model: "test-model",
+  messages: [{ role: "user", content: "hi" }],
+  contextWindow: 20000,
+  ...extra,
+});
 
 describe("ollama: streaming", () => {
   test("text arrives as deltas in order, then usage (prompt_eval_count, eval_count), then finish", async () => {
@@ -50,7 +60,9 @@ describe("ollama: streaming", () => {
     assert.equal(body.model, "test-model");
     assert.equal(body.stream, true);
     assert.deepEqual(body.options, { num_ctx: 20000, temperature: 0.3, num_predict: 500 });
-    assert.deepEqual(body.tools, [{ type: "function", function: { name: "read", description: "Read a file", parameters: READ.parameters } }]);
+    assert.deepEqual(body.tools, [
+      { type: "function", function: { name: "read", description: "Read a file", parameters: READ.parameters } },
+    ]);
     assert.deepEqual(body.messages, [{ role: "user", content: "hi" }]);
     assert.equal("think" in body, false);
     ollama.server.reset();
@@ -101,7 +113,13 @@ describe("ollama: streaming", () => {
   });
 
   test("thinking is reasoning; tool calls (objects, no ids) get JSON text and ids unique across answers", async () => {
-    const twoCalls = { reasoning: ["Let ", "me ", "look"], toolCalls: [{ name: "read", arguments: { path: "a" } }, { name: "read", arguments: { path: "b", n: 2 } }] };
+    const twoCalls = {
+      reasoning: ["Let ", "me ", "look"],
+      toolCalls: [
+        { name: "read", arguments: { path: "a" } },
+        { name: "read", arguments: { path: "b", n: 2 } },
+      ],
+    };
     ollama.server.script(twoCalls, twoCalls);
     const p = provider();
     const r1 = await drain(p.stream(ask({ tools: [READ] })));
@@ -110,7 +128,12 @@ describe("ollama: streaming", () => {
     const calls = [...r1.parts, ...r2.parts].flatMap((x) => (x.type === "tool_call" ? [x.call] : []));
     assert.deepEqual(
       calls.map((c) => [c.name, c.arguments]),
-      [["read", '{"path":"a"}'], ["read", '{"path":"b","n":2}'], ["read", '{"path":"a"}'], ["read", '{"path":"b","n":2}']],
+      [
+        ["read", '{"path":"a"}'],
+        ["read", '{"path":"b","n":2}'],
+        ["read", '{"path":"a"}'],
+        ["read", '{"path":"b","n":2}'],
+      ],
     );
     assert.equal(new Set(calls.map((c) => c.id)).size, 4, JSON.stringify(calls.map((c) => c.id)));
     for (const c of calls) assert.match(c.id, /^call_\w+$/);
@@ -134,13 +157,19 @@ describe("ollama: streaming", () => {
   test("prompt_eval_cached_count is the cached part of the input", async () => {
     ollama.server.script({ text: "ok", usage: { input: 900, output: 5, cached: 800 } });
     const r = await drain(provider().stream(ask()));
-    assert.deepEqual(r.parts.find((x) => x.type === "usage"), { type: "usage", usage: { inputTokens: 900, outputTokens: 5, cachedInputTokens: 800 } });
+    assert.deepEqual(
+      r.parts.find((x) => x.type === "usage"),
+      { type: "usage", usage: { inputTokens: 900, outputTokens: 5, cachedInputTokens: 800 } },
+    );
   });
 
   test("no counts in the done line: no usage part", async () => {
     ollama.server.script({ text: "ok", usage: false });
     const r = await drain(provider().stream(ask()));
-    assert.equal(r.parts.some((x) => x.type === "usage"), false);
+    assert.equal(
+      r.parts.some((x) => x.type === "usage"),
+      false,
+    );
   });
 });
 
@@ -200,7 +229,11 @@ describe("ollama: failures", () => {
   });
 
   test("after the bound, the last error is reported with Ollama's words and the number of attempts", async () => {
-    ollama.server.script({ status: 500, message: "llama runner process has terminated" }, { status: 503 }, { text: "never" });
+    ollama.server.script(
+      { status: 500, message: "llama runner process has terminated" },
+      { status: 503 },
+      { text: "never" },
+    );
     const r = await drain(provider({ retry: { maxRetries: 1, baseDelayMs: 1 } }).stream(ask()));
     assert.equal(r.error?.kind, "server");
     assert.equal(r.error?.status, 503);
@@ -223,7 +256,11 @@ describe("ollama: failures", () => {
 
   test("nothing listening: unreachable, after the retries", async () => {
     const port = await closedPort();
-    const r = await drain(createOllamaProvider({ baseURL: `http://127.0.0.1:${port}`, retry: { maxRetries: 1, baseDelayMs: 1 } }).stream(ask()));
+    const r = await drain(
+      createOllamaProvider({ baseURL: `http://127.0.0.1:${port}`, retry: { maxRetries: 1, baseDelayMs: 1 } }).stream(
+        ask(),
+      ),
+    );
     assert.equal(r.error?.kind, "unreachable");
     assert.match(r.error!.message, /connection refused/);
     assert.match(r.error!.message, /gave up after 2 attempts/);
@@ -247,14 +284,21 @@ describe("ollama: failures", () => {
   });
 
   test("an {error} line inside the stream is reported with Ollama's words, and not retried: it says nothing of being transient", async () => {
-    ollama.server.script({ text: ["a ", "b ", "c"], errorEventAfter: 1, message: "an error was encountered while running the model" });
+    ollama.server.script({
+      text: ["a ", "b ", "c"],
+      errorEventAfter: 1,
+      message: "an error was encountered while running the model",
+    });
     const r = await drain(provider().stream(ask()));
     assert.equal(r.text, "a ");
     assert.equal(r.error?.kind, "stream_error");
     assert.match(r.error!.message, /"an error was encountered while running the model"/);
     ollama.server.reset();
     // Before any text too: an in-stream error is retried only when it says it is transient.
-    ollama.server.script({ text: "x", errorEventAfter: 0, message: "an error was encountered while running the model" }, { text: "never" });
+    ollama.server.script(
+      { text: "x", errorEventAfter: 0, message: "an error was encountered while running the model" },
+      { text: "never" },
+    );
     const r2 = await drain(provider().stream(ask()));
     assert.equal(r2.error?.kind, "stream_error");
     assert.equal(ollama.server.completions.length, 1);
@@ -274,7 +318,11 @@ describe("ollama: failures", () => {
 
   test("a server that never answers times out; one that stops mid-answer times out keeping the text", async () => {
     ollama.server.script({ hang: true }, { hang: true });
-    const r = await drain(provider({ retry: { maxRetries: 1, baseDelayMs: 1 }, timeouts: { firstPartMs: 150, idleMs: 5000 } }).stream(ask()));
+    const r = await drain(
+      provider({ retry: { maxRetries: 1, baseDelayMs: 1 }, timeouts: { firstPartMs: 150, idleMs: 5000 } }).stream(
+        ask(),
+      ),
+    );
     assert.equal(r.error?.kind, "timeout");
     assert.match(r.error!.message, /sent nothing for 150 ms/);
     assert.equal(ollama.server.completions.length, 2);
@@ -315,24 +363,39 @@ describe("ollama: failures", () => {
   });
 
   test("listModels reads /api/tags", async () => {
-    assert.deepEqual(await provider().listModels!(), MODELS.map((m) => m.name));
+    assert.deepEqual(
+      await provider().listModels!(),
+      MODELS.map((m) => m.name),
+    );
     assert.ok(ollama.server.requests.some((r) => r.path === "/api/tags"));
   });
 });
 
 describe("ollama: which API", () => {
   test("--model ollama/x speaks the native API, at OLLAMA_HOST with or without scheme and port; openai-compatible at an Ollama stays on /v1", () => {
-    for (const host of ["127.0.0.1:9999", "http://127.0.0.1:9999", "http://127.0.0.1:9999/", "http://127.0.0.1:9999/v1"]) {
+    for (const host of [
+      "127.0.0.1:9999",
+      "http://127.0.0.1:9999",
+      "http://127.0.0.1:9999/",
+      "http://127.0.0.1:9999/v1",
+    ]) {
       const r = resolveModel({ flags: { model: "ollama/m" }, env: { OLLAMA_HOST: host } });
       assert.equal(r.baseURL, "http://127.0.0.1:9999", host);
       assert.equal(r.provider.name, "ollama");
     }
     assert.equal(resolveModel({ env: { OLLAMA_HOST: "gpu-box" } }).baseURL, "http://gpu-box:11434");
-    const compat = resolveModel({ flags: { model: "openai-compatible/m", baseUrl: "http://127.0.0.1:11434/v1" }, env: {} });
+    const compat = resolveModel({
+      flags: { model: "openai-compatible/m", baseUrl: "http://127.0.0.1:11434/v1" },
+      env: {},
+    });
     assert.equal(compat.provider.name, "openai-compatible");
     assert.equal(compat.baseURL, "http://127.0.0.1:11434/v1");
     // A configured provider of type ollama speaks the native API too.
-    const custom = resolveModel({ flags: { model: "gpu/m" }, env: {}, config: { providers: { gpu: { type: "ollama", base_url: "gpu:1234" } } } });
+    const custom = resolveModel({
+      flags: { model: "gpu/m" },
+      env: {},
+      config: { providers: { gpu: { type: "ollama", base_url: "gpu:1234" } } },
+    });
     assert.equal(custom.provider.name, "ollama");
     assert.equal(custom.baseURL, "http://gpu:1234");
   });
@@ -356,7 +419,12 @@ describe("ollama: configuration reaches the request", () => {
   test("providers.ollama.think as a level (GPT-OSS takes only levels) is sent as that level", async () => {
     for (const level of ["low", "medium", "high", "max"] as const) {
       ollama.server.reset();
-      const r = resolveModel({ flags: { model: "ollama/big" }, env: { OLLAMA_HOST: ollama.server.url }, config: { providers: { ollama: { think: level } } }, providerOptions: FAST });
+      const r = resolveModel({
+        flags: { model: "ollama/big" },
+        env: { OLLAMA_HOST: ollama.server.url },
+        config: { providers: { ollama: { think: level } } },
+        providerOptions: FAST,
+      });
       ollama.server.script({ text: "ok" });
       const d = await drain(r.provider.stream({ model: "big", messages: [{ role: "user", content: "hi" }] }));
       assert.equal(d.error, undefined);
@@ -377,7 +445,10 @@ describe("rt run --model ollama/...", () => {
       reply.toolCall("edit", { path: "src/calc.py", old_string: "return a - b", new_string: "return a + b" }),
       reply.text("Fixed src/calc.py:2."),
     );
-    const r = await rt(["run", "--model", "ollama/test-model", "--approval", "auto", "fix add"], { cwd: root, env: env() });
+    const r = await rt(["run", "--model", "ollama/test-model", "--approval", "auto", "fix add"], {
+      cwd: root,
+      env: env(),
+    });
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, "Fixed src/calc.py:2.\n");
     assert.equal(fs.readFileSync(path.join(root, "src/calc.py"), "utf8"), "def add(a, b):\n    return a + b\n");
@@ -389,7 +460,11 @@ describe("rt run --model ollama/...", () => {
         ["/api/chat", 32768, true],
       ],
     );
-    assert.equal(ollama.server.requests.some((q) => q.path.startsWith("/v1")), false, "nothing went to /v1");
+    assert.equal(
+      ollama.server.requests.some((q) => q.path.startsWith("/v1")),
+      false,
+      "nothing went to /v1",
+    );
     const second = ollama.server.completions[1].body.messages;
     const asked = second.find((m: { role: string }) => m.role === "assistant");
     assert.equal(asked.thinking, "Read it first.");
@@ -401,7 +476,11 @@ describe("rt run --model ollama/...", () => {
     assert.match(result.content, /return a - b/);
     const third = ollama.server.completions[2].body.messages;
     const edit = third.filter((m: { role: string }) => m.role === "assistant").at(-1);
-    assert.deepEqual(edit.tool_calls[0].function.arguments, { path: "src/calc.py", old_string: "return a - b", new_string: "return a + b" });
+    assert.deepEqual(edit.tool_calls[0].function.arguments, {
+      path: "src/calc.py",
+      old_string: "return a - b",
+      new_string: "return a + b",
+    });
     assert.equal(third.at(-1).role, "tool");
     assert.equal(third.at(-1).tool_name, "edit");
   });
@@ -421,7 +500,10 @@ describe("rt run --model ollama/...", () => {
       if (config) trustFolder(root, env() as NodeJS.ProcessEnv);
       ollama.server.reset();
       ollama.server.script(reply.text("ok"));
-      const r = await rt(["run", "--model", `ollama/${model}`, "--output-format", "stream-json", "hi"], { cwd: root, env: env() });
+      const r = await rt(["run", "--model", `ollama/${model}`, "--output-format", "stream-json", "hi"], {
+        cwd: root,
+        env: env(),
+      });
       assert.equal(r.code, 0, r.stderr);
       assert.equal(ollama.server.completions[0].body.options.num_ctx, want, `${model} ${JSON.stringify(config)}`);
     }
@@ -429,8 +511,15 @@ describe("rt run --model ollama/...", () => {
 
   test("--protocol auto: a model without tool support falls back to text mode and finishes", async () => {
     const root = tempTree({ "a.txt": "hello\n" });
-    ollama.server.script(reply.toolsUnsupported(), reply.text("Look:\n\n```bash\nrt read a.txt\n```\n"), reply.text("It says hello."));
-    const r = await rt(["run", "--model", "ollama/test-model", "--protocol", "auto", "--approval", "auto", "read a.txt"], { cwd: root, env: env() });
+    ollama.server.script(
+      reply.toolsUnsupported(),
+      reply.text("Look:\n\n```bash\nrt read a.txt\n```\n"),
+      reply.text("It says hello."),
+    );
+    const r = await rt(
+      ["run", "--model", "ollama/test-model", "--protocol", "auto", "--approval", "auto", "read a.txt"],
+      { cwd: root, env: env() },
+    );
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, "It says hello.\n");
     const [first, second, third] = ollama.server.completions;
@@ -444,10 +533,22 @@ describe("rt run --model ollama/...", () => {
   test("a stream that breaks mid-answer: rt reports it and the session keeps the text", async () => {
     const root = tempTree({});
     ollama.server.script({ text: ["Partial ", "answer ", "here"], breakAfter: 2 });
-    const r = await rt(["run", "--model", "ollama/test-model", "--output-format", "stream-json", "hi"], { cwd: root, env: env() });
+    const r = await rt(["run", "--model", "ollama/test-model", "--output-format", "stream-json", "hi"], {
+      cwd: root,
+      env: env(),
+    });
     assert.equal(r.code, 1);
-    const events = r.stdout.trim().split("\n").map((l) => JSON.parse(l));
-    assert.equal(events.filter((e) => e.type === "text").map((e) => e.delta).join(""), "Partial answer ");
+    const events = r.stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    assert.equal(
+      events
+        .filter((e) => e.type === "text")
+        .map((e) => e.delta)
+        .join(""),
+      "Partial answer ",
+    );
     assert.equal(events.at(-1).type, "error");
     assert.equal(events.at(-1).kind, "stream_broken");
     ollama.server.reset();
@@ -472,7 +573,11 @@ describe("ollama: a server without the native chat API", () => {
       assert.equal(second.text, "second");
       const paths = v1Only.requests.filter((r) => r.method === "POST").map((r) => r.path);
       assert.deepEqual(paths, ["/api/chat", "/v1/chat/completions", "/v1/chat/completions"]);
-      assert.deepEqual(await p.listModels!(), MODELS.map((m) => m.name), "no /api/tags: the models of /v1/models");
+      assert.deepEqual(
+        await p.listModels!(),
+        MODELS.map((m) => m.name),
+        "no /api/tags: the models of /v1/models",
+      );
     } finally {
       await v1Only.close();
     }
@@ -497,7 +602,10 @@ describe("ollama: a server without the native chat API", () => {
     ollama.server.script({ status: 404, message: 'model "nope" not found, try pulling it first' });
     const r = await drain(provider().stream(ask({ model: "nope" })));
     assert.equal(r.error?.kind, "model_not_found");
-    assert.deepEqual(ollama.server.requests.filter((q) => q.method === "POST").map((q) => q.path), ["/api/chat"]);
+    assert.deepEqual(
+      ollama.server.requests.filter((q) => q.method === "POST").map((q) => q.path),
+      ["/api/chat"],
+    );
   });
 });
 

@@ -2,12 +2,23 @@
 import { after, before, beforeEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { startLlmServer, type LlmServer } from "../llm-server.ts";
-import { createOpenAICompatibleProvider, type OpenAICompatibleOptions } from "../../src/agent/providers/openaiCompatible.ts";
+import {
+  createOpenAICompatibleProvider,
+  type OpenAICompatibleOptions,
+} from "../../src/agent/providers/openaiCompatible.ts";
 import type { ModelRequest, ToolSpec } from "../../src/agent/providers/types.ts";
 import { closedPort, drain, FAST } from "./providerHelpers.ts";
 
-const READ: ToolSpec = { name: "read", description: "Read a file", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } };
-const GREP: ToolSpec = { name: "grep", description: "Search", parameters: { type: "object", properties: { pattern: { type: "string" } } } };
+const READ: ToolSpec = {
+  name: "read",
+  description: "Read a file",
+  parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+};
+const GREP: ToolSpec = {
+  name: "grep",
+  description: "Search",
+  parameters: { type: "object", properties: { pattern: { type: "string" } } },
+};
 
 let server: LlmServer;
 before(async () => {
@@ -16,8 +27,13 @@ before(async () => {
 after(() => server.close());
 beforeEach(() => server.reset());
 
-const provider = (extra: Partial<OpenAICompatibleOptions> = {}) => createOpenAICompatibleProvider({ baseURL: server.openaiBaseUrl, ...FAST, ...extra });
-const ask = (extra: Partial<ModelRequest> = {}): ModelRequest => ({ model: "test-model", messages: [{ role: "user", content: "hi" }], ...extra });
+const provider = (extra: Partial<OpenAICompatibleOptions> = {}) =>
+  createOpenAICompatibleProvider({ baseURL: server.openaiBaseUrl, ...FAST, ...extra });
+const ask = (extra: Partial<ModelRequest> = {}): ModelRequest => ({
+  model: "test-model",
+  messages: [{ role: "user", content: "hi" }],
+  ...extra,
+});
 
 describe("openai-compatible: streaming", () => {
   test("text arrives as deltas in order, then usage, then finish", async () => {
@@ -42,7 +58,9 @@ describe("openai-compatible: streaming", () => {
     assert.deepEqual(body.stream_options, { include_usage: true });
     assert.equal(body.temperature, 0.3);
     assert.equal(body.max_tokens, 500);
-    assert.deepEqual(body.tools, [{ type: "function", function: { name: "read", description: "Read a file", parameters: READ.parameters } }]);
+    assert.deepEqual(body.tools, [
+      { type: "function", function: { name: "read", description: "Read a file", parameters: READ.parameters } },
+    ]);
     assert.deepEqual(body.messages, [{ role: "user", content: "hi" }]);
   });
 
@@ -76,7 +94,12 @@ describe("openai-compatible: streaming", () => {
           messages: [
             { role: "system", content: "be brief" },
             { role: "user", content: "read a.py" },
-            { role: "assistant", content: "", reasoning: "I should read it", toolCalls: [{ id: "c1", name: "read", arguments: '{"path":"a.py"}' }] },
+            {
+              role: "assistant",
+              content: "",
+              reasoning: "I should read it",
+              toolCalls: [{ id: "c1", name: "read", arguments: '{"path":"a.py"}' }],
+            },
             { role: "tool", toolCallId: "c1", name: "read", content: "x = 1" },
           ],
         }),
@@ -85,7 +108,11 @@ describe("openai-compatible: streaming", () => {
     assert.deepEqual(server.completions[0].body.messages, [
       { role: "system", content: "be brief" },
       { role: "user", content: "read a.py" },
-      { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "read", arguments: '{"path":"a.py"}' } }] },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "c1", type: "function", function: { name: "read", arguments: '{"path":"a.py"}' } }],
+      },
       { role: "tool", tool_call_id: "c1", content: "x = 1" },
     ]);
   });
@@ -98,7 +125,10 @@ describe("openai-compatible: tool calls", () => {
     const r = await drain(provider().stream(ask({ tools: [READ] })));
     const calls = r.parts.filter((p) => p.type === "tool_call");
     assert.equal(calls.length, 1);
-    assert.deepEqual(calls[0], { type: "tool_call", call: { id: "call_a", name: "read", arguments: JSON.stringify(args) } });
+    assert.deepEqual(calls[0], {
+      type: "tool_call",
+      call: { id: "call_a", name: "read", arguments: JSON.stringify(args) },
+    });
     assert.deepEqual(r.parts.at(-1), { type: "finish", reason: "tool_calls", raw: "tool_calls" });
     assert.equal(r.text, "Reading.");
   });
@@ -123,29 +153,49 @@ describe("openai-compatible: tool calls", () => {
   test("arguments that are not valid JSON are passed on exactly as sent", async () => {
     server.script({ toolCalls: [{ id: "c1", name: "read", arguments: '{"path": "a.py"', fragments: 2 }] });
     const r = await drain(provider().stream(ask({ tools: [READ] })));
-    assert.deepEqual(r.parts.find((p) => p.type === "tool_call"), { type: "tool_call", call: { id: "c1", name: "read", arguments: '{"path": "a.py"' } });
+    assert.deepEqual(
+      r.parts.find((p) => p.type === "tool_call"),
+      { type: "tool_call", call: { id: "c1", name: "read", arguments: '{"path": "a.py"' } },
+    );
   });
 
   test("servers that number every call 0 and send each whole still give separate calls", async () => {
-    const chunk = (delta: object, finish: string | null = null) => JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] });
+    const chunk = (delta: object, finish: string | null = null) =>
+      JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] });
     server.script({
       raw: [
         chunk({ role: "assistant", content: "" }),
-        chunk({ tool_calls: [{ index: 0, id: "x1", type: "function", function: { name: "read", arguments: '{"path":"a"}' } }] }),
-        chunk({ tool_calls: [{ index: 0, id: "x2", type: "function", function: { name: "read", arguments: '{"path":"b"}' } }] }),
+        chunk({
+          tool_calls: [{ index: 0, id: "x1", type: "function", function: { name: "read", arguments: '{"path":"a"}' } }],
+        }),
+        chunk({
+          tool_calls: [{ index: 0, id: "x2", type: "function", function: { name: "read", arguments: '{"path":"b"}' } }],
+        }),
         chunk({}, "stop"),
       ],
     });
     const r = await drain(provider().stream(ask({ tools: [READ] })));
     const calls = r.parts.flatMap((p) => (p.type === "tool_call" ? [p.call] : []));
-    assert.deepEqual(calls.map((c) => [c.id, c.arguments]), [["x1", '{"path":"a"}'], ["x2", '{"path":"b"}']]);
+    assert.deepEqual(
+      calls.map((c) => [c.id, c.arguments]),
+      [
+        ["x1", '{"path":"a"}'],
+        ["x2", '{"path":"b"}'],
+      ],
+    );
     // "stop" after tool calls (as Ollama says it) is reported as tool_calls; the raw word stays.
     assert.deepEqual(r.parts.at(-1), { type: "finish", reason: "tool_calls", raw: "stop" });
   });
 
   test("a call without an id gets one", async () => {
-    const chunk = (delta: object, finish: string | null = null) => JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] });
-    server.script({ raw: [chunk({ tool_calls: [{ index: 0, function: { name: "read", arguments: "{}" } }] }), chunk({}, "tool_calls")] });
+    const chunk = (delta: object, finish: string | null = null) =>
+      JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] });
+    server.script({
+      raw: [
+        chunk({ tool_calls: [{ index: 0, function: { name: "read", arguments: "{}" } }] }),
+        chunk({}, "tool_calls"),
+      ],
+    });
     const r = await drain(provider().stream(ask({ tools: [READ] })));
     const call = r.parts.find((p) => p.type === "tool_call");
     assert.ok(call && call.type === "tool_call" && call.call.id.length > 0);
@@ -183,7 +233,10 @@ describe("openai-compatible: reasoning and usage", () => {
   test("a server that reports no usage gives no usage part", async () => {
     server.script({ text: "x", usage: false });
     const r = await drain(provider().stream(ask()));
-    assert.equal(r.parts.some((p) => p.type === "usage"), false);
+    assert.equal(
+      r.parts.some((p) => p.type === "usage"),
+      false,
+    );
     assert.deepEqual(r.parts.at(-1), { type: "finish", reason: "stop", raw: "stop" });
   });
 
@@ -263,7 +316,10 @@ describe("openai-compatible: retries", () => {
 
   test("nothing listening: unreachable, after the retries", async () => {
     const port = await closedPort();
-    const p = createOpenAICompatibleProvider({ baseURL: `http://127.0.0.1:${port}/v1`, retry: { maxRetries: 1, baseDelayMs: 1 } });
+    const p = createOpenAICompatibleProvider({
+      baseURL: `http://127.0.0.1:${port}/v1`,
+      retry: { maxRetries: 1, baseDelayMs: 1 },
+    });
     const r = await drain(p.stream(ask()));
     assert.equal(r.error?.kind, "unreachable");
     assert.match(r.error!.message, /connection refused/);
@@ -295,13 +351,18 @@ describe("openai-compatible: broken and hung streams", () => {
     assert.equal(r.text, "a ");
     // {"error": {"type": "server_error", ...}}: a server error, but part of the answer was out: no retry.
     assert.equal(r.error?.kind, "server");
-    assert.match(r.error!.message, /broke off after it started: .* sent an error in the stream \(server_error\): "upstream overloaded"/);
+    assert.match(
+      r.error!.message,
+      /broke off after it started: .* sent an error in the stream \(server_error\): "upstream overloaded"/,
+    );
     assert.equal(server.completions.length, 1);
   });
 
   test("a stream that ends with [DONE] and no finish reason is a complete answer (Snowflake Cortex's shape)", async () => {
     // (One that ends with neither is stream_broken: providers-streams.test.ts.)
-    server.script({ raw: [JSON.stringify({ choices: [{ index: 0, delta: { content: "whole" }, finish_reason: null }] })] });
+    server.script({
+      raw: [JSON.stringify({ choices: [{ index: 0, delta: { content: "whole" }, finish_reason: null }] })],
+    });
     const r = await drain(provider({ retry: { maxRetries: 0 } }).stream(ask()));
     assert.equal(r.text, "whole");
     assert.equal(r.error, undefined);
@@ -310,7 +371,11 @@ describe("openai-compatible: broken and hung streams", () => {
   test("a server that never answers times out (first-part timeout), retried up to the bound", async () => {
     server.script({ hang: true }, { hang: true });
     const started = Date.now();
-    const r = await drain(provider({ retry: { maxRetries: 1, baseDelayMs: 1 }, timeouts: { firstPartMs: 150, idleMs: 5000 } }).stream(ask()));
+    const r = await drain(
+      provider({ retry: { maxRetries: 1, baseDelayMs: 1 }, timeouts: { firstPartMs: 150, idleMs: 5000 } }).stream(
+        ask(),
+      ),
+    );
     assert.equal(r.error?.kind, "timeout");
     assert.match(r.error!.message, /sent nothing for 150 ms/);
     assert.equal(server.completions.length, 2);
@@ -370,7 +435,9 @@ describe("openai-compatible: broken and hung streams", () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
     const started = Date.now();
-    const r = await drain(provider({ timeouts: { firstPartMs: 10_000, idleMs: 10_000 } }).stream(ask({ signal: controller.signal })));
+    const r = await drain(
+      provider({ timeouts: { firstPartMs: 10_000, idleMs: 10_000 } }).stream(ask({ signal: controller.signal })),
+    );
     assert.equal(r.error?.kind, "aborted");
     assert.ok(Date.now() - started < 2000);
   });
@@ -393,7 +460,10 @@ describe("openai-compatible: tools not supported", () => {
   });
 
   test("vLLM without a tool parser is tools_unsupported too", async () => {
-    server.script({ status: 400, message: '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set' });
+    server.script({
+      status: 400,
+      message: '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
+    });
     const r = await drain(provider().stream(ask({ tools: [READ] })));
     assert.equal(r.error?.kind, "tools_unsupported");
   });
@@ -441,6 +511,9 @@ describe("openai-compatible: models and context window", () => {
   });
 
   test("a configured window wins over what the server says", async () => {
-    assert.equal(await provider({ name: "ollama", contextWindows: { "test-model": 4096 } }).contextWindow!("test-model"), 4096);
+    assert.equal(
+      await provider({ name: "ollama", contextWindows: { "test-model": 4096 } }).contextWindow!("test-model"),
+      4096,
+    );
   });
 });

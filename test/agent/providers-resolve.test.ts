@@ -10,7 +10,13 @@ import { tempTree } from "../helpers.ts";
 import { trustFolder } from "../security/trust-harness.ts";
 import { startLlmServer, type LlmServer } from "../llm-server.ts";
 import { ConfigError, loadConfig } from "../../src/base/config.ts";
-import { ModelChoiceError, ollamaRoot, resolveModel, resolveModelForWorkspace, type ModelFlags } from "../../src/agent/providers/resolve.ts";
+import {
+  ModelChoiceError,
+  ollamaRoot,
+  resolveModel,
+  resolveModelForWorkspace,
+  type ModelFlags,
+} from "../../src/agent/providers/resolve.ts";
 import { checkReachable } from "../../src/agent/providers/reachability.ts";
 import { closedPort, drain, FAST } from "./providerHelpers.ts";
 
@@ -30,7 +36,12 @@ describe("resolve: which provider and model", () => {
       ["ollama/qwen2.5-coder:7b", "ollama", "qwen2.5-coder:7b", "http://127.0.0.1:11434"],
       ["openai/gpt-4.1", "openai", "gpt-4.1", "https://api.openai.com/v1"],
       ["anthropic/claude-sonnet-4-5", "anthropic", "claude-sonnet-4-5", "https://api.anthropic.com"],
-      ["openrouter/anthropic/claude-3.5-sonnet", "openai-compatible", "anthropic/claude-3.5-sonnet", "https://openrouter.ai/api/v1"],
+      [
+        "openrouter/anthropic/claude-3.5-sonnet",
+        "openai-compatible",
+        "anthropic/claude-3.5-sonnet",
+        "https://openrouter.ai/api/v1",
+      ],
       ["lmstudio/qwen3-8b", "openai-compatible", "qwen3-8b", "http://127.0.0.1:1234/v1"],
     ];
     for (const [spec, providerKind, model, baseURL] of cases) {
@@ -43,14 +54,23 @@ describe("resolve: which provider and model", () => {
   });
 
   test("openai-compatible/NAME takes its address from --base-url (or OPENAI_BASE_URL), and needs one", () => {
-    const r = resolveModel({ flags: { model: "openai-compatible/my-model", baseUrl: "http://10.1.2.3:8000/v1/" }, env: {} });
+    const r = resolveModel({
+      flags: { model: "openai-compatible/my-model", baseUrl: "http://10.1.2.3:8000/v1/" },
+      env: {},
+    });
     assert.equal(r.kind, "openai-compatible");
     assert.equal(r.model, "my-model");
     assert.equal(r.baseURL, "http://10.1.2.3:8000/v1");
-    const fromEnv = resolveModel({ flags: { model: "openai-compatible/m" }, env: { OPENAI_BASE_URL: "http://h:1/v1", OPENAI_API_KEY: "k" } });
+    const fromEnv = resolveModel({
+      flags: { model: "openai-compatible/m" },
+      env: { OPENAI_BASE_URL: "http://h:1/v1", OPENAI_API_KEY: "k" },
+    });
     assert.equal(fromEnv.baseURL, "http://h:1/v1");
     assert.equal(fromEnv.hasKey, true);
-    assert.throws(() => resolveModel({ flags: { model: "openai-compatible/m" }, env: {} }), (e: unknown) => e instanceof ModelChoiceError && /--base-url/.test(e.message));
+    assert.throws(
+      () => resolveModel({ flags: { model: "openai-compatible/m" }, env: {} }),
+      (e: unknown) => e instanceof ModelChoiceError && /--base-url/.test(e.message),
+    );
   });
 
   test("a --base-url with a bare model name means an OpenAI-compatible server", () => {
@@ -60,7 +80,11 @@ describe("resolve: which provider and model", () => {
   });
 
   test("a bare --model keeps the configured provider", () => {
-    const r = resolveModel({ flags: { model: "claude-haiku-4-5" }, env: {}, config: { model: "anthropic/claude-sonnet-4-5" } });
+    const r = resolveModel({
+      flags: { model: "claude-haiku-4-5" },
+      env: {},
+      config: { model: "anthropic/claude-sonnet-4-5" },
+    });
     assert.equal(r.providerName, "anthropic");
     assert.equal(r.model, "claude-haiku-4-5");
   });
@@ -68,13 +92,20 @@ describe("resolve: which provider and model", () => {
   test("an unknown provider prefix is an error naming the known ones", () => {
     assert.throws(
       () => resolveModel({ flags: { model: "antropic/claude" }, env: {} }),
-      (e: unknown) => e instanceof ModelChoiceError && /unknown provider "antropic"/.test(e.message) && /anthropic/.test(e.message),
+      (e: unknown) =>
+        e instanceof ModelChoiceError && /unknown provider "antropic"/.test(e.message) && /anthropic/.test(e.message),
     );
   });
 
   test("a hosted API needs a model name", () => {
-    assert.throws(() => resolveModel({ flags: { model: "openai/" }, env: {} }), (e: unknown) => e instanceof ModelChoiceError && /openai\/gpt-4.1/.test(e.message));
-    assert.throws(() => resolveModel({ flags: { model: "anthropic" }, env: {} }), (e: unknown) => e instanceof ModelChoiceError && /anthropic\/claude-sonnet-4-5/.test(e.message));
+    assert.throws(
+      () => resolveModel({ flags: { model: "openai/" }, env: {} }),
+      (e: unknown) => e instanceof ModelChoiceError && /openai\/gpt-4.1/.test(e.message),
+    );
+    assert.throws(
+      () => resolveModel({ flags: { model: "anthropic" }, env: {} }),
+      (e: unknown) => e instanceof ModelChoiceError && /anthropic\/claude-sonnet-4-5/.test(e.message),
+    );
   });
 
   test("a bare provider name chooses the provider; a local one picks its model later", () => {
@@ -90,7 +121,9 @@ describe("resolve: which provider and model", () => {
       const r = resolveModel({
         flags: { model: "box/test-model" },
         env: { BOX_KEY: "secret" },
-        config: { providers: { box: { base_url: server.openaiBaseUrl, api_key_env: "BOX_KEY", headers: { "x-team": "rt" } } } },
+        config: {
+          providers: { box: { base_url: server.openaiBaseUrl, api_key_env: "BOX_KEY", headers: { "x-team": "rt" } } },
+        },
         providerOptions: FAST,
       });
       assert.equal(r.kind, "openai-compatible");
@@ -120,7 +153,10 @@ describe("resolve: which provider and model", () => {
   });
 
   test("ANTHROPIC_BASE_URL with /v1 is accepted (the client adds /v1/messages itself)", () => {
-    const r = resolveModel({ flags: { model: "anthropic/claude-x" }, env: { ANTHROPIC_BASE_URL: "http://proxy:9000/v1" } });
+    const r = resolveModel({
+      flags: { model: "anthropic/claude-x" },
+      env: { ANTHROPIC_BASE_URL: "http://proxy:9000/v1" },
+    });
     assert.equal(r.baseURL, "http://proxy:9000");
   });
 });
@@ -140,10 +176,14 @@ describe("resolve: precedence flag > environment > project config > user config"
     home = tempTree({}, "rt-home-");
     root = tempTree({}, "rt-root-");
   });
-  const resolveWith = (flags: ModelFlags, env: Record<string, string>) => resolveModelForWorkspace({ root, env: { HOME: home, ...env } }, flags);
+  const resolveWith = (flags: ModelFlags, env: Record<string, string>) =>
+    resolveModelForWorkspace({ root, env: { HOME: home, ...env } }, flags);
 
   test("base URL and key", () => {
-    write(userFile(), { model: "openai/gpt-4.1", providers: { openai: { base_url: "http://user.example/v1", api_key: "user-key" } } });
+    write(userFile(), {
+      model: "openai/gpt-4.1",
+      providers: { openai: { base_url: "http://user.example/v1", api_key: "user-key" } },
+    });
     write(projectFile(), { providers: { openai: { base_url: "http://project.example/v1", api_key: "project-key" } } });
     const env = { OPENAI_BASE_URL: "http://env.example/v1", OPENAI_API_KEY: "env-key" };
 
@@ -186,7 +226,11 @@ describe("resolve: precedence flag > environment > project config > user config"
 
   test("a malformed providers section is a ConfigError naming the file", () => {
     write(projectFile(), { providers: { openai: { type: "gpt" } } });
-    assert.throws(() => loadConfig({ root, env: { HOME: home } }), (e: unknown) => e instanceof ConfigError && e.message.includes(projectFile()) && /providers\.openai\.type/.test(e.message));
+    assert.throws(
+      () => loadConfig({ root, env: { HOME: home } }),
+      (e: unknown) =>
+        e instanceof ConfigError && e.message.includes(projectFile()) && /providers\.openai\.type/.test(e.message),
+    );
     fs.rmSync(projectFile());
   });
 });
@@ -194,7 +238,9 @@ describe("resolve: precedence flag > environment > project config > user config"
 describe("checkReachable", () => {
   let server: LlmServer;
   before(async () => {
-    server = await startLlmServer({ models: [{ name: "qwen2.5-coder:7b", contextLength: 32768 }, { name: "llama3:latest" }] });
+    server = await startLlmServer({
+      models: [{ name: "qwen2.5-coder:7b", contextLength: 32768 }, { name: "llama3:latest" }],
+    });
   });
   after(() => server.close());
 
@@ -209,18 +255,27 @@ describe("checkReachable", () => {
     assert.equal(r.reason, "unreachable");
     const m = r.message;
     // What was tried, and why.
-    assert.match(m, new RegExp(`^rt: cannot reach a model\\. Tried Ollama at http://127\\.0\\.0\\.1:${port} \\(the default, as no model is configured; address from OLLAMA_HOST\\): connection refused`));
+    assert.match(
+      m,
+      new RegExp(
+        `^rt: cannot reach a model\\. Tried Ollama at http://127\\.0\\.0\\.1:${port} \\(the default, as no model is configured; address from OLLAMA_HOST\\): connection refused`,
+      ),
+    );
     // How to get going: Ollama itself, flags, environment, configuration files (the real paths) with an example.
     assert.match(m, /ollama serve/);
     assert.match(m, /ollama pull qwen2\.5-coder:7b/);
     assert.match(m, /--model anthropic\/claude-sonnet-4-5/);
     assert.match(m, /--model openai\/gpt-4\.1/);
     assert.match(m, /--model openai-compatible\/MODEL --base-url http:\/\/HOST:PORT\/v1/);
-    for (const v of ["OLLAMA_HOST", "OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"]) assert.ok(m.includes(v), v);
+    for (const v of ["OLLAMA_HOST", "OPENAI_API_KEY", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "ANTHROPIC_BASE_URL"])
+      assert.ok(m.includes(v), v);
     assert.ok(m.includes(path.join(home, ".config", "rt", "config.json")));
     assert.ok(m.includes(path.join(root, ".rt", "config.json")));
     const example = m.slice(m.indexOf("{"), m.lastIndexOf("}") + 1);
-    assert.deepEqual(JSON.parse(example), { model: "anthropic/claude-sonnet-4-5", providers: { anthropic: { api_key_env: "ANTHROPIC_API_KEY" } } });
+    assert.deepEqual(JSON.parse(example), {
+      model: "anthropic/claude-sonnet-4-5",
+      providers: { anthropic: { api_key_env: "ANTHROPIC_API_KEY" } },
+    });
   });
 
   test("an address fetch refuses to use (port 1) is unreachable too", async () => {
@@ -246,7 +301,9 @@ describe("checkReachable", () => {
 
   test("a key already in the environment is suggested", async () => {
     const port = await closedPort();
-    const r = await checkReachable(resolveModel({ env: { OLLAMA_HOST: `127.0.0.1:${port}` } }), { env: { ANTHROPIC_API_KEY: "x" } });
+    const r = await checkReachable(resolveModel({ env: { OLLAMA_HOST: `127.0.0.1:${port}` } }), {
+      env: { ANTHROPIC_API_KEY: "x" },
+    });
     assert.ok(!r.ok && /ANTHROPIC_API_KEY is set/.test(r.message));
   });
 
@@ -258,7 +315,9 @@ describe("checkReachable", () => {
   });
 
   test("Ollama running without the named model: says so and how to pull it", async () => {
-    const r = await checkReachable(resolveModel({ flags: { model: "ollama/mistral" }, env: { OLLAMA_HOST: server.url } }));
+    const r = await checkReachable(
+      resolveModel({ flags: { model: "ollama/mistral" }, env: { OLLAMA_HOST: server.url } }),
+    );
     assert.ok(!r.ok);
     assert.equal(r.reason, "model_missing");
     assert.match(r.message, /has no model "mistral" \(pulled: qwen2\.5-coder:7b, llama3:latest/);
@@ -266,7 +325,9 @@ describe("checkReachable", () => {
   });
 
   test('"llama3" matches Ollama\'s "llama3:latest"', async () => {
-    const r = await checkReachable(resolveModel({ flags: { model: "ollama/llama3" }, env: { OLLAMA_HOST: server.url } }));
+    const r = await checkReachable(
+      resolveModel({ flags: { model: "ollama/llama3" }, env: { OLLAMA_HOST: server.url } }),
+    );
     assert.ok(r.ok);
   });
 
@@ -281,7 +342,9 @@ describe("checkReachable", () => {
   });
 
   test("a hosted API without a key: said before any request", async () => {
-    const r = await checkReachable(resolveModel({ flags: { model: "anthropic/claude-sonnet-4-5" }, env: {} }), { env: {} });
+    const r = await checkReachable(resolveModel({ flags: { model: "anthropic/claude-sonnet-4-5" }, env: {} }), {
+      env: {},
+    });
     assert.ok(!r.ok);
     assert.equal(r.reason, "no_key");
     assert.match(r.message, /needs an API key/);
@@ -291,12 +354,20 @@ describe("checkReachable", () => {
   test("a key the server rejects: auth, naming where the key came from", async () => {
     const locked = await startLlmServer({ requireKey: "right" });
     try {
-      const resolved = resolveModel({ flags: { model: "openai-compatible/test-model", baseUrl: locked.openaiBaseUrl }, env: { OPENAI_API_KEY: "wrong" } });
+      const resolved = resolveModel({
+        flags: { model: "openai-compatible/test-model", baseUrl: locked.openaiBaseUrl },
+        env: { OPENAI_API_KEY: "wrong" },
+      });
       const r = await checkReachable(resolved);
       assert.ok(!r.ok);
       assert.equal(r.reason, "auth");
       assert.match(r.message, /rejected the API key \(the key came from OPENAI_API_KEY\)/);
-      const ok = await checkReachable(resolveModel({ flags: { model: "openai-compatible/test-model", baseUrl: locked.openaiBaseUrl, apiKey: "right" }, env: {} }));
+      const ok = await checkReachable(
+        resolveModel({
+          flags: { model: "openai-compatible/test-model", baseUrl: locked.openaiBaseUrl, apiKey: "right" },
+          env: {},
+        }),
+      );
       assert.ok(ok.ok);
     } finally {
       await locked.close();
@@ -304,7 +375,12 @@ describe("checkReachable", () => {
   });
 
   test("an Anthropic-compatible server is reached through its model list", async () => {
-    const r = await checkReachable(resolveModel({ flags: { model: "anthropic/claude-x" }, env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "k" } }));
+    const r = await checkReachable(
+      resolveModel({
+        flags: { model: "anthropic/claude-x" },
+        env: { ANTHROPIC_BASE_URL: server.url, ANTHROPIC_API_KEY: "k" },
+      }),
+    );
     assert.ok(r.ok);
     assert.equal(r.resolved.model, "claude-x");
   });

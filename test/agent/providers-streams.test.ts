@@ -21,14 +21,25 @@ function rng(seed: number) {
 }
 
 const joined = (parts: StreamPart[], type: "text" | "reasoning") =>
-  parts.filter((p) => p.type === type).map((p) => (p as { delta: string }).delta).join("");
+  parts
+    .filter((p) => p.type === type)
+    .map((p) => (p as { delta: string }).delta)
+    .join("");
 
 describe("<think> tags in the content", () => {
   test("however the stream is cut, the reasoning is what stands between the tags and the text what follows", () => {
     const rand = rng(31);
     const cases = [
-      { content: "<think>\nOkay, the user says hi.\n</think>\n\nHello! 🌟", reasoning: "\nOkay, the user says hi.\n", text: "Hello! 🌟" },
-      { content: "  <think>a < b, and </thin is not the end</think>answer", reasoning: "a < b, and </thin is not the end", text: "answer" },
+      {
+        content: "<think>\nOkay, the user says hi.\n</think>\n\nHello! 🌟",
+        reasoning: "\nOkay, the user says hi.\n",
+        text: "Hello! 🌟",
+      },
+      {
+        content: "  <think>a < b, and </thin is not the end</think>answer",
+        reasoning: "a < b, and </thin is not the end",
+        text: "answer",
+      },
       { content: "no tags here <think>x</think>", reasoning: "", text: "no tags here <think>x</think>" },
       { content: "<thinking is not the tag", reasoning: "", text: "<thinking is not the tag" },
       { content: "<think>never closed", reasoning: "never closed", text: "" },
@@ -69,8 +80,23 @@ describe("<think> tags in the content", () => {
 describe("a chat stream that ends with [DONE] and no finish_reason", () => {
   test("tool calls only (Snowflake Cortex's shape): the calls are handed out once, finish tool_calls, no retry", async () => {
     const chunks = [
-      { choices: [{ index: 0, delta: { role: "assistant", content: "", tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "read", arguments: "" } }] } }] },
-      { choices: [{ index: 0, delta: { content: "", tool_calls: [{ index: 0, function: { arguments: '{"path":"a.txt"}' } }] } }] },
+      {
+        choices: [
+          {
+            index: 0,
+            delta: {
+              role: "assistant",
+              content: "",
+              tool_calls: [{ index: 0, id: "call_1", type: "function", function: { name: "read", arguments: "" } }],
+            },
+          },
+        ],
+      },
+      {
+        choices: [
+          { index: 0, delta: { content: "", tool_calls: [{ index: 0, function: { arguments: '{"path":"a.txt"}' } }] } },
+        ],
+      },
       { choices: [], usage: { prompt_tokens: 22, completion_tokens: 5, total_tokens: 27 } },
     ];
     let requests = 0;
@@ -83,10 +109,21 @@ describe("a chat stream that ends with [DONE] and no finish_reason", () => {
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     try {
-      const provider = createOpenAICompatibleProvider({ baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, retry: { baseDelayMs: 1 } });
+      const provider = createOpenAICompatibleProvider({
+        baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+        retry: { baseDelayMs: 1 },
+      });
       const parts: StreamPart[] = [];
-      for await (const p of provider.stream({ model: "claude-sonnet-4-6", messages: [{ role: "user", content: "read a.txt" }], tools: [{ name: "read", description: "r", parameters: { type: "object" } }] })) parts.push(p);
-      assert.deepEqual(parts.filter((p) => p.type === "tool_call").map((p) => (p as { call: unknown }).call), [{ id: "call_1", name: "read", arguments: '{"path":"a.txt"}' }]);
+      for await (const p of provider.stream({
+        model: "claude-sonnet-4-6",
+        messages: [{ role: "user", content: "read a.txt" }],
+        tools: [{ name: "read", description: "r", parameters: { type: "object" } }],
+      }))
+        parts.push(p);
+      assert.deepEqual(
+        parts.filter((p) => p.type === "tool_call").map((p) => (p as { call: unknown }).call),
+        [{ id: "call_1", name: "read", arguments: '{"path":"a.txt"}' }],
+      );
       const finish = parts.at(-1)!;
       assert.deepEqual(finish, { type: "finish", reason: "tool_calls" }, "no finish word claimed for the provider");
       assert.equal(requests, 1, "not retried");
@@ -104,7 +141,10 @@ test("a chat stream that ends with neither a finish_reason nor [DONE] broke off:
   });
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
   try {
-    const provider = createOpenAICompatibleProvider({ baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`, retry: { maxRetries: 0 } });
+    const provider = createOpenAICompatibleProvider({
+      baseURL: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`,
+      retry: { maxRetries: 0 },
+    });
     const parts: StreamPart[] = [];
     let error: unknown;
     try {
@@ -124,13 +164,34 @@ describe("the Responses API", () => {
   test("response.incomplete: max_output_tokens is a cut answer, content_filter a filtered one; a cut call stays a call", () => {
     const a = new ResponsesEventAssembler();
     const parts = [
-      ...a.push({ type: "response.output_item.added", item: { id: "fc_1", type: "function_call", call_id: "call_9", name: "edit", arguments: "" } }),
+      ...a.push({
+        type: "response.output_item.added",
+        item: { id: "fc_1", type: "function_call", call_id: "call_9", name: "edit", arguments: "" },
+      }),
       ...a.push({ type: "response.function_call_arguments.delta", item_id: "fc_1", delta: '{"path":"a' }),
-      ...a.push({ type: "response.incomplete", response: { status: "incomplete", incomplete_details: { reason: "max_output_tokens" }, usage: { input_tokens: 16, output_tokens: 16, input_tokens_details: { cached_tokens: 8 }, output_tokens_details: { reasoning_tokens: 4 } } } }),
+      ...a.push({
+        type: "response.incomplete",
+        response: {
+          status: "incomplete",
+          incomplete_details: { reason: "max_output_tokens" },
+          usage: {
+            input_tokens: 16,
+            output_tokens: 16,
+            input_tokens_details: { cached_tokens: 8 },
+            output_tokens_details: { reasoning_tokens: 4 },
+          },
+        },
+      }),
       ...a.end(),
     ];
-    assert.deepEqual(parts.find((p) => p.type === "usage"), { type: "usage", usage: { inputTokens: 16, outputTokens: 16, cachedInputTokens: 8, reasoningTokens: 4 } });
-    assert.deepEqual(parts.find((p) => p.type === "tool_call"), { type: "tool_call", call: { id: "call_9", name: "edit", arguments: '{"path":"a' } });
+    assert.deepEqual(
+      parts.find((p) => p.type === "usage"),
+      { type: "usage", usage: { inputTokens: 16, outputTokens: 16, cachedInputTokens: 8, reasoningTokens: 4 } },
+    );
+    assert.deepEqual(
+      parts.find((p) => p.type === "tool_call"),
+      { type: "tool_call", call: { id: "call_9", name: "edit", arguments: '{"path":"a' } },
+    );
     assert.deepEqual(parts.at(-1), { type: "finish", reason: "length", raw: "max_output_tokens" });
     const f = new ResponsesEventAssembler();
     f.push({ type: "response.incomplete", response: { incomplete_details: { reason: "content_filter" } } });
@@ -145,9 +206,25 @@ describe("the Responses API", () => {
         role: "assistant",
         content: "",
         toolCalls: [{ id: "call_1", name: "calc", arguments: '{"a":1}' }],
-        native: { responses: [{ id: "rs_1", type: "reasoning", encrypted_content: "gAAA", summary: [{ type: "summary_text", text: "s" }], status: "completed" }] },
+        native: {
+          responses: [
+            {
+              id: "rs_1",
+              type: "reasoning",
+              encrypted_content: "gAAA",
+              summary: [{ type: "summary_text", text: "s" }],
+              status: "completed",
+            },
+          ],
+        },
       },
-      { role: "tool", toolCallId: "call_1", name: "calc", content: "2", images: [{ mediaType: "image/png", data: "AAAA", width: 1, height: 1 }] },
+      {
+        role: "tool",
+        toolCallId: "call_1",
+        name: "calc",
+        content: "2",
+        images: [{ mediaType: "image/png", data: "AAAA", width: 1, height: 1 }],
+      },
       { role: "assistant", content: "2" },
     ]);
     assert.equal(instructions, "be brief");
@@ -156,14 +233,32 @@ describe("the Responses API", () => {
       { type: "reasoning", id: "rs_1", summary: [{ type: "summary_text", text: "s" }], encrypted_content: "gAAA" },
       { type: "function_call", call_id: "call_1", name: "calc", arguments: '{"a":1}' },
       { type: "function_call_output", call_id: "call_1", output: "2" },
-      { role: "user", content: [{ type: "input_text", text: "The image returned by calc (tool call call_1):" }, { type: "input_image", image_url: "data:image/png;base64,AAAA" }] },
+      {
+        role: "user",
+        content: [
+          { type: "input_text", text: "The image returned by calc (tool call call_1):" },
+          { type: "input_image", image_url: "data:image/png;base64,AAAA" },
+        ],
+      },
       { type: "message", role: "assistant", content: [{ type: "output_text", text: "2" }] },
     ]);
   });
 
   test("the models served on the Responses API only are sent there; the others stay on chat completions", () => {
-    for (const m of ["gpt-5-codex", "gpt-5.1-codex-max", "codex-mini-latest", "o3-pro", "o1-pro", "gpt-5-pro", "o3-deep-research", "o4-mini-deep-research", "computer-use-preview"]) assert.ok(needsResponsesApi(m), m);
-    for (const m of ["gpt-4.1", "gpt-5", "gpt-5-mini", "o3", "o4-mini", "gpt-4o", undefined]) assert.equal(needsResponsesApi(m), false, String(m));
+    for (const m of [
+      "gpt-5-codex",
+      "gpt-5.1-codex-max",
+      "codex-mini-latest",
+      "o3-pro",
+      "o1-pro",
+      "gpt-5-pro",
+      "o3-deep-research",
+      "o4-mini-deep-research",
+      "computer-use-preview",
+    ])
+      assert.ok(needsResponsesApi(m), m);
+    for (const m of ["gpt-4.1", "gpt-5", "gpt-5-mini", "o3", "o4-mini", "gpt-4o", undefined])
+      assert.equal(needsResponsesApi(m), false, String(m));
   });
 });
 
@@ -172,24 +267,45 @@ describe("a router's error details", () => {
     error: {
       code: 429,
       message: "Provider returned error",
-      metadata: { provider_name: "Google", raw: "google/gemini-2.0-flash-exp:free is temporarily rate-limited upstream. Please retry shortly" },
+      metadata: {
+        provider_name: "Google",
+        raw: "google/gemini-2.0-flash-exp:free is temporarily rate-limited upstream. Please retry shortly",
+      },
     },
   };
 
   test("OpenRouter's metadata: the upstream's words and name in the message; its rate limit retried with backoff", () => {
     const d = describeBody(recorded);
     assert.equal(d.provider, "Google");
-    assert.match(d.message, /^Provider returned error \(Google: google\/gemini-2\.0-flash-exp:free is temporarily rate-limited upstream/);
-    const e = classifyError({ status: 429, error: recorded.error }, { target: "OpenRouter", model: "m", withTools: false });
+    assert.match(
+      d.message,
+      /^Provider returned error \(Google: google\/gemini-2\.0-flash-exp:free is temporarily rate-limited upstream/,
+    );
+    const e = classifyError(
+      { status: 429, error: recorded.error },
+      { target: "OpenRouter", model: "m", withTools: false },
+    );
     assert.equal(e.kind, "rate_limit");
     assert.equal(retryDelay(e, 0, DEFAULT_RETRY), DEFAULT_RETRY.baseDelayMs);
     // A 429 that is a quota (no upstream words, no Retry-After) is still not retried.
-    const quota = classifyError({ status: 429, error: { error: { message: "You exceeded your current quota" } } }, { target: "X", model: "m", withTools: false });
+    const quota = classifyError(
+      { status: 429, error: { error: { message: "You exceeded your current quota" } } },
+      { target: "X", model: "m", withTools: false },
+    );
     assert.equal(retryDelay(quota, 0, DEFAULT_RETRY), undefined);
   });
 
   test("raw as JSON text (an upstream error body) is read for its message", () => {
-    const d = describeBody({ error: { code: 400, message: "Provider returned error", metadata: { provider_name: "Anthropic", raw: '{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long"}}' } } });
+    const d = describeBody({
+      error: {
+        code: 400,
+        message: "Provider returned error",
+        metadata: {
+          provider_name: "Anthropic",
+          raw: '{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long"}}',
+        },
+      },
+    });
     assert.equal(d.message, "Provider returned error (Anthropic: prompt is too long)");
     assert.equal(d.status, 400);
   });

@@ -25,7 +25,7 @@ describe("provider errors", () => {
       "registry.ollama.ai/library/gemma2:2b does not support tools",
       '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
       "tools param requires --jinja flag",
-      "No endpoints found that support tool use. Try disabling \"read\".",
+      'No endpoints found that support tool use. Try disabling "read".',
       "This model does not support function calling",
     ]) {
       assert.ok(isToolsUnsupportedMessage(m), m);
@@ -45,7 +45,8 @@ describe("provider errors", () => {
   });
 
   test("HTTP statuses map to kinds", () => {
-    const kind = (status: number) => classifyError({ status, error: { message: "m" } }, { ...ctx, withTools: false }).kind;
+    const kind = (status: number) =>
+      classifyError({ status, error: { message: "m" } }, { ...ctx, withTools: false }).kind;
     assert.equal(kind(401), "auth");
     assert.equal(kind(403), "auth");
     assert.equal(kind(429), "rate_limit");
@@ -56,9 +57,13 @@ describe("provider errors", () => {
   });
 
   test("a connection that was never made is unreachable; one that broke is stream_broken", () => {
-    const refused = Object.assign(new TypeError("fetch failed"), { cause: Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:1"), { code: "ECONNREFUSED" }) });
+    const refused = Object.assign(new TypeError("fetch failed"), {
+      cause: Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:1"), { code: "ECONNREFUSED" }),
+    });
     assert.equal(classifyError(refused, ctx).kind, "unreachable");
-    const cut = Object.assign(new TypeError("terminated"), { cause: Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" }) });
+    const cut = Object.assign(new TypeError("terminated"), {
+      cause: Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" }),
+    });
     assert.equal(classifyError(cut, ctx).kind, "stream_broken");
   });
 });
@@ -67,7 +72,10 @@ describe("retry delays", () => {
   const opts = { ...DEFAULT_RETRY, maxRetries: 4, baseDelayMs: 100, maxDelayMs: 350, maxRetryAfterMs: 1000 };
   test("exponential, capped, bounded, and only for transient kinds", () => {
     const server = new ProviderError("x", "server", 500);
-    assert.deepEqual([0, 1, 2, 3].map((n) => retryDelay(server, n, opts)), [100, 200, 350, 350]);
+    assert.deepEqual(
+      [0, 1, 2, 3].map((n) => retryDelay(server, n, opts)),
+      [100, 200, 350, 350],
+    );
     assert.equal(retryDelay(server, 4, opts), undefined);
     assert.equal(retryDelay(new ProviderError("x", "auth", 401), 0, opts), undefined);
     assert.equal(retryDelay(new ProviderError("x", "tools_unsupported", 400), 0, opts), undefined);

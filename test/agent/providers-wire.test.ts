@@ -36,7 +36,7 @@ describe("SSE framing", () => {
       ": OPENROUTER PROCESSING\r\n\r\n" +
       'event: message_start\r\ndata: {"a":"é€😀"}\r\n\r\n' +
       "data: line one\ndata: line two\n\n" +
-      "event: error\rdata: {\"error\":{\"code\":400}}\r\r" +
+      'event: error\rdata: {"error":{"code":400}}\r\r' +
       "data: [DONE]\n\n" +
       "data: last without blank line";
     const expected = [
@@ -52,7 +52,9 @@ describe("SSE framing", () => {
     assert.deepEqual(whole, expected);
     const rand = rng(7);
     for (let n = 0; n < 300; n++) {
-      const cuts = [...new Set(Array.from({ length: 1 + Math.floor(rand() * 12) }, () => Math.floor(rand() * bytes.length)))].sort((a, b) => a - b);
+      const cuts = [
+        ...new Set(Array.from({ length: 1 + Math.floor(rand() * 12) }, () => Math.floor(rand() * bytes.length))),
+      ].sort((a, b) => a - b);
       const got: unknown[] = [];
       for await (const ev of sseEvents(chunked(bytes, cuts))) got.push(ev);
       assert.deepEqual(got, expected, `cuts ${cuts.join(",")}`);
@@ -108,7 +110,19 @@ describe("content parts", () => {
   test("an assembled answer keeps unknown parts as native parts; the text never holds them", () => {
     const a = new OpenAIChunkAssembler();
     const parts = [
-      ...a.push({ choices: [{ delta: { content: [{ type: "thinking", thinking: [{ type: "text", text: "hm" }] }, { type: "text", text: "Hi" }, { type: "audio", data: "AAA" }] } }] }),
+      ...a.push({
+        choices: [
+          {
+            delta: {
+              content: [
+                { type: "thinking", thinking: [{ type: "text", text: "hm" }] },
+                { type: "text", text: "Hi" },
+                { type: "audio", data: "AAA" },
+              ],
+            },
+          },
+        ],
+      }),
       ...a.push({ choices: [{ delta: {}, finish_reason: "stop" }] }),
       ...a.end(),
     ];
@@ -123,10 +137,19 @@ describe("content parts", () => {
 
 describe("reasoning round-trips", () => {
   const call = (id: string) => ({ id, name: "read", arguments: '{"path":"a"}' });
-  const conversation = (field: "reasoning_content" | "reasoning", details?: Array<Record<string, unknown>>): ChatMessage[] => [
+  const conversation = (
+    field: "reasoning_content" | "reasoning",
+    details?: Array<Record<string, unknown>>,
+  ): ChatMessage[] => [
     { role: "system", content: "s" },
     { role: "user", content: "one" },
-    { role: "assistant", content: "", reasoning: "r1", toolCalls: [call("c1")], native: { reasoningField: field, ...(details ? { reasoningDetails: details } : {}) } },
+    {
+      role: "assistant",
+      content: "",
+      reasoning: "r1",
+      toolCalls: [call("c1")],
+      native: { reasoningField: field, ...(details ? { reasoningDetails: details } : {}) },
+    },
     { role: "tool", toolCallId: "c1", name: "read", content: "A" },
     { role: "assistant", content: "done", reasoning: "r2", native: { reasoningField: field } },
     { role: "user", content: "two" },
@@ -146,7 +169,9 @@ describe("reasoning round-trips", () => {
       assert.ok(out.every((m) => !(other in m)));
     }
     // A reasoning that came from another provider has no field: it is not sent to this one.
-    const foreign = conversation("reasoning_content").map((m) => (m.role === "assistant" ? { ...m, native: undefined } : m));
+    const foreign = conversation("reasoning_content").map((m) =>
+      m.role === "assistant" ? { ...m, native: undefined } : m,
+    );
     assert.ok(toOpenAIMessages(foreign).every((m) => !("reasoning_content" in m) && !("reasoning" in m)));
   });
 
@@ -157,7 +182,14 @@ describe("reasoning round-trips", () => {
     a.push(d({ type: "reasoning.text", text: "need", index: 0, format: "anthropic-claude-v1" }));
     a.push(d({ type: "reasoning.text", signature: "SIG", index: 0, format: "anthropic-claude-v1" }));
     a.push(d({ type: "reasoning.encrypted", data: "ENC", index: 1 }));
-    a.push({ choices: [{ delta: { tool_calls: [{ index: 0, id: "c1", function: { name: "read", arguments: "{}" } }] }, finish_reason: "tool_calls" }] });
+    a.push({
+      choices: [
+        {
+          delta: { tool_calls: [{ index: 0, id: "c1", function: { name: "read", arguments: "{}" } }] },
+          finish_reason: "tool_calls",
+        },
+      ],
+    });
     const native = a.end().find((p) => p.type === "native");
     const details = native?.type === "native" ? native.native.reasoningDetails : undefined;
     assert.deepEqual(details, [
@@ -184,7 +216,11 @@ describe("reasoning round-trips", () => {
         ],
       },
     };
-    const { messages } = toAnthropicMessages([{ role: "user", content: "q" }, msg, { role: "tool", toolCallId: "t1", name: "read", content: "A" }]);
+    const { messages } = toAnthropicMessages([
+      { role: "user", content: "q" },
+      msg,
+      { role: "tool", toolCallId: "t1", name: "read", content: "A" },
+    ]);
     assert.deepEqual(messages[1].content, [
       { type: "thinking", thinking: "", signature: "S1" },
       { type: "redacted_thinking", data: "R1" },
@@ -198,32 +234,49 @@ describe("reasoning round-trips", () => {
     const a = new AnthropicEventAssembler();
     const parts: StreamPart[] = [];
     const push = (ev: object) => parts.push(...a.push(ev as never));
-    push({ type: "message_start", message: { usage: { input_tokens: 10, cache_read_input_tokens: 5, output_tokens: 1 } } });
+    push({
+      type: "message_start",
+      message: { usage: { input_tokens: 10, cache_read_input_tokens: 5, output_tokens: 1 } },
+    });
     push({ type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "", signature: "" } });
     push({ type: "content_block_delta", index: 0, delta: { type: "signature_delta", signature: "SIG" } });
     push({ type: "content_block_stop", index: 0 });
     push({ type: "content_block_start", index: 1, content_block: { type: "redacted_thinking", data: "RED" } });
     push({ type: "content_block_stop", index: 1 });
-    push({ type: "content_block_start", index: 2, content_block: { type: "server_tool_use", id: "s1", name: "advisor", input: {} } });
+    push({
+      type: "content_block_start",
+      index: 2,
+      content_block: { type: "server_tool_use", id: "s1", name: "advisor", input: {} },
+    });
     push({ type: "content_block_stop", index: 2 });
     push({ type: "content_block_start", index: 3, content_block: { type: "text", text: "" } });
     push({ type: "content_block_delta", index: 3, delta: { type: "text_delta", text: "4" } });
     push({ type: "content_block_stop", index: 3 });
-    push({ type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 20, output_tokens_details: { thinking_tokens: 12 } } });
+    push({
+      type: "message_delta",
+      delta: { stop_reason: "end_turn" },
+      usage: { output_tokens: 20, output_tokens_details: { thinking_tokens: 12 } },
+    });
     push({ type: "message_stop" });
     parts.push(...a.end());
-    assert.deepEqual(parts.filter((p) => p.type === "usage").at(-1), { type: "usage", usage: { inputTokens: 15, outputTokens: 20, cachedInputTokens: 5, reasoningTokens: 12 } });
-    assert.deepEqual(parts.find((p) => p.type === "native"), {
-      type: "native",
-      native: {
-        anthropic: [
-          { type: "thinking", thinking: "", signature: "SIG" },
-          { type: "redacted_thinking", data: "RED" },
-          { type: "server_tool_use", id: "s1", name: "advisor", input: {} },
-          { type: "text", text: "4" },
-        ],
-      },
+    assert.deepEqual(parts.filter((p) => p.type === "usage").at(-1), {
+      type: "usage",
+      usage: { inputTokens: 15, outputTokens: 20, cachedInputTokens: 5, reasoningTokens: 12 },
     });
+    assert.deepEqual(
+      parts.find((p) => p.type === "native"),
+      {
+        type: "native",
+        native: {
+          anthropic: [
+            { type: "thinking", thinking: "", signature: "SIG" },
+            { type: "redacted_thinking", data: "RED" },
+            { type: "server_tool_use", id: "s1", name: "advisor", input: {} },
+            { type: "text", text: "4" },
+          ],
+        },
+      },
+    );
     assert.deepEqual(parts.at(-1), { type: "finish", reason: "stop", raw: "end_turn" });
   });
 });
@@ -234,17 +287,73 @@ describe("errors are classified by what they say, not where they arrive", () => 
     // [what, the error, kind, retried before any answer]
     ["OpenRouter 400 in a stream", { error: { code: 400, message: "Token limit reached" } }, "bad_request", false],
     ["OpenRouter 502 in a stream", { error: { code: 502, message: "Provider returned error" } }, "server", true],
-    ["Anthropic overloaded_error event", { error: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } } }, "server", true],
-    ["Anthropic api_error event", { error: { type: "error", error: { type: "api_error", message: "Internal server error" } } }, "server", true],
-    ["Anthropic invalid_request_error event", { error: { type: "error", error: { type: "invalid_request_error", message: "bad" } } }, "bad_request", false],
-    ["Groq tool_use_failed event", { error: { message: "Tool call validation failed", type: "invalid_request_error", code: "tool_use_failed", status_code: 400 } }, "bad_request", false],
-    ["OpenAI server_error in a stream", { error: { message: "The server had an error", type: "server_error" } }, "server", true],
-    ["OpenAI rate limit in a stream, no Retry-After", { error: { message: "slow down", type: "rate_limit_error" } }, "rate_limit", false],
+    [
+      "Anthropic overloaded_error event",
+      { error: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } } },
+      "server",
+      true,
+    ],
+    [
+      "Anthropic api_error event",
+      { error: { type: "error", error: { type: "api_error", message: "Internal server error" } } },
+      "server",
+      true,
+    ],
+    [
+      "Anthropic invalid_request_error event",
+      { error: { type: "error", error: { type: "invalid_request_error", message: "bad" } } },
+      "bad_request",
+      false,
+    ],
+    [
+      "Groq tool_use_failed event",
+      {
+        error: {
+          message: "Tool call validation failed",
+          type: "invalid_request_error",
+          code: "tool_use_failed",
+          status_code: 400,
+        },
+      },
+      "bad_request",
+      false,
+    ],
+    [
+      "OpenAI server_error in a stream",
+      { error: { message: "The server had an error", type: "server_error" } },
+      "server",
+      true,
+    ],
+    [
+      "OpenAI rate limit in a stream, no Retry-After",
+      { error: { message: "slow down", type: "rate_limit_error" } },
+      "rate_limit",
+      false,
+    ],
     ["Ollama's bare string", { error: "an error was encountered while running the model" }, "stream_error", false],
     ["HTTP 400", { status: 400, error: { message: "bad", type: "invalid_request_error" } }, "bad_request", false],
-    ["HTTP 429 without Retry-After (a quota)", { status: 429, error: { message: "You exceeded your current quota", code: "insufficient_quota" }, headers: new Headers() }, "rate_limit", false],
-    ["HTTP 429 with Retry-After", { status: 429, error: { message: "Rate limit" }, headers: new Headers({ "retry-after": "1" }) }, "rate_limit", true],
-    ["HTTP 529", { status: 529, error: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } } }, "server", true],
+    [
+      "HTTP 429 without Retry-After (a quota)",
+      {
+        status: 429,
+        error: { message: "You exceeded your current quota", code: "insufficient_quota" },
+        headers: new Headers(),
+      },
+      "rate_limit",
+      false,
+    ],
+    [
+      "HTTP 429 with Retry-After",
+      { status: 429, error: { message: "Rate limit" }, headers: new Headers({ "retry-after": "1" }) },
+      "rate_limit",
+      true,
+    ],
+    [
+      "HTTP 529",
+      { status: 529, error: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } } },
+      "server",
+      true,
+    ],
     ["HTTP 503", { status: 503, error: { message: "unavailable" } }, "server", true],
     ["HTTP 409", { status: 409, error: { message: "conflict" } }, "bad_request", false],
     ["a reset connection", Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }), "stream_broken", true],
@@ -262,23 +371,69 @@ describe("errors are classified by what they say, not where they arrive", () => 
 
 describe("sampling parameters", () => {
   test("the documented refusers: OpenAI reasoning models (also behind OpenRouter), Claude 4.7 and later", () => {
-    for (const m of ["o1", "o3-mini", "o4-mini-2025-04-16", "gpt-5", "gpt-5-mini", "gpt-5.2-chat-latest", "openai/o3", "openai/gpt-5", "claude-opus-4-7", "anthropic/claude-opus-4.8", "claude-fable-5", "claude-sonnet-5-1"]) {
+    for (const m of [
+      "o1",
+      "o3-mini",
+      "o4-mini-2025-04-16",
+      "gpt-5",
+      "gpt-5-mini",
+      "gpt-5.2-chat-latest",
+      "openai/o3",
+      "openai/gpt-5",
+      "claude-opus-4-7",
+      "anthropic/claude-opus-4.8",
+      "claude-fable-5",
+      "claude-sonnet-5-1",
+    ]) {
       assert.ok(refusesSampling(m), m);
     }
-    for (const m of ["gpt-4.1", "gpt-4o-mini", "o", "qwen2.5-coder:7b", "deepseek-chat", "claude-sonnet-4-5", "claude-opus-4-6", "mistral-small-latest", "llama3.2"]) {
+    for (const m of [
+      "gpt-4.1",
+      "gpt-4o-mini",
+      "o",
+      "qwen2.5-coder:7b",
+      "deepseek-chat",
+      "claude-sonnet-4-5",
+      "claude-opus-4-6",
+      "mistral-small-latest",
+      "llama3.2",
+    ]) {
       assert.equal(refusesSampling(m), false, m);
     }
   });
 
   test("a 400 naming temperature (OpenAI's param, Anthropic's message) is answered by one retry without it, remembered for the model", async () => {
-    assert.equal(rejectedSamplingParameter(describeBody({ message: "Unsupported value: 'temperature' does not support 0.2 with this model.", param: "temperature" })), "temperature");
-    assert.equal(rejectedSamplingParameter(describeBody({ type: "error", error: { type: "invalid_request_error", message: "`temperature` is deprecated for this model." } })), "temperature");
-    assert.equal(rejectedSamplingParameter(describeBody({ message: "Unsupported parameter: 'max_tokens'", param: "max_tokens" })), undefined);
+    assert.equal(
+      rejectedSamplingParameter(
+        describeBody({
+          message: "Unsupported value: 'temperature' does not support 0.2 with this model.",
+          param: "temperature",
+        }),
+      ),
+      "temperature",
+    );
+    assert.equal(
+      rejectedSamplingParameter(
+        describeBody({
+          type: "error",
+          error: { type: "invalid_request_error", message: "`temperature` is deprecated for this model." },
+        }),
+      ),
+      "temperature",
+    );
+    assert.equal(
+      rejectedSamplingParameter(describeBody({ message: "Unsupported parameter: 'max_tokens'", param: "max_tokens" })),
+      undefined,
+    );
     const seen: Array<number | undefined> = [];
     const run = (req: { temperature?: number }) =>
       (async function* (): AsyncGenerator<StreamPart> {
         seen.push(req.temperature);
-        if (req.temperature !== undefined) throw new ProviderError("400", "bad_request", 400, undefined, { message: "Unsupported value: 'temperature'", param: "temperature" });
+        if (req.temperature !== undefined)
+          throw new ProviderError("400", "bad_request", 400, undefined, {
+            message: "Unsupported value: 'temperature'",
+            param: "temperature",
+          });
         yield { type: "finish", reason: "stop" };
       })();
     const refused = new Set<string>();
@@ -293,7 +448,10 @@ describe("sampling parameters", () => {
     const other = () =>
       (async function* (): AsyncGenerator<StreamPart> {
         calls++;
-        throw new ProviderError("400", "bad_request", 400, undefined, { message: "Unsupported parameter: 'max_tokens'", param: "max_tokens" });
+        throw new ProviderError("400", "bad_request", 400, undefined, {
+          message: "Unsupported parameter: 'max_tokens'",
+          param: "max_tokens",
+        });
       })();
     await assert.rejects(drain(withSamplingFallback({ model: "x", messages: [], temperature: 0.2 }, new Set(), other)));
     assert.equal(calls, 1);
@@ -302,7 +460,9 @@ describe("sampling parameters", () => {
 
 describe("Ollama think", () => {
   test("a boolean or a documented level; anything else is a configuration error", () => {
-    for (const ok of [true, false, "low", "medium", "high", "max"]) assert.equal(ProviderConfigSchema.safeParse({ think: ok }).success, true, String(ok));
-    for (const bad of ["extreme", 1, "HIGH"]) assert.equal(ProviderConfigSchema.safeParse({ think: bad }).success, false, String(bad));
+    for (const ok of [true, false, "low", "medium", "high", "max"])
+      assert.equal(ProviderConfigSchema.safeParse({ think: ok }).success, true, String(ok));
+    for (const bad of ["extreme", 1, "HIGH"])
+      assert.equal(ProviderConfigSchema.safeParse({ think: bad }).success, false, String(bad));
   });
 });

@@ -17,7 +17,13 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { rt, tempTree } from "../helpers.ts";
-import { loadManifest, startReplayServer, type ManifestEntry, type ReplayServer, type SeenRequest } from "./replayServer.ts";
+import {
+  loadManifest,
+  startReplayServer,
+  type ManifestEntry,
+  type ReplayServer,
+  type SeenRequest,
+} from "./replayServer.ts";
 import { readRecording, type RecordedAnswer } from "./replayRead.ts";
 
 const manifest = loadManifest();
@@ -36,7 +42,13 @@ const NEXT: Record<string, ManifestEntry> = {
   responses: entry("oair-text-after-tools"),
 };
 const protocolOf = (e: ManifestEntry) =>
-  e.provider === "anthropic" ? "anthropic" : e.provider === "ollama" ? "ollama" : e.provider === "openai-responses" ? "responses" : "chat";
+  e.provider === "anthropic"
+    ? "anthropic"
+    : e.provider === "ollama"
+      ? "ollama"
+      : e.provider === "openai-responses"
+        ? "responses"
+        : "chat";
 
 /** Variables through which the client libraries would pick credentials or headers of their own: none may reach a request. */
 const POISON = {
@@ -82,16 +94,31 @@ function invocation(e: ManifestEntry, model: string): { args: string[]; env: Rec
   switch (e.provider) {
     case "openai":
       return e.id === "openai-temperature-400"
-        ? { args: ["--model", `openai-compatible/${model}`, "--base-url", `${url}/v1`, "--api-key", KEYS.openai], env: base }
-        : { args: ["--model", `openai/${model}`], env: { ...base, OPENAI_BASE_URL: `${url}/v1`, OPENAI_API_KEY: KEYS.openai } };
+        ? {
+            args: ["--model", `openai-compatible/${model}`, "--base-url", `${url}/v1`, "--api-key", KEYS.openai],
+            env: base,
+          }
+        : {
+            args: ["--model", `openai/${model}`],
+            env: { ...base, OPENAI_BASE_URL: `${url}/v1`, OPENAI_API_KEY: KEYS.openai },
+          };
     case "openai-compatible":
       return { args: ["--model", `openai-compatible/${model}`, "--base-url", `${url}/v1`], env: base };
     case "deepseek":
-      return { args: ["--model", `openai-compatible/${model}`, "--base-url", `${url}/v1`, "--api-key", KEYS.deepseek], env: base };
+      return {
+        args: ["--model", `openai-compatible/${model}`, "--base-url", `${url}/v1`, "--api-key", KEYS.deepseek],
+        env: base,
+      };
     case "openrouter":
-      return { args: ["--model", `openrouter/${model}`, "--base-url", `${url}/api/v1`, "--api-key", KEYS.openrouter], env: base };
+      return {
+        args: ["--model", `openrouter/${model}`, "--base-url", `${url}/api/v1`, "--api-key", KEYS.openrouter],
+        env: base,
+      };
     case "anthropic":
-      return { args: ["--model", `anthropic/${model}`], env: { ...base, ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: KEYS.anthropic } };
+      return {
+        args: ["--model", `anthropic/${model}`],
+        env: { ...base, ANTHROPIC_BASE_URL: url, ANTHROPIC_API_KEY: KEYS.anthropic },
+      };
     case "ollama":
       return { args: ["--model", `ollama/${model}`], env: { ...base, OLLAMA_HOST: url } };
     case "openai-responses":
@@ -108,7 +135,12 @@ function invocation(e: ManifestEntry, model: string): { args: string[]; env: Rec
 function checkHeaders(e: ManifestEntry, r: SeenRequest) {
   const h = r.headers;
   const where = `${e.id}: ${r.method} ${r.path}`;
-  for (const [name, value] of Object.entries(h)) assert.doesNotMatch(`${name}: ${String(value)}`, /leak/i, `${where}: a header from the environment reached the request`);
+  for (const [name, value] of Object.entries(h))
+    assert.doesNotMatch(
+      `${name}: ${String(value)}`,
+      /leak/i,
+      `${where}: a header from the environment reached the request`,
+    );
   if (r.method === "POST") assert.match(String(h["content-type"]), /^application\/json/, where);
   const key = e.id === "openai-temperature-400" ? KEYS.openai : KEYS[e.provider];
   if (e.provider === "anthropic") {
@@ -154,9 +186,13 @@ function checkChatRequest(body: any, where: string) {
     assert.ok(["system", "user", "assistant", "tool"].includes(m.role), `${where}: role ${m.role}`);
     if (m.role !== "assistant") {
       assert.equal(typeof m.content, "string", `${where}: message ${i} content`);
-      for (const f of ["reasoning_content", "reasoning", "reasoning_details", "tool_calls"]) assert.equal(f in m, false, `${where}: ${f} on a ${m.role} message`);
+      for (const f of ["reasoning_content", "reasoning", "reasoning_details", "tool_calls"])
+        assert.equal(f in m, false, `${where}: ${f} on a ${m.role} message`);
     } else {
-      assert.ok(typeof m.content === "string" || (m.content === null && m.tool_calls?.length), `${where}: assistant content ${JSON.stringify(m.content)}`);
+      assert.ok(
+        typeof m.content === "string" || (m.content === null && m.tool_calls?.length),
+        `${where}: assistant content ${JSON.stringify(m.content)}`,
+      );
     }
     if (m.role === "assistant" && m.tool_calls) {
       const ids = (m.tool_calls as any[]).map((c) => {
@@ -174,7 +210,11 @@ function checkChatRequest(body: any, where: string) {
         `${where}: each tool call is followed by its result, in order`,
       );
     }
-    if (m.role === "tool") assert.ok(msgs.slice(0, i).some((p) => p.role === "assistant" && p.tool_calls?.some((c: any) => c.id === m.tool_call_id)), `${where}: orphan tool result`);
+    if (m.role === "tool")
+      assert.ok(
+        msgs.slice(0, i).some((p) => p.role === "assistant" && p.tool_calls?.some((c: any) => c.id === m.tool_call_id)),
+        `${where}: orphan tool result`,
+      );
   }
 }
 
@@ -185,16 +225,34 @@ function checkAnthropicRequest(body: any, where: string) {
   msgs.forEach((m, i) => {
     assert.equal(m.role, i % 2 === 0 ? "user" : "assistant", `${where}: roles alternate`);
     for (const b of m.content) {
-      const blockTypes = ["text", "thinking", "redacted_thinking", "tool_use", "server_tool_use", "web_search_tool_result", "web_fetch_tool_result"];
+      const blockTypes = [
+        "text",
+        "thinking",
+        "redacted_thinking",
+        "tool_use",
+        "server_tool_use",
+        "web_search_tool_result",
+        "web_fetch_tool_result",
+      ];
       if (m.role === "assistant") assert.ok(blockTypes.includes(b.type), `${where}: block ${b.type}`);
       else assert.ok(["text", "tool_result"].includes(b.type), `${where}: block ${b.type}`);
       // The API answers 400 "text content blocks must contain non-whitespace text" (and "must be non-empty").
-      if (b.type === "text") assert.ok(typeof b.text === "string" && b.text.trim() !== "", `${where}: empty or whitespace-only text block ${JSON.stringify(b.text)}`);
-      if (b.type === "thinking") assert.ok(typeof b.signature === "string" && b.signature !== "" && typeof b.thinking === "string", `${where}: thinking without signature`);
+      if (b.type === "text")
+        assert.ok(
+          typeof b.text === "string" && b.text.trim() !== "",
+          `${where}: empty or whitespace-only text block ${JSON.stringify(b.text)}`,
+        );
+      if (b.type === "thinking")
+        assert.ok(
+          typeof b.signature === "string" && b.signature !== "" && typeof b.thinking === "string",
+          `${where}: thinking without signature`,
+        );
       if (b.type === "redacted_thinking") assert.equal(typeof b.data, "string", where);
-      if (b.type === "tool_use") assert.ok(b.input && typeof b.input === "object" && !Array.isArray(b.input), `${where}: tool_use input`);
+      if (b.type === "tool_use")
+        assert.ok(b.input && typeof b.input === "object" && !Array.isArray(b.input), `${where}: tool_use input`);
     }
-    const uses = m.role === "assistant" ? (m.content as any[]).filter((b) => b.type === "tool_use").map((b) => b.id) : [];
+    const uses =
+      m.role === "assistant" ? (m.content as any[]).filter((b) => b.type === "tool_use").map((b) => b.id) : [];
     if (uses.length) {
       const next = msgs[i + 1].content as any[];
       assert.deepEqual(
@@ -211,7 +269,8 @@ function checkOllamaRequest(body: any, where: string) {
   for (const m of body.messages as any[]) {
     assert.ok(["system", "user", "assistant", "tool"].includes(m.role), where);
     assert.equal(typeof m.content, "string", where);
-    for (const c of m.tool_calls ?? []) assert.ok(c.function.arguments && typeof c.function.arguments === "object", `${where}: arguments are an object`);
+    for (const c of m.tool_calls ?? [])
+      assert.ok(c.function.arguments && typeof c.function.arguments === "object", `${where}: arguments are an object`);
     if (m.role === "tool") assert.equal(typeof m.tool_name, "string", where);
   }
   assert.equal(typeof body.options?.num_ctx, "number", where);
@@ -228,15 +287,28 @@ function checkResponsesRequest(body: any, where: string) {
   assert.equal(typeof body.instructions, "string", `${where}: the system prompt as instructions`);
   assert.ok(Array.isArray(body.input), where);
   if (body.reasoning) assert.deepEqual(body.include, ["reasoning.encrypted_content"], where);
-  for (const t of body.tools ?? []) assert.ok(t.type === "function" && typeof t.name === "string" && t.parameters?.type === "object", `${where}: tool ${JSON.stringify(t).slice(0, 100)}`);
+  for (const t of body.tools ?? [])
+    assert.ok(
+      t.type === "function" && typeof t.name === "string" && t.parameters?.type === "object",
+      `${where}: tool ${JSON.stringify(t).slice(0, 100)}`,
+    );
   const items = body.input as any[];
   items.forEach((it, i) => {
     if (it.type === "function_call") {
-      assert.ok(typeof it.call_id === "string" && it.call_id && typeof it.name === "string" && typeof it.arguments === "string", `${where}: function_call ${i}`);
-      assert.ok(items.slice(i + 1).some((o) => o.type === "function_call_output" && o.call_id === it.call_id), `${where}: the result of ${it.call_id}`);
+      assert.ok(
+        typeof it.call_id === "string" && it.call_id && typeof it.name === "string" && typeof it.arguments === "string",
+        `${where}: function_call ${i}`,
+      );
+      assert.ok(
+        items.slice(i + 1).some((o) => o.type === "function_call_output" && o.call_id === it.call_id),
+        `${where}: the result of ${it.call_id}`,
+      );
     } else if (it.type === "function_call_output") {
       assert.equal(typeof it.output, "string", where);
-      assert.ok(items.slice(0, i).some((c) => c.type === "function_call" && c.call_id === it.call_id), `${where}: orphan output ${it.call_id}`);
+      assert.ok(
+        items.slice(0, i).some((c) => c.type === "function_call" && c.call_id === it.call_id),
+        `${where}: orphan output ${it.call_id}`,
+      );
     } else if (it.type === "reasoning") {
       assert.equal(typeof it.encrypted_content, "string", `${where}: reasoning item without its encrypted content`);
       assert.ok(Array.isArray(it.summary), where);
@@ -283,7 +355,10 @@ function checkSentBack(e: ManifestEntry, rec: RecordedAnswer, body: any, withToo
       rec.toolCalls.map((c) => [c.id, c.name, c.args]),
       where,
     );
-    const text = items.filter((it) => it.type === "message").map((it) => it.content.map((c: any) => c.text).join("")).join("");
+    const text = items
+      .filter((it) => it.type === "message")
+      .map((it) => it.content.map((c: any) => c.text).join(""))
+      .join("");
     assert.ok(text.startsWith(rec.text), `${where}: text`);
     return items;
   }
@@ -298,13 +373,17 @@ function checkSentBack(e: ManifestEntry, rec: RecordedAnswer, body: any, withToo
     );
     const firstOther = blocks.findIndex((b) => b.type !== "thinking" && b.type !== "redacted_thinking");
     const lastThinking = blocks.map((b) => b.type).lastIndexOf("thinking");
-    if (rec.thinkingBlocks.length && firstOther >= 0) assert.ok(lastThinking < firstOther || rec.thinkingBlocks.length === 0, `${where}: thinking first`);
+    if (rec.thinkingBlocks.length && firstOther >= 0)
+      assert.ok(lastThinking < firstOther || rec.thinkingBlocks.length === 0, `${where}: thinking first`);
     assert.deepEqual(
       blocks.filter((b) => b.type === "tool_use").map((b) => [b.id, b.name, b.input]),
       rec.toolCalls.map((c) => [c.id, c.name, JSON.parse(c.args || "{}")]),
       where,
     );
-    const text = blocks.filter((b) => b.type === "text").map((b) => b.text).join("");
+    const text = blocks
+      .filter((b) => b.type === "text")
+      .map((b) => b.text)
+      .join("");
     // The text blocks as they came, less those with nothing but whitespace (the API refuses them).
     const kept = (rec.textBlocks ?? [rec.text]).filter((t) => t.trim() !== "").join("");
     assert.ok(text.startsWith(kept), `${where}: text ${JSON.stringify(text.slice(0, 200))}`);
@@ -319,7 +398,12 @@ function checkSentBack(e: ManifestEntry, rec: RecordedAnswer, body: any, withToo
     );
     return a;
   }
-  assert.ok(rec.text === "" ? a.content === null || a.content === "" || a.content.startsWith("[rt:") : String(a.content).startsWith(rec.text), `${where}: content ${JSON.stringify(a.content)}`);
+  assert.ok(
+    rec.text === ""
+      ? a.content === null || a.content === "" || a.content.startsWith("[rt:")
+      : String(a.content).startsWith(rec.text),
+    `${where}: content ${JSON.stringify(a.content)}`,
+  );
   assert.deepEqual(
     (a.tool_calls ?? []).map((c: any) => [c.id, c.function.name, c.function.arguments]),
     // Arguments go back as the model sent them; a call sent with none goes back as "{}" (a JSON object, as the schema wants).
@@ -332,12 +416,14 @@ function checkSentBack(e: ManifestEntry, rec: RecordedAnswer, body: any, withToo
     rec.toolCalls.map((c) => c.extra),
     `${where}: extra_content`,
   );
-  if (withToolTurn && rec.reasoningDetails) assert.ok(Array.isArray(a.reasoning_details) && a.reasoning_details.length > 0, `${where}: reasoning_details`);
+  if (withToolTurn && rec.reasoningDetails)
+    assert.ok(Array.isArray(a.reasoning_details) && a.reasoning_details.length > 0, `${where}: reasoning_details`);
   if (withToolTurn && rec.reasoningField) {
     // DeepSeek's thinking mode requires it on turns with tool calls (400 without); sent in the field it came in.
     assert.equal(a[rec.reasoningField], rec.reasoning, `${where}: ${rec.reasoningField}`);
   } else {
-    for (const f of ["reasoning_content", "reasoning", "reasoning_details"]) assert.equal(f in a, false, `${where}: ${f} outside a tool-calling turn`);
+    for (const f of ["reasoning_content", "reasoning", "reasoning_details"])
+      assert.equal(f in a, false, `${where}: ${f} outside a tool-calling turn`);
     // Reasoning read from <think> tags is not sent back as answer text.
     if (rec.reasoning) assert.ok(!String(a.content).includes("<think>"), `${where}: <think> in the content`);
   }
@@ -361,7 +447,10 @@ describe("replay: real recorded responses through rt run --output-format stream-
     const dir = path.join(path.dirname(new URL(import.meta.url).pathname), "..", "fixtures", "replay", "files");
     for (const e of manifest) {
       const s = e.source;
-      assert.ok((s.repo && s.path && /^[0-9a-f]{40}$/.test(s.commit ?? "")) || /^https:\/\//.test(s.url ?? ""), `${e.id}: provenance`);
+      assert.ok(
+        (s.repo && s.path && /^[0-9a-f]{40}$/.test(s.commit ?? "")) || /^https:\/\//.test(s.url ?? ""),
+        `${e.id}: provenance`,
+      );
       assert.ok(fs.existsSync(path.join(dir, e.file)), `${e.id}: ${e.file}`);
     }
     assert.deepEqual(fs.readdirSync(dir).sort(), manifest.map((e) => e.file).sort(), "every file is in the manifest");
@@ -391,17 +480,43 @@ describe("replay: real recorded responses through rt run --output-format stream-
       const shown = follow === "retry" ? readRecording(NEXT[protocolOf(e)]) : rec;
       assert.equal(first.end.finish_reason, e.expect.finish, `${e.id}: finish reason`);
       assert.equal(first.end.tool_calls, e.expect.toolCalls, `${e.id}: tool calls`);
-      if (e.expect.finish !== "error" && shown.finish) assert.equal(first.end.stop_reason, shown.finish, `${e.id}: the provider's own word`);
+      if (e.expect.finish !== "error" && shown.finish)
+        assert.equal(first.end.stop_reason, shown.finish, `${e.id}: the provider's own word`);
       if (follow === "retry") {
-        assert.equal(first.events.filter((ev) => ev.type === "text").map((ev) => ev.delta).join(""), shown.text, `${e.id}: the answer after the retry`);
+        assert.equal(
+          first.events
+            .filter((ev) => ev.type === "text")
+            .map((ev) => ev.delta)
+            .join(""),
+          shown.text,
+          `${e.id}: the answer after the retry`,
+        );
         assert.equal(server.calls.length, 2, `${e.id}: one retry`);
         assert.deepEqual(server.calls[1].body, server.calls[0].body, `${e.id}: the same request again`);
       } else if (follow !== "sampling-retry") {
-        assert.equal(first.events.filter((ev) => ev.type === "text").map((ev) => ev.delta).join(""), rec.text, `${e.id}: text`);
-        assert.equal(first.events.filter((ev) => ev.type === "reasoning").map((ev) => ev.delta).join(""), rec.reasoning, `${e.id}: reasoning`);
+        assert.equal(
+          first.events
+            .filter((ev) => ev.type === "text")
+            .map((ev) => ev.delta)
+            .join(""),
+          rec.text,
+          `${e.id}: text`,
+        );
+        assert.equal(
+          first.events
+            .filter((ev) => ev.type === "reasoning")
+            .map((ev) => ev.delta)
+            .join(""),
+          rec.reasoning,
+          `${e.id}: reasoning`,
+        );
         if (rec.usage && rec.usage.input !== undefined) {
           // Kept even when the stream then fails (OpenRouter's error chunk carries it).
-          assert.deepEqual([first.end.usage.input_tokens, first.end.usage.output_tokens], [rec.usage.input, rec.usage.output], `${e.id}: usage`);
+          assert.deepEqual(
+            [first.end.usage.input_tokens, first.end.usage.output_tokens],
+            [rec.usage.input, rec.usage.output],
+            `${e.id}: usage`,
+          );
         }
       }
 
@@ -414,7 +529,11 @@ describe("replay: real recorded responses through rt run --output-format stream-
         assert.equal(last.type, "error", e.id);
         assert.equal(last.kind, e.expect.kind, `${e.id}: ${last.message}`);
         const said = (rec.error as { message?: string } | undefined)?.message;
-        if (said) assert.ok(last.message.includes(`"${said.replace(/\s*\n\s*/g, " ")}`.slice(0, 80)), `${e.id}: the provider's words, quoted: ${last.message}`);
+        if (said)
+          assert.ok(
+            last.message.includes(`"${said.replace(/\s*\n\s*/g, " ")}`.slice(0, 80)),
+            `${e.id}: the provider's words, quoted: ${last.message}`,
+          );
         if (e.expect.kind === "refusal" && rec.stopDetail) assert.ok(last.message.includes(rec.stopDetail), e.id);
         if (e.expect.kind === "length") assert.equal(last.text, rec.text, `${e.id}: the partial answer`);
         // Not retried: an error that is not transient is reported after one request.
@@ -461,10 +580,24 @@ describe("replay: real recorded responses through rt run --output-format stream-
         assert.equal(last.role, "assistant", e.id);
         const expected = rec.blocks!.filter((b) => b.type !== "text" || String(b.text).trim() !== "");
         assert.deepEqual(last.content, expected, `${e.id}: the paused content goes back as it came`);
-        assert.deepEqual(body.messages.slice(0, -1), server.calls[0].body.messages, `${e.id}: and nothing else changes`);
-        assert.ok(events.some((ev) => ev.type === "notice" && /pause_turn/.test(ev.message)), `${e.id}: the continuation is said`);
+        assert.deepEqual(
+          body.messages.slice(0, -1),
+          server.calls[0].body.messages,
+          `${e.id}: and nothing else changes`,
+        );
+        assert.ok(
+          events.some((ev) => ev.type === "notice" && /pause_turn/.test(ev.message)),
+          `${e.id}: the continuation is said`,
+        );
         const second = readRecording(entry(`${e.id}-continued`));
-        assert.equal(events.filter((ev) => ev.type === "text").map((ev) => ev.delta).join(""), rec.text + second.text, `${e.id}: both parts of the answer`);
+        assert.equal(
+          events
+            .filter((ev) => ev.type === "text")
+            .map((ev) => ev.delta)
+            .join(""),
+          rec.text + second.text,
+          `${e.id}: both parts of the answer`,
+        );
       }
       if (follow === "sampling-retry") {
         assert.equal(server.calls.length, 2, e.id);
@@ -481,7 +614,8 @@ describe("replay: real recorded responses through rt run --output-format stream-
         checkRequest(e, body, `${e.id}: the continued request`);
         for (const req of server.requests) checkHeaders(e, req);
         const a = checkSentBack(e, rec, body, false);
-        if (!e.expect.kind) assert.doesNotMatch(JSON.stringify(a), /\[rt: /, `${e.id}: a complete answer goes back unmarked`);
+        if (!e.expect.kind)
+          assert.doesNotMatch(JSON.stringify(a), /\[rt: /, `${e.id}: a complete answer goes back unmarked`);
         if (e.expect.kind) {
           // A cut answer goes back marked, so the model knows it did not finish.
           const sent = JSON.stringify(a);
@@ -498,7 +632,10 @@ describe("replay: what a recording means beyond one answer", () => {
     const root = tempTree({ "a.txt": "alpha\n" });
     const configHome = tempTree({}, "rt-config-");
     fs.mkdirSync(path.join(configHome, "rt"), { recursive: true });
-    fs.writeFileSync(path.join(configHome, "rt", "config.json"), JSON.stringify({ providers: { openrouter: { max_retries: 1 } } }));
+    fs.writeFileSync(
+      path.join(configHome, "rt", "config.json"),
+      JSON.stringify({ providers: { openrouter: { max_retries: 1 } } }),
+    );
     server.queue(e, e);
     const r = await runRt(e, root, configHome, [], "hello");
     assert.equal(r.code, 1, r.stderr);

@@ -33,7 +33,12 @@ export interface RecordedAnswer {
 /** The JSON payloads of the recording's events, whatever its framing. */
 function payloads(e: ManifestEntry): Array<{ event?: string; data: any }> {
   const text = recordingText(e);
-  if (e.framing === "chunks-openai" || e.framing === "chunks-anthropic" || e.framing === "chunks-responses" || e.framing === "ndjson") {
+  if (
+    e.framing === "chunks-openai" ||
+    e.framing === "chunks-anthropic" ||
+    e.framing === "chunks-responses" ||
+    e.framing === "ndjson"
+  ) {
     return text
       .split("\n")
       .filter((l) => l.trim() !== "")
@@ -87,7 +92,9 @@ function readChat(e: ManifestEntry): RecordedAnswer {
         a.reasoningDetails = true;
         // Shown from the details when the chunk says its reasoning nowhere else (Snowflake Cortex).
         if (!d.reasoning && !d.reasoning_content) {
-          for (const x of d.reasoning_details) a.reasoning += x.type === "reasoning.text" ? (x.text ?? "") : x.type === "reasoning.summary" ? (x.summary ?? "") : "";
+          for (const x of d.reasoning_details)
+            a.reasoning +=
+              x.type === "reasoning.text" ? (x.text ?? "") : x.type === "reasoning.summary" ? (x.summary ?? "") : "";
         }
       }
       textOfParts(d.content, a);
@@ -141,7 +148,8 @@ function readResponses(e: ManifestEntry): RecordedAnswer {
       }
       case "response.output_item.done":
         if (data.item.type === "reasoning") a.reasoningItems!.push(data.item);
-        if (data.item.type === "function_call") a.toolCalls.push({ id: data.item.call_id, name: data.item.name, args: data.item.arguments });
+        if (data.item.type === "function_call")
+          a.toolCalls.push({ id: data.item.call_id, name: data.item.name, args: data.item.arguments });
         break;
       case "response.completed":
         a.finish = undefined;
@@ -200,11 +208,13 @@ function readAnthropic(e: ManifestEntry): RecordedAnswer {
           const { json, ...block } = b;
           if (json) block.input = JSON.parse(json);
           if (block.type === "text") (a.blocks ??= []).push({ type: "text", text: block.text ?? "" });
-          else if (block.type === "thinking") (a.blocks ??= []).push({ type: "thinking", thinking: block.thinking ?? "", signature: block.signature });
+          else if (block.type === "thinking")
+            (a.blocks ??= []).push({ type: "thinking", thinking: block.thinking ?? "", signature: block.signature });
           else (a.blocks ??= []).push(block);
         }
         if (b.type === "text") (a.textBlocks ??= []).push(b.text ?? "");
-        else if (b.type === "thinking") a.thinkingBlocks.push({ type: "thinking", thinking: b.thinking ?? "", signature: b.signature });
+        else if (b.type === "thinking")
+          a.thinkingBlocks.push({ type: "thinking", thinking: b.thinking ?? "", signature: b.signature });
         else if (b.type === "redacted_thinking") a.thinkingBlocks.push({ type: "redacted_thinking", data: b.data });
         else if (b.type === "tool_use") a.toolCalls.push({ id: b.id, name: b.name, args: b.json || "{}" });
         break;
@@ -213,7 +223,8 @@ function readAnthropic(e: ManifestEntry): RecordedAnswer {
         a.finish = data.delta.stop_reason ?? a.finish;
         if (data.delta.stop_details?.explanation) a.stopDetail = data.delta.stop_details.explanation;
         const u = data.usage ?? {};
-        if (u.input_tokens != null) input = (u.input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
+        if (u.input_tokens != null)
+          input = (u.input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0);
         if (u.output_tokens != null) output = u.output_tokens;
         break;
       }
@@ -238,7 +249,8 @@ function readOllama(e: ManifestEntry): RecordedAnswer {
     a.model ??= data.model;
     a.text += data.message?.content ?? "";
     a.reasoning += data.message?.thinking ?? "";
-    for (const c of data.message?.tool_calls ?? []) a.toolCalls.push({ name: c.function.name, args: JSON.stringify(c.function.arguments) });
+    for (const c of data.message?.tool_calls ?? [])
+      a.toolCalls.push({ name: c.function.name, args: JSON.stringify(c.function.arguments) });
     if (data.done) {
       a.finish = data.done_reason; // older Ollama versions (and its docs' first example) send none
       a.usage = { input: data.prompt_eval_count, output: data.eval_count };
@@ -264,7 +276,10 @@ function readWhole(body: any): RecordedAnswer {
     }
     a.finish = body.stop_reason ?? undefined;
     const u = body.usage ?? {};
-    a.usage = { input: (u.input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0), output: u.output_tokens ?? 0 };
+    a.usage = {
+      input: (u.input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0),
+      output: u.output_tokens ?? 0,
+    };
     return a;
   }
   const choice = (body.choices ?? []).find((c: any) => (c.index ?? 0) === 0) ?? {};
@@ -278,7 +293,8 @@ function readWhole(body: any): RecordedAnswer {
       break;
     }
   }
-  for (const c of msg.tool_calls ?? []) a.toolCalls.push({ id: c.id, name: c.function.name, args: c.function.arguments ?? "" });
+  for (const c of msg.tool_calls ?? [])
+    a.toolCalls.push({ id: c.id, name: c.function.name, args: c.function.arguments ?? "" });
   a.finish = choice.finish_reason ?? undefined;
   if (body.usage) a.usage = { input: body.usage.prompt_tokens, output: body.usage.completion_tokens };
   return a;
@@ -289,7 +305,13 @@ export function readRecording(e: ManifestEntry): RecordedAnswer {
   if (e.framing === "json") {
     // Gemini's OpenAI-compatible endpoint wraps its error in an array: [{error: {code, message, status}}].
     const doc = JSON.parse(recordingText(e));
-    return { text: "", reasoning: "", toolCalls: [], thinkingBlocks: [], error: (Array.isArray(doc) ? doc[0] : doc).error };
+    return {
+      text: "",
+      reasoning: "",
+      toolCalls: [],
+      thinkingBlocks: [],
+      error: (Array.isArray(doc) ? doc[0] : doc).error,
+    };
   }
   if (e.provider === "anthropic") return readAnthropic(e);
   if (e.provider === "ollama") return readOllama(e);

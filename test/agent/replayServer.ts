@@ -13,7 +13,14 @@ import { REPO } from "../helpers.ts";
 export const REPLAY_DIR = path.join(REPO, "test", "fixtures", "replay");
 
 export type Framing = "sse" | "chunks-openai" | "chunks-anthropic" | "chunks-responses" | "ndjson" | "json";
-export type ReplayProvider = "openai" | "openai-compatible" | "deepseek" | "openrouter" | "anthropic" | "ollama" | "openai-responses";
+export type ReplayProvider =
+  | "openai"
+  | "openai-compatible"
+  | "deepseek"
+  | "openrouter"
+  | "anthropic"
+  | "ollama"
+  | "openai-responses";
 
 export interface ManifestEntry {
   id: string;
@@ -47,11 +54,19 @@ export interface ManifestEntry {
    * at the output limit in the middle of a tool call (the cut call not run, the model told so); "pause", the
    * request that continues a paused Anthropic turn with the paused content as it came.
    */
-  expect: { exit: number; finish: string; kind?: string; toolCalls: number; followUp?: "tools" | "continue" | "sampling-retry" | "retry" | "cut-tool" | "pause" };
+  expect: {
+    exit: number;
+    finish: string;
+    kind?: string;
+    toolCalls: number;
+    followUp?: "tools" | "continue" | "sampling-retry" | "retry" | "cut-tool" | "pause";
+  };
 }
 
 export function loadManifest(): ManifestEntry[] {
-  return (JSON.parse(fs.readFileSync(path.join(REPLAY_DIR, "manifest.json"), "utf8")) as { recordings: ManifestEntry[] }).recordings;
+  return (
+    JSON.parse(fs.readFileSync(path.join(REPLAY_DIR, "manifest.json"), "utf8")) as { recordings: ManifestEntry[] }
+  ).recordings;
 }
 
 export function recordingText(e: ManifestEntry): string {
@@ -66,7 +81,13 @@ export function frames(e: ManifestEntry): string[] {
       // One event per write: split after each blank line, keeping every byte.
       return text.split(/(?<=\r?\n\r?\n)/).filter((s) => s !== "");
     case "chunks-openai":
-      return [...text.split("\n").filter((l) => l.trim() !== "").map((l) => `data: ${l}\n\n`), "data: [DONE]\n\n"];
+      return [
+        ...text
+          .split("\n")
+          .filter((l) => l.trim() !== "")
+          .map((l) => `data: ${l}\n\n`),
+        "data: [DONE]\n\n",
+      ];
     case "chunks-responses":
       // The Responses API names every event after its type and sends no [DONE].
       return text
@@ -106,7 +127,8 @@ export interface ReplayServer {
 }
 
 const isModelCall = (method: string, p: string) =>
-  method === "POST" && (p.endsWith("/chat/completions") || p.endsWith("/responses") || p === "/v1/messages" || p === "/api/chat");
+  method === "POST" &&
+  (p.endsWith("/chat/completions") || p.endsWith("/responses") || p === "/v1/messages" || p === "/api/chat");
 
 export async function startReplayServer(): Promise<ReplayServer> {
   const requests: SeenRequest[] = [];
@@ -134,19 +156,38 @@ export async function startReplayServer(): Promise<ReplayServer> {
 
     if (method === "GET" && p.endsWith("/models")) {
       if (req.headers["anthropic-version"]) {
-        return json(res, 200, { data: state.models.map((id) => ({ id, type: "model", display_name: id, created_at: "2025-01-01T00:00:00Z" })), has_more: false, first_id: null, last_id: null });
+        return json(res, 200, {
+          data: state.models.map((id) => ({ id, type: "model", display_name: id, created_at: "2025-01-01T00:00:00Z" })),
+          has_more: false,
+          first_id: null,
+          last_id: null,
+        });
       }
-      return json(res, 200, { object: "list", data: state.models.map((id) => ({ id, object: "model", owned_by: "replay" })) });
+      return json(res, 200, {
+        object: "list",
+        data: state.models.map((id) => ({ id, object: "model", owned_by: "replay" })),
+      });
     }
-    if (method === "GET" && p === "/api/tags") return json(res, 200, { models: state.models.map((name) => ({ name, model: name })) });
-    if (method === "POST" && p === "/api/show") return json(res, 200, { model_info: { "general.architecture": "llama", "llama.context_length": 32768 }, parameters: "", capabilities: ["completion", "tools"] });
+    if (method === "GET" && p === "/api/tags")
+      return json(res, 200, { models: state.models.map((name) => ({ name, model: name })) });
+    if (method === "POST" && p === "/api/show")
+      return json(res, 200, {
+        model_info: { "general.architecture": "llama", "llama.context_length": 32768 },
+        parameters: "",
+        capabilities: ["completion", "tools"],
+      });
     if (!isModelCall(method, p)) return json(res, 404, { error: `replay: no route for ${method} ${p}` });
 
     const entry = queue.shift();
-    if (!entry) return json(res, 500, { error: { message: "replay: no recording left for this request", type: "server_error" } });
+    if (!entry)
+      return json(res, 500, { error: { message: "replay: no recording left for this request", type: "server_error" } });
     const pieces = frames(entry);
     const contentType =
-      entry.framing === "json" ? "application/json" : entry.framing === "ndjson" ? "application/x-ndjson" : "text/event-stream; charset=utf-8";
+      entry.framing === "json"
+        ? "application/json"
+        : entry.framing === "ndjson"
+          ? "application/x-ndjson"
+          : "text/event-stream; charset=utf-8";
     res.writeHead(entry.status ?? 200, { "content-type": contentType });
     try {
       for (const piece of pieces) {

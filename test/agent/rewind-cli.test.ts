@@ -35,7 +35,12 @@ function gitState(root: string): string {
 
 /** A user repository with a commit, a stash and a staged change; three prompts run through `rt run`. */
 async function threePrompts() {
-  const root = tempTree({ "calc.py": "def add(a, b):\n    return a - b\n", "notes.txt": "alpha beta\n", "old.txt": "old\n", ".gitignore": ".rt/\n" });
+  const root = tempTree({
+    "calc.py": "def add(a, b):\n    return a - b\n",
+    "notes.txt": "alpha beta\n",
+    "old.txt": "old\n",
+    ".gitignore": ".rt/\n",
+  });
   git(root, "init", "-q");
   git(root, "add", "-A");
   git(root, "commit", "-q", "-m", "init");
@@ -54,7 +59,9 @@ async function threePrompts() {
   ollama.server.script(
     reply.toolCall("edit", { path: "calc.py", old_string: "return a - b", new_string: "return a + b" }),
     reply.text("ANSWER-ONE"),
-    reply.toolCall("bash", { command: "sed -i 's/alpha/gamma/' notes.txt && printf 'made\\n' > made.txt && rm old.txt" }),
+    reply.toolCall("bash", {
+      command: "sed -i 's/alpha/gamma/' notes.txt && printf 'made\\n' > made.txt && rm old.txt",
+    }),
     reply.text("ANSWER-TWO"),
     reply.toolCall("edit", { path: "calc.py", old_string: "return a + b", new_string: "return a * b" }),
     reply.text("ANSWER-THREE"),
@@ -98,7 +105,10 @@ test("rt rewind --to 2: the files as they were just before prompt 2, the convers
   ollama.server.script(reply.text("OLD-BRANCH"));
   const resumed = await rt(["run", ...MODEL, "--resume", old, "--fork-session", "PROMPT-OLD"], { cwd: root, env });
   assert.equal(resumed.code, 0, resumed.stderr);
-  assert.match(JSON.stringify(ollama.server.completions.at(-1)!.body.messages), /PROMPT-THREE[\s\S]*ANSWER-THREE[\s\S]*PROMPT-OLD/);
+  assert.match(
+    JSON.stringify(ollama.server.completions.at(-1)!.body.messages),
+    /PROMPT-THREE[\s\S]*ANSWER-THREE[\s\S]*PROMPT-OLD/,
+  );
 
   // Undo: the branch made by the rewind (continued by PROMPT-FOUR) lists "undo the rewind"; its code goes back to after prompt 3.
   const branch = sessionsAfter.find((n) => !sessionsBefore.includes(n))!.replace(/\.jsonl$/, "");
@@ -117,7 +127,10 @@ test("rt rewind: a file changed by hand since the checkpoint is named and kept; 
   const before = fileHashes(root);
   const refused = await rt(["rewind", "--to", "2", "--code"], { cwd: root, env });
   assert.equal(refused.code, 1);
-  assert.match(refused.stderr, /changed outside rt since the checkpoint, and not overwritten without confirmation: made\.txt\. Nothing was changed; --force/);
+  assert.match(
+    refused.stderr,
+    /changed outside rt since the checkpoint, and not overwritten without confirmation: made\.txt\. Nothing was changed; --force/,
+  );
   assert.deepEqual(fileHashes(root), before, "nothing changed");
 
   const bad = await rt(["rewind", "--to", "9"], { cwd: root, env });
@@ -133,7 +146,18 @@ test("rt rewind: a file changed by hand since the checkpoint is named and kept; 
   assert.match(conv.stdout, /conversation: new session/);
 
   // Code only, forced: the hand-changed file is restored too (made.txt did not exist before prompt 2).
-  const forced = await rt(["rewind", "--to", "2", "--code", "--force", "--session", (/rt chat --resume (\S+)\)/.exec(conv.stdout) ?? [])[1] ?? ""], { cwd: root, env });
+  const forced = await rt(
+    [
+      "rewind",
+      "--to",
+      "2",
+      "--code",
+      "--force",
+      "--session",
+      (/rt chat --resume (\S+)\)/.exec(conv.stdout) ?? [])[1] ?? "",
+    ],
+    { cwd: root, env },
+  );
   assert.equal(forced.code, 0, forced.stderr);
   assert.deepEqual(fileHashes(root), hashes[1]);
   assert.equal(gitState(root), gitBefore);

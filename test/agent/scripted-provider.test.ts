@@ -10,16 +10,29 @@ import { rt, tempTree } from "../helpers.ts";
 function sessionMessages(cwd: string): Array<Record<string, any>> {
   const dir = path.join(cwd, ".rt", "sessions");
   const file = fs.readdirSync(dir).find((f) => f.endsWith(".jsonl"))!;
-  return fs.readFileSync(path.join(dir, file), "utf8").trim().split("\n").map((l) => JSON.parse(l)).filter((r) => r.t === "message").map((r) => r.message ?? r);
+  return fs
+    .readFileSync(path.join(dir, file), "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l))
+    .filter((r) => r.t === "message")
+    .map((r) => r.message ?? r);
 }
 
 describe("scripted provider", () => {
   test("a scripted call runs through rt's tools and the scripted answer follows", async () => {
     const cwd = tempTree({
       "notes.txt": "alpha\nbeta\n",
-      "script.json": JSON.stringify({ turns: [{ text: "Reading.", tool_calls: [{ name: "read", arguments: { path: "notes.txt" } }] }, { text: "It says alpha and beta." }] }),
+      "script.json": JSON.stringify({
+        turns: [
+          { text: "Reading.", tool_calls: [{ name: "read", arguments: { path: "notes.txt" } }] },
+          { text: "It says alpha and beta." },
+        ],
+      }),
     });
-    const r = await rt(["run", "--model", "scripted/script.json", "--approval", "plan", "what is in notes.txt?"], { cwd });
+    const r = await rt(["run", "--model", "scripted/script.json", "--approval", "plan", "what is in notes.txt?"], {
+      cwd,
+    });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /It says alpha and beta\./);
     const msgs = sessionMessages(cwd);

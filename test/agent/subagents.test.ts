@@ -31,10 +31,16 @@ type Msg = { role: string; content?: unknown; tool_calls?: unknown[]; tool_call_
 const msgs = (r: RecordedRequest): Msg[] => r.body.messages ?? [];
 /** The system prompt: Anthropic's `system` (a string, or text blocks when they carry cache markers), else the system message. */
 const systemOf = (r: RecordedRequest): string =>
-  Array.isArray(r.body.system) ? r.body.system.map((b: { text: string }) => b.text).join("") : String(r.body.system ?? msgs(r).find((m) => m.role === "system")?.content ?? "");
-const toolNames = (r: RecordedRequest): string[] => (r.body.tools ?? []).map((t: { name?: string; function?: { name: string } }) => t.function?.name ?? t.name);
+  Array.isArray(r.body.system)
+    ? r.body.system.map((b: { text: string }) => b.text).join("")
+    : String(r.body.system ?? msgs(r).find((m) => m.role === "system")?.content ?? "");
+const toolNames = (r: RecordedRequest): string[] =>
+  (r.body.tools ?? []).map((t: { name?: string; function?: { name: string } }) => t.function?.name ?? t.name);
 const firstUser = (r: RecordedRequest): string => String(msgs(r).find((m) => m.role === "user")?.content ?? "");
-const toolResults = (r: RecordedRequest): string[] => msgs(r).filter((m) => m.role === "tool").map((m) => String(m.content));
+const toolResults = (r: RecordedRequest): string[] =>
+  msgs(r)
+    .filter((m) => m.role === "tool")
+    .map((m) => String(m.content));
 const isSub = (r: RecordedRequest, type: string) => systemOf(r).startsWith(`You are ${type}`);
 
 /** Scripts `n` replies, each computed by `route` from the request it answers. */
@@ -54,7 +60,10 @@ test("two Explore subagents in one answer run at the same time, each with only i
       if (toolResults(r).length === 0) {
         firstSeen[which] = Date.now();
         // Slow first answer: a sequential run would only start the second subagent after it.
-        return { toolCalls: [{ name: "grep", arguments: { pattern: `def ${which}`, path: "src" }, fragments: 4 }], chunkDelayMs: 150 };
+        return {
+          toolCalls: [{ name: "grep", arguments: { pattern: `def ${which}`, path: "src" }, fragments: 4 }],
+          chunkDelayMs: 150,
+        };
       }
       firstDone[which] = Date.now();
       return reply.text(`${which} is defined at src/${which}.py:1`);
@@ -62,8 +71,24 @@ test("two Explore subagents in one answer run at the same time, each with only i
     if (toolResults(r).length === 0) {
       return {
         toolCalls: [
-          { id: "call_a", name: "task", arguments: { description: "find alpha", prompt: "Where is alpha defined? Report file:line.", subagent_type: "Explore" } },
-          { id: "call_b", name: "task", arguments: { description: "find beta", prompt: "Where is beta defined? Report file:line.", subagent_type: "explore" } },
+          {
+            id: "call_a",
+            name: "task",
+            arguments: {
+              description: "find alpha",
+              prompt: "Where is alpha defined? Report file:line.",
+              subagent_type: "Explore",
+            },
+          },
+          {
+            id: "call_b",
+            name: "task",
+            arguments: {
+              description: "find beta",
+              prompt: "Where is beta defined? Report file:line.",
+              subagent_type: "explore",
+            },
+          },
         ],
       };
     }
@@ -76,7 +101,10 @@ test("two Explore subagents in one answer run at the same time, each with only i
   assert.equal(server.completions.length, 6);
 
   // Concurrent: each subagent's first request arrived before the other's first answer was over.
-  assert.ok(firstSeen.alpha < firstDone.beta && firstSeen.beta < firstDone.alpha, JSON.stringify({ firstSeen, firstDone }));
+  assert.ok(
+    firstSeen.alpha < firstDone.beta && firstSeen.beta < firstDone.alpha,
+    JSON.stringify({ firstSeen, firstDone }),
+  );
 
   const subs = server.completions.filter((r) => isSub(r, "Explore"));
   assert.equal(subs.length, 4);
@@ -94,7 +122,10 @@ test("two Explore subagents in one answer run at the same time, each with only i
   assert.equal(results.length, 2);
   assert.match(results[0], /^alpha is defined at src\/alpha\.py:1\n\n\[subagent Explore: 2 model requests/);
   assert.match(results[1], /^beta is defined at src\/beta\.py:1/);
-  assert.ok(!results.join("\n").includes("src/alpha.py:1: def alpha"), "a subagent's grep output never reaches the parent");
+  assert.ok(
+    !results.join("\n").includes("src/alpha.py:1: def alpha"),
+    "a subagent's grep output never reaches the parent",
+  );
   assert.ok(toolNames(final).includes("task"));
 
   // The stream: the subagents' events tagged with their task call; start and end events around them.
@@ -106,7 +137,11 @@ test("two Explore subagents in one answer run at the same time, each with only i
   const nestedGreps = events.filter((e) => e.type === "tool_end" && e.name === "grep");
   assert.equal(nestedGreps.length, 2);
   assert.ok(nestedGreps.every((e) => e.parent_tool_use_id === "call_a" || e.parent_tool_use_id === "call_b"));
-  assert.ok(events.filter((e) => e.type === "text" && e.parent_tool_use_id === undefined).every((e) => e.type === "text" && !/is defined at/.test(e.delta)));
+  assert.ok(
+    events
+      .filter((e) => e.type === "text" && e.parent_tool_use_id === undefined)
+      .every((e) => e.type === "text" && !/is defined at/.test(e.delta)),
+  );
 
   // Usage rolls up: the session's totals count all six requests; each subagent_end has its own two.
   const ends = ofType(events, "subagent_end");
@@ -122,7 +157,10 @@ test("two Explore subagents in one answer run at the same time, each with only i
   assert.ok(fs.existsSync(path.join(root, ".rt/sessions", agent.sessionId, "call_a.jsonl")));
   const parentState = SessionLog.open(ws, agent.sessionId).state;
   assert.equal(parentState.usage.requests, 6);
-  const md = sessionMarkdown(JSON.parse(`[${fs.readFileSync(agent.sessionFile!, "utf8").trim().split("\n").join(",")}]`), side);
+  const md = sessionMarkdown(
+    JSON.parse(`[${fs.readFileSync(agent.sessionFile!, "utf8").trim().split("\n").join(",")}]`),
+    side,
+  );
   assert.match(md, /<summary>Subagent Explore: find alpha \(2 model requests/);
   assert.match(md, /### User\n\nWhere is alpha defined\?/);
   // --continue still finds the main session, not a subagent's file.
@@ -134,18 +172,32 @@ test("Anthropic: a task call's subagent speaks the same protocol; its request ha
   const root = tempTree(CODE);
   routed(3, (r) => {
     if (isSub(r, "Plan")) return reply.text("1. Edit src/alpha.py:2 to return 3.\n2. Run the tests.");
-    const results = msgs(r).flatMap((m) => (Array.isArray(m.content) ? (m.content as Array<{ type: string }>) : [])).filter((b) => b.type === "tool_result");
-    if (results.length === 0) return reply.toolCall("task", { description: "plan the change", prompt: "Plan making alpha return 3.", subagent_type: "Plan" });
+    const results = msgs(r)
+      .flatMap((m) => (Array.isArray(m.content) ? (m.content as Array<{ type: string }>) : []))
+      .filter((b) => b.type === "tool_result");
+    if (results.length === 0)
+      return reply.toolCall("task", {
+        description: "plan the change",
+        prompt: "Plan making alpha return 3.",
+        subagent_type: "Plan",
+      });
     return reply.text("Here is the plan.");
   });
-  const agent = makeAgent(root, server, { provider: anthropicProvider(server), model: "claude-test", modelLabel: "anthropic/claude-test" });
+  const agent = makeAgent(root, server, {
+    provider: anthropicProvider(server),
+    model: "claude-test",
+    modelLabel: "anthropic/claude-test",
+  });
   const events = await collect(agent.run("plan it"));
   assert.equal(last(events).type, "turn_complete", JSON.stringify(last(events)));
   const sub = server.completions.find((r) => isSub(r, "Plan"))!;
   assert.match(systemOf(sub), /^You are Plan, a read-only planning subagent/);
   assert.equal(sub.body.messages.length, 1);
   const content = sub.body.messages[0].content;
-  assert.equal(typeof content === "string" ? content : content.map((b: { text: string }) => b.text).join(""), "Plan making alpha return 3.");
+  assert.equal(
+    typeof content === "string" ? content : content.map((b: { text: string }) => b.text).join(""),
+    "Plan making alpha return 3.",
+  );
   const final = server.completions[2];
   assert.match(JSON.stringify(final.body.messages), /1\. Edit src\/alpha\.py:2 to return 3\./);
   agent.close();
@@ -161,7 +213,8 @@ async function trustedProject(files: Record<string, string>) {
   return { root, home, env, workspace: agentWorkspace(createWorkspace({ root, env })) };
 }
 
-const REVIEWER = "---\nname: reviewer\ndescription: Reviews code for bugs\ntools: Read, Grep\n---\nYou are reviewer. Review the code you are pointed at and list bugs with file:line.\n";
+const REVIEWER =
+  "---\nname: reviewer\ndescription: Reviews code for bugs\ntools: Read, Grep\n---\nYou are reviewer. Review the code you are pointed at and list bugs with file:line.\n";
 
 test("a custom agent from .claude/agents with a restricted tool list: offered only those, a call outside them is refused and changes nothing", async () => {
   const p = await trustedProject({ ...CODE, ".claude/agents/reviewer.md": REVIEWER });
@@ -169,10 +222,17 @@ test("a custom agent from .claude/agents with a restricted tool list: offered on
     if (isSub(r, "reviewer")) {
       const n = toolResults(r).length;
       if (n === 0) return reply.toolCall("read", { path: "src/alpha.py" });
-      if (n === 1) return reply.toolCall("edit", { path: "src/alpha.py", old_string: "return 1", new_string: "return 42" });
+      if (n === 1)
+        return reply.toolCall("edit", { path: "src/alpha.py", old_string: "return 1", new_string: "return 42" });
       return reply.text("src/alpha.py:2 returns a constant.");
     }
-    return toolResults(r).length ? reply.text("reviewed") : reply.toolCall("task", { description: "review alpha", prompt: "Review src/alpha.py.", subagent_type: "reviewer" });
+    return toolResults(r).length
+      ? reply.text("reviewed")
+      : reply.toolCall("task", {
+          description: "review alpha",
+          prompt: "Review src/alpha.py.",
+          subagent_type: "reviewer",
+        });
   });
   const agent = makeAgent(p.root, server, { workspace: p.workspace });
   const events = await collect(agent.run("review alpha"));
@@ -189,12 +249,18 @@ test("an untrusted project's agent definitions are not read: the task call says 
   const root = tempTree({ ...CODE, ".claude/agents/reviewer.md": REVIEWER });
   const home = tempTree({}, "rt-home-");
   const env = { ...process.env, RT_ROOT: undefined, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") };
-  server.script(reply.toolCall("task", { description: "review", prompt: "Review.", subagent_type: "reviewer" }), reply.text("ok"));
+  server.script(
+    reply.toolCall("task", { description: "review", prompt: "Review.", subagent_type: "reviewer" }),
+    reply.text("ok"),
+  );
   const agent = makeAgent(root, server, { workspace: agentWorkspace(createWorkspace({ root, env })) });
   const events = await collect(agent.run("review"));
   const end = ofType(events, "tool_end")[0];
   assert.equal(end.success, false);
-  assert.match(end.output, /no subagent type "reviewer"; available: general-purpose, Explore, Plan \(the project's agents in .*\.claude\/agents are not read: the folder is not trusted\)/);
+  assert.match(
+    end.output,
+    /no subagent type "reviewer"; available: general-purpose, Explore, Plan \(the project's agents in .*\.claude\/agents are not read: the folder is not trusted\)/,
+  );
   assert.equal(server.completions.length, 2);
   agent.close();
 });
@@ -220,7 +286,12 @@ test("model: inherit runs on the parent's model; an explicit provider/model is r
     workspace: p.workspace,
     resolveModel: async (label) => {
       resolved.push(label);
-      return { provider: (await import("./harness.ts")).openaiProvider(server), model: "small-model", label, price: { input: 1, output: 2 } };
+      return {
+        provider: (await import("./harness.ts")).openaiProvider(server),
+        model: "small-model",
+        label,
+        price: { input: 1, output: 2 },
+      };
     },
   });
   const events = (await collect(agent.run("go"))) as AgentStreamEvent[];
@@ -230,7 +301,10 @@ test("model: inherit runs on the parent's model; an explicit provider/model is r
   assert.match(results.join("\n"), /ran on test-model/);
   assert.match(results.join("\n"), /ran on small-model/);
   const starts = ofType(events, "subagent_start");
-  assert.deepEqual(starts.map((s) => s.model).sort(), ["openai-compatible/small-model", "openai-compatible/test-model"]);
+  assert.deepEqual(starts.map((s) => s.model).sort(), [
+    "openai-compatible/small-model",
+    "openai-compatible/test-model",
+  ]);
   // The priced subagent's cost is its own and rolls up into the session's.
   const otherEnd = ofType(events, "subagent_end").find((e) => e.parent_tool_use_id === "o")!;
   assert.ok(otherEnd.cost !== undefined && otherEnd.cost > 0);
@@ -246,22 +320,41 @@ test("a subagent edits a file while another reads it: both finish, the edit land
     if (sys.startsWith("You are a subagent")) {
       const writer = /edit/.test(firstUser(r));
       if (toolResults(r).length === 0) {
-        return writer ? reply.toolCall("edit", { path: "data.txt", old_string: "line 1500\n", new_string: "LINE FIFTEEN HUNDRED\n" }) : reply.toolCall("read", { path: "data.txt", offset: 1490, limit: 20 });
+        return writer
+          ? reply.toolCall("edit", {
+              path: "data.txt",
+              old_string: "line 1500\n",
+              new_string: "LINE FIFTEEN HUNDRED\n",
+            })
+          : reply.toolCall("read", { path: "data.txt", offset: 1490, limit: 20 });
       }
-      return reply.text(writer ? "edited" : `read: ${toolResults(r)[0].includes("LINE FIFTEEN HUNDRED") ? "after" : "before"}`);
+      return reply.text(
+        writer ? "edited" : `read: ${toolResults(r)[0].includes("LINE FIFTEEN HUNDRED") ? "after" : "before"}`,
+      );
     }
     if (toolResults(r).length) return reply.text("done");
     return {
       toolCalls: [
-        { id: "w", name: "task", arguments: { description: "edit", prompt: "Please edit line 1500.", subagent_type: "general-purpose" } },
-        { id: "r", name: "task", arguments: { description: "read", prompt: "Please read around line 1500.", subagent_type: "general-purpose" } },
+        {
+          id: "w",
+          name: "task",
+          arguments: { description: "edit", prompt: "Please edit line 1500.", subagent_type: "general-purpose" },
+        },
+        {
+          id: "r",
+          name: "task",
+          arguments: { description: "read", prompt: "Please read around line 1500.", subagent_type: "general-purpose" },
+        },
       ],
     };
   });
   const agent = makeAgent(root, server);
   const events = await collect(agent.run("go"));
   assert.equal(last(events).type, "turn_complete", JSON.stringify(last(events)));
-  assert.equal(fs.readFileSync(path.join(root, "data.txt"), "utf8"), big.replace("line 1500\n", "LINE FIFTEEN HUNDRED\n"));
+  assert.equal(
+    fs.readFileSync(path.join(root, "data.txt"), "utf8"),
+    big.replace("line 1500\n", "LINE FIFTEEN HUNDRED\n"),
+  );
   assert.match(toolResults(server.completions[5]).join("\n"), /read: (before|after)/);
   agent.close();
 });
@@ -276,7 +369,11 @@ test("Ctrl-C during subagents stops them and the turn; the session keeps a resul
     }
     return {
       toolCalls: [
-        { id: "x", name: "task", arguments: { description: "one", prompt: "Look at alpha.", subagent_type: "Explore" } },
+        {
+          id: "x",
+          name: "task",
+          arguments: { description: "one", prompt: "Look at alpha.", subagent_type: "Explore" },
+        },
         { id: "y", name: "task", arguments: { description: "two", prompt: "Look at beta.", subagent_type: "Explore" } },
       ],
     };
@@ -305,7 +402,13 @@ test("approvals apply inside subagents and say which subagent asks; a subagent c
       }
       return reply.text(`bash said: ${toolResults(r)[0].slice(0, 60)}`);
     }
-    return toolResults(r).length ? reply.text("done") : reply.toolCall("task", { description: "make a file", prompt: "Create the file.", subagent_type: "general-purpose" });
+    return toolResults(r).length
+      ? reply.text("done")
+      : reply.toolCall("task", {
+          description: "make a file",
+          prompt: "Create the file.",
+          subagent_type: "general-purpose",
+        });
   });
   const asked: ApprovalRequest[] = [];
   const agent = makeAgent(root, server, {
@@ -318,8 +421,13 @@ test("approvals apply inside subagents and say which subagent asks; a subagent c
   const events = await collect(agent.run("go"));
   assert.equal(last(events).type, "turn_complete");
   // The user's reason reaches the subagent's model with the denial.
-  const subSecond = server.completions.find((r) => systemOf(r).startsWith("You are a subagent") && toolResults(r).length === 1)!;
-  assert.match(toolResults(subSecond)[0], /the user denied bash: touch made-by-sub: it was not run\. The user said why: "not in this folder"\./);
+  const subSecond = server.completions.find(
+    (r) => systemOf(r).startsWith("You are a subagent") && toolResults(r).length === 1,
+  )!;
+  assert.match(
+    toolResults(subSecond)[0],
+    /the user denied bash: touch made-by-sub: it was not run\. The user said why: "not in this folder"\./,
+  );
   assert.equal(asked.length, 1);
   assert.equal(asked[0].agent, "general-purpose: make a file");
   assert.equal(asked[0].summary, "bash: touch made-by-sub");
@@ -345,11 +453,17 @@ test("todo_write: the list replaces the last one, one item in progress at most, 
   assert.equal(last(events).type, "turn_complete", JSON.stringify(last(events)));
   const changes = ofType(events, "todos");
   assert.equal(changes.length, 2);
-  assert.deepEqual(changes[1].todos.map((t) => t.status), ["completed", "in_progress", "pending"]);
+  assert.deepEqual(
+    changes[1].todos.map((t) => t.status),
+    ["completed", "in_progress", "pending"],
+  );
   const second = ofType(events, "tool_end")[1];
   assert.equal(second.success, false);
   assert.match(second.output, /2 items are in_progress .*keep exactly one in progress/);
-  assert.deepEqual(agent.todos.map((t) => t.status), ["completed", "in_progress", "pending"]);
+  assert.deepEqual(
+    agent.todos.map((t) => t.status),
+    ["completed", "in_progress", "pending"],
+  );
   // The reminder: after five requests with the list unchanged, the next request carries it (and only that one).
   const reminded = server.completions.map((r) => JSON.stringify(r.body.messages).includes("<system-reminder>"));
   assert.deepEqual(reminded, [false, false, false, false, false, false, false, false, true, false]);
@@ -358,7 +472,10 @@ test("todo_write: the list replaces the last one, one item in progress at most, 
   // --continue: the list comes back from the log.
   const ws = agentWorkspace(createWorkspace({ root, env: { ...process.env, RT_ROOT: undefined } }));
   const resumed = makeAgent(root, server, { workspace: ws, session: SessionLog.open(ws, agent.sessionId) });
-  assert.deepEqual(resumed.todos.map((t) => t.content), ["Step 1", "Step 2", "Step 3"]);
+  assert.deepEqual(
+    resumed.todos.map((t) => t.content),
+    ["Step 1", "Step 2", "Step 3"],
+  );
   resumed.close();
 });
 
@@ -366,8 +483,25 @@ test("ask_user: the face's answers come back as the result; without a face the m
   const root = tempTree(CODE);
   const q = {
     questions: [
-      { question: "Which database?", header: "Database", options: [{ label: "SQLite", description: "a file" }, { label: "Postgres", description: "a server" }], multiSelect: false },
-      { question: "Which extras?", header: "Extras", options: [{ label: "Cache", description: "" }, { label: "Metrics", description: "" }, { label: "Auth", description: "" }], multiSelect: true },
+      {
+        question: "Which database?",
+        header: "Database",
+        options: [
+          { label: "SQLite", description: "a file" },
+          { label: "Postgres", description: "a server" },
+        ],
+        multiSelect: false,
+      },
+      {
+        question: "Which extras?",
+        header: "Extras",
+        options: [
+          { label: "Cache", description: "" },
+          { label: "Metrics", description: "" },
+          { label: "Auth", description: "" },
+        ],
+        multiSelect: true,
+      },
     ],
   };
   server.script(reply.toolCall("AskUserQuestion", q), reply.text("ok"));
@@ -387,15 +521,25 @@ test("ask_user: the face's answers come back as the result; without a face the m
   assert.equal(seen.length, 1);
   assert.equal(seen[0][1].multiSelect, true);
   const answer = toolResults(server.completions[1])[0];
-  assert.equal(answer, 'The user answered:\n"Which database?" → "Postgres"\n"Which extras?" → "Cache", "Auth", Other: "and logging"\nGo on with these answers in mind.');
+  assert.equal(
+    answer,
+    'The user answered:\n"Which database?" → "Postgres"\n"Which extras?" → "Cache", "Auth", Other: "and logging"\nGo on with these answers in mind.',
+  );
   withFace.close();
 
   server.reset();
-  server.script(reply.toolCall("ask_user", q), reply.toolCall("ask_user", { questions: [{ ...q.questions[0], header: "A header longer than twelve" }] }), reply.text("assumed SQLite"));
+  server.script(
+    reply.toolCall("ask_user", q),
+    reply.toolCall("ask_user", { questions: [{ ...q.questions[0], header: "A header longer than twelve" }] }),
+    reply.text("assumed SQLite"),
+  );
   const noFace = makeAgent(root, server);
   const events = await collect(noFace.run("set it up"));
   assert.equal(last(events).type, "turn_complete");
-  assert.match(toolResults(server.completions[1])[0], /No user can answer questions in this session .* proceed with your best assumption/);
+  assert.match(
+    toolResults(server.completions[1])[0],
+    /No user can answer questions in this session .* proceed with your best assumption/,
+  );
   assert.match(toolResults(server.completions[2])[1], /header is at most 12 characters/);
   noFace.close();
 });
@@ -412,7 +556,9 @@ test("batch: read-only invocations run in parallel, writes in order, every resul
         { tool_name: "bash", input: { command: "touch by-batch" } },
       ],
     }),
-    reply.toolCall("BatchTool", { invocations: [{ tool_name: "task", input: { description: "x", prompt: "x", subagent_type: "Explore" } }] }),
+    reply.toolCall("BatchTool", {
+      invocations: [{ tool_name: "task", input: { description: "x", prompt: "x", subagent_type: "Explore" } }],
+    }),
     reply.text("done"),
   );
   const asked: string[] = [];
@@ -435,7 +581,13 @@ test("batch: read-only invocations run in parallel, writes in order, every resul
   // Nested calls show in the stream under their own ids.
   const starts = ofType(events, "tool_start");
   const batchId = starts[0].id;
-  assert.deepEqual(starts.slice(1, 5).map((e) => e.id).sort(), [1, 2, 3, 4].map((i) => `${batchId}.${i}`));
+  assert.deepEqual(
+    starts
+      .slice(1, 5)
+      .map((e) => e.id)
+      .sort(),
+    [1, 2, 3, 4].map((i) => `${batchId}.${i}`),
+  );
   assert.equal(ofType(events, "tool_blocked")[0].id, `${batchId}.5`);
   assert.match(toolResults(server.completions[2])[1], /task cannot run inside batch: call it directly/);
   agent.close();
@@ -455,7 +607,10 @@ test("exit_plan_mode: offered in plan mode only; without a face the plan is the 
   run.close();
 
   server.reset();
-  const decisions = [{ accept: false as const, feedback: "also update the docstring" }, { accept: true as const, approval: "auto-edit" as const }];
+  const decisions = [
+    { accept: false as const, feedback: "also update the docstring" },
+    { accept: true as const, approval: "auto-edit" as const },
+  ];
   server.script(
     reply.toolCall("ExitPlanMode", { plan: PLAN }),
     reply.toolCall("exit_plan_mode", { plan: `${PLAN}\n2. Update the docstring.` }),
@@ -476,7 +631,10 @@ test("exit_plan_mode: offered in plan mode only; without a face the plan is the 
   assert.equal(last(ev2).type, "turn_complete", JSON.stringify(last(ev2)));
   assert.equal(reviewed.length, 2);
   assert.match(toolResults(server.completions[1])[0], /The user rejected the plan and said: also update the docstring/);
-  assert.match(toolResults(server.completions[2])[1], /The user accepted the plan\. You have left plan mode \(approval mode: auto-edit\)/);
+  assert.match(
+    toolResults(server.completions[2])[1],
+    /The user accepted the plan\. You have left plan mode \(approval mode: auto-edit\)/,
+  );
   assert.ok(toolNames(server.completions[2]).includes("edit"));
   assert.ok(!toolNames(server.completions[2]).includes("exit_plan_mode"));
   assert.equal(chat.approvalMode, "auto-edit");
@@ -492,13 +650,19 @@ test("untrusted state and definitions: a planted subagent log is not exported, a
   execFileSync("mkfifo", [path.join(p.root, ".rt/agents/pipe.md")]);
   const { loadAgentDefinitions } = await import("../../src/extensions/agentDefinitions.ts");
   // Planted after trust: the folder's extension files changed, so none of them is read until it is trusted again.
-  assert.deepEqual((await loadAgentDefinitions(p.workspace)).agents.map((a) => a.name), ["general-purpose", "Explore", "Plan"]);
+  assert.deepEqual(
+    (await loadAgentDefinitions(p.workspace)).agents.map((a) => a.name),
+    ["general-purpose", "Explore", "Plan"],
+  );
   const again = await rt(["trust"], { cwd: p.root, env: p.env });
   assert.equal(again.code, 0, again.stderr);
   const started = Date.now();
   const load = await loadAgentDefinitions(p.workspace);
   assert.ok(Date.now() - started < 5000, "a FIFO must not block");
-  assert.deepEqual(load.agents.map((a) => a.name), ["ok", "general-purpose", "Explore", "Plan"]);
+  assert.deepEqual(
+    load.agents.map((a) => a.name),
+    ["ok", "general-purpose", "Explore", "Plan"],
+  );
   assert.ok(load.problems.some((x) => /pipe\.md/.test(x.file) && /not a regular file/.test(x.message)));
   assert.ok(load.problems.some((x) => x.file === path.join(p.root, ".claude") && /symbolic link/.test(x.message)));
 
@@ -509,7 +673,17 @@ test("untrusted state and definitions: a planted subagent log is not exported, a
   // A sidechain whose header rt did not sign (a repository's, a planted one) is not part of the session.
   const dir = path.join(p.root, ".rt/sessions", agent.sessionId);
   fs.mkdirSync(dir, { recursive: true });
-  const forged = { t: "session", v: 1, id: `${agent.sessionId}/x`, created: new Date().toISOString(), root: p.root, model: "m", protocol: "tools", parent: { session: agent.sessionId, tool_use_id: "x", subagent_type: "Explore", description: "forged" }, mac: "0".repeat(64) };
+  const forged = {
+    t: "session",
+    v: 1,
+    id: `${agent.sessionId}/x`,
+    created: new Date().toISOString(),
+    root: p.root,
+    model: "m",
+    protocol: "tools",
+    parent: { session: agent.sessionId, tool_use_id: "x", subagent_type: "Explore", description: "forged" },
+    mac: "0".repeat(64),
+  };
   fs.writeFileSync(path.join(dir, "x.jsonl"), `${JSON.stringify(forged)}\n`);
   assert.deepEqual(readSidechains(createWorkspace({ root: p.root, env: p.env }), agent.sessionId), []);
 });
@@ -523,7 +697,13 @@ test("at most 10 subagents run at once: of twelve task calls in one answer, the 
       return { text: ["one ", "two ", "three ", "four ", "five"], chunkDelayMs: 150 };
     }
     if (toolResults(r).length) return reply.text("all done");
-    return { toolCalls: Array.from({ length: 12 }, (_, i) => ({ id: `t${i}`, name: "task", arguments: { description: `job ${i}`, prompt: `Job ${i}.`, subagent_type: "Explore" } })) };
+    return {
+      toolCalls: Array.from({ length: 12 }, (_, i) => ({
+        id: `t${i}`,
+        name: "task",
+        arguments: { description: `job ${i}`, prompt: `Job ${i}.`, subagent_type: "Explore" },
+      })),
+    };
   });
   const agent = makeAgent(root, server);
   const events = await collect(agent.run("go"));
@@ -544,11 +724,22 @@ test("at most 10 subagents run at once: of twelve task calls in one answer, the 
 test("parallel subagents ask one question at a time; after Ctrl-C, the questions still queued are not asked", async () => {
   const root = tempTree(CODE);
   routed(3, (r) => {
-    if (systemOf(r).startsWith("You are a subagent")) return { toolCalls: [{ name: "bash", arguments: { command: `touch ${/one/.test(firstUser(r)) ? "one" : "two"}` } }] };
+    if (systemOf(r).startsWith("You are a subagent"))
+      return {
+        toolCalls: [{ name: "bash", arguments: { command: `touch ${/one/.test(firstUser(r)) ? "one" : "two"}` } }],
+      };
     return {
       toolCalls: [
-        { id: "p", name: "task", arguments: { description: "one", prompt: "Make file one.", subagent_type: "general-purpose" } },
-        { id: "q", name: "task", arguments: { description: "two", prompt: "Make file two.", subagent_type: "general-purpose" } },
+        {
+          id: "p",
+          name: "task",
+          arguments: { description: "one", prompt: "Make file one.", subagent_type: "general-purpose" },
+        },
+        {
+          id: "q",
+          name: "task",
+          arguments: { description: "two", prompt: "Make file two.", subagent_type: "general-purpose" },
+        },
       ],
     };
   });

@@ -12,7 +12,9 @@ import fs from "node:fs";
 
 const ALIGN = 32;
 const T = { U32: 4, I32: 5, F32: 6, BOOL: 7, STRING: 8, ARRAY: 9 } as const;
-type KV = [string, "u32" | "f32" | "str" | "bool", number | string | boolean] | [string, "arr", "str" | "f32" | "i32", Array<string | number>];
+type KV =
+  | [string, "u32" | "f32" | "str" | "bool", number | string | boolean]
+  | [string, "arr", "str" | "f32" | "i32", Array<string | number>];
 
 export interface TinyModelOptions {
   seed?: number;
@@ -58,10 +60,26 @@ function str(s: string): Buffer {
   len.writeBigUInt64LE(BigInt(b.length));
   return Buffer.concat([len, b]);
 }
-const u32 = (n: number) => { const b = Buffer.alloc(4); b.writeUInt32LE(n); return b; };
-const i32 = (n: number) => { const b = Buffer.alloc(4); b.writeInt32LE(n); return b; };
-const f32 = (n: number) => { const b = Buffer.alloc(4); b.writeFloatLE(n); return b; };
-const u64 = (n: number) => { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(n)); return b; };
+const u32 = (n: number) => {
+  const b = Buffer.alloc(4);
+  b.writeUInt32LE(n);
+  return b;
+};
+const i32 = (n: number) => {
+  const b = Buffer.alloc(4);
+  b.writeInt32LE(n);
+  return b;
+};
+const f32 = (n: number) => {
+  const b = Buffer.alloc(4);
+  b.writeFloatLE(n);
+  return b;
+};
+const u64 = (n: number) => {
+  const b = Buffer.alloc(8);
+  b.writeBigUInt64LE(BigInt(n));
+  return b;
+};
 
 function kvBytes(kv: KV): Buffer {
   const [key, kind] = kv;
@@ -70,7 +88,8 @@ function kvBytes(kv: KV): Buffer {
     const [, , elem, values] = kv as [string, "arr", "str" | "f32" | "i32", Array<string | number>];
     const et = elem === "str" ? T.STRING : elem === "f32" ? T.F32 : T.I32;
     parts.push(u32(T.ARRAY), u32(et), u64(values.length));
-    for (const v of values) parts.push(elem === "str" ? str(String(v)) : elem === "f32" ? f32(Number(v)) : i32(Number(v)));
+    for (const v of values)
+      parts.push(elem === "str" ? str(String(v)) : elem === "f32" ? f32(Number(v)) : i32(Number(v)));
   } else {
     const v = kv[2];
     if (kind === "u32") parts.push(u32(T.U32), u32(Number(v)));
@@ -110,7 +129,12 @@ export function writeTinyGguf(file: string, o: TinyModelOptions = {}): number {
     // Scores only order merges; single characters never merge, so all are equal.
     ["tokenizer.ggml.scores", "arr", "f32", vocab.map(() => 0)],
     // 1 normal, 2 unknown, 3 control, 6 byte.
-    ["tokenizer.ggml.token_type", "arr", "i32", vocab.map((_, i) => (i === 0 ? 2 : i < 3 ? 3 : i <= BYTE_TOKENS.last ? 6 : 1))],
+    [
+      "tokenizer.ggml.token_type",
+      "arr",
+      "i32",
+      vocab.map((_, i) => (i === 0 ? 2 : i < 3 ? 3 : i <= BYTE_TOKENS.last ? 6 : 1)),
+    ],
     ["tokenizer.ggml.unknown_token_id", "u32", 0],
     ["tokenizer.ggml.bos_token_id", "u32", 1],
     ["tokenizer.ggml.eos_token_id", "u32", 2],

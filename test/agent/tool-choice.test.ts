@@ -11,7 +11,11 @@ import type { ToolChoice, ToolSpec } from "../../src/agent/providers/types.ts";
 import { rt, tempTree } from "../helpers.ts";
 import { drain, FAST } from "./providerHelpers.ts";
 
-const READ: ToolSpec = { name: "read", description: "Read a file", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } };
+const READ: ToolSpec = {
+  name: "read",
+  description: "Read a file",
+  parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] },
+};
 let server: LlmServer;
 before(async () => {
   server = await startLlmServer({ models: [{ name: "m" }] });
@@ -27,10 +31,26 @@ describe("tool choice on the wire", () => {
     test(`${choice}: chat completions "${openai}", Anthropic ${JSON.stringify(anthropic)}`, async () => {
       server.reset();
       server.script({ text: "ok" }, { text: "ok" }, { text: "ok" });
-      const oa = createOpenAICompatibleProvider({ baseURL: server.openaiBaseUrl, apiKey: "k", target: "t", name: "openai-compatible", ...FAST });
-      await drain(oa.stream({ model: "m", messages: [{ role: "user", content: "hi" }], tools: [READ], toolChoice: choice }));
-      const an = createAnthropicProvider({ baseURL: server.anthropicBaseUrl, apiKey: "k", target: "t", thinkingBudgetTokens: 2048, ...FAST });
-      await drain(an.stream({ model: "m", messages: [{ role: "user", content: "hi" }], tools: [READ], toolChoice: choice }));
+      const oa = createOpenAICompatibleProvider({
+        baseURL: server.openaiBaseUrl,
+        apiKey: "k",
+        target: "t",
+        name: "openai-compatible",
+        ...FAST,
+      });
+      await drain(
+        oa.stream({ model: "m", messages: [{ role: "user", content: "hi" }], tools: [READ], toolChoice: choice }),
+      );
+      const an = createAnthropicProvider({
+        baseURL: server.anthropicBaseUrl,
+        apiKey: "k",
+        target: "t",
+        thinkingBudgetTokens: 2048,
+        ...FAST,
+      });
+      await drain(
+        an.stream({ model: "m", messages: [{ role: "user", content: "hi" }], tools: [READ], toolChoice: choice }),
+      );
       await drain(oa.stream({ model: "m", messages: [{ role: "user", content: "hi" }], toolChoice: choice }));
       const [a, b, c] = server.completions;
       assert.equal(a.body.tool_choice, openai);
@@ -47,9 +67,26 @@ describe("rt run --tool-choice", () => {
     server.reset();
     server.script({ toolCalls: [{ name: "read", arguments: { path: "a.txt" } }] }, { text: "done" });
     const env = { OPENAI_API_KEY: "k" };
-    const r = await rt(["run", "--model", "openai-compatible/m", "--base-url", server.openaiBaseUrl, "--tool-choice", "required", "--approval", "plan", "go"], { cwd, env });
+    const r = await rt(
+      [
+        "run",
+        "--model",
+        "openai-compatible/m",
+        "--base-url",
+        server.openaiBaseUrl,
+        "--tool-choice",
+        "required",
+        "--approval",
+        "plan",
+        "go",
+      ],
+      { cwd, env },
+    );
     assert.equal(r.code, 0, r.stderr);
-    assert.deepEqual(server.completions.map((q) => q.body.tool_choice), ["required", "auto"]);
+    assert.deepEqual(
+      server.completions.map((q) => q.body.tool_choice),
+      ["required", "auto"],
+    );
     const bad = await rt(["run", "--tool-choice", "always", "go"], { cwd, env });
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--tool-choice must be one of auto, required, none, not "always"/);

@@ -27,14 +27,28 @@ beforeEach(() => server.reset());
 /** An agent with its own user configuration (none, or the one given). */
 function agentWith(root: string, config: Record<string, unknown> | undefined, opts: Partial<AgentOptions> = {}): Agent {
   const home = tempTree(config ? { "rt/config.json": JSON.stringify(config) } : {}, "rt-config-");
-  const ws = agentWorkspace(createWorkspace({ root, env: { ...process.env, RT_ROOT: undefined, XDG_CONFIG_HOME: home, HOME: home } }));
-  return new Agent({ workspace: ws, provider: anthropicProvider(server), model: "test-model", modelLabel: "anthropic/test-model", protocol: "tools", approval: "auto", contextWindow: 100_000, ...opts });
+  const ws = agentWorkspace(
+    createWorkspace({ root, env: { ...process.env, RT_ROOT: undefined, XDG_CONFIG_HOME: home, HOME: home } }),
+  );
+  return new Agent({
+    workspace: ws,
+    provider: anthropicProvider(server),
+    model: "test-model",
+    modelLabel: "anthropic/test-model",
+    protocol: "tools",
+    approval: "auto",
+    contextWindow: 100_000,
+    ...opts,
+  });
 }
 
 const names = (r: RecordedRequest): string[] => (r.body.tools ?? []).map((t: { name: string }) => t.name);
 /** The bytes of the tool definitions as sent (name, description, input_schema), without the cache marker. */
 const toolBytes = (r: RecordedRequest): number =>
-  (r.body.tools as Array<Record<string, unknown>>).reduce((n, { cache_control: _c, ...t }) => n + Buffer.byteLength(JSON.stringify(t)), 0);
+  (r.body.tools as Array<Record<string, unknown>>).reduce(
+    (n, { cache_control: _c, ...t }) => n + Buffer.byteLength(JSON.stringify(t)),
+    0,
+  );
 
 test("the default request's tool definitions fit in 16 KB: no SQL without a database, no seed tools, the rare ones behind tool_search", async () => {
   const root = tempTree({ "a.txt": "x\n" });
@@ -45,15 +59,23 @@ test("the default request's tool definitions fit in 16 KB: no SQL without a data
   const req = server.completions[0];
   const offered = names(req);
   const bytes = toolBytes(req);
-  assert.ok(bytes <= TOOL_BYTES_MAX, `tool definitions: ${bytes} bytes (${offered.length} tools: ${offered.join(", ")})`);
-  for (const n of [...SQL_TOOLS, ...SEED_COMPAT_TOOLS, ...DEFERRED_TOOLS]) assert.ok(!offered.includes(n), `${n} is not offered directly`);
-  for (const n of ["read", "grep", "find", "edit", "edit_lines", "write", "bash", "tool_search"]) assert.ok(offered.includes(n), `${n} is offered`);
+  assert.ok(
+    bytes <= TOOL_BYTES_MAX,
+    `tool definitions: ${bytes} bytes (${offered.length} tools: ${offered.join(", ")})`,
+  );
+  for (const n of [...SQL_TOOLS, ...SEED_COMPAT_TOOLS, ...DEFERRED_TOOLS])
+    assert.ok(!offered.includes(n), `${n} is not offered directly`);
+  for (const n of ["read", "grep", "find", "edit", "edit_lines", "write", "bash", "tool_search"])
+    assert.ok(offered.includes(n), `${n} is offered`);
   // tool_search names everything it can find: every deferred tool this workspace can use, the seed tools too.
   const search = req.body.tools.find((t: { name: string }) => t.name === "tool_search");
   const usable = allTools().filter((t) => !t.unavailable?.(createWorkspace({ root })));
   for (const t of usable) {
     if (SQL_TOOLS.includes(t.name)) continue;
-    assert.ok(offered.includes(t.name) || search.description.includes(t.name), `${t.name} is reachable: offered or named by tool_search`);
+    assert.ok(
+      offered.includes(t.name) || search.description.includes(t.name),
+      `${t.name} is reachable: offered or named by tool_search`,
+    );
   }
 });
 
@@ -61,7 +83,12 @@ test("a deferred tool found by tool_search is offered from the next request on, 
   const root = tempTree({ "nb.ipynb": JSON.stringify({ cells: [], metadata: {}, nbformat: 4, nbformat_minor: 5 }) });
   server.script(
     reply.toolCall("tool_search", { query: "notebook cell" }),
-    reply.toolCall("notebook_edit", { path: "nb.ipynb", edit_mode: "insert", cell_type: "code", new_source: "print(1)" }),
+    reply.toolCall("notebook_edit", {
+      path: "nb.ipynb",
+      edit_mode: "insert",
+      cell_type: "code",
+      new_source: "print(1)",
+    }),
     reply.text("done"),
   );
   const agent = agentWith(root, undefined);
@@ -71,7 +98,11 @@ test("a deferred tool found by tool_search is offered from the next request on, 
   const [first, second] = server.completions;
   assert.ok(!names(first).includes("notebook_edit"));
   assert.match(ofType(events, "tool_end")[0].output, /notebook_edit/);
-  assert.deepEqual(names(second).slice(0, -1), names(first), "the list before it is unchanged (the cached prefix holds)");
+  assert.deepEqual(
+    names(second).slice(0, -1),
+    names(first),
+    "the list before it is unchanged (the cached prefix holds)",
+  );
   assert.equal(names(second).at(-1), "notebook_edit");
   const edit = ofType(events, "tool_end")[1];
   assert.equal(edit.success, true, edit.output);
@@ -81,14 +112,19 @@ test("a deferred tool found by tool_search is offered from the next request on, 
 test("with a database connection the SQL tools are offered; with seed tools asked for, those; agent.defer_tools false offers everything", async () => {
   const root = tempTree({ "app.db": "" });
   const cases: Array<[Record<string, unknown> | undefined, Partial<AgentOptions>, (offered: string[]) => void]> = [
-    [{ databases: { main: { type: "sqlite", path: path.join(root, "app.db") } } }, {}, (o) => SQL_TOOLS.forEach((n) => assert.ok(o.includes(n), n))],
+    [
+      { databases: { main: { type: "sqlite", path: path.join(root, "app.db") } } },
+      {},
+      (o) => SQL_TOOLS.forEach((n) => assert.ok(o.includes(n), n)),
+    ],
     [undefined, { seedTools: true }, (o) => SEED_COMPAT_TOOLS.forEach((n) => assert.ok(o.includes(n), n))],
     [
       undefined,
       { deferTools: false },
       (o) => {
         assert.ok(!o.includes("tool_search"));
-        for (const n of DEFERRED_TOOLS.filter((d) => !["web_search", "tool_create"].includes(d))) assert.ok(o.includes(n), n);
+        for (const n of DEFERRED_TOOLS.filter((d) => !["web_search", "tool_create"].includes(d)))
+          assert.ok(o.includes(n), n);
       },
     ],
   ];

@@ -28,10 +28,17 @@ test("approval decisions: mode × category", () => {
     ["plan", "read", false, "allow"],
     ["plan", "edit", true, "deny"],
   ];
-  for (const [mode, cat, always, want] of table) assert.equal(decide(mode, cat, always), want, `${mode} ${cat} always=${always}`);
+  for (const [mode, cat, always, want] of table)
+    assert.equal(decide(mode, cat, always), want, `${mode} ${cat} always=${always}`);
   const cat = (n: string) => categoryOf(findTool(n)!);
   assert.deepEqual(["read", "grep", "sql_query", "bash_output"].map(cat), ["read", "read", "read", "read"]);
-  assert.deepEqual(["edit", "edit_lines", "write", "undo_edit", "write_output"].map(cat), ["edit", "edit", "edit", "edit", "edit"]);
+  assert.deepEqual(["edit", "edit_lines", "write", "undo_edit", "write_output"].map(cat), [
+    "edit",
+    "edit",
+    "edit",
+    "edit",
+    "edit",
+  ]);
   assert.equal(cat("bash"), "command");
 });
 
@@ -66,7 +73,11 @@ test("text mode parsing: bash/sh blocks, JSON actions in their three shapes, inv
     { kind: "tool", name: "edit_file", args: { path: "a", old: "x", new: "y" } },
     { kind: "tool", name: "read", args: { path: "b" } },
     { kind: "tool", name: "ls", args: {} },
-    { kind: "invalid", error: 'unknown action "frobnicate"; use a tool name (rt tools lists them) or a bash block', raw: '{"action": "frobnicate"}' },
+    {
+      kind: "invalid",
+      error: 'unknown action "frobnicate"; use a tool name (rt tools lists them) or a bash block',
+      raw: '{"action": "frobnicate"}',
+    },
     actions[6],
   ]);
   assert.equal(actions[6].kind, "invalid");
@@ -78,9 +89,15 @@ test("text mode parsing: bash/sh blocks, JSON actions in their three shapes, inv
 });
 
 test("tool calls written as text are recognized only for real tool names", () => {
-  assert.deepEqual(textualToolCalls('<tool_call>\n{"name": "read", "arguments": {"path": "a"}}\n</tool_call>'), [{ name: "read", args: { path: "a" } }]);
-  assert.deepEqual(textualToolCalls('{"name": "grep", "parameters": {"pattern": "x"}}'), [{ name: "grep", args: { pattern: "x" } }]);
-  assert.deepEqual(textualToolCalls('```json\n{"name": "open", "arguments": "{\\"path\\": \\"a:3\\"}"}\n```'), [{ name: "open", args: { path: "a:3" } }]);
+  assert.deepEqual(textualToolCalls('<tool_call>\n{"name": "read", "arguments": {"path": "a"}}\n</tool_call>'), [
+    { name: "read", args: { path: "a" } },
+  ]);
+  assert.deepEqual(textualToolCalls('{"name": "grep", "parameters": {"pattern": "x"}}'), [
+    { name: "grep", args: { pattern: "x" } },
+  ]);
+  assert.deepEqual(textualToolCalls('```json\n{"name": "open", "arguments": "{\\"path\\": \\"a:3\\"}"}\n```'), [
+    { name: "open", args: { path: "a:3" } },
+  ]);
   assert.deepEqual(textualToolCalls('{"name": "Alice", "arguments": {}}'), []);
   assert.deepEqual(textualToolCalls("Here is the answer: the name field is required."), []);
 });
@@ -99,9 +116,16 @@ test("cutMiddle keeps head and tail around a marker, within the limit", () => {
 const u = (content: string, i: number): ContextEntry => ({ i, message: { role: "user", content } });
 const a = (content: string, i: number, calls: string[] = []): ContextEntry => ({
   i,
-  message: { role: "assistant", content, ...(calls.length ? { toolCalls: calls.map((id) => ({ id, name: "read", arguments: '{"path":"f"}' })) } : {}) },
+  message: {
+    role: "assistant",
+    content,
+    ...(calls.length ? { toolCalls: calls.map((id) => ({ id, name: "read", arguments: '{"path":"f"}' })) } : {}),
+  },
 });
-const t = (id: string, content: string, i: number): ContextEntry => ({ i, message: { role: "tool", toolCallId: id, name: "read", content } });
+const t = (id: string, content: string, i: number): ContextEntry => ({
+  i,
+  message: { role: "tool", toolCallId: id, name: "read", content },
+});
 
 test("compaction boundaries: the verbatim tail never starts with a tool result; recent and unseen outputs are not pruned", () => {
   const big = "x".repeat(4000); // ~1000 tokens
@@ -123,7 +147,16 @@ test("compaction boundaries: the verbatim tail never starts with a tool result; 
 
 test("files touched come from editing calls and rt edit commands", () => {
   const ctx: ContextEntry[] = [
-    { message: { role: "assistant", content: "", toolCalls: [{ id: "1", name: "edit", arguments: '{"path":"src/a.ts","old_string":"x","new_string":"y"}' }, { id: "2", name: "read", arguments: '{"path":"src/b.ts"}' }] } },
+    {
+      message: {
+        role: "assistant",
+        content: "",
+        toolCalls: [
+          { id: "1", name: "edit", arguments: '{"path":"src/a.ts","old_string":"x","new_string":"y"}' },
+          { id: "2", name: "read", arguments: '{"path":"src/b.ts"}' },
+        ],
+      },
+    },
     { message: { role: "assistant", content: "```bash\nrt edit src/c.py 1 2 <<'EOF'\nx\nEOF\n```" } },
   ];
   assert.deepEqual(filesTouched(ctx), ["src/a.ts", "src/c.py"]);
@@ -131,14 +164,33 @@ test("files touched come from editing calls and rt edit commands", () => {
 
 test("session replay applies prune, compaction and clear; repair closes what a kill left open", () => {
   const ts = "t";
-  const header: SessionRecord = { t: "session", v: 1, id: "s", created: ts, root: "/r", model: "m/x", protocol: "auto" };
+  const header: SessionRecord = {
+    t: "session",
+    v: 1,
+    id: "s",
+    created: ts,
+    root: "/r",
+    model: "m/x",
+    protocol: "auto",
+  };
   const recs: SessionRecord[] = [
     header,
     { t: "message", i: 0, message: { role: "user", content: "one" }, ts },
-    { t: "message", i: 1, message: { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "read", arguments: "{}" }] }, ts },
+    {
+      t: "message",
+      i: 1,
+      message: { role: "assistant", content: "", toolCalls: [{ id: "c1", name: "read", arguments: "{}" }] },
+      ts,
+    },
     { t: "message", i: 2, message: { role: "tool", toolCallId: "c1", name: "read", content: "BIG" }, ts },
     { t: "prune", indices: [2], placeholder: "[pruned]", ts },
-    { t: "usage", usage: { input_tokens: 10, output_tokens: 2, cached_input_tokens: 0, reasoning_tokens: 0, requests: 1 }, cost: 0.5, model: "m/x", ts },
+    {
+      t: "usage",
+      usage: { input_tokens: 10, output_tokens: 2, cached_input_tokens: 0, reasoning_tokens: 0, requests: 1 },
+      cost: 0.5,
+      model: "m/x",
+      ts,
+    },
     { t: "message", i: 3, message: { role: "assistant", content: "two" }, ts },
   ];
   let st = replay(recs);
@@ -146,11 +198,18 @@ test("session replay applies prune, compaction and clear; repair closes what a k
   assert.equal(st.messages[2].message.content, "BIG", "the full history keeps it");
   assert.equal(st.usage.input_tokens, 10);
   assert.equal(st.cost, 0.5);
-  st = replay([...recs, { t: "compaction", summary: "SUM", keep_from: 3, ts }, { t: "protocol", protocol: "text", ts }]);
+  st = replay([
+    ...recs,
+    { t: "compaction", summary: "SUM", keep_from: 3, ts },
+    { t: "protocol", protocol: "text", ts },
+  ]);
   assert.deepEqual(
     st.context.map((e) => [e.message.role, e.message.content]),
     [
-      ["user", `Summary of the earlier part of this session (older messages were compacted; this replaces them):\n\nSUM`],
+      [
+        "user",
+        `Summary of the earlier part of this session (older messages were compacted; this replaces them):\n\nSUM`,
+      ],
       ["assistant", "two"],
     ],
   );
@@ -159,11 +218,24 @@ test("session replay applies prune, compaction and clear; repair closes what a k
 
   // A kill mid-answer and one mid-tool-call.
   assert.deepEqual(repairRecords(recs), []);
-  const killedStreaming = [...recs, { t: "message", i: 4, message: { role: "user", content: "three" }, ts } as SessionRecord, { t: "delta", kind: "text", delta: "par" } as SessionRecord, { t: "delta", kind: "text", delta: "tial" } as SessionRecord];
+  const killedStreaming = [
+    ...recs,
+    { t: "message", i: 4, message: { role: "user", content: "three" }, ts } as SessionRecord,
+    { t: "delta", kind: "text", delta: "par" } as SessionRecord,
+    { t: "delta", kind: "text", delta: "tial" } as SessionRecord,
+  ];
   const fix = repairRecords(killedStreaming);
   assert.equal(fix.length, 1);
   assert.match((fix[0] as { message: { content: string } }).message.content, /^partial\n\n\[interrupted/);
-  const killedInTool = [...recs, { t: "message", i: 4, message: { role: "assistant", content: "", toolCalls: [{ id: "c9", name: "bash", arguments: "{}" }] }, ts } as SessionRecord];
+  const killedInTool = [
+    ...recs,
+    {
+      t: "message",
+      i: 4,
+      message: { role: "assistant", content: "", toolCalls: [{ id: "c9", name: "bash", arguments: "{}" }] },
+      ts,
+    } as SessionRecord,
+  ];
   const fix2 = repairRecords(killedInTool);
   assert.equal(fix2.length, 1);
   assert.equal((fix2[0] as { message: { role: string; toolCallId: string } }).message.toolCallId, "c9");
@@ -221,8 +293,14 @@ test("two sessions drawing the same id in the same second get two files (never o
   assert.equal(b.state.header.id, b.log.id);
   const ra = readRecords(a.log.file!);
   const rb = readRecords(b.log.file!);
-  assert.deepEqual(ra.map((r) => r.t), ["session", "message"]);
-  assert.deepEqual(rb.map((r) => r.t), ["session", "message"]);
+  assert.deepEqual(
+    ra.map((r) => r.t),
+    ["session", "message"],
+  );
+  assert.deepEqual(
+    rb.map((r) => r.t),
+    ["session", "message"],
+  );
   assert.equal((rb[0] as { id: string }).id, b.log.id);
   assert.equal((rb[1] as { message: { content: string } }).message.content, "prompt of b");
 });

@@ -42,9 +42,17 @@ test("the folder check fails for a page that leaves one out", () => {
 test("every docs/ page the README links to exists, and every page is linked from the README", () => {
   const readme = fs.readFileSync(path.join(REPO, "README.md"), "utf8");
   const linked = new Set([...readme.matchAll(/\]\((docs\/[^)#]+\.md)(#[^)]*)?\)/g)].map((m) => m[1]));
-  for (const page of linked) assert.ok(fs.existsSync(path.join(REPO, page)), `README links to ${page}, which does not exist`);
-  const pages = fs.readdirSync(path.join(REPO, "docs")).filter((f) => f.endsWith(".md")).map((f) => `docs/${f}`);
-  assert.deepEqual(pages.filter((p) => !linked.has(p)), [], "every docs/ page is linked from the README");
+  for (const page of linked)
+    assert.ok(fs.existsSync(path.join(REPO, page)), `README links to ${page}, which does not exist`);
+  const pages = fs
+    .readdirSync(path.join(REPO, "docs"))
+    .filter((f) => f.endsWith(".md"))
+    .map((f) => `docs/${f}`);
+  assert.deepEqual(
+    pages.filter((p) => !linked.has(p)),
+    [],
+    "every docs/ page is linked from the README",
+  );
 });
 
 test("links between docs/ pages point at pages that exist", () => {

@@ -14,7 +14,11 @@ const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..", ".
 const DEPCRUISE = path.join(REPO, "node_modules", "dependency-cruiser", "bin", "dependency-cruise.mjs");
 
 function cruise(cwd: string): { status: number | null; out: string } {
-  const r = spawnSync(process.execPath, [DEPCRUISE, "src", "--config", path.join(REPO, ".dependency-cruiser.cjs"), "--output-type", "err"], { cwd, encoding: "utf8" });
+  const r = spawnSync(
+    process.execPath,
+    [DEPCRUISE, "src", "--config", path.join(REPO, ".dependency-cruiser.cjs"), "--output-type", "err"],
+    { cwd, encoding: "utf8" },
+  );
   return { status: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
@@ -28,7 +32,14 @@ test("the check fails on a planted cycle, an upward import and an impure editing
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rt-layers-"));
   try {
     const files: Record<string, string> = {
-      "tsconfig.json": JSON.stringify({ compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", allowImportingTsExtensions: true, noEmit: true } }),
+      "tsconfig.json": JSON.stringify({
+        compilerOptions: {
+          module: "NodeNext",
+          moduleResolution: "NodeNext",
+          allowImportingTsExtensions: true,
+          noEmit: true,
+        },
+      }),
       "package.json": JSON.stringify({ type: "module" }),
       // A cycle inside one layer, through a type-only import.
       "src/shell/a.ts": 'import type { B } from "./b.js";\nexport type A = B | 1;\n',

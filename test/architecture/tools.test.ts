@@ -20,16 +20,25 @@ test("src/tools/: one file per tool, helpers in shared/, each listed once in too
     assert.equal(n, 1, `${f} defines ${n} tools`);
   }
   for (const f of fs.readdirSync(path.join(TOOLS_DIR, "shared"))) {
-    assert.doesNotMatch(fs.readFileSync(path.join(TOOLS_DIR, "shared", f), "utf8"), /\bdefineTool\(/, `shared/${f} defines a tool`);
+    assert.doesNotMatch(
+      fs.readFileSync(path.join(TOOLS_DIR, "shared", f), "utf8"),
+      /\bdefineTool\(/,
+      `shared/${f} defines a tool`,
+    );
   }
   // toolModules.ts lists every tool file once, under the name of the tool it defines, and the registry
   // holds exactly those tools, in that order: everything about a tool comes from its module.
   const listed = Object.values(TOOL_MODULES).map((load) => /import\("\.\/(\w+)\.js"\)/.exec(String(load))?.[1] + ".ts");
   assert.deepEqual([...listed].sort(), [...files].sort(), "src/tools/toolModules.ts lists every tool file once");
-  assert.deepEqual(TOOLS.map((t) => t.name), Object.keys(TOOL_MODULES));
+  assert.deepEqual(
+    TOOLS.map((t) => t.name),
+    Object.keys(TOOL_MODULES),
+  );
   for (const [name, load] of Object.entries(TOOL_MODULES)) {
     const mod = (await load()) as Record<string, unknown>;
-    const tools = Object.values(mod).filter((v) => typeof v === "object" && v !== null && "handler" in v && "name" in v);
+    const tools = Object.values(mod).filter(
+      (v) => typeof v === "object" && v !== null && "handler" in v && "name" in v,
+    );
     assert.equal(tools.length, 1, `module of ${name} exports ${tools.length} tools`);
     assert.equal(tools[0], findTool(name), `the registry's ${name} is its module's tool`);
     for (const alias of (tools[0] as { aliases: string[] }).aliases) assert.equal(findTool(alias), tools[0], alias);

@@ -24,29 +24,58 @@ export function loadedFiles(args: string[], cwd: string): { file: string; bytes:
   const dir = tempTree({}, "rt-load-log-");
   const log = path.join(dir, "loads.txt");
   const hooks = path.join(dir, "hooks.mjs");
-  fs.writeFileSync(hooks, `import fs from "node:fs";\nexport async function load(url, ctx, next) { const r = await next(url, ctx); fs.appendFileSync(${JSON.stringify(log)}, url + "\\n"); return r; }\n`);
+  fs.writeFileSync(
+    hooks,
+    `import fs from "node:fs";\nexport async function load(url, ctx, next) { const r = await next(url, ctx); fs.appendFileSync(${JSON.stringify(log)}, url + "\\n"); return r; }\n`,
+  );
   const preload = path.join(dir, "preload.mjs");
-  fs.writeFileSync(preload, `import { register } from "node:module";\nregister(${JSON.stringify(`file://${hooks}`)});\n`);
-  const r = spawnSync(process.execPath, ["--import", `file://${preload}`, CLI, ...args], { cwd, env: { ...process.env, RT_ROOT: cwd }, encoding: "utf8" });
+  fs.writeFileSync(
+    preload,
+    `import { register } from "node:module";\nregister(${JSON.stringify(`file://${hooks}`)});\n`,
+  );
+  const r = spawnSync(process.execPath, ["--import", `file://${preload}`, CLI, ...args], {
+    cwd,
+    env: { ...process.env, RT_ROOT: cwd },
+    encoding: "utf8",
+  });
   assert.equal(r.status, 0, r.stderr);
-  const urls = [...new Set(fs.readFileSync(log, "utf8").split("\n").filter((u) => u.startsWith("file:")))];
+  const urls = [
+    ...new Set(
+      fs
+        .readFileSync(log, "utf8")
+        .split("\n")
+        .filter((u) => u.startsWith("file:")),
+    ),
+  ];
   return urls.map((u) => fileURLToPath(u)).map((file) => ({ file, bytes: fs.statSync(file).size }));
 }
 
 const sum = (files: { bytes: number }[]) => files.reduce((n, f) => n + f.bytes, 0);
-const listing = (files: { file: string; bytes: number }[]) => files.map((f) => `${f.bytes} ${path.relative(REPO, f.file)}`).join("\n");
+const listing = (files: { file: string; bytes: number }[]) =>
+  files.map((f) => `${f.bytes} ${path.relative(REPO, f.file)}`).join("\n");
 
 function tree(): string {
-  return tempTree({ "small.py": Array.from({ length: 61 }, (_, i) => `x${i} = ${i}\n`).join(""), "src/a.ts": "// TODO: one\nconst a = 1;\n", "src/b.ts": "// TODO: two\n" });
+  return tempTree({
+    "small.py": Array.from({ length: 61 }, (_, i) => `x${i} = ${i}\n`).join(""),
+    "src/a.ts": "// TODO: one\nconst a = 1;\n",
+    "src/b.ts": "// TODO: two\n",
+  });
 }
 
 test(`rt open loads at most ${OPEN_BUDGET / 1024} KB of JavaScript, and of the tools only open's module`, () => {
   const files = loadedFiles(["open", "small.py:10"], tree());
-  assert.ok(files.some((f) => f.file === CLI), "the hook saw dist/cli.js");
+  assert.ok(
+    files.some((f) => f.file === CLI),
+    "the hook saw dist/cli.js",
+  );
   assert.ok(sum(files) <= OPEN_BUDGET, `rt open loaded ${sum(files)} bytes, over ${OPEN_BUDGET}:\n${listing(files)}`);
   const chunks = files.map((f) => path.basename(f.file));
-  assert.ok(chunks.some((c) => c.startsWith("open-")), listing(files));
-  for (const other of ["grep-", "editLines-", "edit-", "bash-", "sqlQuery-", "read-"]) assert.ok(!chunks.some((c) => c.startsWith(other)), `rt open loaded ${other}*:\n${listing(files)}`);
+  assert.ok(
+    chunks.some((c) => c.startsWith("open-")),
+    listing(files),
+  );
+  for (const other of ["grep-", "editLines-", "edit-", "bash-", "sqlQuery-", "read-"])
+    assert.ok(!chunks.some((c) => c.startsWith(other)), `rt open loaded ${other}*:\n${listing(files)}`);
 });
 
 test(`rt grep loads at most ${GREP_BUDGET / 1024} KB of JavaScript`, () => {

@@ -14,7 +14,8 @@ test("rt's start-up and the library entry point do not load any database client"
   const cli = cliBundleText();
   const start = staticGraph(CLI).packages;
   for (const c of CLIENTS) assert.ok(!start.has(c), `dist/cli.js imports ${c} at start-up`);
-  for (const c of ["pg", "pg-cursor", "oracledb", "vertica-nodejs", "libpg-query"]) assert.ok(cli.includes(`import("${c}")`), `the CLI loads ${c} on demand`);
+  for (const c of ["pg", "pg-cursor", "oracledb", "vertica-nodejs", "libpg-query"])
+    assert.ok(cli.includes(`import("${c}")`), `the CLI loads ${c} on demand`);
   const { packages } = staticGraph(path.join(REPO, "dist", "index.js"));
   for (const c of CLIENTS) assert.ok(!packages.has(c), `dist/index.js loads ${c} at start-up`);
 });

@@ -83,13 +83,25 @@ test("Vertica: every operator character before or after a meta-function is still
     }
   }
   // The reported shape, and Vertica's :: cast and @ (absolute value) operator.
-  assert.match((checkReadOnlySql("SELECT 1::int#CLOSE_ALL_SESSIONS()::int", "vertica") as { reason: string }).reason, /close_all_sessions\(\) ends or interrupts sessions/);
-  assert.match((checkReadOnlySql("SELECT @CLOSE_ALL_SESSIONS()", "vertica") as { reason: string }).reason, /close_all_sessions\(\)/);
-  assert.match((checkReadOnlySql("SELECT 1 :CLOSE_ALL_SESSIONS()", "vertica") as { reason: string }).reason, /close_all_sessions\(\)/);
+  assert.match(
+    (checkReadOnlySql("SELECT 1::int#CLOSE_ALL_SESSIONS()::int", "vertica") as { reason: string }).reason,
+    /close_all_sessions\(\) ends or interrupts sessions/,
+  );
+  assert.match(
+    (checkReadOnlySql("SELECT @CLOSE_ALL_SESSIONS()", "vertica") as { reason: string }).reason,
+    /close_all_sessions\(\)/,
+  );
+  assert.match(
+    (checkReadOnlySql("SELECT 1 :CLOSE_ALL_SESSIONS()", "vertica") as { reason: string }).reason,
+    /close_all_sessions\(\)/,
+  );
 });
 
 test("Oracle: # and $ belong to names; a packaged call over a database link (pkg.f@link(...)) is still a call of the package", () => {
-  const words = (sql: string) => tokenize(sql, "oracle").filter((t) => t.kind === "word").map((t) => t.value);
+  const words = (sql: string) =>
+    tokenize(sql, "oracle")
+      .filter((t) => t.kind === "word")
+      .map((t) => t.value);
   assert.deepEqual(words("SELECT a#b, c$d FROM t"), ["SELECT", "A#B", "C$D", "FROM", "T"]);
   assert.ok(checkReadOnlySql("SELECT a#b FROM t", "oracle").ok, "a#b is one Oracle name");
   for (const sql of [

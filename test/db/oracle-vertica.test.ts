@@ -11,11 +11,35 @@ import { tempTree } from "../helpers.ts";
 import { createWorkspace } from "../../src/workspace/workspace.ts";
 import { callTool } from "../../src/tools/policy.ts";
 import { ORACLE_READ_ONLY, oracleDriver, runOracle, type OracleModuleLike } from "../../src/db/oracle.ts";
-import { runVertica, verticaDriver, verticaLiteral, verticaPrologue, type VerticaModuleLike } from "../../src/db/vertica.ts";
+import {
+  runVertica,
+  verticaDriver,
+  verticaLiteral,
+  verticaPrologue,
+  type VerticaModuleLike,
+} from "../../src/db/vertica.ts";
 import type { OracleSpec, VerticaSpec } from "../../src/db/connections.ts";
 
-const oracleSpec: OracleSpec = { name: "ora", origin: "test", timeoutMs: 30_000, engine: "oracle", connectString: "db.example:1521/ORCLPDB1", user: "scott", password: "tiger" };
-const verticaSpec: VerticaSpec = { name: "vert", origin: "test", timeoutMs: 30_000, engine: "vertica", host: "vertica.example", port: 5433, database: "analytics", user: "reader", password: "pw" };
+const oracleSpec: OracleSpec = {
+  name: "ora",
+  origin: "test",
+  timeoutMs: 30_000,
+  engine: "oracle",
+  connectString: "db.example:1521/ORCLPDB1",
+  user: "scott",
+  password: "tiger",
+};
+const verticaSpec: VerticaSpec = {
+  name: "vert",
+  origin: "test",
+  timeoutMs: 30_000,
+  engine: "vertica",
+  host: "vertica.example",
+  port: 5433,
+  database: "analytics",
+  user: "reader",
+  password: "pw",
+};
 
 function fakeOracle(opts: { rows?: unknown[][]; fail?: Error } = {}) {
   const log: string[] = [];
@@ -80,17 +104,33 @@ test("Oracle: SET TRANSACTION READ ONLY first, callTimeout set, limit + 1 rows f
 });
 
 test("Oracle: errors are mapped (read-only refusal, timeout), and rollback and close happen anyway", async () => {
-  const ro = fakeOracle({ fail: Object.assign(new Error("ORA-01456: may not perform insert/delete/update operation inside a READ ONLY transaction"), { errorNum: 1456 }) });
-  await assert.rejects(runOracle(oracleSpec, { sql: "SELECT f() FROM dual", limit: 1, timeoutMs: 1000 }, ro.load), (e: Error & { kind?: string }) => {
-    assert.equal(e.kind, "refused");
-    assert.match(e.message, /^refused by Oracle: ORA-01456/);
-    return true;
+  const ro = fakeOracle({
+    fail: Object.assign(
+      new Error("ORA-01456: may not perform insert/delete/update operation inside a READ ONLY transaction"),
+      { errorNum: 1456 },
+    ),
   });
+  await assert.rejects(
+    runOracle(oracleSpec, { sql: "SELECT f() FROM dual", limit: 1, timeoutMs: 1000 }, ro.load),
+    (e: Error & { kind?: string }) => {
+      assert.equal(e.kind, "refused");
+      assert.match(e.message, /^refused by Oracle: ORA-01456/);
+      return true;
+    },
+  );
   assert.deepEqual(ro.log.slice(-2), ["rollback", "close"]);
-  const slow = fakeOracle({ fail: Object.assign(new Error("NJS-123: call timeout of 1000 ms exceeded"), { code: "NJS-123" }) });
-  await assert.rejects(runOracle(oracleSpec, { sql: "SELECT 1 FROM dual", limit: 1, timeoutMs: 1000 }, slow.load), /statement timed out after 1 s \(NJS-123/);
+  const slow = fakeOracle({
+    fail: Object.assign(new Error("NJS-123: call timeout of 1000 ms exceeded"), { code: "NJS-123" }),
+  });
+  await assert.rejects(
+    runOracle(oracleSpec, { sql: "SELECT 1 FROM dual", limit: 1, timeoutMs: 1000 }, slow.load),
+    /statement timed out after 1 s \(NJS-123/,
+  );
   const other = fakeOracle({ fail: new Error("ORA-00942: table or view does not exist") });
-  await assert.rejects(runOracle(oracleSpec, { sql: "SELECT * FROM nope", limit: 1, timeoutMs: 1000 }, other.load), /^DbError: Oracle error: ORA-00942/);
+  await assert.rejects(
+    runOracle(oracleSpec, { sql: "SELECT * FROM nope", limit: 1, timeoutMs: 1000 }, other.load),
+    /^DbError: Oracle error: ORA-00942/,
+  );
 });
 
 test("Oracle catalog queries: unquoted names folded to upper case, binds positional", () => {
@@ -164,29 +204,50 @@ test("Vertica: read-only session and transaction, runtime cap, at most limit + 1
 
 test("Vertica: errors are mapped and the connection is closed", async () => {
   const f = fakeVertica({ fail: new Error("Execution time exceeded run time cap of 00:00:03") });
-  await assert.rejects(runVertica(verticaSpec, { sql: "SELECT 1", limit: 1, timeoutMs: 3000 }, f.load), /statement timed out after 3 s/);
+  await assert.rejects(
+    runVertica(verticaSpec, { sql: "SELECT 1", limit: 1, timeoutMs: 3000 }, f.load),
+    /statement timed out after 3 s/,
+  );
   assert.equal(f.log[f.log.length - 1], "end");
   const ro = fakeVertica({ fail: new Error("Cannot issue this command in a read-only transaction") });
-  await assert.rejects(runVertica(verticaSpec, { sql: "SELECT 1", limit: 1, timeoutMs: 3000 }, ro.load), /^DbError: refused by Vertica: Cannot issue this command in a read-only transaction/);
+  await assert.rejects(
+    runVertica(verticaSpec, { sql: "SELECT 1", limit: 1, timeoutMs: 3000 }, ro.load),
+    /^DbError: refused by Vertica: Cannot issue this command in a read-only transaction/,
+  );
 });
 
 test("Vertica catalog queries: names and patterns as quoted literals", () => {
   assert.equal(verticaLiteral("o'brien"), "'o''brien'");
   assert.throws(() => verticaLiteral("a\0b"), /control characters/);
   const d = verticaDriver(verticaSpec);
-  assert.match(d.describeQuery("store.sales")!.sql, /lower\(c\.table_schema\) = lower\('store'\) AND lower\(c\.table_name\) = lower\('sales'\)/);
+  assert.match(
+    d.describeQuery("store.sales")!.sql,
+    /lower\(c\.table_schema\) = lower\('store'\) AND lower\(c\.table_name\) = lower\('sales'\)/,
+  );
   assert.match(d.describeQuery("sales")!.sql, /lower\('public'\)/);
   assert.match(d.tablesQuery("%it's%").sql, /ILIKE '%it''s%'/);
 });
 
 test("the real client libraries load (oracledb in thin mode) and fail clearly against a closed port", async () => {
   const root = tempTree({}, "rt-ov-");
-  const env = { HOME: root, ORACLE_DSN: "127.0.0.1:1/XEPDB1", ORACLE_USER: "scott", ORACLE_PASSWORD: "tiger", VERTICA_HOST: "127.0.0.1", VERTICA_PORT: "1", VERTICA_USER: "dbadmin", VERTICA_DATABASE: "x" };
+  const env = {
+    HOME: root,
+    ORACLE_DSN: "127.0.0.1:1/XEPDB1",
+    ORACLE_USER: "scott",
+    ORACLE_PASSWORD: "tiger",
+    VERTICA_HOST: "127.0.0.1",
+    VERTICA_PORT: "1",
+    VERTICA_USER: "dbadmin",
+    VERTICA_DATABASE: "x",
+  };
   const ws = createWorkspace({ root, env });
   const o = await callTool(ws, "sql_query", { connection: "oracle", sql: "SELECT 1 FROM dual" });
   assert.equal(o.success, false);
   assert.equal(o.kind, "connect");
-  assert.match(o.error!, /^could not connect to Oracle: NJS-503: connection to host 127\.0\.0\.1 port 1 could not be established/);
+  assert.match(
+    o.error!,
+    /^could not connect to Oracle: NJS-503: connection to host 127\.0\.0\.1 port 1 could not be established/,
+  );
   const v = await callTool(ws, "sql_query", { connection: "vertica", sql: "SELECT 1" });
   assert.equal(v.kind, "connect");
   assert.match(v.error!, /^could not connect to Vertica: connect ECONNREFUSED 127\.0\.0\.1:1/);
@@ -195,7 +256,13 @@ test("the real client libraries load (oracledb in thin mode) and fail clearly ag
 test("refusals happen before any connection: PL/SQL blocks and several statements never reach the server", async () => {
   const root = tempTree({}, "rt-ov-");
   // Unroutable-by-construction addresses: if rt tried to connect, these calls would fail with a connection error instead.
-  const env = { HOME: root, ORACLE_DSN: "127.0.0.1:1/XEPDB1", ORACLE_USER: "scott", VERTICA_HOST: "127.0.0.1", VERTICA_PORT: "1" };
+  const env = {
+    HOME: root,
+    ORACLE_DSN: "127.0.0.1:1/XEPDB1",
+    ORACLE_USER: "scott",
+    VERTICA_HOST: "127.0.0.1",
+    VERTICA_PORT: "1",
+  };
   const ws = createWorkspace({ root, env });
   const cases: Array<[string, string, RegExp]> = [
     ["oracle", "BEGIN DELETE FROM emp; COMMIT; END;", /anonymous PL\/SQL block/],

@@ -61,12 +61,18 @@ before(async () => {
   lo = Number((await oracle.query("SELECT lo_from_bytea(0, 'canary'::bytea) AS oid")).rows[0].oid);
   await connectVictim();
   const denied = Object.keys(FUNCTION_REASONS.postgres);
-  const r = await oracle.query("SELECT DISTINCT ON (p.proname) p.proname, n.nspname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE p.proname = ANY($1) ORDER BY p.proname, n.nspname", [denied]);
+  const r = await oracle.query(
+    "SELECT DISTINCT ON (p.proname) p.proname, n.nspname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace WHERE p.proname = ANY($1) ORDER BY p.proname, n.nspname",
+    [denied],
+  );
   schemas = new Map(r.rows.map((x: { proname: string; nspname: string }) => [x.proname, x.nspname]));
   const root = tempTree({}, "rt-pg-attacks-");
   const base = { type: "postgres", host: server.host, port: server.port, database: "app" };
   fs.mkdirSync(path.join(root, ".rt"));
-  fs.writeFileSync(path.join(root, ".rt", "config.json"), JSON.stringify({ databases: { reader: { ...base, user: READER }, admin: { ...base, user: server.admin } } }));
+  fs.writeFileSync(
+    path.join(root, ".rt", "config.json"),
+    JSON.stringify({ databases: { reader: { ...base, user: READER }, admin: { ...base, user: server.admin } } }),
+  );
   trustFolder(root, { HOME: root }); // connections to a server apply only in a trusted folder
   ws = createWorkspace({ root, env: { HOME: root } });
   out = fs.mkdtempSync(path.join(os.tmpdir(), "rt-pg-attacks-out-"));
@@ -123,7 +129,8 @@ function plansCall(plan: string, fn: string): boolean {
   return new RegExp(`(^|[^\\w$])${fn}\\(|Function Scan on \\w+\\.${fn}\\b`).test(plan);
 }
 
-const ATTACKS = () => generatePgAttacks(Object.keys(FUNCTION_REASONS.postgres), (fn) => schemas.get(fn) ?? "pg_catalog");
+const ATTACKS = () =>
+  generatePgAttacks(Object.keys(FUNCTION_REASONS.postgres), (fn) => schemas.get(fn) ?? "pg_catalog");
 
 test("generated attacks: every denied function × spellings, contexts and operator characters around it", () => {
   const all = ATTACKS();
@@ -132,11 +139,20 @@ test("generated attacks: every denied function × spellings, contexts and operat
   assert.equal(new Set(all.map((a) => a.id)).size, all.length, "case ids are unique");
   for (const fn of denied) {
     for (const o of OPERATOR_CHARS) {
-      assert.ok(all.some((a) => a.fn === fn && a.sql.includes(`x${o}${fn}(`)), `${fn}: ${o} right before the name`);
-      assert.ok(all.some((a) => a.fn === fn && a.sql.includes(`)::text::int${o}`)), `${fn}: ${o} right after the call`);
+      assert.ok(
+        all.some((a) => a.fn === fn && a.sql.includes(`x${o}${fn}(`)),
+        `${fn}: ${o} right before the name`,
+      );
+      assert.ok(
+        all.some((a) => a.fn === fn && a.sql.includes(`)::text::int${o}`)),
+        `${fn}: ${o} right after the call`,
+      );
     }
   }
-  assert.ok(all.some((a) => a.sql === "SELECT 1::int4#pg_reload_conf()::int"), "the reported bypass is one of the cases");
+  assert.ok(
+    all.some((a) => a.sql === "SELECT 1::int4#pg_reload_conf()::int"),
+    "the reported bypass is one of the cases",
+  );
 });
 
 /**
@@ -175,7 +191,12 @@ test("generated attacks through sql_query, as the SELECT-only role and as the su
       const where = `${a.id} as ${connection}: ${JSON.stringify(sql)} (server: ${reading.ok ? "reads it" : `${reading.code} ${reading.message}`})`;
       assert.equal(r.success, false, `${where}: rt ran it`);
       assert.equal(r.refused_by, "rt", `${where}: refused by rt's check, before any connection: ${r.error}`);
-      if (mustName) assert.match(r.error!, new RegExp(`(^|[^\\w$])"?${a.fn}"?(\\(\\)|\\b)`), `${where}: the refusal names the function`);
+      if (mustName)
+        assert.match(
+          r.error!,
+          new RegExp(`(^|[^\\w$])"?${a.fn}"?(\\(\\)|\\b)`),
+          `${where}: the refusal names the function`,
+        );
     }
     if (a.fn !== current) {
       // One function's cases done: nothing moved.
@@ -192,8 +213,18 @@ test("generated attacks through sql_query, as the SELECT-only role and as the su
 });
 
 test("the same texts with rt's check bypassed are real attacks here, and the canaries see them", async () => {
-  const spec = (user: string): PostgresSpec => ({ name: "raw", origin: "test", timeoutMs: 10_000, engine: "postgres", host: server.host, port: server.port, user, database: "app" });
-  const run = (user: string, sql: string) => runPostgres(spec(user), { sql: fill(sql, vars()), limit: 5, timeoutMs: 10_000 });
+  const spec = (user: string): PostgresSpec => ({
+    name: "raw",
+    origin: "test",
+    timeoutMs: 10_000,
+    engine: "postgres",
+    host: server.host,
+    port: server.port,
+    user,
+    database: "app",
+  });
+  const run = (user: string, sql: string) =>
+    runPostgres(spec(user), { sql: fill(sql, vars()), limit: 5, timeoutMs: 10_000 });
   const attacks = new Map(ATTACKS().map((a) => [a.id, a.sql]));
   const conf = async () => (await oracle.query("SELECT pg_conf_load_time()::text AS t")).rows[0].t as string;
 

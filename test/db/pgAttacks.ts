@@ -70,7 +70,8 @@ export const ATTACK_ARGS: Record<string, string> = {
   cursor_to_xml: "'c'::refcursor, 1, true, true, ''",
   cursor_to_xmlschema: "'c'::refcursor, true, true, ''",
   ts_stat: "'SELECT to_tsvector(pg_reload_conf()::text)'",
-  ts_rewrite: "'a'::tsquery, 'SELECT ''a''::tsquery, ''b''::tsquery FROM pg_stat_activity WHERE pg_terminate_backend(pid)'",
+  ts_rewrite:
+    "'a'::tsquery, 'SELECT ''a''::tsquery, ''b''::tsquery FROM pg_stat_activity WHERE pg_terminate_backend(pid)'",
   crosstab: "'SELECT 1, 1, pg_reload_conf()::text'",
   crosstab2: "'SELECT 1, 1, pg_reload_conf()::text'",
   crosstab3: "'SELECT 1, 1, pg_reload_conf()::text'",
@@ -117,14 +118,17 @@ const SPELLINGS: Record<string, (name: string, args: string, schema: string) => 
   qualified: (n, a, s) => `${s}.${n}(${a})`,
   "qualified-quoted": (n, a, s) => `"${s}"."${n}"(${a})`,
   "qualified-spaced": (n, a, s) => `${s} . ${n} (${a})`,
-  "unicode-escaped": (n, a) => `U&"${[...n].map((c) => `\\${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join("")}"(${a})`,
-  "unicode-uescape": (n, a) => `U&"${[...n].map((c, i) => (i % 2 ? c : `!${c.charCodeAt(0).toString(16).padStart(4, "0")}`)).join("")}" UESCAPE '!'(${a})`,
+  "unicode-escaped": (n, a) =>
+    `U&"${[...n].map((c) => `\\${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join("")}"(${a})`,
+  "unicode-uescape": (n, a) =>
+    `U&"${[...n].map((c, i) => (i % 2 ? c : `!${c.charCodeAt(0).toString(16).padStart(4, "0")}`)).join("")}" UESCAPE '!'(${a})`,
   "comment-before-paren": (n, a) => `${n}/**/(${a})`,
   "nested-comment": (n, a) => `${n} /* a /* nested */ comment */ (${a})`,
   "line-comment": (n, a) => `${n} -- ;\n(${a})`,
   newlines: (n, a) => `\n${n}\n(\n${a}\n)\n`,
   "nested-parens": (n, a) => `((((${n}(${a})))))`,
-  "dollar-quoted-args": (n, a) => `${n}(${a.replace(/'((?:[^']|'')*)'/g, (_m, s: string) => `$rt$${s.replace(/''/g, "'")}$rt$`)})`,
+  "dollar-quoted-args": (n, a) =>
+    `${n}(${a.replace(/'((?:[^']|'')*)'/g, (_m, s: string) => `$rt$${s.replace(/''/g, "'")}$rt$`)})`,
   "cast-result": (n, a) => `${n}(${a})::text`,
   "cast-syntax": (n, a) => `CAST(${n}(${a}) AS text)`,
   "operator-syntax": (n, a) => `1 OPERATOR(pg_catalog.+) ${n}(${a})::text::int`,
@@ -139,7 +143,8 @@ const CONTEXTS: Record<string, string> = {
   "lateral-function": "SELECT a.id FROM accounts a CROSS JOIN LATERAL @CALL AS f",
   cte: "WITH c AS (SELECT @CALL AS v) SELECT * FROM c",
   "cte-table": "WITH c AS MATERIALIZED (SELECT @CALL AS v) TABLE c",
-  "recursive-cte": "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 2 AND @CALL IS NOT NULL) SELECT * FROM r",
+  "recursive-cte":
+    "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 2 AND @CALL IS NOT NULL) SELECT * FROM r",
   "scalar-subquery": "SELECT (SELECT @CALL)",
   "in-subquery": "SELECT id FROM accounts WHERE id::text IN (SELECT @CALL::text)",
   where: "SELECT id FROM accounts WHERE @CALL IS NOT NULL",
@@ -191,12 +196,25 @@ export function generatePgAttacks(denied: string[], schemaOf: (name: string) => 
     const args = ATTACK_ARGS[fn] ?? "";
     const schema = schemaOf(fn);
     const plain = `${fn}(${args})`;
-    const add = (id: string, sql: string, oracle = sql) => out.push({ id: `${fn}/${id}`, fn, sql, oracle: oracleFor(oracle) });
+    const add = (id: string, sql: string, oracle = sql) =>
+      out.push({ id: `${fn}/${id}`, fn, sql, oracle: oracleFor(oracle) });
     for (const [id, spell] of Object.entries(SPELLINGS)) add(`spelling:${id}`, `SELECT ${spell(fn, args, schema)}`);
-    for (const [id, ctx] of Object.entries(CONTEXTS)) add(`context:${id}`, ctx.replace("@CALL", () => plain), (CONTEXT_ORACLES[id] ?? ctx).replace("@CALL", () => plain));
+    for (const [id, ctx] of Object.entries(CONTEXTS))
+      add(
+        `context:${id}`,
+        ctx.replace("@CALL", () => plain),
+        (CONTEXT_ORACLES[id] ?? ctx).replace("@CALL", () => plain),
+      );
     OPERATOR_CHARS.forEach((o, i) => {
       const p = OPERATOR_CHARS[(i + 1) % OPERATOR_CHARS.length];
-      for (const [id, tpl] of Object.entries(AROUND)) add(`op:${o}${id === "two-char-op" ? p : ""}:${id}`, tpl.replace(/\{o\}/g, () => o).replace(/\{p\}/g, () => p).replace("@CALL", () => plain));
+      for (const [id, tpl] of Object.entries(AROUND))
+        add(
+          `op:${o}${id === "two-char-op" ? p : ""}:${id}`,
+          tpl
+            .replace(/\{o\}/g, () => o)
+            .replace(/\{p\}/g, () => p)
+            .replace("@CALL", () => plain),
+        );
     });
   }
   return out;

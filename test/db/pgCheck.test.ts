@@ -21,7 +21,7 @@ test("a call is found wherever the grammar lets an expression stand", async () =
     'SELECT "pg_catalog"."pg_reload_conf"()',
     "SELECT PG_RELOAD_CONF()",
     'SELECT U&"\\0070g_reload_conf"()',
-    'SELECT U&"!0070g_reload_conf" UESCAPE \'!\'()',
+    "SELECT U&\"!0070g_reload_conf\" UESCAPE '!'()",
     "SELECT pg_reload_conf/* x /* nested */ y */()",
     "SELECT ((((pg_reload_conf()))))",
     "SELECT CAST(pg_reload_conf() AS int)",
@@ -48,7 +48,12 @@ test("a call is found wherever the grammar lets an expression stand", async () =
     "EXPLAIN SELECT pg_reload_conf()",
     "EXPLAIN INSERT INTO t VALUES (DEFAULT, pg_reload_conf())",
   ];
-  for (const sql of places) assert.match(await verdict(sql), /^pg_reload_conf\(\) administers the server; refused$|^"?pg_catalog"?\.pg_reload_conf\(\) administers/, sql);
+  for (const sql of places)
+    assert.match(
+      await verdict(sql),
+      /^pg_reload_conf\(\) administers the server; refused$|^"?pg_catalog"?\.pg_reload_conf\(\) administers/,
+      sql,
+    );
 });
 
 test("attribute notation (t.f is f(t)) and a TABLESAMPLE method are refused under a denied name", async () => {
@@ -75,19 +80,34 @@ test("names inside strings, comments and dollar quotes are not calls; nothing bu
   ]) {
     assert.equal(await verdict(sql), "ok", sql);
   }
-  assert.match(await verdict("SELECT 1; SELECT pg_reload_conf()"), /one statement per call: this text holds 2 statements \(the second is "SELECT pg_reload_conf\(\)"\)/);
+  assert.match(
+    await verdict("SELECT 1; SELECT pg_reload_conf()"),
+    /one statement per call: this text holds 2 statements \(the second is "SELECT pg_reload_conf\(\)"\)/,
+  );
   assert.match(await verdict("SELECT 1 /* */ ; /* */"), /^ok$/);
   assert.match(await verdict("  ;; -- nothing\n"), /empty/);
-  assert.match(await verdict("SELECT 1 +"), /PostgreSQL's parser cannot read this SQL \(syntax error at end of input at character 11\)/);
+  assert.match(
+    await verdict("SELECT 1 +"),
+    /PostgreSQL's parser cannot read this SQL \(syntax error at end of input at character 11\)/,
+  );
 });
 
 test("a refused statement kind names the denied functions it calls too", async () => {
-  assert.match(await verdict("CREATE TABLE x (a text DEFAULT pg_reload_conf()::text)"), /^CREATE changes the schema.*; it also calls pg_reload_conf\(\) administers the server$/);
-  assert.match(await verdict("WITH d AS (SELECT 1) DELETE FROM t WHERE pg_terminate_backend(1)"), /^the query contains DELETE.*; it also calls pg_terminate_backend\(\) signals other server sessions$/);
+  assert.match(
+    await verdict("CREATE TABLE x (a text DEFAULT pg_reload_conf()::text)"),
+    /^CREATE changes the schema.*; it also calls pg_reload_conf\(\) administers the server$/,
+  );
+  assert.match(
+    await verdict("WITH d AS (SELECT 1) DELETE FROM t WHERE pg_terminate_backend(1)"),
+    /^the query contains DELETE.*; it also calls pg_terminate_backend\(\) signals other server sessions$/,
+  );
   assert.match(await verdict("SELECT * FROM (SELECT * FROM t FOR UPDATE) s"), /FOR UPDATE locks rows/);
   assert.match(await verdict("SELECT * FROM t FOR KEY SHARE"), /FOR KEY SHARE locks rows/);
   assert.match(await verdict("SELECT 1 INTO TEMP x"), /SELECT \.\.\. INTO creates a table/);
-  assert.match(await verdict("SELECT * FROM (WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d) s"), /syntax error|contains DELETE/);
+  assert.match(
+    await verdict("SELECT * FROM (WITH d AS (DELETE FROM t RETURNING *) SELECT * FROM d) s"),
+    /syntax error|contains DELETE/,
+  );
   assert.match(await verdict("SET TRANSACTION READ WRITE"), /transaction's mode/);
   assert.match(await verdict("NOTIFY c"), /NOTIFY sends a notification/);
   assert.match(await verdict("DECLARE c CURSOR FOR SELECT 1"), /DECLARE/);
@@ -111,7 +131,10 @@ test("the parser is loaded by the first PostgreSQL statement checked, never for 
     const b = await checkSql("SELECT 1", "postgres");
     console.log(JSON.stringify({ a: a.ok, b: b.ok, before, after: loaded() }));
   `;
-  const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { encoding: "utf8", cwd: REPO });
+  const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+    encoding: "utf8",
+    cwd: REPO,
+  });
   assert.equal(r.status, 0, r.stderr);
   assert.deepEqual(JSON.parse(r.stdout), { a: true, b: true, before: false, after: true });
 });

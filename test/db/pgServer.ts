@@ -60,7 +60,10 @@ function uidGid(user: string): { uid: number; gid: number } {
 
 export async function startPostgres(): Promise<PgServer> {
   const bin = findPgBin();
-  if (!bin) throw new Error("PostgreSQL server binaries not found under /usr/lib/postgresql (scripts/ensure-test-deps.sh installs Debian's postgresql)");
+  if (!bin)
+    throw new Error(
+      "PostgreSQL server binaries not found under /usr/lib/postgresql (scripts/ensure-test-deps.sh installs Debian's postgresql)",
+    );
   const osUser = serverUser();
   const dir = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), "rt-pg-")));
   const dataDir = path.join(dir, "data");
@@ -71,7 +74,9 @@ export async function startPostgres(): Promise<PgServer> {
     for (const p of [dir, sockDir]) fs.chownSync(p, uid, gid);
   }
   const run = (cmd: string, args: string[]) => {
-    const full = osUser ? ["runuser", ["-u", osUser, "--", path.join(bin, cmd), ...args]] as const : [path.join(bin, cmd), args] as const;
+    const full = osUser
+      ? (["runuser", ["-u", osUser, "--", path.join(bin, cmd), ...args]] as const)
+      : ([path.join(bin, cmd), args] as const);
     const r = spawnSync(full[0], full[1] as string[], { encoding: "utf8", cwd: dir, timeout: 120_000 });
     if (r.status !== 0) throw new Error(`${cmd} failed (${r.status}): ${r.stderr || r.stdout}`);
     return r.stdout;
@@ -80,15 +85,28 @@ export async function startPostgres(): Promise<PgServer> {
   run("initdb", ["-D", dataDir, "-U", admin, "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C"]);
   const port = await freePort();
   const stop = () => {
-    spawnSync(osUser ? "runuser" : path.join(bin, "pg_ctl"), osUser ? ["-u", osUser, "--", path.join(bin, "pg_ctl"), "-D", dataDir, "-m", "immediate", "-w", "stop"] : ["-D", dataDir, "-m", "immediate", "-w", "stop"], {
-      stdio: "ignore",
-      timeout: 60_000,
-    });
+    spawnSync(
+      osUser ? "runuser" : path.join(bin, "pg_ctl"),
+      osUser
+        ? ["-u", osUser, "--", path.join(bin, "pg_ctl"), "-D", dataDir, "-m", "immediate", "-w", "stop"]
+        : ["-D", dataDir, "-m", "immediate", "-w", "stop"],
+      {
+        stdio: "ignore",
+        timeout: 60_000,
+      },
+    );
     fs.rmSync(dir, { recursive: true, force: true });
   };
   run("pg_ctl", [
-    "-D", dataDir, "-l", path.join(dir, "server.log"), "-w", "-t", "60",
-    "-o", `-p ${port} -k ${sockDir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`,
+    "-D",
+    dataDir,
+    "-l",
+    path.join(dir, "server.log"),
+    "-w",
+    "-t",
+    "60",
+    "-o",
+    `-p ${port} -k ${sockDir} -c listen_addresses=127.0.0.1 -c fsync=off -c full_page_writes=off`,
     "start",
   ]);
   let stopped = false;

@@ -88,7 +88,16 @@ test("corpus through sql_query as the superuser: rt's check and the read-only tr
 });
 
 test("corpus, engine only (rt's check bypassed) as the SELECT-only role: PostgreSQL refuses or the attempt is harmless", async (t) => {
-  const spec: PostgresSpec = { name: "raw", origin: "test", timeoutMs: 10_000, engine: "postgres", host: server.host, port: server.port, user: READER, database: "app" };
+  const spec: PostgresSpec = {
+    name: "raw",
+    origin: "test",
+    timeoutMs: 10_000,
+    engine: "postgres",
+    host: server.host,
+    port: server.port,
+    user: READER,
+    database: "app",
+  };
   const before = await pgChecksum(server);
   let refused = 0;
   for (const a of ATTEMPTS) {
@@ -105,7 +114,10 @@ test("corpus, engine only (rt's check bypassed) as the SELECT-only role: Postgre
     t.diagnostic(`${a.id}: ${outcome}`);
   }
   assert.deepEqual(fs.readdirSync(out), []);
-  assert.ok(refused >= ATTEMPTS.length - 15, `most attempts are refused by PostgreSQL itself (${refused} of ${ATTEMPTS.length})`);
+  assert.ok(
+    refused >= ATTEMPTS.length - 15,
+    `most attempts are refused by PostgreSQL itself (${refused} of ${ATTEMPTS.length})`,
+  );
 });
 
 test("SQL run from a string by ts_stat/ts_rewrite is refused: as the superuser it would end other sessions and write server files", async () => {
@@ -113,7 +125,8 @@ test("SQL run from a string by ts_stat/ts_rewrite is refused: as the superuser i
   const oid = Number(lo.rows[0].oid);
   try {
     const before = await pgChecksum(server);
-    const kill = "SELECT to_tsvector(pg_terminate_backend(pid)::text) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND backend_type = ''client backend''";
+    const kill =
+      "SELECT to_tsvector(pg_terminate_backend(pid)::text) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND backend_type = ''client backend''";
     for (const sql of [
       `SELECT * FROM ts_stat('${kill}')`,
       `SELECT * FROM pg_catalog.ts_stat('SELECT to_tsvector(lo_export(${oid}, ''${out}/ts_stat.txt'')::text)')`,
@@ -153,12 +166,28 @@ test("each statement runs in a READ ONLY, REPEATABLE READ transaction with the s
   });
   assert.equal(r.success, true, r.error);
   assert.deepEqual(r.rows, [["on", "repeatable read", "30s", "on"]]);
-  const slow = await callTool(ws, "sql_query", { connection: "slow", sql: "SELECT current_setting('statement_timeout') AS t" });
+  const slow = await callTool(ws, "sql_query", {
+    connection: "slow",
+    sql: "SELECT current_setting('statement_timeout') AS t",
+  });
   assert.deepEqual(slow.rows, [["1s"]]);
-  assert.deepEqual(transactionPrologue(1000), ["BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY", "SET LOCAL statement_timeout = 1000", "SELECT 1"]);
+  assert.deepEqual(transactionPrologue(1000), [
+    "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY",
+    "SET LOCAL statement_timeout = 1000",
+    "SELECT 1",
+  ]);
   // The extended query protocol: the server itself refuses two statements in one string.
   const multi = await runPostgres(
-    { name: "raw", origin: "test", timeoutMs: 5000, engine: "postgres", host: server.host, port: server.port, user: READER, database: "app" },
+    {
+      name: "raw",
+      origin: "test",
+      timeoutMs: 5000,
+      engine: "postgres",
+      host: server.host,
+      port: server.port,
+      user: READER,
+      database: "app",
+    },
     { sql: "SELECT 1; SELECT 2", limit: 5, timeoutMs: 5000 },
   ).catch((e: Error) => e);
   assert.match(String(multi), /cannot insert multiple commands into a prepared statement/);
@@ -170,7 +199,10 @@ test("statement timeout: a slow statement is cancelled by the server after the c
   const took = Date.now() - started;
   assert.equal(r.success, false);
   assert.equal(r.kind, "timeout");
-  assert.match(r.error!, /statement timed out after 1 s and was cancelled by the server \(canceling statement due to statement timeout\)/);
+  assert.match(
+    r.error!,
+    /statement timed out after 1 s and was cancelled by the server \(canceling statement due to statement timeout\)/,
+  );
   assert.ok(took < 6000, `took ${took} ms`);
 });
 
@@ -187,14 +219,22 @@ test("sql_query: ASCII table, 100 rows by default with a note, limit, types", as
   assert.equal(all.row_count, 250);
   assert.equal(all.more, false);
   const five = await callTool(ws, "sql_query", { sql: "SELECT id, note FROM audit ORDER BY id", limit: 5 });
-  assert.deepEqual(five.rows, [[1, "first"], [2, null]]);
+  assert.deepEqual(five.rows, [
+    [1, "first"],
+    [2, null],
+  ]);
   assert.match(five.output, /\(2 rows\)$/);
-  const types = await callTool(ws, "sql_query", { sql: "SELECT 9007199254740993::bigint AS big, '\\xdead'::bytea AS b, ARRAY[1,2] AS arr, '{\"a\":1}'::jsonb AS j, true AS t" });
+  const types = await callTool(ws, "sql_query", {
+    sql: "SELECT 9007199254740993::bigint AS big, '\\xdead'::bytea AS b, ARRAY[1,2] AS arr, '{\"a\":1}'::jsonb AS j, true AS t",
+  });
   assert.deepEqual(types.rows, [["9007199254740993", { blob: 2, hex: "dead" }, "[1,2]", '{"a":1}', true]]);
   const show = await callTool(ws, "sql_query", { sql: "SHOW search_path" });
   assert.equal(show.success, true, show.error);
   const refusedReason = await callTool(ws, "sql_query", { sql: "SELECT * FROM missing_table" });
-  assert.match(refusedReason.error!, /^PostgreSQL error 42P01: relation "missing_table" does not exist \(at character 15\)/);
+  assert.match(
+    refusedReason.error!,
+    /^PostgreSQL error 42P01: relation "missing_table" does not exist \(at character 15\)/,
+  );
 });
 
 test("sql_tables and sql_describe read the catalog as the SELECT-only role", async () => {
@@ -219,11 +259,21 @@ test("sql_tables and sql_describe read the catalog as the SELECT-only role", asy
   const o = await callTool(ws, "sql_describe", { table: "sales.orders" });
   assert.equal(o.rows && (o.rows as unknown[][]).length, 3);
   const miss = await callTool(ws, "sql_describe", { table: "acounts" });
-  assert.match(miss.error!, /table or view "acounts" not found on connection reader \(postgres\); similar names: public\.accounts/);
+  assert.match(
+    miss.error!,
+    /table or view "acounts" not found on connection reader \(postgres\); similar names: public\.accounts/,
+  );
 });
 
 test("connection errors name the server and the reason", async () => {
-  const closed = tempTree({ ".rt/config.json": JSON.stringify({ databases: { gone: { type: "postgres", host: "127.0.0.1", port: 1, user: "x", database: "y" } } }) }, "rt-pg-");
+  const closed = tempTree(
+    {
+      ".rt/config.json": JSON.stringify({
+        databases: { gone: { type: "postgres", host: "127.0.0.1", port: 1, user: "x", database: "y" } },
+      }),
+    },
+    "rt-pg-",
+  );
   trustFolder(closed, { HOME: closed });
   const r = await callTool(createWorkspace({ root: closed, env: { HOME: closed } }), "sql_query", { sql: "SELECT 1" });
   assert.equal(r.success, false);
@@ -236,18 +286,44 @@ test("connection errors name the server and the reason", async () => {
 test("rt sql with DATABASE_URL, and with the PG* variables", async () => {
   const dir = tempTree({}, "rt-pg-cli-");
   const clean = { HOME: dir, SQLITE_DB: undefined, PGPASSWORD: undefined, PGSSLMODE: undefined };
-  const a = await rt(["sql", "SELECT count(*) AS n FROM accounts"], { cwd: dir, env: { ...clean, DATABASE_URL: server.url(READER, "app"), PGHOST: undefined, PGPORT: undefined, PGUSER: undefined, PGDATABASE: undefined } });
+  const a = await rt(["sql", "SELECT count(*) AS n FROM accounts"], {
+    cwd: dir,
+    env: {
+      ...clean,
+      DATABASE_URL: server.url(READER, "app"),
+      PGHOST: undefined,
+      PGPORT: undefined,
+      PGUSER: undefined,
+      PGDATABASE: undefined,
+    },
+  });
   assert.equal(a.code, 0, a.stderr);
   assert.equal(a.stdout, "+-----+\n| n   |\n+-----+\n| 250 |\n+-----+\n(1 row)\n");
-  const b = await rt(["sql-tables", "acc"], { cwd: dir, env: { ...clean, DATABASE_URL: undefined, PGHOST: server.host, PGPORT: String(server.port), PGUSER: READER, PGDATABASE: "app" } });
+  const b = await rt(["sql-tables", "acc"], {
+    cwd: dir,
+    env: {
+      ...clean,
+      DATABASE_URL: undefined,
+      PGHOST: server.host,
+      PGPORT: String(server.port),
+      PGUSER: READER,
+      PGDATABASE: "app",
+    },
+  });
   assert.equal(b.code, 0, b.stderr);
   assert.match(b.stdout, /\| public \| accounts \| table \|/);
-  const c = await rt(["sql", "COMMIT; DELETE FROM accounts"], { cwd: dir, env: { ...clean, DATABASE_URL: server.url(READER, "app") } });
+  const c = await rt(["sql", "COMMIT; DELETE FROM accounts"], {
+    cwd: dir,
+    env: { ...clean, DATABASE_URL: server.url(READER, "app") },
+  });
   assert.equal(c.code, 1);
   assert.match(c.stderr, /refused: one statement per call/);
 });
 
 test("the documented SELECT-only role is the one these tests use", () => {
   const page = fs.readFileSync(path.join(REPO, "docs", "databases.md"), "utf8");
-  assert.ok(page.includes(READER_ROLE_SQL), "docs/databases.md must contain the role SQL of test/db/pgFixture.ts verbatim");
+  assert.ok(
+    page.includes(READER_ROLE_SQL),
+    "docs/databases.md must contain the role SQL of test/db/pgFixture.ts verbatim",
+  );
 });

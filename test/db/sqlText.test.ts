@@ -25,7 +25,7 @@ test("plain queries pass in every dialect, with comments, strings and a final se
     await allowed("select * from accounts where owner = 'it''s; DELETE' -- DELETE\n;", d);
     await allowed("/* DROP TABLE x; */ SELECT count(*) FROM t", d);
     await allowed("WITH a AS (SELECT 1 AS x) SELECT x FROM a", d);
-    await allowed("SELECT \"delete\", \"update\" FROM t", d);
+    await allowed('SELECT "delete", "update" FROM t', d);
     await allowed("SELECT updated_at, deleted, inserted_by FROM t", d);
     await allowed("(SELECT 1)", d);
   }
@@ -51,7 +51,11 @@ test("the checked statement is returned without surrounding comments and semicol
 
 test("several statements are refused, naming the second", async () => {
   for (const d of ALL) {
-    await refused("SELECT 1; DELETE FROM t", d, /one statement per call: this text holds 2 statements \(the second is "DELETE FROM t"\)/);
+    await refused(
+      "SELECT 1; DELETE FROM t",
+      d,
+      /one statement per call: this text holds 2 statements \(the second is "DELETE FROM t"\)/,
+    );
     await refused("SELECT 'a;b'; SELECT 2", d, /2 statements/);
   }
   // A backslash does not escape a quote in a standard string: the text holds three statements for the engine.
@@ -73,7 +77,13 @@ test("writes, DDL, transaction control and session changes are refused with a re
     await refused("COMMIT", d, /transaction control/);
     await refused("ROLLBACK", d, /transaction control/);
     await refused("SET TRANSACTION READ WRITE", d, /transaction's mode/);
-    await refused("DEL/**/ETE FROM t", d, d === "postgres" ? /PostgreSQL's parser cannot read this SQL \(syntax error at or near "DEL" at character 1\)/ : /starts with DEL/);
+    await refused(
+      "DEL/**/ETE FROM t",
+      d,
+      d === "postgres"
+        ? /PostgreSQL's parser cannot read this SQL \(syntax error at or near "DEL" at character 1\)/
+        : /starts with DEL/,
+    );
     await refused("/* SELECT */ DELETE FROM t", d, /DELETE changes data/);
     await refused("-- SELECT\nDELETE FROM t", d, /DELETE changes data/);
     await refused("SELECT * FROM t FOR UPDATE", d, /FOR UPDATE locks rows/);
@@ -81,8 +91,18 @@ test("writes, DDL, transaction control and session changes are refused with a re
     await refused("SELECT * INTO t2 FROM t", d, /INTO creates a table/);
     await refused("", d, /empty/);
     await refused("-- nothing\n;", d, /empty/);
-    await refused("SELECT 'unterminated", d, d === "postgres" ? /cannot read this SQL \(unterminated quoted string/ : /could not be read safely \(unterminated string/);
-    await refused("SELECT 1 /* unterminated", d, d === "postgres" ? /cannot read this SQL \(unterminated \/\* comment/ : /unterminated \/\* comment/);
+    await refused(
+      "SELECT 'unterminated",
+      d,
+      d === "postgres"
+        ? /cannot read this SQL \(unterminated quoted string/
+        : /could not be read safely \(unterminated string/,
+    );
+    await refused(
+      "SELECT 1 /* unterminated",
+      d,
+      d === "postgres" ? /cannot read this SQL \(unterminated \/\* comment/ : /unterminated \/\* comment/,
+    );
   }
   await refused("WITH g AS (DELETE FROM t RETURNING *) SELECT * FROM g", "postgres", /contains DELETE/);
   await refused("BEGIN READ WRITE", "postgres", /transaction control/);
@@ -91,11 +111,27 @@ test("writes, DDL, transaction control and session changes are refused with a re
   await refused("COPY (SELECT 1) TO PROGRAM 'touch /tmp/x'", "postgres", /COPY reads or writes files or programs/);
   await refused("DO $$ BEGIN DELETE FROM t; END $$", "postgres", /DO runs procedural code/);
   await refused("CALL p()", "postgres", /CALL runs a stored procedure/);
-  await refused("EXPLAIN ANALYZE DELETE FROM t", "postgres", /EXPLAIN ANALYZE of DELETE is refused: ANALYZE runs the statement/);
+  await refused(
+    "EXPLAIN ANALYZE DELETE FROM t",
+    "postgres",
+    /EXPLAIN ANALYZE of DELETE is refused: ANALYZE runs the statement/,
+  );
   await refused("EXPLAIN (ANALYZE) UPDATE t SET a = 1", "postgres", /EXPLAIN ANALYZE of UPDATE is refused/);
-  await refused("EXPLAIN (ANALYZE on, COSTS off) INSERT INTO t VALUES (1)", "postgres", /EXPLAIN ANALYZE of INSERT is refused/);
-  await refused("EXPLAIN (ANALYZE 'yes') MERGE INTO t USING s ON true WHEN MATCHED THEN DELETE", "postgres", /EXPLAIN ANALYZE of MERGE is refused/);
-  await refused("EXPLAIN ANALYZE WITH g AS (DELETE FROM t RETURNING *) SELECT * FROM g", "postgres", /EXPLAIN ANALYZE runs the statement, and it contains a data-modifying statement/);
+  await refused(
+    "EXPLAIN (ANALYZE on, COSTS off) INSERT INTO t VALUES (1)",
+    "postgres",
+    /EXPLAIN ANALYZE of INSERT is refused/,
+  );
+  await refused(
+    "EXPLAIN (ANALYZE 'yes') MERGE INTO t USING s ON true WHEN MATCHED THEN DELETE",
+    "postgres",
+    /EXPLAIN ANALYZE of MERGE is refused/,
+  );
+  await refused(
+    "EXPLAIN ANALYZE WITH g AS (DELETE FROM t RETURNING *) SELECT * FROM g",
+    "postgres",
+    /EXPLAIN ANALYZE runs the statement, and it contains a data-modifying statement/,
+  );
   await refused("EXPLAIN CREATE TABLE x AS SELECT 1", "postgres", /EXPLAIN of CREATE TABLE AS is refused/);
   await refused("EXPLAIN EXECUTE p", "postgres", /EXPLAIN of EXECUTE is refused/);
   await refused("EXPLAIN DELETE FROM t WHERE id = nextval('s')", "postgres", /nextval\(\) advances or sets a sequence/);
@@ -112,25 +148,53 @@ test("writes, DDL, transaction control and session changes are refused with a re
 });
 
 test("functions with effects outside the query are refused, however the name is written", async () => {
-  await refused("SELECT set_config('transaction_read_only', 'off', true)", "postgres", /set_config\(\) changes server or session settings/);
+  await refused(
+    "SELECT set_config('transaction_read_only', 'off', true)",
+    "postgres",
+    /set_config\(\) changes server or session settings/,
+  );
   await refused("SELECT pg_catalog.set_config('a', 'b', false)", "postgres", /pg_catalog\.set_config\(\)/);
-  await refused('SELECT "set_config"(\'a\', \'b\', false)', "postgres", /set_config\(\)/);
+  await refused("SELECT \"set_config\"('a', 'b', false)", "postgres", /set_config\(\)/);
   // PostgreSQL's parser decodes the escapes: the call is set_config's, and the refusal names it.
-  await refused('SELECT U&"\\0073et_config"(\'a\', \'b\', false)', "postgres", /^set_config\(\) changes server or session settings/);
-  await refused('SELECT U&"\\0073et_config"(\'a\', \'b\', false)', "vertica", /Unicode-escaped names are refused/);
+  await refused(
+    "SELECT U&\"\\0073et_config\"('a', 'b', false)",
+    "postgres",
+    /^set_config\(\) changes server or session settings/,
+  );
+  await refused("SELECT U&\"\\0073et_config\"('a', 'b', false)", "vertica", /Unicode-escaped names are refused/);
   await refused("SELECT pg_terminate_backend(pid) FROM pg_stat_activity", "postgres", /signals other server sessions/);
   await refused("SELECT lo_import('/etc/passwd')", "postgres", /large objects/);
-  await refused("SELECT * FROM dblink('dbname=x', 'DELETE FROM t') AS t(x int)", "postgres", /dblink\(\) opens a second connection/);
+  await refused(
+    "SELECT * FROM dblink('dbname=x', 'DELETE FROM t') AS t(x int)",
+    "postgres",
+    /dblink\(\) opens a second connection/,
+  );
   await refused("SELECT nextval('s')", "postgres", /advances or sets a sequence/);
   await refused("SELECT query_to_xml('DELETE FROM t', true, true, '')", "postgres", /runs SQL given as a string/);
   // Text-search and tablefunc functions that run their text argument as SQL, and index maintenance.
-  await refused("SELECT * FROM ts_stat('SELECT to_tsvector(pg_terminate_backend(pid)::text) FROM pg_stat_activity')", "postgres", /ts_stat\(\) runs SQL given as a string/);
-  await refused("SELECT ts_rewrite('a'::tsquery, 'SELECT ''a''::tsquery, ''b''::tsquery')", "postgres", /ts_rewrite\(\) runs SQL given as a string/);
-  await refused("SELECT * FROM public.crosstab('SELECT 1') AS t(a int)", "postgres", /crosstab\(\) runs SQL given as a string/);
+  await refused(
+    "SELECT * FROM ts_stat('SELECT to_tsvector(pg_terminate_backend(pid)::text) FROM pg_stat_activity')",
+    "postgres",
+    /ts_stat\(\) runs SQL given as a string/,
+  );
+  await refused(
+    "SELECT ts_rewrite('a'::tsquery, 'SELECT ''a''::tsquery, ''b''::tsquery')",
+    "postgres",
+    /ts_rewrite\(\) runs SQL given as a string/,
+  );
+  await refused(
+    "SELECT * FROM public.crosstab('SELECT 1') AS t(a int)",
+    "postgres",
+    /crosstab\(\) runs SQL given as a string/,
+  );
   await refused("SELECT brin_summarize_new_values('i')", "postgres", /changes index storage/);
   await refused("SELECT gin_clean_pending_list('i')", "postgres", /changes index storage/);
   await refused("SELECT load_extension('/tmp/x.so')", "sqlite", /loads native code/);
-  await refused("SELECT DBMS_XMLGEN.GETXML('DELETE FROM t') FROM dual", "oracle", /DBMS_XMLGEN\.GETXML\(\) belongs to an Oracle DBMS_\/UTL_ package/);
+  await refused(
+    "SELECT DBMS_XMLGEN.GETXML('DELETE FROM t') FROM dual",
+    "oracle",
+    /DBMS_XMLGEN\.GETXML\(\) belongs to an Oracle DBMS_\/UTL_ package/,
+  );
   await refused("SELECT sys.utl_http.request('http://x') FROM dual", "oracle", /UTL_HTTP/);
   await refused("SELECT CLOSE_ALL_SESSIONS()", "vertica", /ends or interrupts sessions/);
   await refused("SELECT EXPORT_TABLES('/tmp/x', 't')", "vertica", /writes files on the server/);
@@ -151,7 +215,11 @@ test("Oracle: anonymous PL/SQL blocks and inline PL/SQL are refused", async () =
   await refused("EXEC purge_all", "oracle", /EXEC runs procedural code/);
   await refused("CALL purge_all()", "oracle", /CALL runs a stored procedure/);
   await refused("EXPLAIN PLAN FOR SELECT * FROM t", "oracle", /PLAN_TABLE/);
-  await refused("MERGE INTO t USING s ON (t.id = s.id) WHEN MATCHED THEN UPDATE SET t.a = s.a", "oracle", /MERGE changes data/);
+  await refused(
+    "MERGE INTO t USING s ON (t.id = s.id) WHEN MATCHED THEN UPDATE SET t.a = s.a",
+    "oracle",
+    /MERGE changes data/,
+  );
   await refused("ALTER SESSION SET CURRENT_SCHEMA = other", "oracle", /ALTER changes/);
   await refused("LOCK TABLE t IN EXCLUSIVE MODE", "oracle", /LOCK takes table locks/);
   await refused("SELECT * FROM t FOR UPDATE NOWAIT", "oracle", /FOR UPDATE locks rows/);
@@ -172,15 +240,24 @@ test("Vertica: procedural code, DML, COPY, EXPORT and multiple statements are re
 });
 
 test("tokenize: PostgreSQL nests block comments, the others do not", async () => {
-  const words = (sql: string, d: Dialect) => tokenize(sql, d).filter((t) => t.kind === "word").map((t) => t.value);
+  const words = (sql: string, d: Dialect) =>
+    tokenize(sql, d)
+      .filter((t) => t.kind === "word")
+      .map((t) => t.value);
   assert.deepEqual(words("/* a /* b */ c */ SELECT", "postgres"), ["SELECT"]);
   assert.deepEqual(words("/* a /* b */ C */ SELECT", "sqlite"), ["C", "SELECT"]);
   assert.equal(splitStatements(tokenize(";;SELECT 1;;SELECT 2;", "postgres")).length, 2);
 });
 
 test("splitQualifiedName reads quoted and unquoted parts", async () => {
-  assert.deepEqual(splitQualifiedName("sales.orders", "postgres"), { parts: ["sales", "orders"], quoted: [false, false] });
-  assert.deepEqual(splitQualifiedName('"My Schema"."Order ""x"""', "postgres"), { parts: ["My Schema", 'Order "x"'], quoted: [true, true] });
+  assert.deepEqual(splitQualifiedName("sales.orders", "postgres"), {
+    parts: ["sales", "orders"],
+    quoted: [false, false],
+  });
+  assert.deepEqual(splitQualifiedName('"My Schema"."Order ""x"""', "postgres"), {
+    parts: ["My Schema", 'Order "x"'],
+    quoted: [true, true],
+  });
   assert.equal(splitQualifiedName("a b", "postgres"), undefined);
   assert.equal(splitQualifiedName("a.", "postgres"), undefined);
   assert.equal(splitQualifiedName("x; DROP TABLE t", "sqlite"), undefined);

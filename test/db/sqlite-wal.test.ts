@@ -36,7 +36,10 @@ const count = async (file: string, limit = 5) => {
 };
 
 /** A writer process: keeps one connection open; each "insert" line commits a row and answers with the new count. */
-function writer(file: string, pragmas: string[]): { proc: ChildProcessWithoutNullStreams; send(cmd: string): Promise<string> } {
+function writer(
+  file: string,
+  pragmas: string[],
+): { proc: ChildProcessWithoutNullStreams; send(cmd: string): Promise<string> } {
   const src = `
     const Database = require(${JSON.stringify(BETTER_SQLITE3)});
     const db = new Database(${JSON.stringify(file)});
@@ -82,13 +85,21 @@ test("a WAL database with no -wal file: read from an in-memory copy, nothing cre
   assert.equal(bytes(file), before);
   // Through the tool, as configured by a workspace.
   fs.mkdirSync(path.join(dir, ".rt"));
-  fs.writeFileSync(path.join(dir, ".rt", "config.json"), JSON.stringify({ databases: { app: { type: "sqlite", path: "app.db" } } }));
-  const r = await callTool(createWorkspace({ root: dir, env: { HOME: dir } }), "sql_query", { sql: "SELECT v FROM t ORDER BY id" });
+  fs.writeFileSync(
+    path.join(dir, ".rt", "config.json"),
+    JSON.stringify({ databases: { app: { type: "sqlite", path: "app.db" } } }),
+  );
+  const r = await callTool(createWorkspace({ root: dir, env: { HOME: dir } }), "sql_query", {
+    sql: "SELECT v FROM t ORDER BY id",
+  });
   assert.equal(r.success, true, r.error);
   assert.deepEqual(r.rows, [["row0"], ["row1"], ["row2"]]);
   assert.deepEqual(listing(dir), [".rt", "app.db"]);
   // Writes are still refused by SQLite itself on the copy.
-  await assert.rejects(runSqlite(file, { sql: "DELETE FROM t", limit: 5, timeoutMs: 10_000 }), /sqlite3_stmt_readonly is false/);
+  await assert.rejects(
+    runSqlite(file, { sql: "DELETE FROM t", limit: 5, timeoutMs: 10_000 }),
+    /sqlite3_stmt_readonly is false/,
+  );
   assert.deepEqual(listing(dir), [".rt", "app.db"]);
 });
 
@@ -112,7 +123,11 @@ test("a connected writer with uncheckpointed rows: rt reads through its -wal and
     const walBytes = bytes(`${file}-wal`);
     // The rows are only in the -wal file: the database file alone has 3.
     const inFile = new Database(Buffer.from(fs.readFileSync(file)).fill(1, 18, 20), { readonly: true });
-    assert.equal((inFile.prepare("SELECT count(*) AS n FROM t").get() as { n: number }).n, 3, "the database file alone is stale");
+    assert.equal(
+      (inFile.prepare("SELECT count(*) AS n FROM t").get() as { n: number }).n,
+      3,
+      "the database file alone is stale",
+    );
     inFile.close();
     assert.deepEqual(await count(file), { n: 8, via: "wal" }, "rt sees the committed rows still in the -wal");
     assert.deepEqual(listing(dir), ["app.db", "app.db-shm", "app.db-wal"]);
@@ -143,7 +158,11 @@ test("a -wal file left by a writer that stopped without checkpointing: its rows 
   assert.deepEqual(listing(dir), ["app.db", "app.db-wal"]);
   assert.deepEqual(await count(file), { n: 5, via: "wal" });
   assert.deepEqual(listing(dir), ["app.db", "app.db-shm", "app.db-wal"]);
-  assert.equal(bytes(file), crashDb.toString("base64"), "the database file is unchanged (a read-only connection never checkpoints)");
+  assert.equal(
+    bytes(file),
+    crashDb.toString("base64"),
+    "the database file is unchanged (a read-only connection never checkpoints)",
+  );
 });
 
 test("a WAL database larger than the in-memory limit is opened in place: SQLite creates -wal and -shm (docs/databases.md says why), the data is unchanged", async () => {
@@ -173,7 +192,10 @@ test("writers that come and go during reads: every read is consistent and curren
     const { n, via } = await count(file);
     // The writer answers after its commit: one commit may be done and not yet reported.
     const ceiling = committed + 1;
-    assert.ok(n >= floor && n <= ceiling, `read ${n} rows via ${via}; ${floor} were reported committed before the read, ${committed} after`);
+    assert.ok(
+      n >= floor && n <= ceiling,
+      `read ${n} rows via ${via}; ${floor} were reported committed before the read, ${committed} after`,
+    );
     seen.push(via!);
   }
   await writers;
@@ -181,7 +203,12 @@ test("writers that come and go during reads: every read is consistent and curren
   // A read that overlaps the last writer's close keeps that writer from removing its files (SQLite removes them only
   // when no other connection is open); the next writer or rt's next read through them leaves them as they are.
   const left = listing(dir).filter((f) => f !== "app.db");
-  assert.ok(left.every((f) => f === "app.db-wal" || f === "app.db-shm"), `only SQLite's own files may remain: ${left}`);
+  assert.ok(
+    left.every((f) => f === "app.db-wal" || f === "app.db-shm"),
+    `only SQLite's own files may remain: ${left}`,
+  );
   assert.ok(seen.length > 0);
-  t.diagnostic(`${seen.length} reads: ${["snapshot", "wal"].map((v) => `${seen.filter((x) => x === v).length} ${v}`).join(", ")}; left beside the database: ${left.join(", ") || "nothing"}`);
+  t.diagnostic(
+    `${seen.length} reads: ${["snapshot", "wal"].map((v) => `${seen.filter((x) => x === v).length} ${v}`).join(", ")}; left beside the database: ${left.join(", ") || "nothing"}`,
+  );
 });

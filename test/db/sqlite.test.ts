@@ -23,7 +23,8 @@ function makeDb(file: string): void {
   `);
   const ins = db.prepare("INSERT INTO accounts (owner, balance, avatar, big) VALUES (?, ?, ?, ?)");
   db.transaction(() => {
-    for (let i = 1; i <= 250; i++) ins.run(`user${i}`, i * 1.5, i === 1 ? Buffer.from("hello") : null, i === 2 ? 2n ** 60n : i);
+    for (let i = 1; i <= 250; i++)
+      ins.run(`user${i}`, i * 1.5, i === 1 ? Buffer.from("hello") : null, i === 2 ? 2n ** 60n : i);
   })();
   db.prepare("INSERT INTO audit (note) VALUES (?), (?)").run("first", "multi\nline");
   db.close();
@@ -37,7 +38,14 @@ function setup(extra: Record<string, unknown> = {}) {
   fs.mkdirSync(path.join(root, ".rt"), { recursive: true });
   fs.writeFileSync(
     path.join(root, ".rt", "config.json"),
-    JSON.stringify({ databases: { app: { type: "sqlite", path: "data/app.db" }, slow: { type: "sqlite", path: "data/app.db", timeout_ms: 1000 }, ...extra }, default_database: "app" }),
+    JSON.stringify({
+      databases: {
+        app: { type: "sqlite", path: "data/app.db" },
+        slow: { type: "sqlite", path: "data/app.db", timeout_ms: 1000 },
+        ...extra,
+      },
+      default_database: "app",
+    }),
   );
   const ws = createWorkspace({ root, env: { HOME: root } });
   return { root, dataDir, file, ws };
@@ -83,13 +91,21 @@ test("corpus, engine only: with rt's check bypassed, SQLite itself refuses every
 test("the engine layer: not-read-only and non-query statements are refused by SQLite's own report", async () => {
   const { file } = setup();
   const run = (sql: string) => runSqlite(file, { sql, limit: 5, timeoutMs: 10_000 });
-  await assert.rejects(run("DELETE FROM accounts"), /refused by SQLite: SQLite reports this statement as one that writes \(sqlite3_stmt_readonly is false\)/);
+  await assert.rejects(
+    run("DELETE FROM accounts"),
+    /refused by SQLite: SQLite reports this statement as one that writes \(sqlite3_stmt_readonly is false\)/,
+  );
   await assert.rejects(run("VACUUM INTO '/tmp/x.db'"), /sqlite3_stmt_readonly is false/);
   await assert.rejects(run("PRAGMA query_only = 0"), /returns no rows, so it is not a query/);
   await assert.rejects(run("ATTACH ':memory:' AS m"), /returns no rows, so it is not a query/);
-  await assert.rejects(run("SELECT 1; SELECT 2"), /refused by SQLite: The supplied SQL string contains more than one statement/);
+  await assert.rejects(
+    run("SELECT 1; SELECT 2"),
+    /refused by SQLite: The supplied SQL string contains more than one statement/,
+  );
   // query_only is on when the statement runs, and trusted_schema is off.
-  const q = await run("SELECT (SELECT query_only FROM pragma_query_only) AS q, (SELECT trusted_schema FROM pragma_trusted_schema) AS t");
+  const q = await run(
+    "SELECT (SELECT query_only FROM pragma_query_only) AS q, (SELECT trusted_schema FROM pragma_trusted_schema) AS t",
+  );
   assert.deepEqual(q.rows, [[1, 0]]);
 });
 
@@ -102,7 +118,10 @@ test("sql_query: an ASCII table, 100 rows by default with a note when more exist
   assert.equal(lines[1], "| id  | owner   | balance |");
   assert.equal(lines[3], "|   1 | user1   |     1.5 |");
   assert.equal(lines.filter((l) => l.startsWith("| ")).length, 101);
-  assert.match(lines[lines.length - 1], /^100 rows shown; more exist \(limit 100\)\. Pass a higher limit \(at most 10000\)/);
+  assert.match(
+    lines[lines.length - 1],
+    /^100 rows shown; more exist \(limit 100\)\. Pass a higher limit \(at most 10000\)/,
+  );
   assert.equal(r.more, true);
   assert.equal(r.row_count, 100);
   assert.deepEqual(r.columns, ["id", "owner", "balance"]);
@@ -119,7 +138,9 @@ test("sql_query: an ASCII table, 100 rows by default with a note when more exist
 
 test("sql_query: NULL, blobs, big integers, newlines and parameters of every kind shown faithfully", async () => {
   const { ws } = setup();
-  const r = await callTool(ws, "sql_query", { sql: "SELECT a.avatar, a.big, u.note FROM accounts a JOIN audit u ON u.id = a.id WHERE a.id IN (1, 2) ORDER BY a.id" });
+  const r = await callTool(ws, "sql_query", {
+    sql: "SELECT a.avatar, a.big, u.note FROM accounts a JOIN audit u ON u.id = a.id WHERE a.id IN (1, 2) ORDER BY a.id",
+  });
   assert.equal(r.success, true, r.error);
   assert.match(r.output, /\| <blob 5 bytes: 68656c6c6f> \| 1                   \| first       \|/);
   assert.match(r.output, /\| NULL                       \| 1152921504606846976 \| multi\\nline \|/);
@@ -147,23 +168,38 @@ test("statement timeout: a runaway query is stopped after the connection's timeo
   });
   const took = Date.now() - started;
   assert.equal(r.success, false);
-  assert.match(r.error!, /statement timed out after 1 s and was stopped; narrow the query \(WHERE, LIMIT\) or raise the connection's timeout_ms/);
+  assert.match(
+    r.error!,
+    /statement timed out after 1 s and was stopped; narrow the query \(WHERE, LIMIT\) or raise the connection's timeout_ms/,
+  );
   assert.equal(r.kind, "timeout");
   assert.ok(took >= 1000 && took < 8000, `took ${took} ms`);
   assert.equal(treeHash(dataDir), before);
 });
 
 test("a missing database file is an error, and is not created", async () => {
-  const root = tempTree({ ".rt/config.json": JSON.stringify({ databases: { gone: { type: "sqlite", path: "nope/missing.db" } } }) }, "rt-sqlite-");
+  const root = tempTree(
+    { ".rt/config.json": JSON.stringify({ databases: { gone: { type: "sqlite", path: "nope/missing.db" } } }) },
+    "rt-sqlite-",
+  );
   const ws = createWorkspace({ root, env: { HOME: root } });
   const r = await callTool(ws, "sql_query", { sql: "SELECT 1" });
   assert.equal(r.success, false);
-  assert.match(r.error!, /the SQLite database .*nope\/missing\.db does not exist; rt opens existing databases read-only and never creates one/);
+  assert.match(
+    r.error!,
+    /the SQLite database .*nope\/missing\.db does not exist; rt opens existing databases read-only and never creates one/,
+  );
   assert.equal(fs.existsSync(path.join(root, "nope")), false);
 });
 
 test("a directory given as the database file is a clear error", async () => {
-  const root = tempTree({ "data/keep.txt": "x", ".rt/config.json": JSON.stringify({ databases: { dir: { type: "sqlite", path: "data" } } }) }, "rt-sqlite-");
+  const root = tempTree(
+    {
+      "data/keep.txt": "x",
+      ".rt/config.json": JSON.stringify({ databases: { dir: { type: "sqlite", path: "data" } } }),
+    },
+    "rt-sqlite-",
+  );
   const ws = createWorkspace({ root, env: { HOME: root } });
   const before = treeHash(root);
   const r = await callTool(ws, "sql_query", { sql: "SELECT 1" });
@@ -178,7 +214,16 @@ test("sql_tables: tables and views, filtered by pattern", async () => {
   assert.equal(r.success, true, r.error);
   assert.equal(
     r.output,
-    ["+----------+-------+", "| name     | type  |", "+----------+-------+", "| accounts | table |", "| audit    | table |", "| rich     | view  |", "+----------+-------+", "(3 tables)"].join("\n"),
+    [
+      "+----------+-------+",
+      "| name     | type  |",
+      "+----------+-------+",
+      "| accounts | table |",
+      "| audit    | table |",
+      "| rich     | view  |",
+      "+----------+-------+",
+      "(3 tables)",
+    ].join("\n"),
   );
   const f = await callTool(ws, "sql_tables", { pattern: "AUD" });
   assert.deepEqual(f.tables, [["audit", "table"]]);
@@ -213,7 +258,10 @@ test("sql_describe: columns with type, nullability, default and primary key; unk
   assert.equal(q.success, true, q.error);
   const miss = await callTool(ws, "sql_describe", { table: "acount" });
   assert.equal(miss.success, false);
-  assert.match(miss.error!, /table or view "acount" not found on connection app \(sqlite\); similar names: accounts\. sql_tables lists them/);
+  assert.match(
+    miss.error!,
+    /table or view "acount" not found on connection app \(sqlite\); similar names: accounts\. sql_tables lists them/,
+  );
   const bad = await callTool(ws, "sql_describe", { table: "x; DROP TABLE accounts" });
   assert.match(bad.error!, /cannot read the table name/);
 });
@@ -221,10 +269,21 @@ test("sql_describe: columns with type, nullability, default and primary key; unk
 test("rt sql, rt sql-tables, rt sql-describe on the command line (SQLITE_DB)", async () => {
   const root = tempTree({}, "rt-sqlite-cli-");
   makeDb(path.join(root, "app.db"));
-  const env = { HOME: root, SQLITE_DB: "app.db", DATABASE_URL: undefined, PGHOST: undefined, PGDATABASE: undefined, PGUSER: undefined, PGPORT: undefined };
+  const env = {
+    HOME: root,
+    SQLITE_DB: "app.db",
+    DATABASE_URL: undefined,
+    PGHOST: undefined,
+    PGDATABASE: undefined,
+    PGUSER: undefined,
+    PGPORT: undefined,
+  };
   const q = await rt(["sql", "SELECT owner FROM accounts ORDER BY id", "--limit", "2"], { cwd: root, env });
   assert.equal(q.code, 0, q.stderr);
-  assert.equal(q.stdout, "+-------+\n| owner |\n+-------+\n| user1 |\n| user2 |\n+-------+\n2 rows shown; more exist (limit 2). Pass a higher limit (at most 10000) or narrow the query (WHERE, LIMIT, aggregates).\n");
+  assert.equal(
+    q.stdout,
+    "+-------+\n| owner |\n+-------+\n| user1 |\n| user2 |\n+-------+\n2 rows shown; more exist (limit 2). Pass a higher limit (at most 10000) or narrow the query (WHERE, LIMIT, aggregates).\n",
+  );
   const w = await rt(["sql", "DELETE FROM accounts"], { cwd: root, env });
   assert.equal(w.code, 1);
   assert.match(w.stderr, /^rt sql: refused: DELETE changes data/);
@@ -239,5 +298,8 @@ test("rt sql, rt sql-tables, rt sql-describe on the command line (SQLITE_DB)", a
   assert.match(u.stderr, /missing SQL/);
   const c = await rt(["sql", "SELECT 1", "--connection", "nope"], { cwd: root, env });
   assert.equal(c.code, 1);
-  assert.match(c.stderr, /unknown connection "nope"; configured connections: sqlite \(sqlite, .*app\.db; from SQLITE_DB\)/);
+  assert.match(
+    c.stderr,
+    /unknown connection "nope"; configured connections: sqlite \(sqlite, .*app\.db; from SQLITE_DB\)/,
+  );
 });

@@ -21,11 +21,22 @@ const PRELUDE = [
 
 for (const [name, signature] of [
   ["a signature over two lines", ["def encode(obj, encoding='ascii',", "                errors='strict'):"]],
-  ["a signature over three lines, closing alone", ["def encode(", "        obj, encoding='ascii',", "        errors='strict'):"]],
+  [
+    "a signature over three lines, closing alone",
+    ["def encode(", "        obj, encoding='ascii',", "        errors='strict'):"],
+  ],
   ["a one-line signature (control)", ["def encode(obj, encoding='ascii', errors='strict'):"]],
 ] as const) {
   test(`a def appended at column 0 after a fragment quoted without indentation stays top-level: ${name}`, async () => {
-    const lines = [...PRELUDE, ...signature, "    return obj.encode(encoding, errors)", "", "def other():", "    return 1", ""];
+    const lines = [
+      ...PRELUDE,
+      ...signature,
+      "    return obj.encode(encoding, errors)",
+      "",
+      "def other():",
+      "    return 1",
+      "",
+    ];
     const root = tempTree({ "m.py": lines.join("\n") });
     const ws = createWorkspace({ root });
     await callTool(ws, "read", { path: "m.py" });
@@ -57,7 +68,12 @@ test("content inserted right after a signature continued over two lines goes one
   const ws = createWorkspace({ root });
   await callTool(ws, "read", { path: "m.py" });
   const at = PRELUDE.length + 2;
-  const r = await callTool(ws, "edit_lines", { path: "m.py", command: "insert", insert_line: at, new_content: "obj = str(obj)" });
+  const r = await callTool(ws, "edit_lines", {
+    path: "m.py",
+    command: "insert",
+    insert_line: at,
+    new_content: "obj = str(obj)",
+  });
   assert.equal(r.success, true, r.error);
   const after = fs.readFileSync(path.join(root, "m.py"), "utf8").split("\n");
   assert.equal(after[at], "    obj = str(obj)");

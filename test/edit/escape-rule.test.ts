@@ -55,11 +55,7 @@ function generateFile(rng: Rng): string[] {
 function change(rng: Rng, line: string): { line: string; rename: boolean } {
   const m = /[a-z]+\d+/.exec(line)!;
   if (rng.chance(0.4)) return { line: line.replace(m[0], m[0] + "x"), rename: true };
-  const edits = [
-    () => line + ` "extra"`,
-    () => line.replace(m[0], `"${m[0]}"`),
-    () => line + ` \\ C:\\tmp`,
-  ];
+  const edits = [() => line + ` "extra"`, () => line.replace(m[0], `"${m[0]}"`), () => line + ` \\ C:\\tmp`];
   return { line: rng.pick(edits)(), rename: false };
 }
 
@@ -117,7 +113,9 @@ test("unescaped tier: an escape sequence undone in old_string is never written w
     const region = lines.slice(first - 1, last).join("\n");
     for (const s of undoneEscapes(old)) {
       if (count(r.text, s) > count(text, s) && !region.includes(s)) {
-        violations.push(`${mode}: ${JSON.stringify(old)} -> ${JSON.stringify(neu)} wrote ${s} into ${JSON.stringify(r.text.split("\n")[first - 1])}`);
+        violations.push(
+          `${mode}: ${JSON.stringify(old)} -> ${JSON.stringify(neu)} wrote ${s} into ${JSON.stringify(r.text.split("\n")[first - 1])}`,
+        );
       }
     }
   }

@@ -22,7 +22,11 @@ test("withLines keeps untouched lines' own endings and bytes; new lines get the 
   const lines = [...m.lines];
   lines.splice(1, 1, "TWO", "TWO-B");
   const out = serialize(withLines(m, lines));
-  const expected = Buffer.concat([Buffer.from("one\r\nTWO\r\nTWO-B\r\nthree\r\nbad"), Buffer.from([0xff]), Buffer.from("\r\nlast")]);
+  const expected = Buffer.concat([
+    Buffer.from("one\r\nTWO\r\nTWO-B\r\nthree\r\nbad"),
+    Buffer.from([0xff]),
+    Buffer.from("\r\nlast"),
+  ]);
   assert.deepEqual(out, expected);
 });
 
@@ -76,7 +80,7 @@ function parseLineByLine(bytes: Buffer) {
 
 test("invariant: parseFile of valid UTF-8 (decoded whole, then split) equals the line-by-line reading, over 5,000 generated files", () => {
   let seed = 7;
-  const rand = (n: number) => ((seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n);
+  const rand = (n: number) => (seed = (seed * 1103515245 + 12345) & 0x7fffffff) % n;
   const pieces = ["a", "é", "日本", "😀", " ", "\t", "\r", "\n", "\r\n", "\n\n", "x = 1", "\r\r\n", "\ufeff"];
   for (let k = 0; k < 5000; k++) {
     let text = rand(10) === 0 ? "\ufeff" : "";
@@ -85,7 +89,11 @@ test("invariant: parseFile of valid UTF-8 (decoded whole, then split) equals the
     const bytes = Buffer.from(text, "utf8");
     const m = parseFile(bytes);
     const ref = parseLineByLine(bytes);
-    assert.deepEqual({ bom: m.bom, lines: m.lines, eols: m.eols, finalNewline: m.finalNewline, eol: m.eol }, ref, JSON.stringify(text));
+    assert.deepEqual(
+      { bom: m.bom, lines: m.lines, eols: m.eols, finalNewline: m.finalNewline, eol: m.eol },
+      ref,
+      JSON.stringify(text),
+    );
     assert.ok(m.raw.every((r) => r === null) && m.raw.length === m.lines.length);
     assert.ok(serialize(m).equals(bytes), JSON.stringify(text));
   }

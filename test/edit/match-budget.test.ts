@@ -32,7 +32,11 @@ const BIG = tsLines(9 * 1024 * 1024);
 const MISS_LIMIT_MS = EDIT_FUZZY_BUDGET_MS + 600;
 
 test("a miss in a 9 MB text costs a few hundred milliseconds, and says when the search stopped early", () => {
-  for (const old of ["function nothere(a, b) {\n  return a + b;\n}\nconst q = 1;", "retrun s.id * 77 + k;", "  return s.id * 77  +  k; }"]) {
+  for (const old of [
+    "function nothere(a, b) {\n  return a + b;\n}\nconst q = 1;",
+    "retrun s.id * 77 + k;",
+    "  return s.id * 77  +  k; }",
+  ]) {
     const { value: r, ms } = cpu(() => planEdit(BIG, old, "x"));
     assert.equal(r.ok, false);
     if (r.ok) continue;

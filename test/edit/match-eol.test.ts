@@ -43,7 +43,10 @@ test("mixed endings: lines outside the match keep their own ending", () => {
 
 test("CRLF file with a tolerant tier: trailing blanks and endings both survive", () => {
   const text = "if a:\r\n    go()  \r\n    stop()\r\n";
-  assert.equal(edit(text, "    go()\n    stop()", "    go()\n    wait()").text, "if a:\r\n    go()  \r\n    wait()\r\n");
+  assert.equal(
+    edit(text, "    go()\n    stop()", "    go()\n    wait()").text,
+    "if a:\r\n    go()  \r\n    wait()\r\n",
+  );
 });
 
 test("a BOM is skipped for matching and kept in the file", () => {

@@ -16,13 +16,19 @@ function ok(text: string, oldString: string, newString: string, opts?: PlanOptio
 const hasPython = spawnSync("python3", ["-c", "0"]).status === 0;
 /** Python's own verdict: null when it compiles, else its error message. */
 function pythonError(source: string): string | null {
-  const r = spawnSync("python3", ["-c", "import sys\ntry:\n compile(sys.stdin.read(), 'f.py', 'exec')\nexcept SyntaxError as e:\n print(e.msg)"], { input: source, encoding: "utf8" });
+  const r = spawnSync(
+    "python3",
+    ["-c", "import sys\ntry:\n compile(sys.stdin.read(), 'f.py', 'exec')\nexcept SyntaxError as e:\n print(e.msg)"],
+    { input: source, encoding: "utf8" },
+  );
   return r.stdout.trim() || null;
 }
 
 // ------------------------------------------------------------------ escapes
 
-test("doubled escapes in old_string, new_string written correctly: new_string's escapes are kept (issue 10, class 1)", { skip: !hasPython && "python3 not installed" }, () => {
+test("doubled escapes in old_string, new_string written correctly: new_string's escapes are kept (issue 10, class 1)", {
+  skip: !hasPython && "python3 not installed",
+}, () => {
   const text = "def f():\n    s = 'a\\n'\n    t = 'b\\t'\n    return s + t\n";
   // The model doubled the backslashes in old_string only.
   const r = ok(text, "    s = 'a\\\\n'\n    t = 'b\\\\t'", "    s = 'a\\n'\n    t = 'c\\t'");
@@ -49,7 +55,9 @@ test("old_string and new_string with their line breaks written as \\n: both were
   assert.equal(r.result, "def f():\n    return 2\n");
 });
 
-test("Python: no edit through the unescaped tier leaves a string Python cannot compile", { skip: !hasPython && "python3 not installed" }, () => {
+test("Python: no edit through the unescaped tier leaves a string Python cannot compile", {
+  skip: !hasPython && "python3 not installed",
+}, () => {
   const text = "x = 1\nmsg = 'line one\\nline two'\ntab = '\\t'\ny = 2\n";
   const calls: Array<[string, string]> = [
     ["msg = 'line one\\\\nline two'", "msg = 'line one\\nline 2'"],
@@ -78,7 +86,11 @@ test("NFKC: fullwidth punctuation and letters, decomposed accents (pi-mono's com
   // pi-mono packages/coding-agent/test/tools.test.ts, "should match fullwidth punctuation in Chinese text".
   const zh = ok("你好，世界\n你好（世界）\n", "你好,世界\n你好(世界)\n", "你好，pi\n你好(pi)\n");
   assert.equal(zh.tier, "unicode-folded");
-  assert.equal(zh.result, "你好，pi\n你好（pi）\n", "the file's fullwidth parentheses stay where the caller left them alone");
+  assert.equal(
+    zh.result,
+    "你好，pi\n你好（pi）\n",
+    "the file's fullwidth parentheses stay where the caller left them alone",
+  );
   // "should match compatibility-equivalent Unicode forms".
   const compat = ok("ＡＢＣ１２３\ncafe\u0301\n", "ABC123\ncafé\n", "XYZ789\ncoffee\n");
   assert.equal(compat.result, "XYZ789\ncoffee\n");
@@ -98,13 +110,21 @@ test("a rewritten line does not pick up the file's trailing blanks (issue 10, cl
 
 test("a line old_string misquotes and new_string carries in the file's true form is no conflict (three-way merge)", () => {
   const text = "def f(a):\n    total = compute(a)\n    return total\n";
-  const r = ok(text, "def f(a):\n    total = compute(b)\n    return total", "def f(a):\n    total = compute(a)\n    return total * 2");
+  const r = ok(
+    text,
+    "def f(a):\n    total = compute(b)\n    return total",
+    "def f(a):\n    total = compute(a)\n    return total * 2",
+  );
   assert.equal(r.result, "def f(a):\n    total = compute(a)\n    return total * 2\n");
 });
 
 test("a line old_string misquotes and new_string leaves alone takes the file's text", () => {
   const text = "function f(a) {\n  const total = computeTotal(a);\n  log(total);\n  return total;\n}\n";
-  const r = ok(text, "function f(a) {\n  const total = computeTotl(a);\n  log(total);\n  return total;\n}", "function f(a) {\n  const total = computeTotl(a);\n  log(total);\n  return total + 1;\n}");
+  const r = ok(
+    text,
+    "function f(a) {\n  const total = computeTotl(a);\n  log(total);\n  return total;\n}",
+    "function f(a) {\n  const total = computeTotl(a);\n  log(total);\n  return total + 1;\n}",
+  );
   assert.equal(r.tier, "similar");
   assert.equal(r.result, "function f(a) {\n  const total = computeTotal(a);\n  log(total);\n  return total + 1;\n}\n");
 });
@@ -155,7 +175,10 @@ test("old_string dedented, new_string already at the file's level: not shifted t
 test("old_string dedented, new_string dedented the same way: shifted back", () => {
   const text = "class A:\n    def f(self):\n        x = 1\n        y = 2\n        return x\n";
   const r = ok(text, "x = 1\ny = 2", "x = 1\nif x:\n    y = 3");
-  assert.equal(r.result, "class A:\n    def f(self):\n        x = 1\n        if x:\n            y = 3\n        return x\n");
+  assert.equal(
+    r.result,
+    "class A:\n    def f(self):\n        x = 1\n        if x:\n            y = 3\n        return x\n",
+  );
 });
 
 test("a fragment replaced by several lines: the later lines are read relative to the fragment's column", () => {

@@ -63,7 +63,10 @@ test("spaces in the file, tabs in old_string: new_string comes back with spaces"
   const neu = "\tdef f(self, y):\n\t\tif self.x:\n\t\t\ty()";
   const r = edit(SPACES, old, neu);
   assert.equal(r.tier, "indent-shifted");
-  assert.equal(r.text, "class A:\n    def f(self, y):\n        if self.x:\n            y()\n            return 1\n        return 2\n");
+  assert.equal(
+    r.text,
+    "class A:\n    def f(self, y):\n        if self.x:\n            y()\n            return 1\n        return 2\n",
+  );
 });
 
 test("irregular drift: each old indentation maps to its file indentation, new depths measured from the nearest", () => {

@@ -55,7 +55,8 @@ function naive(a: string, b: string): number {
   const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array<number>(b.length).fill(0)]);
   for (let j = 1; j <= b.length; j++) d[0][j] = j;
   for (let i = 1; i <= a.length; i++)
-    for (let j = 1; j <= b.length; j++) d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
+    for (let j = 1; j <= b.length; j++)
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
   return d[a.length][b.length];
 }
 
@@ -76,7 +77,10 @@ test("windowsAtLeast: exact scores of every window above the floor, positional p
   const file = lineStats(["alpha beta", "gamma delta", "epsilon", "alpha beta", "gamma delte", "zeta"]);
   const old = lineStats(["alpha beta", "gamma delta"]);
   const w = windowsAtLeast(file, 6, old, 0.9);
-  assert.deepEqual(w.map((x) => x.start), [0, 3]);
+  assert.deepEqual(
+    w.map((x) => x.start),
+    [0, 3],
+  );
   assert.equal(w[0].similarity, 1);
   assert.equal(w[1].similarity, 1 - 1 / 22);
 });
@@ -93,30 +97,54 @@ test("closestWindow: finds the most similar region even far below the threshold"
 
 test("relateIndentation: identity, uniform (with tab width), irregular", () => {
   assert.equal(relateIndentation([["  ", "  "]]).kind, "identity");
-  const u = relateIndentation([["", "    "], ["    ", "        "]]);
+  const u = relateIndentation([
+    ["", "    "],
+    ["    ", "        "],
+  ]);
   assert.deepEqual([u.kind, u.delta], ["uniform", 4]);
-  const t = relateIndentation([["  ", "\t"], ["    ", "\t\t"]]);
+  const t = relateIndentation([
+    ["  ", "\t"],
+    ["    ", "\t\t"],
+  ]);
   assert.deepEqual([t.kind, t.tabWidth, t.delta, t.useTabs], ["uniform", 2, 0, true]);
-  assert.equal(relateIndentation([["", "    "], ["    ", "    "]]).kind, "irregular");
+  assert.equal(
+    relateIndentation([
+      ["", "    "],
+      ["    ", "    "],
+    ]).kind,
+    "irregular",
+  );
   assert.equal(indentWidth("\t  ", 4), 6);
   assert.equal(indentWidth("  \t", 4), 4);
 });
 
 test("reindent: uniform shifts render in the file's style; irregular maps measure from the nearest known depth", () => {
-  const u = relateIndentation([["", "\t"], ["    ", "\t\t"]]);
+  const u = relateIndentation([
+    ["", "\t"],
+    ["    ", "\t\t"],
+  ]);
   assert.equal(reindent("        ", u), "\t\t\t");
   assert.equal(reindent("  ", u), "\t  ");
-  const irr = relateIndentation([["", "    "], ["        ", "        "]]);
+  const irr = relateIndentation([
+    ["", "    "],
+    ["        ", "        "],
+  ]);
   assert.equal(reindent("", irr), "    ");
   assert.equal(reindent("            ", irr), "            ");
   assert.equal(reindent("    ", irr), "        ", "4 columns above the known depth 0 → 4 + 4");
-  const bad = relateIndentation([["", "    "], ["", "        "]]);
+  const bad = relateIndentation([
+    ["", "    "],
+    ["", "        "],
+  ]);
   assert.equal(reindent("", bad), null);
 });
 
 test("mergeLine (ours): the file's characters in stretches new_string kept, never in rewritten lines", () => {
   assert.equal(mergeLine('say("hi", 1)', "say(\u201Chi\u201D, 1)", 'say("hi", 2)', "ours"), "say(\u201Chi\u201D, 2)");
-  assert.equal(mergeLine('say("hi", 1)', "say(\u201Chi\u201D, 1)", 'completely "different"', "ours"), 'completely "different"');
+  assert.equal(
+    mergeLine('say("hi", 1)', "say(\u201Chi\u201D, 1)", 'completely "different"', "ours"),
+    'completely "different"',
+  );
   // An insertion next to a character the file spells differently keeps what the caller wrote there.
   assert.equal(mergeLine("break-here", "break\u2014here", "break--here", "ours"), "break--here");
   assert.equal(mergeLine('"hello"', "\u201Chello\u201D", '"hello world"', "ours"), "\u201Chello world\u201D");
@@ -136,7 +164,10 @@ test("mergeLine: the model's change applied to the file's line, refused when the
 });
 
 test("rebuildLines: unchanged lines from the file, changed ones adapted, deletions honoured", () => {
-  const rel = relateIndentation([["", "    "], ["  ", "      "]]);
+  const rel = relateIndentation([
+    ["", "    "],
+    ["  ", "      "],
+  ]);
   const r = rebuildLines({
     oldLines: ["if x:", "  a() ", "  b()"],
     fileLines: ["    if x:", "      a()", "      b()\t"],
@@ -147,7 +178,13 @@ test("rebuildLines: unchanged lines from the file, changed ones adapted, deletio
   assert.ok(r.ok);
   // The changed line is the caller's, without the file's trailing tab (issue 10).
   assert.deepEqual(r.lines, ["    if x:", "      a()", "      c()", "      d()"]);
-  const gone = rebuildLines({ oldLines: ["a", "b"], fileLines: ["a ", "b "], newLines: ["b"], relation: rel, policy: "ours" });
+  const gone = rebuildLines({
+    oldLines: ["a", "b"],
+    fileLines: ["a ", "b "],
+    newLines: ["b"],
+    relation: rel,
+    policy: "ours",
+  });
   assert.ok(gone.ok);
   assert.deepEqual(gone.lines, ["b "]);
 });

@@ -2,7 +2,13 @@
 // matches, ambiguity at every tier, and the error outcomes.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { type MatchFailure, type MatchSuccess, applyReplacements, planEdit, type PlanOptions } from "../../src/edit/match.ts";
+import {
+  type MatchFailure,
+  type MatchSuccess,
+  applyReplacements,
+  planEdit,
+  type PlanOptions,
+} from "../../src/edit/match.ts";
 
 function ok(text: string, oldString: string, newString: string, opts?: PlanOptions): MatchSuccess & { result: string } {
   const r = planEdit(text, oldString, newString, opts);
@@ -12,7 +18,8 @@ function ok(text: string, oldString: string, newString: string, opts?: PlanOptio
 
 function fail(text: string, oldString: string, newString: string, opts?: PlanOptions): MatchFailure {
   const r = planEdit(text, oldString, newString, opts);
-  if (r.ok) assert.fail(`expected a failure, got tier ${r.tier}: ${JSON.stringify(applyReplacements(text, r.replacements))}`);
+  if (r.ok)
+    assert.fail(`expected a failure, got tier ${r.tier}: ${JSON.stringify(applyReplacements(text, r.replacements))}`);
   return r;
 }
 
@@ -171,7 +178,7 @@ test("unicode-folded: the model's curly quotes match the file's straight ones; w
 
 test("unicode-folded: where new_string leaves the line as it was, the file's characters stay", () => {
   const text = 'log("it\u2019s done \u2014 really")\nx = 1\n';
-  const r = ok(text, "log(\"it's done - really\")\nx = 1", "log(\"it's done - really\")\nx = 2");
+  const r = ok(text, 'log("it\'s done - really")\nx = 1', 'log("it\'s done - really")\nx = 2');
   assert.equal(r.tier, "unicode-folded");
   assert.equal(r.result, 'log("it\u2019s done \u2014 really")\nx = 2\n');
 });
@@ -206,7 +213,7 @@ test("unicode-folded is not reached when trimmed-lines matches", () => {
 
 // ------------------------------------------------------------------ unescaped
 
-test("unescaped: literal \\n and \\\" in old_string and new_string are undone", () => {
+test('unescaped: literal \\n and \\" in old_string and new_string are undone', () => {
   const text = 'def f():\n    return "a"\n';
   const r = ok(text, 'def f():\\n    return \\"a\\"', 'def f():\\n    return \\"b\\"');
   assert.equal(r.tier, "unescaped");
@@ -324,9 +331,15 @@ test("similar: a change that touches the misquoted text is a conflict", () => {
 });
 
 test("similar: near-identical lines that differ in a number are another place, not a slip (a table row)", () => {
-  const table = Array.from({ length: 10 }, (_, d) => `    '${d}'        #  0x${(0xf0 + d).toString(16).toUpperCase()} -> DIGIT ${d}`).join("\n") + "\n";
+  const table =
+    Array.from(
+      { length: 10 },
+      (_, d) => `    '${d}'        #  0x${(0xf0 + d).toString(16).toUpperCase()} -> DIGIT ${d}`,
+    ).join("\n") + "\n";
   // The model remembers the rows with other codes (0x36 for 0xF6): no such rows exist.
-  const old = [6, 7, 8, 9].map((d) => `    '${d}'        #  0x${(0x30 + d).toString(16).toUpperCase()} -> DIGIT ${d}`).join("\n");
+  const old = [6, 7, 8, 9]
+    .map((d) => `    '${d}'        #  0x${(0x30 + d).toString(16).toUpperCase()} -> DIGIT ${d}`)
+    .join("\n");
   const r = fail(table, old, old + " (last)");
   assert.equal(r.reason, "not-found");
   assert.match(r.message, /Re-read the file/);
@@ -334,7 +347,9 @@ test("similar: near-identical lines that differ in a number are another place, n
 
 test("similar: two places about equally similar is ambiguous, with their scores", () => {
   const block = LONG.split("\n").slice(1, 6);
-  const text = ["def a(parser):", ...block, "", "def b(parser):", ...block.map((l) => l.replace("10", "11")), ""].join("\n");
+  const text = ["def a(parser):", ...block, "", "def b(parser):", ...block.map((l) => l.replace("10", "11")), ""].join(
+    "\n",
+  );
   const old = ["def c(parser):", ...block].join("\n");
   const r = fail(text, old, old + "\n# x");
   assert.equal(r.reason, "ambiguous");
@@ -355,7 +370,12 @@ test("similar: a tie between overlapping windows (unclear extent) is ambiguous",
 test("similar is not reached when indent-shifted matches", () => {
   const block = LONG.split("\n").slice(0, 6);
   // Lines 1-6: the block indented by 4. Lines 8-13: the block with a typo (similarity would see two places).
-  const text = [...block.map((l) => (l ? "    " + l : l)), "", ...block.map((l) => l.replace("output file", "outptu file")), ""].join("\n");
+  const text = [
+    ...block.map((l) => (l ? "    " + l : l)),
+    "",
+    ...block.map((l) => l.replace("output file", "outptu file")),
+    "",
+  ].join("\n");
   const old = block.join("\n");
   const r = ok(text, old, old.replace("default=10", "default=5"));
   assert.equal(r.tier, "indent-shifted");
@@ -394,7 +414,8 @@ test("not-found: old_string longer than the file", () => {
 
 test("already-applied: old_string is gone and new_string is there", () => {
   const applied = LONG.replace("default=10", "default=20");
-  const old = "    parser.add_argument('--verbose', action='store_true')\n    parser.add_argument('--limit', type=int, default=10)";
+  const old =
+    "    parser.add_argument('--verbose', action='store_true')\n    parser.add_argument('--limit', type=int, default=10)";
   const r = fail(applied, old, old.replace("default=10", "default=20"));
   assert.equal(r.reason, "already-applied");
   assert.deepEqual(r.lines, [4]);
@@ -417,14 +438,19 @@ test("already-applied: a tolerant match whose replacement changes nothing", () =
 
 test("a deletion whose old_string is not there is not taken for an applied edit", () => {
   // new_string is old_string minus a line: it is in the file whether or not the deletion happened.
-  const old = "    parser.add_argument('--inptu', help='the input file')\n    parser.add_argument('--output', help='the output file')";
+  const old =
+    "    parser.add_argument('--inptu', help='the input file')\n    parser.add_argument('--output', help='the output file')";
   const r = fail(LONG, old, "    parser.add_argument('--output', help='the output file')");
   assert.equal(r.reason, "not-found");
 });
 
 test("similar: one or two lines are never matched by similarity alone", () => {
   const text = 'case "small": {\n    const adj = issue.inclusive ? ">=" : ">";\n}\n';
-  const r = fail(text, 'case "small": {\n    const adj = issue.inclusive ? "\u2265" : ">";', 'case "small": {\n    const adj2 = 1;');
+  const r = fail(
+    text,
+    'case "small": {\n    const adj = issue.inclusive ? "\u2265" : ">";',
+    'case "small": {\n    const adj2 = 1;',
+  );
   assert.equal(r.reason, "not-found");
   assert.ok(r.closest!.similarity >= 0.95, "similar enough, but too short to be evidence");
 });

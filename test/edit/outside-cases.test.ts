@@ -18,13 +18,23 @@ import fs from "node:fs";
 import { Rng } from "../../bench/edit-robustness/rng.ts";
 import { PYLIB, loadOutsideCorpus, longLineFiles } from "../../bench/edit-robustness/outside/corpus.ts";
 import { CLASSES, generateOutsideCases } from "../../bench/edit-robustness/outside/cases.ts";
-import { type Outcome, cleanupRunner, explainWrong, firstDifference, prepare, runCase, tally } from "../../bench/edit-robustness/outside/runner.ts";
+import {
+  type Outcome,
+  cleanupRunner,
+  explainWrong,
+  firstDifference,
+  prepare,
+  runCase,
+  tally,
+} from "../../bench/edit-robustness/outside/runner.ts";
 import { REPO } from "../helpers.ts";
 
 const SEED = Number(process.env.RT_OUTSIDE_SEED ?? 424242);
 const PER_CLASS = Number(process.env.RT_OUTSIDE_PER_CLASS ?? 5);
 
-test("outside check: on generated edits of real files, rt writes the intended result or refuses, never anything else", { timeout: 240_000 }, async (t) => {
+test("outside check: on generated edits of real files, rt writes the intended result or refuses, never anything else", {
+  timeout: 240_000,
+}, async (t) => {
   if (!fs.existsSync(PYLIB)) {
     t.skip(`no Python standard library at ${PYLIB}`);
     return;
@@ -36,8 +46,15 @@ test("outside check: on generated edits of real files, rt writes the intended re
   // The generator must have produced a real sample: most classes, every group.
   const classes = new Set(cases.map((c) => c.cls));
   assert.ok(classes.size >= CLASSES.length * 0.8, `only ${classes.size} of ${CLASSES.length} classes produced cases`);
-  for (const g of ["slip", "format", "ambiguity", "reindent", "feature", "newcomer", "languages"]) assert.ok(cases.some((c) => c.group === g), `no ${g} case`);
-  assert.ok(invalidIntended.length < cases.length * 0.1, `${invalidIntended.length} generator artefacts for ${cases.length} cases`);
+  for (const g of ["slip", "format", "ambiguity", "reindent", "feature", "newcomer", "languages"])
+    assert.ok(
+      cases.some((c) => c.group === g),
+      `no ${g} case`,
+    );
+  assert.ok(
+    invalidIntended.length < cases.length * 0.1,
+    `${invalidIntended.length} generator artefacts for ${cases.length} cases`,
+  );
 
   const outcomes: Outcome[] = [];
   try {
@@ -47,11 +64,16 @@ test("outside check: on generated edits of real files, rt writes the intended re
   }
   explainWrong(outcomes);
   const tallies = tally(outcomes);
-  const summary = [...tallies].map(([cls, x]) => `${cls}: ${x.correct}/${x.cases} correct, ${x.refused} refused, ${x.wrong} wrong`).join("\n");
+  const summary = [...tallies]
+    .map(([cls, x]) => `${cls}: ${x.correct}/${x.cases} correct, ${x.refused} refused, ${x.wrong} wrong`)
+    .join("\n");
   t.diagnostic(`seed ${SEED}, ${cases.length} cases, ${invalidIntended.length} artefacts left out\n${summary}`);
   const wrong = outcomes.filter((o) => o.judgement === "wrong");
   assert.deepEqual(
-    wrong.map((o) => `${o.c.id} (${o.c.source}, ${o.c.tool}): ${o.detail}; ${firstDifference(o.written!, o.c.intended)}; parses: ${o.writtenSyntax === null ? "yes" : String(o.writtenSyntax)}`),
+    wrong.map(
+      (o) =>
+        `${o.c.id} (${o.c.source}, ${o.c.tool}): ${o.detail}; ${firstDifference(o.written!, o.c.intended)}; parses: ${o.writtenSyntax === null ? "yes" : String(o.writtenSyntax)}`,
+    ),
     [],
     "wrong writes (re-run one with RT_OUTSIDE_SEED and bench/edit-robustness/outside/run.mjs --only CLASS)",
   );

@@ -46,8 +46,20 @@ async function runRt(c: PeerCase, root: string, rel = c.path ?? "file.txt"): Pro
   const ws = createWorkspace({ root: dir, env: {}, state: false });
   const r =
     c.edits.length === 1
-      ? await callTool(ws, "edit", { path: rel, old_string: c.edits[0].old, new_string: c.edits[0].new, ...(c.edits[0].replaceAll ? { replace_all: true } : {}) })
-      : await callTool(ws, "multi_edit", { path: rel, edits: c.edits.map((e) => ({ old_string: e.old, new_string: e.new, ...(e.replaceAll ? { replace_all: true } : {}) })) });
+      ? await callTool(ws, "edit", {
+          path: rel,
+          old_string: c.edits[0].old,
+          new_string: c.edits[0].new,
+          ...(c.edits[0].replaceAll ? { replace_all: true } : {}),
+        })
+      : await callTool(ws, "multi_edit", {
+          path: rel,
+          edits: c.edits.map((e) => ({
+            old_string: e.old,
+            new_string: e.new,
+            ...(e.replaceAll ? { replace_all: true } : {}),
+          })),
+        });
   const after = fs.readFileSync(path.join(dir, rel), "utf8");
   const res = r as { success: boolean; error?: string; changed?: boolean };
   if (!res.success) return { refused: res.error ?? "" };
@@ -77,7 +89,10 @@ function listed(): Map<string, { kind: string; verdict: string }> {
 }
 
 test("peers' edit-matching cases: rt agrees, or the disagreement is listed with a verdict", async () => {
-  const files = fs.readdirSync(DIR).filter((f) => f.endsWith(".json")).sort();
+  const files = fs
+    .readdirSync(DIR)
+    .filter((f) => f.endsWith(".json"))
+    .sort();
   assert.ok(files.length >= Number(process.env.RT_PEERS_MIN ?? 6), "fixtures of at least six peers");
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "rt-peers-"));
   const rows = listed();
@@ -106,17 +121,28 @@ test("peers' edit-matching cases: rt agrees, or the disagreement is listed with 
         const key = `${peer}\u0000${c.name}`;
         seen.add(key);
         const row = rows.get(key);
-        const what = "wrote" in outcome ? `rt wrote ${JSON.stringify(outcome.wrote).slice(0, 300)}` : `rt refused: ${outcome.refused.split("\n")[0].slice(0, 200)}`;
-        if (!row) problems.push(`unlisted ${kind}: ${peer} | ${c.name}\n    ${what}\n    peer expects ${JSON.stringify(c.expect).slice(0, 300)}`);
-        else if (row.kind !== kind) problems.push(`listed as ${row.kind}, now ${kind}: ${peer} | ${c.name}\n    ${what}`);
+        const what =
+          "wrote" in outcome
+            ? `rt wrote ${JSON.stringify(outcome.wrote).slice(0, 300)}`
+            : `rt refused: ${outcome.refused.split("\n")[0].slice(0, 200)}`;
+        if (!row)
+          problems.push(
+            `unlisted ${kind}: ${peer} | ${c.name}\n    ${what}\n    peer expects ${JSON.stringify(c.expect).slice(0, 300)}`,
+          );
+        else if (row.kind !== kind)
+          problems.push(`listed as ${row.kind}, now ${kind}: ${peer} | ${c.name}\n    ${what}`);
         else if (row.verdict.length < 10) problems.push(`no verdict: ${peer} | ${c.name}`);
       }
-      summary.push(`${peer}: ${data.cases.length} cases, ${counts.agree} agree, ${counts.different} written differently, ${counts.refused} refused where the peer applies, ${counts.applied} applied where the peer refuses`);
+      summary.push(
+        `${peer}: ${data.cases.length} cases, ${counts.agree} agree, ${counts.different} written differently, ${counts.refused} refused where the peer applies, ${counts.applied} applied where the peer refuses`,
+      );
     }
   } finally {
     fs.rmSync(root, { recursive: true, force: true });
   }
-  for (const key of rows.keys()) if (!seen.has(key)) problems.push(`stale row (rt now agrees, or the case is gone): ${key.replace("\u0000", " | ")}`);
+  for (const key of rows.keys())
+    if (!seen.has(key))
+      problems.push(`stale row (rt now agrees, or the case is gone): ${key.replace("\u0000", " | ")}`);
   if (process.env.RT_PEERS_SUMMARY) console.log(summary.join("\n"));
   if (process.env.RT_PEERS_REPORT) fs.writeFileSync(process.env.RT_PEERS_REPORT, JSON.stringify(report, null, 1));
   assert.deepEqual(problems, [], `${problems.length} problems:\n${problems.join("\n")}\n\n${summary.join("\n")}`);
@@ -130,7 +156,10 @@ test("peers' single-edit cases give the same outcome through a large file's wind
   let compared = 0;
   const problems: string[] = [];
   try {
-    for (const f of fs.readdirSync(DIR).filter((n) => n.endsWith(".json")).sort()) {
+    for (const f of fs
+      .readdirSync(DIR)
+      .filter((n) => n.endsWith(".json"))
+      .sort()) {
       const data = JSON.parse(fs.readFileSync(path.join(DIR, f), "utf8")) as PeerFile;
       for (const c of data.cases) {
         if (c.edits.length !== 1) continue;
@@ -143,7 +172,10 @@ test("peers' single-edit cases give the same outcome through a large file's wind
           restore();
         }
         compared++;
-        if (JSON.stringify(whole) !== JSON.stringify(windowed)) problems.push(`${f} | ${c.name}: whole ${JSON.stringify(whole).slice(0, 200)}, window ${JSON.stringify(windowed).slice(0, 200)}`);
+        if (JSON.stringify(whole) !== JSON.stringify(windowed))
+          problems.push(
+            `${f} | ${c.name}: whole ${JSON.stringify(whole).slice(0, 200)}, window ${JSON.stringify(windowed).slice(0, 200)}`,
+          );
       }
     }
   } finally {

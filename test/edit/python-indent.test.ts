@@ -15,9 +15,16 @@ test("each kind of indentation error is found where Python reports it", () => {
   assert.deepEqual(messages("def f():\nreturn 1\n"), ["2:1 expected an indented block after line 1"]);
   assert.deepEqual(messages("if x:\n    a = 1\nelse:\n"), ["3:5 expected an indented block after line 3"]);
   assert.deepEqual(messages("def f():\n    a = 1\n        b = 2\n"), ["3:9 unexpected indent"]);
-  assert.deepEqual(messages("def f():\n    a = 1\n  b = 2\n"), ["3:3 unindent does not match any outer indentation level"]);
-  assert.deepEqual(messages("if x:\n        a = 1\n\tb = 2\n"), ["3:2 inconsistent use of tabs and spaces in indentation"]);
-  assert.deepEqual(messages("class A:\n    def f(self):\n        pass\n\n        @property\n    def g(self):\n        pass\n"), ["6:5 unexpected unindent"]);
+  assert.deepEqual(messages("def f():\n    a = 1\n  b = 2\n"), [
+    "3:3 unindent does not match any outer indentation level",
+  ]);
+  assert.deepEqual(messages("if x:\n        a = 1\n\tb = 2\n"), [
+    "3:2 inconsistent use of tabs and spaces in indentation",
+  ]);
+  assert.deepEqual(
+    messages("class A:\n    def f(self):\n        pass\n\n        @property\n    def g(self):\n        pass\n"),
+    ["6:5 unexpected unindent"],
+  );
   assert.deepEqual(messages("  x = 1\n"), ["1:3 unexpected indent"]);
 });
 
@@ -52,14 +59,19 @@ test("validateEdit rejects an edit that breaks Python's indentation, but not one
 });
 
 test("rt edit and edit refuse a Python edit that Python would reject as an IndentationError; --force writes it", async () => {
-  const PY = "class A:\n    def __init__(self, w):\n        self.width = w\n        self.height = w\n\n    def area(self):\n        return self.width * self.height\n";
+  const PY =
+    "class A:\n    def __init__(self, w):\n        self.width = w\n        self.height = w\n\n    def area(self):\n        return self.width * self.height\n";
   const dir = tempTree({ "a.py": PY });
   const before = treeHash(dir);
   const r = await rt(["edit", "a.py", "3", "3", "--indent", "0"], { cwd: dir, input: "self.width = w\n" });
   assert.equal(r.code, 1);
   assert.match(r.stderr, /edit rejected/);
   assert.match(r.stderr, /3:1: expected an indented block after line 2/);
-  const e = await rtCall("edit", { path: "a.py", old_string: "        self.width = w", new_string: "width = w" }, { cwd: dir });
+  const e = await rtCall(
+    "edit",
+    { path: "a.py", old_string: "        self.width = w", new_string: "width = w" },
+    { cwd: dir },
+  );
   assert.equal(e.code, 1);
   assert.match(e.result.error, /unexpected indent|expected an indented block/);
   const d = await rtCall("edit_lines", { path: "a.py", command: "delete", start_line: 7, end_line: 7 }, { cwd: dir });

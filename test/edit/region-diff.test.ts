@@ -29,6 +29,10 @@ test("regionDiff equals createTwoFilesPatch on the whole texts (2,000 generated 
     let b = bl.join("\n");
     if (rnd(5) === 0) b = b.replace(/\n$/, "");
     if (rnd(5) === 0) b += "\n";
-    assert.equal(regionDiff("a/x", "b/x", a, b), createTwoFilesPatch("a/x", "b/x", a, b, undefined, undefined, { context: 3 }), `case ${k}`);
+    assert.equal(
+      regionDiff("a/x", "b/x", a, b),
+      createTwoFilesPatch("a/x", "b/x", a, b, undefined, undefined, { context: 3 }),
+      `case ${k}`,
+    );
   }
 });

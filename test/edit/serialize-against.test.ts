@@ -17,7 +17,10 @@ test("serializeAgainst equals serialize (3,000 generated edits)", () => {
     const parts: Buffer[] = [];
     if (rnd(4) === 0) parts.push(Buffer.from([0xef, 0xbb, 0xbf]));
     for (let i = 0; i < n; i++) {
-      const line = rnd(10) === 0 ? Buffer.from([0x61, 0xff, 0x62]) : Buffer.from(rnd(8) === 0 ? "" : `line ${i} ${"x".repeat(rnd(5))}`);
+      const line =
+        rnd(10) === 0
+          ? Buffer.from([0x61, 0xff, 0x62])
+          : Buffer.from(rnd(8) === 0 ? "" : `line ${i} ${"x".repeat(rnd(5))}`);
       parts.push(line);
       const last = i === n - 1;
       if (!last || rnd(3) > 0) parts.push(Buffer.from(rnd(3) === 0 ? "\r\n" : "\n"));
@@ -34,7 +37,10 @@ test("serializeAgainst equals serialize (3,000 generated edits)", () => {
     }
     const finalNewline = rnd(6) === 0 ? !old.finalNewline : undefined;
     const m = finalNewline === undefined ? withLines(old, lines) : withLines(old, lines, finalNewline);
-    assert.ok(serializeAgainst(old, bytes, m).equals(serialize(m)), `case ${k}: ${JSON.stringify(bytes.toString("latin1"))} -> ${JSON.stringify(serialize(m).toString("latin1"))}`);
+    assert.ok(
+      serializeAgainst(old, bytes, m).equals(serialize(m)),
+      `case ${k}: ${JSON.stringify(bytes.toString("latin1"))} -> ${JSON.stringify(serialize(m).toString("latin1"))}`,
+    );
   }
 });
 
@@ -51,4 +57,3 @@ test("serializeAgainst: the last lines deleted from a file without a final newli
   assert.equal(serialize(m).toString(), "a\r\nb");
   assert.equal(serializeAgainst(old, bytes, m).toString(), "a\r\nb");
 });
-

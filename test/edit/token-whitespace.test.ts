@@ -91,7 +91,14 @@ test("TypeScript's scanner as judge: a copy with the same tokens laid out differ
     const n = 3 + rng.int(5);
     const region = lines.slice(at, at + n).join("\n");
     const tokens = scan(region);
-    if (!tokens || tokens.length < 6 || tokens.some((t) => t.kind === ts.SyntaxKind.TemplateHead || t.kind === ts.SyntaxKind.NoSubstitutionTemplateLiteral)) continue;
+    if (
+      !tokens ||
+      tokens.length < 6 ||
+      tokens.some(
+        (t) => t.kind === ts.SyntaxKind.TemplateHead || t.kind === ts.SyntaxKind.NoSubstitutionTemplateLiteral,
+      )
+    )
+      continue;
     const copy = relayout(rng, region, tokens);
     if (copy === region || !same(scan(copy), tokens)) continue;
     // The change: one identifier renamed, in the copy (new_string) and in the file (the intended result).
@@ -112,7 +119,9 @@ test("TypeScript's scanner as judge: a copy with the same tokens laid out differ
       else wrong.push(`${r.outcome.tier}: ${JSON.stringify(copy).slice(0, 160)}`);
     }
     // The negative: the blank between two adjacent words removed (the scanner reads one identifier).
-    const pairs = copyTokens.map((t, i) => i).filter((i) => i > 0 && /^\w+$/.test(copyTokens[i - 1].text) && /^\w+$/.test(copyTokens[i].text));
+    const pairs = copyTokens
+      .map((t, i) => i)
+      .filter((i) => i > 0 && /^\w+$/.test(copyTokens[i - 1].text) && /^\w+$/.test(copyTokens[i].text));
     if (pairs.length > 0) {
       const i = rng.pick(pairs);
       const joined = copy.slice(0, copyTokens[i - 1].end) + copy.slice(copyTokens[i].start);
@@ -131,7 +140,11 @@ test("TypeScript's scanner as judge: a copy with the same tokens laid out differ
 });
 
 test("the issue's cases: one-line copies of multi-line code, pretty-printed JSON, a padded fragment", () => {
-  const f = replaceInText("function test() {\n  return true;\n}\n", "function test(){return true;}", "function test(){return false;}");
+  const f = replaceInText(
+    "function test() {\n  return true;\n}\n",
+    "function test(){return true;}",
+    "function test(){return false;}",
+  );
   assert.ok(f.ok && f.outcome.tier === "token-whitespace");
   assert.equal(f.text, "function test() {\n  return false;\n}\n");
   // The copy stops before the `;`: the match is its tokens, and the `;` stays.

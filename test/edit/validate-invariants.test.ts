@@ -74,14 +74,23 @@ function pythonVerdicts(sources: string[]): Array<string | null> {
     "        out.append(str(e))",
     "print(json.dumps(out))",
   ].join("\n");
-  const r = spawnSync("python3", ["-c", script], { input: sources.map((s) => JSON.stringify(s)).join("\n") + "\n", encoding: "utf8", maxBuffer: 1 << 28 });
+  const r = spawnSync("python3", ["-c", script], {
+    input: sources.map((s) => JSON.stringify(s)).join("\n") + "\n",
+    encoding: "utf8",
+    maxBuffer: 1 << 28,
+  });
   return JSON.parse(r.stdout);
 }
 
-test("syntax invariant (Python): every edit rt accepts compiles with python3 when the file did (generated on the standard library)", { skip: !hasPython && "python3 not installed" }, async () => {
+test("syntax invariant (Python): every edit rt accepts compiles with python3 when the file did (generated on the standard library)", {
+  skip: !hasPython && "python3 not installed",
+}, async () => {
   const r = rng(20251123);
   const muts = mutations(r);
-  const files = fs.readdirSync(PYLIB).filter((f) => f.endsWith(".py")).sort();
+  const files = fs
+    .readdirSync(PYLIB)
+    .filter((f) => f.endsWith(".py"))
+    .sort();
   const cases: Array<{ file: string; before: string; after: string }> = [];
   for (let k = 0; k < 60; k++) {
     const file = files[r(files.length)];
@@ -98,10 +107,19 @@ test("syntax invariant (Python): every edit rt accepts compiles with python3 whe
     const v = await validateEdit(cases[i].file, cases[i].before, cases[i].after);
     const pythonSays = verdicts[2 * i + 1];
     if (pythonSays !== null) rejectedByPython++;
-    if (pythonSays !== null) assert.ok(v.introduced.length > 0, `${cases[i].file}: Python reports "${pythonSays}" but rt accepted the edit`);
-    else assert.equal(v.introduced.length, 0, `${cases[i].file}: Python compiles it but rt reported ${JSON.stringify(v.introduced[0])}`);
+    if (pythonSays !== null)
+      assert.ok(v.introduced.length > 0, `${cases[i].file}: Python reports "${pythonSays}" but rt accepted the edit`);
+    else
+      assert.equal(
+        v.introduced.length,
+        0,
+        `${cases[i].file}: Python compiles it but rt reported ${JSON.stringify(v.introduced[0])}`,
+      );
   }
-  assert.ok(checked > 400 && rejectedByPython > 100, `a corpus worth the name (${checked} edits, ${rejectedByPython} breaking)`);
+  assert.ok(
+    checked > 400 && rejectedByPython > 100,
+    `a corpus worth the name (${checked} edits, ${rejectedByPython} breaking)`,
+  );
 });
 
 /**
@@ -124,7 +142,11 @@ function nodeCheckVerdicts(texts: Array<{ text: string; ext: string }>): boolean
       }
     });
     process.stdout.write(JSON.stringify(ok));`;
-  const r = spawnSync(process.execPath, ["--experimental-vm-modules", "--no-warnings", "-e", script], { input: JSON.stringify(texts), encoding: "utf8", maxBuffer: 1 << 30 });
+  const r = spawnSync(process.execPath, ["--experimental-vm-modules", "--no-warnings", "-e", script], {
+    input: JSON.stringify(texts),
+    encoding: "utf8",
+    maxBuffer: 1 << 30,
+  });
   assert.equal(r.status, 0, r.stderr);
   return JSON.parse(r.stdout) as boolean[];
 }
@@ -133,7 +155,11 @@ test("syntax invariant (JavaScript): every edit rt accepts passes `node --check`
   const r = rng(77);
   const muts = mutations(r);
   const dirs = ["node_modules/diff/libcjs", "node_modules/pg/lib", "node_modules/zod/v4/core"];
-  const files = dirs.flatMap((d) => (fs.readdirSync(d, { recursive: true }) as string[]).filter((f) => /\.c?js$/.test(f)).map((f) => path.join(d, f))).sort();
+  const files = dirs
+    .flatMap((d) =>
+      (fs.readdirSync(d, { recursive: true }) as string[]).filter((f) => /\.c?js$/.test(f)).map((f) => path.join(d, f)),
+    )
+    .sort();
   // The files and their edits first, then one Node process checks them all (nodeCheckVerdicts).
   const cases: Array<{ file: string; ext: string; before: string; after: string }> = [];
   const picked: Array<{ file: string; ext: string; before: string }> = [];
@@ -149,7 +175,10 @@ test("syntax invariant (JavaScript): every edit rt accepts passes `node --check`
     }
   }
   const beforeOk = new Map(picked.map((p, i) => [p.file, i]));
-  const verdicts = nodeCheckVerdicts([...picked.map((p) => ({ text: p.before, ext: p.ext })), ...cases.map((c) => ({ text: c.after, ext: c.ext }))]);
+  const verdicts = nodeCheckVerdicts([
+    ...picked.map((p) => ({ text: p.before, ext: p.ext })),
+    ...cases.map((c) => ({ text: c.after, ext: c.ext })),
+  ]);
   let checked = 0;
   let broken = 0;
   for (let i = 0; i < cases.length; i++) {
@@ -160,7 +189,12 @@ test("syntax invariant (JavaScript): every edit rt accepts passes `node --check`
     checked++;
     if (!nodeOk) broken++;
     if (!nodeOk) assert.ok(v.introduced.length > 0, `${c.file}: node --check rejects the edit but rt accepted it`);
-    else assert.equal(v.introduced.length, 0, `${c.file}: node --check accepts it but rt reported ${JSON.stringify(v.introduced[0])}`);
+    else
+      assert.equal(
+        v.introduced.length,
+        0,
+        `${c.file}: node --check accepts it but rt reported ${JSON.stringify(v.introduced[0])}`,
+      );
   }
   // The batched oracle is node --check itself: a few of the same texts, one process each, agree with it.
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "rt-jscheck-"));
@@ -171,7 +205,11 @@ test("syntax invariant (JavaScript): every edit rt accepts passes `node --check`
       const c = cases[i - picked.length];
       const f = path.join(tmp, `x${c.ext}`);
       fs.writeFileSync(f, c.after);
-      assert.equal(spawnSync(process.execPath, ["--check", f]).status === 0, verdicts[i], `${c.file}: the batched check and node --check disagree`);
+      assert.equal(
+        spawnSync(process.execPath, ["--check", f]).status === 0,
+        verdicts[i],
+        `${c.file}: the batched check and node --check disagree`,
+      );
     }
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
@@ -181,7 +219,11 @@ test("syntax invariant (JavaScript): every edit rt accepts passes `node --check`
 
 test("V8 reports what tree-sitter-javascript accepts: a redeclared let, a const without initializer", async () => {
   const base = "let a = 1;\nfunction f() {\n  return a;\n}\n";
-  const redeclared = await validateEdit("m.js", base, base.replace("  return a;", "  let b = 1;\n  let b = 2;\n  return a;"));
+  const redeclared = await validateEdit(
+    "m.js",
+    base,
+    base.replace("  return a;", "  let b = 1;\n  let b = 2;\n  return a;"),
+  );
   assert.equal(redeclared.introduced.length, 1);
   assert.match(redeclared.introduced[0].message ?? "", /already been declared.*V8 reports/);
   const noInit = await validateEdit("m.js", base, base.replace("let a = 1;", "const a;"));
@@ -191,7 +233,9 @@ test("V8 reports what tree-sitter-javascript accepts: a redeclared let, a const 
   assert.equal((await validateEdit("m.js", mod, mod.replace("y = x", "y = x + 1"))).introduced.length, 0);
 });
 
-test("Python reports what tree-sitter-python accepts: `x = a:b`, a walrus statement, an unterminated string", { skip: !hasPython && "python3 not installed" }, async () => {
+test("Python reports what tree-sitter-python accepts: `x = a:b`, a walrus statement, an unterminated string", {
+  skip: !hasPython && "python3 not installed",
+}, async () => {
   const base = "def f(a):\n    x = a.b\n    return x\n";
   for (const bad of [base.replace("a.b", "a:b"), base.replace("x = a.b", "x := a.b"), base.replace("a.b", "'a.b")]) {
     const v = await validateEdit("m.py", base, bad);
@@ -200,14 +244,24 @@ test("Python reports what tree-sitter-python accepts: `x = a:b`, a walrus statem
 });
 
 test("the Python scanner reports an unterminated string, as Python does, even without python3", () => {
-  assert.match(pythonIndentProblems("x = 'abc\ny = 2\n")[0]?.message ?? "", /unterminated string literal \(detected at line 1\)/);
-  assert.match(pythonIndentProblems('x = """abc\ny = 2\n')[0]?.message ?? "", /unterminated triple-quoted string literal/);
+  assert.match(
+    pythonIndentProblems("x = 'abc\ny = 2\n")[0]?.message ?? "",
+    /unterminated string literal \(detected at line 1\)/,
+  );
+  assert.match(
+    pythonIndentProblems('x = """abc\ny = 2\n')[0]?.message ?? "",
+    /unterminated triple-quoted string literal/,
+  );
   assert.deepEqual(pythonIndentProblems("x = 'a\\\nb'\ny = rf'\\{{x}}'\nz = f'{a!r:>{w}}'\n"), []);
 });
 
 test("the scanner reports nothing on the standard library (no false alarm blocks an edit)", () => {
   let files = 0;
-  for (const f of (fs.readdirSync(PYLIB, { recursive: true }) as string[]).filter((x) => x.endsWith(".py") && !/bad|lib2to3\/tests\/data|test_(grammar|tokenize|fstring|string_literals|unparse|syntax|eof)/.test(x))) {
+  for (const f of (fs.readdirSync(PYLIB, { recursive: true }) as string[]).filter(
+    (x) =>
+      x.endsWith(".py") &&
+      !/bad|lib2to3\/tests\/data|test_(grammar|tokenize|fstring|string_literals|unparse|syntax|eof)/.test(x),
+  )) {
     let text: string;
     try {
       text = fs.readFileSync(path.join(PYLIB, f), "utf8");
@@ -228,7 +282,10 @@ test("structure: `if name:` written at the level of the `else:` below takes it a
   const wrong = "def f(name):\n    if ok:\n        x()\n    if name:\n        z()\n    else:\n        w()\n";
   const v = await validateEdit("m.py", before, wrong);
   assert.equal(v.introduced.length, 1);
-  assert.match(v.introduced[0].message ?? "", /line 5 .*z\(\).* would no longer be inside the if statement that starts at line 2/);
+  assert.match(
+    v.introduced[0].message ?? "",
+    /line 5 .*z\(\).* would no longer be inside the if statement that starts at line 2/,
+  );
   const right = "def f(name):\n    if ok:\n        x()\n        if name:\n            z()\n    else:\n        w()\n";
   assert.equal((await validateEdit("m.py", before, right)).introduced.length, 0);
 });
@@ -241,10 +298,17 @@ test("structure: a line moved out of an except block by a dedented insertion is 
   assert.equal((await validateEdit("m.py", before, swallowed)).introduced.length, 0, "d() stays at module level");
   const ts = "function f() {\n  a();\n  b();\n}\n";
   const wrapped = "function f() {\n  if (x) {\n  a();\n  b();\n  }\n}\n";
-  assert.equal((await validateEdit("m.ts", ts, wrapped)).introduced.length, 0, "new braces around untouched lines are the edit's own block");
+  assert.equal(
+    (await validateEdit("m.ts", ts, wrapped)).introduced.length,
+    0,
+    "new braces around untouched lines are the edit's own block",
+  );
   const stolen = "if a:\n    x()\nelse:\n    y()\n";
   const rebound = "if a:\n    x()\nif b:\n    pass\nelse:\n    y()\n";
-  assert.match((await validateEdit("m.py", stolen, rebound)).introduced[0]?.message ?? "", /else.* would no longer be inside the if statement that starts at line 1/);
+  assert.match(
+    (await validateEdit("m.py", stolen, rebound)).introduced[0]?.message ?? "",
+    /else.* would no longer be inside the if statement that starts at line 1/,
+  );
 });
 
 test("structure: inserting a statement at the top of a block (its start moves) is no violation", async () => {

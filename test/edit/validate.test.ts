@@ -193,7 +193,26 @@ const CASES: LanguageCase[] = [
 ];
 
 test("every language the issue lists has a case below and a grammar", () => {
-  const required = ["python", "javascript", "typescript", "tsx", "json", "go", "rust", "java", "c", "cpp", "csharp", "ruby", "php", "bash", "yaml", "toml", "html", "css"];
+  const required = [
+    "python",
+    "javascript",
+    "typescript",
+    "tsx",
+    "json",
+    "go",
+    "rust",
+    "java",
+    "c",
+    "cpp",
+    "csharp",
+    "ruby",
+    "php",
+    "bash",
+    "yaml",
+    "toml",
+    "html",
+    "css",
+  ];
   assert.deepEqual([...CASES.map((c) => c.lang)].sort(), [...required].sort());
   assert.deepEqual([...LANGUAGE_IDS].sort(), [...required].sort());
 });
@@ -244,13 +263,22 @@ describe("which problems an edit introduced", () => {
     const r = await validateEdit("a.js", before, after);
     assert.equal(r.before, 1);
     assert.equal(r.after, 1);
-    assert.deepEqual(r.introduced.map((p) => [p.line, p.column]), [[6, 11]]);
+    assert.deepEqual(
+      r.introduced.map((p) => [p.line, p.column]),
+      [[6, 11]],
+    );
     // The same with only one unchanged line between the fix and the new error.
     const nearAfter = "let a = 1;\nlet b = (2);\nlet c = 3;\nlet d = 4 +;\n";
     const near = await validateEdit("a.js", "let a = 1;\nlet b = (2;\nlet c = 3;\nlet d = 4;\n", nearAfter);
     assert.deepEqual([near.before, near.after], [1, 1]);
-    assert.deepEqual(near.introduced.map((p) => [p.line, p.column]), [[4, 11]]);
-    assert.match(formatProblems(near, nearAfter), /\n\n\(The file already had 1 syntax error before this edit; only the new ones block it\.\)$/);
+    assert.deepEqual(
+      near.introduced.map((p) => [p.line, p.column]),
+      [[4, 11]],
+    );
+    assert.match(
+      formatProblems(near, nearAfter),
+      /\n\n\(The file already had 1 syntax error before this edit; only the new ones block it\.\)$/,
+    );
   });
 
   test("rewriting a broken line so that it is still broken (no worse) is accepted", async () => {
@@ -302,13 +330,18 @@ describe("which problems an edit introduced", () => {
 
   test("inside a rewritten region, the problem reported is the one unlike the region's old problems", async () => {
     // Lines 2-3 are rewritten; line 2 keeps its old error, line 3 gets a new one.
-    const r = await validateEdit("a.js", "let a = 1;\nlet b = (2 +;\nlet c = 3;\n", "let a = 1;\nlet b = (2 +; \nlet c = 3 -;\n");
+    const r = await validateEdit(
+      "a.js",
+      "let a = 1;\nlet b = (2 +;\nlet c = 3;\n",
+      "let a = 1;\nlet b = (2 +; \nlet c = 3 -;\n",
+    );
     assert.deepEqual(r.edited, [{ line: 2, count: 2 }]);
     assert.deepEqual(r.introduced, [{ line: 3, column: 11, kind: "error", text: "-" }]);
   });
 
   test("when the error is far from the edit, the edited lines are shown too", async () => {
-    const before = "function f() {\n  return 1;\n}\n\nfunction g() {\n  return 2;\n}\n\nfunction h() {\n  return 3;\n}\n";
+    const before =
+      "function f() {\n  return 1;\n}\n\nfunction g() {\n  return 2;\n}\n\nfunction h() {\n  return 3;\n}\n";
     const after = before.replace("  return 1;\n}\n", "  return 1;\n  // done\n");
     const r = await validateEdit("a.js", before, after);
     assert.deepEqual(r.introduced, [{ line: 11, column: 2, kind: "missing", text: "}" }]);
@@ -391,7 +424,10 @@ describe("positions and text", () => {
     const before = "class A {\n  void f() {\n    int x = 1;\n  }\n\n  void g() {\n  }\n}\n";
     const after = "class A {\n  void f() {\n    int x = 1;\n\n  void g() {\n  }\n}\n";
     const r = await validateEdit("A.java", before, after);
-    assert.deepEqual(r.introduced.map((p) => `${p.line}:${p.column}`), ["5:9", "5:9"]);
+    assert.deepEqual(
+      r.introduced.map((p) => `${p.line}:${p.column}`),
+      ["5:9", "5:9"],
+    );
     const text = formatProblems(r, after);
     assert.match(text, /^5:9: missing ";"\n5:9: unexpected "\(\) \{"\n {2}3 \|/m);
     assert.equal(text.match(/^> 5 \|/gm)?.length, 1);
@@ -412,9 +448,19 @@ describe("positions and text", () => {
 describe("language detection", () => {
   test("an unknown extension is not checked, and the result says so", async () => {
     const r = await validateEdit("notes.xyz", "a (", "a ( (");
-    assert.deepEqual({ ...r, reason: undefined }, {
-      language: null, checked: false, introduced: [], moved: [], before: 0, after: 0, edited: [], reason: undefined,
-    });
+    assert.deepEqual(
+      { ...r, reason: undefined },
+      {
+        language: null,
+        checked: false,
+        introduced: [],
+        moved: [],
+        before: 0,
+        after: 0,
+        edited: [],
+        reason: undefined,
+      },
+    );
     assert.match(r.reason ?? "", /no syntax check for notes\.xyz/);
     assert.equal(formatProblems(r, "a ( ("), "");
   });
@@ -462,7 +508,9 @@ describe("tree-sitter loader", () => {
     assert.equal(tree.rootNode.type, "program");
     assert.equal(tree.rootNode.hasError, false);
     tree.delete();
-    const types = await withTree("ls -la && rm x\n", "bash", (t) => t.rootNode.descendantsOfType("command_name").map((n) => n?.text));
+    const types = await withTree("ls -la && rm x\n", "bash", (t) =>
+      t.rootNode.descendantsOfType("command_name").map((n) => n?.text),
+    );
     assert.deepEqual(types, ["ls", "rm"]);
   });
 

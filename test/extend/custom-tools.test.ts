@@ -115,13 +115,19 @@ test("a writing tool runs in dev, is refused in safe-read-only with nothing chan
   const root = project();
   await trusted(root);
   const before = treeHash(root);
-  const refused = await rt(["--profile", "safe-read-only", "call", "stamp", "--args", '{"text":"hi"}'], { cwd: root, env: env() });
+  const refused = await rt(["--profile", "safe-read-only", "call", "stamp", "--args", '{"text":"hi"}'], {
+    cwd: root,
+    env: env(),
+  });
   assert.equal(refused.code, 1);
   const r = JSON.parse(refused.stdout);
   assert.equal(r.error_type, "denied");
   assert.match(r.error, /stamp changes files, and the profile is safe-read-only/);
   assert.equal(treeHash(root), before);
-  const sandboxed = await rt(["--profile", "safe-read-only", "call", "count_todos", "--args", '{"path":"src"}'], { cwd: root, env: env() });
+  const sandboxed = await rt(["--profile", "safe-read-only", "call", "count_todos", "--args", '{"path":"src"}'], {
+    cwd: root,
+    env: env(),
+  });
   const s = JSON.parse(sandboxed.stdout);
   assert.equal(s.success, true, sandboxed.stdout);
   assert.equal(s.sandboxed, true);
@@ -132,13 +138,15 @@ test("a writing tool runs in dev, is refused in safe-read-only with nothing chan
 
 test("invalid definitions are reported with file and field, skipped, and never stop rt", async () => {
   const root = project({
-    ".rt/tools/bad-name.yaml": "name: Bad Name\ndescription: x\ncommand: [\"true\"]\nread_only: true\n",
+    ".rt/tools/bad-name.yaml": 'name: Bad Name\ndescription: x\ncommand: ["true"]\nread_only: true\n',
     ".rt/tools/no-ro.json": JSON.stringify({ name: "no_ro", description: "x", command: ["true"] }),
-    ".rt/tools/bad-schema.yaml": "name: bad_schema\ndescription: x\nparameters: {type: object, properties: {n: {type: integr}}}\ncommand: [\"true\"]\nread_only: true\n",
-    ".rt/tools/bad-test.yaml": "name: bad_test\ndescription: x\nparameters: {type: object, properties: {n: {type: integer}}}\ncommand: [\"true\"]\nread_only: true\ntests: [{args: {n: nope}}]\n",
-    ".rt/tools/clash.yaml": "name: grep\ndescription: x\ncommand: [\"true\"]\nread_only: true\n",
+    ".rt/tools/bad-schema.yaml":
+      'name: bad_schema\ndescription: x\nparameters: {type: object, properties: {n: {type: integr}}}\ncommand: ["true"]\nread_only: true\n',
+    ".rt/tools/bad-test.yaml":
+      'name: bad_test\ndescription: x\nparameters: {type: object, properties: {n: {type: integer}}}\ncommand: ["true"]\nread_only: true\ntests: [{args: {n: nope}}]\n',
+    ".rt/tools/clash.yaml": 'name: grep\ndescription: x\ncommand: ["true"]\nread_only: true\n',
     ".rt/tools/broken.yaml": "name: [unclosed\n",
-    ".rt/tools/typo.yaml": "name: typo\ndescription: x\ncommand: [\"true\"]\nread_only: true\ncomand: [x]\n",
+    ".rt/tools/typo.yaml": 'name: typo\ndescription: x\ncommand: ["true"]\nread_only: true\ncomand: [x]\n',
   });
   await trusted(root);
   const check = await rt(["tools", "--check", "--json"], { cwd: root, env: env() });
@@ -154,7 +162,11 @@ test("invalid definitions are reported with file and field, skipped, and never s
   assert.match(byFile("typo.yaml")[0].message, /unknown field\(s\) comand/);
   // The valid ones still load and pass their tests.
   assert.deepEqual(report.tools.map((t: { name: string }) => t.name).sort(), ["count_todos", "stamp"]);
-  assert.ok(report.tools.find((t: { name: string }) => t.name === "count_todos").tests.every((t: { passed: boolean }) => t.passed));
+  assert.ok(
+    report.tools
+      .find((t: { name: string }) => t.name === "count_todos")
+      .tests.every((t: { passed: boolean }) => t.passed),
+  );
   // Other faces start and work; the problems are named on stderr.
   const r = await rt(["tool", "count_todos", "--path", "src"], { cwd: root, env: env() });
   assert.equal(r.code, 0);
@@ -166,7 +178,9 @@ test("invalid definitions are reported with file and field, skipped, and never s
 });
 
 test("planted files: a symlinked tools directory and a FIFO are refused, not followed", async () => {
-  const outside = tempTree({ "evil.yaml": "name: evil\ndescription: x\ncommand: [touch, /tmp/evil]\nread_only: true\n" });
+  const outside = tempTree({
+    "evil.yaml": "name: evil\ndescription: x\ncommand: [touch, /tmp/evil]\nread_only: true\n",
+  });
   const root = tempTree({ "README.md": "x\n" });
   fs.mkdirSync(path.join(root, ".rt"));
   fs.symlinkSync(outside, path.join(root, ".rt", "tools"));
@@ -182,8 +196,20 @@ test("invariant: the program gets exactly the arguments, as JSON on stdin and RT
     ".rt/tools/echo.json": JSON.stringify({
       name: "echo_args",
       description: "Echo arguments.",
-      parameters: { type: "object", properties: { s: { type: "string" }, n: { type: "number" }, list: { type: "array", items: { type: "string" } } }, additionalProperties: false },
-      command: ["python3", "-c", "import json,os,sys; print(json.dumps({'stdin': json.load(sys.stdin), 's': os.environ.get('RT_ARG_S'), 'list': os.environ.get('RT_ARG_LIST')}))"],
+      parameters: {
+        type: "object",
+        properties: {
+          s: { type: "string" },
+          n: { type: "number" },
+          list: { type: "array", items: { type: "string" } },
+        },
+        additionalProperties: false,
+      },
+      command: [
+        "python3",
+        "-c",
+        "import json,os,sys; print(json.dumps({'stdin': json.load(sys.stdin), 's': os.environ.get('RT_ARG_S'), 'list': os.environ.get('RT_ARG_LIST')}))",
+      ],
       read_only: true,
     }),
   });
@@ -192,7 +218,19 @@ test("invariant: the program gets exactly the arguments, as JSON on stdin and RT
   forgetCustomTools();
   const load = await ensureCustomTools(ws);
   assert.deepEqual(load.problems, []);
-  const nasty = ["plain", "$(touch pwned)", "`id`", "a'b\"c", "; rm -rf .", "x\ny", "ünï €", "--flag", "*", "$HOME", "\\\\"];
+  const nasty = [
+    "plain",
+    "$(touch pwned)",
+    "`id`",
+    "a'b\"c",
+    "; rm -rf .",
+    "x\ny",
+    "ünï €",
+    "--flag",
+    "*",
+    "$HOME",
+    "\\\\",
+  ];
   let seed = 7;
   const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   for (let i = 0; i < 25; i++) {
@@ -211,14 +249,19 @@ test("invariant: the program gets exactly the arguments, as JSON on stdin and RT
 });
 
 test("definitions check every test's arguments against the parameters", async () => {
-  const c = await checkDefinition("/x/t.yaml", "name: t\ndescription: d\nparameters: {type: object, properties: {k: {enum: [a, b]}}}\ncommand: [\"true\"]\nread_only: true\ntests: [{args: {k: a}}, {args: {k: c}}]\n", "user");
+  const c = await checkDefinition(
+    "/x/t.yaml",
+    'name: t\ndescription: d\nparameters: {type: object, properties: {k: {enum: [a, b]}}}\ncommand: ["true"]\nread_only: true\ntests: [{args: {k: a}}, {args: {k: c}}]\n',
+    "user",
+  );
   assert.equal(c.ok, false);
   assert.deepEqual(!c.ok && c.problems.map((p) => p.field), ["tests.1.args"]);
 });
 
 test("output over the cap keeps head and tail and saves the whole under .rt/shell; a timeout kills the tool", async () => {
   const root = tempTree({
-    ".rt/tools/big.yaml": "name: big\ndescription: d\ncommand: [python3, -c, \"print('x' * 200000)\"]\nread_only: true\n",
+    ".rt/tools/big.yaml":
+      "name: big\ndescription: d\ncommand: [python3, -c, \"print('x' * 200000)\"]\nread_only: true\n",
     ".rt/tools/slow.yaml": "name: slow\ndescription: d\ncommand: [sleep, '30']\nread_only: true\ntimeout: 1\n",
   });
   await trusted(root);

@@ -25,11 +25,15 @@ before(async () => {
     // Logs its stdin (one JSON line per call) to $HOOK_LOG.
     "observe.sh": 'cat >> "$HOOK_LOG"; echo >> "$HOOK_LOG"\n',
     "block.sh": 'cat > /dev/null; echo "no shell commands here" >&2; exit 2\n',
-    "deny.py": 'import json,sys\njson.load(sys.stdin)\nprint(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "secrets are off limits"}}))\n',
-    "redirect.py": 'import json,sys\nd=json.load(sys.stdin)\ninp=dict(d["tool_input"]); inp["path"]="public.txt"\nprint(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": inp}}))\n',
-    "post-block.py": 'import json,sys\nd=json.load(sys.stdin)\nprint(json.dumps({"decision": "block", "reason": "lint: output had %d chars" % len(d["tool_response"]["output"])}))\n',
+    "deny.py":
+      'import json,sys\njson.load(sys.stdin)\nprint(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": "secrets are off limits"}}))\n',
+    "redirect.py":
+      'import json,sys\nd=json.load(sys.stdin)\ninp=dict(d["tool_input"]); inp["path"]="public.txt"\nprint(json.dumps({"hookSpecificOutput": {"hookEventName": "PreToolUse", "updatedInput": inp}}))\n',
+    "post-block.py":
+      'import json,sys\nd=json.load(sys.stdin)\nprint(json.dumps({"decision": "block", "reason": "lint: output had %d chars" % len(d["tool_response"]["output"])}))\n',
     "context.sh": 'cat > /dev/null; echo "The project uses tabs."\n',
-    "stop-once.py": 'import json,sys\nd=json.load(sys.stdin)\nif not d["stop_hook_active"]:\n    print(json.dumps({"decision": "block", "reason": "run the tests before stopping"}))\n',
+    "stop-once.py":
+      'import json,sys\nd=json.load(sys.stdin)\nif not d["stop_hook_active"]:\n    print(json.dumps({"decision": "block", "reason": "run the tests before stopping"}))\n',
     "fail.sh": 'cat > /dev/null; echo "hook crashed" >&2; exit 1\n',
     "slow.sh": "sleep 20\n",
   });
@@ -54,13 +58,32 @@ function userHooks(hooks: Record<string, unknown>): void {
   fs.mkdirSync(path.join(configHome, "rt"), { recursive: true });
   fs.writeFileSync(path.join(configHome, "rt", "config.json"), JSON.stringify({ hooks }));
 }
-const logged = () => (fs.existsSync(log) ? fs.readFileSync(log, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)) : []);
-const toolMessages = (i: number) => server.completions[i].body.messages.filter((m: { role: string }) => m.role === "tool").map((m: { content: string }) => m.content);
+const logged = () =>
+  fs.existsSync(log)
+    ? fs
+        .readFileSync(log, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
+    : [];
+const toolMessages = (i: number) =>
+  server.completions[i].body.messages
+    .filter((m: { role: string }) => m.role === "tool")
+    .map((m: { content: string }) => m.content);
 
 test("PreToolUse: exit 2 blocks with stderr as the reason; a matcher that does not fit runs nothing", async () => {
   const root = tempTree({ "a.txt": "x\n" });
-  userHooks({ PreToolUse: [{ matcher: "bash", hooks: [{ type: "command", command: sh("block.sh") }] }, { matcher: "grep", hooks: [{ type: "command", command: sh("observe.sh") }] }] });
-  server.script(reply.toolCall("bash", { command: "touch made" }), reply.toolCall("read", { path: "a.txt" }), reply.text("ok"));
+  userHooks({
+    PreToolUse: [
+      { matcher: "bash", hooks: [{ type: "command", command: sh("block.sh") }] },
+      { matcher: "grep", hooks: [{ type: "command", command: sh("observe.sh") }] },
+    ],
+  });
+  server.script(
+    reply.toolCall("bash", { command: "touch made" }),
+    reply.toolCall("read", { path: "a.txt" }),
+    reply.text("ok"),
+  );
   const agent = makeAgent(root, server);
   const events = await collect(agent.run("go"));
   assert.equal(last(events).type, "turn_complete");
@@ -76,11 +99,21 @@ test("PreToolUse: JSON deny, changed arguments (checked again by the policy), an
   const root = tempTree({ "secret.txt": "TOKEN=1\n", "private.txt": "private\n", "public.txt": "public\n" });
   userHooks({
     PreToolUse: [
-      { matcher: "read", hooks: [{ type: "command", command: py("redirect.py") }, { type: "command", command: sh("observe.sh") }] },
+      {
+        matcher: "read",
+        hooks: [
+          { type: "command", command: py("redirect.py") },
+          { type: "command", command: sh("observe.sh") },
+        ],
+      },
       { matcher: "grep|find", hooks: [{ type: "command", command: py("deny.py") }] },
     ],
   });
-  server.script(reply.toolCall("read", { path: "private.txt" }), reply.toolCall("grep", { pattern: "TOKEN" }), reply.text("ok"));
+  server.script(
+    reply.toolCall("read", { path: "private.txt" }),
+    reply.toolCall("grep", { pattern: "TOKEN" }),
+    reply.text("ok"),
+  );
   const agent = makeAgent(root, server, { approval: "ask" });
   const events = await collect(agent.run("read"));
   assert.equal(last(events).type, "turn_complete");
@@ -101,8 +134,13 @@ test("PreToolUse: JSON deny, changed arguments (checked again by the policy), an
 
 test("PreToolUse: changed arguments the tool refuses are refused, not run", async () => {
   const root = tempTree({ "a.txt": "x\n" });
-  const bad = tempTree({ "bad.py": 'import json,sys\njson.load(sys.stdin)\nprint(json.dumps({"hookSpecificOutput": {"updatedInput": {"path": 5}}}))\n' });
-  userHooks({ PreToolUse: [{ matcher: "read", hooks: [{ type: "command", command: `python3 ${path.join(bad, "bad.py")}` }] }] });
+  const bad = tempTree({
+    "bad.py":
+      'import json,sys\njson.load(sys.stdin)\nprint(json.dumps({"hookSpecificOutput": {"updatedInput": {"path": 5}}}))\n',
+  });
+  userHooks({
+    PreToolUse: [{ matcher: "read", hooks: [{ type: "command", command: `python3 ${path.join(bad, "bad.py")}` }] }],
+  });
   server.script(reply.toolCall("read", { path: "a.txt" }), reply.text("ok"));
   const agent = makeAgent(root, server);
   await collect(agent.run("read"));
@@ -112,7 +150,17 @@ test("PreToolUse: changed arguments the tool refuses are refused, not run", asyn
 
 test("PostToolUse: observes the tool's response; decision block adds its reason for the model", async () => {
   const root = tempTree({ "a.txt": "hello\n" });
-  userHooks({ PostToolUse: [{ matcher: "*", hooks: [{ type: "command", command: sh("observe.sh") }, { type: "command", command: py("post-block.py") }] }] });
+  userHooks({
+    PostToolUse: [
+      {
+        matcher: "*",
+        hooks: [
+          { type: "command", command: sh("observe.sh") },
+          { type: "command", command: py("post-block.py") },
+        ],
+      },
+    ],
+  });
   server.script(reply.toolCall("read", { path: "a.txt" }), reply.text("ok"));
   const agent = makeAgent(root, server);
   await collect(agent.run("read"));
@@ -127,16 +175,29 @@ test("PostToolUse: observes the tool's response; decision block adds its reason 
 test("UserPromptSubmit: exit 2 blocks the prompt (nothing sent to the model); stdout adds context; SessionStart runs once", async () => {
   const root = tempTree({ "a.txt": "x\n" });
   userHooks({
-    UserPromptSubmit: [{ hooks: [{ type: "command", command: sh("context.sh") }, { type: "command", command: sh("observe.sh") }] }],
+    UserPromptSubmit: [
+      {
+        hooks: [
+          { type: "command", command: sh("context.sh") },
+          { type: "command", command: sh("observe.sh") },
+        ],
+      },
+    ],
     SessionStart: [{ hooks: [{ type: "command", command: sh("observe.sh") }] }],
   });
   server.script(reply.text("one"), reply.text("two"));
   const agent = makeAgent(root, server);
   await collect(agent.run("first prompt"));
   await collect(agent.run("second prompt"));
-  assert.match(requestText(server.completions[0].body), /first prompt\n\n<hook-context>\nThe project uses tabs\.\n<\/hook-context>/);
+  assert.match(
+    requestText(server.completions[0].body),
+    /first prompt\n\n<hook-context>\nThe project uses tabs\.\n<\/hook-context>/,
+  );
   const seen = logged();
-  assert.deepEqual(seen.map((e) => e.hook_event_name), ["SessionStart", "UserPromptSubmit", "UserPromptSubmit"]);
+  assert.deepEqual(
+    seen.map((e) => e.hook_event_name),
+    ["SessionStart", "UserPromptSubmit", "UserPromptSubmit"],
+  );
   assert.equal(seen[0].source, "startup");
   assert.equal(seen[2].prompt, "second prompt");
   agent.close();
@@ -155,7 +216,16 @@ test("UserPromptSubmit: exit 2 blocks the prompt (nothing sent to the model); st
 
 test("Stop: a blocking hook sends the model back once with its reason; stop_hook_active lets it end", async () => {
   const root = tempTree({ "a.txt": "x\n" });
-  userHooks({ Stop: [{ hooks: [{ type: "command", command: py("stop-once.py") }, { type: "command", command: sh("observe.sh") }] }] });
+  userHooks({
+    Stop: [
+      {
+        hooks: [
+          { type: "command", command: py("stop-once.py") },
+          { type: "command", command: sh("observe.sh") },
+        ],
+      },
+    ],
+  });
   server.script(reply.text("done?"), reply.text("tests pass, done"));
   const agent = makeAgent(root, server);
   const events = await collect(agent.run("work"));
@@ -163,19 +233,37 @@ test("Stop: a blocking hook sends the model back once with its reason; stop_hook
   assert.equal(end.type, "turn_complete");
   assert.equal(end.type === "turn_complete" && end.text, "tests pass, done");
   assert.match(requestText(server.completions[1].body), /\[Stop hook\] run the tests before stopping/);
-  assert.deepEqual(logged().map((e) => e.stop_hook_active), [false, true]);
+  assert.deepEqual(
+    logged().map((e) => e.stop_hook_active),
+    [false, true],
+  );
   agent.close();
 });
 
 test("PreCompact: observed with its trigger, and a blocking hook stops the compaction", async () => {
   const root = tempTree({ "a.txt": "x\n" });
-  userHooks({ PreCompact: [{ matcher: "manual", hooks: [{ type: "command", command: sh("observe.sh") }, { type: "command", command: sh("block.sh") }] }] });
+  userHooks({
+    PreCompact: [
+      {
+        matcher: "manual",
+        hooks: [
+          { type: "command", command: sh("observe.sh") },
+          { type: "command", command: sh("block.sh") },
+        ],
+      },
+    ],
+  });
   server.script(reply.text("hi"));
   const agent = makeAgent(root, server);
   await collect(agent.run("hello"));
   const events = await collect(agent.compact("keep it short"));
   assert.ok(!events.some((e) => e.type === "compact_start"));
-  assert.match(ofType(events, "notice").map((e) => e.message).join("\n"), /PreCompact hook blocked the manual compaction: no shell commands here/);
+  assert.match(
+    ofType(events, "notice")
+      .map((e) => e.message)
+      .join("\n"),
+    /PreCompact hook blocked the manual compaction: no shell commands here/,
+  );
   const seen = logged();
   assert.equal(seen[0].trigger, "manual");
   assert.equal(seen[0].custom_instructions, "keep it short");
@@ -185,14 +273,24 @@ test("PreCompact: observed with its trigger, and a blocking hook stops the compa
 test("a failing, a slow and a misconfigured hook are reported as notices, and the call still runs", async () => {
   const root = tempTree({ "a.txt": "x\n" });
   userHooks({
-    PreToolUse: [{ matcher: "read", hooks: [{ type: "command", command: sh("fail.sh") }, { type: "command", command: sh("slow.sh"), timeout: 1 }] }],
+    PreToolUse: [
+      {
+        matcher: "read",
+        hooks: [
+          { type: "command", command: sh("fail.sh") },
+          { type: "command", command: sh("slow.sh"), timeout: 1 },
+        ],
+      },
+    ],
     PostToolUse: [{ hooks: [{ type: "prompt", prompt: "x" }] }],
     Nonsense: [],
   });
   server.script(reply.toolCall("read", { path: "a.txt" }), reply.text("ok"));
   const agent = makeAgent(root, server);
   const events = await collect(agent.run("read"));
-  const notices = ofType(events, "notice").map((e) => e.message).join("\n");
+  const notices = ofType(events, "notice")
+    .map((e) => e.message)
+    .join("\n");
   assert.match(notices, /PreToolUse hook `sh .*fail\.sh` failed \(exit code 1\): hook crashed/);
   assert.match(notices, /timed out after 1 s/);
   assert.match(notices, /hooks\.Nonsense: unknown event/);
@@ -203,7 +301,11 @@ test("a failing, a slow and a misconfigured hook are reported as notices, and th
 
 test("project hooks run only once the folder is trusted", async () => {
   const marker = path.join(tempTree({}, "rt-marker-"), "ran");
-  const root = tempTree({ ".rt/config.json": JSON.stringify({ hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: `touch ${marker}` }] }] } }) });
+  const root = tempTree({
+    ".rt/config.json": JSON.stringify({
+      hooks: { UserPromptSubmit: [{ hooks: [{ type: "command", command: `touch ${marker}` }] }] },
+    }),
+  });
   fs.mkdirSync(path.join(configHome, "rt"), { recursive: true });
   server.script(reply.text("a"), reply.text("b"));
   const a = makeAgent(root, server);
@@ -223,5 +325,10 @@ test("matchers: exact names, alternatives, regular expressions, * and empty for 
   assert.ok(matches("bash", "bash") && !matches("bash", "bash_output"));
   assert.ok(matches("edit|write", "write") && !matches("edit|write", "multi_edit"));
   assert.ok(matches("mcp__.*", "mcp__fs__read") && !matches("mcp__.*", "read"));
-  assert.deepEqual(parseHooks({ PreToolUse: [{ matcher: "(", hooks: [{ type: "command", command: "x" }] }] }).problems.map((p) => p.where), ["hooks.PreToolUse.0.matcher"]);
+  assert.deepEqual(
+    parseHooks({ PreToolUse: [{ matcher: "(", hooks: [{ type: "command", command: "x" }] }] }).problems.map(
+      (p) => p.where,
+    ),
+    ["hooks.PreToolUse.0.matcher"],
+  );
 });

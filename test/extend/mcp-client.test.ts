@@ -78,36 +78,75 @@ test("rt mcp list: servers over stdio and HTTP, their state and tool counts; a b
 });
 
 test("rt mcp call: a tool of each server, arguments checked against its schema, errors as data", async () => {
-  const a = JSON.parse((await rt(["mcp", "call", "fs", "read_text_file", "--args", JSON.stringify({ path: path.join(root, "notes.txt") })], { cwd: root, env: env() })).stdout);
+  const a = JSON.parse(
+    (
+      await rt(
+        ["mcp", "call", "fs", "read_text_file", "--args", JSON.stringify({ path: path.join(root, "notes.txt") })],
+        { cwd: root, env: env() },
+      )
+    ).stdout,
+  );
   assert.equal(a.success, true);
   assert.equal(a.output, "alpha\nbeta\n");
-  const denied = JSON.parse((await rt(["mcp", "call", "fs", "read_text_file", "--args", '{"path":"/etc/hostname"}'], { cwd: root, env: env() })).stdout);
+  const denied = JSON.parse(
+    (await rt(["mcp", "call", "fs", "read_text_file", "--args", '{"path":"/etc/hostname"}'], { cwd: root, env: env() }))
+      .stdout,
+  );
   assert.equal(denied.success, false);
   assert.match(denied.error, /mcp__fs__read_text_file returned an error: .*(denied|outside)/i);
   const badArgs = await rt(["mcp", "call", "fs", "read_text_file", "--args", '{"path": 3}'], { cwd: root, env: env() });
   assert.equal(badArgs.code, 2);
   assert.match(JSON.parse(badArgs.stdout).error, /path: must be string/);
-  const web = JSON.parse((await rt(["mcp", "call", "web", "grep", "--args", '{"pattern":"beta"}'], { cwd: root, env: env() })).stdout);
+  const web = JSON.parse(
+    (await rt(["mcp", "call", "web", "grep", "--args", '{"pattern":"beta"}'], { cwd: root, env: env() })).stdout,
+  );
   assert.equal(web.success, true);
   assert.match(web.output, /notes\.txt:2: beta/);
   // A result over the cap keeps head and tail; the whole is saved under .rt/shell/.
   fs.writeFileSync(path.join(root, "big.txt"), `${"0123456789".repeat(20_000)}\nEND\n`);
-  const big = JSON.parse((await rt(["mcp", "call", "fs", "read_text_file", "--args", JSON.stringify({ path: path.join(root, "big.txt") })], { cwd: root, env: env() })).stdout);
+  const big = JSON.parse(
+    (
+      await rt(
+        ["mcp", "call", "fs", "read_text_file", "--args", JSON.stringify({ path: path.join(root, "big.txt") })],
+        { cwd: root, env: env() },
+      )
+    ).stdout,
+  );
   assert.equal(big.success, true);
   assert.equal(big.truncated, true);
   assert.ok(big.output.length < 60_000 && big.output.endsWith("END\n"), big.output.slice(-100));
   // The whole text the server returned (the file, as its read_text_file gives it back).
-  assert.ok(fs.readFileSync(path.join(root, big.saved_output[0]), "utf8").startsWith(`${"0123456789".repeat(20_000)}\nEND`));
+  assert.ok(
+    fs.readFileSync(path.join(root, big.saved_output[0]), "utf8").startsWith(`${"0123456789".repeat(20_000)}\nEND`),
+  );
   fs.rmSync(path.join(root, "big.txt"));
   const unknown = JSON.parse((await rt(["mcp", "call", "nope", "x"], { cwd: root, env: env() })).stdout);
   assert.match(unknown.error, /no MCP server named nope/);
   // A writing MCP tool is refused in safe-read-only, and nothing is written.
-  const w = JSON.parse((await rt(["--profile", "safe-read-only", "mcp", "call", "fs", "write_file", "--args", JSON.stringify({ path: path.join(root, "x.txt"), content: "x" })], { cwd: root, env: env() })).stdout);
+  const w = JSON.parse(
+    (
+      await rt(
+        [
+          "--profile",
+          "safe-read-only",
+          "mcp",
+          "call",
+          "fs",
+          "write_file",
+          "--args",
+          JSON.stringify({ path: path.join(root, "x.txt"), content: "x" }),
+        ],
+        { cwd: root, env: env() },
+      )
+    ).stdout,
+  );
   assert.equal(w.error_type, "denied");
   assert.ok(!fs.existsSync(path.join(root, "x.txt")));
 });
 
-async function clients(opts: Parameters<typeof startMcpClients>[1] = {}): Promise<{ session: McpClientSession; done: () => Promise<void> }> {
+async function clients(
+  opts: Parameters<typeof startMcpClients>[1] = {},
+): Promise<{ session: McpClientSession; done: () => Promise<void> }> {
   const ws = createWorkspace({ root, env: { ...process.env, ...env() } });
   const session = await startMcpClients(ws, opts);
   const remove = addAgentToolProvider(session.provider);
@@ -146,14 +185,21 @@ test("lazy: no MCP tool is offered, tool_search finds them (it stands in for mcp
   try {
     assert.equal(session.lazy, true);
     assert.ok(session.tools.size > 30);
-    server.script(reply.toolCall("tool_search", { query: "read text file" }), reply.toolCall("mcp__fs__read_text_file", { path: path.join(root, "notes.txt") }), reply.text("ok"));
+    server.script(
+      reply.toolCall("tool_search", { query: "read text file" }),
+      reply.toolCall("mcp__fs__read_text_file", { path: path.join(root, "notes.txt") }),
+      reply.text("ok"),
+    );
     const agent = makeAgent(root, server);
     const events = await collect(agent.run("read notes via mcp"));
     assert.equal(last(events).type, "turn_complete");
-    const offered = (i: number) => server.completions[i].body.tools.map((t: { function: { name: string } }) => t.function.name);
+    const offered = (i: number) =>
+      server.completions[i].body.tools.map((t: { function: { name: string } }) => t.function.name);
     assert.ok(offered(0).includes("tool_search") && !offered(0).includes("mcp_search"));
     assert.ok(!offered(0).some((n: string) => n.startsWith("mcp__")));
-    const search = server.completions[0].body.tools.find((t: { function: { name: string } }) => t.function.name === "tool_search");
+    const search = server.completions[0].body.tools.find(
+      (t: { function: { name: string } }) => t.function.name === "tool_search",
+    );
     assert.match(search.function.description, /MCP servers' tools \(mcp__SERVER__TOOL\): .*\bfs \(\d+\)/);
     assert.ok(offered(1).includes("mcp__fs__read_text_file"));
     const msgs = server.completions[2].body.messages.filter((m: { role: string }) => m.role === "tool");
@@ -170,7 +216,9 @@ test("lazy: no MCP tool is offered, tool_search finds them (it stands in for mcp
 
 test("a project's .mcp.json starts nothing until the folder is trusted", async () => {
   const marker = path.join(tempTree({}, "rt-marker-"), "started");
-  const proj = tempTree({ ".mcp.json": JSON.stringify({ mcpServers: { evil: { command: "sh", args: ["-c", `touch ${marker}`] } } }) });
+  const proj = tempTree({
+    ".mcp.json": JSON.stringify({ mcpServers: { evil: { command: "sh", args: ["-c", `touch ${marker}`] } } }),
+  });
   writeUserMcp({});
   const r = await rt(["mcp", "list", "--json"], { cwd: proj, env: env() });
   const out = JSON.parse(r.stdout);

@@ -9,7 +9,12 @@ import path from "node:path";
 import { reply } from "../llm-server.ts";
 import { rt, tempTree } from "../helpers.ts";
 import { requestText, scriptedOllama } from "../agent/harness.ts";
-import { expandArguments, loadCustomCommands, resolveSlashCommand, type CustomCommand } from "../../src/extensions/slashCommands.ts";
+import {
+  expandArguments,
+  loadCustomCommands,
+  resolveSlashCommand,
+  type CustomCommand,
+} from "../../src/extensions/slashCommands.ts";
 import { createWorkspace } from "../../src/workspace/workspace.ts";
 
 const ollama = scriptedOllama();
@@ -29,7 +34,8 @@ function project(): string {
     "src/a.py": "def f():\n    return 1\n",
     ".rt/commands/review.md": REVIEW,
     ".claude/commands/explain.md": "Explain the code of this project in simple words.\n",
-    ".claude/commands/git/summary.md": "---\ndescription: Summarize changes\n---\nSummarize the changes in $ARGUMENTS.\n",
+    ".claude/commands/git/summary.md":
+      "---\ndescription: Summarize changes\n---\nSummarize the changes in $ARGUMENTS.\n",
   });
 }
 
@@ -37,12 +43,22 @@ test("rt run /review with arguments: the expanded prompt is what the model gets;
   const root = project();
   const env = ollama.env({ HOME: ollama.configHome });
   assert.equal((await rt(["trust"], { cwd: root, env })).code, 0);
-  ollama.server.script(reply.toolCall("read", { path: "src/a.py" }), reply.toolCall("bash", { command: "touch made" }), reply.text("Looks fine."));
-  const r = await rt(["run", ...MODEL, "--approval", "never", "/review", "src/a.py", '"error handling"'], { cwd: root, env });
+  ollama.server.script(
+    reply.toolCall("read", { path: "src/a.py" }),
+    reply.toolCall("bash", { command: "touch made" }),
+    reply.text("Looks fine."),
+  );
+  const r = await rt(["run", ...MODEL, "--approval", "never", "/review", "src/a.py", '"error handling"'], {
+    cwd: root,
+    env,
+  });
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, "Looks fine.\n");
   const sent = requestText(ollama.server.completions[0].body);
-  assert.match(sent, /Review src\/a\.py for bugs, focusing on error handling\.\nEverything given: src\/a\.py "error handling"/);
+  assert.match(
+    sent,
+    /Review src\/a\.py for bugs, focusing on error handling\.\nEverything given: src\/a\.py "error handling"/,
+  );
   // read is free anyway; bash is not pre-approved (only "Bash(git diff:*)" was given, which rt does not widen): refused under --approval never.
   const tools = requestText(ollama.server.completions[2].body);
   assert.match(tools, /def f\(\)/);
@@ -81,13 +97,20 @@ test("rt chat: /help lists custom commands; a namespaced Claude command with $AR
   ollama.server.script(reply.text("Two files changed."));
   const r = await rt(["chat", ...MODEL], { cwd: root, env, input: "/help\n/git:summary the last commit\n" });
   assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /Custom commands:\n {2}\/explain .*\n {2}\/git:summary +Summarize changes\n {2}\/review FILE \[FOCUS\] +Review a file for bugs/);
+  assert.match(
+    r.stdout,
+    /Custom commands:\n {2}\/explain .*\n {2}\/git:summary +Summarize changes\n {2}\/review FILE \[FOCUS\] +Review a file for bugs/,
+  );
   assert.match(r.stdout, /Two files changed\./);
   assert.match(requestText(ollama.server.completions[0].body), /Summarize the changes in the last commit\./);
 });
 
 test("user commands from ~/.config/rt/commands and ~/.claude/commands; a project command of the same name wins", async () => {
-  const home = tempTree({ ".claude/commands/explain.md": "user explain\n", ".claude/commands/hello.md": "Say hello to $ARGUMENTS.\n", "cfg/rt/commands/todo.md": "List TODOs\n" });
+  const home = tempTree({
+    ".claude/commands/explain.md": "user explain\n",
+    ".claude/commands/hello.md": "Say hello to $ARGUMENTS.\n",
+    "cfg/rt/commands/todo.md": "List TODOs\n",
+  });
   const root = project();
   const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, "cfg") };
   const { commands } = await loadCustomCommands(createWorkspace({ root, env }));
@@ -95,7 +118,13 @@ test("user commands from ~/.config/rt/commands and ~/.claude/commands; a project
   const trust = await rt(["trust"], { cwd: root, env });
   assert.equal(trust.code, 0);
   const after = await loadCustomCommands(createWorkspace({ root, env }));
-  assert.deepEqual(after.commands.map((c) => `${c.name}:${c.origin}`).sort(), ["explain:project", "git:summary:project", "hello:user", "review:project", "todo:user"]);
+  assert.deepEqual(after.commands.map((c) => `${c.name}:${c.origin}`).sort(), [
+    "explain:project",
+    "git:summary:project",
+    "hello:user",
+    "review:project",
+    "todo:user",
+  ]);
   const review = after.commands.find((c) => c.name === "review")!;
   assert.deepEqual(review.allowedTools, ["read", "grep"]);
   assert.deepEqual(review.ignoredAllowedTools, ["Bash(git diff:*)"]);
@@ -104,7 +133,14 @@ test("user commands from ~/.config/rt/commands and ~/.claude/commands; a project
 test("expansion: $ARGUMENTS, $N with quotes, arguments appended when the body names none, other lines untouched", () => {
   assert.equal(expandArguments("a $1 b $2 c $3.", `x "y z"`), "a x b y z c .");
   assert.equal(expandArguments("all: $ARGUMENTS; cost $10", "p q"), "all: p q; cost $10");
-  const cmd: CustomCommand = { name: "n", body: "Do it.", allowedTools: [], ignoredAllowedTools: [], file: "/x/n.md", origin: "user" };
+  const cmd: CustomCommand = {
+    name: "n",
+    body: "Do it.",
+    allowedTools: [],
+    ignoredAllowedTools: [],
+    file: "/x/n.md",
+    origin: "user",
+  };
   assert.equal(resolveSlashCommand("/n", [cmd])?.prompt, "Do it.");
   assert.equal(resolveSlashCommand("/n some args", [cmd])?.prompt, "Do it.\n\nsome args");
   assert.equal(resolveSlashCommand("/m", [cmd]), undefined);

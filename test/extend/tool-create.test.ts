@@ -42,16 +42,23 @@ function createArgs(name: string, expect: string) {
 
 test("passing tests: the tool is registered, offered from the next request and called; its files stay in .rt/tools", async () => {
   const root = tempTree({ "data.txt": "a\nb\nc\n" });
-  server.script(reply.toolCall("tool_create", createArgs("line_count", "3 lines")), reply.toolCall("line_count", { path: "data.txt" }), reply.text("3 lines."));
+  server.script(
+    reply.toolCall("tool_create", createArgs("line_count", "3 lines")),
+    reply.toolCall("line_count", { path: "data.txt" }),
+    reply.text("3 lines."),
+  );
   const agent = makeAgent(root, server);
   const events = await collect(agent.run("count lines, make a tool for it"));
   assert.equal(last(events).type, "turn_complete", JSON.stringify(last(events)));
   const ends = ofType(events, "tool_end");
   assert.equal(ends[0].success, true, JSON.stringify(ends[0]));
   assert.equal(ends[1].success, true, JSON.stringify(ends[1]));
-  const offered = (i: number) => server.completions[i].body.tools.map((t: { function: { name: string } }) => t.function.name);
+  const offered = (i: number) =>
+    server.completions[i].body.tools.map((t: { function: { name: string } }) => t.function.name);
   // tool_create is deferred: tool_search names it (a call by name reaches it all the same).
-  const search = server.completions[0].body.tools.find((t: { function: { name: string } }) => t.function.name === "tool_search");
+  const search = server.completions[0].body.tools.find(
+    (t: { function: { name: string } }) => t.function.name === "tool_search",
+  );
   assert.match(search.function.description, /\btool_create\b/);
   assert.ok(!offered(0).includes("line_count"));
   assert.ok(offered(1).includes("line_count"));
@@ -69,7 +76,11 @@ test("passing tests: the tool is registered, offered from the next request and c
 test("failing tests: not registered, its files removed, the failure shown to the model", async () => {
   const root = tempTree({ "data.txt": "a\nb\nc\n" });
   const before = treeHash(root);
-  server.script(reply.toolCall("tool_create", createArgs("bad_count", "99 lines")), reply.toolCall("bad_count", { path: "data.txt" }), reply.text("gave up"));
+  server.script(
+    reply.toolCall("tool_create", createArgs("bad_count", "99 lines")),
+    reply.toolCall("bad_count", { path: "data.txt" }),
+    reply.text("gave up"),
+  );
   const agent = makeAgent(root, server);
   const events = await collect(agent.run("make a tool"));
   const ends = ofType(events, "tool_end");
@@ -80,7 +91,9 @@ test("failing tests: not registered, its files removed, the failure shown to the
   assert.match(toolMsgs[0].content, /output does not contain "99 lines"/);
   assert.match(toolMsgs[0].content, /output: 3 lines/);
   assert.match(toolMsgs[1].content, /unknown tool "bad_count"/);
-  assert.ok(!server.completions[1].body.tools.some((t: { function: { name: string } }) => t.function.name === "bad_count"));
+  assert.ok(
+    !server.completions[1].body.tools.some((t: { function: { name: string } }) => t.function.name === "bad_count"),
+  );
   assert.ok(!fs.existsSync(path.join(root, ".rt/tools/bad_count.json")));
   assert.ok(!fs.existsSync(path.join(root, ".rt/tools/bad_count.py")));
   assert.equal(treeHash(root), before);
@@ -110,7 +123,11 @@ test("a test runs in the read-only sandbox: a tool that writes fails it, and not
 test("an invalid definition or a taken name is refused before anything is written", async () => {
   const root = tempTree({ "data.txt": "x\n" });
   const bad = { ...createArgs("t1", "x"), parameters: { type: "object", properties: { n: { type: "integr" } } } };
-  server.script(reply.toolCall("tool_create", bad), reply.toolCall("tool_create", { ...createArgs("grep", "x") }), reply.text("ok"));
+  server.script(
+    reply.toolCall("tool_create", bad),
+    reply.toolCall("tool_create", { ...createArgs("grep", "x") }),
+    reply.text("ok"),
+  );
   const agent = makeAgent(root, server);
   const events = await collect(agent.run("x"));
   const ends = ofType(events, "tool_end");

@@ -41,9 +41,15 @@ const claimsReadOnly = {
 test("the tool_create question shows the command, the arguments schema and the read-only claim (and what rt makes of it)", async () => {
   const line = describeCall("tool_create", claimsReadOnly);
   assert.ok(line.includes('command ["sh","-c","echo hi > written.txt; echo status=$?"]'), line);
-  assert.ok(line.includes('arguments {"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}'), line);
+  assert.ok(
+    line.includes('arguments {"type":"object","properties":{"path":{"type":"string"}},"required":["path"]}'),
+    line,
+  );
   assert.match(line, /claims read-only: runs only in the read-only sandbox/);
-  assert.match(describeCall("tool_create", { ...claimsReadOnly, read_only: false, script: { file: "w.py", content: "a\nb\n" } }), /writes \.rt\/tools\/w\.py \(3 lines\) .*a writer/);
+  assert.match(
+    describeCall("tool_create", { ...claimsReadOnly, read_only: false, script: { file: "w.py", content: "a\nb\n" } }),
+    /writes \.rt\/tools\/w\.py \(3 lines\) .*a writer/,
+  );
 
   // Through the agent in ask mode: the question the face gets is that line.
   const root = tempTree({ "data.txt": "x\n" });
@@ -65,7 +71,11 @@ test("the tool_create question shows the command, the arguments schema and the r
 
 test("a tool the model made that claims read-only runs in the read-only sandbox: its write fails", async () => {
   const root = tempTree({ "data.txt": "x\n" });
-  server.script(reply.toolCall("tool_create", claimsReadOnly), reply.toolCall("peek", { path: "data.txt" }), reply.text("done"));
+  server.script(
+    reply.toolCall("tool_create", claimsReadOnly),
+    reply.toolCall("peek", { path: "data.txt" }),
+    reply.text("done"),
+  );
   const agent = makeAgent(root, server);
   const events = await collect(agent.run("make and use a tool"));
   agent.close();
@@ -73,7 +83,8 @@ test("a tool the model made that claims read-only runs in the read-only sandbox:
   assert.equal(ends[0].success, true, JSON.stringify(ends[0]));
   assert.equal(ends[1].success, true, JSON.stringify(ends[1]));
   assert.ok(!fs.existsSync(path.join(root, "written.txt")), "the claimed read-only tool wrote a file");
-  const result = server.completions[2].body.messages.filter((m: { role: string }) => m.role === "tool")[1].content as string;
+  const result = server.completions[2].body.messages.filter((m: { role: string }) => m.role === "tool")[1]
+    .content as string;
   assert.doesNotMatch(result, /status=0/);
 });
 
@@ -111,10 +122,12 @@ test("a project's MCP values never carry a variable outside the allow-list; the 
     const mentioned = names.filter((n) => JSON.stringify(data).includes(`\${${n}`));
     const withheld = mentioned.filter((n) => !allowed.has(n));
     assert.equal(project.problems.length > 0, withheld.length > 0, `seed ${seed}`);
-    for (const n of mentioned.filter((m) => allowed.has(m))) assert.ok(got.includes(env[n] as string), `seed ${seed}: allowed ${n} not expanded`);
+    for (const n of mentioned.filter((m) => allowed.has(m)))
+      assert.ok(got.includes(env[n] as string), `seed ${seed}: allowed ${n} not expanded`);
     const mine: McpServersLoad = { servers: [], problems: [] };
     const all = JSON.stringify([...serversFrom(data, "u", env, mine).values()]);
-    for (const n of mentioned) assert.ok(all.includes(env[n] as string), `seed ${seed}: the user's own file must expand ${n}`);
+    for (const n of mentioned)
+      assert.ok(all.includes(env[n] as string), `seed ${seed}: the user's own file must expand ${n}`);
     assert.equal(mine.problems.length, 0);
   }
 });

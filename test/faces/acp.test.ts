@@ -30,15 +30,31 @@ interface Editor {
 }
 
 function startRt(cwd: string, extra: string[] = []): ChildProcessWithoutNullStreams {
-  return spawn(process.execPath, [CLI, "acp", "--model", "ollama/test-model", ...extra], { cwd, env: { ...process.env, ...ollama.env() } as NodeJS.ProcessEnv });
+  return spawn(process.execPath, [CLI, "acp", "--model", "ollama/test-model", ...extra], {
+    cwd,
+    env: { ...process.env, ...ollama.env() } as NodeJS.ProcessEnv,
+  });
 }
 
 /** Runs `op` with an SDK client connected to a fresh `rt acp`. */
-async function withEditor<T>(cwd: string, op: (ctx: acp.ClientContext, editor: Editor) => Promise<T>, opts: { writeTextFile?: boolean } = {}): Promise<T> {
+async function withEditor<T>(
+  cwd: string,
+  op: (ctx: acp.ClientContext, editor: Editor) => Promise<T>,
+  opts: { writeTextFile?: boolean } = {},
+): Promise<T> {
   const child = startRt(cwd);
   let err = "";
   child.stderr.on("data", (d) => (err += d));
-  const editor: Editor = { child, updates: [], permissions: [], writes: [], answers: [], buffers: new Map(), reads: [], stderr: () => err };
+  const editor: Editor = {
+    child,
+    updates: [],
+    permissions: [],
+    writes: [],
+    answers: [],
+    buffers: new Map(),
+    reads: [],
+    stderr: () => err,
+  };
   const app = acp
     .client({ name: "test-editor" })
     .onNotification("session/update", ({ params }) => {
@@ -47,7 +63,9 @@ async function withEditor<T>(cwd: string, op: (ctx: acp.ClientContext, editor: E
     .onRequest("session/request_permission", ({ params }) => {
       editor.permissions.push(params);
       const answer = editor.answers.shift() ?? "reject_once";
-      return answer === "cancel" ? { outcome: { outcome: "cancelled" } } : { outcome: { outcome: "selected", optionId: answer } };
+      return answer === "cancel"
+        ? { outcome: { outcome: "cancelled" } }
+        : { outcome: { outcome: "selected", optionId: answer } };
     })
     .onRequest("fs/write_text_file", ({ params }) => {
       editor.writes.push(params);
@@ -57,7 +75,10 @@ async function withEditor<T>(cwd: string, op: (ctx: acp.ClientContext, editor: E
       editor.reads.push(params.path);
       return { content: editor.buffers.get(params.path) ?? fs.readFileSync(params.path, "utf8") };
     });
-  const stream = acp.ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>);
+  const stream = acp.ndJsonStream(
+    Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
+    Readable.toWeb(child.stdout) as ReadableStream<Uint8Array>,
+  );
   try {
     return await app.connectWith(stream, async (ctx) => {
       const init = await ctx.request("initialize", {
@@ -74,42 +95,76 @@ async function withEditor<T>(cwd: string, op: (ctx: acp.ClientContext, editor: E
   }
 }
 
-const updatesOf = (e: Editor, kind: string) => e.updates.map((n) => n.update).filter((u) => u.sessionUpdate === kind) as Array<Record<string, any>>;
+const updatesOf = (e: Editor, kind: string) =>
+  e.updates.map((n) => n.update).filter((u) => u.sessionUpdate === kind) as Array<Record<string, any>>;
 
 test("a session: streamed text, a permission rejected then allowed, the edit as a diff through fs/write_text_file, the todo list as a plan", async () => {
   const root = tempTree({ "src/calc.py": CALC });
   ollama.server.script(
     reply.toolCall("edit", { path: "src/calc.py", old_string: "return a - b", new_string: "return a + b" }),
     reply.toolCall("edit", { path: "src/calc.py", old_string: "return a - b", new_string: "return a + b" }),
-    reply.toolCall("todo_write", { todos: [{ content: "Fix add", activeForm: "Fixing add", status: "completed" }, { content: "Run the tests", activeForm: "Running the tests", status: "pending" }] }),
+    reply.toolCall("todo_write", {
+      todos: [
+        { content: "Fix add", activeForm: "Fixing add", status: "completed" },
+        { content: "Run the tests", activeForm: "Running the tests", status: "pending" },
+      ],
+    }),
     reply.text("Fixed add in src/calc.py."),
   );
   await withEditor(root, async (ctx, editor) => {
     editor.answers.push("reject_once", "allow_once");
     const created = await ctx.request("session/new", { cwd: root, mcpServers: [] });
     assert.equal(created.modes?.currentModeId, "ask");
-    assert.deepEqual(created.modes?.availableModes.map((m) => m.id), ["ask", "auto-edit", "plan", "auto", "never"]);
-    const done = await ctx.request("session/prompt", { sessionId: created.sessionId, prompt: [{ type: "text", text: "add() is wrong, fix it" }] });
+    assert.deepEqual(
+      created.modes?.availableModes.map((m) => m.id),
+      ["ask", "auto-edit", "plan", "auto", "never"],
+    );
+    const done = await ctx.request("session/prompt", {
+      sessionId: created.sessionId,
+      prompt: [{ type: "text", text: "add() is wrong, fix it" }],
+    });
     assert.equal(done.stopReason, "end_turn", editor.stderr());
 
     // Two questions: the first rejected (the model was told), the second allowed.
     assert.equal(editor.permissions.length, 2);
     assert.equal(editor.permissions[0].toolCall.kind, "edit");
-    assert.deepEqual(editor.permissions[0].options.map((o) => o.kind), ["allow_once", "allow_always", "reject_once"]);
+    assert.deepEqual(
+      editor.permissions[0].options.map((o) => o.kind),
+      ["allow_once", "allow_always", "reject_once"],
+    );
     assert.match(JSON.stringify(ollama.server.completions[1].body.messages), /the user denied edit src\/calc\.py/);
 
     assert.equal(fs.readFileSync(path.join(root, "src/calc.py"), "utf8"), "def add(a, b):\n    return a + b\n");
     const calls = updatesOf(editor, "tool_call");
-    assert.deepEqual(calls.map((c) => [c.kind, c.status]), [["edit", "failed"], ["edit", "in_progress"], ["think", "in_progress"]]);
+    assert.deepEqual(
+      calls.map((c) => [c.kind, c.status]),
+      [
+        ["edit", "failed"],
+        ["edit", "in_progress"],
+        ["think", "in_progress"],
+      ],
+    );
     assert.deepEqual(calls[1].locations, [{ path: path.join(root, "src/calc.py") }]);
-    const diff = updatesOf(editor, "tool_call_update").flatMap((u) => u.content ?? []).find((c: { type: string }) => c.type === "diff");
-    assert.deepEqual(diff, { type: "diff", path: path.join(root, "src/calc.py"), oldText: CALC, newText: "def add(a, b):\n    return a + b\n" });
-    assert.deepEqual(editor.writes.map((w) => [w.path, w.content]), [[path.join(root, "src/calc.py"), "def add(a, b):\n    return a + b\n"]]);
+    const diff = updatesOf(editor, "tool_call_update")
+      .flatMap((u) => u.content ?? [])
+      .find((c: { type: string }) => c.type === "diff");
+    assert.deepEqual(diff, {
+      type: "diff",
+      path: path.join(root, "src/calc.py"),
+      oldText: CALC,
+      newText: "def add(a, b):\n    return a + b\n",
+    });
+    assert.deepEqual(
+      editor.writes.map((w) => [w.path, w.content]),
+      [[path.join(root, "src/calc.py"), "def add(a, b):\n    return a + b\n"]],
+    );
     assert.deepEqual(updatesOf(editor, "plan").at(-1)?.entries, [
       { content: "Fix add", priority: "medium", status: "completed" },
       { content: "Run the tests", priority: "medium", status: "pending" },
     ]);
-    const text = updatesOf(editor, "agent_message_chunk").map((u) => u.content.text).join("");
+    const text = updatesOf(editor, "agent_message_chunk")
+      .map((u) => u.content.text)
+      .join("");
     assert.equal(text, "Fixed add in src/calc.py.");
     assert.ok(updatesOf(editor, "available_commands_update").length >= 0);
   });
@@ -128,22 +183,39 @@ test("the editor's unsaved buffer is what rt reads and edits; the result is save
     editor.buffers.set(file, unsaved);
     const { sessionId } = await ctx.request("session/new", { cwd: root, mcpServers: [] });
     await ctx.request("session/set_mode", { sessionId, modeId: "auto-edit" });
-    assert.equal((await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "fix add" }] })).stopReason, "end_turn", editor.stderr());
+    assert.equal(
+      (await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "fix add" }] })).stopReason,
+      "end_turn",
+      editor.stderr(),
+    );
     assert.ok(editor.reads.includes(file));
-    assert.match(JSON.stringify(ollama.server.completions[1].body.messages), /# checked/, "the model read the editor's text");
+    assert.match(
+      JSON.stringify(ollama.server.completions[1].body.messages),
+      /# checked/,
+      "the model read the editor's text",
+    );
     const expected = unsaved.replace("a - b", "a + b");
     assert.equal(fs.readFileSync(file, "utf8"), expected, "the edit was made to the editor's text");
-    assert.deepEqual(editor.writes.map((w) => w.content), [expected]);
+    assert.deepEqual(
+      editor.writes.map((w) => w.content),
+      [expected],
+    );
   });
 });
 
 test("session/set_mode to plan: the edit is refused, the file unchanged; the mode change is announced", async () => {
   const root = tempTree({ "src/calc.py": CALC });
-  ollama.server.script(reply.toolCall("edit", { path: "src/calc.py", old_string: "return a - b", new_string: "return a + b" }), reply.text("I would change line 2."));
+  ollama.server.script(
+    reply.toolCall("edit", { path: "src/calc.py", old_string: "return a - b", new_string: "return a + b" }),
+    reply.text("I would change line 2."),
+  );
   await withEditor(root, async (ctx, editor) => {
     const { sessionId } = await ctx.request("session/new", { cwd: root, mcpServers: [] });
     await ctx.request("session/set_mode", { sessionId, modeId: "plan" });
-    assert.deepEqual(updatesOf(editor, "current_mode_update").map((u) => u.currentModeId), ["plan"]);
+    assert.deepEqual(
+      updatesOf(editor, "current_mode_update").map((u) => u.currentModeId),
+      ["plan"],
+    );
     const done = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "fix add" }] });
     assert.equal(done.stopReason, "end_turn");
     assert.equal(fs.readFileSync(path.join(root, "src/calc.py"), "utf8"), CALC);
@@ -157,7 +229,12 @@ test("session/set_mode to plan: the edit is refused, the file unchanged; the mod
 
 test("session/cancel stops a running turn: stop reason cancelled", async () => {
   const root = tempTree({ "a.txt": "a\n" });
-  ollama.server.script(reply.text(Array.from({ length: 200 }, (_, i) => `word${i} `), { chunkDelayMs: 25 }));
+  ollama.server.script(
+    reply.text(
+      Array.from({ length: 200 }, (_, i) => `word${i} `),
+      { chunkDelayMs: 25 },
+    ),
+  );
   await withEditor(root, async (ctx, editor) => {
     const { sessionId } = await ctx.request("session/new", { cwd: root, mcpServers: [] });
     const running = ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "talk" }] });
@@ -172,7 +249,11 @@ test("session/load replays a saved session: the prompt, the tool call and its re
   ollama.server.script(reply.toolCall("read", { path: "notes.txt" }), reply.text("It says hello."));
   const sessionId = await withEditor(root, async (ctx) => {
     const { sessionId } = await ctx.request("session/new", { cwd: root, mcpServers: [] });
-    assert.equal((await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "what is in notes.txt?" }] })).stopReason, "end_turn");
+    assert.equal(
+      (await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "what is in notes.txt?" }] }))
+        .stopReason,
+      "end_turn",
+    );
     return sessionId;
   });
   await withEditor(root, async (ctx, editor) => {
@@ -180,7 +261,10 @@ test("session/load replays a saved session: the prompt, the tool call and its re
     const kinds = editor.updates.map((n) => n.update.sessionUpdate).filter((k) => k !== "available_commands_update");
     assert.deepEqual(kinds, ["user_message_chunk", "tool_call", "tool_call_update", "agent_message_chunk"]);
     assert.equal((editor.updates[0].update as { content: { text: string } }).content.text, "what is in notes.txt?");
-    await assert.rejects(ctx.request("session/load", { sessionId: "no-such-session", cwd: root, mcpServers: [] }), /not found/i);
+    await assert.rejects(
+      ctx.request("session/load", { sessionId: "no-such-session", cwd: root, mcpServers: [] }),
+      /not found/i,
+    );
   });
 });
 
@@ -206,14 +290,19 @@ test("malformed client messages get JSON-RPC errors and write nothing", async ()
   assert.equal((await answer(1)).result.protocolVersion, 1);
   send("{not json");
   send(JSON.stringify({ jsonrpc: "2.0", id: 2, method: "session/new", params: { mcpServers: [] } }));
-  send(JSON.stringify({ jsonrpc: "2.0", id: 3, method: "session/new", params: { cwd: "relative/dir", mcpServers: [] } }));
+  send(
+    JSON.stringify({ jsonrpc: "2.0", id: 3, method: "session/new", params: { cwd: "relative/dir", mcpServers: [] } }),
+  );
   send(JSON.stringify({ jsonrpc: "2.0", id: 4, method: "session/prompt", params: { sessionId: "nope", prompt: [] } }));
   send(JSON.stringify({ jsonrpc: "2.0", id: 5, method: "no/such/method", params: {} }));
   assert.equal((await answer(2)).error.code, -32602);
   assert.match((await answer(3)).error.message + JSON.stringify((await answer(3)).error.data), /absolute path/);
   assert.ok((await answer(4)).error, "an unknown session is an error");
   assert.equal((await answer(5)).error.code, -32601);
-  assert.ok(lines.some((l) => l.error?.code === -32700), "the unparsable line is answered with a parse error");
+  assert.ok(
+    lines.some((l) => l.error?.code === -32700),
+    "the unparsable line is answered with a parse error",
+  );
   child.stdin.end();
   await new Promise((r) => child.once("exit", r));
   assert.equal(treeHash(root, []), before, "nothing was written");
@@ -230,5 +319,7 @@ test("the event mapping: kinds, locations inside the root only, stop reasons", (
   assert.equal(stopReasonOf({ type: "error", kind: "max_turns", message: "", session_id: "s" }), "max_turn_requests");
   assert.equal(stopReasonOf({ type: "error", kind: "unreachable", message: "", session_id: "s" }), undefined);
   const sub = eventUpdates({ type: "text", delta: "hi", parent_tool_use_id: "t1" }, "/r");
-  assert.deepEqual(sub, [{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hi" }, _meta: { parentToolCallId: "t1" } }]);
+  assert.deepEqual(sub, [
+    { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hi" }, _meta: { parentToolCallId: "t1" } },
+  ]);
 });

@@ -56,7 +56,15 @@ test("schema violations: exit 2, the message names each offending field and show
   const schema = JSON.parse(schemaLine);
   assert.equal(schema.type, "object");
   assert.deepEqual(schema.required, ["path"]);
-  assert.deepEqual(Object.keys(schema.properties).sort(), ["as_images", "end_line", "ids", "limit", "offset", "pages", "path"]);
+  assert.deepEqual(Object.keys(schema.properties).sort(), [
+    "as_images",
+    "end_line",
+    "ids",
+    "limit",
+    "offset",
+    "pages",
+    "path",
+  ]);
   // Empty stdin means {}: the required field is named.
   const empty = await rt(["call", "grep"], { cwd: root, input: "" });
   assert.equal(empty.code, 2);
@@ -66,7 +74,11 @@ test("schema violations: exit 2, the message names each offending field and show
 test("usage errors: unknown tool, bad JSON, non-object arguments, wrong number of tool names (exit 2)", async () => {
   const root = tempTree();
   const cases: Array<[string[], string | undefined, RegExp]> = [
-    [["call", "frobnicate", "--args", "{}"], undefined, /^unknown tool "frobnicate"; available tools: (?=.*\bread\b)(?=.*\bopen\b)(?=.*\bscroll\b)(?=.*\bfind\b)(?=.*\bgrep\b)(?=.*\bgrep_file\b)(?=.*\bls\b)/],
+    [
+      ["call", "frobnicate", "--args", "{}"],
+      undefined,
+      /^unknown tool "frobnicate"; available tools: (?=.*\bread\b)(?=.*\bopen\b)(?=.*\bscroll\b)(?=.*\bfind\b)(?=.*\bgrep\b)(?=.*\bgrep_file\b)(?=.*\bls\b)/,
+    ],
     [["call", "read", "--args", "{path:"], undefined, /^arguments are not valid JSON: /],
     [["call", "read"], "not json", /^arguments are not valid JSON: /],
     [["call", "read", "--args", "[1,2]"], undefined, /^arguments must be a JSON object/],
@@ -107,7 +119,10 @@ test("every tool and seed 000 alias is reachable through rt call", async () => {
     ["ls", {}],
     ["list_dir", { path: "src" }],
   ];
-  const { results } = await rtBatch(calls.map(([tool, args]) => ({ tool, args })), { cwd: root });
+  const { results } = await rtBatch(
+    calls.map(([tool, args]) => ({ tool, args })),
+    { cwd: root },
+  );
   results.forEach((r, i) => {
     assert.equal(r.success, true, `${calls[i][0]}: ${r.error}`);
     assert.equal(typeof r.output, "string");
@@ -131,7 +146,10 @@ test("--batch: one result line per request, in order; bad lines answered with er
   ];
   const r = await rt(["call", "--batch"], { cwd: root, input: input.join("\n") + "\n" });
   assert.equal(r.code, 0);
-  const out = r.stdout.trimEnd().split("\n").map((l) => JSON.parse(l));
+  const out = r.stdout
+    .trimEnd()
+    .split("\n")
+    .map((l) => JSON.parse(l));
   assert.equal(out.length, input.length);
   assert.match(out[0].output, /^--- f\.txt \(lines 100-199 of 300\) ---/);
   assert.deepEqual([out[1].success, out[1].error_type], [false, "usage"]);
@@ -141,7 +159,11 @@ test("--batch: one result line per request, in order; bad lines answered with er
   assert.equal(out[4].error, 'line 5: expected {"tool": NAME, "args": {...}}');
   assert.match(out[5].error, /^invalid arguments for read: path: /);
   assert.deepEqual([out[6].error, out[6].error_type], ["missing: file not found", "tool"]);
-  assert.match(out[7].output, /^--- f\.txt \(lines 198-297 of 300\) ---/, "state carries over between calls of one batch");
+  assert.match(
+    out[7].output,
+    /^--- f\.txt \(lines 198-297 of 300\) ---/,
+    "state carries over between calls of one batch",
+  );
   assert.equal(out[8].output, " 300: line 300");
   assert.equal(out[9].success, true, "args may be left out");
 });
@@ -150,7 +172,10 @@ test("--batch: blank lines are skipped, CRLF line ends and a missing final newli
   const root = tempTree({ "f.txt": lines(3) });
   const input = `${JSON.stringify({ tool: "read", args: { path: "f.txt", limit: 1 } })}\r\n\r\n   \n${JSON.stringify({ tool: "find", args: { pattern: "f" } })}`;
   const r = await rt(["call", "--batch"], { cwd: root, input });
-  const out = r.stdout.trimEnd().split("\n").map((l) => JSON.parse(l));
+  const out = r.stdout
+    .trimEnd()
+    .split("\n")
+    .map((l) => JSON.parse(l));
   assert.equal(out.length, 2);
   assert.equal(out[0].success, true);
   assert.equal(out[1].output, "f.txt");
@@ -160,14 +185,21 @@ test("--batch: blank lines are skipped, CRLF line ends and a missing final newli
 
 test("--batch: hundreds of calls in one process, answered in order", async () => {
   const root = tempTree({ "f.txt": lines(1000) });
-  const reqs = Array.from({ length: 400 }, (_, i) => ({ tool: i % 2 ? "open" : "read", args: i % 2 ? { path: `f.txt:${i + 51}` } : { path: "f.txt", offset: i + 1, limit: 1 } }));
+  const reqs = Array.from({ length: 400 }, (_, i) => ({
+    tool: i % 2 ? "open" : "read",
+    args: i % 2 ? { path: `f.txt:${i + 51}` } : { path: "f.txt", offset: i + 1, limit: 1 },
+  }));
   const t0 = Date.now();
   const { code, results } = await rtBatch(reqs, { cwd: root });
   assert.equal(code, 0);
   assert.equal(results.length, 400);
   results.forEach((r, i) => {
     if (i % 2) assert.equal(r.start_line, i + 1);
-    else assert.equal(r.output, `${String(i + 1).padStart(4)}: line ${i + 1}\n... (showing lines ${i + 1}-${i + 1} of 1000, limit 1; use offset=${i + 2} to continue)`);
+    else
+      assert.equal(
+        r.output,
+        `${String(i + 1).padStart(4)}: line ${i + 1}\n... (showing lines ${i + 1}-${i + 1} of 1000, limit 1; use offset=${i + 2} to continue)`,
+      );
   });
   assert.ok(Date.now() - t0 < 20_000);
 });
@@ -212,7 +244,10 @@ test("--batch: line IDs stay consistent across calls, and follow edits made mean
   const ids = r1.line_ids as string[];
   assert.equal(new Set(ids).size, 5);
   const g = await s.call("grep", { pattern: "const", ids: true });
-  assert.deepEqual((g.matches as Array<{ line_id: string }>).map((m) => m.line_id), [ids[1], ids[4]]);
+  assert.deepEqual(
+    (g.matches as Array<{ line_id: string }>).map((m) => m.line_id),
+    [ids[1], ids[4]],
+  );
   const r2 = await s.call("read", { path: "a.ts", ids: true, offset: 3 });
   assert.deepEqual(r2.line_ids, ids.slice(2));
   // Another program inserts two lines at the top while the batch is running.

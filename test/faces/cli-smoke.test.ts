@@ -6,7 +6,8 @@ test("rt --help lists every command and exits 0", async () => {
   const dir = tempTree();
   const r = await rt(["--help"], { cwd: dir });
   assert.equal(r.code, 0);
-  for (const c of ["rt open", "rt scroll", "rt read", "rt find", "rt grep", "rt grep-file", "rt ls", "rt call"]) assert.match(r.stdout, new RegExp(c));
+  for (const c of ["rt open", "rt scroll", "rt read", "rt find", "rt grep", "rt grep-file", "rt ls", "rt call"])
+    assert.match(r.stdout, new RegExp(c));
 });
 
 test("unknown command: one line, exit 2", async () => {

@@ -33,9 +33,19 @@ test("in a subdirectory, relative paths are relative to it and output paths too 
   assert.equal(open.code, 0, open.stderr);
   assert.match(open.stdout, /^--- utils\.py \(lines 1-2 of 2\) ---\n1: def helper\(\):\n/);
   assert.equal((await rt(["read", "sub/deep.txt"], { cwd })).stdout, "   1: a needle deep down\n");
-  assert.equal((await rt(["grep", "needle", "."], { cwd })).stdout, "sub/deep.txt:1: a needle deep down\nutils.py:2:     return 'needle'\n");
-  assert.equal((await rt(["grep", "needle"], { cwd })).stdout, "sub/deep.txt:1: a needle deep down\nutils.py:2:     return 'needle'\n", "default: the current directory");
-  assert.equal((await rt(["grep", "needle", ".."], { cwd })).stdout, "../README.md:1: needle at the top\n../lib/x.ts:1: export const needle = 1;\nsub/deep.txt:1: a needle deep down\nutils.py:2:     return 'needle'\n");
+  assert.equal(
+    (await rt(["grep", "needle", "."], { cwd })).stdout,
+    "sub/deep.txt:1: a needle deep down\nutils.py:2:     return 'needle'\n",
+  );
+  assert.equal(
+    (await rt(["grep", "needle"], { cwd })).stdout,
+    "sub/deep.txt:1: a needle deep down\nutils.py:2:     return 'needle'\n",
+    "default: the current directory",
+  );
+  assert.equal(
+    (await rt(["grep", "needle", ".."], { cwd })).stdout,
+    "../README.md:1: needle at the top\n../lib/x.ts:1: export const needle = 1;\nsub/deep.txt:1: a needle deep down\nutils.py:2:     return 'needle'\n",
+  );
   assert.equal((await rt(["grep", "needle", "-l", "../lib"], { cwd })).stdout, "../lib/x.ts\n");
   assert.equal((await rt(["grep", "needle", "-c"], { cwd })).stdout, "sub/deep.txt:1\nutils.py:1\n");
   assert.equal((await rt(["find", "deep"], { cwd })).stdout, "sub/deep.txt\n");
@@ -110,12 +120,16 @@ test("--root: from inside it paths are relative to the current directory; from o
 test("the JSON face keeps paths relative to the root, wherever it is started", async () => {
   const root = repo();
   const cwd = path.join(root, "pkg");
-  const r = JSON.parse((await rt(["call", "grep", "--args", JSON.stringify({ pattern: "needle", path: "pkg" })], { cwd })).stdout);
+  const r = JSON.parse(
+    (await rt(["call", "grep", "--args", JSON.stringify({ pattern: "needle", path: "pkg" })], { cwd })).stdout,
+  );
   assert.deepEqual(
     r.matches.map((m: { file: string }) => m.file),
     ["pkg/sub/deep.txt", "pkg/utils.py"],
   );
-  const o = JSON.parse((await rt(["call", "open", "--args", JSON.stringify({ path: "pkg/utils.py" })], { cwd })).stdout);
+  const o = JSON.parse(
+    (await rt(["call", "open", "--args", JSON.stringify({ path: "pkg/utils.py" })], { cwd })).stdout,
+  );
   assert.equal(o.path, "pkg/utils.py");
 });
 
@@ -124,7 +138,10 @@ test("rt edit with an empty standard input refuses (the file is untouched) unles
   const before = treeHash(root);
   const r = await rt(["edit", "f.py", "2", "3"], { cwd: root, input: "" });
   assert.equal(r.code, 2);
-  assert.match(r.stderr, /^rt edit: standard input is empty, which would delete lines 2-3; to delete them pass --delete \(or run rt delete f\.py 2 3\)\n/);
+  assert.match(
+    r.stderr,
+    /^rt edit: standard input is empty, which would delete lines 2-3; to delete them pass --delete \(or run rt delete f\.py 2 3\)\n/,
+  );
   const i = await rt(["insert", "f.py", "2"], { cwd: root, input: "" });
   assert.equal(i.code, 2);
   assert.match(i.stderr, /^rt insert: standard input is empty: nothing to insert/);
@@ -152,8 +169,14 @@ test("messages in the command line's terms: which argument is missing, what a fl
     [["grep", "x", "-A", "51"], "rt grep: --after-context must be at most 50, not 51"],
     [["grep", ""], "rt grep: PATTERN must not be empty"],
     [["bash", "--timeout", "601", "true"], "rt bash: --timeout must be at most 600, not 601"],
-    [["grep", "x", "--fixed"], "rt grep: Unknown option '--fixed' (did you mean --fixed-strings?); --help lists the options"],
-    [["read", "f.txt", "--limt", "2"], "rt read: Unknown option '--limt' (did you mean --limit?); --help lists the options"],
+    [
+      ["grep", "x", "--fixed"],
+      "rt grep: Unknown option '--fixed' (did you mean --fixed-strings?); --help lists the options",
+    ],
+    [
+      ["read", "f.txt", "--limt", "2"],
+      "rt read: Unknown option '--limt' (did you mean --limit?); --help lists the options",
+    ],
     [["read", "f.txt", "--ids=yes"], "rt read: --ids takes no value"],
   ];
   for (const [args, first] of cases) {
@@ -166,7 +189,13 @@ test("messages in the command line's terms: which argument is missing, what a fl
 });
 
 test("rt grep on a binary file says it is binary (exit 1); a search with no match exits 1 with nothing on standard output", async () => {
-  const root = tempTree({ "logo.png": Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]), Buffer.from("IHDR needle")]), "a.txt": "hay\n" });
+  const root = tempTree({
+    "logo.png": Buffer.concat([
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]),
+      Buffer.from("IHDR needle"),
+    ]),
+    "a.txt": "hay\n",
+  });
   const b = await rt(["grep", "needle", "logo.png"], { cwd: root });
   assert.equal(b.code, 1);
   assert.match(b.stderr, /^rt grep: logo\.png: binary file \(PNG image, 23 B\); not searched/);
@@ -176,7 +205,14 @@ test("rt grep on a binary file says it is binary (exit 1); a search with no matc
   const none = await rt(["grep", "needle", "a.txt"], { cwd: root });
   assert.deepEqual([none.code, none.stdout], [1, ""]);
   // The exit code composes like grep's.
-  const sh = execFileSync("sh", ["-c", `"${process.execPath}" "${path.resolve("dist/cli.js")}" grep hay >/dev/null && echo found; "${process.execPath}" "${path.resolve("dist/cli.js")}" grep zzz 2>/dev/null || echo none`], { cwd: root, encoding: "utf8" });
+  const sh = execFileSync(
+    "sh",
+    [
+      "-c",
+      `"${process.execPath}" "${path.resolve("dist/cli.js")}" grep hay >/dev/null && echo found; "${process.execPath}" "${path.resolve("dist/cli.js")}" grep zzz 2>/dev/null || echo none`,
+    ],
+    { cwd: root, encoding: "utf8" },
+  );
   assert.equal(sh, "found\nnone\n");
 });
 
@@ -186,7 +222,10 @@ test("on a terminal: paths, line numbers and matches in colour; none with NO_COL
   const root = repo();
   const t = await rtOnPty(["grep", "needle", "pkg"], { cwd: root });
   assert.equal(t.code, 0, t.output);
-  assert.ok(t.output.includes(`${ESC}35mpkg/sub/deep.txt${ESC}0m:${ESC}32m1${ESC}0m: a ${ESC}1;31mneedle${ESC}0m deep down`), JSON.stringify(t.output));
+  assert.ok(
+    t.output.includes(`${ESC}35mpkg/sub/deep.txt${ESC}0m:${ESC}32m1${ESC}0m: a ${ESC}1;31mneedle${ESC}0m deep down`),
+    JSON.stringify(t.output),
+  );
   const rx = await rtOnPty(["grep", "ne+d[a-z]+", "-i", "README.md"], { cwd: root });
   assert.ok(rx.output.includes(`${ESC}32m1${ESC}0m: ${ESC}1;31mneedle${ESC}0m at the top`), JSON.stringify(rx.output));
   const o = await rtOnPty(["open", "pkg/utils.py:2"], { cwd: root });
@@ -223,7 +262,9 @@ test("on a terminal, a search that takes over a second shows a progress line on 
   // ripgrep blocks reading the FIFO until something writes it: a search that takes ~2.5 s.
   // The writer's open blocks until ripgrep opens the FIFO, so the 2.5 s count from
   // the search's start, not from rt's (which is slow under load).
-  const writer = spawn("sh", ["-c", 'exec 3>"$0"; sleep 2.5; echo "needle in the pipe" >&3', fifo], { stdio: "ignore" });
+  const writer = spawn("sh", ["-c", 'exec 3>"$0"; sleep 2.5; echo "needle in the pipe" >&3', fifo], {
+    stdio: "ignore",
+  });
   try {
     const t = await rtOnPty(["grep", "needle", "slow.fifo"], { cwd: root, env: { NO_COLOR: "1" } });
     assert.equal(t.code, 0, t.output);
@@ -231,7 +272,11 @@ test("on a terminal, a search that takes over a second shows a progress line on 
     const progressAt = t.chunks.find((c) => c.text.includes("rt grep: searching"))!.ms;
     assert.ok(progressAt >= 900, `not before a second (${progressAt} ms)`);
     const last = t.output.lastIndexOf("\r\x1b[2K");
-    assert.ok(t.output.slice(last).replace("\r\x1b[2K", "").startsWith("1: needle in the pipe") || t.output.slice(last).includes("needle in the pipe"), JSON.stringify(t.output));
+    assert.ok(
+      t.output.slice(last).replace("\r\x1b[2K", "").startsWith("1: needle in the pipe") ||
+        t.output.slice(last).includes("needle in the pipe"),
+      JSON.stringify(t.output),
+    );
   } finally {
     writer.kill();
   }
@@ -254,11 +299,21 @@ test("rt -p with --output-format json prints a JSON error object when no model i
     });
   });
   // A key is set, so rt does not offer its local model instead (the zero-setup path: local-consent.test.ts).
-  const env = { OLLAMA_HOST: `http://127.0.0.1:${port}`, XDG_CONFIG_HOME: tempTree(), OPENAI_API_KEY: undefined, ANTHROPIC_API_KEY: "sk-ant-unused", OPENAI_BASE_URL: undefined, ANTHROPIC_BASE_URL: undefined };
+  const env = {
+    OLLAMA_HOST: `http://127.0.0.1:${port}`,
+    XDG_CONFIG_HOME: tempTree(),
+    OPENAI_API_KEY: undefined,
+    ANTHROPIC_API_KEY: "sk-ant-unused",
+    OPENAI_BASE_URL: undefined,
+    ANTHROPIC_BASE_URL: undefined,
+  };
   const r = await rt(["-p", "hello", "--output-format", "json"], { cwd: root, env });
   assert.equal(r.code, 2);
   const obj = JSON.parse(r.stdout);
-  assert.deepEqual([obj.type, obj.is_error, obj.result, obj.error.kind, obj.exit_code], ["result", true, "", "unreachable", 2]);
+  assert.deepEqual(
+    [obj.type, obj.is_error, obj.result, obj.error.kind, obj.exit_code],
+    ["result", true, "", "unreachable", 2],
+  );
   assert.match(obj.error.message, /^cannot reach a model\. Tried Ollama at http:\/\/127\.0\.0\.1:\d+/);
   assert.match(r.stderr, /^rt run: cannot reach a model/, "the person reading stderr still gets the message");
   const s = await rt(["run", "hello", "--output-format", "stream-json"], { cwd: root, env });
@@ -273,16 +328,29 @@ test("descriptions speak to the reader: no seed numbers in help texts or in the 
   const root = tempTree();
   const help = await rt(["--help"], { cwd: root });
   assert.doesNotMatch(help.stdout, /seed \d/i);
-  for (const c of COMMANDS) assert.doesNotMatch((await rt([c.name, "--help"], { cwd: root })).stdout, /seed \d/i, c.name);
-  const list = JSON.parse((await rt(["tools", "--json"], { cwd: root })).stdout) as Array<{ name: string; description: string; inputSchema: unknown }>;
+  for (const c of COMMANDS)
+    assert.doesNotMatch((await rt([c.name, "--help"], { cwd: root })).stdout, /seed \d/i, c.name);
+  const list = JSON.parse((await rt(["tools", "--json"], { cwd: root })).stdout) as Array<{
+    name: string;
+    description: string;
+    inputSchema: unknown;
+  }>;
   // Every registered tool, the seeds' compatibility tools (edit_range, insert_at, edit_file) included.
-  assert.deepEqual(list.map((t) => t.name), toolNames());
+  assert.deepEqual(
+    list.map((t) => t.name),
+    toolNames(),
+  );
   for (const t of list) assert.doesNotMatch(`${t.description} ${JSON.stringify(t.inputSchema)}`, /seed/i, t.name);
   // What the agent and the MCP face are given, preview descriptions included.
-  for (const tool of TOOLS) assert.doesNotMatch(`${tool.description} ${JSON.stringify(jsonSchemaOf(tool))}`, /seed/i, tool.name);
+  for (const tool of TOOLS)
+    assert.doesNotMatch(`${tool.description} ${JSON.stringify(jsonSchemaOf(tool))}`, /seed/i, tool.name);
   // Numbers in descriptions come from src/base/limits.ts.
   const grep = list.find((x) => x.name === "grep")!.description;
   assert.ok(grep.includes(`at most ${GREP_DEFAULT_CAP} matches`));
   const read = list.find((x) => x.name === "read")!.description;
-  assert.ok(read.includes(`${READ_DEFAULT_LIMIT} lines`) && read.includes(`${READ_MAX_OUTPUT_BYTES / 1024} KB`) && read.includes(`${MAX_LINE_CHARS} characters`));
+  assert.ok(
+    read.includes(`${READ_DEFAULT_LIMIT} lines`) &&
+      read.includes(`${READ_MAX_OUTPUT_BYTES / 1024} KB`) &&
+      read.includes(`${MAX_LINE_CHARS} characters`),
+  );
 });

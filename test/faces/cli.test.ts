@@ -17,7 +17,11 @@ test("rt --help (and -h, rt help) lists every command with its synopsis, exit 0"
   for (const c of COMMANDS) {
     assert.ok(help.stdout.includes(`  ${c.synopsis}\n      ${c.summary}\n`), `rt --help lists ${c.synopsis}`);
   }
-  for (const name of ISSUE2_COMMANDS) assert.ok(COMMANDS.some((c) => c.name === name), name);
+  for (const name of ISSUE2_COMMANDS)
+    assert.ok(
+      COMMANDS.some((c) => c.name === name),
+      name,
+    );
   assert.match(help.stdout, /--root VALUE/);
   const h = await rt(["-h"], { cwd: dir });
   assert.equal(h.stdout, help.stdout);
@@ -33,7 +37,8 @@ test("rt COMMAND --help shows its synopsis and options, for every command", asyn
     const r = helps[i];
     assert.equal(r.code, 0, c.name);
     assert.ok(r.stdout.startsWith(`Usage: ${c.synopsis}\n\n${c.summary}\n`), c.name);
-    for (const opt of Object.keys(c.options)) assert.ok(r.stdout.includes(`--${opt}`), `${c.name} --help lists --${opt}`);
+    for (const opt of Object.keys(c.options))
+      assert.ok(r.stdout.includes(`--${opt}`), `${c.name} --help lists --${opt}`);
   });
   const open = helps[COMMANDS.findIndex((c) => c.name === "open")];
   assert.equal((await rt(["help", "open"], { cwd: dir })).stdout, open.stdout);
@@ -74,15 +79,43 @@ test("an unknown command: one line naming the closest commands, exit 2", async (
 test("bad arguments: a one-line error, then the command's synopsis, exit 2", async () => {
   const root = tempTree({ "f.txt": lines(5) });
   const cases: Array<[string[], RegExp, string]> = [
-    [["open", "--bogus", "f.txt"], /^rt open: Unknown option '--bogus'; --help lists the options$/, "rt open PATH[:LINE|:START-END]"],
+    [
+      ["open", "--bogus", "f.txt"],
+      /^rt open: Unknown option '--bogus'; --help lists the options$/,
+      "rt open PATH[:LINE|:START-END]",
+    ],
     [["read"], /^rt read: missing PATH$/, "rt read PATH [--offset N] [--limit N] [--ids]"],
-    [["read", "f.txt", "g.txt"], /^rt read: unexpected argument "g.txt"$/, "rt read PATH [--offset N] [--limit N] [--ids]"],
-    [["read", "f.txt", "--limit", "-3"], /^rt read: --limit must be at least 1, not -3$/, "rt read PATH [--offset N] [--limit N] [--ids]"],
-    [["read", "f.txt", "--limit", "2.5"], /^rt read: --limit must be a whole number of at least 1, not "2\.5"$/, "rt read PATH [--offset N] [--limit N] [--ids]"],
-    [["read", "f.txt", "--offset"], /^rt read: --offset needs a value: a whole number of at least 1$/, "rt read PATH [--offset N] [--limit N] [--ids]"],
-    [["read", "f.txt", "--offset", "0"], /^rt read: --offset must be at least 1, not 0$/, "rt read PATH [--offset N] [--limit N] [--ids]"],
+    [
+      ["read", "f.txt", "g.txt"],
+      /^rt read: unexpected argument "g.txt"$/,
+      "rt read PATH [--offset N] [--limit N] [--ids]",
+    ],
+    [
+      ["read", "f.txt", "--limit", "-3"],
+      /^rt read: --limit must be at least 1, not -3$/,
+      "rt read PATH [--offset N] [--limit N] [--ids]",
+    ],
+    [
+      ["read", "f.txt", "--limit", "2.5"],
+      /^rt read: --limit must be a whole number of at least 1, not "2\.5"$/,
+      "rt read PATH [--offset N] [--limit N] [--ids]",
+    ],
+    [
+      ["read", "f.txt", "--offset"],
+      /^rt read: --offset needs a value: a whole number of at least 1$/,
+      "rt read PATH [--offset N] [--limit N] [--ids]",
+    ],
+    [
+      ["read", "f.txt", "--offset", "0"],
+      /^rt read: --offset must be at least 1, not 0$/,
+      "rt read PATH [--offset N] [--limit N] [--ids]",
+    ],
     [["find"], /^rt find: missing PATTERN$/, "rt find PATTERN [DIR] [--limit N]"],
-    [["grep", "x", "-C", "many"], /^rt grep: --context must be a whole number from 0 to 50, not "many"$/, "rt grep PATTERN [PATH]"],
+    [
+      ["grep", "x", "-C", "many"],
+      /^rt grep: --context must be a whole number from 0 to 50, not "many"$/,
+      "rt grep PATTERN [PATH]",
+    ],
     [["grep", "x", "a", "b"], /^rt grep: unexpected argument "b"$/, "rt grep PATTERN [PATH]"],
     [["ls", "a", "b"], /^rt ls: unexpected argument "b"$/, "rt ls [DIR] [--tree] [--depth N] [-a]"],
     [["scroll", "f.txt", "x"], /^rt scroll: direction must be \+ or -, not "x"$/, "rt scroll PATH +|-"],
@@ -129,7 +162,12 @@ test("rt --version, an unknown profile, rt tools", async () => {
   assert.match(t.stdout, /^open \(also open_file_chunk\)\n    Show a 100-line window/m);
   assert.match(t.stdout, /^grep \(also search_dir\)\n/m);
   const j = await rt(["tools", "--json"], { cwd: root });
-  const list = JSON.parse(j.stdout) as Array<{ name: string; aliases: string[]; readOnly: boolean; inputSchema: { type: string } }>;
+  const list = JSON.parse(j.stdout) as Array<{
+    name: string;
+    aliases: string[];
+    readOnly: boolean;
+    inputSchema: { type: string };
+  }>;
   const names = list.map((x) => x.name);
   for (const n of ["read", "open", "scroll", "find", "grep", "grep_file", "ls"]) assert.ok(names.includes(n), n);
   for (const x of list) assert.equal(x.inputSchema.type, "object");

@@ -19,7 +19,12 @@ test('import { createWorkspace, callTool } from "src/index.ts" works and matches
 
 test("failures are results, never exceptions", async () => {
   const ws = createWorkspace({ root: tempTree() });
-  assert.deepEqual(await callTool(ws, "read", { path: "nope" }), { success: false, output: "", error: "nope: file not found", error_type: "tool" });
+  assert.deepEqual(await callTool(ws, "read", { path: "nope" }), {
+    success: false,
+    output: "",
+    error: "nope: file not found",
+    error_type: "tool",
+  });
   const unknown = await callTool(ws, "nope", {});
   assert.equal(unknown.error_type, "usage");
   const bad = await callTool(ws, "read", { path: 1 });
@@ -57,7 +62,8 @@ test("the registry: names, seed 000 aliases, read-only flags, descriptions, JSON
     assert.equal(schema.additionalProperties, false, t.name);
     assert.equal(schema.$schema, undefined);
   }
-  for (const n of ["read", "open", "scroll", "find", "grep", "grep_file", "ls"]) assert.equal(findTool(n)!.readOnly, true, n);
+  for (const n of ["read", "open", "scroll", "find", "grep", "grep_file", "ls"])
+    assert.equal(findTool(n)!.readOnly, true, n);
   assert.equal(findTool("nope"), undefined);
 });
 

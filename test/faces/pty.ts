@@ -36,16 +36,24 @@ _, status = os.waitpid(pid, 0)
 print(json.dumps({"chunks": chunks, "code": 124 if timed_out else os.waitstatus_to_exitcode(status)}))
 `;
 
-export function rtOnPty(args: string[], opts: { cwd: string; env?: Record<string, string | undefined>; timeoutMs?: number }): Promise<PtyRun> {
+export function rtOnPty(
+  args: string[],
+  opts: { cwd: string; env?: Record<string, string | undefined>; timeoutMs?: number },
+): Promise<PtyRun> {
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ ...process.env, TERM: "xterm-256color", ...opts.env })) if (v !== undefined && !k.startsWith("RT_") && k !== "NO_COLOR") env[k] = v;
+  for (const [k, v] of Object.entries({ ...process.env, TERM: "xterm-256color", ...opts.env }))
+    if (v !== undefined && !k.startsWith("RT_") && k !== "NO_COLOR") env[k] = v;
   if (opts.env?.NO_COLOR !== undefined) env.NO_COLOR = opts.env.NO_COLOR;
   return new Promise((resolve, reject) => {
-    const child = spawn("python3", ["-c", SCRIPT, JSON.stringify([process.execPath, CLI, ...args]), String((opts.timeoutMs ?? 30_000) / 1000)], {
-      cwd: opts.cwd,
-      env,
-      stdio: ["ignore", "pipe", "inherit"],
-    });
+    const child = spawn(
+      "python3",
+      ["-c", SCRIPT, JSON.stringify([process.execPath, CLI, ...args]), String((opts.timeoutMs ?? 30_000) / 1000)],
+      {
+        cwd: opts.cwd,
+        env,
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
     let out = "";
     child.stdout.on("data", (c) => (out += c));
     child.on("error", reject);

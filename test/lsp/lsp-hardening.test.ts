@@ -15,7 +15,18 @@ import { REPO, rt, tempTree } from "../helpers.ts";
 
 const workspaces: Workspace[] = [];
 function ws(root: string, env: Record<string, string> = {}): Workspace {
-  const w = createWorkspace({ root, state: true, env: { ...process.env, XDG_CONFIG_HOME: path.join(root, ".no-user-config"), RUSTUP_TOOLCHAIN: undefined, GOTOOLCHAIN: undefined, PYENV_VERSION: undefined, ...env } });
+  const w = createWorkspace({
+    root,
+    state: true,
+    env: {
+      ...process.env,
+      XDG_CONFIG_HOME: path.join(root, ".no-user-config"),
+      RUSTUP_TOOLCHAIN: undefined,
+      GOTOOLCHAIN: undefined,
+      PYENV_VERSION: undefined,
+      ...env,
+    },
+  });
   workspaces.push(w);
   return w;
 }
@@ -26,7 +37,9 @@ after(async () => {
 test("hover and definition of a symbol from a file outside the root (a symlink, an absolute import) show nothing of it", async () => {
   const outside = tempTree({ "secret.ts": 'export const API_TOKEN = "sk-outside-4711";\n' }, "rt-outside-");
   const root = tempTree({
-    "tsconfig.json": JSON.stringify({ compilerOptions: { strict: true, target: "ES2022", module: "ESNext", moduleResolution: "bundler", noEmit: true } }),
+    "tsconfig.json": JSON.stringify({
+      compilerOptions: { strict: true, target: "ES2022", module: "ESNext", moduleResolution: "bundler", noEmit: true },
+    }),
     "a.ts": 'import { API_TOKEN } from "./secret";\nconsole.log(API_TOKEN);\n',
     "b.ts": `import { API_TOKEN } from ${JSON.stringify(path.join(outside, "secret"))};\nconsole.log(API_TOKEN);\n`,
     "c.ts": 'export const LOCAL = "inside-value";\nconsole.log(LOCAL);\n',
@@ -40,7 +53,11 @@ test("hover and definition of a symbol from a file outside the root (a symlink, 
     assert.match(hover.output, /defined in a file outside the workspace/);
     const def = await callTool(w, "lsp", { operation: "definition", path: file, line: 2, symbol: "API_TOKEN" });
     assert.equal(def.success, true, def.error);
-    assert.doesNotMatch(JSON.stringify(def), new RegExp(`sk-outside|${outside.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}|secret\\.ts`), `${file}: ${def.output}`);
+    assert.doesNotMatch(
+      JSON.stringify(def),
+      new RegExp(`sk-outside|${outside.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}|secret\\.ts`),
+      `${file}: ${def.output}`,
+    );
     assert.match(def.output, /1 location in files outside the workspace not shown/);
   }
   // Inside the root, hover still shows the declaration.
@@ -55,18 +72,35 @@ test("hover and definition of a symbol from a file outside the root (a symlink, 
 function standInOnPath(name: string): string {
   const bin = tempTree({}, "rt-user-bin-");
   const script = path.join(REPO, "test/fixtures/lsp/stand-in-server.cjs");
-  fs.writeFileSync(path.join(bin, name), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(script)} "$@"\n`, { mode: 0o755 });
+  fs.writeFileSync(
+    path.join(bin, name),
+    `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(script)} "$@"\n`,
+    { mode: 0o755 },
+  );
   return bin;
 }
 
 test("gopls found on the user's PATH only; toolchain selection pinned in an untrusted folder; workspace_symbols without a path", async () => {
   const bin = standInOnPath("gopls");
-  const root = tempTree({ "go.mod": "module example.com/m\n\ngo 1.22\n\ntoolchain go1.99.0\n", "main.go": "package main\n\nfunc main() { BAD }\n", ".python-version": "3.99.0\n" });
+  const root = tempTree({
+    "go.mod": "module example.com/m\n\ngo 1.22\n\ntoolchain go1.99.0\n",
+    "main.go": "package main\n\nfunc main() { BAD }\n",
+    ".python-version": "3.99.0\n",
+  });
   // Servers are looked up on the PATH rt started with, so rt runs as a process started with the stand-in's directory on it.
   const saved = process.env.PATH ?? "/usr/bin:/bin";
-  const env = { PATH: `${bin}:${saved}`, XDG_CONFIG_HOME: path.join(root, ".no-user-config"), GOTOOLCHAIN: undefined, RUSTUP_TOOLCHAIN: undefined, PYENV_VERSION: undefined };
+  const env = {
+    PATH: `${bin}:${saved}`,
+    XDG_CONFIG_HOME: path.join(root, ".no-user-config"),
+    GOTOOLCHAIN: undefined,
+    RUSTUP_TOOLCHAIN: undefined,
+    PYENV_VERSION: undefined,
+  };
   const diag = await rt(["lsp", "diagnostics", "main.go"], { cwd: root, env });
-  assert.match(diag.stdout + diag.stderr, /main\.go:3:15: error: BAD here \(GOTOOLCHAIN=local RUSTUP_TOOLCHAIN=\S+ PYENV_VERSION=(?!3\.99\.0)\S+\)/);
+  assert.match(
+    diag.stdout + diag.stderr,
+    /main\.go:3:15: error: BAD here \(GOTOOLCHAIN=local RUSTUP_TOOLCHAIN=\S+ PYENV_VERSION=(?!3\.99\.0)\S+\)/,
+  );
   const symbols = await rt(["lsp", "workspace_symbols", "main"], { cwd: root, env });
   assert.equal(symbols.code, 0, symbols.stderr);
   assert.match(symbols.stdout, /main\.go:1-1: function mainInside/);
@@ -80,19 +114,33 @@ test("gopls found on the user's PATH only; toolchain selection pinned in an untr
 
 test("a planted rust-toolchain.toml (path = /proc/self/cwd/tc) does not make the rustup proxy run the repository's program", async (t) => {
   const cargoBin = path.join(process.env.HOME ?? "/root", ".cargo", "bin");
-  if (!fs.existsSync(path.join(cargoBin, "rust-analyzer"))) return t.skip("no rustup proxy for rust-analyzer on this machine");
-  const root = tempTree({ "rust-toolchain.toml": '[toolchain]\npath = "/proc/self/cwd/tc"\n', "src/main.rs": "fn main() {}\n" });
+  if (!fs.existsSync(path.join(cargoBin, "rust-analyzer")))
+    return t.skip("no rustup proxy for rust-analyzer on this machine");
+  const root = tempTree({
+    "rust-toolchain.toml": '[toolchain]\npath = "/proc/self/cwd/tc"\n',
+    "src/main.rs": "fn main() {}\n",
+  });
   const marker = path.join(root, "ran-planted-program");
   fs.mkdirSync(path.join(root, "tc/bin"), { recursive: true });
-  fs.writeFileSync(path.join(root, "tc/bin/rust-analyzer"), `#!/bin/sh\necho planted > ${JSON.stringify(marker)}\n`, { mode: 0o755 });
-  const env = { PATH: `${cargoBin}:${process.env.PATH}`, XDG_CONFIG_HOME: path.join(root, ".no-user-config"), RUSTUP_TOOLCHAIN: undefined, RT_LSP_REQUEST_TIMEOUT_MS: "10000" };
+  fs.writeFileSync(path.join(root, "tc/bin/rust-analyzer"), `#!/bin/sh\necho planted > ${JSON.stringify(marker)}\n`, {
+    mode: 0o755,
+  });
+  const env = {
+    PATH: `${cargoBin}:${process.env.PATH}`,
+    XDG_CONFIG_HOME: path.join(root, ".no-user-config"),
+    RUSTUP_TOOLCHAIN: undefined,
+    RT_LSP_REQUEST_TIMEOUT_MS: "10000",
+  };
   await rt(["lsp", "diagnostics", "src/main.rs"], { cwd: root, env });
   assert.equal(fs.existsSync(marker), false, "the program committed in the repository ran");
 });
 
 test("lsp.edit_diagnostics on: a one-shot rt edit starts the file's server and reports the error it introduced; a slow server is said to be not ready", async () => {
   const bin = standInOnPath("gopls");
-  const root = tempTree({ "go.mod": "module example.com/m\n\ngo 1.22\n", "main.go": "package main\n\nfunc main() {}\n" });
+  const root = tempTree({
+    "go.mod": "module example.com/m\n\ngo 1.22\n",
+    "main.go": "package main\n\nfunc main() {}\n",
+  });
   const config = path.join(root, ".user-config");
   fs.mkdirSync(path.join(config, "rt"), { recursive: true });
   fs.writeFileSync(path.join(config, "rt", "config.json"), JSON.stringify({ lsp: { edit_diagnostics: true } }));
@@ -101,12 +149,20 @@ test("lsp.edit_diagnostics on: a one-shot rt edit starts the file's server and r
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /go language server: this edit introduced 1 error:\nmain\.go:3:15: error: BAD here/);
   const t0 = Date.now();
-  const slow = await rt(["edit", "main.go", "3", "3"], { cwd: root, env: { ...env, STAND_IN_INIT_DELAY_MS: "30000" }, input: "func main() { BAD; BAD }\n" });
+  const slow = await rt(["edit", "main.go", "3", "3"], {
+    cwd: root,
+    env: { ...env, STAND_IN_INIT_DELAY_MS: "30000" },
+    input: "func main() { BAD; BAD }\n",
+  });
   assert.equal(slow.code, 0, slow.stderr);
   assert.match(slow.stdout, /the go language server was not ready within 10 s; this edit's errors were not checked/);
   // rt said so and exited: it did not wait the 30 s the server takes to start.
   assert.ok(Date.now() - t0 < 25_000, `rt edit took ${Date.now() - t0} ms`);
   // Off (no configuration, the CLI's default): no server is started for an edit.
-  const off = await rt(["edit", "main.go", "3", "3"], { cwd: root, env: { PATH: env.PATH, XDG_CONFIG_HOME: path.join(root, ".none") }, input: "func main() { BAD }\n" });
+  const off = await rt(["edit", "main.go", "3", "3"], {
+    cwd: root,
+    env: { PATH: env.PATH, XDG_CONFIG_HOME: path.join(root, ".none") },
+    input: "func main() { BAD }\n",
+  });
   assert.doesNotMatch(off.stdout, /language server/);
 });

@@ -14,7 +14,12 @@ import { rt, tempTree, treeHash } from "../helpers.ts";
 
 const workspaces: Workspace[] = [];
 function ws(root: string, opts: Parameters<typeof createWorkspace>[0] = {}): Workspace {
-  const w = createWorkspace({ root, state: true, ...opts, env: { ...process.env, XDG_CONFIG_HOME: path.join(root, ".no-user-config"), ...(opts.env ?? {}) } });
+  const w = createWorkspace({
+    root,
+    state: true,
+    ...opts,
+    env: { ...process.env, XDG_CONFIG_HOME: path.join(root, ".no-user-config"), ...(opts.env ?? {}) },
+  });
   workspaces.push(w);
   return w;
 }
@@ -34,16 +39,22 @@ function alive(pid: number | undefined): boolean {
 
 function tsProject() {
   return tempTree({
-    "tsconfig.json": JSON.stringify({ compilerOptions: { strict: true, target: "ES2022", module: "ESNext", moduleResolution: "bundler", noEmit: true }, include: ["src"] }),
-    "src/math.ts": "export function add(a: number, b: number): number {\n  return a + b;\n}\n\nexport interface Point {\n  x: number;\n  y: number;\n}\n",
-    "src/main.ts": 'import { add, type Point } from "./math";\n\nconst total: number = add(1, 2);\nconst origin: Point = { x: 0, y: 0 };\nconsole.log(total, origin);\n',
+    "tsconfig.json": JSON.stringify({
+      compilerOptions: { strict: true, target: "ES2022", module: "ESNext", moduleResolution: "bundler", noEmit: true },
+      include: ["src"],
+    }),
+    "src/math.ts":
+      "export function add(a: number, b: number): number {\n  return a + b;\n}\n\nexport interface Point {\n  x: number;\n  y: number;\n}\n",
+    "src/main.ts":
+      'import { add, type Point } from "./math";\n\nconst total: number = add(1, 2);\nconst origin: Point = { x: 0, y: 0 };\nconsole.log(total, origin);\n',
   });
 }
 
 function pyProject() {
   return tempTree({
     "pkg/__init__.py": "",
-    "pkg/shapes.py": 'def area(width: int, height: int) -> int:\n    """Area of a rectangle."""\n    return width * height\n',
+    "pkg/shapes.py":
+      'def area(width: int, height: int) -> int:\n    """Area of a rectangle."""\n    return width * height\n',
     "pkg/main.py": "from pkg.shapes import area\n\nresult: int = area(2, 3)\nprint(result)\n",
   });
 }
@@ -62,20 +73,47 @@ test("TypeScript: a clean file has no diagnostics; an edit that introduces a typ
   assert.equal(stillClean.output, "no diagnostics in src/main.ts");
   assert.ok(performance.now() - t0 < 10_000);
   // The agent's way of calling (edit diagnostics on): the edit's result names the error it introduced.
-  const edit = await callTool(w, "edit", { path: "src/main.ts", old_string: "const total: number = add(1, 2);", new_string: 'const total: string = add(1, 2);' }, { editDiagnostics: true });
+  const edit = await callTool(
+    w,
+    "edit",
+    {
+      path: "src/main.ts",
+      old_string: "const total: number = add(1, 2);",
+      new_string: "const total: string = add(1, 2);",
+    },
+    { editDiagnostics: true },
+  );
   assert.equal(edit.success, true, edit.error);
-  assert.match(edit.output, /typescript language server: this edit introduced 1 error:\nsrc\/main\.ts:3:7: error: Type 'number' is not assignable to type 'string'\. \[typescript 2322\]/);
+  assert.match(
+    edit.output,
+    /typescript language server: this edit introduced 1 error:\nsrc\/main\.ts:3:7: error: Type 'number' is not assignable to type 'string'\. \[typescript 2322\]/,
+  );
   assert.equal((edit.new_diagnostics as unknown[]).length, 1);
   const d = await callTool(w, "lsp", { operation: "diagnostics", path: "src/main.ts" });
   assert.equal(d.server_started, false);
-  assert.match(d.output, /^src\/main\.ts:3:7: error: Type 'number' is not assignable to type 'string'\. \[typescript 2322\]\n1 error, 0 others in src\/main\.ts$/);
-  assert.deepEqual((d.diagnostics as Array<Record<string, unknown>>).map((x) => [x.line, x.column, x.severity, x.code]), [[3, 7, "error", 2322]]);
+  assert.match(
+    d.output,
+    /^src\/main\.ts:3:7: error: Type 'number' is not assignable to type 'string'\. \[typescript 2322\]\n1 error, 0 others in src\/main\.ts$/,
+  );
+  assert.deepEqual(
+    (d.diagnostics as Array<Record<string, unknown>>).map((x) => [x.line, x.column, x.severity, x.code]),
+    [[3, 7, "error", 2322]],
+  );
   // Another edit that fixes nothing and breaks nothing new: the old error is not reported again.
-  const second = await callTool(w, "edit", { path: "src/main.ts", old_string: "console.log(total, origin);", new_string: "console.log(origin, total);" }, { editDiagnostics: true });
+  const second = await callTool(
+    w,
+    "edit",
+    { path: "src/main.ts", old_string: "console.log(total, origin);", new_string: "console.log(origin, total);" },
+    { editDiagnostics: true },
+  );
   assert.equal(second.success, true, second.error);
   assert.doesNotMatch(second.output, /introduced/);
   // The CLI's way (the default: off): no diagnostics added, though the server runs.
-  const cli = await callTool(w, "edit", { path: "src/main.ts", old_string: "const origin: Point = { x: 0, y: 0 };", new_string: "const origin: Point = { x: 0 };" });
+  const cli = await callTool(w, "edit", {
+    path: "src/main.ts",
+    old_string: "const origin: Point = { x: 0, y: 0 };",
+    new_string: "const origin: Point = { x: 0 };",
+  });
   assert.equal(cli.success, true, cli.error);
   assert.doesNotMatch(cli.output, /introduced/);
 });
@@ -89,21 +127,33 @@ test("TypeScript: definition and references across files, hover, symbols, worksp
   const byColumn = await callTool(w, "lsp", { operation: "definition", path: "src/main.ts", line: 3, column: 23 });
   assert.equal(byColumn.output, def.output);
   const refs = await callTool(w, "lsp", { operation: "references", path: "src/math.ts", line: 1, symbol: "add" });
-  assert.deepEqual(refs.output.split("\n"), [
-    "src/math.ts:1:17: export function add(a: number, b: number): number {",
-    'src/main.ts:1:10: import { add, type Point } from "./math";',
-    "src/main.ts:3:23: const total: number = add(1, 2);",
-  ].sort((a, b) => refs.output.indexOf(a) - refs.output.indexOf(b)));
+  assert.deepEqual(
+    refs.output.split("\n"),
+    [
+      "src/math.ts:1:17: export function add(a: number, b: number): number {",
+      'src/main.ts:1:10: import { add, type Point } from "./math";',
+      "src/main.ts:3:23: const total: number = add(1, 2);",
+    ].sort((a, b) => refs.output.indexOf(a) - refs.output.indexOf(b)),
+  );
   assert.equal((refs.locations as unknown[]).length, 3);
   const hover = await callTool(w, "lsp", { operation: "hover", path: "src/main.ts", line: 3, symbol: "add" });
   assert.match(hover.output, /add\(a: number, b: number\): number/);
   const syms = await callTool(w, "lsp", { operation: "symbols", path: "src/math.ts" });
-  assert.match(syms.output, /^src\/math\.ts: 4 symbols\n1-3 function add\n5-8 interface Point\n6-6 {3}property x\n7-7 {3}property y$/);
+  assert.match(
+    syms.output,
+    /^src\/math\.ts: 4 symbols\n1-3 function add\n5-8 interface Point\n6-6 {3}property x\n7-7 {3}property y$/,
+  );
   const wsyms = await callTool(w, "lsp", { operation: "workspace_symbols", query: "Point" });
   assert.match(wsyms.output, /src\/math\.ts:5-8: interface Point/);
   // Bad positions: clear errors.
-  assert.match((await callTool(w, "lsp", { operation: "hover", path: "src/main.ts", line: 3, symbol: "nothere" })).error!, /"nothere" is not on line 3 of src\/main\.ts/);
-  assert.match((await callTool(w, "lsp", { operation: "hover", path: "src/main.ts", line: 99, column: 1 })).error!, /line 99 is past the end of src\/main\.ts \(5 lines\)/);
+  assert.match(
+    (await callTool(w, "lsp", { operation: "hover", path: "src/main.ts", line: 3, symbol: "nothere" })).error!,
+    /"nothere" is not on line 3 of src\/main\.ts/,
+  );
+  assert.match(
+    (await callTool(w, "lsp", { operation: "hover", path: "src/main.ts", line: 99, column: 1 })).error!,
+    /line 99 is past the end of src\/main\.ts \(5 lines\)/,
+  );
   assert.match((await callTool(w, "lsp", { operation: "hover", path: "src/main.ts" })).error!, /needs a position/);
   assert.match((await callTool(w, "lsp", { operation: "diagnostics", path: "README.md" })).error!, /not found/);
 });
@@ -159,18 +209,41 @@ test("a crashed server is restarted on the next call; an idle one is shut down",
 });
 
 test("configured servers: the user's apply (a server that never answers times out), a project's wait for trust", async () => {
-  const root = tempTree({ "a.slow": "x\n", ".rt/config.json": JSON.stringify({ lsp: { servers: { planted: { command: "/bin/sh", args: ["-c", "touch /tmp/rt-lsp-planted-ran"], extensions: [".slow"] } } } }) });
+  const root = tempTree({
+    "a.slow": "x\n",
+    ".rt/config.json": JSON.stringify({
+      lsp: {
+        servers: {
+          planted: { command: "/bin/sh", args: ["-c", "touch /tmp/rt-lsp-planted-ran"], extensions: [".slow"] },
+        },
+      },
+    }),
+  });
   const w = ws(root);
   const untrusted = await callTool(w, "lsp", { operation: "diagnostics", path: "a.slow" });
-  assert.match(untrusted.error!, /no language server for a\.slow: rt has servers for .*\.ts.*configure one in lsp\.servers/);
+  assert.match(
+    untrusted.error!,
+    /no language server for a\.slow: rt has servers for .*\.ts.*configure one in lsp\.servers/,
+  );
   assert.equal(fs.existsSync("/tmp/rt-lsp-planted-ran"), false);
   const config = path.join(root, "user-config");
   fs.mkdirSync(path.join(config, "rt"), { recursive: true });
-  fs.writeFileSync(path.join(config, "rt", "config.json"), JSON.stringify({ lsp: { request_timeout_ms: 800, servers: { silent: { command: "/bin/sleep", args: ["30"], extensions: [".slow"] } } } }));
+  fs.writeFileSync(
+    path.join(config, "rt", "config.json"),
+    JSON.stringify({
+      lsp: {
+        request_timeout_ms: 800,
+        servers: { silent: { command: "/bin/sleep", args: ["30"], extensions: [".slow"] } },
+      },
+    }),
+  );
   const w2 = ws(root, { env: { XDG_CONFIG_HOME: config } });
   const started = performance.now();
   const r = await callTool(w2, "lsp", { operation: "diagnostics", path: "a.slow" });
-  assert.match(r.error!, /the silent language server did not start: silent language server did not answer initialize within 0\.8s/);
+  assert.match(
+    r.error!,
+    /the silent language server did not start: silent language server did not answer initialize within 0\.8s/,
+  );
   assert.ok(performance.now() - started < 5000);
 });
 
@@ -196,21 +269,30 @@ test("safe-read-only: the server runs inside the read-only sandbox and still ans
 test("rt lsp on the command line: diagnostics with seed 002's lines, exit 1 when there are errors; the server does not outlive rt", async () => {
   const root = tsProject();
   fs.writeFileSync(path.join(root, "src/bad.ts"), "export const n: number = 'one';\n");
-  const r = await rt(["lsp", "diagnostics", "src/bad.ts"], { cwd: root, env: { XDG_CONFIG_HOME: path.join(root, ".none") } });
-  assert.equal(r.stdout, "src/bad.ts:1:14: error: Type 'string' is not assignable to type 'number'. [typescript 2322]\n1 error, 0 others in src/bad.ts\n");
+  const r = await rt(["lsp", "diagnostics", "src/bad.ts"], {
+    cwd: root,
+    env: { XDG_CONFIG_HOME: path.join(root, ".none") },
+  });
+  assert.equal(
+    r.stdout,
+    "src/bad.ts:1:14: error: Type 'string' is not assignable to type 'number'. [typescript 2322]\n1 error, 0 others in src/bad.ts\n",
+  );
   assert.equal(r.code, 1);
   const def = await rt(["lsp", "definition", "src/main.ts", "3", "add"], { cwd: root });
   assert.equal(def.code, 0, def.stderr);
   assert.equal(def.stdout, "src/math.ts:1:17: export function add(a: number, b: number): number {\n");
   // No server process is left running with this root as its directory.
   await new Promise((res) => setTimeout(res, 300));
-  const left = fs.readdirSync("/proc").filter((p) => /^\d+$/.test(p)).filter((p) => {
-    try {
-      return fs.readlinkSync(`/proc/${p}/cwd`) === fs.realpathSync(root);
-    } catch {
-      return false;
-    }
-  });
+  const left = fs
+    .readdirSync("/proc")
+    .filter((p) => /^\d+$/.test(p))
+    .filter((p) => {
+      try {
+        return fs.readlinkSync(`/proc/${p}/cwd`) === fs.realpathSync(root);
+      } catch {
+        return false;
+      }
+    });
   assert.deepEqual(left, []);
 });
 
@@ -219,13 +301,18 @@ test("no program of the repository runs: its node_modules/typescript is not the 
   const planted = `require("fs").writeFileSync(${JSON.stringify(marker)}, "planted ran"); process.exit(1);\n`;
   const root = tsProject();
   fs.mkdirSync(path.join(root, "node_modules/typescript/lib"), { recursive: true });
-  fs.writeFileSync(path.join(root, "node_modules/typescript/package.json"), JSON.stringify({ name: "typescript", version: "5.9.3", main: "lib/typescript.js" }));
+  fs.writeFileSync(
+    path.join(root, "node_modules/typescript/package.json"),
+    JSON.stringify({ name: "typescript", version: "5.9.3", main: "lib/typescript.js" }),
+  );
   fs.writeFileSync(path.join(root, "node_modules/typescript/lib/tsserver.js"), planted);
   fs.writeFileSync(path.join(root, "node_modules/typescript/lib/typescript.js"), planted);
   fs.mkdirSync(path.join(root, "pkg"));
   fs.writeFileSync(path.join(root, "pkg/a.py"), "x: int = 1\n");
   fs.mkdirSync(path.join(root, "bin"));
-  fs.writeFileSync(path.join(root, "bin/python"), `#!/bin/sh\necho planted > ${JSON.stringify(marker)}\n`, { mode: 0o755 });
+  fs.writeFileSync(path.join(root, "bin/python"), `#!/bin/sh\necho planted > ${JSON.stringify(marker)}\n`, {
+    mode: 0o755,
+  });
   fs.copyFileSync(path.join(root, "bin/python"), path.join(root, "bin/python3"));
   const w = ws(root, { env: { PATH: `${path.join(root, "bin")}:${process.env.PATH}` } });
   const ts = await callTool(w, "lsp", { operation: "definition", path: "src/main.ts", line: 3, symbol: "add" });

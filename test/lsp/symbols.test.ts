@@ -14,7 +14,14 @@ import { callTool } from "../../src/tools/policy.ts";
 import { REPO, rt, tempTree } from "../helpers.ts";
 
 const PYLIB = "/root/.pyenv/versions/3.11.7/lib/python3.11";
-const PY_FILES = ["json/decoder.py", "argparse.py", "dataclasses.py", "asyncio/tasks.py", "email/message.py", "logging/__init__.py"];
+const PY_FILES = [
+  "json/decoder.py",
+  "argparse.py",
+  "dataclasses.py",
+  "asyncio/tasks.py",
+  "email/message.py",
+  "logging/__init__.py",
+];
 
 // Every def/class Python's ast sees: (kind, qualified name, first line incl. decorators, last line).
 const AST_DUMP = `
@@ -33,10 +40,14 @@ visit(ast.parse(open(sys.argv[1]).read()), [], False)
 print(json.dumps(out))
 `;
 
-test("Python: the outline lists exactly the defs and classes of ast, with the same line ranges (stdlib files)", { skip: !fs.existsSync(PYLIB) }, async () => {
+test("Python: the outline lists exactly the defs and classes of ast, with the same line ranges (stdlib files)", {
+  skip: !fs.existsSync(PYLIB),
+}, async () => {
   for (const rel of PY_FILES) {
     const file = path.join(PYLIB, rel);
-    const expected = JSON.parse(execFileSync("python3", ["-c", AST_DUMP, file], { encoding: "utf8" })) as Array<[string, string, number, number]>;
+    const expected = JSON.parse(execFileSync("python3", ["-c", AST_DUMP, file], { encoding: "utf8" })) as Array<
+      [string, string, number, number]
+    >;
     const got = (await outline(fs.readFileSync(file, "utf8"), "python"))!;
     const mine = got.map((s) => [s.kind, [...s.container, s.name].join("."), s.startLine, s.endLine]);
     assert.ok(expected.length > 5, rel);
@@ -50,7 +61,14 @@ function tsDefinitions(file: string): Array<[string, number]> {
   const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const out: Array<[string, number]> = [];
   const visit = (n: ts.Node) => {
-    const named = (ts.isClassDeclaration(n) || ts.isFunctionDeclaration(n) || ts.isMethodDeclaration(n) || ts.isInterfaceDeclaration(n) || ts.isEnumDeclaration(n) || ts.isTypeAliasDeclaration(n)) && n.name;
+    const named =
+      (ts.isClassDeclaration(n) ||
+        ts.isFunctionDeclaration(n) ||
+        ts.isMethodDeclaration(n) ||
+        ts.isInterfaceDeclaration(n) ||
+        ts.isEnumDeclaration(n) ||
+        ts.isTypeAliasDeclaration(n)) &&
+      n.name;
     if (named) out.push([n.name!.getText(sf), sf.getLineAndCharacterOfPosition(n.getStart(sf)).line + 1]);
     ts.forEachChild(n, visit);
   };
@@ -60,13 +78,19 @@ function tsDefinitions(file: string): Array<[string, number]> {
 
 test("TypeScript: every class, function, method, interface, enum and type the compiler sees is in the outline at its line (rt's own src/)", async () => {
   const dir = path.join(REPO, "src", "workspace");
-  const files = fs.readdirSync(dir).filter((f) => f.endsWith(".ts")).map((f) => path.join(dir, f));
+  const files = fs
+    .readdirSync(dir)
+    .filter((f) => f.endsWith(".ts"))
+    .map((f) => path.join(dir, f));
   let checked = 0;
   for (const file of files) {
     const got = (await outline(fs.readFileSync(file, "utf8"), "typescript"))!;
     const have = new Set(got.map((s) => `${s.name}@${s.startLine}`));
     for (const [name, line] of tsDefinitions(file)) {
-      assert.ok(have.has(`${name}@${line}`), `${path.basename(file)}: ${name} at line ${line} missing; outline: ${[...have].join(", ")}`);
+      assert.ok(
+        have.has(`${name}@${line}`),
+        `${path.basename(file)}: ${name} at line ${line} missing; outline: ${[...have].join(", ")}`,
+      );
       checked++;
     }
   }
@@ -75,16 +99,32 @@ test("TypeScript: every class, function, method, interface, enum and type the co
 
 test("every language rt parses has an outline of its definitions", async () => {
   const cases: Array<[Parameters<typeof outline>[1], string, string[]]> = [
-    ["go", "package m\ntype S struct{ a int }\nfunc (s *S) M() {}\nfunc F() {}\n", ["struct S", "method M", "function F"]],
-    ["rust", "struct S;\nimpl Display for S {\n  fn fmt(&self) {}\n}\nfn main() {}\n", ["struct S", "impl Display for S", "method fmt", "function main"]],
-    ["cpp", "namespace ns {\nclass A {\n  int f(int x) { return x; }\n};\n}\nint *g(void) { return 0; }\n", ["namespace ns", "class A", "method f", "function g"]],
+    [
+      "go",
+      "package m\ntype S struct{ a int }\nfunc (s *S) M() {}\nfunc F() {}\n",
+      ["struct S", "method M", "function F"],
+    ],
+    [
+      "rust",
+      "struct S;\nimpl Display for S {\n  fn fmt(&self) {}\n}\nfn main() {}\n",
+      ["struct S", "impl Display for S", "method fmt", "function main"],
+    ],
+    [
+      "cpp",
+      "namespace ns {\nclass A {\n  int f(int x) { return x; }\n};\n}\nint *g(void) { return 0; }\n",
+      ["namespace ns", "class A", "method f", "function g"],
+    ],
     ["c", "struct P { int x; };\nstatic int add(int a, int b) { return a + b; }\n", ["struct P", "function add"]],
     ["java", "class A {\n  A() {}\n  void m() {}\n}\n", ["class A", "constructor A", "method m"]],
     ["csharp", "namespace N { class C { void M() {} } }", ["namespace N", "class C", "method M"]],
     ["ruby", "module M\n  class C\n    def a; end\n  end\nend\n", ["module M", "class C", "method a"]],
     ["php", "<?php\nclass C { function m() {} }\nfunction f() {}\n", ["class C", "method m", "function f"]],
     ["bash", "f() { echo; }\nfunction g { :; }\n", ["function f", "function g"]],
-    ["javascript", "function a() {}\nconst b = () => 1;\nclass K { m() {} }\n", ["function a", "function b", "class K", "method m"]],
+    [
+      "javascript",
+      "function a() {}\nconst b = () => 1;\nclass K { m() {} }\n",
+      ["function a", "function b", "class K", "method m"],
+    ],
     ["tsx", "export function App() { return <div/>; }\n", ["function App"]],
     ["css", "a, b > c { color: red }\n", ["rule a, b > c"]],
     ["html", '<div id="main"><p>x</p></div>', ["element div#main"]],
@@ -99,7 +139,9 @@ test("every language rt parses has an outline of its definitions", async () => {
 });
 
 test("symbols tool: line ranges and line IDs that point at the definitions; edit_lines accepts the IDs", async () => {
-  const root = tempTree({ "a.py": "import os\n\nclass A:\n    def m(self):\n        return 1\n\n\ndef f():\n    pass\n" });
+  const root = tempTree({
+    "a.py": "import os\n\nclass A:\n    def m(self):\n        return 1\n\n\ndef f():\n    pass\n",
+  });
   const ws = createWorkspace({ root, state: true });
   const r = await callTool(ws, "symbols", { path: "a.py" });
   assert.equal(r.success, true, r.error);
@@ -108,7 +150,13 @@ test("symbols tool: line ranges and line IDs that point at the definitions; edit
   assert.match(r.output, /4-5 +\[LID:\w+\]   method m: def m\(self\):/);
   const syms = r.symbols as Array<{ name: string; line_id: string; start_line: number }>;
   const f = syms.find((s) => s.name === "f")!;
-  const e = await callTool(ws, "edit_lines", { path: "a.py", command: "replace", start_line: f.line_id, end_line: f.line_id, new_content: "def g():" });
+  const e = await callTool(ws, "edit_lines", {
+    path: "a.py",
+    command: "replace",
+    start_line: f.line_id,
+    end_line: f.line_id,
+    new_content: "def g():",
+  });
   assert.equal(e.success, true, e.error);
   assert.match(fs.readFileSync(path.join(root, "a.py"), "utf8"), /def g\(\):\n    pass/);
 });

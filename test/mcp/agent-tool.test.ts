@@ -33,20 +33,37 @@ test("rt_agent: listed only with --agent; runs the agent (edits applied under au
       reply.text("Fixed add."),
     );
     const seen: Progress[] = [];
-    const r = await s.client.callTool({ name: "rt_agent", arguments: { prompt: "fix add in calc.py" } }, CallToolResultSchema, { onprogress: (p) => void seen.push(p) });
+    const r = await s.client.callTool(
+      { name: "rt_agent", arguments: { prompt: "fix add in calc.py" } },
+      CallToolResultSchema,
+      { onprogress: (p) => void seen.push(p) },
+    );
     assert.equal(r.isError ?? false, false, JSON.stringify(r));
     const out = r.structuredContent as { result: string; session_id: string; is_error: boolean };
     assert.equal(out.result, "Fixed add.");
     assert.equal(out.is_error, false);
     assert.equal(fs.readFileSync(path.join(root, "calc.py"), "utf8"), CALC.replace("a - b", "a + b"));
-    assert.equal(fs.existsSync(path.join(root, "should-not-exist")), false, "a command needs approval, and nobody can give it here");
-    assert.ok(seen.some((p) => /edit calc\.py/.test(p.message ?? "")), JSON.stringify(seen));
+    assert.equal(
+      fs.existsSync(path.join(root, "should-not-exist")),
+      false,
+      "a command needs approval, and nobody can give it here",
+    );
+    assert.ok(
+      seen.some((p) => /edit calc\.py/.test(p.message ?? "")),
+      JSON.stringify(seen),
+    );
 
     ollama.server.script(reply.text("We fixed add earlier."));
-    const again = await s.client.callTool({ name: "rt_agent", arguments: { prompt: "what did we do?", session_id: out.session_id } });
+    const again = await s.client.callTool({
+      name: "rt_agent",
+      arguments: { prompt: "what did we do?", session_id: out.session_id },
+    });
     assert.equal((again.structuredContent as { session_id: string }).session_id, out.session_id);
     const last = ollama.server.completions.at(-1)!.body.messages;
-    assert.ok(last.some((m: { role: string; content: string }) => m.role === "user" && m.content === "fix add in calc.py"), "the earlier turn is in the context");
+    assert.ok(
+      last.some((m: { role: string; content: string }) => m.role === "user" && m.content === "fix add in calc.py"),
+      "the earlier turn is in the context",
+    );
 
     const bad = await s.client.callTool({ name: "rt_agent", arguments: { prompt: "x", approval: "yolo" } });
     assert.equal(bad.isError, true);
@@ -60,5 +77,8 @@ test("rt_agent's argument check names what is wrong", () => {
   assert.deepEqual(agentToolArgs({ prompt: "hi" }), { prompt: "hi" });
   assert.match((agentToolArgs({ prompt: "" }) as { error: string }).error, /non-empty/);
   assert.match((agentToolArgs({ prompt: "a", extra: 1 }) as { error: string }).error, /unknown argument extra/);
-  assert.match((agentToolArgs({ prompt: "a", session_id: 3 }) as { error: string }).error, /session_id must be a string/);
+  assert.match(
+    (agentToolArgs({ prompt: "a", session_id: 3 }) as { error: string }).error,
+    /session_id must be a string/,
+  );
 });

@@ -16,9 +16,15 @@ import { scriptedOllama } from "../agent/harness.ts";
 import { createWorkspace } from "../../src/workspace/workspace.ts";
 import { startMcpClients } from "../../src/mcpClient/session.ts";
 
-const ollama = scriptedOllama({ models: [{ name: "test-model", contextLength: 32768, capabilities: ["completion", "tools", "vision"] }] });
+const ollama = scriptedOllama({
+  models: [{ name: "test-model", contextLength: 32768, capabilities: ["completion", "tools", "vision"] }],
+});
 const require = createRequire(import.meta.url);
-const EVERYTHING = path.join(path.dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")), "dist", "index.js");
+const EVERYTHING = path.join(
+  path.dirname(require.resolve("@modelcontextprotocol/server-everything/package.json")),
+  "dist",
+  "index.js",
+);
 const SDK_SERVER = pathToFileHref(require.resolve("@modelcontextprotocol/sdk/server/mcp.js"));
 const SDK_STDIO = pathToFileHref(require.resolve("@modelcontextprotocol/sdk/server/stdio.js"));
 
@@ -50,7 +56,10 @@ async function freePort(): Promise<number> {
 /** server-everything over a network transport on a free port; resolves once it listens. */
 async function everythingOver(transport: "sse" | "streamableHttp"): Promise<number> {
   const port = await freePort();
-  const child = spawn(process.execPath, [EVERYTHING, transport], { env: { ...process.env, PORT: String(port) }, stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(process.execPath, [EVERYTHING, transport], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
   children.push(child);
   await new Promise<void>((resolve, reject) => {
     let err = "";
@@ -73,11 +82,18 @@ test("server-everything over stdio: resources listed and read by mcp_resources, 
     reply.toolCall("mcp__everything__get-tiny-image", {}),
     reply.text("seen"),
   );
-  const r = await rt(["run", "--model", "ollama/test-model", "--approval", "auto", "look at the server"], { cwd: root, env });
+  const r = await rt(["run", "--model", "ollama/test-model", "--approval", "auto", "look at the server"], {
+    cwd: root,
+    env,
+  });
   assert.equal(r.code, 0, r.stderr);
   assert.doesNotMatch(r.stderr, /unknown format/, "no schema-format warnings on stderr");
   const msgs = ollama.server.completions.map((c) => c.body.messages);
-  const toolText = (i: number) => msgs[i].filter((m: { role: string }) => m.role === "tool").map((m: { content: string }) => m.content).join("\n");
+  const toolText = (i: number) =>
+    msgs[i]
+      .filter((m: { role: string }) => m.role === "tool")
+      .map((m: { content: string }) => m.content)
+      .join("\n");
   assert.match(toolText(1), /everything demo:\/\/resource\/static\/document\/architecture\.md/);
   assert.ok(toolText(2).length > 100, "the resource's text was read");
   // The image went to the model as an image (Ollama: base64 in `images`), not only as "[image ...]".
@@ -87,14 +103,23 @@ test("server-everything over stdio: resources listed and read by mcp_resources, 
 
   ollama.server.reset();
   ollama.server.script(reply.text("ok"));
-  const p = await rt(["run", "--model", "ollama/test-model", "/mcp__everything__args-prompt Paris France"], { cwd: root, env });
+  const p = await rt(["run", "--model", "ollama/test-model", "/mcp__everything__args-prompt Paris France"], {
+    cwd: root,
+    env,
+  });
   assert.equal(p.code, 0, p.stderr);
   const first = ollama.server.completions[0].body.messages.find((m: { role: string }) => m.role === "user").content;
   assert.match(first, /Paris/);
   assert.match(first, /France/);
-  const none = await rt(["run", "--model", "ollama/test-model", "/mcp__everything__no-such-prompt"], { cwd: root, env });
+  const none = await rt(["run", "--model", "ollama/test-model", "/mcp__everything__no-such-prompt"], {
+    cwd: root,
+    env,
+  });
   assert.equal(none.code, 2);
-  assert.match(none.stderr, /no MCP prompt \/mcp__everything__no-such-prompt; MCP prompts: .*\/mcp__everything__simple-prompt/);
+  assert.match(
+    none.stderr,
+    /no MCP prompt \/mcp__everything__no-such-prompt; MCP prompts: .*\/mcp__everything__simple-prompt/,
+  );
 });
 
 test("the legacy SSE transport and ${VAR} in a url: both connect", async () => {
@@ -105,9 +130,14 @@ test("the legacy SSE transport and ${VAR} in a url: both connect", async () => {
     old: { type: "sse", url: `http://127.0.0.1:${ssePort}/sse` },
     modern: { type: "http", url: "${EVERYTHING_BASE}/mcp" },
   });
-  const r = await rt(["mcp", "list", "--json"], { cwd: root, env: { XDG_CONFIG_HOME: config, EVERYTHING_BASE: `http://127.0.0.1:${httpPort}` } });
+  const r = await rt(["mcp", "list", "--json"], {
+    cwd: root,
+    env: { XDG_CONFIG_HOME: config, EVERYTHING_BASE: `http://127.0.0.1:${httpPort}` },
+  });
   assert.equal(r.code, 0, r.stderr);
-  const listed = JSON.parse(r.stdout) as { servers: Array<{ name: string; state: string; tools: unknown[]; error?: string }> };
+  const listed = JSON.parse(r.stdout) as {
+    servers: Array<{ name: string; state: string; tools: unknown[]; error?: string }>;
+  };
   for (const name of ["old", "modern"]) {
     const s = listed.servers.find((x) => x.name === name)!;
     assert.equal(s.state, "connected", JSON.stringify(s));

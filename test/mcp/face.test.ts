@@ -48,7 +48,10 @@ async function sourceMapChecks(client: Client): Promise<void> {
   assert.match(g.text, /dist\/app\.js\.map:1: \{"version":3.*… \[line cut: longer than 2000 bytes\]/);
   const sc = g.result.structuredContent as { matches: Array<{ file: string; text: string }>; count: number };
   assert.equal(sc.count, 4);
-  assert.ok(sc.matches.every((m) => m.text.length <= 600), "each structured line is cut");
+  assert.ok(
+    sc.matches.every((m) => m.text.length <= 600),
+    "each structured line is cut",
+  );
   const meta = g.result._meta!["rt/result"] as Record<string, unknown>;
   assert.ok(size(meta) <= 8 * 1024 && !("matches" in meta), "the metadata does not repeat the matches");
   // The connection is still there, and the big file can be read in windows.
@@ -60,7 +63,10 @@ async function sourceMapChecks(client: Client): Promise<void> {
   const b = await call(client, "bash", { command: `head -c ${MAP_BYTES} dist/app.js.map` });
   assert.ok(size(b.result) < 160 * 1024, `bash result is ${size(b.result)} bytes`);
   const cut = (b.result._meta!["rt/result"] as { cut?: string[] }).cut ?? [];
-  assert.ok(cut.some((c) => c.startsWith("stdout")), "the metadata says its copy of stdout was cut");
+  assert.ok(
+    cut.some((c) => c.startsWith("stdout")),
+    "the metadata says its copy of stdout was cut",
+  );
   assert.equal((await call(client, "grep", { pattern: "handleRequest", path: "src" })).isError, false, "still serving");
 }
 
@@ -87,18 +93,27 @@ test("tools/list is lean: no aliases, no SQL tools without a database, at most 1
   const names = tools.map((t) => t.name);
   const bytes = JSON.stringify({ tools }).length;
   assert.ok(bytes <= 18_000, `tools/list is ${bytes} bytes`);
-  for (const n of ["open_file_chunk", "search_dir", "sql_query", "sql_tables", "edit_range", "grep_file", "scroll"]) assert.ok(!names.includes(n), n);
+  for (const n of ["open_file_chunk", "search_dir", "sql_query", "sql_tables", "edit_range", "grep_file", "scroll"])
+    assert.ok(!names.includes(n), n);
   for (const n of ["read", "open", "grep", "edit_lines", "edit", "bash"]) assert.ok(names.includes(n), n);
   // Calls by unlisted names still work.
   assert.equal((await call(s.client, "search_dir", { pattern: "needle", root: "src" })).isError, false);
   assert.equal((await call(s.client, "open_file_chunk", { path: "README.md" })).isError, false);
 
   const dbRoot = tempTree({ "a.txt": "x\n" });
-  execFileSync("python3", ["-c", "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('create table t(id integer primary key, name text)'); c.executemany('insert into t(name) values (?)', [('a'*5000,),('b',)]); c.commit()", path.join(dbRoot, "app.db")]);
+  execFileSync("python3", [
+    "-c",
+    "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.execute('create table t(id integer primary key, name text)'); c.executemany('insert into t(name) values (?)', [('a'*5000,),('b',)]); c.commit()",
+    path.join(dbRoot, "app.db"),
+  ]);
   const withDb = await connectStdio(dbRoot, [], { env: { SQLITE_DB: path.join(dbRoot, "app.db") } });
   try {
     const listed = (await withDb.client.listTools()).tools;
-    for (const n of ["sql_query", "sql_tables", "sql_describe"]) assert.ok(listed.some((t) => t.name === n), n);
+    for (const n of ["sql_query", "sql_tables", "sql_describe"])
+      assert.ok(
+        listed.some((t) => t.name === n),
+        n,
+      );
     // Structured rows, checked by the SDK client against sql_query's outputSchema.
     const q = await call(withDb.client, "sql_query", { sql: "SELECT id, name FROM t ORDER BY id" });
     assert.equal(q.isError, false, q.text);
@@ -116,7 +131,11 @@ test("structured results: grep's matches and read's line IDs, with output schema
   const { tools } = await s.client.listTools(); // the client keeps the output schemas and validates against them
   for (const n of ["grep", "read"]) assert.equal(tools.find((t) => t.name === n)?.outputSchema?.type, "object", n);
   const g = await call(s.client, "grep", { pattern: "needle", path: "src", ids: true });
-  const gsc = g.result.structuredContent as { matches: Array<{ file: string; line: number; text: string; line_id: string }>; count: number; truncated: boolean };
+  const gsc = g.result.structuredContent as {
+    matches: Array<{ file: string; line: number; text: string; line_id: string }>;
+    count: number;
+    truncated: boolean;
+  };
   assert.deepEqual(
     gsc.matches.map((m) => [m.file, m.line, m.text]),
     [["src/app.ts", 2, "  return needle(req.body);"]],
@@ -124,13 +143,24 @@ test("structured results: grep's matches and read's line IDs, with output schema
   assert.match(gsc.matches[0].line_id, /^[a-z][0-9a-z]{3,5}$/);
   assert.deepEqual([gsc.count, gsc.truncated], [1, false]);
   const r = await call(s.client, "read", { path: "src/app.ts", ids: true, offset: 2 });
-  const rsc = r.result.structuredContent as { path: string; start_line: number; end_line: number; total_lines: number; line_ids: string[] };
+  const rsc = r.result.structuredContent as {
+    path: string;
+    start_line: number;
+    end_line: number;
+    total_lines: number;
+    line_ids: string[];
+  };
   assert.deepEqual([rsc.path, rsc.start_line, rsc.end_line, rsc.total_lines], ["src/app.ts", 2, 3, 3]);
   assert.equal(rsc.line_ids.length, 2);
   assert.equal(rsc.line_ids[0], gsc.matches[0].line_id, "the same line, the same ID");
   assert.ok(r.text.includes(`[LID:${rsc.line_ids[0]}]`));
   const l = await call(s.client, "grep", { pattern: "needle", output_mode: "files_with_matches" });
-  assert.deepEqual((l.result.structuredContent as { files: string[] }).files, ["README.md", "dist/app.js", "dist/app.js.map", "src/app.ts"]);
+  assert.deepEqual((l.result.structuredContent as { files: string[] }).files, [
+    "README.md",
+    "dist/app.js",
+    "dist/app.js.map",
+    "src/app.ts",
+  ]);
   // A failed call has no structured content (and the client does not require any).
   const bad = await call(s.client, "read", { path: "nope.txt" });
   assert.deepEqual([bad.isError, bad.result.structuredContent], [true, undefined]);
@@ -146,16 +176,26 @@ test("progress notifications for bash output and a long grep, when the client se
   assert.equal(r.isError, false);
   assert.ok(seen.length >= 2, `got ${seen.length} progress notifications`);
   for (let i = 1; i < seen.length; i++) assert.ok(seen[i].progress > seen[i - 1].progress, "progress grows");
-  assert.ok(seen.some((p) => /last line: step \d/.test(p.message ?? "")), JSON.stringify(seen));
+  assert.ok(
+    seen.some((p) => /last line: step \d/.test(p.message ?? "")),
+    JSON.stringify(seen),
+  );
 
   const fifo = path.join(root, "slow.fifo");
   execFileSync("mkfifo", [fifo]);
   const writer = spawn("sh", ["-c", 'sleep 1.2; echo "needle late" > "$0"', fifo], { stdio: "ignore" });
   const grepSeen: Progress[] = [];
   try {
-    const g = await s.client.callTool({ name: "grep", arguments: { pattern: "needle", path: "slow.fifo" } }, CallToolResultSchema, { onprogress: (p) => void grepSeen.push(p) });
+    const g = await s.client.callTool(
+      { name: "grep", arguments: { pattern: "needle", path: "slow.fifo" } },
+      CallToolResultSchema,
+      { onprogress: (p) => void grepSeen.push(p) },
+    );
     assert.equal(g.isError, false);
-    assert.ok(grepSeen.length >= 2 && grepSeen.every((p) => /^searching: /.test(p.message ?? "")), JSON.stringify(grepSeen));
+    assert.ok(
+      grepSeen.length >= 2 && grepSeen.every((p) => /^searching: /.test(p.message ?? "")),
+      JSON.stringify(grepSeen),
+    );
   } finally {
     writer.kill();
     fs.rmSync(fifo, { force: true });
@@ -167,11 +207,18 @@ test("progress notifications for bash output and a long grep, when the client se
 test("errors: an invalid tools/list cursor is -32602; error texts carry the code's prefix once", async () => {
   await assert.rejects(
     s.client.listTools({ cursor: "page-2" }),
-    (e: unknown) => e instanceof McpError && e.code === -32602 && e.message === 'MCP error -32602: invalid cursor "page-2": tools/list returns every tool in one page (no nextCursor); call it without a cursor',
+    (e: unknown) =>
+      e instanceof McpError &&
+      e.code === -32602 &&
+      e.message ===
+        'MCP error -32602: invalid cursor "page-2": tools/list returns every tool in one page (no nextCursor); call it without a cursor',
   );
   await assert.rejects(
     s.client.callTool({ name: "no_such_tool", arguments: {} }),
-    (e: unknown) => e instanceof McpError && /^MCP error -32602: unknown tool "no_such_tool"; available tools: /.test(e.message) && !/MCP error.*MCP error/.test(e.message),
+    (e: unknown) =>
+      e instanceof McpError &&
+      /^MCP error -32602: unknown tool "no_such_tool"; available tools: /.test(e.message) &&
+      !/MCP error.*MCP error/.test(e.message),
   );
   await assert.rejects(
     s.client.request({ method: "tools/call", params: { name: 5 } } as never, CallToolResultSchema),
@@ -181,7 +228,11 @@ test("errors: an invalid tools/list cursor is -32602; error texts carry the code
 
 /** Raw JSON-RPC lines to a fresh `rt mcp` over stdio; its answers, one per line (arrays for batches). */
 async function rawStdio(lines: unknown[], expected: number): Promise<unknown[]> {
-  const child = spawn(process.execPath, [CLI, "--root", root, "mcp"], { cwd: root, env: rtEnv(), stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [CLI, "--root", root, "mcp"], {
+    cwd: root,
+    env: rtEnv(),
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   const out: unknown[] = [];
   let buf = "";
   await new Promise<void>((resolve, reject) => {
@@ -204,7 +255,12 @@ async function rawStdio(lines: unknown[], expected: number): Promise<unknown[]> 
   return out;
 }
 
-const init = (version: string) => ({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+const init = (version: string) => ({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: version, capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+});
 
 test("stdio: requests before initialize are refused as over HTTP (ping excepted); then initialize works", async () => {
   const out = (await rawStdio(
@@ -220,7 +276,12 @@ test("stdio: requests before initialize are refused as over HTTP (ping excepted)
     5,
   )) as Array<Record<string, any>>;
   const byId = new Map(out.map((m) => [m.id, m]));
-  for (const id of [10, 11]) assert.deepEqual(byId.get(id)?.error, { code: -32000, message: "Bad Request: Server not initialized: send initialize first" }, `id ${id}`);
+  for (const id of [10, 11])
+    assert.deepEqual(
+      byId.get(id)?.error,
+      { code: -32000, message: "Bad Request: Server not initialized: send initialize first" },
+      `id ${id}`,
+    );
   assert.deepEqual(byId.get(12)?.result, {});
   assert.equal(byId.get(1)?.result?.protocolVersion, "2025-06-18");
   assert.ok(Array.isArray(byId.get(13)?.result?.tools));
@@ -230,7 +291,12 @@ test("stdio: requests before initialize are refused as over HTTP (ping excepted)
 test("stdio: a JSON-RPC batch is answered as a batch on 2025-03-26 and refused on 2025-06-18 and later", async () => {
   const batch = [
     { jsonrpc: "2.0", id: 20, method: "ping" },
-    { jsonrpc: "2.0", id: 21, method: "tools/call", params: { name: "grep-file", arguments: { pattern: "needle", path: "src/app.ts" } } },
+    {
+      jsonrpc: "2.0",
+      id: 21,
+      method: "tools/call",
+      params: { name: "grep-file", arguments: { pattern: "needle", path: "src/app.ts" } },
+    },
     { jsonrpc: "2.0", method: "notifications/initialized" },
     { jsonrpc: "2.0", id: 22, method: "initialize", params: {} },
   ];
@@ -245,7 +311,10 @@ test("stdio: a JSON-RPC batch is answered as a batch on 2025-03-26 and refused o
     const out = (await rawStdio([init(version), batch], 2)) as Array<Record<string, any>>;
     const refused = out.find((m) => m.id === null);
     assert.equal(refused?.error?.code, -32600, JSON.stringify(out));
-    assert.match(refused?.error?.message, new RegExp(`batches were removed from MCP in 2025-06-18, and this session uses ${version}`));
+    assert.match(
+      refused?.error?.message,
+      new RegExp(`batches were removed from MCP in 2025-06-18, and this session uses ${version}`),
+    );
   }
 });
 
@@ -253,7 +322,16 @@ test("HTTP: a batch is refused on versions without batches, accepted on 2025-03-
   const server = await startHttp(root);
   try {
     const post = async (body: unknown, headers: Record<string, string> = {}) => {
-      const res = await fetch(server.url, { method: "POST", headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...server.auth, ...headers }, body: JSON.stringify(body) });
+      const res = await fetch(server.url, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          accept: "application/json, text/event-stream",
+          ...server.auth,
+          ...headers,
+        },
+        body: JSON.stringify(body),
+      });
       return { status: res.status, headers: res.headers, text: await res.text() };
     };
     for (const version of ["2025-06-18", "2025-03-26"]) {
@@ -262,7 +340,13 @@ test("HTTP: a batch is refused on versions without batches, accepted on 2025-03-
       const session = opened.headers.get("mcp-session-id")!;
       const h = { "mcp-session-id": session, "mcp-protocol-version": version };
       await post({ jsonrpc: "2.0", method: "notifications/initialized" }, h);
-      const r = await post([{ jsonrpc: "2.0", id: 2, method: "ping" }, { jsonrpc: "2.0", id: 3, method: "ping" }], h);
+      const r = await post(
+        [
+          { jsonrpc: "2.0", id: 2, method: "ping" },
+          { jsonrpc: "2.0", id: 3, method: "ping" },
+        ],
+        h,
+      );
       if (version === "2025-06-18") {
         assert.equal(r.status, 400);
         const err = JSON.parse(r.text).error;

@@ -24,11 +24,17 @@ export interface ClientOptions {
 
 /** An SDK client, optionally offering roots; setRoots() changes them and tells the server. */
 export function makeClient(opts: ClientOptions = {}): { client: Client; setRoots: (dirs: string[]) => Promise<void> } {
-  const client = new Client({ name: "rt-test", version: "1.0.0" }, opts.roots ? { capabilities: { roots: { listChanged: true } } } : {});
+  const client = new Client(
+    { name: "rt-test", version: "1.0.0" },
+    opts.roots ? { capabilities: { roots: { listChanged: true } } } : {},
+  );
   let roots = opts.roots ?? [];
   if (opts.roots) {
     client.setRequestHandler(ListRootsRequestSchema, () => ({
-      roots: roots.map((d, i) => ({ uri: d.startsWith("file:") || d.includes("://") ? d : pathToFileURL(d).href, name: `root ${i}` })),
+      roots: roots.map((d, i) => ({
+        uri: d.startsWith("file:") || d.includes("://") ? d : pathToFileURL(d).href,
+        name: `root ${i}`,
+      })),
     }));
   }
   return {
@@ -48,8 +54,19 @@ export interface StdioSession {
 }
 
 /** `rt --root ROOT ...args mcp ...mcpArgs` over stdio, connected. */
-export async function connectStdio(root: string, args: string[] = [], opts: ClientOptions & { env?: Record<string, string> } = {}, mcpArgs: string[] = []): Promise<StdioSession> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "--root", root, ...args, "mcp", ...mcpArgs], env: rtEnv(opts.env), cwd: root, stderr: "pipe" });
+export async function connectStdio(
+  root: string,
+  args: string[] = [],
+  opts: ClientOptions & { env?: Record<string, string> } = {},
+  mcpArgs: string[] = [],
+): Promise<StdioSession> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, "--root", root, ...args, "mcp", ...mcpArgs],
+    env: rtEnv(opts.env),
+    cwd: root,
+    stderr: "pipe",
+  });
   let stderr = "";
   transport.stderr?.on("data", (c: Buffer) => (stderr += c.toString()));
   const { client, setRoots } = makeClient(opts);
@@ -77,7 +94,11 @@ export interface HttpServer {
  */
 export function startHttp(root: string, args: string[] = [], env: Record<string, string> = {}): Promise<HttpServer> {
   const runtime = { XDG_RUNTIME_DIR: tempTree({}, "rt-runtime-"), ...env };
-  const child = spawn(process.execPath, [CLI, "--root", root, "mcp", "--http", "--port", "0", ...args], { cwd: root, env: rtEnv(runtime), stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [CLI, "--root", root, "mcp", "--http", "--port", "0", ...args], {
+    cwd: root,
+    env: rtEnv(runtime),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stderr = "";
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
   return new Promise((resolve, reject) => {
@@ -110,7 +131,10 @@ export function startHttp(root: string, args: string[] = [], env: Record<string,
 }
 
 /** An SDK client connected to an HTTP server. */
-export async function connectHttp(url: string, opts: ClientOptions = {}): Promise<{ client: Client; setRoots: (dirs: string[]) => Promise<void> }> {
+export async function connectHttp(
+  url: string,
+  opts: ClientOptions = {},
+): Promise<{ client: Client; setRoots: (dirs: string[]) => Promise<void> }> {
   const made = makeClient(opts);
   const requestInit = opts.token ? { headers: { Authorization: `Bearer ${opts.token}` } } : undefined;
   await made.client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit }));
@@ -124,7 +148,11 @@ export function text(result: unknown): string {
 }
 
 /** Calls a tool and returns {isError, text}. */
-export async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<{ isError: boolean; text: string; result: CallToolResult }> {
+export async function call(
+  client: Client,
+  name: string,
+  args: Record<string, unknown> = {},
+): Promise<{ isError: boolean; text: string; result: CallToolResult }> {
   const result = (await client.callTool({ name, arguments: args })) as CallToolResult;
   return { isError: result.isError === true, text: text(result), result };
 }

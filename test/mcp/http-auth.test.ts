@@ -10,15 +10,32 @@ import { tempTree } from "../helpers.js";
 import { call, connectHttp, startHttp, type HttpServer } from "./helpers.js";
 import { authorizationMatches, writeTokenFile } from "../../src/faces/mcp/auth.ts";
 
-const INIT = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+const INIT = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+});
 
-function request(url: string, method: string, body: string | undefined, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
+function request(
+  url: string,
+  method: string,
+  body: string | undefined,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = http.request(url, { method, headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers } }, (res) => {
-      let text = "";
-      res.on("data", (c) => (text += c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
-    });
+    const req = http.request(
+      url,
+      {
+        method,
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+      },
+      (res) => {
+        let text = "";
+        res.on("data", (c) => (text += c));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text }));
+      },
+    );
     req.on("error", reject);
     req.end(body);
   });
@@ -111,7 +128,18 @@ test("authorizationMatches: only `Bearer <token>` exactly (scheme case-insensiti
   assert.equal(authorizationMatches(`Bearer ${t}`, t), true);
   assert.equal(authorizationMatches(`bearer ${t}`, t), true);
   assert.equal(authorizationMatches(`Bearer  ${t} `, t), true);
-  for (const bad of [undefined, "", "Bearer", "Bearer ", `Bearer ${t}x`, `Bearer ${t.slice(1)}`, `Bearer ${t} extra`, `Token ${t}`, t, `Bearer ${t.toUpperCase()}`]) {
+  for (const bad of [
+    undefined,
+    "",
+    "Bearer",
+    "Bearer ",
+    `Bearer ${t}x`,
+    `Bearer ${t.slice(1)}`,
+    `Bearer ${t} extra`,
+    `Token ${t}`,
+    t,
+    `Bearer ${t.toUpperCase()}`,
+  ]) {
     assert.equal(authorizationMatches(bad, t), false, String(bad));
   }
   assert.equal(authorizationMatches([`Bearer ${t}`, `Bearer ${t}`], t), false, "a repeated header");
@@ -121,7 +149,10 @@ test("authorizationMatches: only `Bearer <token>` exactly (scheme case-insensiti
 test("--no-auth serves without a token and warns on stderr; the Host and Origin checks still apply", async () => {
   const open = await start(["--no-auth"]);
   assert.equal(open.token, undefined);
-  assert.match(open.stderr(), /WARNING: --no-auth: no token is required, so any user or program on this machine that can connect to http:\/\/127\.0\.0\.1:\d+\/mcp can run rt's tools, bash included, as you/);
+  assert.match(
+    open.stderr(),
+    /WARNING: --no-auth: no token is required, so any user or program on this machine that can connect to http:\/\/127\.0\.0\.1:\d+\/mcp can run rt's tools, bash included, as you/,
+  );
   assert.equal((await request(open.url, "POST", INIT)).status, 200);
   const { client } = await connectHttp(open.url);
   try {
@@ -133,5 +164,8 @@ test("--no-auth serves without a token and warns on stderr; the Host and Origin 
   assert.equal((await request(open.url, "POST", INIT, { origin: "http://evil.example" })).status, 403);
   // With authentication on, the token does not lift them either.
   const guarded = await start();
-  assert.equal((await request(guarded.url, "POST", INIT, { ...guarded.auth, origin: "http://evil.example" })).status, 403);
+  assert.equal(
+    (await request(guarded.url, "POST", INIT, { ...guarded.auth, origin: "http://evil.example" })).status,
+    403,
+  );
 });

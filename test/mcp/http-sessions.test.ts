@@ -13,7 +13,12 @@ import { makeClient, startHttp, type HttpServer } from "./helpers.js";
 import { MCP_HTTP_MAX_SESSIONS } from "../../src/base/limits.ts";
 
 const PROTOCOL = "2025-06-18";
-const INIT = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+const INIT = JSON.stringify({
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+});
 
 interface Raw {
   status: number;
@@ -24,13 +29,19 @@ interface Raw {
 
 /** A raw POST; resolves as soon as the response head arrives. */
 function post(server: HttpServer, body: string, session?: string): Promise<Raw> {
-  const headers: Record<string, string> = { ...server.auth, "content-type": "application/json", accept: "application/json, text/event-stream" };
+  const headers: Record<string, string> = {
+    ...server.auth,
+    "content-type": "application/json",
+    accept: "application/json, text/event-stream",
+  };
   if (session) Object.assign(headers, { "mcp-session-id": session, "mcp-protocol-version": PROTOCOL });
   return new Promise((resolve, reject) => {
     const req = http.request(server.url, { method: "POST", headers }, (res) => {
       let text = "";
       res.on("data", (c) => (text += c));
-      const ended = new Promise<{ text: string; at: number }>((done) => res.on("close", () => done({ text, at: Date.now() })));
+      const ended = new Promise<{ text: string; at: number }>((done) =>
+        res.on("close", () => done({ text, at: Date.now() })),
+      );
       resolve({ status: res.statusCode ?? 0, session: res.headers["mcp-session-id"] as string | undefined, ended });
     });
     req.on("error", reject);
@@ -74,7 +85,10 @@ test(`at most ${MCP_HTTP_MAX_SESSIONS} sessions: the least recently used idle on
   assert.equal(await ping(server, ids[0]), 200);
   const newcomer = await initialize(server);
   assert.equal(await ping(server, ids[1]), 404, "the least recently used idle session was closed");
-  assert.match(server.stderr(), new RegExp(`closed MCP session ${ids[1]}: 64 sessions were open and it was the least recently used idle one`));
+  assert.match(
+    server.stderr(),
+    new RegExp(`closed MCP session ${ids[1]}: 64 sessions were open and it was the least recently used idle one`),
+  );
   for (const id of [ids[0], ids[2], ids[63], newcomer]) assert.equal(await ping(server, id), 200, "the others live on");
 
   // Every live session busy with a call: a new session is refused, nothing is closed.
@@ -104,9 +118,19 @@ test("a cancelled request's response stream is closed at once and its command st
   const call = await post(server, bashCall(`sleep 30; echo ${marker}`, 7), session);
   assert.equal(call.status, 200);
   await new Promise((r) => setTimeout(r, 500));
-  const cancel = await post(server, JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 7, reason: "user pressed stop" } }), session);
+  const cancel = await post(
+    server,
+    JSON.stringify({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: 7, reason: "user pressed stop" },
+    }),
+    session,
+  );
   assert.equal(cancel.status, 202);
-  const timeout = new Promise<{ text: string; at: number }>((r) => setTimeout(() => r({ text: "(still open)", at: Infinity }), 10_000).unref());
+  const timeout = new Promise<{ text: string; at: number }>((r) =>
+    setTimeout(() => r({ text: "(still open)", at: Infinity }), 10_000).unref(),
+  );
   const { text, at } = await Promise.race([call.ended, timeout]);
   assert.ok(at - started < 10_000, "the cancelled request's stream is still open after 10 s");
   assert.doesNotMatch(text, /"result"/, "no answer for a cancelled request");
@@ -149,17 +173,27 @@ test("the SDK client's cancellation (AbortSignal) ends the request's HTTP respon
     return new Response(body, { status: res.status, statusText: res.statusText, headers: res.headers });
   };
   const { client } = makeClient();
-  await client.connect(new StreamableHTTPClientTransport(new URL(server.url), { fetch: fetchSpy, requestInit: { headers: { Authorization: `Bearer ${server.token}` } } }));
+  await client.connect(
+    new StreamableHTTPClientTransport(new URL(server.url), {
+      fetch: fetchSpy,
+      requestInit: { headers: { Authorization: `Bearer ${server.token}` } },
+    }),
+  );
   try {
     const ac = new AbortController();
-    const pending = client.callTool({ name: "bash", arguments: { command: "sleep 30" } }, undefined, { signal: ac.signal });
+    const pending = client.callTool({ name: "bash", arguments: { command: "sleep 30" } }, undefined, {
+      signal: ac.signal,
+    });
     await new Promise((r) => setTimeout(r, 700));
     const aborted = Date.now();
     ac.abort("stop");
     await assert.rejects(pending);
     for (let i = 0; i < 100 && callResponses[0]?.ended === undefined; i++) await new Promise((r) => setTimeout(r, 50));
     assert.equal(callResponses.length, 1);
-    assert.ok(callResponses[0].ended !== undefined && callResponses[0].ended - aborted < 5_000, "the server closed the cancelled request's stream");
+    assert.ok(
+      callResponses[0].ended !== undefined && callResponses[0].ended - aborted < 5_000,
+      "the server closed the cancelled request's stream",
+    );
   } finally {
     await client.close();
   }

@@ -11,6 +11,7 @@ test("8 concurrent MCP clients, 200 mixed calls: all answered, no file corrupted
   const r = await runMcpLoad({ calls: 200, clients: 8, cli: CLI });
   assert.deepEqual(r.problems, []);
   assert.equal(r.answered, 200);
-  for (const kind of ["read", "grep", "edit"] as const) assert.ok(r.byKind[kind].n > 20, `${kind}: ${r.byKind[kind].n} calls`);
+  for (const kind of ["read", "grep", "edit"] as const)
+    assert.ok(r.byKind[kind].n > 20, `${kind}: ${r.byKind[kind].n} calls`);
   assert.match(markdownSection(r), /Answered: 200 of 200; problems: none/);
 });

@@ -16,9 +16,23 @@ let s: StdioSession;
 let root: string;
 let png: Buffer;
 before(async () => {
-  png = await sharp({ create: { width: 2000, height: 1000, channels: 3, background: "#208040" } }).png().toBuffer();
-  root = tempTree({ "big.png": png, "doc.ps": "/Helvetica findfont 20 scalefont setfont\n72 700 moveto (MCP page one) show\nshowpage\n72 700 moveto (MCP page two) show\nshowpage\n" });
-  execFileSync("gs", ["-q", "-dNOPAUSE", "-dBATCH", "-dSAFER", "-sDEVICE=pdfwrite", `-sOutputFile=${path.join(root, "doc.pdf")}`, path.join(root, "doc.ps")]);
+  png = await sharp({ create: { width: 2000, height: 1000, channels: 3, background: "#208040" } })
+    .png()
+    .toBuffer();
+  root = tempTree({
+    "big.png": png,
+    "doc.ps":
+      "/Helvetica findfont 20 scalefont setfont\n72 700 moveto (MCP page one) show\nshowpage\n72 700 moveto (MCP page two) show\nshowpage\n",
+  });
+  execFileSync("gs", [
+    "-q",
+    "-dNOPAUSE",
+    "-dBATCH",
+    "-dSAFER",
+    "-sDEVICE=pdfwrite",
+    `-sOutputFile=${path.join(root, "doc.pdf")}`,
+    path.join(root, "doc.ps"),
+  ]);
   fs.rmSync(path.join(root, "doc.ps"));
   s = await connectStdio(root);
 });
@@ -29,7 +43,10 @@ test("read of an image: text, then an image content block scaled to 1568 px; not
   assert.equal(isError, false);
   const content = r.content as Array<{ type: string; text?: string; data?: string; mimeType?: string }>;
   assert.equal(content.length, 2);
-  assert.match(content[0].text!, /^big\.png: PNG image, [\d,]+ bytes, 2000x1000 pixels\n\(shown to you scaled to 1568x784 pixels, PNG/);
+  assert.match(
+    content[0].text!,
+    /^big\.png: PNG image, [\d,]+ bytes, 2000x1000 pixels\n\(shown to you scaled to 1568x784 pixels, PNG/,
+  );
   assert.equal(content[1].type, "image");
   assert.equal(content[1].mimeType, "image/png");
   const sent = await sharp(Buffer.from(content[1].data!, "base64")).metadata();
@@ -43,11 +60,17 @@ test("read of an image: text, then an image content block scaled to 1568 px; not
 test("read of a PDF: the text of its pages; as_images: one image block a page", async () => {
   const { isError, result: text } = await call(s.client, "read", { path: "doc.pdf" });
   assert.equal(isError, false);
-  assert.match((text.content as Array<{ text: string }>)[0].text, /^doc\.pdf: PDF, 2 pages; pages 1-2\n--- page 1 ---\nMCP page one\n--- page 2 ---\nMCP page two$/);
+  assert.match(
+    (text.content as Array<{ text: string }>)[0].text,
+    /^doc\.pdf: PDF, 2 pages; pages 1-2\n--- page 1 ---\nMCP page one\n--- page 2 ---\nMCP page two$/,
+  );
   assert.deepEqual((text._meta?.["rt/result"] as { pages: number[]; total_pages: number }).pages, [1, 2]);
   const { isError: failed, result: images } = await call(s.client, "read", { path: "doc.pdf", as_images: true });
   assert.equal(failed, false, JSON.stringify(images.content).slice(0, 300));
   const blocks = images.content as Array<{ type: string; mimeType?: string }>;
-  assert.deepEqual(blocks.map((b) => b.type), ["text", "image", "image"]);
+  assert.deepEqual(
+    blocks.map((b) => b.type),
+    ["text", "image", "image"],
+  );
   assert.ok(blocks.slice(1).every((b) => b.mimeType === "image/png"));
 });

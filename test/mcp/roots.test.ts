@@ -16,7 +16,11 @@ test("the client's first root is served instead of --root, and its other roots a
     const a = await call(s.client, "read", { path: "a.txt" });
     assert.equal(a.isError, false, a.text);
     assert.match(a.text, /first root/);
-    assert.equal((await call(s.client, "read", { path: "only-in-flag-root.txt" })).isError, true, "--root is not served");
+    assert.equal(
+      (await call(s.client, "read", { path: "only-in-flag-root.txt" })).isError,
+      true,
+      "--root is not served",
+    );
 
     for (const p of [path.join(second, "b.txt"), path.relative(first, path.join(second, "b.txt"))]) {
       const b = await call(s.client, "read", { path: p });
@@ -28,7 +32,10 @@ test("the client's first root is served instead of --root, and its other roots a
     const w = await call(s.client, "write", { path: path.join(second, "new.txt"), content: "x\n" });
     assert.equal(w.isError, true);
     assert.equal(fs.existsSync(path.join(second, "new.txt")), false);
-    assert.match(s.stderr(), new RegExp(`serving ${first} \\(the client's first root\\); refusing its other roots: ${second}`));
+    assert.match(
+      s.stderr(),
+      new RegExp(`serving ${first} \\(the client's first root\\); refusing its other roots: ${second}`),
+    );
   } finally {
     await s.close();
   }
@@ -68,7 +75,10 @@ test("an invalid roots/list answer (a root that is not file://) is logged, and -
   const s = await connectStdio(flagRoot, [], { roots: ["https://example.com/repo"] });
   try {
     assert.match((await call(s.client, "read", { path: "a.txt" })).text, /flag root/);
-    assert.match(s.stderr(), new RegExp(`roots/list failed \\(invalid answer: roots\\.0\\.uri: .*file://.*\\); still serving ${flagRoot}`));
+    assert.match(
+      s.stderr(),
+      new RegExp(`roots/list failed \\(invalid answer: roots\\.0\\.uri: .*file://.*\\); still serving ${flagRoot}`),
+    );
   } finally {
     await s.close();
   }

@@ -22,7 +22,10 @@ function withoutSafeIntegerBounds(v: unknown): unknown {
   if (v === null || typeof v !== "object") return v;
   return Object.fromEntries(
     Object.entries(v)
-      .filter(([k, x]) => !((k === "maximum" && x === Number.MAX_SAFE_INTEGER) || (k === "minimum" && x === Number.MIN_SAFE_INTEGER)))
+      .filter(
+        ([k, x]) =>
+          !((k === "maximum" && x === Number.MAX_SAFE_INTEGER) || (k === "minimum" && x === Number.MIN_SAFE_INTEGER)),
+      )
       .map(([k, x]) => [k, withoutSafeIntegerBounds(x)]),
   );
 }
@@ -51,7 +54,8 @@ test("tools/list (lean, the default): every registered tool under its canonical 
   }
   // No alias is listed; each name once.
   assert.equal(new Set(tools.map((t) => t.name)).size, tools.length);
-  for (const alias of ["glob", "MultiEdit", "open_file_chunk", "search_dir", "find_file", "search_file", "scroll_file"]) assert.ok(!byName.has(alias), alias);
+  for (const alias of ["glob", "MultiEdit", "open_file_chunk", "search_dir", "find_file", "search_file", "scroll_file"])
+    assert.ok(!byName.has(alias), alias);
 });
 
 test("tools/list with --seed-names: seed 000's names too, backed by the same tool and schema", async () => {
@@ -73,7 +77,12 @@ test("tools/list with --seed-names: seed 000's names too, backed by the same too
       assert.ok(listed, `${seed} is listed`);
       assert.deepEqual(listed.inputSchema, byName.get(canonical)!.inputSchema, `${seed} has ${canonical}'s schema`);
       assert.deepEqual(listed.annotations, byName.get(canonical)!.annotations);
-      if (seed !== canonical) assert.match(listed.description!, new RegExp(`^Another name for ${canonical} \\(same tool, same arguments\\)\\.\\n`), seed);
+      if (seed !== canonical)
+        assert.match(
+          listed.description!,
+          new RegExp(`^Another name for ${canonical} \\(same tool, same arguments\\)\\.\\n`),
+          seed,
+        );
     }
     assert.ok(byName.has("edit_file"));
     assert.equal(new Set(tools.map((t) => t.name)).size, tools.length);
@@ -88,7 +97,11 @@ test("tools/list: annotations follow the tools' flags, leaving out MCP's default
   const a = (name: string) => ({ ...tools.find((t) => t.name === name)!.annotations });
   assert.deepEqual(a("read"), { readOnlyHint: true, idempotentHint: true });
   assert.deepEqual(a("open"), { readOnlyHint: true, idempotentHint: true });
-  assert.deepEqual(a("edit_lines"), {}, "a write that may destroy: MCP's defaults (readOnlyHint false, destructiveHint true)");
+  assert.deepEqual(
+    a("edit_lines"),
+    {},
+    "a write that may destroy: MCP's defaults (readOnlyHint false, destructiveHint true)",
+  );
   assert.deepEqual(a("write"), { idempotentHint: true });
   // Additive, never overwriting: not destructive, though not read-only.
   assert.deepEqual(a("write_output"), { destructiveHint: false });
@@ -128,18 +141,37 @@ test("edits with line IDs across calls: an insertion above moves the line, its N
   const ins = await call(s.client, "insert_at", { path: "ids.py", line: 1, new_text: "import math\n" });
   assert.equal(ins.isError, false, ins.text);
   // Line 4 is now line 5; the reference "4:ID" still names it.
-  const ed = await call(s.client, "edit_lines", { path: "ids.py", command: "replace", start_line: `4:${id}`, new_content: "        s += x * 2" });
+  const ed = await call(s.client, "edit_lines", {
+    path: "ids.py",
+    command: "replace",
+    start_line: `4:${id}`,
+    new_content: "        s += x * 2",
+  });
   assert.equal(ed.isError, false, ed.text);
-  assert.equal(fs.readFileSync(file, "utf8"), "import math\ndef total(items):\n    s = 0\n    for x in items:\n        s += x * 2\n    return s\n");
+  assert.equal(
+    fs.readFileSync(file, "utf8"),
+    "import math\ndef total(items):\n    s = 0\n    for x in items:\n        s += x * 2\n    return s\n",
+  );
   // A third call, with an ID from the first read: two edits later, it still names "return s" (now line 6).
-  const again = await call(s.client, "edit_lines", { path: "ids.py", changes: [{ before_line_id: returnId, new_content: "    s = math.floor(s)" }] });
+  const again = await call(s.client, "edit_lines", {
+    path: "ids.py",
+    changes: [{ before_line_id: returnId, new_content: "    s = math.floor(s)" }],
+  });
   assert.equal(again.isError, false, again.text);
-  assert.equal(fs.readFileSync(file, "utf8"), "import math\ndef total(items):\n    s = 0\n    for x in items:\n        s += x * 2\n    s = math.floor(s)\n    return s\n");
+  assert.equal(
+    fs.readFileSync(file, "utf8"),
+    "import math\ndef total(items):\n    s = 0\n    for x in items:\n        s += x * 2\n    s = math.floor(s)\n    return s\n",
+  );
 });
 
 test("an edit that adds a syntax error is a tool error and leaves the file unchanged", async () => {
   const before = fs.readFileSync(path.join(root, "calc.py"));
-  const r = await call(s.client, "edit_range", { path: "calc.py", start_line: 2, end_line: 2, new_text: "    s = (\n" });
+  const r = await call(s.client, "edit_range", {
+    path: "calc.py",
+    start_line: 2,
+    end_line: 2,
+    new_text: "    s = (\n",
+  });
   assert.equal(r.isError, true);
   assert.match(r.text, /syntax error/);
   assert.match(r.text, /force: true/, "the message says what to do");
@@ -175,7 +207,10 @@ test("malformed tools/call requests get JSON-RPC errors and the server keeps ser
   );
   await assert.rejects(
     s.client.callTool({ name: "no_such_tool", arguments: {} }),
-    (e: unknown) => e instanceof McpError && e.code === ErrorCode.InvalidParams && /unknown tool "no_such_tool"; available tools: read, open/.test(e.message),
+    (e: unknown) =>
+      e instanceof McpError &&
+      e.code === ErrorCode.InvalidParams &&
+      /unknown tool "no_such_tool"; available tools: read, open/.test(e.message),
   );
   await assert.rejects(
     s.client.request({ method: "tools/nonsense" } as never, CallToolResultSchema),
@@ -188,7 +223,11 @@ test("malformed tools/call requests get JSON-RPC errors and the server keeps ser
 
 /** Raw lines to a fresh `rt mcp`, and the JSON it answers, one object per line. */
 async function rawSession(lines: string[], expected: number): Promise<Array<Record<string, any>>> {
-  const child = spawn(process.execPath, [CLI, "--root", root, "mcp"], { cwd: root, env: rtEnv(), stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [CLI, "--root", root, "mcp"], {
+    cwd: root,
+    env: rtEnv(),
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   const out: Array<Record<string, any>> = [];
   let buf = "";
   const done = new Promise<void>((resolve, reject) => {
@@ -215,7 +254,12 @@ async function rawSession(lines: string[], expected: number): Promise<Array<Reco
 }
 
 test("stdio: lines that are not JSON or not JSON-RPC get -32700 / -32600, then requests are still answered", async () => {
-  const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
+  const init = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+  };
   const out = await rawSession(
     [
       JSON.stringify(init),
@@ -224,7 +268,12 @@ test("stdio: lines that are not JSON or not JSON-RPC get -32700 / -32600, then r
       JSON.stringify({ jsonrpc: "2.0", id: 7 }),
       JSON.stringify([{ jsonrpc: "2.0", id: 8, method: "ping" }]),
       JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }),
-      JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "read", arguments: { path: "notes.md" } } }),
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "read", arguments: { path: "notes.md" } },
+      }),
       JSON.stringify({ jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "read", arguments: "notes.md" } }),
     ],
     7,
@@ -240,33 +289,62 @@ test("stdio: lines that are not JSON or not JSON-RPC get -32700 / -32600, then r
       [3, -32602],
     ],
   );
-  assert.match(errors[3].error.message, /batches were removed from MCP in 2025-06-18, and this session uses 2025-06-18/);
-  assert.match(errors[4].error.message, /Invalid tools\/call request: .*arguments/s, "non-object arguments: Invalid params, not Internal error");
+  assert.match(
+    errors[3].error.message,
+    /batches were removed from MCP in 2025-06-18, and this session uses 2025-06-18/,
+  );
+  assert.match(
+    errors[4].error.message,
+    /Invalid tools\/call request: .*arguments/s,
+    "non-object arguments: Invalid params, not Internal error",
+  );
   assert.equal(out.find((m) => m.id === 1)?.result?.serverInfo?.name, "rt");
   const read = out.find((m) => m.id === 2);
   assert.match(read?.result?.content?.[0]?.text, /needle here/);
 });
 
 test("stdio: a line over the size limit is answered with an error, not by closing the connection", async () => {
-  const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
+  const init = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+  };
   const huge = JSON.stringify({ jsonrpc: "2.0", id: 3, method: "ping", params: { pad: "x".repeat(11 * 1024 * 1024) } });
-  const out = await rawSession([JSON.stringify(init), huge, JSON.stringify({ jsonrpc: "2.0", id: 4, method: "ping" })], 3);
+  const out = await rawSession(
+    [JSON.stringify(init), huge, JSON.stringify({ jsonrpc: "2.0", id: 4, method: "ping" })],
+    3,
+  );
   assert.equal(out.find((m) => m.error)?.error.code, -32600);
   assert.match(out.find((m) => m.error)?.error.message, /longer than 10485760 bytes/);
   assert.deepEqual(out.find((m) => m.id === 4)?.result, {});
 });
 
 test("stdio: requests received before stdin ends are all answered, then rt mcp exits (a cancelled one is not waited for)", async () => {
-  const init = { jsonrpc: "2.0", id: 1, method: "initialize", params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } } };
+  const init = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+  };
   const lines = [
     init,
     { jsonrpc: "2.0", method: "notifications/initialized" },
     { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "read", arguments: { path: "notes.md" } } },
-    { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "bash", arguments: { command: "sleep 0.5; echo slept" } } },
+    {
+      jsonrpc: "2.0",
+      id: 3,
+      method: "tools/call",
+      params: { name: "bash", arguments: { command: "sleep 0.5; echo slept" } },
+    },
     { jsonrpc: "2.0", id: 4, method: "tools/call", params: { name: "bash", arguments: { command: "sleep 30" } } },
     { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 4 } },
   ];
-  const child = spawn(process.execPath, [CLI, "--root", root, "mcp"], { cwd: root, env: rtEnv(), stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [CLI, "--root", root, "mcp"], {
+    cwd: root,
+    env: rtEnv(),
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let stdout = "";
   child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
   const started = Date.now();
@@ -279,10 +357,7 @@ test("stdio: requests received before stdin ends are all answered, then rt mcp e
     .trim()
     .split("\n")
     .map((l) => JSON.parse(l));
-  assert.deepEqual(
-    out.map((m) => m.id).sort(),
-    [1, 2, 3],
-  );
+  assert.deepEqual(out.map((m) => m.id).sort(), [1, 2, 3]);
   assert.match(out.find((m) => m.id === 2)?.result?.content?.[0]?.text, /needle here/);
   assert.match(out.find((m) => m.id === 3)?.result?.content?.[0]?.text, /slept/);
 });

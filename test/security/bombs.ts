@@ -50,7 +50,12 @@ export function blackPng(width: number, height: number): Buffer {
   ihdr[8] = 8; // bits per sample
   ihdr[9] = 2; // RGB
   const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  return Buffer.concat([signature, chunk("IHDR", ihdr), chunk("IDAT", zlibZeros(height * (1 + 3 * width))), chunk("IEND", Buffer.alloc(0))]);
+  return Buffer.concat([
+    signature,
+    chunk("IHDR", ihdr),
+    chunk("IDAT", zlibZeros(height * (1 + 3 * width))),
+    chunk("IEND", Buffer.alloc(0)),
+  ]);
 }
 
 /**
@@ -68,9 +73,16 @@ export function bombPdf(pages: number[], extra: Array<{ dict: string; data: Buff
   pages.forEach((size, i) => {
     add(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ${firstPage + 2 * i + 1} 0 R >>`);
     const data = zlibZeros(size);
-    add(Buffer.concat([Buffer.from(`<< /Length ${data.length} /Filter /FlateDecode >>\nstream\n`, "latin1"), data, Buffer.from("\nendstream", "latin1")]));
+    add(
+      Buffer.concat([
+        Buffer.from(`<< /Length ${data.length} /Filter /FlateDecode >>\nstream\n`, "latin1"),
+        data,
+        Buffer.from("\nendstream", "latin1"),
+      ]),
+    );
   });
-  for (const e of extra) add(Buffer.concat([Buffer.from(`${e.dict}\nstream\n`, "latin1"), e.data, Buffer.from("\nendstream", "latin1")]));
+  for (const e of extra)
+    add(Buffer.concat([Buffer.from(`${e.dict}\nstream\n`, "latin1"), e.data, Buffer.from("\nendstream", "latin1")]));
   const out: Buffer[] = [Buffer.from("%PDF-1.7\n", "latin1")];
   let at = out[0].length;
   const offsets: number[] = [];
@@ -80,7 +92,12 @@ export function bombPdf(pages: number[], extra: Array<{ dict: string; data: Buff
     out.push(obj);
     at += obj.length;
   });
-  const xref = [`xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`, ...offsets.map((o) => `${String(o).padStart(10, "0")} 00000 n \n`)].join("");
-  out.push(Buffer.from(`${xref}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${at}\n%%EOF\n`, "latin1"));
+  const xref = [
+    `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`,
+    ...offsets.map((o) => `${String(o).padStart(10, "0")} 00000 n \n`),
+  ].join("");
+  out.push(
+    Buffer.from(`${xref}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${at}\n%%EOF\n`, "latin1"),
+  );
   return Buffer.concat(out);
 }

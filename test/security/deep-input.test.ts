@@ -11,7 +11,11 @@ import { callTool } from "../../src/tools/policy.ts";
 import { findMatches } from "../../src/parsers/astGrep.ts";
 import { getBackground } from "../../src/shell/background.ts";
 import { ToolError } from "../../src/base/errors.ts";
-import { AST_GREP_PATTERN_MAX_CHARS, AST_GREP_PATTERN_MAX_DEPTH, REGEX_FILTER_BUDGET_MS } from "../../src/base/limits.ts";
+import {
+  AST_GREP_PATTERN_MAX_CHARS,
+  AST_GREP_PATTERN_MAX_DEPTH,
+  REGEX_FILTER_BUDGET_MS,
+} from "../../src/base/limits.ts";
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -61,8 +65,16 @@ test("generated nestings (seeded): too deep is a ToolError, shallow ones search;
     const [lang, make] = r.pick(kinds);
     const deep = make(AST_GREP_PATTERN_MAX_DEPTH + 1 + r.int(4000));
     // Refused for its depth, or (where the grammar reads it flat, as Rust's `& & x` and C's `**x` at the top) by the binding.
-    assert.throws(() => findMatches("x", lang as "typescript", deep), (e: unknown) => e instanceof Error, `${lang} ${deep.slice(0, 20)}`);
-    if (lang !== "rust" && lang !== "c") assert.throws(() => findMatches("x", lang as "typescript", deep), (e: unknown) => e instanceof ToolError && /levels/.test((e as Error).message));
+    assert.throws(
+      () => findMatches("x", lang as "typescript", deep),
+      (e: unknown) => e instanceof Error,
+      `${lang} ${deep.slice(0, 20)}`,
+    );
+    if (lang !== "rust" && lang !== "c")
+      assert.throws(
+        () => findMatches("x", lang as "typescript", deep),
+        (e: unknown) => e instanceof ToolError && /levels/.test((e as Error).message),
+      );
     const shallow = make(1 + r.int(20));
     try {
       findMatches("let x = 1", lang as "typescript", shallow);

@@ -14,14 +14,24 @@ import { CLI, tempTree, seededRandom } from "../helpers.ts";
 import { rtEnv, call } from "../mcp/helpers.ts";
 import { blackPng, bombPdf } from "./bombs.ts";
 import { checkPdfBudget } from "../../src/parsers/pdf.ts";
-import { IMAGE_MAX_PIXELS, NOTEBOOK_MAX_JSON_CONTAINERS, PDF_MAX_INFLATED_BYTES, PDF_STREAM_MAX_INFLATED_BYTES } from "../../src/base/limits.ts";
+import {
+  IMAGE_MAX_PIXELS,
+  NOTEBOOK_MAX_JSON_CONTAINERS,
+  PDF_MAX_INFLATED_BYTES,
+  PDF_STREAM_MAX_INFLATED_BYTES,
+} from "../../src/base/limits.ts";
 
 const MB = 1024 * 1024;
 const GB_KB = 1024 * 1024;
 
 /** `rt ARGS` under /usr/bin/time: exit code, output, peak RSS in KB, seconds. */
 function measured(cwd: string, args: string[]): { code: number; out: string; rssKb: number; seconds: number } {
-  const r = spawnSync("/usr/bin/time", ["-f", "RSS %M KB %e s", process.execPath, CLI, ...args], { cwd, env: rtEnv(), encoding: "utf8", maxBuffer: 64 * MB });
+  const r = spawnSync("/usr/bin/time", ["-f", "RSS %M KB %e s", process.execPath, CLI, ...args], {
+    cwd,
+    env: rtEnv(),
+    encoding: "utf8",
+    maxBuffer: 64 * MB,
+  });
   const m = /RSS (\d+) KB ([\d.]+) s\s*$/.exec(r.stderr);
   assert.ok(m, `no measurement in: ${r.stderr.slice(-500)}`);
   return { code: r.status ?? -1, out: r.stdout + r.stderr, rssKb: Number(m[1]), seconds: Number(m[2]) };
@@ -34,12 +44,18 @@ test("PDF bombs: 20 pages of 64 MB (1.3 MB of file), 20 pages of 512 MB, a 16383
   const manyPages = Array.from({ length: 20 }, () => PDF_STREAM_MAX_INFLATED_BYTES - r.int(MB));
   fs.writeFileSync(path.join(root, "many.pdf"), bombPdf(manyPages));
   fs.writeFileSync(path.join(root, "huge.pdf"), bombPdf(Array.from({ length: 20 }, () => 512 * MB)));
-  const image = { dict: `<< /Type /XObject /Subtype /Image /Width 16383 /Height 16383 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Length 4 >>`, data: Buffer.from("abcd") };
+  const image = {
+    dict: `<< /Type /XObject /Subtype /Image /Width 16383 /Height 16383 /ColorSpace /DeviceRGB /BitsPerComponent 8 /Length 4 >>`,
+    data: Buffer.from("abcd"),
+  };
   fs.writeFileSync(path.join(root, "image.pdf"), bombPdf([1000], [image]));
   assert.ok(fs.statSync(path.join(root, "many.pdf")).size < 2 * MB);
   const cases: Array<[string, RegExp]> = [
     ["many.pdf", new RegExp(`streams inflate to more than ${PDF_MAX_INFLATED_BYTES / MB} MB, rt's budget for one PDF`)],
-    ["huge.pdf", new RegExp(`inflates to more than ${PDF_STREAM_MAX_INFLATED_BYTES / MB} MB, rt's budget for one PDF stream`)],
+    [
+      "huge.pdf",
+      new RegExp(`inflates to more than ${PDF_STREAM_MAX_INFLATED_BYTES / MB} MB, rt's budget for one PDF stream`),
+    ],
     ["image.pdf", /16383x16383-pixel image, over rt's budget of [\d,]+ pixels/],
   ];
   for (const [file, why] of cases) {
@@ -65,9 +81,15 @@ test("a 96 MB notebook of 32 million {} is refused before JSON.parse builds it",
   fs.closeSync(fd);
   const m = measured(root, ["read", "bomb.ipynb"]);
   assert.equal(m.code, 1, m.out);
-  assert.match(m.out, new RegExp(`more than ${NOTEBOOK_MAX_JSON_CONTAINERS.toLocaleString("en-US")} JSON objects and arrays`));
+  assert.match(
+    m.out,
+    new RegExp(`more than ${NOTEBOOK_MAX_JSON_CONTAINERS.toLocaleString("en-US")} JSON objects and arrays`),
+  );
   assert.ok(m.rssKb < GB_KB, `${m.rssKb} KB`);
-  fs.writeFileSync(path.join(root, "deep.ipynb"), `{"cells": [], "metadata": {"x": ${"[".repeat(100_000)}${"]".repeat(100_000)}}, "nbformat": 4, "nbformat_minor": 5}`);
+  fs.writeFileSync(
+    path.join(root, "deep.ipynb"),
+    `{"cells": [], "metadata": {"x": ${"[".repeat(100_000)}${"]".repeat(100_000)}}, "nbformat": 4, "nbformat_minor": 5}`,
+  );
   const deep = measured(root, ["read", "deep.ipynb"]);
   assert.equal(deep.code, 1, deep.out);
   assert.match(deep.out, /nested more than \d+ levels deep/);
@@ -87,21 +109,45 @@ test("rt mcp: six 16383x16383 PNGs and six large ones read at once, then a noteb
     files[`bomb${i}.png`] = bomb;
     files[`large${i}.png`] = large;
   }
-  const output = { output_type: "display_data", data: { "image/png": bomb.toString("base64"), "text/plain": ["<Figure>"] }, metadata: {} };
-  const cell = { cell_type: "code", execution_count: 1, id: "c1", metadata: {}, source: ["plot()"], outputs: Array.from({ length: 10 }, () => output) };
+  const output = {
+    output_type: "display_data",
+    data: { "image/png": bomb.toString("base64"), "text/plain": ["<Figure>"] },
+    metadata: {},
+  };
+  const cell = {
+    cell_type: "code",
+    execution_count: 1,
+    id: "c1",
+    metadata: {},
+    source: ["plot()"],
+    outputs: Array.from({ length: 10 }, () => output),
+  };
   files["plots.ipynb"] = JSON.stringify({ cells: [cell], metadata: {}, nbformat: 4, nbformat_minor: 5 });
   const root = tempTree(files);
   assert.ok(fs.statSync(path.join(root, "plots.ipynb")).size > 10_000_000);
-  const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, "--root", root, "mcp"], env: rtEnv(), cwd: root, stderr: "pipe" });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [CLI, "--root", root, "mcp"],
+    env: rtEnv(),
+    cwd: root,
+    stderr: "pipe",
+  });
   const client = new Client({ name: "rt-test", version: "1.0.0" });
   await client.connect(transport);
   try {
     const pid = transport.pid!;
-    const reads = await Promise.all(Object.keys(files).filter((f) => f.endsWith(".png")).map((f) => call(client, "read", { path: f }).then((r) => ({ f, ...r }))));
+    const reads = await Promise.all(
+      Object.keys(files)
+        .filter((f) => f.endsWith(".png"))
+        .map((f) => call(client, "read", { path: f }).then((r) => ({ f, ...r }))),
+    );
     for (const r of reads) {
       if (r.f.startsWith("bomb")) {
         assert.equal(r.isError, true, r.text);
-        assert.match(r.text, new RegExp(`16383x16383 pixels .* over rt's budget of ${IMAGE_MAX_PIXELS / 1e6} million pixels`));
+        assert.match(
+          r.text,
+          new RegExp(`16383x16383 pixels .* over rt's budget of ${IMAGE_MAX_PIXELS / 1e6} million pixels`),
+        );
       } else {
         assert.equal(r.isError, false, r.text);
         const image = r.result.content.find((c) => c.type === "image");

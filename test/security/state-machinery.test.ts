@@ -30,7 +30,8 @@ function trappedRepo() {
   const trap = `#!/bin/sh\necho PWNED-$0\ntouch ${marker}\n`;
   for (const dir of [".rt/bin", "bin", "."]) {
     fs.mkdirSync(path.join(root, dir), { recursive: true });
-    for (const name of ["git", "rt", "bash", "sh", "ls"]) fs.writeFileSync(path.join(root, dir, name), trap, { mode: 0o755 });
+    for (const name of ["git", "rt", "bash", "sh", "ls"])
+      fs.writeFileSync(path.join(root, dir, name), trap, { mode: 0o755 });
   }
   fs.writeFileSync(path.join(root, "a.txt"), "hello\n");
   execFileSync(systemGit, ["init", "-q"], { cwd: root });
@@ -42,8 +43,12 @@ test("a committed .rt/bin/git (and bin/git, ./git) never runs: git status in the
   // The user's PATH even starts with the current directory and with the repository's bin/.
   const userPath = `.:${root}/bin::${root}/.rt/bin:bin:${process.env.PATH}`;
   const cache = tempTree();
-  const ws = agentWorkspace(createWorkspace({ root, env: { ...process.env, RT_ROOT: undefined, PATH: userPath, XDG_CACHE_HOME: cache } }));
-  const r = await callTool(ws, "bash", { command: "git status --porcelain; command -v git; command -v rt; echo PATH=$PATH" });
+  const ws = agentWorkspace(
+    createWorkspace({ root, env: { ...process.env, RT_ROOT: undefined, PATH: userPath, XDG_CACHE_HOME: cache } }),
+  );
+  const r = await callTool(ws, "bash", {
+    command: "git status --porcelain; command -v git; command -v rt; echo PATH=$PATH",
+  });
   assert.equal(r.success, true, r.error);
   assert.doesNotMatch(r.output, /PWNED/);
   assert.equal(fs.existsSync(marker), false, "no planted program ran");
@@ -54,13 +59,24 @@ test("a committed .rt/bin/git (and bin/git, ./git) never runs: git status in the
   assert.ok(!PATH.includes(".") && !PATH.includes("") && !PATH.includes("bin"), "relative entries are dropped");
   const firstRepo = PATH.findIndex((p) => p.startsWith(root));
   const lastSystem = PATH.map((p) => !p.startsWith(root)).lastIndexOf(true);
-  assert.ok(firstRepo === -1 || firstRepo > lastSystem, `repository directories come after every other: ${PATH.join(":")}`);
-  assert.equal(fs.existsSync(path.join(root, ".rt", "bin", "rt")) && fs.readFileSync(path.join(root, ".rt", "bin", "rt"), "utf8").includes(CLI), false, "rt wrote no shim into .rt/bin");
+  assert.ok(
+    firstRepo === -1 || firstRepo > lastSystem,
+    `repository directories come after every other: ${PATH.join(":")}`,
+  );
+  assert.equal(
+    fs.existsSync(path.join(root, ".rt", "bin", "rt")) &&
+      fs.readFileSync(path.join(root, ".rt", "bin", "rt"), "utf8").includes(CLI),
+    false,
+    "rt wrote no shim into .rt/bin",
+  );
 });
 
 test("rt bash (every face's bash tool) gets the same PATH: the repository's git does not run there either", async () => {
   const { root, marker } = trappedRepo();
-  const r = await rt(["bash", "git --version; command -v git"], { cwd: root, env: { PATH: `.:${root}/bin:${root}/.rt/bin:${process.env.PATH}` } });
+  const r = await rt(["bash", "git --version; command -v git"], {
+    cwd: root,
+    env: { PATH: `.:${root}/bin:${root}/.rt/bin:${process.env.PATH}` },
+  });
   assert.equal(r.code, 0, r.stderr);
   assert.doesNotMatch(r.stdout, /PWNED/);
   assert.match(r.stdout, new RegExp(`^${systemGit}$`, "m"));
@@ -75,7 +91,10 @@ test("text mode: the model's `rt` and `git` are rt's shim and the system's, also
   for (const profile of profiles) {
     ollama.server.reset();
     ollama.server.script(reply.text("```bash\ncommand -v rt; rt open a.txt; git --version\n```"), reply.text("Done."));
-    const r = await rt(["run", "--model", "ollama/test-model", "--protocol", "text", "--approval", "auto", "--profile", profile, "look"], { cwd: root, env: { ...ollama.env(), PATH: `.:${root}/.rt/bin:${process.env.PATH}` } });
+    const r = await rt(
+      ["run", "--model", "ollama/test-model", "--protocol", "text", "--approval", "auto", "--profile", profile, "look"],
+      { cwd: root, env: { ...ollama.env(), PATH: `.:${root}/.rt/bin:${process.env.PATH}` } },
+    );
     assert.equal(r.code, 0, r.stderr);
     const shown = requestText(ollama.server.completions[1].body);
     assert.match(shown, /--- a\.txt \(lines 1-1 of 1\) ---\n1: hello/, `${profile}: rt ran: ${shown.slice(-600)}`);
@@ -98,7 +117,12 @@ test("the shim's directory is private (0700, the user's, outside the workspace);
     assert.equal(st.mode & 0o777, 0o700, d);
     assert.equal(st.uid, uid, d);
   }
-  assert.match(fs.readFileSync(path.join(dir, "rt"), "utf8"), new RegExp(`exec ('?)${process.execPath}\\1 ('?).*dist/cli\\.js\\2 "\\$@"`) /* quoted only when needed (shellQuote) */);
+  assert.match(
+    fs.readFileSync(path.join(dir, "rt"), "utf8"),
+    new RegExp(
+      `exec ('?)${process.execPath}\\1 ('?).*dist/cli\\.js\\2 "\\$@"`,
+    ) /* quoted only when needed (shellQuote) */,
+  );
   // Something else put into the shim's place is replaced by rt's own shim.
   fs.writeFileSync(path.join(dir, "rt"), "#!/bin/sh\necho planted\n");
   assert.equal(ensureRtShim(ws({ XDG_CACHE_HOME: cache })), dir);
@@ -109,7 +133,10 @@ test("the shim's directory is private (0700, the user's, outside the workspace);
   fs.mkdirSync(path.join(loose, "rt"), { mode: 0o755 });
   fs.chmodSync(path.join(loose, "rt"), 0o755);
   const inside = path.join(root, "cache");
-  const cases: Array<[string, string]> = [[loose, "open to others"], [inside, "inside the workspace"]];
+  const cases: Array<[string, string]> = [
+    [loose, "open to others"],
+    [inside, "inside the workspace"],
+  ];
   if (uid === 0) {
     const foreign = tempTree();
     fs.mkdirSync(path.join(foreign, "rt"), { mode: 0o700 });
@@ -141,5 +168,8 @@ test("safeCommandPath: relative and empty entries dropped, repository entries af
   ];
   for (const [input, expected] of cases) assert.equal(safeCommandPath(input, root), expected, input);
   assert.equal(safeCommandPath(undefined, root), "/usr/local/bin:/usr/bin:/bin");
-  assert.equal(safeCommandPath(`.:${root}/bin:/usr/bin`, root, ["/home/u/.cache/rt/bin/x"]), `/home/u/.cache/rt/bin/x:/usr/bin:${root}/bin`);
+  assert.equal(
+    safeCommandPath(`.:${root}/bin:/usr/bin`, root, ["/home/u/.cache/rt/bin/x"]),
+    `/home/u/.cache/rt/bin/x:/usr/bin:${root}/bin`,
+  );
 });

@@ -39,7 +39,9 @@ while True:
 `;
 
 function startFlipper(pairs: Array<[string, string]>, pauseS: number): Promise<ChildProcess> {
-  const child = spawn("python3", ["-c", FLIPPER, String(pauseS), ...pairs.flat()], { stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn("python3", ["-c", FLIPPER, String(pauseS), ...pairs.flat()], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   return new Promise((resolve, reject) => {
     child.once("error", reject);
     child.stdout!.once("data", () => resolve(child));
@@ -68,7 +70,9 @@ function listing(dir: string): string[] {
   return out;
 }
 
-test(`a directory flipped to a symlink leading outside during ${CALLS} writes and edits: nothing outside the root is created or changed`, { timeout: 180_000 }, async (t) => {
+test(`a directory flipped to a symlink leading outside during ${CALLS} writes and edits: nothing outside the root is created or changed`, {
+  timeout: 180_000,
+}, async (t) => {
   const same = { "a.txt": lines(20), "b.txt": lines(20, (i) => `value ${i}`), "c.txt": lines(20) };
   const files: Record<string, string> = { "root/.rt/.gitignore": "*\n", "outside-state/journal/keep": "k\n" };
   for (const [name, text] of Object.entries(same)) {
@@ -81,7 +85,12 @@ test(`a directory flipped to a symlink leading outside during ${CALLS} writes an
   const outsideState = path.join(parent, "outside-state");
   fs.symlinkSync(outside, path.join(root, "l"));
   fs.symlinkSync(outsideState, path.join(root, "l-state"));
-  const before = { outside: treeHash(outside, []), state: treeHash(outsideState, []), list: listing(outside), stateList: listing(outsideState) };
+  const before = {
+    outside: treeHash(outside, []),
+    state: treeHash(outsideState, []),
+    list: listing(outside),
+    stateList: listing(outsideState),
+  };
 
   const requests: Array<{ tool: string; args: unknown }> = [];
   for (let i = 0; i < CALLS; i++) {
@@ -93,16 +102,25 @@ test(`a directory flipped to a symlink leading outside during ${CALLS} writes an
         requests.push({ tool: "write", args: { path: "d/a.txt", content: lines(20, (k) => `rewritten ${i} ${k}`) } });
         break;
       case 2:
-        requests.push({ tool: "edit", args: { path: "d/b.txt", old_string: "value 7\n", new_string: `value 7\nadded ${i}\n` } });
+        requests.push({
+          tool: "edit",
+          args: { path: "d/b.txt", old_string: "value 7\n", new_string: `value 7\nadded ${i}\n` },
+        });
         break;
       default:
-        requests.push({ tool: "edit_lines", args: { path: "d/c.txt", command: "replace", start_line: 3, end_line: 3, new_content: `line 3 edited ${i}` } });
+        requests.push({
+          tool: "edit_lines",
+          args: { path: "d/c.txt", command: "replace", start_line: 3, end_line: 3, new_content: `line 3 edited ${i}` },
+        });
     }
   }
-  const flipper = await startFlipper([
-    [path.join(root, "d"), path.join(root, "l")],
-    [path.join(root, ".rt"), path.join(root, "l-state")],
-  ], 0.001);
+  const flipper = await startFlipper(
+    [
+      [path.join(root, "d"), path.join(root, "l")],
+      [path.join(root, ".rt"), path.join(root, "l-state")],
+    ],
+    0.001,
+  );
   let results: Array<Record<string, any>>;
   try {
     ({ results } = await rtBatch(requests, { cwd: root, env: { RT_ROOT: root } }));
@@ -111,7 +129,11 @@ test(`a directory flipped to a symlink leading outside during ${CALLS} writes an
   }
   assert.equal(results.length, requests.length, "one result per request");
   const succeeded = results.filter((r) => r.success).length;
-  assert.equal(listing(outside).join("\n"), before.list.join("\n"), "no file created or removed outside the root (temp files included)");
+  assert.equal(
+    listing(outside).join("\n"),
+    before.list.join("\n"),
+    "no file created or removed outside the root (temp files included)",
+  );
   assert.equal(treeHash(outside, []), before.outside, "no byte changed outside the root");
   assert.equal(listing(outsideState).join("\n"), before.stateList.join("\n"), "no state file created outside the root");
   assert.equal(treeHash(outsideState, []), before.state, "no state byte changed outside the root");

@@ -50,11 +50,29 @@ function listing(dir: string): string {
   return out.join("\n");
 }
 
-const PLACES = ["sessions", "shell", "tool-output", "locks", "bin", "ids", "index", "out", "journal", `journal/${StateStore.keyFor("src/calc.py")}`, "view.json", ".rt"];
+const PLACES = [
+  "sessions",
+  "shell",
+  "tool-output",
+  "locks",
+  "bin",
+  "ids",
+  "index",
+  "out",
+  "journal",
+  `journal/${StateStore.keyFor("src/calc.py")}`,
+  "view.json",
+  ".rt",
+];
 
 for (const place of PLACES) {
   test(`a symlinked .rt/${place === ".rt" ? "" : place} pointing outside: a whole agent session writes nothing there and reads nothing from there`, async () => {
-    const parent = tempTree({ "root/src/calc.py": CALC, "root/big.txt": "x".repeat(30_000) + "\n", "outside/id_rsa": `${SECRET}\n`, "outside/sub/known": `${SECRET}\n` });
+    const parent = tempTree({
+      "root/src/calc.py": CALC,
+      "root/big.txt": "x".repeat(30_000) + "\n",
+      "outside/id_rsa": `${SECRET}\n`,
+      "outside/sub/known": `${SECRET}\n`,
+    });
     const root = path.join(parent, "root");
     const outside = path.join(parent, "outside");
     if (place === ".rt") fs.symlinkSync(outside, path.join(root, ".rt"));
@@ -66,7 +84,9 @@ for (const place of PLACES) {
     const before = { hash: treeHash(outside, []), list: listing(outside) };
     // Transient files count too (a lock file created and removed again): watch every outside directory.
     const events: string[] = [];
-    const watchers = [outside, path.join(outside, "sub")].map((d) => fs.watch(d, (kind, name) => events.push(`${kind} ${path.relative(outside, path.join(d, String(name)))}`)));
+    const watchers = [outside, path.join(outside, "sub")].map((d) =>
+      fs.watch(d, (kind, name) => events.push(`${kind} ${path.relative(outside, path.join(d, String(name)))}`)),
+    );
 
     ollama.server.script(
       reply.toolCall("bash", { command: "seq 1 40000" }), // > 50 KB: spilled to .rt/shell
@@ -77,7 +97,10 @@ for (const place of PLACES) {
       reply.toolCall("write_output", { path: "notes.md", content: "findings\n" }),
       reply.text("Done."),
     );
-    const r = await rt(["run", "--model", "ollama/test-model", "--approval", "auto", "go"], { cwd: root, env: ollama.env() });
+    const r = await rt(["run", "--model", "ollama/test-model", "--approval", "auto", "go"], {
+      cwd: root,
+      env: ollama.env(),
+    });
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, "Done.\n");
     // The safe-read-only profile spills a big output too (inside the sandbox; where there is none, rt refuses to run it).

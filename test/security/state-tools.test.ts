@@ -37,8 +37,14 @@ test("edit, write, multi_edit, edit_lines and insert refuse paths in .rt/, which
   assert.equal((await callTool(ws, "edit", { path: "a.py", old_string: "x = 1", new_string: "x = 2" })).success, true);
 });
 
-test("a .git that belongs to another user does not make its directory the workspace root", { skip: process.getuid?.() === 0 ? false : "needs root to chown" }, () => {
-  const top = tempTree({ "mine/.git/HEAD": "ref: refs/heads/main\n", "mine/theirs/.git/HEAD": "x\n", "mine/theirs/deep/f.txt": "x\n" });
+test("a .git that belongs to another user does not make its directory the workspace root", {
+  skip: process.getuid?.() === 0 ? false : "needs root to chown",
+}, () => {
+  const top = tempTree({
+    "mine/.git/HEAD": "ref: refs/heads/main\n",
+    "mine/theirs/.git/HEAD": "x\n",
+    "mine/theirs/deep/f.txt": "x\n",
+  });
   const theirs = path.join(top, "mine", "theirs");
   assert.equal(findGitTop(path.join(theirs, "deep")), theirs);
   fs.chownSync(path.join(theirs, ".git"), 12345, 12345);

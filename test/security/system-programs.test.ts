@@ -32,16 +32,30 @@ function plantedRepo() {
 
 test("findSystemProgram skips relative entries, entries inside the root (also through symlinks), and candidates that resolve inside it", () => {
   const repo = plantedRepo();
-  const found = findSystemProgram("python3", { root: repo.root, searchPath: repo.hostilePath, purpose: "a syntax check" });
+  const found = findSystemProgram("python3", {
+    root: repo.root,
+    searchPath: repo.hostilePath,
+    purpose: "a syntax check",
+  });
   assert.ok(found.path && !found.path.startsWith(repo.root), found.path ?? found.reason);
-  const only = findSystemProgram("python3", { root: repo.root, searchPath: [path.join(repo.root, "tools"), "tools", repo.linkDir].join(":"), purpose: "a syntax check" });
+  const only = findSystemProgram("python3", {
+    root: repo.root,
+    searchPath: [path.join(repo.root, "tools"), "tools", repo.linkDir].join(":"),
+    purpose: "a syntax check",
+  });
   assert.match(only.reason ?? "", /inside the workspace/);
-  const override = findSystemProgram("python3", { root: repo.root, override: { variable: "RT_PYTHON", value: path.join(repo.root, "tools/python3") }, purpose: "a syntax check" });
+  const override = findSystemProgram("python3", {
+    root: repo.root,
+    override: { variable: "RT_PYTHON", value: path.join(repo.root, "tools/python3") },
+    purpose: "a syntax check",
+  });
   assert.match(override.reason ?? "", /^RT_PYTHON=.* lies inside the workspace/);
   assert.equal(repo.ran(), "");
 });
 
-test("an edit of a Python file never runs a python3 the repository planted on rt's PATH", { skip: systemPython ? false : "no python3 on this machine" }, async () => {
+test("an edit of a Python file never runs a python3 the repository planted on rt's PATH", {
+  skip: systemPython ? false : "no python3 on this machine",
+}, async () => {
   const repo = plantedRepo();
   const env = { PATH: repo.hostilePath, RT_PYTHON: undefined };
   // `x = a:b` parses in tree-sitter-python; only Python's own compiler refuses it.

@@ -11,7 +11,10 @@ import { isolatedUser, maliciousRepo } from "./trust-harness.ts";
 const store = (env: { XDG_CONFIG_HOME: string }) => path.join(env.XDG_CONFIG_HOME, "rt", "trusted.json");
 
 test("rt trust records the workspace root (the git repository when started below it) and shows what it lets through, secrets hidden", async () => {
-  const root = maliciousRepo({ providers: { openai: { base_url: "http://gw.example/v1", api_key: "sk-literal-key" } }, agent: { max_turns: 3 } });
+  const root = maliciousRepo({
+    providers: { openai: { base_url: "http://gw.example/v1", api_key: "sk-literal-key" } },
+    agent: { max_turns: 3 },
+  });
   fs.mkdirSync(path.join(root, "src", "deep"), { recursive: true });
   const env = isolatedUser();
   const r = await rt(["trust"], { cwd: path.join(root, "src", "deep"), env });
@@ -27,7 +30,10 @@ test("rt trust records the workspace root (the git repository when started below
   assert.ok(!r.stdout.includes("sk-literal-key"));
   assert.deepEqual(Object.keys(JSON.parse(fs.readFileSync(store(env), "utf8")).folders), [root]);
   const list = await rt(["trust", "--list"], { cwd: root, env });
-  assert.match(list.stdout, new RegExp(`^${root}  trusted \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z  \\.rt/config\\.json as trusted\\n$`));
+  assert.match(
+    list.stdout,
+    new RegExp(`^${root}  trusted \\d{4}-\\d\\d-\\d\\dT[\\d:.]+Z  \\.rt/config\\.json as trusted\\n$`),
+  );
 });
 
 test("rt trust DIR below a repository says which folder rt would use; --revoke and untrust remove it; a folder that is gone can still be revoked", async () => {
@@ -38,10 +44,18 @@ test("rt trust DIR below a repository says which folder rt would use; --revoke a
   const r = await rt(["trust", sub], { cwd: root, env });
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /Its \.rt\/config\.json holds nothing that needed trust\./);
-  assert.ok(r.stdout.includes(`Note: started inside the repository ${root}, rt uses its root as the workspace; to trust that: rt trust ${root}`), r.stdout);
+  assert.ok(
+    r.stdout.includes(
+      `Note: started inside the repository ${root}, rt uses its root as the workspace; to trust that: rt trust ${root}`,
+    ),
+    r.stdout,
+  );
   const revoke = await rt(["trust", "--revoke", sub], { cwd: root, env });
   assert.equal(revoke.code, 0, revoke.stderr);
-  assert.equal(revoke.stdout, `No longer trusted: ${sub}. Its .rt/config.json keys that need trust are ignored again.\n`);
+  assert.equal(
+    revoke.stdout,
+    `No longer trusted: ${sub}. Its .rt/config.json keys that need trust are ignored again.\n`,
+  );
 
   const gone = tempTree({}, "rt-gone-");
   assert.equal((await rt(["trust", gone], { cwd: root, env })).code, 0);

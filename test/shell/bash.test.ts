@@ -77,7 +77,10 @@ test("timeout kills the whole process group, children and grandchildren, and say
   });
   assert.equal(r.success, false);
   assert.equal(r.timed_out, true);
-  assert.match(r.error ?? "", /timed out after 1\.00 s: the command and every process it started \(its whole process group\) were killed/);
+  assert.match(
+    r.error ?? "",
+    /timed out after 1\.00 s: the command and every process it started \(its whole process group\) were killed/,
+  );
   assert.ok(Date.now() - started < 10_000);
   assert.ok(await gone(marker), `left running: ${processesWith(marker)}`);
   assert.deepEqual(liveGroups(), []);
@@ -134,7 +137,10 @@ test("long output is cut keeping head and tail; the full text is saved under .rt
   assert.ok(Buffer.byteLength(stdout) < BASH_MAX_OUTPUT_BYTES + 500);
   assert.ok(stdout.startsWith("1\n2\n3\n"));
   assert.ok(stdout.endsWith("99999\n100000\n"));
-  assert.match(stdout, /\[\.\.\. [\d,]+ bytes \(about [\d,]+ lines\) cut here; full text \([\d,]+ bytes\) saved to \.rt\/shell\/[\w-]+\.stdout\.txt \.\.\.\]/);
+  assert.match(
+    stdout,
+    /\[\.\.\. [\d,]+ bytes \(about [\d,]+ lines\) cut here; full text \([\d,]+ bytes\) saved to \.rt\/shell\/[\w-]+\.stdout\.txt \.\.\.\]/,
+  );
   const saved = r.saved_output as string[];
   assert.equal(saved.length, 2);
   const full = fs.readFileSync(path.join(root, saved[0]), "utf8");
@@ -208,7 +214,10 @@ test("kill_shell ends a background shell and everything it started", async () =>
 test("sandboxed background shell in safe-read-only", async () => {
   const tree = researchTree();
   const ws = tree.workspace();
-  const start = await callTool(ws, "bash", { command: "grep -c ERROR logs/app.log; python3 -c 'open(\"x\", \"w\")'; sleep 30", background: true });
+  const start = await callTool(ws, "bash", {
+    command: 'grep -c ERROR logs/app.log; python3 -c \'open("x", "w")\'; sleep 30',
+    background: true,
+  });
   assert.equal(start.sandboxed, true);
   let seen = "";
   for (let i = 0; i < 100 && !/Read-only file system/.test(seen); i++) {
@@ -235,7 +244,11 @@ test("background shells are killed when the process that owns them exits", async
       await new Promise((res) => setTimeout(res, 300));
       console.log("started", r.id);
     `;
-    const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: REPO, encoding: "utf8", timeout: 30_000 });
+    const child = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      cwd: REPO,
+      encoding: "utf8",
+      timeout: 30_000,
+    });
     assert.equal(child.status, 0, child.stderr);
     assert.match(child.stdout, /started bash_1/);
     assert.ok(await gone(`${marker}-${profile}`), `${profile}: background shell survived its owner`);
@@ -257,7 +270,7 @@ test("dev with --sandbox: sandboxed and checked; unsafe: never sandboxed", async
   const refused = await callTool(sandboxed, "bash", { command: "rm f.txt" });
   assert.equal(refused.error_type, "denied");
   assert.match(refused.error ?? "", /because of --sandbox/);
-  const os = await callTool(sandboxed, "bash", { command: "python3 -c 'open(\"f.txt\", \"w\")'" });
+  const os = await callTool(sandboxed, "bash", { command: 'python3 -c \'open("f.txt", "w")\'' });
   assert.match(String(os.stderr), /Read-only file system/);
   assert.equal(fs.readFileSync(path.join(root, "f.txt"), "utf8"), "x\n");
   const unsafe = createWorkspace({ root, profile: "unsafe", sandbox: true });
@@ -271,7 +284,11 @@ test("safe-read-only without a working bubblewrap refuses to run anything and sa
   const root = tempTree();
   const marker = path.join(root, "ran");
   resetSandboxProbe();
-  const missing = createWorkspace({ root, profile: "safe-read-only", env: { ...process.env, RT_BWRAP: "/nonexistent/bwrap" } });
+  const missing = createWorkspace({
+    root,
+    profile: "safe-read-only",
+    env: { ...process.env, RT_BWRAP: "/nonexistent/bwrap" },
+  });
   const r = await callTool(missing, "bash", { command: `echo > ${marker}; true` });
   assert.equal(r.success, false);
   assert.equal(r.error_type, "denied");
@@ -284,7 +301,11 @@ test("safe-read-only without a working bubblewrap refuses to run anything and sa
   // A bwrap that cannot create namespaces (as in a locked-down container).
   // (outside the root: a bwrap inside the workspace is never run, see bwrap-lookup.test.ts)
   const fake = path.join(tempTree({}, "rt-fake-bwrap-"), "fake-bwrap");
-  fs.writeFileSync(fake, "#!/bin/sh\necho 'bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces' >&2\nexit 1\n", { mode: 0o755 });
+  fs.writeFileSync(
+    fake,
+    "#!/bin/sh\necho 'bwrap: No permissions to creating new namespace, likely because the kernel does not allow non-privileged user namespaces' >&2\nexit 1\n",
+    { mode: 0o755 },
+  );
   const broken = createWorkspace({ root, profile: "safe-read-only", env: { ...process.env, RT_BWRAP: fake } });
   const b = await callTool(broken, "bash", { command: "true" });
   assert.equal(b.error_type, "denied");

@@ -37,7 +37,17 @@ function plantedRepo() {
   fs.symlinkSync(path.join(root, ".rt/bin/bwrap"), path.join(linkBin, "bwrap"));
   const ran = () => (fs.existsSync(marker) ? fs.readFileSync(marker, "utf8") : "");
   // rt starts with every one of them ahead of the system's directories.
-  const hostilePath = [path.join(root, ".rt/bin"), path.join(root, "tools"), "tools", ".rt/bin", "", ".", linkDir, linkBin, process.env.PATH].join(":");
+  const hostilePath = [
+    path.join(root, ".rt/bin"),
+    path.join(root, "tools"),
+    "tools",
+    ".rt/bin",
+    "",
+    ".",
+    linkDir,
+    linkBin,
+    process.env.PATH,
+  ].join(":");
   return { root, outside, marker, ran, hostilePath, linkDir, linkBin };
 }
 
@@ -48,10 +58,20 @@ test("findBwrap: skips relative PATH entries, entries inside the root (also thro
   // Without a root to protect (the process-wide lookup), the same PATH would pick the planted one: the test can fail.
   assert.equal(findBwrap(undefined, undefined, repo.hostilePath).bwrap, path.join(repo.root, ".rt/bin/bwrap"));
   // Only planted ones on the PATH: none is acceptable.
-  const only = findBwrap(undefined, repo.root, [path.join(repo.root, ".rt/bin"), "tools", repo.linkDir, repo.linkBin].join(":"));
+  const only = findBwrap(
+    undefined,
+    repo.root,
+    [path.join(repo.root, ".rt/bin"), "tools", repo.linkDir, repo.linkBin].join(":"),
+  );
   assert.equal(only.bwrap, undefined);
-  assert.match(only.reason ?? "", /only bwrap on the PATH rt started with lies inside the workspace \(.*\.rt\/bin\/bwrap/);
-  assert.match(findBwrap(undefined, repo.root, "tools:.rt/bin:/nonexistent").reason ?? "", /^bwrap is not on the PATH rt started with$/);
+  assert.match(
+    only.reason ?? "",
+    /only bwrap on the PATH rt started with lies inside the workspace \(.*\.rt\/bin\/bwrap/,
+  );
+  assert.match(
+    findBwrap(undefined, repo.root, "tools:.rt/bin:/nonexistent").reason ?? "",
+    /^bwrap is not on the PATH rt started with$/,
+  );
   // RT_BWRAP must be absolute and outside the root.
   assert.match(findBwrap(path.join(repo.root, ".rt/bin/bwrap"), repo.root).reason ?? "", /inside the workspace/);
   assert.match(findBwrap(path.join(repo.linkBin, "bwrap"), repo.root).reason ?? "", /inside the workspace/);
@@ -73,7 +93,11 @@ test("the PATH of the command's environment is never searched (the agent puts .r
   const agentWs = agentWorkspace(createWorkspace({ root: repo.root, profile: "safe-read-only", env }));
   assert.ok(!agentWs.env.PATH?.split(":")[0].startsWith(repo.root), agentWs.env.PATH);
   // Whatever a command's PATH holds, even <root>/.rt/bin first, the sandbox is not looked up there.
-  const ws = createWorkspace({ root: repo.root, profile: "safe-read-only", env: { ...env, PATH: `${path.join(repo.root, ".rt", "bin")}:${env.PATH}` } });
+  const ws = createWorkspace({
+    root: repo.root,
+    profile: "safe-read-only",
+    env: { ...env, PATH: `${path.join(repo.root, ".rt", "bin")}:${env.PATH}` },
+  });
   const r = await callTool(ws, "bash", { command: "cat /proc/1/comm" });
   assert.equal(r.success, true, r.error);
   assert.equal(r.sandboxed, true);
@@ -86,7 +110,10 @@ test("rt --profile safe-read-only bash, started with the planted directories fir
   const repo = plantedRepo();
   const cache = tempTree({}, "rt-cache-");
   for (const round of ["cold cache (bubblewrap is probed)", "warm cache"]) {
-    const r = await rt(["--profile", "safe-read-only", "bash", "cat /proc/1/comm"], { cwd: repo.root, env: { PATH: repo.hostilePath, XDG_CACHE_HOME: cache, RT_BWRAP: undefined } });
+    const r = await rt(["--profile", "safe-read-only", "bash", "cat /proc/1/comm"], {
+      cwd: repo.root,
+      env: { PATH: repo.hostilePath, XDG_CACHE_HOME: cache, RT_BWRAP: undefined },
+    });
     assert.equal(r.code, 0, `${round}: ${r.stderr}`);
     assert.equal(r.stdout.trim(), "bwrap", round);
     assert.equal(repo.ran(), "", `${round}: a planted bwrap ran`);
@@ -97,8 +124,14 @@ test("rt --profile safe-read-only bash, started with the planted directories fir
 const ollama = scriptedOllama();
 
 for (const mode of [
-  { name: "--profile safe-read-only --approval auto", args: ["--profile", "safe-read-only", "run", "--approval", "auto"] },
-  { name: "--approval plan (dev profile; plan mode sandboxes text-mode commands)", args: ["run", "--approval", "plan"] },
+  {
+    name: "--profile safe-read-only --approval auto",
+    args: ["--profile", "safe-read-only", "run", "--approval", "auto"],
+  },
+  {
+    name: "--approval plan (dev profile; plan mode sandboxes text-mode commands)",
+    args: ["run", "--approval", "plan"],
+  },
 ]) {
   test(`rt ${mode.name} --protocol text: the model's bash block runs in the real bubblewrap`, async () => {
     const repo = plantedRepo();

@@ -48,10 +48,10 @@ const ALLOWED: Row[] = [
   ["sed -e 's/a/w/' f", OK],
   ["sed -n '1,10{/x/p}' f", OK],
   ["cat <<'EOF' | grep x\nsome x text\nEOF", OK],
-  ["grep x <<< \"$VAR\"", OK],
-  ["while read -r l; do echo \"$l\"; done < file", OK],
-  ["for f in logs/*.log; do grep -c ERROR \"$f\"; done", OK],
-  ["x=$(wc -l < f); echo \"$x lines\"", OK],
+  ['grep x <<< "$VAR"', OK],
+  ['while read -r l; do echo "$l"; done < file', OK],
+  ['for f in logs/*.log; do grep -c ERROR "$f"; done', OK],
+  ['x=$(wc -l < f); echo "$x lines"', OK],
   ["if [ -f x ]; then cat x; else echo none; fi", OK],
   ["[[ -d logs ]] && ls logs", OK],
   ["echo a 2>&1 >&2", OK],
@@ -84,7 +84,7 @@ const ALLOWED: Row[] = [
   ["date +%s", OK],
   ["crontab -l", OK],
   ["bash -c 'grep -c x f'", OK],
-  ["sh -c \"ls | wc -l\"", OK],
+  ['sh -c "ls | wc -l"', OK],
   ["env LC_ALL=C sort f", OK],
   ["LC_ALL=C TZ=UTC date", OK],
   ["timeout 5 tail -n 50 f", OK],
@@ -106,7 +106,7 @@ const REFUSED: Row[] = [
   ["ls 2> err.log", /redirection `>` writes to the file err\.log/],
   ["ls >& f", /redirection `>&` writes to the file f/],
   ["cat > f <<'EOF'\nx\nEOF", /redirection `>`/],
-  ["echo x > \"$OUT\"", /computed at run time/],
+  ['echo x > "$OUT"', /computed at run time/],
   ["echo x > /tmp/../etc/x", /redirection/],
   ["exec 3> f", /redirection/],
   ["cat < /dev/tcp/example.com/80", /network/],
@@ -208,7 +208,7 @@ const REFUSED: Row[] = [
   ["env -S 'rm x'", /`env -S`/],
   ["declare -x PAGER=x", /setting PAGER/],
   ["$CMD file", /command name `\$CMD` is computed at run time/],
-  ["\"$(echo rm)\" x", /computed at run time/],
+  ['"$(echo rm)" x', /computed at run time/],
   ["/bin/r? x", /computed at run time/],
   ["alias ls='rm -rf'", /`alias` definitions/],
   ["hash -p /bin/rm ls", /`hash -p`/],
@@ -231,12 +231,12 @@ const REFUSED: Row[] = [
   ["setsid rm x", /`rm`/],
   ["watch -n1 'rm x'", /`rm`.*inside watch/],
   ["eval 'rm x'", /`rm`.*inside eval/],
-  ["eval \"$CODE\"", /computed at run time/],
+  ['eval "$CODE"', /computed at run time/],
   ["trap 'rm x' EXIT", /`rm`.*inside trap/],
   ["bash -c 'rm -rf x'", /`rm`.*inside bash -c/],
-  ["sh -c \"echo x > f\"", /redirection.*inside sh -c/],
-  ["bash -c \"$SCRIPT\"", /computed at run time/],
-  ["bash -c 'bash -c \"bash -c \\\"rm x\\\"\"'", /`rm`/],
+  ['sh -c "echo x > f"', /redirection.*inside sh -c/],
+  ['bash -c "$SCRIPT"', /computed at run time/],
+  ['bash -c \'bash -c "bash -c \\"rm x\\""\'', /`rm`/],
   ["bash <<'EOF'\nrm x\nEOF", /reads commands from standard input/],
   ["echo 'rm x' | sh", /reads commands from standard input/],
   ["bash -s < script.sh", /standard input/],
@@ -245,8 +245,8 @@ const REFUSED: Row[] = [
   ["echo `rm x`", /`rm`/],
   ["cat <(rm x)", /`rm`/],
   ["echo x | tee >(rm y)", /`rm`|`tee`/],
-  ["f() { rm \"$@\"; }; f x", /`rm`/],
-  ["for f in *; do mv \"$f\" \"$f.bak\"; done", /`mv`/],
+  ['f() { rm "$@"; }; f x', /`rm`/],
+  ['for f in *; do mv "$f" "$f.bak"; done', /`mv`/],
   ["if true; then rm x; fi", /`rm`/],
   ["case $x in a) rm y;; esac", /`rm`/],
   ["true && rm x || echo no", /`rm`/],
@@ -367,7 +367,8 @@ test("shell code nested too deep in strings is refused", () => {
 
 test("scratch paths: /dev/null, standard streams and /tmp only", () => {
   for (const p of ["/dev/null", "/dev/stderr", "/tmp/x", "/tmp/a/b.txt"]) assert.equal(isScratchPath(p), true, p);
-  for (const p of ["/tmp", "/tmp/", "/tmp/../etc/x", "x", "./tmp/x", "/var/tmp/x", "/etc/passwd", null]) assert.equal(isScratchPath(p), false, String(p));
+  for (const p of ["/tmp", "/tmp/", "/tmp/../etc/x", "x", "./tmp/x", "/var/tmp/x", "/etc/passwd", null])
+    assert.equal(isScratchPath(p), false, String(p));
 });
 
 test("sed and awk scripts: the commands that write or run are found, the others are not", () => {
@@ -382,5 +383,5 @@ test("sed and awk scripts: the commands that write or run are found, the others 
   assert.equal(awkProgramProblem('{ if ($1 ~ /system\\(/) print "x" }'), undefined);
   assert.equal(awkProgramProblem('{ print "a > b" }'), undefined);
   assert.match(awkProgramProblem('{ printf "%s", $1 > "f" }') ?? "", /writes to a file/);
-  assert.match(awkProgramProblem("{ cmd = \"ls\"; cmd | getline x }") ?? "", /getline/);
+  assert.match(awkProgramProblem('{ cmd = "ls"; cmd | getline x }') ?? "", /getline/);
 });

@@ -37,7 +37,9 @@ test("rt --profile safe-read-only bash: refusals name the construct; the OS stop
   const refused = await rt(["--profile", "safe-read-only", "bash", "sed -i s/a/b/ data.txt"], { cwd: tree.repo });
   assert.equal(refused.code, 1);
   assert.match(refused.stderr, /refused, nothing ran: `sed -i` edits files in place/);
-  const os = await rt(["--profile", "safe-read-only", "bash", "python3 -c 'open(\"data.txt\", \"w\")'"], { cwd: tree.repo });
+  const os = await rt(["--profile", "safe-read-only", "bash", 'python3 -c \'open("data.txt", "w")\''], {
+    cwd: tree.repo,
+  });
   assert.equal(os.code, 1);
   assert.match(os.stderr, /Read-only file system/);
   const ok = await rt(["--profile", "safe-read-only", "bash", "grep -c ERROR logs/app.log"], { cwd: tree.repo });
@@ -48,7 +50,7 @@ test("rt --profile safe-read-only bash: refusals name the construct; the OS stop
 
 test("rt --sandbox: the dev profile runs commands in the sandbox; without it they run normally", async () => {
   const root = tempTree({ "f.txt": "x\n" });
-  const s = await rt(["--sandbox", "bash", "python3 -c 'open(\"g.txt\", \"w\")'"], { cwd: root });
+  const s = await rt(["--sandbox", "bash", 'python3 -c \'open("g.txt", "w")\''], { cwd: root });
   assert.equal(s.code, 1);
   assert.match(s.stderr, /Read-only file system/);
   assert.equal(fs.existsSync(path.join(root, "g.txt")), false);

@@ -19,7 +19,13 @@ import { fileURLToPath } from "node:url";
 import { researchTree, OS_ERROR } from "./fixture.ts";
 import { callTool } from "../../src/tools/policy.ts";
 import { startCommand } from "../../src/shell/runner.ts";
-import { candidateStrategies, findBwrap, probeStrategy, type BwrapFeatures, type SandboxStrategy } from "../../src/shell/sandbox.ts";
+import {
+  candidateStrategies,
+  findBwrap,
+  probeStrategy,
+  type BwrapFeatures,
+  type SandboxStrategy,
+} from "../../src/shell/sandbox.ts";
 
 interface Attack {
   cmd: string;
@@ -33,7 +39,9 @@ interface Investigation {
 }
 
 const attacks = JSON.parse(fs.readFileSync(new URL("./corpus/attacks.json", import.meta.url), "utf8")) as Attack[];
-const investigations = JSON.parse(fs.readFileSync(new URL("./corpus/investigations.json", import.meta.url), "utf8")) as Investigation[];
+const investigations = JSON.parse(
+  fs.readFileSync(new URL("./corpus/investigations.json", import.meta.url), "utf8"),
+) as Investigation[];
 
 // Exfiltration attempts aim at this listener on the host's loopback; it must never hear from them.
 let connections = 0;
@@ -48,10 +56,14 @@ after(() => listener.close());
 // The io_uring attacks: corpus/io_uring.c, compiled here (gcc is installed by
 // scripts/ensure-test-deps.sh), and a Unix-socket daemon on the host that must
 // never hear from them. Both live under /var/tmp: the sandbox's /tmp is private.
-const uringDir = fs.realpathSync(fs.mkdtempSync(path.join(fs.existsSync("/var/tmp") ? "/var/tmp" : os.tmpdir(), "rt-uring-")));
+const uringDir = fs.realpathSync(
+  fs.mkdtempSync(path.join(fs.existsSync("/var/tmp") ? "/var/tmp" : os.tmpdir(), "rt-uring-")),
+);
 process.on("exit", () => fs.rmSync(uringDir, { recursive: true, force: true }));
 const uring = path.join(uringDir, "io_uring");
-execFileSync("gcc", ["-O1", "-o", uring, fileURLToPath(new URL("./corpus/io_uring.c", import.meta.url))], { stdio: ["ignore", "pipe", "pipe"] });
+execFileSync("gcc", ["-O1", "-o", uring, fileURLToPath(new URL("./corpus/io_uring.c", import.meta.url))], {
+  stdio: ["ignore", "pipe", "pipe"],
+});
 const unixSocket = path.join(uringDir, "daemon.sock");
 let unixConnections = 0;
 const unixDaemon = net.createServer((socket) => {
@@ -63,7 +75,11 @@ after(() => unixDaemon.close());
 
 /** An attack's command line for a tree whose outside directory is `outside`. */
 const withPort = (cmd: string, outside = "/nonexistent") =>
-  cmd.replaceAll("{{PORT}}", String(port)).replaceAll("{{URING}}", uring).replaceAll("{{UNIX_SOCKET}}", unixSocket).replaceAll("{{OUTSIDE}}", outside);
+  cmd
+    .replaceAll("{{PORT}}", String(port))
+    .replaceAll("{{URING}}", uring)
+    .replaceAll("{{UNIX_SOCKET}}", unixSocket)
+    .replaceAll("{{OUTSIDE}}", outside);
 
 function installed(tool: string | undefined): boolean {
   if (!tool) return true;
@@ -181,7 +197,8 @@ test("legitimate read-only investigations succeed in safe-read-only, and change 
   for (const inv of investigations) {
     const r = await callTool(ws, "bash", { command: inv.cmd, timeout: 30 });
     if (!r.success) problems.push(`${inv.cmd}: ${r.error}\n${r.output}`);
-    else if (inv.expect && !String(r.stdout).includes(inv.expect)) problems.push(`${inv.cmd}: expected "${inv.expect}" in:\n${r.stdout}`);
+    else if (inv.expect && !String(r.stdout).includes(inv.expect))
+      problems.push(`${inv.cmd}: expected "${inv.expect}" in:\n${r.stdout}`);
     else assert.equal(r.sandboxed, true);
   }
   assert.deepEqual(problems, []);

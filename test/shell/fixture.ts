@@ -31,7 +31,12 @@ function logLines(): string {
     const level = levels[i % levels.length];
     const hh = String(10 + Math.floor(i / 60)).padStart(2, "0");
     const mm = String(i % 60).padStart(2, "0");
-    const msg = level === "ERROR" ? `job ${i % 7} failed: timeout talking to db-${i % 3}` : level === "WARN" ? `slow response from db-${i % 3} (${100 + i} ms)` : `request ${i} served in ${i % 50} ms`;
+    const msg =
+      level === "ERROR"
+        ? `job ${i % 7} failed: timeout talking to db-${i % 3}`
+        : level === "WARN"
+          ? `slow response from db-${i % 3} (${100 + i} ms)`
+          : `request ${i} served in ${i % 50} ms`;
     out.push(`2024-05-01 ${hh}:${mm}:00 ${level} ${msg}`);
   }
   return `${out.join("\n")}\n`;
@@ -86,8 +91,16 @@ export function researchTree(): ResearchTree {
   fs.writeFileSync(path.join(home, ".ssh", "authorized_keys"), "");
   // A tiny wheel, so that `pip install` has something to install without a network.
   execFileSync("python3", ["-c", WHEEL_SCRIPT, path.join(repo, "vendor", "rtdemo-0.1-py3-none-any.whl")]);
-  const gitEnv = { ...process.env, GIT_AUTHOR_NAME: "t", GIT_AUTHOR_EMAIL: "t@example.com", GIT_COMMITTER_NAME: "t", GIT_COMMITTER_EMAIL: "t@example.com", HOME: home };
-  const git = (...args: string[]) => execFileSync("git", args, { cwd: repo, env: gitEnv, stdio: ["ignore", "pipe", "pipe"] });
+  const gitEnv = {
+    ...process.env,
+    GIT_AUTHOR_NAME: "t",
+    GIT_AUTHOR_EMAIL: "t@example.com",
+    GIT_COMMITTER_NAME: "t",
+    GIT_COMMITTER_EMAIL: "t@example.com",
+    HOME: home,
+  };
+  const git = (...args: string[]) =>
+    execFileSync("git", args, { cwd: repo, env: gitEnv, stdio: ["ignore", "pipe", "pipe"] });
   git("init", "-q", "-b", "main");
   git("add", ".");
   git("commit", "-q", "-m", "initial import");

@@ -20,7 +20,15 @@ import { tempTree } from "../helpers.ts";
 import { createWorkspace } from "../../src/workspace/workspace.ts";
 import { callTool } from "../../src/tools/policy.ts";
 import { startCommand } from "../../src/shell/runner.ts";
-import { bwrapArgs, candidateStrategies, findBwrap, probeStrategy, type BwrapFeatures, type SandboxSpec, type SandboxStrategy } from "../../src/shell/sandbox.ts";
+import {
+  bwrapArgs,
+  candidateStrategies,
+  findBwrap,
+  probeStrategy,
+  type BwrapFeatures,
+  type SandboxSpec,
+  type SandboxStrategy,
+} from "../../src/shell/sandbox.ts";
 import { seccompFilter } from "../../src/shell/seccomp.ts";
 
 const root = tempTree({ "data.txt": "original\n" });
@@ -30,7 +38,9 @@ const received: string[] = [];
 let daemon: net.Server;
 
 before(async () => {
-  execFileSync("gcc", ["-O1", "-o", program, fileURLToPath(new URL("./corpus/io_uring.c", import.meta.url))], { stdio: ["ignore", "pipe", "pipe"] });
+  execFileSync("gcc", ["-O1", "-o", program, fileURLToPath(new URL("./corpus/io_uring.c", import.meta.url))], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   daemon = net.createServer((s) => {
     let text = "";
     s.on("data", (c) => (text += c));
@@ -58,11 +68,22 @@ function runDirect(argv: string[]): Promise<{ code: number | null; out: string }
 }
 
 /** Runs a command in rt's sandbox (with its seccomp filter), or in the same bubblewrap sandbox without the filter. */
-function runSandboxed(command: string, strategy: SandboxStrategy, withFilter: boolean): Promise<{ code: number | null; out: string }> {
+function runSandboxed(
+  command: string,
+  strategy: SandboxStrategy,
+  withFilter: boolean,
+): Promise<{ code: number | null; out: string }> {
   const spec: SandboxSpec = { bwrap: bwrap!, strategy, root, cwd: root, allowNet: false, features };
   if (withFilter) {
     let out = "";
-    return startCommand({ command, cwd: root, env: process.env, sandbox: spec, timeoutMs: 20_000, onData: (_s, c) => (out += c) }).done.then((e) => ({ code: e.exitCode, out }));
+    return startCommand({
+      command,
+      cwd: root,
+      env: process.env,
+      sandbox: spec,
+      timeoutMs: 20_000,
+      onData: (_s, c) => (out += c),
+    }).done.then((e) => ({ code: e.exitCode, out }));
   }
   return runDirect([bwrap!, ...bwrapArgs(spec), "--", "/bin/sh", "-c", command]);
 }
@@ -74,7 +95,11 @@ async function waitForDaemon(n: number): Promise<void> {
 test("the filter refuses the three io_uring system calls on x86-64 and arm64, with EPERM like the rest", () => {
   for (const arch of ["x64", "arm64"] as const) {
     const f = seccompFilter(arch)!;
-    const insns = Array.from({ length: f.length / 8 }, (_, i) => ({ code: f.readUInt16LE(i * 8), jt: f.readUInt8(i * 8 + 2), k: f.readUInt32LE(i * 8 + 4) }));
+    const insns = Array.from({ length: f.length / 8 }, (_, i) => ({
+      code: f.readUInt16LE(i * 8),
+      jt: f.readUInt8(i * 8 + 2),
+      k: f.readUInt32LE(i * 8 + 4),
+    }));
     for (const nr of [425, 426, 427]) {
       const i = insns.findIndex((x) => x.code === 0x15 && x.k === nr);
       assert.ok(i > 0, `${arch}: no comparison with system call ${nr}`);
@@ -92,7 +117,11 @@ test("bubblewrap can create its namespaces here", () => {
 
 test("on this kernel, outside the sandbox, io_uring works: an AF_UNIX socket reaches the daemon, and a file is written", async () => {
   const setup = await runDirect([program, "setup"]);
-  assert.equal(setup.out.trim(), "io_uring_setup: ok", "io_uring is disabled on this kernel (kernel.io_uring_disabled?): the cases below would prove nothing");
+  assert.equal(
+    setup.out.trim(),
+    "io_uring_setup: ok",
+    "io_uring is disabled on this kernel (kernel.io_uring_disabled?): the cases below would prove nothing",
+  );
   const before = received.length;
   const s = await runDirect([program, "socket", socketPath, "host-check"]);
   assert.equal(s.code, 0, s.out);
@@ -127,7 +156,11 @@ for (const strategy of strategies) {
     assert.notEqual(write.code, 0);
     assert.match(write.out, /io_uring_setup: Operation not permitted/);
     // Plain socket(AF_UNIX) stays refused as before.
-    const plain = await runSandboxed(`python3 -c 'import socket; s=socket.socket(socket.AF_UNIX); s.connect("${socketPath}"); s.sendall(b"plain")'`, strategy, true);
+    const plain = await runSandboxed(
+      `python3 -c 'import socket; s=socket.socket(socket.AF_UNIX); s.connect("${socketPath}"); s.sendall(b"plain")'`,
+      strategy,
+      true,
+    );
     assert.match(plain.out, /Operation not permitted/);
     await new Promise((r) => setTimeout(r, 100));
     assert.equal(received.length, count, `the daemon heard: ${JSON.stringify(received.slice(count))}`);
@@ -138,7 +171,11 @@ for (const strategy of strategies) {
 test("through the bash tool in safe-read-only: the io_uring attacks fail with the OS's error and reach nothing", async () => {
   const ws = createWorkspace({ root, profile: "safe-read-only" });
   const count = received.length;
-  for (const command of [`${program} socket ${socketPath} via-tool`, `${program} write data.txt pwned`, `./io_uring write /tmp/x scratch`]) {
+  for (const command of [
+    `${program} socket ${socketPath} via-tool`,
+    `${program} write data.txt pwned`,
+    `./io_uring write /tmp/x scratch`,
+  ]) {
     const r = await callTool(ws, "bash", { command });
     assert.equal(r.success, false, `${command}: ${r.output}`);
     assert.equal(r.sandboxed, true, `${command}: ${r.error}`);

@@ -10,7 +10,14 @@
 // pipelines and lists around commands whose words are exactly the pieces'.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { checkPlainCommand, checkShellCommand, literalOf, plainCommands, plainWords, type SyntaxNode } from "../../src/shell/check.ts";
+import {
+  checkPlainCommand,
+  checkShellCommand,
+  literalOf,
+  plainCommands,
+  plainWords,
+  type SyntaxNode,
+} from "../../src/shell/check.ts";
 import { loadBashParser } from "../../src/shell/parser.ts";
 
 const parse = await loadBashParser();
@@ -28,18 +35,172 @@ function rng(seed: number): () => number {
 }
 
 const NAMES = [
-  "ls", "cat", "rg", "grep", "head", "tail", "wc", "echo", "true", "false", "git", "rm", "mv", "cp", "sed", "find", "xargs", "bash", "sh",
-  "env", "timeout", "nice", "sudo", "su", "chmod", "chown", "tee", "dd", "truncate", "touch", "mkdir", "ln", "curl", "wget", "pip", "npm",
-  "python3", "node", "make", "tar", "unzip", "kill", "pkill", "crontab", "systemctl", "ssh", "scp", "rsync", "install", "patch", "perl",
-  "awk", "vim", "less", "watch", "nohup", "setsid", "eval", "exec", "source", ".", "builtin", "command", "nc", "socat", "docker", "apt-get",
-  "/bin/rm", "./run.sh", "../x", "-", "g++", "a@b", "x%", "c+:", "test", "printf", "sort", "uniq", "sqlite3", "psql", "chattr", "mount", "umount", "shred", "journalctl",
+  "ls",
+  "cat",
+  "rg",
+  "grep",
+  "head",
+  "tail",
+  "wc",
+  "echo",
+  "true",
+  "false",
+  "git",
+  "rm",
+  "mv",
+  "cp",
+  "sed",
+  "find",
+  "xargs",
+  "bash",
+  "sh",
+  "env",
+  "timeout",
+  "nice",
+  "sudo",
+  "su",
+  "chmod",
+  "chown",
+  "tee",
+  "dd",
+  "truncate",
+  "touch",
+  "mkdir",
+  "ln",
+  "curl",
+  "wget",
+  "pip",
+  "npm",
+  "python3",
+  "node",
+  "make",
+  "tar",
+  "unzip",
+  "kill",
+  "pkill",
+  "crontab",
+  "systemctl",
+  "ssh",
+  "scp",
+  "rsync",
+  "install",
+  "patch",
+  "perl",
+  "awk",
+  "vim",
+  "less",
+  "watch",
+  "nohup",
+  "setsid",
+  "eval",
+  "exec",
+  "source",
+  ".",
+  "builtin",
+  "command",
+  "nc",
+  "socat",
+  "docker",
+  "apt-get",
+  "/bin/rm",
+  "./run.sh",
+  "../x",
+  "-",
+  "g++",
+  "a@b",
+  "x%",
+  "c+:",
+  "test",
+  "printf",
+  "sort",
+  "uniq",
+  "sqlite3",
+  "psql",
+  "chattr",
+  "mount",
+  "umount",
+  "shred",
+  "journalctl",
 ];
 const OPERANDS = [
-  "-i", "-rf", "-r", "-f", "--force", "-delete", "-exec", "push", "commit", "status", "log", "--oneline", "-n", "5", "-c", "ls", "rm",
-  "a=b", "--x=y", "PATH=/tmp", "LD_PRELOAD=x.so", ".", "..", "/", "/tmp/x", "/etc/passwd", "/dev/null", "data.txt", "src/app.py", "%1",
-  "@", ":", "+x", "0644", "777", "-", "--", "=", "==", "a,b", "1.5", "0x1f", "if", "then", "do", "done", "export", "time", "in", "fi",
-  "-9", "1", "reset", "--hard", "clean", "-fdx", "install", "-g", "checkout", "HEAD", "-s", "-o", "out.txt", "-w",
-  "--output=/tmp/o", "origin", "main", "-e", "s/a/b/", "u+s", "root:root", "1:2", "x@y", "-delete", "-print", "bash", "-lc", "id",
+  "-i",
+  "-rf",
+  "-r",
+  "-f",
+  "--force",
+  "-delete",
+  "-exec",
+  "push",
+  "commit",
+  "status",
+  "log",
+  "--oneline",
+  "-n",
+  "5",
+  "-c",
+  "ls",
+  "rm",
+  "a=b",
+  "--x=y",
+  "PATH=/tmp",
+  "LD_PRELOAD=x.so",
+  ".",
+  "..",
+  "/",
+  "/tmp/x",
+  "/etc/passwd",
+  "/dev/null",
+  "data.txt",
+  "src/app.py",
+  "%1",
+  "@",
+  ":",
+  "+x",
+  "0644",
+  "777",
+  "-",
+  "--",
+  "=",
+  "==",
+  "a,b",
+  "1.5",
+  "0x1f",
+  "if",
+  "then",
+  "do",
+  "done",
+  "export",
+  "time",
+  "in",
+  "fi",
+  "-9",
+  "1",
+  "reset",
+  "--hard",
+  "clean",
+  "-fdx",
+  "install",
+  "-g",
+  "checkout",
+  "HEAD",
+  "-s",
+  "-o",
+  "out.txt",
+  "-w",
+  "--output=/tmp/o",
+  "origin",
+  "main",
+  "-e",
+  "s/a/b/",
+  "u+s",
+  "root:root",
+  "1:2",
+  "x@y",
+  "-delete",
+  "-print",
+  "bash",
+  "-lc",
+  "id",
 ];
 const PLAIN_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_./:@%+,=-";
 
@@ -65,7 +226,8 @@ function argvFromTree(line: string): string[] | string {
       const c = root.child(i)!;
       if (c.isNamed) named.push(c);
     }
-    if (root.type !== "program" || named.length !== 1 || named[0].type !== "command") return `not one command: ${named.map((n) => n.type).join(",")}`;
+    if (root.type !== "program" || named.length !== 1 || named[0].type !== "command")
+      return `not one command: ${named.map((n) => n.type).join(",")}`;
     const cmd = named[0];
     let name: string | null = null;
     const args: Array<string | null> = [];
@@ -77,7 +239,8 @@ function argvFromTree(line: string): string[] | string {
       else return `unexpected part of the command: ${c.type}`;
     }
     if (name === null || args.some((a) => a === null)) return "a word that is not literal";
-    const hasError = (n: SyntaxNode): boolean => n.isError || n.isMissing || Array.from({ length: n.childCount }, (_, i) => n.child(i)!).some(hasError);
+    const hasError = (n: SyntaxNode): boolean =>
+      n.isError || n.isMissing || Array.from({ length: n.childCount }, (_, i) => n.child(i)!).some(hasError);
     if (hasError(root)) return "a syntax error";
     return [name, ...(args as string[])];
   } finally {
@@ -104,7 +267,8 @@ test("every line plainWords accepts is, to tree-sitter-bash, one command with ex
     if (!words) continue;
     plain++;
     const fromTree = argvFromTree(line);
-    if (typeof fromTree === "string" || JSON.stringify(fromTree) !== JSON.stringify(words)) problems.push(`${JSON.stringify(line)}: plain ${JSON.stringify(words)}, tree-sitter ${JSON.stringify(fromTree)}`);
+    if (typeof fromTree === "string" || JSON.stringify(fromTree) !== JSON.stringify(words))
+      problems.push(`${JSON.stringify(line)}: plain ${JSON.stringify(words)}, tree-sitter ${JSON.stringify(fromTree)}`);
     if (problems.length > 20) break;
   }
   assert.deepEqual(problems, []);
@@ -115,7 +279,8 @@ test("every line plainWords accepts is, to tree-sitter-bash, one command with ex
 function commandsFromTree(line: string): string[][] | string {
   const parsed = parse(line);
   try {
-    const hasError = (n: SyntaxNode): boolean => n.isError || n.isMissing || Array.from({ length: n.childCount }, (_, i) => n.child(i)!).some(hasError);
+    const hasError = (n: SyntaxNode): boolean =>
+      n.isError || n.isMissing || Array.from({ length: n.childCount }, (_, i) => n.child(i)!).some(hasError);
     if (hasError(parsed.root)) return "a syntax error";
     const out: string[][] = [];
     const visit = (node: SyntaxNode): string | undefined => {
@@ -143,17 +308,36 @@ function commandsFromTree(line: string): string[][] | string {
   }
 }
 
-const OPERATORS = ["|", "||", "&&", ";", " | ", " || ", " && ", "; ", " ;", "|&", "&", " & ", ";;", "|||", "&&&", "| |"];
+const OPERATORS = [
+  "|",
+  "||",
+  "&&",
+  ";",
+  " | ",
+  " || ",
+  " && ",
+  "; ",
+  " ;",
+  "|&",
+  "&",
+  " & ",
+  ";;",
+  "|||",
+  "&&&",
+  "| |",
+];
 
 function randomList(r: () => number): string {
   const commands: string[] = [];
   for (let c = 1 + Math.floor(r() * 4); c > 0; c--) {
     const words = [r() < 0.85 ? NAMES[Math.floor(r() * NAMES.length)] : randomWord(r)];
-    for (let k = Math.floor(r() * 4); k > 0; k--) words.push(r() < 0.6 ? OPERANDS[Math.floor(r() * OPERANDS.length)] : randomWord(r));
+    for (let k = Math.floor(r() * 4); k > 0; k--)
+      words.push(r() < 0.6 ? OPERANDS[Math.floor(r() * OPERANDS.length)] : randomWord(r));
     commands.push(words.map((w, k) => (k ? blank(r) : "") + w).join(""));
   }
   let line = commands[0];
-  for (const c of commands.slice(1)) line += (r() < 0.9 ? OPERATORS[Math.floor(r() * 5)] : OPERATORS[Math.floor(r() * OPERATORS.length)]) + c;
+  for (const c of commands.slice(1))
+    line += (r() < 0.9 ? OPERATORS[Math.floor(r() * 5)] : OPERATORS[Math.floor(r() * OPERATORS.length)]) + c;
   if (r() < 0.1) line += OPERATORS[Math.floor(r() * OPERATORS.length)];
   if (r() < 0.1) line = OPERATORS[Math.floor(r() * OPERATORS.length)] + line;
   return line;
@@ -169,14 +353,35 @@ test("every list plainCommands accepts is, to tree-sitter-bash, pipelines and li
     if (!commands) continue;
     plain++;
     const fromTree = commandsFromTree(line);
-    if (typeof fromTree === "string" || JSON.stringify(fromTree) !== JSON.stringify(commands)) problems.push(`${JSON.stringify(line)}: plain ${JSON.stringify(commands)}, tree-sitter ${JSON.stringify(fromTree)}`);
+    if (typeof fromTree === "string" || JSON.stringify(fromTree) !== JSON.stringify(commands))
+      problems.push(
+        `${JSON.stringify(line)}: plain ${JSON.stringify(commands)}, tree-sitter ${JSON.stringify(fromTree)}`,
+      );
   }
   assert.deepEqual(problems, []);
   assert.ok(plain > 2000, `only ${plain} generated lists were plain`);
-  for (const line of ["ls |", "| ls", "ls ;; ls", "ls |& cat", "ls & cat", "ls &", "ls |||cat", "ls && && cat", "ls;", "a=b | ls", "ls | time cat", "ls | then"]) {
+  for (const line of [
+    "ls |",
+    "| ls",
+    "ls ;; ls",
+    "ls |& cat",
+    "ls & cat",
+    "ls &",
+    "ls |||cat",
+    "ls && && cat",
+    "ls;",
+    "a=b | ls",
+    "ls | time cat",
+    "ls | then",
+  ]) {
     assert.equal(plainCommands(line), undefined, JSON.stringify(line));
   }
-  assert.deepEqual(plainCommands("git log --oneline|head -5 && echo done; ls"), [["git", "log", "--oneline"], ["head", "-5"], ["echo", "done"], ["ls"]]);
+  assert.deepEqual(plainCommands("git log --oneline|head -5 && echo done; ls"), [
+    ["git", "log", "--oneline"],
+    ["head", "-5"],
+    ["echo", "done"],
+    ["ls"],
+  ]);
 });
 
 test("the plain check of a list gives the verdict of the full check, the same refusal first", () => {
@@ -220,11 +425,58 @@ test("the plain check gives the verdict of the full check, and defers to it when
 
 test("lines with any shell syntax are not plain", () => {
   for (const line of [
-    "", "   ", "a=b cmd", "PATH=/tmp ls", "export X=1", "declare -x X=1", "local x", "unset PATH", "readonly X", "typeset X",
-    "echo $HOME", "echo ${x}", "echo `id`", "echo $(id)", "ls > f", "ls >> f", "cat < f", "ls 2>&1", "ls | head", "ls; rm x",
-    "ls && rm x", "ls || rm x", "ls &", "(ls)", "{ ls; }", "if true", "then ls", "for x in a", "while true", "until x", "case x in",
-    "function f", "time ls", "coproc ls", "select x", "echo hi # comment", "ls\nrm x", "ls *.txt", "ls ?", "ls [ab]", "ls ~",
-    "ls ~/x", "echo {a,b}", "echo 'q'", 'echo "q"', "echo a\\ b", "! ls", "ls !x", "echo é", "[ -f x ]", "[[ x ]]", "ls\r",
+    "",
+    "   ",
+    "a=b cmd",
+    "PATH=/tmp ls",
+    "export X=1",
+    "declare -x X=1",
+    "local x",
+    "unset PATH",
+    "readonly X",
+    "typeset X",
+    "echo $HOME",
+    "echo ${x}",
+    "echo `id`",
+    "echo $(id)",
+    "ls > f",
+    "ls >> f",
+    "cat < f",
+    "ls 2>&1",
+    "ls | head",
+    "ls; rm x",
+    "ls && rm x",
+    "ls || rm x",
+    "ls &",
+    "(ls)",
+    "{ ls; }",
+    "if true",
+    "then ls",
+    "for x in a",
+    "while true",
+    "until x",
+    "case x in",
+    "function f",
+    "time ls",
+    "coproc ls",
+    "select x",
+    "echo hi # comment",
+    "ls\nrm x",
+    "ls *.txt",
+    "ls ?",
+    "ls [ab]",
+    "ls ~",
+    "ls ~/x",
+    "echo {a,b}",
+    "echo 'q'",
+    'echo "q"',
+    "echo a\\ b",
+    "! ls",
+    "ls !x",
+    "echo é",
+    "[ -f x ]",
+    "[[ x ]]",
+    "ls\r",
   ]) {
     assert.equal(plainWords(line), undefined, JSON.stringify(line));
   }

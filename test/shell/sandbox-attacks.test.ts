@@ -16,7 +16,15 @@ import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
 import { tempTree } from "../helpers.ts";
 import { startCommand } from "../../src/shell/runner.ts";
-import { bwrapArgs, candidateStrategies, findBwrap, probeStrategy, type BwrapFeatures, type SandboxSpec, type SandboxStrategy } from "../../src/shell/sandbox.ts";
+import {
+  bwrapArgs,
+  candidateStrategies,
+  findBwrap,
+  probeStrategy,
+  type BwrapFeatures,
+  type SandboxSpec,
+  type SandboxStrategy,
+} from "../../src/shell/sandbox.ts";
 import { seccompFilter } from "../../src/shell/seccomp.ts";
 
 const root = tempTree({ "data.txt": "original\n" });
@@ -26,14 +34,28 @@ const features: BwrapFeatures = { disableUserns: help.includes("--disable-userns
 const strategies: SandboxStrategy[] = [];
 if (bwrap) for (const s of candidateStrategies()) if ((await probeStrategy(bwrap, s, features)).ok) strategies.push(s);
 
-function runSandboxed(command: string, strategy: SandboxStrategy, withFilter: boolean): Promise<{ code: number | null; out: string }> {
+function runSandboxed(
+  command: string,
+  strategy: SandboxStrategy,
+  withFilter: boolean,
+): Promise<{ code: number | null; out: string }> {
   const spec: SandboxSpec = { bwrap: bwrap!, strategy, root, cwd: root, allowNet: false, features };
   if (withFilter) {
     let out = "";
-    return startCommand({ command, cwd: root, env: process.env, sandbox: spec, timeoutMs: 20_000, onData: (_s, c) => (out += c) }).done.then((e) => ({ code: e.exitCode, out }));
+    return startCommand({
+      command,
+      cwd: root,
+      env: process.env,
+      sandbox: spec,
+      timeoutMs: 20_000,
+      onData: (_s, c) => (out += c),
+    }).done.then((e) => ({ code: e.exitCode, out }));
   }
   return new Promise((resolve) => {
-    const c = spawn(bwrap!, [...bwrapArgs(spec), "--", "/bin/sh", "-c", command], { cwd: root, stdio: ["ignore", "pipe", "pipe"] });
+    const c = spawn(bwrap!, [...bwrapArgs(spec), "--", "/bin/sh", "-c", command], {
+      cwd: root,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     c.stdout.on("data", (d) => (out += d));
     c.stderr.on("data", (d) => (out += d));
@@ -67,7 +89,11 @@ function vsockHere(): boolean {
 test("the filter refuses socket(AF_VSOCK) on x86-64 and arm64, with EPERM", () => {
   for (const arch of ["x64", "arm64"] as const) {
     const f = seccompFilter(arch)!;
-    const insns = Array.from({ length: f.length / 8 }, (_, i) => ({ code: f.readUInt16LE(i * 8), jt: f.readUInt8(i * 8 + 2), k: f.readUInt32LE(i * 8 + 4) }));
+    const insns = Array.from({ length: f.length / 8 }, (_, i) => ({
+      code: f.readUInt16LE(i * 8),
+      jt: f.readUInt8(i * 8 + 2),
+      k: f.readUInt32LE(i * 8 + 4),
+    }));
     // After the socket() branch loads its first argument (the family), a comparison with 40 jumps to EPERM.
     const loadArg0 = insns.findIndex((x) => x.code === 0x20 && x.k === 16);
     assert.ok(loadArg0 > 0, `${arch}: the filter never looks at socket()'s family`);
@@ -80,10 +106,16 @@ test("the filter refuses socket(AF_VSOCK) on x86-64 and arm64, with EPERM", () =
 });
 
 for (const strategy of strategies) {
-  test(`${strategy}: no virtual sockets out of the sandbox's network namespace (AF_VSOCK)`, { skip: !vsockHere() && "this kernel has no vsock" }, async () => {
+  test(`${strategy}: no virtual sockets out of the sandbox's network namespace (AF_VSOCK)`, {
+    skip: !vsockHere() && "this kernel has no vsock",
+  }, async () => {
     // Without the filter the namespace does not stop it: the socket opens and the connection reaches the host's transport.
     const open = await runSandboxed(VSOCK_PROBE, strategy, false);
-    assert.doesNotMatch(open.out, /^socket:/m, `vsock was not usable in bubblewrap even without the filter: ${open.out}`);
+    assert.doesNotMatch(
+      open.out,
+      /^socket:/m,
+      `vsock was not usable in bubblewrap even without the filter: ${open.out}`,
+    );
     const filtered = await runSandboxed(VSOCK_PROBE, strategy, true);
     assert.match(filtered.out, /^socket: EPERM$/m, `a sandboxed command opened a vsock socket: ${filtered.out}`);
   });

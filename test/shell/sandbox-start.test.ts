@@ -12,7 +12,14 @@ import { spawnSync } from "node:child_process";
 import { REPO, tempTree } from "../helpers.ts";
 import { createWorkspace } from "../../src/workspace/workspace.ts";
 import { callTool } from "../../src/tools/policy.ts";
-import { featuresFromExecutable, featuresFromHelp, findBwrap, probeCacheFile, probeSandbox, resetSandboxProbe } from "../../src/shell/sandbox.ts";
+import {
+  featuresFromExecutable,
+  featuresFromHelp,
+  findBwrap,
+  probeCacheFile,
+  probeSandbox,
+  resetSandboxProbe,
+} from "../../src/shell/sandbox.ts";
 
 const realBwrap = findBwrap(process.env.RT_BWRAP, undefined).bwrap!;
 const savedCacheHome = process.env.XDG_CACHE_HOME;
@@ -70,15 +77,27 @@ test("a cache file that is not private, is a symbolic link, or does not match is
   const cases: Array<[string, () => void]> = [
     ["group- and world-writable", () => fs.chmodSync(file, 0o666)],
     ["in a world-writable directory", () => fs.chmodSync(path.dirname(file), 0o777)],
-    ["a symbolic link to a good copy", () => {
-      const copy = path.join(tempTree(), "copy.json");
-      fs.writeFileSync(copy, good, { mode: 0o600 });
-      fs.rmSync(file);
-      fs.symlinkSync(copy, file);
-    }],
-    ["for another bwrap", () => fs.writeFileSync(file, good.replace(JSON.stringify(realBwrap).slice(1, -1), "/opt/other/bwrap"))],
-    ["with a strategy rt does not know", () => fs.writeFileSync(file, good.replace(/"strategy":"[a-z]+"/, '"strategy":"none"'))],
-    ["with features that are not booleans", () => fs.writeFileSync(file, good.replace(/"disableUserns":(true|false)/, '"disableUserns":"no"'))],
+    [
+      "a symbolic link to a good copy",
+      () => {
+        const copy = path.join(tempTree(), "copy.json");
+        fs.writeFileSync(copy, good, { mode: 0o600 });
+        fs.rmSync(file);
+        fs.symlinkSync(copy, file);
+      },
+    ],
+    [
+      "for another bwrap",
+      () => fs.writeFileSync(file, good.replace(JSON.stringify(realBwrap).slice(1, -1), "/opt/other/bwrap")),
+    ],
+    [
+      "with a strategy rt does not know",
+      () => fs.writeFileSync(file, good.replace(/"strategy":"[a-z]+"/, '"strategy":"none"')),
+    ],
+    [
+      "with features that are not booleans",
+      () => fs.writeFileSync(file, good.replace(/"disableUserns":(true|false)/, '"disableUserns":"no"')),
+    ],
     ["not JSON", () => fs.writeFileSync(file, "{")],
   ];
   for (const [what, spoil] of cases) {
@@ -106,7 +125,11 @@ test("when bwrap refuses to start with a cached answer, the cache is forgotten a
   const flag = path.join(bin, "broken");
   const fake = path.join(bin, "bwrap");
   // A bwrap that works until user namespaces "get disabled" (the flag file appears).
-  fs.writeFileSync(fake, `#!/bin/sh\nif [ -e '${flag}' ]; then echo 'bwrap: No permissions to create new namespace' >&2; exit 1; fi\nexec '${realBwrap}' "$@"\n`, { mode: 0o755 });
+  fs.writeFileSync(
+    fake,
+    `#!/bin/sh\nif [ -e '${flag}' ]; then echo 'bwrap: No permissions to create new namespace' >&2; exit 1; fi\nexec '${realBwrap}' "$@"\n`,
+    { mode: 0o755 },
+  );
   const root = tempTree({ "f.txt": "x\n" });
   const marker = path.join(tempTree(), "ran");
   const ws = createWorkspace({ root, profile: "safe-read-only", env: { ...process.env, RT_BWRAP: fake } });
@@ -132,24 +155,28 @@ test("when bwrap refuses to start with a cached answer, the cache is forgotten a
 test("bwrap's features read from its executable are what its --help says; a wrong guess is corrected by asking it", async () => {
   // The oracle is bwrap itself.
   assert.deepEqual(featuresFromExecutable(realBwrap), await featuresFromHelp(realBwrap));
-  assert.equal(featuresFromExecutable(path.join(tempTree({ "x": "not bwrap\n" }), "x")), undefined);
+  assert.equal(featuresFromExecutable(path.join(tempTree({ x: "not bwrap\n" }), "x")), undefined);
   assert.equal(featuresFromExecutable(tempTree()), undefined, "a directory");
 
   // A build whose executable carries the help text of an option it then refuses (as a patched build might).
   freshCacheHome();
   const bin = tempTree({}, "rt-fake-bwrap-");
   const fake = path.join(bin, "bwrap");
-  fs.writeFileSync(fake, [
-    "#!/bin/sh",
-    ": <<'HELP'", // inert text, as in a binary's string table
-    "    --disable-userns ",
-    "    --size BYTES ",
-    "HELP",
-    `if [ "$1" = --help ]; then '${realBwrap}' --help | grep -v -- --disable-userns; exit 0; fi`,
-    'for a in "$@"; do if [ "$a" = --disable-userns ]; then echo "bwrap: Unknown option --disable-userns" >&2; exit 1; fi; done',
-    `exec '${realBwrap}' "$@"`,
-    "",
-  ].join("\n"), { mode: 0o755 });
+  fs.writeFileSync(
+    fake,
+    [
+      "#!/bin/sh",
+      ": <<'HELP'", // inert text, as in a binary's string table
+      "    --disable-userns ",
+      "    --size BYTES ",
+      "HELP",
+      `if [ "$1" = --help ]; then '${realBwrap}' --help | grep -v -- --disable-userns; exit 0; fi`,
+      'for a in "$@"; do if [ "$a" = --disable-userns ]; then echo "bwrap: Unknown option --disable-userns" >&2; exit 1; fi; done',
+      `exec '${realBwrap}' "$@"`,
+      "",
+    ].join("\n"),
+    { mode: 0o755 },
+  );
   assert.deepEqual(featuresFromExecutable(fake), { disableUserns: true, size: true }, "the fake carries the text");
   const p = await probeSandbox({ ...process.env, RT_BWRAP: fake }, tempTree());
   assert.equal(p.available, true, p.available ? "" : p.reason);
@@ -159,7 +186,10 @@ test("bwrap's features read from its executable are what its --help says; a wron
 /** CPU time (user + system, all threads, up to exit) of a fresh Node process running `source` (TypeScript, through tsx). */
 function cpuMs(source: string): number {
   const script = `${source}\nprocess.on("exit", () => { const u = process.cpuUsage(); process.stdout.write(String((u.user + u.system) / 1000)); });`;
-  const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: REPO, encoding: "utf8" });
+  const r = spawnSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+    cwd: REPO,
+    encoding: "utf8",
+  });
   assert.equal(r.status, 0, r.stderr);
   return Number(r.stdout);
 }
@@ -177,5 +207,8 @@ test("loading the shell parser and parsing a command leaves no optimizing compil
     (await loadBashParser())("git log --oneline | head -5 && ls > /dev/null");`;
   const control = Math.min(cpuMs(parseWithoutBudget), cpuMs(parseWithoutBudget));
   const fixed = Math.max(cpuMs(parseWithRt), cpuMs(parseWithRt));
-  assert.ok(control - fixed > 150, `CPU time: ${fixed.toFixed(0)} ms with rt's parser, ${control.toFixed(0)} ms without the budget`);
+  assert.ok(
+    control - fixed > 150,
+    `CPU time: ${fixed.toFixed(0)} ms with rt's parser, ${control.toFixed(0)} ms without the budget`,
+  );
 });

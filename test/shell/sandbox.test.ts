@@ -13,7 +13,15 @@ import { execFileSync } from "node:child_process";
 import { researchTree } from "./fixture.ts";
 import { startCommand } from "../../src/shell/runner.ts";
 import { packageRoot } from "../../src/base/packageRoot.ts";
-import { bwrapArgs, candidateStrategies, findBwrap, probeStrategy, type BwrapFeatures, type SandboxSpec, type SandboxStrategy } from "../../src/shell/sandbox.ts";
+import {
+  bwrapArgs,
+  candidateStrategies,
+  findBwrap,
+  probeStrategy,
+  type BwrapFeatures,
+  type SandboxSpec,
+  type SandboxStrategy,
+} from "../../src/shell/sandbox.ts";
 import { seccompFilter } from "../../src/shell/seccomp.ts";
 
 const bwrap = findBwrap(process.env.RT_BWRAP, undefined).bwrap;
@@ -29,7 +37,15 @@ after(() => assert.equal(tree.hash(), before, "the sandbox tests changed the tre
 async function run(command: string, strategy: SandboxStrategy, extra: Partial<SandboxSpec> = {}) {
   let stdout = "";
   let stderr = "";
-  const spec: SandboxSpec = { bwrap: bwrap!, strategy, root: tree.repo, cwd: tree.repo, allowNet: false, features, ...extra };
+  const spec: SandboxSpec = {
+    bwrap: bwrap!,
+    strategy,
+    root: tree.repo,
+    cwd: tree.repo,
+    allowNet: false,
+    features,
+    ...extra,
+  };
   const exit = await startCommand({
     command,
     cwd: spec.cwd,
@@ -42,11 +58,21 @@ async function run(command: string, strategy: SandboxStrategy, extra: Partial<Sa
 }
 
 test("bwrap command line: read-only root, private /tmp and /run, namespaces, no capabilities, seccomp", () => {
-  const spec: SandboxSpec = { bwrap: "/usr/bin/bwrap", strategy: "userns", root: "/srv/project", cwd: "/srv/project/sub", allowNet: false, features: { disableUserns: true, size: true } };
+  const spec: SandboxSpec = {
+    bwrap: "/usr/bin/bwrap",
+    strategy: "userns",
+    root: "/srv/project",
+    cwd: "/srv/project/sub",
+    allowNet: false,
+    features: { disableUserns: true, size: true },
+  };
   const args = bwrapArgs(spec, 3).join(" ");
   assert.match(args, /^--ro-bind \/ \/ --dev \/dev --proc \/proc --remount-ro \/proc /);
   assert.match(args, /--tmpfs \/tmp/);
-  assert.match(args, /--unshare-user --disable-userns --unshare-ipc --unshare-pid --unshare-uts --unshare-cgroup-try --unshare-net --die-with-parent --cap-drop ALL --seccomp 3/);
+  assert.match(
+    args,
+    /--unshare-user --disable-userns --unshare-ipc --unshare-pid --unshare-uts --unshare-cgroup-try --unshare-net --die-with-parent --cap-drop ALL --seccomp 3/,
+  );
   assert.match(args, /--chdir \/srv\/project\/sub$/);
   assert.doesNotMatch(args, /--ro-bind \/srv/, "a root outside the private directories is not bound again");
   const root = bwrapArgs({ ...spec, strategy: "root", allowNet: true }).join(" ");
@@ -83,7 +109,15 @@ test("bubblewrap can create its namespaces here", () => {
 
 for (const strategy of strategies) {
   test(`${strategy}: every write outside the private /tmp fails with the kernel's EROFS`, async () => {
-    for (const target of [path.join(tree.repo, "x"), path.join(tree.repo, ".git/config"), path.join(tree.home, ".bashrc"), path.join(tree.outside, "target.txt"), "/etc/rt-sandbox-test", "/usr/rt-sandbox-test", "/var/tmp/rt-sandbox-test"]) {
+    for (const target of [
+      path.join(tree.repo, "x"),
+      path.join(tree.repo, ".git/config"),
+      path.join(tree.home, ".bashrc"),
+      path.join(tree.outside, "target.txt"),
+      "/etc/rt-sandbox-test",
+      "/usr/rt-sandbox-test",
+      "/var/tmp/rt-sandbox-test",
+    ]) {
       const r = await run(`echo x >> ${target}`, strategy);
       assert.notEqual(r.code, 0, target);
       assert.match(r.stderr, /Read-only file system/, target);
@@ -94,7 +128,10 @@ for (const strategy of strategies) {
     const hostFile = path.join(os.tmpdir(), `rt-host-${process.pid}`);
     fs.writeFileSync(hostFile, "host");
     try {
-      const r = await run(`ls /tmp; test -e ${hostFile} && echo visible; echo scratch > /tmp/s && cat /tmp/s`, strategy);
+      const r = await run(
+        `ls /tmp; test -e ${hostFile} && echo visible; echo scratch > /tmp/s && cat /tmp/s`,
+        strategy,
+      );
       assert.equal(r.code, 0, r.stderr);
       assert.doesNotMatch(r.stdout, /visible/);
       assert.match(r.stdout, /scratch/);
@@ -128,7 +165,10 @@ for (const strategy of strategies) {
   });
 
   test(`${strategy}: its own PID namespace; /proc read-only; no capabilities`, async () => {
-    const r = await run("ps -e --no-headers | wc -l; cat /proc/1/comm; grep CapEff /proc/self/status; echo 10 > /proc/sys/vm/swappiness", strategy);
+    const r = await run(
+      "ps -e --no-headers | wc -l; cat /proc/1/comm; grep CapEff /proc/self/status; echo 10 > /proc/sys/vm/swappiness",
+      strategy,
+    );
     const [count, init, cap] = r.stdout.trim().split("\n");
     assert.ok(Number(count) < 10, `${count} processes visible`);
     assert.equal(init, "bwrap");
@@ -137,20 +177,26 @@ for (const strategy of strategies) {
   });
 
   test(`${strategy}: no Unix-domain sockets (a daemon would write for us), socketpair still works`, async () => {
-    const r = await run(`python3 -c '
+    const r = await run(
+      `python3 -c '
 import socket
 print(len(socket.socketpair()))
 try:
     socket.socket(socket.AF_UNIX)
 except OSError as e:
     print("unix:", e.strerror)
-'`, strategy);
+'`,
+      strategy,
+    );
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /^2\nunix: Operation not permitted$/m);
   });
 
   test(`${strategy}: no way back to a writable filesystem (nested namespaces, remount, chroot)`, async () => {
-    const r = await run("unshare -r -m sh -c 'mount -o remount,rw / && touch /pwned'; mount -o remount,rw /; chroot / true; echo end", strategy);
+    const r = await run(
+      "unshare -r -m sh -c 'mount -o remount,rw / && touch /pwned'; mount -o remount,rw /; chroot / true; echo end",
+      strategy,
+    );
     assert.match(r.stdout, /end/);
     assert.doesNotMatch(r.stderr, /^$/);
     assert.equal(fs.existsSync("/pwned"), false);

@@ -88,7 +88,10 @@ test("an output directory that is a symbolic link is judged by where it leads (-
     assert.match(r.error ?? "", /inside \.ssh\/.*symbolic link/);
     if (shm) {
       fs.symlinkSync(shm, path.join(root, "shm"));
-      const sys = await callTool(createWorkspace({ root, profile: "safe-read-only", outDir: "shm" }), "write_output", { path: "a.md", content: "x" });
+      const sys = await callTool(createWorkspace({ root, profile: "safe-read-only", outDir: "shm" }), "write_output", {
+        path: "a.md",
+        content: "x",
+      });
       assert.match(sys.error ?? "", /system location/);
       assert.deepEqual(fs.readdirSync(shm), []);
     }
@@ -111,7 +114,15 @@ test("an output directory that is a symbolic link is judged by where it leads (-
 
 test("sensitive names are matched without regard to case, and tools' start-up files are refused", async () => {
   const { ws } = workspace();
-  for (const p of [".GIT/config", "x/.SSH/rc", ".BashRC", ".gdbinit", ".psqlrc", ".pam_environment", ".cargo/config.toml"]) {
+  for (const p of [
+    ".GIT/config",
+    "x/.SSH/rc",
+    ".BashRC",
+    ".gdbinit",
+    ".psqlrc",
+    ".pam_environment",
+    ".cargo/config.toml",
+  ]) {
     const r = await callTool(ws, "write_output", { path: p, content: "x" });
     assert.equal(r.success, false, p);
     assert.match(r.error ?? "", /refused/, p);
@@ -151,7 +162,19 @@ test("rt --out DIR call write_output: the CLI passes the directory (relative to 
   assert.equal(r.code, 0, r.stderr);
   assert.equal(fs.readFileSync(path.join(root, ".rt/out/n.md"), "utf8"), "note\n");
   const { rt } = await import("../helpers.ts");
-  const o = await rt(["--out", "found", "--profile", "safe-read-only", "call", "write_output", "--args", JSON.stringify({ path: "m.md", content: "m\n" })], { cwd, env: { RT_ROOT: root } });
+  const o = await rt(
+    [
+      "--out",
+      "found",
+      "--profile",
+      "safe-read-only",
+      "call",
+      "write_output",
+      "--args",
+      JSON.stringify({ path: "m.md", content: "m\n" }),
+    ],
+    { cwd, env: { RT_ROOT: root } },
+  );
   assert.equal(o.code, 0, o.stderr);
   assert.equal(fs.readFileSync(path.join(cwd, "found/m.md"), "utf8"), "m\n");
 });

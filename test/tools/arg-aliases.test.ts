@@ -26,7 +26,11 @@ const SAME: Array<[string, Record<string, unknown>, Record<string, unknown>]> = 
   ["read", { path: "src/app.py", offset: 5, limit: 3 }, { path: "src/app.py", start_line: 5, end_line: 7 }],
   ["read_file", { path: "src/app.py", offset: 38 }, { file_path: "src/app.py", start_line: 38 }],
   ["open", { path: "src/app.py:20" }, { file_path: "src/app.py:20" }],
-  ["grep-file", { pattern: "needle", path: "src/app.py", ignore_case: true, limit: 2 }, { pattern: "needle", file_path: "src/app.py", case_insensitive: true, head_limit: 2 }],
+  [
+    "grep-file",
+    { pattern: "needle", path: "src/app.py", ignore_case: true, limit: 2 },
+    { pattern: "needle", file_path: "src/app.py", case_insensitive: true, head_limit: 2 },
+  ],
   ["grep", { pattern: "needle", ignore_case: true }, { pattern: "needle", case_insensitive: true }],
   ["grep", { pattern: "needle", ignore_case: true, limit: 1 }, { pattern: "needle", ignore_case: true, head_limit: 1 }],
   ["grep", { pattern: "needle", glob: "*.md" }, { pattern: "needle", glob_filter: "*.md" }],
@@ -59,7 +63,10 @@ test("both names with the same value are accepted; with different values, an err
     const r = await call(tool, args);
     assert.equal(r.success, false, `${tool} ${JSON.stringify(args)}`);
     assert.equal(r.error_type, "usage");
-    assert.match(r.error!, new RegExp(`${alias} is another name for ${canonical}, and both are given with different values`));
+    assert.match(
+      r.error!,
+      new RegExp(`${alias} is another name for ${canonical}, and both are given with different values`),
+    );
   }
 });
 
@@ -136,9 +143,25 @@ test("grep's seed options: context_before / context_after, show_line_numbers: fa
 const EDITING: Array<[string, Record<string, unknown>]> = [
   ["edit", { old_string: "x3 = 3", new_string: "x3 = 33" }],
   ["str_replace", { old_string: "x3 = 3", new_string: "x3 = 33" }],
-  ["multi_edit", { edits: [{ old_string: "x3 = 3", new_string: "x3 = 33" }, { old_string: "x5 = 5", new_string: "x5 = 55" }] }],
+  [
+    "multi_edit",
+    {
+      edits: [
+        { old_string: "x3 = 3", new_string: "x3 = 33" },
+        { old_string: "x5 = 5", new_string: "x5 = 55" },
+      ],
+    },
+  ],
   ["edit_lines", { command: "replace", start_line: 3, new_content: "x3 = 33" }],
-  ["edit_lines", { changes: [{ line_id: 3, new_content: "x3 = 33" }, { line_id: 30, delete: true }] }],
+  [
+    "edit_lines",
+    {
+      changes: [
+        { line_id: 3, new_content: "x3 = 33" },
+        { line_id: 30, delete: true },
+      ],
+    },
+  ],
   ["edit_range", { start_line: 3, end_line: 4, new_text: "x3 = 33\n" }],
   ["insert_at", { line: 3, new_text: "inserted = 1\n" }],
   ["edit_file", { old: "x3 = 3", new: "x3 = 33" }],
@@ -173,17 +196,44 @@ test("the editing tools take file_path for path: the same change, the same resul
 test("file_path on the editing tools is validated like path, and a conflict with path changes nothing", async () => {
   const { root, call } = setup();
   const before = fs.readFileSync(path.join(root, "src/app.py"), "utf8");
-  for (const tool of ["edit", "multi_edit", "edit_lines", "edit_range", "insert_at", "edit_file", "write", "undo_edit"]) {
+  for (const tool of [
+    "edit",
+    "multi_edit",
+    "edit_lines",
+    "edit_range",
+    "insert_at",
+    "edit_file",
+    "write",
+    "undo_edit",
+  ]) {
     const wrongType = await call(tool, { file_path: 12 });
     assert.equal(wrongType.error_type, "usage", tool);
     assert.match(wrongType.error!, /file_path: .*\(file_path is path\)/, `${tool}: ${wrongType.error}`);
-    const clash = await call(tool, { path: "src/app.py", file_path: "docs/readme.md", old_string: "x", new_string: "y", content: "z" });
+    const clash = await call(tool, {
+      path: "src/app.py",
+      file_path: "docs/readme.md",
+      old_string: "x",
+      new_string: "y",
+      content: "z",
+    });
     assert.equal(clash.error_type, "usage", tool);
     assert.match(clash.error!, /file_path is another name for path, and both are given with different values/, tool);
   }
   assert.equal(fs.readFileSync(path.join(root, "src/app.py"), "utf8"), before, "nothing was written");
-  for (const tool of ["edit", "multi_edit", "edit_lines", "edit_range", "insert_at", "edit_file", "write", "undo_edit"]) {
-    const schema = jsonSchemaOf(findTool(tool)!) as { properties: Record<string, { description?: string }>; required?: string[] };
+  for (const tool of [
+    "edit",
+    "multi_edit",
+    "edit_lines",
+    "edit_range",
+    "insert_at",
+    "edit_file",
+    "write",
+    "undo_edit",
+  ]) {
+    const schema = jsonSchemaOf(findTool(tool)!) as {
+      properties: Record<string, { description?: string }>;
+      required?: string[];
+    };
     assert.ok(schema.properties.path.description!.includes("alias: file_path"), `${tool}'s schema names file_path`);
     assert.ok(!("file_path" in schema.properties), tool);
     assert.ok(schema.required?.includes("path"), tool);
@@ -197,7 +247,11 @@ test("seed 002's result fields: write's created and bytes_written, edit_lines' l
   assert.deepEqual([created.created, created.bytes_written], [true, Buffer.byteLength("héllo\nworld\n")]);
   assert.match(created.output, /^✓ Created new\/file\.txt/);
   const again = await call("write", { path: "new/file.txt", content: "héllo\nworld\n" });
-  assert.deepEqual([again.created, again.bytes_written, again.changed], [false, 0, false], "already there: nothing written");
+  assert.deepEqual(
+    [again.created, again.bytes_written, again.changed],
+    [false, 0, false],
+    "already there: nothing written",
+  );
   const over = await call("write", { path: "new/file.txt", content: "x\n" });
   assert.deepEqual([over.created, over.bytes_written], [false, 2]);
   assert.match(over.output, /^✓ Wrote new\/file\.txt/);
@@ -210,7 +264,16 @@ test("seed 002's result fields: write's created and bytes_written, edit_lines' l
     [{ command: "replace", start_line: 2, new_content: "a\nb\nc" }, 3],
     [{ command: "insert", insert_line: 0, new_content: "top" }, 1],
     [{ command: "delete", start_line: 10, end_line: 13 }, 4],
-    [{ changes: [{ line_id: 20, new_content: "one" }, { start_line_id: 25, end_line_id: 26, new_content: "two" }, { after_line_id: 30, new_content: "p\nq\nr" }] }, 6],
+    [
+      {
+        changes: [
+          { line_id: 20, new_content: "one" },
+          { start_line_id: 25, end_line_id: 26, new_content: "two" },
+          { after_line_id: 30, new_content: "p\nq\nr" },
+        ],
+      },
+      6,
+    ],
   ];
   for (const [args, n] of cases) {
     const fresh = setup();

@@ -19,7 +19,8 @@ function project() {
     "pkg/a.py": "def old(a, b):\n    return a + b\n\n\nx = old(1, 2)\n",
     "pkg/b.py": "from pkg.a import old\n\nprint(old(3, 4))\n",
     "pkg/c.py": "import pkg.a as a\n\nvalue = a.old(5, 6)\n",
-    "web/app.ts": "function greet(name: string, loud?: boolean) {\n  console.log('hi', name);\n}\ngreet('a');\ngreet('b', true);\n",
+    "web/app.ts":
+      "function greet(name: string, loud?: boolean) {\n  console.log('hi', name);\n}\ngreet('a');\ngreet('b', true);\n",
   });
 }
 
@@ -31,7 +32,10 @@ test("search: path:line: text, and what each meta-variable matched ($X one node,
   assert.equal(r.output, "web/app.ts:5: greet('b', true);\n    $NAME='b'  $REST=true");
   const all = await callTool(ws, "ast_grep", { pattern: "greet($$$ARGS)" });
   assert.equal(all.count, 2);
-  assert.deepEqual((all.matches as Array<{ vars: Record<string, string> }>).map((m) => m.vars.ARGS), ["'a'", "'b', true"]);
+  assert.deepEqual(
+    (all.matches as Array<{ vars: Record<string, string> }>).map((m) => m.vars.ARGS),
+    ["'a'", "'b', true"],
+  );
   const py = await callTool(ws, "ast_search", { pattern: "def $F($$$ARGS): $$$BODY", lang: "python" });
   assert.equal(py.output, "pkg/a.py:1: def old(a, b):\n    $F=old  $ARGS=a, b  $BODY=return a + b");
   const log = await callTool(ws, "ast_grep", { pattern: "console.log($$$A)", path: "web/app.ts" });
@@ -42,9 +46,18 @@ test("bad input: unknown language, invalid pattern, undefined template variable:
   const root = project();
   const before = treeHash(root);
   const ws = createWorkspace({ root, state: true });
-  assert.match((await callTool(ws, "ast_grep", { pattern: "x", lang: "cobol" })).error!, /unknown lang "cobol": use one of .*python/);
-  assert.match((await callTool(ws, "ast_grep", { pattern: "a; b", lang: "ts" })).error!, /not valid ast-grep syntax.*Multiple AST nodes/);
-  assert.match((await callTool(ws, "ast_grep", { pattern: "old($A)", rewrite: "new($B)" })).error!, /rewrite uses \$B, which the pattern "old\(\$A\)" does not define/);
+  assert.match(
+    (await callTool(ws, "ast_grep", { pattern: "x", lang: "cobol" })).error!,
+    /unknown lang "cobol": use one of .*python/,
+  );
+  assert.match(
+    (await callTool(ws, "ast_grep", { pattern: "a; b", lang: "ts" })).error!,
+    /not valid ast-grep syntax.*Multiple AST nodes/,
+  );
+  assert.match(
+    (await callTool(ws, "ast_grep", { pattern: "old($A)", rewrite: "new($B)" })).error!,
+    /rewrite uses \$B, which the pattern "old\(\$A\)" does not define/,
+  );
   const broken = await callTool(ws, "ast_grep", { pattern: "greet(", lang: "typescript" });
   assert.match(broken.output, /no matches.*\nnote: the pattern is not complete typescript code/);
   assert.equal(treeHash(root), before);
@@ -52,7 +65,9 @@ test("bad input: unknown language, invalid pattern, undefined template variable:
 
 test("rename across three files: applied to all, python compiles them, undo_edit reverts each file", async () => {
   const root = project();
-  const original = Object.fromEntries(["a", "b", "c"].map((n) => [n, fs.readFileSync(path.join(root, `pkg/${n}.py`), "utf8")]));
+  const original = Object.fromEntries(
+    ["a", "b", "c"].map((n) => [n, fs.readFileSync(path.join(root, `pkg/${n}.py`), "utf8")]),
+  );
   const ws = createWorkspace({ root, state: true });
   const r = await callTool(ws, "ast_grep", { pattern: "old", rewrite: "renamed", lang: "python", path: "pkg" });
   assert.equal(r.success, true, r.error);
@@ -60,7 +75,11 @@ test("rename across three files: applied to all, python compiles them, undo_edit
   for (const n of ["a", "b", "c"]) {
     const text = fs.readFileSync(path.join(root, `pkg/${n}.py`), "utf8");
     assert.equal(text, original[n].replaceAll("old", "renamed"));
-    execFileSync("python3", ["-c", "import sys; compile(open(sys.argv[1]).read(), sys.argv[1], 'exec')", path.join(root, `pkg/${n}.py`)]);
+    execFileSync("python3", [
+      "-c",
+      "import sys; compile(open(sys.argv[1]).read(), sys.argv[1], 'exec')",
+      path.join(root, `pkg/${n}.py`),
+    ]);
   }
   for (const n of ["a", "b", "c"]) {
     const u = await callTool(ws, "undo_edit", { path: `pkg/${n}.py` });
@@ -88,15 +107,20 @@ test("a write failing midway puts back the files written before it, and leaves n
   const outside = tempTree({ "evil.py": "old = 1\n" });
   const ws = createWorkspace({ root, state: true });
   const original = fs.readFileSync(path.join(root, "pkg/a.py"));
-  const r = await callTool(ws, "ast_grep", { pattern: "old", rewrite: "renamed", lang: "python" }, {
-    onProgress(p) {
-      // Between validation and the write of the second file, another program swaps it for a symlink out of the root.
-      if (p.kind === "status" && p.message.startsWith("writing pkg/b.py")) {
-        fs.rmSync(path.join(root, "pkg/b.py"));
-        fs.symlinkSync(path.join(outside, "evil.py"), path.join(root, "pkg/b.py"));
-      }
+  const r = await callTool(
+    ws,
+    "ast_grep",
+    { pattern: "old", rewrite: "renamed", lang: "python" },
+    {
+      onProgress(p) {
+        // Between validation and the write of the second file, another program swaps it for a symlink out of the root.
+        if (p.kind === "status" && p.message.startsWith("writing pkg/b.py")) {
+          fs.rmSync(path.join(root, "pkg/b.py"));
+          fs.symlinkSync(path.join(outside, "evil.py"), path.join(root, "pkg/b.py"));
+        }
+      },
     },
-  });
+  );
   assert.equal(r.success, false);
   assert.match(r.error!, /rewrite stopped: writing pkg\/b\.py failed .* 1 file written before it was restored/);
   assert.deepEqual(fs.readFileSync(path.join(root, "pkg/a.py")), original);
@@ -121,7 +145,10 @@ test("a capture that began its own line keeps it: a Python body moves with its d
   const src = "def f(a):\n    x = a\n    return x\n\n\ndef h(): return 2\n";
   const r = rewriteText(src, "python", "def $F($$$A): $$$B", "def renamed_$F($$$A): $$$B");
   assert.equal(r.text, "def renamed_f(a):\n    x = a\n    return x\n\n\ndef renamed_h(): return 2\n");
-  assert.deepEqual(r.regions, [{ start: 1, end: 3 }, { start: 6, end: 6 }]);
+  assert.deepEqual(r.regions, [
+    { start: 1, end: 3 },
+    { start: 6, end: 6 },
+  ]);
 });
 
 test("invariant: rewriting every match with its own pattern changes nothing (stdlib Python, rt's TypeScript)", async () => {
@@ -141,7 +168,8 @@ test("invariant: rewriting every match with its own pattern changes nothing (std
         assert.equal(r.text, text, `${f}: ${p}`);
         total += r.rewritten.length;
         // Every match's text is the source's own slice.
-        for (const m of findMatches(text, lang, p).slice(0, 50)) assert.equal(text.slice(m.start.index, m.end.index), m.text);
+        for (const m of findMatches(text, lang, p).slice(0, 50))
+          assert.equal(text.slice(m.start.index, m.end.index), m.text);
       }
     }
   }

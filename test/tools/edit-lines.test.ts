@@ -58,12 +58,23 @@ test("edit_lines by ID follows a moved line and says it was relocated; a gone ID
   const read = await rtCall("read", { path: "a.py", ids: true }, { cwd: dir });
   const ids = read.result.line_ids as string[];
   await rt(["insert", "a.py", "1"], { cwd: dir, input: "import os\n" });
-  const r = await rtCall("edit_lines", { path: "a.py", changes: [{ line_id: `4:${ids[3]}`, new_content: "    return 3" }] }, { cwd: dir });
+  const r = await rtCall(
+    "edit_lines",
+    { path: "a.py", changes: [{ line_id: `4:${ids[3]}`, new_content: "    return 3" }] },
+    { cwd: dir },
+  );
   assert.equal(r.result.success, true, r.result.error);
   assert.match(r.result.output, /relocated to line 5/);
   assert.deepEqual(r.result.relocated, [{ ref: `4:${ids[3]}`, from: 4, to: 5 }]);
-  assert.match(fs.readFileSync(path.join(dir, "a.py"), "utf8"), /^import os\ndef f\(x\):\n    if x:\n        return 1\n    return 3\n/);
-  const gone = await rtCall("edit_lines", { path: "a.py", changes: [{ line_id: `5:${ids[3]}`, new_content: "x" }] }, { cwd: dir });
+  assert.match(
+    fs.readFileSync(path.join(dir, "a.py"), "utf8"),
+    /^import os\ndef f\(x\):\n    if x:\n        return 1\n    return 3\n/,
+  );
+  const gone = await rtCall(
+    "edit_lines",
+    { path: "a.py", changes: [{ line_id: `5:${ids[3]}`, new_content: "x" }] },
+    { cwd: dir },
+  );
   assert.equal(gone.code, 1);
   assert.match(gone.result.error, /no longer in the file/);
   assert.match(gone.result.error, /   5: \[LID:[a-z][0-9a-z]{3,5}\]     return 3/);
@@ -74,15 +85,43 @@ test("all changes of one call are applied together or not at all", async () => {
   const read = await rtCall("read", { path: "a.txt", ids: true }, { cwd: dir });
   const ids = read.result.line_ids as string[];
   const before = treeHash(dir);
-  const bad = await rtCall("edit_lines", { path: "a.txt", changes: [{ line_id: ids[0], new_content: "A" }, { line_id: "zzzz", new_content: "?" }] }, { cwd: dir });
+  const bad = await rtCall(
+    "edit_lines",
+    {
+      path: "a.txt",
+      changes: [
+        { line_id: ids[0], new_content: "A" },
+        { line_id: "zzzz", new_content: "?" },
+      ],
+    },
+    { cwd: dir },
+  );
   assert.equal(bad.code, 1);
   assert.equal(treeHash(dir), before);
-  const overlap = await rtCall("edit_lines", { path: "a.txt", changes: [{ start_line_id: ids[0], end_line_id: ids[2], new_content: "X" }, { line_id: ids[1], new_content: "Y" }] }, { cwd: dir });
+  const overlap = await rtCall(
+    "edit_lines",
+    {
+      path: "a.txt",
+      changes: [
+        { start_line_id: ids[0], end_line_id: ids[2], new_content: "X" },
+        { line_id: ids[1], new_content: "Y" },
+      ],
+    },
+    { cwd: dir },
+  );
   assert.match(overlap.result.error, /overlap/);
   assert.equal(treeHash(dir), before);
   const good = await rtCall(
     "edit_lines",
-    { path: "a.txt", changes: [{ line_id: ids[3], new_content: "D" }, { line_id: ids[0], new_content: "A" }, { after_line_id: ids[1], new_content: "b2" }, { line_id: ids[2], delete: true }] },
+    {
+      path: "a.txt",
+      changes: [
+        { line_id: ids[3], new_content: "D" },
+        { line_id: ids[0], new_content: "A" },
+        { after_line_id: ids[1], new_content: "b2" },
+        { line_id: ids[2], delete: true },
+      ],
+    },
     { cwd: dir },
   );
   assert.equal(good.result.success, true, good.result.error);
@@ -112,7 +151,11 @@ test("CRLF, BOM, no final newline and invalid UTF-8 on untouched lines survive a
   const dir = tempTree({ "f.txt": original });
   const r = await rt(["edit", "f.txt", "2", "2"], { cwd: dir, input: "B\n" });
   assert.equal(r.code, 0, r.stderr);
-  const expected = Buffer.concat([Buffer.from("\ufeffa\r\nB\r\nc"), Buffer.from([0xff, 0xfe]), Buffer.from("\r\nlast")]);
+  const expected = Buffer.concat([
+    Buffer.from("\ufeffa\r\nB\r\nc"),
+    Buffer.from([0xff, 0xfe]),
+    Buffer.from("\r\nlast"),
+  ]);
   assert.deepEqual(fs.readFileSync(path.join(dir, "f.txt")), expected);
 });
 
@@ -140,7 +183,11 @@ test("undo restores the previous content, walks back, and refuses after an outsi
 test("undo keeps at least the last 20 edits", async () => {
   const dir = tempTree({ "n.txt": "0\n" });
   for (let i = 1; i <= 22; i++) {
-    const r = await rtCall("edit_range", { path: "n.txt", start_line: 1, end_line: 1, new_text: `${i}\n` }, { cwd: dir });
+    const r = await rtCall(
+      "edit_range",
+      { path: "n.txt", start_line: 1, end_line: 1, new_text: `${i}\n` },
+      { cwd: dir },
+    );
     assert.equal(r.code, 0);
   }
   for (let i = 21; i >= 2; i--) {
@@ -180,7 +227,10 @@ test("safe-read-only refuses every editing tool (naming the profile) but dry-run
     assert.equal(c.result.success, false, tool);
     assert.match(c.result.error, /safe-read-only/);
   }
-  const d = await rt(["--profile", "safe-read-only", "edit", "a.txt", "1", "1", "--dry-run"], { cwd: dir, input: "x\n" });
+  const d = await rt(["--profile", "safe-read-only", "edit", "a.txt", "1", "1", "--dry-run"], {
+    cwd: dir,
+    input: "x\n",
+  });
   assert.equal(d.code, 0, d.stderr);
   assert.match(d.stdout, /-one\n\+x/);
   assert.equal(treeHash(dir), before);
@@ -203,7 +253,13 @@ test("RT_ENABLE_SWE=0 disables every SWE tool in every face: rt open/grep/find, 
   const dir = tempTree({ "a.txt": "one\n" });
   for (const env of [{ RT_ENABLE_SWE: "0" }, { RAGIX_ENABLE_SWE: "off" }]) {
     const name = Object.keys(env)[0];
-    for (const args of [["open", "a.txt"], ["grep", "one"], ["find", "a"], ["scroll", "a.txt", "+"], ["grep-file", "one", "a.txt"]]) {
+    for (const args of [
+      ["open", "a.txt"],
+      ["grep", "one"],
+      ["find", "a"],
+      ["scroll", "a.txt", "+"],
+      ["grep-file", "one", "a.txt"],
+    ]) {
       const r = await rt(args, { cwd: dir, env });
       assert.equal(r.code, 1, `${args.join(" ")}: ${r.stdout}`);
       const tool = args[0] === "grep-file" ? "grep_file" : args[0];
@@ -213,8 +269,25 @@ test("RT_ENABLE_SWE=0 disables every SWE tool in every face: rt open/grep/find, 
     const call = await rtCall("search_dir", { pattern: "one" }, { cwd: dir, env });
     assert.equal(call.result.success, false);
     assert.match(call.result.error, new RegExp(`grep is disabled: ${name}`));
-    const listed = JSON.parse((await rt(["tools", "--json"], { cwd: dir, env })).stdout).map((t: { name: string }) => t.name);
-    for (const n of ["open", "scroll", "find", "grep", "grep-file", "edit_lines", "edit_range", "insert_at", "edit_file", "edit", "multi_edit", "write", "undo_edit"]) assert.ok(!listed.includes(n), n);
+    const listed = JSON.parse((await rt(["tools", "--json"], { cwd: dir, env })).stdout).map(
+      (t: { name: string }) => t.name,
+    );
+    for (const n of [
+      "open",
+      "scroll",
+      "find",
+      "grep",
+      "grep-file",
+      "edit_lines",
+      "edit_range",
+      "insert_at",
+      "edit_file",
+      "edit",
+      "multi_edit",
+      "write",
+      "undo_edit",
+    ])
+      assert.ok(!listed.includes(n), n);
     for (const n of ["read", "ls", "bash", "sql_query"]) assert.ok(listed.includes(n), n);
     // The other tools still work.
     assert.equal((await rt(["read", "a.txt"], { cwd: dir, env })).code, 0);
@@ -260,7 +333,11 @@ test("a plain line number that went stale since the caller viewed the file is re
   // Lines above the change, and lines the edit's output showed, are current.
   assert.equal((await rt(["edit", "s.txt", "1", "1"], { cwd: dir, input: "NEW1\n" })).code, 0);
   // N:ID follows the line; so does re-reading.
-  const byId = await rtCall("edit_lines", { path: "s.txt", changes: [{ line_id: `7:${ids[6]}`, new_content: "G" }] }, { cwd: dir });
+  const byId = await rtCall(
+    "edit_lines",
+    { path: "s.txt", changes: [{ line_id: `7:${ids[6]}`, new_content: "G" }] },
+    { cwd: dir },
+  );
   assert.equal(byId.code, 0, byId.result.error);
   await rt(["open", "s.txt"], { cwd: dir });
   assert.equal((await rt(["edit", "s.txt", "10", "10"], { cwd: dir, input: "H\n" })).code, 0);
@@ -287,7 +364,11 @@ test("a line given as both start and end of a relocated range is reported reloca
   const ids = read.result.line_ids as string[];
   fs.writeFileSync(path.join(dir, "a.py"), `import os\n${PY}`);
   const ref = `4:${ids[3]}`;
-  const r = await rtCall("edit_lines", { path: "a.py", command: "replace", start_line: ref, end_line: ref, new_content: "    return 3" }, { cwd: dir });
+  const r = await rtCall(
+    "edit_lines",
+    { path: "a.py", command: "replace", start_line: ref, end_line: ref, new_content: "    return 3" },
+    { cwd: dir },
+  );
   assert.equal(r.result.success, true, r.result.error);
   assert.deepEqual(r.result.relocated, [{ ref, from: 4, to: 5 }]);
   assert.equal(r.result.output.match(/was relocated/g)?.length, 1);
@@ -311,8 +392,15 @@ test("a deletion names the deleted lines: ✓ Edited <path>:<start>-<end>, start
 test("edit_lines fixes a misindented line when new_content only changes its indentation (seed 001)", async () => {
   const broken = "class A:\n    def get(self):\n        if self.ok:\n        return self.data\n        return None\n";
   const dir = tempTree({ "a.py": broken });
-  const r = await rtCall("edit_lines", { path: "a.py", command: "replace", start_line: 4, end_line: 4, new_content: "            return self.data" }, { cwd: dir });
+  const r = await rtCall(
+    "edit_lines",
+    { path: "a.py", command: "replace", start_line: 4, end_line: 4, new_content: "            return self.data" },
+    { cwd: dir },
+  );
   assert.equal(r.result.success, true, r.result.error);
   assert.equal(r.result.changed, true);
-  assert.equal(fs.readFileSync(path.join(dir, "a.py"), "utf8"), broken.replace("        return self.data", "            return self.data"));
+  assert.equal(
+    fs.readFileSync(path.join(dir, "a.py"), "utf8"),
+    broken.replace("        return self.data", "            return self.data"),
+  );
 });

@@ -36,16 +36,39 @@ function shownLines(output: string): Array<[number, string]> {
 test("two distant changes: two windows parted by ..., nothing in between", async () => {
   const root = tempTree({ "a.txt": lines(200) });
   const ws = createWorkspace({ root, env: {} });
-  const r = await callTool(ws, "edit_lines", { path: "a.txt", changes: [{ line_id: 10, new_content: "TEN" }, { line_id: 150, new_content: "ONE-FIFTY" }] });
+  const r = await callTool(ws, "edit_lines", {
+    path: "a.txt",
+    changes: [
+      { line_id: 10, new_content: "TEN" },
+      { line_id: 150, new_content: "ONE-FIFTY" },
+    ],
+  });
   assert.equal(r.success, true, r.error);
   assert.equal(
     r.output,
-    ["✓ Edited a.txt:10,150", ...[7, 8, 9].map((n) => `${String(n).padStart(4)}: line ${n}`), "  10: TEN", ...[11, 12, 13].map((n) => `${String(n).padStart(4)}: line ${n}`), "  ...",
-      ...[147, 148, 149].map((n) => `${String(n).padStart(4)}: line ${n}`), " 150: ONE-FIFTY", ...[151, 152, 153].map((n) => `${String(n).padStart(4)}: line ${n}`)].join("\n"),
+    [
+      "✓ Edited a.txt:10,150",
+      ...[7, 8, 9].map((n) => `${String(n).padStart(4)}: line ${n}`),
+      "  10: TEN",
+      ...[11, 12, 13].map((n) => `${String(n).padStart(4)}: line ${n}`),
+      "  ...",
+      ...[147, 148, 149].map((n) => `${String(n).padStart(4)}: line ${n}`),
+      " 150: ONE-FIFTY",
+      ...[151, 152, 153].map((n) => `${String(n).padStart(4)}: line ${n}`),
+    ].join("\n"),
   );
   // Changes whose contexts meet share one window.
-  const near = await callTool(ws, "edit_lines", { path: "a.txt", changes: [{ line_id: 20, new_content: "A" }, { line_id: 26, new_content: "B" }] });
-  assert.deepEqual(shownLines(near.output).map(([n]) => n), Array.from({ length: 13 }, (_, i) => 17 + i));
+  const near = await callTool(ws, "edit_lines", {
+    path: "a.txt",
+    changes: [
+      { line_id: 20, new_content: "A" },
+      { line_id: 26, new_content: "B" },
+    ],
+  });
+  assert.deepEqual(
+    shownLines(near.output).map(([n]) => n),
+    Array.from({ length: 13 }, (_, i) => 17 + i),
+  );
   assert.doesNotMatch(near.output, /\.\.\./);
 });
 
@@ -89,7 +112,8 @@ test("invariant over generated calls: each change is shown with its context, and
     const changed = after.map((l, i) => (l.startsWith("new ") ? i + 1 : 0)).filter((n) => n > 0);
     const shownSet = new Set(shown.map(([n]) => n));
     for (const n of changed) {
-      for (let k = Math.max(1, n - CONTEXT); k <= Math.min(after.length, n + CONTEXT); k++) assert.ok(shownSet.has(k), `round ${round}: line ${k} near changed line ${n}`);
+      for (let k = Math.max(1, n - CONTEXT); k <= Math.min(after.length, n + CONTEXT); k++)
+        assert.ok(shownSet.has(k), `round ${round}: line ${k} near changed line ${n}`);
     }
     // 3. Nothing far from a change is shown: each shown line is within CONTEXT of a changed line or a
     //    deletion's place (the first line after the deleted ones, or the last line).
@@ -100,13 +124,20 @@ test("invariant over generated calls: each change is shown with its context, and
       const prev = i > 0 ? origNumber(after[i - 1]) : 0;
       if (o !== undefined && prev !== undefined && o !== prev + 1) anchors.add(i + 1);
     }
-    if (origNumber(after[after.length - 1] ?? "") !== undefined && origNumber(after[after.length - 1]) !== total) anchors.add(after.length + 1);
+    if (origNumber(after[after.length - 1] ?? "") !== undefined && origNumber(after[after.length - 1]) !== total)
+      anchors.add(after.length + 1);
     for (const n of shownSet) {
-      assert.ok([...anchors].some((a) => Math.abs(a - n) <= CONTEXT + 1), `round ${round}: line ${n} is far from every change (${[...anchors].join(",")})\n${r.output}`);
+      assert.ok(
+        [...anchors].some((a) => Math.abs(a - n) <= CONTEXT + 1),
+        `round ${round}: line ${n} is far from every change (${[...anchors].join(",")})\n${r.output}`,
+      );
     }
     // 4. Windows are in order and parted by "..." only where lines were skipped.
     const numbers = shown.map(([n]) => n);
-    assert.deepEqual(numbers, [...numbers].sort((a, b) => a - b));
+    assert.deepEqual(
+      numbers,
+      [...numbers].sort((a, b) => a - b),
+    );
     const gaps = numbers.filter((n, i) => i > 0 && n !== numbers[i - 1] + 1).length;
     assert.equal((r.output.match(/^ {2}\.\.\.$/gm) ?? []).length, gaps, r.output);
   }
@@ -117,12 +148,28 @@ test("lines in the untouched gap are not marked as shown: a stale number there i
   const ws = createWorkspace({ root, env: {} });
   await callTool(ws, "read", { path: "a.txt" });
   // Inserts two lines at the top and changes line 90: lines 10-80 shift by two and were not shown again.
-  const r = await callTool(ws, "edit_lines", { path: "a.txt", changes: [{ after_line_id: 1, new_content: "x\ny" }, { line_id: 90, new_content: "NINETY" }] });
+  const r = await callTool(ws, "edit_lines", {
+    path: "a.txt",
+    changes: [
+      { after_line_id: 1, new_content: "x\ny" },
+      { line_id: 90, new_content: "NINETY" },
+    ],
+  });
   assert.equal(r.success, true, r.error);
-  const stale = await callTool(ws, "edit_lines", { path: "a.txt", command: "replace", start_line: 50, new_content: "FIFTY" });
+  const stale = await callTool(ws, "edit_lines", {
+    path: "a.txt",
+    command: "replace",
+    start_line: 50,
+    new_content: "FIFTY",
+  });
   assert.equal(stale.success, false);
   assert.match(stale.error!, /line 50 is ambiguous/);
   // Shown lines are current: line 92 (NINETY) was shown after the edit.
-  const fresh = await callTool(ws, "edit_lines", { path: "a.txt", command: "replace", start_line: 92, new_content: "ninety" });
+  const fresh = await callTool(ws, "edit_lines", {
+    path: "a.txt",
+    command: "replace",
+    start_line: 92,
+    new_content: "ninety",
+  });
   assert.equal(fresh.success, true, fresh.error);
 });

@@ -51,16 +51,32 @@ test("globs: **/*.ts, *.ts, src/**/*.ts, braces", async () => {
   const all = ["src/App.test.ts", "src/app.ts", "src/lib/deep/util.ts", "sub/written.ts"];
   assert.equal((await rt(["find", "**/*.ts"], { cwd: root })).stdout, `${all.join("\n")}\n`);
   assert.equal((await rt(["find", "*.ts"], { cwd: root })).stdout, `${all.join("\n")}\n`);
-  assert.equal((await rt(["find", "src/**/*.ts"], { cwd: root })).stdout, "src/App.test.ts\nsrc/app.ts\nsrc/lib/deep/util.ts\n");
+  assert.equal(
+    (await rt(["find", "src/**/*.ts"], { cwd: root })).stdout,
+    "src/App.test.ts\nsrc/app.ts\nsrc/lib/deep/util.ts\n",
+  );
   assert.equal((await rt(["find", "*.{css,md}"], { cwd: root })).stdout, "docs/app-guide.md\nsrc/style.css\n");
-  assert.equal((await rt(["find", "*.TS", "src/lib"], { cwd: root })).stdout, "src/lib/deep/util.ts\n", "globs ignore case too");
+  assert.equal(
+    (await rt(["find", "*.TS", "src/lib"], { cwd: root })).stdout,
+    "src/lib/deep/util.ts\n",
+    "globs ignore case too",
+  );
 });
 
 test(".gitignore is honored without git (nested ones and negations too); hidden files are found", async () => {
   const root = tree();
   const r = await rt(["find", "*"], { cwd: root });
   const out = r.stdout.trimEnd().split("\n");
-  for (const gone of ["dist/app.ts", "build.log", "sub/generated.ts", "node_modules/app/index.ts", ".git/app.ts", ".venv/app.py", "__pycache__/app.pyc", ".rt/app.json"]) {
+  for (const gone of [
+    "dist/app.ts",
+    "build.log",
+    "sub/generated.ts",
+    "node_modules/app/index.ts",
+    ".git/app.ts",
+    ".venv/app.py",
+    "__pycache__/app.pyc",
+    ".rt/app.json",
+  ]) {
     assert.ok(!out.includes(gone), `${gone} must be skipped`);
   }
   for (const kept of ["keep.log", ".env", ".github/workflows/ci.yml", ".gitignore", "sub/written.ts"]) {
@@ -72,7 +88,20 @@ test(".gitignore is honored without git (nested ones and negations too); hidden 
 test("a glob never lists ignored or skipped files, not even `*`", async () => {
   const root = tree();
   const out = (await rt(["find", "*"], { cwd: root })).stdout.trimEnd().split("\n");
-  assert.deepEqual(out, [".env", ".github/workflows/ci.yml", ".gitignore", "docs/app-guide.md", "keep.log", "src/App.test.ts", "src/app.ts", "src/lib/deep/util.ts", "src/lib/helper.js", "src/style.css", "sub/.gitignore", "sub/written.ts"]);
+  assert.deepEqual(out, [
+    ".env",
+    ".github/workflows/ci.yml",
+    ".gitignore",
+    "docs/app-guide.md",
+    "keep.log",
+    "src/App.test.ts",
+    "src/app.ts",
+    "src/lib/deep/util.ts",
+    "src/lib/helper.js",
+    "src/style.css",
+    "sub/.gitignore",
+    "sub/written.ts",
+  ]);
   assert.equal((await rt(["find", "dist/**"], { cwd: root })).stdout, 'no files matching "dist/**"\n');
   assert.equal((await rt(["find", "node_modules/**"], { cwd: root })).stdout, 'no files matching "node_modules/**"\n');
   assert.equal((await rt(["find", "*.pyc"], { cwd: root })).stdout, 'no files matching "*.pyc"\n');
@@ -126,7 +155,13 @@ test("rt call: find, find_file and glob are the same tool", async () => {
     ],
     { cwd: root },
   );
-  assert.deepEqual(results[0], { success: true, output: "src/style.css", files: ["src/style.css"], count: 1, truncated: false });
+  assert.deepEqual(results[0], {
+    success: true,
+    output: "src/style.css",
+    files: ["src/style.css"],
+    count: 1,
+    truncated: false,
+  });
   assert.deepEqual(results[1], results[0]);
   assert.deepEqual(results[2], results[0]);
   assert.equal(results[3].error_type, "usage");

@@ -25,10 +25,26 @@ const RG_COLUMNS = 2000;
 
 /** ripgrep's lines for `args` on one file, parsed as grep parses them (one trailing CR dropped). */
 function rgLines(file: string, args: string[]): { count: number; lines: PrintedLine[] } {
-  const r = spawnSync(rgPath(), ["--no-config", "--crlf", "--line-number", "--with-filename", "--null", "--max-columns", String(RG_COLUMNS), "--max-columns-preview", ...args, "--", file], {
-    maxBuffer: 1 << 26,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const r = spawnSync(
+    rgPath(),
+    [
+      "--no-config",
+      "--crlf",
+      "--line-number",
+      "--with-filename",
+      "--null",
+      "--max-columns",
+      String(RG_COLUMNS),
+      "--max-columns-preview",
+      ...args,
+      "--",
+      file,
+    ],
+    {
+      maxBuffer: 1 << 26,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   assert.ok(r.status === 0 || r.status === 1, r.stderr.toString());
   const out = r.stdout;
   const lines: PrintedLine[] = [];
@@ -54,9 +70,48 @@ function rgLines(file: string, args: string[]): { count: number; lines: PrintedL
 test("literalOf: patterns it calls literal match in ripgrep what their literal matches as a fixed string", () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rt-literal-of-"));
   const r = seededRandom(7);
-  const ALPHABET = ["a", "b", "x", " ", "(", ")", ".", "*", "+", "?", "[", "]", "{", "}", "|", "^", "$", "-", "#", "&", "~", "<", ">", "/", ":", "'", '"', "!", "%", "=", "@", "_", ",", ";", "é", "\\", "\t"];
+  const ALPHABET = [
+    "a",
+    "b",
+    "x",
+    " ",
+    "(",
+    ")",
+    ".",
+    "*",
+    "+",
+    "?",
+    "[",
+    "]",
+    "{",
+    "}",
+    "|",
+    "^",
+    "$",
+    "-",
+    "#",
+    "&",
+    "~",
+    "<",
+    ">",
+    "/",
+    ":",
+    "'",
+    '"',
+    "!",
+    "%",
+    "=",
+    "@",
+    "_",
+    ",",
+    ";",
+    "é",
+    "\\",
+    "\t",
+  ];
   const corpusLines: string[] = [];
-  for (let i = 0; i < 400; i++) corpusLines.push(Array.from({ length: 3 + r.int(25) }, () => r.pick(ALPHABET)).join(""));
+  for (let i = 0; i < 400; i++)
+    corpusLines.push(Array.from({ length: 3 + r.int(25) }, () => r.pick(ALPHABET)).join(""));
   const corpus = path.join(dir, "corpus.txt");
   fs.writeFileSync(corpus, `${corpusLines.join("\n")}\n`);
   const SYNTAX = ".+*?()|[]{}^$\\";
@@ -68,7 +123,8 @@ test("literalOf: patterns it calls literal match in ripgrep what their literal m
     const start = r.int(line.length);
     const piece = line.slice(start, start + 1 + r.int(6));
     let pattern = "";
-    for (const c of piece) pattern += /[!-/:-@[-`{-~]/.test(c) && r.chance(SYNTAX.includes(c) ? 0.8 : 0.3) ? `\\${c}` : c;
+    for (const c of piece)
+      pattern += /[!-/:-@[-`{-~]/.test(c) && r.chance(SYNTAX.includes(c) ? 0.8 : 0.3) ? `\\${c}` : c;
     const literal = literalOf(pattern, {});
     if (literal === undefined) {
       regexes++;
@@ -76,12 +132,15 @@ test("literalOf: patterns it calls literal match in ripgrep what their literal m
     }
     literals++;
     const asRegex = spawnSync(rgPath(), ["--no-config", "-n", "--regexp", pattern, corpus], { encoding: "utf8" });
-    const asText = spawnSync(rgPath(), ["--no-config", "-n", "--fixed-strings", "--regexp", literal, corpus], { encoding: "utf8" });
+    const asText = spawnSync(rgPath(), ["--no-config", "-n", "--fixed-strings", "--regexp", literal, corpus], {
+      encoding: "utf8",
+    });
     assert.equal(asRegex.status, asText.status, `${JSON.stringify(pattern)}: ${asRegex.stderr}`);
     assert.equal(asRegex.stdout, asText.stdout, `${JSON.stringify(pattern)} read as ${JSON.stringify(literal)}`);
   }
   assert.ok(literals > 100 && regexes > 30, `both kinds generated (${literals} literal, ${regexes} not)`);
-  for (const p of ["\\<foo", "foo\\>", "\\bfoo", "\\d", "a.b", "a\\nb", "(?x)a b", "", "a\nb"]) assert.equal(literalOf(p, {}), undefined, p);
+  for (const p of ["\\<foo", "foo\\>", "\\bfoo", "\\d", "a.b", "a\\nb", "(?x)a b", "", "a\nb"])
+    assert.equal(literalOf(p, {}), undefined, p);
   assert.equal(literalOf("getMutex\\(", {}), "getMutex(");
   assert.equal(literalOf("a.b", { fixedStrings: true }), "a.b");
   assert.equal(literalOf("foo", { ignoreCase: true }), undefined, "case folding is ripgrep's");
@@ -99,7 +158,8 @@ function generateFile(r: ReturnType<typeof seededRandom>): Buffer {
     const kind = r.int(20);
     let text: Buffer;
     if (kind === 0) text = Buffer.from(`${"a".repeat(RG_COLUMNS - 6 + r.int(12))}${r.chance(0.5) ? "needle" : ""}`);
-    else if (kind === 1) text = Buffer.concat([Buffer.from("bad "), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from(" needle")]);
+    else if (kind === 1)
+      text = Buffer.concat([Buffer.from("bad "), Buffer.from([0xc3, 0x28, 0xff]), Buffer.from(" needle")]);
     else if (kind === 2) text = Buffer.from(`é needle ü ${"ß".repeat(r.int(5))}`);
     else if (kind === 3) text = Buffer.from("");
     else if (kind === 4 && r.chance(0.2)) text = Buffer.from("nul \0 needle");
@@ -133,17 +193,37 @@ test("literalLines: where it answers, ripgrep prints the same lines; where it ca
       continue;
     }
     answered++;
-    const want = rgLines(file, ["--fixed-strings", "--before-context", String(before), "--after-context", String(after), "--regexp", literal]);
-    assert.deepEqual(mine, want, `f${k} (${JSON.stringify(literal)}, -B${before} -A${after}): ${JSON.stringify(bytes.toString("latin1").slice(0, 200))}`);
+    const want = rgLines(file, [
+      "--fixed-strings",
+      "--before-context",
+      String(before),
+      "--after-context",
+      String(after),
+      "--regexp",
+      literal,
+    ]);
+    assert.deepEqual(
+      mine,
+      want,
+      `f${k} (${JSON.stringify(literal)}, -B${before} -A${after}): ${JSON.stringify(bytes.toString("latin1").slice(0, 200))}`,
+    );
     // Cut at the m-th match: the same lines up to that match's after-context.
     const m = 1 + r.int(3);
     const cut = literalLines(bytes, Buffer.from(literal), before, after, RG_COLUMNS, m);
     assert.equal(cut?.count, want.count, "every matching line is still counted");
-    const upTo = want.lines.findIndex((l, i) => l.match && want.lines.slice(0, i + 1).filter((x) => x.match).length === m);
+    const upTo = want.lines.findIndex(
+      (l, i) => l.match && want.lines.slice(0, i + 1).filter((x) => x.match).length === m,
+    );
     if (upTo === -1) assert.deepEqual(cut?.lines, want.lines);
     else {
       let end = upTo + 1;
-      while (end < want.lines.length && !want.lines[end].match && want.lines[end].line === want.lines[end - 1].line + 1 && want.lines[end].line - want.lines[upTo].line <= after) end++;
+      while (
+        end < want.lines.length &&
+        !want.lines[end].match &&
+        want.lines[end].line === want.lines[end - 1].line + 1 &&
+        want.lines[end].line - want.lines[upTo].line <= after
+      )
+        end++;
       assert.deepEqual(cut?.lines, want.lines.slice(0, end), `f${k}: cut at match ${m}`);
     }
   }
@@ -155,7 +235,8 @@ test("grep: a literal pattern's result is byte-identical to a regular expression
   const r = seededRandom(23);
   for (let t = 0; t < 4; t++) {
     const files: Record<string, string | Buffer> = {};
-    for (let i = 0; i < 120; i++) files[`${r.pick(["a", "b", "a/c", "d-e", "é"])}/${r.pick(["x", "y", "z"])}${i}.txt`] = generateFile(r);
+    for (let i = 0; i < 120; i++)
+      files[`${r.pick(["a", "b", "a/c", "d-e", "é"])}/${r.pick(["x", "y", "z"])}${i}.txt`] = generateFile(r);
     const root = tempTree(files, "rt-grep-literal-");
     const ws = createWorkspace({ root, env: {} });
     for (const [limit, context] of [
@@ -182,7 +263,13 @@ test("a file where ripgrep meets a NUL byte after some matches is left out whole
   let text = "";
   for (let i = 0; i < 8000; i++) text += i % 100 === 0 ? `needle here ${i}\n` : `filler line ${i}\n`;
   // The NUL lies beyond ripgrep's first read of the file (120 KB in), after matches it has already printed.
-  const root = tempTree({ "big.txt": Buffer.concat([Buffer.from(text), Buffer.from([0]), Buffer.from(`\nneedle after\n${text}`)]), "ok.txt": "needle\n" }, "rt-grep-late-nul-");
+  const root = tempTree(
+    {
+      "big.txt": Buffer.concat([Buffer.from(text), Buffer.from([0]), Buffer.from(`\nneedle after\n${text}`)]),
+      "ok.txt": "needle\n",
+    },
+    "rt-grep-late-nul-",
+  );
   const ws = createWorkspace({ root, env: {} });
   for (const pattern of ["needle", "need[l]e"]) {
     for (const context of [0, 2]) {

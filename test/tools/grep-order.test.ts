@@ -27,10 +27,19 @@ function generateTree(seed: number, files: number): string {
     const rel = [...parts, `${r.pick(NAMES)}${i % 7}.${r.pick(["ts", "py", "md", "txt"])}`].join("/");
     const lines: string[] = [];
     const n = 1 + r.int(30);
-    for (let k = 0; k < n; k++) lines.push(r.chance(0.15) ? `line ${k} has a needle ${r.int(1000)}` : `line ${k} ${r.int(100000)}`);
+    for (let k = 0; k < n; k++)
+      lines.push(r.chance(0.15) ? `line ${k} has a needle ${r.int(1000)}` : `line ${k} ${r.int(100000)}`);
     const kind = r.int(40);
-    if (kind === 0) tree[rel] = Buffer.from(`\x01\x02\x03\x04\x05\x06 needle \x07\x08\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\n`.repeat(4)); // binary-looking, no NUL
-    else if (kind === 1) tree[rel] = Buffer.concat([Buffer.from("needle in a file with a NUL\n"), Buffer.from([0, 1, 2]), Buffer.from("\nneedle\n")]);
+    if (kind === 0)
+      tree[rel] = Buffer.from(
+        `\x01\x02\x03\x04\x05\x06 needle \x07\x08\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\n`.repeat(4),
+      ); // binary-looking, no NUL
+    else if (kind === 1)
+      tree[rel] = Buffer.concat([
+        Buffer.from("needle in a file with a NUL\n"),
+        Buffer.from([0, 1, 2]),
+        Buffer.from("\nneedle\n"),
+      ]);
     else tree[rel] = `${lines.join("\n")}\n`;
   }
   return tempTree(tree, "rt-grep-order-");
@@ -44,7 +53,22 @@ interface OracleLine {
 
 /** ripgrep, one thread, sorted by path: every matching line rt may show or count. */
 function oracle(root: string, pattern: string): OracleLine[] {
-  const r = spawnSync(rgPath(), [...baseArgs(), "--sort", "path", "--no-messages", "--crlf", "--line-number", "--with-filename", "--null", "--regexp", pattern], { cwd: root, encoding: "utf8", maxBuffer: 1 << 28, stdio: ["ignore", "pipe", "pipe"] });
+  const r = spawnSync(
+    rgPath(),
+    [
+      ...baseArgs(),
+      "--sort",
+      "path",
+      "--no-messages",
+      "--crlf",
+      "--line-number",
+      "--with-filename",
+      "--null",
+      "--regexp",
+      pattern,
+    ],
+    { cwd: root, encoding: "utf8", maxBuffer: 1 << 28, stdio: ["ignore", "pipe", "pipe"] },
+  );
   assert.ok(r.status === 0 || r.status === 1, r.stderr);
   return r.stdout
     .split("\n")
@@ -53,7 +77,11 @@ function oracle(root: string, pattern: string): OracleLine[] {
       const nul = l.indexOf("\0");
       const rest = l.slice(nul + 1);
       const colon = rest.indexOf(":");
-      return { file: l.slice(0, nul), line: Number(rest.slice(0, colon)), text: rest.slice(colon + 1).replace(/\r$/, "") };
+      return {
+        file: l.slice(0, nul),
+        line: Number(rest.slice(0, colon)),
+        text: rest.slice(colon + 1).replace(/\r$/, ""),
+      };
     });
 }
 
@@ -73,7 +101,9 @@ function expected(root: string, all: OracleLine[], limit: number): { shown: Orac
     if (shown.length === limit) cutoff = l.file;
   }
   // Counted: every match but those in binary-looking files up to the last shown file.
-  const total = all.filter((l) => !(isBinary(l.file) && (cutoff === undefined || comparePaths(l.file, cutoff) < 0))).length;
+  const total = all.filter(
+    (l) => !(isBinary(l.file) && (cutoff === undefined || comparePaths(l.file, cutoff) < 0)),
+  ).length;
   return { shown, total };
 }
 
@@ -99,7 +129,11 @@ test("grep shows the first N matches by path then line, the same on every run, w
       for (let run = 0; run < 3; run++) {
         const r = await callTool(ws, "grep", { pattern: "needle", limit });
         assert.equal(r.success, true, r.error);
-        const matches = (r.matches as Array<{ file: string; line: number; content: string }>).map((m) => ({ file: m.file, line: m.line, text: m.content }));
+        const matches = (r.matches as Array<{ file: string; line: number; content: string }>).map((m) => ({
+          file: m.file,
+          line: m.line,
+          text: m.content,
+        }));
         assert.deepEqual(matches, want.shown, `seed ${seed} limit ${limit} run ${run}`);
         assert.equal(r.count, want.total, `seed ${seed} limit ${limit}: total`);
         if (first === undefined) first = r.output;
@@ -134,24 +168,53 @@ test("context: groups in path order, -- between separate groups and files, after
     "a-b.txt": "needle ab1\n",
   });
   const r = await rt(["grep", "needle", "-C", "1"], { cwd: root });
-  assert.equal(r.stdout, "a/z.txt:1: needle az1\na/z.txt-2- q\n--\na/z.txt-4- s\na/z.txt:5: needle az5\na/z.txt-6- t\n--\na-b.txt:1: needle ab1\n--\nb.txt-1- x\nb.txt:2: needle b2\nb.txt-3- y\n");
-  const capped = await callTool(createWorkspace({ root, env: {} }), "grep", { pattern: "needle", context: 1, limit: 2 });
+  assert.equal(
+    r.stdout,
+    "a/z.txt:1: needle az1\na/z.txt-2- q\n--\na/z.txt-4- s\na/z.txt:5: needle az5\na/z.txt-6- t\n--\na-b.txt:1: needle ab1\n--\nb.txt-1- x\nb.txt:2: needle b2\nb.txt-3- y\n",
+  );
+  const capped = await callTool(createWorkspace({ root, env: {} }), "grep", {
+    pattern: "needle",
+    context: 1,
+    limit: 2,
+  });
   assert.equal(
     capped.output,
     "a/z.txt:1: needle az1\na/z.txt-2- q\n--\na/z.txt-4- s\na/z.txt:5: needle az5\na/z.txt-6- t\n... truncated: showing 2 of 4 matches (the first in path order; 2 more); narrow the pattern or path, or raise limit",
   );
-  const before = await callTool(createWorkspace({ root, env: {} }), "grep", { pattern: "needle", context_before: 1, path: "b.txt" });
+  const before = await callTool(createWorkspace({ root, env: {} }), "grep", {
+    pattern: "needle",
+    context_before: 1,
+    path: "b.txt",
+  });
   assert.equal(before.output, "1- x\n2: needle b2", "a file given as the path: lines without its name");
-  const after = await callTool(createWorkspace({ root, env: {} }), "grep", { pattern: "needle", context_after: 2, path: "a/z.txt", limit: 1 });
-  assert.equal(after.output, "1: needle az1\n2- q\n3- r\n... truncated: showing 1 of 2 matches (the first in path order; 1 more); narrow the pattern or path, or raise limit");
+  const after = await callTool(createWorkspace({ root, env: {} }), "grep", {
+    pattern: "needle",
+    context_after: 2,
+    path: "a/z.txt",
+    limit: 1,
+  });
+  assert.equal(
+    after.output,
+    "1: needle az1\n2- q\n3- r\n... truncated: showing 1 of 2 matches (the first in path order; 1 more); narrow the pattern or path, or raise limit",
+  );
 });
 
 test("binary files: a directory search names the binary-looking files it left out; a binary file given itself is refused as binary", async () => {
   const bin = Buffer.from("\x01\x02\x03needle\x04\x05\x06\x07\x08\x0e\x0f\x10\x11\x12\x13\n".repeat(3));
-  const root = tempTree({ "data.bin": bin, "text.txt": "needle\n", "img.png": Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from("needle\n")]) });
+  const root = tempTree({
+    "data.bin": bin,
+    "text.txt": "needle\n",
+    "img.png": Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), Buffer.from("needle\n")]),
+  });
   const ws = createWorkspace({ root, env: {} });
   const r = await callTool(ws, "grep", { pattern: "needle" });
-  assert.equal(r.output, "text.txt:1: needle\n(2 binary files with matches not shown: data.bin (binary data), img.png (PNG image))".replace("binary data", String(fileBinaryKind(path.join(root, "data.bin")))));
+  assert.equal(
+    r.output,
+    "text.txt:1: needle\n(2 binary files with matches not shown: data.bin (binary data), img.png (PNG image))".replace(
+      "binary data",
+      String(fileBinaryKind(path.join(root, "data.bin"))),
+    ),
+  );
   assert.equal(r.count, 1);
   for (const [tool, args] of [
     ["grep", { pattern: "needle", path: "data.bin" }],
@@ -169,21 +232,30 @@ test("binary files: a directory search names the binary-looking files it left ou
 test("the same search run concurrently many times gives byte-identical output", async () => {
   const root = generateTree(99, 2000);
   const ws = createWorkspace({ root, env: {} });
-  const outs = await Promise.all(Array.from({ length: 6 }, () => callTool(ws, "grep", { pattern: "needle \\d+[05]", limit: 40 })));
+  const outs = await Promise.all(
+    Array.from({ length: 6 }, () => callTool(ws, "grep", { pattern: "needle \\d+[05]", limit: 40 })),
+  );
   for (const o of outs) assert.equal(o.output, outs[0].output);
-  const cli = await Promise.all(Array.from({ length: 3 }, () => rt(["grep", "needle", "--limit", "25"], { cwd: root })));
+  const cli = await Promise.all(
+    Array.from({ length: 3 }, () => rt(["grep", "needle", "--limit", "25"], { cwd: root })),
+  );
   for (const c of cli) assert.equal(c.stdout, cli[0].stdout);
   assert.ok(fs.existsSync(root));
 });
 
 test("a binary-looking file among the first matches: the files it crowded out are found again (the search reruns)", async () => {
-  const files: Record<string, string | Buffer> = { "a/early.dat": Buffer.from("\x01\x02\x03 needle \x04\x05\x06\x07\x08\x0e\x0f\x10\x11\x12\n".repeat(50)) };
+  const files: Record<string, string | Buffer> = {
+    "a/early.dat": Buffer.from("\x01\x02\x03 needle \x04\x05\x06\x07\x08\x0e\x0f\x10\x11\x12\n".repeat(50)),
+  };
   for (let i = 0; i < 300; i++) files[`b/f${String(i).padStart(3, "0")}.txt`] = "needle\n";
   const root = tempTree(files);
   const ws = createWorkspace({ root, env: {} });
   const r = await callTool(ws, "grep", { pattern: "needle", limit: 10 });
   const shown = (r.matches as Array<{ file: string }>).map((m) => m.file);
-  assert.deepEqual(shown, Array.from({ length: 10 }, (_, i) => `b/f${String(i).padStart(3, "0")}.txt`));
+  assert.deepEqual(
+    shown,
+    Array.from({ length: 10 }, (_, i) => `b/f${String(i).padStart(3, "0")}.txt`),
+  );
   assert.equal(r.count, 300, "the binary file's 50 matches are not counted");
   assert.deepEqual(r.binary_files, ["a/early.dat"]);
 });

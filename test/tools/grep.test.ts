@@ -21,7 +21,7 @@ function tree() {
     "src/util.ts": "export const needle = 2;\n",
     "src/style.css": ".needle { color: red }\n",
     "docs/guide.md": "# Guide\nSearch for a needle here.\n",
-    "README": "no match in here\n",
+    README: "no match in here\n",
     ".hidden/conf.ts": "const needle = 'hidden files are searched';\n",
     ".gitignore": "ignored/\n*.log\n",
     "ignored/x.ts": "const needle = 'ignored';\n",
@@ -52,18 +52,28 @@ test("content mode: path:line: text; .gitignore honored (no git needed), .git/, 
   assert.equal(res.success, true);
   assert.equal(res.count, 3);
   assert.equal(res.truncated, false);
-  assert.deepEqual(
-    (res.matches as Array<Record<string, unknown>>).map((m) => `${m.file}:${m.line}`).sort(),
-    ["src/app.ts:4", "src/style.css:1", "src/util.ts:1"],
-  );
+  assert.deepEqual((res.matches as Array<Record<string, unknown>>).map((m) => `${m.file}:${m.line}`).sort(), [
+    "src/app.ts:4",
+    "src/style.css:1",
+    "src/util.ts:1",
+  ]);
 });
 
 test("-i, --glob, -F, a path argument, and a file path", async () => {
   const root = tree();
   const i = await rt(["grep", "-i", "NEEDLE", "src"], { cwd: root });
-  assert.deepEqual(sorted(i.stdout), ["src/app.ts:2: const Needle = 1;", "src/app.ts:4:   return needle;", "src/style.css:1: .needle { color: red }", "src/util.ts:1: export const needle = 2;"]);
+  assert.deepEqual(sorted(i.stdout), [
+    "src/app.ts:2: const Needle = 1;",
+    "src/app.ts:4:   return needle;",
+    "src/style.css:1: .needle { color: red }",
+    "src/util.ts:1: export const needle = 2;",
+  ]);
   const g = await rt(["grep", "needle", "--glob", "*.ts"], { cwd: root });
-  assert.deepEqual(sorted(g.stdout), [".hidden/conf.ts:1: const needle = 'hidden files are searched';", "src/app.ts:4:   return needle;", "src/util.ts:1: export const needle = 2;"]);
+  assert.deepEqual(sorted(g.stdout), [
+    ".hidden/conf.ts:1: const needle = 'hidden files are searched';",
+    "src/app.ts:4:   return needle;",
+    "src/util.ts:1: export const needle = 2;",
+  ]);
   const g2 = await rt(["grep", "needle", "-g", "src/**/*.css"], { cwd: root });
   assert.equal(g2.stdout, "src/style.css:1: .needle { color: red }\n");
   const f = tempTree({ "a.txt": "call f(x.y)\ncall fAxBy)\n" });
@@ -86,14 +96,19 @@ test("--glob never brings back ignored or skipped files; exclusions and path glo
     "node_modules/p/i.ts": "needle\n",
     ".git/x.ts": "needle\n",
   });
-  const files = async (...extra: string[]) => sorted((await rt(["grep", "needle", "-l", ...extra], { cwd: root })).stdout);
+  const files = async (...extra: string[]) =>
+    sorted((await rt(["grep", "needle", "-l", ...extra], { cwd: root })).stdout);
   assert.deepEqual(await files("--glob", "*.ts"), ["src/a.ts", "src/lib/b.ts", "top.ts"]);
   assert.deepEqual(await files("--glob", "*"), ["src/a.ts", "src/c.js", "src/lib/b.ts", "top.ts"]);
   assert.deepEqual(await files("--glob", "*.{ts,js}"), ["src/a.ts", "src/c.js", "src/lib/b.ts", "top.ts"]);
   assert.deepEqual(await files("--glob", "**/*.ts"), ["src/a.ts", "src/lib/b.ts", "top.ts"]);
   assert.deepEqual(await files("--glob", "src/**"), ["src/a.ts", "src/c.js", "src/lib/b.ts"]);
   assert.deepEqual(await files("--glob", "src/*.ts"), ["src/a.ts"]);
-  assert.deepEqual(await files("--glob", "dist/**"), [""], "nothing on standard output (the reason is on standard error)");
+  assert.deepEqual(
+    await files("--glob", "dist/**"),
+    [""],
+    "nothing on standard output (the reason is on standard error)",
+  );
   assert.deepEqual(await files("--glob", "!*.js"), ["src/a.ts", "src/lib/b.ts", "top.ts"]);
   const content = await rt(["grep", "needle", "--glob", "src/**/*.ts"], { cwd: root });
   assert.deepEqual(sorted(content.stdout), ["src/a.ts:1: needle", "src/lib/b.ts:1: needle"]);
@@ -104,9 +119,15 @@ test("--glob never brings back ignored or skipped files; exclusions and path glo
 test("-C N: context lines as path-line- text, groups separated by --", async () => {
   const root = tempTree({ "c.txt": lines(20, (i) => (i === 5 || i === 15 ? `hit ${i}` : `ctx ${i}`)) });
   const r = await rt(["grep", "hit", "-C", "1"], { cwd: root });
-  assert.equal(r.stdout, "c.txt-4- ctx 4\nc.txt:5: hit 5\nc.txt-6- ctx 6\n--\nc.txt-14- ctx 14\nc.txt:15: hit 15\nc.txt-16- ctx 16\n");
+  assert.equal(
+    r.stdout,
+    "c.txt-4- ctx 4\nc.txt:5: hit 5\nc.txt-6- ctx 6\n--\nc.txt-14- ctx 14\nc.txt:15: hit 15\nc.txt-16- ctx 16\n",
+  );
   const gf = await rt(["grep-file", "hit", "c.txt", "-C", "2"], { cwd: root });
-  assert.equal(gf.stdout, "3- ctx 3\n4- ctx 4\n5: hit 5\n6- ctx 6\n7- ctx 7\n--\n13- ctx 13\n14- ctx 14\n15: hit 15\n16- ctx 16\n17- ctx 17\n");
+  assert.equal(
+    gf.stdout,
+    "3- ctx 3\n4- ctx 4\n5: hit 5\n6- ctx 6\n7- ctx 7\n--\n13- ctx 13\n14- ctx 14\n15: hit 15\n16- ctx 16\n17- ctx 17\n",
+  );
 });
 
 test("-l lists files, -c counts per file, each capped with a truncation line", async () => {
@@ -150,12 +171,21 @@ test("the cap: default 200 matches, then a line saying how many were left out", 
   assert.equal(out.length, 201);
   assert.equal(out[0], "many.txt:1: hit 1");
   assert.equal(out[199], "many.txt:200: hit 200");
-  assert.equal(out[200], "... truncated: showing 200 of 250 matches (the first in path order; 50 more); narrow the pattern or path, or raise limit");
+  assert.equal(
+    out[200],
+    "... truncated: showing 200 of 250 matches (the first in path order; 50 more); narrow the pattern or path, or raise limit",
+  );
   const l = await rt(["grep", "hit", "--limit", "3"], { cwd: root });
-  assert.equal(l.stdout, "many.txt:1: hit 1\nmany.txt:2: hit 2\nmany.txt:3: hit 3\n... truncated: showing 3 of 250 matches (the first in path order; 247 more); narrow the pattern or path, or raise limit\n");
+  assert.equal(
+    l.stdout,
+    "many.txt:1: hit 1\nmany.txt:2: hit 2\nmany.txt:3: hit 3\n... truncated: showing 3 of 250 matches (the first in path order; 247 more); narrow the pattern or path, or raise limit\n",
+  );
   const res = await inProc(root)("grep-file", { pattern: "hit", path: "many.txt", limit: 249 });
   assert.deepEqual([res.count, res.truncated, (res.matches as unknown[]).length], [250, true, 249]);
-  assert.match(res.output as string, /\n\.\.\. truncated: showing 249 of 250 matches \(the first in path order; 1 more\);/);
+  assert.match(
+    res.output as string,
+    /\n\.\.\. truncated: showing 249 of 250 matches \(the first in path order; 1 more\);/,
+  );
 });
 
 test("long match lines are cut at the per-line cap, in the output and in the metadata", async () => {
@@ -171,7 +201,11 @@ test("long match lines are cut at the per-line cap, in the output and in the met
   const res = await inProc(root)("grep", { pattern: "needle" });
   const [m1, m2] = res.matches as Array<{ content: string }>;
   assert.equal(m1.content, medium, "a line under the metadata cap is whole");
-  assert.equal(m2.content, `${long.slice(0, MAX_LINE_CHARS)}… [line cut: longer than ${MAX_LINE_CHARS} bytes]`, "a longer one is cut there");
+  assert.equal(
+    m2.content,
+    `${long.slice(0, MAX_LINE_CHARS)}… [line cut: longer than ${MAX_LINE_CHARS} bytes]`,
+    "a longer one is cut there",
+  );
 });
 
 test("--ids: each match carries its line ID", async () => {
@@ -228,7 +262,10 @@ test("CRLF files: no carriage returns in the output, and $ anchors work", async 
 });
 
 test("grep-file: <line>: text within one file, any size, refusing directories", async () => {
-  const root = tempTree({ "src/a.py": "def f():\n    return 1\n\ndef g():\n    return 2\n", "src/b.py": "def f(): pass\n" });
+  const root = tempTree({
+    "src/a.py": "def f():\n    return 1\n\ndef g():\n    return 2\n",
+    "src/b.py": "def f(): pass\n",
+  });
   const r = await rt(["grep-file", "^def", "src/a.py"], { cwd: root });
   assert.equal(r.code, 0);
   assert.equal(r.stdout, "1: def f():\n4: def g():\n");

@@ -37,7 +37,16 @@ test("flat listing: directories first, then files, by name; mode, size, mtime, s
   assert.equal(r.code, 0, r.stderr);
   const out = r.stdout.trimEnd().split("\n");
   const names = out.map((l) => l.split(/\s{2,}/).pop());
-  assert.deepEqual(names, ["a/", "b/", "empty/", "node_modules/", "alpha.md", "broken -> /nowhere/at/all", "link.md -> alpha.md", "zeta.txt"]);
+  assert.deepEqual(names, [
+    "a/",
+    "b/",
+    "empty/",
+    "node_modules/",
+    "alpha.md",
+    "broken -> /nowhere/at/all",
+    "link.md -> alpha.md",
+    "zeta.txt",
+  ]);
   const mtime = MTIME.toISOString().slice(0, 16).replace("T", " ");
   assert.equal(out[4], `-rw-r--r--    2.0 KiB  ${mtime}  alpha.md`);
   assert.equal(out[7], `-rw-r-----       10 B  ${mtime}  zeta.txt`);
@@ -48,7 +57,17 @@ test("flat listing: directories first, then files, by name; mode, size, mtime, s
   assert.equal(res.count, 8);
   assert.equal(res.truncated, false);
   const entries = res.entries as Array<Record<string, unknown>>;
-  assert.deepEqual(entries.find((e) => e.name === "link.md"), { name: "link.md", type: "symlink", size: 8, mtime: (entries.find((e) => e.name === "link.md") as any).mtime, mode: "lrwxrwxrwx", target: "alpha.md" });
+  assert.deepEqual(
+    entries.find((e) => e.name === "link.md"),
+    {
+      name: "link.md",
+      type: "symlink",
+      size: 8,
+      mtime: (entries.find((e) => e.name === "link.md") as any).mtime,
+      mode: "lrwxrwxrwx",
+      target: "alpha.md",
+    },
+  );
   assert.equal(entries.find((e) => e.name === "alpha.md")!.type, "file");
   assert.equal(entries.find((e) => e.name === "a")!.type, "directory");
 });
@@ -58,7 +77,13 @@ test("-a shows dot files; a subdirectory argument; an empty directory", async ()
   const a = await rt(["ls", "-a"], { cwd: root });
   assert.match(a.stdout, /  \.hidden\n/);
   const sub = await rt(["ls", "a"], { cwd: root });
-  assert.deepEqual(sub.stdout.trimEnd().split("\n").map((l) => l.split(/\s{2,}/).pop()), ["1/", "top.txt"]);
+  assert.deepEqual(
+    sub.stdout
+      .trimEnd()
+      .split("\n")
+      .map((l) => l.split(/\s{2,}/).pop()),
+    ["1/", "top.txt"],
+  );
   const empty = await rt(["ls", "empty"], { cwd: root });
   assert.equal(empty.stdout, "(empty is empty)\n");
   const withDot = await rt(["ls", "empty", "--all"], { cwd: root });
@@ -91,7 +116,10 @@ test("--tree: depth 3 by default, sizes and link targets, skipped directories no
   const d1 = await rt(["ls", "a", "--tree", "--depth", "1"], { cwd: root });
   assert.equal(d1.stdout, "a/\n├── 1/\n└── top.txt (2 B)\n");
   const d5 = await rt(["ls", "a", "-t", "--depth", "5"], { cwd: root });
-  assert.equal(d5.stdout, "a/\n├── 1/\n│   └── 2/\n│       └── 3/\n│           └── 4/\n│               └── deep.txt (5 B)\n└── top.txt (2 B)\n");
+  assert.equal(
+    d5.stdout,
+    "a/\n├── 1/\n│   └── 2/\n│       └── 3/\n│           └── 4/\n│               └── deep.txt (5 B)\n└── top.txt (2 B)\n",
+  );
 });
 
 test("at most 200 entries, flat and tree, with `... truncated (N more)`", async () => {
@@ -123,7 +151,13 @@ test("errors: a file, a missing directory, bad depth; list_dir alias", async () 
   assert.equal(m.stderr, "rt ls: nope: directory not found\n");
   const d = await rt(["ls", "--tree", "--depth", "x"], { cwd: root });
   assert.equal(d.code, 2);
-  const { results } = await rtBatch([{ tool: "list_dir", args: { path: "b" } }, { tool: "ls", args: { depth: 0, tree: true } }], { cwd: root });
+  const { results } = await rtBatch(
+    [
+      { tool: "list_dir", args: { path: "b" } },
+      { tool: "ls", args: { depth: 0, tree: true } },
+    ],
+    { cwd: root },
+  );
   assert.equal(results[0].success, true);
   assert.match(results[0].output, /  inner\.txt$/);
   assert.equal(results[1].error_type, "usage");

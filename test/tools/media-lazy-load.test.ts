@@ -22,13 +22,26 @@ test("rt open of a text file loads none of them; rt read of a PNG loads sharp", 
   const root = tempTree({ "a.txt": "hello\n" });
   // The CommonJS loader sees every require, sharp's own and the bundle's.
   const hook = path.join(root, "hook.cjs");
-  fs.writeFileSync(hook, `const M = require("module"); const load = M._load; M._load = function (r, ...a) { if (/^(sharp|pdfjs-dist|@napi-rs\\/canvas|@img\\/)/.test(r)) process.stderr.write("LOADED " + r + "\\n"); return load.call(this, r, ...a); };`);
-  const run = (args: string[]) => spawnSync(process.execPath, ["--require", hook, path.join(REPO, "dist", "cli.js"), ...args], { cwd: root, encoding: "utf8" });
+  fs.writeFileSync(
+    hook,
+    `const M = require("module"); const load = M._load; M._load = function (r, ...a) { if (/^(sharp|pdfjs-dist|@napi-rs\\/canvas|@img\\/)/.test(r)) process.stderr.write("LOADED " + r + "\\n"); return load.call(this, r, ...a); };`,
+  );
+  const run = (args: string[]) =>
+    spawnSync(process.execPath, ["--require", hook, path.join(REPO, "dist", "cli.js"), ...args], {
+      cwd: root,
+      encoding: "utf8",
+    });
   const open = run(["open", "a.txt"]);
   assert.equal(open.status, 0, open.stderr);
   assert.doesNotMatch(open.stderr, /LOADED/);
   // A 1x1 PNG, written by hand (signature, IHDR, IDAT, IEND).
-  fs.writeFileSync(path.join(root, "dot.png"), Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64"));
+  fs.writeFileSync(
+    path.join(root, "dot.png"),
+    Buffer.from(
+      "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==",
+      "base64",
+    ),
+  );
   const read = run(["read", "dot.png"]);
   assert.equal(read.status, 0, read.stderr);
   assert.match(read.stdout, /^dot\.png: PNG image, 70 bytes, 1x1 pixels$/m);

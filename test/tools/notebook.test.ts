@@ -80,7 +80,17 @@ function rng(seed: number): () => number {
   };
 }
 
-const SOURCES = ["", "x = 1", "print('é')\n", 'a = "quote \\" and \\\\ backslash"', "# Title\n\n- item\n", "def f():\n    return {'k': [1, 2]}\n", "日本語 🙂 \u2028 sep", "</cell>\n<cell>", "tab\there"];
+const SOURCES = [
+  "",
+  "x = 1",
+  "print('é')\n",
+  'a = "quote \\" and \\\\ backslash"',
+  "# Title\n\n- item\n",
+  "def f():\n    return {'k': [1, 2]}\n",
+  "日本語 🙂 \u2028 sep",
+  "</cell>\n<cell>",
+  "tab\there",
+];
 
 test("invariant: over 300 random edits of notebooks nbformat wrote, every result is valid nbformat, in nbformat's own layout, with every untouched cell byte for byte", () => {
   const files = makeNotebooks(60);
@@ -98,7 +108,12 @@ test("invariant: over 300 random edits of notebooks nbformat wrote, every result
       const cellId = mode === "insert" ? (rand() < 0.3 || ids.length === 0 ? undefined : pick(ids)) : pick(ids);
       const cellType = rand() < 0.3 ? pick(["code", "markdown", "raw"] as const) : undefined;
       const source = pick(SOURCES);
-      const r = editNotebook("nb.ipynb", text, { mode, ...(cellId ? { cellId } : {}), ...(mode !== "delete" ? { newSource: source } : {}), ...(cellType ? { cellType } : {}) });
+      const r = editNotebook("nb.ipynb", text, {
+        mode,
+        ...(cellId ? { cellId } : {}),
+        ...(mode !== "delete" ? { newSource: source } : {}),
+        ...(cellType ? { cellType } : {}),
+      });
       const after = parseNotebook("nb.ipynb", r.text);
       // Untouched cells: the same bytes, in the same order.
       const oldCells = before.spans.map((s) => text.slice(s.start, s.end));
@@ -121,7 +136,10 @@ test("invariant: over 300 random edits of notebooks nbformat wrote, every result
       produced.push(out);
     }
   }
-  const verdicts = JSON.parse(py(CHECK_NOTEBOOKS, produced)) as Record<string, { valid: true | string; canonical: boolean }>;
+  const verdicts = JSON.parse(py(CHECK_NOTEBOOKS, produced)) as Record<
+    string,
+    { valid: true | string; canonical: boolean }
+  >;
   for (const p of produced) {
     assert.equal(verdicts[p].valid, true, `${p}: ${verdicts[p].valid}`);
     assert.equal(verdicts[p].canonical, true, `${p}: not in nbformat's layout: ${JSON.stringify(verdicts[p])}`);
@@ -136,7 +154,14 @@ test("a notebook in another layout (2-space indent, keys unsorted, CRLF) keeps i
     metadata: { kernelspec: { name: "python3", display_name: "Python 3" } },
     cells: [
       { id: "c1", cell_type: "markdown", source: "Intro", metadata: {} },
-      { id: "c2", cell_type: "code", source: ["a = 1\n", "b = 2"], metadata: { tags: ["x"] }, outputs: [], execution_count: null },
+      {
+        id: "c2",
+        cell_type: "code",
+        source: ["a = 1\n", "b = 2"],
+        metadata: { tags: ["x"] },
+        outputs: [],
+        execution_count: null,
+      },
       { id: "c3", cell_type: "code", source: "last", metadata: {}, outputs: [], execution_count: 4 },
     ],
   };
@@ -148,13 +173,38 @@ test("a notebook in another layout (2-space indent, keys unsorted, CRLF) keeps i
   assert.equal(r.text.slice(after.spans[1].end), text.slice(before.spans[1].end));
   const cell = r.text.slice(after.spans[1].start, after.spans[1].end);
   // Its own key order (id first, as the file has it), the file's indent and line breaks, source as lines.
-  assert.equal(cell, ['{', '      "id": "c2",', '      "cell_type": "code",', '      "source": [', '        "a = 10\\n",', '        "b = 20"', "      ],", '      "metadata": {', '        "tags": [', '          "x"', "        ]", "      },", '      "outputs": [],', '      "execution_count": null', "    }"].join("\r\n"));
+  assert.equal(
+    cell,
+    [
+      "{",
+      '      "id": "c2",',
+      '      "cell_type": "code",',
+      '      "source": [',
+      '        "a = 10\\n",',
+      '        "b = 20"',
+      "      ],",
+      '      "metadata": {',
+      '        "tags": [',
+      '          "x"',
+      "        ]",
+      "      },",
+      '      "outputs": [],',
+      '      "execution_count": null',
+      "    }",
+    ].join("\r\n"),
+  );
   const ins = editNotebook("n.ipynb", text, { mode: "insert", cellId: "c3", newSource: "new", cellType: "markdown" });
   assert.ok(ins.text.startsWith(text.slice(0, before.spans[2].end)));
-  assert.match(ins.text.slice(before.spans[2].end), /^,\r\n    \{\r\n      "cell_type": "markdown",\r\n      "id": "[0-9a-f]{8}",/);
+  assert.match(
+    ins.text.slice(before.spans[2].end),
+    /^,\r\n    \{\r\n      "cell_type": "markdown",\r\n      "id": "[0-9a-f]{8}",/,
+  );
   assert.equal(JSON.parse(ins.text).cells.length, 4);
   const del = editNotebook("n.ipynb", text, { mode: "delete", cellId: "c3" });
-  assert.deepEqual(JSON.parse(del.text).cells.map((c: { id: string }) => c.id), ["c1", "c2"]);
+  assert.deepEqual(
+    JSON.parse(del.text).cells.map((c: { id: string }) => c.id),
+    ["c1", "c2"],
+  );
   assert.equal(del.text, text.slice(0, before.spans[1].end) + text.slice(before.spans[2].end));
 });
 
@@ -176,9 +226,22 @@ sys.stdout.write(nbformat.writes(nb, version=4) + "\n")`);
   assert.equal(cells.length, 1);
   assert.equal(cells[0].id, undefined, "no id in a 4.4 notebook (its schema has none)");
   const first = editNotebook("o.ipynb", one, { mode: "insert", newSource: "zero", cellType: "markdown" });
-  assert.deepEqual(JSON.parse(first.text).cells.map((c: { source: string[] }) => c.source.join("")), ["zero", "only"]);
-  const verdicts = JSON.parse(py(CHECK_NOTEBOOKS, [del, ins, first].map((r, i) => { const p = path.join(tempTree(), `e${i}.ipynb`); fs.writeFileSync(p, r.text); return p; })));
-  for (const v of Object.values(verdicts) as Array<{ valid: true | string; canonical: boolean }>) assert.deepEqual(v, { valid: true, canonical: true });
+  assert.deepEqual(
+    JSON.parse(first.text).cells.map((c: { source: string[] }) => c.source.join("")),
+    ["zero", "only"],
+  );
+  const verdicts = JSON.parse(
+    py(
+      CHECK_NOTEBOOKS,
+      [del, ins, first].map((r, i) => {
+        const p = path.join(tempTree(), `e${i}.ipynb`);
+        fs.writeFileSync(p, r.text);
+        return p;
+      }),
+    ),
+  );
+  for (const v of Object.values(verdicts) as Array<{ valid: true | string; canonical: boolean }>)
+    assert.deepEqual(v, { valid: true, canonical: true });
 });
 
 test("the schema check finds what nbformat's schema forbids", async () => {
@@ -195,7 +258,8 @@ test("the schema check finds what nbformat's schema forbids", async () => {
 
 const NOTEBOOK = () => {
   const dir = tempTree({}, "rt-nbtool-");
-  py(String.raw`
+  py(
+    String.raw`
 import nbformat, sys
 from nbformat.v4 import new_notebook, new_code_cell, new_markdown_cell, new_output
 nb = new_notebook()
@@ -204,7 +268,9 @@ nb.cells = [new_markdown_cell("# Title\nSome *text* with é"),
   new_code_cell("1/0", execution_count=2, outputs=[new_output("error", ename="ZeroDivisionError", evalue="division by zero", traceback=["\x1b[0;31mZeroDivisionError\x1b[0m Traceback", "----> 1 1/0"])]),
   new_code_cell("print('x' * 9000)", execution_count=3, outputs=[new_output("stream", name="stdout", text="x" * 9000 + "\n")])]
 for i, c in enumerate(nb.cells): c.id = "cell%d" % i
-nbformat.write(nb, sys.argv[1])`, [path.join(dir, "a.ipynb")]);
+nbformat.write(nb, sys.argv[1])`,
+    [path.join(dir, "a.ipynb")],
+  );
   return dir;
 };
 
@@ -213,8 +279,14 @@ test("read shows a notebook's cells in order: id, type, source, outputs (a trace
   const r = await rtCall("read", { path: "a.ipynb" }, { cwd: dir });
   assert.equal(r.result.success, true);
   const out = r.result.output as string;
-  assert.match(out, /^a\.ipynb: notebook, 4 cells \(nbformat 4\.5\)\n<cell 1 id="cell0" type="markdown">\n# Title\nSome \*text\* with é\n<\/cell>\n<cell 2 id="cell1" type="code" \[1\]>\nx = 1\nprint\(x\)\n<output stdout>\n1\n<\/output>\n<\/cell>/);
-  assert.match(out, /<output error>\nZeroDivisionError: division by zero\nZeroDivisionError Traceback\n----> 1 1\/0\n<\/output>/);
+  assert.match(
+    out,
+    /^a\.ipynb: notebook, 4 cells \(nbformat 4\.5\)\n<cell 1 id="cell0" type="markdown">\n# Title\nSome \*text\* with é\n<\/cell>\n<cell 2 id="cell1" type="code" \[1\]>\nx = 1\nprint\(x\)\n<output stdout>\n1\n<\/output>\n<\/cell>/,
+  );
+  assert.match(
+    out,
+    /<output error>\nZeroDivisionError: division by zero\nZeroDivisionError Traceback\n----> 1 1\/0\n<\/output>/,
+  );
   assert.ok(!out.includes("\x1b"), "no ANSI codes");
   assert.match(out, /output cut: 5000 more characters/);
   assert.deepEqual(r.result.cell_ids, ["cell0", "cell1", "cell2", "cell3"]);
@@ -234,24 +306,40 @@ test("notebook_edit through the CLI faces: replace, insert, delete; undo_edit re
   const dir = NOTEBOOK();
   const file = path.join(dir, "a.ipynb");
   const original = fs.readFileSync(file);
-  const r = await rtCall("notebook_edit", { notebook_path: "a.ipynb", cell_id: "cell1", new_source: "x = 2\nprint(x)" }, { cwd: dir });
+  const r = await rtCall(
+    "notebook_edit",
+    { notebook_path: "a.ipynb", cell_id: "cell1", new_source: "x = 2\nprint(x)" },
+    { cwd: dir },
+  );
   assert.equal(r.result.success, true, JSON.stringify(r.result));
   assert.match(r.result.output, /^cell cell1 \(code\) replaced\n✓ Edited a\.ipynb:/);
   const nb = JSON.parse(fs.readFileSync(file, "utf8"));
   assert.deepEqual(nb.cells[1].source, ["x = 2\n", "print(x)"]);
-  assert.deepEqual([nb.cells[1].outputs, nb.cells[1].execution_count], [[], null], "outputs of the old code are cleared");
-  const ins = await rtCall("NotebookEdit", { path: "a.ipynb", cell_id: "cell0", edit_mode: "insert", cell_type: "markdown", new_source: "## Added" }, { cwd: dir });
+  assert.deepEqual(
+    [nb.cells[1].outputs, nb.cells[1].execution_count],
+    [[], null],
+    "outputs of the old code are cleared",
+  );
+  const ins = await rtCall(
+    "NotebookEdit",
+    { path: "a.ipynb", cell_id: "cell0", edit_mode: "insert", cell_type: "markdown", new_source: "## Added" },
+    { cwd: dir },
+  );
   assert.match(ins.result.output, /^cell [0-9a-f]{8} \(markdown\) inserted as cell 2/);
   const del = await rtCall("notebook_edit", { path: "a.ipynb", cell_id: "cell2", edit_mode: "delete" }, { cwd: dir });
   assert.equal(del.result.success, true);
   const verdict = JSON.parse(py(CHECK_NOTEBOOKS, [file]))[file];
   assert.deepEqual(verdict, { valid: true, canonical: true });
-  for (let i = 0; i < 3; i++) assert.equal((await rtCall("undo_edit", { path: "a.ipynb" }, { cwd: dir })).result.success, true);
+  for (let i = 0; i < 3; i++)
+    assert.equal((await rtCall("undo_edit", { path: "a.ipynb" }, { cwd: dir })).result.success, true);
   assert.ok(fs.readFileSync(file).equals(original), "three undos give back the original bytes");
 
   const before = fs.readFileSync(file);
   const cases: Array<[unknown, RegExp]> = [
-    [{ path: "a.ipynb", cell_id: "nope", new_source: "x" }, /no cell with id "nope"; the cells are: cell0, cell1, cell2, cell3/],
+    [
+      { path: "a.ipynb", cell_id: "nope", new_source: "x" },
+      /no cell with id "nope"; the cells are: cell0, cell1, cell2, cell3/,
+    ],
     [{ path: "a.ipynb", new_source: "x" }, /edit_mode replace needs cell_id/],
     [{ path: "a.ipynb", cell_id: "cell1" }, /needs new_source/],
     [{ path: "a.ipynb", cell_id: "cell1", new_source: "x", edit_mode: "move" }, /edit_mode/],
@@ -263,9 +351,15 @@ test("notebook_edit through the CLI faces: replace, insert, delete; undo_edit re
     assert.match(bad.result.error, message);
   }
   fs.writeFileSync(path.join(dir, "b.txt"), "text\n");
-  assert.match((await rtCall("notebook_edit", { path: "b.txt", cell_id: "c", new_source: "x" }, { cwd: dir })).result.error, /not a notebook \(\.ipynb\)/);
+  assert.match(
+    (await rtCall("notebook_edit", { path: "b.txt", cell_id: "c", new_source: "x" }, { cwd: dir })).result.error,
+    /not a notebook \(\.ipynb\)/,
+  );
   fs.writeFileSync(path.join(dir, "broken.ipynb"), "{ not json");
-  assert.match((await rtCall("notebook_edit", { path: "broken.ipynb", cell_id: "c", new_source: "x" }, { cwd: dir })).result.error, /not a notebook: the file is not valid JSON/);
+  assert.match(
+    (await rtCall("notebook_edit", { path: "broken.ipynb", cell_id: "c", new_source: "x" }, { cwd: dir })).result.error,
+    /not a notebook: the file is not valid JSON/,
+  );
   assert.ok(fs.readFileSync(file).equals(before));
 });
 
@@ -273,11 +367,31 @@ test("safe-read-only: notebook_edit writes nothing (a dry run shows the diff)", 
   const dir = NOTEBOOK();
   const file = path.join(dir, "a.ipynb");
   const before = fs.readFileSync(file);
-  const r = await rt(["--profile", "safe-read-only", "call", "notebook_edit", "--args", JSON.stringify({ path: "a.ipynb", cell_id: "cell0", new_source: "changed" })], { cwd: dir });
+  const r = await rt(
+    [
+      "--profile",
+      "safe-read-only",
+      "call",
+      "notebook_edit",
+      "--args",
+      JSON.stringify({ path: "a.ipynb", cell_id: "cell0", new_source: "changed" }),
+    ],
+    { cwd: dir },
+  );
   const res = JSON.parse(r.stdout);
   assert.equal(res.success, false);
   assert.match(res.error, /safe-read-only/);
-  const dry = await rt(["--profile", "safe-read-only", "call", "notebook_edit", "--args", JSON.stringify({ path: "a.ipynb", cell_id: "cell0", new_source: "changed", dry_run: true })], { cwd: dir });
+  const dry = await rt(
+    [
+      "--profile",
+      "safe-read-only",
+      "call",
+      "notebook_edit",
+      "--args",
+      JSON.stringify({ path: "a.ipynb", cell_id: "cell0", new_source: "changed", dry_run: true }),
+    ],
+    { cwd: dir },
+  );
   assert.match(JSON.parse(dry.stdout).output, /Dry run: a\.ipynb not modified/);
   assert.ok(fs.readFileSync(file).equals(before));
 });
@@ -293,16 +407,31 @@ test("renderNotebook lists image outputs (for vision models) without printing th
 
 test("a notebook written with ensure_ascii (non-ASCII as \\u escapes) gets its new cell escaped the same way", () => {
   const file = makeNotebooks(1)[0];
-  const ascii = py(String.raw`
+  const ascii = py(
+    String.raw`
 import json, sys
 nb = json.load(open(sys.argv[1], encoding="utf-8"))
 nb["cells"].append({"cell_type": "markdown", "id": "asc1", "metadata": {}, "source": ["caf\u00e9"]})
-sys.stdout.write(json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=True) + "\n")`, [file]);
+sys.stdout.write(json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=True) + "\n")`,
+    [file],
+  );
   assert.match(ascii, /caf\\u00e9/);
   const r = editNotebook("a.ipynb", ascii, { mode: "replace", cellId: "asc1", newSource: "naïve 日本 🙂" });
   assert.ok(!/[^\x00-\x7f]/.test(r.text), "still ASCII only");
-  const canonical = py(String.raw`
+  const canonical = py(
+    String.raw`
 import json, sys
-sys.stdout.write(json.dumps(json.loads(sys.stdin.read()), indent=1, sort_keys=True, ensure_ascii=True) + "\n")`.replace("sys.stdin.read()", "open(sys.argv[1], encoding='utf-8').read()"), [(() => { const p = path.join(tempTree(), "r.ipynb"); fs.writeFileSync(p, r.text); return p; })()]);
+sys.stdout.write(json.dumps(json.loads(sys.stdin.read()), indent=1, sort_keys=True, ensure_ascii=True) + "\n")`.replace(
+      "sys.stdin.read()",
+      "open(sys.argv[1], encoding='utf-8').read()",
+    ),
+    [
+      (() => {
+        const p = path.join(tempTree(), "r.ipynb");
+        fs.writeFileSync(p, r.text);
+        return p;
+      })(),
+    ],
+  );
   assert.equal(r.text, canonical);
 });

@@ -61,11 +61,17 @@ test("open PATH:START-END shows the range, capped at 200 lines", async () => {
   assert.equal((await open({ path: "f.txt:250-400" })).output, expected("f.txt", 250, 300, 300));
   assert.equal((await open({ path: "f.txt", start: 10, end: 20 })).output, expected("f.txt", 10, 20, 300));
   const capped = await open({ path: "f.txt:1-300" });
-  assert.equal(capped.output, `${expected("f.txt", 1, 200, 300)}\n... (range capped at 200 lines; open f.txt:201-300 for the rest)`);
+  assert.equal(
+    capped.output,
+    `${expected("f.txt", 1, 200, 300)}\n... (range capped at 200 lines; open f.txt:201-300 for the rest)`,
+  );
   assert.equal(capped.end_line, 200);
   const capped2 = await open({ path: "f.txt:50-260" });
   assert.match(capped2.output as string, /^--- f\.txt \(lines 50-249 of 300\) ---\n/);
-  assert.match(capped2.output as string, /\n249: line 249\n\.\.\. \(range capped at 200 lines; open f\.txt:250-260 for the rest\)$/);
+  assert.match(
+    capped2.output as string,
+    /\n249: line 249\n\.\.\. \(range capped at 200 lines; open f\.txt:250-260 for the rest\)$/,
+  );
   // start alone: a 100-line window from there; end alone: from line 1.
   assert.equal((await open({ path: "f.txt", start: 290 })).output, expected("f.txt", 290, 300, 300));
   assert.equal((await open({ path: "f.txt", end: 3 })).output, expected("f.txt", 1, 3, 300));
@@ -77,7 +83,10 @@ test("errors: past the end, reversed ranges, line 0, line and range together", a
     [{ path: "f.txt:351" }, "line 351 is past the end of f.txt (300 lines); open f.txt:300 shows the end"],
     [{ path: "f.txt:5000" }, "line 5000 is past the end of f.txt (300 lines); open f.txt:300 shows the end"],
     [{ path: "f.txt:301-310" }, "line 301 is past the end of f.txt (300 lines); open f.txt:300 shows the end"],
-    [{ path: "f.txt", start: 400, end: 500 }, "line 400 is past the end of f.txt (300 lines); open f.txt:300 shows the end"],
+    [
+      { path: "f.txt", start: 400, end: 500 },
+      "line 400 is past the end of f.txt (300 lines); open f.txt:300 shows the end",
+    ],
     [{ path: "f.txt:20-10" }, "range 20-10 is reversed: the end line must be at least the start line"],
     [{ path: "f.txt", start: 9, end: 8 }, "range 9-8 is reversed: the end line must be at least the start line"],
     [{ path: "f.txt:0" }, "line 0 does not exist: line numbers start at 1 (e.g. f.txt:1)"],
@@ -121,7 +130,10 @@ test("a file whose name ends in :N is opened whole; a missing one is parsed as P
 
 test("long lines are cut; CRLF files show no carriage returns", async () => {
   const { open } = setup({ "wide.txt": `${"w".repeat(2100)}\nok\n`, "crlf.txt": "a\r\nb\r\n" });
-  assert.equal((await open({ path: "wide.txt" })).output, `--- wide.txt (lines 1-2 of 2) ---\n1: ${"w".repeat(2000)}… [line cut: 100 more characters]\n2: ok`);
+  assert.equal(
+    (await open({ path: "wide.txt" })).output,
+    `--- wide.txt (lines 1-2 of 2) ---\n1: ${"w".repeat(2000)}… [line cut: 100 more characters]\n2: ok`,
+  );
   assert.equal((await open({ path: "crlf.txt" })).output, "--- crlf.txt (lines 1-2 of 2) ---\n1: a\n2: b");
 });
 
@@ -146,7 +158,10 @@ test("CLI: rt open PATH, PATH:LINE, PATH:START-END; exit codes", async () => {
   assert.equal(d.stderr, "rt open: range 9-5 is reversed: the end line must be at least the start line\n");
   const e = await rt(["open", "src/app.py:999"], { cwd: root });
   assert.equal(e.code, 1);
-  assert.equal(e.stderr, "rt open: line 999 is past the end of src/app.py (300 lines); open src/app.py:300 shows the end\n");
+  assert.equal(
+    e.stderr,
+    "rt open: line 999 is past the end of src/app.py (300 lines); open src/app.py:300 shows the end\n",
+  );
   const f = await rt(["open"], { cwd: root });
   assert.equal(f.code, 2);
   assert.equal(f.stderr, "rt open: missing PATH\nUsage: rt open PATH[:LINE|:START-END]\n");
@@ -167,5 +182,12 @@ test("rt call: open and its seed 000 alias open_file_chunk", async () => {
   );
   assert.equal(results[0].output, expected("f.txt", 100, 199, 300));
   assert.deepEqual(results[1], results[0]);
-  assert.deepEqual(results[2], { success: true, output: expected("f.txt", 3, 4, 300), path: "f.txt", start_line: 3, end_line: 4, total_lines: 300 });
+  assert.deepEqual(results[2], {
+    success: true,
+    output: expected("f.txt", 3, 4, 300),
+    path: "f.txt",
+    start_line: 3,
+    end_line: 4,
+    total_lines: 300,
+  });
 });

@@ -16,11 +16,46 @@ test("unknown tool, invalid arguments, profile and kill switch: refusals, the sa
   const readOnly = createWorkspace({ root, env: {}, profile: "safe-read-only" });
   const switchedOff = createWorkspace({ root, env: { RT_ENABLE_SWE: "0" } });
   const cases = [
-    { ws: dev, name: "nope", args: {}, type: "usage", error: new RegExp(`unknown tool "nope"; available tools: ${toolNames().join(", ")}`), tool: undefined },
-    { ws: dev, name: "edit", args: { path: "a.txt", old_string: 1, new_string: "x" }, type: "usage", error: /invalid arguments for edit: old_string/, tool: "edit" },
-    { ws: dev, name: "read", args: { path: "a.txt", file_path: "b.txt" }, type: "usage", error: /file_path is another name for path/, tool: "read" },
-    { ws: readOnly, name: "str_replace", args: { path: "a.txt", old_string: "keep", new_string: "lost" }, type: "denied", error: /profile is safe-read-only/, tool: "edit" },
-    { ws: switchedOff, name: "write", args: { path: "a.txt", content: "lost\n" }, type: "denied", error: /RT_ENABLE_SWE=0/, tool: "write" },
+    {
+      ws: dev,
+      name: "nope",
+      args: {},
+      type: "usage",
+      error: new RegExp(`unknown tool "nope"; available tools: ${toolNames().join(", ")}`),
+      tool: undefined,
+    },
+    {
+      ws: dev,
+      name: "edit",
+      args: { path: "a.txt", old_string: 1, new_string: "x" },
+      type: "usage",
+      error: /invalid arguments for edit: old_string/,
+      tool: "edit",
+    },
+    {
+      ws: dev,
+      name: "read",
+      args: { path: "a.txt", file_path: "b.txt" },
+      type: "usage",
+      error: /file_path is another name for path/,
+      tool: "read",
+    },
+    {
+      ws: readOnly,
+      name: "str_replace",
+      args: { path: "a.txt", old_string: "keep", new_string: "lost" },
+      type: "denied",
+      error: /profile is safe-read-only/,
+      tool: "edit",
+    },
+    {
+      ws: switchedOff,
+      name: "write",
+      args: { path: "a.txt", content: "lost\n" },
+      type: "denied",
+      error: /RT_ENABLE_SWE=0/,
+      tool: "write",
+    },
   ];
   for (const c of cases) {
     const p = prepareCall(c.ws, c.name, c.args, REGISTRY_LOOKUP);
@@ -58,7 +93,12 @@ test("runPreparedCall refuses a call prepareCall did not make (no way around the
   const ws = createWorkspace({ root, env: {}, profile: "safe-read-only" });
   const forged = { tool: findTool("write")!, args: { path: "a.txt", content: "lost\n" }, workspace: ws };
   await assert.rejects(runPreparedCall(forged), /only a call returned by prepareCall/);
-  const copied = prepareCall(createWorkspace({ root, env: {} }), "write", { path: "b.txt", content: "x\n" }, REGISTRY_LOOKUP);
+  const copied = prepareCall(
+    createWorkspace({ root, env: {} }),
+    "write",
+    { path: "b.txt", content: "x\n" },
+    REGISTRY_LOOKUP,
+  );
   assert.ok(copied.ok);
   await assert.rejects(runPreparedCall({ ...copied.call, workspace: ws }), /only a call returned by prepareCall/);
   assert.equal(fs.readFileSync(path.join(root, "a.txt"), "utf8"), "keep\n");

@@ -19,22 +19,31 @@ import { parsePageRange } from "../../src/parsers/pdf.ts";
 import { readPdf } from "../../src/tools/shared/readMedia.ts";
 import { rt, rtCall, tempTree, treeHash } from "../helpers.ts";
 
-const VISION: ImageInput = { vision: true, limits: { maxEdge: 1568, maxBytes: 3_932_160, formats: ["image/png", "image/jpeg", "image/gif", "image/webp"] } };
-const PNG_JPEG_ONLY: ImageInput = { vision: true, limits: { maxEdge: 1568, maxBytes: 4 * 1024 * 1024, formats: ["image/png", "image/jpeg"] } };
+const VISION: ImageInput = {
+  vision: true,
+  limits: { maxEdge: 1568, maxBytes: 3_932_160, formats: ["image/png", "image/jpeg", "image/gif", "image/webp"] },
+};
+const PNG_JPEG_ONLY: ImageInput = {
+  vision: true,
+  limits: { maxEdge: 1568, maxBytes: 4 * 1024 * 1024, formats: ["image/png", "image/jpeg"] },
+};
 
 function ws(files: Record<string, string | Buffer>) {
   const root = tempTree(files);
   const w = createWorkspace({ root, env: {} });
   return {
     root,
-    call: (args: Record<string, unknown>, imageInput?: ImageInput): Promise<ToolResult> => callTool(w, "read", args, imageInput ? { imageInput: () => Promise.resolve(imageInput) } : {}),
+    call: (args: Record<string, unknown>, imageInput?: ImageInput): Promise<ToolResult> =>
+      callTool(w, "read", args, imageInput ? { imageInput: () => Promise.resolve(imageInput) } : {}),
   };
 }
 
-const solid = (width: number, height: number) => sharp({ create: { width, height, channels: 3, background: { r: 40, g: 120, b: 200 } } });
+const solid = (width: number, height: number) =>
+  sharp({ create: { width, height, channels: 3, background: { r: 40, g: 120, b: 200 } } });
 
 /** Random pixels: an image no codec compresses much (for the byte limit). */
-const noise = (width: number, height: number) => sharp(crypto.randomBytes(width * height * 3), { raw: { width, height, channels: 3 } });
+const noise = (width: number, height: number) =>
+  sharp(crypto.randomBytes(width * height * 3), { raw: { width, height, channels: 3 } });
 
 /** A PDF made by Ghostscript: each page a list of lines (`size`: the font size, and the line spacing). */
 function ghostscriptPdf(dir: string, name: string, pages: string[][], size = 20): string {
@@ -80,7 +89,16 @@ test("the CLI face (no images): type, bytes and pixels of PNG, JPEG, GIF and Web
 test("an image from another producer (poppler's pdftoppm) reads with the size it was made at", async () => {
   const root = tempTree({});
   const pdf = ghostscriptPdf(root, "one.pdf", [["A page to rasterize"]]);
-  execFileSync("pdftoppm", ["-png", "-scale-to-x", "400", "-scale-to-y", "300", "-singlefile", pdf, path.join(root, "page")]);
+  execFileSync("pdftoppm", [
+    "-png",
+    "-scale-to-x",
+    "400",
+    "-scale-to-y",
+    "300",
+    "-singlefile",
+    pdf,
+    path.join(root, "page"),
+  ]);
   const w = createWorkspace({ root, env: {} });
   const r = await callTool(w, "read", { path: "page.png" });
   assert.equal(r.success, true, String(r.error));
@@ -109,7 +127,10 @@ test("a face that passes images: a small image goes as its own bytes", async () 
   assert.equal(r.success, true, String(r.error));
   const images = r.images as Array<{ media_type: string; data_base64: string; width: number; height: number }>;
   assert.equal(images.length, 1);
-  assert.deepEqual({ ...images[0], data_base64: undefined }, { media_type: "image/png", data_base64: undefined, width: 200, height: 100 });
+  assert.deepEqual(
+    { ...images[0], data_base64: undefined },
+    { media_type: "image/png", data_base64: undefined, width: 200, height: 100 },
+  );
   assert.ok(Buffer.from(images[0].data_base64, "base64").equals(png), "unchanged bytes");
   assert.doesNotMatch(r.output, /scaled/);
 });
@@ -122,7 +143,10 @@ test("an image over the long edge is scaled down (aspect kept) and says so", asy
   assert.equal(img.height, 523);
   const meta = await sharp(Buffer.from(img.data_base64, "base64")).metadata();
   assert.deepEqual([meta.format, meta.width, meta.height], ["png", 1568, 523]);
-  assert.match(r.output, /^wide\.png: PNG image, [\d,]+ bytes, 3000x1000 pixels\n\(shown to you scaled to 1568x523 pixels, PNG/);
+  assert.match(
+    r.output,
+    /^wide\.png: PNG image, [\d,]+ bytes, 3000x1000 pixels\n\(shown to you scaled to 1568x523 pixels, PNG/,
+  );
   assert.equal(r.width, 3000, "the metadata describes the file");
 });
 
@@ -130,7 +154,10 @@ test("over the byte limit: JPEG, then fewer pixels, until it fits", async () => 
   const file = await noise(1200, 1200).png().toBuffer();
   assert.ok(file.length > 1_000_000);
   const { call } = ws({ "noise.png": file });
-  const limits: ImageInput = { vision: true, limits: { maxEdge: 1568, maxBytes: 150_000, formats: ["image/png", "image/jpeg"] } };
+  const limits: ImageInput = {
+    vision: true,
+    limits: { maxEdge: 1568, maxBytes: 150_000, formats: ["image/png", "image/jpeg"] },
+  };
   const r = await call({ path: "noise.png" }, limits);
   const img = (r.images as Array<{ data_base64: string; media_type: string; width: number }>)[0];
   const bytes = Buffer.from(img.data_base64, "base64");
@@ -140,9 +167,13 @@ test("over the byte limit: JPEG, then fewer pixels, until it fits", async () => 
 });
 
 test("formats the provider does not take are converted: WebP becomes PNG for Ollama; an animated GIF sends its first frame", async () => {
-  const still = await sharp(Buffer.alloc(20 * 20 * 4, 128), { raw: { width: 20, height: 20, channels: 4 } }).gif().toBuffer();
+  const still = await sharp(Buffer.alloc(20 * 20 * 4, 128), { raw: { width: 20, height: 20, channels: 4 } })
+    .gif()
+    .toBuffer();
   // Two 10x10 frames stacked in one raw image, written as an animation.
-  const twoFrames = await sharp(Buffer.concat([Buffer.alloc(10 * 10 * 4, 255), Buffer.alloc(10 * 10 * 4, 30)]), { raw: { width: 10, height: 20, channels: 4, pageHeight: 10 } })
+  const twoFrames = await sharp(Buffer.concat([Buffer.alloc(10 * 10 * 4, 255), Buffer.alloc(10 * 10 * 4, 30)]), {
+    raw: { width: 10, height: 20, channels: 4, pageHeight: 10 },
+  })
     .gif()
     .toBuffer();
   const { call } = ws({ "w.webp": await solid(50, 40).webp().toBuffer(), "still.gif": still, "two.gif": twoFrames });
@@ -175,12 +206,19 @@ test("a model without vision gets a note, not the image", async () => {
 
 test("corrupt images: a clear error, whatever the face, and nothing changes", async () => {
   const good = await solid(300, 300).png().toBuffer();
-  const { root, call } = ws({ "cut.png": good.subarray(0, Math.floor(good.length / 2)), "junk.webp": Buffer.concat([Buffer.from("RIFF\0\0\0\0WAVE"), Buffer.alloc(64, 1)]), "bad.jpg": Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(100, 7)]) });
+  const { root, call } = ws({
+    "cut.png": good.subarray(0, Math.floor(good.length / 2)),
+    "junk.webp": Buffer.concat([Buffer.from("RIFF\0\0\0\0WAVE"), Buffer.alloc(64, 1)]),
+    "bad.jpg": Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), Buffer.alloc(100, 7)]),
+  });
   const before = treeHash(root, []);
   for (const input of [undefined, VISION]) {
     const cut = await call({ path: "cut.png" }, input);
     assert.equal(cut.success, false);
-    assert.match(String(cut.error), /^cut\.png: not a readable PNG image \(.+\); the file may be corrupt or truncated$/);
+    assert.match(
+      String(cut.error),
+      /^cut\.png: not a readable PNG image \(.+\); the file may be corrupt or truncated$/,
+    );
     const junk = await call({ path: "junk.webp" }, input);
     assert.equal(junk.success, false);
     assert.equal(junk.error, "junk.webp: not a PNG, JPEG, GIF or WebP image");
@@ -203,8 +241,16 @@ test("line arguments on an image, PDF arguments on a text file: refused, saying 
 
 test("PDF text: the pages asked for, the page count, and the same words as pdftotext", async () => {
   const root = tempTree({});
-  const pages = [["Alpha page says hello", "second line of alpha"], ["Bravo: the answer is 42"], ["Charlie closes (the) file"]];
-  const pdf = ghostscriptPdf(root, "doc.pdf", pages.map((lines) => lines.map((l) => l.replace(/[()]/g, (c) => `\\${c}`))));
+  const pages = [
+    ["Alpha page says hello", "second line of alpha"],
+    ["Bravo: the answer is 42"],
+    ["Charlie closes (the) file"],
+  ];
+  const pdf = ghostscriptPdf(
+    root,
+    "doc.pdf",
+    pages.map((lines) => lines.map((l) => l.replace(/[()]/g, (c) => `\\${c}`))),
+  );
   const w = createWorkspace({ root, env: {} });
   const all = await callTool(w, "read", { path: "doc.pdf" });
   assert.equal(all.success, true, String(all.error));
@@ -215,7 +261,10 @@ test("PDF text: the pages asked for, the page count, and the same words as pdfto
   assert.deepEqual(some.pages, [2, 3]);
   assert.doesNotMatch(some.output, /Alpha/);
   for (const n of [1, 2, 3]) {
-    const ours = (await callTool(w, "read", { path: "doc.pdf", pages: String(n) })).output.split("\n").slice(2).join("\n");
+    const ours = (await callTool(w, "read", { path: "doc.pdf", pages: String(n) })).output
+      .split("\n")
+      .slice(2)
+      .join("\n");
     const theirs = execFileSync("pdftotext", ["-f", String(n), "-l", String(n), pdf, "-"], { encoding: "utf8" });
     assert.deepEqual(words(ours), words(theirs), `page ${n}`);
   }
@@ -226,10 +275,17 @@ test("PDF text: the pages asked for, the page count, and the same words as pdfto
 
 test(`PDF pages: at most ${PDF_MAX_PAGES_PER_READ} a call; the default says where the rest is; bad ranges are clear errors`, async () => {
   const root = tempTree({});
-  ghostscriptPdf(root, "long.pdf", Array.from({ length: 25 }, (_, i) => [`This is page number ${i + 1}`]));
+  ghostscriptPdf(
+    root,
+    "long.pdf",
+    Array.from({ length: 25 }, (_, i) => [`This is page number ${i + 1}`]),
+  );
   const w = createWorkspace({ root, env: {} });
   const first = await callTool(w, "read", { path: "long.pdf" });
-  assert.match(first.output, /^long\.pdf: PDF, 25 pages; pages 1-20; pages 21-25 not shown: ask for them with pages: "21-25" \(at most 20 a call\)\n/);
+  assert.match(
+    first.output,
+    /^long\.pdf: PDF, 25 pages; pages 1-20; pages 21-25 not shown: ask for them with pages: "21-25" \(at most 20 a call\)\n/,
+  );
   assert.equal(first.truncated, true);
   assert.match(first.output, /--- page 20 ---\nThis is page number 20$/);
   const rest = await callTool(w, "read", { path: "long.pdf", pages: "21-25" });
@@ -267,7 +323,10 @@ test("encrypted, truncated and fake PDFs: clear errors, nothing changes", async 
   for (const name of ["cut.pdf", "fake.pdf"]) {
     const r = await callTool(w, "read", { path: name });
     assert.equal(r.success, false, name);
-    assert.match(String(r.error), new RegExp(`^${name.replace(".", "\\.")}: not a valid PDF \\(.+\\); the file may be corrupt or truncated$`));
+    assert.match(
+      String(r.error),
+      new RegExp(`^${name.replace(".", "\\.")}: not a valid PDF \\(.+\\); the file may be corrupt or truncated$`),
+    );
   }
   assert.equal(treeHash(root, []), before);
 });
@@ -279,9 +338,22 @@ test("as_images: rendered pages for a vision model; refused where no image can g
   const noFace = await callTool(w, "read", { path: "two.pdf", as_images: true });
   assert.equal(noFace.success, false);
   assert.match(String(noFace.error), /^as_images: this face shows no images/);
-  const blind = await callTool(w, "read", { path: "two.pdf", as_images: true }, { imageInput: () => Promise.resolve({ vision: false, reason: "the model x/y does not take images" }) });
-  assert.equal(blind.error, "as_images: the model x/y does not take images; read two.pdf without as_images for its text");
-  const r = await callTool(w, "read", { path: "two.pdf", as_images: true, pages: "2" }, { imageInput: () => Promise.resolve(VISION) });
+  const blind = await callTool(
+    w,
+    "read",
+    { path: "two.pdf", as_images: true },
+    { imageInput: () => Promise.resolve({ vision: false, reason: "the model x/y does not take images" }) },
+  );
+  assert.equal(
+    blind.error,
+    "as_images: the model x/y does not take images; read two.pdf without as_images for its text",
+  );
+  const r = await callTool(
+    w,
+    "read",
+    { path: "two.pdf", as_images: true, pages: "2" },
+    { imageInput: () => Promise.resolve(VISION) },
+  );
   assert.equal(r.success, true, String(r.error));
   assert.equal(r.output, "two.pdf: PDF, 2 pages; pages 2, as 1 image (one a page, in order)");
   const images = r.images as Array<{ data_base64: string; media_type: string; width: number; height: number }>;
@@ -297,20 +369,38 @@ test("as_images: rendered pages for a vision model; refused where no image can g
 test("PDF text over 50 KB: whole pages up to the cap and where to go on; one page alone over it is cut", async () => {
   const root = tempTree({});
   const line = (p: number, i: number) => `p${p} line ${i} `.padEnd(90, "x");
-  ghostscriptPdf(root, "dense.pdf", Array.from({ length: 12 }, (_, p) => Array.from({ length: 60 }, (_, i) => line(p + 1, i))), 10);
-  ghostscriptPdf(root, "huge.pdf", [Array.from({ length: 700 }, (_, i) => `${i} `.padEnd(100, "y")), ["second page"]], 1);
+  ghostscriptPdf(
+    root,
+    "dense.pdf",
+    Array.from({ length: 12 }, (_, p) => Array.from({ length: 60 }, (_, i) => line(p + 1, i))),
+    10,
+  );
+  ghostscriptPdf(
+    root,
+    "huge.pdf",
+    [Array.from({ length: 700 }, (_, i) => `${i} `.padEnd(100, "y")), ["second page"]],
+    1,
+  );
   const w = createWorkspace({ root, env: {} });
   const dense = await callTool(w, "read", { path: "dense.pdf" });
   assert.equal(dense.success, true, String(dense.error));
   assert.ok(Buffer.byteLength(dense.output) < 52 * 1024, `${Buffer.byteLength(dense.output)} bytes`);
   const shown = dense.pages as number[];
   assert.ok(shown.length >= 5 && shown.length < 12, String(shown));
-  assert.match(dense.output, new RegExp(`\\n\\.\\.\\. \\(the text reached the 50 KB cap after page ${shown.length}; ask for pages: "${shown.length + 1}-12" next\\)$`));
+  assert.match(
+    dense.output,
+    new RegExp(
+      `\\n\\.\\.\\. \\(the text reached the 50 KB cap after page ${shown.length}; ask for pages: "${shown.length + 1}-12" next\\)$`,
+    ),
+  );
   assert.equal(dense.truncated, true);
   const huge = await callTool(w, "read", { path: "huge.pdf" });
   assert.equal(huge.success, true, String(huge.error));
   assert.deepEqual(huge.pages, [1]);
-  assert.match(huge.output, /\n\.\.\. \(page 1 alone is over the 50 KB cap: its text is cut here; ask for pages: "2" next\)$/);
+  assert.match(
+    huge.output,
+    /\n\.\.\. \(page 1 alone is over the 50 KB cap: its text is cut here; ask for pages: "2" next\)$/,
+  );
 });
 
 test("files over 50 MB are not opened: a clear error before reading them", async () => {
@@ -334,10 +424,23 @@ test("files over 50 MB are not opened: a clear error before reading them", async
 
 test("a notebook's image outputs go to a vision model as images; elsewhere they stay named with their size", async () => {
   const plot = await solid(2400, 1200).png().toBuffer();
-  const cell = (id: string, outputs: unknown[]) => ({ cell_type: "code", execution_count: 1, id, metadata: {}, outputs, source: ["plot()"] });
+  const cell = (id: string, outputs: unknown[]) => ({
+    cell_type: "code",
+    execution_count: 1,
+    id,
+    metadata: {},
+    outputs,
+    source: ["plot()"],
+  });
   const nb = {
     cells: [
-      cell("a1", [{ output_type: "display_data", data: { "image/png": plot.toString("base64"), "text/plain": ["<Figure>"] }, metadata: {} }]),
+      cell("a1", [
+        {
+          output_type: "display_data",
+          data: { "image/png": plot.toString("base64"), "text/plain": ["<Figure>"] },
+          metadata: {},
+        },
+      ]),
       cell("b2", [{ output_type: "display_data", data: { "image/png": "bm90IGFuIGltYWdl" }, metadata: {} }]),
     ],
     metadata: {},
@@ -353,7 +456,10 @@ test("a notebook's image outputs go to a vision model as images; elsewhere they 
   const images = seen.images as Array<{ width: number; height: number; media_type: string }>;
   assert.equal(images.length, 1);
   assert.deepEqual([images[0].media_type, images[0].width, images[0].height], ["image/png", 1568, 784]);
-  assert.match(seen.output, /\n\(the image outputs of cell 1 follow as images, in order\)\n\(not shown: cell 2 \(image\/png output\): not a PNG, JPEG, GIF or WebP image\)$/);
+  assert.match(
+    seen.output,
+    /\n\(the image outputs of cell 1 follow as images, in order\)\n\(not shown: cell 2 \(image\/png output\): not a PNG, JPEG, GIF or WebP image\)$/,
+  );
   const blind = await call({ path: "plots.ipynb" }, { vision: false, reason: "no" });
   assert.equal(blind.images, undefined);
 });
@@ -371,6 +477,9 @@ test("as_images stops at the images' byte budget and says which pages to ask for
   assert.deepEqual(r.pages, [1, 2]);
   assert.equal((r.images as unknown[]).length, 2);
   assert.equal(r.truncated, true);
-  assert.match(r.output, /^four\.pdf: PDF, 4 pages; pages 1-4, as 2 images \(one a page, in order: pages 1-2\); the images reached [\d.]+ KiB after page 2: ask for pages: "3-4" next$/);
+  assert.match(
+    r.output,
+    /^four\.pdf: PDF, 4 pages; pages 1-4, as 2 images \(one a page, in order: pages 1-2\); the images reached [\d.]+ KiB after page 2: ask for pages: "3-4" next$/,
+  );
   assert.equal((one.images as unknown[]).length, 4, "the default budget takes all four");
 });

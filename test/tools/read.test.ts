@@ -54,7 +54,10 @@ test("default limit is 2000 lines, with a trailer giving the offset to continue 
 test("offset and limit pick a window", async () => {
   const { call } = ws({ "f.txt": lines(30) });
   const r = await call({ path: "f.txt", offset: 10, limit: 3 });
-  assert.equal(r.output, "  10: line 10\n  11: line 11\n  12: line 12\n... (showing lines 10-12 of 30, limit 3; use offset=13 to continue)");
+  assert.equal(
+    r.output,
+    "  10: line 10\n  11: line 11\n  12: line 12\n... (showing lines 10-12 of 30, limit 3; use offset=13 to continue)",
+  );
   assert.deepEqual([r.line_count, r.total_lines, r.truncated, r.start_line], [3, 30, true, 10]);
   const end = await call({ path: "f.txt", offset: 29, limit: 10 });
   assert.equal(end.output, "  29: line 29\n  30: line 30");
@@ -85,7 +88,10 @@ test("output is capped at 50 KB, with a trailer naming the cap and the offset", 
   const shown = out.length;
   assert.equal(r.line_count, shown);
   assert.equal(r.truncated, true);
-  assert.equal(trailer, `... (showing lines 1-${shown} of 1500, output reached the 50 KB cap; use offset=${shown + 1} to continue)`);
+  assert.equal(
+    trailer,
+    `... (showing lines 1-${shown} of 1500, output reached the 50 KB cap; use offset=${shown + 1} to continue)`,
+  );
   // Continuing from there picks up exactly the next line.
   const next = await call({ path: "big.txt", offset: shown + 1, limit: 1 });
   assert.match(next.output as string, new RegExp(`^\\s*${shown + 1}: ${shown + 1} z+\n`));
@@ -105,7 +111,10 @@ test("a single line that alone exceeds the cap is still shown (cut at 2000 chara
   const { call } = ws({ "one.txt": "q".repeat(200_000) + "\nsecond\n" });
   const r = await call({ path: "one.txt", limit: 1 });
   assert.equal(r.success, true);
-  assert.match(r.output as string, /^   1: q{2000}… \[line cut: 198000 more characters\]\n\.\.\. \(showing lines 1-1 of 2/);
+  assert.match(
+    r.output as string,
+    /^   1: q{2000}… \[line cut: 198000 more characters\]\n\.\.\. \(showing lines 1-1 of 2/,
+  );
 });
 
 test("ids: true adds [LID:xxxx] after the number and an aligned line_ids array", async () => {
@@ -182,7 +191,19 @@ test("CLI: rt read PATH [--offset N] [--limit N] [--ids], and read_file through 
   const c = await rtCall("read_file", { path: "f.txt", offset: 2, limit: 1 }, { cwd: root });
   assert.equal(c.code, 0);
   assert.deepEqual(
-    { success: c.result.success, output: c.result.output, line_count: c.result.line_count, total_lines: c.result.total_lines, truncated: c.result.truncated },
-    { success: true, output: "   2: line 2\n... (showing lines 2-2 of 30, limit 1; use offset=3 to continue)", line_count: 1, total_lines: 30, truncated: true },
+    {
+      success: c.result.success,
+      output: c.result.output,
+      line_count: c.result.line_count,
+      total_lines: c.result.total_lines,
+      truncated: c.result.truncated,
+    },
+    {
+      success: true,
+      output: "   2: line 2\n... (showing lines 2-2 of 30, limit 1; use offset=3 to continue)",
+      line_count: 1,
+      total_lines: 30,
+      truncated: true,
+    },
   );
 });

@@ -65,11 +65,23 @@ test("scroll continues from any open: a centered window, or a range (capped to 2
   const w = createWorkspace({ root, env: {} });
   const call = (tool: string, args: Record<string, unknown>) => callTool(w, tool, args);
   await call("open", { path: "f.txt:150" }); // 100-199
-  assert.equal(first((await call("scroll", { path: "f.txt", direction: "-" })).output as string), header("f.txt", 2, 101, 1000));
+  assert.equal(
+    first((await call("scroll", { path: "f.txt", direction: "-" })).output as string),
+    header("f.txt", 2, 101, 1000),
+  );
   await call("open", { path: "f.txt:10-900" }); // capped: 10-209
-  assert.equal(first((await call("scroll", { path: "f.txt", direction: "+" })).output as string), header("f.txt", 108, 207, 1000));
-  assert.equal(first((await call("scroll", { path: "f.txt", direction: "down" })).output as string), header("f.txt", 206, 305, 1000));
-  assert.equal(first((await call("scroll", { path: "f.txt", direction: "up" })).output as string), header("f.txt", 108, 207, 1000));
+  assert.equal(
+    first((await call("scroll", { path: "f.txt", direction: "+" })).output as string),
+    header("f.txt", 108, 207, 1000),
+  );
+  assert.equal(
+    first((await call("scroll", { path: "f.txt", direction: "down" })).output as string),
+    header("f.txt", 206, 305, 1000),
+  );
+  assert.equal(
+    first((await call("scroll", { path: "f.txt", direction: "up" })).output as string),
+    header("f.txt", 108, 207, 1000),
+  );
 });
 
 test("each file has its own window; state is keyed on the root-relative path", async () => {
@@ -95,7 +107,10 @@ test("rt call: scroll and its alias scroll_file, within one batch and across pro
     ],
     { cwd: root },
   );
-  assert.deepEqual(one.results.map((r) => first(r.output)), [header("f.txt", 1, 100, 300), header("f.txt", 99, 198, 300), header("f.txt", 1, 100, 300)]);
+  assert.deepEqual(
+    one.results.map((r) => first(r.output)),
+    [header("f.txt", 1, 100, 300), header("f.txt", 99, 198, 300), header("f.txt", 1, 100, 300)],
+  );
   const two = await rtBatch([{ tool: "scroll_file", args: { path: "f.txt", direction: "+" } }], { cwd: root });
   assert.equal(first(two.results[0].output), header("f.txt", 99, 198, 300));
   const bad = await rtBatch([{ tool: "scroll", args: { path: "f.txt", direction: "sideways" } }], { cwd: root });

@@ -57,7 +57,8 @@ function plant(root: string, marker: string): void {
   fs.writeFileSync(path.join(root, ".git", "info", "attributes"), "* diff=evil filter=evil\n");
   fs.writeFileSync(path.join(root, ".gitattributes"), "* diff=evil filter=evil\n");
   // An fsmonitor hook and every other hook too.
-  for (const hook of ["fsmonitor-watchman", "post-index-change", "pre-commit"]) fs.copyFileSync(script, path.join(root, ".git", "hooks", hook));
+  for (const hook of ["fsmonitor-watchman", "post-index-change", "pre-commit"])
+    fs.copyFileSync(script, path.join(root, ".git", "hooks", hook));
   fs.chmodSync(path.join(root, ".git", "hooks"), 0o755);
 }
 
@@ -77,10 +78,20 @@ test("a tracked file: --show-diff prints git diff -- FILE, which includes change
   assert.match(r.stdout, /^diff --git a\/src\/a\.txt b\/src\/a\.txt$/m);
   assert.match(r.stdout, /^-line 30$/m, "the earlier change is in git's diff");
   // RT_AUTO_DIFF=1 too, and through the JSON face the git diff is a field of its own.
-  const auto = await rt(["edit", "src/a.txt", "6", "6"], { cwd: root, input: "line six\n", env: { RT_AUTO_DIFF: "1" } });
+  const auto = await rt(["edit", "src/a.txt", "6", "6"], {
+    cwd: root,
+    input: "line six\n",
+    env: { RT_AUTO_DIFF: "1" },
+  });
   assert.match(auto.stdout, /^diff --git a\/src\/a\.txt b\/src\/a\.txt$/m);
   const ws = createWorkspace({ root, env: {} });
-  const j = await callTool(ws, "edit_lines", { path: "src/a.txt", command: "replace", start_line: 7, new_content: "line seven", show_diff: true });
+  const j = await callTool(ws, "edit_lines", {
+    path: "src/a.txt",
+    command: "replace",
+    start_line: 7,
+    new_content: "line seven",
+    show_diff: true,
+  });
   assert.equal(j.success, true, j.error);
   assert.equal(j.git_diff, execFileSync("git", ["-C", root, "diff", "--", "src/a.txt"], { encoding: "utf8" }));
   assert.match(String(j.diff), /^--- a\/src\/a\.txt/, "diff stays the edit's own");
@@ -112,7 +123,11 @@ test("a planted .git/config (pager, external diff, textconv, clean filter, fsmon
   fs.rmSync(marker, { force: true });
 
   for (const file of ["a.txt", "w s.txt", "star*.txt"]) {
-    const r = await rt(["edit", file, "3", "3", "--show-diff"], { cwd: root, input: "line three\n", env: { RT_AUTO_DIFF: "1", PAGER: path.join(root, "evil.sh"), GIT_EXTERNAL_DIFF: path.join(root, "evil.sh") } });
+    const r = await rt(["edit", file, "3", "3", "--show-diff"], {
+      cwd: root,
+      input: "line three\n",
+      env: { RT_AUTO_DIFF: "1", PAGER: path.join(root, "evil.sh"), GIT_EXTERNAL_DIFF: path.join(root, "evil.sh") },
+    });
     assert.equal(r.code, 0, r.stderr);
     assert.ok(r.stdout.includes(`diff --git a/${file} b/${file}`), r.stdout);
     assert.match(r.stdout, /^@@ -1,6 \+1,6 @@$/m, "3 lines of context despite diff.context = 0");
@@ -120,18 +135,33 @@ test("a planted .git/config (pager, external diff, textconv, clean filter, fsmon
     assert.doesNotMatch(r.stdout, /\x1b\[/, "no colour despite color.ui = always");
   }
   const ws = createWorkspace({ root, env: {} });
-  const j = await callTool(ws, "edit", { path: "a.txt", old_string: "line 9\n", new_string: "line nine\n", show_diff: true });
+  const j = await callTool(ws, "edit", {
+    path: "a.txt",
+    old_string: "line 9\n",
+    new_string: "line nine\n",
+    show_diff: true,
+  });
   assert.equal(j.success, true, j.error);
   assert.match(String(j.git_diff), /^-line 9\n\+line nine$/m);
-  assert.equal(fs.existsSync(marker), false, `the planted script ran: ${fs.existsSync(marker) ? fs.readFileSync(marker, "utf8") : ""}`);
+  assert.equal(
+    fs.existsSync(marker),
+    false,
+    `the planted script ran: ${fs.existsSync(marker) ? fs.readFileSync(marker, "utf8") : ""}`,
+  );
 });
 
 test("a git planted in the workspace or on its PATH is never the one run", async () => {
   const root = repo({ "a.txt": FILE });
   const marker = path.join(tempTree({}), "marker");
   fs.mkdirSync(path.join(root, "bin"));
-  fs.writeFileSync(path.join(root, "bin", "git"), `#!/bin/sh\necho planted >> ${JSON.stringify(marker)}\n`, { mode: 0o755 });
-  const r = await rt(["edit", "a.txt", "2", "2", "--show-diff"], { cwd: root, input: "line two\n", env: { PATH: `${path.join(root, "bin")}:${process.env.PATH}` } });
+  fs.writeFileSync(path.join(root, "bin", "git"), `#!/bin/sh\necho planted >> ${JSON.stringify(marker)}\n`, {
+    mode: 0o755,
+  });
+  const r = await rt(["edit", "a.txt", "2", "2", "--show-diff"], {
+    cwd: root,
+    input: "line two\n",
+    env: { PATH: `${path.join(root, "bin")}:${process.env.PATH}` },
+  });
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^diff --git a\/a\.txt b\/a\.txt$/m);
   assert.equal(fs.existsSync(marker), false);

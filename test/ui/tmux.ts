@@ -22,13 +22,19 @@ export class Tmux {
   ) {}
 
   private tmux(args: string[], env?: NodeJS.ProcessEnv): string {
-    return execFileSync("tmux", ["-L", this.socket, "-f", "/dev/null", ...args], { encoding: "utf8", ...(env ? { env } : {}) });
+    return execFileSync("tmux", ["-L", this.socket, "-f", "/dev/null", ...args], {
+      encoding: "utf8",
+      ...(env ? { env } : {}),
+    });
   }
 
   /** Starts `command` (a shell command line) in a new session; the server is killed when the test ends. */
   start(t: TestContext, command: string, env: NodeJS.ProcessEnv, cwd: string): void {
     const clean = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined)) as NodeJS.ProcessEnv;
-    this.tmux(["new-session", "-d", "-s", "rt", "-x", String(this.width), "-y", String(this.height), "-c", cwd, command], clean);
+    this.tmux(
+      ["new-session", "-d", "-s", "rt", "-x", String(this.width), "-y", String(this.height), "-c", cwd, command],
+      clean,
+    );
     const socketPath = this.tmux(["display-message", "-p", "#{socket_path}"]).trim();
     t.after(() => {
       spawnSync("tmux", ["-L", this.socket, "kill-server"]);

@@ -18,20 +18,42 @@ const idle = (s: string) => /\/help · Ctrl-C twice quits/.test(statusLine(s));
 
 function startRt(t: import("node:test").TestContext, root: string, approval: string): Tmux {
   const term = new Tmux(100, 30);
-  const env = { ...process.env, ...ollama.env({ XDG_STATE_HOME: tempTree({}, "rt-state-"), XDG_CACHE_HOME: tempTree({}, "rt-cache-") }), RT_ROOT: undefined, NO_COLOR: undefined, TERM: "xterm-256color" };
-  term.start(t, `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} chat --model ollama/test-model --approval ${approval}; sleep 600`, env as NodeJS.ProcessEnv, root);
+  const env = {
+    ...process.env,
+    ...ollama.env({ XDG_STATE_HOME: tempTree({}, "rt-state-"), XDG_CACHE_HOME: tempTree({}, "rt-cache-") }),
+    RT_ROOT: undefined,
+    NO_COLOR: undefined,
+    TERM: "xterm-256color",
+  };
+  term.start(
+    t,
+    `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} chat --model ollama/test-model --approval ${approval}; sleep 600`,
+    env as NodeJS.ProcessEnv,
+    root,
+  );
   return term;
 }
 
 /** The last message of a recorded request, and the names of the tools it offered. */
 function request(i: number): { last: string; all: string; tools: string[] } {
-  const body = ollama.server.completions[i].body as { messages: Array<{ content: unknown }>; tools?: Array<{ function: { name: string } }> };
-  return { last: JSON.stringify(body.messages.at(-1)?.content), all: JSON.stringify(body.messages), tools: (body.tools ?? []).map((x) => x.function.name) };
+  const body = ollama.server.completions[i].body as {
+    messages: Array<{ content: unknown }>;
+    tools?: Array<{ function: { name: string } }>;
+  };
+  return {
+    last: JSON.stringify(body.messages.at(-1)?.content),
+    all: JSON.stringify(body.messages),
+    tools: (body.tools ?? []).map((x) => x.function.name),
+  };
 }
 
 test("a prompt typed during a 3-second tool call is queued under the input and reaches the model after the turn; ↑ and Esc take one back out", async (t) => {
   const root = tempTree({ "a.txt": "a\n" });
-  ollama.server.script(reply.toolCall("bash", { command: "sleep 3" }), reply.text("FIRST-DONE"), reply.text("QUEUED-ANSWER"));
+  ollama.server.script(
+    reply.toolCall("bash", { command: "sleep 3" }),
+    reply.text("FIRST-DONE"),
+    reply.text("QUEUED-ANSWER"),
+  );
   const term = startRt(t, root, "auto");
   await term.waitFor(idle);
   term.type("start the slow one");

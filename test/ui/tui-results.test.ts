@@ -31,7 +31,13 @@ test("a bash result that starts with --- stdout --- shows its stdout and its std
 test("an edit's result carrying a unified diff is still drawn as a diff", () => {
   const c = new Conversation(() => 0);
   const output = "Edited a.py:1-1\n--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-x = 1\n+x = 2";
-  c.apply({ type: "tool_start", id: "E1", name: "edit", args: { path: "a.py", old_string: "x = 1", new_string: "x = 2" }, protocol: "tools" });
+  c.apply({
+    type: "tool_start",
+    id: "E1",
+    name: "edit",
+    args: { path: "a.py", old_string: "x = 1", new_string: "x = 2" },
+    protocol: "tools",
+  });
   c.apply({ type: "tool_end", id: "E1", name: "edit", success: true, output, started_at: 0, ended_at: 1 });
   const text = conversationLines(c, tools, { width: 80, expanded: false, now: 0 }).join("\n");
   assert.match(text, /⎿ ✓ Edited a\.py:1-1\n\s+@@ -1 \+1 @@\n\s+-x = 1\n\s+\+x = 2/);

@@ -37,7 +37,12 @@ function gitState(root: string): string {
 }
 
 test("Esc twice lists the prompts; rewinding to prompt 2 restores the files and the conversation, offers prompt 2 again; a hand-changed file is named and kept", async (t) => {
-  const root = tempTree({ "calc.py": "def add(a, b):\n    return a - b\n", "notes.txt": "alpha beta\n", "old.txt": "old\n", ".gitignore": ".rt/\n" });
+  const root = tempTree({
+    "calc.py": "def add(a, b):\n    return a - b\n",
+    "notes.txt": "alpha beta\n",
+    "old.txt": "old\n",
+    ".gitignore": ".rt/\n",
+  });
   git(root, "init", "-q");
   git(root, "add", "-A");
   git(root, "commit", "-q", "-m", "init");
@@ -47,19 +52,36 @@ test("Esc twice lists the prompts; rewinding to prompt 2 restores the files and 
   ollama.server.script(
     reply.toolCall("edit", { path: "calc.py", old_string: "return a - b", new_string: "return a + b" }),
     reply.text("ANSWER-ONE"),
-    reply.toolCall("bash", { command: "sed -i 's/alpha/gamma/' notes.txt && printf 'made\\n' > made.txt && rm old.txt" }),
+    reply.toolCall("bash", {
+      command: "sed -i 's/alpha/gamma/' notes.txt && printf 'made\\n' > made.txt && rm old.txt",
+    }),
     reply.text("ANSWER-TWO"),
     reply.toolCall("edit", { path: "calc.py", old_string: "return a + b", new_string: "return a * b" }),
     reply.text("ANSWER-THREE"),
     reply.text("ANSWER-AGAIN"),
   );
   const term = new Tmux(100, 30);
-  const env = { ...process.env, ...ollama.env({ XDG_STATE_HOME: tempTree({}, "rt-state-"), XDG_CACHE_HOME: tempTree({}, "rt-cache-") }), RT_ROOT: undefined, NO_COLOR: undefined, TERM: "xterm-256color" };
-  term.start(t, `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} chat --model ollama/test-model --approval auto; sleep 600`, env as NodeJS.ProcessEnv, root);
+  const env = {
+    ...process.env,
+    ...ollama.env({ XDG_STATE_HOME: tempTree({}, "rt-state-"), XDG_CACHE_HOME: tempTree({}, "rt-cache-") }),
+    RT_ROOT: undefined,
+    NO_COLOR: undefined,
+    TERM: "xterm-256color",
+  };
+  term.start(
+    t,
+    `${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} chat --model ollama/test-model --approval auto; sleep 600`,
+    env as NodeJS.ProcessEnv,
+    root,
+  );
   await term.waitFor(idle);
 
   const before: Array<Record<string, string>> = [];
-  for (const [prompt, answer] of [["PROMPT-ONE fix the sign", "ANSWER-ONE"], ["PROMPT-TWO tidy the notes", "ANSWER-TWO"], ["PROMPT-THREE multiply", "ANSWER-THREE"]]) {
+  for (const [prompt, answer] of [
+    ["PROMPT-ONE fix the sign", "ANSWER-ONE"],
+    ["PROMPT-TWO tidy the notes", "ANSWER-TWO"],
+    ["PROMPT-THREE multiply", "ANSWER-THREE"],
+  ]) {
     before.push(fileHashes(root));
     term.type(prompt);
     term.keys("Enter");

@@ -16,10 +16,23 @@ const ollama = scriptedOllama();
 const FIXTURES = path.join(REPO, "test", "fixtures", "tui");
 
 /** rt chat in a fresh 100x30 tmux; a marker line before it, and after it how it exited. */
-function startRt(t: import("node:test").TestContext, root: string, args: string[] = [], size: [number, number] = [100, 30], rtArgs = ["chat", "--model", "ollama/test-model", ...args], extraEnv: Record<string, string> = {}) {
+function startRt(
+  t: import("node:test").TestContext,
+  root: string,
+  args: string[] = [],
+  size: [number, number] = [100, 30],
+  rtArgs = ["chat", "--model", "ollama/test-model", ...args],
+  extraEnv: Record<string, string> = {},
+) {
   const term = new Tmux(size[0], size[1]);
   const stateHome = extraEnv.XDG_STATE_HOME ?? tempTree({}, "rt-state-");
-  const env = { ...process.env, ...ollama.env({ XDG_STATE_HOME: stateHome, ...extraEnv }), RT_ROOT: undefined, NO_COLOR: undefined, TERM: "xterm-256color" };
+  const env = {
+    ...process.env,
+    ...ollama.env({ XDG_STATE_HOME: stateHome, ...extraEnv }),
+    RT_ROOT: undefined,
+    NO_COLOR: undefined,
+    TERM: "xterm-256color",
+  };
   const cmd = `printf 'BEFORE-RT\\n'; ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} ${rtArgs.join(" ")}; echo "[rt exited $?]"; sleep 600`;
   term.start(t, cmd, env as NodeJS.ProcessEnv, root);
   return { term, stateHome };
@@ -29,7 +42,8 @@ const statusLine = (s: string) => s.split("\n").find((l) => l.startsWith("ollama
 
 test("a prompt and its streamed Markdown answer; an edit approved (its change coloured), a command denied; Ctrl-C twice quits and the terminal is restored", async (t) => {
   const root = tempTree({ "calc.py": "def add(a, b):\n    return a - b\n" });
-  const words = "The **answer** streams word by word:\n\n- first point\n- second point\n\n```python\nprint('hi')\n```\n\nLAST-WORD";
+  const words =
+    "The **answer** streams word by word:\n\n- first point\n- second point\n\n```python\nprint('hi')\n```\n\nLAST-WORD";
   ollama.server.script(
     reply.text(words, { chunkDelayMs: 120 }),
     reply.toolCall("edit", { path: "calc.py", old_string: "return a - b", new_string: "return a + b" }),
@@ -55,7 +69,9 @@ test("a prompt and its streamed Markdown answer; an edit approved (its change co
   assert.match(answered, /^\s+\* first point$/m);
   assert.match(answered, /^\s+print\('hi'\)$/m);
   assert.doesNotMatch(answered, /```|\*\*answer\*\*/);
-  await term.waitFor((s) => /[\d.]+k? in \/ [\d.]+k? out/.test(statusLine(s)) && !/· 0 in \/ 0 out/.test(statusLine(s)));
+  await term.waitFor(
+    (s) => /[\d.]+k? in \/ [\d.]+k? out/.test(statusLine(s)) && !/· 0 in \/ 0 out/.test(statusLine(s)),
+  );
 
   term.type("fix the sign");
   term.keys("Enter");
@@ -70,7 +86,17 @@ test("a prompt and its streamed Markdown answer; an edit approved (its change co
   const coloured = term.screen(true);
   assert.match(coloured, /\x1b\[31m- return a - b/, "removed lines are red");
   assert.match(coloured, /\x1b\[32m\+ return a \+ b/, "added lines are green");
-  assert.deepEqual(checkFixture(FIXTURES, "edit-approved", edited, [/^● edit/, /⎿ ✓ Edited/, /^\s+- return/, /^\s+\+ return/, /^Fixed the sign/, /^ollama\/test-model/]), []);
+  assert.deepEqual(
+    checkFixture(FIXTURES, "edit-approved", edited, [
+      /^● edit/,
+      /⎿ ✓ Edited/,
+      /^\s+- return/,
+      /^\s+\+ return/,
+      /^Fixed the sign/,
+      /^ollama\/test-model/,
+    ]),
+    [],
+  );
 
   term.type("clean the build");
   term.keys("Enter");
@@ -82,7 +108,10 @@ test("a prompt and its streamed Markdown answer; an edit approved (its change co
   term.keys("Enter");
   const denied = await term.waitFor(/I did not run it\./);
   assert.match(denied, /● bash: rm -rf build\n\s+⎿ ⊘ the user denied bash: rm -rf build: it was not run/);
-  assert.match(requestText(ollama.server.completions[4].body), /the user denied bash: rm -rf build: it was not run\. The user said why: \\?"keep the build\\?"/);
+  assert.match(
+    requestText(ollama.server.completions[4].body),
+    /the user denied bash: rm -rf build: it was not run\. The user said why: \\?"keep the build\\?"/,
+  );
 
   // Ctrl-C once at the empty prompt only warns; twice quits, and the shell's screen comes back.
   term.keys("C-c");
@@ -146,21 +175,32 @@ test("Esc interrupts a long bash; multi-line input with \\ and Enter; /model, /c
   // A smaller terminal: everything is drawn again within 80 columns and 24 rows.
   term.resize(80, 24);
   // (tmux reflows the old 100-column frame first: its rule would become a row of 80 and one of 20.)
-  const small = await term.waitFor((s) => s.split("\n").some((l) => /^─{80}$/.test(l)) && !s.split("\n").some((l) => /^─{1,79}$/.test(l)));
+  const small = await term.waitFor(
+    (s) => s.split("\n").some((l) => /^─{80}$/.test(l)) && !s.split("\n").some((l) => /^─{1,79}$/.test(l)),
+  );
   const rows = small.replace(/\n$/, "").split("\n");
   assert.equal(rows.length, 24);
-  assert.ok(rows.every((l) => [...l].length <= 80), "no line wider than the terminal");
+  assert.ok(
+    rows.every((l) => [...l].length <= 80),
+    "no line wider than the terminal",
+  );
   assert.match(statusLine(small), /^ollama\/test-model · auto · [\d.]+k? in \/ [\d.]+k? out · context \d+% +\/help$/);
   assert.match(small, /compacted:/);
   assert.doesNotMatch(small, /^· Ctrl-C/m, "no piece of the old frame is left");
-  assert.deepEqual(checkFixture(FIXTURES, "resized-80x24", small, [/^─{80}$/, /compacted:/, /^ollama\/test-model/]), []);
+  assert.deepEqual(
+    checkFixture(FIXTURES, "resized-80x24", small, [/^─{80}$/, /compacted:/, /^ollama\/test-model/]),
+    [],
+  );
 
   // Ctrl-D at the empty prompt quits; a new run recalls the earlier prompts with ↑ (kept in the state dir, not the repository).
   term.keys("C-d");
   await term.waitFor(/\[rt exited 0\]/);
   const historyFiles = fs.readdirSync(path.join(stateHome, "rt", "prompts"));
   assert.equal(historyFiles.length, 1);
-  assert.match(fs.readFileSync(path.join(stateHome, "rt", "prompts", historyFiles[0]), "utf8"), /"first line\\nsecond line"/);
+  assert.match(
+    fs.readFileSync(path.join(stateHome, "rt", "prompts", historyFiles[0]), "utf8"),
+    /"first line\\nsecond line"/,
+  );
   assert.ok(!fs.readdirSync(path.join(root, ".rt")).some((f) => /prompt|history/.test(f)));
   const again = startRt(t, root, [], [100, 30], undefined, { XDG_STATE_HOME: stateHome }).term;
   await again.waitFor(/\/help · Ctrl-C twice quits/);
@@ -186,7 +226,11 @@ test("PageUp scrolls back through a long answer and the view stays there while i
   const firstShown = (s: string) => s.split("\n").find((l) => /^line-\d+$/.test(l));
   const top = firstShown(up);
   const ended = await term.waitFor((s) => /\/help · Ctrl-C twice quits/.test(statusLine(s)));
-  assert.equal(firstShown(ended), top, `the view moved while the answer grew; after PageUp:\n${up}\nat the end:\n${ended}`);
+  assert.equal(
+    firstShown(ended),
+    top,
+    `the view moved while the answer grew; after PageUp:\n${up}\nat the end:\n${ended}`,
+  );
   assert.doesNotMatch(ended, /line-80/, ended);
   term.keys("End");
   const back = await term.waitFor((s) => /line-80/.test(s) && !/more lines? below/.test(s));
@@ -237,7 +281,10 @@ test("plain `rt` on a terminal opens the full-screen UI (keys typed early are ke
 });
 
 test("in a folder whose .rt/config.json needs trust, the question comes on the shell's screen before the UI opens; no keeps the keys ignored; CI=1 does not stop the UI drawing", async (t) => {
-  const root = tempTree({ "README.md": "# a stranger's project\n", ".rt/config.json": JSON.stringify({ agent: { approval: "auto" } }) });
+  const root = tempTree({
+    "README.md": "# a stranger's project\n",
+    ".rt/config.json": JSON.stringify({ agent: { approval: "auto" } }),
+  });
   fs.mkdirSync(path.join(root, ".git"));
   const home = tempTree({}, "rt-home-");
   ollama.server.script(reply.toolCall("bash", { command: "touch ran" }), reply.text("not run"));
@@ -265,13 +312,41 @@ test("in a folder whose .rt/config.json needs trust, the question comes on the s
 test("todos appear and update in their panel; ask_user answered with the arrow keys; a subagent nested under its task call; a plan accepted with auto-edit", async (t) => {
   const root = tempTree({ "src/a.py": "def a():\n    return 1\n" });
   const question = {
-    questions: [{ question: "Which value should a() return?", header: "Value", options: [{ label: "Two", description: "return 2" }, { label: "Three", description: "return 3" }], multiSelect: false }],
+    questions: [
+      {
+        question: "Which value should a() return?",
+        header: "Value",
+        options: [
+          { label: "Two", description: "return 2" },
+          { label: "Three", description: "return 3" },
+        ],
+        multiSelect: false,
+      },
+    ],
   };
   ollama.server.script(
-    reply.toolCall("todo_write", { todos: [{ content: "Ask the user", activeForm: "Asking the user", status: "in_progress" }, { content: "Find a()", activeForm: "Finding a()", status: "pending" }] }),
+    reply.toolCall("todo_write", {
+      todos: [
+        { content: "Ask the user", activeForm: "Asking the user", status: "in_progress" },
+        { content: "Find a()", activeForm: "Finding a()", status: "pending" },
+      ],
+    }),
     reply.toolCall("ask_user", question),
-    reply.toolCall("todo_write", { todos: [{ content: "Ask the user", activeForm: "Asking the user", status: "completed" }, { content: "Find a()", activeForm: "Finding a()", status: "in_progress" }] }),
-    { toolCalls: [{ id: "call_t1", name: "task", arguments: { description: "find a", prompt: "Where is a defined?", subagent_type: "Explore" } }] },
+    reply.toolCall("todo_write", {
+      todos: [
+        { content: "Ask the user", activeForm: "Asking the user", status: "completed" },
+        { content: "Find a()", activeForm: "Finding a()", status: "in_progress" },
+      ],
+    }),
+    {
+      toolCalls: [
+        {
+          id: "call_t1",
+          name: "task",
+          arguments: { description: "find a", prompt: "Where is a defined?", subagent_type: "Explore" },
+        },
+      ],
+    },
     reply.toolCall("grep", { pattern: "def a", path: "src" }),
     reply.text("a is at src/a.py:1"),
     reply.toolCall("exit_plan_mode", { plan: "1. Make **a()** return 3 (src/a.py:2).\n2. Nothing else." }),
@@ -299,8 +374,21 @@ test("todos appear and update in their panel; ask_user answered with the arrow k
   assert.doesNotMatch(planned, /● todo_write/, "the todo list is in its panel, not repeated as tool calls");
   assert.match(planned, /❯ 1\. Yes, and approve edits automatically \(auto-edit\)/);
   // The subagent's run, folded under its task call once done.
-  assert.match(planned, /● task · Explore: find a\n {2}⎿ done · 1 tool call · [\d,]+ in, [\d,]+ out \(Ctrl-O shows them\)/);
-  assert.deepEqual(checkFixture(FIXTURES, "todos-plan", planned, [/^\[✓\] Ask the user/, /^\[→\] Finding a/, /^● task · Explore/, /⎿ done · 1 tool call/, /^The agent's plan:/, /^❯ 1\. Yes, and approve edits/]), []);
+  assert.match(
+    planned,
+    /● task · Explore: find a\n {2}⎿ done · 1 tool call · [\d,]+ in, [\d,]+ out \(Ctrl-O shows them\)/,
+  );
+  assert.deepEqual(
+    checkFixture(FIXTURES, "todos-plan", planned, [
+      /^\[✓\] Ask the user/,
+      /^\[→\] Finding a/,
+      /^● task · Explore/,
+      /⎿ done · 1 tool call/,
+      /^The agent's plan:/,
+      /^❯ 1\. Yes, and approve edits/,
+    ]),
+    [],
+  );
   term.keys("Enter");
 
   const done = await term.waitFor(/Done: a\(\) returns 3\./);
@@ -320,7 +408,11 @@ test("todos appear and update in their panel; ask_user answered with the arrow k
 
 test("/cost, /approval, /sessions, /export, /clear and /resume; @path completion; Shift+Enter and Alt+Enter; a bracketed paste keeps its lines unsent", async (t) => {
   const root = tempTree({ "notes.md": "# notes\n", "src/app.ts": "" });
-  ollama.server.script(reply.text("first answer", { usage: { input: 1200, output: 34 } }), reply.text("second answer"), reply.text("third answer"));
+  ollama.server.script(
+    reply.text("first answer", { usage: { input: 1200, output: 34 } }),
+    reply.text("second answer"),
+    reply.text("third answer"),
+  );
   const { term } = startRt(t, root);
   await term.waitFor(/\/help · Ctrl-C twice quits/);
   term.type("remember FIRST-PROMPT");
@@ -346,7 +438,10 @@ test("/cost, /approval, /sessions, /export, /clear and /resume; @path completion
   await term.waitFor(/\[rt\] created .*session-/);
   const exported = fs.readdirSync(path.join(root, ".rt", "out"));
   assert.deepEqual(exported, [`session-${id}.md`]);
-  assert.match(fs.readFileSync(path.join(root, ".rt", "out", exported[0]), "utf8"), /remember FIRST-PROMPT[\s\S]*first answer/);
+  assert.match(
+    fs.readFileSync(path.join(root, ".rt", "out", exported[0]), "utf8"),
+    /remember FIRST-PROMPT[\s\S]*first answer/,
+  );
 
   term.type(`/resume ${id}`);
   term.keys("Enter");
@@ -361,7 +456,11 @@ test("/cost, /approval, /sessions, /export, /clear and /resume; @path completion
   term.type("after clear");
   term.keys("Enter");
   await term.waitFor(/second answer/);
-  assert.doesNotMatch(requestText(ollama.server.completions[1].body), /FIRST-PROMPT/, "the next request starts from an empty context");
+  assert.doesNotMatch(
+    requestText(ollama.server.completions[1].body),
+    /FIRST-PROMPT/,
+    "the next request starts from an empty context",
+  );
   // @path: Tab completes a workspace file.
   term.type("look at @no");
   term.keys("Tab");

@@ -56,8 +56,10 @@ function handler(req: http.IncomingMessage, res: http.ServerResponse): void {
   if (url === "/other-redirect") return send(301, "text/plain", "", { location: `http://localhost:${port}/article` });
   if (url === "/binary") return send(200, "application/octet-stream", Buffer.from([0, 1, 2, 3, 255, 0, 7]));
   if (url === "/missing") return send(404, "text/html", "<h1>nope</h1>");
-  if (url === "/gzip") return send(200, "text/html", zlib.gzipSync(Buffer.from(ARTICLE)), { "content-encoding": "gzip" });
-  if (url === "/bomb") return send(200, "text/plain", zlib.gzipSync(Buffer.alloc(11 * 1024 * 1024, 0x41)), { "content-encoding": "gzip" });
+  if (url === "/gzip")
+    return send(200, "text/html", zlib.gzipSync(Buffer.from(ARTICLE)), { "content-encoding": "gzip" });
+  if (url === "/bomb")
+    return send(200, "text/plain", zlib.gzipSync(Buffer.alloc(11 * 1024 * 1024, 0x41)), { "content-encoding": "gzip" });
   if (url === "/huge") {
     // 20 MB, streamed without a length: the cap must stop the download, not the declared size.
     res.writeHead(200, { "content-type": "text/plain" });
@@ -78,13 +80,38 @@ function handler(req: http.IncomingMessage, res: http.ServerResponse): void {
   }
   if (url === "/slow") return; // never answers
   // Declared only in the document (no charset in the header): ISO-8859-1 bytes, as such pages are.
-  if (url === "/meta-charset") return send(200, "text/html", Buffer.from('<html><head><meta charset="iso-8859-1"><title>Caf\u00e9</title></head><body><p>Caf\u00e9 cr\u00e8me br\u00fbl\u00e9e</p></body></html>', "latin1"));
+  if (url === "/meta-charset")
+    return send(
+      200,
+      "text/html",
+      Buffer.from(
+        '<html><head><meta charset="iso-8859-1"><title>Caf\u00e9</title></head><body><p>Caf\u00e9 cr\u00e8me br\u00fbl\u00e9e</p></body></html>',
+        "latin1",
+      ),
+    );
   if (url === "/meta-http-equiv") {
     // windows-1252: 0x96 is an en dash there (a C1 control in ISO-8859-1).
-    const head = '<html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1252"><title>Men\u00fc</title></head><body><p>Gr\u00fc\u00dfe ';
-    return send(200, "text/html", Buffer.concat([Buffer.from(head, "latin1"), Buffer.from([0x96]), Buffer.from(" \u00fcber</p></body></html>", "latin1")]));
+    const head =
+      '<html><head><meta http-equiv="Content-Type" content="text/html; charset=windows-1252"><title>Men\u00fc</title></head><body><p>Gr\u00fc\u00dfe ';
+    return send(
+      200,
+      "text/html",
+      Buffer.concat([
+        Buffer.from(head, "latin1"),
+        Buffer.from([0x96]),
+        Buffer.from(" \u00fcber</p></body></html>", "latin1"),
+      ]),
+    );
   }
-  if (url === "/article-code") return send(200, "text/html; charset=utf-8", ARTICLE.replace("</article>", `<pre><code class="language-python">def add(a, b):\n    return a + b\n</code></pre></article>`));
+  if (url === "/article-code")
+    return send(
+      200,
+      "text/html; charset=utf-8",
+      ARTICLE.replace(
+        "</article>",
+        `<pre><code class="language-python">def add(a, b):\n    return a + b\n</code></pre></article>`,
+      ),
+    );
   send(404, "text/plain", "not here");
 }
 
@@ -95,12 +122,35 @@ before(async () => {
   base = `http://127.0.0.1:${port}`;
 
   certDir = tempTree({}, "rt-cert-");
-  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", path.join(certDir, "key.pem"), "-out", path.join(certDir, "cert.pem"), "-days", "2", "-subj", "/CN=localhost", "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1"], { stdio: "ignore" });
-  const tls = https.createServer({ key: fs.readFileSync(path.join(certDir, "key.pem")), cert: fs.readFileSync(path.join(certDir, "cert.pem")) }, (req, res) => {
-    hits[`https:${req.url}`] = (hits[`https:${req.url}`] ?? 0) + 1;
-    res.writeHead(200, { "content-type": "text/plain" });
-    res.end("served over TLS\n");
-  });
+  execFileSync(
+    "openssl",
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "rsa:2048",
+      "-nodes",
+      "-keyout",
+      path.join(certDir, "key.pem"),
+      "-out",
+      path.join(certDir, "cert.pem"),
+      "-days",
+      "2",
+      "-subj",
+      "/CN=localhost",
+      "-addext",
+      "subjectAltName=DNS:localhost,IP:127.0.0.1",
+    ],
+    { stdio: "ignore" },
+  );
+  const tls = https.createServer(
+    { key: fs.readFileSync(path.join(certDir, "key.pem")), cert: fs.readFileSync(path.join(certDir, "cert.pem")) },
+    (req, res) => {
+      hits[`https:${req.url}`] = (hits[`https:${req.url}`] ?? 0) + 1;
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.end("served over TLS\n");
+    },
+  );
   const clear = http.createServer(handler);
   // One port, two protocols: a TLS handshake starts with byte 0x16.
   dual = net.createServer((sock) => {
@@ -108,7 +158,10 @@ before(async () => {
       sock.pause();
       sock.unshift(first);
       // TLS reads the socket's native handle unless given a JS stream: wrap it so the byte put back is seen.
-      (first[0] === 0x16 ? tls : clear).emit("connection", first[0] === 0x16 ? Duplex.from({ readable: sock, writable: sock }) : sock);
+      (first[0] === 0x16 ? tls : clear).emit(
+        "connection",
+        first[0] === 0x16 ? Duplex.from({ readable: sock, writable: sock }) : sock,
+      );
       sock.resume();
     });
   });
@@ -132,20 +185,39 @@ function configHome(web: Record<string, unknown>): string {
 
 const LOCAL = { allow_private_addresses: true, fetch_timeout_ms: 1500 };
 
-async function fetchCli(args: Record<string, unknown>, web: Record<string, unknown> = LOCAL, extraEnv: Record<string, string> = {}, root = tempTree({ "a.txt": "x\n" })) {
-  const r = await rt(["call", "web_fetch", "--args", JSON.stringify(args)], { cwd: root, env: { XDG_CONFIG_HOME: configHome(web), ...extraEnv } });
+async function fetchCli(
+  args: Record<string, unknown>,
+  web: Record<string, unknown> = LOCAL,
+  extraEnv: Record<string, string> = {},
+  root = tempTree({ "a.txt": "x\n" }),
+) {
+  const r = await rt(["call", "web_fetch", "--args", JSON.stringify(args)], {
+    cwd: root,
+    env: { XDG_CONFIG_HOME: configHome(web), ...extraEnv },
+  });
   return JSON.parse(r.stdout) as Record<string, any>;
 }
 
 /** The same, with a given user configuration directory (where rt's state key lives: the cache is signed with it). */
 async function fetchCliHome(args: Record<string, unknown>, home: string, root: string) {
-  const r = await rt(["call", "web_fetch", "--args", JSON.stringify(args)], { cwd: root, env: { XDG_CONFIG_HOME: home } });
+  const r = await rt(["call", "web_fetch", "--args", JSON.stringify(args)], {
+    cwd: root,
+    env: { XDG_CONFIG_HOME: home },
+  });
   return JSON.parse(r.stdout) as Record<string, any>;
 }
 
 test("private, loopback and link-local addresses are refused by default, before any connection", async () => {
   hits = {};
-  for (const url of [`${base}/article`, `http://localhost:${port}/article`, `http://[::1]:${port}/article`, "http://169.254.169.254/latest/meta-data/", "http://10.0.0.1/", "http://0x7f000001/", "http://[::ffff:127.0.0.1]/"]) {
+  for (const url of [
+    `${base}/article`,
+    `http://localhost:${port}/article`,
+    `http://[::1]:${port}/article`,
+    "http://169.254.169.254/latest/meta-data/",
+    "http://10.0.0.1/",
+    "http://0x7f000001/",
+    "http://[::ffff:127.0.0.1]/",
+  ]) {
     const r = await fetchCli({ url, raw: true }, {});
     assert.equal(r.success, false, url);
     assert.match(r.error, /private, loopback or link-local address.*web\.allow_private_addresses/, url);
@@ -162,8 +234,25 @@ test("private, loopback and link-local addresses are refused by default, before 
     assert.match(r.error, message);
   }
   // The address check itself, over the ranges that matter.
-  for (const ip of ["127.0.0.1", "10.1.2.3", "172.16.0.1", "192.168.1.1", "169.254.169.254", "100.64.0.1", "0.0.0.0", "::1", "fe80::1", "fd00::1", "::ffff:10.0.0.1", "::ffff:7f00:1", "64:ff9b::a9fe:a9fe", "224.0.0.1"]) assert.equal(isPrivateAddress(ip), true, ip);
-  for (const ip of ["93.184.216.34", "1.1.1.1", "2606:4700:4700::1111", "8.8.8.8"]) assert.equal(isPrivateAddress(ip), false, ip);
+  for (const ip of [
+    "127.0.0.1",
+    "10.1.2.3",
+    "172.16.0.1",
+    "192.168.1.1",
+    "169.254.169.254",
+    "100.64.0.1",
+    "0.0.0.0",
+    "::1",
+    "fe80::1",
+    "fd00::1",
+    "::ffff:10.0.0.1",
+    "::ffff:7f00:1",
+    "64:ff9b::a9fe:a9fe",
+    "224.0.0.1",
+  ])
+    assert.equal(isPrivateAddress(ip), true, ip);
+  for (const ip of ["93.184.216.34", "1.1.1.1", "2606:4700:4700::1111", "8.8.8.8"])
+    assert.equal(isPrivateAddress(ip), false, ip);
 });
 
 test("an article becomes Markdown of its main content: no navigation, footer, scripts or styles", async () => {
@@ -173,7 +262,8 @@ test("an article becomes Markdown of its main content: no navigation, footer, sc
   assert.match(r.output, /^http:\/\/127\.0\.0\.1:\d+\/article \(How parsers work\): \d+ KB of Markdown\n\n/);
   assert.match(r.output, /Paragraph 1: a parser reads tokens/);
   assert.match(r.output, /Paragraph 8:/);
-  for (const absent of ["Log in", "Footer Inc", "window.track", "color:red"]) assert.ok(!r.output.includes(absent), absent);
+  for (const absent of ["Log in", "Footer Inc", "window.track", "color:red"])
+    assert.ok(!r.output.includes(absent), absent);
 });
 
 test("tables become GitHub tables and code stays a fenced block; text pages pass through; gzip is decoded", async () => {
@@ -194,7 +284,10 @@ test("redirects: on the same host followed, to another host returned and not fol
   const other = await fetchCli({ url: `${base}/other-redirect`, raw: true });
   assert.equal(other.success, true);
   assert.equal(other.redirect_url, `http://localhost:${port}/article`);
-  assert.match(other.output, /redirected \(301\) to another host: http:\/\/localhost:\d+\/article\nIt was not followed\. Fetch that URL with web_fetch if you want it\./);
+  assert.match(
+    other.output,
+    /redirected \(301\) to another host: http:\/\/localhost:\d+\/article\nIt was not followed\. Fetch that URL with web_fetch if you want it\./,
+  );
   assert.equal(hits["/article"], undefined, "the other host was not fetched");
   const loop = await fetchCli({ url: `${base}/loop`, raw: true });
   assert.match(loop.error, /more than 5 redirects/);
@@ -218,7 +311,9 @@ test("a 20 MB body and a gzip bomb stop at 10 MB; binary content, a 404 and a se
 
 test("an http:// URL is fetched over http, as written, even where the port also serves https", async () => {
   hits = {};
-  const asked = await fetchCli({ url: `http://127.0.0.1:${dualPort}/plain`, raw: true }, LOCAL, { NODE_EXTRA_CA_CERTS: path.join(certDir, "cert.pem") });
+  const asked = await fetchCli({ url: `http://127.0.0.1:${dualPort}/plain`, raw: true }, LOCAL, {
+    NODE_EXTRA_CA_CERTS: path.join(certDir, "cert.pem"),
+  });
   assert.equal(asked.success, true, asked.error);
   assert.equal(asked.final_url, `http://127.0.0.1:${dualPort}/plain`);
   assert.match(asked.output, /just text/);
@@ -241,7 +336,10 @@ test("a plain-HTTP server that never answers a TLS handshake: an http:// URL is 
   const mutePort = (mute.address() as AddressInfo).port;
   try {
     const t0 = Date.now();
-    const r = await fetchCli({ url: `http://127.0.0.1:${mutePort}/plain`, raw: true }, { ...LOCAL, fetch_timeout_ms: 5000 });
+    const r = await fetchCli(
+      { url: `http://127.0.0.1:${mutePort}/plain`, raw: true },
+      { ...LOCAL, fetch_timeout_ms: 5000 },
+    );
     assert.equal(r.success, true, r.error);
     assert.match(r.output, /just text/);
     assert.ok(Date.now() - t0 < 4500, `took ${Date.now() - t0} ms`);
@@ -253,7 +351,9 @@ test("a plain-HTTP server that never answers a TLS handshake: an http:// URL is 
 
 test("an address written without a scheme is tried over https first (kept when served), then http", async () => {
   hits = {};
-  const up = await fetchCli({ url: `127.0.0.1:${dualPort}/page`, raw: true }, LOCAL, { NODE_EXTRA_CA_CERTS: path.join(certDir, "cert.pem") });
+  const up = await fetchCli({ url: `127.0.0.1:${dualPort}/page`, raw: true }, LOCAL, {
+    NODE_EXTRA_CA_CERTS: path.join(certDir, "cert.pem"),
+  });
   assert.equal(up.success, true, up.error);
   assert.equal(up.final_url, `https://127.0.0.1:${dualPort}/page`);
   assert.match(up.output, /served over TLS/);
@@ -283,32 +383,64 @@ test("a code block inside an article keeps its language as the fence's info stri
 
 test("web.allow_hosts: named hosts and ranges are reached; others and link-local metadata addresses are not", async () => {
   hits = {};
-  const named = await fetchCli({ url: `${base}/plain`, raw: true }, { allow_hosts: ["127.0.0.1"], fetch_timeout_ms: 1500 });
+  const named = await fetchCli(
+    { url: `${base}/plain`, raw: true },
+    { allow_hosts: ["127.0.0.1"], fetch_timeout_ms: 1500 },
+  );
   assert.equal(named.success, true, named.error);
-  const range = await fetchCli({ url: `http://localhost:${port}/plain`, raw: true }, { allow_hosts: ["127.0.0.0/8", "::1"], fetch_timeout_ms: 1500 });
+  const range = await fetchCli(
+    { url: `http://localhost:${port}/plain`, raw: true },
+    { allow_hosts: ["127.0.0.0/8", "::1"], fetch_timeout_ms: 1500 },
+  );
   assert.equal(range.success, true, range.error);
-  const other = await fetchCli({ url: `${base}/plain`, raw: true }, { allow_hosts: ["10.0.0.0/8"], fetch_timeout_ms: 1500 });
+  const other = await fetchCli(
+    { url: `${base}/plain`, raw: true },
+    { allow_hosts: ["10.0.0.0/8"], fetch_timeout_ms: 1500 },
+  );
   assert.equal(other.success, false);
-  assert.match(other.error, /127\.0\.0\.1 is a private, loopback or link-local address: not fetched \(name it in web\.allow_hosts/);
+  assert.match(
+    other.error,
+    /127\.0\.0\.1 is a private, loopback or link-local address: not fetched \(name it in web\.allow_hosts/,
+  );
   const bad = await fetchCli({ url: `${base}/plain`, raw: true }, { allow_hosts: ["10.0.0.0/33"] });
   assert.match(bad.error, /web\.allow_hosts: "10\.0\.0\.0\/33" is not a host name, an address or a range/);
   // The metadata address: not by allow_private_addresses, not by a range, not even by one that covers everything.
-  const meta = await fetchCli({ url: "http://169.254.169.254/latest/meta-data/", raw: true }, { allow_private_addresses: true, allow_hosts: ["169.254.0.0/16", "0.0.0.0/0"], fetch_timeout_ms: 1500 });
+  const meta = await fetchCli(
+    { url: "http://169.254.169.254/latest/meta-data/", raw: true },
+    { allow_private_addresses: true, allow_hosts: ["169.254.0.0/16", "0.0.0.0/0"], fetch_timeout_ms: 1500 },
+  );
   assert.equal(meta.success, false);
-  assert.match(meta.error, /link-local: where cloud metadata services answer.*only web\.allow_hosts naming "169\.254\.169\.254" exactly/);
+  assert.match(
+    meta.error,
+    /link-local: where cloud metadata services answer.*only web\.allow_hosts naming "169\.254\.169\.254" exactly/,
+  );
   assert.deepEqual(Object.keys(hits).sort(), ["/plain"], "only the allowed fetches reached the server");
   // The rule itself, over seeded random link-local addresses: refused under every allowance but an exact name.
   let seed = 20261128;
-  const rand = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
-  const everything = { allowPrivate: true, allowHosts: parseAllowHosts(["0.0.0.0/0", "::/0", "169.254.0.0/16", "fe80::/10"]) };
+  const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  const everything = {
+    allowPrivate: true,
+    allowHosts: parseAllowHosts(["0.0.0.0/0", "::/0", "169.254.0.0/16", "fe80::/10"]),
+  };
   for (let i = 0; i < 200; i++) {
     const v4 = `169.254.${Math.floor(rand() * 256)}.${Math.floor(rand() * 256)}`;
     const v6 = `fe80::${Math.floor(rand() * 65536).toString(16)}:${Math.floor(rand() * 65536).toString(16)}`;
     for (const ip of [v4, v6, `::ffff:${v4}`]) {
       assert.ok(addressRefusal(ip, ip, everything), ip);
-      assert.equal(addressRefusal(ip, ip, { allowPrivate: false, allowHosts: parseAllowHosts([ip]) }), undefined, `${ip} named exactly`);
+      assert.equal(
+        addressRefusal(ip, ip, { allowPrivate: false, allowHosts: parseAllowHosts([ip]) }),
+        undefined,
+        `${ip} named exactly`,
+      );
     }
-    assert.equal(addressRefusal(v4, "metadata.internal", { allowPrivate: false, allowHosts: parseAllowHosts(["metadata.internal"]) }), undefined, "the host named exactly");
+    assert.equal(
+      addressRefusal(v4, "metadata.internal", {
+        allowPrivate: false,
+        allowHosts: parseAllowHosts(["metadata.internal"]),
+      }),
+      undefined,
+      "the host named exactly",
+    );
   }
 });
 
@@ -326,24 +458,39 @@ test("the cache does not answer what today's settings refuse", async () => {
   assert.equal(after.success, false, "not served from the cache");
   assert.match(after.error, /private, loopback or link-local address/);
   // Or the domain is blocked now.
-  fs.writeFileSync(path.join(home, "rt", "config.json"), JSON.stringify({ web: { ...LOCAL, blocked_domains: ["127.0.0.1"] } }));
+  fs.writeFileSync(
+    path.join(home, "rt", "config.json"),
+    JSON.stringify({ web: { ...LOCAL, blocked_domains: ["127.0.0.1"] } }),
+  );
   const blocked = await fetchCliHome({ url: `${base}/count2`, raw: true }, home, root);
   assert.match(blocked.error, /blocked by web\.blocked_domains/);
   assert.equal(hits["/count2"], 1, "the server was asked once");
 });
 
 test("a project's web.allow_private_addresses waits for trust, and the refusal says so", async () => {
-  const root = tempTree({ "a.txt": "x\n", ".rt/config.json": JSON.stringify({ web: { allow_private_addresses: true } }) });
+  const root = tempTree({
+    "a.txt": "x\n",
+    ".rt/config.json": JSON.stringify({ web: { allow_private_addresses: true } }),
+  });
   const r = await fetchCli({ url: `${base}/plain`, raw: true }, {}, {}, root);
   assert.equal(r.success, false);
   assert.match(r.error, /private, loopback or link-local address/);
-  assert.match(r.error, /the project's web\.allow_private_addresses \(.*\.rt\/config\.json\) is ignored because the folder is not trusted: `rt trust .*` applies it/);
+  assert.match(
+    r.error,
+    /the project's web\.allow_private_addresses \(.*\.rt\/config\.json\) is ignored because the folder is not trusted: `rt trust .*` applies it/,
+  );
 });
 
 test("domain lists: blocked domains and an allow list are enforced", async () => {
-  const blocked = await fetchCli({ url: `http://localhost:${port}/article`, raw: true }, { ...LOCAL, blocked_domains: ["localhost"] });
+  const blocked = await fetchCli(
+    { url: `http://localhost:${port}/article`, raw: true },
+    { ...LOCAL, blocked_domains: ["localhost"] },
+  );
   assert.match(blocked.error, /localhost is blocked by web\.blocked_domains/);
-  const notAllowed = await fetchCli({ url: `${base}/article`, raw: true }, { ...LOCAL, allowed_domains: ["example.com"] });
+  const notAllowed = await fetchCli(
+    { url: `${base}/article`, raw: true },
+    { ...LOCAL, allowed_domains: ["example.com"] },
+  );
   assert.match(notAllowed.error, /127\.0\.0\.1 is not in web\.allowed_domains \(example\.com\)/);
 });
 
@@ -402,7 +549,7 @@ test("in the agent, the prompt is applied to the page by the model, and only its
     });
     llm.script(
       reply.toolCall("web_fetch", { url: `${base}/article`, prompt: "What does a parser build?" }),
-      reply.text("It builds a tree: \"a parser reads tokens and builds a tree\"."),
+      reply.text('It builds a tree: "a parser reads tokens and builds a tree".'),
       reply.toolCall("web_fetch", { url: `${base}/tables`, prompt: "Which flag ignores case?" }),
       reply.text("-i ignores case."),
       reply.toolCall("web_fetch", { url: `http://localhost:${port}/plain`, prompt: "What is it?" }),
@@ -412,22 +559,31 @@ test("in the agent, the prompt is applied to the page by the model, and only its
     const events = await collect(a.run("Read the pages"));
     const ends = ofType(events, "tool_end");
     assert.equal(ends.length, 3);
-    assert.ok(ends.every((e) => e.success), JSON.stringify(ends.map((e) => e.error)));
+    assert.ok(
+      ends.every((e) => e.success),
+      JSON.stringify(ends.map((e) => e.error)),
+    );
     assert.match(ends[0].output, /It builds a tree/);
     assert.ok(!ends[0].output.includes("Paragraph 8"), "the page itself is not in the result");
     // The summarizing request: the system prompt with the quote rule, the prompt, the page.
     const summary = llm.completions[1].body as { messages: Array<{ role: string; content: string }>; tools?: unknown };
     assert.match(summary.messages[0].content, /under 125 characters/);
-    assert.match(summary.messages[1].content, /^What does a parser build\?\n\n<page url="http:\/\/127\.0\.0\.1:\d+\/article">\n## How parsers work|^What does a parser build\?\n\n<page url="http:\/\/127\.0\.0\.1:\d+\/article">/);
+    assert.match(
+      summary.messages[1].content,
+      /^What does a parser build\?\n\n<page url="http:\/\/127\.0\.0\.1:\d+\/article">\n## How parsers work|^What does a parser build\?\n\n<page url="http:\/\/127\.0\.0\.1:\d+\/article">/,
+    );
     assert.match(summary.messages[1].content, /Paragraph 8/);
     assert.equal(summary.tools, undefined, "no tools in the summarizing request");
     // The next model turn sees the answer, not the page.
     assert.ok(!requestText(llm.completions[2].body as never).includes("Paragraph 8"));
     // Asked once for 127.0.0.1 (two fetches) and once for localhost.
-    assert.deepEqual(asked.map((q) => [q.tool, q.category, q.summary.replace(/:\d+/, ":P")]), [
-      ["web_fetch", "network", `web_fetch http://127.0.0.1:P/article`],
-      ["web_fetch", "network", `web_fetch http://localhost:P/plain`],
-    ]);
+    assert.deepEqual(
+      asked.map((q) => [q.tool, q.category, q.summary.replace(/:\d+/, ":P")]),
+      [
+        ["web_fetch", "network", `web_fetch http://127.0.0.1:P/article`],
+        ["web_fetch", "network", `web_fetch http://localhost:P/plain`],
+      ],
+    );
   } finally {
     if (saved === undefined) delete process.env.XDG_CONFIG_HOME;
     else process.env.XDG_CONFIG_HOME = saved;
@@ -439,16 +595,25 @@ test("approval never denies web_fetch; without a way to ask it is refused with h
   llm.reset();
   llm.script(reply.toolCall("web_fetch", { url: `${base}/article`, raw: true }), reply.text("ok"));
   const never = await collect(makeAgent(root, llm, { approval: "never" }).run("fetch"));
-  assert.match(JSON.stringify(ofType(never, "tool_blocked")[0] ?? ofType(never, "tool_end")[0]), /approval mode is \\"never\\"/);
+  assert.match(
+    JSON.stringify(ofType(never, "tool_blocked")[0] ?? ofType(never, "tool_end")[0]),
+    /approval mode is \\"never\\"/,
+  );
   llm.reset();
   llm.script(reply.toolCall("web_fetch", { url: `${base}/article`, raw: true }), reply.text("ok"));
   const noTerminal = await collect(makeAgent(root, llm, { approval: "ask" }).run("fetch"));
-  assert.match(JSON.stringify(ofType(noTerminal, "tool_blocked")[0] ?? ofType(noTerminal, "tool_end")[0]), /needs approval and there is no terminal/);
+  assert.match(
+    JSON.stringify(ofType(noTerminal, "tool_blocked")[0] ?? ofType(noTerminal, "tool_end")[0]),
+    /needs approval and there is no terminal/,
+  );
   llm.reset();
   llm.script(reply.text("plan"));
   await collect(makeAgent(root, llm, { approval: "plan" }).run("plan"));
   // Offered, or named by tool_search (web_fetch is deferred behind it by default).
-  const tools = (llm.completions[0].body as { tools?: Array<{ function: { name: string; description: string } }> }).tools ?? [];
-  const offered = tools.flatMap((t) => (t.function.name === "tool_search" ? (t.function.description.match(/\w+/g) ?? []) : [t.function.name]));
+  const tools =
+    (llm.completions[0].body as { tools?: Array<{ function: { name: string; description: string } }> }).tools ?? [];
+  const offered = tools.flatMap((t) =>
+    t.function.name === "tool_search" ? (t.function.description.match(/\w+/g) ?? []) : [t.function.name],
+  );
   assert.ok(offered.includes("web_fetch"), offered.join(","));
 });

@@ -20,7 +20,10 @@ test("a process killed at random moments while writing leaves every file either 
     for (let i = 0; ; i++) writeFileAtomic(${JSON.stringify(file)}, i % 2 ? A : B);
   `;
   for (let round = 0; round < 12; round++) {
-    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { cwd: REPO, stdio: "ignore" });
+    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      cwd: REPO,
+      stdio: "ignore",
+    });
     await new Promise((r) => setTimeout(r, 250 + Math.floor(Math.random() * 250)));
     child.kill("SIGKILL");
     await new Promise((r) => child.on("close", r));
@@ -34,11 +37,16 @@ test("an edit whose file changed after its snapshot fails (no lost update); ID-b
   const ws = createWorkspace({ root: dir });
   let calls = 0;
   await assert.rejects(
-    applyEdit(ws, "a.txt", (snap) => {
-      calls++;
-      fs.writeFileSync(path.join(dir, "a.txt"), "someone else\n");
-      return { model: withLines(snap.model, ["ONE", "two"]), start: 1, end: 1 };
-    }, { tool: "test" }),
+    applyEdit(
+      ws,
+      "a.txt",
+      (snap) => {
+        calls++;
+        fs.writeFileSync(path.join(dir, "a.txt"), "someone else\n");
+        return { model: withLines(snap.model, ["ONE", "two"]), start: 1, end: 1 };
+      },
+      { tool: "test" },
+    ),
     /changed since it was read/,
   );
   assert.equal(calls, 1);
@@ -46,10 +54,22 @@ test("an edit whose file changed after its snapshot fails (no lost update); ID-b
 
   fs.writeFileSync(path.join(dir, "a.txt"), "one\ntwo\n");
   calls = 0;
-  await applyEdit(ws, "a.txt", (snap) => {
-    if (calls++ === 0) fs.writeFileSync(path.join(dir, "a.txt"), "zero\none\ntwo\n");
-    return { model: withLines(snap.model, snap.model.lines.map((l) => (l === "two" ? "TWO" : l))), start: 1, end: 1 };
-  }, { tool: "test", replanOnConflict: true });
+  await applyEdit(
+    ws,
+    "a.txt",
+    (snap) => {
+      if (calls++ === 0) fs.writeFileSync(path.join(dir, "a.txt"), "zero\none\ntwo\n");
+      return {
+        model: withLines(
+          snap.model,
+          snap.model.lines.map((l) => (l === "two" ? "TWO" : l)),
+        ),
+        start: 1,
+        end: 1,
+      };
+    },
+    { tool: "test", replanOnConflict: true },
+  );
   assert.equal(calls, 2);
   assert.equal(fs.readFileSync(path.join(dir, "a.txt"), "utf8"), "zero\none\nTWO\n");
 });
@@ -61,7 +81,14 @@ test("parallel rt edits of one file by line ID: none is lost", async () => {
   const read = await callTool(ws, "read", { path: "a.txt", ids: true });
   const ids = read.line_ids as string[];
   const { rtCall } = await import("../helpers.ts");
-  const results = await Promise.all(ids.map((id, i) => rtCall("edit_lines", { path: "a.txt", changes: [{ line_id: id, new_content: `edited ${i}` }] }, { cwd: dir })));
+  const results = await Promise.all(
+    ids.map((id, i) =>
+      rtCall("edit_lines", { path: "a.txt", changes: [{ line_id: id, new_content: `edited ${i}` }] }, { cwd: dir }),
+    ),
+  );
   for (const r of results) assert.equal(r.result.success, true, r.result.error);
-  assert.equal(fs.readFileSync(path.join(dir, "a.txt"), "utf8"), Array.from({ length: 8 }, (_, i) => `edited ${i}`).join("\n") + "\n");
+  assert.equal(
+    fs.readFileSync(path.join(dir, "a.txt"), "utf8"),
+    Array.from({ length: 8 }, (_, i) => `edited ${i}`).join("\n") + "\n",
+  );
 });

@@ -86,7 +86,10 @@ test("read and open refuse binary files, naming type and size (CLI, exit 1)", as
   const root = binTree();
   const cases: Array<[string[], RegExp]> = [
     // read takes images (issue 16): these 19 bytes are a PNG signature without an image.
-    [["read", "img.png"], /^rt read: img\.png: not a readable PNG image \(.*\); the file may be corrupt or truncated\n$/],
+    [
+      ["read", "img.png"],
+      /^rt read: img\.png: not a readable PNG image \(.*\); the file may be corrupt or truncated\n$/,
+    ],
     [["open", "img.png"], /^rt open: img\.png: binary file \(PNG image, 19 B\); not shown\n$/],
     [["open", "blob.bin:2"], /^rt open: blob\.bin: binary file \(binary data, 2\.9 KiB\); not shown\n$/],
     [["read", "ctrl.dat"], /binary file \(binary data, 1\.6 KiB\)/],

@@ -65,7 +65,9 @@ test("restoring a checkpoint gives back every file's bytes and mode after seeded
 
     // Random changes as a shell command would make them.
     for (let n = 0; n < 12; n++) {
-      const files = Object.keys(fileHashes(root)).filter((f) => !f.endsWith("/") && f !== ".gitignore" && f !== "ignored.log");
+      const files = Object.keys(fileHashes(root)).filter(
+        (f) => !f.endsWith("/") && f !== ".gitignore" && f !== "ignored.log",
+      );
       const op = pick(["edit", "new", "delete", "binary", "chmod", "deepnew"]);
       if (op === "edit" && files.length) fs.appendFileSync(path.join(root, pick(files)), `line ${n}\n`);
       else if (op === "new") fs.writeFileSync(path.join(root, `new${n}.txt`), `new ${n}\n`);
@@ -76,8 +78,11 @@ test("restoring a checkpoint gives back every file's bytes and mode after seeded
       } else if (op === "delete" && files.length) {
         const gone = pick(files.filter((f) => !f.startsWith("made")));
         if (gone) fs.rmSync(path.join(root, gone));
-      }
-      else if (op === "binary") fs.writeFileSync(path.join(root, pick(["bin.dat", `blob${n}.bin`])), Buffer.from(Array.from({ length: rand.int(5000) }, () => rand.int(256))));
+      } else if (op === "binary")
+        fs.writeFileSync(
+          path.join(root, pick(["bin.dat", `blob${n}.bin`])),
+          Buffer.from(Array.from({ length: rand.int(5000) }, () => rand.int(256))),
+        );
       else if (op === "chmod" && files.length) fs.chmodSync(path.join(root, pick(files)), pick([0o644, 0o755]));
     }
     fs.writeFileSync(path.join(root, "ignored.log"), "changed, and ignored\n");
@@ -108,7 +113,10 @@ test("paths asked to be kept are left as they are; the rest is restored", () => 
   fs.writeFileSync(path.join(root, "other.txt"), "by rt\n");
   const r = cp.restore(ws.writer, cp.snapshot(), first, new Set(["keep.txt"]));
   assert.deepEqual(r.written, ["other.txt"]);
-  assert.deepEqual(r.skipped.map((s) => s.path), ["keep.txt"]);
+  assert.deepEqual(
+    r.skipped.map((s) => s.path),
+    ["keep.txt"],
+  );
   assert.equal(fs.readFileSync(path.join(root, "keep.txt"), "utf8"), "by hand\n");
   assert.equal(fs.readFileSync(path.join(root, "other.txt"), "utf8"), "v1\n");
 });
@@ -116,7 +124,10 @@ test("paths asked to be kept are left as they are; the rest is restored", () => 
 test("a repository's .gitattributes runs nothing and changes no byte: filter drivers from its .git/config, eol conversion, GIT_* of the caller", () => {
   const marker = path.join(tempTree({}, "rt-marker-"), "ran");
   const root = userRepo({ "a.txt": "alpha\n", "crlf.txt": "one\ntwo\n", "f.secret": "plain\n" });
-  fs.writeFileSync(path.join(root, ".gitattributes"), "*.secret filter=evil diff=evil\n*.txt eol=crlf text working-tree-encoding=UTF-16\n");
+  fs.writeFileSync(
+    path.join(root, ".gitattributes"),
+    "*.secret filter=evil diff=evil\n*.txt eol=crlf text working-tree-encoding=UTF-16\n",
+  );
   git(root, "config", "filter.evil.clean", `touch ${marker}; cat`);
   git(root, "config", "filter.evil.smudge", `touch ${marker}; cat`);
   git(root, "config", "filter.evil.required", "true");

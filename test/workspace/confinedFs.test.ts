@@ -16,7 +16,11 @@ import { REPO, tempTree, treeHash } from "../helpers.ts";
 import { ConfinedFs, raceFree, pathParts, confinedAt } from "../../src/workspace/confinedFs.ts";
 
 function setup() {
-  const parent = tempTree({ "root/a/b/file.txt": "inside\n", "outside/secret.txt": "secret\n", "outside/a/b/file.txt": "outside copy\n" });
+  const parent = tempTree({
+    "root/a/b/file.txt": "inside\n",
+    "outside/secret.txt": "secret\n",
+    "outside/a/b/file.txt": "outside copy\n",
+  });
   const root = path.join(parent, "root");
   const outside = path.join(parent, "outside");
   return { parent, root, outside, files: new ConfinedFs(root), before: treeHash(outside, []) };
@@ -30,9 +34,17 @@ test("every operation refuses a symlink at every component, pointing outside, in
   // Directory components point at directories; the last one at a file (or nowhere).
   const targets = (outside: string, root: string, last: boolean) =>
     last
-      ? { outside: path.join(outside, "secret.txt"), inside: path.join(root, "a/b/file.txt"), dangling: path.join(outside, "nope") }
+      ? {
+          outside: path.join(outside, "secret.txt"),
+          inside: path.join(root, "a/b/file.txt"),
+          dangling: path.join(outside, "nope"),
+        }
       : { outside, inside: path.join(root, "a"), dangling: path.join(outside, "nope") };
-  const paths = [["x", "b", "file.txt"], ["a", "x", "file.txt"], ["a", "b", "x"]];
+  const paths = [
+    ["x", "b", "file.txt"],
+    ["a", "x", "file.txt"],
+    ["a", "b", "x"],
+  ];
   for (const kind of ["outside", "inside", "dangling"] as const) {
     for (const [depth, parts] of paths.entries()) {
       const { root, outside, files, before } = setup();
@@ -61,10 +73,15 @@ test("every operation refuses a symlink at every component, pointing outside, in
         const what = `${name} ${kind} link at ${rel}`;
         // A dangling link at the last name is "something is there" for exclusive creation.
         if (error === undefined) assert.ok(name === "publishExclusive" && result === false, `${what}: must be refused`);
-        else if ((error as NodeJS.ErrnoException).code !== "EEXIST") assert.match(String((error as Error).message), /symbolic link|not a directory/, what);
+        else if ((error as NodeJS.ErrnoException).code !== "EEXIST")
+          assert.match(String((error as Error).message), /symbolic link|not a directory/, what);
       }
       assert.equal(treeHash(outside, []), before, `${kind} at depth ${depth}: nothing changed outside`);
-      assert.equal(fs.readFileSync(path.join(root, "a/b/file.txt"), "utf8"), "inside\n", `${kind} at depth ${depth}: the real file is untouched`);
+      assert.equal(
+        fs.readFileSync(path.join(root, "a/b/file.txt"), "utf8"),
+        "inside\n",
+        `${kind} at depth ${depth}: the real file is untouched`,
+      );
       if (kind === "dangling") assert.equal(fs.existsSync(path.join(outside, "nope")), false);
     }
   }
@@ -77,8 +94,15 @@ test("readFilesIn reads many files of one directory with one walk, and leaves ou
   fs.symlinkSync(path.join(outside, "secret.txt"), path.join(root, "a/b/link.txt"));
   fs.mkdirSync(path.join(root, "a/b/dir"));
   spawnSyncOk("mkfifo", [path.join(root, "a/b/fifo")]);
-  const got = files.readFilesIn("a/b", ["file.txt", "other.txt", "missing.txt", "link.txt", "dir", "fifo", "big.txt"], 50);
-  assert.deepEqual(Object.fromEntries([...got].map(([k, v]) => [k, v.toString()])), { "file.txt": "inside\n", "other.txt": "other\n" });
+  const got = files.readFilesIn(
+    "a/b",
+    ["file.txt", "other.txt", "missing.txt", "link.txt", "dir", "fifo", "big.txt"],
+    50,
+  );
+  assert.deepEqual(Object.fromEntries([...got].map(([k, v]) => [k, v.toString()])), {
+    "file.txt": "inside\n",
+    "other.txt": "other\n",
+  });
   assert.equal(files.readFilesIn("nope", ["file.txt"], 50).size, 0, "a missing directory");
   assert.throws(() => files.readFilesIn("a", ["b/file.txt"], 50), /a file name is expected/);
   assert.throws(() => files.readFilesIn("a", [".."], 50), /not allowed/);
@@ -128,7 +152,10 @@ test("writeAtomic: creates, replaces keeping the mode, makes parents, leaves no 
   files.writeAtomic("new/dir/f.txt", "three\n", { mode: 0o600 });
   assert.equal(fs.statSync(path.join(root, "new/dir/f.txt")).mode & 0o7777, 0o600);
   assert.deepEqual(fs.readdirSync(path.join(root, "new/dir")), ["f.txt"]);
-  assert.throws(() => files.writeAtomic("missing/f.txt", "x"), (e: NodeJS.ErrnoException) => e.code === "ENOENT");
+  assert.throws(
+    () => files.writeAtomic("missing/f.txt", "x"),
+    (e: NodeJS.ErrnoException) => e.code === "ENOENT",
+  );
   assert.throws(() => files.writeAtomic("new", "x"), /is a directory/);
 });
 
@@ -136,7 +163,11 @@ test("exclusive creation: EEXIST for a file, a dangling symlink or a directory; 
   const { root, outside, files, before } = setup();
   fs.symlinkSync(path.join(outside, "created-through-link"), path.join(root, "a", "dangling"));
   for (const rel of ["a/b/file.txt", "a/dangling", "a/b"]) {
-    assert.throws(() => files.createExclusive(rel, "x"), (e: NodeJS.ErrnoException) => e.code === "EEXIST", rel);
+    assert.throws(
+      () => files.createExclusive(rel, "x"),
+      (e: NodeJS.ErrnoException) => e.code === "EEXIST",
+      rel,
+    );
   }
   assert.equal(fs.existsSync(path.join(outside, "created-through-link")), false);
   assert.equal(treeHash(outside, []), before);
@@ -156,11 +187,13 @@ test("reads refuse symlinks and non-regular files (a FIFO does not hang), and ca
   assert.equal(files.readPrefix("a/b/file.txt", 3)!.toString(), "ins");
   const fifo = path.join(root, "a", "fifo");
   const mk = spawn("mkfifo", [fifo]);
-  return new Promise<void>((resolve) => mk.on("close", () => {
-    assert.throws(() => files.readFile("a/fifo"), /not a regular file/);
-    assert.throws(() => files.openAppend("a/fifo"), /not a regular file|ENXIO/);
-    resolve();
-  }));
+  return new Promise<void>((resolve) =>
+    mk.on("close", () => {
+      assert.throws(() => files.readFile("a/fifo"), /not a regular file/);
+      assert.throws(() => files.openAppend("a/fifo"), /not a regular file|ENXIO/);
+      resolve();
+    }),
+  );
 });
 
 test("append: writes go to the end of the file opened, never through a symlink", () => {
@@ -174,7 +207,9 @@ test("append: writes go to the end of the file opened, never through a symlink",
   assert.equal(fs.readFileSync(path.join(root, "a/log"), "utf8"), "one\ntwo\n");
 });
 
-test("a directory swapped for a symlink after the walk opened it: the write lands in the directory opened, inside the root", { skip: !raceFree() }, () => {
+test("a directory swapped for a symlink after the walk opened it: the write lands in the directory opened, inside the root", {
+  skip: !raceFree(),
+}, () => {
   const { root, outside, files, before } = setup();
   const dir = files.openDir("a/b");
   try {
@@ -202,7 +237,9 @@ test("publishExclusive: of many concurrent publishers exactly one wins, and a re
   `;
   const run = (letter: string) =>
     new Promise<string>((resolve) => {
-      const c = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script, letter], { cwd: REPO });
+      const c = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script, letter], {
+        cwd: REPO,
+      });
       let out = "";
       c.stdout.on("data", (d) => (out += d));
       c.on("close", () => resolve(out));

@@ -72,7 +72,8 @@ test("IdRuns: slices, concatenations, lookups and equality equal those of the ID
     assert.deepEqual(arrayOf(fresh), ids);
     assert.ok(fresh.equals(runs));
     assert.equal(fresh.length, ids.length);
-    for (let i = 0; i < ids.length; i++) assert.equal(fresh.counterAt(i) < 0 ? null : idFromCounter(fresh.counterAt(i)), ids[i]);
+    for (let i = 0; i < ids.length; i++)
+      assert.equal(fresh.counterAt(i) < 0 ? null : idFromCounter(fresh.counterAt(i)), ids[i]);
     const a = rnd(ids.length + 2);
     const b = rnd(ids.length + 2);
     assert.deepEqual(arrayOf(fresh.slice(a, b)), ids.slice(a, b));

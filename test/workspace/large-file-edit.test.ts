@@ -36,7 +36,12 @@ test("a file over 8 MB: edits are exact, a re-read after a change resets the lin
   // Shown through the line index.
   assert.equal((await call("open", { path: "big.py:100" })).success, true);
   // Two lines inserted after line 10: the numbers below shift by two.
-  const ins = await call("edit_lines", { path: "big.py", command: "insert", insert_line: 10, new_content: "inserted_a = 1\ninserted_b = 2" });
+  const ins = await call("edit_lines", {
+    path: "big.py",
+    command: "insert",
+    insert_line: 10,
+    new_content: "inserted_a = 1\ninserted_b = 2",
+  });
   assert.equal(ins.success, true, ins.error);
   assert.match(ins.output, /note: syntax not checked: big\.py is .*rt checks the syntax of files up to/);
   expected.splice(10, 0, "inserted_a = 1", "inserted_b = 2");
@@ -48,7 +53,12 @@ test("a file over 8 MB: edits are exact, a re-read after a change resets the lin
   check();
   // Re-read: the numbers it shows are current, and accepted.
   assert.equal((await call("open", { path: "big.py:500" })).success, true);
-  const fresh = await call("edit_lines", { path: "big.py", command: "replace", start_line: 500, new_content: "line_500_now = True" });
+  const fresh = await call("edit_lines", {
+    path: "big.py",
+    command: "replace",
+    start_line: 500,
+    new_content: "line_500_now = True",
+  });
   assert.equal(fresh.success, true, fresh.error);
   expected[499] = "line_500_now = True";
   check();
@@ -56,13 +66,23 @@ test("a file over 8 MB: edits are exact, a re-read after a change resets the lin
   // Another program prepends a line: the caller's numbers are stale again...
   expected.unshift("# header added by another program");
   fs.writeFileSync(file, `${expected.join("\n")}\n`);
-  const outside = await call("edit_lines", { path: "big.py", command: "replace", start_line: 600, new_content: "y = 0" });
+  const outside = await call("edit_lines", {
+    path: "big.py",
+    command: "replace",
+    start_line: 600,
+    new_content: "y = 0",
+  });
   assert.equal(outside.success, false);
   assert.match(outside.error!, /line 600 is ambiguous/);
   check();
   // ... until it reads the file again (read, as well as open).
   assert.equal((await call("read", { path: "big.py", offset: 590, limit: 20 })).success, true);
-  const after = await call("edit_lines", { path: "big.py", command: "replace", start_line: 600, new_content: "line_600_now = True" });
+  const after = await call("edit_lines", {
+    path: "big.py",
+    command: "replace",
+    start_line: 600,
+    new_content: "line_600_now = True",
+  });
   assert.equal(after.success, true, after.error);
   expected[599] = "line_600_now = True";
   check();
@@ -79,14 +99,20 @@ test("a file over 8 MB: edits are exact, a re-read after a change resets the lin
   expected[2] = "third = 3";
   expected.splice(expected.length - 2, 2, "tail = True");
   check();
-  const str = await call("edit", { path: "big.py", old_string: "value_100000 = 100000 * 2", new_string: "value_100000 = 0" });
+  const str = await call("edit", {
+    path: "big.py",
+    old_string: "value_100000 = 100000 * 2",
+    new_string: "value_100000 = 0",
+  });
   assert.equal(str.success, true, str.error);
-  expected[expected.indexOf("value_100000 = 100000 * 2  # line 100000 of generated data")] = "value_100000 = 0  # line 100000 of generated data";
+  expected[expected.indexOf("value_100000 = 100000 * 2  # line 100000 of generated data")] =
+    "value_100000 = 0  # line 100000 of generated data";
   check();
   // Undo walks back through the journal, byte for byte.
   const undo = await call("undo_edit", { path: "big.py" });
   assert.equal(undo.success, true, undo.error);
-  expected[expected.indexOf("value_100000 = 0  # line 100000 of generated data")] = "value_100000 = 100000 * 2  # line 100000 of generated data";
+  expected[expected.indexOf("value_100000 = 0  # line 100000 of generated data")] =
+    "value_100000 = 100000 * 2  # line 100000 of generated data";
   check();
 });
 
@@ -96,12 +122,20 @@ test("a file over 8 MB edited by rt and re-read: the numbers shown are current a
   const ws = createWorkspace({ root, env: {} });
   const call = (tool: string, args: Record<string, unknown>) => callTool(ws, tool, args);
   await call("open", { path: "big.py:1" });
-  assert.equal((await call("edit_lines", { path: "big.py", command: "delete", start_line: 5, end_line: 6 })).success, true);
+  assert.equal(
+    (await call("edit_lines", { path: "big.py", command: "delete", start_line: 5, end_line: 6 })).success,
+    true,
+  );
   expected.splice(4, 2);
   // A new process (nothing in memory), re-reading.
   const ws2 = createWorkspace({ root, env: {} });
   assert.equal((await callTool(ws2, "open", { path: "big.py:1000" })).success, true);
-  const r = await callTool(ws2, "edit_lines", { path: "big.py", command: "replace", start_line: 1000, new_content: "thousand = 1" });
+  const r = await callTool(ws2, "edit_lines", {
+    path: "big.py",
+    command: "replace",
+    start_line: 1000,
+    new_content: "thousand = 1",
+  });
   assert.equal(r.success, true, r.error);
   expected[999] = "thousand = 1";
   assert.equal(fs.readFileSync(path.join(root, "big.py"), "utf8"), `${expected.join("\n")}\n`);

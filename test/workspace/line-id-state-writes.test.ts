@@ -15,7 +15,11 @@ function tsFile(n: number): string {
   const out: string[] = [];
   for (let i = 0; out.length + 12 <= n; i++) {
     out.push(`export interface Shape${i} {`, "  id: number;", "  label: string;", "}");
-    out.push(`export function area${i}(s: Shape${i}, k: number): number {`, `  const base = s.id * ${i} + k;`, `  if (base > ${i}) {`);
+    out.push(
+      `export function area${i}(s: Shape${i}, k: number): number {`,
+      `  const base = s.id * ${i} + k;`,
+      `  if (base > ${i}) {`,
+    );
     out.push("    return base - s.label.length;", "  }", `  return ${i};`, "}", "");
   }
   return out.join("\n") + "\n";
@@ -31,7 +35,10 @@ test("an edit of a 5,000-line file writes one line-ID state file (hashes inline)
   try {
     fs.writeFileSync(path.join(dir, "big.ts"), tsFile(5000));
     const ws = createWorkspace({ root: dir, env: {} });
-    const first = (await callTool(ws, "read", { path: "big.ts", offset: 4990, limit: 5, ids: true })) as { success: boolean; output: string };
+    const first = (await callTool(ws, "read", { path: "big.ts", offset: 4990, limit: 5, ids: true })) as {
+      success: boolean;
+      output: string;
+    };
     assert.ok(first.success);
     const renames: string[] = [];
     const rename = fs.renameSync;
@@ -41,17 +48,32 @@ test("an edit of a 5,000-line file writes one line-ID state file (hashes inline)
     }) as typeof fs.renameSync;
     let r: { success: boolean };
     try {
-      r = (await callTool(ws, "edit", { path: "big.ts", old_string: "  return 37;\n}", new_string: "  return 37 + 1;\n}" })) as { success: boolean };
+      r = (await callTool(ws, "edit", {
+        path: "big.ts",
+        old_string: "  return 37;\n}",
+        new_string: "  return 37 + 1;\n}",
+      })) as { success: boolean };
     } finally {
       fs.renameSync = rename;
     }
     assert.ok(r.success);
     const idRenames = renames.filter((p) => /\.(json|hashes)$/.test(p) && !p.endsWith("index.json"));
     assert.equal(idRenames.length, 1, `line-ID state renamed per edit: ${idRenames.join(", ")}`);
-    assert.deepEqual(stateFiles(dir).filter((f) => f.endsWith(".hashes")), [], "no hashes file beside the record");
-    const after = (await callTool(ws, "read", { path: "big.ts", offset: 4990, limit: 5, ids: true })) as { output: string };
+    assert.deepEqual(
+      stateFiles(dir).filter((f) => f.endsWith(".hashes")),
+      [],
+      "no hashes file beside the record",
+    );
+    const after = (await callTool(ws, "read", { path: "big.ts", offset: 4990, limit: 5, ids: true })) as {
+      output: string;
+    };
     // A fresh workspace (another process) reads the record back: the same IDs.
-    const again = (await callTool(createWorkspace({ root: dir, env: {} }), "read", { path: "big.ts", offset: 4990, limit: 5, ids: true })) as { output: string };
+    const again = (await callTool(createWorkspace({ root: dir, env: {} }), "read", {
+      path: "big.ts",
+      offset: 4990,
+      limit: 5,
+      ids: true,
+    })) as { output: string };
     assert.match(after.output, /LID:/);
     assert.equal(again.output, after.output);
   } finally {

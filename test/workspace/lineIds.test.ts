@@ -164,7 +164,9 @@ test("reconcileIds: a rewrite too large to diff falls back to fresh IDs, keeping
 // Its time (under 150 ms) is measured by bench/run.mjs's line-ID group against a
 // reference in the same run; a wall-clock bound here failed only under load.
 test("reconcileIds of a 100,000-line file after a one-line change keeps every other ID", () => {
-  const text = Array.from({ length: 100_000 }, (_, i) => (i % 10 === 0 ? "" : i % 10 === 9 ? "  }" : `    const v${i} = f(${i % 97});`));
+  const text = Array.from({ length: 100_000 }, (_, i) =>
+    i % 10 === 0 ? "" : i % 10 === 9 ? "  }" : `    const v${i} = f(${i % 97});`,
+  );
   const r = fresh(text);
   const hashes = H(text);
   for (const edit of [
@@ -214,7 +216,9 @@ test("read --ids: [LID:xxxx] on every line, unique even for duplicate lines, ali
 test("IDs persist in .rt/ids across processes", async () => {
   const root = tempTree({ "f.txt": lines(50) });
   const a = await idsOf(root, "f.txt");
-  const stored = JSON.parse(fs.readFileSync(path.join(root, ".rt", "ids", `${StateStore.keyFor("f.txt")}.json`), "utf8"));
+  const stored = JSON.parse(
+    fs.readFileSync(path.join(root, ".rt", "ids", `${StateStore.keyFor("f.txt")}.json`), "utf8"),
+  );
   assert.deepEqual(stored.ids, a.ids);
   assert.equal(stored.path, "f.txt");
   const b = await idsOf(root, "f.txt");
@@ -231,7 +235,8 @@ test("external edits: inserts/deletes above keep IDs, changed lines get IDs neve
   const history = new Set<string>();
   const v1 = await idsOf(root, "s.py");
   v1.ids.forEach((id) => history.add(id));
-  const byText = (v: { ids: string[]; text: string[] }, text: string, nth = 0) => v.ids[v.text.map((t, i) => [t, i] as const).filter(([t]) => t === text)[nth][1]];
+  const byText = (v: { ids: string[]; text: string[] }, text: string, nth = 0) =>
+    v.ids[v.text.map((t, i) => [t, i] as const).filter(([t]) => t === text)[nth][1]];
 
   // 1. Someone else inserts three lines at the top (with another editor, say).
   fs.writeFileSync(file, "import os\nimport sys\n\n" + fs.readFileSync(file, "utf8"));
@@ -314,7 +319,18 @@ test("idToCounter inverts idFromCounter in every tier (so a planted record's cou
   const { idToCounter } = await import("../../src/workspace/lineIds.ts");
   const tier0 = 26 * 36 ** 3;
   const tier1 = 26 * 36 ** 4;
-  const samples = [0, 1, 2, 1000, tier0 - 1, tier0, tier0 + 1, tier0 + tier1 - 1, tier0 + tier1, tier0 + tier1 + 123456];
+  const samples = [
+    0,
+    1,
+    2,
+    1000,
+    tier0 - 1,
+    tier0,
+    tier0 + 1,
+    tier0 + tier1 - 1,
+    tier0 + tier1,
+    tier0 + tier1 + 123456,
+  ];
   let seed = 3;
   for (let i = 0; i < 20000; i++) samples.push((seed = (seed * 48271) % 2147483647) % (tier0 + tier1 + 26 * 36 ** 5));
   for (const c of samples) assert.equal(idToCounter(idFromCounter(c)), c, `counter ${c} (${idFromCounter(c)})`);

@@ -38,7 +38,11 @@ async function checkWindows(file: string, starts: number[], counts: number[]) {
   for (const s of starts) {
     if (s < 1) continue;
     for (const c of counts) {
-      assert.deepEqual(readIndexedLines(file, idx, s, c), naive.slice(s - 1, s - 1 + c), `${path.basename(file)}: lines ${s}+${c}`);
+      assert.deepEqual(
+        readIndexedLines(file, idx, s, c),
+        naive.slice(s - 1, s - 1 + c),
+        `${path.basename(file)}: lines ${s}+${c}`,
+      );
     }
   }
   // Every checkpoint's offset is where its line really starts.
@@ -55,7 +59,25 @@ async function checkWindows(file: string, starts: number[], counts: number[]) {
   return idx;
 }
 
-const EDGES = (total: number) => [1, 2, 3, 1023, 1024, 1025, 1026, 2047, 2048, 2049, 3000, total - 1024, total - 2, total - 1, total, total + 1, total + 100];
+const EDGES = (total: number) => [
+  1,
+  2,
+  3,
+  1023,
+  1024,
+  1025,
+  1026,
+  2047,
+  2048,
+  2049,
+  3000,
+  total - 1024,
+  total - 2,
+  total - 1,
+  total,
+  total + 1,
+  total + 100,
+];
 
 test("index windows equal the naive split: final newline or not, CRLF, blank lines, tiny files", async () => {
   const dir = tempTree();
@@ -87,7 +109,15 @@ test("index windows equal the naive split: final newline or not, CRLF, blank lin
 test("index windows across read-chunk boundaries: lines longer than the 1 MiB read chunk", async () => {
   const dir = tempTree();
   const file = path.join(dir, "long.txt");
-  writeLines(file, 3000, (i) => (i === 5 ? "L".repeat(1_500_000) : i === 1100 ? "M".repeat(2_200_000) : i % 500 === 0 ? "w".repeat(700_000) : `short ${i}`));
+  writeLines(file, 3000, (i) =>
+    i === 5
+      ? "L".repeat(1_500_000)
+      : i === 1100
+        ? "M".repeat(2_200_000)
+        : i % 500 === 0
+          ? "w".repeat(700_000)
+          : `short ${i}`,
+  );
   await checkWindows(file, [1, 4, 5, 6, 499, 500, 501, 1024, 1025, 1099, 1100, 1101, 2999, 3000], [1, 2, 3, 600, 3000]);
   const nf = path.join(dir, "long-nofinal.txt");
   writeLines(nf, 1030, (i) => (i === 1030 ? "Z".repeat(1_300_000) : `s${i}`), "\n", false);
@@ -98,7 +128,7 @@ test("index of a file larger than the 16 MiB scan chunk, with random line length
   const dir = tempTree();
   const file = path.join(dir, "random.txt");
   let seed = 12345;
-  const rand = () => ((seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32);
+  const rand = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
   const fd = fs.openSync(file, "w");
   let size = 0;
   let n = 0;
@@ -129,7 +159,8 @@ function bigTree() {
   writeLines(path.join(root, "big.log"), bigLineCount, fixed);
   writeLines(path.join(root, "big-nofinal.log"), bigLineCount, fixed, "\n", false);
   writeLines(path.join(root, "big-crlf.log"), bigLineCount, fixed, "\r\n", true);
-  for (const f of ["big.log", "big-nofinal.log", "big-crlf.log"]) assert.ok(fs.statSync(path.join(root, f)).size > LARGE_FILE_BYTES);
+  for (const f of ["big.log", "big-nofinal.log", "big-crlf.log"])
+    assert.ok(fs.statSync(path.join(root, f)).size > LARGE_FILE_BYTES);
   return root;
 }
 
@@ -140,7 +171,13 @@ test("open/read/scroll/grep-file on files above LARGE_FILE_BYTES: correct window
   const mid = Math.floor(N / 2) + 17;
   for (const f of ["big.log", "big-nofinal.log", "big-crlf.log"]) {
     const first = await callTool(ws, "open", { path: f });
-    assert.equal(first.output, [`--- ${f} (lines 1-100 of ${N}) ---`, ...Array.from({ length: 100 }, (_, k) => `${k + 1}: ${fixed(k + 1)}`)].join("\n"));
+    assert.equal(
+      first.output,
+      [
+        `--- ${f} (lines 1-100 of ${N}) ---`,
+        ...Array.from({ length: 100 }, (_, k) => `${k + 1}: ${fixed(k + 1)}`),
+      ].join("\n"),
+    );
     const middle = await callTool(ws, "open", { path: `${f}:${mid}` });
     const mo = (middle.output as string).split("\n");
     assert.equal(mo[0], `--- ${f} (lines ${mid - 50}-${mid + 49} of ${N}) ---`);
@@ -151,12 +188,18 @@ test("open/read/scroll/grep-file on files above LARGE_FILE_BYTES: correct window
     assert.equal(lo[0], `--- ${f} (lines ${N - 50}-${N} of ${N}) ---`);
     assert.equal(lo[lo.length - 1], `${N}: ${fixed(N)}`, "the last line, without a stray CR or an extra empty line");
     const range = await callTool(ws, "open", { path: `${f}:${N - 1}-${N + 5}` });
-    assert.equal(range.output, `--- ${f} (lines ${N - 1}-${N} of ${N}) ---\n${N - 1}: ${fixed(N - 1)}\n${N}: ${fixed(N)}`);
+    assert.equal(
+      range.output,
+      `--- ${f} (lines ${N - 1}-${N} of ${N}) ---\n${N - 1}: ${fixed(N - 1)}\n${N}: ${fixed(N)}`,
+    );
     const past = await callTool(ws, "open", { path: `${f}:${N + 51}` });
     assert.equal(past.success, false);
     assert.match(past.error as string, new RegExp(`past the end of ${f.replace(".", "\\.")} \\(${N} lines\\)`));
     const read = await callTool(ws, "read", { path: f, offset: mid, limit: 3 });
-    assert.equal(read.output, `${String(mid).padStart(4)}: ${fixed(mid)}\n${mid + 1}: ${fixed(mid + 1)}\n${mid + 2}: ${fixed(mid + 2)}\n... (showing lines ${mid}-${mid + 2} of ${N}, limit 3; use offset=${mid + 3} to continue)`);
+    assert.equal(
+      read.output,
+      `${String(mid).padStart(4)}: ${fixed(mid)}\n${mid + 1}: ${fixed(mid + 1)}\n${mid + 2}: ${fixed(mid + 2)}\n... (showing lines ${mid}-${mid + 2} of ${N}, limit 3; use offset=${mid + 3} to continue)`,
+    );
     assert.equal(read.total_lines, N);
     const tail = await callTool(ws, "read", { path: f, offset: N - 1 });
     assert.equal(tail.output, `${N - 1}: ${fixed(N - 1)}\n${N}: ${fixed(N)}`);
@@ -166,7 +209,10 @@ test("open/read/scroll/grep-file on files above LARGE_FILE_BYTES: correct window
     assert.ok(Buffer.byteLength(capped.output as string) < 52 * 1024);
     await callTool(ws, "open", { path: `${f}:1001` }); // lines 951-1050
     const s1 = await callTool(ws, "scroll", { path: f, direction: "+" });
-    assert.match(s1.output as string, new RegExp(`^--- ${f.replace(".", "\\.")} \\(lines 1049-1148 of ${N}\\) ---\n1049: ${fixed(1049)}\n`));
+    assert.match(
+      s1.output as string,
+      new RegExp(`^--- ${f.replace(".", "\\.")} \\(lines 1049-1148 of ${N}\\) ---\n1049: ${fixed(1049)}\n`),
+    );
     const g = await callTool(ws, "grep-file", { pattern: `^${String(mid).padStart(10, "0")} `, path: f });
     assert.equal(g.output, `${mid}: ${fixed(mid)}`);
   }
@@ -192,12 +238,20 @@ test("the index is cached in .rt/index, reused by later processes, rebuilt when 
   const r2 = await rt(["open", "big.log:10"], { cwd: root });
   assert.match(r2.stdout, new RegExp(`^--- big\\.log \\(lines 1-59 of ${N}\\) ---\n`));
   const again = fs.statSync(cache);
-  assert.deepEqual([again.ino, again.mtimeMs], [cached.ino, cached.mtimeMs], "the cached index was reused, not rebuilt");
+  assert.deepEqual(
+    [again.ino, again.mtimeMs],
+    [cached.ino, cached.mtimeMs],
+    "the cached index was reused, not rebuilt",
+  );
 
   // A cache edited by anyone but rt (its MAC no longer matches) is not believed: rebuilt and rewritten.
   fs.writeFileSync(cache, JSON.stringify({ ...stored, totalLines: 123_456 }));
   const forged = await rt(["open", "big.log:10"], { cwd: root });
-  assert.match(forged.stdout, new RegExp(`^--- big\\.log \\(lines 1-59 of ${N}\\) ---\n`), "the forged line count is not shown");
+  assert.match(
+    forged.stdout,
+    new RegExp(`^--- big\\.log \\(lines 1-59 of ${N}\\) ---\n`),
+    "the forged line count is not shown",
+  );
   assert.equal(JSON.parse(fs.readFileSync(cache, "utf8")).totalLines, N);
 
   // Appending changes size and mtime: the index is rebuilt (and the cache rewritten).
@@ -216,7 +270,12 @@ test("the index is cached in .rt/index, reused by later processes, rebuilt when 
   fs.utimesSync(path.join(root, "big.log"), later, later);
   const r4 = await rt(["read", "big.log", "--limit", "2"], { cwd: root });
   assert.equal(r4.code, 0, r4.stderr);
-  assert.match(r4.stdout, new RegExp(`^   1: ${fixed(1).slice(0, 20)}\n   2: ${fixed(1).slice(21)}\n\\.\\.\\. \\(showing lines 1-2 of ${N + 2},`));
+  assert.match(
+    r4.stdout,
+    new RegExp(
+      `^   1: ${fixed(1).slice(0, 20)}\n   2: ${fixed(1).slice(21)}\n\\.\\.\\. \\(showing lines 1-2 of ${N + 2},`,
+    ),
+  );
 });
 
 test("in one process, the in-memory index is dropped when the file changes", async () => {
@@ -279,7 +338,10 @@ test("files above the parallel-scan threshold (128 MiB): two threads, correct li
 
   // Through the CLI, with the peak memory of the process measured.
   const hook = path.join(root, "rss-hook.cjs");
-  fs.writeFileSync(hook, 'process.on("exit", () => process.stderr.write(`MAXRSS_KB=${process.resourceUsage().maxRSS}\\n`));\n');
+  fs.writeFileSync(
+    hook,
+    'process.on("exit", () => process.stderr.write(`MAXRSS_KB=${process.resourceUsage().maxRSS}\\n`));\n',
+  );
   const run = (args: string[]) =>
     new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
       const env = { ...process.env };

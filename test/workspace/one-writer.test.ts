@@ -37,10 +37,17 @@ test("only the confined writer writes: no other module of src/ calls a writing f
       if (!m) return;
       const before = line.slice(0, m.index);
       const onFs = /\b(fs|fsm|fsp|promises|fsPromises)\.\s*$/.test(before);
-      const bare = /(^|[^.\w$])$/.test(before) && new RegExp(`import\\s*\\{[^}]*\\b${m[1]}\\b[^}]*\\}\\s*from\\s*"node:fs`).test(text);
+      const bare =
+        /(^|[^.\w$])$/.test(before) &&
+        new RegExp(`import\\s*\\{[^}]*\\b${m[1]}\\b[^}]*\\}\\s*from\\s*"node:fs`).test(text);
       // The executable writes its own standard output and error (descriptors 1 and 2, typed so in
       // descriptorWriter) with write(2): that is what a command prints, not a file it writes.
-      if (rel === "src/cli.ts" && line.trim() === "buf = buf.subarray(writeSync(fd, buf));" && /function descriptorWriter\(fd: 1 \| 2\)/.test(text)) return;
+      if (
+        rel === "src/cli.ts" &&
+        line.trim() === "buf = buf.subarray(writeSync(fd, buf));" &&
+        /function descriptorWriter\(fd: 1 \| 2\)/.test(text)
+      )
+        return;
       if (onFs || bare) offenders.push(`${rel}:${i + 1}: ${line.trim()}`);
     });
     // Opening for anything but reading.

@@ -54,10 +54,22 @@ test("isWithin compares whole segments, never string prefixes", () => {
 
 test("paths inside the root resolve to real paths with root-relative names", () => {
   const { root } = layout();
-  assert.deepEqual(resolveInside(root, "file.txt"), { abs: path.join(root, "file.txt"), rel: "file.txt", exists: true });
+  assert.deepEqual(resolveInside(root, "file.txt"), {
+    abs: path.join(root, "file.txt"),
+    rel: "file.txt",
+    exists: true,
+  });
   assert.deepEqual(resolveInside(root, "."), { abs: root, rel: ".", exists: true });
-  assert.deepEqual(resolveInside(root, "./sub/../file.txt"), { abs: path.join(root, "file.txt"), rel: "file.txt", exists: true });
-  assert.deepEqual(resolveInside(root, path.join(root, "sub", "deep.txt")), { abs: path.join(root, "sub", "deep.txt"), rel: "sub/deep.txt", exists: true });
+  assert.deepEqual(resolveInside(root, "./sub/../file.txt"), {
+    abs: path.join(root, "file.txt"),
+    rel: "file.txt",
+    exists: true,
+  });
+  assert.deepEqual(resolveInside(root, path.join(root, "sub", "deep.txt")), {
+    abs: path.join(root, "sub", "deep.txt"),
+    rel: "sub/deep.txt",
+    exists: true,
+  });
   // Symlinks that stay inside resolve to their targets.
   assert.equal(resolveInside(root, "good-link").rel, "sub/deep.txt");
   assert.equal(resolveInside(root, "good-dir/deep.txt").rel, "sub/deep.txt");
@@ -65,7 +77,15 @@ test("paths inside the root resolve to real paths with root-relative names", () 
 
 test("`..` and absolute paths elsewhere are refused", () => {
   const { parent, root } = layout();
-  for (const p of ["..", "../outside/secret.txt", "sub/../../outside/secret.txt", "../x-evil/secret.txt", "/etc/passwd", path.join(parent, "outside", "secret.txt"), "/"]) {
+  for (const p of [
+    "..",
+    "../outside/secret.txt",
+    "sub/../../outside/secret.txt",
+    "../x-evil/secret.txt",
+    "/etc/passwd",
+    path.join(parent, "outside", "secret.txt"),
+    "/",
+  ]) {
     refused(root, p, /outside the workspace root/);
   }
 });
@@ -103,8 +123,16 @@ test("NUL bytes and empty paths are refused", () => {
 
 test("paths that do not exist yet are checked through their nearest existing parent", () => {
   const { parent, root } = layout();
-  assert.deepEqual(resolveInside(root, "new/dir/file.txt"), { abs: path.join(root, "new", "dir", "file.txt"), rel: "new/dir/file.txt", exists: false });
-  assert.deepEqual(resolveInside(root, "sub/new.txt"), { abs: path.join(root, "sub", "new.txt"), rel: "sub/new.txt", exists: false });
+  assert.deepEqual(resolveInside(root, "new/dir/file.txt"), {
+    abs: path.join(root, "new", "dir", "file.txt"),
+    rel: "new/dir/file.txt",
+    exists: false,
+  });
+  assert.deepEqual(resolveInside(root, "sub/new.txt"), {
+    abs: path.join(root, "sub", "new.txt"),
+    rel: "sub/new.txt",
+    exists: false,
+  });
   // Through a symlinked directory that stays inside: the real parent is used.
   assert.equal(resolveInside(root, "good-dir/new.txt").rel, "sub/new.txt");
   // Through a symlinked directory that leads outside: refused, even several levels down.

@@ -23,7 +23,12 @@ test(".rt/ is created at the root with a .gitignore of `*`; git status shows not
   git(root, "init", "-q");
   git(root, "add", "-A");
   git(root, "commit", "-q", "-m", "init");
-  for (const args of [["open", "src/app.ts:150"], ["scroll", "src/app.ts", "+"], ["read", "src/app.ts", "--ids"], ["grep", "line 1", "--ids"]]) {
+  for (const args of [
+    ["open", "src/app.ts:150"],
+    ["scroll", "src/app.ts", "+"],
+    ["read", "src/app.ts", "--ids"],
+    ["grep", "line 1", "--ids"],
+  ]) {
     const r = await rt(args, { cwd: root });
     assert.equal(r.code, 0, `${args.join(" ")}: ${r.stderr}`);
   }
@@ -42,9 +47,18 @@ test("an existing .rt/.gitignore is left alone", async () => {
   assert.equal(fs.readFileSync(path.join(root, ".rt", ".gitignore"), "utf8"), "*\n# mine\n");
 });
 
-for (const [name, value] of [["RT_STATE", "off"], ["RAGIX_VIEW_STATE", "off"], ["RT_STATE", "0"]] as const) {
+for (const [name, value] of [
+  ["RT_STATE", "off"],
+  ["RAGIX_VIEW_STATE", "off"],
+  ["RT_STATE", "0"],
+] as const) {
   test(`${name}=${value}: nothing is written, and every tool still works statelessly`, async () => {
-    const root = tempTree({ "src/app.ts": lines(300), "dup.txt": "}\n\n}\n\n", "big.log": bigText(), "sub/x.py": "print('x')\n" });
+    const root = tempTree({
+      "src/app.ts": lines(300),
+      "dup.txt": "}\n\n}\n\n",
+      "big.log": bigText(),
+      "sub/x.py": "print('x')\n",
+    });
     const before = treeHash(root, []);
     const env = { [name]: value };
     const { code, results } = await rtBatch(
@@ -118,7 +132,11 @@ test("a .rt symlink leading out of the root is never written through; tools stil
   const root = path.join(parent, "root");
   fs.symlinkSync(path.join(parent, "outside"), path.join(root, ".rt"));
   const before = treeHash(path.join(parent, "outside"), []);
-  for (const args of [["open", "a.txt:100"], ["scroll", "a.txt", "+"], ["read", "a.txt", "--ids", "--limit", "3"]]) {
+  for (const args of [
+    ["open", "a.txt:100"],
+    ["scroll", "a.txt", "+"],
+    ["read", "a.txt", "--ids", "--limit", "3"],
+  ]) {
     const r = await rt(args, { cwd: root });
     assert.equal(r.code, 0, `${args.join(" ")}: ${r.stderr}`);
   }
@@ -136,7 +154,10 @@ test("symlinks inside .rt/ leading out of the root are never written through", a
   fs.symlinkSync(path.join(parent, "outside"), path.join(root, ".rt", "ids"));
   fs.symlinkSync(path.join(parent, "outside", "view-target.json"), path.join(root, ".rt", "view.json"));
   const before = treeHash(path.join(parent, "outside"), []);
-  for (const args of [["open", "a.txt"], ["read", "a.txt", "--ids"]]) {
+  for (const args of [
+    ["open", "a.txt"],
+    ["read", "a.txt", "--ids"],
+  ]) {
     const r = await rt(args, { cwd: root });
     assert.equal(r.code, 0, `${args.join(" ")}: ${r.stderr}`);
   }
@@ -151,7 +172,13 @@ test("symlinks inside .rt/ leading out of the root are never written through", a
 });
 
 test("state that cannot be written does not break any tool: it lives in memory only", async () => {
-  const root = tempTree({ "a.txt": lines(300), "big.log": bigText(), ".rt/.gitignore": "*\n", ".rt/ids": "a file where a directory belongs", ".rt/index": "same" });
+  const root = tempTree({
+    "a.txt": lines(300),
+    "big.log": bigText(),
+    ".rt/.gitignore": "*\n",
+    ".rt/ids": "a file where a directory belongs",
+    ".rt/index": "same",
+  });
   fs.mkdirSync(path.join(root, ".rt", "view.json")); // a directory where a file belongs
   const { code, results } = await rtBatch(
     [

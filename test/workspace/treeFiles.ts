@@ -16,10 +16,11 @@ export function fileHashes(dir: string): Record<string, string> {
       if (st.isDirectory()) {
         out[`${rel}/`] = "dir";
         walk(p);
-      } else out[rel] = `${(st.mode & 0o777).toString(8)} ${crypto.createHash("sha256").update(fs.readFileSync(p)).digest("hex")}`;
+      } else
+        out[rel] =
+          `${(st.mode & 0o777).toString(8)} ${crypto.createHash("sha256").update(fs.readFileSync(p)).digest("hex")}`;
     }
   };
   walk(dir);
   return out;
 }
-

@@ -34,7 +34,10 @@ test("library: explicit root beats RT_ROOT, which beats git, which beats cwd", (
 
 test("library: a root that does not exist or is a file is an error", () => {
   const { plain } = trees();
-  assert.throws(() => createWorkspace({ root: path.join(plain, "nope"), env: {} }), /workspace root .*nope does not exist/);
+  assert.throws(
+    () => createWorkspace({ root: path.join(plain, "nope"), env: {} }),
+    /workspace root .*nope does not exist/,
+  );
   assert.throws(() => createWorkspace({ root: path.join(plain, "top.txt"), env: {} }), /is not a directory/);
 });
 

@@ -36,7 +36,21 @@
 //              block copied dedented.
 import type { OFile, OLang } from "./corpus.ts";
 import type { Rng } from "../rng.ts";
-import { LATIN1_E9, commentStart, count, encode, fromLines, identifiers, indentOf, isBlank, lineComment, toLines, trimKey, unitOf, type Lines } from "./text.ts";
+import {
+  LATIN1_E9,
+  commentStart,
+  count,
+  encode,
+  fromLines,
+  identifiers,
+  indentOf,
+  isBlank,
+  lineComment,
+  toLines,
+  trimKey,
+  unitOf,
+  type Lines,
+} from "./text.ts";
 
 export type Group = "slip" | "format" | "ambiguity" | "reindent" | "feature" | "newcomer" | "languages";
 
@@ -158,21 +172,38 @@ function simpleLine(L: string[], i: number, lang: OLang, inString: boolean[]): b
   if (/^(\/\/|#|\/\*|\*)/.test(t) && lang !== "yaml" && lang !== "toml") return false;
   switch (lang) {
     case "py":
-      return !CONTINUES.test(stripTrailingComment(t, lang)) && !/^(@|else|elif|except|finally|case|return|raise|break|continue|pass|yield)\b/.test(t) && !/^["']/.test(t);
+      return (
+        !CONTINUES.test(stripTrailingComment(t, lang)) &&
+        !/^(@|else|elif|except|finally|case|return|raise|break|continue|pass|yield)\b/.test(t) &&
+        !/^["']/.test(t)
+      );
     case "json":
       return /,$/.test(t) && next !== undefined && indentOf(next) === indentOf(line) && /^"/.test(next.trim());
     case "yaml":
-      return /^[\w.-]+:\s+[^|>\s&*!{\[]/.test(t) && !/^- /.test(t) && next !== undefined && indentOf(next) === indentOf(line) && /^[\w.-]+:/.test(next.trim());
+      return (
+        /^[\w.-]+:\s+[^|>\s&*!{\[]/.test(t) &&
+        !/^- /.test(t) &&
+        next !== undefined &&
+        indentOf(next) === indentOf(line) &&
+        /^[\w.-]+:/.test(next.trim())
+      );
     case "toml":
       return /^[\w.-]+\s*=\s*\S/.test(t) && !/"""|'''/.test(t) && balanced(t);
     case "html":
       return /^<[a-zA-Z][^>]*>.*<\/[a-zA-Z]+>$/.test(t) && !/^<(html|head|body|table|tr|ul|ol|dl|select)\b/i.test(t);
     case "go":
-      return indentOf(line).length > 0 && !CONTINUES.test(t) && !/^(case|default|return|\})/.test(t) && !t.endsWith("{");
+      return (
+        indentOf(line).length > 0 && !CONTINUES.test(t) && !/^(case|default|return|\})/.test(t) && !t.endsWith("{")
+      );
     case "c":
     case "java":
     case "rs":
-      return indentOf(line).length >= (lang === "java" ? 8 : 2) && /;$/.test(t) && !/^(return|break|continue|case|default|#)/.test(t) && balanced(t);
+      return (
+        indentOf(line).length >= (lang === "java" ? 8 : 2) &&
+        /;$/.test(t) &&
+        !/^(return|break|continue|case|default|#)/.test(t) &&
+        balanced(t)
+      );
     case "dts":
       return /;$/.test(t) && balanced(t);
     default:
@@ -195,7 +226,17 @@ function stripTrailingComment(t: string, lang: OLang): string {
 }
 
 /** A change on one of the region's lines (ids are region-relative), avoiding the lines in `avoid`. */
-function pickChange(region: string[], fileLines: string[], regionStart: number, rng: Rng, lang: OLang, serial: number, unit: string, avoid: Set<number>, inString: boolean[]): Change | null {
+function pickChange(
+  region: string[],
+  fileLines: string[],
+  regionStart: number,
+  rng: Rng,
+  lang: OLang,
+  serial: number,
+  unit: string,
+  avoid: Set<number>,
+  inString: boolean[],
+): Change | null {
   const kinds = ["rename", "rename", "insert", "delete"] as const;
   for (let attempt = 0; attempt < 8; attempt++) {
     const kind = rng.pick(kinds);
@@ -208,11 +249,15 @@ function pickChange(region: string[], fileLines: string[], regionStart: number, 
       const x = rng.pick(ids);
       const ind = indentOf(region[i]).length;
       if (x.at < ind) continue;
-      const to = lang === "py" || lang === "rs" || lang === "yaml" || lang === "toml" || lang === "c" ? `${x.name}_xq` : `${x.name}Xq`;
+      const to =
+        lang === "py" || lang === "rs" || lang === "yaml" || lang === "toml" || lang === "c"
+          ? `${x.name}_xq`
+          : `${x.name}Xq`;
       return { kind, id: i, at: x.at - ind, name: x.name, to };
     }
     if (!simpleLine(fileLines, regionStart + i, lang, inString)) continue;
-    if (kind === "insert") return { kind, id: i, ref: i, deeper: false, payload: payloadFor(lang, serial, region[i]), newId: 1000 };
+    if (kind === "insert")
+      return { kind, id: i, ref: i, deeper: false, payload: payloadFor(lang, serial, region[i]), newId: 1000 };
     if (region.length >= 3) return { kind: "delete", id: i };
   }
   return null;
@@ -232,7 +277,14 @@ interface FileCtx {
 function ctxOf(f: OFile): FileCtx {
   const L = toLines(f.text);
   const lines = L.lines;
-  return { f, L, lines, keys: lines.map(trimKey), unit: unitOf(lines), inString: f.lang === "py" ? inTripleString(lines) : lines.map(() => false) };
+  return {
+    f,
+    L,
+    lines,
+    keys: lines.map(trimKey),
+    unit: unitOf(lines),
+    inString: f.lang === "py" ? inTripleString(lines) : lines.map(() => false),
+  };
 }
 
 function uniqueTrimmed(c: FileCtx, start: number, k: number): boolean {
@@ -255,7 +307,14 @@ function windowsOf(keys: string[], want: string[]): number {
   return n;
 }
 
-function pickRegion(c: FileCtx, rng: Rng, minK: number, maxK: number, need: (lines: string[], start: number) => boolean, tries = 60): { start: number; k: number } | null {
+function pickRegion(
+  c: FileCtx,
+  rng: Rng,
+  minK: number,
+  maxK: number,
+  need: (lines: string[], start: number) => boolean,
+  tries = 60,
+): { start: number; k: number } | null {
   for (let attempt = 0; attempt < tries; attempt++) {
     const k = minK + rng.int(maxK - minK + 1);
     if (k > c.lines.length) return null;
@@ -338,7 +397,10 @@ const SLIPS: Record<string, { need: (lines: string[], c: FileCtx) => boolean; sl
       const it = rng.pick(cand);
       const at = commentStart(it.text, c.f.lang);
       const marker = lineComment(c.f.lang)!;
-      const words = it.text.slice(at + marker.length).trim().split(/\s+/);
+      const words = it.text
+        .slice(at + marker.length)
+        .trim()
+        .split(/\s+/);
       const drop = 1 + rng.int(words.length - 1);
       const reworded = [...words.slice(0, drop), ...words.slice(drop + 1)].join(" ");
       const out = copy.map((i) => (i === it ? { ...i, text: it.text.slice(0, at) + marker + " " + reworded } : i));
@@ -351,14 +413,24 @@ const SLIPS: Record<string, { need: (lines: string[], c: FileCtx) => boolean; sl
       const cand = copy.filter((i) => hasTrailingComment(i.text, c.f.lang));
       if (cand.length === 0) return null;
       const it = rng.pick(cand);
-      const out = copy.map((i) => (i === it ? { ...i, text: it.text.slice(0, commentStart(it.text, c.f.lang)).trimEnd() } : i));
+      const out = copy.map((i) =>
+        i === it ? { ...i, text: it.text.slice(0, commentStart(it.text, c.f.lang)).trimEnd() } : i,
+      );
       return { copy: out, avoid: [it.id] };
     },
   },
   "import-reordered": {
     need: (ls) => ls.some((l, i) => isImport(l) && isImport(ls[i + 1] ?? "") && l !== ls[i + 1]),
     slip: (copy, _c, rng) => {
-      const at = copy.map((_, i) => i).filter((i) => i + 1 < copy.length && isImport(copy[i].text) && isImport(copy[i + 1].text) && copy[i].text !== copy[i + 1].text);
+      const at = copy
+        .map((_, i) => i)
+        .filter(
+          (i) =>
+            i + 1 < copy.length &&
+            isImport(copy[i].text) &&
+            isImport(copy[i + 1].text) &&
+            copy[i].text !== copy[i + 1].text,
+        );
       if (at.length === 0) return null;
       const i = rng.pick(at);
       const out = [...copy];
@@ -387,14 +459,29 @@ const SLIPS: Record<string, { need: (lines: string[], c: FileCtx) => boolean; sl
       const i = rng.pick(at);
       const t = copy[i].text;
       const p = splitPoint(t);
-      const out = [...copy.slice(0, i), { id: copy[i].id, text: t.slice(0, p + 1) }, { id: 2000, text: indentOf(t) + "        " + t.slice(p + 1).trimStart() }, ...copy.slice(i + 1)];
+      const out = [
+        ...copy.slice(0, i),
+        { id: copy[i].id, text: t.slice(0, p + 1) },
+        { id: 2000, text: indentOf(t) + "        " + t.slice(p + 1).trimStart() },
+        ...copy.slice(i + 1),
+      ];
       return { copy: out, avoid: [copy[i].id] };
     },
   },
   "blank-missing": {
-    need: (ls) => ls.some((l, i) => i > 0 && i < ls.length - 1 && isBlank(l) && !isBlank(ls[i - 1]) && !isBlank(ls[i + 1])),
+    need: (ls) =>
+      ls.some((l, i) => i > 0 && i < ls.length - 1 && isBlank(l) && !isBlank(ls[i - 1]) && !isBlank(ls[i + 1])),
     slip: (copy, _c, rng) => {
-      const at = copy.map((_, i) => i).filter((i) => i > 0 && i < copy.length - 1 && isBlank(copy[i].text) && !isBlank(copy[i - 1].text) && !isBlank(copy[i + 1].text));
+      const at = copy
+        .map((_, i) => i)
+        .filter(
+          (i) =>
+            i > 0 &&
+            i < copy.length - 1 &&
+            isBlank(copy[i].text) &&
+            !isBlank(copy[i - 1].text) &&
+            !isBlank(copy[i + 1].text),
+        );
       if (at.length === 0) return null;
       const i = rng.pick(at);
       return { copy: [...copy.slice(0, i), ...copy.slice(i + 1)], avoid: [copy[i - 1].id, copy[i].id, copy[i + 1].id] };
@@ -403,18 +490,27 @@ const SLIPS: Record<string, { need: (lines: string[], c: FileCtx) => boolean; sl
   "blank-extra": {
     need: (ls) => ls.filter((l) => !isBlank(l)).length >= 4,
     slip: (copy, _c, rng) => {
-      const at = copy.map((_, i) => i).filter((i) => i > 0 && i < copy.length - 1 && !isBlank(copy[i].text) && !isBlank(copy[i + 1].text));
+      const at = copy
+        .map((_, i) => i)
+        .filter((i) => i > 0 && i < copy.length - 1 && !isBlank(copy[i].text) && !isBlank(copy[i + 1].text));
       if (at.length === 0) return null;
       const i = rng.pick(at);
-      return { copy: [...copy.slice(0, i + 1), { id: 3000, text: "" }, ...copy.slice(i + 1)], avoid: [copy[i].id, copy[i + 1].id] };
+      return {
+        copy: [...copy.slice(0, i + 1), { id: 3000, text: "" }, ...copy.slice(i + 1)],
+        avoid: [copy[i].id, copy[i + 1].id],
+      };
     },
   },
   "first-line-unindented": {
     need: (ls) => indentOf(ls[0]).length > 0 && ls.length >= 2,
-    slip: (copy) => (indentOf(copy[0].text) === "" ? null : { copy: [{ ...copy[0], text: copy[0].text.trimStart() }, ...copy.slice(1)], avoid: [] }),
+    slip: (copy) =>
+      indentOf(copy[0].text) === ""
+        ? null
+        : { copy: [{ ...copy[0], text: copy[0].text.trimStart() }, ...copy.slice(1)], avoid: [] },
   },
   "tab-space-mix": {
-    need: (ls, c) => c.unit !== "\t" && ls.filter((l) => indentOf(l).length >= c.unit.length && !isBlank(l)).length >= 2,
+    need: (ls, c) =>
+      c.unit !== "\t" && ls.filter((l) => indentOf(l).length >= c.unit.length && !isBlank(l)).length >= 2,
     slip: (copy, c, rng) => {
       const u = c.unit.length;
       const indented = copy.filter((i) => !isBlank(i.text) && indentOf(i.text).length >= u);
@@ -437,16 +533,32 @@ function hasWordyComment(l: string, lang: OLang): boolean {
   const at = commentStart(l, lang);
   if (at === -1) return false;
   const body = l.slice(at + lineComment(lang)!.length).trim();
-  return body.split(/\s+/).length >= 3 && /^[\w ,.'-]+$/.test(body) && !/^(type:|noqa|pragma|eslint|@ts-|prettier|istanbul|jshint)/.test(body);
+  return (
+    body.split(/\s+/).length >= 3 &&
+    /^[\w ,.'-]+$/.test(body) &&
+    !/^(type:|noqa|pragma|eslint|@ts-|prettier|istanbul|jshint)/.test(body)
+  );
 }
 function hasTrailingComment(l: string, lang: OLang): boolean {
   const at = commentStart(l, lang);
-  return at > 0 && !isBlank(l.slice(0, at)) && l.slice(at).trim().length > 3 && !/(type:|noqa|pragma|eslint|@ts-)/.test(l.slice(at));
+  return (
+    at > 0 &&
+    !isBlank(l.slice(0, at)) &&
+    l.slice(at).trim().length > 3 &&
+    !/(type:|noqa|pragma|eslint|@ts-)/.test(l.slice(at))
+  );
 }
-const isImport = (l: string): boolean => /^(import |from \S+ import |const \w+ = require\()/.test(l) && !/[({[]$/.test(l.trim());
+const isImport = (l: string): boolean =>
+  /^(import |from \S+ import |const \w+ = require\()/.test(l) && !/[({[]$/.test(l.trim());
 function mergeable(a: string | undefined, b: string | undefined): boolean {
   if (a === undefined || b === undefined || isBlank(a) || isBlank(b)) return false;
-  return /[([{,]$/.test(a.trimEnd()) && indentOf(b).length > indentOf(a).length && !/[#/]/.test(b) && !/"""|'''|`/.test(a + b) && (a.trimEnd() + b.trim()).length < 160;
+  return (
+    /[([{,]$/.test(a.trimEnd()) &&
+    indentOf(b).length > indentOf(a).length &&
+    !/[#/]/.test(b) &&
+    !/"""|'''|`/.test(a + b) &&
+    (a.trimEnd() + b.trim()).length < 160
+  );
 }
 function splitPoint(l: string): number {
   if (l.length < 50 || /"""|'''|`|#|\/\//.test(l)) return -1;
@@ -500,7 +612,9 @@ function stringSpacingCase(c: FileCtx, rng: Rng, serial: number): OCase | null {
     const lit = spacedLiteral(l)!;
     const comment = commentStart(l, c.f.lang);
     if (comment !== -1 && comment < lit.to) continue;
-    const ids = identifiers(l, c.f.lang).filter((x) => (x.at < lit.from || x.at >= lit.to) && x.at >= indentOf(l).length && (comment === -1 || x.at < comment));
+    const ids = identifiers(l, c.f.lang).filter(
+      (x) => (x.at < lit.from || x.at >= lit.to) && x.at >= indentOf(l).length && (comment === -1 || x.at < comment),
+    );
     if (ids.length === 0) continue;
     const x = rng.pick(ids);
     const rename = (t: string, at: number) => t.slice(0, at) + x.name + "Xq" + t.slice(at + x.name.length);
@@ -510,7 +624,17 @@ function stringSpacingCase(c: FileCtx, rng: Rng, serial: number): OCase | null {
     const old = collapsed.trim() + (withContext ? "\n" + c.lines[i + 1] : "");
     const neu = rename(collapsed, x.at + shift).trim() + (withContext ? "\n" + c.lines[i + 1] : "");
     if (c.f.text.includes(collapsed.trim())) continue;
-    return mk({ cls: "string-spacing-collapsed", group: "slip", c, serial, tool: "edit", args: { old_string: old, new_string: neu }, start: i, end: i + 1, newLines: [rename(l, x.at)] });
+    return mk({
+      cls: "string-spacing-collapsed",
+      group: "slip",
+      c,
+      serial,
+      tool: "edit",
+      args: { old_string: old, new_string: neu },
+      start: i,
+      end: i + 1,
+      newLines: [rename(l, x.at)],
+    });
   }
   return null;
 }
@@ -531,12 +655,29 @@ function slipCase(cls: string, c: FileCtx, rng: Rng, serial: number): OCase | nu
   // The slipped copy must not be another place of the file, exactly or once blanks are ignored:
   // there it would name that place, and the intent would be lost to any tool.
   if (c.f.text.includes(join(oldCopy)) || windowsOf(c.keys, oldCopy.map(trimKey)) > 0) return null;
-  return mk({ cls, group: "slip", c, serial, tool: "edit", args: { old_string: join(oldCopy), new_string: join(newCopy) }, start: r.start, end: r.start + r.k, newLines: intended });
+  return mk({
+    cls,
+    group: "slip",
+    c,
+    serial,
+    tool: "edit",
+    args: { old_string: join(oldCopy), new_string: join(newCopy) },
+    start: r.start,
+    end: r.start + r.k,
+    newLines: intended,
+  });
 }
 
 // ------------------------------------------------------------------ format: the bytes around the edit
 
-function exactChangeCase(c: FileCtx, rng: Rng, serial: number, minK = 1, maxK = 6, need: (ls: string[], s: number) => boolean = () => true): { r: { start: number; k: number }; region: string[]; intended: string[] } | null {
+function exactChangeCase(
+  c: FileCtx,
+  rng: Rng,
+  serial: number,
+  minK = 1,
+  maxK = 6,
+  need: (ls: string[], s: number) => boolean = () => true,
+): { r: { start: number; k: number }; region: string[]; intended: string[] } | null {
   const r = pickRegion(c, rng, minK, maxK, need);
   if (!r) return null;
   const region = c.lines.slice(r.start, r.start + r.k);
@@ -553,7 +694,14 @@ function formatCase(cls: string, c: FileCtx, rng: Rng, serial: number): OCase | 
       const x = exactChangeCase(c, rng, serial, 2, 6);
       if (!x) return null;
       const e = cls === "crlf-model-crlf" ? "\r\n" : "\n";
-      return mk({ ...base, args: { old_string: x.region.join(e), new_string: x.intended.join(e) }, start: x.r.start, end: x.r.start + x.r.k, newLines: x.intended, crlf: true });
+      return mk({
+        ...base,
+        args: { old_string: x.region.join(e), new_string: x.intended.join(e) },
+        start: x.r.start,
+        end: x.r.start + x.r.k,
+        newLines: x.intended,
+        crlf: true,
+      });
     }
     case "bom-first-line": {
       if (isBlank(c.lines[0]) || c.lines[0].startsWith("#!")) return null;
@@ -570,7 +718,14 @@ function formatCase(cls: string, c: FileCtx, rng: Rng, serial: number): OCase | 
         const x = rng.pick(ids);
         neu = [first.slice(0, x.at) + x.name + "Xq" + first.slice(x.at + x.name.length)];
       }
-      return mk({ ...base, args: { old_string: first, new_string: neu.join("\n") }, start: 0, end: 1, newLines: neu, bom: true });
+      return mk({
+        ...base,
+        args: { old_string: first, new_string: neu.join("\n") },
+        start: 0,
+        end: 1,
+        newLines: neu,
+        bom: true,
+      });
     }
     case "latin1-neighbour": {
       const marker = lineComment(c.f.lang);
@@ -582,7 +737,14 @@ function formatCase(cls: string, c: FileCtx, rng: Rng, serial: number): OCase | 
       const note = indentOf(c.lines[x.r.start]) + `${marker} caf${LATIN1_E9} au lait`;
       lines.splice(x.r.start, 0, note);
       const start = x.r.start + 1;
-      return mk({ ...base, lines, args: { old_string: join(x.region), new_string: join(x.intended) }, start, end: start + x.r.k, newLines: x.intended });
+      return mk({
+        ...base,
+        lines,
+        args: { old_string: join(x.region), new_string: join(x.intended) },
+        start,
+        end: start + x.r.k,
+        newLines: x.intended,
+      });
     }
     case "eof-no-newline": {
       const n = c.lines.length;
@@ -594,14 +756,28 @@ function formatCase(cls: string, c: FileCtx, rng: Rng, serial: number): OCase | 
         if (ids.length === 0) return null;
         const x = rng.pick(ids);
         const changed = last.slice(0, x.at) + x.name + "Xq" + last.slice(x.at + x.name.length);
-        return mk({ ...base, args: { old_string: last, new_string: changed }, start: n - 1, end: n, newLines: [changed], finalNewline: false });
+        return mk({
+          ...base,
+          args: { old_string: last, new_string: changed },
+          start: n - 1,
+          end: n,
+          newLines: [changed],
+          finalNewline: false,
+        });
       }
       if (!simpleLine([...c.lines, ""], n - 1, c.f.lang, c.inString) && c.f.lang !== "html") return null;
       const added = indentOf(last) + payloadFor(c.f.lang, serial, last);
       if (c.f.lang === "json") return null;
       // variant 1: a line appended; variant 2: old_string and new_string end with a newline the file does not have.
       const nl = variant === 2 ? "\n" : "";
-      return mk({ ...base, args: { old_string: last + nl, new_string: `${last}\n${added}${nl}` }, start: n - 1, end: n, newLines: [last, added], finalNewline: false });
+      return mk({
+        ...base,
+        args: { old_string: last + nl, new_string: `${last}\n${added}${nl}` },
+        start: n - 1,
+        end: n,
+        newLines: [last, added],
+        finalNewline: false,
+      });
     }
     case "first-line": {
       const first = c.lines[0];
@@ -633,7 +809,13 @@ function formatCase(cls: string, c: FileCtx, rng: Rng, serial: number): OCase | 
         const p = x.at + from - a;
         const newFrag = frag.slice(0, p) + x.name + "Xq" + frag.slice(p + x.name.length);
         const changed = line.slice(0, a) + newFrag + line.slice(b);
-        return mk({ ...base, args: { old_string: frag, new_string: newFrag }, start: li, end: li + 1, newLines: [changed] });
+        return mk({
+          ...base,
+          args: { old_string: frag, new_string: newFrag },
+          start: li,
+          end: li + 1,
+          newLines: [changed],
+        });
       }
       return null;
     }
@@ -666,15 +848,28 @@ function ambiguityCase(cls: string, c: FileCtx, rng: Rng, serial: number): OCase
     const li = holders[0];
     // The whole line and its newline: never a fragment of a deeper line.
     const withNl = li < c.lines.length - 1;
-    return mk({ ...base, args: { old_string: ind + t + (withNl ? "\n" : ""), new_string: ind + changedT + (withNl ? "\n" : "") }, start: li, end: li + 1, newLines: [ind + changedT] });
+    return mk({
+      ...base,
+      args: { old_string: ind + t + (withNl ? "\n" : ""), new_string: ind + changedT + (withNl ? "\n" : "") },
+      start: li,
+      end: li + 1,
+      newLines: [ind + changedT],
+    });
   }
-  if (cls === "twice-quoted-bare") return mk({ ...base, args: { old_string: t, new_string: changedT }, start: 0, end: 0, newLines: null });
+  if (cls === "twice-quoted-bare")
+    return mk({ ...base, args: { old_string: t, new_string: changedT }, start: 0, end: 0, newLines: null });
   // At an indentation none of them has.
   const widths = new Set(indents.map((s) => s.length));
   let w = 1;
   while (widths.has(w) || w % 2 === 0) w++;
   const ind = " ".repeat(w);
-  return mk({ ...base, args: { old_string: `${ind}${t}\n`, new_string: `${ind}${changedT}\n` }, start: 0, end: 0, newLines: null });
+  return mk({
+    ...base,
+    args: { old_string: `${ind}${t}\n`, new_string: `${ind}${changedT}\n` },
+    start: 0,
+    end: 0,
+    newLines: null,
+  });
 }
 
 // ------------------------------------------------------------------ reindent: new_string changes indentation on purpose
@@ -703,7 +898,8 @@ function findIfBlock(c: FileCtx, rng: Rng): { at: number; end: number } | null {
     while (j > i + 1 && isBlank(c.lines[j - 1])) j--;
     const body = c.lines.slice(i + 1, py ? j : j - 1);
     if (body.length < 1 || body.length > 6 || body.some((b) => c.inString[c.lines.indexOf(b)])) continue;
-    if (body.some((b) => !isBlank(b) && /^(return|raise|break|continue|yield|let |const |var )/.test(b.trim()))) continue;
+    if (body.some((b) => !isBlank(b) && /^(return|raise|break|continue|yield|let |const |var )/.test(b.trim())))
+      continue;
     if (!body.every((b) => isBlank(b) || indentOf(b).startsWith(ind + c.unit))) continue;
     if (!uniqueTrimmed(c, i, j - i)) continue;
     return { at: i, end: j };
@@ -722,13 +918,35 @@ function reindentCase(cls: string, c: FileCtx, rng: Rng, serial: number): OCase 
     const region = c.lines.slice(b.at, b.end);
     const body = c.lines.slice(b.at + 1, py ? b.end : b.end - 1);
     const dedented = body.map((l) => (isBlank(l) ? l : l.slice(u.length)));
-    if (cls === "dedent-out-of-if:edit") return mk({ ...base, tool: "edit", args: { old_string: join(region), new_string: join(dedented) }, start: b.at, end: b.end, newLines: dedented });
+    if (cls === "dedent-out-of-if:edit")
+      return mk({
+        ...base,
+        tool: "edit",
+        args: { old_string: join(region), new_string: join(dedented) },
+        start: b.at,
+        end: b.end,
+        newLines: dedented,
+      });
     if (cls === "dedent-out-of-if:edit-copied-at-0") {
       // Both copied from column 0 of the `if` (its indentation stripped from every line).
       const strip = (ls: string[]) => ls.map((l) => (l.startsWith(ind) ? l.slice(ind.length) : l.trimStart()));
-      return mk({ ...base, tool: "edit", args: { old_string: join(strip(region)), new_string: join(strip(dedented)) }, start: b.at, end: b.end, newLines: dedented });
+      return mk({
+        ...base,
+        tool: "edit",
+        args: { old_string: join(strip(region)), new_string: join(strip(dedented)) },
+        start: b.at,
+        end: b.end,
+        newLines: dedented,
+      });
     }
-    return mk({ ...base, tool: "edit_lines", args: { command: "replace", start_line: b.at + 1, end_line: b.end, new_content: join(dedented) }, start: b.at, end: b.end, newLines: dedented });
+    return mk({
+      ...base,
+      tool: "edit_lines",
+      args: { command: "replace", start_line: b.at + 1, end_line: b.end, new_content: join(dedented) },
+      start: b.at,
+      end: b.end,
+      newLines: dedented,
+    });
   }
   if (cls.startsWith("add-at-enclosing-level")) {
     // The last line of a block, followed by a line at the enclosing level (not a continuation clause).
@@ -740,15 +958,35 @@ function reindentCase(cls: string, c: FileCtx, rng: Rng, serial: number): OCase 
       if (nextI === -1) continue;
       const next = c.lines[nextI];
       if (indentOf(next).length >= indentOf(l).length || c.inString[nextI]) continue;
-      if (py ? /^(else|elif|except|finally|case)\b|^[)\]}]/.test(next.trim()) : !/^\}/.test(next.trim()) && !/;$/.test(next.trim())) continue;
+      if (
+        py
+          ? /^(else|elif|except|finally|case)\b|^[)\]}]/.test(next.trim())
+          : !/^\}/.test(next.trim()) && !/;$/.test(next.trim())
+      )
+        continue;
       if (!py && /^\}/.test(next.trim())) {
         // The level after the closing brace: the brace's own; the new line goes after the brace.
         continue;
       }
       if (count(c.f.text, l) !== 1) continue;
       const added = indentOf(next) + payloadFor(c.f.lang, serial, next);
-      if (cls === "add-at-enclosing-level:edit") return mk({ ...base, tool: "edit", args: { old_string: l, new_string: `${l}\n${added}` }, start: i, end: i + 1, newLines: [l, added] });
-      return mk({ ...base, tool: "edit_lines", args: { command: "insert", insert_line: i + 1, new_content: added }, start: i + 1, end: i + 1, newLines: [added] });
+      if (cls === "add-at-enclosing-level:edit")
+        return mk({
+          ...base,
+          tool: "edit",
+          args: { old_string: l, new_string: `${l}\n${added}` },
+          start: i,
+          end: i + 1,
+          newLines: [l, added],
+        });
+      return mk({
+        ...base,
+        tool: "edit_lines",
+        args: { command: "insert", insert_line: i + 1, new_content: added },
+        start: i + 1,
+        end: i + 1,
+        newLines: [added],
+      });
     }
     return null;
   }
@@ -759,13 +997,33 @@ function reindentCase(cls: string, c: FileCtx, rng: Rng, serial: number): OCase 
       const l = c.lines[i];
       if (c.inString[i] || isBlank(l) || count(c.f.text, l) !== 1) continue;
       const t = stripTrailingComment(l.trim(), c.f.lang);
-      if (py ? !/^(if|for|while|with|def|try|else|elif|except|finally)\b.*:$/.test(t) : !/^(if|for|while|function|else|try)\b.*\{$|=> \{$|\) \{$/.test(t)) continue;
+      if (
+        py
+          ? !/^(if|for|while|with|def|try|else|elif|except|finally)\b.*:$/.test(t)
+          : !/^(if|for|while|function|else|try)\b.*\{$|=> \{$|\) \{$/.test(t)
+      )
+        continue;
       const nextI = c.lines.findIndex((x, k) => k > i && !isBlank(x));
       if (nextI === -1 || indentOf(c.lines[nextI]).length <= indentOf(l).length || c.inString[nextI]) continue;
       if (py && /^("""|''')/.test(c.lines[nextI].trim())) continue; // before a docstring: it would stop being one
       const added = indentOf(c.lines[nextI]) + payloadFor(c.f.lang, serial);
-      if (cls === "add-into-block:edit") return mk({ ...base, tool: "edit", args: { old_string: l, new_string: `${l}\n${added}` }, start: i, end: i + 1, newLines: [l, added] });
-      return mk({ ...base, tool: "edit_lines", args: { command: "insert", insert_line: i + 1, new_content: added }, start: i + 1, end: i + 1, newLines: [added] });
+      if (cls === "add-into-block:edit")
+        return mk({
+          ...base,
+          tool: "edit",
+          args: { old_string: l, new_string: `${l}\n${added}` },
+          start: i,
+          end: i + 1,
+          newLines: [l, added],
+        });
+      return mk({
+        ...base,
+        tool: "edit_lines",
+        args: { command: "insert", insert_line: i + 1, new_content: added },
+        start: i + 1,
+        end: i + 1,
+        newLines: [added],
+      });
     }
     return null;
   }
@@ -776,14 +1034,34 @@ function reindentCase(cls: string, c: FileCtx, rng: Rng, serial: number): OCase 
       const i = rng.int(c.lines.length - k);
       const ls = c.lines.slice(i, i + k);
       const ind = indentOf(ls[0]);
-      if (ind.length === 0 || ls.some((l, j) => isBlank(l) || indentOf(l) !== ind || !simpleLineAnyNext(c, i + j))) continue;
-      const prev = c.lines.slice(0, i).reverse().find((x) => !isBlank(x)) ?? "";
+      if (ind.length === 0 || ls.some((l, j) => isBlank(l) || indentOf(l) !== ind || !simpleLineAnyNext(c, i + j)))
+        continue;
+      const prev =
+        c.lines
+          .slice(0, i)
+          .reverse()
+          .find((x) => !isBlank(x)) ?? "";
       if (CONTINUES.test(prev.trim()) && !/[:{]$/.test(prev.trim())) continue;
       if (!uniqueTrimmed(c, i, k)) continue;
       const head = py ? `${ind}if rt_flag_${serial}:` : `${ind}if (rtFlag${serial}) {`;
       const wrapped = [head, ...ls.map((l) => u + l), ...(py ? [] : [`${ind}}`])];
-      if (cls === "wrap-in-new-block:edit") return mk({ ...base, tool: "edit", args: { old_string: join(ls), new_string: join(wrapped) }, start: i, end: i + k, newLines: wrapped });
-      return mk({ ...base, tool: "edit_lines", args: { command: "replace", start_line: i + 1, end_line: i + k, new_content: join(wrapped) }, start: i, end: i + k, newLines: wrapped });
+      if (cls === "wrap-in-new-block:edit")
+        return mk({
+          ...base,
+          tool: "edit",
+          args: { old_string: join(ls), new_string: join(wrapped) },
+          start: i,
+          end: i + k,
+          newLines: wrapped,
+        });
+      return mk({
+        ...base,
+        tool: "edit_lines",
+        args: { command: "replace", start_line: i + 1, end_line: i + k, new_content: join(wrapped) },
+        start: i,
+        end: i + k,
+        newLines: wrapped,
+      });
     }
     return null;
   }
@@ -794,10 +1072,16 @@ function simpleLineAnyNext(c: FileCtx, i: number): boolean {
   const l = c.lines[i];
   if (l === undefined || isBlank(l) || c.inString[i] || c.inString[i + 1]) return false;
   // The body of a braceless `if (x)` / `else` / loop: a line added before or around it would leave it out of the statement.
-  const prev = c.lines.slice(0, i).reverse().find((x) => !isBlank(x)) ?? "";
-  if (c.f.lang !== "py" && /^\s*(?:\}\s*)?(?:if|for|while|else|do)\b/.test(prev) && !/[{;]\s*$/.test(prev)) return false;
+  const prev =
+    c.lines
+      .slice(0, i)
+      .reverse()
+      .find((x) => !isBlank(x)) ?? "";
+  if (c.f.lang !== "py" && /^\s*(?:\}\s*)?(?:if|for|while|else|do)\b/.test(prev) && !/[{;]\s*$/.test(prev))
+    return false;
   const t = stripTrailingComment(l.trim(), c.f.lang);
-  if (c.f.lang === "py") return t.length > 0 && !CONTINUES.test(t) && !/^(@|else|elif|except|finally|case|#|"|')/.test(t) && balanced(t);
+  if (c.f.lang === "py")
+    return t.length > 0 && !CONTINUES.test(t) && !/^(@|else|elif|except|finally|case|#|"|')/.test(t) && balanced(t);
   return /;$/.test(t) && balanced(t) && !/^(\/\/|\*|\/\*|case |default:|import |export )/.test(t);
 }
 
@@ -817,7 +1101,9 @@ function featureCase(cls: string, c: FileCtx, rng: Rng, serial: number): OCase |
   const [feature, variant] = cls.split(":");
   const spec = FEATURES[feature];
   if (!spec.langs.includes(c.f.lang)) return null;
-  const hits = c.lines.map((l, i) => i).filter((i) => spec.line.test(c.lines[i]) && (feature === "triple-string" || !c.inString[i]));
+  const hits = c.lines
+    .map((l, i) => i)
+    .filter((i) => spec.line.test(c.lines[i]) && (feature === "triple-string" || !c.inString[i]));
   if (hits.length === 0) return null;
   for (let attempt = 0; attempt < 20; attempt++) {
     const h = rng.pick(hits);
@@ -833,7 +1119,14 @@ function featureCase(cls: string, c: FileCtx, rng: Rng, serial: number): OCase |
     const strip = (ls: string[]) => ls.map((l) => (l.startsWith(firstInd) ? l.slice(firstInd.length) : l));
     if (variant === "inside-string") {
       // A word changed on a line inside the string or template (its indentation is content there).
-      const inside = region.map((_, j) => j).filter((j) => j > 0 && (c.inString[start + j] || insideTemplate(c.lines, start + j)) && identifiers(region[j], "html").length > 0);
+      const inside = region
+        .map((_, j) => j)
+        .filter(
+          (j) =>
+            j > 0 &&
+            (c.inString[start + j] || insideTemplate(c.lines, start + j)) &&
+            identifiers(region[j], "html").length > 0,
+        );
       if (inside.length === 0) continue;
       const j = rng.pick(inside);
       const x = rng.pick(identifiers(region[j], "html"));
@@ -842,7 +1135,10 @@ function featureCase(cls: string, c: FileCtx, rng: Rng, serial: number): OCase |
       copyOld = strip(region);
       copyNew = strip(intended);
     } else {
-      const ch = feature === "decorator" && rng.chance(0.5) ? decoratorChange(region, serial) : pickChange(region, c.lines, start, rng, c.f.lang, serial, c.unit, new Set(), c.inString);
+      const ch =
+        feature === "decorator" && rng.chance(0.5)
+          ? decoratorChange(region, serial)
+          : pickChange(region, c.lines, start, rng, c.f.lang, serial, c.unit, new Set(), c.inString);
       if (!ch) continue;
       intended = texts(applyChange(items(region), ch, c.unit));
       if (variant === "from-first-column") {
@@ -855,7 +1151,17 @@ function featureCase(cls: string, c: FileCtx, rng: Rng, serial: number): OCase |
         copyNew = intended;
       }
     }
-    return mk({ cls, group: "feature", c, serial, tool: "edit", args: { old_string: join(copyOld), new_string: join(copyNew) }, start, end: start + k, newLines: intended });
+    return mk({
+      cls,
+      group: "feature",
+      c,
+      serial,
+      tool: "edit",
+      args: { old_string: join(copyOld), new_string: join(copyNew) },
+      start,
+      end: start + k,
+      newLines: intended,
+    });
   }
   return null;
 }
@@ -893,24 +1199,61 @@ function newcomerCase(cls: string, c: FileCtx, rng: Rng, serial: number): OCase 
   const uniqueLine = (i: number) => count(c.f.text, lines[i].trim()) === 1;
   switch (cls) {
     case "rename-on-one-line": {
-      const cand = lines.map((_, i) => i).filter((i) => !c.inString[i] && (py ? /^\s*\w+ = \S/.test(lines[i]) : /^\s*(const|let|var) \w+ = \S/.test(lines[i])) && uniqueLine(i));
+      const cand = lines
+        .map((_, i) => i)
+        .filter(
+          (i) =>
+            !c.inString[i] &&
+            (py ? /^\s*\w+ = \S/.test(lines[i]) : /^\s*(const|let|var) \w+ = \S/.test(lines[i])) &&
+            uniqueLine(i),
+        );
       if (cand.length === 0) return null;
       const i = rng.pick(cand);
       const l = lines[i];
       const name = py ? /^\s*(\w+)/.exec(l)![1] : /^\s*(?:const|let|var) (\w+)/.exec(l)![1];
       const changed = l.replace(new RegExp(`\\b${name}\\b`), `${name}_renamed`);
-      return mk({ ...base, tool: "edit", args: { old_string: l.trim(), new_string: changed.trim() }, start: i, end: i + 1, newLines: [changed] });
+      return mk({
+        ...base,
+        tool: "edit",
+        args: { old_string: l.trim(), new_string: changed.trim() },
+        start: i,
+        end: i + 1,
+        newLines: [changed],
+      });
     }
     case "add-import": {
-      const cand = lines.map((_, i) => i).filter((i) => indentOf(lines[i]) === "" && !c.inString[i] && (py ? /^(import \w[\w.]*$|from [\w.]+ import [\w, ]+$)/.test(lines[i]) : /^import .* from ["'][^"']+["'];?$|^const \w+ = require\(["'][^"']+["']\);?$/.test(lines[i])) && uniqueLine(i));
+      const cand = lines
+        .map((_, i) => i)
+        .filter(
+          (i) =>
+            indentOf(lines[i]) === "" &&
+            !c.inString[i] &&
+            (py
+              ? /^(import \w[\w.]*$|from [\w.]+ import [\w, ]+$)/.test(lines[i])
+              : /^import .* from ["'][^"']+["'];?$|^const \w+ = require\(["'][^"']+["']\);?$/.test(lines[i])) &&
+            uniqueLine(i),
+        );
       if (cand.length === 0) return null;
       const i = rng.pick(cand);
       const l = lines[i];
-      const added = py ? "import zlib" : l.startsWith("import") ? `import { rtExtra${serial} } from "./rt-extra.js";` : `const rtExtra${serial} = require("./rt-extra");`;
-      return mk({ ...base, tool: "edit", args: { old_string: l, new_string: `${l}\n${added}` }, start: i, end: i + 1, newLines: [l, added] });
+      const added = py
+        ? "import zlib"
+        : l.startsWith("import")
+          ? `import { rtExtra${serial} } from "./rt-extra.js";`
+          : `const rtExtra${serial} = require("./rt-extra");`;
+      return mk({
+        ...base,
+        tool: "edit",
+        args: { old_string: l, new_string: `${l}\n${added}` },
+        start: i,
+        end: i + 1,
+        newLines: [l, added],
+      });
     }
     case "add-parameter": {
-      const re = py ? /^(\s*(?:async )?def \w+\()([^()*]*)(\)(?: -> [^:]+)?:)\s*$/ : /^(\s*(?:export )?(?:async )?function\*? ?\w+\()([^()*.]*)(\)(?::[^{]+)? \{)\s*$/;
+      const re = py
+        ? /^(\s*(?:async )?def \w+\()([^()*]*)(\)(?: -> [^:]+)?:)\s*$/
+        : /^(\s*(?:export )?(?:async )?function\*? ?\w+\()([^()*.]*)(\)(?::[^{]+)? \{)\s*$/;
       const cand = lines.map((_, i) => i).filter((i) => re.test(lines[i]) && !c.inString[i] && uniqueLine(i));
       if (cand.length === 0) return null;
       const i = rng.pick(cand);
@@ -919,25 +1262,47 @@ function newcomerCase(cls: string, c: FileCtx, rng: Rng, serial: number): OCase 
       if (params.endsWith(",")) return null;
       const extra = py ? "rt_extra=None" : c.f.lang === "ts" ? "rtExtra?: number" : "rtExtra";
       const changed = `${m[1]}${params ? `${params}, ` : ""}${extra}${m[3]}`;
-      return mk({ ...base, tool: "edit", args: { old_string: lines[i].trim(), new_string: changed.trim() }, start: i, end: i + 1, newLines: [changed] });
+      return mk({
+        ...base,
+        tool: "edit",
+        args: { old_string: lines[i].trim(), new_string: changed.trim() },
+        start: i,
+        end: i + 1,
+        newLines: [changed],
+      });
     }
     case "wrap-try": {
       for (let attempt = 0; attempt < 200; attempt++) {
         const i = rng.int(lines.length);
         if (!simpleLineAnyNext(c, i) || indentOf(lines[i]).length === 0 || !uniqueLine(i)) continue;
-        const prev = lines.slice(0, i).reverse().find((x) => !isBlank(x)) ?? "";
+        const prev =
+          lines
+            .slice(0, i)
+            .reverse()
+            .find((x) => !isBlank(x)) ?? "";
         if (CONTINUES.test(prev.trim()) && !/[:{]$/.test(prev.trim())) continue;
         if (!py && /^(let|const|var) /.test(lines[i].trim())) continue; // a declaration would leave its scope
         const ind = indentOf(lines[i]);
         const t = lines[i].trim();
-        const wrapped = py ? [`${ind}try:`, `${ind}${u}${t}`, `${ind}except Exception:`, `${ind}${u}pass`] : [`${ind}try {`, `${ind}${u}${t}`, `${ind}} catch (err) {`, `${ind}${u}console.error(err);`, `${ind}}`];
-        return mk({ ...base, tool: "edit", args: { old_string: lines[i], new_string: join(wrapped) }, start: i, end: i + 1, newLines: wrapped });
+        const wrapped = py
+          ? [`${ind}try:`, `${ind}${u}${t}`, `${ind}except Exception:`, `${ind}${u}pass`]
+          : [`${ind}try {`, `${ind}${u}${t}`, `${ind}} catch (err) {`, `${ind}${u}console.error(err);`, `${ind}}`];
+        return mk({
+          ...base,
+          tool: "edit",
+          args: { old_string: lines[i], new_string: join(wrapped) },
+          start: i,
+          end: i + 1,
+          newLines: wrapped,
+        });
       }
       return null;
     }
     case "delete-function": {
       const re = py ? /^(\s*)(?:async )?def \w+\(/ : /^(\s*)(?:export )?(?:async )?function\*? ?\w+\(/;
-      const cand = lines.map((_, i) => i).filter((i) => re.test(lines[i]) && !c.inString[i] && !/^\s*@/.test(lines[i - 1] ?? ""));
+      const cand = lines
+        .map((_, i) => i)
+        .filter((i) => re.test(lines[i]) && !c.inString[i] && !/^\s*@/.test(lines[i - 1] ?? ""));
       for (let attempt = 0; attempt < 10 && cand.length > 0; attempt++) {
         const i = rng.pick(cand);
         const ind = indentOf(lines[i]);
@@ -953,7 +1318,14 @@ function newcomerCase(cls: string, c: FileCtx, rng: Rng, serial: number): OCase 
         if (j - i > 40 || !uniqueTrimmed(c, i, j - i)) continue;
         // The function's lines and their newlines; the blank lines around it stay as they were.
         const withNl = j < lines.length;
-        return mk({ ...base, tool: "edit", args: { old_string: join(lines.slice(i, j)) + (withNl ? "\n" : ""), new_string: "" }, start: i, end: j, newLines: [] });
+        return mk({
+          ...base,
+          tool: "edit",
+          args: { old_string: join(lines.slice(i, j)) + (withNl ? "\n" : ""), new_string: "" },
+          start: i,
+          end: j,
+          newLines: [],
+        });
       }
       return null;
     }
@@ -974,21 +1346,34 @@ function newcomerCase(cls: string, c: FileCtx, rng: Rng, serial: number): OCase 
           j++;
         }
         const last = j - 1;
-        if (c.inString[last] || (py && !simpleLineAnyNext(c, last) && !/^\s*(return|raise|pass)\b/.test(lines[last]))) continue;
+        if (c.inString[last] || (py && !simpleLineAnyNext(c, last) && !/^\s*(return|raise|pass)\b/.test(lines[last])))
+          continue;
         const ctx = lines.slice(Math.max(i, last - 1), last + 1);
         if (!uniqueTrimmed(c, Math.max(i, last - 1), ctx.length)) continue;
-        const method = py ? ["", `${ind}def rt_extra_${serial}(self):`, `${ind}${u}return None`] : ["", `${ind}rtExtra${serial}() {`, `${ind}${u}return null;`, `${ind}}`];
-        return mk({ ...base, tool: "edit", args: { old_string: join(ctx), new_string: join([...ctx, ...method]) }, start: Math.max(i, last - 1), end: last + 1, newLines: [...ctx, ...method] });
+        const method = py
+          ? ["", `${ind}def rt_extra_${serial}(self):`, `${ind}${u}return None`]
+          : ["", `${ind}rtExtra${serial}() {`, `${ind}${u}return null;`, `${ind}}`];
+        return mk({
+          ...base,
+          tool: "edit",
+          args: { old_string: join(ctx), new_string: join([...ctx, ...method]) },
+          start: Math.max(i, last - 1),
+          end: last + 1,
+          newLines: [...ctx, ...method],
+        });
       }
       return null;
     }
     case "change-string-literal": {
-      const re = /"(?:[^"\\\n]|\\.)*(?:\\n|\\"|\\t|')(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*(?:\\n|\\'|\\t|")(?:[^'\\\n]|\\.)*'/g;
+      const re =
+        /"(?:[^"\\\n]|\\.)*(?:\\n|\\"|\\t|')(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*(?:\\n|\\'|\\t|")(?:[^'\\\n]|\\.)*'/g;
       const cand: Array<{ i: number; lit: string; at: number }> = [];
       lines.forEach((l, i) => {
         if (c.inString[i]) return;
         const comment = commentStart(l, c.f.lang);
-        for (const m of l.matchAll(re)) if (m[0].length >= 6 && (comment === -1 || m.index! < comment) && count(c.f.text, m[0]) === 1) cand.push({ i, lit: m[0], at: m.index! });
+        for (const m of l.matchAll(re))
+          if (m[0].length >= 6 && (comment === -1 || m.index! < comment) && count(c.f.text, m[0]) === 1)
+            cand.push({ i, lit: m[0], at: m.index! });
       });
       if (cand.length === 0) return null;
       const x = rng.pick(cand);
@@ -997,18 +1382,36 @@ function newcomerCase(cls: string, c: FileCtx, rng: Rng, serial: number): OCase 
       const lit2 = x.lit.slice(0, -1) + ` rt\\n${rng.chance(0.5) ? `\\${q}` : ""}` + q;
       const l = lines[x.i];
       const changed = l.slice(0, x.at) + lit2 + l.slice(x.at + x.lit.length);
-      return mk({ ...base, tool: "edit", args: { old_string: x.lit, new_string: lit2 }, start: x.i, end: x.i + 1, newLines: [changed] });
+      return mk({
+        ...base,
+        tool: "edit",
+        args: { old_string: x.lit, new_string: lit2 },
+        start: x.i,
+        end: x.i + 1,
+        newLines: [changed],
+      });
     }
     case "insert-before-line": {
       // A new statement before a line, both quoted without indentation (the line's own text is the anchor).
       for (let attempt = 0; attempt < 100; attempt++) {
         const i = rng.int(lines.length);
         if (!simpleLineAnyNext(c, i) || indentOf(lines[i]).length === 0 || !uniqueLine(i)) continue;
-        const prev = lines.slice(0, i).reverse().find((x) => !isBlank(x)) ?? "";
+        const prev =
+          lines
+            .slice(0, i)
+            .reverse()
+            .find((x) => !isBlank(x)) ?? "";
         if (CONTINUES.test(prev.trim()) && !/[:{]$/.test(prev.trim())) continue;
         const t = lines[i].trim();
         const added = indentOf(lines[i]) + payloadFor(c.f.lang, serial);
-        return mk({ ...base, tool: "edit", args: { old_string: t, new_string: `${added.trim()}\n${t}` }, start: i, end: i + 1, newLines: [added, lines[i]] });
+        return mk({
+          ...base,
+          tool: "edit",
+          args: { old_string: t, new_string: `${added.trim()}\n${t}` },
+          start: i,
+          end: i + 1,
+          newLines: [added, lines[i]],
+        });
       }
       return null;
     }
@@ -1016,14 +1419,27 @@ function newcomerCase(cls: string, c: FileCtx, rng: Rng, serial: number): OCase 
       // Every call of a function renamed: old_string `name(`, replace_all.
       const calls = new Map<string, number>();
       for (const m of c.f.text.matchAll(/\b([A-Za-z_]\w{3,})\(/g)) calls.set(m[1], (calls.get(m[1]) ?? 0) + 1);
-      const names = [...calls].filter(([n, k]) => k >= 2 && k <= 30 && !/^(print|len|str|int|isinstance|super|require|function|if|for|while|return)$/.test(n)).map(([n]) => n);
+      const names = [...calls]
+        .filter(
+          ([n, k]) =>
+            k >= 2 && k <= 30 && !/^(print|len|str|int|isinstance|super|require|function|if|for|while|return)$/.test(n),
+        )
+        .map(([n]) => n);
       if (names.length === 0) return null;
       const n = rng.pick(names);
       const old = `${n}(`;
       const neu = `${n}_v2(`;
       // Substring semantics, left to right: what sed or any editor's replace-all does.
       const intendedOverride = c.f.text.split(old).join(neu);
-      return mk({ ...base, tool: "edit", args: { old_string: old, new_string: neu, replace_all: true }, start: 0, end: 0, newLines: [], intendedOverride });
+      return mk({
+        ...base,
+        tool: "edit",
+        args: { old_string: old, new_string: neu, replace_all: true },
+        start: 0,
+        end: 0,
+        newLines: [],
+        intendedOverride,
+      });
     }
     case "placeholder-variants": {
       const r = pickRegion(c, rng, 5, 12, (ls) => ls.filter((x) => !isBlank(x)).length >= 5);
@@ -1051,9 +1467,20 @@ function newcomerCase(cls: string, c: FileCtx, rng: Rng, serial: number): OCase 
         `${mark} remaining lines as before`,
       ];
       const marker = ind + rng.pick(forms);
-      const changed = applyChange(items(region.slice(0, keep)), { kind: "insert", id: 0, ref: 0, deeper: false, payload: payloadFor(c.f.lang, serial), newId: 1000 }, u);
+      const changed = applyChange(
+        items(region.slice(0, keep)),
+        { kind: "insert", id: 0, ref: 0, deeper: false, payload: payloadFor(c.f.lang, serial), newId: 1000 },
+        u,
+      );
       const neu = [...texts(changed), marker];
-      return mk({ ...base, tool: "edit", args: { old_string: join(region), new_string: join(neu) }, start: r.start, end: r.start + r.k, newLines: null });
+      return mk({
+        ...base,
+        tool: "edit",
+        args: { old_string: join(region), new_string: join(neu) },
+        start: r.start,
+        end: r.start + r.k,
+        newLines: null,
+      });
     }
     case "multi-edit-two": {
       // Two edits of one call: a rename on one line, then a line added after another.
@@ -1063,11 +1490,20 @@ function newcomerCase(cls: string, c: FileCtx, rng: Rng, serial: number): OCase 
       const first = a.region.start < b.region.start ? a : b;
       const second = first === a ? b : a;
       const lines2 = [...lines];
-      const apply = (x: OCase) => toLines(x.intendedText!).lines.slice(x.region.start, x.region.start + x.region.newCount);
+      const apply = (x: OCase) =>
+        toLines(x.intendedText!).lines.slice(x.region.start, x.region.start + x.region.newCount);
       lines2.splice(second.region.start, second.region.end - second.region.start, ...apply(second));
       lines2.splice(first.region.start, first.region.end - first.region.start, ...apply(first));
       const intendedOverride = fromLines({ lines: lines2, finalNewline: c.L.finalNewline });
-      return mk({ ...base, tool: "multi_edit", args: { edits: [a.args, b.args] }, start: first.region.start, end: second.region.end, newLines: [], intendedOverride });
+      return mk({
+        ...base,
+        tool: "multi_edit",
+        args: { edits: [a.args, b.args] },
+        start: first.region.start,
+        end: second.region.end,
+        newLines: [],
+        intendedOverride,
+      });
     }
     case "write-after-read":
     case "write-unread": {
@@ -1077,7 +1513,15 @@ function newcomerCase(cls: string, c: FileCtx, rng: Rng, serial: number): OCase 
       out.splice(x.r.start, x.r.k, ...x.intended);
       const content = fromLines({ lines: out, finalNewline: c.L.finalNewline });
       const unread = cls === "write-unread";
-      return mk({ ...base, tool: "write", readFirst: !unread, args: { content }, start: x.r.start, end: x.r.start + x.r.k, newLines: unread ? null : x.intended });
+      return mk({
+        ...base,
+        tool: "write",
+        readFirst: !unread,
+        args: { content },
+        start: x.r.start,
+        end: x.r.start + x.r.k,
+        newLines: unread ? null : x.intended,
+      });
     }
   }
   return null;
@@ -1091,7 +1535,14 @@ function languageCase(cls: string, c: FileCtx, rng: Rng, serial: number): OCase 
   if (variant === "exact") {
     const x = exactChangeCase(c, rng, serial, 1, 6);
     if (!x) return null;
-    return mk({ ...base, tool: "edit", args: { old_string: join(x.region), new_string: join(x.intended) }, start: x.r.start, end: x.r.start + x.r.k, newLines: x.intended });
+    return mk({
+      ...base,
+      tool: "edit",
+      args: { old_string: join(x.region), new_string: join(x.intended) },
+      start: x.r.start,
+      end: x.r.start + x.r.k,
+      newLines: x.intended,
+    });
   }
   if (variant === "dedented-copy") {
     const x = exactChangeCase(c, rng, serial, 2, 7, (ls) => {
@@ -1101,9 +1552,23 @@ function languageCase(cls: string, c: FileCtx, rng: Rng, serial: number): OCase 
     if (!x) return null;
     const nb = x.region.filter((l) => !isBlank(l));
     const common = Math.min(...nb.map((l) => indentOf(l).length));
-    if (x.region.some((l) => !isBlank(l) && indentOf(l).slice(0, common).includes("\t") !== indentOf(nb[0]).slice(0, common).includes("\t"))) return null;
+    if (
+      x.region.some(
+        (l) =>
+          !isBlank(l) &&
+          indentOf(l).slice(0, common).includes("\t") !== indentOf(nb[0]).slice(0, common).includes("\t"),
+      )
+    )
+      return null;
     const strip = (ls: string[]) => ls.map((l) => (isBlank(l) ? l : l.slice(common)));
-    return mk({ ...base, tool: "edit", args: { old_string: join(strip(x.region)), new_string: join(strip(x.intended)) }, start: x.r.start, end: x.r.start + x.r.k, newLines: x.intended });
+    return mk({
+      ...base,
+      tool: "edit",
+      args: { old_string: join(strip(x.region)), new_string: join(strip(x.intended)) },
+      start: x.r.start,
+      end: x.r.start + x.r.k,
+      newLines: x.intended,
+    });
   }
   if (variant === "comment-reworded" || variant === "blank-missing") {
     if (variant === "comment-reworded" && !lineComment(c.f.lang)) return null;
@@ -1130,27 +1595,117 @@ const PYJS: OLang[] = ["py", "js", "mjs", "ts"];
 const OTHER: OLang[] = ["json", "yaml", "toml", "html", "c", "java", "go", "rs"];
 
 export const CLASSES: ClassSpec[] = [
-  ...Object.keys(SLIPS).map((name): ClassSpec => ({ name, group: "slip", langs: name === "tab-space-mix" || name.startsWith("blank") || name.startsWith("line") ? PYJS : CODE, make: (c, r, s) => slipCase(name, c, r, s), note: slipNote(name) })),
-  { name: "string-spacing-collapsed", group: "slip", langs: PYJS, make: (c, r, s) => stringSpacingCase(c, r, s), note: "a run of blanks inside a string literal collapsed in the copy of a line whose identifier (outside the literal) the model renames" },
-  ...["crlf-model-lf", "crlf-model-crlf", "bom-first-line", "latin1-neighbour", "eof-no-newline", "first-line"].map((name): ClassSpec => ({ name, group: "format", langs: "all", make: (c, r, s) => formatCase(name, c, r, s), note: formatNote(name) })),
-  { name: "long-line", group: "format", langs: ["js", "json"], corpus: "long", make: (c, r, s) => formatCase("long-line", c, r, s), note: "a fragment renamed inside a line of 1,500+ characters (bundles, generated data)" },
-  ...["twice-quoted-at-one", "twice-quoted-bare", "twice-quoted-at-neither"].map((name): ClassSpec => ({ name, group: "ambiguity", langs: "all", make: (c, r, s) => ambiguityCase(name, c, r, s), note: ambiguityNote(name) })),
-  ...["dedent-out-of-if:edit", "dedent-out-of-if:edit-copied-at-0", "dedent-out-of-if:edit_lines", "add-at-enclosing-level:edit", "add-at-enclosing-level:edit_lines", "add-into-block:edit", "add-into-block:edit_lines", "wrap-in-new-block:edit", "wrap-in-new-block:edit_lines"].map(
-    (name): ClassSpec => ({ name, group: "reindent", langs: PYJS, make: (c, r, s) => reindentCase(name, c, r, s), note: reindentNote(name) }),
+  ...Object.keys(SLIPS).map(
+    (name): ClassSpec => ({
+      name,
+      group: "slip",
+      langs: name === "tab-space-mix" || name.startsWith("blank") || name.startsWith("line") ? PYJS : CODE,
+      make: (c, r, s) => slipCase(name, c, r, s),
+      note: slipNote(name),
+    }),
+  ),
+  {
+    name: "string-spacing-collapsed",
+    group: "slip",
+    langs: PYJS,
+    make: (c, r, s) => stringSpacingCase(c, r, s),
+    note: "a run of blanks inside a string literal collapsed in the copy of a line whose identifier (outside the literal) the model renames",
+  },
+  ...["crlf-model-lf", "crlf-model-crlf", "bom-first-line", "latin1-neighbour", "eof-no-newline", "first-line"].map(
+    (name): ClassSpec => ({
+      name,
+      group: "format",
+      langs: "all",
+      make: (c, r, s) => formatCase(name, c, r, s),
+      note: formatNote(name),
+    }),
+  ),
+  {
+    name: "long-line",
+    group: "format",
+    langs: ["js", "json"],
+    corpus: "long",
+    make: (c, r, s) => formatCase("long-line", c, r, s),
+    note: "a fragment renamed inside a line of 1,500+ characters (bundles, generated data)",
+  },
+  ...["twice-quoted-at-one", "twice-quoted-bare", "twice-quoted-at-neither"].map(
+    (name): ClassSpec => ({
+      name,
+      group: "ambiguity",
+      langs: "all",
+      make: (c, r, s) => ambiguityCase(name, c, r, s),
+      note: ambiguityNote(name),
+    }),
+  ),
+  ...[
+    "dedent-out-of-if:edit",
+    "dedent-out-of-if:edit-copied-at-0",
+    "dedent-out-of-if:edit_lines",
+    "add-at-enclosing-level:edit",
+    "add-at-enclosing-level:edit_lines",
+    "add-into-block:edit",
+    "add-into-block:edit_lines",
+    "wrap-in-new-block:edit",
+    "wrap-in-new-block:edit_lines",
+  ].map(
+    (name): ClassSpec => ({
+      name,
+      group: "reindent",
+      langs: PYJS,
+      make: (c, r, s) => reindentCase(name, c, r, s),
+      note: reindentNote(name),
+    }),
   ),
   ...Object.keys(FEATURES).flatMap((f) =>
-    ["exact", "from-first-column", ...(f === "triple-string" || f === "template-literal" ? ["inside-string"] : [])].map((v): ClassSpec => ({ name: `${f}:${v}`, group: "feature", langs: FEATURES[f].langs, make: (c, r, s) => featureCase(`${f}:${v}`, c, r, s), note: featureNote(f, v) })),
+    ["exact", "from-first-column", ...(f === "triple-string" || f === "template-literal" ? ["inside-string"] : [])].map(
+      (v): ClassSpec => ({
+        name: `${f}:${v}`,
+        group: "feature",
+        langs: FEATURES[f].langs,
+        make: (c, r, s) => featureCase(`${f}:${v}`, c, r, s),
+        note: featureNote(f, v),
+      }),
+    ),
   ),
-  ...["rename-on-one-line", "add-import", "add-parameter", "wrap-try", "delete-function", "add-method", "change-string-literal", "insert-before-line", "replace-all-rename", "multi-edit-two", "write-after-read", "write-unread", "placeholder-variants"].map(
-    (name): ClassSpec => ({ name, group: "newcomer", langs: PYJS, make: (c, r, s) => newcomerCase(name, c, r, s), note: newcomerNote(name) }),
+  ...[
+    "rename-on-one-line",
+    "add-import",
+    "add-parameter",
+    "wrap-try",
+    "delete-function",
+    "add-method",
+    "change-string-literal",
+    "insert-before-line",
+    "replace-all-rename",
+    "multi-edit-two",
+    "write-after-read",
+    "write-unread",
+    "placeholder-variants",
+  ].map(
+    (name): ClassSpec => ({
+      name,
+      group: "newcomer",
+      langs: PYJS,
+      make: (c, r, s) => newcomerCase(name, c, r, s),
+      note: newcomerNote(name),
+    }),
   ),
-  ...["exact", "dedented-copy", "comment-reworded", "blank-missing"].map((v): ClassSpec => ({ name: `lang:${v}`, group: "languages", langs: OTHER, make: (c, r, s) => languageCase(`lang:${v}`, c, r, s), note: `JSON/YAML/TOML/HTML/C/Java/Go/Rust: ${v === "exact" ? "a rename, an added line or a deleted line, copied exactly" : v === "dedented-copy" ? "the block copied with its common indentation removed (old and new alike)" : v === "comment-reworded" ? "a comment on a line left alone reworded in the copy" : "a blank line in the middle missing from the copy"}` })),
+  ...["exact", "dedented-copy", "comment-reworded", "blank-missing"].map(
+    (v): ClassSpec => ({
+      name: `lang:${v}`,
+      group: "languages",
+      langs: OTHER,
+      make: (c, r, s) => languageCase(`lang:${v}`, c, r, s),
+      note: `JSON/YAML/TOML/HTML/C/Java/Go/Rust: ${v === "exact" ? "a rename, an added line or a deleted line, copied exactly" : v === "dedented-copy" ? "the block copied with its common indentation removed (old and new alike)" : v === "comment-reworded" ? "a comment on a line left alone reworded in the copy" : "a blank line in the middle missing from the copy"}`,
+    }),
+  ),
 ];
 
 function slipNote(n: string): string {
   return (
     {
-      "comment-reworded": "a comment on a line the model leaves alone comes out with a word missing (old and new alike)",
+      "comment-reworded":
+        "a comment on a line the model leaves alone comes out with a word missing (old and new alike)",
       "comment-dropped": "the trailing comment of a line the model leaves alone is dropped (old and new alike)",
       "import-reordered": "two adjacent import lines swapped in the copy (old and new alike)",
       "line-merged": "a line ending in a bracket or comma merged with its continuation line in the copy",
@@ -1158,7 +1713,8 @@ function slipNote(n: string): string {
       "blank-missing": "a blank line in the middle missing from the copy",
       "blank-extra": "a blank line added in the middle of the copy",
       "tab-space-mix": "some of the copy's lines (not all) indented with tabs in a space-indented file",
-      "first-line-unindented": "the copy's first line without its indentation, the other lines exact (the change may be on the first line, or delete it)",
+      "first-line-unindented":
+        "the copy's first line without its indentation, the other lines exact (the change may be on the first line, or delete it)",
     } as Record<string, string>
   )[n];
 }
@@ -1169,7 +1725,8 @@ function formatNote(n: string): string {
       "crlf-model-crlf": "CRLF file, the model sends CRLF",
       "bom-first-line": "file with a BOM; the first line renamed, or a line inserted before it",
       "latin1-neighbour": "a comment with a Latin-1 byte (not UTF-8) on the line right before the edited lines",
-      "eof-no-newline": "no newline at the end: the last line renamed, a line appended, or old and new given with a newline the file lacks",
+      "eof-no-newline":
+        "no newline at the end: the last line renamed, a line appended, or old and new given with a newline the file lacks",
       "first-line": "the first line renamed (alone, or with the line after as context)",
     } as Record<string, string>
   )[n];
@@ -1177,7 +1734,8 @@ function formatNote(n: string): string {
 function ambiguityNote(n: string): string {
   return (
     {
-      "twice-quoted-at-one": "a line the file has at two indentations, quoted whole with one of them (held by one line): that line is meant",
+      "twice-quoted-at-one":
+        "a line the file has at two indentations, quoted whole with one of them (held by one line): that line is meant",
       "twice-quoted-bare": "the same, quoted without indentation (must be refused)",
       "twice-quoted-at-neither": "the same, quoted at an indentation neither has (must be refused)",
     } as Record<string, string>
@@ -1224,7 +1782,8 @@ function newcomerNote(n: string): string {
       "write-unread": "the file written whole without reading it (must be refused)",
       "insert-before-line": "a statement added before a line, both quoted without indentation",
       "replace-all-rename": "every call of a function renamed with replace_all (old_string `name(`)",
-      "placeholder-variants": "new_string keeps the first lines and stands for the rest with a placeholder in one of 16 forms models write (must be refused)",
+      "placeholder-variants":
+        "new_string keeps the first lines and stands for the rest with a placeholder in one of 16 forms models write (must be refused)",
     } as Record<string, string>
   )[n];
 }
@@ -1235,7 +1794,13 @@ export function fileCtx(f: OFile): FileCtx {
 export type { FileCtx };
 
 /** Cases per class, drawn from the files of the languages the class applies to. */
-export function generateOutsideCases(files: OFile[], longFiles: OFile[], rng: Rng, perClass: number, only?: (name: string) => boolean): OCase[] {
+export function generateOutsideCases(
+  files: OFile[],
+  longFiles: OFile[],
+  rng: Rng,
+  perClass: number,
+  only?: (name: string) => boolean,
+): OCase[] {
   const ctxs = new Map<OFile, FileCtx>();
   const ctx = (f: OFile) => {
     let x = ctxs.get(f);
@@ -1246,7 +1811,13 @@ export function generateOutsideCases(files: OFile[], longFiles: OFile[], rng: Rn
   let serial = 0;
   for (const spec of CLASSES) {
     if (only && !only(spec.name)) continue;
-    const pool = spec.corpus === "long" ? longFiles : files.filter((f) => spec.langs === "all" || (spec.langs === "code" ? CODE.includes(f.lang) : spec.langs.includes(f.lang)));
+    const pool =
+      spec.corpus === "long"
+        ? longFiles
+        : files.filter(
+            (f) =>
+              spec.langs === "all" || (spec.langs === "code" ? CODE.includes(f.lang) : spec.langs.includes(f.lang)),
+          );
     if (pool.length === 0) continue;
     // Other languages: spread evenly over them.
     const byLang = new Map<OLang, OFile[]>();

@@ -32,10 +32,27 @@ export interface OFile {
 
 export const PYLIB = "/root/.pyenv/versions/3.11.7/lib/python3.11";
 /** The main benchmark's packages: left out, so the two corpora do not overlap. */
-const MAIN_BENCH_PACKAGES = ["diff", "@types/node", "typescript", "zod", "glob", "minimatch", "semver", "pg", "pg-protocol", "tsx"];
+const MAIN_BENCH_PACKAGES = [
+  "diff",
+  "@types/node",
+  "typescript",
+  "zod",
+  "glob",
+  "minimatch",
+  "semver",
+  "pg",
+  "pg-protocol",
+  "tsx",
+];
 const SKIP_DIRS = new Set(["__pycache__", ".git", ".bin"]);
 
-function walk(dir: string, accept: (name: string) => boolean, out: string[], depth = 0, skip: (p: string) => boolean = () => false): void {
+function walk(
+  dir: string,
+  accept: (name: string) => boolean,
+  out: string[],
+  depth = 0,
+  skip: (p: string) => boolean = () => false,
+): void {
   if (depth > 12) return;
   let entries: fs.Dirent[];
   try {
@@ -87,7 +104,12 @@ function pick(paths: string[], rng: Rng, spec: PickSpec): OFile[] {
     const text = buf.toString("utf8");
     if (!Buffer.from(text, "utf8").equals(buf)) continue; // not UTF-8
     if (!usable(text, minLines, maxLine)) continue;
-    out.push({ name: spec.prefix + path.relative(spec.root, p), lang: spec.lang, base: spec.base ? spec.base(p) : path.basename(p), text });
+    out.push({
+      name: spec.prefix + path.relative(spec.root, p),
+      lang: spec.lang,
+      base: spec.base ? spec.base(p) : path.basename(p),
+      text,
+    });
   }
   return out;
 }
@@ -96,7 +118,13 @@ function pick(paths: string[], rng: Rng, spec: PickSpec): OFile[] {
 export function longLineFiles(repoRoot: string, rng: Rng, count: number): OFile[] {
   const nm = path.join(repoRoot, "node_modules");
   const paths: string[] = [];
-  walk(nm, (n) => /\.(js|json)$/.test(n), paths, 0, (p) => MAIN_BENCH_PACKAGES.some((m) => p === path.join(nm, m)));
+  walk(
+    nm,
+    (n) => /\.(js|json)$/.test(n),
+    paths,
+    0,
+    (p) => MAIN_BENCH_PACKAGES.some((m) => p === path.join(nm, m)),
+  );
   const out: OFile[] = [];
   const pool = [...paths];
   while (out.length < count && pool.length > 0) {
@@ -107,7 +135,12 @@ export function longLineFiles(repoRoot: string, rng: Rng, count: number): OFile[
     if (text.includes("\r") || text.charCodeAt(0) === 0xfeff) continue;
     const lines = text.split("\n");
     if (lines.length < 3 || !lines.some((l) => l.length >= 1_500)) continue;
-    out.push({ name: "node_modules/" + path.relative(nm, p), lang: p.endsWith(".json") ? "json" : "js", base: path.basename(p), text });
+    out.push({
+      name: "node_modules/" + path.relative(nm, p),
+      lang: p.endsWith(".json") ? "json" : "js",
+      base: path.basename(p),
+      text,
+    });
   }
   return out;
 }
@@ -127,7 +160,20 @@ function javaSources(): string[] {
   if (!zip) return [];
   if (!javaDir) {
     javaDir = fs.mkdtempSync(path.join(os.tmpdir(), "rt-outside-java-"));
-    const r = spawnSync("unzip", ["-q", "-o", zip, "java.base/java/util/*.java", "java.base/java/io/*.java", "java.base/java/text/*.java", "-d", javaDir], { encoding: "utf8" });
+    const r = spawnSync(
+      "unzip",
+      [
+        "-q",
+        "-o",
+        zip,
+        "java.base/java/util/*.java",
+        "java.base/java/io/*.java",
+        "java.base/java/text/*.java",
+        "-d",
+        javaDir,
+      ],
+      { encoding: "utf8" },
+    );
     if (r.status !== 0 && r.status !== 11) return [];
     process.on("exit", () => fs.rmSync(javaDir!, { recursive: true, force: true }));
   }
@@ -146,31 +192,95 @@ export interface CorpusCounts {
 export function loadOutsideCorpus(rng: Rng, repoRoot: string, counts: CorpusCounts): OFile[] {
   const files: OFile[] = [];
   const py: string[] = [];
-  walk(PYLIB, (n) => n.endsWith(".py"), py, 0, (p) => p.includes("/site-packages/") && !/site-packages\/(attr|click|flask|jedi|hypothesis|docutils|dateutil|_pytest|graphql|idna|cryptography)(\/|$)/.test(p.slice(p.indexOf("site-packages/"))));
+  walk(
+    PYLIB,
+    (n) => n.endsWith(".py"),
+    py,
+    0,
+    (p) =>
+      p.includes("/site-packages/") &&
+      !/site-packages\/(attr|click|flask|jedi|hypothesis|docutils|dateutil|_pytest|graphql|idna|cryptography)(\/|$)/.test(
+        p.slice(p.indexOf("site-packages/")),
+      ),
+  );
   files.push(...pick(py, rng, { lang: "py", count: counts.py, prefix: "stdlib/", root: PYLIB, minLines: 30 }));
 
   const nm = path.join(repoRoot, "node_modules");
   const js: string[] = [];
-  walk(nm, (n) => /\.(js|cjs|mjs|ts|mts|cts)$/.test(n) && !n.endsWith(".min.js"), js, 0, (p) => MAIN_BENCH_PACKAGES.some((m) => p === path.join(nm, m)));
-  const langOf = (p: string): OLang => (p.endsWith(".d.ts") || p.endsWith(".d.mts") || p.endsWith(".d.cts") ? "dts" : /\.[mc]?ts$/.test(p) ? "ts" : p.endsWith(".mjs") ? "mjs" : "js");
+  walk(
+    nm,
+    (n) => /\.(js|cjs|mjs|ts|mts|cts)$/.test(n) && !n.endsWith(".min.js"),
+    js,
+    0,
+    (p) => MAIN_BENCH_PACKAGES.some((m) => p === path.join(nm, m)),
+  );
+  const langOf = (p: string): OLang =>
+    p.endsWith(".d.ts") || p.endsWith(".d.mts") || p.endsWith(".d.cts")
+      ? "dts"
+      : /\.[mc]?ts$/.test(p)
+        ? "ts"
+        : p.endsWith(".mjs")
+          ? "mjs"
+          : "js";
   const byLang = new Map<OLang, string[]>();
   for (const p of js) byLang.set(langOf(p), [...(byLang.get(langOf(p)) ?? []), p]);
-  const share: Array<[OLang, number]> = [["js", 0.4], ["mjs", 0.15], ["ts", 0.15], ["dts", 0.3]];
-  for (const [lang, f] of share) files.push(...pick(byLang.get(lang) ?? [], rng, { lang, count: Math.max(1, Math.round(counts.js * f)), prefix: "node_modules/", root: nm, minLines: 30 }));
+  const share: Array<[OLang, number]> = [
+    ["js", 0.4],
+    ["mjs", 0.15],
+    ["ts", 0.15],
+    ["dts", 0.3],
+  ];
+  for (const [lang, f] of share)
+    files.push(
+      ...pick(byLang.get(lang) ?? [], rng, {
+        lang,
+        count: Math.max(1, Math.round(counts.js * f)),
+        prefix: "node_modules/",
+        root: nm,
+        minLines: 30,
+      }),
+    );
 
   const other = (lang: OLang, roots: string[], accept: (n: string) => boolean, extra: Partial<PickSpec> = {}): void => {
     const paths: string[] = [];
     for (const r of roots) walk(r, accept, paths, 0, (p) => p.includes("/invalid"));
     files.push(...pick(paths, rng, { lang, count: counts.other, prefix: "", root: "/", minLines: 12, ...extra }));
   };
-  other("json", [nm, path.join(PYLIB, "site-packages", "botocore", "data", "sso")], (n) => n.endsWith(".json"), { maxBytes: 60_000 });
-  other("yaml", ["/usr/lib/google-cloud-sdk/platform/gsutil/third_party", "/usr/share/doc/python3-yaml", nm], (n) => /\.ya?ml$/.test(n), { minLines: 10 });
-  other("toml", ["/usr/lib/google-cloud-sdk/platform/gsutil/third_party", "/usr/lib/node_modules/npm/node_modules/node-gyp", path.join(PYLIB, "test", "test_tomllib"), "/root/.rustup/toolchains/stable-x86_64-unknown-linux-gnu/share/doc/rust/html/error_codes"], (n) => n.endsWith(".toml"), { minLines: 8, minBytes: 200, maxBytes: 60_000 });
-  other("c", [path.join(PYLIB, "site-packages"), path.join(nm, "better-sqlite3", "deps")], (n) => n.endsWith(".c"), { maxBytes: 120_000 });
-  other("html", [path.join(PYLIB, "site-packages"), "/usr/share/doc"], (n) => /\.html?$/.test(n), { maxBytes: 60_000, maxLine: 400 });
+  other("json", [nm, path.join(PYLIB, "site-packages", "botocore", "data", "sso")], (n) => n.endsWith(".json"), {
+    maxBytes: 60_000,
+  });
+  other(
+    "yaml",
+    ["/usr/lib/google-cloud-sdk/platform/gsutil/third_party", "/usr/share/doc/python3-yaml", nm],
+    (n) => /\.ya?ml$/.test(n),
+    { minLines: 10 },
+  );
+  other(
+    "toml",
+    [
+      "/usr/lib/google-cloud-sdk/platform/gsutil/third_party",
+      "/usr/lib/node_modules/npm/node_modules/node-gyp",
+      path.join(PYLIB, "test", "test_tomllib"),
+      "/root/.rustup/toolchains/stable-x86_64-unknown-linux-gnu/share/doc/rust/html/error_codes",
+    ],
+    (n) => n.endsWith(".toml"),
+    { minLines: 8, minBytes: 200, maxBytes: 60_000 },
+  );
+  other("c", [path.join(PYLIB, "site-packages"), path.join(nm, "better-sqlite3", "deps")], (n) => n.endsWith(".c"), {
+    maxBytes: 120_000,
+  });
+  other("html", [path.join(PYLIB, "site-packages"), "/usr/share/doc"], (n) => /\.html?$/.test(n), {
+    maxBytes: 60_000,
+    maxLine: 400,
+  });
   other("go", ["/usr/share/doc/git/contrib"], (n) => n.endsWith(".go"));
-  other("rs", ["/root/.rustup/toolchains/stable-x86_64-unknown-linux-gnu/share/doc/rust/html/error_codes"], (n) => n.endsWith(".rs"));
+  other("rs", ["/root/.rustup/toolchains/stable-x86_64-unknown-linux-gnu/share/doc/rust/html/error_codes"], (n) =>
+    n.endsWith(".rs"),
+  );
   const java = javaSources();
-  if (java.length) files.push(...pick(java, rng, { lang: "java", count: counts.other, prefix: "jdk/", root: javaDir!, maxBytes: 80_000 }));
+  if (java.length)
+    files.push(
+      ...pick(java, rng, { lang: "java", count: counts.other, prefix: "jdk/", root: javaDir!, maxBytes: 80_000 }),
+    );
   return files;
 }

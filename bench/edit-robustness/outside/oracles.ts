@@ -101,9 +101,18 @@ export function judgeSyntax(requests: OracleRequest[]): Verdict[] {
       }
     } else if (r.lang === "ts" || r.lang === "dts") {
       ts ??= req("typescript") as typeof import("typescript");
-      const sf = ts.createSourceFile(r.lang === "dts" ? "f.d.ts" : "f.ts", r.src, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+      const sf = ts.createSourceFile(
+        r.lang === "dts" ? "f.d.ts" : "f.ts",
+        r.src,
+        ts.ScriptTarget.Latest,
+        false,
+        ts.ScriptKind.TS,
+      );
       const diags = (sf as unknown as { parseDiagnostics: Array<{ messageText: unknown }> }).parseDiagnostics;
-      out[i] = diags.length === 0 ? null : String(typeof diags[0].messageText === "string" ? diags[0].messageText : "parse error");
+      out[i] =
+        diags.length === 0
+          ? null
+          : String(typeof diags[0].messageText === "string" ? diags[0].messageText : "parse error");
     }
   });
   const run = (cmd: string, args: string[], idx: number[]): void => {
@@ -112,7 +121,7 @@ export function judgeSyntax(requests: OracleRequest[]): Verdict[] {
     const r = spawnSync(cmd, args, { input, encoding: "utf8", maxBuffer: 1 << 28 });
     if (r.status !== 0) return; // judge unavailable: undefined verdicts
     const res = JSON.parse(r.stdout) as Array<{ ok?: true; err?: string; na?: true }>;
-    idx.forEach((i, k) => (out[i] = res[k].na ? undefined : res[k].ok ? null : res[k].err ?? "error"));
+    idx.forEach((i, k) => (out[i] = res[k].na ? undefined : res[k].ok ? null : (res[k].err ?? "error")));
   };
   run("python3", ["-c", PY_SCRIPT], py);
   run(process.execPath, ["--experimental-vm-modules", "--no-warnings", "-e", JS_SCRIPT], js);

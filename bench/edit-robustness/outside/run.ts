@@ -55,8 +55,10 @@ out.push(
     "Generator, mistake models and judges: bench/edit-robustness/outside/ (bench/edit-robustness/README.md, The outside check).",
 );
 out.push("");
-out.push("**correct**: the file equals the intended result (defined by the generator from the file's true lines, not by rt) byte for byte; **refused**: an error, file unchanged; **wrong**: anything else. " +
-  "Cases that must be refused count as correct when refused (column *must refuse*).");
+out.push(
+  "**correct**: the file equals the intended result (defined by the generator from the file's true lines, not by rt) byte for byte; **refused**: an error, file unchanged; **wrong**: anything else. " +
+    "Cases that must be refused count as correct when refused (column *must refuse*).",
+);
 out.push("");
 out.push("| group | class | cases | correct | refused | of which must refuse | wrong |");
 out.push("|---|---|---:|---:|---:|---:|---:|");
@@ -64,13 +66,27 @@ let totals = { cases: 0, correct: 0, refused: 0, wrong: 0, mustRefuse: 0 };
 for (const spec of CLASSES) {
   const x = t.get(spec.name);
   if (!x) continue;
-  out.push(`| ${spec.group} | ${spec.name} | ${x.cases} | ${x.correct} | ${x.refused} | ${x.mustRefuse} | ${x.wrong} |`);
-  totals = { cases: totals.cases + x.cases, correct: totals.correct + x.correct, refused: totals.refused + x.refused, wrong: totals.wrong + x.wrong, mustRefuse: totals.mustRefuse + x.mustRefuse };
+  out.push(
+    `| ${spec.group} | ${spec.name} | ${x.cases} | ${x.correct} | ${x.refused} | ${x.mustRefuse} | ${x.wrong} |`,
+  );
+  totals = {
+    cases: totals.cases + x.cases,
+    correct: totals.correct + x.correct,
+    refused: totals.refused + x.refused,
+    wrong: totals.wrong + x.wrong,
+    mustRefuse: totals.mustRefuse + x.mustRefuse,
+  };
 }
-out.push(`| | **all** | ${totals.cases} | ${totals.correct} | ${totals.refused} | ${totals.mustRefuse} | ${totals.wrong} |`);
+out.push(
+  `| | **all** | ${totals.cases} | ${totals.correct} | ${totals.refused} | ${totals.mustRefuse} | ${totals.wrong} |`,
+);
 out.push("");
-out.push(`Left out as generator artefacts (the intended result itself does not parse, or moves an untouched line): ${invalidIntended.length}.`);
-out.push(`Time: generation ${(tGen / 1000).toFixed(1)} s, running ${(tRun / 1000).toFixed(1)} s (${(tRun / Math.max(1, outcomes.length)).toFixed(1)} ms per case).`);
+out.push(
+  `Left out as generator artefacts (the intended result itself does not parse, or moves an untouched line): ${invalidIntended.length}.`,
+);
+out.push(
+  `Time: generation ${(tGen / 1000).toFixed(1)} s, running ${(tRun / 1000).toFixed(1)} s (${(tRun / Math.max(1, outcomes.length)).toFixed(1)} ms per case).`,
+);
 out.push("");
 out.push("## Classes");
 out.push("");
@@ -81,7 +97,9 @@ if (wrong.length > 0) {
   out.push("## Wrong writes");
   out.push("");
   for (const o of wrong) {
-    out.push(`- ${o.c.id} (${o.c.source}, ${o.c.tool}): ${o.detail}; ${firstDifference(o.written!, o.c.intended)}; parses: ${o.writtenSyntax === null ? "yes" : o.writtenSyntax === undefined ? "no judge" : `no (${o.writtenSyntax})`}; untouched lines moved: ${o.movedLines?.length ? o.movedLines.slice(0, 5).join(", ") : "none"}`);
+    out.push(
+      `- ${o.c.id} (${o.c.source}, ${o.c.tool}): ${o.detail}; ${firstDifference(o.written!, o.c.intended)}; parses: ${o.writtenSyntax === null ? "yes" : o.writtenSyntax === undefined ? "no judge" : `no (${o.writtenSyntax})`}; untouched lines moved: ${o.movedLines?.length ? o.movedLines.slice(0, 5).join(", ") : "none"}`,
+    );
   }
 }
 const report = out.join("\n") + "\n";

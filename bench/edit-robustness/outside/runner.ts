@@ -38,11 +38,18 @@ export async function runCase(c: OCase): Promise<Outcome> {
     const r = (await callTool(ws, c.tool, { path: c.base, ...c.args })) as Result;
     const after = fs.readFileSync(file);
     if (!r.success) {
-      if (!after.equals(c.bytes)) return { c, judgement: "wrong", detail: `refused but the file changed: ${firstLine(r.error)}`, written: after };
+      if (!after.equals(c.bytes))
+        return { c, judgement: "wrong", detail: `refused but the file changed: ${firstLine(r.error)}`, written: after };
       return { c, judgement: "refused", detail: r.reason ?? firstLine(r.error) };
     }
     if (c.intended !== null && after.equals(c.intended)) return { c, judgement: "correct", detail: r.tier ?? "" };
-    return { c, judgement: "wrong", detail: c.intended === null ? `applied (${r.tier ?? ""}) where it must refuse` : `wrote other bytes (${r.tier ?? ""})`, written: after };
+    return {
+      c,
+      judgement: "wrong",
+      detail:
+        c.intended === null ? `applied (${r.tier ?? ""}) where it must refuse` : `wrote other bytes (${r.tier ?? ""})`,
+      written: after,
+    };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
@@ -92,7 +99,11 @@ export function prepare(cases: OCase[]): Prepared {
 /** Adds the judges' view of every wrong write (does it parse? did untouched lines move?). */
 export function explainWrong(outcomes: Outcome[]): void {
   const wrong = outcomes.filter((o) => o.judgement === "wrong" && o.written);
-  const text = (b: Buffer) => b.toString("utf8").replace(/^\uFEFF/, "").replace(/\r\n/g, "\n");
+  const text = (b: Buffer) =>
+    b
+      .toString("utf8")
+      .replace(/^\uFEFF/, "")
+      .replace(/\r\n/g, "\n");
   const v = judgeSyntax(wrong.map((o) => ({ lang: o.c.lang, src: text(o.written!) })));
   wrong.forEach((o, i) => {
     o.writtenSyntax = v[i];
@@ -106,7 +117,8 @@ export function firstDifference(got: Buffer, want: Buffer | null): string {
   const a = got.toString("utf8").split("\n");
   const b = want.toString("utf8").split("\n");
   for (let i = 0; i < Math.max(a.length, b.length); i++) {
-    if (a[i] !== b[i]) return `line ${i + 1}: got ${JSON.stringify(a[i]?.slice(0, 160))}, intended ${JSON.stringify(b[i]?.slice(0, 160))}`;
+    if (a[i] !== b[i])
+      return `line ${i + 1}: got ${JSON.stringify(a[i]?.slice(0, 160))}, intended ${JSON.stringify(b[i]?.slice(0, 160))}`;
   }
   return "(same lines; bytes differ)";
 }

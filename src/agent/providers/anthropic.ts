@@ -17,7 +17,14 @@
 // version that removed temperature, top_p and top_k (any value is a 400), so no
 // temperature is ever sent (sampling.ts).
 import { ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS, PROVIDER_PROBE_TIMEOUT_MS } from "../../base/limits.js";
-import { AnthropicEventAssembler, placeCacheBreakpoints, toAnthropicMessages, toAnthropicTools, wholeMessageEvents, type AnthropicEvent } from "./anthropicMessages.js";
+import {
+  AnthropicEventAssembler,
+  placeCacheBreakpoints,
+  toAnthropicMessages,
+  toAnthropicTools,
+  wholeMessageEvents,
+  type AnthropicEvent,
+} from "./anthropicMessages.js";
 import { contextWindowFor } from "./contextWindow.js";
 import { configuredVision, knownVision } from "./vision.js";
 import { listModelsError, missingPackage } from "./errors.js";
@@ -38,7 +45,12 @@ export interface AnthropicOptions extends ProviderOptions {
 type AnthropicClient = import("@anthropic-ai/sdk").Anthropic;
 
 /** Environment variables through which the client would pick credentials or headers of its own. */
-const ANTHROPIC_CLIENT_ENV = ["ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_CUSTOM_HEADERS", "ANTHROPIC_BASE_URL"];
+const ANTHROPIC_CLIENT_ENV = [
+  "ANTHROPIC_API_KEY",
+  "ANTHROPIC_AUTH_TOKEN",
+  "ANTHROPIC_CUSTOM_HEADERS",
+  "ANTHROPIC_BASE_URL",
+];
 
 export function createAnthropicProvider(opts: AnthropicOptions): Provider {
   const baseURL = opts.baseURL.replace(/\/+$/, "");
@@ -50,17 +62,23 @@ export function createAnthropicProvider(opts: AnthropicOptions): Provider {
   const getClient = () =>
     (client ??= import("@anthropic-ai/sdk").then(
       ({ Anthropic }): AnthropicClient =>
-        withoutEnv(ANTHROPIC_CLIENT_ENV, () =>
-          new Anthropic({
-            // Always explicit, so the client never goes looking for credentials of its own
-            // (environment, profile files): rt's resolution decided which key to use.
-            apiKey: opts.apiKey || "no-key",
-            baseURL,
-            maxRetries: 0,
-            timeout: timeouts.firstPartMs + 1_000,
-            // The key in x-api-key (see the top of this file); none at all without a key.
-            defaultHeaders: { ...opts.headers, Authorization: null, ...(opts.apiKey ? { "X-Api-Key": opts.apiKey } : {}) },
-          }),
+        withoutEnv(
+          ANTHROPIC_CLIENT_ENV,
+          () =>
+            new Anthropic({
+              // Always explicit, so the client never goes looking for credentials of its own
+              // (environment, profile files): rt's resolution decided which key to use.
+              apiKey: opts.apiKey || "no-key",
+              baseURL,
+              maxRetries: 0,
+              timeout: timeouts.firstPartMs + 1_000,
+              // The key in x-api-key (see the top of this file); none at all without a key.
+              defaultHeaders: {
+                ...opts.headers,
+                Authorization: null,
+                ...(opts.apiKey ? { "X-Api-Key": opts.apiKey } : {}),
+              },
+            }),
         ),
       (err: unknown) => {
         client = undefined;
@@ -72,7 +90,12 @@ export function createAnthropicProvider(opts: AnthropicOptions): Provider {
     const { system, messages, ephemeral } = toAnthropicMessages(req.messages);
     const tools = req.tools?.length ? toAnthropicTools(req.tools) : undefined;
     // Prompt caching: cache_control markers on the tools, the system prompt and the newest user messages.
-    const cached = req.cache ? placeCacheBreakpoints({ ...(system !== undefined ? { system } : {}), messages, ephemeral, ...(tools ? { tools } : {}) }, req.cache.ttl) : {};
+    const cached = req.cache
+      ? placeCacheBreakpoints(
+          { ...(system !== undefined ? { system } : {}), messages, ephemeral, ...(tools ? { tools } : {}) },
+          req.cache.ttl,
+        )
+      : {};
     const budget = opts.thinkingBudgetTokens;
     let maxTokens = req.maxOutputTokens ?? opts.defaultMaxOutputTokens ?? ANTHROPIC_DEFAULT_MAX_OUTPUT_TOKENS;
     // The API wants max_tokens above the thinking budget.
@@ -85,15 +108,21 @@ export function createAnthropicProvider(opts: AnthropicOptions): Provider {
       ...(cached.system ? { system: cached.system } : system !== undefined ? { system } : {}),
       ...(tools ? { tools } : {}),
       // tool_choice: auto / any (a tool must be called) / none. The API refuses a forced tool with thinking on.
-      ...(tools && req.toolChoice ? { tool_choice: { type: req.toolChoice === "required" ? "any" : req.toolChoice } } : {}),
-      ...(budget && !(tools && req.toolChoice === "required") ? { thinking: { type: "enabled", budget_tokens: budget } } : {}),
+      ...(tools && req.toolChoice
+        ? { tool_choice: { type: req.toolChoice === "required" ? "any" : req.toolChoice } }
+        : {}),
+      ...(budget && !(tools && req.toolChoice === "required")
+        ? { thinking: { type: "enabled", budget_tokens: budget } }
+        : {}),
     };
   }
 
   async function* attempt(req: ModelRequest, signal: AbortSignal, alive: () => void): AsyncGenerator<StreamPart> {
     const c = await getClient();
     const res = await c.messages
-      .create(body(req) as unknown as Parameters<AnthropicClient["messages"]["create"]>[0] & { stream: true }, { signal })
+      .create(body(req) as unknown as Parameters<AnthropicClient["messages"]["create"]>[0] & { stream: true }, {
+        signal,
+      })
       .asResponse();
     if (!res.body) throw new ProviderError(`${target} answered ${res.status} without a body`, "stream_broken");
     const assembler = new AnthropicEventAssembler();
@@ -104,7 +133,10 @@ export function createAnthropicProvider(opts: AnthropicOptions): Provider {
       if (doc && typeof doc === "object" && doc.type === "error") throw { error: doc };
       const events = wholeMessageEvents(doc);
       if (!events) {
-        throw new ProviderError(`${target} answered the streaming request with JSON that is neither an event stream nor a message: ${JSON.stringify(doc).slice(0, 200)}`, "stream_error");
+        throw new ProviderError(
+          `${target} answered the streaming request with JSON that is neither an event stream nor a message: ${JSON.stringify(doc).slice(0, 200)}`,
+          "stream_error",
+        );
       }
       for (const event of events) yield* assembler.push(event);
       yield* assembler.end();
@@ -115,7 +147,10 @@ export function createAnthropicProvider(opts: AnthropicOptions): Provider {
       try {
         event = JSON.parse(ev.data) as AnthropicEvent;
       } catch {
-        throw new ProviderError(`the stream from ${target} broke: an event is not JSON (${ev.data.slice(0, 120)})`, "stream_broken");
+        throw new ProviderError(
+          `the stream from ${target} broke: an event is not JSON (${ev.data.slice(0, 120)})`,
+          "stream_broken",
+        );
       }
       if (ev.event === "error" || event.type === "error") {
         yield* assembler.partial();
@@ -127,7 +162,10 @@ export function createAnthropicProvider(opts: AnthropicOptions): Provider {
     if (signal.aborted) return; // runWithRetries says why
     if (!assembler.finished) {
       yield* assembler.partial();
-      throw new ProviderError(`the stream from ${target} ended before the answer was complete (no message_stop)`, "stream_broken");
+      throw new ProviderError(
+        `the stream from ${target} ended before the answer was complete (no message_stop)`,
+        "stream_broken",
+      );
     }
     yield* assembler.end();
   }
@@ -147,7 +185,10 @@ export function createAnthropicProvider(opts: AnthropicOptions): Provider {
     async listModels(o = {}) {
       try {
         const c = await getClient();
-        const page = await c.models.list({}, { signal: o.signal, timeout: o.timeoutMs ?? PROVIDER_PROBE_TIMEOUT_MS, maxRetries: 0 });
+        const page = await c.models.list(
+          {},
+          { signal: o.signal, timeout: o.timeoutMs ?? PROVIDER_PROBE_TIMEOUT_MS, maxRetries: 0 },
+        );
         return page.data.map((m) => m.id);
       } catch (err) {
         throw listModelsError(err, target, o.signal);

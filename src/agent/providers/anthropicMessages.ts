@@ -11,7 +11,16 @@
 // `redacted_thinking`, but found `tool_use`", or "blocks ... cannot be
 // modified"). So the assembler keeps every block of the answer in order
 // (NativeParts.anthropic), and toAnthropicMessages sends them back unchanged.
-import type { ChatImage, ChatMessage, FinishReason, NativeParts, StreamPart, ToolCall, ToolSpec, Usage } from "./types.js";
+import type {
+  ChatImage,
+  ChatMessage,
+  FinishReason,
+  NativeParts,
+  StreamPart,
+  ToolCall,
+  ToolSpec,
+  Usage,
+} from "./types.js";
 
 export type AnthropicBlockJson =
   | { type: "text"; text: string }
@@ -22,9 +31,14 @@ export type AnthropicBlockJson =
   | { type: "tool_result"; tool_use_id: string; content: string | AnthropicToolResultPartJson[]; is_error?: boolean };
 
 /** What a tool_result's content holds: text and image blocks. */
-export type AnthropicToolResultPartJson = { type: "text"; text: string } | { type: "image"; source: { type: "base64"; media_type: ChatImage["mediaType"]; data: string } };
+export type AnthropicToolResultPartJson =
+  | { type: "text"; text: string }
+  | { type: "image"; source: { type: "base64"; media_type: ChatImage["mediaType"]; data: string } };
 
-const imageBlock = (img: ChatImage) => ({ type: "image" as const, source: { type: "base64" as const, media_type: img.mediaType, data: img.data } });
+const imageBlock = (img: ChatImage) => ({
+  type: "image" as const,
+  source: { type: "base64" as const, media_type: img.mediaType, data: img.data },
+});
 
 export interface AnthropicMessageJson {
   role: "user" | "assistant";
@@ -60,13 +74,19 @@ const nonEmpty = (text: string) => (hasText(text) ? text : "(empty)");
  */
 function assistantBlocks(m: Extract<ChatMessage, { role: "assistant" }>): AnthropicBlockJson[] {
   const calls = m.toolCalls ?? [];
-  const useBlock = (c: ToolCall): AnthropicBlockJson => ({ type: "tool_use", id: c.id, name: c.name, input: toolInput(c.arguments) });
+  const useBlock = (c: ToolCall): AnthropicBlockJson => ({
+    type: "tool_use",
+    id: c.id,
+    name: c.name,
+    input: toolInput(c.arguments),
+  });
   const kept = m.native?.anthropic;
   const paused = m.finishRaw === "pause_turn";
   if (!kept) {
     const blocks: AnthropicBlockJson[] = [];
     // Thinking goes back only signed: the API rejects unsigned thinking blocks.
-    if (m.reasoning && m.reasoningSignature) blocks.push({ type: "thinking", thinking: m.reasoning, signature: m.reasoningSignature });
+    if (m.reasoning && m.reasoningSignature)
+      blocks.push({ type: "thinking", thinking: m.reasoning, signature: m.reasoningSignature });
     if (hasText(m.content)) blocks.push({ type: "text", text: m.content });
     for (const c of calls) blocks.push(useBlock(c));
     return blocks;
@@ -77,7 +97,11 @@ function assistantBlocks(m: Extract<ChatMessage, { role: "assistant" }>): Anthro
   const placed = new Set<string>();
   for (const b of kept) {
     if (b.type === "thinking" && typeof b.signature === "string" && b.signature !== "") {
-      blocks.push({ type: "thinking", thinking: typeof b.thinking === "string" ? b.thinking : "", signature: b.signature });
+      blocks.push({
+        type: "thinking",
+        thinking: typeof b.thinking === "string" ? b.thinking : "",
+        signature: b.signature,
+      });
     } else if (b.type === "redacted_thinking" && typeof b.data === "string") {
       blocks.push({ type: "redacted_thinking", data: b.data });
     } else if (b.type === "text" && typeof b.text === "string") {
@@ -92,8 +116,7 @@ function assistantBlocks(m: Extract<ChatMessage, { role: "assistant" }>): Anthro
         placed.add(call.id);
         blocks.push(useBlock(call));
       }
-    }
-    else if (paused && isServerToolBlock(b)) {
+    } else if (paused && isServerToolBlock(b)) {
       // A paused turn continues from its content as it was: server tool calls and their results go back verbatim.
       blocks.push({ ...b } as unknown as AnthropicBlockJson);
     }
@@ -110,7 +133,8 @@ function assistantBlocks(m: Extract<ChatMessage, { role: "assistant" }>): Anthro
     } else {
       const rest = blocks.filter((_, i) => !textAt.includes(i));
       const firstUse2 = rest.findIndex((b) => b.type === "tool_use");
-      if (hasText(m.content)) rest.splice(firstUse2 < 0 ? rest.length : firstUse2, 0, { type: "text", text: m.content });
+      if (hasText(m.content))
+        rest.splice(firstUse2 < 0 ? rest.length : firstUse2, 0, { type: "text", text: m.content });
       return rest;
     }
   }
@@ -130,7 +154,11 @@ function isServerToolBlock(b: Record<string, unknown>): boolean {
  * merged (tool results and the next user text form one user message), as the
  * API wants the roles to alternate.
  */
-export function toAnthropicMessages(messages: ChatMessage[]): { system?: string; messages: AnthropicMessageJson[]; ephemeral: Set<AnthropicBlockJson> } {
+export function toAnthropicMessages(messages: ChatMessage[]): {
+  system?: string;
+  messages: AnthropicMessageJson[];
+  ephemeral: Set<AnthropicBlockJson>;
+} {
   const system: string[] = [];
   const out: AnthropicMessageJson[] = [];
   const ephemeral = new Set<AnthropicBlockJson>();
@@ -147,7 +175,10 @@ export function toAnthropicMessages(messages: ChatMessage[]): { system?: string;
         else add("user", [{ type: "text", text: `<system>\n${m.content}\n</system>` }]);
         break;
       case "user": {
-        const blocks: AnthropicBlockJson[] = [{ type: "text", text: nonEmpty(m.content) }, ...(m.images ?? []).map(imageBlock)];
+        const blocks: AnthropicBlockJson[] = [
+          { type: "text", text: nonEmpty(m.content) },
+          ...(m.images ?? []).map(imageBlock),
+        ];
         if (m.ephemeral) for (const b of blocks) ephemeral.add(b);
         add("user", blocks);
         break;
@@ -161,7 +192,9 @@ export function toAnthropicMessages(messages: ChatMessage[]): { system?: string;
           {
             type: "tool_result",
             tool_use_id: m.toolCallId,
-            content: m.images?.length ? [{ type: "text", text: nonEmpty(m.content) }, ...m.images.map(imageBlock)] : m.content,
+            content: m.images?.length
+              ? [{ type: "text", text: nonEmpty(m.content) }, ...m.images.map(imageBlock)]
+              : m.content,
             ...(m.isError ? { is_error: true } : {}),
           },
         ]);
@@ -194,7 +227,12 @@ export type CacheControl = { type: "ephemeral"; ttl?: "1h" };
  * Changes `messages` and `tools` in place; they are this request's own copies.
  */
 export function placeCacheBreakpoints(
-  parts: { system?: string; messages: AnthropicMessageJson[]; ephemeral: Set<AnthropicBlockJson>; tools?: Array<Record<string, unknown>> },
+  parts: {
+    system?: string;
+    messages: AnthropicMessageJson[];
+    ephemeral: Set<AnthropicBlockJson>;
+    tools?: Array<Record<string, unknown>>;
+  },
   ttl: "5m" | "1h",
 ): { system?: Array<{ type: "text"; text: string; cache_control?: CacheControl }> } {
   const control: CacheControl = ttl === "1h" ? { type: "ephemeral", ttl: "1h" } : { type: "ephemeral" };
@@ -204,7 +242,10 @@ export function placeCacheBreakpoints(
     lastTool.cache_control = { ...control };
     left--;
   }
-  const system = parts.system !== undefined ? [{ type: "text" as const, text: parts.system, cache_control: { ...control } }] : undefined;
+  const system =
+    parts.system !== undefined
+      ? [{ type: "text" as const, text: parts.system, cache_control: { ...control } }]
+      : undefined;
   if (system) left--;
   // The user messages' last cacheable blocks, newest first: the newest two get the remaining markers.
   const marks: AnthropicBlockJson[] = [];
@@ -282,13 +323,26 @@ export function anthropicFinishReason(stop: string | undefined): FinishReason {
  */
 export function wholeMessageEvents(doc: unknown): AnthropicEvent[] | undefined {
   if (!doc || typeof doc !== "object") return undefined;
-  const m = doc as { type?: unknown; content?: unknown; stop_reason?: string | null; stop_details?: { explanation?: string; category?: string } | null; usage?: AnthropicUsage | null };
+  const m = doc as {
+    type?: unknown;
+    content?: unknown;
+    stop_reason?: string | null;
+    stop_details?: { explanation?: string; category?: string } | null;
+    usage?: AnthropicUsage | null;
+  };
   if (m.type !== "message" || !Array.isArray(m.content)) return undefined;
   const events: AnthropicEvent[] = [{ type: "message_start", message: { usage: m.usage ?? null } }];
   (m.content as Array<Record<string, unknown> & { type: string }>).forEach((block, index) => {
     events.push({ type: "content_block_start", index, content_block: block }, { type: "content_block_stop", index });
   });
-  events.push({ type: "message_delta", delta: { stop_reason: m.stop_reason ?? null, stop_details: m.stop_details ?? null }, usage: m.usage ?? null }, { type: "message_stop" });
+  events.push(
+    {
+      type: "message_delta",
+      delta: { stop_reason: m.stop_reason ?? null, stop_details: m.stop_details ?? null },
+      usage: m.usage ?? null,
+    },
+    { type: "message_stop" },
+  );
   return events;
 }
 
@@ -397,7 +451,10 @@ export class AnthropicEventAssembler {
     if (t === "tool_use") {
       const id = typeof block.start.id === "string" ? block.start.id : `toolu_rt_${index}`;
       const name = typeof block.start.name === "string" ? block.start.name : "";
-      const args = block.json || (block.start.input && typeof block.start.input === "object" ? JSON.stringify(block.start.input) : "") || "{}";
+      const args =
+        block.json ||
+        (block.start.input && typeof block.start.input === "object" ? JSON.stringify(block.start.input) : "") ||
+        "{}";
       this.closed.set(index, { type: "tool_use", id, name, input: safeParse(args) });
       return [{ type: "tool_call", call: { id, name, arguments: args } }];
     }
@@ -449,7 +506,12 @@ export class AnthropicEventAssembler {
     for (const index of [...this.open.keys()].sort((a, b) => a - b)) parts.push(...this.close(index));
     const native = this.native();
     if (native) parts.push({ type: "native", native });
-    parts.push({ type: "finish", reason: anthropicFinishReason(this.stop), ...(this.stop ? { raw: this.stop } : {}), ...(this.stopDetail ? { detail: this.stopDetail } : {}) });
+    parts.push({
+      type: "finish",
+      reason: anthropicFinishReason(this.stop),
+      ...(this.stop ? { raw: this.stop } : {}),
+      ...(this.stopDetail ? { detail: this.stopDetail } : {}),
+    });
     return parts;
   }
 }

@@ -36,7 +36,8 @@ async function fetchJson(url: string, init: RequestInit, timeoutMs: number): Pro
   return res.json();
 }
 
-const positive = (v: unknown): number | undefined => (typeof v === "number" && Number.isFinite(v) && v > 0 ? v : undefined);
+const positive = (v: unknown): number | undefined =>
+  typeof v === "number" && Number.isFinite(v) && v > 0 ? v : undefined;
 
 /**
  * Ollama: the window rt uses with a model nobody configured, from POST /api/show
@@ -62,7 +63,8 @@ export async function ollamaContextWindow(
     )) as { model_info?: Record<string, unknown>; parameters?: string } | undefined;
     if (!data) return undefined;
     let trained: number | undefined;
-    for (const [key, value] of Object.entries(data.model_info ?? {})) if (key.endsWith(".context_length")) trained = positive(value) ?? trained;
+    for (const [key, value] of Object.entries(data.model_info ?? {}))
+      if (key.endsWith(".context_length")) trained = positive(value) ?? trained;
     const numCtx = /(?:^|\n)\s*num_ctx\s+(\d+)/.exec(data.parameters ?? "");
     const configured = numCtx ? positive(Number(numCtx[1])) : undefined;
     if (configured) return trained ? Math.min(trained, configured) : configured;
@@ -84,9 +86,11 @@ export async function listedContextWindow(
   timeoutMs = PROVIDER_PROBE_TIMEOUT_MS,
 ): Promise<number | undefined> {
   try {
-    const data = (await fetchJson(`${baseURL.replace(/\/+$/, "")}/models`, { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} }, timeoutMs)) as
-      | { data?: Array<Record<string, unknown>> }
-      | undefined;
+    const data = (await fetchJson(
+      `${baseURL.replace(/\/+$/, "")}/models`,
+      { headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {} },
+      timeoutMs,
+    )) as { data?: Array<Record<string, unknown>> } | undefined;
     const entry = data?.data?.find((m) => m.id === model);
     if (!entry) return undefined;
     const meta = entry.meta as Record<string, unknown> | undefined;

@@ -35,11 +35,13 @@ export function isToolsUnsupportedMessage(message: string): boolean {
   return TOOLS_UNSUPPORTED.test(message);
 }
 
-const MODEL_MISSING = /model.*(?:not found|does not exist|not exist|unknown|no such)|(?:unknown|invalid) model|not a valid model/i;
+const MODEL_MISSING =
+  /model.*(?:not found|does not exist|not exist|unknown|no such)|(?:unknown|invalid) model|not a valid model/i;
 
 function header(headers: SdkErrorShape["headers"], name: string): string | undefined {
   if (!headers) return undefined;
-  if (typeof (headers as { get?: unknown }).get === "function") return (headers as { get(n: string): string | null }).get(name) ?? undefined;
+  if (typeof (headers as { get?: unknown }).get === "function")
+    return (headers as { get(n: string): string | null }).get(name) ?? undefined;
   return (headers as Record<string, string>)[name];
 }
 
@@ -73,7 +75,8 @@ export interface ErrorDetails {
 }
 
 /** Upstream words that say the upstream provider is rate-limiting (transient: worth a retry after a wait). */
-const UPSTREAM_RATE_LIMIT = /rate[- ]?limit|too many requests|retry shortly|overloaded|capacity|\b429\b|resource.?exhausted/i;
+const UPSTREAM_RATE_LIMIT =
+  /rate[- ]?limit|too many requests|retry shortly|overloaded|capacity|\b429\b|resource.?exhausted/i;
 
 /** Whether an error is a router's upstream rate limit (OpenRouter: "Provider returned error", the upstream's words). */
 export function isUpstreamRateLimit(d: ErrorDetails | undefined): boolean {
@@ -117,10 +120,16 @@ export function describeBody(body: unknown, fallback = ""): ErrorDetails {
   const inner = b.error;
   if (typeof inner === "string") return { message: inner };
   const e = inner && typeof inner === "object" ? (inner as Record<string, unknown>) : b;
-  const out: ErrorDetails = { message: typeof e.message === "string" ? e.message : typeof b.message === "string" ? b.message : fallback };
-  const status = [e.status_code, e.status, e.code, b.status, b.code].find((v) => typeof v === "number" && v >= 100 && v < 600) as number | undefined;
+  const out: ErrorDetails = {
+    message: typeof e.message === "string" ? e.message : typeof b.message === "string" ? b.message : fallback,
+  };
+  const status = [e.status_code, e.status, e.code, b.status, b.code].find(
+    (v) => typeof v === "number" && v >= 100 && v < 600,
+  ) as number | undefined;
   if (status !== undefined) out.status = status;
-  const type = [e.type, typeof e.code === "string" ? e.code : undefined].find((v) => typeof v === "string" && v !== "error") as string | undefined;
+  const type = [e.type, typeof e.code === "string" ? e.code : undefined].find(
+    (v) => typeof v === "string" && v !== "error",
+  ) as string | undefined;
   if (type) out.type = type;
   if (typeof e.code === "string" && out.type !== e.code) out.type = `${out.type ? `${out.type}/` : ""}${e.code}`;
   if (typeof e.param === "string") out.param = e.param;
@@ -189,7 +198,15 @@ const NETWORK_WORDS: Record<string, string> = {
 };
 
 /** Codes that mean the connection was never made (as opposed to one that broke while the answer streamed). */
-const CONNECT_FAILURES = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "ETIMEDOUT", "UND_ERR_CONNECT_TIMEOUT"]);
+const CONNECT_FAILURES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ETIMEDOUT",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
 
 function networkDetail(err: unknown): string {
   const code = networkCode(err);
@@ -225,7 +242,8 @@ function kindForStreamError(d: ErrorDetails, ctx: ErrorContext): ProviderErrorKi
   if (/rate_limit|insufficient_quota|quota/.test(t)) return "rate_limit";
   if (/authentication|permission|invalid_api_key/.test(t)) return "auth";
   if (/not_found/.test(t)) return MODEL_MISSING.test(d.message) ? "model_not_found" : "bad_request";
-  if (/invalid_request|request_too_large|context_length|tool_use_failed|bad_request|invalid_prompt/.test(t)) return "bad_request";
+  if (/invalid_request|request_too_large|context_length|tool_use_failed|bad_request|invalid_prompt/.test(t))
+    return "bad_request";
   if (ctx.withTools && isToolsUnsupportedMessage(d.message)) return "tools_unsupported";
   if (MODEL_MISSING.test(d.message)) return "model_not_found";
   return "stream_error";
@@ -259,10 +277,22 @@ export function classifyError(err: unknown, ctx: ErrorContext): ProviderError {
     const message = d.message;
     const kind = kindForStatus(e.status, message, ctx);
     if (e.status === 404 && kind === "bad_request") {
-      return new ProviderError(`${ctx.target} answered 404: ${quoted(message)} (is the base URL right? OpenAI-compatible servers usually end in /v1)`, kind, 404, undefined, d);
+      return new ProviderError(
+        `${ctx.target} answered 404: ${quoted(message)} (is the base URL right? OpenAI-compatible servers usually end in /v1)`,
+        kind,
+        404,
+        undefined,
+        d,
+      );
     }
     const wait = kind === "rate_limit" || kind === "server" ? retryAfterMs(e.headers) : undefined;
-    return new ProviderError(`${ctx.target} answered ${e.status}: ${quoted(message)}${hintFor(kind, ctx)}`, kind, e.status, wait, d);
+    return new ProviderError(
+      `${ctx.target} answered ${e.status}: ${quoted(message)}${hintFor(kind, ctx)}`,
+      kind,
+      e.status,
+      wait,
+      d,
+    );
   }
   if (/ConnectionTimeout/.test(name)) return new ProviderError(`${ctx.target} did not answer in time`, "timeout");
   if (/ConnectionError/.test(name) || CONNECT_FAILURES.has(networkCode(err) ?? "")) {
@@ -273,7 +303,13 @@ export function classifyError(err: unknown, ctx: ErrorContext): ProviderError {
     const d = describeBody(e.error, "(no message)");
     const kind = kindForStreamError(d, ctx);
     const status = d.status !== undefined ? ` ${d.status}` : d.type ? ` (${d.type})` : "";
-    return new ProviderError(`${ctx.target} sent an error in the stream${status}: ${quoted(d.message)}${hintFor(kind, ctx)}`, kind, d.status, undefined, d);
+    return new ProviderError(
+      `${ctx.target} sent an error in the stream${status}: ${quoted(d.message)}${hintFor(kind, ctx)}`,
+      kind,
+      d.status,
+      undefined,
+      d,
+    );
   }
   // Anything else while reading the body: undici's "terminated", a socket reset, bad JSON in an event.
   return new ProviderError(`the stream from ${ctx.target} broke: ${networkDetail(err)}`, "stream_broken");
@@ -281,7 +317,10 @@ export function classifyError(err: unknown, ctx: ErrorContext): ProviderError {
 
 /** A client library that cannot be loaded: an installation problem, not worth a retry. */
 export function missingPackage(name: string, err: unknown): ProviderError {
-  return new ProviderError(`cannot load the "${name}" package (${(err as Error)?.message ?? String(err)}); reinstall rt`, "bad_request");
+  return new ProviderError(
+    `cannot load the "${name}" package (${(err as Error)?.message ?? String(err)}); reinstall rt`,
+    "bad_request",
+  );
 }
 
 /** A request that got no response at all (refused, no route, a port fetch will not use): unreachable, in plain words. */

@@ -7,7 +7,14 @@
 //
 // Neither client library is loaded until a provider first streams or lists models.
 export * from "./types.js";
-export { resolveModel, resolveModelForWorkspace, withModel, ollamaRoot, ModelChoiceError, BUILTIN_PROVIDERS } from "./resolve.js";
+export {
+  resolveModel,
+  resolveModelForWorkspace,
+  withModel,
+  ollamaRoot,
+  ModelChoiceError,
+  BUILTIN_PROVIDERS,
+} from "./resolve.js";
 export type { ModelFlags, ResolveInput, ResolvedModel, ProviderKind } from "./resolve.js";
 export { checkReachable, configureHelp } from "./reachability.js";
 export type { Reachability } from "./reachability.js";

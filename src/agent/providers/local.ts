@@ -14,7 +14,14 @@ import fs from "node:fs";
 import os from "node:os";
 import { LOCAL_DEFAULT_MAX_OUTPUT_TOKENS, LOCAL_MAX_CONTEXT, LOCAL_MIN_CONTEXT } from "../../base/limits.js";
 import { parseTurnOutput, turnGrammar, type ToolChoice } from "./localGrammar.js";
-import { ProviderError, type ChatMessage, type ModelRequest, type Provider, type StreamPart, type ToolSpec } from "./types.js";
+import {
+  ProviderError,
+  type ChatMessage,
+  type ModelRequest,
+  type Provider,
+  type StreamPart,
+  type ToolSpec,
+} from "./types.js";
 
 type Nlc = typeof import("node-llama-cpp");
 type ChatHistoryItem = import("node-llama-cpp").ChatHistoryItem;
@@ -68,7 +75,10 @@ export function physicalCores(): number {
 function importNlc(): Promise<Nlc> {
   nlcModule ??= import("node-llama-cpp").catch((e) => {
     nlcModule = undefined;
-    throw new ProviderError(`cannot load node-llama-cpp (the local model runtime): ${(e as Error).message}. Reinstall rt (npm ci).`, "server");
+    throw new ProviderError(
+      `cannot load node-llama-cpp (the local model runtime): ${(e as Error).message}. Reinstall rt (npm ci).`,
+      "server",
+    );
   });
   return nlcModule;
 }
@@ -76,7 +86,13 @@ function importNlc(): Promise<Nlc> {
 async function load(o: LocalOptions, threads: number): Promise<Loaded> {
   const nlc = await importNlc();
   // build "never": use the prebuilt binaries that came with npm; never fetch or compile llama.cpp.
-  const llama = await nlc.getLlama({ build: "never", gpu: o.gpu ?? "auto", logLevel: nlc.LlamaLogLevel.error, logger: () => {}, progressLogs: false });
+  const llama = await nlc.getLlama({
+    build: "never",
+    gpu: o.gpu ?? "auto",
+    logLevel: nlc.LlamaLogLevel.error,
+    logger: () => {},
+    progressLogs: false,
+  });
   let model;
   try {
     model = await llama.loadModel({ modelPath: o.modelPath });
@@ -86,10 +102,17 @@ async function load(o: LocalOptions, threads: number): Promise<Loaded> {
   const max = Math.max(LOCAL_MIN_CONTEXT, Math.min(model.trainContextSize, LOCAL_MAX_CONTEXT));
   let context;
   try {
-    context = await model.createContext({ contextSize: o.contextSize ?? { min: Math.min(LOCAL_MIN_CONTEXT, max), max }, threads, sequences: 1 });
+    context = await model.createContext({
+      contextSize: o.contextSize ?? { min: Math.min(LOCAL_MIN_CONTEXT, max), max },
+      threads,
+      sequences: 1,
+    });
   } catch (e) {
     await model.dispose();
-    throw new ProviderError(`not enough free memory for the local model ${o.modelPath} with a context of ${o.contextSize ?? LOCAL_MIN_CONTEXT} tokens: ${(e as Error).message}`, "server");
+    throw new ProviderError(
+      `not enough free memory for the local model ${o.modelPath} with a context of ${o.contextSize ?? LOCAL_MIN_CONTEXT} tokens: ${(e as Error).message}`,
+      "server",
+    );
   }
   const chat = new nlc.LlamaChat({ contextSequence: context.getSequence() });
   return { nlc, llama, model, context, chat, queue: Promise.resolve() };
@@ -134,14 +157,19 @@ export function toolInstructions(tools: ToolSpec[], choice: ToolChoice): string 
     "",
     "# Tools",
   ];
-  for (const t of tools) lines.push(`## ${t.name}`, t.description, `arguments (JSON schema): ${JSON.stringify(t.parameters)}`, "");
+  for (const t of tools)
+    lines.push(`## ${t.name}`, t.description, `arguments (JSON schema): ${JSON.stringify(t.parameters)}`, "");
   return lines.join("\n");
 }
 
 /** The conversation as node-llama-cpp's chat history; tool calls and results as text. */
 export function toChatHistory(messages: ChatMessage[], extraSystem: string): ChatHistoryItem[] {
   const out: ChatHistoryItem[] = [];
-  const system = messages.filter((m) => m.role === "system").map((m) => m.content).join("\n\n") + extraSystem;
+  const system =
+    messages
+      .filter((m) => m.role === "system")
+      .map((m) => m.content)
+      .join("\n\n") + extraSystem;
   if (system) out.push({ type: "system", text: system });
   const user = (text: string) => {
     const last = out.at(-1);
@@ -182,10 +210,12 @@ function partQueue() {
     },
     async *drain(done: Promise<unknown>): AsyncGenerator<StreamPart> {
       let finished = false;
-      void done.finally(() => {
-        finished = true;
-        wake?.();
-      }).catch(() => {});
+      void done
+        .finally(() => {
+          finished = true;
+          wake?.();
+        })
+        .catch(() => {});
       for (;;) {
         while (items.length) yield items.shift()!;
         if (finished) break;
@@ -210,7 +240,8 @@ export function createLocalProvider(o: LocalOptions): Provider {
       return false;
     },
     async listModels() {
-      if (!fs.existsSync(o.modelPath)) throw new ProviderError(`no local model file at ${o.modelPath}`, "model_not_found");
+      if (!fs.existsSync(o.modelPath))
+        throw new ProviderError(`no local model file at ${o.modelPath}`, "model_not_found");
       return [o.modelPath];
     },
     async *stream(req: ModelRequest): AsyncGenerator<StreamPart> {
@@ -233,8 +264,13 @@ async function* generate(m: Loaded, o: LocalOptions, req: ModelRequest): AsyncGe
   const tools = req.tools ?? [];
   const choice: ToolChoice = tools.length ? (req.toolChoice ?? "auto") : "none";
   const constrained = tools.length > 0;
-  const history = toChatHistory(req.messages, constrained ? toolInstructions(choice === "none" ? [] : tools, choice) : "");
-  const grammar = constrained ? new m.nlc.LlamaGrammar(m.llama, { grammar: turnGrammar(tools, choice, o.maxStringChars) }) : undefined;
+  const history = toChatHistory(
+    req.messages,
+    constrained ? toolInstructions(choice === "none" ? [] : tools, choice) : "",
+  );
+  const grammar = constrained
+    ? new m.nlc.LlamaGrammar(m.llama, { grammar: turnGrammar(tools, choice, o.maxStringChars) })
+    : undefined;
   const q = partQueue();
   const run = m.chat.generateResponse(history, {
     ...(grammar ? { grammar } : {}),
@@ -264,7 +300,10 @@ async function* generate(m: Loaded, o: LocalOptions, req: ModelRequest): AsyncGe
   }
   if (cut) {
     // A constrained answer cut before its end is no answer and no call: say where it stopped.
-    yield { type: "text", delta: `(the local model's output stopped at the output limit before its JSON was complete: ${res.response.slice(0, 200)})` };
+    yield {
+      type: "text",
+      delta: `(the local model's output stopped at the output limit before its JSON was complete: ${res.response.slice(0, 200)})`,
+    };
     yield { type: "finish", reason: "length", raw: "maxTokens" };
     return;
   }
@@ -279,6 +318,13 @@ async function* generate(m: Loaded, o: LocalOptions, req: ModelRequest): AsyncGe
     yield { type: "finish", reason: "stop" };
     return;
   }
-  yield { type: "tool_call", call: { id: `local_${Date.now().toString(36)}_${callCounter++}`, name: out.name, arguments: JSON.stringify(out.arguments) } };
+  yield {
+    type: "tool_call",
+    call: {
+      id: `local_${Date.now().toString(36)}_${callCounter++}`,
+      name: out.name,
+      arguments: JSON.stringify(out.arguments),
+    },
+  };
   yield { type: "finish", reason: "tool_calls" };
 }

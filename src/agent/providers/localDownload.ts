@@ -85,11 +85,17 @@ export async function downloadModel(entry: CatalogueEntry, o: DownloadOptions = 
   try {
     let res: Response;
     try {
-      res = await fetch(url, { headers: have > 0 ? { Range: `bytes=${have}-` } : {}, signal: ctl.signal, redirect: "follow" });
+      res = await fetch(url, {
+        headers: have > 0 ? { Range: `bytes=${have}-` } : {},
+        signal: ctl.signal,
+        redirect: "follow",
+      });
     } catch (e) {
       if (o.signal?.aborted) throw new DownloadError("download interrupted");
       const cause = (e as { cause?: { code?: string; message?: string } }).cause;
-      const why = ctl.signal.aborted ? `${host} did not answer within ${Math.round((o.connectTimeoutMs ?? LOCAL_DOWNLOAD_CONNECT_MS) / 1000)} s` : `cannot reach ${host} (${cause?.code ?? cause?.message ?? (e as Error).message})`;
+      const why = ctl.signal.aborted
+        ? `${host} did not answer within ${Math.round((o.connectTimeoutMs ?? LOCAL_DOWNLOAD_CONNECT_MS) / 1000)} s`
+        : `cannot reach ${host} (${cause?.code ?? cause?.message ?? (e as Error).message})`;
       throw noNetwork(why);
     }
     if (res.status === 416 && have > 0) {
@@ -103,7 +109,11 @@ export async function downloadModel(entry: CatalogueEntry, o: DownloadOptions = 
     let received = resumed ? have : 0;
     const length = Number(res.headers.get("content-length") ?? NaN);
     const total = res.status === 416 ? have : Number.isFinite(length) ? length + (resumed ? have : 0) : entry.size;
-    const progress = (): DownloadProgress => ({ received, ...(total !== undefined ? { total } : {}), resumedFrom: resumed ? have : 0 });
+    const progress = (): DownloadProgress => ({
+      received,
+      ...(total !== undefined ? { total } : {}),
+      resumedFrom: resumed ? have : 0,
+    });
     o.onProgress?.(progress());
     const stall = o.stallTimeoutMs ?? LOCAL_DOWNLOAD_STALL_MS;
     clearTimeout(timer);
@@ -120,13 +130,20 @@ export async function downloadModel(entry: CatalogueEntry, o: DownloadOptions = 
       }
     } catch (e) {
       out.close();
-      if (o.signal?.aborted) throw new DownloadError(`download interrupted at ${received} bytes; run the same command again to resume`);
-      const why = ctl.signal.aborted ? `nothing arrived from ${host} for ${Math.round(stall / 1000)} s` : `the connection to ${host} broke (${(e as Error).message})`;
-      throw new DownloadError(`cannot download ${entry.name}: ${why} at ${received} bytes; run the same command again to resume, or ${manualAlternative(entry, env)}`);
+      if (o.signal?.aborted)
+        throw new DownloadError(`download interrupted at ${received} bytes; run the same command again to resume`);
+      const why = ctl.signal.aborted
+        ? `nothing arrived from ${host} for ${Math.round(stall / 1000)} s`
+        : `the connection to ${host} broke (${(e as Error).message})`;
+      throw new DownloadError(
+        `cannot download ${entry.name}: ${why} at ${received} bytes; run the same command again to resume, or ${manualAlternative(entry, env)}`,
+      );
     }
     out.close();
     if (Number.isFinite(length) && received < (resumed ? have : 0) + length) {
-      throw new DownloadError(`cannot download ${entry.name}: the connection ended at ${received} of ${total} bytes; run the same command again to resume`);
+      throw new DownloadError(
+        `cannot download ${entry.name}: the connection ended at ${received} of ${total} bytes; run the same command again to resume`,
+      );
     }
   } finally {
     clearTimeout(timer);
@@ -136,7 +153,9 @@ export async function downloadModel(entry: CatalogueEntry, o: DownloadOptions = 
     const got = await sha256Of(part);
     if (got !== entry.sha256.toLowerCase()) {
       files.unlink(partName);
-      throw new DownloadError(`the download of ${entry.name} does not match its SHA-256 (expected ${entry.sha256}, got ${got}); the file was removed`);
+      throw new DownloadError(
+        `the download of ${entry.name} does not match its SHA-256 (expected ${entry.sha256}, got ${got}); the file was removed`,
+      );
     }
   }
   files.renameWithin(partName, path.basename(target));

@@ -37,7 +37,7 @@ class GrammarBuilder {
 
   /** `maxString`: a cap on every string without a smaller maxLength (undefined: none). */
   constructor(private readonly maxString?: number) {
-    this.rules.set("ws", '[ ]?');
+    this.rules.set("ws", "[ ]?");
     this.rules.set("char", '[^"\\\\\\x7F\\x00-\\x1F] | "\\\\" ["\\\\/bfnrt] | "\\\\u" [0-9a-fA-F]{4}');
     this.rules.set("string", '"\\"" char* "\\""');
     this.rules.set("boolean", '"true" | "false"');
@@ -45,7 +45,7 @@ class GrammarBuilder {
     const d = LOCAL_GRAMMAR_MAX_DIGITS;
     this.rules.set("integer", `"-"? ("0" | [1-9] [0-9]{0,${d - 1}})`);
     this.rules.set("number", `"-"? ("0" | [1-9] [0-9]{0,${d - 1}}) ("." [0-9]{1,${d}})?`);
-    this.rules.set("value", 'object | array | string | number | boolean | null');
+    this.rules.set("value", "object | array | string | number | boolean | null");
     this.rules.set("object", '"{" ws ( string ws ":" ws value ( ws "," ws string ws ":" ws value )* )? ws "}"');
     this.rules.set("array", '"[" ws ( value ( ws "," ws value )* )? ws "]"');
   }
@@ -95,8 +95,18 @@ class GrammarBuilder {
   }
 
   private numberRule(s: Schema, integer: boolean): string {
-    const min = typeof s.minimum === "number" ? s.minimum : typeof s.exclusiveMinimum === "number" ? s.exclusiveMinimum : undefined;
-    const max = typeof s.maximum === "number" ? s.maximum : typeof s.exclusiveMaximum === "number" ? s.exclusiveMaximum : undefined;
+    const min =
+      typeof s.minimum === "number"
+        ? s.minimum
+        : typeof s.exclusiveMinimum === "number"
+          ? s.exclusiveMinimum
+          : undefined;
+    const max =
+      typeof s.maximum === "number"
+        ? s.maximum
+        : typeof s.exclusiveMaximum === "number"
+          ? s.exclusiveMaximum
+          : undefined;
     if (min === undefined && max === undefined) return integer ? "integer" : "number";
     // Digits as many as the larger bound has: what is left out of range is refused by checkToolCall.
     const bound = Math.max(Math.abs(Math.trunc(min ?? 0)), Math.abs(Math.trunc(max ?? 0)));
@@ -154,14 +164,18 @@ export function turnGrammar(tools: ToolSpec[], choice: ToolChoice, maxStringChar
   if (choice !== "none") {
     for (const t of tools) {
       const args = g.schema(t.parameters);
-      alts.push(`"{" ws ${lit('"tool"')} ws ":" ws ${jsonLit(t.name)} ws "," ws ${lit('"arguments"')} ws ":" ws ${args} ws "}"`);
+      alts.push(
+        `"{" ws ${lit('"tool"')} ws ":" ws ${jsonLit(t.name)} ws "," ws ${lit('"arguments"')} ws ":" ws ${args} ws "}"`,
+      );
     }
   }
   return g.text(alts.map((a) => `( ${a} )`).join(" | "));
 }
 
 /** What a constrained turn produced. */
-export type TurnOutput = { kind: "answer"; text: string } | { kind: "call"; name: string; arguments: Record<string, unknown> };
+export type TurnOutput =
+  | { kind: "answer"; text: string }
+  | { kind: "call"; name: string; arguments: Record<string, unknown> };
 
 const ajv = new Ajv({ strict: false, allErrors: true });
 const validators = new WeakMap<object, ValidateFunction>();
@@ -187,7 +201,8 @@ export function parseTurnOutput(text: string, tools: ToolSpec[]): TurnOutput {
   } catch (e) {
     throw new Error(`the model's output is not complete JSON (${(e as Error).message}): ${text.slice(0, 200)}`);
   }
-  if (!value || typeof value !== "object" || Array.isArray(value)) throw new Error(`the model's output is not a JSON object: ${text.slice(0, 200)}`);
+  if (!value || typeof value !== "object" || Array.isArray(value))
+    throw new Error(`the model's output is not a JSON object: ${text.slice(0, 200)}`);
   const o = value as Record<string, unknown>;
   if (typeof o.answer === "string") return { kind: "answer", text: o.answer };
   const spec = tools.find((t) => t.name === o.tool);

@@ -65,9 +65,14 @@ export const LocalModelEntrySchema = z
   .object({
     name: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9_.-]*$/, "model names use letters, digits, _ . - (no slash)"),
     /** `hf:OWNER/REPO/FILE.gguf` or an http(s) URL. */
-    url: z.string().regex(/^(hf:[^/\s]+\/[^/\s]+\/\S+\.gguf|https?:\/\/\S+)$/i, "an hf:OWNER/REPO/FILE.gguf URI or an http(s) URL"),
+    url: z
+      .string()
+      .regex(/^(hf:[^/\s]+\/[^/\s]+\/\S+\.gguf|https?:\/\/\S+)$/i, "an hf:OWNER/REPO/FILE.gguf URI or an http(s) URL"),
     size: z.number().int().positive().optional(),
-    sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, "64 hex digits").optional(),
+    sha256: z
+      .string()
+      .regex(/^[0-9a-fA-F]{64}$/, "64 hex digits")
+      .optional(),
     description: z.string().optional(),
   })
   .strict();
@@ -163,14 +168,24 @@ export class LocalModelError extends Error {
 /** A name for an `hf:` URI or URL that is not in the catalogue: the file's name without .gguf, made safe. */
 export function nameForSource(source: string): string {
   const file = source.split(/[/?#]/).filter(Boolean).at(-1) ?? "model";
-  return file.replace(/\.gguf$/i, "").replace(/[^A-Za-z0-9_.-]/g, "_").replace(/^[._-]+/, "") || "model";
+  return (
+    file
+      .replace(/\.gguf$/i, "")
+      .replace(/[^A-Za-z0-9_.-]/g, "_")
+      .replace(/^[._-]+/, "") || "model"
+  );
 }
 
 /**
  * Resolves the model part of `--model local/MODEL` (empty: the default). A path
  * (`./x.gguf`, `/abs/x.gguf`, `~/x.gguf` or any existing file) is relative to `cwd`.
  */
-export function resolveLocalModel(spec: string | undefined, settings: LocalSettings, cwd: string, env: NodeJS.ProcessEnv = process.env): LocalModelRef {
+export function resolveLocalModel(
+  spec: string | undefined,
+  settings: LocalSettings,
+  cwd: string,
+  env: NodeJS.ProcessEnv = process.env,
+): LocalModelRef {
   const name = spec || settings.default_model || defaultModelName();
   const list = catalogue(settings);
   const entry = list.find((e) => e.name === name);

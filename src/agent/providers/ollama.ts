@@ -126,7 +126,10 @@ export function createOllamaProvider(opts: OllamaOptions): Provider {
       try {
         chunk = JSON.parse(line) as OllamaChunk;
       } catch {
-        throw new ProviderError(`the stream from ${target} broke: a line is not JSON (${line.slice(0, 120)})`, "stream_broken");
+        throw new ProviderError(
+          `the stream from ${target} broke: a line is not JSON (${line.slice(0, 120)})`,
+          "stream_broken",
+        );
       }
       // An error inside the stream (no HTTP status): classified by what it says (errors.ts).
       if (chunk.error !== undefined && chunk.error !== null) throw { error: chunk.error };
@@ -141,7 +144,11 @@ export function createOllamaProvider(opts: OllamaOptions): Provider {
         "stream_error",
       );
     }
-    if (!assembler.finished) throw new ProviderError(`the stream from ${target} ended before the answer was complete (no "done" line)`, "stream_broken");
+    if (!assembler.finished)
+      throw new ProviderError(
+        `the stream from ${target} ended before the answer was complete (no "done" line)`,
+        "stream_broken",
+      );
     yield* assembler.end();
   }
 
@@ -172,7 +179,8 @@ export function createOllamaProvider(opts: OllamaOptions): Provider {
             yield part;
           }
         } catch (err) {
-          const noNativeApi = !started && err instanceof ProviderError && err.status === 404 && err.kind === "bad_request";
+          const noNativeApi =
+            !started && err instanceof ProviderError && err.status === 404 && err.kind === "bad_request";
           if (!noNativeApi) throw err;
           chatViaV1 = true;
           yield* openAICompatible().stream(req);
@@ -192,14 +200,17 @@ export function createOllamaProvider(opts: OllamaOptions): Provider {
     },
     async listModels(o = {}) {
       try {
-        return await ollamaModels(root, o.timeoutMs ?? PROVIDER_PROBE_TIMEOUT_MS, o.signal, opts.apiKey || opts.headers ? headers : undefined);
+        return await ollamaModels(
+          root,
+          o.timeoutMs ?? PROVIDER_PROBE_TIMEOUT_MS,
+          o.signal,
+          opts.apiKey || opts.headers ? headers : undefined,
+        );
       } catch (err) {
         // No /api/tags: a server that speaks only the OpenAI-compatible protocol lists its models at /v1/models.
         // (When that fails too, what /api/tags said is the clearer message.)
         if (err instanceof ProviderError && err.status === 404) {
-          const listed = await openAICompatible()
-            .listModels!(o)
-            .catch(() => undefined);
+          const listed = await openAICompatible().listModels!(o).catch(() => undefined);
           if (listed) return listed;
         }
         throw listModelsError(err, target, o.signal);

@@ -41,25 +41,42 @@ export function toOllamaMessages(messages: ChatMessage[]): OllamaMessageJson[] {
       case "system":
         return { role: m.role, content: m.content };
       case "user":
-        return { role: m.role, content: m.content, ...(m.images?.length ? { images: m.images.map((img) => img.data) } : {}) };
+        return {
+          role: m.role,
+          content: m.content,
+          ...(m.images?.length ? { images: m.images.map((img) => img.data) } : {}),
+        };
       case "assistant": {
         // Thinking goes back as Ollama's own `thinking` field: the chat templates of thinking
         // models decide what to do with it (most drop it from earlier turns).
         const out: OllamaMessageJson = { role: "assistant", content: m.content };
         if (m.reasoning) out.thinking = m.reasoning;
         const calls = m.toolCalls ?? [];
-        if (calls.length) out.tool_calls = calls.map((c) => ({ id: c.id, function: { name: c.name, arguments: argumentsObject(c.arguments) } }));
+        if (calls.length)
+          out.tool_calls = calls.map((c) => ({
+            id: c.id,
+            function: { name: c.name, arguments: argumentsObject(c.arguments) },
+          }));
         return out;
       }
       case "tool":
         // Ollama matches results to calls by tool name (and, from 0.12.10, by id; older versions ignore the field).
-        return { role: "tool", content: m.content, tool_name: m.name, tool_call_id: m.toolCallId, ...(m.images?.length ? { images: m.images.map((img) => img.data) } : {}) };
+        return {
+          role: "tool",
+          content: m.content,
+          tool_name: m.name,
+          tool_call_id: m.toolCallId,
+          ...(m.images?.length ? { images: m.images.map((img) => img.data) } : {}),
+        };
     }
   });
 }
 
 export function toOllamaTools(tools: ToolSpec[]) {
-  return tools.map((t) => ({ type: "function" as const, function: { name: t.name, description: t.description, parameters: t.parameters } }));
+  return tools.map((t) => ({
+    type: "function" as const,
+    function: { name: t.name, description: t.description, parameters: t.parameters },
+  }));
 }
 
 /** The fields of a streamed line this module reads (Ollama adds others: model, created_at, durations). */
@@ -68,7 +85,10 @@ export interface OllamaChunk {
     role?: string;
     content?: string | null;
     thinking?: string | null;
-    tool_calls?: Array<{ id?: string | null; function?: { name?: string | null; arguments?: unknown; index?: number } }> | null;
+    tool_calls?: Array<{
+      id?: string | null;
+      function?: { name?: string | null; arguments?: unknown; index?: number };
+    }> | null;
   } | null;
   done?: boolean;
   done_reason?: string | null;
@@ -97,7 +117,8 @@ export class OllamaChunkAssembler {
   private calls = 0;
   private done: OllamaChunk | undefined;
   /** Distinguishes the made-up ids of this answer from those of every other answer in the process. */
-  private readonly idPrefix = `call_${Date.now().toString(36)}${(++streams).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+  private readonly idPrefix =
+    `call_${Date.now().toString(36)}${(++streams).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
 
   /** The parts a line completes. An `error` line is the caller's to throw (see ollama.ts). */
   push(chunk: OllamaChunk): StreamPart[] {
@@ -140,10 +161,15 @@ export class OllamaChunkAssembler {
     const d = this.done ?? {};
     if (typeof d.prompt_eval_count === "number" || typeof d.eval_count === "number") {
       const usage: Usage = { inputTokens: d.prompt_eval_count ?? 0, outputTokens: d.eval_count ?? 0 };
-      if (typeof d.prompt_eval_cached_count === "number" && d.prompt_eval_cached_count > 0) usage.cachedInputTokens = d.prompt_eval_cached_count;
+      if (typeof d.prompt_eval_cached_count === "number" && d.prompt_eval_cached_count > 0)
+        usage.cachedInputTokens = d.prompt_eval_cached_count;
       parts.push({ type: "usage", usage });
     }
-    parts.push({ type: "finish", reason: finishReason(d.done_reason, this.calls), ...(d.done_reason ? { raw: d.done_reason } : {}) });
+    parts.push({
+      type: "finish",
+      reason: finishReason(d.done_reason, this.calls),
+      ...(d.done_reason ? { raw: d.done_reason } : {}),
+    });
     return parts;
   }
 }

@@ -18,7 +18,13 @@ import { configuredVision, knownVision, ollamaVision } from "./vision.js";
 import { listModelsError, missingPackage } from "./errors.js";
 import { ollamaModels } from "./ollamaModels.js";
 import { withoutEnv, type ProviderOptions } from "./options.js";
-import { OpenAIChunkAssembler, toOpenAIMessages, toOpenAITools, wholeCompletionChunk, type OpenAIChunk } from "./openaiMessages.js";
+import {
+  OpenAIChunkAssembler,
+  toOpenAIMessages,
+  toOpenAITools,
+  wholeCompletionChunk,
+  type OpenAIChunk,
+} from "./openaiMessages.js";
 import { DEFAULT_RETRY, DEFAULT_TIMEOUTS, streamTurn } from "./retry.js";
 import { withSamplingFallback } from "./sampling.js";
 import { sseEvents, wholeJsonBody } from "./sse.js";
@@ -46,7 +52,13 @@ type OpenAIClient = import("openai").OpenAI;
 export const NO_KEY = "no-key";
 
 /** Environment variables through which the `openai` client would pick credentials or headers of its own. */
-export const OPENAI_CLIENT_ENV = ["OPENAI_ADMIN_KEY", "OPENAI_CUSTOM_HEADERS", "OPENAI_ORG_ID", "OPENAI_PROJECT_ID", "OPENAI_WEBHOOK_SECRET"];
+export const OPENAI_CLIENT_ENV = [
+  "OPENAI_ADMIN_KEY",
+  "OPENAI_CUSTOM_HEADERS",
+  "OPENAI_ORG_ID",
+  "OPENAI_PROJECT_ID",
+  "OPENAI_WEBHOOK_SECRET",
+];
 
 /**
  * Gemini's OpenAI-compatible endpoint sends its errors as a JSON array holding one
@@ -61,7 +73,8 @@ export async function fetchUnwrappingErrorArrays(input: string | URL | Request, 
   let body = text;
   try {
     const doc = JSON.parse(text) as unknown;
-    if (Array.isArray(doc) && doc.length > 0 && doc[0] && typeof doc[0] === "object" && "error" in doc[0]) body = JSON.stringify(doc[0]);
+    if (Array.isArray(doc) && doc.length > 0 && doc[0] && typeof doc[0] === "object" && "error" in doc[0])
+      body = JSON.stringify(doc[0]);
   } catch {
     // Not JSON: the client reads the text as it is.
   }
@@ -85,22 +98,24 @@ export function createOpenAICompatibleProvider(opts: OpenAICompatibleOptions): P
   const getClient = () =>
     (client ??= import("openai").then(
       ({ OpenAI }): OpenAIClient =>
-        withoutEnv(OPENAI_CLIENT_ENV, () =>
-          new OpenAI({
-            apiKey: opts.apiKey || NO_KEY,
-            adminAPIKey: null,
-            baseURL,
-            maxRetries: 0,
-            fetch: fetchUnwrappingErrorArrays,
-            // Our own timers (retry.ts) decide; this only keeps the client from giving up first.
-            timeout: timeouts.firstPartMs + 1_000,
-            // Without a key, no Authorization header at all (null removes the client's own).
-            defaultHeaders: { ...opts.headers, ...(opts.apiKey ? {} : { Authorization: null }) },
-            // Keys come from rt's resolution, never from the client reading the environment on its own.
-            organization: null,
-            project: null,
-            webhookSecret: null,
-          }),
+        withoutEnv(
+          OPENAI_CLIENT_ENV,
+          () =>
+            new OpenAI({
+              apiKey: opts.apiKey || NO_KEY,
+              adminAPIKey: null,
+              baseURL,
+              maxRetries: 0,
+              fetch: fetchUnwrappingErrorArrays,
+              // Our own timers (retry.ts) decide; this only keeps the client from giving up first.
+              timeout: timeouts.firstPartMs + 1_000,
+              // Without a key, no Authorization header at all (null removes the client's own).
+              defaultHeaders: { ...opts.headers, ...(opts.apiKey ? {} : { Authorization: null }) },
+              // Keys come from rt's resolution, never from the client reading the environment on its own.
+              organization: null,
+              project: null,
+              webhookSecret: null,
+            }),
         ),
       (err: unknown) => {
         client = undefined;
@@ -140,7 +155,10 @@ export function createOpenAICompatibleProvider(opts: OpenAICompatibleOptions): P
       if (doc && typeof doc === "object" && doc.error !== undefined && doc.error !== null) throw { error: doc.error };
       const chunk = wholeCompletionChunk(doc);
       if (!chunk) {
-        throw new ProviderError(`${target} answered the streaming request with JSON that is neither an event stream nor a chat completion: ${JSON.stringify(doc).slice(0, 200)}`, "stream_error");
+        throw new ProviderError(
+          `${target} answered the streaming request with JSON that is neither an event stream nor a chat completion: ${JSON.stringify(doc).slice(0, 200)}`,
+          "stream_error",
+        );
       }
       yield* assembler.push(chunk);
       if (assembler.error !== undefined) throw { error: assembler.error };
@@ -157,7 +175,10 @@ export function createOpenAICompatibleProvider(opts: OpenAICompatibleOptions): P
       try {
         chunk = JSON.parse(ev.data) as OpenAIChunk;
       } catch {
-        throw new ProviderError(`the stream from ${target} broke: an event is not JSON (${ev.data.slice(0, 120)})`, "stream_broken");
+        throw new ProviderError(
+          `the stream from ${target} broke: an event is not JSON (${ev.data.slice(0, 120)})`,
+          "stream_broken",
+        );
       }
       // Groq names its error events; the others put an `error` object in a chunk.
       if (ev.event === "error") throw { error: (chunk as { error?: unknown }).error ?? chunk };
@@ -183,7 +204,9 @@ export function createOpenAICompatibleProvider(opts: OpenAICompatibleOptions): P
       return withSamplingFallback(req, refusedSampling, (r) => streamTurn(r, { target, retry, timeouts }, attempt));
     },
     async contextWindow(model: string) {
-      return opts.contextWindows?.[model] ?? contextWindowFor({ name, baseURL, apiKey: opts.apiKey, ollamaRoot }, model);
+      return (
+        opts.contextWindows?.[model] ?? contextWindowFor({ name, baseURL, apiKey: opts.apiKey, ollamaRoot }, model)
+      );
     },
     async vision(model: string) {
       const configured = configuredVision(opts.vision, model);

@@ -15,7 +15,16 @@
 //   reasoning in delta.content between <think> and </think> (DeepSeek R1 and its distills
 //     served through routers: Hugging Face, Together, Groq without a reasoning format)
 //   a stream that ends with usage and [DONE] and never sends a finish_reason (Snowflake Cortex)
-import type { ChatImage, ChatMessage, FinishReason, NativeParts, StreamPart, ToolCall, ToolSpec, Usage } from "./types.js";
+import type {
+  ChatImage,
+  ChatMessage,
+  FinishReason,
+  NativeParts,
+  StreamPart,
+  ToolCall,
+  ToolSpec,
+  Usage,
+} from "./types.js";
 
 export interface OpenAIToolCallJson {
   id: string;
@@ -70,7 +79,10 @@ function turnsWithToolCalls(messages: ChatMessage[]): Set<number> {
   return out;
 }
 
-const imagePart = (img: ChatImage): OpenAIContentPartJson => ({ type: "image_url", image_url: { url: `data:${img.mediaType};base64,${img.data}` } });
+const imagePart = (img: ChatImage): OpenAIContentPartJson => ({
+  type: "image_url",
+  image_url: { url: `data:${img.mediaType};base64,${img.data}` },
+});
 
 /**
  * Chat completions' tool messages carry text only (their content parts are
@@ -89,7 +101,10 @@ function withToolImagesAfter(messages: OpenAIMessageJson[], source: ChatMessage[
     if (m.role !== "tool") flush();
     out.push(messages[i]);
     if (m.role === "tool" && m.images?.length) {
-      pending.push({ type: "text", text: `The ${m.images.length === 1 ? "image" : `${m.images.length} images`} returned by ${m.name} (tool call ${m.toolCallId}):` });
+      pending.push({
+        type: "text",
+        text: `The ${m.images.length === 1 ? "image" : `${m.images.length} images`} returned by ${m.name} (tool call ${m.toolCallId}):`,
+      });
       for (const img of m.images) pending.push(imagePart(img));
     }
   });
@@ -104,7 +119,9 @@ export function toOpenAIMessages(messages: ChatMessage[]): OpenAIMessageJson[] {
       case "system":
         return { role: m.role, content: m.content };
       case "user":
-        return m.images?.length ? { role: "user", content: [{ type: "text", text: m.content }, ...m.images.map(imagePart)] } : { role: "user", content: m.content };
+        return m.images?.length
+          ? { role: "user", content: [{ type: "text", text: m.content }, ...m.images.map(imagePart)] }
+          : { role: "user", content: m.content };
       case "assistant": {
         const calls = m.toolCalls ?? [];
         const out: Extract<OpenAIMessageJson, { role: "assistant" }> = calls.length
@@ -113,7 +130,12 @@ export function toOpenAIMessages(messages: ChatMessage[]): OpenAIMessageJson[] {
               content: m.content === "" ? null : m.content,
               tool_calls: calls.map((c): OpenAIToolCallJson => {
                 const extra = m.native?.toolCallExtras?.[c.id];
-                return { id: c.id, type: "function", function: { name: c.name, arguments: c.arguments || "{}" }, ...(extra !== undefined ? { extra_content: extra } : {}) };
+                return {
+                  id: c.id,
+                  type: "function",
+                  function: { name: c.name, arguments: c.arguments || "{}" },
+                  ...(extra !== undefined ? { extra_content: extra } : {}),
+                };
               }),
             }
           : { role: "assistant", content: m.content };
@@ -133,7 +155,10 @@ export function toOpenAIMessages(messages: ChatMessage[]): OpenAIMessageJson[] {
 }
 
 export function toOpenAITools(tools: ToolSpec[]) {
-  return tools.map((t) => ({ type: "function" as const, function: { name: t.name, description: t.description, parameters: t.parameters } }));
+  return tools.map((t) => ({
+    type: "function" as const,
+    function: { name: t.name, description: t.description, parameters: t.parameters },
+  }));
 }
 
 /** The fields of a streamed chunk this module reads (servers add others). */
@@ -148,7 +173,12 @@ export interface OpenAIChunk {
       /** OpenRouter. */
       reasoning_details?: unknown;
       refusal?: string | null;
-      tool_calls?: Array<{ index?: number; id?: string | null; function?: { name?: string | null; arguments?: string | null }; extra_content?: unknown }> | null;
+      tool_calls?: Array<{
+        index?: number;
+        id?: string | null;
+        function?: { name?: string | null; arguments?: string | null };
+        extra_content?: unknown;
+      }> | null;
     } | null;
     finish_reason?: string | null;
     index?: number;
@@ -190,7 +220,8 @@ export function finishReason(reason: string): FinishReason {
 export function usageFrom(u: NonNullable<OpenAIChunk["usage"]>): Usage {
   const usage: Usage = { inputTokens: u.prompt_tokens ?? 0, outputTokens: u.completion_tokens ?? 0 };
   if (u.prompt_tokens_details?.cached_tokens) usage.cachedInputTokens = u.prompt_tokens_details.cached_tokens;
-  if (u.completion_tokens_details?.reasoning_tokens) usage.reasoningTokens = u.completion_tokens_details.reasoning_tokens;
+  if (u.completion_tokens_details?.reasoning_tokens)
+    usage.reasoningTokens = u.completion_tokens_details.reasoning_tokens;
   return usage;
 }
 
@@ -233,14 +264,25 @@ export function contentParts(content: unknown): { text: string; reasoning: strin
  */
 export function wholeCompletionChunk(doc: unknown): OpenAIChunk | undefined {
   if (!doc || typeof doc !== "object" || !Array.isArray((doc as { choices?: unknown }).choices)) return undefined;
-  const d = doc as { choices: Array<Record<string, unknown>>; usage?: OpenAIChunk["usage"]; x_groq?: OpenAIChunk["x_groq"] };
+  const d = doc as {
+    choices: Array<Record<string, unknown>>;
+    usage?: OpenAIChunk["usage"];
+    x_groq?: OpenAIChunk["x_groq"];
+  };
   return {
     choices: d.choices.map((c) => {
       const message = (c.message ?? {}) as Record<string, unknown>;
-      const calls = Array.isArray(message.tool_calls) ? (message.tool_calls as Array<Record<string, unknown>>) : undefined;
+      const calls = Array.isArray(message.tool_calls)
+        ? (message.tool_calls as Array<Record<string, unknown>>)
+        : undefined;
       return {
         ...(typeof c.index === "number" ? { index: c.index } : {}),
-        delta: { ...message, ...(calls ? { tool_calls: calls.map((t, i) => ({ ...t, index: typeof t.index === "number" ? t.index : i })) } : {}) },
+        delta: {
+          ...message,
+          ...(calls
+            ? { tool_calls: calls.map((t, i) => ({ ...t, index: typeof t.index === "number" ? t.index : i })) }
+            : {}),
+        },
         finish_reason: typeof c.finish_reason === "string" ? c.finish_reason : null,
       };
     }),
@@ -428,13 +470,18 @@ export class OpenAIChunkAssembler {
         continue;
       }
       for (const [k, v] of Object.entries(d)) {
-        if ((k === "text" || k === "summary" || k === "data") && typeof v === "string" && typeof same[k] === "string") same[k] = (same[k] as string) + v;
+        if ((k === "text" || k === "summary" || k === "data") && typeof v === "string" && typeof same[k] === "string")
+          same[k] = (same[k] as string) + v;
         else if (v !== null && v !== undefined) same[k] = v;
       }
     }
   }
 
-  private addFragment(frag: NonNullable<NonNullable<NonNullable<NonNullable<OpenAIChunk["choices"]>[number]>["delta"]>["tool_calls"]>[number]) {
+  private addFragment(
+    frag: NonNullable<
+      NonNullable<NonNullable<NonNullable<OpenAIChunk["choices"]>[number]>["delta"]>["tool_calls"]
+    >[number],
+  ) {
     const index = frag.index ?? this.calls.length;
     let at = this.byIndex.get(index);
     // Some servers number every call 0 and send each one whole: a new id at a known
@@ -460,7 +507,9 @@ export class OpenAIChunkAssembler {
   /** What must be kept with the message to send it back as it came. */
   private native(calls: Array<ToolCall | undefined> = []): NativeParts | undefined {
     const n: NativeParts = {};
-    const extras = this.calls.flatMap((c, i) => (c.extra !== undefined && calls[i] ? [[calls[i].id, c.extra] as const] : []));
+    const extras = this.calls.flatMap((c, i) =>
+      c.extra !== undefined && calls[i] ? [[calls[i].id, c.extra] as const] : [],
+    );
     if (extras.length) n.toolCallExtras = Object.fromEntries(extras);
     if (this.reasoningField) n.reasoningField = this.reasoningField;
     if (this.details.length) n.reasoningDetails = this.details;
@@ -472,7 +521,11 @@ export class OpenAIChunkAssembler {
   end(): StreamPart[] {
     const parts: StreamPart[] = this.flushText();
     // (Unnamed fragments are no call; their position stays, to pair each call with its extras.)
-    const all = this.calls.map((c) => (c.name === "" ? undefined : { id: c.id || `call_rt_${++this.generatedIds}`, name: c.name, arguments: c.arguments }));
+    const all = this.calls.map((c) =>
+      c.name === ""
+        ? undefined
+        : { id: c.id || `call_rt_${++this.generatedIds}`, name: c.name, arguments: c.arguments },
+    );
     const calls = all.filter((c): c is ToolCall => c !== undefined);
     for (const call of calls) parts.push({ type: "tool_call", call });
     const native = this.native(all);

@@ -29,7 +29,15 @@ type ListOptions = Parameters<NonNullable<Provider["listModels"]>>[0];
  * the -pro models (o1-pro, o3-pro, gpt-5-pro), deep research and computer use.
  */
 const RESPONSES_ONLY = new RegExp(
-  [/codex/, /(?:^|\/)o\d+(?:-mini)?-(?:pro|deep-research)\b/, /(?:^|\/)gpt-5(?:\.\d+)?-pro\b/, /deep-research/, /computer-use/].map((r) => r.source).join("|"),
+  [
+    /codex/,
+    /(?:^|\/)o\d+(?:-mini)?-(?:pro|deep-research)\b/,
+    /(?:^|\/)gpt-5(?:\.\d+)?-pro\b/,
+    /deep-research/,
+    /computer-use/,
+  ]
+    .map((r) => r.source)
+    .join("|"),
   "i",
 );
 
@@ -56,19 +64,21 @@ export function createOpenAIResponsesProvider(opts: OpenAICompatibleOptions): Pr
   const getClient = () =>
     (client ??= import("openai").then(
       ({ OpenAI }): OpenAIClient =>
-        withoutEnv(OPENAI_CLIENT_ENV, () =>
-          new OpenAI({
-            apiKey: opts.apiKey || NO_KEY,
-            adminAPIKey: null,
-            baseURL,
-            maxRetries: 0,
-            fetch: fetchUnwrappingErrorArrays,
-            timeout: timeouts.firstPartMs + 1_000,
-            defaultHeaders: { ...opts.headers, ...(opts.apiKey ? {} : { Authorization: null }) },
-            organization: null,
-            project: null,
-            webhookSecret: null,
-          }),
+        withoutEnv(
+          OPENAI_CLIENT_ENV,
+          () =>
+            new OpenAI({
+              apiKey: opts.apiKey || NO_KEY,
+              adminAPIKey: null,
+              baseURL,
+              maxRetries: 0,
+              fetch: fetchUnwrappingErrorArrays,
+              timeout: timeouts.firstPartMs + 1_000,
+              defaultHeaders: { ...opts.headers, ...(opts.apiKey ? {} : { Authorization: null }) },
+              organization: null,
+              project: null,
+              webhookSecret: null,
+            }),
         ),
       (err: unknown) => {
         client = undefined;
@@ -106,7 +116,10 @@ export function createOpenAIResponsesProvider(opts: OpenAICompatibleOptions): Pr
       const doc = whole.json as { error?: unknown } | null;
       if (doc && typeof doc === "object" && doc.error) throw { error: doc.error };
       const said = JSON.stringify(doc).slice(0, 200);
-      throw new ProviderError(`${target} answered the streaming request with JSON that is not an event stream: ${said}`, "stream_error");
+      throw new ProviderError(
+        `${target} answered the streaming request with JSON that is not an event stream: ${said}`,
+        "stream_error",
+      );
     }
     for await (const ev of sseEvents(whole?.events ?? res.body, alive)) {
       if (ev.data === "[DONE]") break;

@@ -19,4 +19,3 @@ export interface ProviderOptions {
   /** Which models take images (`providers.<name>.vision`): all, none, or these names ("*" ends a prefix). */
   vision?: VisionSetting;
 }
-

@@ -17,7 +17,10 @@ export type Reachability =
 const OLLAMA_EXAMPLE_MODEL = "qwen2.5-coder:7b";
 
 /** How to choose another provider: flags, environment, configuration file. */
-export function configureHelp(resolved: Pick<ResolvedModel, "configFiles">, env: NodeJS.ProcessEnv = process.env): string {
+export function configureHelp(
+  resolved: Pick<ResolvedModel, "configFiles">,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
   const user = resolved.configFiles?.user ?? "~/.config/rt/config.json";
   const project = resolved.configFiles?.project ?? ".rt/config.json";
   const lines = [
@@ -40,12 +43,23 @@ export function configureHelp(resolved: Pick<ResolvedModel, "configFiles">, env:
 
 /** Why this server was tried: "the default, as no model is configured", "from --model, address from OPENAI_BASE_URL". */
 function why(resolved: ResolvedModel): string {
-  const parts = [resolved.origins.model === "the default" ? "the default, as no model is configured" : `from ${resolved.origins.model}`];
-  if (resolved.origins.baseURL !== "the default" && resolved.origins.baseURL !== resolved.origins.model) parts.push(`address from ${resolved.origins.baseURL}`);
+  const parts = [
+    resolved.origins.model === "the default"
+      ? "the default, as no model is configured"
+      : `from ${resolved.origins.model}`,
+  ];
+  if (resolved.origins.baseURL !== "the default" && resolved.origins.baseURL !== resolved.origins.model)
+    parts.push(`address from ${resolved.origins.baseURL}`);
   return parts.join("; ");
 }
 
-function failure(resolved: ResolvedModel, reason: Extract<Reachability, { ok: false }>["reason"], first: string, advice: string[], env: NodeJS.ProcessEnv): Reachability {
+function failure(
+  resolved: ResolvedModel,
+  reason: Extract<Reachability, { ok: false }>["reason"],
+  first: string,
+  advice: string[],
+  env: NodeJS.ProcessEnv,
+): Reachability {
   const message = [`rt: ${first}`, ...advice, "", configureHelp(resolved, env)].join("\n");
   return { ok: false, message, reason };
 }
@@ -68,23 +82,37 @@ export async function checkReachable(
   const tried = `${resolved.target} (${why(resolved)})`;
   const isOllama = resolved.kind === "ollama";
   const ollamaAdvice = isOllama
-    ? [`Start Ollama (\`ollama serve\`) and pull a model (\`ollama pull ${OLLAMA_EXAMPLE_MODEL}\`), or point OLLAMA_HOST at a running one.`]
+    ? [
+        `Start Ollama (\`ollama serve\`) and pull a model (\`ollama pull ${OLLAMA_EXAMPLE_MODEL}\`), or point OLLAMA_HOST at a running one.`,
+      ]
     : [];
 
   if (resolved.missingKey) {
     const where = resolved.keyEnv ? `set ${resolved.keyEnv}, or pass --api-key` : "pass --api-key";
-    return failure(resolved, "no_key", `${resolved.target} needs an API key and none was given (tried ${resolved.label}, ${why(resolved)}).`, [`To use it: ${where}.`], env);
+    return failure(
+      resolved,
+      "no_key",
+      `${resolved.target} needs an API key and none was given (tried ${resolved.label}, ${why(resolved)}).`,
+      [`To use it: ${where}.`],
+      env,
+    );
   }
 
   let models: string[] | undefined;
   let listError: string | undefined;
   try {
-    models = (await resolved.provider.listModels?.({ timeoutMs: opts.timeoutMs ?? PROVIDER_PROBE_TIMEOUT_MS, signal: opts.signal })) ?? undefined;
+    models =
+      (await resolved.provider.listModels?.({
+        timeoutMs: opts.timeoutMs ?? PROVIDER_PROBE_TIMEOUT_MS,
+        signal: opts.signal,
+      })) ?? undefined;
   } catch (err) {
     const e = err instanceof ProviderError ? err : new ProviderError(String(err), "unreachable");
     if (e.kind === "aborted") throw e;
     if (e.kind === "unreachable" || e.kind === "timeout") {
-      const detail = e.message.startsWith(`cannot reach ${resolved.target}: `) ? e.message.slice(`cannot reach ${resolved.target}: `.length) : e.message;
+      const detail = e.message.startsWith(`cannot reach ${resolved.target}: `)
+        ? e.message.slice(`cannot reach ${resolved.target}: `.length)
+        : e.message;
       return failure(resolved, "unreachable", `cannot reach a model. Tried ${tried}: ${detail}.`, ollamaAdvice, env);
     }
     if (e.kind === "auth") {
@@ -99,9 +127,17 @@ export async function checkReachable(
   if (resolved.model === undefined) {
     const first = models?.[0];
     if (!first) {
-      const advice = isOllama ? [`Pull one: \`ollama pull ${OLLAMA_EXAMPLE_MODEL}\`.`] : [`Name one: --model ${resolved.providerName}/MODEL.`];
+      const advice = isOllama
+        ? [`Pull one: \`ollama pull ${OLLAMA_EXAMPLE_MODEL}\`.`]
+        : [`Name one: --model ${resolved.providerName}/MODEL.`];
       const what = models ? "lists no model" : `does not list its models${listError ? ` (${listError})` : ""}`;
-      return failure(resolved, "no_model", `${resolved.target} answers but ${what}, and none was named (${why(resolved)}).`, advice, env);
+      return failure(
+        resolved,
+        "no_model",
+        `${resolved.target} answers but ${what}, and none was named (${why(resolved)}).`,
+        advice,
+        env,
+      );
     }
     return { ok: true, resolved: withModel(resolved, first) };
   }

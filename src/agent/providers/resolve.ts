@@ -24,7 +24,14 @@ import { inProcessProviderOf, resolveInProcess, type InProcessResolution } from 
 import type { Provider } from "./types.js";
 
 /** The protocol a provider speaks. */
-export type ProviderKind = "ollama" | "openai" | "anthropic" | "openai-compatible" | "openai-responses" | "local" | "scripted";
+export type ProviderKind =
+  | "ollama"
+  | "openai"
+  | "anthropic"
+  | "openai-compatible"
+  | "openai-responses"
+  | "local"
+  | "scripted";
 
 interface Preset {
   kind: ProviderKind;
@@ -42,8 +49,22 @@ interface Preset {
 /** Providers usable by name with no configuration. */
 export const BUILTIN_PROVIDERS: Readonly<Record<string, Preset>> = {
   ollama: { kind: "ollama", title: "Ollama", baseURL: "http://127.0.0.1:11434", baseEnv: "OLLAMA_HOST" },
-  openai: { kind: "openai", title: "OpenAI", baseURL: "https://api.openai.com/v1", baseEnv: "OPENAI_BASE_URL", keyEnv: "OPENAI_API_KEY", hosted: true },
-  anthropic: { kind: "anthropic", title: "Anthropic", baseURL: "https://api.anthropic.com", baseEnv: "ANTHROPIC_BASE_URL", keyEnv: "ANTHROPIC_API_KEY", hosted: true },
+  openai: {
+    kind: "openai",
+    title: "OpenAI",
+    baseURL: "https://api.openai.com/v1",
+    baseEnv: "OPENAI_BASE_URL",
+    keyEnv: "OPENAI_API_KEY",
+    hosted: true,
+  },
+  anthropic: {
+    kind: "anthropic",
+    title: "Anthropic",
+    baseURL: "https://api.anthropic.com",
+    baseEnv: "ANTHROPIC_BASE_URL",
+    keyEnv: "ANTHROPIC_API_KEY",
+    hosted: true,
+  },
   // OpenAI's Responses API for any model (`openai` uses it by itself only for the models served there alone).
   "openai-responses": {
     kind: "openai-responses",
@@ -53,8 +74,19 @@ export const BUILTIN_PROVIDERS: Readonly<Record<string, Preset>> = {
     keyEnv: "OPENAI_API_KEY",
     hosted: true,
   },
-  "openai-compatible": { kind: "openai-compatible", title: "the OpenAI-compatible server", baseEnv: "OPENAI_BASE_URL", keyEnv: "OPENAI_API_KEY" },
-  openrouter: { kind: "openai-compatible", title: "OpenRouter", baseURL: "https://openrouter.ai/api/v1", keyEnv: "OPENROUTER_API_KEY", hosted: true },
+  "openai-compatible": {
+    kind: "openai-compatible",
+    title: "the OpenAI-compatible server",
+    baseEnv: "OPENAI_BASE_URL",
+    keyEnv: "OPENAI_API_KEY",
+  },
+  openrouter: {
+    kind: "openai-compatible",
+    title: "OpenRouter",
+    baseURL: "https://openrouter.ai/api/v1",
+    keyEnv: "OPENROUTER_API_KEY",
+    hosted: true,
+  },
   lmstudio: { kind: "openai-compatible", title: "LM Studio", baseURL: "http://127.0.0.1:1234/v1" },
   vllm: { kind: "openai-compatible", title: "vLLM", baseURL: "http://127.0.0.1:8000/v1" },
   llamacpp: { kind: "openai-compatible", title: "llama.cpp's server", baseURL: "http://127.0.0.1:8080/v1" },
@@ -139,7 +171,11 @@ export function ollamaRoot(spec: string): string {
  * "provider/model" → both; "model" → a model of the default provider; a bare
  * provider name ("anthropic") → that provider, model to be named or picked.
  */
-function splitSpec(spec: string, known: (name: string) => boolean, where: string): { provider?: string; model?: string } {
+function splitSpec(
+  spec: string,
+  known: (name: string) => boolean,
+  where: string,
+): { provider?: string; model?: string } {
   const slash = spec.indexOf("/");
   if (slash < 0) return known(spec) ? { provider: spec } : { model: spec || undefined };
   const prefix = spec.slice(0, slash);
@@ -164,7 +200,9 @@ function inProcessSpec(flags: ModelFlags, config: RtConfig): string | undefined 
   if (flags.baseUrl || !inProcessProviderOf(config.model)) return undefined;
   if (!flags.model) return config.model;
   const fromConfig = inProcessProviderOf(config.model)!;
-  return !flags.model.includes("/") && !Object.hasOwn(BUILTIN_PROVIDERS, flags.model) ? `${fromConfig}/${flags.model}` : undefined;
+  return !flags.model.includes("/") && !Object.hasOwn(BUILTIN_PROVIDERS, flags.model)
+    ? `${fromConfig}/${flags.model}`
+    : undefined;
 }
 
 export function resolveModel(input: ResolveInput = {}): ResolvedModel {
@@ -173,7 +211,8 @@ export function resolveModel(input: ResolveInput = {}): ResolvedModel {
   const config = input.config ?? {};
   const providersConfig = (config.providers ?? {}) as Record<string, ProviderConfig>;
   // Own names only: `in` would also find "constructor", "toString", "__proto__"... on every object's prototype.
-  const known = (name: string) => Object.hasOwn(BUILTIN_PROVIDERS, name) || Object.hasOwn(providersConfig, name) || !!inProcessProviderOf(name);
+  const known = (name: string) =>
+    Object.hasOwn(BUILTIN_PROVIDERS, name) || Object.hasOwn(providersConfig, name) || !!inProcessProviderOf(name);
 
   // local and scripted run in this process: no address, no key (resolveLocal.ts).
   const inProcess = inProcessSpec(flags, config);
@@ -203,13 +242,23 @@ export function resolveModel(input: ResolveInput = {}): ResolvedModel {
   // Provider and model: --model, then "model" in the configuration, then the default.
   const fromConfig = config.model ? splitSpec(config.model, known, `"model" in the configuration`) : {};
   const fromFlag = flags.model ? splitSpec(flags.model, known, "--model") : {};
-  const providerName = fromFlag.provider ?? fromConfig.provider ?? (flags.baseUrl ? "openai-compatible" : DEFAULT_PROVIDER);
+  const providerName =
+    fromFlag.provider ?? fromConfig.provider ?? (flags.baseUrl ? "openai-compatible" : DEFAULT_PROVIDER);
   // A bare `--model NAME` keeps the configured provider; a model from the configuration counts only with its own provider.
-  const model = fromFlag.model ?? (fromFlag.provider === undefined || fromFlag.provider === fromConfig.provider ? fromConfig.model : undefined);
-  const modelOrigin = flags.model ? "--model" : config.model ? configWord("model") : flags.baseUrl ? "--base-url" : "the default";
+  const model =
+    fromFlag.model ??
+    (fromFlag.provider === undefined || fromFlag.provider === fromConfig.provider ? fromConfig.model : undefined);
+  const modelOrigin = flags.model
+    ? "--model"
+    : config.model
+      ? configWord("model")
+      : flags.baseUrl
+        ? "--base-url"
+        : "the default";
 
   const preset = Object.hasOwn(BUILTIN_PROVIDERS, providerName) ? BUILTIN_PROVIDERS[providerName] : undefined;
-  const pc: ProviderConfig = (Object.hasOwn(providersConfig, providerName) ? providersConfig[providerName] : undefined) ?? {};
+  const pc: ProviderConfig =
+    (Object.hasOwn(providersConfig, providerName) ? providersConfig[providerName] : undefined) ?? {};
   const kind: ProviderKind = pc.type ?? preset?.kind ?? "openai-compatible";
   const title = preset?.title ?? `"${providerName}"`;
 
@@ -249,12 +298,20 @@ export function resolveModel(input: ResolveInput = {}): ResolvedModel {
   const keyEnv = pc.api_key_env ?? preset?.keyEnv;
   if (flags.apiKey) [key, keyOrigin] = [flags.apiKey, "--api-key"];
   else if (preset?.keyEnv && env[preset.keyEnv]) [key, keyOrigin] = [env[preset.keyEnv], preset.keyEnv];
-  else if (pc.api_key_env && env[pc.api_key_env]) [key, keyOrigin] = [env[pc.api_key_env], `${pc.api_key_env} (${configWord(`providers.${providerName}.api_key_env`)})`];
+  else if (pc.api_key_env && env[pc.api_key_env])
+    [key, keyOrigin] = [
+      env[pc.api_key_env],
+      `${pc.api_key_env} (${configWord(`providers.${providerName}.api_key_env`)})`,
+    ];
   else if (pc.api_key) [key, keyOrigin] = [pc.api_key, configWord(`providers.${providerName}.api_key`)];
 
   const hostedAtHome = !!preset?.hosted && baseOrigin === "the default";
   if (hostedAtHome && !model) {
-    const examples: Record<string, string> = { anthropic: "claude-sonnet-4-5", openai: "gpt-4.1", "openai-responses": "gpt-5.1-codex" };
+    const examples: Record<string, string> = {
+      anthropic: "claude-sonnet-4-5",
+      openai: "gpt-4.1",
+      "openai-responses": "gpt-5.1-codex",
+    };
     const example = examples[providerName] ?? "MODEL";
     throw new ModelChoiceError(`${title}: name a model, e.g. --model ${providerName}/${example}`);
   }
@@ -277,9 +334,17 @@ export function resolveModel(input: ResolveInput = {}): ResolvedModel {
   const chatOptions = { ...common, contextWindows: pc.context_windows, ...thinkTags };
   const provider =
     kind === "anthropic"
-      ? createAnthropicProvider({ ...common, thinkingBudgetTokens: pc.thinking_budget_tokens, contextWindows: pc.context_windows })
+      ? createAnthropicProvider({
+          ...common,
+          thinkingBudgetTokens: pc.thinking_budget_tokens,
+          contextWindows: pc.context_windows,
+        })
       : kind === "ollama"
-        ? createOllamaProvider({ ...common, contextWindows: pc.context_windows, ...(pc.think !== undefined ? { think: pc.think } : {}) })
+        ? createOllamaProvider({
+            ...common,
+            contextWindows: pc.context_windows,
+            ...(pc.think !== undefined ? { think: pc.think } : {}),
+          })
         : kind === "openai-responses"
           ? createOpenAIResponsesProvider(chatOptions)
           : kind === "openai"

@@ -3,7 +3,13 @@
 import path from "node:path";
 import type { ConfigFiles, RtConfig } from "../../base/config.js";
 import { createLocalProvider } from "./local.js";
-import { LocalModelError, parseLocalSettings, resolveLocalModel, type LocalModelRef, type LocalSettings } from "./localModels.js";
+import {
+  LocalModelError,
+  parseLocalSettings,
+  resolveLocalModel,
+  type LocalModelRef,
+  type LocalSettings,
+} from "./localModels.js";
 import { createScriptedProvider } from "./scripted.js";
 import type { Provider } from "./types.js";
 
@@ -28,13 +34,26 @@ export interface InProcessResolution {
 }
 
 /** Resolves a local/scripted spec; throws LocalModelError (or Error) naming what is wrong. */
-export function resolveInProcess(spec: string, config: RtConfig, env: NodeJS.ProcessEnv, cwd = process.cwd(), _files?: ConfigFiles): InProcessResolution {
+export function resolveInProcess(
+  spec: string,
+  config: RtConfig,
+  env: NodeJS.ProcessEnv,
+  cwd = process.cwd(),
+  _files?: ConfigFiles,
+): InProcessResolution {
   const kind = inProcessProviderOf(spec)!;
   const rest = spec.includes("/") ? spec.slice(spec.indexOf("/") + 1) : "";
   if (kind === "scripted") {
-    if (!rest) throw new LocalModelError('--model scripted/PATH.json: name the script, e.g. --model scripted/./answers.json');
+    if (!rest)
+      throw new LocalModelError("--model scripted/PATH.json: name the script, e.g. --model scripted/./answers.json");
     const file = path.resolve(cwd, rest);
-    return { provider: createScriptedProvider(file), providerName: "scripted", model: rest, label: `scripted/${rest}`, target: `the scripted model ${file}` };
+    return {
+      provider: createScriptedProvider(file),
+      providerName: "scripted",
+      model: rest,
+      label: `scripted/${rest}`,
+      target: `the scripted model ${file}`,
+    };
   }
   const settings = parseLocalSettings((config as Record<string, unknown>).local);
   const ref = resolveLocalModel(rest || undefined, settings, cwd, env);
@@ -47,5 +66,12 @@ export function resolveInProcess(spec: string, config: RtConfig, env: NodeJS.Pro
     ...(settings.max_string_chars !== undefined ? { maxStringChars: settings.max_string_chars } : {}),
   });
   const model = ref.kind === "file" ? rest : ref.entry.name;
-  return { provider, providerName: "local", model, label: `local/${model}`, target: `the local model ${ref.path}`, local: { ref, settings } };
+  return {
+    provider,
+    providerName: "local",
+    model,
+    label: `local/${model}`,
+    target: `the local model ${ref.path}`,
+    local: { ref, settings },
+  };
 }

@@ -16,7 +16,16 @@
 // function_call items), `response.function_call_arguments.delta`, then one of
 // `response.completed`, `response.incomplete` (incomplete_details.reason: max_output_tokens,
 // content_filter) or `response.failed` (response.error); an `error` event may come instead.
-import type { ChatImage, ChatMessage, FinishReason, NativeParts, StreamPart, ToolCall, ToolSpec, Usage } from "./types.js";
+import type {
+  ChatImage,
+  ChatMessage,
+  FinishReason,
+  NativeParts,
+  StreamPart,
+  ToolCall,
+  ToolSpec,
+  Usage,
+} from "./types.js";
 
 export type ResponsesContentJson =
   | { type: "input_text"; text: string }
@@ -66,7 +75,11 @@ export function toResponsesInput(messages: ChatMessage[]): { instructions?: stri
         break;
       case "user":
         const text: ResponsesContentJson = { type: "input_text", text: m.content };
-        input.push(m.images?.length ? { role: "user", content: [text, ...m.images.map(imagePart)] } : { role: "user", content: m.content });
+        input.push(
+          m.images?.length
+            ? { role: "user", content: [text, ...m.images.map(imagePart)] }
+            : { role: "user", content: m.content },
+        );
         break;
       case "assistant": {
         // Reasoning items first, verbatim (encrypted content and all), as the model produced them.
@@ -83,7 +96,10 @@ export function toResponsesInput(messages: ChatMessage[]): { instructions?: stri
         input.push({ type: "function_call_output", call_id: m.toolCallId, output: m.content });
         if (m.images?.length) {
           const what = m.images.length === 1 ? "image" : `${m.images.length} images`;
-          pendingImages.push({ type: "input_text", text: `The ${what} returned by ${m.name} (tool call ${m.toolCallId}):` });
+          pendingImages.push({
+            type: "input_text",
+            text: `The ${what} returned by ${m.name} (tool call ${m.toolCallId}):`,
+          });
           pendingImages.push(...m.images.map(imagePart));
         }
         break;
@@ -226,7 +242,9 @@ export class ResponsesEventAssembler {
       case "error":
         // {type: "error", code, message} (the documented shape) or {type: "error", error: {...}} (as recorded).
         this.failure = new ResponsesStreamError(
-          ev.error && typeof ev.error === "object" ? ev.error : { message: ev.message ?? "error", ...(ev.code ? { code: ev.code } : {}) },
+          ev.error && typeof ev.error === "object"
+            ? ev.error
+            : { message: ev.message ?? "error", ...(ev.code ? { code: ev.code } : {}) },
         );
         return [];
       default:

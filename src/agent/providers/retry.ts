@@ -53,7 +53,13 @@ export const DEFAULT_TIMEOUTS: TimeoutOptions = {
  * without either is usually a quota, which waiting does not fix.
  * What a 4xx or an in-stream error says about the request is never retried.
  */
-const RETRYABLE: ReadonlySet<ProviderErrorKind> = new Set(["unreachable", "rate_limit", "server", "timeout", "stream_broken"]);
+const RETRYABLE: ReadonlySet<ProviderErrorKind> = new Set([
+  "unreachable",
+  "rate_limit",
+  "server",
+  "timeout",
+  "stream_broken",
+]);
 
 function transient(err: ProviderError): boolean {
   if (!RETRYABLE.has(err.kind)) return false;
@@ -134,11 +140,17 @@ export async function* runWithRetries(attempt: Attempt, opts: RunOptions): Async
     const interruption = (): ProviderError | undefined => {
       if (opts.signal?.aborted) return new ProviderError("the request was aborted", "aborted");
       if (timedOut === "first") {
-        return new ProviderError(`${opts.target} sent nothing for ${seconds(opts.timeouts.firstPartMs)} after the request (timeout)`, "timeout");
+        return new ProviderError(
+          `${opts.target} sent nothing for ${seconds(opts.timeouts.firstPartMs)} after the request (timeout)`,
+          "timeout",
+        );
       }
       if (timedOut === "idle") {
         const where = yielded > 0 ? "in the middle of the answer" : "after it started answering";
-        return new ProviderError(`${opts.target} stopped sending for ${seconds(opts.timeouts.idleMs)} ${where} (timeout)`, "timeout");
+        return new ProviderError(
+          `${opts.target} stopped sending for ${seconds(opts.timeouts.idleMs)} ${where} (timeout)`,
+          "timeout",
+        );
       }
       return undefined;
     };
@@ -172,12 +184,23 @@ export async function* runWithRetries(attempt: Attempt, opts: RunOptions): Async
     if (yielded > 0) {
       if (failure.kind === "timeout" || failure.kind === "stream_broken") throw failure;
       // Never retried once part of the answer is out; the kind stays what the error said.
-      throw new ProviderError(`the answer broke off after it started: ${failure.message}`, failure.kind, failure.status, undefined, failure.details);
+      throw new ProviderError(
+        `the answer broke off after it started: ${failure.message}`,
+        failure.kind,
+        failure.status,
+        undefined,
+        failure.details,
+      );
     }
     const delay = retryDelay(failure, retry, opts.retry);
     if (delay === undefined) {
       if (failure.retryAfterMs !== undefined && failure.retryAfterMs > opts.retry.maxRetryAfterMs) {
-        throw new ProviderError(`${failure.message} (the server asks to wait ${seconds(failure.retryAfterMs)}; not waiting that long)`, failure.kind, failure.status, failure.retryAfterMs);
+        throw new ProviderError(
+          `${failure.message} (the server asks to wait ${seconds(failure.retryAfterMs)}; not waiting that long)`,
+          failure.kind,
+          failure.status,
+          failure.retryAfterMs,
+        );
       }
       if (retry > 0 && transient(failure)) {
         const message = `${failure.message} (gave up after ${retry + 1} attempts)`;

@@ -38,7 +38,11 @@ export function refusesSampling(model: string): boolean {
  * of the answer arrived, tries once more without it and remembers the model in
  * `refused` (one per provider).
  */
-export async function* withSamplingFallback(req: ModelRequest, refused: Set<string>, run: (req: ModelRequest) => AsyncIterable<StreamPart>): AsyncGenerator<StreamPart> {
+export async function* withSamplingFallback(
+  req: ModelRequest,
+  refused: Set<string>,
+  run: (req: ModelRequest) => AsyncIterable<StreamPart>,
+): AsyncGenerator<StreamPart> {
   if (req.temperature === undefined) return yield* run(req);
   const without: ModelRequest = { ...req };
   delete without.temperature;
@@ -50,7 +54,13 @@ export async function* withSamplingFallback(req: ModelRequest, refused: Set<stri
       yield part;
     }
   } catch (err) {
-    const rejected = !started && err instanceof ProviderError && err.kind === "bad_request" && err.status === 400 && err.details && rejectedSamplingParameter(err.details);
+    const rejected =
+      !started &&
+      err instanceof ProviderError &&
+      err.kind === "bad_request" &&
+      err.status === 400 &&
+      err.details &&
+      rejectedSamplingParameter(err.details);
     if (!rejected) throw err;
     refused.add(req.model);
     yield* run(without);

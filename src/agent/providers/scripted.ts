@@ -16,18 +16,43 @@ import fs from "node:fs";
 import * as z from "zod";
 import { ProviderError, type ModelRequest, type Provider, type ProviderErrorKind, type StreamPart } from "./types.js";
 
-const ERROR_KINDS = ["unreachable", "auth", "rate_limit", "server", "bad_request", "tools_unsupported", "model_not_found", "stream_broken", "timeout", "stream_error"] as const satisfies readonly ProviderErrorKind[];
+const ERROR_KINDS = [
+  "unreachable",
+  "auth",
+  "rate_limit",
+  "server",
+  "bad_request",
+  "tools_unsupported",
+  "model_not_found",
+  "stream_broken",
+  "timeout",
+  "stream_error",
+] as const satisfies readonly ProviderErrorKind[];
 
 const TurnSchema = z
   .object({
     text: z.string().optional(),
     reasoning: z.string().optional(),
     tool_calls: z
-      .array(z.object({ id: z.string().optional(), name: z.string().min(1), arguments: z.union([z.record(z.string(), z.unknown()), z.string()]).optional() }).strict())
+      .array(
+        z
+          .object({
+            id: z.string().optional(),
+            name: z.string().min(1),
+            arguments: z.union([z.record(z.string(), z.unknown()), z.string()]).optional(),
+          })
+          .strict(),
+      )
       .optional(),
-    usage: z.object({ input: z.number().int().nonnegative(), output: z.number().int().nonnegative() }).strict().optional(),
+    usage: z
+      .object({ input: z.number().int().nonnegative(), output: z.number().int().nonnegative() })
+      .strict()
+      .optional(),
     finish: z.enum(["stop", "tool_calls", "length", "refusal", "content_filter", "other"]).optional(),
-    error: z.object({ kind: z.enum(ERROR_KINDS), message: z.string(), status: z.number().int().optional() }).strict().optional(),
+    error: z
+      .object({ kind: z.enum(ERROR_KINDS), message: z.string(), status: z.number().int().optional() })
+      .strict()
+      .optional(),
   })
   .strict();
 const ScriptSchema = z.union([z.array(TurnSchema), z.object({ turns: z.array(TurnSchema) }).strict()]);
@@ -44,7 +69,9 @@ export function readScript(file: string): ScriptTurn[] {
   const r = ScriptSchema.safeParse(raw);
   if (!r.success) {
     const why = r.error.issues.map((i) => `${i.path.join(".") || "(top)"}: ${i.message}`).join("; ");
-    throw new Error(`scripted model ${file}: ${why}. Expected {"turns": [{"text": "...", "tool_calls": [{"name": "...", "arguments": {...}}]}, ...]}`);
+    throw new Error(
+      `scripted model ${file}: ${why}. Expected {"turns": [{"text": "...", "tool_calls": [{"name": "...", "arguments": {...}}]}, ...]}`,
+    );
   }
   return Array.isArray(r.data) ? r.data : r.data.turns;
 }
@@ -69,7 +96,10 @@ export function createScriptedProvider(file: string): Provider {
       const at = positions.get(file) ?? 0;
       if (req.signal?.aborted) throw new ProviderError("the request was aborted", "aborted");
       if (at >= turns.length) {
-        throw new ProviderError(`scripted model ${file} has no answer left: its ${turns.length} turn(s) were all played`, "bad_request");
+        throw new ProviderError(
+          `scripted model ${file} has no answer left: its ${turns.length} turn(s) were all played`,
+          "bad_request",
+        );
       }
       positions.set(file, at + 1);
       const t = turns[at];
@@ -81,7 +111,12 @@ export function createScriptedProvider(file: string): Provider {
         yield { type: "tool_call", call: { id: c.id ?? `scripted_${at}_${i}`, name: c.name, arguments: args } };
       }
       const inputChars = req.messages.reduce((n, m) => n + m.content.length, 0);
-      yield { type: "usage", usage: t.usage ? { inputTokens: t.usage.input, outputTokens: t.usage.output } : { inputTokens: Math.ceil(inputChars / 4), outputTokens: Math.ceil((t.text ?? "").length / 4) } };
+      yield {
+        type: "usage",
+        usage: t.usage
+          ? { inputTokens: t.usage.input, outputTokens: t.usage.output }
+          : { inputTokens: Math.ceil(inputChars / 4), outputTokens: Math.ceil((t.text ?? "").length / 4) },
+      };
       yield { type: "finish", reason: t.finish ?? (t.tool_calls?.length ? "tool_calls" : "stop") };
     },
   };

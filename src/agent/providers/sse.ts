@@ -18,7 +18,10 @@ export interface SseEvent {
   data: string;
 }
 
-export async function* sseEvents(body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>, onBytes?: () => void): AsyncGenerator<SseEvent> {
+export async function* sseEvents(
+  body: ReadableStream<Uint8Array> | AsyncIterable<Uint8Array>,
+  onBytes?: () => void,
+): AsyncGenerator<SseEvent> {
   const decoder = new TextDecoder();
   let buffer = "";
   let data: string[] = [];
@@ -79,7 +82,10 @@ export async function* sseEvents(body: ReadableStream<Uint8Array> | AsyncIterabl
  * Returns the parsed document, or, when the body is not JSON after all, the same bytes as a
  * body to read as events (a server that labels its event stream application/json).
  */
-export async function wholeJsonBody(res: Response, alive: () => void): Promise<{ json: unknown } | { events: AsyncIterable<Uint8Array> } | undefined> {
+export async function wholeJsonBody(
+  res: Response,
+  alive: () => void,
+): Promise<{ json: unknown } | { events: AsyncIterable<Uint8Array> } | undefined> {
   const type = res.headers.get("content-type") ?? "";
   if (!/\bjson\b/i.test(type) || /event-stream/i.test(type)) return undefined;
   const text = await res.text();

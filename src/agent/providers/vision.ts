@@ -13,7 +13,9 @@ export type VisionSetting = boolean | string[];
 export function configuredVision(setting: VisionSetting | undefined, model: string): boolean | undefined {
   if (setting === undefined) return undefined;
   if (typeof setting === "boolean") return setting;
-  return setting.some((pattern) => (pattern.endsWith("*") ? model.startsWith(pattern.slice(0, -1)) : model === pattern));
+  return setting.some((pattern) =>
+    pattern.endsWith("*") ? model.startsWith(pattern.slice(0, -1)) : model === pattern,
+  );
 }
 
 /**
@@ -46,7 +48,12 @@ export function knownVision(model: string): boolean | undefined {
 }
 
 /** Ollama: "vision" in the model's capabilities (POST /api/show, Ollama 0.6.4 and later); undefined when it does not say. */
-export async function ollamaVision(root: string, model: string, headers: Record<string, string> = {}, timeoutMs = PROVIDER_PROBE_TIMEOUT_MS): Promise<boolean | undefined> {
+export async function ollamaVision(
+  root: string,
+  model: string,
+  headers: Record<string, string> = {},
+  timeoutMs = PROVIDER_PROBE_TIMEOUT_MS,
+): Promise<boolean | undefined> {
   try {
     const res = await fetch(`${root.replace(/\/+$/, "")}/api/show`, {
       method: "POST",

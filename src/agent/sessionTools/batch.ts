@@ -19,7 +19,14 @@ export const batchTool = defineLoopTool({
     z
       .object({
         invocations: z
-          .array(z.object({ tool_name: z.string().min(1), input: z.record(z.string(), z.unknown()).describe("The tool's arguments.") }).strict())
+          .array(
+            z
+              .object({
+                tool_name: z.string().min(1),
+                input: z.record(z.string(), z.unknown()).describe("The tool's arguments."),
+              })
+              .strict(),
+          )
           .min(1, "give at least one invocation")
           .max(AGENT_BATCH_MAX_INVOCATIONS, `at most ${AGENT_BATCH_MAX_INVOCATIONS} invocations in one batch`),
       })
@@ -29,11 +36,20 @@ export const batchTool = defineLoopTool({
     // Tools of the loop itself (a subagent, a question, another batch) are not batched: they are called directly.
     const nested = args.invocations.find((inv) => isLoopTool(ctx.tools.lookup.find(inv.tool_name)));
     if (nested) return fail(`${nested.tool_name} cannot run inside batch: call it directly`);
-    const calls: PendingCall[] = args.invocations.map((inv, i) => ({ id: `${call.id}.${i + 1}`, name: inv.tool_name, args: inv.input, protocol: "tools" }));
+    const calls: PendingCall[] = args.invocations.map((inv, i) => ({
+      id: `${call.id}.${i + 1}`,
+      name: inv.tool_name,
+      args: inv.input,
+      protocol: "tools",
+    }));
     const results = await runNestedCalls(ctx, calls, call, call.signal, call.turn);
     const failed = results.filter((r) => !r.success).length;
-    const parts = results.map((r, i) => `### ${i + 1}. ${describeCall(calls[i].name, calls[i].args)}${r.success ? "" : " (failed)"}\n${r.text}`);
+    const parts = results.map(
+      (r, i) => `### ${i + 1}. ${describeCall(calls[i].name, calls[i].args)}${r.success ? "" : " (failed)"}\n${r.text}`,
+    );
     const summary = `${results.length} call${results.length === 1 ? "" : "s"}${failed ? `, ${failed} failed` : ""}`;
-    return failed === results.length ? { ...fail(`every call failed (${summary})`), output: parts.join("\n\n") } : ok(`${summary}\n\n${parts.join("\n\n")}`);
+    return failed === results.length
+      ? { ...fail(`every call failed (${summary})`), output: parts.join("\n\n") }
+      : ok(`${summary}\n\n${parts.join("\n\n")}`);
   },
 });

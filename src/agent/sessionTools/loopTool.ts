@@ -49,7 +49,10 @@ export function defineLoopTool<S extends z.ZodType>(spec: LoopToolSpec<S>): Loop
   const tool = defineTool<S>({
     ...rest,
     readOnly: true,
-    handler: async () => fail(`${spec.name} works only inside rt's agent (rt run, rt chat): it acts on the agent's conversation, not on the workspace`),
+    handler: async () =>
+      fail(
+        `${spec.name} works only inside rt's agent (rt run, rt chat): it acts on the agent's conversation, not on the workspace`,
+      ),
   });
   return Object.assign(tool, { runInLoop, alone });
 }

@@ -39,25 +39,49 @@ export const taskTool = defineLoopTool({
   schema: () =>
     z
       .object({
-        description: z.string().trim().min(1).max(120).describe("A short (3-5 word) description of the job, shown to the user."),
-        prompt: z.string().trim().min(1).max(100_000).describe("The whole job for the subagent, with the context it needs and what to report back."),
-        subagent_type: z.string().trim().min(1).max(64).describe('"Explore", "Plan", "general-purpose", or a custom agent\'s name.'),
+        description: z
+          .string()
+          .trim()
+          .min(1)
+          .max(120)
+          .describe("A short (3-5 word) description of the job, shown to the user."),
+        prompt: z
+          .string()
+          .trim()
+          .min(1)
+          .max(100_000)
+          .describe("The whole job for the subagent, with the context it needs and what to report back."),
+        subagent_type: z
+          .string()
+          .trim()
+          .min(1)
+          .max(64)
+          .describe('"Explore", "Plan", "general-purpose", or a custom agent\'s name.'),
       })
       .strict(),
   alone: false,
   async runInLoop(ctx, args, call) {
     if (ctx.depth >= ctx.subagentDepth) {
-      return fail(`a subagent cannot start another subagent here (agent.subagent_depth is ${ctx.subagentDepth}): do the work yourself with your tools`);
+      return fail(
+        `a subagent cannot start another subagent here (agent.subagent_depth is ${ctx.subagentDepth}): do the work yourself with your tools`,
+      );
     }
     const load = await loadAgentDefinitions(ctx.baseWorkspace);
     const def = findAgent(load.agents, args.subagent_type);
     if (!def) {
-      const untrusted = load.untrustedProjectDirs.length ? ` (the project's agents in ${load.untrustedProjectDirs.join(", ")} are not read: the folder is not trusted)` : "";
-      return fail(`no subagent type "${args.subagent_type}"; available: ${load.agents.map((a) => a.name).join(", ")}${untrusted}`);
+      const untrusted = load.untrustedProjectDirs.length
+        ? ` (the project's agents in ${load.untrustedProjectDirs.join(", ")} are not read: the folder is not trusted)`
+        : "";
+      return fail(
+        `no subagent type "${args.subagent_type}"; available: ${load.agents.map((a) => a.name).join(", ")}${untrusted}`,
+      );
     }
     let model: ModelBinding = ctx.model;
     if (def.model) {
-      if (!ctx.resolveModel) return fail(`subagent ${def.name} asks for model ${def.model}, and this session cannot switch models; set its model to inherit`);
+      if (!ctx.resolveModel)
+        return fail(
+          `subagent ${def.name} asks for model ${def.model}, and this session cannot switch models; set its model to inherit`,
+        );
       try {
         model = await ctx.resolveModel(def.model);
       } catch (e) {
@@ -134,7 +158,11 @@ async function subagentPlace(ctx: LoopContext, signal: AbortSignal | undefined):
 /** The subagent's tools: its definition's (or the parent's), as the parent finds them, offered where they can run. */
 function subagentTools(ctx: LoopContext, def: AgentDefinition, ws: Workspace): { tools: Tool[]; unknown: string[] } {
   const mayNest = ctx.depth + 1 < ctx.subagentDepth;
-  const usable = (t: Tool) => !MAIN_AGENT_ONLY.has(t.name) && (mayNest || t.name !== "task") && offeredIn(ctx.approvals.mode, t) && (isLoopTool(t) || offering(ws, t) === "full");
+  const usable = (t: Tool) =>
+    !MAIN_AGENT_ONLY.has(t.name) &&
+    (mayNest || t.name !== "task") &&
+    offeredIn(ctx.approvals.mode, t) &&
+    (isLoopTool(t) || offering(ws, t) === "full");
   if (!def.tools) return { tools: ctx.tools.offered.filter(usable), unknown: [] };
   const tools: Tool[] = [];
   const unknown: string[] = [];
@@ -146,11 +174,23 @@ function subagentTools(ctx: LoopContext, def: AgentDefinition, ws: Workspace): {
   return { tools, unknown };
 }
 
-async function runSubagent(ctx: LoopContext, def: AgentDefinition, model: ModelBinding, args: { description: string; prompt: string }, call: LoopCall) {
+async function runSubagent(
+  ctx: LoopContext,
+  def: AgentDefinition,
+  model: ModelBinding,
+  args: { description: string; prompt: string },
+  call: LoopCall,
+) {
   // Explore and Plan read only: their workspace is safe-read-only, their shell in the read-only sandbox.
   const ws = def.readOnly ? withProfile(ctx.workspace, "safe-read-only") : ctx.workspace;
   const { tools, unknown } = subagentTools(ctx, def, ws);
-  const session = SessionLog.createSidechain(ctx.baseWorkspace, ctx.history.log, { tool_use_id: call.id, subagent_type: def.name, description: args.description }, model.label, ctx.protocolChoice);
+  const session = SessionLog.createSidechain(
+    ctx.baseWorkspace,
+    ctx.history.log,
+    { tool_use_id: call.id, subagent_type: def.name, description: args.description },
+    model.label,
+    ctx.protocolChoice,
+  );
   const prompts = new Map<Protocol, string>();
   const names = tools.map((t) => t.name);
   const sub = createLoopContext({
@@ -165,7 +205,17 @@ async function runSubagent(ctx: LoopContext, def: AgentDefinition, model: ModelB
     limits: ctx.limits,
     systemPrompt: (protocol) => {
       let p = prompts.get(protocol);
-      if (!p) prompts.set(protocol, (p = subagentSystemPrompt(def.prompt, { root: ws.root, protocol, profile: ws.profile, plan: false, toolNames: names })));
+      if (!p)
+        prompts.set(
+          protocol,
+          (p = subagentSystemPrompt(def.prompt, {
+            root: ws.root,
+            protocol,
+            profile: ws.profile,
+            plan: false,
+            toolNames: names,
+          })),
+        );
       return p;
     },
     depth: ctx.depth + 1,
@@ -175,7 +225,13 @@ async function runSubagent(ctx: LoopContext, def: AgentDefinition, model: ModelB
     ...(ctx.resolveModel ? { resolveModel: ctx.resolveModel } : {}),
     sandboxedShell: def.readOnly,
   });
-  call.emit({ type: "subagent_start", parent_tool_use_id: call.id, subagent_type: def.name, description: args.description, model: model.label });
+  call.emit({
+    type: "subagent_start",
+    parent_tool_use_id: call.id,
+    subagent_type: def.name,
+    description: args.description,
+    model: model.label,
+  });
   let end: AgentEvent | undefined;
   try {
     for await (const ev of runUserTurn(sub, args.prompt, call.signal ? { signal: call.signal } : {})) {
@@ -188,9 +244,17 @@ async function runSubagent(ctx: LoopContext, def: AgentDefinition, model: ModelB
   const usage: UsageTotals = sub.totals.usage;
   countSubagentUsage(ctx, call.turn, usage, sub.totals.cost, model.label, call.id);
   const success = end?.type === "turn_complete";
-  call.emit({ type: "subagent_end", parent_tool_use_id: call.id, subagent_type: def.name, success, usage, ...(sub.totals.cost !== undefined ? { cost: sub.totals.cost } : {}) });
+  call.emit({
+    type: "subagent_end",
+    parent_tool_use_id: call.id,
+    subagent_type: def.name,
+    success,
+    usage,
+    ...(sub.totals.cost !== undefined ? { cost: sub.totals.cost } : {}),
+  });
   const used = `[subagent ${def.name}: ${usage.requests} model request${usage.requests === 1 ? "" : "s"}, ${usage.input_tokens.toLocaleString("en-US")} input and ${usage.output_tokens.toLocaleString("en-US")} output tokens${unknown.length ? `; tools it names that do not exist here: ${unknown.join(", ")}` : ""}]`;
-  if (end?.type === "turn_complete") return ok(`${end.text.trim() || "(the subagent ended without a report)"}\n\n${used}`);
+  if (end?.type === "turn_complete")
+    return ok(`${end.text.trim() || "(the subagent ended without a report)"}\n\n${used}`);
   const why = end?.type === "error" ? `${end.kind}: ${end.message.split("\n")[0]}` : "it ended without a result";
   const partial = end?.type === "error" && end.text ? `\nIts partial answer:\n${end.text}` : "";
   return { ...fail(`the subagent did not finish (${why})`), output: `${partial.trim()}\n\n${used}`.trim() };

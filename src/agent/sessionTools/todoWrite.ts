@@ -27,7 +27,11 @@ Each item: content (imperative: "Run the tests"), activeForm (present continuous
             z
               .object({
                 content: z.string().trim().min(1, "content must say what to do").max(TODO_TEXT_MAX_CHARS),
-                activeForm: z.string().trim().min(1, "activeForm must say what is being done (\"Running the tests\")").max(TODO_TEXT_MAX_CHARS),
+                activeForm: z
+                  .string()
+                  .trim()
+                  .min(1, 'activeForm must say what is being done ("Running the tests")')
+                  .max(TODO_TEXT_MAX_CHARS),
                 status: z.enum(["pending", "in_progress", "completed"]),
               })
               .strict(),
@@ -38,10 +42,16 @@ Each item: content (imperative: "Run the tests"), activeForm (present continuous
       .strict(),
   alone: true,
   async runInLoop(ctx, args, call) {
-    const todos: TodoItem[] = args.todos.map((t) => ({ content: t.content, activeForm: t.activeForm, status: t.status }));
+    const todos: TodoItem[] = args.todos.map((t) => ({
+      content: t.content,
+      activeForm: t.activeForm,
+      status: t.status,
+    }));
     const active = todos.filter((t) => t.status === "in_progress");
     if (active.length > 1) {
-      return fail(`${active.length} items are in_progress (${active.map((t) => JSON.stringify(t.content)).join(", ")}): keep exactly one in progress at a time; the list was not changed`);
+      return fail(
+        `${active.length} items are in_progress (${active.map((t) => JSON.stringify(t.content)).join(", ")}): keep exactly one in progress at a time; the list was not changed`,
+      );
     }
     ctx.todos = todos;
     ctx.requestsSinceTodos = 0;
@@ -49,14 +59,21 @@ Each item: content (imperative: "Run the tests"), activeForm (present continuous
     if (todos.length === 0) return ok("The todo list is now empty.");
     const done = todos.filter((t) => t.status === "completed").length;
     const next = active[0] ?? todos.find((t) => t.status === "pending");
-    const tail = done === todos.length ? " Everything is done." : next ? ` ${active[0] ? "In progress" : "Next"}: ${next.content}.` : "";
+    const tail =
+      done === todos.length
+        ? " Everything is done."
+        : next
+          ? ` ${active[0] ? "In progress" : "Next"}: ${next.content}.`
+          : "";
     return ok(`Todo list updated: ${done} of ${todos.length} completed.${tail} Keep it current as you work.`);
   },
 });
 
 /** The list as the model is reminded of it. */
 export function formatTodos(todos: readonly TodoItem[]): string {
-  return todos.map((t) => `${t.status === "completed" ? "[x]" : t.status === "in_progress" ? "[>]" : "[ ]"} ${t.content}`).join("\n");
+  return todos
+    .map((t) => `${t.status === "completed" ? "[x]" : t.status === "in_progress" ? "[>]" : "[ ]"} ${t.content}`)
+    .join("\n");
 }
 
 /**

@@ -28,7 +28,15 @@ import { Journal } from "../../workspace/journal.js";
 import { fitImage, imageInfo } from "../../parsers/image.js";
 import { providerImageLimits } from "../../agent/imageInput.js";
 import { ACP_DIFF_MAX_BYTES, ACP_EMBEDDED_MAX_CHARS } from "../../base/limits.js";
-import { ACP_MODES, eventUpdates, stopReasonOf, toolKind, toolLocations, toolTitle, type AcpUpdate } from "./updates.js";
+import {
+  ACP_MODES,
+  eventUpdates,
+  stopReasonOf,
+  toolKind,
+  toolLocations,
+  toolTitle,
+  type AcpUpdate,
+} from "./updates.js";
 import type { McpServerConfig } from "../../mcpClient/config.js";
 
 interface AcpSession {
@@ -69,8 +77,14 @@ export async function runAcp(launch: Workspace, flags: Flags, io: Io, version: s
   });
 
   /** Opens a workspace and an agent for the folder the editor names; `resume` continues a saved session. */
-  const open = async (client: acp.AgentContext, cwd: string, servers: acp.McpServer[], resume?: string): Promise<{ id: string; session: AcpSession }> => {
-    if (!path.isAbsolute(cwd)) throw acp.RequestError.invalidParams({ cwd }, `cwd must be an absolute path, not ${JSON.stringify(cwd)}`);
+  const open = async (
+    client: acp.AgentContext,
+    cwd: string,
+    servers: acp.McpServer[],
+    resume?: string,
+  ): Promise<{ id: string; session: AcpSession }> => {
+    if (!path.isAbsolute(cwd))
+      throw acp.RequestError.invalidParams({ cwd }, `cwd must be an absolute path, not ${JSON.stringify(cwd)}`);
     let isDir = false;
     try {
       isDir = fs.statSync(cwd).isDirectory();
@@ -80,13 +94,26 @@ export async function runAcp(launch: Workspace, flags: Flags, io: Io, version: s
     if (!isDir) throw acp.RequestError.invalidParams({ cwd }, `cwd ${cwd} is not a directory`);
     // The editor's unsaved text of the files a tool is about to read or edit (when the editor can say).
     const editorBuffers = abilities.readTextFile ? new Map<string, Buffer>() : undefined;
-    const ws = createWorkspace({ ...launch.options, root: cwd, cwd, env: launch.env, ...(editorBuffers ? { editorBuffers } : {}) });
+    const ws = createWorkspace({
+      ...launch.options,
+      root: cwd,
+      cwd,
+      env: launch.env,
+      ...(editorBuffers ? { editorBuffers } : {}),
+    });
     const holder: { id?: string } = {};
-    const approve = async (req: ApprovalRequest): Promise<ApprovalReply> => askPermission(client, holder.id!, req, ws.root);
-    const beforeTool = editorBuffers ? (_tool: string, args: unknown) => syncBuffers(client, holder.id!, ws.root, args, editorBuffers) : undefined;
+    const approve = async (req: ApprovalRequest): Promise<ApprovalReply> =>
+      askPermission(client, holder.id!, req, ws.root);
+    const beforeTool = editorBuffers
+      ? (_tool: string, args: unknown) => syncBuffers(client, holder.id!, ws.root, args, editorBuffers)
+      : undefined;
     let setup;
     try {
-      setup = await setupAgent(ws, { ...flags, ...(resume ? { resume } : {}), continue: undefined }, { approve, ...(beforeTool ? { beforeTool } : {}) });
+      setup = await setupAgent(
+        ws,
+        { ...flags, ...(resume ? { resume } : {}), continue: undefined },
+        { approve, ...(beforeTool ? { beforeTool } : {}) },
+      );
     } catch (e) {
       if (e instanceof SetupError) throw acp.RequestError.internalError({ reason: e.message }, e.message);
       throw e;
@@ -106,7 +133,10 @@ export async function runAcp(launch: Workspace, flags: Flags, io: Io, version: s
     return { id: agent.sessionId, session };
   };
 
-  const modeState = (agent: Agent) => ({ currentModeId: agent.approvalMode, availableModes: ACP_MODES.map((m) => ({ ...m })) });
+  const modeState = (agent: Agent) => ({
+    currentModeId: agent.approvalMode,
+    availableModes: ACP_MODES.map((m) => ({ ...m })),
+  });
   const modelOption = (agent: Agent) => ({
     id: "model",
     name: "Model",
@@ -118,28 +148,40 @@ export async function runAcp(launch: Workspace, flags: Flags, io: Io, version: s
 
   const announce = async (client: acp.AgentContext, id: string) => {
     const commands = await slashCommandsOf(sessions.get(id)!.ws);
-    await client.notify("session/update", { sessionId: id, update: { sessionUpdate: "available_commands_update", availableCommands: commands } });
+    await client.notify("session/update", {
+      sessionId: id,
+      update: { sessionUpdate: "available_commands_update", availableCommands: commands },
+    });
   };
 
   app.onRequest("session/new", async ({ params, client }) => {
     const { id, session } = await open(client, params.cwd, params.mcpServers ?? []);
-    setImmediate(() => void announce(client, id).catch((e) => log(`could not send the slash commands: ${(e as Error).message}`)));
+    setImmediate(
+      () => void announce(client, id).catch((e) => log(`could not send the slash commands: ${(e as Error).message}`)),
+    );
     return { sessionId: id, modes: modeState(session.agent), configOptions: [modelOption(session.agent)] };
   });
 
   app.onRequest("session/load", async ({ params, client }) => {
-    if (sessions.has(params.sessionId)) throw acp.RequestError.invalidParams({ sessionId: params.sessionId }, "that session is open already");
+    if (sessions.has(params.sessionId))
+      throw acp.RequestError.invalidParams({ sessionId: params.sessionId }, "that session is open already");
     // Read first: an unknown id is the client's mistake, said as such before any agent is made.
     let history;
     try {
-      history = SessionLog.open(createWorkspace({ ...launch.options, root: params.cwd, cwd: params.cwd, env: launch.env }), params.sessionId);
+      history = SessionLog.open(
+        createWorkspace({ ...launch.options, root: params.cwd, cwd: params.cwd, env: launch.env }),
+        params.sessionId,
+      );
     } catch (e) {
       if (e instanceof SessionError) throw acp.RequestError.resourceNotFound(params.sessionId);
       throw e;
     }
     history.log.close();
     const { id, session } = await open(client, params.cwd, params.mcpServers ?? [], params.sessionId);
-    for (const update of replayUpdates(history.state.messages.map((m) => m.message), session.ws.root)) {
+    for (const update of replayUpdates(
+      history.state.messages.map((m) => m.message),
+      session.ws.root,
+    )) {
       await client.notify("session/update", { sessionId: id, update: update as acp.SessionUpdate });
     }
     setImmediate(() => void announce(client, id).catch(() => undefined));
@@ -149,17 +191,26 @@ export async function runAcp(launch: Workspace, flags: Flags, io: Io, version: s
   app.onRequest("session/set_mode", async ({ params, client }) => {
     const s = sessionOf(sessions, params.sessionId);
     if (!APPROVAL_MODES.includes(params.modeId as ApprovalMode)) {
-      throw acp.RequestError.invalidParams({ modeId: params.modeId }, `unknown mode ${JSON.stringify(params.modeId)}; modes: ${APPROVAL_MODES.join(", ")}`);
+      throw acp.RequestError.invalidParams(
+        { modeId: params.modeId },
+        `unknown mode ${JSON.stringify(params.modeId)}; modes: ${APPROVAL_MODES.join(", ")}`,
+      );
     }
     s.agent.setApprovalMode(params.modeId as ApprovalMode);
-    await client.notify("session/update", { sessionId: params.sessionId, update: { sessionUpdate: "current_mode_update", currentModeId: params.modeId } });
+    await client.notify("session/update", {
+      sessionId: params.sessionId,
+      update: { sessionUpdate: "current_mode_update", currentModeId: params.modeId },
+    });
     return {};
   });
 
   app.onRequest("session/set_config_option", async ({ params }) => {
     const s = sessionOf(sessions, params.sessionId);
     if (params.configId !== "model" || typeof params.value !== "string") {
-      throw acp.RequestError.invalidParams({ configId: params.configId }, `unknown option ${JSON.stringify(params.configId)}; rt offers "model"`);
+      throw acp.RequestError.invalidParams(
+        { configId: params.configId },
+        `unknown option ${JSON.stringify(params.configId)}; rt offers "model"`,
+      );
     }
     const { resolveModel } = await import("../../ui/resolveModel.js");
     try {
@@ -173,7 +224,11 @@ export async function runAcp(launch: Workspace, flags: Flags, io: Io, version: s
 
   app.onRequest("session/prompt", async ({ params, client }) => {
     const s = sessionOf(sessions, params.sessionId);
-    if (s.running) throw acp.RequestError.invalidRequest({ sessionId: params.sessionId }, "a prompt is already running in this session; cancel it first");
+    if (s.running)
+      throw acp.RequestError.invalidRequest(
+        { sessionId: params.sessionId },
+        "a prompt is already running in this session; cancel it first",
+      );
     const { text, images } = await promptInput(params.prompt, s.ws.root, s.agent.currentModel);
     const controller = new AbortController();
     s.running = controller;
@@ -193,7 +248,13 @@ export async function runAcp(launch: Workspace, flags: Flags, io: Io, version: s
         }
         const rel = e.type === "tool_end" ? paths.get(e.id) : undefined;
         if (e.type === "tool_end" && rel && e.success && toolKind(e.name) === "edit") {
-          await deliverEdit(client, params.sessionId, s.ws, { toolCallId: e.id, rel, startedAt: e.started_at }, abilities);
+          await deliverEdit(
+            client,
+            params.sessionId,
+            s.ws,
+            { toolCallId: e.id, rel, startedAt: e.started_at },
+            abilities,
+          );
         }
       }
     } finally {
@@ -227,7 +288,12 @@ function sessionOf(sessions: Map<string, AcpSession>, id: string): AcpSession {
 }
 
 /** Asks the editor whether a call may run: allow once, allow always (this session), reject. */
-async function askPermission(client: acp.AgentContext, sessionId: string, req: ApprovalRequest, root: string): Promise<ApprovalReply> {
+async function askPermission(
+  client: acp.AgentContext,
+  sessionId: string,
+  req: ApprovalRequest,
+  root: string,
+): Promise<ApprovalReply> {
   const toolCallId = `permission-${permissionCounter++}`;
   const request: acp.RequestPermissionRequest = {
     sessionId,
@@ -287,7 +353,9 @@ async function deliverEdit(
   const update: AcpUpdate = {
     sessionUpdate: "tool_call_update",
     toolCallId: call.toolCallId,
-    content: [{ type: "diff", path: abs, oldText: latest.before === null ? null : latest.before.toString("utf8"), newText }],
+    content: [
+      { type: "diff", path: abs, oldText: latest.before === null ? null : latest.before.toString("utf8"), newText },
+    ],
   };
   await client.notify("session/update", { sessionId, update: update as acp.SessionUpdate });
   if (abilities.writeTextFile) await client.request("fs/write_text_file", { sessionId, path: abs, content: newText });
@@ -299,7 +367,13 @@ async function deliverEdit(
  * editor's text. Only for files that exist, are UTF-8 and within the edit
  * size; line endings an editor normalised do not count as a change.
  */
-async function syncBuffers(client: acp.AgentContext, sessionId: string, root: string, args: unknown, buffers: Map<string, Buffer>): Promise<void> {
+async function syncBuffers(
+  client: acp.AgentContext,
+  sessionId: string,
+  root: string,
+  args: unknown,
+  buffers: Map<string, Buffer>,
+): Promise<void> {
   for (const { path: abs } of toolLocations(args, root)) {
     const rel = path.relative(root, abs).split(path.sep).join("/");
     let disk: Buffer;
@@ -313,28 +387,45 @@ async function syncBuffers(client: acp.AgentContext, sessionId: string, root: st
     const diskText = disk.toString("utf8");
     if (!Buffer.from(diskText, "utf8").equals(disk)) continue;
     const { content } = await client.request("fs/read_text_file", { sessionId, path: abs });
-    if (typeof content !== "string" || content.replace(/\r\n/g, "\n") === diskText.replace(/\r\n/g, "\n")) buffers.delete(rel);
+    if (typeof content !== "string" || content.replace(/\r\n/g, "\n") === diskText.replace(/\r\n/g, "\n"))
+      buffers.delete(rel);
     else buffers.set(rel, Buffer.from(content, "utf8"));
   }
 }
 
 /** The prompt's blocks as the agent's input: text as written, files and resources as context, images attached. */
-export async function promptInput(blocks: readonly acp.ContentBlock[], root: string, modelLabel: string): Promise<{ text: string; images: ChatImage[] }> {
+export async function promptInput(
+  blocks: readonly acp.ContentBlock[],
+  root: string,
+  modelLabel: string,
+): Promise<{ text: string; images: ChatImage[] }> {
   const parts: string[] = [];
   const images: ChatImage[] = [];
   for (const b of blocks) {
     if (b.type === "text") parts.push(b.text);
-    else if (b.type === "resource_link") parts.push(`[the user attached ${mentionOf(b.uri, root)}${b.title ? ` (${b.title})` : ""}: read it as needed]`);
+    else if (b.type === "resource_link")
+      parts.push(`[the user attached ${mentionOf(b.uri, root)}${b.title ? ` (${b.title})` : ""}: read it as needed]`);
     else if (b.type === "resource") {
       const r = b.resource;
       if ("text" in r) {
-        const text = r.text.length > ACP_EMBEDDED_MAX_CHARS ? `${r.text.slice(0, ACP_EMBEDDED_MAX_CHARS)}\n[cut: ${r.text.length} characters in all]` : r.text;
+        const text =
+          r.text.length > ACP_EMBEDDED_MAX_CHARS
+            ? `${r.text.slice(0, ACP_EMBEDDED_MAX_CHARS)}\n[cut: ${r.text.length} characters in all]`
+            : r.text;
         parts.push(`<attached uri="${mentionOf(r.uri, root)}">\n${text}\n</attached>`);
-      } else parts.push(`[the user attached ${mentionOf(r.uri, root)}, binary content (${r.mimeType ?? "unknown type"}) not shown]`);
+      } else
+        parts.push(
+          `[the user attached ${mentionOf(r.uri, root)}, binary content (${r.mimeType ?? "unknown type"}) not shown]`,
+        );
     } else if (b.type === "image") {
       const bytes = Buffer.from(b.data, "base64");
       const info = await imageInfo("attached image", bytes);
-      const fitted = await fitImage("attached image", bytes, providerImageLimits(modelLabel.slice(0, modelLabel.indexOf("/"))), info);
+      const fitted = await fitImage(
+        "attached image",
+        bytes,
+        providerImageLimits(modelLabel.slice(0, modelLabel.indexOf("/"))),
+        info,
+      );
       images.push({ mediaType: fitted.mediaType, data: fitted.data, width: fitted.width, height: fitted.height });
     } else parts.push(`[an ${b.type} attachment rt does not read]`);
   }
@@ -354,10 +445,14 @@ function mentionOf(uri: string, root: string): string {
 }
 
 /** A saved conversation as the updates that show it again (session/load). */
-export function replayUpdates(messages: ReadonlyArray<import("../../agent/providers/types.js").ChatMessage>, root: string): AcpUpdate[] {
+export function replayUpdates(
+  messages: ReadonlyArray<import("../../agent/providers/types.js").ChatMessage>,
+  root: string,
+): AcpUpdate[] {
   const out: AcpUpdate[] = [];
   for (const m of messages) {
-    if (m.role === "user") out.push({ sessionUpdate: "user_message_chunk", content: { type: "text", text: m.content } });
+    if (m.role === "user")
+      out.push({ sessionUpdate: "user_message_chunk", content: { type: "text", text: m.content } });
     else if (m.role === "assistant") {
       if (m.reasoning) out.push({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: m.reasoning } });
       if (m.content) out.push({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: m.content } });
@@ -368,20 +463,39 @@ export function replayUpdates(messages: ReadonlyArray<import("../../agent/provid
         } catch {
           /* shown as the text the model sent */
         }
-        out.push({ sessionUpdate: "tool_call", toolCallId: c.id, title: toolTitle(c.name, args), kind: toolKind(c.name), status: "pending", locations: toolLocations(args, root), rawInput: args });
+        out.push({
+          sessionUpdate: "tool_call",
+          toolCallId: c.id,
+          title: toolTitle(c.name, args),
+          kind: toolKind(c.name),
+          status: "pending",
+          locations: toolLocations(args, root),
+          rawInput: args,
+        });
       }
     } else if (m.role === "tool") {
-      out.push({ sessionUpdate: "tool_call_update", toolCallId: m.toolCallId, status: m.isError ? "failed" : "completed", content: [{ type: "content", content: { type: "text", text: m.content } }] });
+      out.push({
+        sessionUpdate: "tool_call_update",
+        toolCallId: m.toolCallId,
+        status: m.isError ? "failed" : "completed",
+        content: [{ type: "content", content: { type: "text", text: m.content } }],
+      });
     }
   }
   return out;
 }
 
 /** The slash commands a session offers: the user's and (once trusted) the project's custom commands. */
-async function slashCommandsOf(ws: Workspace): Promise<Array<{ name: string; description: string; input?: { hint: string } }>> {
+async function slashCommandsOf(
+  ws: Workspace,
+): Promise<Array<{ name: string; description: string; input?: { hint: string } }>> {
   const { loadCustomCommands } = await import("../../extensions/slashCommands.js");
   const loaded = await loadCustomCommands(ws);
-  return loaded.commands.map((c) => ({ name: c.name, description: c.description ?? `custom command /${c.name}`, ...(c.argumentHint ? { input: { hint: c.argumentHint } } : {}) }));
+  return loaded.commands.map((c) => ({
+    name: c.name,
+    description: c.description ?? `custom command /${c.name}`,
+    ...(c.argumentHint ? { input: { hint: c.argumentHint } } : {}),
+  }));
 }
 
 /**
@@ -389,7 +503,11 @@ async function slashCommandsOf(ws: Workspace): Promise<Array<{ name: string; des
  * editor is the user's), started with the user's configured ones and offered
  * to the agent. Returns how to stop them.
  */
-async function startEditorMcpServers(ws: Workspace, servers: readonly acp.McpServer[], log: (s: string) => void): Promise<() => Promise<void>> {
+async function startEditorMcpServers(
+  ws: Workspace,
+  servers: readonly acp.McpServer[],
+  log: (s: string) => void,
+): Promise<() => Promise<void>> {
   const extra: McpServerConfig[] = [];
   for (const s of servers) {
     if ("type" in s && s.type === "sse") {
@@ -397,9 +515,22 @@ async function startEditorMcpServers(ws: Workspace, servers: readonly acp.McpSer
       continue;
     }
     if ("type" in s && s.type === "http") {
-      extra.push({ name: s.name, transport: "http", url: s.url, headers: Object.fromEntries(s.headers.map((h) => [h.name, h.value])), origin: "the editor (ACP session/new)" });
+      extra.push({
+        name: s.name,
+        transport: "http",
+        url: s.url,
+        headers: Object.fromEntries(s.headers.map((h) => [h.name, h.value])),
+        origin: "the editor (ACP session/new)",
+      });
     } else if ("command" in s) {
-      extra.push({ name: s.name, transport: "stdio", command: s.command, args: s.args, env: Object.fromEntries(s.env.map((e) => [e.name, e.value])), origin: "the editor (ACP session/new)" });
+      extra.push({
+        name: s.name,
+        transport: "stdio",
+        command: s.command,
+        args: s.args,
+        env: Object.fromEntries(s.env.map((e) => [e.name, e.value])),
+        origin: "the editor (ACP session/new)",
+      });
     }
   }
   const { startMcpClients, mcpOptionsFrom } = await import("../../mcpClient/session.js");
@@ -412,7 +543,8 @@ async function startEditorMcpServers(ws: Workspace, servers: readonly acp.McpSer
     /* the agent's setup reported configuration errors already */
   }
   const session = await startMcpClients(ws, { ...options, extra });
-  for (const st of session.statuses()) if (st.state === "failed") log(`MCP server ${st.name} failed to start: ${st.error}`);
+  for (const st of session.statuses())
+    if (st.state === "failed") log(`MCP server ${st.name} failed to start: ${st.error}`);
   const remove = addAgentToolProvider(session.provider);
   return async () => {
     remove();

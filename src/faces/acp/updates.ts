@@ -7,7 +7,17 @@ import type { ApprovalMode } from "../../agent/approval.js";
 import { describeCall } from "../../agent/approval.js";
 
 /** ACP's tool kinds, as the editor picks an icon and a layout by them. */
-export type AcpToolKind = "read" | "edit" | "delete" | "move" | "search" | "execute" | "think" | "fetch" | "switch_mode" | "other";
+export type AcpToolKind =
+  | "read"
+  | "edit"
+  | "delete"
+  | "move"
+  | "search"
+  | "execute"
+  | "think"
+  | "fetch"
+  | "switch_mode"
+  | "other";
 
 const KINDS: Record<string, AcpToolKind> = {
   read: "read",
@@ -60,7 +70,13 @@ export function toolLocations(args: unknown, root: string): Array<{ path: string
   const abs = path.resolve(root, file);
   const inside = abs === root || abs.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
   if (!inside) return [];
-  const line = m ? Number(m[2]) : typeof a.start_line === "number" ? a.start_line : typeof a.offset === "number" ? a.offset : undefined;
+  const line = m
+    ? Number(m[2])
+    : typeof a.start_line === "number"
+      ? a.start_line
+      : typeof a.offset === "number"
+        ? a.offset
+        : undefined;
   return [{ path: abs, ...(line !== undefined && Number.isInteger(line) && line > 0 ? { line } : {}) }];
 }
 
@@ -70,7 +86,9 @@ export function toolTitle(name: string, args: unknown): string {
 }
 
 /** The todo list as an ACP plan. */
-export function planEntries(todos: readonly TodoItem[]): Array<{ content: string; priority: "medium"; status: TodoItem["status"] }> {
+export function planEntries(
+  todos: readonly TodoItem[],
+): Array<{ content: string; priority: "medium"; status: TodoItem["status"] }> {
   return todos.map((t) => ({ content: t.content, priority: "medium", status: t.status }));
 }
 
@@ -94,9 +112,13 @@ export function eventUpdates(ev: AgentStreamEvent, root: string): AcpUpdate[] {
   const sub = ev.parent_tool_use_id !== undefined ? { _meta: { parentToolCallId: ev.parent_tool_use_id } } : {};
   switch (ev.type) {
     case "text":
-      return ev.delta ? [{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: ev.delta }, ...sub }] : [];
+      return ev.delta
+        ? [{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: ev.delta }, ...sub }]
+        : [];
     case "reasoning":
-      return ev.delta ? [{ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: ev.delta }, ...sub }] : [];
+      return ev.delta
+        ? [{ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: ev.delta }, ...sub }]
+        : [];
     case "tool_start":
       return [
         {
@@ -116,7 +138,9 @@ export function eventUpdates(ev: AgentStreamEvent, root: string): AcpUpdate[] {
           sessionUpdate: "tool_call_update",
           toolCallId: ev.id,
           status: ev.success ? "completed" : "failed",
-          content: [{ type: "content", content: { type: "text", text: ev.success ? ev.output : (ev.error ?? ev.output) } }],
+          content: [
+            { type: "content", content: { type: "text", text: ev.success ? ev.output : (ev.error ?? ev.output) } },
+          ],
           ...sub,
         },
       ];
@@ -135,14 +159,18 @@ export function eventUpdates(ev: AgentStreamEvent, root: string): AcpUpdate[] {
     case "todos":
       return [{ sessionUpdate: "plan", entries: planEntries(ev.todos) }];
     case "notice":
-      return [{ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `\n[rt] ${ev.message}\n` }, ...sub }];
+      return [
+        { sessionUpdate: "agent_message_chunk", content: { type: "text", text: `\n[rt] ${ev.message}\n` }, ...sub },
+      ];
     default:
       return [];
   }
 }
 
 /** How a turn's last event reads as an ACP stop reason; undefined: the turn failed and the prompt request errs. */
-export function stopReasonOf(ev: AgentStreamEvent | undefined): "end_turn" | "max_tokens" | "max_turn_requests" | "refusal" | "cancelled" | undefined {
+export function stopReasonOf(
+  ev: AgentStreamEvent | undefined,
+): "end_turn" | "max_tokens" | "max_turn_requests" | "refusal" | "cancelled" | undefined {
   if (!ev) return undefined;
   if (ev.type === "turn_complete") return "end_turn";
   if (ev.type !== "error") return undefined;

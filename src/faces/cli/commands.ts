@@ -1,7 +1,13 @@
 // The `rt` commands: each turns its command line into (tool, arguments).
 // Synopses and help text live here too, so `rt --help` lists exactly what exists.
 
-import { BASH_DEFAULT_TIMEOUT_S, BASH_MAX_TIMEOUT_S, GREP_MAX_CONTEXT, SQL_DEFAULT_ROWS, SQL_MAX_ROWS } from "../../base/limits.js";
+import {
+  BASH_DEFAULT_TIMEOUT_S,
+  BASH_MAX_TIMEOUT_S,
+  GREP_MAX_CONTEXT,
+  SQL_DEFAULT_ROWS,
+  SQL_MAX_ROWS,
+} from "../../base/limits.js";
 import { shellQuote } from "../../base/text.js";
 
 export type OptionType = "string" | "boolean";
@@ -41,7 +47,11 @@ export interface CommandSpec {
   /** The command reads its content from standard input (passed to toCall as opts.stdin). */
   stdin?: boolean;
   /** Builds the tool call, or throws UsageError. */
-  toCall?: (pos: string[], opts: Record<string, string | boolean | number | undefined>, where: PathContext) => { tool: string; args: CallArgs };
+  toCall?: (
+    pos: string[],
+    opts: Record<string, string | boolean | number | undefined>,
+    where: PathContext,
+  ) => { tool: string; args: CallArgs };
   /** How the tool's arguments are written on this command line ("--context", "PATTERN"...), for error messages. */
   argNames?: Record<string, string>;
 }
@@ -52,7 +62,8 @@ export class UsageError extends Error {}
 function need(pos: string[], names: string[]): void {
   if (pos.length >= names.length) return;
   const missing = names.slice(pos.length);
-  const list = missing.length === 1 ? missing[0] : `${missing.slice(0, -1).join(", ")} and ${missing[missing.length - 1]}`;
+  const list =
+    missing.length === 1 ? missing[0] : `${missing.slice(0, -1).join(", ")} and ${missing[missing.length - 1]}`;
   throw new UsageError(`missing ${list}`);
 }
 
@@ -70,9 +81,27 @@ function pick(opts: Record<string, unknown>, map: Record<string, string>): Recor
 const grepFlags: Record<string, OptionSpec> = {
   "ignore-case": { type: "boolean", short: "i", help: "case-insensitive" },
   "fixed-strings": { type: "boolean", short: "F", help: "pattern is literal text, not a regex" },
-  context: { type: "string", short: "C", integer: true, max: GREP_MAX_CONTEXT, help: "lines of context around each match" },
-  "before-context": { type: "string", short: "B", integer: true, max: GREP_MAX_CONTEXT, help: "lines of context before each match" },
-  "after-context": { type: "string", short: "A", integer: true, max: GREP_MAX_CONTEXT, help: "lines of context after each match" },
+  context: {
+    type: "string",
+    short: "C",
+    integer: true,
+    max: GREP_MAX_CONTEXT,
+    help: "lines of context around each match",
+  },
+  "before-context": {
+    type: "string",
+    short: "B",
+    integer: true,
+    max: GREP_MAX_CONTEXT,
+    help: "lines of context before each match",
+  },
+  "after-context": {
+    type: "string",
+    short: "A",
+    integer: true,
+    max: GREP_MAX_CONTEXT,
+    help: "lines of context after each match",
+  },
   multiline: { type: "boolean", short: "U", help: "let matches span lines" },
   limit: { type: "string", integer: true, min: 1, help: "maximum matches shown (default 200)" },
   ids: { type: "boolean", help: "show each match's line ID" },
@@ -110,18 +139,49 @@ function lineArg(s: string): number | string {
 
 /** Options of the agent faces (rt run, rt chat). */
 const AGENT_OPTIONS: Record<string, OptionSpec> = {
-  model: { type: "string", short: "m", help: "provider/model: ollama/qwen2.5-coder:7b, openai/gpt-4.1, anthropic/claude-sonnet-4-5, local/qwen3-4b, local/./model.gguf, scripted/answers.json... (default: config, else a local Ollama)" },
-  protocol: { type: "string", help: "tools (native tool calls), text (fenced bash blocks of rt commands) or auto (default: tools, falling back to text)" },
-  "tool-choice": { type: "string", help: "auto (default: answer or call tools), required (call a tool first), none (no tool calls)" },
-  "yes": { type: "boolean", short: "y", help: "allow downloading the default local model when no other model is configured" },
-  approval: { type: "string", help: "ask (default), auto-edit (edits approved, commands ask), auto (all approved), never (deny what needs approval), plan (read-only)" },
-  "max-turns": { type: "string", integer: true, min: 1, help: "model requests per prompt before stopping (default 50)" },
+  model: {
+    type: "string",
+    short: "m",
+    help: "provider/model: ollama/qwen2.5-coder:7b, openai/gpt-4.1, anthropic/claude-sonnet-4-5, local/qwen3-4b, local/./model.gguf, scripted/answers.json... (default: config, else a local Ollama)",
+  },
+  protocol: {
+    type: "string",
+    help: "tools (native tool calls), text (fenced bash blocks of rt commands) or auto (default: tools, falling back to text)",
+  },
+  "tool-choice": {
+    type: "string",
+    help: "auto (default: answer or call tools), required (call a tool first), none (no tool calls)",
+  },
+  yes: {
+    type: "boolean",
+    short: "y",
+    help: "allow downloading the default local model when no other model is configured",
+  },
+  approval: {
+    type: "string",
+    help: "ask (default), auto-edit (edits approved, commands ask), auto (all approved), never (deny what needs approval), plan (read-only)",
+  },
+  "max-turns": {
+    type: "string",
+    integer: true,
+    min: 1,
+    help: "model requests per prompt before stopping (default 50)",
+  },
   continue: { type: "boolean", short: "c", help: "continue the most recent session of this project" },
   resume: { type: "string", help: "continue session ID (rt sessions lists them)" },
-  "fork-session": { type: "boolean", help: "with --continue or --resume: continue in a new session, a copy of that one (a branch; the original is kept)" },
-  "base-url": { type: "string", help: "the model server's base URL, e.g. http://127.0.0.1:8000/v1 (default: per provider, or env/config)" },
+  "fork-session": {
+    type: "boolean",
+    help: "with --continue or --resume: continue in a new session, a copy of that one (a branch; the original is kept)",
+  },
+  "base-url": {
+    type: "string",
+    help: "the model server's base URL, e.g. http://127.0.0.1:8000/v1 (default: per provider, or env/config)",
+  },
   "api-key": { type: "string", help: "API key (default: OPENAI_API_KEY / ANTHROPIC_API_KEY / config)" },
-  "seed-names": { type: "boolean", help: "also offer the seed-compatibility tools edit_range, insert_at, edit_file, grep_file, scroll (agent.seed_tools)" },
+  "seed-names": {
+    type: "boolean",
+    help: "also offer the seed-compatibility tools edit_range, insert_at, edit_file, grep_file, scroll (agent.seed_tools)",
+  },
 };
 
 export const COMMANDS: CommandSpec[] = [
@@ -153,7 +213,8 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: "read",
     synopsis: "rt read PATH [--offset N] [--limit N] [--ids] [--pages RANGE]",
-    summary: "print a file with numbered lines (2000 lines / 50 KB at a time), optionally with line IDs; an image's type, size and pixels; a PDF's text",
+    summary:
+      "print a file with numbered lines (2000 lines / 50 KB at a time), optionally with line IDs; an image's type, size and pixels; a PDF's text",
     options: {
       offset: { type: "string", integer: true, min: 1, help: "first line to show (1-based)" },
       limit: { type: "string", integer: true, min: 1, help: "number of lines (default 2000)" },
@@ -164,26 +225,41 @@ export const COMMANDS: CommandSpec[] = [
     toCall(pos, opts, where) {
       need(pos, ["PATH"]);
       noExtra(pos, 1);
-      return { tool: "read", args: { path: where.path(pos[0]), ...pick(opts, { offset: "offset", limit: "limit", ids: "ids", pages: "pages" }) } };
+      return {
+        tool: "read",
+        args: {
+          path: where.path(pos[0]),
+          ...pick(opts, { offset: "offset", limit: "limit", ids: "ids", pages: "pages" }),
+        },
+      };
     },
   },
   {
     name: "find",
     synopsis: "rt find PATTERN [DIR] [--limit N]",
-    summary: "find files whose name contains PATTERN, or match a glob such as '**/*.ts' (in DIR, default the current directory)",
+    summary:
+      "find files whose name contains PATTERN, or match a glob such as '**/*.ts' (in DIR, default the current directory)",
     options: { limit: { type: "string", integer: true, min: 1, help: "maximum paths listed (default 200)" } },
     argNames: flagNames({ limit: "limit" }, { pattern: "PATTERN", path: "DIR" }),
     toCall(pos, opts, where) {
       need(pos, ["PATTERN"]);
       noExtra(pos, 2);
       const dir = pos[1] !== undefined ? where.path(pos[1]) : where.here;
-      return { tool: "find", args: { pattern: pos[0], ...(dir !== undefined && dir !== "." ? { path: dir } : {}), ...pick(opts, { limit: "limit" }) } };
+      return {
+        tool: "find",
+        args: {
+          pattern: pos[0],
+          ...(dir !== undefined && dir !== "." ? { path: dir } : {}),
+          ...pick(opts, { limit: "limit" }),
+        },
+      };
     },
   },
   {
     name: "grep",
     synopsis: "rt grep PATTERN [PATH] [-i] [-F] [-C N] [-A N] [-B N] [-U] [--glob G] [-l|-c] [--limit N] [--ids]",
-    summary: "search file contents with ripgrep (in PATH, default the current directory): path:line: text, in path order; exit 1 when nothing matched",
+    summary:
+      "search file contents with ripgrep (in PATH, default the current directory): path:line: text, in path order; exit 1 when nothing matched",
     options: {
       ...grepFlags,
       glob: { type: "string", short: "g", help: "only files matching this glob" },
@@ -233,25 +309,49 @@ export const COMMANDS: CommandSpec[] = [
     toCall(pos, opts, where) {
       noExtra(pos, 1);
       const dir = pos[0] !== undefined ? where.path(pos[0]) : where.here;
-      return { tool: "ls", args: { ...(dir !== undefined && dir !== "." ? { path: dir } : {}), ...pick(opts, { tree: "tree", depth: "depth", all: "show_hidden" }) } };
+      return {
+        tool: "ls",
+        args: {
+          ...(dir !== undefined && dir !== "." ? { path: dir } : {}),
+          ...pick(opts, { tree: "tree", depth: "depth", all: "show_hidden" }),
+        },
+      };
     },
   },
   {
     name: "edit",
     synopsis: "rt edit PATH START END [--delete] [--dry-run] [--show-diff] [--force] [--indent N] <<'EOF'",
-    summary: "replace lines START..END (1-based, inclusive; numbers, line IDs or N:ID) with standard input; empty input is refused unless --delete",
-    options: { ...editFlags, delete: { type: "boolean", help: "delete the lines (standard input must be empty; same as rt delete)" } },
+    summary:
+      "replace lines START..END (1-based, inclusive; numbers, line IDs or N:ID) with standard input; empty input is refused unless --delete",
+    options: {
+      ...editFlags,
+      delete: { type: "boolean", help: "delete the lines (standard input must be empty; same as rt delete)" },
+    },
     stdin: true,
     argNames: flagNames(editMap, { path: "PATH", start_line: "START", end_line: "END", new_text: "standard input" }),
     toCall(pos, opts, where) {
       need(pos, ["PATH", "START", "END"]);
       noExtra(pos, 3);
       const text = typeof opts.stdin === "string" ? opts.stdin : "";
-      if (opts.delete && text !== "") throw new UsageError("--delete takes no standard input: the lines are removed, not replaced; drop --delete to replace them");
+      if (opts.delete && text !== "")
+        throw new UsageError(
+          "--delete takes no standard input: the lines are removed, not replaced; drop --delete to replace them",
+        );
       if (!opts.delete && text === "") {
-        throw new UsageError(`standard input is empty, which would delete lines ${pos[1]}-${pos[2]}; to delete them pass --delete (or run rt delete ${shellQuote(pos[0])} ${pos[1]} ${pos[2]})`);
+        throw new UsageError(
+          `standard input is empty, which would delete lines ${pos[1]}-${pos[2]}; to delete them pass --delete (or run rt delete ${shellQuote(pos[0])} ${pos[1]} ${pos[2]})`,
+        );
       }
-      return { tool: "edit_range", args: { path: where.path(pos[0]), start_line: lineArg(pos[1]), end_line: lineArg(pos[2]), new_text: text, ...pick(opts, editMap) } };
+      return {
+        tool: "edit_range",
+        args: {
+          path: where.path(pos[0]),
+          start_line: lineArg(pos[1]),
+          end_line: lineArg(pos[2]),
+          new_text: text,
+          ...pick(opts, editMap),
+        },
+      };
     },
   },
   {
@@ -266,7 +366,10 @@ export const COMMANDS: CommandSpec[] = [
       noExtra(pos, 2);
       const text = typeof opts.stdin === "string" ? opts.stdin : "";
       if (text === "") throw new UsageError("standard input is empty: nothing to insert");
-      return { tool: "insert_at", args: { path: where.path(pos[0]), line: lineArg(pos[1]), new_text: text, ...pick(opts, editMap) } };
+      return {
+        tool: "insert_at",
+        args: { path: where.path(pos[0]), line: lineArg(pos[1]), new_text: text, ...pick(opts, editMap) },
+      };
     },
   },
   {
@@ -278,7 +381,16 @@ export const COMMANDS: CommandSpec[] = [
     toCall(pos, opts, where) {
       need(pos, ["PATH", "START", "END"]);
       noExtra(pos, 3);
-      return { tool: "edit_lines", args: { path: where.path(pos[0]), command: "delete", start_line: lineArg(pos[1]), end_line: lineArg(pos[2]), ...pick(opts, editMap) } };
+      return {
+        tool: "edit_lines",
+        args: {
+          path: where.path(pos[0]),
+          command: "delete",
+          start_line: lineArg(pos[1]),
+          end_line: lineArg(pos[2]),
+          ...pick(opts, editMap),
+        },
+      };
     },
   },
   {
@@ -299,7 +411,13 @@ export const COMMANDS: CommandSpec[] = [
     summary: "run one read-only SQL query on a configured database (SQLite, PostgreSQL, Oracle, Vertica); ASCII table",
     options: {
       connection: { type: "string", help: "database connection name (default: the only or default one)" },
-      limit: { type: "string", integer: true, min: 1, max: SQL_MAX_ROWS, help: `rows shown (default ${SQL_DEFAULT_ROWS}, at most ${SQL_MAX_ROWS})` },
+      limit: {
+        type: "string",
+        integer: true,
+        min: 1,
+        max: SQL_MAX_ROWS,
+        help: `rows shown (default ${SQL_DEFAULT_ROWS}, at most ${SQL_MAX_ROWS})`,
+      },
     },
     argNames: flagNames({ connection: "connection", limit: "limit" }, { sql: "SQL" }),
     toCall(pos, opts) {
@@ -316,7 +434,10 @@ export const COMMANDS: CommandSpec[] = [
     argNames: flagNames({ connection: "connection" }, { pattern: "PATTERN" }),
     toCall(pos, opts) {
       noExtra(pos, 1);
-      return { tool: "sql_tables", args: { ...(pos[0] ? { pattern: pos[0] } : {}), ...pick(opts, { connection: "connection" }) } };
+      return {
+        tool: "sql_tables",
+        args: { ...(pos[0] ? { pattern: pos[0] } : {}), ...pick(opts, { connection: "connection" }) },
+      };
     },
   },
   {
@@ -334,10 +455,20 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: "bash",
     synopsis: "rt bash [--timeout S] [--cwd DIR] COMMAND | rt bash -- WORD...",
-    summary: "run a shell command in the workspace (in the current directory when it is inside the root; read-only sandbox in safe-read-only or with --sandbox); exits with its exit code",
+    summary:
+      "run a shell command in the workspace (in the current directory when it is inside the root; read-only sandbox in safe-read-only or with --sandbox); exits with its exit code",
     options: {
-      timeout: { type: "string", integer: true, min: 1, max: BASH_MAX_TIMEOUT_S, help: `seconds before the whole process group is killed (default ${BASH_DEFAULT_TIMEOUT_S}, max ${BASH_MAX_TIMEOUT_S})` },
-      cwd: { type: "string", help: "directory to run in, inside the workspace root (default: the current directory, or the root when outside it)" },
+      timeout: {
+        type: "string",
+        integer: true,
+        min: 1,
+        max: BASH_MAX_TIMEOUT_S,
+        help: `seconds before the whole process group is killed (default ${BASH_DEFAULT_TIMEOUT_S}, max ${BASH_MAX_TIMEOUT_S})`,
+      },
+      cwd: {
+        type: "string",
+        help: "directory to run in, inside the workspace root (default: the current directory, or the root when outside it)",
+      },
     },
     argNames: flagNames({ timeout: "timeout", cwd: "working_dir" }, { command: "COMMAND" }),
     toCall(pos, opts, where) {
@@ -345,21 +476,32 @@ export const COMMANDS: CommandSpec[] = [
       // One argument is a command line; several (after --) are words, quoted back into one.
       const command = pos.length === 1 ? pos[0] : pos.map(shellQuote).join(" ");
       const dir = typeof opts.cwd === "string" ? where.path(opts.cwd) : where.here;
-      return { tool: "bash", args: { command, ...pick(opts, { timeout: "timeout" }), ...(dir !== undefined && dir !== "." ? { working_dir: dir } : {}) } };
+      return {
+        tool: "bash",
+        args: {
+          command,
+          ...pick(opts, { timeout: "timeout" }),
+          ...(dir !== undefined && dir !== "." ? { working_dir: dir } : {}),
+        },
+      };
     },
   },
   // Code intelligence.
   {
     name: "symbols",
     synopsis: "rt symbols PATH | rt symbols --grep NAME [DIR]",
-    summary: "outline a file (classes, functions, methods with line ranges and line IDs), or find where NAME is defined",
+    summary:
+      "outline a file (classes, functions, methods with line ranges and line IDs), or find where NAME is defined",
     options: { grep: { type: "string", help: "list the definitions whose name contains NAME (Class.method works)" } },
     argNames: flagNames({ grep: "grep" }, { path: "PATH" }),
     toCall(pos, opts, where) {
       noExtra(pos, 1);
       if (typeof opts.grep === "string") {
         const dir = pos[0] !== undefined ? where.path(pos[0]) : where.here;
-        return { tool: "symbols", args: { grep: opts.grep, ...(dir !== undefined && dir !== "." ? { path: dir } : {}) } };
+        return {
+          tool: "symbols",
+          args: { grep: opts.grep, ...(dir !== undefined && dir !== "." ? { path: dir } : {}) },
+        };
       }
       need(pos, ["PATH"]);
       return { tool: "symbols", args: { path: where.path(pos[0]) } };
@@ -368,7 +510,8 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: "ast-grep",
     synopsis: "rt ast-grep PATTERN [PATH] [--lang L] [--rewrite R [--apply]] [--limit N]",
-    summary: "structural search with an ast-grep pattern ($X one node, $$$X many): path:line: text; with --rewrite, the diff (--apply writes it)",
+    summary:
+      "structural search with an ast-grep pattern ($X one node, $$$X many): path:line: text; with --rewrite, the diff (--apply writes it)",
     options: {
       lang: { type: "string", help: "language of the pattern (default: from the file names)" },
       rewrite: { type: "string", help: "replacement for each match; may use the pattern's $VARs" },
@@ -379,7 +522,8 @@ export const COMMANDS: CommandSpec[] = [
     toCall(pos, opts, where) {
       need(pos, ["PATTERN"]);
       noExtra(pos, 2);
-      if (opts.apply && opts.rewrite === undefined) throw new UsageError("--apply needs --rewrite: there is nothing to write without one");
+      if (opts.apply && opts.rewrite === undefined)
+        throw new UsageError("--apply needs --rewrite: there is nothing to write without one");
       const target = pos[1] !== undefined ? where.path(pos[1]) : where.here;
       return {
         tool: "ast_grep",
@@ -394,17 +538,29 @@ export const COMMANDS: CommandSpec[] = [
   },
   {
     name: "lsp",
-    synopsis: "rt lsp diagnostics PATH | rt lsp definition|references|hover PATH LINE COLUMN|SYMBOL | rt lsp symbols PATH | rt lsp workspace_symbols QUERY [PATH]",
-    summary: "ask a language server (TypeScript/JavaScript, Python, configured ones); diagnostics print path:line:col: severity: message and exit 1 when there are errors",
+    synopsis:
+      "rt lsp diagnostics PATH | rt lsp definition|references|hover PATH LINE COLUMN|SYMBOL | rt lsp symbols PATH | rt lsp workspace_symbols QUERY [PATH]",
+    summary:
+      "ask a language server (TypeScript/JavaScript, Python, configured ones); diagnostics print path:line:col: severity: message and exit 1 when there are errors",
     options: {},
-    argNames: { operation: "OPERATION", path: "PATH", line: "LINE", column: "COLUMN", symbol: "SYMBOL", query: "QUERY" },
+    argNames: {
+      operation: "OPERATION",
+      path: "PATH",
+      line: "LINE",
+      column: "COLUMN",
+      symbol: "SYMBOL",
+      query: "QUERY",
+    },
     toCall(pos, _opts, where) {
       need(pos, ["OPERATION"]);
       const operation = pos[0].replace(/-/g, "_");
       if (operation === "workspace_symbols") {
         need(pos, ["OPERATION", "QUERY"]);
         noExtra(pos, 3);
-        return { tool: "lsp", args: { operation, query: pos[1], ...(pos[2] !== undefined ? { path: where.path(pos[2]) } : {}) } };
+        return {
+          tool: "lsp",
+          args: { operation, query: pos[1], ...(pos[2] !== undefined ? { path: where.path(pos[2]) } : {}) },
+        };
       }
       need(pos, ["OPERATION", "PATH"]);
       noExtra(pos, 4);
@@ -426,60 +582,101 @@ export const COMMANDS: CommandSpec[] = [
     summary: "call any tool with JSON arguments (stdin or --args); --batch reads JSON Lines {tool, args}",
     options: {
       args: { type: "string", help: "the tool's arguments as a JSON object (default: read from stdin)" },
-      batch: { type: "boolean", help: "read {\"tool\": NAME, \"args\": {...}} lines from stdin, print one result per line" },
+      batch: {
+        type: "boolean",
+        help: 'read {"tool": NAME, "args": {...}} lines from stdin, print one result per line',
+      },
     },
   },
   {
     name: "tools",
     synopsis: "rt tools [--json] [--check]",
-    summary: "list every tool with its aliases and description (--json: with JSON schemas); --check: check custom tool definitions and run their tests",
+    summary:
+      "list every tool with its aliases and description (--json: with JSON schemas); --check: check custom tool definitions and run their tests",
     options: {
       json: { type: "boolean", help: "print names, descriptions and schemas as JSON" },
-      check: { type: "boolean", help: "check the custom tool definitions (.rt/tools, ~/.config/rt/tools): problems by file and field, each tool's tests run in the sandbox" },
+      check: {
+        type: "boolean",
+        help: "check the custom tool definitions (.rt/tools, ~/.config/rt/tools): problems by file and field, each tool's tests run in the sandbox",
+      },
     },
   },
   {
     name: "tool",
     synopsis: "rt tool NAME [--ARG VALUE ...] [--args JSON] [--json]",
-    summary: "call any tool, custom tools included, with its arguments as options read from its schema: --ARG VALUE, --FLAG / --no-FLAG, a repeated option for an array, JSON for an object; rt tool NAME --help shows the tool's schema",
+    summary:
+      "call any tool, custom tools included, with its arguments as options read from its schema: --ARG VALUE, --FLAG / --no-FLAG, a repeated option for an array, JSON for an object; rt tool NAME --help shows the tool's schema",
     options: {},
   },
   {
     name: "mcp",
-    synopsis: "rt mcp [--http [--port N] [--host ADDR] [--no-auth]] [--seed-names] [--agent [--model M]] | rt mcp list [--json] | rt mcp call SERVER TOOL --args JSON",
-    summary: "serve every tool to an MCP client over stdio, or Streamable HTTP on 127.0.0.1 (--http); list: your MCP servers, their state and tools; call: one tool of one of them",
+    synopsis:
+      "rt mcp [--http [--port N] [--host ADDR] [--no-auth]] [--seed-names] [--agent [--model M]] | rt mcp list [--json] | rt mcp call SERVER TOOL --args JSON",
+    summary:
+      "serve every tool to an MCP client over stdio, or Streamable HTTP on 127.0.0.1 (--http); list: your MCP servers, their state and tools; call: one tool of one of them",
     options: {
       args: { type: "string", help: "rt mcp call: the tool's arguments as a JSON object" },
       json: { type: "boolean", help: "rt mcp list: as JSON" },
-      "seed-names": { type: "boolean", help: "also list the older names some clients call tools by (open_file_chunk, scroll_file, find_file, search_dir, search_file) and the tools edit_range, insert_at, edit_file" },
+      "seed-names": {
+        type: "boolean",
+        help: "also list the older names some clients call tools by (open_file_chunk, scroll_file, find_file, search_dir, search_file) and the tools edit_range, insert_at, edit_file",
+      },
       http: { type: "boolean", help: "serve Streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio" },
       port: { type: "string", integer: true, help: "HTTP port (default 7341; 0 picks a free one)" },
-      host: { type: "string", help: "listen address (default 127.0.0.1; anything else is reachable by others: a warning is printed)" },
-      "no-auth": { type: "boolean", help: "serve HTTP without the bearer token (any local user could run tools as you; a warning is printed)" },
-      agent: { type: "boolean", help: "also offer rt_agent: rt's own agent as one tool (prompt, approval, session_id), for other agents to delegate to" },
+      host: {
+        type: "string",
+        help: "listen address (default 127.0.0.1; anything else is reachable by others: a warning is printed)",
+      },
+      "no-auth": {
+        type: "boolean",
+        help: "serve HTTP without the bearer token (any local user could run tools as you; a warning is printed)",
+      },
+      agent: {
+        type: "boolean",
+        help: "also offer rt_agent: rt's own agent as one tool (prompt, approval, session_id), for other agents to delegate to",
+      },
       model: AGENT_OPTIONS.model!,
     },
   },
   {
     name: "run",
-    synopsis: 'rt run "PROMPT" [--model provider/model] [--output-format text|json|stream-json]   (also: rt -p "PROMPT")',
-    summary: "the agent, one-shot: work on PROMPT with rt's tools, print the final answer (exit 0 done, 1 error, 2 no model server)",
+    synopsis:
+      'rt run "PROMPT" [--model provider/model] [--output-format text|json|stream-json]   (also: rt -p "PROMPT")',
+    summary:
+      "the agent, one-shot: work on PROMPT with rt's tools, print the final answer (exit 0 done, 1 error, 2 no model server)",
     options: {
       ...AGENT_OPTIONS,
-      "output-format": { type: "string", help: "text (the final answer), json (one result object) or stream-json (every event as a JSON line)" },
+      "output-format": {
+        type: "string",
+        help: "text (the final answer), json (one result object) or stream-json (every event as a JSON line)",
+      },
     },
   },
   {
     name: "chat",
     synopsis: "rt chat [--model provider/model] [--continue | --resume ID] [--plain]",
-    summary: "the agent, interactive: full-screen on a terminal (also plain `rt`), else a line REPL; streaming answers, approvals, /compact, /clear, /model, /sessions",
-    options: { ...AGENT_OPTIONS, plain: { type: "boolean", help: "the line REPL instead of the full-screen UI (the default when input or output is not a terminal)" } },
+    summary:
+      "the agent, interactive: full-screen on a terminal (also plain `rt`), else a line REPL; streaming answers, approvals, /compact, /clear, /model, /sessions",
+    options: {
+      ...AGENT_OPTIONS,
+      plain: {
+        type: "boolean",
+        help: "the line REPL instead of the full-screen UI (the default when input or output is not a terminal)",
+      },
+    },
   },
   {
     name: "acp",
     synopsis: "rt acp [--model provider/model] [--approval MODE]",
     summary: "the agent for editors that speak the Agent Client Protocol (Zed, JetBrains, Neovim, VS Code), over stdio",
-    options: { model: AGENT_OPTIONS.model!, approval: AGENT_OPTIONS.approval!, protocol: AGENT_OPTIONS.protocol!, "max-turns": AGENT_OPTIONS["max-turns"]!, "base-url": AGENT_OPTIONS["base-url"]!, "api-key": AGENT_OPTIONS["api-key"]! },
+    options: {
+      model: AGENT_OPTIONS.model!,
+      approval: AGENT_OPTIONS.approval!,
+      protocol: AGENT_OPTIONS.protocol!,
+      "max-turns": AGENT_OPTIONS["max-turns"]!,
+      "base-url": AGENT_OPTIONS["base-url"]!,
+      "api-key": AGENT_OPTIONS["api-key"]!,
+    },
   },
   {
     name: "trust",
@@ -487,7 +684,10 @@ export const COMMANDS: CommandSpec[] = [
     summary:
       "trust a folder (default: the workspace root): its .rt/config.json then applies in full (provider hosts and keys, approvals, databases...) and its extension files (.mcp.json, .rt/tools, commands, agents) are read, as they are now",
     options: {
-      show: { type: "boolean", help: "show what trusting the folder would enable and what changed since it was trusted, without trusting it" },
+      show: {
+        type: "boolean",
+        help: "show what trusting the folder would enable and what changed since it was trusted, without trusting it",
+      },
       list: { type: "boolean", help: "list the trusted folders" },
       revoke: { type: "boolean", help: "stop trusting the folder (as rt untrust)" },
     },
@@ -501,7 +701,8 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: "models",
     synopsis: "rt models [--json] | rt models pull NAME | rt models rm NAME",
-    summary: "local GGUF models for --model local/NAME: those downloaded and the catalogue; pull downloads one (resumable, SHA-256 checked) into your cache directory, rm removes it",
+    summary:
+      "local GGUF models for --model local/NAME: those downloaded and the catalogue; pull downloads one (resumable, SHA-256 checked) into your cache directory, rm removes it",
     options: { json: { type: "boolean", help: "print the list as JSON" } },
   },
   {
@@ -513,19 +714,29 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: "rewind",
     synopsis: "rt rewind [--to N] [--code | --conversation] [--force] [--session ID]",
-    summary: "rewind the last agent session to just before its prompt N: the files (from the checkpoint taken then) and the conversation (a new branch; the old one is kept); without --to, list the points",
+    summary:
+      "rewind the last agent session to just before its prompt N: the files (from the checkpoint taken then) and the conversation (a new branch; the old one is kept); without --to, list the points",
     options: {
-      to: { type: "string", integer: true, min: 1, help: "the point to rewind to (rt rewind or rt sessions lists them)" },
+      to: {
+        type: "string",
+        integer: true,
+        min: 1,
+        help: "the point to rewind to (rt rewind or rt sessions lists them)",
+      },
       code: { type: "boolean", help: "rewind the files only" },
       conversation: { type: "boolean", help: "rewind the conversation only" },
-      force: { type: "boolean", help: "also restore files changed outside rt since the checkpoint (otherwise named; asked on a terminal, refused without one)" },
+      force: {
+        type: "boolean",
+        help: "also restore files changed outside rt since the checkpoint (otherwise named; asked on a terminal, refused without one)",
+      },
       session: { type: "string", help: "the session to rewind (default: the most recent)" },
     },
   },
   {
     name: "agents",
     synopsis: "rt agents [--json]",
-    summary: "list the subagent types the agent's task tool can start: built-ins (general-purpose, Explore, Plan) and definitions from .rt/agents, .claude/agents and your own",
+    summary:
+      "list the subagent types the agent's task tool can start: built-ins (general-purpose, Explore, Plan) and definitions from .rt/agents, .claude/agents and your own",
     options: { json: { type: "boolean", help: "print them as JSON" } },
   },
   {
@@ -537,9 +748,15 @@ export const COMMANDS: CommandSpec[] = [
 ];
 
 export const GLOBAL_OPTIONS: Record<string, OptionSpec> = {
-  root: { type: "string", help: "workspace root (default: RT_ROOT, else the git repository, else the current directory)" },
+  root: {
+    type: "string",
+    help: "workspace root (default: RT_ROOT, else the git repository, else the current directory)",
+  },
   profile: { type: "string", help: "dev (default), unsafe or safe-read-only (or RT_PROFILE)" },
-  sandbox: { type: "boolean", help: "run shell commands in the read-only sandbox in the dev profile too (always on in safe-read-only)" },
+  sandbox: {
+    type: "boolean",
+    help: "run shell commands in the read-only sandbox in the dev profile too (always on in safe-read-only)",
+  },
   "allow-net": { type: "boolean", help: "let sandboxed shell commands use the network" },
   out: { type: "string", help: "directory where write_output creates files (default .rt/out/)" },
   help: { type: "boolean", short: "h", help: "show help" },

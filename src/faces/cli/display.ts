@@ -21,7 +21,10 @@ export function relabel(text: string, pairs: ReadonlyArray<readonly [string, str
   for (const [from, to] of pairs) {
     if (!from || from === to) continue;
     const escaped = from.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-    out = out.replace(new RegExp(`(^|[\\s("'\`])${escaped}(?=$|[\\s:)"'\`,;]|\\/)`, "gm"), (_m, lead: string) => `${lead}${to}`);
+    out = out.replace(
+      new RegExp(`(^|[\\s("'\`])${escaped}(?=$|[\\s:)"'\`,;]|\\/)`, "gm"),
+      (_m, lead: string) => `${lead}${to}`,
+    );
   }
   return out;
 }
@@ -53,12 +56,22 @@ interface GrepArgs {
 export function matchRanges(rg: string, lines: string[], args: GrepArgs): Array<Array<[number, number]>> {
   const ranges: Array<Array<[number, number]>> = lines.map(() => []);
   if (!args.pattern || lines.length === 0 || args.multiline) return ranges;
-  const flags = ["--json", "--no-config", ...(args.ignore_case ? ["--ignore-case"] : []), ...(args.fixed_strings ? ["--fixed-strings"] : []), "--regexp", args.pattern, "-"];
+  const flags = [
+    "--json",
+    "--no-config",
+    ...(args.ignore_case ? ["--ignore-case"] : []),
+    ...(args.fixed_strings ? ["--fixed-strings"] : []),
+    "--regexp",
+    args.pattern,
+    "-",
+  ];
   const r = spawnSync(rg, flags, { input: `${lines.join("\n")}\n`, encoding: "utf8", maxBuffer: 64 << 20 });
   if (r.status !== 0 || typeof r.stdout !== "string") return ranges;
   for (const row of r.stdout.split("\n")) {
     if (!row.startsWith('{"type":"match"')) continue;
-    let ev: { data?: { line_number?: number; lines?: { text?: string }; submatches?: Array<{ start: number; end: number }> } };
+    let ev: {
+      data?: { line_number?: number; lines?: { text?: string }; submatches?: Array<{ start: number; end: number }> };
+    };
     try {
       ev = JSON.parse(row);
     } catch {
@@ -94,7 +107,9 @@ const TRAILER = /^(\.\.\. |\(|no matches for |no files match)/;
 
 function grepContent(result: ToolResult, args: GrepArgs, screen: Screen, single: boolean): string {
   const p = screen.palette;
-  const files = [...new Set(((result.matches as Array<{ file: string }> | undefined) ?? []).map((m) => m.file))].sort((a, b) => b.length - a.length);
+  const files = [...new Set(((result.matches as Array<{ file: string }> | undefined) ?? []).map((m) => m.file))].sort(
+    (a, b) => b.length - a.length,
+  );
   const rows = result.output.split("\n");
   type Row = { prefix: string; sep: string; text: string; isMatch: boolean } | { other: string };
   const parsed: Row[] = rows.map((line) => {
@@ -115,11 +130,27 @@ function grepContent(result: ToolResult, args: GrepArgs, screen: Screen, single:
     return { prefix: `${prefix}${num}${id}`, sep, text: rest.slice(m[0].length), isMatch: sep === ":" };
   });
   const matchRows = parsed.filter((r): r is Extract<Row, { text: string }> => "text" in r && r.isMatch);
-  const ranges = screen.highlight ? matchRanges(screen.highlight, matchRows.map((r) => r.text), args) : [];
+  const ranges = screen.highlight
+    ? matchRanges(
+        screen.highlight,
+        matchRows.map((r) => r.text),
+        args,
+      )
+    : [];
   let k = 0;
   return parsed
     .map((r) => {
-      if ("other" in r) return r.other === "--" ? p.dim("--") : TRAILER.test(r.other) ? p.dim(relabel(r.other, files.map((f) => [f, screen.show(f)]))) : r.other;
+      if ("other" in r)
+        return r.other === "--"
+          ? p.dim("--")
+          : TRAILER.test(r.other)
+            ? p.dim(
+                relabel(
+                  r.other,
+                  files.map((f) => [f, screen.show(f)]),
+                ),
+              )
+            : r.other;
       const text = r.isMatch ? paint(r.text, ranges[k++] ?? [], p.match) : r.text;
       return `${r.prefix} ${text}`;
     })
@@ -138,7 +169,8 @@ export function displayOutput(tool: string, args: Record<string, unknown>, resul
       return out
         .split("\n")
         .map((line, i) => {
-          if (i === 0 && rel !== undefined && line.startsWith(`--- ${rel} (`)) return p.bold(`--- ${p.path(screen.show(rel))} ${line.slice(5 + rel.length)}`);
+          if (i === 0 && rel !== undefined && line.startsWith(`--- ${rel} (`))
+            return p.bold(`--- ${p.path(screen.show(rel))} ${line.slice(5 + rel.length)}`);
           const m = /^(\d+):( |$)/.exec(line);
           if (m) return `${p.lineNumber(m[1])}:${line.slice(m[1].length + 1)}`;
           return p.dim(relabel(line, pairs));
@@ -150,8 +182,11 @@ export function displayOutput(tool: string, args: Record<string, unknown>, resul
         .split("\n")
         .map((line) => {
           const m = /^(\s*\d+): (\[LID:[a-z0-9]+\] )?/.exec(line);
-          if (m) return `${p.lineNumber(line.slice(0, line.indexOf(":")))}: ${m[2] ? p.dim(m[2]) : ""}${line.slice(m[0].length)}`;
-          return p.dim(relabel(line, typeof result.path === "string" ? [[result.path, screen.show(result.path)]] : pairs));
+          if (m)
+            return `${p.lineNumber(line.slice(0, line.indexOf(":")))}: ${m[2] ? p.dim(m[2]) : ""}${line.slice(m[0].length)}`;
+          return p.dim(
+            relabel(line, typeof result.path === "string" ? [[result.path, screen.show(result.path)]] : pairs),
+          );
         })
         .join("\n");
     case "grep":
@@ -159,12 +194,27 @@ export function displayOutput(tool: string, args: Record<string, unknown>, resul
       // grep given a file prints its lines without the file's name, as grep-file does.
       const matches = (result.matches as Array<{ file: string }> | undefined) ?? [];
       const target = typeof args.path === "string" ? args.path : undefined;
-      const single = tool === "grep_file" || (target !== undefined && matches.length > 0 && matches.every((m) => m.file === target) && !out.startsWith(`${target}:`) && !out.startsWith(`${target}-`));
+      const single =
+        tool === "grep_file" ||
+        (target !== undefined &&
+          matches.length > 0 &&
+          matches.every((m) => m.file === target) &&
+          !out.startsWith(`${target}:`) &&
+          !out.startsWith(`${target}-`));
       if (Array.isArray(result.files)) {
         const set = new Set(result.files as string[]);
         return out
           .split("\n")
-          .map((l) => (set.has(l) ? p.path(screen.show(l)) : p.dim(relabel(l, (result.files as string[]).map((f) => [f, screen.show(f)])))))
+          .map((l) =>
+            set.has(l)
+              ? p.path(screen.show(l))
+              : p.dim(
+                  relabel(
+                    l,
+                    (result.files as string[]).map((f) => [f, screen.show(f)]),
+                  ),
+                ),
+          )
           .join("\n");
       }
       if (Array.isArray(result.counts)) {
@@ -173,7 +223,14 @@ export function displayOutput(tool: string, args: Record<string, unknown>, resul
           .split("\n")
           .map((l) => {
             const c = counts.find((x) => l === `${x.file}:${x.count}`);
-            return c ? `${p.path(screen.show(c.file))}:${c.count}` : p.dim(relabel(l, counts.map((x) => [x.file, screen.show(x.file)])));
+            return c
+              ? `${p.path(screen.show(c.file))}:${c.count}`
+              : p.dim(
+                  relabel(
+                    l,
+                    counts.map((x) => [x.file, screen.show(x.file)]),
+                  ),
+                );
           })
           .join("\n");
       }
@@ -191,7 +248,8 @@ export function displayOutput(tool: string, args: Record<string, unknown>, resul
       return out
         .split("\n")
         .map((l, i) => {
-          if (args.tree === true && i === 0) return p.bold(rel === "." ? `${screen.show(".")}/` : `${screen.show(rel)}/`);
+          if (args.tree === true && i === 0)
+            return p.bold(rel === "." ? `${screen.show(".")}/` : `${screen.show(rel)}/`);
           const dir = /(^|[ ─])([^ ]+\/)$/.exec(l);
           if (dir) return l.slice(0, l.length - dir[2].length) + p.directory(dir[2]);
           const link = / -> /.exec(l);

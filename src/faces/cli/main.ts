@@ -3,7 +3,14 @@
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
-import { COMMANDS, GLOBAL_OPTIONS, UsageError, type CommandSpec, type OptionSpec, type PathContext } from "./commands.js";
+import {
+  COMMANDS,
+  GLOBAL_OPTIONS,
+  UsageError,
+  type CommandSpec,
+  type OptionSpec,
+  type PathContext,
+} from "./commands.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import type { ToolProgress, ToolResult } from "../../tools/types.js";
 import type { ArgumentIssue, ToolLookup } from "../../tools/policy.js";
@@ -11,7 +18,6 @@ import type { Io } from "../../ui/io.js";
 import { anyToolDir } from "../../extensions/toolDirs.js";
 
 const VERSION = "0.1.0";
-
 
 function optionLine(name: string, o: OptionSpec): string {
   const flag = `${o.short ? `-${o.short}, ` : "    "}--${name}${o.type === "string" ? " VALUE" : ""}`;
@@ -94,7 +100,10 @@ function parse(argv: string[], options: Record<string, OptionSpec>): Parsed {
       const v = values[n] as string;
       const num = Number(v);
       if (!/^-?\d+$/.test(v)) throw new UsageError(`--${n} must be a whole number${range(o)}, not "${v}"`);
-      if (num < (o.min ?? 0)) throw new UsageError(`--${n} must be at least ${o.min ?? 0}${o.max !== undefined ? ` (and at most ${o.max})` : ""}, not ${v}`);
+      if (num < (o.min ?? 0))
+        throw new UsageError(
+          `--${n} must be at least ${o.min ?? 0}${o.max !== undefined ? ` (and at most ${o.max})` : ""}, not ${v}`,
+        );
       if (o.max !== undefined && num > o.max) throw new UsageError(`--${n} must be at most ${o.max}, not ${v}`);
       values[n] = num;
     }
@@ -117,7 +126,8 @@ function optionError(message: string, options: Record<string, OptionSpec>): stri
     return `--${missing[1]} needs a value${o?.integer ? `: a whole number${range(o)}` : ""}`;
   }
   const ambiguous = /^Option '(?:-\w, )?--([\w-]+)' argument is ambiguous/.exec(message);
-  if (ambiguous) return `--${ambiguous[1]} needs a value; to give one that starts with "-", write --${ambiguous[1]}=VALUE`;
+  if (ambiguous)
+    return `--${ambiguous[1]} needs a value; to give one that starts with "-", write --${ambiguous[1]}=VALUE`;
   const noValue = /^Option '(?:-\w, )?--([\w-]+)' does not take an argument/.exec(message);
   if (noValue) return `--${noValue[1]} takes no value`;
   return message;
@@ -130,7 +140,8 @@ function distance(a: string, b: string): number {
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
       d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1));
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
     }
   }
   return d[a.length][b.length];
@@ -151,7 +162,10 @@ function orList(items: string[]): string {
 
 /** One line for an unknown command: the closest command names, and where the list is. */
 function unknownCommand(name: string): string {
-  const close = closest(name, COMMANDS.map((c) => c.name));
+  const close = closest(
+    name,
+    COMMANDS.map((c) => c.name),
+  );
   if (name.startsWith("-")) return `rt: unknown option "${name}"; rt --help lists the commands and options`;
   return `rt: unknown command "${name}"${close.length ? ` (did you mean ${orList(close)}?)` : ""}; rt --help lists the commands`;
 }
@@ -220,12 +234,18 @@ const COMMAND_RUNS: Record<string, () => Promise<CommandRun>> = {
   tools: async () => {
     const { listTools } = await import("./toolsList.js");
     const { toolsCheck } = await import("./extendCommands.js");
-    return async (c) => (c.values.check ? toolsCheck(c.workspace, c.values.json === true, c.io) : (await customTools(c), c.io.stdout(listTools(c.workspace, c.values.json === true)), 0));
+    return async (c) =>
+      c.values.check
+        ? toolsCheck(c.workspace, c.values.json === true, c.io)
+        : (await customTools(c), c.io.stdout(listTools(c.workspace, c.values.json === true)), 0);
   },
   mcp: async () => {
     const { runMcp } = await import("../mcp/run.js");
     // `rt mcp list` / `rt mcp call`: the user's MCP servers; plain `rt mcp` serves rt's own tools.
-    return async (c) => c.positionals.length ? (await import("./mcpClientCommand.js")).mcpClientCommand(c.workspace, c.positionals, c.values, c.io) : (await customTools(c), runMcp(c.workspace, c.values, c.io, VERSION));
+    return async (c) =>
+      c.positionals.length
+        ? (await import("./mcpClientCommand.js")).mcpClientCommand(c.workspace, c.positionals, c.values, c.io)
+        : (await customTools(c), runMcp(c.workspace, c.values, c.io, VERSION));
   },
   trust: async () => {
     const { trustCommand } = await import("./trustCommand.js");
@@ -237,11 +257,14 @@ const COMMAND_RUNS: Record<string, () => Promise<CommandRun>> = {
   },
   run: async () => {
     const { runCommand } = await import("../../ui/run.js");
-    return async (c) => (await askTrustFirst(c)) ?? withExtensions(c, () => runCommand(c.workspace, c.positionals, c.values, c.io, c.readStdin));
+    return async (c) =>
+      (await askTrustFirst(c)) ??
+      withExtensions(c, () => runCommand(c.workspace, c.positionals, c.values, c.io, c.readStdin));
   },
   chat: async () => {
     const { chatCommand } = await import("../../ui/chat.js");
-    return async (c) => noPositionals(c) ?? (await askTrustFirst(c)) ?? withExtensions(c, () => chatCommand(c.workspace, c.values, c.io));
+    return async (c) =>
+      noPositionals(c) ?? (await askTrustFirst(c)) ?? withExtensions(c, () => chatCommand(c.workspace, c.values, c.io));
   },
   acp: async () => {
     const { runAcp } = await import("../acp/run.js");
@@ -262,7 +285,8 @@ const COMMAND_RUNS: Record<string, () => Promise<CommandRun>> = {
   },
   agents: async () => {
     const { listAgents } = await import("../../ui/agentList.js");
-    return async (c) => noPositionals(c) ?? (await customTools(c), listAgents(c.workspace, c.values.json === true, c.io));
+    return async (c) =>
+      noPositionals(c) ?? (await customTools(c), listAgents(c.workspace, c.values.json === true, c.io));
   },
   export: async () => {
     const { exportCommand } = await import("./sessionsCommand.js");
@@ -309,7 +333,11 @@ export async function main(argv: string[], io: Io, readStdin: () => Promise<stri
   const split = splitCommand(argv);
   const { globals, rest } = split;
   // Plain `rt` on a terminal is `rt chat`: the full-screen UI. Elsewhere it is a usage error.
-  const command = split.command ?? (io.tty?.stdout && process.stdin.isTTY && !globals.some((g) => /^(--help|-h|--version|-V)$/.test(g)) ? "chat" : undefined);
+  const command =
+    split.command ??
+    (io.tty?.stdout && process.stdin.isTTY && !globals.some((g) => /^(--help|-h|--version|-V)$/.test(g))
+      ? "chat"
+      : undefined);
   if (globals.includes("--version") || globals.includes("-V")) {
     io.stdout(`rt ${VERSION}\n`);
     return 0;
@@ -338,7 +366,10 @@ export async function main(argv: string[], io: Io, readStdin: () => Promise<stri
   let parsed: Parsed;
   try {
     // `rt tool NAME --ARG VALUE`: the options are the tool's own, read from its schema (extendCommands.ts).
-    parsed = spec.name === "tool" && rest[0] !== "--help" && rest[0] !== "-h" ? { ...parse(globals, GLOBAL_OPTIONS), positionals: rest } : parse([...globals, ...rest], { ...spec.options, ...GLOBAL_OPTIONS });
+    parsed =
+      spec.name === "tool" && rest[0] !== "--help" && rest[0] !== "-h"
+        ? { ...parse(globals, GLOBAL_OPTIONS), positionals: rest }
+        : parse([...globals, ...rest], { ...spec.options, ...GLOBAL_OPTIONS });
   } catch (e) {
     io.stderr(`rt ${spec.name}: ${(e as Error).message}\nUsage: ${spec.synopsis}\n`);
     return 2;
@@ -355,7 +386,8 @@ export async function main(argv: string[], io: Io, readStdin: () => Promise<stri
     return 2;
   }
   const run = COMMAND_RUNS[spec.name];
-  if (run) return (await run())({ spec, workspace, positionals: parsed.positionals, values: parsed.values, io, readStdin });
+  if (run)
+    return (await run())({ spec, workspace, positionals: parsed.positionals, values: parsed.values, io, readStdin });
   return runToolCommand(spec, workspace, parsed, io, readStdin);
 }
 
@@ -396,7 +428,8 @@ export function pathContext(root: string, cwd: string): PathContext & { show: (r
 /** A usage problem the tool found, in the command line's terms: its flags and argument names, never a JSON schema. */
 function usageMessage(spec: CommandSpec, args: Record<string, unknown>, result: ToolResult): string {
   const issues = result.issues as ArgumentIssue[] | undefined;
-  if (!Array.isArray(issues) || issues.length === 0) return (result.error ?? "invalid arguments").split("\nschema: ")[0];
+  if (!Array.isArray(issues) || issues.length === 0)
+    return (result.error ?? "invalid arguments").split("\nschema: ")[0];
   const names = spec.argNames ?? {};
   const words = issues.map((i) => {
     const key = String(i.path[0] ?? "");
@@ -411,7 +444,9 @@ function usageMessage(spec: CommandSpec, args: Record<string, unknown>, result: 
       case "invalid_value":
         return `${name} must be one of ${(i.values ?? []).map((v) => JSON.stringify(v)).join(", ")}${not}`;
       case "invalid_type":
-        return given === undefined ? `missing ${name}` : `${name} must be ${i.expected === "number" ? "a number" : `a ${i.expected}`}${not}`;
+        return given === undefined
+          ? `missing ${name}`
+          : `${name} must be ${i.expected === "number" ? "a number" : `a ${i.expected}`}${not}`;
       case "unrecognized_keys":
         return `unexpected ${orList((i.keys ?? []).map((k) => names[k] ?? k))}`;
       default: {
@@ -425,14 +460,23 @@ function usageMessage(spec: CommandSpec, args: Record<string, unknown>, result: 
   return words.join("; ");
 }
 
-async function runToolCommand(spec: CommandSpec, workspace: Workspace, parsed: Parsed, io: Io, readStdin: () => Promise<string | null>): Promise<number> {
+async function runToolCommand(
+  spec: CommandSpec,
+  workspace: Workspace,
+  parsed: Parsed,
+  io: Io,
+  readStdin: () => Promise<string | null>,
+): Promise<number> {
   const env = io.env ?? process.env;
   const where = pathContext(workspace.root, io.cwd ?? process.cwd());
   let call;
   try {
     if (spec.stdin) {
       const text = await readStdin();
-      if (text === null) throw new UsageError(`${spec.name} reads the new lines from standard input: pipe them or use a here-doc (<<'EOF' ... EOF)`);
+      if (text === null)
+        throw new UsageError(
+          `${spec.name} reads the new lines from standard input: pipe them or use a here-doc (<<'EOF' ... EOF)`,
+        );
       parsed.values.stdin = text;
     }
     call = spec.toCall!(parsed.positionals, parsed.values, where);
@@ -448,7 +492,10 @@ async function runToolCommand(spec: CommandSpec, workspace: Workspace, parsed: P
   const streaming = call.tool === "bash" && call.args.background !== true && io.tty?.stdout === true;
   let streamed = false;
   // Only on a terminal: its timer costs a one-shot command more than its work (io.tty asks fstat first; the answer is needed for colour anyway).
-  const progress = io.tty?.stderr === true ? new ProgressLine(io.stderr, `rt ${spec.name}`, progressLabel(spec.name, call.args, workspace)) : undefined;
+  const progress =
+    io.tty?.stderr === true
+      ? new ProgressLine(io.stderr, `rt ${spec.name}`, progressLabel(spec.name, call.args, workspace))
+      : undefined;
   const onProgress = (p: ToolProgress) => {
     if (p.kind === "status") progress?.update(p.message);
     else if (streaming) {
@@ -465,7 +512,10 @@ async function runToolCommand(spec: CommandSpec, workspace: Workspace, parsed: P
     progress?.stop();
   }
   const color = wantsColor(io.tty?.stdout === true, env);
-  const rg = color && (call.tool === "grep" || call.tool === "grep_file") ? (await import("../../tools/shared/ripgrep.js")).rgPath() : undefined;
+  const rg =
+    color && (call.tool === "grep" || call.tool === "grep_file")
+      ? (await import("../../tools/shared/ripgrep.js")).rgPath()
+      : undefined;
   const screen = { palette: color ? COLOR : PLAIN, show: where.show, ...(rg ? { highlight: rg } : {}) };
   const { displayOutput, displayError } = await import("./display.js");
 
@@ -525,7 +575,8 @@ async function oneTool(name: string): Promise<ToolLookup | undefined> {
 }
 
 function progressLabel(command: string, args: Record<string, unknown>, workspace: Workspace): string {
-  const formatSize = (n: number) => (n >= 1 << 30 ? `${(n / (1 << 30)).toFixed(1)} GiB` : `${Math.round(n / (1 << 20))} MiB`);
+  const formatSize = (n: number) =>
+    n >= 1 << 30 ? `${(n / (1 << 30)).toFixed(1)} GiB` : `${Math.round(n / (1 << 20))} MiB`;
   if ((command === "open" || command === "scroll" || command === "read") && typeof args.path === "string") {
     const file = args.path.replace(/:(\d+)(-\d+)?$/, "");
     try {

@@ -9,7 +9,12 @@ import { addAgentToolProvider } from "../../agent/extensionTools.js";
 import { mcpOptionsFrom, startMcpClients, type McpClientSession } from "../../mcpClient/session.js";
 import { qualifiedName } from "../../mcpClient/manager.js";
 
-export async function mcpClientCommand(ws: Workspace, positionals: string[], values: Record<string, unknown>, io: Io): Promise<number> {
+export async function mcpClientCommand(
+  ws: Workspace,
+  positionals: string[],
+  values: Record<string, unknown>,
+  io: Io,
+): Promise<number> {
   const [sub, ...rest] = positionals;
   if (sub === "list") {
     if (rest.length) return usage(io, `unexpected argument "${rest[0]}"`);
@@ -17,12 +22,22 @@ export async function mcpClientCommand(ws: Workspace, positionals: string[], val
     try {
       const statuses = session.statuses();
       if (values.json) {
-        io.stdout(`${JSON.stringify({ servers: statuses.map((s) => ({ name: s.name, transport: s.transport, origin: s.origin, state: s.state, tools: s.tools.map((t) => t.name), ...(s.error ? { error: s.error } : {}) })), problems: session.problems, ...(session.untrustedProjectFile ? { untrusted_project_file: session.untrustedProjectFile } : {}) }, null, 2)}\n`);
+        io.stdout(
+          `${JSON.stringify({ servers: statuses.map((s) => ({ name: s.name, transport: s.transport, origin: s.origin, state: s.state, tools: s.tools.map((t) => t.name), ...(s.error ? { error: s.error } : {}) })), problems: session.problems, ...(session.untrustedProjectFile ? { untrusted_project_file: session.untrustedProjectFile } : {}) }, null, 2)}\n`,
+        );
       } else {
-        const lines = statuses.map((s) => `${s.name.padEnd(20)} ${s.transport.padEnd(5)} ${s.state.padEnd(9)} ${String(s.tools.length).padStart(3)} tool(s)  ${s.origin}${s.error ? `\n    error: ${s.error}` : ""}`);
-        if (!statuses.length) lines.push("no MCP servers configured (.mcp.json in a trusted project, ~/.config/rt/mcp.json, or mcpServers in rt's configuration)");
-        for (const p of session.problems) lines.push(`problem: ${p.origin}${p.server ? ` (${p.server})` : ""}: ${p.message}`);
-        if (session.untrustedProjectFile) lines.push(`not read: ${session.untrustedProjectFile}: the folder is not trusted (rt trust)`);
+        const lines = statuses.map(
+          (s) =>
+            `${s.name.padEnd(20)} ${s.transport.padEnd(5)} ${s.state.padEnd(9)} ${String(s.tools.length).padStart(3)} tool(s)  ${s.origin}${s.error ? `\n    error: ${s.error}` : ""}`,
+        );
+        if (!statuses.length)
+          lines.push(
+            "no MCP servers configured (.mcp.json in a trusted project, ~/.config/rt/mcp.json, or mcpServers in rt's configuration)",
+          );
+        for (const p of session.problems)
+          lines.push(`problem: ${p.origin}${p.server ? ` (${p.server})` : ""}: ${p.message}`);
+        if (session.untrustedProjectFile)
+          lines.push(`not read: ${session.untrustedProjectFile}: the folder is not trusted (rt trust)`);
         io.stdout(`${lines.join("\n")}\n`);
       }
       return statuses.some((s) => s.state === "failed") || session.problems.length ? 1 : 0;
@@ -31,7 +46,8 @@ export async function mcpClientCommand(ws: Workspace, positionals: string[], val
     }
   }
   if (sub === "call") {
-    if (rest.length !== 2) return usage(io, "rt mcp call takes a server and a tool: rt mcp call SERVER TOOL --args JSON");
+    if (rest.length !== 2)
+      return usage(io, "rt mcp call takes a server and a tool: rt mcp call SERVER TOOL --args JSON");
     const [server, tool] = rest;
     let args: unknown = {};
     if (typeof values.args === "string" && values.args.trim() !== "") {
@@ -45,15 +61,22 @@ export async function mcpClientCommand(ws: Workspace, positionals: string[], val
     try {
       const status = session.statuses()[0];
       if (!status) {
-        io.stdout(`${JSON.stringify({ success: false, output: "", error: `no MCP server named ${server} (rt mcp list shows them)`, error_type: "usage" })}\n`);
+        io.stdout(
+          `${JSON.stringify({ success: false, output: "", error: `no MCP server named ${server} (rt mcp list shows them)`, error_type: "usage" })}\n`,
+        );
         return 2;
       }
       if (status.state !== "connected") {
-        io.stdout(`${JSON.stringify({ success: false, output: "", error: `MCP server ${server} failed to start: ${status.error}`, error_type: "tool" })}\n`);
+        io.stdout(
+          `${JSON.stringify({ success: false, output: "", error: `MCP server ${server} failed to start: ${status.error}`, error_type: "tool" })}\n`,
+        );
         return 1;
       }
       const name = qualifiedName(server, tool);
-      const prepared = prepareCall(ws, name, args, { find: (n) => session.tools.get(n), names: () => [...session.tools.keys()] });
+      const prepared = prepareCall(ws, name, args, {
+        find: (n) => session.tools.get(n),
+        names: () => [...session.tools.keys()],
+      });
       const result = prepared.ok ? await runPreparedCall(prepared.call) : prepared.refusal;
       io.stdout(`${JSON.stringify(result)}\n`);
       return result.success ? 0 : result.error_type === "usage" ? 2 : 1;
@@ -61,7 +84,10 @@ export async function mcpClientCommand(ws: Workspace, positionals: string[], val
       await session.close();
     }
   }
-  return usage(io, `unknown subcommand "${sub}": rt mcp list | rt mcp call SERVER TOOL --args JSON | rt mcp (serve rt's tools)`);
+  return usage(
+    io,
+    `unknown subcommand "${sub}": rt mcp list | rt mcp call SERVER TOOL --args JSON | rt mcp (serve rt's tools)`,
+  );
 }
 
 function usage(io: Io, message: string): number {
@@ -78,8 +104,10 @@ export async function agentMcpClients(ws: Workspace, io: Io): Promise<McpClientS
     /* the agent command reports configuration errors itself */
   }
   const session = await startMcpClients(ws, options);
-  for (const s of session.statuses()) if (s.state === "failed") io.stderr(`rt: MCP server ${s.name} failed to start: ${s.error}\n`);
-  for (const p of session.problems) io.stderr(`rt: MCP configuration ${p.origin}${p.server ? ` (${p.server})` : ""}: ${p.message}\n`);
+  for (const s of session.statuses())
+    if (s.state === "failed") io.stderr(`rt: MCP server ${s.name} failed to start: ${s.error}\n`);
+  for (const p of session.problems)
+    io.stderr(`rt: MCP configuration ${p.origin}${p.server ? ` (${p.server})` : ""}: ${p.message}\n`);
   const remove = addAgentToolProvider(session.provider);
   const close = session.close.bind(session);
   session.close = async () => {

@@ -7,7 +7,17 @@ import { loadConfig } from "../../base/config.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import { confinedAt } from "../../workspace/confinedFs.js";
 import type { Io } from "../../ui/io.js";
-import { catalogue, defaultModelName, formatBytes, modelFile, modelsDir, nameForSource, parseLocalSettings, type CatalogueEntry, type LocalSettings } from "../../agent/providers/localModels.js";
+import {
+  catalogue,
+  defaultModelName,
+  formatBytes,
+  modelFile,
+  modelsDir,
+  nameForSource,
+  parseLocalSettings,
+  type CatalogueEntry,
+  type LocalSettings,
+} from "../../agent/providers/localModels.js";
 import { DownloadError } from "../../agent/providers/localDownload.js";
 import { pullWithProgress } from "../../ui/localModelSetup.js";
 
@@ -16,11 +26,17 @@ const USAGE = "Usage: rt models [--json] | rt models pull NAME|hf:OWNER/REPO/FIL
 function entryFor(name: string, settings: LocalSettings): CatalogueEntry | undefined {
   const known = catalogue(settings).find((e) => e.name === name);
   if (known) return known;
-  if (/^(hf:[^/\s]+\/[^/\s]+\/\S+\.gguf|https?:\/\/\S+)$/i.test(name)) return { name: nameForSource(name), source: name, origin: "configuration" };
+  if (/^(hf:[^/\s]+\/[^/\s]+\/\S+\.gguf|https?:\/\/\S+)$/i.test(name))
+    return { name: nameForSource(name), source: name, origin: "configuration" };
   return undefined;
 }
 
-export async function modelsCommand(ws: Workspace, positionals: string[], flags: Record<string, unknown>, io: Io): Promise<number> {
+export async function modelsCommand(
+  ws: Workspace,
+  positionals: string[],
+  flags: Record<string, unknown>,
+  io: Io,
+): Promise<number> {
   let settings: LocalSettings;
   try {
     settings = parseLocalSettings((loadConfig(ws) as Record<string, unknown>).local);
@@ -41,7 +57,11 @@ export async function modelsCommand(ws: Workspace, positionals: string[], flags:
   }
   const entry = entryFor(name, settings);
   if (!entry) {
-    io.stderr(`rt models ${sub}: unknown model "${name}"; the catalogue has ${catalogue(settings).map((e) => e.name).join(", ")} (or give an hf:OWNER/REPO/FILE.gguf URI)\n`);
+    io.stderr(
+      `rt models ${sub}: unknown model "${name}"; the catalogue has ${catalogue(settings)
+        .map((e) => e.name)
+        .join(", ")} (or give an hf:OWNER/REPO/FILE.gguf URI)\n`,
+    );
     return 2;
   }
   if (sub === "rm") {
@@ -79,12 +99,31 @@ function list(settings: LocalSettings, env: NodeJS.ProcessEnv, json: boolean, io
     const file = modelFile(e, env);
     const downloaded = fs.existsSync(file);
     const partial = fs.existsSync(`${file}.part`) ? fs.statSync(`${file}.part`).size : undefined;
-    return { name: e.name, source: e.source, size: downloaded ? fs.statSync(file).size : e.size, downloaded, partial, default: e.name === def, origin: e.origin, description: e.description };
+    return {
+      name: e.name,
+      source: e.source,
+      size: downloaded ? fs.statSync(file).size : e.size,
+      downloaded,
+      partial,
+      default: e.name === def,
+      origin: e.origin,
+      description: e.description,
+    };
   });
   // Downloaded files that are no catalogue entry (pulled by hf: URI).
   for (const f of files) {
     const name = f.replace(/\.gguf$/, "");
-    if (!rows.some((r) => r.name === name)) rows.push({ name, source: path.join(dir, f), size: fs.statSync(path.join(dir, f)).size, downloaded: true, partial: undefined, default: false, origin: "configuration", description: undefined });
+    if (!rows.some((r) => r.name === name))
+      rows.push({
+        name,
+        source: path.join(dir, f),
+        size: fs.statSync(path.join(dir, f)).size,
+        downloaded: true,
+        partial: undefined,
+        default: false,
+        origin: "configuration",
+        description: undefined,
+      });
   }
   if (json) {
     io.stdout(`${JSON.stringify({ dir, models: rows })}\n`);
@@ -92,10 +131,18 @@ function list(settings: LocalSettings, env: NodeJS.ProcessEnv, json: boolean, io
   }
   io.stdout(`Local models (stored in ${dir}):\n`);
   for (const r of rows) {
-    const state = r.downloaded ? "downloaded" : r.partial !== undefined ? `partial ${formatBytes(r.partial)}` : "not downloaded";
+    const state = r.downloaded
+      ? "downloaded"
+      : r.partial !== undefined
+        ? `partial ${formatBytes(r.partial)}`
+        : "not downloaded";
     const size = r.size ? `${r.downloaded ? "" : "~"}${formatBytes(r.size)}` : "size unknown";
-    io.stdout(`  ${r.name.padEnd(22)} ${size.padEnd(10)} ${state.padEnd(16)}${r.default ? " (default)" : ""}${r.description ? `  ${r.description}` : ""}\n`);
+    io.stdout(
+      `  ${r.name.padEnd(22)} ${size.padEnd(10)} ${state.padEnd(16)}${r.default ? " (default)" : ""}${r.description ? `  ${r.description}` : ""}\n`,
+    );
   }
-  io.stdout(`rt models pull NAME downloads one; rt run --model local/NAME uses it (local/PATH.gguf for a file of your own).\n`);
+  io.stdout(
+    `rt models pull NAME downloads one; rt run --model local/NAME uses it (local/PATH.gguf for a file of your own).\n`,
+  );
   return 0;
 }

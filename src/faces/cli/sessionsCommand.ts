@@ -18,14 +18,19 @@ export function sessionsCommand(ws: Workspace, flags: Record<string, unknown>, i
   else {
     io.stdout(formatSessionList(sessions));
     // The last session's prompts, numbered as rt rewind --to takes them.
-    if (sessions[0]) io.stdout(`\n${formatRewindPoints(sessions[0].id, rewindPoints(readSessionRecords(ws, `${sessions[0].id}.jsonl`)))}`);
+    if (sessions[0])
+      io.stdout(
+        `\n${formatRewindPoints(sessions[0].id, rewindPoints(readSessionRecords(ws, `${sessions[0].id}.jsonl`)))}`,
+      );
   }
   return 0;
 }
 
 export function exportCommand(ws: Workspace, positionals: string[], flags: Record<string, unknown>, io: Io): number {
   if (positionals.length !== 1) {
-    io.stderr(`rt export: ${positionals.length === 0 ? "missing session ID" : `unexpected argument "${positionals[1]}"`}\nUsage: rt export ID [--output FILE]\n`);
+    io.stderr(
+      `rt export: ${positionals.length === 0 ? "missing session ID" : `unexpected argument "${positionals[1]}"`}\nUsage: rt export ID [--output FILE]\n`,
+    );
     return 2;
   }
   let file: string;

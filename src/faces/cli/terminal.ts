@@ -27,7 +27,15 @@ export const COLOR: Palette = {
   link: sgr("36"),
 };
 
-export const PLAIN: Palette = { path: same, lineNumber: same, match: same, dim: same, bold: same, directory: same, link: same };
+export const PLAIN: Palette = {
+  path: same,
+  lineNumber: same,
+  match: same,
+  dim: same,
+  bold: same,
+  directory: same,
+  link: same,
+};
 
 /** Colour for a stream: only a terminal, and neither NO_COLOR (https://no-color.org) nor TERM=dumb. */
 export function wantsColor(isTTY: boolean, env: NodeJS.ProcessEnv): boolean {

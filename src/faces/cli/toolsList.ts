@@ -15,9 +15,11 @@ export function listTools(workspace: Workspace, json: boolean): string {
     }));
     return `${JSON.stringify(list, null, 2)}\n`;
   }
-  return `${tools.map((t) => {
-    const aliases = t.aliases.length ? ` (also ${t.aliases.join(", ")})` : "";
-    const first = t.description.split("\n")[0];
-    return `${t.name}${aliases}${t.readOnly ? "" : " [writes]"}\n    ${first}`;
-  }).join("\n")}\n`;
+  return `${tools
+    .map((t) => {
+      const aliases = t.aliases.length ? ` (also ${t.aliases.join(", ")})` : "";
+      const first = t.description.split("\n")[0];
+      return `${t.name}${aliases}${t.readOnly ? "" : " [writes]"}\n    ${first}`;
+    })
+    .join("\n")}\n`;
 }

@@ -18,7 +18,6 @@ import { recordTrust, revokeTrust } from "../../workspace/trustRecords.js";
 import { findGitTop } from "../../workspace/workspace.js";
 import type { Io } from "../../ui/io.js";
 
-
 /** DIR as a real directory, or an error message. */
 function folderOf(dir: string): { root: string } | { error: string } {
   const abs = path.resolve(dir);
@@ -56,7 +55,9 @@ function list(env: NodeJS.ProcessEnv, io: Io): number {
             ? `extension files changed since (${formatChanges(ext.changes)}): none is read until rt trust ${shellQuotePath(folder)}`
             : ".rt/config.json as trusted";
     } catch (e) {
-      status = fs.existsSync(folder) ? `cannot read its configuration (${(e as Error).message})` : "no longer exists (rt untrust removes it)";
+      status = fs.existsSync(folder)
+        ? `cannot read its configuration (${(e as Error).message})`
+        : "no longer exists (rt untrust removes it)";
     }
     io.stdout(`${shellQuotePath(folder)}  trusted ${folders[folder].trusted_at}  ${status}\n`);
   }
@@ -82,9 +83,14 @@ function trust(root: string, env: NodeJS.ProcessEnv, io: Io, dirGiven: boolean, 
   const inventory = trustInventory(inspection, env);
   const q = shellQuotePath(root);
   if (showOnly) {
-    const where = inventory.wasTrusted ? (inventory.changes.length ? "trusted, but changed since" : "trusted, unchanged since") : "not trusted";
+    const where = inventory.wasTrusted
+      ? inventory.changes.length
+        ? "trusted, but changed since"
+        : "trusted, unchanged since"
+      : "not trusted";
     io.stdout(`${q}: ${where}.\n`);
-    if (t.untrustedKeys.length) io.stdout(`Its .rt/config.json settings that need trust:\n${settingLines(t.untrustedKeys)}`);
+    if (t.untrustedKeys.length)
+      io.stdout(`Its .rt/config.json settings that need trust:\n${settingLines(t.untrustedKeys)}`);
     io.stdout(formatInventory(inventory));
     io.stdout(`Nothing recorded; to trust it as it is now: rt trust ${q}\n`);
     return 0;
@@ -98,13 +104,19 @@ function trust(root: string, env: NodeJS.ProcessEnv, io: Io, dirGiven: boolean, 
     io.stdout("Its .rt/config.json holds nothing that needed trust.\n");
   }
   io.stdout(formatInventory(inventory));
-  io.stdout("When that file changes, its settings wait again until you trust the folder again. Folders below it are not covered.\n");
+  io.stdout(
+    "When that file changes, its settings wait again until you trust the folder again. Folders below it are not covered.\n",
+  );
   if (inventory.pinned.length) {
-    io.stdout("Its extension files are read as they are now: when one is added, edited or removed, none of them is read until you trust the folder again.\n");
+    io.stdout(
+      "Its extension files are read as they are now: when one is added, edited or removed, none of them is read until you trust the folder again.\n",
+    );
   }
   const top = findGitTop(root);
   if (dirGiven && top && top !== root) {
-    io.stdout(`Note: started inside the repository ${shellQuotePath(top)}, rt uses its root as the workspace; to trust that: rt trust ${shellQuotePath(top)}\n`);
+    io.stdout(
+      `Note: started inside the repository ${shellQuotePath(top)}, rt uses its root as the workspace; to trust that: rt trust ${shellQuotePath(top)}\n`,
+    );
   }
   return 0;
 }
@@ -129,7 +141,10 @@ export function trustCommand(
   io: Io,
 ): number {
   const name = command === "untrust" ? "untrust" : flags.revoke === true ? "trust --revoke" : "trust";
-  const usage = command === "untrust" ? "rt untrust [DIR]" : "rt trust [DIR] | rt trust --show [DIR] | rt trust --list | rt trust --revoke [DIR]";
+  const usage =
+    command === "untrust"
+      ? "rt untrust [DIR]"
+      : "rt trust [DIR] | rt trust --show [DIR] | rt trust --list | rt trust --revoke [DIR]";
   if (positionals.length > 1) {
     io.stderr(`rt ${name}: unexpected argument "${positionals[1]}"\nUsage: ${usage}\n`);
     return 2;
@@ -150,7 +165,11 @@ export function trustCommand(
       if ("error" in f) {
         // A folder that is gone can still be revoked by the path it was trusted under.
         const gone = path.resolve(positionals[0]);
-        if ((command === "untrust" || flags.revoke === true) && Object.prototype.hasOwnProperty.call(readTrustStore(env), gone)) return untrust(gone, env, io);
+        if (
+          (command === "untrust" || flags.revoke === true) &&
+          Object.prototype.hasOwnProperty.call(readTrustStore(env), gone)
+        )
+          return untrust(gone, env, io);
         io.stderr(`rt ${name}: ${f.error}\nUsage: ${usage}\n`);
         return 2;
       }

@@ -18,7 +18,7 @@ function parseArgsJson(text: string): { ok: true; value: unknown } | { ok: false
   try {
     const value = JSON.parse(text);
     if (value === null || typeof value !== "object" || Array.isArray(value)) {
-      return { ok: false, error: "arguments must be a JSON object, e.g. {\"path\": \"src/app.ts\"}" };
+      return { ok: false, error: 'arguments must be a JSON object, e.g. {"path": "src/app.ts"}' };
     }
     return { ok: true, value };
   } catch (e) {
@@ -41,7 +41,11 @@ export async function runCall(
     return runBatch(workspace, io);
   }
   if (positionals.length !== 1) {
-    const r = usage(positionals.length ? `rt call takes one tool name, got ${positionals.length}` : "rt call needs a tool name: rt call TOOL [--args JSON]");
+    const r = usage(
+      positionals.length
+        ? `rt call takes one tool name, got ${positionals.length}`
+        : "rt call needs a tool name: rt call TOOL [--args JSON]",
+    );
     io.stdout(`${JSON.stringify(r)}\n`);
     return 2;
   }

@@ -25,8 +25,15 @@ export const agentToolEntry = {
     type: "object" as const,
     properties: {
       prompt: { type: "string", minLength: 1, description: "The task or question, as you would tell a colleague." },
-      approval: { type: "string", enum: [...APPROVAL_MODES], description: "What the agent may do without asking (default auto-edit, or the configured agent.approval)." },
-      session_id: { type: "string", description: "A session_id an earlier rt_agent call returned: continue that conversation." },
+      approval: {
+        type: "string",
+        enum: [...APPROVAL_MODES],
+        description: "What the agent may do without asking (default auto-edit, or the configured agent.approval).",
+      },
+      session_id: {
+        type: "string",
+        description: "A session_id an earlier rt_agent call returned: continue that conversation.",
+      },
       model: { type: "string", description: "provider/model for this call (default: rt's configured model)." },
     },
     required: ["prompt"],
@@ -46,15 +53,20 @@ export const agentToolEntry = {
 };
 
 /** Checks the arguments; returns them or the error to show. */
-export function agentToolArgs(args: Record<string, unknown>): { prompt: string; approval?: ApprovalMode; sessionId?: string; model?: string } | { error: string } {
+export function agentToolArgs(
+  args: Record<string, unknown>,
+): { prompt: string; approval?: ApprovalMode; sessionId?: string; model?: string } | { error: string } {
   const known = new Set(Object.keys(agentToolEntry.inputSchema.properties));
   const unknown = Object.keys(args).filter((k) => !known.has(k));
-  if (unknown.length) return { error: `unknown argument ${unknown.join(", ")}; rt_agent takes ${[...known].join(", ")}` };
-  if (typeof args.prompt !== "string" || args.prompt.trim() === "") return { error: "prompt must be a non-empty string: the task for rt's agent" };
+  if (unknown.length)
+    return { error: `unknown argument ${unknown.join(", ")}; rt_agent takes ${[...known].join(", ")}` };
+  if (typeof args.prompt !== "string" || args.prompt.trim() === "")
+    return { error: "prompt must be a non-empty string: the task for rt's agent" };
   if (args.approval !== undefined && !APPROVAL_MODES.includes(args.approval as ApprovalMode)) {
     return { error: `approval must be one of ${APPROVAL_MODES.join(", ")}, not ${JSON.stringify(args.approval)}` };
   }
-  for (const k of ["session_id", "model"] as const) if (args[k] !== undefined && typeof args[k] !== "string") return { error: `${k} must be a string` };
+  for (const k of ["session_id", "model"] as const)
+    if (args[k] !== undefined && typeof args[k] !== "string") return { error: `${k} must be a string` };
   return {
     prompt: args.prompt,
     ...(args.approval ? { approval: args.approval as ApprovalMode } : {}),
@@ -67,7 +79,8 @@ export function agentToolArgs(args: Record<string, unknown>): { prompt: string; 
 export function progressLine(ev: AgentStreamEvent): string | undefined {
   const who = ev.parent_tool_use_id !== undefined ? "subagent: " : "";
   if (ev.type === "tool_start") return `${who}${describeCall(ev.name, ev.args)}`;
-  if (ev.type === "tool_end" && !ev.success) return `${who}${ev.name} failed: ${(ev.error ?? ev.output).split("\n")[0].slice(0, 200)}`;
+  if (ev.type === "tool_end" && !ev.success)
+    return `${who}${ev.name} failed: ${(ev.error ?? ev.output).split("\n")[0].slice(0, 200)}`;
   if (ev.type === "compact_start") return "compacting the conversation";
   if (ev.type === "notice") return ev.message;
   return undefined;
@@ -94,7 +107,16 @@ export async function runAgentTool(
   }
   let setup;
   try {
-    setup = await setupAgent(ws, { ...flags, approval, ...(args.model ? { model: args.model } : {}), ...(args.sessionId ? { resume: args.sessionId } : {}) }, {});
+    setup = await setupAgent(
+      ws,
+      {
+        ...flags,
+        approval,
+        ...(args.model ? { model: args.model } : {}),
+        ...(args.sessionId ? { resume: args.sessionId } : {}),
+      },
+      {},
+    );
   } catch (e) {
     if (e instanceof SetupError) return { isError: true, content: [{ type: "text", text: `rt_agent: ${e.message}` }] };
     throw e;
@@ -114,12 +136,15 @@ export async function runAgentTool(
   const done = last?.type === "turn_complete";
   let result = "the agent ended without a result";
   if (last?.type === "turn_complete") result = last.text;
-  else if (last?.type === "error") result = last.text ? `${last.text}\n\n[${last.kind}] ${last.message}` : `[${last.kind}] ${last.message}`;
+  else if (last?.type === "error")
+    result = last.text ? `${last.text}\n\n[${last.kind}] ${last.message}` : `[${last.kind}] ${last.message}`;
   const structured = {
     result,
     session_id: agent.sessionId,
     is_error: !done,
-    ...(last && (last.type === "turn_complete" || last.type === "error") && last.finish_reason ? { finish_reason: last.finish_reason } : {}),
+    ...(last && (last.type === "turn_complete" || last.type === "error") && last.finish_reason
+      ? { finish_reason: last.finish_reason }
+      : {}),
   };
   return {
     ...(done ? {} : { isError: true }),

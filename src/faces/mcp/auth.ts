@@ -50,7 +50,12 @@ export function tokenDirs(env: NodeJS.ProcessEnv = process.env): string[] {
   const dirs: string[] = [];
   if (env.XDG_RUNTIME_DIR && path.isAbsolute(env.XDG_RUNTIME_DIR)) dirs.push(path.join(env.XDG_RUNTIME_DIR, "rt"));
   const home = env.HOME || os.homedir();
-  const config = env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : home ? path.join(home, ".config") : undefined;
+  const config =
+    env.XDG_CONFIG_HOME && path.isAbsolute(env.XDG_CONFIG_HOME)
+      ? env.XDG_CONFIG_HOME
+      : home
+        ? path.join(home, ".config")
+        : undefined;
   if (config) dirs.push(path.join(config, "rt"));
   return dirs;
 }
@@ -74,7 +79,12 @@ export type TokenFile = { path: string } | { path?: undefined; reason: string };
  * and writable by nobody else. The file is made with O_EXCL|O_NOFOLLOW, mode
  * 0600, and renamed into place.
  */
-export function writeTokenFile(token: string, port: number, root: string, env: NodeJS.ProcessEnv = process.env): TokenFile {
+export function writeTokenFile(
+  token: string,
+  port: number,
+  root: string,
+  env: NodeJS.ProcessEnv = process.env,
+): TokenFile {
   const realRoot = realOr(root);
   const skipped: string[] = [];
   for (const dir of tokenDirs(env)) {
@@ -103,7 +113,11 @@ export function writeTokenFile(token: string, port: number, root: string, env: N
       skipped.push(`${path.join(dir, name)}: ${(e as Error).message}`);
     }
   }
-  return { reason: skipped.length ? skipped.join("; ") : "no runtime or configuration directory is known (set XDG_RUNTIME_DIR or HOME)" };
+  return {
+    reason: skipped.length
+      ? skipped.join("; ")
+      : "no runtime or configuration directory is known (set XDG_RUNTIME_DIR or HOME)",
+  };
 }
 
 /** Removes the token file if it still holds `token` (another server may have replaced it since). */

@@ -90,7 +90,10 @@ function isJsonContentType(value: string | undefined): boolean {
 }
 
 /** Reads a request body up to `max` bytes: its text, or why there is none. */
-function readBody(req: http.IncomingMessage, max: number): Promise<{ text: string } | { tooLarge: true } | { aborted: true }> {
+function readBody(
+  req: http.IncomingMessage,
+  max: number,
+): Promise<{ text: string } | { tooLarge: true } | { aborted: true }> {
   return new Promise((resolve) => {
     if (Number(req.headers["content-length"]) > max) {
       req.resume();
@@ -121,7 +124,8 @@ function readBody(req: http.IncomingMessage, max: number): Promise<{ text: strin
 function hostRefusal(req: http.IncomingMessage): string | undefined {
   const host = req.headers.host ?? "";
   const hostname = host.startsWith("[") ? host.slice(0, host.indexOf("]") + 1) : host.split(":")[0];
-  if (!isLoopbackHost(hostname)) return `Forbidden: Host "${host}" is not a loopback name; connect to 127.0.0.1 or localhost`;
+  if (!isLoopbackHost(hostname))
+    return `Forbidden: Host "${host}" is not a loopback name; connect to 127.0.0.1 or localhost`;
   return undefined;
 }
 
@@ -174,7 +178,9 @@ export async function serveHttp(opts: HttpServeOptions): Promise<RunningHttpServ
     if (!oldest) return false;
     const [id, s] = oldest;
     sessions.delete(id);
-    opts.log(`closed MCP session ${id}: ${opts.maxSessions} sessions were open and it was the least recently used idle one`);
+    opts.log(
+      `closed MCP session ${id}: ${opts.maxSessions} sessions were open and it was the least recently used idle one`,
+    );
     void s.server.close().catch(() => undefined);
     return true;
   }
@@ -205,7 +211,12 @@ export async function serveHttp(opts: HttpServeOptions): Promise<RunningHttpServ
     if (opts.token !== undefined && !authorizationMatches(req.headers.authorization, opts.token)) {
       res.setHeader("www-authenticate", 'Bearer realm="rt mcp"');
       const why = req.headers.authorization === undefined ? "no Authorization header" : "the bearer token is wrong";
-      jsonError(res, 401, -32000, `Unauthorized (${why}): send the token rt mcp printed when it started, as "Authorization: Bearer TOKEN"`);
+      jsonError(
+        res,
+        401,
+        -32000,
+        `Unauthorized (${why}): send the token rt mcp printed when it started, as "Authorization: Bearer TOKEN"`,
+      );
       return;
     }
     // POST: read and parse the body here (the transport gets the parsed message).
@@ -285,15 +296,18 @@ export async function serveHttp(opts: HttpServeOptions): Promise<RunningHttpServ
       resolve();
     });
   });
-  const sweeper = setInterval(() => {
-    const now = Date.now();
-    for (const [id, s] of sessions) {
-      if (s.inFlight > 0 || now - s.lastActive < opts.sessionIdleMs) continue;
-      sessions.delete(id);
-      opts.log(`closed MCP session ${id}: idle for ${Math.round((now - s.lastActive) / 1000)} s`);
-      void s.server.close().catch(() => undefined);
-    }
-  }, Math.max(10, Math.min(60_000, opts.sessionIdleMs / 4)));
+  const sweeper = setInterval(
+    () => {
+      const now = Date.now();
+      for (const [id, s] of sessions) {
+        if (s.inFlight > 0 || now - s.lastActive < opts.sessionIdleMs) continue;
+        sessions.delete(id);
+        opts.log(`closed MCP session ${id}: idle for ${Math.round((now - s.lastActive) / 1000)} s`);
+        void s.server.close().catch(() => undefined);
+      }
+    },
+    Math.max(10, Math.min(60_000, opts.sessionIdleMs / 4)),
+  );
   sweeper.unref();
   const addr = httpServer.address() as AddressInfo;
   const hostInUrl = addr.family === "IPv6" ? `[${addr.address}]` : addr.address;

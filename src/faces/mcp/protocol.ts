@@ -25,13 +25,17 @@ export function batchRefusal(version: string): string {
 export function negotiatedVersion(message: JSONRPCMessage): string | undefined {
   if (!("result" in message)) return undefined;
   const r = message.result as Record<string, unknown>;
-  return typeof r.protocolVersion === "string" && "serverInfo" in r && "capabilities" in r ? r.protocolVersion : undefined;
+  return typeof r.protocolVersion === "string" && "serverInfo" in r && "capabilities" in r
+    ? r.protocolVersion
+    : undefined;
 }
 
 /** An HTTP error answer with a JSON-RPC error body (nothing once headers are sent). */
 export function jsonError(res: ServerResponse, status: number, code: number, message: string): void {
   if (res.headersSent) return;
-  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message } }));
+  res
+    .writeHead(status, { "content-type": "application/json" })
+    .end(JSON.stringify({ jsonrpc: "2.0", id: null, error: { code, message } }));
 }
 
 /**

@@ -12,7 +12,12 @@
 // structured content is left out of it.
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { ToolResult } from "../../tools/types.js";
-import { MCP_META_ARRAY_MAX, MCP_META_MAX_BYTES, MCP_META_STRING_MAX_CHARS, MCP_TEXT_MAX_CHARS } from "../../base/limits.js";
+import {
+  MCP_META_ARRAY_MAX,
+  MCP_META_MAX_BYTES,
+  MCP_META_STRING_MAX_CHARS,
+  MCP_TEXT_MAX_CHARS,
+} from "../../base/limits.js";
 import { structuredContent } from "./structured.js";
 
 /** The _meta key holding the ToolResult's fields other than output and error. */
@@ -78,7 +83,9 @@ export function toCallToolResult(result: ToolResult, tool?: string): CallToolRes
   // Fields the structured content carries are not repeated in _meta.
   // Images travel as image content, never in _meta.
   const skip = [...(structured ? ["matches", "files", "counts", "line_ids", "rows", "columns"] : []), "images"];
-  const images = result.success ? (result.images ?? []).map((img) => ({ type: "image" as const, data: img.data_base64, mimeType: img.media_type })) : [];
+  const images = result.success
+    ? (result.images ?? []).map((img) => ({ type: "image" as const, data: img.data_base64, mimeType: img.media_type }))
+    : [];
   return {
     content: [{ type: "text", text: capText(text) }, ...images],
     ...(structured ? { structuredContent: structured } : {}),

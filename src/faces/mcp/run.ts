@@ -31,7 +31,8 @@ export interface McpOptions {
 
 /** Checks the command line; returns a usage error message or undefined. */
 export function mcpUsageProblem(o: McpOptions): string | undefined {
-  if (!o.http && (o.port !== undefined || o.host !== undefined)) return "--port and --host only apply with --http (stdio needs neither)";
+  if (!o.http && (o.port !== undefined || o.host !== undefined))
+    return "--port and --host only apply with --http (stdio needs neither)";
   if (!o.http && o.noAuth) return "--no-auth only applies with --http (stdio has no network to authenticate)";
   if (o.port !== undefined && o.port > 65535) return `--port must be at most 65535, not ${o.port}`;
   if (o.host !== undefined && o.host.trim() === "") return "--host needs an address, e.g. 127.0.0.1";
@@ -64,7 +65,12 @@ function exitWhenDone(): void {
   setImmediate(() => process.exit());
 }
 
-export async function runMcp(workspace: Workspace, values: Record<string, unknown>, io: Io, version: string): Promise<number> {
+export async function runMcp(
+  workspace: Workspace,
+  values: Record<string, unknown>,
+  io: Io,
+  version: string,
+): Promise<number> {
   const opts: McpOptions = {
     http: values.http === true,
     port: typeof values.port === "number" ? values.port : undefined,
@@ -83,8 +89,20 @@ export async function runMcp(workspace: Workspace, values: Record<string, unknow
   const pool = new WorkspacePool(workspace);
   const tools = mcpToolList(workspace, { seedNames: opts.seedNames });
   // --agent: rt_agent runs the agent with these flags (and the configuration, as rt run would).
-  const agentFlags = opts.agent ? Object.fromEntries(["model", "protocol", "max-turns", "base-url", "api-key"].filter((k) => values[k] !== undefined).map((k) => [k, values[k] as string | number])) : undefined;
-  const newServer = () => createMcpServer({ version, tools, session: new McpSession(pool, log), ...(agentFlags ? { agent: agentFlags } : {}) });
+  const agentFlags = opts.agent
+    ? Object.fromEntries(
+        ["model", "protocol", "max-turns", "base-url", "api-key"]
+          .filter((k) => values[k] !== undefined)
+          .map((k) => [k, values[k] as string | number]),
+      )
+    : undefined;
+  const newServer = () =>
+    createMcpServer({
+      version,
+      tools,
+      session: new McpSession(pool, log),
+      ...(agentFlags ? { agent: agentFlags } : {}),
+    });
   const about = `root ${workspace.root}, profile ${workspace.profile}, ${tools.length + (opts.agent ? 1 : 0)} tools${opts.agent ? ", rt_agent among them" : ""}`;
 
   if (!opts.http) {
@@ -95,7 +113,10 @@ export async function runMcp(workspace: Workspace, values: Record<string, unknow
     await newServer().connect(transport);
     log(`serving over stdio (${about})`);
     // While the client waits for its model, load what the first calls would (tools/shared/warmUp.ts).
-    void warmTools(workspace, tools.map((t) => t.tool));
+    void warmTools(
+      workspace,
+      tools.map((t) => t.tool),
+    );
     await closed;
     exitWhenDone();
     return 0;
@@ -123,7 +144,10 @@ export async function runMcp(workspace: Workspace, values: Record<string, unknow
     });
   } catch (e) {
     const err = e as NodeJS.ErrnoException;
-    const why = err.code === "EADDRINUSE" ? `port ${opts.port ?? MCP_DEFAULT_PORT} is in use; choose another with --port N (0 picks a free one)` : err.message;
+    const why =
+      err.code === "EADDRINUSE"
+        ? `port ${opts.port ?? MCP_DEFAULT_PORT} is in use; choose another with --port N (0 picks a free one)`
+        : err.message;
     io.stderr(`rt mcp: cannot listen on ${host}: ${why}\n`);
     return 1;
   }
@@ -150,7 +174,10 @@ export async function runMcp(workspace: Workspace, values: Record<string, unknow
     process.once("SIGTERM", resolve);
   });
   log(`listening on ${running.url} (${about})`);
-  void warmTools(workspace, tools.map((t) => t.tool));
+  void warmTools(
+    workspace,
+    tools.map((t) => t.tool),
+  );
   await stopped;
   await running.close();
   if (tokenFile !== undefined && token !== undefined) removeTokenFile(tokenFile, token);

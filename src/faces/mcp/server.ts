@@ -34,7 +34,8 @@ import { AGENT_TOOL_NAME, agentToolEntry } from "./agentTool.js";
  * limits are Anthropic's (1568 px, 3.75 MB), the tightest of the providers rt
  * knows, so the image fits whichever model the client has.
  */
-const mcpImageInput = (): Promise<ImageInput> => Promise.resolve({ vision: true, limits: providerImageLimits("anthropic") });
+const mcpImageInput = (): Promise<ImageInput> =>
+  Promise.resolve({ vision: true, limits: providerImageLimits("anthropic") });
 
 const INSTRUCTIONS = `rt: navigation, search and line-addressed editing of one workspace directory. Paths are relative to the workspace root.
 Find code with grep / find, look at it with open (a 100-line window around path:LINE) or read, edit with edit_lines or edit (old/new text).
@@ -83,7 +84,10 @@ function cleanErrors(transport: Transport): void {
 }
 
 /** Turns a call's progress into MCP progress notifications for `token`, at most one per MCP_PROGRESS_EVERY_MS. */
-function progressSender(token: string | number, notify: (params: { progressToken: string | number; progress: number; message: string }) => Promise<void>) {
+function progressSender(
+  token: string | number,
+  notify: (params: { progressToken: string | number; progress: number; message: string }) => Promise<void>,
+) {
   let sent = 0;
   let last = 0;
   let bytes = 0;
@@ -118,7 +122,10 @@ export function createMcpServer({ version, tools, session, agent }: ServerOption
   server.setRequestHandler(ListToolsRequestSchema, (request) => {
     // rt lists every tool in one page and never hands out a cursor.
     if (request.params?.cursor !== undefined) {
-      throw protocolError(ErrorCode.InvalidParams, `invalid cursor ${JSON.stringify(request.params.cursor)}: tools/list returns every tool in one page (no nextCursor); call it without a cursor`);
+      throw protocolError(
+        ErrorCode.InvalidParams,
+        `invalid cursor ${JSON.stringify(request.params.cursor)}: tools/list returns every tool in one page (no nextCursor); call it without a cursor`,
+      );
     }
     return { tools: listed };
   });
@@ -133,30 +140,52 @@ export function createMcpServer({ version, tools, session, agent }: ServerOption
       let sent = 0;
       const progress =
         token !== undefined
-          ? (message: string) => void extra.sendNotification({ method: "notifications/progress", params: { progressToken: token, progress: ++sent, message } }).catch(() => undefined)
+          ? (message: string) =>
+              void extra
+                .sendNotification({
+                  method: "notifications/progress",
+                  params: { progressToken: token, progress: ++sent, message },
+                })
+                .catch(() => undefined)
           : undefined;
-      const target = await session.target(() => extra.sendRequest({ method: "roots/list" }, ListRootsResultSchema, { timeout: MCP_ROOTS_TIMEOUT_MS }));
+      const target = await session.target(() =>
+        extra.sendRequest({ method: "roots/list" }, ListRootsResultSchema, { timeout: MCP_ROOTS_TIMEOUT_MS }),
+      );
       if ("error" in target) return toolErrorResult(target.error);
       const { runAgentTool } = await import("./agentTool.js");
       try {
-        return await runAgentTool(target.workspace, args ?? {}, agent, { signal: extra.signal, ...(progress ? { progress } : {}) });
+        return await runAgentTool(target.workspace, args ?? {}, agent, {
+          signal: extra.signal,
+          ...(progress ? { progress } : {}),
+        });
       } catch (e) {
         return toolErrorResult(`${AGENT_TOOL_NAME} failed: ${(e as Error).message}`);
       }
     }
     const tool = findTool(name);
     if (!tool) {
-      throw protocolError(ErrorCode.InvalidParams, `unknown tool "${name}"; available tools: ${tools.map((t) => t.name).join(", ")}`);
+      throw protocolError(
+        ErrorCode.InvalidParams,
+        `unknown tool "${name}"; available tools: ${tools.map((t) => t.name).join(", ")}`,
+      );
     }
     const token = _meta?.progressToken;
     const onProgress =
-      token !== undefined ? progressSender(token, (params) => extra.sendNotification({ method: "notifications/progress", params })) : undefined;
+      token !== undefined
+        ? progressSender(token, (params) => extra.sendNotification({ method: "notifications/progress", params }))
+        : undefined;
     try {
-      const target = await session.target(() => extra.sendRequest({ method: "roots/list" }, ListRootsResultSchema, { timeout: MCP_ROOTS_TIMEOUT_MS }));
+      const target = await session.target(() =>
+        extra.sendRequest({ method: "roots/list" }, ListRootsResultSchema, { timeout: MCP_ROOTS_TIMEOUT_MS }),
+      );
       if ("error" in target) return toolErrorResult(target.error);
       const refusal = refusedRootPath(args, target.workspace.root, target.refused);
       if (refusal) return toolErrorResult(refusal);
-      const result = await callTool(target.workspace, name, args ?? {}, { signal: extra.signal, ...(onProgress ? { onProgress } : {}), imageInput: mcpImageInput });
+      const result = await callTool(target.workspace, name, args ?? {}, {
+        signal: extra.signal,
+        ...(onProgress ? { onProgress } : {}),
+        imageInput: mcpImageInput,
+      });
       return toCallToolResult(result, tool.name);
     } catch (e) {
       // callTool turns handler failures into results; this is for anything else.

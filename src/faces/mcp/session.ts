@@ -30,7 +30,8 @@ export class WorkspacePool {
 /** An error as one line; a schema error from the SDK (an invalid answer) as its issues. */
 function describeFailure(e: unknown): string {
   const issues = (e as { issues?: Array<{ path: PropertyKey[]; message: string }> }).issues;
-  if (Array.isArray(issues)) return `invalid answer: ${issues.map((i) => `${i.path.map(String).join(".")}: ${i.message}`).join("; ")}`;
+  if (Array.isArray(issues))
+    return `invalid answer: ${issues.map((i) => `${i.path.map(String).join(".")}: ${i.message}`).join("; ")}`;
   return (e as Error).message ?? String(e);
 }
 
@@ -101,6 +102,9 @@ export class McpSession {
     const c = this.choice;
     if (c.kind === "none") this.log(`the client offers no roots; serving --root ${this.pool.base.root}`);
     else if (c.kind === "unusable") this.log(c.error);
-    else this.log(`serving ${c.dir} (the client's first root)${c.refused.length ? `; refusing its other roots: ${c.refused.join(", ")}` : ""}`);
+    else
+      this.log(
+        `serving ${c.dir} (the client's first root)${c.refused.length ? `; refusing its other roots: ${c.refused.join(", ")}` : ""}`,
+      );
   }
 }

@@ -12,7 +12,13 @@
 // them (up to 2025-03-26) and refused on later ones.
 import type { Readable, Writable } from "node:stream";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
-import { ErrorCode, JSONRPCMessageSchema, LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, type JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import {
+  ErrorCode,
+  JSONRPCMessageSchema,
+  LATEST_PROTOCOL_VERSION,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  type JSONRPCMessage,
+} from "@modelcontextprotocol/sdk/types.js";
 import { batchesAllowed, batchRefusal, negotiatedVersion } from "./protocol.js";
 
 type Id = string | number;
@@ -67,7 +73,12 @@ export class LineStdioTransport implements Transport {
       this.pendingBytes = 0;
       this.discarding = false;
       if (line) this.handleLine(line.toString("utf8"));
-      else this.reply(null, ErrorCode.InvalidRequest, `Invalid Request: message longer than ${this.maxBytes} bytes; it was discarded`);
+      else
+        this.reply(
+          null,
+          ErrorCode.InvalidRequest,
+          `Invalid Request: message longer than ${this.maxBytes} bytes; it was discarded`,
+        );
     }
     if (buf.length === 0 || this.discarding) return;
     this.pending.push(buf);
@@ -135,7 +146,12 @@ export class LineStdioTransport implements Transport {
     const rawId = (value as { id?: unknown } | null)?.id;
     const id = typeof rawId === "string" || typeof rawId === "number" ? rawId : null;
     if (!parsed.success) {
-      return { id, code: ErrorCode.InvalidRequest, message: 'Invalid Request: not a JSON-RPC 2.0 message (expected {"jsonrpc": "2.0", "id": ..., "method": ..., "params": {...}})' };
+      return {
+        id,
+        code: ErrorCode.InvalidRequest,
+        message:
+          'Invalid Request: not a JSON-RPC 2.0 message (expected {"jsonrpc": "2.0", "id": ..., "method": ..., "params": {...}})',
+      };
     }
     const m = parsed.data;
     if (!this.initializing && "method" in m) {
@@ -143,9 +159,12 @@ export class LineStdioTransport implements Transport {
         this.initializing = true;
         // The version the server will answer with (the SDK's rule), known before its answer is sent.
         const asked = (m.params as { protocolVersion?: unknown } | undefined)?.protocolVersion;
-        this.version = typeof asked === "string" && SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION;
-      }
-      else if (m.method !== "ping") return "id" in m ? { id: m.id, code: -32000, message: NOT_INITIALIZED } : { id: null, code: -32000, message: "" };
+        this.version =
+          typeof asked === "string" && SUPPORTED_PROTOCOL_VERSIONS.includes(asked) ? asked : LATEST_PROTOCOL_VERSION;
+      } else if (m.method !== "ping")
+        return "id" in m
+          ? { id: m.id, code: -32000, message: NOT_INITIALIZED }
+          : { id: null, code: -32000, message: "" };
     }
     return undefined;
   }
@@ -162,7 +181,10 @@ export class LineStdioTransport implements Transport {
   /** A JSON-RPC batch: answered as one array where the negotiated version has batches, else refused. */
   private handleBatch(items: unknown[]): void {
     if (this.version === undefined || !batchesAllowed(this.version)) {
-      const why = this.version === undefined ? `Invalid Request: a JSON-RPC batch before initialize; send initialize alone first` : batchRefusal(this.version);
+      const why =
+        this.version === undefined
+          ? `Invalid Request: a JSON-RPC batch before initialize; send initialize alone first`
+          : batchRefusal(this.version);
       this.reply(null, ErrorCode.InvalidRequest, why);
       return;
     }
@@ -176,10 +198,17 @@ export class LineStdioTransport implements Transport {
       const refusal = this.refusal(item);
       const isInitialize = (item as { method?: unknown } | null)?.method === "initialize";
       if (refusal || isInitialize) {
-        const message = isInitialize ? "Invalid Request: initialize must not be part of a JSON-RPC batch" : refusal!.message;
+        const message = isInitialize
+          ? "Invalid Request: initialize must not be part of a JSON-RPC batch"
+          : refusal!.message;
         const rawId = (item as { id?: unknown } | null)?.id;
         const id = refusal?.id ?? (typeof rawId === "string" || typeof rawId === "number" ? rawId : null);
-        if (message) batch.answers.push({ jsonrpc: "2.0", id, error: { code: refusal?.code ?? ErrorCode.InvalidRequest, message } });
+        if (message)
+          batch.answers.push({
+            jsonrpc: "2.0",
+            id,
+            error: { code: refusal?.code ?? ErrorCode.InvalidRequest, message },
+          });
         continue;
       }
       const m = item as JSONRPCMessage;

@@ -20,9 +20,19 @@ const truncated = bool;
 const GREP_SCHEMA: JsonSchema = {
   type: "object",
   properties: {
-    matches: { type: "array", items: { type: "object", properties: { file: str, line: int, text: str, line_id: str }, required: ["file", "line", "text"] } },
+    matches: {
+      type: "array",
+      items: {
+        type: "object",
+        properties: { file: str, line: int, text: str, line_id: str },
+        required: ["file", "line", "text"],
+      },
+    },
     files: { type: "array", items: str },
-    counts: { type: "array", items: { type: "object", properties: { file: str, count: int }, required: ["file", "count"] } },
+    counts: {
+      type: "array",
+      items: { type: "object", properties: { file: str, count: int }, required: ["file", "count"] },
+    },
     count: int,
     truncated,
   },
@@ -91,14 +101,19 @@ export function structuredContent(tool: string, r: ToolResult): Record<string, u
   switch (tool) {
     case "grep":
     case "grep_file": {
-      const out: Record<string, unknown> = { count: typeof r.count === "number" ? r.count : 0, truncated: r.truncated === true };
+      const out: Record<string, unknown> = {
+        count: typeof r.count === "number" ? r.count : 0,
+        truncated: r.truncated === true,
+      };
       if (Array.isArray(r.matches)) {
-        const all = (r.matches as Array<{ file: string; line: number; content: string; line_id?: string }>).map((m) => ({
-          file: m.file,
-          line: m.line,
-          text: cut(m.content, GREP_MAX_LINE_CHARS),
-          ...(m.line_id ? { line_id: m.line_id } : {}),
-        }));
+        const all = (r.matches as Array<{ file: string; line: number; content: string; line_id?: string }>).map(
+          (m) => ({
+            file: m.file,
+            line: m.line,
+            text: cut(m.content, GREP_MAX_LINE_CHARS),
+            ...(m.line_id ? { line_id: m.line_id } : {}),
+          }),
+        );
         const f = fitting(all, budget);
         out.matches = f.items;
         if (f.cut) out.truncated = true;
@@ -119,7 +134,11 @@ export function structuredContent(tool: string, r: ToolResult): Record<string, u
       if (typeof r.path !== "string") return undefined;
       const start = typeof r.start_line === "number" ? r.start_line : undefined;
       const count = typeof r.line_count === "number" ? r.line_count : 0;
-      const out: Record<string, unknown> = { path: r.path, total_lines: typeof r.total_lines === "number" ? r.total_lines : 0, truncated: r.truncated === true };
+      const out: Record<string, unknown> = {
+        path: r.path,
+        total_lines: typeof r.total_lines === "number" ? r.total_lines : 0,
+        truncated: r.truncated === true,
+      };
       if (start !== undefined && count > 0) Object.assign(out, { start_line: start, end_line: start + count - 1 });
       if (Array.isArray(r.line_ids)) out.line_ids = r.line_ids;
       return out;

@@ -28,7 +28,15 @@ import { listConnections } from "../../db/connections.js";
 import { OUTPUT_SCHEMAS } from "./structured.js";
 
 /** The older MCP tool names some clients call. Each is a registry name or alias. */
-export const SEED_MCP_NAMES: readonly string[] = ["open_file_chunk", "scroll_file", "find_file", "search_dir", "search_file", "edit_range", "insert_at"];
+export const SEED_MCP_NAMES: readonly string[] = [
+  "open_file_chunk",
+  "scroll_file",
+  "find_file",
+  "search_dir",
+  "search_file",
+  "edit_range",
+  "insert_at",
+];
 
 /** Tools kept for the seeds' clients, listed only with --seed-names: edit_lines, edit, grep and open do their jobs. */
 export const SEED_COMPAT_TOOLS: readonly string[] = ["edit_range", "insert_at", "edit_file", "grep_file", "scroll"];
@@ -61,7 +69,11 @@ export interface McpToolEntry {
 
 /** The hints that differ from MCP's defaults. */
 function hints(readOnly: boolean, destructive: boolean, idempotent: boolean): ToolAnnotations {
-  return { ...(readOnly ? { readOnlyHint: true } : {}), ...(!readOnly && !destructive ? { destructiveHint: false } : {}), ...(idempotent ? { idempotentHint: true } : {}) };
+  return {
+    ...(readOnly ? { readOnlyHint: true } : {}),
+    ...(!readOnly && !destructive ? { destructiveHint: false } : {}),
+    ...(idempotent ? { idempotentHint: true } : {}),
+  };
 }
 
 /** Whether any database connection is configured (the SQL tools are offered only then). A configuration rt cannot read counts as one: the error then shows on use. */
@@ -89,7 +101,11 @@ function entryFor(workspace: Workspace, tool: Tool, how: Exclude<Availability, "
   const output = OUTPUT_SCHEMAS[tool.name];
   if (how === "dry-run-only") {
     const properties = { ...(schema.properties as Record<string, unknown>) };
-    properties.dry_run = { type: "boolean", const: true, description: "Must be true: the profile only allows previews" };
+    properties.dry_run = {
+      type: "boolean",
+      const: true,
+      description: "Must be true: the profile only allows previews",
+    };
     const required = [...new Set([...((schema.required as string[] | undefined) ?? []), "dry_run"])];
     return {
       tool,
@@ -133,7 +149,11 @@ export function mcpToolList(workspace: Workspace, opts: ListOptions = {}): McpTo
     const tool = TOOLS.find((t) => t.aliases.includes(alias));
     const entry = tool && listed.get(tool);
     if (!tool || !entry) continue;
-    entries.push({ name: alias, ...entry, description: `Another name for ${tool.name} (same tool, same arguments).\n${entry.description}` });
+    entries.push({
+      name: alias,
+      ...entry,
+      description: `Another name for ${tool.name} (same tool, same arguments).\n${entry.description}`,
+    });
   }
   return entries;
 }

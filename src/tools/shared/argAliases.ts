@@ -56,7 +56,12 @@ export function withArgAliases<S extends z.ZodRawShape>(aliases: ArgAliases, obj
       const field = object.shape[canonical] as z.ZodType | undefined;
       const checked = field?.safeParse(value, { jitless: true });
       if (checked && !checked.success) {
-        for (const issue of checked.error.issues) ctx.addIssue({ code: "custom", path: [alias, ...issue.path.map((p) => (typeof p === "symbol" ? String(p) : p))], message: `${issue.message} (${alias} is ${canonical})` });
+        for (const issue of checked.error.issues)
+          ctx.addIssue({
+            code: "custom",
+            path: [alias, ...issue.path.map((p) => (typeof p === "symbol" ? String(p) : p))],
+            message: `${issue.message} (${alias} is ${canonical})`,
+          });
         bad = true;
         continue;
       }

@@ -12,7 +12,7 @@ export type { ChangeSpec } from "../../edit/lineEdits.js";
 
 export const lineRef = z
   .union([z.number().int(), z.string()])
-  .describe('Line number (12), line ID (k3f9), or both (12:k3f9)');
+  .describe("Line number (12), line ID (k3f9), or both (12:k3f9)");
 
 /** `indent_level`: the new content's base indentation, in columns (overrides re-indentation). */
 export const indentLevel = z.number().int().min(0).optional();

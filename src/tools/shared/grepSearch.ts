@@ -12,23 +12,44 @@ import { statVersion } from "../../workspace/lineIds.js";
 import { literalLines, literalOf, type FileLines } from "./literalLines.js";
 import { cutLine, plural } from "./format.js";
 import { readStart } from "../../base/regularFile.js";
-import { LARGE_FILE_BYTES, GREP_DEFAULT_CAP, GREP_MAX_CONTEXT, GREP_MAX_LINE_CHARS, GREP_PROGRESS_EVERY_MS, GREP_TIMEOUT_MS, MAX_LINE_CHARS } from "../../base/limits.js";
+import {
+  LARGE_FILE_BYTES,
+  GREP_DEFAULT_CAP,
+  GREP_MAX_CONTEXT,
+  GREP_MAX_LINE_CHARS,
+  GREP_PROGRESS_EVERY_MS,
+  GREP_TIMEOUT_MS,
+  MAX_LINE_CHARS,
+} from "../../base/limits.js";
 
 /** Other names models use for grep's arguments (Claude Code's and other agents'; the older search_dir takes root). */
-export const GREP_ALIASES = { case_insensitive: "ignore_case", head_limit: "limit", glob_filter: "glob", root: "path" } as const;
+export const GREP_ALIASES = {
+  case_insensitive: "ignore_case",
+  head_limit: "limit",
+  glob_filter: "glob",
+  root: "path",
+} as const;
 export const GREP_FILE_ALIASES = { case_insensitive: "ignore_case", head_limit: "limit", file_path: "path" } as const;
 
 export function grepOptions(aliases: Record<string, string>) {
   const context = z.number().int().min(0).max(GREP_MAX_CONTEXT);
   return {
     pattern: z.string().min(1).describe("Rust regex, or text with fixed_strings"),
-    ignore_case: z.boolean().optional().describe(`Case-insensitive${aliasNote(aliases, "ignore_case")}`),
+    ignore_case: z
+      .boolean()
+      .optional()
+      .describe(`Case-insensitive${aliasNote(aliases, "ignore_case")}`),
     fixed_strings: z.boolean().optional().describe("Pattern is literal text"),
     context: context.optional().describe("Context lines around matches"),
     context_before: context.optional().describe("Context lines before"),
     context_after: context.optional().describe("Context lines after"),
     multiline: z.boolean().optional().describe("Matches may span lines"),
-    limit: z.number().int().min(1).optional().describe(`Matches shown (default ${GREP_DEFAULT_CAP})${aliasNote(aliases, "limit")}`),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .describe(`Matches shown (default ${GREP_DEFAULT_CAP})${aliasNote(aliases, "limit")}`),
     ids: z.boolean().optional().describe("Add line IDs"),
     show_line_numbers: z.boolean().optional().describe("Default true"),
   };
@@ -115,7 +136,8 @@ class FirstInPathOrder {
 
   private trim(): void {
     this.groups.sort((x, y) => comparePaths(x.file, y.file));
-    while (this.groups.length > 1 && this.sum - this.groups[this.groups.length - 1].count >= this.limit) this.sum -= this.groups.pop()!.count;
+    while (this.groups.length > 1 && this.sum - this.groups[this.groups.length - 1].count >= this.limit)
+      this.sum -= this.groups.pop()!.count;
     if (this.sum >= this.limit) this.boundary = this.groups[this.groups.length - 1].file;
   }
 
@@ -213,14 +235,23 @@ class ContentParser {
   /** Whether buf[s, e) begins with `name` and then `text`. */
   private startsWith(buf: Buffer, s: number, e: number, name: Buffer, text: string): boolean {
     const at = s + name.length;
-    return e - s >= name.length + text.length && buf.compare(name, 0, name.length, s, at) === 0 && buf.toString("latin1", at, at + text.length) === text;
+    return (
+      e - s >= name.length + text.length &&
+      buf.compare(name, 0, name.length, s, at) === 0 &&
+      buf.toString("latin1", at, at + text.length) === text
+    );
   }
 
   private line(buf: Buffer, s: number, e: number): void {
     if (e > s && buf[e - 1] === CR) e--;
     const name = this.name;
     let rest: number;
-    if (name && e - s > name.length && buf[s + name.length] === NUL && buf.compare(name, 0, name.length, s, s + name.length) === 0) {
+    if (
+      name &&
+      e - s > name.length &&
+      buf[s + name.length] === NUL &&
+      buf.compare(name, 0, name.length, s, s + name.length) === 0
+    ) {
       rest = s + name.length + 1;
     } else {
       const nul = buf.indexOf(NUL, s);
@@ -262,7 +293,8 @@ class ContentParser {
     }
     if (!this.keeping || !admitLine(g, this.limit, this.after, n, isMatch)) return;
     const text = buf.toString("utf8", i + 1, e);
-    if (text.endsWith(RG_CUT_MARK)) g.lines.push({ line: n, match: isMatch, content: text.slice(0, -RG_CUT_MARK.length), long: true });
+    if (text.endsWith(RG_CUT_MARK))
+      g.lines.push({ line: n, match: isMatch, content: text.slice(0, -RG_CUT_MARK.length), long: true });
     else g.lines.push({ line: n, match: isMatch, content: text });
   }
 }
@@ -292,7 +324,14 @@ let lookBuffer: Buffer | undefined;
  * from it. Undefined when it cannot be read whole (gone, not a regular file,
  * larger than LARGE_FILE_BYTES): the caller checks it and has ripgrep print it.
  */
-function look(root: string, file: string, needle: Buffer, before: number, after: number, maxMatches: number): Look | undefined {
+function look(
+  root: string,
+  file: string,
+  needle: Buffer,
+  before: number,
+  after: number,
+  maxMatches: number,
+): Look | undefined {
   const abs = path.join(root, file);
   let fd: number;
   try {
@@ -330,7 +369,10 @@ function admitLine(g: Group, limit: number, after: number, n: number, isMatch: b
 }
 
 /** Splits ripgrep output into NUL-terminated (files mode) or newline-terminated (count mode) records. */
-function recordSplitter(separator: number, onRecord: (text: string) => void): { feed: (chunk: Buffer) => void; end: () => void } {
+function recordSplitter(
+  separator: number,
+  onRecord: (text: string) => void,
+): { feed: (chunk: Buffer) => void; end: () => void } {
   let carry: Buffer | undefined;
   return {
     feed(chunk) {
@@ -378,12 +420,21 @@ export async function search(
   let keep: ((file: string) => boolean) | undefined;
   if (spec.glob) {
     if (spec.glob.startsWith("!")) args.push("--glob", spec.glob);
-    else if (!spec.glob.includes("/") && !spec.glob.includes(":")) args.push("--type-add", `rtglob:${spec.glob}`, "--type", "rtglob");
+    else if (!spec.glob.includes("/") && !spec.glob.includes(":"))
+      args.push("--type-add", `rtglob:${spec.glob}`, "--type", "rtglob");
     else keep = globMatcher(spec.glob);
   }
   args.push("--regexp", spec.pattern);
   const countArgs = [...args, "--count", "--with-filename", "--null"];
-  const lineArgs = [...args, "--line-number", "--with-filename", "--null", "--max-columns", String(RG_MAX_COLUMNS), "--max-columns-preview"];
+  const lineArgs = [
+    ...args,
+    "--line-number",
+    "--with-filename",
+    "--null",
+    "--max-columns",
+    String(RG_MAX_COLUMNS),
+    "--max-columns-preview",
+  ];
   if (before) lineArgs.push("--before-context", String(before));
   if (after) lineArgs.push("--after-context", String(after));
   const within = target !== "." ? ["--", target] : [];
@@ -395,10 +446,24 @@ export async function search(
   // expression's lines, and a file's given as the path, are printed by
   // ripgrep in one run. A multiline search is never literal: a match counts
   // once however many lines it spans.
-  const literal = mode === "content" ? literalOf(spec.pattern, { fixedStrings: spec.fixed_strings, ignoreCase: spec.ignore_case, multiline: spec.multiline }) : undefined;
+  const literal =
+    mode === "content"
+      ? literalOf(spec.pattern, {
+          fixedStrings: spec.fixed_strings,
+          ignoreCase: spec.ignore_case,
+          multiline: spec.multiline,
+        })
+      : undefined;
   const twoRuns = literal !== undefined && isDirectory(path.join(workspace.root, target));
   const needle = twoRuns ? Buffer.from(literal!) : undefined;
-  const firstArgs = [...(mode === "files_with_matches" ? [...args, "--files-with-matches", "--null"] : mode === "count" || twoRuns ? countArgs : lineArgs), ...within];
+  const firstArgs = [
+    ...(mode === "files_with_matches"
+      ? [...args, "--files-with-matches", "--null"]
+      : mode === "count" || twoRuns
+        ? countArgs
+        : lineArgs),
+    ...within,
+  ];
   const looks = new Map<string, Look | undefined>();
   const lookAt = (file: string): Look | undefined => {
     if (!looks.has(file)) looks.set(file, look(workspace.root, file, needle!, before, after, limit));
@@ -480,14 +545,21 @@ export async function search(
         total += count;
         fileTotal++;
         // The limit counts files in files and count modes, matching lines in content mode.
-        const group: Group = mode === "count" ? { file, count: 1, matches: count, lines: [], shownMatches: 0, tail: 0 } : { file, count, lines: [], shownMatches: 0, tail: 0 };
+        const group: Group =
+          mode === "count"
+            ? { file, count: 1, matches: count, lines: [], shownMatches: 0, tail: 0 }
+            : { file, count, lines: [], shownMatches: 0, tail: 0 };
         finished(group, how.keep);
       });
     }
     // While ripgrep runs (it may print nothing for a long time), how far it got.
     const report = () => {
       const found = content ? content.total : total;
-      onProgress?.({ kind: "status", message: `searching: ${plural(found, mode === "content" ? "matching line" : mode === "count" ? "match" : "file")} so far`, done: found });
+      onProgress?.({
+        kind: "status",
+        message: `searching: ${plural(found, mode === "content" ? "matching line" : mode === "count" ? "match" : "file")} so far`,
+        done: found,
+      });
     };
     const ticker = onProgress ? setInterval(report, GREP_PROGRESS_EVERY_MS) : undefined;
     let run: RgRun;
@@ -500,7 +572,14 @@ export async function search(
         if (top.filling()) for (const file of unread) binaryKind(file);
         unread = [];
       };
-      run = await runRg(firstArgs, workspace.root, GREP_TIMEOUT_MS, onData, signal, twoRuns ? COUNT_POLL_MS : undefined);
+      run = await runRg(
+        firstArgs,
+        workspace.root,
+        GREP_TIMEOUT_MS,
+        onData,
+        signal,
+        twoRuns ? COUNT_POLL_MS : undefined,
+      );
     } finally {
       if (ticker) clearInterval(ticker);
     }
@@ -538,7 +617,9 @@ export async function search(
 
   if (run.exitCode === 2 && total === 0 && !run.timedOut) {
     const msg = run.stderr.trim().split("\n").slice(0, 6).join("\n");
-    throw new ToolError(`grep failed: ${msg || "ripgrep reported an error"}${spec.fixed_strings ? "" : "\n(if you meant the text literally, set fixed_strings)"}`);
+    throw new ToolError(
+      `grep failed: ${msg || "ripgrep reported an error"}${spec.fixed_strings ? "" : "\n(if you meant the text literally, set fixed_strings)"}`,
+    );
   }
 
   /**
@@ -548,12 +629,23 @@ export async function search(
   const printByRipgrep = async (groups: Group[]): Promise<{ change: number; timedOut: boolean }> => {
     const wanted = new Map(groups.map((g) => [g.file, g]));
     const printed = new Map<string, Group>();
-    const parser = new ContentParser(limit, after, (file) => ({ count: wanted.has(file), keep: wanted.has(file) }), (g) => printed.set(g.file, g));
+    const parser = new ContentParser(
+      limit,
+      after,
+      (file) => ({ count: wanted.has(file), keep: wanted.has(file) }),
+      (g) => printed.set(g.file, g),
+    );
     const files = [...wanted.keys()];
     // The files go on the command line unless they would not fit on it; then the target is searched again, whole.
     const listed = files.reduce((n, f) => n + f.length + 1, 0) <= MAX_LISTED_BYTES;
     const timeout = Math.max(5000, GREP_TIMEOUT_MS - (Date.now() - started));
-    const run = await runRg([...lineArgs, ...(listed ? ["--", ...files] : within)], workspace.root, timeout, (chunk) => parser.feed(chunk), signal);
+    const run = await runRg(
+      [...lineArgs, ...(listed ? ["--", ...files] : within)],
+      workspace.root,
+      timeout,
+      (chunk) => parser.feed(chunk),
+      signal,
+    );
     parser.end();
     let change = 0;
     for (const g of groups) {
@@ -607,7 +699,9 @@ export async function search(
   const tail: string[] = [];
   if (leftOut.length) {
     const names = leftOut.slice(0, 5).map((b) => `${b.file} (${binaryKinds.get(b.file)})`);
-    tail.push(`(${plural(leftOut.length, "binary file")} with matches not shown: ${names.join(", ")}${leftOut.length > 5 ? ", ..." : ""})`);
+    tail.push(
+      `(${plural(leftOut.length, "binary file")} with matches not shown: ${names.join(", ")}${leftOut.length > 5 ? ", ..." : ""})`,
+    );
   }
   if (timedOut) tail.push(`... search timed out after ${GREP_TIMEOUT_MS / 1000}s; results are incomplete`);
   const binaryMeta = leftOut.length ? { binary_files: leftOut.map((b) => b.file) } : {};
@@ -616,13 +710,25 @@ export async function search(
     const files = shownGroups.map((g) => g.file);
     const lines = files.length ? [...files] : [`no files match ${JSON.stringify(spec.pattern)}`];
     if (total > files.length) lines.push(`... truncated (${total - files.length} more files)`);
-    return ok([...lines, ...tail].join("\n"), { files, count: total, truncated: total > files.length || timedOut, ...binaryMeta });
+    return ok([...lines, ...tail].join("\n"), {
+      files,
+      count: total,
+      truncated: total > files.length || timedOut,
+      ...binaryMeta,
+    });
   }
   if (mode === "count") {
     const counts = shownGroups.map((g) => ({ file: g.file, count: g.matches ?? 0 }));
-    const lines = counts.length ? counts.map((c) => `${c.file}:${c.count}`) : [`no matches for ${JSON.stringify(spec.pattern)}`];
+    const lines = counts.length
+      ? counts.map((c) => `${c.file}:${c.count}`)
+      : [`no matches for ${JSON.stringify(spec.pattern)}`];
     if (fileTotal > counts.length) lines.push(`... truncated (${fileTotal - counts.length} more files)`);
-    return ok([...lines, ...tail].join("\n"), { counts, count: total, truncated: fileTotal > counts.length || timedOut, ...binaryMeta });
+    return ok([...lines, ...tail].join("\n"), {
+      counts,
+      count: total,
+      truncated: fileTotal > counts.length || timedOut,
+      ...binaryMeta,
+    });
   }
 
   // The first `limit` matches in path order, with their context.
@@ -658,11 +764,19 @@ export async function search(
     const text = shownText(s.line, GREP_MAX_LINE_CHARS);
     lines.push(id ? `${prefix}[LID:${id}]: ${text}` : prefix ? `${prefix} ${text}` : text);
   }
-  if (matches.length === 0) lines.push(`no matches for ${JSON.stringify(spec.pattern)}${target !== "." ? ` in ${target}` : ""}`);
+  if (matches.length === 0)
+    lines.push(`no matches for ${JSON.stringify(spec.pattern)}${target !== "." ? ` in ${target}` : ""}`);
   if (total > matches.length) {
-    lines.push(`... truncated: showing ${matches.length} of ${plural(total, "match", "matches")} (the first in path order; ${total - matches.length} more); narrow the pattern or path, or raise limit`);
+    lines.push(
+      `... truncated: showing ${matches.length} of ${plural(total, "match", "matches")} (the first in path order; ${total - matches.length} more); narrow the pattern or path, or raise limit`,
+    );
   }
-  return ok([...lines, ...tail].join("\n"), { matches, count: total, truncated: total > matches.length || timedOut, ...binaryMeta });
+  return ok([...lines, ...tail].join("\n"), {
+    matches,
+    count: total,
+    truncated: total > matches.length || timedOut,
+    ...binaryMeta,
+  });
 }
 
 /**
@@ -671,7 +785,12 @@ export async function search(
  * match's line ID. Reads each matched file once; files the caller never viewed
  * are only read when IDs are asked for.
  */
-function noteMatches(workspace: Workspace, matches: Match[], withIds: boolean, versions: ReadonlyMap<string, string>): void {
+function noteMatches(
+  workspace: Workspace,
+  matches: Match[],
+  withIds: boolean,
+  versions: ReadonlyMap<string, string>,
+): void {
   const byFile = new Map<string, Match[]>();
   for (const m of matches) {
     const list = byFile.get(m.file) ?? [];
@@ -692,7 +811,11 @@ function noteMatches(workspace: Workspace, matches: Match[], withIds: boolean, v
         const f = workspace.resolveTextFile(file);
         const { ids, hash } = workspace.linesWithIds(f);
         if (withIds) for (const m of list) m.line_id = ids[m.line - 1];
-        workspace.lineIds.markViewed(f.rel, hash, list.map((m) => m.line));
+        workspace.lineIds.markViewed(
+          f.rel,
+          hash,
+          list.map((m) => m.line),
+        );
       } catch {
         // A file too large for IDs keeps plain line numbers.
       }
@@ -731,14 +854,21 @@ function isDirectory(abs: string): boolean {
 
 /** A path as ripgrep prints it below the root: relative, normal, without backslashes. */
 function isPlainRel(file: string): boolean {
-  return file !== "" && !path.isAbsolute(file) && path.posix.normalize(file) === file && !file.startsWith("../") && !file.includes("\\");
+  return (
+    file !== "" &&
+    !path.isAbsolute(file) &&
+    path.posix.normalize(file) === file &&
+    !file.startsWith("../") &&
+    !file.includes("\\")
+  );
 }
 
 /** A file given to grep itself (not a directory) that read would refuse as binary: said, not searched. */
 export function refuseBinary(rel: string, abs: string): void {
   const kind = fileBinaryKind(abs);
   if (kind) {
-    throw new ToolError(`${rel}: binary file (${kind}, ${formatSize(fs.statSync(abs).size)}); not searched. grep searches text files; use bash (e.g. strings ${rel} | grep ...) for binary content`);
+    throw new ToolError(
+      `${rel}: binary file (${kind}, ${formatSize(fs.statSync(abs).size)}); not searched. grep searches text files; use bash (e.g. strings ${rel} | grep ...) for binary content`,
+    );
   }
 }
-

@@ -23,7 +23,10 @@ const ESCAPED_LITERALS = "!\"#$%&'()*+,-./:;=?@[\\]^_`{|}~";
  * searches, empty patterns and patterns with a line break are not (ripgrep
  * reads a line break in a pattern as two patterns).
  */
-export function literalOf(pattern: string, opts: { fixedStrings?: boolean; ignoreCase?: boolean; multiline?: boolean }): string | undefined {
+export function literalOf(
+  pattern: string,
+  opts: { fixedStrings?: boolean; ignoreCase?: boolean; multiline?: boolean },
+): string | undefined {
   if (opts.ignoreCase || opts.multiline || pattern === "" || /[\r\n]/.test(pattern)) return undefined;
   if (opts.fixedStrings) return pattern;
   let text = "";
@@ -62,7 +65,14 @@ export interface FileLines {
  * Lines are given up to the `maxMatches`-th match and its after-context; all
  * matching lines are counted.
  */
-export function literalLines(bytes: Buffer, literal: Buffer, before: number, after: number, maxColumns: number, maxMatches = Infinity): FileLines | undefined {
+export function literalLines(
+  bytes: Buffer,
+  literal: Buffer,
+  before: number,
+  after: number,
+  maxColumns: number,
+  maxMatches = Infinity,
+): FileLines | undefined {
   if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) return undefined;
   const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   // The bytes are searched where they are, not in a string copy of the file:
@@ -136,7 +146,8 @@ export function literalLines(bytes: Buffer, literal: Buffer, before: number, aft
     // After-context: up to `after` lines, stopping at the next matching line.
     const next = m + 1 < matchStarts.length ? matchStarts[m + 1] : end;
     let c = lineEnd(s);
-    for (let i = 1; i <= after && c < next && c < end; i++, c = lineEnd(c)) if (!print(c, line + i, false)) return undefined;
+    for (let i = 1; i <= after && c < next && c < end; i++, c = lineEnd(c))
+      if (!print(c, line + i, false)) return undefined;
     printedTo = c;
   }
   return { count, lines };

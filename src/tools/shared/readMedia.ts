@@ -9,7 +9,13 @@ import { plural } from "./format.js";
 import { formatSize } from "../../workspace/binary.js";
 import { fitImage, imageInfo, imageTypeName, type ImageInfo } from "../../parsers/image.js";
 import { openPdf, parsePageRange } from "../../parsers/pdf.js";
-import { PDF_IMAGES_MAX_BYTES, PDF_MAX_PAGES_PER_READ, PDF_RENDER_LONG_EDGE, PDF_TEXT_MAX_BYTES, READ_BINARY_MAX_BYTES } from "../../base/limits.js";
+import {
+  PDF_IMAGES_MAX_BYTES,
+  PDF_MAX_PAGES_PER_READ,
+  PDF_RENDER_LONG_EDGE,
+  PDF_TEXT_MAX_BYTES,
+  READ_BINARY_MAX_BYTES,
+} from "../../base/limits.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import type { ResolvedPath } from "../../workspace/paths.js";
 
@@ -21,16 +27,34 @@ function describe(info: ImageInfo): string {
   return `${imageTypeName(info.mediaType)} image, ${info.bytes.toLocaleString("en-US")} bytes, ${info.width}x${info.height} pixels${frames}`;
 }
 
-export async function readImage(workspace: Workspace, file: File, imageInput: ImageInput | undefined): Promise<ToolResult> {
+export async function readImage(
+  workspace: Workspace,
+  file: File,
+  imageInput: ImageInput | undefined,
+): Promise<ToolResult> {
   const bytes = workspace.readBytes(file, READ_BINARY_MAX_BYTES);
   const info = await imageInfo(file.rel, bytes);
-  const meta = { path: file.rel, media_type: info.mediaType, bytes: info.bytes, width: info.width, height: info.height, ...(info.frames > 1 ? { frames: info.frames } : {}) };
+  const meta = {
+    path: file.rel,
+    media_type: info.mediaType,
+    bytes: info.bytes,
+    width: info.width,
+    height: info.height,
+    ...(info.frames > 1 ? { frames: info.frames } : {}),
+  };
   const head = `${file.rel}: ${describe(info)}`;
   if (!imageInput) return ok(head, meta);
   if (!imageInput.vision) return ok(`${head}\n(The image itself is not shown: ${imageInput.reason}.)`, meta);
   const fitted = await fitImage(file.rel, bytes, imageInput.limits, info);
-  const image: ToolImage = { media_type: fitted.mediaType, data_base64: fitted.data, width: fitted.width, height: fitted.height };
-  const sent = fitted.changed ? `\n(shown to you scaled to ${fitted.width}x${fitted.height} pixels, ${imageTypeName(fitted.mediaType)}, to fit the model's image limits)` : "";
+  const image: ToolImage = {
+    media_type: fitted.mediaType,
+    data_base64: fitted.data,
+    width: fitted.width,
+    height: fitted.height,
+  };
+  const sent = fitted.changed
+    ? `\n(shown to you scaled to ${fitted.width}x${fitted.height} pixels, ${imageTypeName(fitted.mediaType)}, to fit the model's image limits)`
+    : "";
   return ok(`${head}${sent}`, { ...meta, images: [image] });
 }
 
@@ -63,17 +87,27 @@ export async function readPdf(
   const imageInput = args.as_images ? await askImageInput?.() : undefined;
   if (args.as_images) {
     // Refused before any work: the answer does not depend on the file.
-    if (!imageInput) throw new ToolError(`as_images: this face shows no images (the agent with a vision model and rt mcp do); read ${file.rel} without as_images for its text`);
-    if (!imageInput.vision) throw new ToolError(`as_images: ${imageInput.reason}; read ${file.rel} without as_images for its text`);
+    if (!imageInput)
+      throw new ToolError(
+        `as_images: this face shows no images (the agent with a vision model and rt mcp do); read ${file.rel} without as_images for its text`,
+      );
+    if (!imageInput.vision)
+      throw new ToolError(`as_images: ${imageInput.reason}; read ${file.rel} without as_images for its text`);
   }
   const bytes = workspace.readBytes(file, READ_BINARY_MAX_BYTES);
   const doc = await openPdf(file.rel, bytes);
   try {
     const total = doc.pageCount;
     if (total === 0) return ok(`${file.rel}: PDF with no pages`, { path: file.rel, total_pages: 0, pages: [] });
-    const pages = args.pages !== undefined ? parsePageRange(args.pages, total, PDF_MAX_PAGES_PER_READ) : Array.from({ length: Math.min(total, PDF_MAX_PAGES_PER_READ) }, (_, i) => i + 1);
+    const pages =
+      args.pages !== undefined
+        ? parsePageRange(args.pages, total, PDF_MAX_PAGES_PER_READ)
+        : Array.from({ length: Math.min(total, PDF_MAX_PAGES_PER_READ) }, (_, i) => i + 1);
     const last = pages[pages.length - 1];
-    const more = args.pages === undefined && last < total ? `; pages ${last + 1}-${total} not shown: ask for them with pages: "${last + 1}-${Math.min(total, last + PDF_MAX_PAGES_PER_READ)}" (at most ${PDF_MAX_PAGES_PER_READ} a call)` : "";
+    const more =
+      args.pages === undefined && last < total
+        ? `; pages ${last + 1}-${total} not shown: ask for them with pages: "${last + 1}-${Math.min(total, last + PDF_MAX_PAGES_PER_READ)}" (at most ${PDF_MAX_PAGES_PER_READ} a call)`
+        : "";
     const head = `${file.rel}: PDF, ${plural(total, "page")}; pages ${pageList(pages)}${more}`;
     if (args.as_images && imageInput?.vision) {
       const images: ToolImage[] = [];
@@ -85,18 +119,28 @@ export async function readPdf(
         const fitted = await fitImage(`${file.rel} page ${n}`, page.png, imageInput.limits);
         if (images.length > 0 && bytes + fitted.bytes > imagesMaxBytes) break;
         bytes += fitted.bytes;
-        images.push({ media_type: fitted.mediaType, data_base64: fitted.data, width: fitted.width, height: fitted.height });
+        images.push({
+          media_type: fitted.mediaType,
+          data_base64: fitted.data,
+          width: fitted.width,
+          height: fitted.height,
+        });
         rendered.push(n);
       }
       const left = pages.filter((p) => !rendered.includes(p));
-      const capNote = left.length ? `; the images reached ${formatSize(imagesMaxBytes)} after page ${rendered[rendered.length - 1]}: ask for pages: "${pageList(left)}" next` : "";
-      return ok(`${head}, as ${plural(images.length, "image")} (one a page, in order${rendered.length < pages.length ? `: pages ${pageList(rendered)}` : ""})${capNote}`, {
-        path: file.rel,
-        total_pages: total,
-        pages: rendered,
-        images,
-        ...(left.length || more ? { truncated: true } : {}),
-      });
+      const capNote = left.length
+        ? `; the images reached ${formatSize(imagesMaxBytes)} after page ${rendered[rendered.length - 1]}: ask for pages: "${pageList(left)}" next`
+        : "";
+      return ok(
+        `${head}, as ${plural(images.length, "image")} (one a page, in order${rendered.length < pages.length ? `: pages ${pageList(rendered)}` : ""})${capNote}`,
+        {
+          path: file.rel,
+          total_pages: total,
+          pages: rendered,
+          images,
+          ...(left.length || more ? { truncated: true } : {}),
+        },
+      );
     }
     const parts: string[] = [];
     let size = 0;
@@ -111,7 +155,10 @@ export async function readPdf(
         cut = true;
         if (shown.length > 0) break;
         // One page alone over the cap: its beginning, said to be cut.
-        block = Buffer.from(block).subarray(0, PDF_TEXT_MAX_BYTES).toString("utf8").replace(/\uFFFD$/, "");
+        block = Buffer.from(block)
+          .subarray(0, PDF_TEXT_MAX_BYTES)
+          .toString("utf8")
+          .replace(/\uFFFD$/, "");
         pageCut = true;
       }
       parts.push(block);
@@ -121,8 +168,17 @@ export async function readPdf(
     }
     const rest = pages.filter((p) => !shown.includes(p));
     const next = rest.length ? `; ask for pages: "${pageList(rest)}" next` : "";
-    const cutNote = !cut ? "" : pageCut ? `\n... (page ${shown[0]} alone is over the ${PDF_TEXT_MAX_BYTES / 1024} KB cap: its text is cut here${next})` : `\n... (the text reached the ${PDF_TEXT_MAX_BYTES / 1024} KB cap after page ${shown[shown.length - 1]}${next})`;
-    return ok(`${head}\n${parts.join("\n")}${cutNote}`, { path: file.rel, total_pages: total, pages: shown, truncated: cut || more !== "" });
+    const cutNote = !cut
+      ? ""
+      : pageCut
+        ? `\n... (page ${shown[0]} alone is over the ${PDF_TEXT_MAX_BYTES / 1024} KB cap: its text is cut here${next})`
+        : `\n... (the text reached the ${PDF_TEXT_MAX_BYTES / 1024} KB cap after page ${shown[shown.length - 1]}${next})`;
+    return ok(`${head}\n${parts.join("\n")}${cutNote}`, {
+      path: file.rel,
+      total_pages: total,
+      pages: shown,
+      truncated: cut || more !== "",
+    });
   } finally {
     await doc.close();
   }

@@ -10,7 +10,19 @@ import { anonymousTempFile } from "../../workspace/confinedFs.js";
 import { packageRoot } from "../../base/packageRoot.js";
 
 /** Directories skipped by find and grep even when no .gitignore names them. */
-export const ALWAYS_SKIPPED = [".git", "node_modules", ".rt", "__pycache__", ".venv", "venv", ".tox", ".mypy_cache", ".pytest_cache", ".hg", ".svn"];
+export const ALWAYS_SKIPPED = [
+  ".git",
+  "node_modules",
+  ".rt",
+  "__pycache__",
+  ".venv",
+  "venv",
+  ".tox",
+  ".mypy_cache",
+  ".pytest_cache",
+  ".hg",
+  ".svn",
+];
 
 let cachedPath: string | undefined;
 
@@ -30,7 +42,9 @@ export function rgPath(): string {
   try {
     cachedPath = require.resolve(`${pkg}/bin/${exe}`);
   } catch {
-    throw new ToolError(`ripgrep is missing: the npm package ${pkg} is not installed; run npm install in rt's directory`);
+    throw new ToolError(
+      `ripgrep is missing: the npm package ${pkg} is not installed; run npm install in rt's directory`,
+    );
   }
   return cachedPath;
 }
@@ -70,7 +84,14 @@ const POLL_MS = 4;
  * it is produced (`chunk` is only valid during the call: copy what you keep).
  * Resolves when rg exits, or is killed after `timeoutMs` or when `signal` aborts.
  */
-export function runRg(args: string[], cwd: string, timeoutMs: number, onData: (chunk: Buffer) => void, signal?: AbortSignal, pollMs = POLL_MS): Promise<RgRun> {
+export function runRg(
+  args: string[],
+  cwd: string,
+  timeoutMs: number,
+  onData: (chunk: Buffer) => void,
+  signal?: AbortSignal,
+  pollMs = POLL_MS,
+): Promise<RgRun> {
   // ripgrep's output goes to an unlinked temporary file that rt reads while rg
   // runs, in large pieces: its search threads write each file's matches
   // separately, and taking thousands of small pipe writes one event at a time

@@ -29,10 +29,16 @@ export async function sqlResult<T>(call: () => Promise<T>, show: (answer: T) => 
   try {
     answer = await call();
   } catch (e) {
-    if (e instanceof SqlRefusal) return fail(e.message, { ...connectionMeta(e.spec), kind: "refused", refused_by: "rt" });
+    if (e instanceof SqlRefusal)
+      return fail(e.message, { ...connectionMeta(e.spec), kind: "refused", refused_by: "rt" });
     if (e instanceof DbCallError) {
       const { cause, spec } = e;
-      return fail(cause.message, { ...connectionMeta(spec), kind: cause.kind, ...(cause.kind === "refused" ? { refused_by: spec.engine } : {}), ...(cause.code ? { code: cause.code } : {}) });
+      return fail(cause.message, {
+        ...connectionMeta(spec),
+        kind: cause.kind,
+        ...(cause.kind === "refused" ? { refused_by: spec.engine } : {}),
+        ...(cause.code ? { code: cause.code } : {}),
+      });
     }
     throw e;
   }

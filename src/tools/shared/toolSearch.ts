@@ -17,7 +17,10 @@ export function rankTools(tools: Iterable<Tool>, query: string, limit: number): 
       .filter((t): t is Tool => t !== undefined)
       .slice(0, limit);
   }
-  const words = q.toLowerCase().split(/[\s,]+/).filter(Boolean);
+  const words = q
+    .toLowerCase()
+    .split(/[\s,]+/)
+    .filter(Boolean);
   const scored: Array<{ t: Tool; score: number }> = [];
   for (const t of all) {
     const name = t.name.toLowerCase();
@@ -29,5 +32,8 @@ export function rankTools(tools: Iterable<Tool>, query: string, limit: number): 
     }
     if (score > 0) scored.push({ t, score });
   }
-  return scored.sort((a, b) => b.score - a.score || a.t.name.localeCompare(b.t.name)).slice(0, limit).map((s) => s.t);
+  return scored
+    .sort((a, b) => b.score - a.score || a.t.name.localeCompare(b.t.name))
+    .slice(0, limit)
+    .map((s) => s.t);
 }

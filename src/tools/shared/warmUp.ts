@@ -40,7 +40,10 @@ export function commonLanguageFiles(root: string, sample = WARM_SAMPLE_ENTRIES, 
     }
   };
   visit(root, 0);
-  return [...count.values()].sort((a, b) => b.n - a.n).slice(0, languages).map((c) => c.file);
+  return [...count.values()]
+    .sort((a, b) => b.n - a.n)
+    .slice(0, languages)
+    .map((c) => c.file);
 }
 
 /**
@@ -56,7 +59,10 @@ export async function warmTools(workspace: Workspace, tools: readonly Tool[]): P
       void t.schema;
     }
     if (!tools.some((t) => t.editing)) return;
-    const [{ validateEdit }] = await Promise.all([import("../../edit/validate.js"), import("../../workspace/gitDiff.js")]);
+    const [{ validateEdit }] = await Promise.all([
+      import("../../edit/validate.js"),
+      import("../../workspace/gitDiff.js"),
+    ]);
     for (const file of commonLanguageFiles(workspace.root)) {
       // An empty file gaining a line: parses both with the language's grammar and runs its native check.
       await validateEdit(file, "", "\n", { root: workspace.root });

@@ -18,7 +18,12 @@ export async function showWindow(
   const file = workspace.resolveTextFile(path);
   const w = await workspace.window(file, start, count, { viewed: true });
   if (w.totalLines === 0) {
-    return ok(`--- ${file.rel} (lines 0-0 of 0) ---\n(empty file)`, { path: file.rel, start_line: 0, end_line: 0, total_lines: 0 });
+    return ok(`--- ${file.rel} (lines 0-0 of 0) ---\n(empty file)`, {
+      path: file.rel,
+      start_line: 0,
+      end_line: 0,
+      total_lines: 0,
+    });
   }
   if (start > w.totalLines) {
     throw new ToolError(

@@ -86,7 +86,16 @@ export async function runApp(o: AppOptions): Promise<void> {
     const { exit } = ink.useApp();
     const [, setFrame] = React.useState(0);
     const redraw = React.useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
-    const state = React.useRef({ scrollBack: 0, lastTotal: 0, viewRows: 10, completion: undefined as Completion | undefined, flash: undefined as string | undefined, lastCtrlC: 0, lastEsc: 0, editingQueued: false });
+    const state = React.useRef({
+      scrollBack: 0,
+      lastTotal: 0,
+      viewRows: 10,
+      completion: undefined as Completion | undefined,
+      flash: undefined as string | undefined,
+      lastCtrlC: 0,
+      lastEsc: 0,
+      editingQueued: false,
+    });
     const s = state.current;
     const refresh = React.useCallback(() => {
       if (redraw.current) return;
@@ -133,7 +142,10 @@ export async function runApp(o: AppOptions): Promise<void> {
       const text = editor.text;
       if (/^\/\S*$/.test(text)) {
         const values = slashCandidates(text, c.customCommands);
-        s.completion = values.length && !(values.length === 1 && values[0].value === text) ? { start: 0, values, selected: 0 } : undefined;
+        s.completion =
+          values.length && !(values.length === 1 && values[0].value === text)
+            ? { start: 0, values, selected: 0 }
+            : undefined;
       } else s.completion = undefined; // an @path list is for the word it was asked for: typing on closes it
     };
 
@@ -280,7 +292,8 @@ export async function runApp(o: AppOptions): Promise<void> {
           return flash(`approval mode: ${mode}`);
         }
         if (s.completion && s.completion.values.length > 1) {
-          s.completion.selected = (s.completion.selected + (key.shift ? s.completion.values.length - 1 : 1)) % s.completion.values.length;
+          s.completion.selected =
+            (s.completion.selected + (key.shift ? s.completion.values.length - 1 : 1)) % s.completion.values.length;
           return setFrame((f) => f + 1);
         }
         void complete();
@@ -360,7 +373,13 @@ export async function runApp(o: AppOptions): Promise<void> {
         contextTokens: c.contextTokens,
         contextWindow: c.contextWindow,
         // While a dialog waits, the agent waits for the user, not for the model.
-        operation: dialog && c.conv.operation ? { ...c.conv.operation, label: dialog.kind === "approval" ? "Waiting for your approval…" : "Waiting for your answer…" } : c.conv.operation,
+        operation:
+          dialog && c.conv.operation
+            ? {
+                ...c.conv.operation,
+                label: dialog.kind === "approval" ? "Waiting for your approval…" : "Waiting for your answer…",
+              }
+            : c.conv.operation,
         now,
         ...(s.flash ? { flash: s.flash } : {}),
       },
@@ -386,7 +405,9 @@ export async function runApp(o: AppOptions): Promise<void> {
       ink.Box,
       { flexDirection: "column", width, height },
       // One row each, blank ones included (Ink gives an empty Text no height).
-      screen.lines.map((line, i) => h(ink.Box, { key: i, height: 1, flexShrink: 0 }, h(ink.Text, { wrap: "truncate-end" }, line))),
+      screen.lines.map((line, i) =>
+        h(ink.Box, { key: i, height: 1, flexShrink: 0 }, h(ink.Text, { wrap: "truncate-end" }, line)),
+      ),
     );
   }
 

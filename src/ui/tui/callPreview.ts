@@ -23,7 +23,7 @@ export function callPreview(args: unknown): PreviewLine[] {
       if (typeof e?.new_string === "string") block(e.new_string, "add", "+ ");
     }
   } else if (typeof a.content === "string") block(a.content, "add", "+ ");
-  else if (typeof a.new_text === "string" || typeof a.text === "string") block(String(a.new_text ?? a.text), "add", "+ ");
+  else if (typeof a.new_text === "string" || typeof a.text === "string")
+    block(String(a.new_text ?? a.text), "add", "+ ");
   return out;
 }
-

@@ -19,7 +19,10 @@ export const SLASH_COMMANDS: readonly SlashCommand[] = [
   { name: "/clear", help: "start again from an empty context (the session log keeps everything)" },
   { name: "/sessions", help: "list this project's sessions" },
   { name: "/resume", args: "ID", help: "continue another session of this project" },
-  { name: "/rewind", help: "go back to before one of this session's prompts: code, conversation or both (also Esc twice)" },
+  {
+    name: "/rewind",
+    help: "go back to before one of this session's prompts: code, conversation or both (also Esc twice)",
+  },
   { name: "/export", args: "[NAME]", help: "write this session as Markdown to the output directory (.rt/out/)" },
   { name: "/cost", help: "tokens and cost of this session" },
   { name: "/todos", help: "the agent's todo list" },
@@ -36,8 +39,14 @@ export interface Completion {
 }
 
 /** Candidates for a slash command typed at the start of the prompt (custom commands included). */
-export function slashCandidates(word: string, custom: ReadonlyArray<{ name: string; description?: string }>): Completion["candidates"] {
-  const all = [...SLASH_COMMANDS.map((c) => ({ value: c.name, note: c.help })), ...custom.map((c) => ({ value: `/${c.name}`, note: c.description ?? "custom command" }))];
+export function slashCandidates(
+  word: string,
+  custom: ReadonlyArray<{ name: string; description?: string }>,
+): Completion["candidates"] {
+  const all = [
+    ...SLASH_COMMANDS.map((c) => ({ value: c.name, note: c.help })),
+    ...custom.map((c) => ({ value: `/${c.name}`, note: c.description ?? "custom command" })),
+  ];
   return all.filter((c) => c.value.startsWith(word));
 }
 

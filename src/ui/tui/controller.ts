@@ -20,7 +20,15 @@ import { formatSessionList } from "../sessionList.js";
 import { usageLine } from "../render.js";
 import { Conversation } from "./conversation.js";
 import { dialogKey, pickDialog, planDialog, questionsDialog, type Dialog, type DialogKey } from "./dialogs.js";
-import { performRewind, planCodeRewind, pointLabel, rewindPoints, sessionRecords, type CodePlan, type RewindMode } from "../../agent/rewind.js";
+import {
+  performRewind,
+  planCodeRewind,
+  pointLabel,
+  rewindPoints,
+  sessionRecords,
+  type CodePlan,
+  type RewindMode,
+} from "../../agent/rewind.js";
 import { CheckpointError } from "../../workspace/checkpoints.js";
 import { SLASH_COMMANDS } from "./completion.js";
 
@@ -61,7 +69,8 @@ export class TuiController {
     this.flags = { ...opts.flags };
     this.interaction = {
       approve: (req) => this.ask<ApprovalReply>((resolve) => ({ kind: "approval", request: req, resolve })),
-      askUser: (questions: UserQuestion[], asker?: Asker) => this.ask<UserAnswer[] | undefined>((resolve) => questionsDialog(questions, asker, resolve)),
+      askUser: (questions: UserQuestion[], asker?: Asker) =>
+        this.ask<UserAnswer[] | undefined>((resolve) => questionsDialog(questions, asker, resolve)),
       reviewPlan: (plan: string) => this.ask<PlanDecision>((resolve) => planDialog(plan, resolve)),
     };
   }
@@ -233,8 +242,12 @@ export class TuiController {
         this.changed();
         return;
       case "/help": {
-        const rows = SLASH_COMMANDS.filter((c) => c.name !== "/exit").map((c) => `  ${`${c.name}${c.args ? ` ${c.args}` : ""}`.padEnd(26)}${c.help}`);
-        const custom = this.opts.customCommands.length ? `\nCustom commands:\n${describeCommands(this.opts.customCommands)}` : "";
+        const rows = SLASH_COMMANDS.filter((c) => c.name !== "/exit").map(
+          (c) => `  ${`${c.name}${c.args ? ` ${c.args}` : ""}`.padEnd(26)}${c.help}`,
+        );
+        const custom = this.opts.customCommands.length
+          ? `\nCustom commands:\n${describeCommands(this.opts.customCommands)}`
+          : "";
         return this.note(`Commands:\n${rows.join("\n")}${custom}\nKeys:\n${KEYS_HELP}`);
       }
       case "/clear":
@@ -251,7 +264,13 @@ export class TuiController {
         if (!arg) return this.note(`${this.agent.currentModel} (protocol: ${this.agent.currentProtocol})`);
         try {
           const r = await resolveModel(this.opts.ws, modelChoice(this.flags, arg));
-          this.agent.setModel(r.provider, r.model, r.label, priceFor(this.settings.prices, r.label), this.settings.contextWindow);
+          this.agent.setModel(
+            r.provider,
+            r.model,
+            r.label,
+            priceFor(this.settings.prices, r.label),
+            this.settings.contextWindow,
+          );
           this.flags.model = r.label;
           return this.note(`model: ${r.label}`);
         } catch (e) {
@@ -260,30 +279,53 @@ export class TuiController {
       }
       case "/approval": {
         if (!arg) return this.note(`approval mode: ${this.approval} (one of ${APPROVAL_MODES.join(", ")})`);
-        if (!APPROVAL_MODES.includes(arg as ApprovalMode)) return this.note(`approval mode must be one of ${APPROVAL_MODES.join(", ")}, not "${arg}"`, "error");
+        if (!APPROVAL_MODES.includes(arg as ApprovalMode))
+          return this.note(`approval mode must be one of ${APPROVAL_MODES.join(", ")}, not "${arg}"`, "error");
         // The mode is fixed when the agent is built: the same session continues with a new agent.
-        return this.reopen({ ...this.flags, approval: arg, resume: this.agent.sessionId, continue: undefined }, `approval mode: ${arg}`);
+        return this.reopen(
+          { ...this.flags, approval: arg, resume: this.agent.sessionId, continue: undefined },
+          `approval mode: ${arg}`,
+        );
       }
       case "/resume": {
         if (!arg) return this.note("/resume needs a session ID; /sessions lists them", "error");
-        return this.reopen({ ...this.flags, resume: arg, continue: undefined, model: undefined }, `resumed session ${arg}`, true);
+        return this.reopen(
+          { ...this.flags, resume: arg, continue: undefined, model: undefined },
+          `resumed session ${arg}`,
+          true,
+        );
       }
       case "/export": {
         const file = this.agent.sessionFile;
         if (!file) return this.note("this session has no log to export yet", "error");
         const markdown = sessionMarkdown(readSessionRecords(this.opts.ws, file.split("/").pop()!));
-        const r = await callTool(this.opts.ws, "write_output", { path: arg || `session-${this.agent.sessionId}.md`, content: markdown });
+        const r = await callTool(this.opts.ws, "write_output", {
+          path: arg || `session-${this.agent.sessionId}.md`,
+          content: markdown,
+        });
         return this.note(r.success ? r.output : (r.error ?? r.output), r.success ? "info" : "error");
       }
       case "/cost": {
         const { usage, cost } = this.agent.usage;
-        return this.note(`${usageLine(usage, usage, cost, cost).replace(/ · session:.*/, "")} · ${usage.requests} model request${usage.requests === 1 ? "" : "s"}${cost === undefined ? " · no prices configured for this model (agent.prices)" : ""}`);
+        return this.note(
+          `${usageLine(usage, usage, cost, cost).replace(/ · session:.*/, "")} · ${usage.requests} model request${usage.requests === 1 ? "" : "s"}${cost === undefined ? " · no prices configured for this model (agent.prices)" : ""}`,
+        );
       }
       case "/todos": {
         const todos = this.agent.todos;
         if (todos.length === 0) return this.note("no todos: the agent has not written a todo list in this session");
         // As the panel shows them: the item in progress by its activeForm ("Fixing add").
-        return this.note(todos.map((t) => (t.status === "completed" ? `[✓] ${t.content}` : t.status === "in_progress" ? `[→] ${t.activeForm || t.content}` : `[ ] ${t.content}`)).join("\n"));
+        return this.note(
+          todos
+            .map((t) =>
+              t.status === "completed"
+                ? `[✓] ${t.content}`
+                : t.status === "in_progress"
+                  ? `[→] ${t.activeForm || t.content}`
+                  : `[ ] ${t.content}`,
+            )
+            .join("\n"),
+        );
       }
       case "/agents": {
         let text = "";
@@ -300,7 +342,14 @@ export class TuiController {
       default: {
         const custom = resolveSlashCommand(input, this.opts.customCommands);
         if (custom) {
-          this.runTurn((signal) => this.agent.run(custom.prompt, { signal, ...(custom.allowedTools ? { allowedTools: custom.allowedTools } : {}) }), "Thinking…");
+          this.runTurn(
+            (signal) =>
+              this.agent.run(custom.prompt, {
+                signal,
+                ...(custom.allowedTools ? { allowedTools: custom.allowedTools } : {}),
+              }),
+            "Thinking…",
+          );
           return;
         }
         return this.note(`unknown command ${cmd}; /help lists them`, "error");
@@ -326,7 +375,12 @@ export class TuiController {
   /** Text for the input (a rewound prompt, offered for editing); the app takes it on its next frame. */
   offeredInput: string | undefined;
 
-  private pick(title: string, choices: Array<{ label: string; description?: string }>, cursor = 0, note?: string[]): Promise<number | undefined> {
+  private pick(
+    title: string,
+    choices: Array<{ label: string; description?: string }>,
+    cursor = 0,
+    note?: string[],
+  ): Promise<number | undefined> {
     return this.ask<number | undefined>((resolve) => pickDialog(title, choices, resolve, cursor, note));
   }
 
@@ -352,7 +406,8 @@ export class TuiController {
 
   private async rewindSteps(): Promise<void> {
     const sessionId = this.agent.sessionId;
-    if (!this.agent.sessionFile) return this.note("this session has no log (state is off): there is nothing to rewind to", "error");
+    if (!this.agent.sessionFile)
+      return this.note("this session has no log (state is off): there is nothing to rewind to", "error");
     const records = sessionRecords(this.opts.ws, sessionId);
     const points = rewindPoints(records);
     if (points.length === 0) return this.note("no prompts yet: there is nothing to rewind to");
@@ -368,7 +423,10 @@ export class TuiController {
       { mode: "conversation", label: "Restore conversation only" },
       { mode: "code", label: "Restore code only" },
     ];
-    const m = await this.pick(`Rewind to ${point.kind === "undo" ? "before that rewind" : `prompt ${point.n}`}: restore what?`, modes);
+    const m = await this.pick(
+      `Rewind to ${point.kind === "undo" ? "before that rewind" : `prompt ${point.n}`}: restore what?`,
+      modes,
+    );
     if (m === undefined) return this.note("rewind cancelled");
     const mode = modes[m].mode;
     let plan: CodePlan | undefined;
@@ -386,7 +444,10 @@ export class TuiController {
         "Changed outside rt since the checkpoint (by hand or another program):",
         [{ label: "Keep them, restore the rest" }, { label: "Restore them too (their changes are lost)" }],
         0,
-        plan.outside.slice(0, 8).map((f) => `  ${f}`).concat(plan.outside.length > 8 ? [`  … and ${plan.outside.length - 8} more`] : []),
+        plan.outside
+          .slice(0, 8)
+          .map((f) => `  ${f}`)
+          .concat(plan.outside.length > 8 ? [`  … and ${plan.outside.length - 8} more`] : []),
       );
       if (o === undefined) return this.note("rewind cancelled");
       includeOutside = o === 1;
@@ -395,13 +456,19 @@ export class TuiController {
     const said: string[] = [];
     if (out.code) {
       const c = out.code;
-      said.push(`code: ${c.written.length} restored, ${c.removed.length} removed${c.skipped.length ? `; kept ${c.skipped.map((s) => s.path).join(", ")}` : ""}`);
+      said.push(
+        `code: ${c.written.length} restored, ${c.removed.length} removed${c.skipped.length ? `; kept ${c.skipped.map((s) => s.path).join(", ")}` : ""}`,
+      );
     }
     if (out.session) {
       const next = out.session.log.id;
       out.session.log.close();
       said.push(`conversation: session ${next} (the earlier one, ${sessionId}, is kept)`);
-      await this.reopen({ ...this.flags, resume: next, continue: undefined, "fork-session": undefined }, `rewound: ${said.join("; ")}`, true);
+      await this.reopen(
+        { ...this.flags, resume: next, continue: undefined, "fork-session": undefined },
+        `rewound: ${said.join("; ")}`,
+        true,
+      );
     } else this.note(`rewound: ${said.join("; ") || "nothing to restore"}`);
     if (out.prompt !== undefined) this.offeredInput = out.prompt;
     this.changed();
@@ -416,7 +483,10 @@ export class TuiController {
     try {
       await this.build(flags);
     } catch (e) {
-      return this.note(e instanceof SetupError ? e.message : `cannot reopen the session: ${(e as Error).message}`, "error");
+      return this.note(
+        e instanceof SetupError ? e.message : `cannot reopen the session: ${(e as Error).message}`,
+        "error",
+      );
     }
     old.close();
     this.flags = { ...flags, resume: undefined };
@@ -434,7 +504,8 @@ export class TuiController {
     for (const e of this.agent.contextMessages) {
       const m = e.message;
       if (m.role === "user") this.conv.addUser(m.content);
-      else if (m.role === "assistant" && m.content.trim() !== "") this.conv.entries.push({ kind: "answer", text: m.content });
+      else if (m.role === "assistant" && m.content.trim() !== "")
+        this.conv.entries.push({ kind: "answer", text: m.content });
     }
     this.changed();
   }

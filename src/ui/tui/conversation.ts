@@ -21,7 +21,14 @@ export interface ToolEntry {
   started: number;
   ended?: number;
   /** Set when this call started a subagent (task): its events are the children. */
-  subagent?: { type: string; description: string; model: string; done?: boolean; success?: boolean; usage?: UsageTotals };
+  subagent?: {
+    type: string;
+    description: string;
+    model: string;
+    done?: boolean;
+    success?: boolean;
+    usage?: UsageTotals;
+  };
   children: Entry[];
 }
 
@@ -79,11 +86,12 @@ export class Conversation {
     this.operation = undefined;
     if (this.turnUsage) this.sessionUsage = this.usage;
     this.turnUsage = undefined;
-    for (const t of allTools(this.entries)) if (t.state === "running") {
-      t.state = "failed";
-      t.error = "interrupted";
-      t.ended = this.clock();
-    }
+    for (const t of allTools(this.entries))
+      if (t.state === "running") {
+        t.state = "failed";
+        t.error = "interrupted";
+        t.ended = this.clock();
+      }
     this.version++;
   }
 
@@ -94,7 +102,10 @@ export class Conversation {
 
   apply(ev: AgentStreamEvent): void {
     this.version++;
-    const parent = ev.parent_tool_use_id !== undefined && ev.type !== "subagent_start" && ev.type !== "subagent_end" ? this.findTool(ev.parent_tool_use_id) : undefined;
+    const parent =
+      ev.parent_tool_use_id !== undefined && ev.type !== "subagent_start" && ev.type !== "subagent_end"
+        ? this.findTool(ev.parent_tool_use_id)
+        : undefined;
     const list = parent ? parent.children : this.entries;
     switch (ev.type) {
       case "text":
@@ -107,8 +118,19 @@ export class Conversation {
         return;
       }
       case "tool_start": {
-        const summary = typeof ev.args === "string" ? `${ev.name} (unparsable arguments)` : describeCall(ev.name, ev.args);
-        list.push({ kind: "tool", id: ev.id, name: ev.name, summary, args: ev.args, state: "running", output: "", started: this.clock(), children: [] });
+        const summary =
+          typeof ev.args === "string" ? `${ev.name} (unparsable arguments)` : describeCall(ev.name, ev.args);
+        list.push({
+          kind: "tool",
+          id: ev.id,
+          name: ev.name,
+          summary,
+          args: ev.args,
+          state: "running",
+          output: "",
+          started: this.clock(),
+          children: [],
+        });
         if (!parent) this.setOperation(`Running ${summary}…`);
         return;
       }
@@ -131,7 +153,19 @@ export class Conversation {
           t.ended = this.clock();
         } else {
           const summary = typeof ev.args === "string" ? ev.name : describeCall(ev.name, ev.args);
-          list.push({ kind: "tool", id: ev.id, name: ev.name, summary, args: ev.args, state: "blocked", output: "", error: ev.reason, started: this.clock(), ended: this.clock(), children: [] });
+          list.push({
+            kind: "tool",
+            id: ev.id,
+            name: ev.name,
+            summary,
+            args: ev.args,
+            state: "blocked",
+            output: "",
+            error: ev.reason,
+            started: this.clock(),
+            ended: this.clock(),
+            children: [],
+          });
         }
         return;
       }
@@ -155,7 +189,11 @@ export class Conversation {
         list.push({ kind: "notice", text: ev.message, tone: "info" });
         return;
       case "compact_start":
-        list.push({ kind: "notice", text: `compacting the context (${ev.reason}): about ${fmt(ev.tokens)} of ${fmt(ev.context_window)} tokens…`, tone: "info" });
+        list.push({
+          kind: "notice",
+          text: `compacting the context (${ev.reason}): about ${fmt(ev.tokens)} of ${fmt(ev.context_window)} tokens…`,
+          tone: "info",
+        });
         if (!parent) this.setOperation("Compacting…");
         return;
       case "compact_end":
@@ -176,7 +214,11 @@ export class Conversation {
           this.sessionUsage = ev.session_usage;
           this.turnUsage = undefined;
         }
-        list.push({ kind: "notice", text: ev.kind === "interrupted" ? "interrupted" : `${ev.kind}: ${ev.message}`, tone: "error" });
+        list.push({
+          kind: "notice",
+          text: ev.kind === "interrupted" ? "interrupted" : `${ev.kind}: ${ev.message}`,
+          tone: "error",
+        });
         return;
     }
   }

@@ -76,11 +76,26 @@ export interface PickDialog {
 
 export type Dialog = ApprovalDialog | QuestionsDialog | PlanDialog | PickDialog;
 
-export function pickDialog(title: string, choices: Array<{ label: string; description?: string }>, resolve: (i: number | undefined) => void, cursor = 0, note?: string[]): PickDialog {
-  return { kind: "pick", step: { title, choices, multi: false, cursor, picked: new Set() }, ...(note ? { note } : {}), resolve };
+export function pickDialog(
+  title: string,
+  choices: Array<{ label: string; description?: string }>,
+  resolve: (i: number | undefined) => void,
+  cursor = 0,
+  note?: string[],
+): PickDialog {
+  return {
+    kind: "pick",
+    step: { title, choices, multi: false, cursor, picked: new Set() },
+    ...(note ? { note } : {}),
+    resolve,
+  };
 }
 
-export function questionsDialog(questions: UserQuestion[], asker: Asker | undefined, resolve: (a: UserAnswer[] | undefined) => void): QuestionsDialog {
+export function questionsDialog(
+  questions: UserQuestion[],
+  asker: Asker | undefined,
+  resolve: (a: UserAnswer[] | undefined) => void,
+): QuestionsDialog {
   return {
     kind: "questions",
     questions,
@@ -89,7 +104,10 @@ export function questionsDialog(questions: UserQuestion[], asker: Asker | undefi
     steps: questions.map((q) => ({
       title: q.question,
       header: q.header,
-      choices: [...q.options.map((o) => ({ label: o.label, description: o.description })), { label: "Other", description: "type your own answer", freeText: true }],
+      choices: [
+        ...q.options.map((o) => ({ label: o.label, description: o.description })),
+        { label: "Other", description: "type your own answer", freeText: true },
+      ],
       multi: q.multiSelect,
       cursor: 0,
       picked: new Set<number>(),
@@ -111,7 +129,10 @@ export function planDialog(plan: string, resolve: (d: PlanDecision) => void): Pl
     plan,
     step: {
       title: "Proceed with this plan?",
-      choices: [...PLAN_MODES.map((m) => ({ label: m.label })), { label: "No, keep planning", description: "tell the model what to change", freeText: true }],
+      choices: [
+        ...PLAN_MODES.map((m) => ({ label: m.label })),
+        { label: "No, keep planning", description: "tell the model what to change", freeText: true },
+      ],
       multi: false,
       cursor: 0,
       picked: new Set(),
@@ -124,27 +145,27 @@ export function planDialog(plan: string, resolve: (d: PlanDecision) => void): Pl
 export function dialogKey(d: Dialog, k: DialogKey): boolean {
   if (d.kind === "approval") {
     if (d.reason !== undefined) {
-      if (k.escape) return d.resolve("no"), true;
-      if (k.enter) return d.resolve(d.reason.trim() ? { answer: "no", reason: d.reason.trim() } : "no"), true;
+      if (k.escape) return (d.resolve("no"), true);
+      if (k.enter) return (d.resolve(d.reason.trim() ? { answer: "no", reason: d.reason.trim() } : "no"), true);
       if (k.backspace) d.reason = d.reason.slice(0, -1);
       else if (k.input && !/[\x00-\x1f]/.test(k.input)) d.reason += k.input;
       return false;
     }
     const c = k.input.toLowerCase();
-    if (c === "y") return d.resolve("yes"), true;
-    if (c === "a") return d.resolve("always"), true;
-    if (k.escape) return d.resolve("no"), true;
+    if (c === "y") return (d.resolve("yes"), true);
+    if (c === "a") return (d.resolve("always"), true);
+    if (k.escape) return (d.resolve("no"), true);
     if (c === "n") d.reason = "";
     return false;
   }
   if (d.kind === "pick") {
-    if (k.escape) return d.resolve(undefined), true;
+    if (k.escape) return (d.resolve(undefined), true);
     if (!stepKey(d.step, k)) return false;
     d.resolve(d.step.cursor);
     return true;
   }
   if (d.kind === "plan") {
-    if (k.escape && d.step.typing === undefined) return d.resolve({ accept: false, feedback: "" }), true;
+    if (k.escape && d.step.typing === undefined) return (d.resolve({ accept: false, feedback: "" }), true);
     const done = stepKey(d.step, k);
     if (!done) return false;
     const i = d.step.cursor;
@@ -152,7 +173,7 @@ export function dialogKey(d: Dialog, k: DialogKey): boolean {
     else d.resolve({ accept: false, feedback: d.step.text ?? "" });
     return true;
   }
-  if (k.escape && d.steps[d.step].typing === undefined) return d.resolve(undefined), true;
+  if (k.escape && d.steps[d.step].typing === undefined) return (d.resolve(undefined), true);
   if (!stepKey(d.steps[d.step], k)) return false;
   d.step++;
   if (d.step < d.steps.length) return false;
@@ -202,21 +223,32 @@ function stepKey(s: ChoiceStep, k: DialogKey): boolean {
   return false;
 }
 
-export function dialogLines(d: Dialog, p: Palette, width: number, markdown?: (text: string, width: number) => string[]): string[] {
+export function dialogLines(
+  d: Dialog,
+  p: Palette,
+  width: number,
+  markdown?: (text: string, width: number) => string[],
+): string[] {
   const out: string[] = [];
   const w = Math.max(20, width);
   if (d.kind === "approval") {
     const r = d.request;
-    const verb = r.category === "edit" ? "edit" : r.category === "command" ? "run" : r.category === "network" ? "fetch" : "use";
+    const verb =
+      r.category === "edit" ? "edit" : r.category === "command" ? "run" : r.category === "network" ? "fetch" : "use";
     out.push(p.yellow(truncate(`${r.agent ? `[${r.agent}] ` : ""}rt wants to ${verb}: ${r.summary}`, w)));
     const preview = callPreview(r.args);
     for (const l of preview.slice(0, TUI_APPROVAL_PREVIEW_LINES)) {
       const text = truncate(`  ${l.text}`, w);
       out.push(l.tone === "add" ? p.green(text) : l.tone === "remove" ? p.red(text) : text);
     }
-    if (preview.length > TUI_APPROVAL_PREVIEW_LINES) out.push(p.dim(`  … ${preview.length - TUI_APPROVAL_PREVIEW_LINES} more lines`));
-    if (d.reason !== undefined) out.push(`${p.bold("No")}, because (Enter sends it to the model, empty for no reason): ${d.reason}▏`);
-    else out.push(`${p.bold("y")} yes   ${p.bold("n")} no (then why)   ${p.bold("a")} always (this session)   ${p.dim("Esc = no")}`);
+    if (preview.length > TUI_APPROVAL_PREVIEW_LINES)
+      out.push(p.dim(`  … ${preview.length - TUI_APPROVAL_PREVIEW_LINES} more lines`));
+    if (d.reason !== undefined)
+      out.push(`${p.bold("No")}, because (Enter sends it to the model, empty for no reason): ${d.reason}▏`);
+    else
+      out.push(
+        `${p.bold("y")} yes   ${p.bold("n")} no (then why)   ${p.bold("a")} always (this session)   ${p.dim("Esc = no")}`,
+      );
     return out;
   }
   if (d.kind === "pick") {
@@ -230,13 +262,21 @@ export function dialogLines(d: Dialog, p: Palette, width: number, markdown?: (te
     const planLines = markdown ? markdown(d.plan, w - 2) : d.plan.split("\n").map((l) => truncate(l, w - 2));
     const cap = 14;
     for (const l of planLines.slice(0, cap)) out.push(`  ${l}`);
-    if (planLines.length > cap) out.push(p.dim(`  … ${planLines.length - cap} more lines (the whole plan is in the conversation)`));
+    if (planLines.length > cap)
+      out.push(p.dim(`  … ${planLines.length - cap} more lines (the whole plan is in the conversation)`));
     stepLines(d.step, p, w, out);
     return out;
   }
   const s = d.steps[d.step];
   const who = d.asker ? `[${d.asker.subagent_type}: ${d.asker.description}] ` : "";
-  out.push(p.yellow(truncate(`${who}${d.steps.length > 1 ? `(${d.step + 1}/${d.steps.length}) ` : ""}${s.header ? `${s.header}: ` : ""}${s.title}`, w)));
+  out.push(
+    p.yellow(
+      truncate(
+        `${who}${d.steps.length > 1 ? `(${d.step + 1}/${d.steps.length}) ` : ""}${s.header ? `${s.header}: ` : ""}${s.title}`,
+        w,
+      ),
+    ),
+  );
   stepLines(s, p, w, out);
   return out;
 }
@@ -246,9 +286,19 @@ function stepLines(s: ChoiceStep, p: Palette, w: number, out: string[]): void {
     const here = i === s.cursor;
     const mark = s.multi ? (s.picked.has(i) ? "[x] " : "[ ] ") : "";
     const text = c.freeText && s.text ? `${c.label}: ${s.text}` : c.label;
-    const line = truncate(`${here ? "❯" : " "} ${i + 1}. ${mark}${text}${c.description ? ` — ${c.description}` : ""}`, w);
+    const line = truncate(
+      `${here ? "❯" : " "} ${i + 1}. ${mark}${text}${c.description ? ` — ${c.description}` : ""}`,
+      w,
+    );
     out.push(here ? p.cyan(line) : line);
   });
   if (s.typing !== undefined) out.push(`  > ${s.typing}${p.inverse(" ")}`);
-  else out.push(p.dim(s.multi ? "↑/↓ move · Space picks · Enter confirms · Esc dismisses" : "↑/↓ move · Enter chooses · Esc dismisses"));
+  else
+    out.push(
+      p.dim(
+        s.multi
+          ? "↑/↓ move · Space picks · Enter confirms · Esc dismisses"
+          : "↑/↓ move · Enter chooses · Esc dismisses",
+      ),
+    );
 }

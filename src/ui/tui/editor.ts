@@ -26,7 +26,10 @@ export class Editor {
 
   /** Typed or pasted text; a paste's newlines become lines (they do not submit). */
   insert(s: string): void {
-    const clean = s.replace(/\r\n?/g, "\n").replace(/\t/g, "  ").replace(/[\x00-\x09\x0b-\x1f\x7f]/g, "");
+    const clean = s
+      .replace(/\r\n?/g, "\n")
+      .replace(/\t/g, "  ")
+      .replace(/[\x00-\x09\x0b-\x1f\x7f]/g, "");
     const line = this.lines[this.row];
     const parts = (line.slice(0, this.col) + clean + "\u0000" + line.slice(this.col)).split("\n");
     const lastIdx = parts.length - 1;

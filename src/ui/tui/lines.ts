@@ -7,7 +7,12 @@ import type { Palette } from "./palette.js";
 import type { MarkdownRenderer } from "./markdown.js";
 import type { TodoItem } from "../../agent/events.js";
 import { callPreview } from "./callPreview.js";
-import { TUI_RESULT_PREVIEW_LINES, TUI_DIFF_PREVIEW_LINES, TUI_REASONING_PREVIEW_LINES, TUI_RESULT_MAX_LINES } from "../../base/limits.js";
+import {
+  TUI_RESULT_PREVIEW_LINES,
+  TUI_DIFF_PREVIEW_LINES,
+  TUI_REASONING_PREVIEW_LINES,
+  TUI_RESULT_MAX_LINES,
+} from "../../base/limits.js";
 
 export interface ViewTools {
   palette: Palette;
@@ -30,14 +35,22 @@ export class MarkdownCache {
     let hit = this.cache.get(key);
     if (!hit) {
       if (this.cache.size > 500) this.cache.clear();
-      hit = tools.markdown(text, width).split("\n").flatMap((l) => tools.wrap(l, width));
+      hit = tools
+        .markdown(text, width)
+        .split("\n")
+        .flatMap((l) => tools.wrap(l, width));
       this.cache.set(key, hit);
     }
     return hit;
   }
 }
 
-export function conversationLines(conv: Conversation, tools: ViewTools, opts: ViewOptions, md = new MarkdownCache()): string[] {
+export function conversationLines(
+  conv: Conversation,
+  tools: ViewTools,
+  opts: ViewOptions,
+  md = new MarkdownCache(),
+): string[] {
   const out: string[] = [];
   for (const e of conv.entries) {
     if (out.length && e.kind === "user") out.push("");
@@ -46,7 +59,14 @@ export function conversationLines(conv: Conversation, tools: ViewTools, opts: Vi
   return out;
 }
 
-function entryLines(e: Entry, tools: ViewTools, opts: ViewOptions, md: MarkdownCache, indent: string, out: string[]): void {
+function entryLines(
+  e: Entry,
+  tools: ViewTools,
+  opts: ViewOptions,
+  md: MarkdownCache,
+  indent: string,
+  out: string[],
+): void {
   const { palette: p, wrap } = tools;
   const width = Math.max(10, opts.width - indent.length);
   const push = (lines: string[]) => {
@@ -67,11 +87,16 @@ function entryLines(e: Entry, tools: ViewTools, opts: ViewOptions, md: MarkdownC
       const lines = wrapped(e.text.trim(), width - 2);
       const shown = opts.expanded ? lines : lines.slice(0, TUI_REASONING_PREVIEW_LINES);
       push(shown.map((l) => p.dim(`∴ ${l}`)));
-      if (shown.length < lines.length) push([p.dim(`  … ${lines.length - shown.length} more lines of reasoning (Ctrl-O shows them)`)]);
+      if (shown.length < lines.length)
+        push([p.dim(`  … ${lines.length - shown.length} more lines of reasoning (Ctrl-O shows them)`)]);
       return;
     }
     case "notice":
-      push(wrapped(e.tone === "error" ? `rt: ${e.text}` : `[rt] ${e.text}`).map((l) => (e.tone === "error" ? p.red(l) : p.dim(l))));
+      push(
+        wrapped(e.tone === "error" ? `rt: ${e.text}` : `[rt] ${e.text}`).map((l) =>
+          e.tone === "error" ? p.red(l) : p.dim(l),
+        ),
+      );
       return;
     case "tool":
       toolLines(e, tools, opts, md, indent, out);
@@ -86,7 +111,14 @@ function seconds(ms: number): string {
 /** Tools whose work the UI shows elsewhere: todo_write's list is the todo panel. */
 const SHOWN_ELSEWHERE = new Set(["todo_write", "TodoWrite"]);
 
-function toolLines(t: ToolEntry, tools: ViewTools, opts: ViewOptions, md: MarkdownCache, indent: string, out: string[]): void {
+function toolLines(
+  t: ToolEntry,
+  tools: ViewTools,
+  opts: ViewOptions,
+  md: MarkdownCache,
+  indent: string,
+  out: string[],
+): void {
   if (SHOWN_ELSEWHERE.has(t.name) && t.state === "done" && !opts.expanded) return;
   const { palette: p, wrap } = tools;
   const width = Math.max(10, opts.width - indent.length);
@@ -104,7 +136,11 @@ function toolLines(t: ToolEntry, tools: ViewTools, opts: ViewOptions, md: Markdo
     if (done && !opts.expanded) {
       const calls = t.children.filter((c) => c.kind === "tool").length;
       const u = t.subagent?.usage;
-      out.push(p.dim(`${sub}${t.subagent?.success === false ? "failed" : "done"} · ${calls} tool call${calls === 1 ? "" : "s"}${u ? ` · ${u.input_tokens.toLocaleString("en-US")} in, ${u.output_tokens.toLocaleString("en-US")} out` : ""} (Ctrl-O shows them)`));
+      out.push(
+        p.dim(
+          `${sub}${t.subagent?.success === false ? "failed" : "done"} · ${calls} tool call${calls === 1 ? "" : "s"}${u ? ` · ${u.input_tokens.toLocaleString("en-US")} in, ${u.output_tokens.toLocaleString("en-US")} out` : ""} (Ctrl-O shows them)`,
+        ),
+      );
       sub = more; // the report follows under the same ⎿
     } else {
       for (const c of t.children) entryLines(c, tools, opts, md, `${indent}  │ `, out);
@@ -117,14 +153,18 @@ function toolLines(t: ToolEntry, tools: ViewTools, opts: ViewOptions, md: Markdo
     const why = (t.error ?? t.output).split("\n").filter((l) => l.trim() !== "");
     const first = why[0] ?? "";
     const label = t.state === "blocked" ? `⊘ ${first}` : `✗ ${first}`;
-    wrap(label, subWidth).slice(0, opts.expanded ? undefined : 2).forEach((l, i) => out.push((i === 0 ? sub : more) + p.red(l)));
+    wrap(label, subWidth)
+      .slice(0, opts.expanded ? undefined : 2)
+      .forEach((l, i) => out.push((i === 0 ? sub : more) + p.red(l)));
     return;
   }
   const lines = t.output.replace(/\n+$/, "").split("\n");
   // A unified diff: a hunk header, or a `--- ` line with its `+++ ` line. A command's output is never
   // taken for one (rt's shell output begins `--- stdout ---`, and a command may print anything).
   const shellOutput = t.name === "bash" || t.name === "bash_output";
-  const diffStart = shellOutput ? -1 : lines.findIndex((l, i) => /^@@ -\d/.test(l) || (l.startsWith("--- ") && lines[i + 1]?.startsWith("+++ ")));
+  const diffStart = shellOutput
+    ? -1
+    : lines.findIndex((l, i) => /^@@ -\d/.test(l) || (l.startsWith("--- ") && lines[i + 1]?.startsWith("+++ ")));
   if (diffStart >= 0) {
     const before = lines.slice(0, diffStart).filter((l) => l.trim() !== "");
     const diff = lines.slice(diffStart).filter((l) => !l.startsWith("--- ") && !l.startsWith("+++ "));
@@ -140,9 +180,12 @@ function toolLines(t: ToolEntry, tools: ViewTools, opts: ViewOptions, md: Markdo
   // An edit whose result carries no diff: the change it made, from its arguments (old text red, new green).
   const change = /edit|write|insert/.test(t.name) ? callPreview(t.args).filter((l) => l.tone !== "plain") : [];
   if (change.length) {
-    out.push(sub + p.green("✓ ") + truncate((lines.find((l) => l.trim() !== "") ?? "done").replace(/^✓\s*/, ""), subWidth - 2));
+    out.push(
+      sub + p.green("✓ ") + truncate((lines.find((l) => l.trim() !== "") ?? "done").replace(/^✓\s*/, ""), subWidth - 2),
+    );
     const shown = opts.expanded ? change.slice(0, TUI_RESULT_MAX_LINES) : change.slice(0, TUI_DIFF_PREVIEW_LINES);
-    for (const l of shown) for (const w of wrap(l.text, subWidth)) out.push(more + (l.tone === "add" ? p.green(w) : p.red(w)));
+    for (const l of shown)
+      for (const w of wrap(l.text, subWidth)) out.push(more + (l.tone === "add" ? p.green(w) : p.red(w)));
     if (shown.length < change.length) out.push(more + p.dim(`… ${change.length - shown.length} more lines (Ctrl-O)`));
     return;
   }
@@ -158,7 +201,13 @@ function toolLines(t: ToolEntry, tools: ViewTools, opts: ViewOptions, md: Markdo
     w.forEach((x, j) => out.push((i === 0 && j === 0 ? sub : more) + p.dim(x)));
   });
   const hidden = lines.length - shown.length;
-  if (hidden > 0) out.push(more + p.dim(`… +${hidden} lines${opts.expanded ? "" : " (Ctrl-O expands)"}${t.saved_output ? ` · whole output in ${t.saved_output}` : ""}`));
+  if (hidden > 0)
+    out.push(
+      more +
+        p.dim(
+          `… +${hidden} lines${opts.expanded ? "" : " (Ctrl-O expands)"}${t.saved_output ? ` · whole output in ${t.saved_output}` : ""}`,
+        ),
+    );
   else if (t.saved_output) out.push(more + p.dim(`(cut; whole output in ${t.saved_output})`));
 }
 

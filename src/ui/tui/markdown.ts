@@ -22,7 +22,11 @@ export async function loadMarkdown(palette: Palette): Promise<MarkdownRenderer> 
       m.use({
         renderer: {
           text(token) {
-            return typeof token === "object" && "tokens" in token && token.tokens ? this.parser.parseInline(token.tokens) : typeof token === "object" ? token.text : token;
+            return typeof token === "object" && "tokens" in token && token.tokens
+              ? this.parser.parseInline(token.tokens)
+              : typeof token === "object"
+                ? token.text
+                : token;
           },
         },
       });

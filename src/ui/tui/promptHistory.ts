@@ -18,7 +18,14 @@ export function userStateDir(env: NodeJS.ProcessEnv): string {
 
 export function promptHistoryFile(root: string, env: NodeJS.ProcessEnv): string {
   const key = createHash("sha256").update(root).digest("hex").slice(0, 16);
-  return path.join(userStateDir(env), "prompts", `${path.basename(root).replace(/[^\w.-]/g, "_").slice(0, 40)}-${key}.jsonl`);
+  return path.join(
+    userStateDir(env),
+    "prompts",
+    `${path
+      .basename(root)
+      .replace(/[^\w.-]/g, "_")
+      .slice(0, 40)}-${key}.jsonl`,
+  );
 }
 
 export class PromptHistory {
@@ -79,7 +86,11 @@ export class PromptHistory {
 
   private rewrite(): void {
     try {
-      confinedAt(path.dirname(this.file)).writeAtomic(path.basename(this.file), this.entries.map((e) => `${JSON.stringify(e)}\n`).join(""), { mode: 0o600, fsync: false });
+      confinedAt(path.dirname(this.file)).writeAtomic(
+        path.basename(this.file),
+        this.entries.map((e) => `${JSON.stringify(e)}\n`).join(""),
+        { mode: 0o600, fsync: false },
+      );
     } catch {
       // kept as it was; trimmed next time
     }

@@ -44,7 +44,11 @@ export function editorLines(ed: Editor, p: Palette, width: number): string[] {
     chunks.forEach((chunk, ci) => {
       const start = ci * w;
       let text = chunk;
-      if (li === ed.row && ed.col >= start && (ed.col < start + w || (ci === chunks.length - 1 && ed.col <= start + chunk.length))) {
+      if (
+        li === ed.row &&
+        ed.col >= start &&
+        (ed.col < start + w || (ci === chunks.length - 1 && ed.col <= start + chunk.length))
+      ) {
         const at = ed.col - start;
         const ch = chunk[at] ?? " ";
         text = chunk.slice(0, at) + p.inverse(ch) + chunk.slice(at + 1);
@@ -64,17 +68,26 @@ export function composeScreen(s: ScreenParts): Screen {
   if (s.todos.length) {
     bottom.push(p.dim("─ Todos " + "─".repeat(Math.max(0, s.width - 8))));
     bottom.push(...s.todos.slice(0, TUI_TODO_ROWS));
-    if (s.todos.length > TUI_TODO_ROWS) bottom.push(p.dim(`  … ${s.todos.length - TUI_TODO_ROWS} more (/todos lists them)`));
+    if (s.todos.length > TUI_TODO_ROWS)
+      bottom.push(p.dim(`  … ${s.todos.length - TUI_TODO_ROWS} more (/todos lists them)`));
   }
   bottom.push(p.dim("─".repeat(s.width)));
   if (s.dialog) bottom.push(...s.dialog);
   else {
     bottom.push(...editorLines(s.editor, p, s.width));
     for (const q of s.queued ?? []) bottom.push(p.dim(truncate(`  ⏎ queued: ${q.replace(/\s+/g, " ")}`, s.width)));
-    if (s.queued?.length) bottom.push(p.dim(truncate("  sent when this turn ends · ↑ takes the last one back to edit · Esc then removes it", s.width)));
+    if (s.queued?.length)
+      bottom.push(
+        p.dim(
+          truncate("  sent when this turn ends · ↑ takes the last one back to edit · Esc then removes it", s.width),
+        ),
+      );
     if (s.completion && s.completion.values.length) {
       const { values, selected } = s.completion;
-      const first = Math.min(Math.max(0, selected - TUI_COMPLETION_ROWS + 1), Math.max(0, values.length - TUI_COMPLETION_ROWS));
+      const first = Math.min(
+        Math.max(0, selected - TUI_COMPLETION_ROWS + 1),
+        Math.max(0, values.length - TUI_COMPLETION_ROWS),
+      );
       values.slice(first, first + TUI_COMPLETION_ROWS).forEach((c, i) => {
         const line = truncate(`  ${c.value}${c.note ? `  ${c.note}` : ""}`, s.width);
         bottom.push(first + i === selected ? p.inverse(line) : p.dim(line));
@@ -89,7 +102,10 @@ export function composeScreen(s: ScreenParts): Screen {
   const scrollBack = Math.max(0, Math.min(s.scrollBack, total - viewRows));
   const end = total - scrollBack;
   const view = s.conversation.slice(Math.max(0, end - viewRows), end);
-  if (scrollBack > 0 && view.length) view[view.length - 1] = p.inverse(truncate(`  ↓ ${scrollBack} more line${scrollBack === 1 ? "" : "s"} below (End or PageDown) `, s.width));
+  if (scrollBack > 0 && view.length)
+    view[view.length - 1] = p.inverse(
+      truncate(`  ↓ ${scrollBack} more line${scrollBack === 1 ? "" : "s"} below (End or PageDown) `, s.width),
+    );
   const pad = Array.from({ length: viewRows - view.length }, () => "");
   return { lines: [...pad, ...view, ...bottomShown], scrollBack, viewRows };
 }

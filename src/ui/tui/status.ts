@@ -21,20 +21,29 @@ export interface StatusFigures {
   flash?: string;
 }
 
-const compact = (n: number) => (n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n));
+const compact = (n: number) =>
+  n >= 10_000 ? `${Math.round(n / 1000)}k` : n >= 1000 ? `${(n / 1000).toFixed(1)}k` : String(n);
 
 export function statusLine(s: StatusFigures, p: Palette, width: number): string {
   const parts = [s.model, s.approval];
-  if (s.usage) parts.push(`${compact(s.usage.input_tokens)} in${cacheNote(s.usage, compact)} / ${compact(s.usage.output_tokens)} out`);
-  if (s.contextTokens !== undefined && s.contextWindow) parts.push(`context ${Math.min(100, Math.round((100 * s.contextTokens) / s.contextWindow))}%`);
+  if (s.usage)
+    parts.push(
+      `${compact(s.usage.input_tokens)} in${cacheNote(s.usage, compact)} / ${compact(s.usage.output_tokens)} out`,
+    );
+  if (s.contextTokens !== undefined && s.contextWindow)
+    parts.push(`context ${Math.min(100, Math.round((100 * s.contextTokens) / s.contextWindow))}%`);
   if (s.cost !== undefined) parts.push(`$${s.cost.toFixed(4)}`);
   const left = parts.join(" · ");
-  const elapsed = s.operation ? `${s.operation.label} ${Math.max(0, Math.floor((s.now - s.operation.since) / 1000))}s` : "";
+  const elapsed = s.operation
+    ? `${s.operation.label} ${Math.max(0, Math.floor((s.now - s.operation.since) / 1000))}s`
+    : "";
   let right = s.flash ?? (s.operation ? `${elapsed} · Esc interrupts` : "/help · Ctrl-C twice quits");
   // A narrow terminal keeps the figures and drops the hints first.
   if (!s.flash && left.length + right.length + 1 > width) right = s.operation ? elapsed : "/help";
   const room = width - right.length - 1;
   if (room < 10) return truncate(right, width);
   const l = truncate(left, room);
-  return p.dim(l) + " ".repeat(Math.max(1, width - l.length - right.length)) + (s.operation ? p.yellow(right) : p.dim(right));
+  return (
+    p.dim(l) + " ".repeat(Math.max(1, width - l.length - right.length)) + (s.operation ? p.yellow(right) : p.dim(right))
+  );
 }

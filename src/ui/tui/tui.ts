@@ -29,9 +29,14 @@ export async function tuiCommand(ws: Workspace, flags: Flags, io: Io): Promise<n
     }
     throw e;
   }
-  const [{ loadMarkdown }, { default: wrapAnsi }, { runApp }] = await Promise.all([import("./markdown.js"), import("wrap-ansi"), import("./app.js")]);
+  const [{ loadMarkdown }, { default: wrapAnsi }, { runApp }] = await Promise.all([
+    import("./markdown.js"),
+    import("wrap-ansi"),
+    import("./app.js"),
+  ]);
   const markdown = await loadMarkdown(p);
-  const wrap = (text: string, width: number) => wrapAnsi(text, Math.max(1, width), { hard: true, trim: false }).split("\n");
+  const wrap = (text: string, width: number) =>
+    wrapAnsi(text, Math.max(1, width), { hard: true, trim: false }).split("\n");
 
   const stdout = process.stdout;
   let restored = false;
@@ -65,7 +70,14 @@ export async function tuiCommand(ws: Workspace, flags: Flags, io: Io): Promise<n
   }
   stdout.write(ENTER);
   try {
-    await runApp({ controller, tools: { palette: p, markdown, wrap }, history: new PromptHistory(promptHistoryFile(ws.root, env)), ws, stdout, stdin: process.stdin });
+    await runApp({
+      controller,
+      tools: { palette: p, markdown, wrap },
+      history: new PromptHistory(promptHistoryFile(ws.root, env)),
+      ws,
+      stdout,
+      stdin: process.stdin,
+    });
   } finally {
     consoleMethods.forEach((m, i) => (console[m] = saved[i]));
     controller.close();
