@@ -66,7 +66,7 @@ export function generateLog(file, onProgress) {
       const remainingBytes = LOG_BYTES - written - used;
       const mean = remainingBytes / remainingLines;
       // Target length of this line including its newline.
-      let target = remainingLines === 1 ? remainingBytes : Math.round(mean + r.int(61) - 30);
+      const target = remainingLines === 1 ? remainingBytes : Math.round(mean + r.int(61) - 30);
       const head =
         `${new Date(t).toISOString()} ${r.pick(LEVELS).padEnd(5)} [${r.pick(SERVICES)}-${r.int(16)}] ` +
         `${r.pick(METHODS)} /${r.pick(WORDS)}/${r.int(100000)} status=${r.chance(0.95) ? 200 : r.pick([404, 500, 503])} ` +

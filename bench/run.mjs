@@ -35,7 +35,6 @@ const RT = path.join(REPO, typeof PKG.bin === "string" ? PKG.bin : PKG.bin.rt);
 const RG = createRequire(path.join(REPO, "package.json")).resolve(
   `@vscode/ripgrep-${process.platform}-${process.arch}/bin/${process.platform === "win32" ? "rg.exe" : "rg"}`,
 );
-const MiB = 1024 * 1024;
 
 const argv = process.argv.slice(2);
 const opt = (name) => {
@@ -874,7 +873,7 @@ function writeReport(startedAt, load0) {
     `- Machine: ${cpus.length} cores (${cpus[0]?.model ?? "unknown CPU"}), ${(os.totalmem() / 1024 ** 3).toFixed(0)} GiB RAM, ${os.type()} ${os.release()}`,
     `- Load average (1 min) at start / end: ${load0.toFixed(2)} / ${os.loadavg()[0].toFixed(2)} (other work was running on this machine: the numbers are noisy)`,
     // Node reads the extra certificates at every start (about 40 ms on this machine): every start-up ratio moves with it.
-    `- NODE_EXTRA_CA_CERTS: ${process.env.NODE_EXTRA_CA_CERTS ? "set (every Node process, \`node -e 0\` included, reads it at start-up)" : "not set"}`,
+    `- NODE_EXTRA_CA_CERTS: ${process.env.NODE_EXTRA_CA_CERTS ? "set (every Node process, `node -e 0` included, reads it at start-up)" : "not set"}`,
     `- Node ${process.version}; ${version(RG, ["--version"])} (the binary rt itself runs); ${version("sed", ["--version"])}`,
     "",
     ...table,

@@ -151,12 +151,6 @@ function infoOf(file: SourceFile, text = file.text): FileInfo {
   return { file, text, lines, n, keys: lines.slice(0, n).map(trimKey) };
 }
 
-function lineStart(info: FileInfo, i: number): number {
-  let p = 0;
-  for (let j = 0; j < i; j++) p += info.lines[j].length + 1;
-  return p;
-}
-
 // ---------------------------------------------------------------- changes
 
 /** The intended change, in terms of the region's line indexes, so it applies to the real lines and to the model's copy alike. */

@@ -68,7 +68,7 @@ function userProviders(ctx: TrustContext): Record<string, unknown> {
 
 /** A provider the user can reach without the project: built in, or described in the user's configuration. */
 function userKnowsProvider(name: string, ctx: TrustContext): boolean {
-  return BUILTIN_PROVIDER_NAMES.includes(name) || Object.prototype.hasOwnProperty.call(userProviders(ctx), name);
+  return BUILTIN_PROVIDER_NAMES.includes(name) || Object.hasOwn(userProviders(ctx), name);
 }
 
 /** The provider a "provider/model" (or bare model, or bare provider) names, as resolve.ts splits it. */
@@ -217,8 +217,7 @@ function databaseVerdict(value: unknown, ctx: TrustContext, keyPath: string[]): 
   if (!isPlainObject(value) || value.type !== "sqlite" || typeof value.path !== "string" || value.path === "")
     return "untrusted";
   if (ENVIRONMENT_CONNECTION_NAMES.includes(name)) return "untrusted";
-  if (isPlainObject(ctx.user.databases) && Object.prototype.hasOwnProperty.call(ctx.user.databases, name))
-    return "untrusted";
+  if (isPlainObject(ctx.user.databases) && Object.hasOwn(ctx.user.databases, name)) return "untrusted";
   // A longer statement timeout is no limit: a FIFO planted as the file would hold the call that long.
   if (
     value.timeout_ms !== undefined &&
@@ -232,7 +231,7 @@ function databaseVerdict(value: unknown, ctx: TrustContext, keyPath: string[]): 
 function defaultDatabaseVerdict(value: unknown, ctx: TrustContext): Verdict {
   if (typeof value !== "string" || ctx.user.default_database !== undefined) return "untrusted";
   const dbs = ctx.project.databases;
-  if (!isPlainObject(dbs) || !Object.prototype.hasOwnProperty.call(dbs, value)) return "untrusted";
+  if (!isPlainObject(dbs) || !Object.hasOwn(dbs, value)) return "untrusted";
   return databaseVerdict(dbs[value], ctx, ["databases", value]);
 }
 

@@ -111,5 +111,5 @@ export function readTrustStore(env: NodeJS.ProcessEnv = process.env): Record<str
 /** The record for one folder (a real path), if trusted. */
 export function trustRecordFor(root: string, env: NodeJS.ProcessEnv = process.env): TrustRecord | undefined {
   const folders = readTrustStore(env);
-  return Object.prototype.hasOwnProperty.call(folders, root) ? folders[root] : undefined;
+  return Object.hasOwn(folders, root) ? folders[root] : undefined;
 }

@@ -1,17 +1,3 @@
-// Custom tools as data: a YAML or JSON file in
-// `.rt/tools/` (the project's: trusted folders only) or `~/.config/rt/tools/`
-// (the user's) describes a tool: its name, description, parameters (JSON
-// Schema, checked with Ajv), the program to run (an argument vector: the
-// arguments go to it as JSON on standard input and as RT_ARG_<NAME>
-// environment variables, never through a shell), whether it is read-only, its
-// timeout and sample calls that test it.
-//
-// Definitions are read only by the faces that list or call every tool (rt
-// call, rt tool, rt tools, rt mcp, the agent), never by one-shot commands like
-// `rt open`: loading them is ensureCustomTools(), once per workspace root.
-// A definition that does not validate is skipped and reported (rt tools
-// --check names the file and the field); it never stops rt from starting.
-import path from "node:path";
 import * as z from "zod";
 import type { Workspace } from "../workspace/workspace.js";
 import { registerTools, unregisterTools, findTool } from "../tools/registry.js";

@@ -143,12 +143,10 @@ export async function mcpPromptText(line: string): Promise<string | undefined> {
 /** Every slash command the running sessions' prompts make, with its description. */
 export function mcpPromptCommands(): Array<{ command: string; description: string }> {
   return [...running].flatMap((s) =>
-    s
-      .promptCommands()
-      .map((p) => ({
-        command: p.command,
-        description: p.prompt.description ?? `prompt ${p.prompt.name} of MCP server ${p.server}`,
-      })),
+    s.promptCommands().map((p) => ({
+      command: p.command,
+      description: p.prompt.description ?? `prompt ${p.prompt.name} of MCP server ${p.server}`,
+    })),
   );
 }
 

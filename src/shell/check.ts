@@ -1,21 +1,3 @@
-// The structural check: before a sandboxed command runs, parse it with a real
-// shell parser (tree-sitter-bash) and refuse, with a reason that names the
-// construct, what the read-only sandbox would make fail anyway: redirections to
-// files, deleting/moving/copying files, `sed -i`, `find -delete`, mutating git
-// subcommands, package managers, privilege escalation, backgrounding...
-//
-// It is one pure function over a syntax tree, in the style of Codex's
-// is_safe_command: no I/O, no environment, the same answer for the same input,
-// and a table of tests (test/shell/check.test.ts). It is for clear feedback
-// only: the sandbox (sandbox.ts) is the guarantee, so the check may be
-// incomplete without weakening anything; it must never be the only barrier.
-//
-// Every node of the tree is visited: pipelines, `&&`/`||`/`;` chains,
-// subshells, command and process substitutions, here-doc bodies, function
-// bodies and loops are all checked part by part. Shell code inside strings is
-// parsed and checked too (`bash -c '...'`, `eval`, `trap '...'`, `watch`,
-// `find -exec sh -c`, `xargs sh -c`).
-import path from "node:path";
 import { CHECK_MAX_NESTING } from "../base/limits.js";
 import { Refusal, dangerousVariable, isScratchPath, refuse, type CheckContext, type Word } from "./checkBase.js";
 import { checkArgvRules } from "./commandRules.js";

@@ -1,5 +1,5 @@
 import * as z from "zod";
-import { defineTool, ok, ToolError } from "./types.js";
+import { defineTool, ok } from "./types.js";
 import { applyEdit } from "../workspace/applyEdit.js";
 import { planStringEditInWindow, planStringEdits } from "../edit/stringEdits.js";
 import { editOptions } from "./shared/editing.js";

@@ -8,7 +8,7 @@
 import { diffArrays } from "diff";
 import { StateStore } from "./state.js";
 import { STATE_FILE_MAX_BYTES } from "../base/limits.js";
-import { LINE_ID_PATTERN, type IdList } from "../edit/lineRefs.js";
+import { type IdList } from "../edit/lineRefs.js";
 import { IdRuns } from "./idRuns.js";
 import { lineRange } from "../edit/largeText.js";
 import type { LargeText } from "../edit/fileModel.js";

@@ -43,7 +43,7 @@ export function recordTrust(
 /** Removes `root`'s record. False when it was not trusted (nothing is written then). */
 export function revokeTrust(root: string, env: NodeJS.ProcessEnv = process.env): boolean {
   const folders = readTrustStore(env);
-  if (!Object.prototype.hasOwnProperty.call(folders, root)) return false;
+  if (!Object.hasOwn(folders, root)) return false;
   delete folders[root];
   writeTrustStore(folders, env);
   return true;

@@ -62,7 +62,7 @@ export class ViewStore {
 
   get(rel: string): ViewWindow | undefined {
     const files = this.loaded().files;
-    return Object.prototype.hasOwnProperty.call(files, rel) ? files[rel] : undefined;
+    return Object.hasOwn(files, rel) ? files[rel] : undefined;
   }
 
   set(rel: string, w: ViewWindow): void {

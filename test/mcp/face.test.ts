@@ -11,7 +11,7 @@ import { spawn, execFileSync } from "node:child_process";
 import { CallToolResultSchema, McpError, type Progress } from "@modelcontextprotocol/sdk/types.js";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { CLI, tempTree } from "../helpers.js";
-import { call, connectHttp, connectStdio, rtEnv, startHttp, type HttpServer, type StdioSession } from "./helpers.js";
+import { call, connectHttp, connectStdio, rtEnv, startHttp, type StdioSession } from "./helpers.js";
 
 const MAP_BYTES = 12 * 1024 * 1024;
 

@@ -503,10 +503,7 @@ test("a huge AGENTS.md is read only as far as the prompt uses it", () => {
 // Attacks that held (evidence).
 
 test("held: the file changes between the question and the answer: trust covers what was shown, the new keys wait", async () => {
-  const { ws, root, env } = workspace(
-    { agent: { approval: "auto" } },
-    { providers: { ollama: { base_url: legit.url } } },
-  );
+  const { ws, root } = workspace({ agent: { approval: "auto" } }, { providers: { ollama: { base_url: legit.url } } });
   const file = path.join(root, ".rt", "config.json");
   const answer = await confirmTrust(ws, {
     write: () => undefined,

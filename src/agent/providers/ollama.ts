@@ -17,7 +17,7 @@ import { DEFAULT_CONTEXT_WINDOW, PROVIDER_PROBE_TIMEOUT_MS } from "../../base/li
 import { ollamaContextWindow } from "./contextWindow.js";
 import { configuredVision, ollamaVision } from "./vision.js";
 import { ollamaModels } from "./ollamaModels.js";
-import { connectionFailure, listModelsError } from "./errors.js";
+import { listModelsError } from "./errors.js";
 import type { ProviderOptions } from "./options.js";
 import { createOpenAICompatibleProvider } from "./openaiCompatible.js";
 import { OllamaChunkAssembler, toOllamaMessages, toOllamaTools, type OllamaChunk } from "./ollamaMessages.js";

@@ -73,7 +73,7 @@ export function toResponsesInput(messages: ChatMessage[]): { instructions?: stri
         if (input.length === 0) system.push(m.content);
         else input.push({ role: "developer", content: m.content });
         break;
-      case "user":
+      case "user": {
         const text: ResponsesContentJson = { type: "input_text", text: m.content };
         input.push(
           m.images?.length
@@ -81,6 +81,7 @@ export function toResponsesInput(messages: ChatMessage[]): { instructions?: stri
             : { role: "user", content: m.content },
         );
         break;
+      }
       case "assistant": {
         // Reasoning items first, verbatim (encrypted content and all), as the model produced them.
         for (const item of m.native?.responses ?? []) if (item.type === "reasoning") input.push(reasoningItem(item));

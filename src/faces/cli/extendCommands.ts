@@ -32,7 +32,7 @@ export function argsFromOptions(
     }
     if (!w.startsWith("--"))
       return { ok: false, error: `unexpected argument "${w}": give each argument as --NAME VALUE` };
-    let [flag, inline] = w.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
+    const [flag, inline] = w.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
     if (flag === "args") {
       const text = inline ?? words[++i];
       try {

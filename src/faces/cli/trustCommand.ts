@@ -165,10 +165,7 @@ export function trustCommand(
       if ("error" in f) {
         // A folder that is gone can still be revoked by the path it was trusted under.
         const gone = path.resolve(positionals[0]);
-        if (
-          (command === "untrust" || flags.revoke === true) &&
-          Object.prototype.hasOwnProperty.call(readTrustStore(env), gone)
-        )
+        if ((command === "untrust" || flags.revoke === true) && Object.hasOwn(readTrustStore(env), gone))
           return untrust(gone, env, io);
         io.stderr(`rt ${name}: ${f.error}\nUsage: ${usage}\n`);
         return 2;

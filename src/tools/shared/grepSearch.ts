@@ -7,7 +7,7 @@ import { ok, ToolError, type ToolProgress, type ToolResult } from "../types.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import { binaryKind as binaryKindOf, fileBinaryKind, formatSize } from "../../workspace/binary.js";
 import { baseArgs, comparePaths, globMatcher, runRg, type RgRun } from "./ripgrep.js";
-import { aliasNote, withArgAliases } from "./argAliases.js";
+import { aliasNote } from "./argAliases.js";
 import { statVersion } from "../../workspace/lineIds.js";
 import { literalLines, literalOf, type FileLines } from "./literalLines.js";
 import { cutLine, plural } from "./format.js";

@@ -6,7 +6,7 @@
 import type { Workspace } from "../../workspace/workspace.js";
 import type { Agent } from "../../agent/loop.js";
 import type { AgentEvent, AgentStreamEvent } from "../../agent/events.js";
-import { APPROVAL_MODES, type ApprovalMode, type ApprovalReply, type ApprovalRequest } from "../../agent/approval.js";
+import { APPROVAL_MODES, type ApprovalMode, type ApprovalReply } from "../../agent/approval.js";
 import type { Asker, PlanDecision, UserAnswer, UserInteraction, UserQuestion } from "../../agent/interaction.js";
 import { listSessions, readSessionRecords } from "../../agent/session.js";
 import { sessionMarkdown } from "../../agent/exportMarkdown.js";
