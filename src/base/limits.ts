@@ -147,6 +147,8 @@ export const SQLITE_WAL_SNAPSHOT_MAX_BYTES = 256 * 1024 * 1024;
 export const MCP_ROOTS_TIMEOUT_MS = 5_000;
 /** `rt acp`: an edit's diff is sent to the editor for files up to this size (larger edits show their text result only). */
 export const ACP_DIFF_MAX_BYTES = 1024 * 1024;
+/** `rt acp`: how far the monotonic and the wall clock may drift apart when an edit's journal entry is matched to its call. */
+export const ACP_CLOCK_SLACK_MS = 1000;
 /** `rt acp`: the characters of one embedded resource of a prompt passed to the model (the rest is cut, and said). */
 export const ACP_EMBEDDED_MAX_CHARS = 200_000;
 /** `rt mcp`: the largest JSON-RPC message accepted (one stdio line, one HTTP body); a larger one is answered with a JSON-RPC error. */

@@ -1004,6 +1004,10 @@ class Planner {
     const v = this.view;
     const oldTokens = tokenize(old);
     if (oldTokens.length < 2) return { kind: "none" };
+    // Tokens compare by their exact text, so a word or string of old_string that is nowhere in the
+    // file rules every place out: said without tokenizing the file (a typo'd copy on its way to `similar`).
+    const texts = new Set(oldTokens.filter((t) => t.kind !== "punct").map((t) => t.text));
+    for (const t of texts) if (!v.norm.includes(t)) return { kind: "none" };
     const fileTokens = this.index.tokens();
     const runs = findTokenRuns(fileTokens, oldTokens, () => this.index.budget.check());
     if (runs.length === 0) return { kind: "none" };

@@ -27,7 +27,7 @@ import { SessionLog, SessionError } from "../../agent/session.js";
 import { Journal } from "../../workspace/journal.js";
 import { fitImage, imageInfo } from "../../parsers/image.js";
 import { providerImageLimits } from "../../agent/imageInput.js";
-import { ACP_DIFF_MAX_BYTES, ACP_EMBEDDED_MAX_CHARS } from "../../base/limits.js";
+import { ACP_CLOCK_SLACK_MS, ACP_DIFF_MAX_BYTES, ACP_EMBEDDED_MAX_CHARS } from "../../base/limits.js";
 import {
   ACP_MODES,
   eventUpdates,
@@ -247,7 +247,8 @@ export async function runAcp(launch: Workspace, flags: Flags, io: Io, version: s
           if (file) paths.set(e.id, path.relative(s.ws.root, file).split(path.sep).join("/"));
         }
         const rel = e.type === "tool_end" ? paths.get(e.id) : undefined;
-        if (e.type === "tool_end" && rel && e.success && toolKind(e.name) === "edit") {
+        const changed = e.type === "tool_end" && !/^(No change|Dry run)/.test(e.output);
+        if (e.type === "tool_end" && rel && e.success && changed && toolKind(e.name) === "edit") {
           await deliverEdit(
             client,
             params.sessionId,
@@ -340,7 +341,9 @@ async function deliverEdit(
     return; // the saved copy is gone: no diff to show
   }
   // An entry older than the call is an earlier edit's: this call changed nothing (or rt keeps no state).
-  if (!latest || Date.parse(latest.entry.time) < Math.floor(call.startedAt)) return;
+  // The call's start is read from the monotonic clock, the entry's time from the wall clock: a second
+  // of slack covers their drift (a no-op edit says so in its output and never gets here).
+  if (!latest || Date.parse(latest.entry.time) < call.startedAt - ACP_CLOCK_SLACK_MS) return;
   const abs = path.join(ws.root, call.rel);
   let now: Buffer;
   try {
