@@ -61,6 +61,45 @@ export const OPENAI_CLIENT_ENV = [
 ];
 
 /**
+ * The official client for `baseURL`, imported on first use and made once: no retries of its own
+ * (retry.ts decides), keys only from rt's resolution, never the client's own reading of the
+ * environment, and no Authorization header at all without a key. Chat completions and the
+ * Responses API share it.
+ */
+export function lazyOpenAIClient(
+  baseURL: string,
+  opts: { apiKey?: string; headers?: Record<string, string> },
+  firstPartMs: number,
+): () => Promise<OpenAIClient> {
+  let client: Promise<OpenAIClient> | undefined;
+  return () =>
+    (client ??= import("openai").then(
+      ({ OpenAI }): OpenAIClient =>
+        withoutEnv(
+          OPENAI_CLIENT_ENV,
+          () =>
+            new OpenAI({
+              apiKey: opts.apiKey || NO_KEY,
+              adminAPIKey: null,
+              baseURL,
+              maxRetries: 0,
+              fetch: fetchUnwrappingErrorArrays,
+              // Our own timers (retry.ts) decide; this only keeps the client from giving up first.
+              timeout: firstPartMs + 1_000,
+              defaultHeaders: { ...opts.headers, ...(opts.apiKey ? {} : { Authorization: null }) },
+              organization: null,
+              project: null,
+              webhookSecret: null,
+            }),
+        ),
+      (err: unknown) => {
+        client = undefined;
+        throw missingPackage("openai", err);
+      },
+    ));
+}
+
+/**
  * Gemini's OpenAI-compatible endpoint sends its errors as a JSON array holding one
  * `{error: {code, message, status}}`; the client reads `body.error` and, from an array, keeps
  * nothing ("400 status code (no body)"). This fetch hands the client the object inside, so the
@@ -93,35 +132,7 @@ export function createOpenAICompatibleProvider(opts: OpenAICompatibleOptions): P
   const timeouts = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
   const maxTokensField = opts.maxTokensField ?? (name === "openai" ? "max_completion_tokens" : "max_tokens");
   const ollamaRoot = opts.ollamaRoot ?? baseURL.replace(/\/v1$/, "");
-  let client: Promise<OpenAIClient> | undefined;
-
-  const getClient = () =>
-    (client ??= import("openai").then(
-      ({ OpenAI }): OpenAIClient =>
-        withoutEnv(
-          OPENAI_CLIENT_ENV,
-          () =>
-            new OpenAI({
-              apiKey: opts.apiKey || NO_KEY,
-              adminAPIKey: null,
-              baseURL,
-              maxRetries: 0,
-              fetch: fetchUnwrappingErrorArrays,
-              // Our own timers (retry.ts) decide; this only keeps the client from giving up first.
-              timeout: timeouts.firstPartMs + 1_000,
-              // Without a key, no Authorization header at all (null removes the client's own).
-              defaultHeaders: { ...opts.headers, ...(opts.apiKey ? {} : { Authorization: null }) },
-              // Keys come from rt's resolution, never from the client reading the environment on its own.
-              organization: null,
-              project: null,
-              webhookSecret: null,
-            }),
-        ),
-      (err: unknown) => {
-        client = undefined;
-        throw missingPackage("openai", err);
-      },
-    ));
+  const getClient = lazyOpenAIClient(baseURL, opts, timeouts.firstPartMs);
   const refusedSampling = new Set<string>();
 
   function body(req: ModelRequest) {

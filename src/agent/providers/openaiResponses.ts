@@ -9,9 +9,8 @@
 import { PROVIDER_PROBE_TIMEOUT_MS } from "../../base/limits.js";
 import { contextWindowFor } from "./contextWindow.js";
 import { configuredVision, knownVision } from "./vision.js";
-import { listModelsError, missingPackage } from "./errors.js";
-import { withoutEnv } from "./options.js";
-import { fetchUnwrappingErrorArrays, NO_KEY, OPENAI_CLIENT_ENV } from "./openaiCompatible.js";
+import { listModelsError } from "./errors.js";
+import { lazyOpenAIClient } from "./openaiCompatible.js";
 import type { OpenAICompatibleOptions } from "./openaiCompatible.js";
 import { ResponsesEventAssembler, toResponsesInput, toResponsesTools } from "./responsesMessages.js";
 import type { ResponsesEvent } from "./responsesMessages.js";
@@ -59,32 +58,7 @@ export function createOpenAIResponsesProvider(opts: OpenAICompatibleOptions): Pr
   const target = opts.target ?? baseURL;
   const retry = { ...DEFAULT_RETRY, ...opts.retry };
   const timeouts = { ...DEFAULT_TIMEOUTS, ...opts.timeouts };
-  let client: Promise<OpenAIClient> | undefined;
-
-  const getClient = () =>
-    (client ??= import("openai").then(
-      ({ OpenAI }): OpenAIClient =>
-        withoutEnv(
-          OPENAI_CLIENT_ENV,
-          () =>
-            new OpenAI({
-              apiKey: opts.apiKey || NO_KEY,
-              adminAPIKey: null,
-              baseURL,
-              maxRetries: 0,
-              fetch: fetchUnwrappingErrorArrays,
-              timeout: timeouts.firstPartMs + 1_000,
-              defaultHeaders: { ...opts.headers, ...(opts.apiKey ? {} : { Authorization: null }) },
-              organization: null,
-              project: null,
-              webhookSecret: null,
-            }),
-        ),
-      (err: unknown) => {
-        client = undefined;
-        throw missingPackage("openai", err);
-      },
-    ));
+  const getClient = lazyOpenAIClient(baseURL, opts, timeouts.firstPartMs);
   const refusedSampling = new Set<string>();
 
   function body(req: ModelRequest) {
