@@ -335,6 +335,8 @@ export const EXTENSION_DIR_MAX_FILES = 500;
 export const CUSTOM_TOOL_DEFAULT_TIMEOUT_S = 60;
 /** MCP client: how long connecting to a server (start, initialize, tools/list) may take, in ms. */
 export const MCP_CLIENT_CONNECT_TIMEOUT_MS = 15_000;
+/** MCP client: how long `rt mcp login` waits for the browser to come back with an authorization, in ms. */
+export const MCP_OAUTH_LOGIN_TIMEOUT_MS = 5 * 60_000;
 /** MCP client: how long one tools/call may take, in ms. */
 export const MCP_CLIENT_CALL_TIMEOUT_MS = 120_000;
 /** MCP client: a tool result's text over this many bytes keeps head and tail (the whole saved under .rt/shell/). */

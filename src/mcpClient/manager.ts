@@ -20,6 +20,7 @@ import { newRunId, spillTarget } from "../tools/bash.js";
 import { ajvSchema, loadAjv } from "../extensions/customTools.js";
 import { safeCommandPath } from "../workspace/commandPath.js";
 import type { McpServerConfig } from "./config.js";
+import { connectionAuth } from "./oauth.js";
 
 export interface RemoteTool {
   name: string;
@@ -113,6 +114,7 @@ export class McpServerConnection {
         // The legacy HTTP+SSE transport (protocol 2024-11-05), which many servers still speak.
         const { SSEClientTransport } = await import("@modelcontextprotocol/sdk/client/sse.js");
         transport = new SSEClientTransport(new URL(c.url), {
+          authProvider: connectionAuth(c.name, c.url, ws.env),
           requestInit: { headers: c.headers },
           eventSourceInit: {
             fetch: (url, init) =>
@@ -121,7 +123,10 @@ export class McpServerConnection {
         });
       } else {
         const { StreamableHTTPClientTransport } = await import("@modelcontextprotocol/sdk/client/streamableHttp.js");
-        transport = new StreamableHTTPClientTransport(new URL(c.url), { requestInit: { headers: c.headers } });
+        transport = new StreamableHTTPClientTransport(new URL(c.url), {
+          authProvider: connectionAuth(c.name, c.url, ws.env),
+          requestInit: { headers: c.headers },
+        });
       }
       // The SDK's own request timer gets the same bound, so that a server that never answers
       // initialize does not keep rt alive after the start timeout gave up on it.
@@ -170,7 +175,7 @@ export class McpServerConnection {
       this.status = {
         ...this.status,
         state: "failed",
-        error: `${(e as Error).message}${tail ? ` (stderr: ${tail})` : ""}`,
+        error: `${connectError(e as Error, this.config.name)}${tail ? ` (stderr: ${tail})` : ""}`,
         tools: [],
       };
       // Closing the client closes its transport: the process started, the pending request's timer.
@@ -420,4 +425,16 @@ export async function remoteToolAsTool(conn: McpServerConnection, remote: Remote
     handler: (args, ctx) =>
       conn.call(ctx.workspace, remote.name, args as Record<string, unknown>, ctx.signal, ctx.imageInput),
   };
+}
+
+/**
+ * A failed connection's reason for the user. A server that refused rt for want
+ * of authorization (HTTP 401, the SDK's UnauthorizedError) says how to log in.
+ */
+function connectError(e: Error, server: string): string {
+  const message = e.message || String(e);
+  if (/needs authorization/.test(message)) return message;
+  if (e.name === "UnauthorizedError" || (e as { code?: unknown }).code === 401 || /\b401\b|Unauthorized/.test(message))
+    return `the server requires authorization (${message}): run rt mcp login ${server}`;
+  return message;
 }

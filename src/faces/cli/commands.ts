@@ -611,7 +611,7 @@ export const COMMANDS: CommandSpec[] = [
   {
     name: "mcp",
     synopsis:
-      "rt mcp [--http [--port N] [--host ADDR] [--no-auth]] [--seed-names] [--agent [--model M]] | rt mcp list [--json] | rt mcp call SERVER TOOL --args JSON",
+      "rt mcp [--http [--port N] [--host ADDR] [--no-auth]] [--seed-names] [--agent [--model M]] | rt mcp list [--json] | rt mcp call SERVER TOOL --args JSON | rt mcp login|logout SERVER",
     summary:
       "serve every tool to an MCP client over stdio, or Streamable HTTP on 127.0.0.1 (--http); list: your MCP servers, their state and tools; call: one tool of one of them",
     options: {

@@ -8,6 +8,8 @@ import { loadConfig } from "../../base/config.js";
 import { addAgentToolProvider } from "../../agent/extensionTools.js";
 import { mcpOptionsFrom, startMcpClients, type McpClientSession } from "../../mcpClient/session.js";
 import { qualifiedName } from "../../mcpClient/manager.js";
+import { loadMcpServers } from "../../mcpClient/config.js";
+import { forgetServer, mcpLogin, oauthStorePath } from "../../mcpClient/oauth.js";
 
 export async function mcpClientCommand(
   ws: Workspace,
@@ -84,9 +86,35 @@ export async function mcpClientCommand(
       await session.close();
     }
   }
+  if (sub === "login" || sub === "logout") {
+    if (rest.length !== 1) return usage(io, `rt mcp ${sub} takes one server name: rt mcp ${sub} SERVER`);
+    const load = await loadMcpServers(ws);
+    const names = load.servers.map((s) => s.name);
+    const server = load.servers.find((s) => s.name === rest[0]);
+    if (!server)
+      return usage(
+        io,
+        `no MCP server named ${rest[0]}; configured: ${names.join(", ") || "none"}${load.untrustedProjectFile ? ` (not read: ${load.untrustedProjectFile}, the folder is not trusted)` : ""}`,
+      );
+    if (server.transport === "stdio")
+      return usage(io, `${server.name} is a local (stdio) server: OAuth is for servers reached by URL`);
+    try {
+      if (sub === "logout") {
+        const had = forgetServer(server.url, ws.env);
+        io.stdout(`${had ? "logged out of" : "no stored authorization for"} ${server.name} (${server.url})\n`);
+        return 0;
+      }
+      await mcpLogin(server, ws.env, (line) => io.stderr(`${line}\n`));
+      io.stdout(`logged in to ${server.name} (${server.url}); tokens saved in ${oauthStorePath(ws.env)}\n`);
+      return 0;
+    } catch (e) {
+      io.stderr(`rt mcp ${sub} ${server.name}: ${(e as Error).message}\n`);
+      return 1;
+    }
+  }
   return usage(
     io,
-    `unknown subcommand "${sub}": rt mcp list | rt mcp call SERVER TOOL --args JSON | rt mcp (serve rt's tools)`,
+    `unknown subcommand "${sub}": rt mcp list | rt mcp call SERVER TOOL --args JSON | rt mcp login SERVER | rt mcp logout SERVER | rt mcp (serve rt's tools)`,
   );
 }
 
