@@ -92,6 +92,45 @@ export const bashTool = defineTool({
     }
 
     const timeoutS = args.timeout ?? BASH_DEFAULT_TIMEOUT_S;
+    // An editor that offers its terminals runs the command where the user sees it; a sandboxed
+    // command (safe-read-only, --sandbox) never leaves rt's sandbox for it.
+    const terminal = workspace.options.terminal;
+    if (terminal && !plan.sandbox) {
+      const r = await terminal.run({
+        command: args.command,
+        cwd,
+        env: { PATH: env.PATH ?? "" },
+        timeoutMs: timeoutS * 1000,
+        outputByteLimit: 2 * BASH_MAX_OUTPUT_BYTES,
+        ...(signal ? { signal } : {}),
+      });
+      const exit = {
+        exitCode: r.exitCode,
+        signal: r.signal as NodeJS.Signals | null,
+        timedOut: r.timedOut,
+        killed: false,
+        durationMs: r.durationMs,
+      };
+      const status = statusLine(exit, timeoutS * 1000);
+      const shown = r.truncated ? `[the beginning was cut by the editor's terminal]\n${r.output}` : r.output;
+      const output = `${status} · in the editor's terminal\n${labelledOutput(shown, "")}`;
+      const metadata = {
+        exit_code: r.exitCode,
+        duration_ms: r.durationMs,
+        timed_out: r.timedOut,
+        truncated: r.truncated,
+        sandboxed: false,
+        stdout: r.output,
+        stderr: "",
+      };
+      if (r.exitCode === 0 && !r.timedOut) return ok(output, metadata);
+      const error = r.timedOut
+        ? `${status}; raise timeout (at most ${BASH_MAX_TIMEOUT_S} s) or run it with background: true`
+        : r.exitCode === null
+          ? status
+          : `command failed with exit code ${r.exitCode}${lastLine(r.output) ? `: ${lastLine(r.output)}` : ""}`;
+      return { success: false, output, error, error_type: "tool", ...metadata };
+    }
     const runId = newRunId();
     const stateOff = "the full text was not saved (rt's state directory is off: RT_STATE=off)";
     const captures = {

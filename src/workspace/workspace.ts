@@ -38,6 +38,33 @@ export interface WorkspaceOptions {
    * drops its entry. Shared by every workspace made from these options.
    */
   editorBuffers?: Map<string, Buffer>;
+  /**
+   * The editor's own terminals (`rt acp` with a client that offers `terminal/*`):
+   * an unsandboxed foreground `bash` command runs there, where the user sees it.
+   */
+  terminal?: ExternalTerminal;
+}
+
+/** A terminal someone else runs commands in (an editor's), as the bash tool uses it. */
+export interface ExternalTerminal {
+  run(request: {
+    command: string;
+    cwd: string;
+    /** Variables the command must get in place of the terminal's own (PATH without repository directories). */
+    env: Record<string, string>;
+    timeoutMs: number;
+    /** The terminal keeps at most this many bytes of output (the end of it). */
+    outputByteLimit: number;
+    signal?: AbortSignal;
+  }): Promise<{
+    /** stdout and stderr together, as the terminal shows them. */
+    output: string;
+    truncated: boolean;
+    exitCode: number | null;
+    signal: string | null;
+    timedOut: boolean;
+    durationMs: number;
+  }>;
 }
 
 /** A window of a text file: what `open`, `read` and `scroll` show. */

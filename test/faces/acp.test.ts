@@ -26,7 +26,18 @@ interface Editor {
   /** The editor's unsaved text by absolute path (what fs/read_text_file answers instead of the disk). */
   buffers: Map<string, string>;
   reads: string[];
+  /** Terminals rt asked the editor for (when it offers them), as the editor ran them. */
+  terminals: EditorTerminal[];
   stderr: () => string;
+}
+
+interface EditorTerminal {
+  create: acp.CreateTerminalRequest;
+  output: string;
+  exit?: { exitCode: number | null; signal: string | null };
+  exited: Promise<void>;
+  released: boolean;
+  killed: boolean;
 }
 
 function startRt(cwd: string, extra: string[] = []): ChildProcessWithoutNullStreams {
@@ -40,9 +51,9 @@ function startRt(cwd: string, extra: string[] = []): ChildProcessWithoutNullStre
 async function withEditor<T>(
   cwd: string,
   op: (ctx: acp.ClientContext, editor: Editor) => Promise<T>,
-  opts: { writeTextFile?: boolean } = {},
+  opts: { writeTextFile?: boolean; terminal?: boolean; args?: string[] } = {},
 ): Promise<T> {
-  const child = startRt(cwd);
+  const child = startRt(cwd, opts.args);
   let err = "";
   child.stderr.on("data", (d) => (err += d));
   const editor: Editor = {
@@ -53,7 +64,13 @@ async function withEditor<T>(
     answers: [],
     buffers: new Map(),
     reads: [],
+    terminals: [],
     stderr: () => err,
+  };
+  const terminalOf = (id: string) => {
+    const t = editor.terminals[Number(id.replace("term-", ""))];
+    if (!t) throw new Error(`no terminal ${id}`);
+    return t;
   };
   const app = acp
     .client({ name: "test-editor" })
@@ -74,6 +91,53 @@ async function withEditor<T>(
     .onRequest("fs/read_text_file", ({ params }) => {
       editor.reads.push(params.path);
       return { content: editor.buffers.get(params.path) ?? fs.readFileSync(params.path, "utf8") };
+    })
+    // The editor's terminals: the command runs as an editor would run it, output kept within the limit.
+    .onRequest("terminal/create", ({ params }) => {
+      const env = { ...process.env };
+      for (const v of params.env ?? []) env[v.name] = v.value;
+      const proc = spawn(params.command, params.args ?? [], { cwd: params.cwd ?? cwd, env });
+      const t: EditorTerminal = {
+        create: params,
+        output: "",
+        exited: new Promise((r) =>
+          proc.once("close", (code, signal) => {
+            t.exit = { exitCode: code, signal };
+            r();
+          }),
+        ),
+        released: false,
+        killed: false,
+      };
+      const keep = (d: Buffer) => {
+        t.output += d.toString();
+        const limit = params.outputByteLimit;
+        if (limit && Buffer.byteLength(t.output) > limit) t.output = t.output.slice(-limit);
+      };
+      proc.stdout.on("data", keep);
+      proc.stderr.on("data", keep);
+      (t as EditorTerminal & { proc: typeof proc }).proc = proc;
+      editor.terminals.push(t);
+      return { terminalId: `term-${editor.terminals.length - 1}` };
+    })
+    .onRequest("terminal/wait_for_exit", async ({ params }) => {
+      const t = terminalOf(params.terminalId);
+      await t.exited;
+      return t.exit!;
+    })
+    .onRequest("terminal/output", ({ params }) => {
+      const t = terminalOf(params.terminalId);
+      return { output: t.output, truncated: false, ...(t.exit ? { exitStatus: t.exit } : {}) };
+    })
+    .onRequest("terminal/kill", ({ params }) => {
+      const t = terminalOf(params.terminalId) as EditorTerminal & { proc: { kill(): void } };
+      t.killed = true;
+      t.proc.kill();
+      return {};
+    })
+    .onRequest("terminal/release", ({ params }) => {
+      terminalOf(params.terminalId).released = true;
+      return {};
     });
   const stream = acp.ndJsonStream(
     Writable.toWeb(child.stdin) as WritableStream<Uint8Array>,
@@ -83,7 +147,10 @@ async function withEditor<T>(
     return await app.connectWith(stream, async (ctx) => {
       const init = await ctx.request("initialize", {
         protocolVersion: acp.PROTOCOL_VERSION,
-        clientCapabilities: { fs: { readTextFile: true, writeTextFile: opts.writeTextFile ?? true }, terminal: false },
+        clientCapabilities: {
+          fs: { readTextFile: true, writeTextFile: opts.writeTextFile ?? true },
+          terminal: opts.terminal ?? false,
+        },
       });
       assert.equal(init.protocolVersion, acp.PROTOCOL_VERSION);
       assert.equal(init.agentCapabilities?.loadSession, true);
@@ -322,4 +389,52 @@ test("the event mapping: kinds, locations inside the root only, stop reasons", (
   assert.deepEqual(sub, [
     { sessionUpdate: "agent_message_chunk", content: { type: "text", text: "hi" }, _meta: { parentToolCallId: "t1" } },
   ]);
+});
+
+test("an editor that offers terminals runs rt's bash commands in them, shown inside the call; never a sandboxed one", async () => {
+  const root = tempTree({ "a.txt": "x\n" });
+  const command = "echo from-terminal; echo to-stderr >&2; exit 3";
+  ollama.server.script(reply.toolCall("bash", { command }), reply.text("It exited with 3."));
+  await withEditor(
+    root,
+    async (ctx, editor) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: root, mcpServers: [] });
+      await ctx.request("session/set_mode", { sessionId, modeId: "auto" });
+      const done = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "run it" }] });
+      assert.equal(done.stopReason, "end_turn", editor.stderr());
+      assert.equal(editor.terminals.length, 1);
+      const t = editor.terminals[0];
+      assert.equal(t.create.command, "bash");
+      assert.deepEqual(t.create.args, ["-c", command]);
+      assert.equal(t.create.cwd, root);
+      assert.ok(t.released, "the terminal is released");
+      // The call shows the terminal while it runs and beside its result.
+      const calls = updatesOf(editor, "tool_call_update").filter((u) =>
+        (u.content ?? []).some((c: { type: string; terminalId?: string }) => c.terminalId === "term-0"),
+      );
+      assert.ok(calls.length >= 2, JSON.stringify(editor.updates));
+      const last = calls[calls.length - 1];
+      assert.equal(last.status, "failed");
+      // What the model was told: the exit code and both streams, from the terminal.
+      const toolMessage = JSON.stringify(ollama.server.requests.at(-1)?.body);
+      assert.match(toolMessage, /exit code 3/);
+      assert.match(toolMessage, /from-terminal/);
+      assert.match(toolMessage, /to-stderr/);
+      assert.match(toolMessage, /in the editor's terminal/);
+    },
+    { terminal: true },
+  );
+  // In safe-read-only the command stays in rt's sandbox: no terminal is asked for.
+  ollama.server.script(reply.toolCall("bash", { command: "echo inside" }), reply.text("done"));
+  await withEditor(
+    root,
+    async (ctx, editor) => {
+      const { sessionId } = await ctx.request("session/new", { cwd: root, mcpServers: [] });
+      const done = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "run it" }] });
+      assert.equal(done.stopReason, "end_turn", editor.stderr());
+      assert.equal(editor.terminals.length, 0);
+      assert.match(JSON.stringify(ollama.server.requests.at(-1)?.body), /inside/);
+    },
+    { terminal: true, args: ["--profile", "safe-read-only"] },
+  );
 });

@@ -38,10 +38,13 @@ import {
   type AcpUpdate,
 } from "./updates.js";
 import type { McpServerConfig } from "../../mcpClient/config.js";
+import { editorTerminal, TerminalLinks } from "./terminal.js";
 
 interface AcpSession {
   agent: Agent;
   ws: Workspace;
+  /** Bash calls and the editor terminals they run in (when the editor offers terminals). */
+  terminals?: TerminalLinks;
   /** The running prompt's controller (session/cancel aborts it). */
   running?: AbortController;
   close: () => Promise<void>;
@@ -51,18 +54,23 @@ interface AcpSession {
 interface ClientAbilities {
   readTextFile: boolean;
   writeTextFile: boolean;
+  terminal: boolean;
 }
 
 export async function runAcp(launch: Workspace, flags: Flags, io: Io, version: string): Promise<number> {
   const sessions = new Map<string, AcpSession>();
-  let abilities: ClientAbilities = { readTextFile: false, writeTextFile: false };
+  let abilities: ClientAbilities = { readTextFile: false, writeTextFile: false, terminal: false };
   const log = (line: string) => io.stderr(`rt acp: ${line}\n`);
 
   const app = acp.agent({ name: "rt" });
 
   app.onRequest("initialize", ({ params }) => {
     const fsCaps = params.clientCapabilities?.fs;
-    abilities = { readTextFile: fsCaps?.readTextFile === true, writeTextFile: fsCaps?.writeTextFile === true };
+    abilities = {
+      readTextFile: fsCaps?.readTextFile === true,
+      writeTextFile: fsCaps?.writeTextFile === true,
+      terminal: params.clientCapabilities?.terminal === true,
+    };
     return {
       // The version the client asked for when rt speaks it, else rt's own (the client decides whether it can go on).
       protocolVersion: Math.min(params.protocolVersion, acp.PROTOCOL_VERSION),
@@ -94,14 +102,26 @@ export async function runAcp(launch: Workspace, flags: Flags, io: Io, version: s
     if (!isDir) throw acp.RequestError.invalidParams({ cwd }, `cwd ${cwd} is not a directory`);
     // The editor's unsaved text of the files a tool is about to read or edit (when the editor can say).
     const editorBuffers = abilities.readTextFile ? new Map<string, Buffer>() : undefined;
+    const holder: { id?: string } = {};
+    // A bash call's terminal is shown inside the call as soon as both are known.
+    const terminals = abilities.terminal
+      ? new TerminalLinks((toolCallId, terminalId) => {
+          void client
+            .notify("session/update", {
+              sessionId: holder.id!,
+              update: { sessionUpdate: "tool_call_update", toolCallId, content: [{ type: "terminal", terminalId }] },
+            })
+            .catch(() => undefined);
+        })
+      : undefined;
     const ws = createWorkspace({
       ...launch.options,
       root: cwd,
       cwd,
       env: launch.env,
       ...(editorBuffers ? { editorBuffers } : {}),
+      ...(terminals ? { terminal: editorTerminal(client, () => holder.id!, terminals) } : {}),
     });
-    const holder: { id?: string } = {};
     const approve = async (req: ApprovalRequest): Promise<ApprovalReply> =>
       askPermission(client, holder.id!, req, ws.root);
     const beforeTool = editorBuffers
@@ -124,6 +144,7 @@ export async function runAcp(launch: Workspace, flags: Flags, io: Io, version: s
     const session: AcpSession = {
       agent,
       ws,
+      ...(terminals ? { terminals } : {}),
       close: async () => {
         agent.close();
         await mcp();
@@ -239,7 +260,16 @@ export async function runAcp(launch: Workspace, flags: Flags, io: Io, version: s
       for await (const ev of s.agent.run(text, { signal: controller.signal, ...(images.length ? { images } : {}) })) {
         const e = ev as AgentStreamEvent;
         if (e.parent_tool_use_id === undefined) last = e;
+        if (e.type === "tool_start" && e.name === "bash" && s.terminals) {
+          const a = (e.args ?? {}) as { command?: unknown; background?: unknown; run_in_background?: unknown };
+          if (typeof a.command === "string" && a.background !== true && a.run_in_background !== true)
+            s.terminals.call(e.id, a.command);
+        }
         for (const update of eventUpdates(e, s.ws.root)) {
+          // A call that ran in a terminal keeps showing it beside its result.
+          const terminalId = e.type === "tool_end" ? s.terminals?.linked.get(e.id) : undefined;
+          if (terminalId && Array.isArray(update.content))
+            update.content = [{ type: "terminal", terminalId }, ...update.content];
           await client.notify("session/update", { sessionId: params.sessionId, update: update as acp.SessionUpdate });
         }
         if (e.type === "tool_start") {
