@@ -111,17 +111,22 @@ async function canaries(): Promise<Record<string, unknown>> {
 
 type Reading = { ok: true; plan: string } | { ok: false; code: string; message: string };
 
-/** How the server reads the text: EXPLAIN (VERBOSE) in a read-only transaction that is rolled back. */
+/**
+ * How the server reads the text: EXPLAIN (VERBOSE) in a read-only transaction that is rolled back, sent
+ * as one simple query (one round trip). The server parses the whole string before it runs any of it,
+ * so a text that is not valid syntax fails as it would alone (nothing runs); one that fails when it
+ * runs leaves the transaction aborted, and the catch rolls it back.
+ */
 async function serverReading(a: PgAttack): Promise<Reading> {
-  await oracle.query("BEGIN READ ONLY");
   try {
-    const r = await oracle.query(fill(a.oracle, vars()));
-    return { ok: true, plan: (r.rows as Record<string, string>[]).map((x) => x["QUERY PLAN"]).join("\n") };
+    const r = (await oracle.query(
+      `BEGIN READ ONLY;\n${fill(a.oracle, vars())}\n;\nROLLBACK`,
+    )) as unknown as pg.QueryResult[];
+    return { ok: true, plan: (r[1].rows as Record<string, string>[]).map((x) => x["QUERY PLAN"]).join("\n") };
   } catch (e) {
     const err = e as { code?: string; message: string };
-    return { ok: false, code: err.code ?? "", message: err.message };
-  } finally {
     await oracle.query("ROLLBACK");
+    return { ok: false, code: err.code ?? "", message: err.message };
   }
 }
 
