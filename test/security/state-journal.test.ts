@@ -29,6 +29,16 @@ function setup() {
   return { parent, root, outside: path.join(parent, "outside"), env, key, jdir };
 }
 
+/**
+ * A tool call as a new rt process would make it, in this process: a fresh workspace (nothing of an
+ * earlier call's in memory but the user's state key, which a new process reads from the same file).
+ * The planted-journal cases run this way; each claim keeps a real `rt call` too.
+ */
+async function freshCall(tool: string, args: unknown, opts: { cwd: string; env: Record<string, string> }) {
+  const ws = createWorkspace({ root: opts.cwd, env: { ...process.env, RT_ROOT: undefined, ...opts.env } });
+  return { result: (await callTool(ws, tool, args)) as Record<string, any> };
+}
+
 const sha256 = (b: Buffer | string) => crypto.createHash("sha256").update(b).digest("hex");
 const contentHash = async (root: string, env: Record<string, string>) => {
   const { hashBytes } = await import("../../src/workspace/fingerprint.ts");
@@ -48,14 +58,20 @@ test("a planted journal whose `before` is a symlink to a private key outside: un
   const { root, outside, env, jdir } = setup();
   const hash = await contentHash(root, env);
   const before = treeHash(outside, []);
-  for (const index of plantedIndexes(hash, 0o644)) {
+  for (const [i, index] of plantedIndexes(hash, 0o644).entries()) {
     fs.rmSync(path.join(root, ".rt"), { recursive: true, force: true });
     fs.mkdirSync(jdir, { recursive: true });
     fs.writeFileSync(path.join(jdir, "index.json"), index);
     fs.symlinkSync(path.join(outside, "id_rsa"), path.join(jdir, "1.before"));
-    const r = await rt(["undo", FILE], { cwd: root, env });
-    assert.equal(r.code, 1, index);
-    assert.match(r.stderr, /no rt edit to undo/);
+    if (i === 0) {
+      const r = await rt(["undo", FILE], { cwd: root, env });
+      assert.equal(r.code, 1, index);
+      assert.match(r.stderr, /no rt edit to undo/);
+    } else {
+      const r = await freshCall("undo_edit", { path: FILE }, { cwd: root, env });
+      assert.equal(r.result.success, false, index);
+      assert.match(r.result.error, /no rt edit to undo/);
+    }
     assert.equal(fs.readFileSync(path.join(root, FILE), "utf8"), ORIGINAL, "the file is untouched");
   }
   assert.equal(treeHash(outside, []), before);
@@ -71,7 +87,8 @@ test("a planted journal with mode 04777 / 06777 is ignored: the file's mode and 
       fs.mkdirSync(jdir, { recursive: true });
       fs.writeFileSync(path.join(jdir, "index.json"), index);
       fs.writeFileSync(path.join(jdir, "1.before"), `${SECRET}\n`);
-      const r = await rtCall("undo_edit", { path: FILE }, { cwd: root, env });
+      const call = mode === 0o4777 && index === plantedIndexes(hash, mode)[0] ? rtCall : freshCall;
+      const r = await call("undo_edit", { path: FILE }, { cwd: root, env });
       assert.equal(r.result.success, false);
       assert.equal(fs.statSync(path.join(root, FILE)).mode & 0o7777, 0o644);
       assert.equal(fs.readFileSync(path.join(root, FILE), "utf8"), ORIGINAL);
@@ -92,13 +109,14 @@ test("rt's own write tool planting a journal (index and saved bytes) is refused,
       args: { path: `.rt/journal/${key}/index.json`, content, force: true, n: i },
     })),
   ];
-  for (const p of planted) {
+  for (const [i, p] of planted.entries()) {
     const { n: _n, ...args } = p.args as Record<string, unknown>;
     // The editing tools now refuse paths in .rt/ outright; were one to get
-    // through, undo must still believe nothing it planted.
-    const w = await rtCall("write", args, { cwd: root, env });
+    // through, undo must still believe nothing it planted. (The first through the CLI.)
+    const call = i === 0 ? rtCall : freshCall;
+    const w = await call("write", args, { cwd: root, env });
     if (!w.result.success) assert.match(w.result.error, /\.rt\/ is rt's state directory/);
-    const u = await rtCall("undo_edit", { path: FILE }, { cwd: root, env });
+    const u = await call("undo_edit", { path: FILE }, { cwd: root, env });
     assert.equal(u.result.success, false);
     assert.match(u.result.error, /no rt edit to undo/);
   }
@@ -118,20 +136,22 @@ test("rt's own journal moved to another file's place, or its saved bytes replace
   const { root, env, jdir } = setup();
   fs.writeFileSync(path.join(root, "src/other.py"), ORIGINAL);
   assert.equal(
-    (await rtCall("edit", { path: FILE, old_string: "x = 1", new_string: "x = 2" }, { cwd: root, env })).result.success,
+    (await freshCall("edit", { path: FILE, old_string: "x = 1", new_string: "x = 2" }, { cwd: root, env })).result
+      .success,
     true,
   );
   assert.equal(
-    (await rtCall("edit", { path: "src/other.py", old_string: "x = 1", new_string: "x = 2" }, { cwd: root, env }))
+    (await freshCall("edit", { path: "src/other.py", old_string: "x = 1", new_string: "x = 2" }, { cwd: root, env }))
       .result.success,
     true,
   );
+  // (Each call as a new process would make it; the replaced bytes go through the CLI.)
   // Swap the two files' journals: each index is authentic, but not for that place.
   const otherDir = path.join(root, ".rt", "journal", StateStore.keyFor("src/other.py"));
   fs.renameSync(jdir, `${jdir}.tmp`);
   fs.renameSync(otherDir, jdir);
   fs.renameSync(`${jdir}.tmp`, otherDir);
-  const swapped = await rtCall("undo_edit", { path: FILE }, { cwd: root, env });
+  const swapped = await freshCall("undo_edit", { path: FILE }, { cwd: root, env });
   assert.match(swapped.result.error ?? "", /no rt edit to undo/);
   // Put them back, then replace the saved bytes: undo refuses instead of restoring something else.
   fs.renameSync(jdir, `${jdir}.tmp`);
@@ -144,7 +164,7 @@ test("rt's own journal moved to another file's place, or its saved bytes replace
   // A symlink in its place: refused the same way, and the outside bytes never come in.
   fs.rmSync(path.join(jdir, saved));
   fs.symlinkSync(path.join(root, "..", "outside", "id_rsa"), path.join(jdir, saved));
-  const linked = await rtCall("undo_edit", { path: FILE }, { cwd: root, env });
+  const linked = await freshCall("undo_edit", { path: FILE }, { cwd: root, env });
   assert.match(linked.result.error ?? "", /missing or was changed since; undo refused/);
   assert.equal(fs.readFileSync(path.join(root, FILE), "utf8"), "x = 2\n");
 });

@@ -15,7 +15,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { spawn, spawnSync } from "node:child_process";
 import { buildSync } from "esbuild";
-import { REPO, tempTree } from "../helpers.ts";
+import { REPO, soak, tempTree } from "../helpers.ts";
 import { StateStore, ensureStateDir } from "../../src/workspace/state.ts";
 import { withFileLock } from "../../src/workspace/fileLock.ts";
 import { ConfinedFs } from "../../src/workspace/confinedFs.ts";
@@ -160,7 +160,9 @@ test("edit lock under churn: owners that exit, owners that die holding it, waite
       c.stderr!.on("data", (d) => (err += d));
       c.on("close", (code) => resolve(code === 0 ? "" : `exit ${code}: ${err}`));
     });
-  for (let round = 0; round < 8; round++) {
+  // Rounds of seven processes at once: three in npm test, twelve in the soak run (RT_SOAK=1).
+  const rounds = soak(3, 12);
+  for (let round = 0; round < rounds; round++) {
     const failures = (await Promise.all(Array.from({ length: 7 }, (_, i) => run(i < 2)))).filter(Boolean);
     assert.deepEqual(failures, [], `round ${round}`);
   }
@@ -181,7 +183,7 @@ test("edit lock under churn: owners that exit, owners that die holding it, waite
       holder = undefined;
     }
   }
-  assert.ok(holds >= 8 * 7 * 2, `${holds} holds`);
+  assert.ok(holds >= rounds * 7 * 2, `${holds} holds`);
   // The last round may end with a holder that died: one more edit removes its lock, and then nothing is left.
   await withFileLock(state, "f.txt", path.join(root, "f.txt"), () => undefined);
   assert.deepEqual(fs.readdirSync(path.join(root, ".rt", "locks")), [], "no lock or .break file left");

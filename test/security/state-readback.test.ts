@@ -177,10 +177,11 @@ test("a committed lock file (.rt/locks/<key>.lock naming a live pid) is no lock:
   const root = tempTree({ "f.txt": "one\n" });
   fs.mkdirSync(path.join(root, ".rt", "locks"), { recursive: true });
   fs.writeFileSync(path.join(root, ".rt", "locks", `${StateStore.keyFor("f.txt")}.lock`), String(process.pid));
-  const started = Date.now();
+  // The pid (this process) stays alive: were the planted file taken for a lock, the edit would wait out
+  // the lock's deadline and fail ("locked by another rt process"). Its success is the evidence (a
+  // bound on the wall-clock time failed on a loaded machine without saying anything about rt).
   const r = await rtCall("edit", { path: "f.txt", old_string: "one", new_string: "two" }, { cwd: root });
   assert.equal(r.result.success, true, r.result.error);
-  assert.ok(Date.now() - started < 4000, "it did not wait for the 5 s lock timeout");
   assert.equal(fs.readFileSync(path.join(root, "f.txt"), "utf8"), "two\n");
 });
 

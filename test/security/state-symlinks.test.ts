@@ -1,8 +1,9 @@
 // A cloned repository that ships its own `.rt/` with symlinks in it: each of
 // rt's state places (sessions, shell spills, saved tool outputs, locks, the
 // journal of one file, line IDs, indexes, views, write_output's directory, the
-// old `.rt/bin`, `.rt` itself) in turn is a symlink to a directory outside the
-// root holding a "private key". A whole agent session then runs every kind of
+// old `.rt/bin`, `.rt` itself) is a symlink to a directory outside the root
+// holding a "private key", one such directory per place (places that can be
+// links at the same time share a session; each outside directory is checked). A whole agent session then runs every kind of
 // writer (a bash command with a big output, a tool output over the agent's
 // limit, an edit, an undo, write_output, the session log), and a
 // safe-read-only `rt bash` spills its output. Invariants: nothing outside the
@@ -65,27 +66,46 @@ const PLACES = [
   ".rt",
 ];
 
-for (const place of PLACES) {
-  test(`a symlinked .rt/${place === ".rt" ? "" : place} pointing outside: a whole agent session writes nothing there and reads nothing from there`, async () => {
-    const parent = tempTree({
-      "root/src/calc.py": CALC,
-      "root/big.txt": "x".repeat(30_000) + "\n",
-      "outside/id_rsa": `${SECRET}\n`,
-      "outside/sub/known": `${SECRET}\n`,
-    });
-    const root = path.join(parent, "root");
-    const outside = path.join(parent, "outside");
-    if (place === ".rt") fs.symlinkSync(outside, path.join(root, ".rt"));
-    else {
-      fs.mkdirSync(path.dirname(path.join(root, ".rt", place)), { recursive: true });
-      fs.writeFileSync(path.join(root, ".rt", ".gitignore"), "*\n");
-      fs.symlinkSync(place === "view.json" ? path.join(outside, "id_rsa") : outside, path.join(root, ".rt", place));
+/**
+ * The places symlinked together in one session. rt refuses each state place on its own (a refused
+ * place is skipped or reported, the others keep working), so one session can carry several links,
+ * each to an outside directory of its own that is checked on its own. A place inside another
+ * (journal/KEY in journal) and `.rt` itself need sessions of their own.
+ */
+const GROUPS = [PLACES.filter((p) => p !== "journal" && p !== ".rt"), ["journal"], [".rt"]];
+
+/** The outside directory a place's link leads to (its own, so a write there names the place). */
+const outsideName = (place: string) => `outside-${place.replace(/[/.]/g, "_")}`;
+
+for (const group of GROUPS) {
+  const names = group.map((p) => `.rt/${p === ".rt" ? "" : p}`).join(", ");
+  test(`symlinked ${names} pointing outside: a whole agent session writes nothing there and reads nothing from there`, async () => {
+    const files: Record<string, string> = { "root/src/calc.py": CALC, "root/big.txt": "x".repeat(30_000) + "\n" };
+    for (const place of group) {
+      files[`${outsideName(place)}/id_rsa`] = `${SECRET} ${place}\n`;
+      files[`${outsideName(place)}/sub/known`] = `${SECRET} ${place}\n`;
     }
-    const before = { hash: treeHash(outside, []), list: listing(outside) };
+    const parent = tempTree(files);
+    const root = path.join(parent, "root");
+    const outsides = new Map(group.map((place) => [place, path.join(parent, outsideName(place))]));
+    for (const [place, outside] of outsides) {
+      if (place === ".rt") fs.symlinkSync(outside, path.join(root, ".rt"));
+      else {
+        fs.mkdirSync(path.dirname(path.join(root, ".rt", place)), { recursive: true });
+        fs.writeFileSync(path.join(root, ".rt", ".gitignore"), "*\n");
+        const target = place === "view.json" ? path.join(outside, "id_rsa") : outside;
+        fs.symlinkSync(target, path.join(root, ".rt", place));
+      }
+    }
+    const before = new Map([...outsides].map(([p, o]) => [p, { hash: treeHash(o, []), list: listing(o) }]));
     // Transient files count too (a lock file created and removed again): watch every outside directory.
-    const events: string[] = [];
-    const watchers = [outside, path.join(outside, "sub")].map((d) =>
-      fs.watch(d, (kind, name) => events.push(`${kind} ${path.relative(outside, path.join(d, String(name)))}`)),
+    const events = new Map<string, string[]>(group.map((p) => [p, []]));
+    const watchers = [...outsides].flatMap(([place, outside]) =>
+      [outside, path.join(outside, "sub")].map((d) =>
+        fs.watch(d, (kind, name) =>
+          events.get(place)!.push(`${kind} ${path.relative(outside, path.join(d, String(name)))}`),
+        ),
+      ),
     );
 
     ollama.server.script(
@@ -111,9 +131,16 @@ for (const place of PLACES) {
 
     await new Promise((r) => setTimeout(r, 50));
     for (const w of watchers) w.close();
-    assert.deepEqual(events, [], "nothing was created, written or removed outside the root, not even for a moment");
-    assert.equal(listing(outside), before.list, "nothing created or removed outside the root");
-    assert.equal(treeHash(outside, []), before.hash, "nothing changed outside the root");
+    for (const [place, outside] of outsides) {
+      const where = `.rt/${place === ".rt" ? "" : place}`;
+      assert.deepEqual(
+        events.get(place),
+        [],
+        `${where}: nothing created, written or removed there, not even for a moment`,
+      );
+      assert.equal(listing(outside), before.get(place)!.list, `${where}: nothing created or removed there`);
+      assert.equal(treeHash(outside, []), before.get(place)!.hash, `${where}: nothing changed there`);
+    }
     assert.deepEqual(filesContaining(root, "outside-secret-bytes"), [], "no outside byte came into the repository");
     // What the model was shown holds no outside byte either.
     for (const c of ollama.server.completions) assert.doesNotMatch(JSON.stringify(c.body), /outside-secret-bytes/);

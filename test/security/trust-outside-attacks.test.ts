@@ -199,7 +199,9 @@ test("control characters in a project's file never reach the terminal raw: broke
   ];
   for (const [text, args] of files) {
     const root = maliciousRepo(text);
-    const r = await rt(args, { cwd: root, env: userEnv({ providers: { ollama: { base_url: legit.url } } }) });
+    // The model server has no reply scripted: rt reports its error at once (no retries, no backoff).
+    const user = { providers: { ollama: { base_url: legit.url, max_retries: 0 } } };
+    const r = await rt(args, { cwd: root, env: userEnv(user) });
     const shown = r.stdout + r.stderr;
     assert.ok(!TERMINAL_CONTROL.test(shown), `${JSON.stringify(text)} → ${JSON.stringify(shown.slice(0, 400))}`);
   }

@@ -18,7 +18,7 @@ import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { researchTree, OS_ERROR } from "./fixture.ts";
 import { callTool } from "../../src/tools/policy.ts";
-import { startCommand } from "../../src/shell/runner.ts";
+import { shellExecutable, startCommand } from "../../src/shell/runner.ts";
 import {
   candidateStrategies,
   findBwrap,
@@ -152,37 +152,77 @@ test("bubblewrap works here with at least one namespace strategy", () => {
   assert.ok(strategies.length > 0, "bwrap is missing or cannot create namespaces (apt-get install bubblewrap)");
 });
 
+/**
+ * The attacks of one sandbox, side by side: each in its own `bash -c` (as the runner starts a command)
+ * with standard input from /dev/null as the runner gives it, its output and error together in a file of
+ * the sandbox's private /tmp; then each one's output between markers, with its exit code. Side by side,
+ * the attacks that wait (a package manager resolving a name the sandbox cannot reach) wait together.
+ */
+const BATCH_DRIVER = `i=0
+for c in "$@"; do
+  ( "$0" -c "$c" </dev/null >"/tmp/rt-attack-$i.out" 2>&1; echo "$?" >"/tmp/rt-attack-$i.exit" ) &
+  i=$((i + 1))
+done
+wait
+i=0
+for c in "$@"; do
+  printf '\\n@@rt-attack %d start@@\\n' "$i"
+  cat "/tmp/rt-attack-$i.out"
+  printf '\\n@@rt-attack %d exit %s@@\\n' "$i" "$(cat "/tmp/rt-attack-$i.exit")"
+  i=$((i + 1))
+done`;
+
+/** Attacks per sandbox: the tree is hashed after each batch (each attack still shows its own OS error). */
+const SANDBOX_BATCH = 16;
+
 for (const { strategy, bwrap, features } of strategies) {
   test(`sandbox alone (${strategy} strategy, structural check bypassed): every attack fails with an OS error and nothing changes`, async () => {
     const tree = researchTree();
     const before = tree.hash();
     const problems: string[] = [];
-    let ran = 0;
-    for (const attack of attacks) {
-      if (!installed(attack.needs)) continue;
-      ran++;
+    const runnable = attacks.filter((a) => installed(a.needs));
+    for (let start = 0; start < runnable.length; start += SANDBOX_BATCH) {
+      const batch = runnable.slice(start, start + SANDBOX_BATCH);
       let out = "";
       const run = startCommand({
-        command: withPort(attack.cmd, tree.outside),
+        command: "",
+        argv: [
+          shellExecutable(),
+          "-c",
+          BATCH_DRIVER,
+          shellExecutable(),
+          ...batch.map((a) => withPort(a.cmd, tree.outside)),
+        ],
         cwd: tree.repo,
         env: tree.env,
         sandbox: { bwrap, strategy, root: tree.repo, cwd: tree.repo, allowNet: false, features },
-        timeoutMs: 30_000,
+        timeoutMs: 30_000 * batch.length,
         onData: (_s, chunk) => (out += chunk.toString("utf8")),
       });
-      const exit = await run.done;
-      // A few programs fail silently (git stash gives up when it cannot lock the index): for
-      // them the corpus says so, and a non-zero exit with nothing changed is the evidence.
-      if (attack.sandbox === "exit:nonzero") {
-        if (exit.exitCode === 0) problems.push(`${attack.cmd}: exit 0`);
-      } else {
-        const expected = attack.sandbox ? new RegExp(attack.sandbox, "i") : OS_ERROR;
-        if (!expected.test(out)) problems.push(`${attack.cmd}: exit ${exit.exitCode}, no OS error in:\n${out}`);
-      }
-      if (tree.hash() !== before) problems.push(`${attack.cmd}: CHANGED THE TREE`);
+      await run.done;
+      batch.forEach((attack, i) => {
+        const section = new RegExp(`\\n@@rt-attack ${i} start@@\\n([^]*)\\n@@rt-attack ${i} exit (\\d+)@@\\n`).exec(
+          out,
+        );
+        if (!section) {
+          problems.push(`${attack.cmd}: did not run to its end in the sandbox:\n${out}`);
+          return;
+        }
+        const [, text, code] = section;
+        // A few programs fail silently (git stash gives up when it cannot lock the index): for
+        // them the corpus says so, and a non-zero exit with nothing changed is the evidence.
+        if (attack.sandbox === "exit:nonzero") {
+          if (code === "0") problems.push(`${attack.cmd}: exit 0`);
+        } else {
+          const expected = attack.sandbox ? new RegExp(attack.sandbox, "i") : OS_ERROR;
+          if (!expected.test(text)) problems.push(`${attack.cmd}: exit ${code}, no OS error in:\n${text}`);
+        }
+      });
+      if (tree.hash() !== before)
+        problems.push(`one of these CHANGED THE TREE:\n${batch.map((a) => a.cmd).join("\n")}`);
     }
     assert.deepEqual(problems, []);
-    assert.ok(ran >= 60, `only ${ran} attacks ran`);
+    assert.ok(runnable.length >= 60, `only ${runnable.length} attacks ran`);
     assert.equal(tree.hash(), before);
     assert.equal(connections, 0, "an attack reached the host's loopback");
     assert.equal(unixConnections, 0, "an attack reached the host's Unix-socket daemon");
