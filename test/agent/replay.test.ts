@@ -1,10 +1,10 @@
 // The wire format's ground truth: real recorded provider responses (SDK test
 // fixtures, recorded API traffic, vendor documentation; test/fixtures/replay/
 // manifest.json names the source of each) replayed over loopback to
-// `rt run --output-format stream-json`: every recording through the CLI's own
-// `main` in this process (test/inProcessRt.ts: the same parsing, set-up,
-// provider code and output), and one per provider through the real executable
-// as well (every one under RT_SOAK=1). For each recording the test checks
+// `rt run --output-format stream-json`: every recording through the built
+// CLI's own `main` in one long-lived process (test/rtMain.ts: the same
+// parsing, set-up, provider code and output), and one per wire format through
+// the real executable as well (every one under RT_SOAK=1). For each recording the test checks
 // what rt reports (events, exit code, the finish reason of the model turn, the
 // text and reasoning as the recording has them, usage, tool calls), the headers
 // of every request (the key where the provider's reference puts it, nothing the
@@ -20,7 +20,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { rt, SOAK, tempTree } from "../helpers.ts";
-import { rtInProcess } from "../inProcessRt.ts";
+import { rtMain } from "../rtMain.ts";
 import {
   loadManifest,
   startReplayServer,
@@ -434,7 +434,7 @@ function checkSentBack(e: ManifestEntry, rec: RecordedAnswer, body: any, withToo
   return a;
 }
 
-/** How `rt` is run: the real executable (a Node process per run), or its `main` in this process. */
+/** How `rt` is run: the real executable (a Node process per run), or its `main` in the long-lived worker. */
 type Runner = typeof rt;
 
 async function runRt(run: Runner, e: ManifestEntry, root: string, configHome: string, extra: string[], prompt: string) {
@@ -448,7 +448,7 @@ async function runRt(run: Runner, e: ManifestEntry, root: string, configHome: st
       ...env,
       XDG_CONFIG_HOME: configHome,
       HOME: configHome,
-      // In this process, no checkpoint of the tree before the turn (a git process per run, and nothing a
+      // Through main, no checkpoint of the tree before the turn (a git process per run, and nothing a
       // recording says): the executable's runs keep them, as a user's do.
       ...(run === rt ? {} : { RT_CHECKPOINTS: "off" }),
     },
@@ -494,7 +494,7 @@ describe("replay: real recorded responses through rt run --output-format stream-
   });
 
   for (const e of manifest) {
-    test(`${e.id} (${e.provider}, ${e.source.repo ?? e.source.url})`, () => replay(e, rtInProcess));
+    test(`${e.id} (${e.provider}, ${e.source.repo ?? e.source.url})`, () => replay(e, rtMain));
     if (SOAK || THROUGH_CLI.has(e.id)) test(`${e.id}: the same through the rt executable`, () => replay(e, rt));
   }
 });
@@ -674,7 +674,7 @@ describe("replay: what a recording means beyond one answer", () => {
       JSON.stringify({ providers: { openrouter: { max_retries: 1 } } }),
     );
     server.queue(e, e);
-    const r = await runRt(rtInProcess, e, root, configHome, [], "hello");
+    const r = await runRt(rtMain, e, root, configHome, [], "hello");
     assert.equal(r.code, 1, r.stderr);
     const last = parseEvents(r.stdout).at(-1)!;
     assert.equal(last.type, "error");
@@ -692,7 +692,7 @@ describe("replay: what a recording means beyond one answer", () => {
     const configHome = tempTree({}, "rt-config-");
     const limit = 5; // AGENT_PAUSED_TURN_CONTINUATIONS
     for (let i = 0; i <= limit; i++) server.queue(e);
-    const r = await runRt(rtInProcess, e, root, configHome, [], "hello");
+    const r = await runRt(rtMain, e, root, configHome, [], "hello");
     assert.equal(r.code, 1, r.stderr);
     const events = parseEvents(r.stdout);
     const last = events.at(-1)!;
