@@ -74,7 +74,8 @@ export class Tmux {
       const s = this.screen();
       if (test(s)) return s;
       if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${re}; the screen:\n${s}`);
-      await new Promise((r) => setTimeout(r, 100));
+      // A capture is one short tmux call: asked often, a wait ends soon after the screen is there.
+      await new Promise((r) => setTimeout(r, 40));
     }
   }
 }
