@@ -1,6 +1,9 @@
 // `rt run`, `rt -p`, `rt sessions`, `rt export` as a user runs them: the built
 // CLI in a child process, the model played by the scripted server (reached as
-// the default provider, Ollama, through OLLAMA_HOST).
+// the default provider, Ollama, through OLLAMA_HOST). Each claim keeps a round
+// trip through the executable; the runs that set a scene or check a second
+// case run the CLI's own `main` in one long-lived process (test/rtMain.ts), which
+// spares a Node start per run.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -9,6 +12,7 @@ import net from "node:net";
 import { spawn } from "node:child_process";
 import { reply } from "../llm-server.ts";
 import { tempTree, rt, CLI } from "../helpers.ts";
+import { rtMain } from "../rtMain.ts";
 import { requestText, scriptedOllama } from "./harness.ts";
 
 const ollama = scriptedOllama();
@@ -103,7 +107,7 @@ test("exit 1 when the turn ends in an error (--max-turns)", async () => {
   assert.equal(r.code, 1);
   assert.match(r.stderr, /max_turns: stopped after 1 model turns/);
   assert.equal(r.stdout, "");
-  const zero = await rt(["run", ...MODEL, "--max-turns", "0", "read a.txt"], { cwd: root, env: env() });
+  const zero = await rtMain(["run", ...MODEL, "--max-turns", "0", "read a.txt"], { cwd: root, env: env() });
   assert.equal(zero.code, 2, "no model turn at all is a usage error");
   assert.match(zero.stderr, /--max-turns must be at least 1, not 0/);
 });
@@ -124,13 +128,13 @@ test("exit 2 with the provider's message when the default Ollama is not running 
 
 test("usage errors exit 2: bad --approval, bad --output-format, no prompt, --continue with no session", async () => {
   const root = tempTree({});
-  for (const args of [
+  for (const [i, args] of [
     ["run", "--approval", "sometimes", "x"],
     ["run", "--output-format", "xml", "x"],
     ["run"],
     ["run", "--continue", "x"],
-  ]) {
-    const r = await rt([...args, ...MODEL], { cwd: root, env: env() });
+  ].entries()) {
+    const r = await (i === 0 ? rt : rtMain)([...args, ...MODEL], { cwd: root, env: env() });
     assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
   }
 });
@@ -189,7 +193,7 @@ test("SIGKILL during a turn, then --continue: the session keeps the prompt and t
   assert.ok(streamed.length > 0);
 
   ollama.server.script(reply.text("Continuing the story."));
-  const r = await rt(["run", ...MODEL, "--continue", "go on"], { cwd: root, env: env() });
+  const r = await rtMain(["run", ...MODEL, "--continue", "go on"], { cwd: root, env: env() });
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, "Continuing the story.\n");
   const msgs = ollama.server.completions[1].body.messages as Array<{ role: string; content: string }>;
@@ -213,13 +217,16 @@ test("SIGKILL while a tool runs, then --continue: the call gets an 'interrupted'
     stdio: "ignore",
   });
   const started = path.join(root, "started.txt");
-  for (let i = 0; i < 200 && !fs.existsSync(started); i++) await new Promise((r) => setTimeout(r, 25));
+  // Until the command has started (a bound for a loaded machine, not a pause: the loop ends when it has).
+  let exited = false;
+  child.on("exit", () => (exited = true));
+  for (let i = 0; i < 2400 && !exited && !fs.existsSync(started); i++) await new Promise((r) => setTimeout(r, 25));
   assert.ok(fs.existsSync(started), "the command started");
   child.kill("SIGKILL");
   await new Promise((r) => child.on("close", r));
 
   ollama.server.script(reply.text("It was interrupted; not retrying."));
-  const r = await rt(["run", ...MODEL, "--continue", "what happened?"], { cwd: root, env: env() });
+  const r = await rtMain(["run", ...MODEL, "--continue", "what happened?"], { cwd: root, env: env() });
   assert.equal(r.code, 0, r.stderr);
   const msgs = ollama.server.completions[1].body.messages as Array<{
     role: string;
@@ -235,7 +242,7 @@ test("auto-compaction at 80% of the window; --continue resumes from the summary"
   const root = tempTree({ ".rt/config.json": JSON.stringify({ agent: { context_window: 4000 } }) });
   const bigPrompt = `FIRST-PROMPT ${"lorem ipsum dolor sit amet ".repeat(450)}`; // ~3000 tokens
   ollama.server.script(reply.text("FIRST-ANSWER"));
-  const r1 = await rt(["run", ...MODEL, bigPrompt], { cwd: root, env: env() });
+  const r1 = await rtMain(["run", ...MODEL, bigPrompt], { cwd: root, env: env() });
   assert.equal(r1.code, 0, r1.stderr);
 
   // The next prompt finds the context over 80% of 4000 tokens: compaction first.
@@ -275,7 +282,7 @@ test("auto-compaction at 80% of the window; --continue resumes from the summary"
   // Resume after compaction: the context is rebuilt from the log, summary and all.
   ollama.server.reset();
   ollama.server.script(reply.text("THIRD-ANSWER"));
-  const r3 = await rt(["run", ...MODEL, "--continue", "third prompt"], { cwd: root, env: env() });
+  const r3 = await rtMain(["run", ...MODEL, "--continue", "third prompt"], { cwd: root, env: env() });
   assert.equal(r3.code, 0, r3.stderr);
   const third = requestText(ollama.server.completions[0].body);
   assert.match(third, /SUMMARY-OF-FIRST/);
@@ -284,7 +291,7 @@ test("auto-compaction at 80% of the window; --continue resumes from the summary"
 
   // The log keeps everything: the export still has the first prompt.
   const id = sessionFiles(root)[0].replace(/\.jsonl$/, "");
-  const ex = await rt(["export", id], { cwd: root, env: env() });
+  const ex = await rtMain(["export", id], { cwd: root, env: env() });
   assert.equal(ex.code, 0, ex.stderr);
   assert.match(ex.stdout, /FIRST-PROMPT/);
   assert.match(ex.stdout, /compacted here[\s\S]*SUMMARY-OF-FIRST/);
@@ -293,9 +300,9 @@ test("auto-compaction at 80% of the window; --continue resumes from the summary"
 test("rt sessions lists sessions; rt export writes markdown; --resume picks one by id prefix", async () => {
   const root = tempTree({ "a.txt": "hi\n" });
   ollama.server.script(reply.toolCall("read", { path: "a.txt" }), reply.text("It says hi."));
-  assert.equal((await rt(["run", ...MODEL, "first session prompt"], { cwd: root, env: env() })).code, 0);
+  assert.equal((await rtMain(["run", ...MODEL, "first session prompt"], { cwd: root, env: env() })).code, 0);
   ollama.server.script(reply.text("Second."));
-  assert.equal((await rt(["run", ...MODEL, "second session prompt"], { cwd: root, env: env() })).code, 0);
+  assert.equal((await rtMain(["run", ...MODEL, "second session prompt"], { cwd: root, env: env() })).code, 0);
 
   const list = await rt(["sessions"], { cwd: root, env: env() });
   assert.equal(list.code, 0);
@@ -306,7 +313,7 @@ test("rt sessions lists sessions; rt export writes markdown; --resume picks one 
   assert.match(points, /second session prompt/);
   assert.match(lines[0], /ollama\/test-model\s+1 prompt, .* tokens\s+second session prompt/);
   assert.match(lines[1], /first session prompt/);
-  const json = JSON.parse((await rt(["sessions", "--json"], { cwd: root, env: env() })).stdout);
+  const json = JSON.parse((await rtMain(["sessions", "--json"], { cwd: root, env: env() })).stdout);
   const first = json.find((s: { firstPrompt: string }) => s.firstPrompt === "first session prompt");
 
   // The shortest prefix that tells the two sessions apart (both may start in the same second).
@@ -321,13 +328,13 @@ test("rt sessions lists sessions; rt export writes markdown; --resume picks one 
   assert.match(ex.stdout, /\*\*Result of\*\* `read`\n\n```text\n\s*1: hi\n```/);
   assert.match(ex.stdout, /## Assistant\n\nIt says hi\./);
   const out = path.join(root, "s.md");
-  assert.equal((await rt(["export", first.id, "--output", out], { cwd: root, env: env() })).code, 0);
+  assert.equal((await rtMain(["export", first.id, "--output", out], { cwd: root, env: env() })).code, 0);
   assert.equal(fs.readFileSync(out, "utf8"), ex.stdout);
-  assert.equal((await rt(["export", "nope"], { cwd: root, env: env() })).code, 2);
+  assert.equal((await rtMain(["export", "nope"], { cwd: root, env: env() })).code, 2);
 
   ollama.server.reset();
   ollama.server.script(reply.text("Back in the first."));
-  const r = await rt(["run", ...MODEL, "--resume", first.id, "again"], { cwd: root, env: env() });
+  const r = await rtMain(["run", ...MODEL, "--resume", first.id, "again"], { cwd: root, env: env() });
   assert.equal(r.code, 0, r.stderr);
   assert.match(requestText(ollama.server.completions[0].body), /first session prompt[\s\S]*It says hi\.[\s\S]*again/);
 });

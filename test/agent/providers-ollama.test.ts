@@ -1,6 +1,9 @@
 // Ollama's native chat API (/api/chat, NDJSON) against the scripted server over
 // real HTTP: the provider alone, then `rt run --model ollama/...` as a user runs
 // it, with num_ctx checked against the window rt budgets for in each case.
+// The first `rt run` goes through the real executable; the others run the
+// CLI's own `main` in this process (test/rtMain.ts): the same parsing,
+// set-up, provider and output, without a Node start per run.
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -11,6 +14,7 @@ import { resolveModel } from "../../src/agent/providers/resolve.ts";
 import type { ModelRequest, ToolSpec } from "../../src/agent/providers/types.ts";
 import { DEFAULT_CONTEXT_WINDOW, OLLAMA_MAX_CONTEXT_WINDOW } from "../../src/base/limits.ts";
 import { rt, tempTree } from "../helpers.ts";
+import { rtMain } from "../rtMain.ts";
 import { closedPort, drain, FAST } from "./providerHelpers.ts";
 import { scriptedOllama } from "./harness.ts";
 import { trustFolder } from "../security/trust-harness.ts";
@@ -500,7 +504,7 @@ describe("rt run --model ollama/...", () => {
       if (config) trustFolder(root, env() as NodeJS.ProcessEnv);
       ollama.server.reset();
       ollama.server.script(reply.text("ok"));
-      const r = await rt(["run", "--model", `ollama/${model}`, "--output-format", "stream-json", "hi"], {
+      const r = await rtMain(["run", "--model", `ollama/${model}`, "--output-format", "stream-json", "hi"], {
         cwd: root,
         env: env(),
       });
@@ -516,7 +520,7 @@ describe("rt run --model ollama/...", () => {
       reply.text("Look:\n\n```bash\nrt read a.txt\n```\n"),
       reply.text("It says hello."),
     );
-    const r = await rt(
+    const r = await rtMain(
       ["run", "--model", "ollama/test-model", "--protocol", "auto", "--approval", "auto", "read a.txt"],
       { cwd: root, env: env() },
     );
@@ -533,7 +537,7 @@ describe("rt run --model ollama/...", () => {
   test("a stream that breaks mid-answer: rt reports it and the session keeps the text", async () => {
     const root = tempTree({});
     ollama.server.script({ text: ["Partial ", "answer ", "here"], breakAfter: 2 });
-    const r = await rt(["run", "--model", "ollama/test-model", "--output-format", "stream-json", "hi"], {
+    const r = await rtMain(["run", "--model", "ollama/test-model", "--output-format", "stream-json", "hi"], {
       cwd: root,
       env: env(),
     });
@@ -553,7 +557,10 @@ describe("rt run --model ollama/...", () => {
     assert.equal(events.at(-1).kind, "stream_broken");
     ollama.server.reset();
     ollama.server.script(reply.text("Continuing."));
-    const r2 = await rt(["run", "--model", "ollama/test-model", "--continue", "go on"], { cwd: root, env: env() });
+    const r2 = await rtMain(["run", "--model", "ollama/test-model", "--continue", "go on"], {
+      cwd: root,
+      env: env(),
+    });
     assert.equal(r2.code, 0, r2.stderr);
     const assistant = ollama.server.completions[0].body.messages.find((m: { role: string }) => m.role === "assistant");
     assert.match(assistant.content, /^Partial answer /);
@@ -588,7 +595,10 @@ describe("ollama: a server without the native chat API", () => {
     try {
       const root = tempTree({ "a.txt": "hi\n" });
       v1Only.script(reply.toolCall("read", { path: "a.txt" }), reply.text("It says hi."));
-      const r = await rt(["run", "What does a.txt say?"], { cwd: root, env: { ...env(), OLLAMA_HOST: v1Only.url } });
+      const r = await rtMain(["run", "What does a.txt say?"], {
+        cwd: root,
+        env: { ...env(), OLLAMA_HOST: v1Only.url },
+      });
       assert.equal(r.code, 0, r.stderr);
       assert.match(r.stdout, /It says hi\./);
       assert.equal(v1Only.completions.at(-1)!.path, "/v1/chat/completions");

@@ -1,7 +1,10 @@
 // The wire format's ground truth: real recorded provider responses (SDK test
 // fixtures, recorded API traffic, vendor documentation; test/fixtures/replay/
-// manifest.json names the source of each) replayed over loopback to the real
-// CLI, `rt run --output-format stream-json`. For each recording the test checks
+// manifest.json names the source of each) replayed over loopback to
+// `rt run --output-format stream-json`: every recording through the built
+// CLI's own `main` in one long-lived process (test/rtMain.ts: the same
+// parsing, set-up, provider code and output), and one per wire format through
+// the real executable as well (every one under RT_SOAK=1). For each recording the test checks
 // what rt reports (events, exit code, the finish reason of the model turn, the
 // text and reasoning as the recording has them, usage, tool calls), the headers
 // of every request (the key where the provider's reference puts it, nothing the
@@ -16,7 +19,8 @@ import { after, before, beforeEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { rt, tempTree } from "../helpers.ts";
+import { rt, SOAK, tempTree } from "../helpers.ts";
+import { rtMain } from "../rtMain.ts";
 import {
   loadManifest,
   startReplayServer,
@@ -430,16 +434,44 @@ function checkSentBack(e: ManifestEntry, rec: RecordedAnswer, body: any, withToo
   return a;
 }
 
-async function runRt(e: ManifestEntry, root: string, configHome: string, extra: string[], prompt: string) {
+/** How `rt` is run: the real executable (a Node process per run), or its `main` in the long-lived worker. */
+type Runner = typeof rt;
+
+async function runRt(run: Runner, e: ManifestEntry, root: string, configHome: string, extra: string[], prompt: string) {
   const rec = readRecording(e);
   const model = modelFor(e, rec);
   server.models = [model];
   const { args, env } = invocation(e, model);
-  return rt(["run", "--output-format", "stream-json", "--approval", "auto", ...extra, ...args, prompt], {
+  return run(["run", "--output-format", "stream-json", "--approval", "auto", ...extra, ...args, prompt], {
     cwd: root,
-    env: { ...env, XDG_CONFIG_HOME: configHome, HOME: configHome },
+    env: {
+      ...env,
+      XDG_CONFIG_HOME: configHome,
+      HOME: configHome,
+      // Through main, no checkpoint of the tree before the turn (a git process per run, and nothing a
+      // recording says): the executable's runs keep them, as a user's do.
+      ...(run === rt ? {} : { RT_CHECKPOINTS: "off" }),
+    },
   });
 }
+
+/** A recording's wire format: its protocol, streamed or answered whole. */
+const wireFormat = (e: ManifestEntry) => `${protocolOf(e)} ${e.framing === "json" ? "whole" : "streamed"}`;
+
+/**
+ * The recordings that also go through the real `rt run` process in `npm test`: one per wire format (chat
+ * completions, Anthropic's messages, Ollama's NDJSON, the Responses API; streamed and whole), with tool calls
+ * and their follow-up request, a `--continue` in a second process, a configuration file and the retry
+ * without temperature. Under RT_SOAK=1 every recording does.
+ */
+const THROUGH_CLI = new Set([
+  "deepseek-thinking-stream",
+  "openai-temperature-400",
+  "antpy-tool-use",
+  "antts-whole-message-tool",
+  "ollama-docs-chat-tools",
+  "oair-reasoning-tool",
+]);
 
 describe("replay: real recorded responses through rt run --output-format stream-json", () => {
   test("the manifest: at least 40 recordings, each with its provenance, every file present", () => {
@@ -454,177 +486,182 @@ describe("replay: real recorded responses through rt run --output-format stream-
       assert.ok(fs.existsSync(path.join(dir, e.file)), `${e.id}: ${e.file}`);
     }
     assert.deepEqual(fs.readdirSync(dir).sort(), manifest.map((e) => e.file).sort(), "every file is in the manifest");
+    // The recordings that also go through the executable: each in the manifest, one of every wire format.
+    assert.deepEqual(
+      [...THROUGH_CLI].map((id) => wireFormat(entry(id))).sort(),
+      [...new Set(manifest.map(wireFormat))].sort(),
+    );
   });
 
   for (const e of manifest) {
-    test(`${e.id} (${e.provider}, ${e.source.repo ?? e.source.url})`, async () => {
-      const rec = readRecording(e);
-      const root = tempTree({ "a.txt": "alpha\n" });
-      const configHome = tempTree({}, "rt-config-");
-      const follow = e.expect.followUp;
-      if (follow === "sampling-retry") {
-        fs.mkdirSync(path.join(configHome, "rt"), { recursive: true });
-        fs.writeFileSync(path.join(configHome, "rt", "config.json"), JSON.stringify({ agent: { temperature: 0.2 } }));
-      }
-      server.queue(e);
-      if (follow === "pause") server.queue(entry(`${e.id}-continued`));
-      if (follow === "tools" || follow === "sampling-retry" || follow === "retry" || follow === "cut-tool") {
-        server.queue(e.id === "openai-tool-call-stream" ? entry("openai-after-tool-stream") : NEXT[protocolOf(e)]);
-      }
-      const r = await runRt(e, root, configHome, [], "hello");
-      const events = parseEvents(r.stdout);
-      assert.equal(r.code, e.expect.exit, `${e.id}: exit ${r.code}\n${r.stderr}\n${r.stdout.slice(-2000)}`);
-
-      // The first model turn, as the recording has it (after a retry: as the answer that followed it).
-      const first = firstTurn(events);
-      const shown = follow === "retry" ? readRecording(NEXT[protocolOf(e)]) : rec;
-      assert.equal(first.end.finish_reason, e.expect.finish, `${e.id}: finish reason`);
-      assert.equal(first.end.tool_calls, e.expect.toolCalls, `${e.id}: tool calls`);
-      if (e.expect.finish !== "error" && shown.finish)
-        assert.equal(first.end.stop_reason, shown.finish, `${e.id}: the provider's own word`);
-      if (follow === "retry") {
-        assert.equal(
-          first.events
-            .filter((ev) => ev.type === "text")
-            .map((ev) => ev.delta)
-            .join(""),
-          shown.text,
-          `${e.id}: the answer after the retry`,
-        );
-        assert.equal(server.calls.length, 2, `${e.id}: one retry`);
-        assert.deepEqual(server.calls[1].body, server.calls[0].body, `${e.id}: the same request again`);
-      } else if (follow !== "sampling-retry") {
-        assert.equal(
-          first.events
-            .filter((ev) => ev.type === "text")
-            .map((ev) => ev.delta)
-            .join(""),
-          rec.text,
-          `${e.id}: text`,
-        );
-        assert.equal(
-          first.events
-            .filter((ev) => ev.type === "reasoning")
-            .map((ev) => ev.delta)
-            .join(""),
-          rec.reasoning,
-          `${e.id}: reasoning`,
-        );
-        if (rec.usage && rec.usage.input !== undefined) {
-          // Kept even when the stream then fails (OpenRouter's error chunk carries it).
-          assert.deepEqual(
-            [first.end.usage.input_tokens, first.end.usage.output_tokens],
-            [rec.usage.input, rec.usage.output],
-            `${e.id}: usage`,
-          );
-        }
-      }
-
-      // How the turn ended.
-      const last = events.at(-1)!;
-      if (e.expect.exit === 0) {
-        assert.equal(last.type, "turn_complete", e.id);
-        assert.equal(last.finish_reason, "stop", e.id);
-      } else {
-        assert.equal(last.type, "error", e.id);
-        assert.equal(last.kind, e.expect.kind, `${e.id}: ${last.message}`);
-        const said = (rec.error as { message?: string } | undefined)?.message;
-        if (said)
-          assert.ok(
-            last.message.includes(`"${said.replace(/\s*\n\s*/g, " ")}`.slice(0, 80)),
-            `${e.id}: the provider's words, quoted: ${last.message}`,
-          );
-        if (e.expect.kind === "refusal" && rec.stopDetail) assert.ok(last.message.includes(rec.stopDetail), e.id);
-        if (e.expect.kind === "length") assert.equal(last.text, rec.text, `${e.id}: the partial answer`);
-        // Not retried: an error that is not transient is reported after one request.
-        assert.equal(server.calls.length, 1, `${e.id}: requests`);
-      }
-
-      // The tool calls rt made of it.
-      const starts = events.filter((ev) => ev.type === "tool_start");
-      if (follow === "cut-tool") {
-        // The call cut at the output limit is not run: its result says so, and the turn goes on.
-        const ends = events.filter((ev) => ev.type === "tool_end");
-        assert.equal(ends.length, rec.toolCalls.length, e.id);
-        for (const end of ends) assert.equal(end.success, false, `${e.id}: a cut call does not succeed`);
-        assert.equal(server.calls.length, 2, e.id);
-        const body = server.calls[1].body;
-        const results = JSON.stringify(body.messages.at(-1));
-        for (const c of rec.toolCalls) assert.ok(c.id && results.includes(c.id), `${e.id}: a result for ${c.id}`);
-        assert.match(results, /cut off at the output limit/, e.id);
-      } else if (follow === "tools") {
-        assert.deepEqual(
-          starts.map((s) => s.name),
-          rec.toolCalls.map((c) => c.name),
-          e.id,
-        );
-        for (const [i, c] of rec.toolCalls.entries()) {
-          if (c.id) assert.equal(starts[i].id, c.id, e.id);
-          assert.deepEqual(starts[i].args, JSON.parse(c.args || "{}"), e.id);
-        }
-      } else assert.equal(starts.length, 0, e.id);
-
-      // Every request's headers; every model request's body against its schema.
-      for (const req of server.requests) checkHeaders(e, req);
-      for (const [i, req] of server.calls.entries()) checkRequest(e, req.body, `${e.id}: request ${i + 1}`);
-
-      if (follow === "tools") {
-        assert.equal(server.calls.length, 2, e.id);
-        checkSentBack(e, rec, server.calls[1].body, true);
-      }
-      if (follow === "pause") {
-        // Anthropic's documented continuation: the paused content as the last (assistant) message, unchanged.
-        assert.equal(server.calls.length, 2, e.id);
-        const body = server.calls[1].body;
-        const last = body.messages.at(-1);
-        assert.equal(last.role, "assistant", e.id);
-        const expected = rec.blocks!.filter((b) => b.type !== "text" || String(b.text).trim() !== "");
-        assert.deepEqual(last.content, expected, `${e.id}: the paused content goes back as it came`);
-        assert.deepEqual(
-          body.messages.slice(0, -1),
-          server.calls[0].body.messages,
-          `${e.id}: and nothing else changes`,
-        );
-        assert.ok(
-          events.some((ev) => ev.type === "notice" && /pause_turn/.test(ev.message)),
-          `${e.id}: the continuation is said`,
-        );
-        const second = readRecording(entry(`${e.id}-continued`));
-        assert.equal(
-          events
-            .filter((ev) => ev.type === "text")
-            .map((ev) => ev.delta)
-            .join(""),
-          rec.text + second.text,
-          `${e.id}: both parts of the answer`,
-        );
-      }
-      if (follow === "sampling-retry") {
-        assert.equal(server.calls.length, 2, e.id);
-        assert.equal(server.calls[0].body.temperature, 0.2, `${e.id}: the configured temperature was asked for`);
-        assert.equal("temperature" in server.calls[1].body, false, `${e.id}: and dropped once the provider named it`);
-      }
-      if (follow === "continue") {
-        server.reset();
-        server.queue(NEXT[protocolOf(e)]);
-        const r2 = await runRt(e, root, configHome, ["--continue"], "and then?");
-        assert.equal(r2.code, 0, `${e.id}: --continue: ${r2.stderr}`);
-        assert.equal(server.calls.length, 1, e.id);
-        const body = server.calls[0].body;
-        checkRequest(e, body, `${e.id}: the continued request`);
-        for (const req of server.requests) checkHeaders(e, req);
-        const a = checkSentBack(e, rec, body, false);
-        if (!e.expect.kind)
-          assert.doesNotMatch(JSON.stringify(a), /\[rt: /, `${e.id}: a complete answer goes back unmarked`);
-        if (e.expect.kind) {
-          // A cut answer goes back marked, so the model knows it did not finish.
-          const sent = JSON.stringify(a);
-          assert.match(sent, e.expect.kind === "length" ? /cut off at the output limit/ : /declined to answer/, e.id);
-        }
-      }
-    });
+    test(`${e.id} (${e.provider}, ${e.source.repo ?? e.source.url})`, () => replay(e, rtMain));
+    if (SOAK || THROUGH_CLI.has(e.id)) test(`${e.id}: the same through the rt executable`, () => replay(e, rt));
   }
 });
+
+/** One recording replayed: what rt reports of it, what it sends, and what it sends next. */
+async function replay(e: ManifestEntry, run: Runner) {
+  const rec = readRecording(e);
+  const root = tempTree({ "a.txt": "alpha\n" });
+  const configHome = tempTree({}, "rt-config-");
+  const follow = e.expect.followUp;
+  if (follow === "sampling-retry") {
+    fs.mkdirSync(path.join(configHome, "rt"), { recursive: true });
+    fs.writeFileSync(path.join(configHome, "rt", "config.json"), JSON.stringify({ agent: { temperature: 0.2 } }));
+  }
+  server.queue(e);
+  if (follow === "pause") server.queue(entry(`${e.id}-continued`));
+  if (follow === "tools" || follow === "sampling-retry" || follow === "retry" || follow === "cut-tool") {
+    server.queue(e.id === "openai-tool-call-stream" ? entry("openai-after-tool-stream") : NEXT[protocolOf(e)]);
+  }
+  const r = await runRt(run, e, root, configHome, [], "hello");
+  const events = parseEvents(r.stdout);
+  assert.equal(r.code, e.expect.exit, `${e.id}: exit ${r.code}\n${r.stderr}\n${r.stdout.slice(-2000)}`);
+
+  // The first model turn, as the recording has it (after a retry: as the answer that followed it).
+  const first = firstTurn(events);
+  const shown = follow === "retry" ? readRecording(NEXT[protocolOf(e)]) : rec;
+  assert.equal(first.end.finish_reason, e.expect.finish, `${e.id}: finish reason`);
+  assert.equal(first.end.tool_calls, e.expect.toolCalls, `${e.id}: tool calls`);
+  if (e.expect.finish !== "error" && shown.finish)
+    assert.equal(first.end.stop_reason, shown.finish, `${e.id}: the provider's own word`);
+  if (follow === "retry") {
+    assert.equal(
+      first.events
+        .filter((ev) => ev.type === "text")
+        .map((ev) => ev.delta)
+        .join(""),
+      shown.text,
+      `${e.id}: the answer after the retry`,
+    );
+    assert.equal(server.calls.length, 2, `${e.id}: one retry`);
+    assert.deepEqual(server.calls[1].body, server.calls[0].body, `${e.id}: the same request again`);
+  } else if (follow !== "sampling-retry") {
+    assert.equal(
+      first.events
+        .filter((ev) => ev.type === "text")
+        .map((ev) => ev.delta)
+        .join(""),
+      rec.text,
+      `${e.id}: text`,
+    );
+    assert.equal(
+      first.events
+        .filter((ev) => ev.type === "reasoning")
+        .map((ev) => ev.delta)
+        .join(""),
+      rec.reasoning,
+      `${e.id}: reasoning`,
+    );
+    if (rec.usage && rec.usage.input !== undefined) {
+      // Kept even when the stream then fails (OpenRouter's error chunk carries it).
+      assert.deepEqual(
+        [first.end.usage.input_tokens, first.end.usage.output_tokens],
+        [rec.usage.input, rec.usage.output],
+        `${e.id}: usage`,
+      );
+    }
+  }
+
+  // How the turn ended.
+  const last = events.at(-1)!;
+  if (e.expect.exit === 0) {
+    assert.equal(last.type, "turn_complete", e.id);
+    assert.equal(last.finish_reason, "stop", e.id);
+  } else {
+    assert.equal(last.type, "error", e.id);
+    assert.equal(last.kind, e.expect.kind, `${e.id}: ${last.message}`);
+    const said = (rec.error as { message?: string } | undefined)?.message;
+    if (said)
+      assert.ok(
+        last.message.includes(`"${said.replace(/\s*\n\s*/g, " ")}`.slice(0, 80)),
+        `${e.id}: the provider's words, quoted: ${last.message}`,
+      );
+    if (e.expect.kind === "refusal" && rec.stopDetail) assert.ok(last.message.includes(rec.stopDetail), e.id);
+    if (e.expect.kind === "length") assert.equal(last.text, rec.text, `${e.id}: the partial answer`);
+    // Not retried: an error that is not transient is reported after one request.
+    assert.equal(server.calls.length, 1, `${e.id}: requests`);
+  }
+
+  // The tool calls rt made of it.
+  const starts = events.filter((ev) => ev.type === "tool_start");
+  if (follow === "cut-tool") {
+    // The call cut at the output limit is not run: its result says so, and the turn goes on.
+    const ends = events.filter((ev) => ev.type === "tool_end");
+    assert.equal(ends.length, rec.toolCalls.length, e.id);
+    for (const end of ends) assert.equal(end.success, false, `${e.id}: a cut call does not succeed`);
+    assert.equal(server.calls.length, 2, e.id);
+    const body = server.calls[1].body;
+    const results = JSON.stringify(body.messages.at(-1));
+    for (const c of rec.toolCalls) assert.ok(c.id && results.includes(c.id), `${e.id}: a result for ${c.id}`);
+    assert.match(results, /cut off at the output limit/, e.id);
+  } else if (follow === "tools") {
+    assert.deepEqual(
+      starts.map((s) => s.name),
+      rec.toolCalls.map((c) => c.name),
+      e.id,
+    );
+    for (const [i, c] of rec.toolCalls.entries()) {
+      if (c.id) assert.equal(starts[i].id, c.id, e.id);
+      assert.deepEqual(starts[i].args, JSON.parse(c.args || "{}"), e.id);
+    }
+  } else assert.equal(starts.length, 0, e.id);
+
+  // Every request's headers; every model request's body against its schema.
+  for (const req of server.requests) checkHeaders(e, req);
+  for (const [i, req] of server.calls.entries()) checkRequest(e, req.body, `${e.id}: request ${i + 1}`);
+
+  if (follow === "tools") {
+    assert.equal(server.calls.length, 2, e.id);
+    checkSentBack(e, rec, server.calls[1].body, true);
+  }
+  if (follow === "pause") {
+    // Anthropic's documented continuation: the paused content as the last (assistant) message, unchanged.
+    assert.equal(server.calls.length, 2, e.id);
+    const body = server.calls[1].body;
+    const last = body.messages.at(-1);
+    assert.equal(last.role, "assistant", e.id);
+    const expected = rec.blocks!.filter((b) => b.type !== "text" || String(b.text).trim() !== "");
+    assert.deepEqual(last.content, expected, `${e.id}: the paused content goes back as it came`);
+    assert.deepEqual(body.messages.slice(0, -1), server.calls[0].body.messages, `${e.id}: and nothing else changes`);
+    assert.ok(
+      events.some((ev) => ev.type === "notice" && /pause_turn/.test(ev.message)),
+      `${e.id}: the continuation is said`,
+    );
+    const second = readRecording(entry(`${e.id}-continued`));
+    assert.equal(
+      events
+        .filter((ev) => ev.type === "text")
+        .map((ev) => ev.delta)
+        .join(""),
+      rec.text + second.text,
+      `${e.id}: both parts of the answer`,
+    );
+  }
+  if (follow === "sampling-retry") {
+    assert.equal(server.calls.length, 2, e.id);
+    assert.equal(server.calls[0].body.temperature, 0.2, `${e.id}: the configured temperature was asked for`);
+    assert.equal("temperature" in server.calls[1].body, false, `${e.id}: and dropped once the provider named it`);
+  }
+  if (follow === "continue") {
+    server.reset();
+    server.queue(NEXT[protocolOf(e)]);
+    const r2 = await runRt(run, e, root, configHome, ["--continue"], "and then?");
+    assert.equal(r2.code, 0, `${e.id}: --continue: ${r2.stderr}`);
+    assert.equal(server.calls.length, 1, e.id);
+    const body = server.calls[0].body;
+    checkRequest(e, body, `${e.id}: the continued request`);
+    for (const req of server.requests) checkHeaders(e, req);
+    const a = checkSentBack(e, rec, body, false);
+    if (!e.expect.kind)
+      assert.doesNotMatch(JSON.stringify(a), /\[rt: /, `${e.id}: a complete answer goes back unmarked`);
+    if (e.expect.kind) {
+      // A cut answer goes back marked, so the model knows it did not finish.
+      const sent = JSON.stringify(a);
+      assert.match(sent, e.expect.kind === "length" ? /cut off at the output limit/ : /declined to answer/, e.id);
+    }
+  }
+}
 
 describe("replay: what a recording means beyond one answer", () => {
   test("OpenRouter's upstream 429, every retry refused: the upstream's words and the provider's name, after the retries", async () => {
@@ -637,7 +674,7 @@ describe("replay: what a recording means beyond one answer", () => {
       JSON.stringify({ providers: { openrouter: { max_retries: 1 } } }),
     );
     server.queue(e, e);
-    const r = await runRt(e, root, configHome, [], "hello");
+    const r = await runRt(rtMain, e, root, configHome, [], "hello");
     assert.equal(r.code, 1, r.stderr);
     const last = parseEvents(r.stdout).at(-1)!;
     assert.equal(last.type, "error");
@@ -655,7 +692,7 @@ describe("replay: what a recording means beyond one answer", () => {
     const configHome = tempTree({}, "rt-config-");
     const limit = 5; // AGENT_PAUSED_TURN_CONTINUATIONS
     for (let i = 0; i <= limit; i++) server.queue(e);
-    const r = await runRt(e, root, configHome, [], "hello");
+    const r = await runRt(rtMain, e, root, configHome, [], "hello");
     assert.equal(r.code, 1, r.stderr);
     const events = parseEvents(r.stdout);
     const last = events.at(-1)!;

@@ -5,6 +5,10 @@
 // conversation becomes a new branch (the old session file kept), a file
 // changed by hand since is named and not overwritten without --force, and a
 // rewind is undone by one more rewind. The user's .git never changes.
+//
+// The prompts that set the scene and the checks around the rewinds run the
+// CLI's own `main` in this process (test/rtMain.ts); every claim about
+// `rt rewind` keeps a round trip through the real executable.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -12,6 +16,7 @@ import path from "node:path";
 import crypto from "node:crypto";
 import { reply } from "../llm-server.ts";
 import { git, rt, tempTree } from "../helpers.ts";
+import { rtMain } from "../rtMain.ts";
 import { scriptedOllama } from "./harness.ts";
 import { fileHashes } from "../workspace/treeFiles.ts";
 
@@ -53,7 +58,7 @@ async function threePrompts() {
   const hashes: Array<Record<string, string>> = [];
   const run = async (prompt: string, first: boolean) => {
     hashes.push(fileHashes(root));
-    const r = await rt(["run", ...MODEL, ...(first ? [] : ["--continue"]), prompt], { cwd: root, env });
+    const r = await rtMain(["run", ...MODEL, ...(first ? [] : ["--continue"]), prompt], { cwd: root, env });
     assert.equal(r.code, 0, r.stderr);
   };
   ollama.server.script(
@@ -77,7 +82,7 @@ async function threePrompts() {
 test("rt rewind --to 2: the files as they were just before prompt 2, the conversation a new branch holding prompt 1 and its answer; undone by one more rewind", async () => {
   const { root, env, hashes, gitBefore } = await threePrompts();
   const afterThree = fileHashes(root);
-  const listed = await rt(["sessions"], { cwd: root, env });
+  const listed = await rtMain(["sessions"], { cwd: root, env });
   assert.match(listed.stdout, /^ +1 {2}PROMPT-ONE fix the sign$/m);
   assert.match(listed.stdout, /^ +3 {2}PROMPT-THREE multiply$/m);
   const sessionsBefore = fs.readdirSync(path.join(root, ".rt", "sessions")).filter((n) => n.endsWith(".jsonl"));
@@ -92,7 +97,7 @@ test("rt rewind --to 2: the files as they were just before prompt 2, the convers
 
   // The next prompt continues the branch: the model sees prompt 1 and its answer, nothing of prompts 2 and 3.
   ollama.server.script(reply.text("ANSWER-AGAIN"));
-  const next = await rt(["run", ...MODEL, "--continue", "PROMPT-FOUR"], { cwd: root, env });
+  const next = await rtMain(["run", ...MODEL, "--continue", "PROMPT-FOUR"], { cwd: root, env });
   assert.equal(next.code, 0, next.stderr);
   const sent = JSON.stringify(ollama.server.completions.at(-1)!.body.messages);
   assert.match(sent, /PROMPT-ONE/);
@@ -103,7 +108,10 @@ test("rt rewind --to 2: the files as they were just before prompt 2, the convers
   // The old branch still resumes whole.
   const old = sessionsBefore[0].replace(/\.jsonl$/, "");
   ollama.server.script(reply.text("OLD-BRANCH"));
-  const resumed = await rt(["run", ...MODEL, "--resume", old, "--fork-session", "PROMPT-OLD"], { cwd: root, env });
+  const resumed = await rtMain(["run", ...MODEL, "--resume", old, "--fork-session", "PROMPT-OLD"], {
+    cwd: root,
+    env,
+  });
   assert.equal(resumed.code, 0, resumed.stderr);
   assert.match(
     JSON.stringify(ollama.server.completions.at(-1)!.body.messages),
@@ -112,7 +120,7 @@ test("rt rewind --to 2: the files as they were just before prompt 2, the convers
 
   // Undo: the branch made by the rewind (continued by PROMPT-FOUR) lists "undo the rewind"; its code goes back to after prompt 3.
   const branch = sessionsAfter.find((n) => !sessionsBefore.includes(n))!.replace(/\.jsonl$/, "");
-  const points = await rt(["rewind", "--session", branch], { cwd: root, env });
+  const points = await rtMain(["rewind", "--session", branch], { cwd: root, env });
   const undo = /^ +(\d+) {2}↶ undo the rewind/m.exec(points.stdout);
   assert.ok(undo, points.stdout);
   const u = await rt(["rewind", "--session", branch, "--to", undo[1], "--code"], { cwd: root, env });
@@ -133,14 +141,14 @@ test("rt rewind: a file changed by hand since the checkpoint is named and kept; 
   );
   assert.deepEqual(fileHashes(root), before, "nothing changed");
 
-  const bad = await rt(["rewind", "--to", "9"], { cwd: root, env });
+  const bad = await rtMain(["rewind", "--to", "9"], { cwd: root, env });
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /--to must be a point of session \S+, from 1 to 3, not 9/);
-  const both = await rt(["rewind", "--to", "1", "--code", "--conversation"], { cwd: root, env });
+  const both = await rtMain(["rewind", "--to", "1", "--code", "--conversation"], { cwd: root, env });
   assert.equal(both.code, 2);
 
   // Conversation only: the files stay, a new branch holds prompt 1 only.
-  const conv = await rt(["rewind", "--to", "2", "--conversation"], { cwd: root, env });
+  const conv = await rtMain(["rewind", "--to", "2", "--conversation"], { cwd: root, env });
   assert.equal(conv.code, 0, conv.stderr);
   assert.deepEqual(fileHashes(root), before);
   assert.match(conv.stdout, /conversation: new session/);

@@ -9,6 +9,8 @@ import net from "node:net";
 import path from "node:path";
 import { execFileSync, spawn } from "node:child_process";
 import { git, lines, rt, tempTree, treeHash } from "../helpers.ts";
+import { rtMain } from "../rtMain.ts";
+import { commandHelp, mainHelp } from "../../src/faces/cli/main.ts";
 import { rtOnPty } from "./pty.ts";
 import { COMMANDS } from "../../src/faces/cli/commands.ts";
 import { TOOLS, jsonSchemaOf, toolNames } from "../../src/tools/registry.ts";
@@ -29,16 +31,18 @@ function repo() {
 test("in a subdirectory, relative paths are relative to it and output paths too (open, read, grep, find, ls, bash)", async () => {
   const root = repo();
   const cwd = path.join(root, "pkg");
+  // One round trip through the executable for each kind of path (input, output, bash's directory, refused);
+  // the other cases through the same main in the long-lived worker (test/rtMain.ts).
   const open = await rt(["open", "utils.py:1"], { cwd });
   assert.equal(open.code, 0, open.stderr);
   assert.match(open.stdout, /^--- utils\.py \(lines 1-2 of 2\) ---\n1: def helper\(\):\n/);
-  assert.equal((await rt(["read", "sub/deep.txt"], { cwd })).stdout, "   1: a needle deep down\n");
+  assert.equal((await rtMain(["read", "sub/deep.txt"], { cwd })).stdout, "   1: a needle deep down\n");
   assert.equal(
-    (await rt(["grep", "needle", "."], { cwd })).stdout,
+    (await rtMain(["grep", "needle", "."], { cwd })).stdout,
     "sub/deep.txt:1: a needle deep down\nutils.py:2:     return 'needle'\n",
   );
   assert.equal(
-    (await rt(["grep", "needle"], { cwd })).stdout,
+    (await rtMain(["grep", "needle"], { cwd })).stdout,
     "sub/deep.txt:1: a needle deep down\nutils.py:2:     return 'needle'\n",
     "default: the current directory",
   );
@@ -46,23 +50,23 @@ test("in a subdirectory, relative paths are relative to it and output paths too 
     (await rt(["grep", "needle", ".."], { cwd })).stdout,
     "../README.md:1: needle at the top\n../lib/x.ts:1: export const needle = 1;\nsub/deep.txt:1: a needle deep down\nutils.py:2:     return 'needle'\n",
   );
-  assert.equal((await rt(["grep", "needle", "-l", "../lib"], { cwd })).stdout, "../lib/x.ts\n");
-  assert.equal((await rt(["grep", "needle", "-c"], { cwd })).stdout, "sub/deep.txt:1\nutils.py:1\n");
-  assert.equal((await rt(["find", "deep"], { cwd })).stdout, "sub/deep.txt\n");
-  assert.equal((await rt(["find", "*.ts", ".."], { cwd })).stdout, "../lib/x.ts\n");
-  assert.match((await rt(["ls"], { cwd })).stdout, /sub\/\n.*utils\.py\n$/);
-  assert.match((await rt(["ls", "--tree", "sub"], { cwd })).stdout, /^sub\/\n/);
+  assert.equal((await rtMain(["grep", "needle", "-l", "../lib"], { cwd })).stdout, "../lib/x.ts\n");
+  assert.equal((await rtMain(["grep", "needle", "-c"], { cwd })).stdout, "sub/deep.txt:1\nutils.py:1\n");
+  assert.equal((await rtMain(["find", "deep"], { cwd })).stdout, "sub/deep.txt\n");
+  assert.equal((await rtMain(["find", "*.ts", ".."], { cwd })).stdout, "../lib/x.ts\n");
+  assert.match((await rtMain(["ls"], { cwd })).stdout, /sub\/\n.*utils\.py\n$/);
+  assert.match((await rtMain(["ls", "--tree", "sub"], { cwd })).stdout, /^sub\/\n/);
   assert.equal((await rt(["bash", "pwd"], { cwd })).stdout, `${cwd}\n`, "bash runs in the current directory");
-  assert.equal((await rt(["bash", "--cwd", "sub", "pwd"], { cwd })).stdout, `${path.join(cwd, "sub")}\n`);
-  const gf = await rt(["grep-file", "return", "utils.py"], { cwd });
+  assert.equal((await rtMain(["bash", "--cwd", "sub", "pwd"], { cwd })).stdout, `${path.join(cwd, "sub")}\n`);
+  const gf = await rtMain(["grep-file", "return", "utils.py"], { cwd });
   assert.equal(gf.stdout, "2:     return 'needle'\n");
   // An absolute path inside the root works from anywhere; one outside is refused, named as given.
-  assert.equal((await rt(["read", path.join(root, "README.md")], { cwd })).stdout, "   1: needle at the top\n");
+  assert.equal((await rtMain(["read", path.join(root, "README.md")], { cwd })).stdout, "   1: needle at the top\n");
   const out = await rt(["read", "../../etc/passwd"], { cwd });
   assert.equal(out.code, 1);
   assert.match(out.stderr, /path is outside the workspace root/);
   // Errors name the path as the user wrote it.
-  const missing = await rt(["open", "nope.py"], { cwd });
+  const missing = await rtMain(["open", "nope.py"], { cwd });
   assert.equal(missing.stderr, "rt open: nope.py: file not found\n");
 });
 
@@ -179,8 +183,9 @@ test("messages in the command line's terms: which argument is missing, what a fl
     ],
     [["read", "f.txt", "--ids=yes"], "rt read: --ids takes no value"],
   ];
-  for (const [args, first] of cases) {
-    const r = await rt(args, { cwd: root, input: "" });
+  // The first through the executable, the others through the same main in the long-lived worker (test/rtMain.ts).
+  for (const [i, [args, first]] of cases.entries()) {
+    const r = await (i === 0 ? rt : rtMain)(args, { cwd: root, input: "" });
     assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
     assert.equal(r.stderr.split("\n")[0], first, args.join(" "));
     assert.ok(!/schema|"type":|additionalProperties/.test(r.stderr), `no JSON schema: ${r.stderr}`);
@@ -326,10 +331,11 @@ test("rt -p with --output-format json prints a JSON error object when no model i
 
 test("descriptions speak to the reader: no seed numbers in help texts or in the description of any tool in the registry", async () => {
   const root = tempTree();
+  // The help texts as rt prints them (the executable's `rt --help` is mainHelp(), as a check that they are).
   const help = await rt(["--help"], { cwd: root });
+  assert.equal(help.stdout, `${mainHelp()}\n`);
   assert.doesNotMatch(help.stdout, /seed \d/i);
-  for (const c of COMMANDS)
-    assert.doesNotMatch((await rt([c.name, "--help"], { cwd: root })).stdout, /seed \d/i, c.name);
+  for (const c of COMMANDS) assert.doesNotMatch(commandHelp(c), /seed \d/i, c.name);
   const list = JSON.parse((await rt(["tools", "--json"], { cwd: root })).stdout) as Array<{
     name: string;
     description: string;

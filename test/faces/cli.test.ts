@@ -1,11 +1,15 @@
 // The `rt` command line: help for everything, one-line errors plus the
 // synopsis with exit 2 for usage mistakes, exit 1 for tool errors, 0 otherwise.
+// Where a claim is checked over many cases (every command, every bad argument),
+// the first goes through the executable and the rest through the same main in a
+// long-lived worker (test/rtMain.ts), which spares a Node start per case.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { COMMANDS } from "../../src/faces/cli/commands.ts";
 import { REPO, lines, rt, tempTree } from "../helpers.ts";
+import { rtMain } from "../rtMain.ts";
 
 const ISSUE2_COMMANDS = ["open", "scroll", "read", "find", "grep", "grep-file", "ls", "call"];
 
@@ -32,7 +36,7 @@ test("rt --help (and -h, rt help) lists every command with its synopsis, exit 0"
 
 test("rt COMMAND --help shows its synopsis and options, for every command", async () => {
   const dir = tempTree();
-  const helps = await Promise.all(COMMANDS.map((c) => rt([c.name, "--help"], { cwd: dir })));
+  const helps = await Promise.all(COMMANDS.map((c, i) => (i === 0 ? rt : rtMain)([c.name, "--help"], { cwd: dir })));
   COMMANDS.forEach((c, i) => {
     const r = helps[i];
     assert.equal(r.code, 0, c.name);
@@ -41,9 +45,9 @@ test("rt COMMAND --help shows its synopsis and options, for every command", asyn
       assert.ok(r.stdout.includes(`--${opt}`), `${c.name} --help lists --${opt}`);
   });
   const open = helps[COMMANDS.findIndex((c) => c.name === "open")];
-  assert.equal((await rt(["help", "open"], { cwd: dir })).stdout, open.stdout);
-  assert.equal((await rt(["--help", "open"], { cwd: dir })).stdout, open.stdout);
-  const grep = await rt(["grep", "-h"], { cwd: dir });
+  assert.equal((await rtMain(["help", "open"], { cwd: dir })).stdout, open.stdout);
+  assert.equal((await rtMain(["--help", "open"], { cwd: dir })).stdout, open.stdout);
+  const grep = await rtMain(["grep", "-h"], { cwd: dir });
   assert.match(grep.stdout, /-i, --ignore-case/);
   assert.match(grep.stdout, /-C, --context VALUE/);
   assert.match(grep.stdout, /-l, --files-with-matches/);
@@ -69,7 +73,7 @@ test("an unknown command: one line naming the closest commands, exit 2", async (
     [["sql-table"], 'rt: unknown command "sql-table" (did you mean sql-tables?); rt --help lists the commands'],
     [["--bogus"], 'rt: unknown option "--bogus"; rt --help lists the commands and options'],
   ] as Array<[string[], string]>) {
-    const r = await rt(args, { cwd: dir });
+    const r = await (args[0] === "frobnicate" ? rt : rtMain)(args, { cwd: dir });
     assert.equal(r.code, 2, args.join(" "));
     assert.equal(r.stdout, "");
     assert.equal(r.stderr, `${line}\n`, args.join(" "));
@@ -121,8 +125,8 @@ test("bad arguments: a one-line error, then the command's synopsis, exit 2", asy
     [["scroll", "f.txt", "x"], /^rt scroll: direction must be \+ or -, not "x"$/, "rt scroll PATH +|-"],
     [["tools", "--yaml"], /^rt tools: Unknown option '--yaml'; --help lists the options$/, "rt tools [--json]"],
   ];
-  for (const [args, first, synopsis] of cases) {
-    const r = await rt(args, { cwd: root });
+  for (const [i, [args, first, synopsis]] of cases.entries()) {
+    const r = await (i === 0 ? rt : rtMain)(args, { cwd: root });
     assert.equal(r.code, 2, `${args.join(" ")}: ${r.stderr}`);
     assert.equal(r.stdout, "");
     const errLines = r.stderr.trimEnd().split("\n");

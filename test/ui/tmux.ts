@@ -66,15 +66,20 @@ export class Tmux {
     this.tmux(["resize-window", "-t", "rt", "-x", String(width), "-y", String(height)]);
   }
 
-  /** Waits until the screen matches `re` (or a predicate), and returns the screen. */
-  async waitFor(re: RegExp | ((screen: string) => boolean), timeoutMs = 15_000): Promise<string> {
+  /**
+   * Waits until the screen matches `re` (or a predicate), and returns the screen. The timeout is a bound
+   * for a loaded machine (two test files at a time on two cores), not a pause: the wait ends when the
+   * screen is there.
+   */
+  async waitFor(re: RegExp | ((screen: string) => boolean), timeoutMs = 60_000): Promise<string> {
     const test = typeof re === "function" ? re : (s: string) => re.test(s);
     const start = Date.now();
     for (;;) {
       const s = this.screen();
       if (test(s)) return s;
       if (Date.now() - start > timeoutMs) throw new Error(`timed out waiting for ${re}; the screen:\n${s}`);
-      await new Promise((r) => setTimeout(r, 100));
+      // A capture is one short tmux call: asked often, a wait ends soon after the screen is there.
+      await new Promise((r) => setTimeout(r, 40));
     }
   }
 }

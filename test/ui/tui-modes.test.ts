@@ -47,10 +47,12 @@ function request(i: number): { last: string; all: string; tools: string[] } {
   };
 }
 
-test("a prompt typed during a 3-second tool call is queued under the input and reaches the model after the turn; ↑ and Esc take one back out", async (t) => {
+test("a prompt typed during a running tool call is queued under the input and reaches the model after the turn; ↑ and Esc take one back out", async (t) => {
   const root = tempTree({ "a.txt": "a\n" });
+  // The tool call runs until the test has typed what it types during it (the file "go"), however long that takes.
+  const wait = "until [ -e go ]; do sleep 0.05; done";
   ollama.server.script(
-    reply.toolCall("bash", { command: "sleep 3" }),
+    reply.toolCall("bash", { command: wait }),
     reply.text("FIRST-DONE"),
     reply.text("QUEUED-ANSWER"),
   );
@@ -58,7 +60,7 @@ test("a prompt typed during a 3-second tool call is queued under the input and r
   await term.waitFor(idle);
   term.type("start the slow one");
   term.keys("Enter");
-  await term.waitFor(/Running bash: sleep 3/);
+  await term.waitFor(/Running bash: until/);
   term.type("DROP-ME");
   term.keys("Enter");
   await term.waitFor(/⏎ queued: DROP-ME/);
@@ -71,6 +73,7 @@ test("a prompt typed during a 3-second tool call is queued under the input and r
   term.keys("Enter");
   const waiting = await term.waitFor(/⏎ queued: QUEUED-PROMPT follow up/);
   assert.doesNotMatch(waiting, /FIRST-DONE|⎿/, "the turn is still running");
+  fs.writeFileSync(path.join(root, "go"), "");
   const done = await term.waitFor((s) => s.includes("QUEUED-ANSWER") && idle(s));
   assert.doesNotMatch(done, /queued:/);
   assert.equal(ollama.server.completions.length, 3);
