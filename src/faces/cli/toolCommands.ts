@@ -6,12 +6,11 @@
 // `rt open` loads open's module alone (toolCommand); rt --help and the tests take every tool's
 // (toolCommands, from the registry).
 import { shellQuote } from "../../base/text.js";
-import { jsonSchemaOf, withoutSafeBounds } from "../../tools/jsonSchema.js";
 import { CLI_COMMANDS, TOOL_MODULES, toolOf } from "../../tools/toolModules.js";
 import type { CliPositional, CliShape, Tool } from "../../tools/types.js";
 import { UsageError, type CommandSpec, type OptionSpec } from "./faceCommands.js";
 
-/** An argument as the tool's JSON schema describes it. */
+/** An argument as the tool's schema describes it (in the terms of JSON Schema). */
 type Prop = {
   type?: string | string[];
   enum?: unknown[];
@@ -66,6 +65,57 @@ export async function toolCommands(): Promise<CommandSpec[]> {
     if (!specs.some((s) => s.name === name && s.tool?.name === toolName))
       throw new Error(`src/tools/toolModules.ts: CLI_COMMANDS names rt ${name}, which ${toolName} does not define`);
   return specs;
+}
+
+/** A zod schema, read through the definition zod keeps for introspection (`_zod.def`), without loading zod. */
+type ZodLike = { _zod: { def: Record<string, unknown> }; description?: string };
+
+/**
+ * The arguments of a tool's zod schema (an object, perhaps inside withArgAliases' preprocess): type,
+ * bounds, choices and description of each. Read from the schema itself, not from its conversion to
+ * JSON Schema, which costs `rt open` several milliseconds of its start.
+ */
+function propsOf(schema: ZodLike): Record<string, Prop> {
+  let s = schema;
+  while (s._zod.def.type === "pipe") s = s._zod.def.out as ZodLike;
+  const shape = (s._zod.def.shape ?? {}) as Record<string, ZodLike>;
+  return Object.fromEntries(Object.entries(shape).map(([key, field]) => [key, propOf(field, undefined)]));
+}
+
+function propOf(s: ZodLike, outer: string | undefined): Prop {
+  const def = s._zod.def;
+  const description = outer ?? s.description;
+  const described = (p: Prop): Prop => (description !== undefined ? { ...p, description } : p);
+  switch (def.type) {
+    case "optional":
+    case "default":
+    case "nullable":
+    case "readonly":
+      return propOf(def.innerType as ZodLike, description);
+    case "string":
+    case "boolean":
+      return described({ type: def.type });
+    case "enum":
+      return described({ type: "string", enum: Object.values(def.entries as Record<string, unknown>) });
+    case "union":
+      return described({ anyOf: (def.options as ZodLike[]).map((o) => propOf(o, undefined)) });
+    case "number": {
+      const p: Prop = { type: "number" };
+      for (const check of (def.checks ?? []) as ZodLike[]) {
+        const c = check._zod.def as { check?: string; value?: number; inclusive?: boolean; format?: string };
+        // zod's own bounds of a safe integer (±2^53-1) say nothing to a person: left out, as from the JSON schemas.
+        const safe = c.value !== undefined && Math.abs(c.value) >= Number.MAX_SAFE_INTEGER;
+        if (c.check === "number_format" && c.format?.includes("int")) p.type = "integer";
+        else if (c.check === "greater_than" && !safe) {
+          if (c.inclusive) p.minimum = c.value;
+          else p.exclusiveMinimum = c.value;
+        } else if (c.check === "less_than" && c.inclusive && !safe) p.maximum = c.value;
+      }
+      return described(p);
+    }
+    default:
+      return described({});
+  }
 }
 
 function typesOf(p: Prop | undefined): string[] {
@@ -141,8 +191,7 @@ const keysOf = (p: CliPositional): readonly string[] => (typeof p.key === "strin
 export function commandOf(tool: CliTool): CommandSpec {
   const cli = tool.cli;
   const name = commandName(tool);
-  const props = ((withoutSafeBounds(jsonSchemaOf(tool)) as { properties?: Record<string, Prop> }).properties ??
-    {}) as Record<string, Prop>;
+  const props = propsOf(tool.schema as unknown as ZodLike);
   const prop = (key: string): Prop => {
     const p = props[key];
     if (!p) throw new Error(`the cli of ${tool.name} names ${key}, an argument its schema does not have`);
