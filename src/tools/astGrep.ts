@@ -118,6 +118,24 @@ export const astGrepTool = defineTool({
         limit: z.number().int().min(1).optional().describe(`Default ${AST_GREP_DEFAULT_CAP}`),
       })
       .strict(),
+  cli: {
+    synopsis: "rt ast-grep PATTERN [PATH] [--lang L] [--rewrite R [--apply]] [--limit N]",
+    summary:
+      "structural search with an ast-grep pattern ($X one node, $$$X many): path:line: text; with --rewrite, the diff (--apply writes it)",
+    positionals: [
+      { key: "pattern", name: "PATTERN" },
+      { key: "path", name: "PATH", optional: true, path: "here" },
+    ],
+    options: { lang: {}, rewrite: {}, limit: {} },
+    flags: { apply: { help: "write the rewrite (default: show the diff only)" } },
+    // On the command line a rewrite is shown unless --apply; the tool's dry_run says the same.
+    refine(args, flags) {
+      if (flags.apply && args.rewrite === undefined)
+        return "--apply needs --rewrite: there is nothing to write without one";
+      if (args.rewrite !== undefined) args.dry_run = !flags.apply;
+      return undefined;
+    },
+  },
   readOnly: false,
   // Not an `editing` tool: it searches too, and is offered in safe-read-only, where the handler
   // refuses an applied rewrite (dry runs and searches work). RT_ENABLE_SWE=0 turns it off as a SWE tool.

@@ -67,6 +67,20 @@ export const bashTool = defineTool({
         })
         .strict(),
     ),
+  cli: {
+    synopsis: "rt bash [--timeout S] [--cwd DIR] COMMAND | rt bash -- WORD...",
+    summary:
+      "run a shell command in the workspace (in the current directory when it is inside the root; read-only sandbox in safe-read-only or with --sandbox); exits with its exit code",
+    positionals: [{ key: "command", name: "COMMAND", rest: true }],
+    options: {
+      timeout: {},
+      working_dir: {
+        flag: "cwd",
+        path: "here",
+        help: "directory to run in, inside the workspace root (default: the current directory, or the root when outside it)",
+      },
+    },
+  },
   readOnly: false,
   enforcesReadOnly: true,
   async handler(args, { workspace, signal, onProgress }): Promise<ToolResult> {

@@ -1,6 +1,13 @@
 import * as z from "zod";
 import { defineTool, ToolError } from "./types.js";
-import { editOptions, indentLevel, lineRef, runLineChanges, type ChangeSpec } from "./shared/editing.js";
+import {
+  EDIT_CLI_OPTIONS,
+  editOptions,
+  indentLevel,
+  lineRef,
+  runLineChanges,
+  type ChangeSpec,
+} from "./shared/editing.js";
 import { FILE_PATH_ALIAS, editedPath, withArgAliases } from "./shared/argAliases.js";
 
 const change = z
@@ -66,6 +73,18 @@ New content is re-indented to its place unless it fits (indent_level sets it). E
         })
         .strict(),
     ),
+  cli: {
+    command: "delete",
+    synopsis: "rt delete PATH START END [--dry-run] [--show-diff] [--force]",
+    summary: "delete lines START..END",
+    positionals: [
+      { key: "path", name: "PATH", path: true },
+      { key: "start_line", name: "START" },
+      { key: "end_line", name: "END" },
+    ],
+    options: EDIT_CLI_OPTIONS,
+    fixed: { command: "delete" },
+  },
   readOnly: false,
   editing: true,
   async handler(args, { workspace }) {

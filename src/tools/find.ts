@@ -29,6 +29,15 @@ export const findFilesTool = defineTool({
         })
         .strict(),
     ),
+  cli: {
+    summary:
+      "find files whose name contains PATTERN, or match a glob such as '**/*.ts' (in DIR, default the current directory)",
+    positionals: [
+      { key: "pattern", name: "PATTERN" },
+      { key: "path", name: "DIR", optional: true, path: "here" },
+    ],
+    options: { limit: {} },
+  },
   readOnly: true,
   swe: true,
   idempotent: true,

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import { defineTool, ToolError } from "./types.js";
 import { aliasNote, withArgAliases } from "./shared/argAliases.js";
 import { GREP_DEFAULT_CAP } from "../base/limits.js";
-import { GREP_ALIASES, grepOptions, refuseBinary, search } from "./shared/grepSearch.js";
+import { GREP_ALIASES, GREP_CLI_OPTIONS, grepOptions, refuseBinary, search } from "./shared/grepSearch.js";
 
 export const grepTool = defineTool({
   name: "grep",
@@ -31,6 +31,25 @@ export const grepTool = defineTool({
         })
         .strict(),
     ),
+  cli: {
+    synopsis: "rt grep PATTERN [PATH] [-i] [-F] [-C N] [-A N] [-B N] [-U] [--glob G] [-l|-c] [--limit N] [--ids]",
+    summary:
+      "search file contents with ripgrep (in PATH, default the current directory): path:line: text, in path order; exit 1 when nothing matched",
+    positionals: [
+      { key: "pattern", name: "PATTERN" },
+      { key: "path", name: "PATH", optional: true, path: "here" },
+    ],
+    options: {
+      ...GREP_CLI_OPTIONS,
+      glob: { short: "g" },
+      output_mode: {
+        values: {
+          "files-with-matches": { value: "files_with_matches", short: "l", help: "list matching files only" },
+          count: { value: "count", short: "c", help: "count matches per file" },
+        },
+      },
+    },
+  },
   readOnly: true,
   swe: true,
   idempotent: true,

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import { defineTool } from "./types.js";
 import { aliasNote, withArgAliases } from "./shared/argAliases.js";
 import { GREP_DEFAULT_CAP } from "../base/limits.js";
-import { GREP_FILE_ALIASES, grepOptions, refuseBinary, search } from "./shared/grepSearch.js";
+import { GREP_CLI_OPTIONS, GREP_FILE_ALIASES, grepOptions, refuseBinary, search } from "./shared/grepSearch.js";
 
 export const grepFileTool = defineTool({
   name: "grep_file",
@@ -19,6 +19,15 @@ export const grepFileTool = defineTool({
         })
         .strict(),
     ),
+  cli: {
+    synopsis: "rt grep-file PATTERN PATH [-i] [-F] [-C N] [-A N] [-B N] [-U] [--limit N] [--ids]",
+    summary: "search one file: <line>: text; exit 1 when nothing matched",
+    positionals: [
+      { key: "pattern", name: "PATTERN" },
+      { key: "path", name: "PATH", path: true },
+    ],
+    options: GREP_CLI_OPTIONS,
+  },
   readOnly: true,
   swe: true,
   idempotent: true,

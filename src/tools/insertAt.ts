@@ -1,6 +1,6 @@
 import * as z from "zod";
 import { defineTool } from "./types.js";
-import { editOptions, indentLevel, lineRef, runLineChanges } from "./shared/editing.js";
+import { EDIT_CLI_OPTIONS, editOptions, indentLevel, lineRef, runLineChanges } from "./shared/editing.js";
 import { FILE_PATH_ALIAS, editedPath, withArgAliases } from "./shared/argAliases.js";
 
 export const insertAtTool = defineTool({
@@ -20,6 +20,18 @@ export const insertAtTool = defineTool({
         })
         .strict(),
     ),
+  cli: {
+    command: "insert",
+    synopsis: "rt insert PATH LINE [--dry-run] [--show-diff] [--force] [--indent N] <<'EOF'",
+    summary: "insert standard input before LINE (LINE = line count + 1 appends)",
+    positionals: [
+      { key: "path", name: "PATH", path: true },
+      { key: "line", name: "LINE" },
+    ],
+    options: EDIT_CLI_OPTIONS,
+    stdin: "new_text",
+    refine: (args) => (args.new_text === "" ? "standard input is empty: nothing to insert" : undefined),
+  },
   readOnly: false,
   swe: true,
   editing: true,

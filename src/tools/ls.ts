@@ -77,6 +77,12 @@ export const lsTool = defineTool({
         show_hidden: z.boolean().optional().describe("Include dot files"),
       })
       .strict(),
+  cli: {
+    synopsis: "rt ls [DIR] [--tree] [--depth N] [-a]",
+    summary: "list a directory (default the current one), directories first, or a tree of it",
+    positionals: [{ key: "path", name: "DIR", optional: true, path: "here" }],
+    options: { tree: { short: "t" }, depth: {}, show_hidden: { flag: "all", short: "a" } },
+  },
   readOnly: true,
   idempotent: true,
   async handler(args, { workspace }) {

@@ -334,6 +334,28 @@ export const lspTool = defineTool({
         query: z.string().optional().describe("For workspace_symbols"),
       })
       .strict(),
+  cli: {
+    synopsis:
+      "rt lsp diagnostics PATH | rt lsp definition|references|hover PATH LINE COLUMN|SYMBOL | rt lsp symbols PATH | rt lsp workspace_symbols QUERY [PATH]",
+    summary:
+      "ask a language server (TypeScript/JavaScript, Python, configured ones); diagnostics print path:line:col: severity: message and exit 1 when there are errors",
+    positionals: [
+      { key: "operation", name: "OPERATION" },
+      { key: "path", name: "PATH", path: true },
+      { key: "line", name: "LINE", optional: true },
+      { key: ["column", "symbol"], name: "COLUMN|SYMBOL", optional: true },
+    ],
+    forms: [
+      {
+        when: { operation: "workspace_symbols" },
+        positionals: [
+          { key: "operation", name: "OPERATION" },
+          { key: "query", name: "QUERY" },
+          { key: "path", name: "PATH", optional: true, path: true },
+        ],
+      },
+    ],
+  },
   readOnly: true,
   idempotent: true,
   async handler(args, { workspace, signal }) {

@@ -42,6 +42,11 @@ export const openTool = defineTool({
         })
         .strict(),
     ),
+  cli: {
+    synopsis: "rt open PATH[:LINE|:START-END]",
+    summary: `show a ${OPEN_WINDOW}-line window of a file (centered on LINE, or START-END up to ${OPEN_MAX_RANGE} lines)`,
+    positionals: [{ key: "path", name: "PATH", path: true }],
+  },
   readOnly: true,
   swe: true,
   idempotent: true,

@@ -181,6 +181,12 @@ export const readTool = defineTool({
         })
         .strict(),
     ),
+  cli: {
+    synopsis: "rt read PATH [--offset N] [--limit N] [--ids] [--pages RANGE]",
+    summary: `print a file with numbered lines (${READ_DEFAULT_LIMIT} lines / ${READ_MAX_OUTPUT_BYTES / 1024} KB at a time), optionally with line IDs; an image's type, size and pixels; a PDF's text`,
+    positionals: [{ key: "path", name: "PATH", path: true }],
+    options: { offset: {}, limit: {}, ids: {}, pages: {} },
+  },
   readOnly: true,
   idempotent: true,
   async handler(args, { workspace, imageInput, outputBudget }) {

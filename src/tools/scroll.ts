@@ -14,6 +14,13 @@ export const scrollTool = defineTool({
         direction: z.enum(["+", "-", "down", "up"]).describe('"+" (or "down"): next window; "-" (or "up"): previous'),
       })
       .strict(),
+  cli: {
+    summary: "show the next (+) or previous (-) window after the last open of PATH",
+    positionals: [
+      { key: "path", name: "PATH", path: true },
+      { key: "direction", name: "+|-" },
+    ],
+  },
   readOnly: true,
   swe: true,
   async handler(args, { workspace }) {

@@ -18,6 +18,12 @@ export const sqlDescribeTool = defineTool({
         table: z.string().min(1).describe("Table or view: NAME or SCHEMA.NAME"),
       })
       .strict(),
+  cli: {
+    synopsis: "rt sql-describe TABLE [--connection NAME]",
+    summary: "show a table's columns: type, nullable, default, primary key",
+    positionals: [{ key: "table", name: "TABLE" }],
+    options: { connection: {} },
+  },
   readOnly: true,
   idempotent: true,
   async handler(args, { workspace, signal }) {

@@ -24,6 +24,13 @@ export const sqlQueryTool = defineTool({
           .describe(`Rows shown (default ${SQL_DEFAULT_ROWS})`),
       })
       .strict(),
+  cli: {
+    command: "sql",
+    synopsis: 'rt sql "SELECT ..." [--connection NAME] [--limit N]',
+    summary: "run one read-only SQL query on a configured database (SQLite, PostgreSQL, Oracle, Vertica); ASCII table",
+    positionals: [{ key: "sql", name: "SQL" }],
+    options: { connection: {}, limit: {} },
+  },
   readOnly: true,
   idempotent: true,
   async handler(args, { workspace, signal }) {

@@ -17,6 +17,12 @@ export const sqlTablesTool = defineTool({
         pattern: z.string().optional().describe("Filter on table names, e.g. order or %log%"),
       })
       .strict(),
+  cli: {
+    synopsis: "rt sql-tables [PATTERN] [--connection NAME]",
+    summary: "list a database's tables and views (PATTERN: LIKE pattern or substring)",
+    positionals: [{ key: "pattern", name: "PATTERN", optional: true }],
+    options: { connection: {} },
+  },
   readOnly: true,
   idempotent: true,
   async handler(args, { workspace, signal }) {

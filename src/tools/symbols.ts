@@ -150,6 +150,14 @@ export const symbolsTool = defineTool({
         grep: z.string().min(1).optional().describe("Name to find definitions of (Class.method works)"),
       })
       .strict(),
+  cli: {
+    synopsis: "rt symbols PATH | rt symbols --grep NAME [DIR]",
+    summary:
+      "outline a file (classes, functions, methods with line ranges and line IDs), or find where NAME is defined",
+    positionals: [{ key: "path", name: "PATH", path: true }],
+    forms: [{ when: { grep: true }, positionals: [{ key: "path", name: "DIR", optional: true, path: "here" }] }],
+    options: { grep: {} },
+  },
   readOnly: true,
   idempotent: true,
   async handler(args, { workspace, signal }) {

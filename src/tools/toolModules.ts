@@ -1,5 +1,5 @@
 // The list of rt's built-in tools: one line per tool, its name and its module, in the order faces list
-// them. Everything else about a tool (aliases, flags, schema, handler) is in its module, which exports
+// them. Everything else about a tool (aliases, flags, schema, CLI command, handler) is in its module, which exports
 // the tool (made with defineTool). A module loads when first imported: the registry (registry.ts)
 // imports them all; a one-shot CLI command imports only its own (src/faces/cli/main.ts).
 // Adding a tool: write src/tools/NAME.ts and add its line here (docs/contributing.md).
@@ -37,6 +37,19 @@ export const TOOL_MODULES = {
 } as const satisfies Record<string, () => Promise<object>>;
 
 export type BuiltinToolName = keyof typeof TOOL_MODULES;
+
+/**
+ * The `rt` commands not named after their tool (the tool's name with "-" for "_"): command → tool, so
+ * that `rt edit` loads edit_range's module alone. Each tool's file says its command (its `cli`); the
+ * CLI checks that the two agree (src/faces/cli/toolCommands.ts).
+ */
+export const CLI_COMMANDS: Readonly<Record<string, BuiltinToolName>> = {
+  edit: "edit_range",
+  insert: "insert_at",
+  delete: "edit_lines",
+  undo: "undo_edit",
+  sql: "sql_query",
+};
 
 /** The tool a module exports (its one export made by defineTool), checked to carry the name it is listed under. */
 export function toolOf(name: string, mod: object): Tool {

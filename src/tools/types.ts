@@ -118,11 +118,85 @@ export interface Tool<S extends z.ZodType = z.ZodType> {
   unavailable?: (workspace: Workspace) => string | undefined;
   handler: (args: z.infer<S>, ctx: ToolContext) => Promise<ToolResult>;
   /**
+   * The tool as an `rt` command (`rt open PATH`): which words and options fill which arguments. The
+   * CLI face derives the parser, the synopsis and the help from it and from the schema (an option's
+   * type, range, choices and help); a tool without it is reachable as `rt call NAME` / `rt tool NAME`.
+   */
+  cli?: CliShape;
+  /**
    * The argument schema as JSON Schema, for a tool defined as data (custom
    * tools, MCP servers' tools): its own schema is shown as it is, and `schema`
    * only validates against it.
    */
   inputJsonSchema?: Record<string, unknown>;
+}
+
+/**
+ * How a tool is called from a shell: `rt COMMAND WORD... --option VALUE`. Plain data but for `refine`;
+ * everything the schema says (types, ranges, choices, descriptions) is read from the schema instead.
+ */
+export interface CliShape {
+  /**
+   * The command's name; default the tool's name with "-" for "_" (grep_file: `rt grep-file`). A
+   * command named otherwise is also listed in CLI_COMMANDS (toolModules.ts), so `rt NAME` loads
+   * this tool's module alone.
+   */
+  command?: string;
+  /** One line for `rt --help`, after the synopsis. */
+  summary: string;
+  /** The usage line; default one made from the positionals and options (`rt word-count PATH [--limit N]`). */
+  synopsis?: string;
+  /** The words after the command, in order, and the argument each fills. */
+  positionals: readonly CliPositional[];
+  /** Other orders of words, each used when its `when` holds (rt symbols --grep NAME [DIR]). */
+  forms?: readonly { when: Readonly<Record<string, string | true>>; positionals: readonly CliPositional[] }[];
+  /** The arguments given as options, by argument name, in the order help lists them; no other is one. */
+  options?: Readonly<Record<string, CliOption>>;
+  /** Options of the command line alone, that fill no argument (edit's --delete): read by `refine`. */
+  flags?: Readonly<Record<string, { help: string }>>;
+  /** The argument standard input fills (edit's new text). */
+  stdin?: string;
+  /** Arguments every call of the command has (rt delete is edit_lines' "delete" command). */
+  fixed?: Readonly<Record<string, unknown>>;
+  /**
+   * Rules of the command line that are not the schema's (rt edit refuses an empty standard input
+   * unless --delete): may complete `args`; returns a usage error, or undefined.
+   */
+  refine?: (
+    args: Record<string, unknown>,
+    flags: Record<string, boolean>,
+    words: readonly string[],
+  ) => string | undefined;
+}
+
+/** A word of the command line that fills an argument. */
+export interface CliPositional {
+  /** The argument; with several, the first whose type takes the word (lsp's COLUMN|SYMBOL: a number is a column). */
+  key: string | readonly string[];
+  /** How the synopsis and messages write it ("PATH"); for an argument of fixed choices, the words shown ("+|-"). */
+  name: string;
+  optional?: boolean;
+  /**
+   * A path: relative to the current directory, passed relative to the root. "here": when left out,
+   * the current directory (when it is inside the root and not the root itself).
+   */
+  path?: true | "here";
+  /** Takes every remaining word: one is passed as it is, several are shell-quoted into one (rt bash -- WORD...). */
+  rest?: boolean;
+}
+
+/** An argument given as an option. */
+export interface CliOption {
+  /** The long option; default the argument's name with "-" for "_". */
+  flag?: string;
+  /** A one-letter form (grep's -i). */
+  short?: string;
+  /** A path, as for a positional. */
+  path?: true | "here";
+  /** Help for the option, only where the command line differs from the schema's description (another default). */
+  help?: string;
+  /** For an argument of fixed choices: a flag per value instead (grep's -l for output_mode files_with_matches). */
+  values?: Readonly<Record<string, { value: string; short?: string; help: string }>>;
 }
 
 /** Where the policy looks tools up: the whole registry, or a narrower set (a subagent's tools, a one-shot command's tool). */

@@ -12,6 +12,11 @@ export const undoTool = defineTool({
   aliases: ["undo"],
   description: `Undo rt's last edit of a file (the last ${JOURNAL_KEEP} per file are kept: repeated undos walk back). Refused if something else changed the file since.`,
   schema: () => withArgAliases(FILE_PATH_ALIAS, z.object({ path: editedPath() }).strict()),
+  cli: {
+    command: "undo",
+    summary: "undo rt's last edit of PATH (refused if the file changed since)",
+    positionals: [{ key: "path", name: "PATH", path: true }],
+  },
   readOnly: false,
   editing: true,
   async handler(args, { workspace }) {

@@ -4,15 +4,15 @@ import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
 import {
-  COMMANDS,
+  FACE_COMMANDS,
   GLOBAL_OPTIONS,
   UsageError,
   type CommandSpec,
   type OptionSpec,
   type PathContext,
-} from "./commands.js";
+} from "./faceCommands.js";
 import type { Workspace } from "../../workspace/workspace.js";
-import type { ToolProgress, ToolResult } from "../../tools/types.js";
+import type { Tool, ToolProgress, ToolResult } from "../../tools/types.js";
 import type { ArgumentIssue, ToolLookup } from "../../tools/policy.js";
 import type { Io } from "../../ui/io.js";
 import { anyToolDir } from "../../extensions/toolDirs.js";
@@ -24,7 +24,9 @@ function optionLine(name: string, o: OptionSpec): string {
   return `  ${flag.padEnd(28)} ${o.help}`;
 }
 
-export function mainHelp(): string {
+/** rt --help: every command (which loads every tool's module, for their commands). */
+export async function mainHelp(): Promise<string> {
+  const { COMMANDS } = await import("./commands.js");
   return [
     "rt — navigate, search and edit a codebase; the tool layer of the rt coding agent",
     "",
@@ -123,7 +125,8 @@ function optionError(message: string, options: Record<string, OptionSpec>): stri
   const missing = /^Option '(?:-\w, )?--([\w-]+) <value>' argument missing/.exec(message);
   if (missing) {
     const o = options[missing[1]];
-    return `--${missing[1]} needs a value${o?.integer ? `: a whole number${range(o)}` : ""}`;
+    const accepts = o?.integer ? `a whole number${range(o)}` : o?.accepts;
+    return `--${missing[1]} needs a value${accepts ? `: ${accepts}` : ""}`;
   }
   const ambiguous = /^Option '(?:-\w, )?--([\w-]+)' argument is ambiguous/.exec(message);
   if (ambiguous)
@@ -161,13 +164,25 @@ function orList(items: string[]): string {
 }
 
 /** One line for an unknown command: the closest command names, and where the list is. */
-function unknownCommand(name: string): string {
+async function unknownCommand(name: string): Promise<string> {
+  if (name.startsWith("-")) return `rt: unknown option "${name}"; rt --help lists the commands and options`;
+  const { COMMANDS } = await import("./commands.js");
   const close = closest(
     name,
     COMMANDS.map((c) => c.name),
   );
-  if (name.startsWith("-")) return `rt: unknown option "${name}"; rt --help lists the commands and options`;
   return `rt: unknown command "${name}"${close.length ? ` (did you mean ${orList(close)}?)` : ""}; rt --help lists the commands`;
+}
+
+/**
+ * The command `rt NAME`: one of the face's own, or a tool's, made from that tool's file alone
+ * (toolCommands.ts; loaded only for a tool's command, as it needs the tool's schema).
+ */
+async function findCommand(name: string): Promise<CommandSpec | undefined> {
+  const own = FACE_COMMANDS.find((c) => c.name === name);
+  if (own) return own;
+  const { toolCommand } = await import("./toolCommands.js");
+  return toolCommand(name);
 }
 
 /** Splits leading global options from the command name and its arguments. */
@@ -344,23 +359,23 @@ export async function main(argv: string[], io: Io, readStdin: () => Promise<stri
   }
   const wantsHelp = globals.includes("--help") || globals.includes("-h");
   if (!command && !wantsHelp) {
-    io.stderr(`rt: missing command\n${mainHelp()}\n`);
+    io.stderr(`rt: missing command\n${await mainHelp()}\n`);
     return 2;
   }
   if (!command || wantsHelp || command === "help") {
     // rt --help, rt --help CMD, rt help, rt help CMD
     const name = command === "help" ? rest[0] : command;
-    const target = name ? COMMANDS.find((c) => c.name === name) : undefined;
+    const target = name ? await findCommand(name) : undefined;
     if (name && !target) {
-      io.stderr(`${unknownCommand(name)}\n`);
+      io.stderr(`${await unknownCommand(name)}\n`);
       return 2;
     }
-    io.stdout(`${target ? commandHelp(target) : mainHelp()}\n`);
+    io.stdout(`${target ? commandHelp(target) : await mainHelp()}\n`);
     return 0;
   }
-  const spec = COMMANDS.find((c) => c.name === command);
+  const spec = await findCommand(command);
   if (!spec) {
-    io.stderr(`${unknownCommand(command)}\n`);
+    io.stderr(`${await unknownCommand(command)}\n`);
     return 2;
   }
   let parsed: Parsed;
@@ -431,17 +446,23 @@ function usageMessage(spec: CommandSpec, args: Record<string, unknown>, result: 
   if (!Array.isArray(issues) || issues.length === 0)
     return (result.error ?? "invalid arguments").split("\nschema: ")[0];
   const names = spec.argNames ?? {};
+  const choices = spec.argChoices ?? {};
   const words = issues.map((i) => {
     const key = String(i.path[0] ?? "");
     const name = names[key] ?? (key ? `--${key.replace(/_/g, "-")}` : "the arguments");
     const given = key in args ? args[key] : undefined;
     const not = given !== undefined && typeof given !== "object" ? `, not ${JSON.stringify(given)}` : "";
     switch (i.code) {
-      case "too_small":
-        return typeof given === "string" ? `${name} must not be empty` : `${name} must be at least ${i.minimum}${not}`;
+      case "too_small": {
+        if (typeof given === "string") return `${name} must not be empty`;
+        if (spec.argAbove?.[key] !== undefined) return `${name} must be greater than ${i.minimum}${not}`;
+        const max = spec.argMaximum?.[key];
+        return `${name} must be at least ${i.minimum}${max !== undefined ? ` (and at most ${max})` : ""}${not}`;
+      }
       case "too_big":
         return `${name} must be at most ${i.maximum}${not}`;
       case "invalid_value":
+        if (choices[key]) return `${key} must be ${orList(choices[key])}${not}`;
         return `${name} must be one of ${(i.values ?? []).map((v) => JSON.stringify(v)).join(", ")}${not}`;
       case "invalid_type":
         return given === undefined
@@ -507,7 +528,7 @@ async function runToolCommand(
   };
   let result: ToolResult;
   try {
-    result = await callTool(workspace, call.tool, call.args, { onProgress, tools: await oneTool(call.tool) });
+    result = await callTool(workspace, call.tool, call.args, { onProgress, tools: oneTool(spec.tool) });
   } finally {
     progress?.stop();
   }
@@ -562,17 +583,16 @@ async function runToolCommand(
 
 const BINARY_NOTE = /^(\x1b\[[0-9;]*m)?\(\d+ binary files? with matches not shown/;
 
-/** What a slow call is doing, for the progress line (before the tool reports anything itself). */
 /**
- * The lookup for a one-shot command's tool: only that tool's module is imported (a built-in tool, listed
- * in src/tools/toolModules.ts), not the registry, which imports every tool's.
+ * The lookup for a one-shot command's tool: that tool alone (its module was imported for its command),
+ * not the registry, which imports every tool's.
  */
-async function oneTool(name: string): Promise<ToolLookup | undefined> {
-  const { TOOL_MODULES, toolOf } = await import("../../tools/toolModules.js");
-  if (!Object.hasOwn(TOOL_MODULES, name)) return undefined;
-  const tool = toolOf(name, await TOOL_MODULES[name as keyof typeof TOOL_MODULES]());
+function oneTool(tool: Tool | undefined): ToolLookup | undefined {
+  if (!tool) return undefined;
   return { find: (n) => (n === tool.name || tool.aliases.includes(n) ? tool : undefined), names: () => [tool.name] };
 }
+
+/** What a slow call is doing, for the progress line (before the tool reports anything itself). */
 
 function progressLabel(command: string, args: Record<string, unknown>, workspace: Workspace): string {
   const formatSize = (n: number) =>

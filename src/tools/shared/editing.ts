@@ -6,7 +6,7 @@ import * as z from "zod";
 import type { Workspace } from "../../workspace/workspace.js";
 import { applyEdit } from "../../workspace/applyEdit.js";
 import { changesUseIds, planLineChanges, type ChangeSpec } from "../../edit/lineEdits.js";
-import { ToolError, ok, type ToolResult } from "../types.js";
+import { ToolError, ok, type CliOption, type ToolResult } from "../types.js";
 
 export type { ChangeSpec } from "../../edit/lineEdits.js";
 
@@ -22,6 +22,14 @@ export const editOptions = {
   dry_run: z.boolean().optional().describe("Diff only, no write"),
   force: z.boolean().optional().describe("Write despite new syntax errors"),
   show_diff: z.boolean().optional().describe("Add the diff (git's if tracked)"),
+};
+
+/** The editing options on the command line (`rt edit --dry-run --indent 4`). */
+export const EDIT_CLI_OPTIONS: Readonly<Record<string, CliOption>> = {
+  dry_run: {},
+  show_diff: {},
+  force: {},
+  indent_level: { flag: "indent", help: "indentation of the new content, in columns" },
 };
 
 export async function runLineChanges(

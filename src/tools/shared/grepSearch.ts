@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import * as z from "zod";
-import { ok, ToolError, type ToolProgress, type ToolResult } from "../types.js";
+import { ok, ToolError, type CliOption, type ToolProgress, type ToolResult } from "../types.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import { binaryKind as binaryKindOf, fileBinaryKind, formatSize } from "../../workspace/binary.js";
 import { baseArgs, comparePaths, globMatcher, runRg, type RgRun } from "./ripgrep.js";
@@ -54,6 +54,18 @@ export function grepOptions(aliases: Record<string, string>) {
     show_line_numbers: z.boolean().optional().describe("Default true"),
   };
 }
+
+/** The options grep and grep_file share on the command line (`rt grep -i -C 2`); the rest is in their schema. */
+export const GREP_CLI_OPTIONS: Readonly<Record<string, CliOption>> = {
+  ignore_case: { short: "i" },
+  fixed_strings: { short: "F" },
+  context: { short: "C" },
+  context_before: { flag: "before-context", short: "B" },
+  context_after: { flag: "after-context", short: "A" },
+  multiline: { short: "U" },
+  limit: {},
+  ids: {},
+};
 
 export interface Match {
   file: string;
