@@ -335,6 +335,8 @@ export const EXTENSION_DIR_MAX_FILES = 500;
 export const CUSTOM_TOOL_DEFAULT_TIMEOUT_S = 60;
 /** MCP client: how long connecting to a server (start, initialize, tools/list) may take, in ms. */
 export const MCP_CLIENT_CONNECT_TIMEOUT_MS = 15_000;
+/** MCP client: the most a server's own `startup_timeout_sec` may set that bound to, in seconds. */
+export const MCP_CLIENT_CONNECT_TIMEOUT_MAX_S = 600;
 /** MCP client: how long one tools/call may take, in ms. */
 export const MCP_CLIENT_CALL_TIMEOUT_MS = 120_000;
 /** MCP client: a tool result's text over this many bytes keeps head and tail (the whole saved under .rt/shell/). */
