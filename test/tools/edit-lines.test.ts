@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { rt, rtCall, tempTree, treeHash } from "../helpers.ts";
+import { rt, rtBatch, rtCall, tempTree, treeHash } from "../helpers.ts";
 
 const PY = "def f(x):\n    if x:\n        return 1\n    return 2\n\nprint(f(1))\n";
 
@@ -181,19 +181,30 @@ test("undo restores the previous content, walks back, and refuses after an outsi
 });
 
 test("undo keeps at least the last 20 edits", async () => {
+  // 22 edits and 19 undos (each followed by a read of the file) in one `rt call --batch` process, and the
+  // 20th undo through the CLI in a fresh process: the journal outlives the process that wrote it.
   const dir = tempTree({ "n.txt": "0\n" });
-  for (let i = 1; i <= 22; i++) {
-    const r = await rtCall(
-      "edit_range",
-      { path: "n.txt", start_line: 1, end_line: 1, new_text: `${i}\n` },
-      { cwd: dir },
-    );
-    assert.equal(r.code, 0);
+  const edits = Array.from({ length: 22 }, (_, k) => ({
+    tool: "edit_range",
+    args: { path: "n.txt", start_line: 1, end_line: 1, new_text: `${k + 1}\n` },
+  }));
+  const undos = Array.from({ length: 19 }, () => [
+    { tool: "undo_edit", args: { path: "n.txt" } },
+    { tool: "read", args: { path: "n.txt" } },
+  ]).flat();
+  const b = await rtBatch([...edits, ...undos], { cwd: dir });
+  assert.equal(b.code, 0, b.stderr);
+  assert.equal(b.results.length, 22 + 38);
+  for (const [k, r] of b.results.slice(0, 22).entries()) assert.equal(r.success, true, `edit ${k + 1}: ${r.error}`);
+  for (let k = 0; k < 19; k++) {
+    const [undo, read] = b.results.slice(22 + 2 * k, 24 + 2 * k);
+    assert.equal(undo.success, true, `undo ${k + 1}: ${undo.error}`);
+    assert.equal(read.output, `   1: ${21 - k}`, `after undo ${k + 1}`);
   }
-  for (let i = 21; i >= 2; i--) {
-    assert.equal((await rt(["undo", "n.txt"], { cwd: dir })).code, 0);
-    assert.equal(fs.readFileSync(path.join(dir, "n.txt"), "utf8"), `${i}\n`);
-  }
+  assert.equal(fs.readFileSync(path.join(dir, "n.txt"), "utf8"), "3\n");
+  const last = await rt(["undo", "n.txt"], { cwd: dir });
+  assert.equal(last.code, 0, last.stderr);
+  assert.equal(fs.readFileSync(path.join(dir, "n.txt"), "utf8"), "2\n");
 });
 
 test("write creates parents, overwrites, clears line IDs; undo of a creation deletes the file", async () => {
@@ -251,24 +262,42 @@ test("RT_ENABLE_SWE=0 and RAGIX_ENABLE_SWE=0 disable the editing tools with a cl
 
 test("RT_ENABLE_SWE=0 disables every SWE tool in every face: rt open/grep/find, rt call, rt tools", async () => {
   const dir = tempTree({ "a.txt": "one\n" });
-  for (const env of [{ RT_ENABLE_SWE: "0" }, { RAGIX_ENABLE_SWE: "off" }]) {
+  // Every SWE command of the CLI under RT_ENABLE_SWE=0; the alias RAGIX_ENABLE_SWE=off (the same switch,
+  // read once) through one of them. rt call and rt tools under both.
+  for (const [env, commands] of [
+    [
+      { RT_ENABLE_SWE: "0" },
+      [
+        ["open", "a.txt"],
+        ["grep", "one"],
+        ["find", "a"],
+        ["scroll", "a.txt", "+"],
+        ["grep-file", "one", "a.txt"],
+      ],
+    ],
+    [{ RAGIX_ENABLE_SWE: "off" }, [["grep-file", "one", "a.txt"]]],
+  ] as const) {
     const name = Object.keys(env)[0];
-    for (const args of [
-      ["open", "a.txt"],
-      ["grep", "one"],
-      ["find", "a"],
-      ["scroll", "a.txt", "+"],
-      ["grep-file", "one", "a.txt"],
-    ]) {
-      const r = await rt(args, { cwd: dir, env });
+    for (const args of commands) {
+      const r = await rt([...args], { cwd: dir, env });
       assert.equal(r.code, 1, `${args.join(" ")}: ${r.stdout}`);
       const tool = args[0] === "grep-file" ? "grep_file" : args[0];
       assert.match(r.stderr, new RegExp(`${tool} is disabled: ${name}=\\w+ turns off rt's SWE tools`), args.join(" "));
       assert.equal(r.stdout, "");
     }
-    const call = await rtCall("search_dir", { pattern: "one" }, { cwd: dir, env });
-    assert.equal(call.result.success, false);
-    assert.match(call.result.error, new RegExp(`grep is disabled: ${name}`));
+    // rt call: a SWE tool is refused; the other tools still work.
+    const b = await rtBatch(
+      [
+        { tool: "search_dir", args: { pattern: "one" } },
+        { tool: "read", args: { path: "a.txt" } },
+        { tool: "ls", args: {} },
+      ],
+      { cwd: dir, env },
+    );
+    assert.equal(b.results[0].success, false);
+    assert.match(b.results[0].error, new RegExp(`grep is disabled: ${name}`));
+    assert.equal(b.results[1].success, true, b.results[1].error);
+    assert.equal(b.results[2].success, true, b.results[2].error);
     const listed = JSON.parse((await rt(["tools", "--json"], { cwd: dir, env })).stdout).map(
       (t: { name: string }) => t.name,
     );
@@ -289,11 +318,9 @@ test("RT_ENABLE_SWE=0 disables every SWE tool in every face: rt open/grep/find, 
     ])
       assert.ok(!listed.includes(n), n);
     for (const n of ["read", "ls", "bash", "sql_query"]) assert.ok(listed.includes(n), n);
-    // The other tools still work.
-    assert.equal((await rt(["read", "a.txt"], { cwd: dir, env })).code, 0);
-    assert.equal((await rt(["ls"], { cwd: dir, env })).code, 0);
   }
-  // RT_ENABLE_SWE=1 (or unset): normal.
+  // The other tools still work on the command line; RT_ENABLE_SWE=1 (or unset): normal.
+  assert.equal((await rt(["ls"], { cwd: dir, env: { RT_ENABLE_SWE: "0" } })).code, 0);
   assert.equal((await rt(["grep", "one"], { cwd: dir, env: { RT_ENABLE_SWE: "1" } })).code, 0);
 });
 
