@@ -59,7 +59,8 @@ const runOne = (file, i) =>
         const [user, sys] = readFileSync(cpuFile, "utf8").trim().split("\n").pop().split(" ").map(Number);
         cpu = user + sys;
       }
-      process.stderr.write(`${code === 0 ? "ok  " : "FAIL"} ${wall.toFixed(1).padStart(6)} s  ${file}\n`);
+      const cpuText = cpu === null ? "" : ` (${cpu.toFixed(1)} s CPU)`;
+      process.stderr.write(`${code === 0 ? "ok  " : "FAIL"} ${wall.toFixed(1).padStart(6)} s${cpuText}  ${file}\n`);
       resolve({ file, code, wall, cpu, output });
     });
   });

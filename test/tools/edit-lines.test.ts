@@ -130,9 +130,19 @@ test("all changes of one call are applied together or not at all", async () => {
 
 test("seed 001 shape: insert_line inserts after, 0 = beginning; delete", async () => {
   const dir = tempTree({ "a.txt": "a\nb\n" });
-  await rtCall("edit_lines", { path: "a.txt", command: "insert", insert_line: 0, new_content: "top" }, { cwd: dir });
-  await rtCall("edit_lines", { path: "a.txt", command: "insert", insert_line: 2, new_content: "mid" }, { cwd: dir });
-  await rtCall("edit_lines", { path: "a.txt", command: "delete", start_line: 4, end_line: 4 }, { cwd: dir });
+  const b = await rtBatch(
+    [
+      { tool: "edit_lines", args: { path: "a.txt", command: "insert", insert_line: 0, new_content: "top" } },
+      { tool: "edit_lines", args: { path: "a.txt", command: "insert", insert_line: 2, new_content: "mid" } },
+      { tool: "edit_lines", args: { path: "a.txt", command: "delete", start_line: 4, end_line: 4 } },
+    ],
+    { cwd: dir },
+  );
+  assert.deepEqual(
+    b.results.map((r) => r.success),
+    [true, true, true],
+    b.stderr,
+  );
   assert.equal(fs.readFileSync(path.join(dir, "a.txt"), "utf8"), "top\na\nmid\n");
 });
 
@@ -209,14 +219,25 @@ test("undo keeps at least the last 20 edits", async () => {
 
 test("write creates parents, overwrites, clears line IDs; undo of a creation deletes the file", async () => {
   const dir = tempTree({ "x.txt": "a\nb\n" });
-  const ids1 = (await rtCall("read", { path: "x.txt", ids: true }, { cwd: dir })).result.line_ids as string[];
-  const w = await rtCall("write", { path: "x.txt", content: "a\nb\n" }, { cwd: dir });
-  assert.equal(w.code, 0);
-  await rtCall("write", { path: "x.txt", content: "a\nb\nc\n" }, { cwd: dir });
-  const ids2 = (await rtCall("read", { path: "x.txt", ids: true }, { cwd: dir })).result.line_ids as string[];
+  // The writes and reads in one `rt call --batch` process; the undo through the CLI.
+  const b = await rtBatch(
+    [
+      { tool: "read", args: { path: "x.txt", ids: true } },
+      { tool: "write", args: { path: "x.txt", content: "a\nb\n" } },
+      { tool: "write", args: { path: "x.txt", content: "a\nb\nc\n" } },
+      { tool: "read", args: { path: "x.txt", ids: true } },
+      { tool: "write", args: { path: "deep/er/new.txt", content: "hi\r\n" } },
+    ],
+    { cwd: dir },
+  );
+  const [r1, w, w2, r2, c] = b.results;
+  assert.equal(w.success, true, w.error);
+  assert.equal(w2.success, true, w2.error);
+  const ids1 = r1.line_ids as string[];
+  const ids2 = r2.line_ids as string[];
+  assert.equal(ids2.length, 3);
   assert.ok(!ids2.some((id) => ids1.includes(id)), "IDs after write are fresh");
-  const c = await rtCall("write", { path: "deep/er/new.txt", content: "hi\r\n" }, { cwd: dir });
-  assert.equal(c.code, 0);
+  assert.equal(c.success, true, c.error);
   assert.deepEqual(fs.readFileSync(path.join(dir, "deep/er/new.txt")), Buffer.from("hi\r\n"));
   await rt(["undo", "deep/er/new.txt"], { cwd: dir });
   assert.equal(fs.existsSync(path.join(dir, "deep/er/new.txt")), false);
@@ -228,15 +249,21 @@ test("safe-read-only refuses every editing tool (naming the profile) but dry-run
   const r = await rt(["--profile", "safe-read-only", "edit", "a.txt", "1", "1"], { cwd: dir, input: "x\n" });
   assert.equal(r.code, 1);
   assert.match(r.stderr, /safe-read-only/);
+  const batch: Array<{ tool: string; args: unknown }> = [];
   for (const [tool, args] of [
     ["write", { path: "b.txt", content: "x" }],
     ["edit_lines", { path: "a.txt", command: "delete", start_line: 1 }],
     ["edit_file", { path: "a.txt", old: "one", new: "two" }],
     ["undo_edit", { path: "a.txt" }],
   ] as const) {
-    const c = await rtCall(tool, args, { cwd: dir, env: { RT_PROFILE: "safe-read-only" } });
-    assert.equal(c.result.success, false, tool);
-    assert.match(c.result.error, /safe-read-only/);
+    // RT_PROFILE through rt call: every editing tool in one `rt call --batch` process.
+    batch.push({ tool, args });
+  }
+  const refused = await rtBatch(batch, { cwd: dir, env: { RT_PROFILE: "safe-read-only" } });
+  assert.equal(refused.results.length, batch.length, refused.stderr);
+  for (const [i, c] of refused.results.entries()) {
+    assert.equal(c.success, false, batch[i].tool);
+    assert.match(c.error, /safe-read-only/);
   }
   const d = await rt(["--profile", "safe-read-only", "edit", "a.txt", "1", "1", "--dry-run"], {
     cwd: dir,
