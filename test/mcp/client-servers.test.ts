@@ -168,7 +168,7 @@ test("a server that never answers initialize: rt gives up at the start timeout a
   const s = out.servers[0];
   assert.equal(s.state, "failed");
   assert.match(s.error ?? "", /connecting to MCP server mute took longer than 1\.5 s/);
-  assert.ok(took < 14_000, `rt ended ${took} ms after it started`);
+  assert.ok(took < 30_000, `rt ended ${took} ms after it started`);
   assert.equal(out.problems.length, 1, JSON.stringify(out.problems));
   assert.equal(out.problems[0].server, "badtimeout");
   assert.match(out.problems[0].message, /^startup_timeout_sec: .*number/);
