@@ -146,6 +146,8 @@ export const LspConfigSchema = z.looseObject({
     .optional(),
   /** After an edit, add the errors it introduced when a server for the file is running (default: on in the agent, off in the CLI). */
   edit_diagnostics: z.boolean().optional(),
+  /** How long an edit waits for the file's server to start before it says the server was not ready. */
+  edit_diagnostics_start_timeout_ms: z.number().int().positive().max(PROVIDER_TIMEOUT_MAX_MS).optional(),
   /** A server unused this long is shut down. */
   idle_timeout_ms: z.number().int().positive().max(PROVIDER_TIMEOUT_MAX_MS).optional(),
   /** Each request (and a server's start) fails after this long. */

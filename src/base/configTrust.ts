@@ -374,6 +374,11 @@ export const PROJECT_KEY_RULES: readonly KeyRule[] = [
   },
   { key: "lsp.edit_diagnostics", verdict: "harmless", why: "only adds the errors an edit introduced to its result" },
   {
+    key: "lsp.edit_diagnostics_start_timeout_ms",
+    verdict: "harmless",
+    why: "how long an edit waits for a server to start",
+  },
+  {
     key: "lsp.idle_timeout_ms",
     verdict: "harmless",
     why: "how long an idle server lives (servers start only when the lsp tool is used)",

@@ -316,7 +316,8 @@ export const LSP_MAX_RESULTS = 200;
 export const LSP_HOVER_MAX_CHARS = 4_000;
 /** Edit diagnostics: at most this many new errors are added to an edit's result. */
 export const EDIT_DIAGNOSTICS_MAX_LINES = 10;
-/** Edit diagnostics: how long the first edit of a file waits for its language server to start (it goes on starting for the next). */
+/** Edit diagnostics: how long the first edit of a file waits for its language server to start (it goes on starting for
+ * the next); `lsp.edit_diagnostics_start_timeout_ms` sets another. */
 export const EDIT_DIAGNOSTICS_START_TIMEOUT_MS = 10_000;
 /** Edit diagnostics: how long an edit waits for the server's diagnostics of the new content. */
 export const EDIT_DIAGNOSTICS_TIMEOUT_MS = 5_000;
@@ -337,6 +338,8 @@ export const CUSTOM_TOOL_DEFAULT_TIMEOUT_S = 60;
 export const MCP_CLIENT_CONNECT_TIMEOUT_MS = 15_000;
 /** MCP client: how long `rt mcp login` waits for the browser to come back with an authorization, in ms. */
 export const MCP_OAUTH_LOGIN_TIMEOUT_MS = 5 * 60_000;
+/** MCP client: the most a server's own `startup_timeout_sec` may set that bound to, in seconds. */
+export const MCP_CLIENT_CONNECT_TIMEOUT_MAX_S = 600;
 /** MCP client: how long one tools/call may take, in ms. */
 export const MCP_CLIENT_CALL_TIMEOUT_MS = 120_000;
 /** MCP client: a tool result's text over this many bytes keeps head and tail (the whole saved under .rt/shell/). */

@@ -8,11 +8,7 @@ import type { Workspace } from "../workspace/workspace.js";
 import type { Diagnostic } from "vscode-languageserver-protocol";
 import { existingLspManager, lspManager, type LspManager } from "./manager.js";
 import { diagnosticEntry, diagnosticLine } from "./format.js";
-import {
-  EDIT_DIAGNOSTICS_MAX_LINES,
-  EDIT_DIAGNOSTICS_START_TIMEOUT_MS,
-  EDIT_DIAGNOSTICS_TIMEOUT_MS,
-} from "../base/limits.js";
+import { EDIT_DIAGNOSTICS_MAX_LINES, EDIT_DIAGNOSTICS_TIMEOUT_MS } from "../base/limits.js";
 
 /** What an editing tool returns, as far as this hook reads it (tools/types.ts's ToolResult; services do not import tools). */
 interface EditResult {
@@ -36,7 +32,7 @@ const key = (d: Diagnostic) => `${d.code ?? ""}\0${d.message}`;
 
 /**
  * The server for `rel`, started now when none runs (edit diagnostics are on), if it is ready
- * within EDIT_DIAGNOSTICS_START_TIMEOUT_MS; else why not. A server still starting goes on
+ * within the manager's editStartTimeoutMs (EDIT_DIAGNOSTICS_START_TIMEOUT_MS unless configured); else why not. A server still starting goes on
  * starting, for the next edit.
  */
 async function serverReady(
@@ -50,15 +46,16 @@ async function serverReady(
   const starting = manager.serverFor(rel);
   starting.catch(() => undefined);
   let timer: NodeJS.Timeout | undefined;
+  const startMs = manager.editStartTimeoutMs;
   const late = new Promise<"late">((resolve) => {
-    timer = setTimeout(() => resolve("late"), EDIT_DIAGNOSTICS_START_TIMEOUT_MS);
+    timer = setTimeout(() => resolve("late"), startMs);
   });
   try {
     const won = await Promise.race([starting, late]);
     if (won === "late") {
       manager.detachStarting(rel);
       return {
-        notReady: `(the ${spec.name} language server was not ready within ${EDIT_DIAGNOSTICS_START_TIMEOUT_MS / 1000} s; this edit's errors were not checked: lsp diagnostics checks the file)`,
+        notReady: `(the ${spec.name} language server was not ready within ${startMs / 1000} s; this edit's errors were not checked: lsp diagnostics checks the file)`,
       };
     }
     return { running: manager.runningFor(rel) };

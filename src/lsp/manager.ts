@@ -11,7 +11,12 @@ import { LspClient, type ServerLaunch } from "./client.js";
 import { markLspActive } from "./active.js";
 import { toolchainPins } from "./environment.js";
 import { serverPath, serverSpecs, specFor, type ServerSpec } from "./servers.js";
-import { LSP_IDLE_TIMEOUT_MS, LSP_MAX_RESTARTS_PER_MINUTE, LSP_REQUEST_TIMEOUT_MS } from "../base/limits.js";
+import {
+  EDIT_DIAGNOSTICS_START_TIMEOUT_MS,
+  LSP_IDLE_TIMEOUT_MS,
+  LSP_MAX_RESTARTS_PER_MINUTE,
+  LSP_REQUEST_TIMEOUT_MS,
+} from "../base/limits.js";
 
 export interface ServerHandle {
   client: LspClient;
@@ -98,6 +103,15 @@ export class LspManager {
   get idleTimeoutMs(): number {
     const env = Number(this.workspace.env.RT_LSP_IDLE_TIMEOUT_MS);
     return Number.isSafeInteger(env) && env > 0 ? env : (this.config().lsp?.idle_timeout_ms ?? LSP_IDLE_TIMEOUT_MS);
+  }
+
+  /** How long an edit waits for its file's server to start (`lsp.edit_diagnostics_start_timeout_ms`). */
+  get editStartTimeoutMs(): number {
+    try {
+      return this.config().lsp?.edit_diagnostics_start_timeout_ms ?? EDIT_DIAGNOSTICS_START_TIMEOUT_MS;
+    } catch {
+      return EDIT_DIAGNOSTICS_START_TIMEOUT_MS;
+    }
   }
 
   /** Whether edits in this workspace add the diagnostics they introduced (`lsp.edit_diagnostics`; the face's default otherwise). */

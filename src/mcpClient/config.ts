@@ -18,6 +18,10 @@ import * as z from "zod";
 import type { Workspace } from "../workspace/workspace.js";
 import { userConfigDir } from "../base/trustStore.js";
 import { readRegularFile } from "../extensions/definitionFiles.js";
+import { MCP_CLIENT_CONNECT_TIMEOUT_MAX_S } from "../base/limits.js";
+
+/** How long starting the server (connect, initialize, the first listings) may take, in seconds (Codex's name). */
+const startupTimeout = z.number().positive().max(MCP_CLIENT_CONNECT_TIMEOUT_MAX_S).optional();
 
 const StdioServer = z
   .object({
@@ -26,6 +30,7 @@ const StdioServer = z
     args: z.array(z.string()).default([]),
     env: z.record(z.string(), z.string()).default({}),
     cwd: z.string().optional(),
+    startup_timeout_sec: startupTimeout,
   })
   .loose();
 const HttpServer = z
@@ -34,6 +39,7 @@ const HttpServer = z
     // Checked as a URL after ${VAR} expansion (below): "${API_BASE}/mcp" is not a URL until then.
     url: z.string().min(1),
     headers: z.record(z.string(), z.string()).default({}),
+    startup_timeout_sec: startupTimeout,
   })
   .loose();
 
@@ -46,8 +52,17 @@ export type McpServerConfig =
       env: Record<string, string>;
       cwd?: string;
       origin: string;
+      /** How long starting it may take (default MCP_CLIENT_CONNECT_TIMEOUT_MS). */
+      startupTimeoutMs?: number;
     }
-  | { name: string; transport: "http" | "sse"; url: string; headers: Record<string, string>; origin: string };
+  | {
+      name: string;
+      transport: "http" | "sse";
+      url: string;
+      headers: Record<string, string>;
+      origin: string;
+      startupTimeoutMs?: number;
+    };
 
 export interface McpConfigProblem {
   origin: string;
@@ -124,6 +139,7 @@ export function serversFrom(
     const d = parsed.data as Record<string, unknown>;
     const withheld = new Set<string>();
     const x = (v: string) => expand(v, env, allowed, withheld);
+    const startup = typeof d.startup_timeout_sec === "number" ? { startupTimeoutMs: d.startup_timeout_sec * 1000 } : {};
     if (isHttp) {
       const headers = Object.fromEntries(
         Object.entries(d.headers as Record<string, string>).map(([k, v]) => [k, x(v)]),
@@ -137,7 +153,7 @@ export function serversFrom(
         });
         continue;
       }
-      found.set(name, { name, transport: d.type === "sse" ? "sse" : "http", url, headers, origin });
+      found.set(name, { name, transport: d.type === "sse" ? "sse" : "http", url, headers, origin, ...startup });
     } else {
       const envVars = Object.fromEntries(Object.entries(d.env as Record<string, string>).map(([k, v]) => [k, x(v)]));
       found.set(name, {
@@ -148,6 +164,7 @@ export function serversFrom(
         env: envVars,
         ...(d.cwd ? { cwd: d.cwd as string } : {}),
         origin,
+        ...startup,
       });
     }
     if (withheld.size) {

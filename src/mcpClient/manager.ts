@@ -93,6 +93,7 @@ export class McpServerConnection {
       const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
       client = new Client({ name: "rt", version: "0.1.0" }, { capabilities: {} });
       const c = this.config;
+      const startMs = c.startupTimeoutMs ?? MCP_CLIENT_CONNECT_TIMEOUT_MS;
       let transport;
       if (c.transport === "stdio") {
         const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
@@ -130,17 +131,13 @@ export class McpServerConnection {
       }
       // The SDK's own request timer gets the same bound, so that a server that never answers
       // initialize does not keep rt alive after the start timeout gave up on it.
-      await withTimeout(
-        client.connect(transport, { timeout: MCP_CLIENT_CONNECT_TIMEOUT_MS }),
-        MCP_CLIENT_CONNECT_TIMEOUT_MS,
-        `connecting to MCP server ${c.name}`,
-      );
+      await withTimeout(client.connect(transport, { timeout: startMs }), startMs, `connecting to MCP server ${c.name}`);
       const tools: RemoteTool[] = [];
       let cursor: string | undefined;
       do {
         const page = await withTimeout(
-          client.listTools(cursor ? { cursor } : {}, { timeout: MCP_CLIENT_CONNECT_TIMEOUT_MS }),
-          MCP_CLIENT_CONNECT_TIMEOUT_MS,
+          client.listTools(cursor ? { cursor } : {}, { timeout: startMs }),
+          startMs,
           `tools/list of ${c.name}`,
         );
         tools.push(...(page.tools as RemoteTool[]));
@@ -195,7 +192,7 @@ export class McpServerConnection {
     let cursor: string | undefined;
     try {
       do {
-        const opts = { timeout: MCP_CLIENT_CONNECT_TIMEOUT_MS };
+        const opts = { timeout: this.config.startupTimeoutMs ?? MCP_CLIENT_CONNECT_TIMEOUT_MS };
         const page =
           what === "resources"
             ? await client.listResources(cursor ? { cursor } : {}, opts)

@@ -11,7 +11,9 @@
 // an indentation structure check, none of them rt's.
 //
 // RT_OUTSIDE_SEED=n runs another sample (the default seed is fixed so that a
-// failure reproduces); RT_OUTSIDE_PER_CLASS=n a larger one.
+// failure reproduces); RT_OUTSIDE_PER_CLASS=n a larger one. `npm test` takes 2
+// cases per mistake class from 24 Python and 24 JavaScript/TypeScript files;
+// the soak run (RT_SOAK=1) 5 per class from 40 and 40.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -27,10 +29,11 @@ import {
   runCase,
   tally,
 } from "../../bench/edit-robustness/outside/runner.ts";
-import { REPO } from "../helpers.ts";
+import { REPO, soak } from "../helpers.ts";
 
 const SEED = Number(process.env.RT_OUTSIDE_SEED ?? 424242);
-const PER_CLASS = Number(process.env.RT_OUTSIDE_PER_CLASS ?? 5);
+const PER_CLASS = Number(process.env.RT_OUTSIDE_PER_CLASS ?? soak(2, 5));
+const SOURCES = soak(24, 40);
 
 test("outside check: on generated edits of real files, rt writes the intended result or refuses, never anything else", {
   timeout: 240_000,
@@ -40,7 +43,7 @@ test("outside check: on generated edits of real files, rt writes the intended re
     return;
   }
   const rng = new Rng(SEED);
-  const files = loadOutsideCorpus(rng, REPO, { py: 40, js: 40, other: 5 });
+  const files = loadOutsideCorpus(rng, REPO, { py: SOURCES, js: SOURCES, other: soak(3, 5) });
   const longFiles = longLineFiles(REPO, rng, 4);
   const { cases, invalidIntended } = prepare(generateOutsideCases(files, longFiles, rng, PER_CLASS));
   // The generator must have produced a real sample: most classes, every group.

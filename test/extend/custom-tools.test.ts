@@ -8,7 +8,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { rt, tempTree, treeHash } from "../helpers.ts";
+import { rt, soak, tempTree, treeHash } from "../helpers.ts";
 import { connectStdio, call } from "../mcp/helpers.ts";
 import { startLlmServer, reply, type LlmServer } from "../llm-server.ts";
 import { makeAgent, collect, ofType, last } from "../agent/harness.ts";
@@ -207,6 +207,7 @@ test("invariant: the program gets exactly the arguments, as JSON on stdin and RT
       },
       command: [
         "python3",
+        "-S",
         "-c",
         "import json,os,sys; print(json.dumps({'stdin': json.load(sys.stdin), 's': os.environ.get('RT_ARG_S'), 'list': os.environ.get('RT_ARG_LIST')}))",
       ],
@@ -233,7 +234,8 @@ test("invariant: the program gets exactly the arguments, as JSON on stdin and RT
   ];
   let seed = 7;
   const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
-  for (let i = 0; i < 25; i++) {
+  // 12 generated calls in `npm test`, 40 in the soak run (each starts the program).
+  for (let i = 0; i < soak(12, 40); i++) {
     const s = nasty[Math.floor(rand() * nasty.length)] + nasty[Math.floor(rand() * nasty.length)];
     const list = Array.from({ length: Math.floor(rand() * 3) }, () => nasty[Math.floor(rand() * nasty.length)]);
     const args = { s, n: Math.round(rand() * 1000) / 10, list };

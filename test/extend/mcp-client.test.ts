@@ -15,6 +15,7 @@ import { makeAgent, collect, ofType, last } from "../agent/harness.ts";
 import { createWorkspace } from "../../src/workspace/workspace.ts";
 import { startMcpClients, type McpClientSession } from "../../src/mcpClient/session.ts";
 import { addAgentToolProvider } from "../../src/agent/extensionTools.ts";
+import { prepareCall, runPreparedCall } from "../../src/tools/policy.ts";
 
 const FS_SERVER = path.join(REPO, "node_modules", "@modelcontextprotocol", "server-filesystem", "dist", "index.js");
 
@@ -88,38 +89,42 @@ test("rt mcp call: a tool of each server, arguments checked against its schema, 
   );
   assert.equal(a.success, true);
   assert.equal(a.output, "alpha\nbeta\n");
-  const denied = JSON.parse(
-    (await rt(["mcp", "call", "fs", "read_text_file", "--args", '{"path":"/etc/hostname"}'], { cwd: root, env: env() }))
-      .stdout,
-  );
-  assert.equal(denied.success, false);
-  assert.match(denied.error, /mcp__fs__read_text_file returned an error: .*(denied|outside)/i);
   const badArgs = await rt(["mcp", "call", "fs", "read_text_file", "--args", '{"path": 3}'], { cwd: root, env: env() });
   assert.equal(badArgs.code, 2);
   assert.match(JSON.parse(badArgs.stdout).error, /path: must be string/);
-  const web = JSON.parse(
-    (await rt(["mcp", "call", "web", "grep", "--args", '{"pattern":"beta"}'], { cwd: root, env: env() })).stdout,
-  );
-  assert.equal(web.success, true);
-  assert.match(web.output, /notes\.txt:2: beta/);
-  // A result over the cap keeps head and tail; the whole is saved under .rt/shell/.
-  fs.writeFileSync(path.join(root, "big.txt"), `${"0123456789".repeat(20_000)}\nEND\n`);
-  const big = JSON.parse(
-    (
-      await rt(
-        ["mcp", "call", "fs", "read_text_file", "--args", JSON.stringify({ path: path.join(root, "big.txt") })],
-        { cwd: root, env: env() },
-      )
-    ).stdout,
-  );
-  assert.equal(big.success, true);
-  assert.equal(big.truncated, true);
-  assert.ok(big.output.length < 60_000 && big.output.endsWith("END\n"), big.output.slice(-100));
-  // The whole text the server returned (the file, as its read_text_file gives it back).
-  assert.ok(
-    fs.readFileSync(path.join(root, big.saved_output[0]), "utf8").startsWith(`${"0123456789".repeat(20_000)}\nEND`),
-  );
-  fs.rmSync(path.join(root, "big.txt"));
+  // The same path as rt mcp call (prepareCall, then the call), in this process: one session for these calls.
+  const ws = createWorkspace({ root, env: { ...process.env, ...env() } });
+  const session = await startMcpClients(ws, { only: ["fs", "web"] });
+  const mcpCall = async (server: string, tool: string, args: unknown) => {
+    const prepared = prepareCall(ws, `mcp__${server}__${tool}`, args, {
+      find: (n) => session.tools.get(n),
+      names: () => [...session.tools.keys()],
+    });
+    return prepared.ok ? await runPreparedCall(prepared.call) : prepared.refusal;
+  };
+  try {
+    const denied = await mcpCall("fs", "read_text_file", { path: "/etc/hostname" });
+    assert.equal(denied.success, false);
+    assert.match(denied.error ?? "", /mcp__fs__read_text_file returned an error: .*(denied|outside)/i);
+    const web = await mcpCall("web", "grep", { pattern: "beta" });
+    assert.equal(web.success, true, web.error);
+    assert.match(web.output, /notes\.txt:2: beta/);
+    // A result over the cap keeps head and tail; the whole is saved under .rt/shell/.
+    fs.writeFileSync(path.join(root, "big.txt"), `${"0123456789".repeat(20_000)}\nEND\n`);
+    const big = await mcpCall("fs", "read_text_file", { path: path.join(root, "big.txt") });
+    assert.equal(big.success, true, big.error);
+    assert.equal(big.truncated, true);
+    assert.ok(big.output.length < 60_000 && big.output.endsWith("END\n"), big.output.slice(-100));
+    // The whole text the server returned (the file, as its read_text_file gives it back).
+    assert.ok(
+      fs
+        .readFileSync(path.join(root, (big.saved_output as string[])[0]), "utf8")
+        .startsWith(`${"0123456789".repeat(20_000)}\nEND`),
+    );
+    fs.rmSync(path.join(root, "big.txt"));
+  } finally {
+    await session.close();
+  }
   const unknown = JSON.parse((await rt(["mcp", "call", "nope", "x"], { cwd: root, env: env() })).stdout);
   assert.match(unknown.error, /no MCP server named nope/);
   // A writing MCP tool is refused in safe-read-only, and nothing is written.

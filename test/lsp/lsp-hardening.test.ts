@@ -148,14 +148,21 @@ test("lsp.edit_diagnostics on: a one-shot rt edit starts the file's server and r
   const r = await rt(["edit", "main.go", "3", "3"], { cwd: root, env, input: "func main() { BAD }\n" });
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /go language server: this edit introduced 1 error:\nmain\.go:3:15: error: BAD here/);
+  // A server that takes 30 s to start, with lsp.edit_diagnostics_start_timeout_ms at 1.5 s (10 s by default).
+  const quick = path.join(root, ".user-config-quick");
+  fs.mkdirSync(path.join(quick, "rt"), { recursive: true });
+  fs.writeFileSync(
+    path.join(quick, "rt", "config.json"),
+    JSON.stringify({ lsp: { edit_diagnostics: true, edit_diagnostics_start_timeout_ms: 1500 } }),
+  );
   const t0 = Date.now();
   const slow = await rt(["edit", "main.go", "3", "3"], {
     cwd: root,
-    env: { ...env, STAND_IN_INIT_DELAY_MS: "30000" },
+    env: { ...env, XDG_CONFIG_HOME: quick, STAND_IN_INIT_DELAY_MS: "30000" },
     input: "func main() { BAD; BAD }\n",
   });
   assert.equal(slow.code, 0, slow.stderr);
-  assert.match(slow.stdout, /the go language server was not ready within 10 s; this edit's errors were not checked/);
+  assert.match(slow.stdout, /the go language server was not ready within 1\.5 s; this edit's errors were not checked/);
   // rt said so and exited: it did not wait the 30 s the server takes to start.
   assert.ok(Date.now() - t0 < 25_000, `rt edit took ${Date.now() - t0} ms`);
   // Off (no configuration, the CLI's default): no server is started for an edit.

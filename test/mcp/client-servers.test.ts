@@ -146,16 +146,32 @@ test("the legacy SSE transport and ${VAR} in a url: both connect", async () => {
 });
 
 test("a server that never answers initialize: rt gives up at the start timeout and exits, not a minute later", async () => {
+  // The server's own startup_timeout_sec (1.5 s here; 15 s by default) bounds the start; a bad one is a
+  // problem of the configuration naming the field, and that server is not started.
   const root = tempTree({ "a.txt": "a\n" });
-  const config = userConfig({ mute: { command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"] } });
+  const config = userConfig({
+    mute: { command: process.execPath, args: ["-e", "setInterval(() => {}, 1000)"], startup_timeout_sec: 1.5 },
+    badtimeout: { command: process.execPath, args: ["-e", "0"], startup_timeout_sec: "soon" },
+  });
   const started = Date.now();
   const r = await rt(["mcp", "list", "--json"], { cwd: root, env: { XDG_CONFIG_HOME: config } });
   const took = Date.now() - started;
   assert.equal(r.code, 1, "a server that failed to start makes the listing exit 1");
-  const s = (JSON.parse(r.stdout) as { servers: Array<{ name: string; state: string; error?: string }> }).servers[0];
+  const out = JSON.parse(r.stdout) as {
+    servers: Array<{ name: string; state: string; error?: string }>;
+    problems: Array<{ server?: string; message: string }>;
+  };
+  assert.deepEqual(
+    out.servers.map((s) => s.name),
+    ["mute"],
+  );
+  const s = out.servers[0];
   assert.equal(s.state, "failed");
-  assert.match(s.error ?? "", /took longer than 15 s/);
+  assert.match(s.error ?? "", /connecting to MCP server mute took longer than 1\.5 s/);
   assert.ok(took < 30_000, `rt ended ${took} ms after it started`);
+  assert.equal(out.problems.length, 1, JSON.stringify(out.problems));
+  assert.equal(out.problems[0].server, "badtimeout");
+  assert.match(out.problems[0].message, /^startup_timeout_sec: .*number/);
 });
 
 test("a server that dies is started again once, on the next call, and the result says so", async () => {

@@ -211,6 +211,7 @@ const CASES: Case[] = [
   { path: ["lsp", "servers"], value: { x: { command: "./evil", extensions: [".ts"] } }, expect: "untrusted" },
   { path: ["lsp"], value: {}, expect: "descend" },
   { path: ["lsp", "edit_diagnostics"], value: false, expect: "harmless" },
+  { path: ["lsp", "edit_diagnostics_start_timeout_ms"], value: 1000, expect: "harmless" },
   { path: ["lsp", "idle_timeout_ms"], value: 1000, expect: "harmless" },
   { path: ["lsp", "request_timeout_ms"], value: 1000, expect: "harmless" },
   { path: ["agent", "small_model"], value: "openai/gpt-5.1", expect: "untrusted" },

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
-import { rt, rtCall, tempTree, treeHash } from "../helpers.ts";
+import { rt, rtBatch, rtCall, tempTree, treeHash } from "../helpers.ts";
 
 const PY = "def f(x):\n    if x:\n        return 1\n    return 2\n\nprint(f(1))\n";
 
@@ -130,9 +130,19 @@ test("all changes of one call are applied together or not at all", async () => {
 
 test("seed 001 shape: insert_line inserts after, 0 = beginning; delete", async () => {
   const dir = tempTree({ "a.txt": "a\nb\n" });
-  await rtCall("edit_lines", { path: "a.txt", command: "insert", insert_line: 0, new_content: "top" }, { cwd: dir });
-  await rtCall("edit_lines", { path: "a.txt", command: "insert", insert_line: 2, new_content: "mid" }, { cwd: dir });
-  await rtCall("edit_lines", { path: "a.txt", command: "delete", start_line: 4, end_line: 4 }, { cwd: dir });
+  const b = await rtBatch(
+    [
+      { tool: "edit_lines", args: { path: "a.txt", command: "insert", insert_line: 0, new_content: "top" } },
+      { tool: "edit_lines", args: { path: "a.txt", command: "insert", insert_line: 2, new_content: "mid" } },
+      { tool: "edit_lines", args: { path: "a.txt", command: "delete", start_line: 4, end_line: 4 } },
+    ],
+    { cwd: dir },
+  );
+  assert.deepEqual(
+    b.results.map((r) => r.success),
+    [true, true, true],
+    b.stderr,
+  );
   assert.equal(fs.readFileSync(path.join(dir, "a.txt"), "utf8"), "top\na\nmid\n");
 });
 
@@ -181,31 +191,53 @@ test("undo restores the previous content, walks back, and refuses after an outsi
 });
 
 test("undo keeps at least the last 20 edits", async () => {
+  // 22 edits and 19 undos (each followed by a read of the file) in one `rt call --batch` process, and the
+  // 20th undo through the CLI in a fresh process: the journal outlives the process that wrote it.
   const dir = tempTree({ "n.txt": "0\n" });
-  for (let i = 1; i <= 22; i++) {
-    const r = await rtCall(
-      "edit_range",
-      { path: "n.txt", start_line: 1, end_line: 1, new_text: `${i}\n` },
-      { cwd: dir },
-    );
-    assert.equal(r.code, 0);
+  const edits = Array.from({ length: 22 }, (_, k) => ({
+    tool: "edit_range",
+    args: { path: "n.txt", start_line: 1, end_line: 1, new_text: `${k + 1}\n` },
+  }));
+  const undos = Array.from({ length: 19 }, () => [
+    { tool: "undo_edit", args: { path: "n.txt" } },
+    { tool: "read", args: { path: "n.txt" } },
+  ]).flat();
+  const b = await rtBatch([...edits, ...undos], { cwd: dir });
+  assert.equal(b.code, 0, b.stderr);
+  assert.equal(b.results.length, 22 + 38);
+  for (const [k, r] of b.results.slice(0, 22).entries()) assert.equal(r.success, true, `edit ${k + 1}: ${r.error}`);
+  for (let k = 0; k < 19; k++) {
+    const [undo, read] = b.results.slice(22 + 2 * k, 24 + 2 * k);
+    assert.equal(undo.success, true, `undo ${k + 1}: ${undo.error}`);
+    assert.equal(read.output, `   1: ${21 - k}`, `after undo ${k + 1}`);
   }
-  for (let i = 21; i >= 2; i--) {
-    assert.equal((await rt(["undo", "n.txt"], { cwd: dir })).code, 0);
-    assert.equal(fs.readFileSync(path.join(dir, "n.txt"), "utf8"), `${i}\n`);
-  }
+  assert.equal(fs.readFileSync(path.join(dir, "n.txt"), "utf8"), "3\n");
+  const last = await rt(["undo", "n.txt"], { cwd: dir });
+  assert.equal(last.code, 0, last.stderr);
+  assert.equal(fs.readFileSync(path.join(dir, "n.txt"), "utf8"), "2\n");
 });
 
 test("write creates parents, overwrites, clears line IDs; undo of a creation deletes the file", async () => {
   const dir = tempTree({ "x.txt": "a\nb\n" });
-  const ids1 = (await rtCall("read", { path: "x.txt", ids: true }, { cwd: dir })).result.line_ids as string[];
-  const w = await rtCall("write", { path: "x.txt", content: "a\nb\n" }, { cwd: dir });
-  assert.equal(w.code, 0);
-  await rtCall("write", { path: "x.txt", content: "a\nb\nc\n" }, { cwd: dir });
-  const ids2 = (await rtCall("read", { path: "x.txt", ids: true }, { cwd: dir })).result.line_ids as string[];
+  // The writes and reads in one `rt call --batch` process; the undo through the CLI.
+  const b = await rtBatch(
+    [
+      { tool: "read", args: { path: "x.txt", ids: true } },
+      { tool: "write", args: { path: "x.txt", content: "a\nb\n" } },
+      { tool: "write", args: { path: "x.txt", content: "a\nb\nc\n" } },
+      { tool: "read", args: { path: "x.txt", ids: true } },
+      { tool: "write", args: { path: "deep/er/new.txt", content: "hi\r\n" } },
+    ],
+    { cwd: dir },
+  );
+  const [r1, w, w2, r2, c] = b.results;
+  assert.equal(w.success, true, w.error);
+  assert.equal(w2.success, true, w2.error);
+  const ids1 = r1.line_ids as string[];
+  const ids2 = r2.line_ids as string[];
+  assert.equal(ids2.length, 3);
   assert.ok(!ids2.some((id) => ids1.includes(id)), "IDs after write are fresh");
-  const c = await rtCall("write", { path: "deep/er/new.txt", content: "hi\r\n" }, { cwd: dir });
-  assert.equal(c.code, 0);
+  assert.equal(c.success, true, c.error);
   assert.deepEqual(fs.readFileSync(path.join(dir, "deep/er/new.txt")), Buffer.from("hi\r\n"));
   await rt(["undo", "deep/er/new.txt"], { cwd: dir });
   assert.equal(fs.existsSync(path.join(dir, "deep/er/new.txt")), false);
@@ -217,15 +249,21 @@ test("safe-read-only refuses every editing tool (naming the profile) but dry-run
   const r = await rt(["--profile", "safe-read-only", "edit", "a.txt", "1", "1"], { cwd: dir, input: "x\n" });
   assert.equal(r.code, 1);
   assert.match(r.stderr, /safe-read-only/);
+  const batch: Array<{ tool: string; args: unknown }> = [];
   for (const [tool, args] of [
     ["write", { path: "b.txt", content: "x" }],
     ["edit_lines", { path: "a.txt", command: "delete", start_line: 1 }],
     ["edit_file", { path: "a.txt", old: "one", new: "two" }],
     ["undo_edit", { path: "a.txt" }],
   ] as const) {
-    const c = await rtCall(tool, args, { cwd: dir, env: { RT_PROFILE: "safe-read-only" } });
-    assert.equal(c.result.success, false, tool);
-    assert.match(c.result.error, /safe-read-only/);
+    // RT_PROFILE through rt call: every editing tool in one `rt call --batch` process.
+    batch.push({ tool, args });
+  }
+  const refused = await rtBatch(batch, { cwd: dir, env: { RT_PROFILE: "safe-read-only" } });
+  assert.equal(refused.results.length, batch.length, refused.stderr);
+  for (const [i, c] of refused.results.entries()) {
+    assert.equal(c.success, false, batch[i].tool);
+    assert.match(c.error, /safe-read-only/);
   }
   const d = await rt(["--profile", "safe-read-only", "edit", "a.txt", "1", "1", "--dry-run"], {
     cwd: dir,
@@ -251,24 +289,42 @@ test("RT_ENABLE_SWE=0 and RAGIX_ENABLE_SWE=0 disable the editing tools with a cl
 
 test("RT_ENABLE_SWE=0 disables every SWE tool in every face: rt open/grep/find, rt call, rt tools", async () => {
   const dir = tempTree({ "a.txt": "one\n" });
-  for (const env of [{ RT_ENABLE_SWE: "0" }, { RAGIX_ENABLE_SWE: "off" }]) {
+  // Every SWE command of the CLI under RT_ENABLE_SWE=0; the alias RAGIX_ENABLE_SWE=off (the same switch,
+  // read once) through one of them. rt call and rt tools under both.
+  for (const [env, commands] of [
+    [
+      { RT_ENABLE_SWE: "0" },
+      [
+        ["open", "a.txt"],
+        ["grep", "one"],
+        ["find", "a"],
+        ["scroll", "a.txt", "+"],
+        ["grep-file", "one", "a.txt"],
+      ],
+    ],
+    [{ RAGIX_ENABLE_SWE: "off" }, [["grep-file", "one", "a.txt"]]],
+  ] as const) {
     const name = Object.keys(env)[0];
-    for (const args of [
-      ["open", "a.txt"],
-      ["grep", "one"],
-      ["find", "a"],
-      ["scroll", "a.txt", "+"],
-      ["grep-file", "one", "a.txt"],
-    ]) {
-      const r = await rt(args, { cwd: dir, env });
+    for (const args of commands) {
+      const r = await rt([...args], { cwd: dir, env });
       assert.equal(r.code, 1, `${args.join(" ")}: ${r.stdout}`);
       const tool = args[0] === "grep-file" ? "grep_file" : args[0];
       assert.match(r.stderr, new RegExp(`${tool} is disabled: ${name}=\\w+ turns off rt's SWE tools`), args.join(" "));
       assert.equal(r.stdout, "");
     }
-    const call = await rtCall("search_dir", { pattern: "one" }, { cwd: dir, env });
-    assert.equal(call.result.success, false);
-    assert.match(call.result.error, new RegExp(`grep is disabled: ${name}`));
+    // rt call: a SWE tool is refused; the other tools still work.
+    const b = await rtBatch(
+      [
+        { tool: "search_dir", args: { pattern: "one" } },
+        { tool: "read", args: { path: "a.txt" } },
+        { tool: "ls", args: {} },
+      ],
+      { cwd: dir, env },
+    );
+    assert.equal(b.results[0].success, false);
+    assert.match(b.results[0].error, new RegExp(`grep is disabled: ${name}`));
+    assert.equal(b.results[1].success, true, b.results[1].error);
+    assert.equal(b.results[2].success, true, b.results[2].error);
     const listed = JSON.parse((await rt(["tools", "--json"], { cwd: dir, env })).stdout).map(
       (t: { name: string }) => t.name,
     );
@@ -289,11 +345,9 @@ test("RT_ENABLE_SWE=0 disables every SWE tool in every face: rt open/grep/find, 
     ])
       assert.ok(!listed.includes(n), n);
     for (const n of ["read", "ls", "bash", "sql_query"]) assert.ok(listed.includes(n), n);
-    // The other tools still work.
-    assert.equal((await rt(["read", "a.txt"], { cwd: dir, env })).code, 0);
-    assert.equal((await rt(["ls"], { cwd: dir, env })).code, 0);
   }
-  // RT_ENABLE_SWE=1 (or unset): normal.
+  // The other tools still work on the command line; RT_ENABLE_SWE=1 (or unset): normal.
+  assert.equal((await rt(["ls"], { cwd: dir, env: { RT_ENABLE_SWE: "0" } })).code, 0);
   assert.equal((await rt(["grep", "one"], { cwd: dir, env: { RT_ENABLE_SWE: "1" } })).code, 0);
 });
 

@@ -13,7 +13,7 @@ import { createWorkspace } from "../../src/workspace/workspace.ts";
 import { callTool } from "../../src/tools/policy.ts";
 import { baseArgs, comparePaths, rgPath } from "../../src/tools/shared/ripgrep.ts";
 import { fileBinaryKind } from "../../src/workspace/binary.ts";
-import { rt, tempTree, seededRandom } from "../helpers.ts";
+import { rt, soak, tempTree, seededRandom } from "../helpers.ts";
 
 const NAMES = ["a", "a-b", "a.b", "a_b", "A", "b", "B2", "b10", "b9", "é", "z z", "lib", "Lib", "x"];
 
@@ -118,7 +118,8 @@ test("ripgrep's --sort path order is comparePaths' order", () => {
 });
 
 test("grep shows the first N matches by path then line, the same on every run, with ripgrep's total", async () => {
-  for (const seed of [11, 12, 13, 14, 15, 16]) {
+  // Three generated trees in `npm test`, six in the soak run.
+  for (const seed of soak([11, 12, 13], [11, 12, 13, 14, 15, 16])) {
     const root = generateTree(seed, 600);
     const ws = createWorkspace({ root, env: {} });
     const all = oracle(root, "needle");

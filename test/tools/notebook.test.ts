@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { execFileSync } from "node:child_process";
-import { rt, rtCall, tempTree } from "../helpers.js";
+import { rt, rtBatch, rtCall, tempTree } from "../helpers.js";
 import { editNotebook, parseNotebook, renderNotebook } from "../../src/edit/notebook.js";
 import { notebookSchemaErrors } from "../../src/edit/notebookSchema.js";
 
@@ -330,8 +330,16 @@ test("notebook_edit through the CLI faces: replace, insert, delete; undo_edit re
   assert.equal(del.result.success, true);
   const verdict = JSON.parse(py(CHECK_NOTEBOOKS, [file]))[file];
   assert.deepEqual(verdict, { valid: true, canonical: true });
-  for (let i = 0; i < 3; i++)
-    assert.equal((await rtCall("undo_edit", { path: "a.ipynb" }, { cwd: dir })).result.success, true);
+  // Three undos in one `rt call --batch` process.
+  const undos = await rtBatch(
+    Array.from({ length: 3 }, () => ({ tool: "undo_edit", args: { path: "a.ipynb" } })),
+    { cwd: dir },
+  );
+  assert.deepEqual(
+    undos.results.map((u) => u.success),
+    [true, true, true],
+    undos.stderr,
+  );
   assert.ok(fs.readFileSync(file).equals(original), "three undos give back the original bytes");
 
   const before = fs.readFileSync(file);
@@ -345,21 +353,22 @@ test("notebook_edit through the CLI faces: replace, insert, delete; undo_edit re
     [{ path: "a.ipynb", cell_id: "cell1", new_source: "x", edit_mode: "move" }, /edit_mode/],
     [{ path: "a.ipynb", cell_id: "cell1", new_source: "x", cell_type: "heading" }, /cell_type/],
   ];
-  for (const [args, message] of cases) {
-    const bad = await rtCall("notebook_edit", args, { cwd: dir });
-    assert.equal(bad.result.success, false, JSON.stringify(args));
-    assert.match(bad.result.error, message);
-  }
   fs.writeFileSync(path.join(dir, "b.txt"), "text\n");
-  assert.match(
-    (await rtCall("notebook_edit", { path: "b.txt", cell_id: "c", new_source: "x" }, { cwd: dir })).result.error,
-    /not a notebook \(\.ipynb\)/,
-  );
   fs.writeFileSync(path.join(dir, "broken.ipynb"), "{ not json");
-  assert.match(
-    (await rtCall("notebook_edit", { path: "broken.ipynb", cell_id: "c", new_source: "x" }, { cwd: dir })).result.error,
-    /not a notebook: the file is not valid JSON/,
+  cases.push(
+    [{ path: "b.txt", cell_id: "c", new_source: "x" }, /not a notebook \(\.ipynb\)/],
+    [{ path: "broken.ipynb", cell_id: "c", new_source: "x" }, /not a notebook: the file is not valid JSON/],
   );
+  // Every bad call in one `rt call --batch` process.
+  const bad = await rtBatch(
+    cases.map(([args]) => ({ tool: "notebook_edit", args })),
+    { cwd: dir },
+  );
+  assert.equal(bad.results.length, cases.length, bad.stderr);
+  for (const [i, [args, message]] of cases.entries()) {
+    assert.equal(bad.results[i].success, false, JSON.stringify(args));
+    assert.match(bad.results[i].error, message);
+  }
   assert.ok(fs.readFileSync(file).equals(before));
 });
 

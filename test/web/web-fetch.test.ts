@@ -14,7 +14,7 @@ import { Duplex } from "node:stream";
 import zlib from "node:zlib";
 import { execFileSync } from "node:child_process";
 import type { AddressInfo } from "node:net";
-import { rt, tempTree } from "../helpers.js";
+import { rt, rtBatch, tempTree } from "../helpers.js";
 import { startLlmServer, reply, type LlmServer } from "../llm-server.js";
 import { makeAgent, collect, ofType, requestText } from "../agent/harness.js";
 import type { ApprovalRequest } from "../../src/agent/approval.js";
@@ -198,6 +198,17 @@ async function fetchCli(
   return JSON.parse(r.stdout) as Record<string, any>;
 }
 
+/** Several web_fetch calls through one `rt call --batch` process, with rt's configuration `web`. */
+async function fetchBatch(argsList: Array<Record<string, unknown>>, web: Record<string, unknown> = LOCAL) {
+  const root = tempTree({ "a.txt": "x\n" });
+  const b = await rtBatch(
+    argsList.map((args) => ({ tool: "web_fetch", args })),
+    { cwd: root, env: { XDG_CONFIG_HOME: configHome(web) } },
+  );
+  assert.equal(b.results.length, argsList.length, b.stderr);
+  return b.results;
+}
+
 /** The same, with a given user configuration directory (where rt's state key lives: the cache is signed with it). */
 async function fetchCliHome(args: Record<string, unknown>, home: string, root: string) {
   const r = await rt(["call", "web_fetch", "--args", JSON.stringify(args)], {
@@ -209,7 +220,8 @@ async function fetchCliHome(args: Record<string, unknown>, home: string, root: s
 
 test("private, loopback and link-local addresses are refused by default, before any connection", async () => {
   hits = {};
-  for (const url of [
+  // Each group through one `rt call --batch` process.
+  const privateUrls = [
     `${base}/article`,
     `http://localhost:${port}/article`,
     `http://[::1]:${port}/article`,
@@ -217,21 +229,26 @@ test("private, loopback and link-local addresses are refused by default, before 
     "http://10.0.0.1/",
     "http://0x7f000001/",
     "http://[::ffff:127.0.0.1]/",
-  ]) {
-    const r = await fetchCli({ url, raw: true }, {});
-    assert.equal(r.success, false, url);
-    assert.match(r.error, /private, loopback or link-local address.*web\.allow_private_addresses/, url);
+  ];
+  const refused = await fetchBatch(
+    privateUrls.map((url) => ({ url, raw: true })),
+    {},
+  );
+  for (const [i, r] of refused.entries()) {
+    assert.equal(r.success, false, privateUrls[i]);
+    assert.match(r.error, /private, loopback or link-local address.*web\.allow_private_addresses/, privateUrls[i]);
   }
   assert.deepEqual(hits, {}, "the server was never reached");
-  for (const [url, message] of [
+  const bad = [
     ["file:///etc/passwd", /file: URLs are not fetched; only http and https/],
     ["ftp://example.com/x", /ftp: URLs are not fetched/],
     ["not a url", /not a URL/],
     [`http://user:pw@127.0.0.1:${port}/`, /user name or password/],
-  ] as const) {
-    const r = await fetchCli({ url, raw: true });
-    assert.equal(r.success, false);
-    assert.match(r.error, message);
+  ] as const;
+  const badResults = await fetchBatch(bad.map(([url]) => ({ url, raw: true })));
+  for (const [i, [url, message]] of bad.entries()) {
+    assert.equal(badResults[i].success, false, url);
+    assert.match(badResults[i].error, message);
   }
   // The address check itself, over the ranges that matter.
   for (const ip of [

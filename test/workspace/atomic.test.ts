@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { spawn } from "node:child_process";
-import { REPO, tempTree } from "../helpers.ts";
+import { REPO, soak, tempTree } from "../helpers.ts";
 import { createWorkspace } from "../../src/index.ts";
 import { applyEdit } from "../../src/workspace/applyEdit.ts";
 import { withLines } from "../../src/edit/fileModel.ts";
@@ -19,7 +19,8 @@ test("a process killed at random moments while writing leaves every file either 
     const A = "A".repeat(4 << 20), B = "B".repeat(4 << 20);
     for (let i = 0; ; i++) writeFileAtomic(${JSON.stringify(file)}, i % 2 ? A : B);
   `;
-  for (let round = 0; round < 12; round++) {
+  // 5 kills in `npm test` (each starts a writer process), 12 in the soak run.
+  for (let round = 0, rounds = soak(5, 12); round < rounds; round++) {
     const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
       cwd: REPO,
       stdio: "ignore",

@@ -46,6 +46,22 @@ const MAIN_BENCH_PACKAGES = [
 ];
 const SKIP_DIRS = new Set(["__pycache__", ".git", ".bin"]);
 
+/** A directory's entries sorted by name, read once per process (node_modules is walked for several languages). */
+const entryCache = new Map<string, fs.Dirent[] | null>();
+function sortedEntries(dir: string): fs.Dirent[] | null {
+  let entries = entryCache.get(dir);
+  if (entries !== undefined) return entries;
+  try {
+    entries = fs
+      .readdirSync(dir, { withFileTypes: true })
+      .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  } catch {
+    entries = null;
+  }
+  entryCache.set(dir, entries);
+  return entries;
+}
+
 function walk(
   dir: string,
   accept: (name: string) => boolean,
@@ -54,13 +70,9 @@ function walk(
   skip: (p: string) => boolean = () => false,
 ): void {
   if (depth > 12) return;
-  let entries: fs.Dirent[];
-  try {
-    entries = fs.readdirSync(dir, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  for (const e of entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+  const entries = sortedEntries(dir);
+  if (entries === null) return;
+  for (const e of entries) {
     const p = path.join(dir, e.name);
     if (e.isDirectory()) {
       if (!SKIP_DIRS.has(e.name) && !skip(p)) walk(p, accept, out, depth + 1, skip);
