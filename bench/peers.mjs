@@ -11,7 +11,10 @@
 // (the order rotates every round); the medians are reported.
 //
 //   node bench/peers.mjs --install      installs the pinned peers into bench/peers/ (gitignored) from npm
-//   node bench/peers.mjs [--rounds N] [--json] [--cli dist/cli.js]
+//   node bench/peers.mjs [--rounds N] [--think-ms MS] [--only rt-anthropic,codex,...] [--json] [--cli dist/cli.js]
+//
+// --think-ms holds each answer back that long before its first byte, as a model takes time to its
+// first token (0 by default: the answers come at once, the hardest case for work done ahead).
 //
 // rt runs twice: on the Anthropic protocol (as Claude Code) and on the Responses API (as Codex).
 import { spawn, spawnSync } from "node:child_process";
@@ -274,7 +277,7 @@ function command(tool, server, root, home, cli) {
 }
 
 /** One run of one tool through the session in a fresh repository: each step's round trip, start-up, whether the edit landed. */
-async function runOnce(tool, server, target, cli) {
+async function runOnce(tool, server, target, cli, thinkMs) {
   const root = makeRepo();
   const home = fs.mkdtempSync(path.join(os.tmpdir(), "rt-peers-home-"));
   fs.mkdirSync(path.join(home, ".config"));
@@ -287,8 +290,9 @@ async function runOnce(tool, server, target, cli) {
     if (!offered || req.protocol !== protocol) return { text: "ok" };
     const step = resultsIn(req.body, protocol);
     turns.push({ req, step });
-    if (step < calls.length) return { toolCalls: [{ id: `call_${step + 1}`, ...calls[step] }] };
-    return { text: "Done: the line is changed and src is listed." };
+    const think = thinkMs ? { delayMs: thinkMs } : {};
+    if (step < calls.length) return { toolCalls: [{ id: `call_${step + 1}`, ...calls[step] }], ...think };
+    return { text: "Done: the line is changed and src is listed.", ...think };
   };
   for (let i = 0; i < 60; i++) server.script(answer);
   const { cmd, args, env } = command(tool, server, root, home, cli);
@@ -333,6 +337,7 @@ export async function runPeers({
   rounds = 5,
   cli = path.join(REPO, "dist", "cli.js"),
   tools = Object.keys(TOOLS),
+  thinkMs = 0,
   log = () => {},
 } = {}) {
   const { register } = await import("tsx/esm/api");
@@ -345,7 +350,7 @@ export async function runPeers({
     for (let r = 0; r < rounds; r++) {
       const order = tools.map((_, i) => tools[(i + r) % tools.length]);
       for (const tool of order) {
-        const res = await runOnce(tool, server, target, cli);
+        const res = await runOnce(tool, server, target, cli, thinkMs);
         log(
           `round ${r + 1} ${tool}: ${STEPS.map((s) => `${s} ${res.trips[s]?.toFixed(1) ?? "-"}`).join(", ")} ms${res.problem ? ` (${res.problem})` : ""}`,
         );
@@ -371,7 +376,7 @@ export async function runPeers({
   }
   const peers = ["codex", "claude"].filter((t) => summary[t]?.ok);
   const fastestPeer = peers.length ? Math.min(...peers.map((t) => summary[t].editMs)) : Number.NaN;
-  return { target, rounds, summary, fastestPeer };
+  return { target, rounds, thinkMs, summary, fastestPeer };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
@@ -390,6 +395,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const only = opt("only");
   const r = await runPeers({
     rounds: Number(opt("rounds", "5")),
+    thinkMs: Number(opt("think-ms", "0")),
     cli: path.resolve(opt("cli", path.join(REPO, "dist", "cli.js"))),
     ...(only ? { tools: only.split(",") } : {}),
     log,
@@ -397,7 +403,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (argv.includes("--json")) console.log(JSON.stringify(r, null, 2));
   else {
     console.log(
-      `session on ${r.target.file} (${r.target.lines} lines, ${r.target.bytes} bytes), symbol ${r.target.symbol}; median of ${r.rounds} runs, ms`,
+      `session on ${r.target.file} (${r.target.lines} lines, ${r.target.bytes} bytes), symbol ${r.target.symbol}; model think time ${r.thinkMs} ms; median of ${r.rounds} runs, ms`,
     );
     console.log(["tool", "start", ...STEPS, "ok"].map((s) => s.padStart(8)).join(" "));
     for (const s of Object.values(r.summary)) {

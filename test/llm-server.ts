@@ -80,6 +80,7 @@
 //                                     Anthropic's words: "end_turn", "max_tokens", "refusal"...)
 //   stopDetails: "..."                Anthropic: stop_details.explanation (a refusal's reason)
 //   chunkDelayMs                      pause between streamed events
+//   delayMs                           pause before answering at all (a model's time to its first token)
 // Failures:
 //   status: 429 | 500 | 400 ..., message?, headers? (e.g. { "retry-after": "1" }), body?
 //   toolsUnsupported: true            400 "<model> does not support tools", as Ollama says it
@@ -129,6 +130,8 @@ export interface LlmReply {
   usage?: ScriptedUsage | false;
   finish?: string;
   chunkDelayMs?: number;
+  /** Pause before answering at all, as a model takes time to its first token. */
+  delayMs?: number;
   status?: number;
   message?: string;
   headers?: Record<string, string>;
@@ -935,6 +938,7 @@ export async function startLlmServer(opts: LlmServerOptions = {}): Promise<LlmSe
     }
     const r = typeof entry === "function" ? entry(recorded) : entry;
     if (r.hang) return; // never answered; close() destroys the socket
+    if (r.delayMs) await sleep(r.delayMs);
     if (r.status !== undefined || r.toolsUnsupported)
       return sendError(res, protocol, r, String((body as any)?.model ?? "model"));
     try {

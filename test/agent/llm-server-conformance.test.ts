@@ -218,7 +218,10 @@ describe("the scripted server speaks like the recordings", () => {
       name: "apply_patch",
       input: "*** Begin Patch\n*** End Patch",
     });
-    const [a, b] = server.completions;
+    server.script({ text: "later", delayMs: 300 });
+    await client.responses.create({ model: "m", input: "wait" });
+    const [a, b, c] = server.completions;
+    assert.ok(c.answeredAt! - c.receivedAt >= 290, "delayMs holds the answer back");
     assert.ok(a.protocol === "responses" && b.protocol === "responses");
     assert.ok(a.answeredAt! >= a.receivedAt && b.receivedAt >= a.answeredAt!, "request and answer times in order");
   });
