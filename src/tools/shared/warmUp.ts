@@ -6,9 +6,10 @@
 // So no tool call pays a first-use load. The one-shot commands (`rt open`, `rt grep`)
 // never call this: their start-up is unchanged.
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import type { Tool } from "../types.js";
-import type { Workspace } from "../../workspace/workspace.js";
+import { createWorkspace, type Workspace } from "../../workspace/workspace.js";
 import { detectLanguage } from "../../parsers/detectLanguage.js";
 import { WARM_LANGUAGES, WARM_SAMPLE_ENTRIES } from "../../base/limits.js";
 
@@ -48,7 +49,8 @@ export function commonLanguageFiles(root: string, sample = WARM_SAMPLE_ENTRIES, 
 
 /**
  * Loads what the tools' first calls would: every tool's module and, with an editing tool, the
- * syntax check of the workspace's commonest languages and git diff. Never throws (a part that
+ * syntax check of the workspace's commonest languages and git diff, and with `edit` one real edit
+ * in a throwaway workspace (warmEditCall). Never throws (a part that
  * fails to load fails again, with its reason, when a call needs it).
  */
 export async function warmTools(workspace: Workspace, tools: readonly Tool[]): Promise<void> {
@@ -63,11 +65,35 @@ export async function warmTools(workspace: Workspace, tools: readonly Tool[]): P
       import("../../edit/validate.js"),
       import("../../workspace/gitDiff.js"),
     ]);
-    for (const file of commonLanguageFiles(workspace.root)) {
+    const files = commonLanguageFiles(workspace.root);
+    for (const file of files) {
       // An empty file gaining a line: parses both with the language's grammar and runs its native check.
       await validateEdit(file, "", "\n", { root: workspace.root });
     }
+    if (tools.some((t) => t.name === "edit")) await warmEditCall(workspace, files);
   } catch {
     // Warming is an optimisation: a failure here changes nothing the calls will see.
+  }
+}
+
+/**
+ * One real `edit` call, through the policy as any call, on a throwaway file of each of the
+ * workspace's commonest languages in a throwaway workspace (a temporary directory, removed after):
+ * what a first edit runs beyond the syntax check (its planning, the file lock, the edit journal,
+ * the line IDs, the atomic write, the result's diff) is then loaded and compiled. The user's
+ * workspace is not touched.
+ */
+async function warmEditCall(workspace: Workspace, files: string[]): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rt-warm-"));
+  try {
+    const ws = createWorkspace({ root: dir, env: workspace.env, profile: workspace.profile });
+    const { callTool } = await import("../policy.js");
+    for (const ext of new Set([".txt", ...files.map((f) => path.extname(f)).filter(Boolean)])) {
+      const name = `warm${ext}`;
+      const written = await callTool(ws, "write", { path: name, content: "warm\n" });
+      if (written.success) await callTool(ws, "edit", { path: name, old_string: "warm", new_string: "warmed" });
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 }
