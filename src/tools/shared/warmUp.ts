@@ -11,9 +11,9 @@ import path from "node:path";
 import type { Tool } from "../types.js";
 import { createWorkspace, type Workspace } from "../../workspace/workspace.js";
 import { detectLanguage } from "../../parsers/detectLanguage.js";
-import { WARM_LANGUAGES, WARM_SAMPLE_ENTRIES } from "../../base/limits.js";
+import { WARM_EDIT_SAMPLE_MAX_BYTES, WARM_LANGUAGES, WARM_SAMPLE_ENTRIES } from "../../base/limits.js";
 
-/** The file extensions of the workspace's commonest parsed languages, most common first (a shallow sample of its files). */
+/** A file (its path from the root) of each of the workspace's commonest parsed languages, most common first (a shallow sample of its files). */
 export function commonLanguageFiles(root: string, sample = WARM_SAMPLE_ENTRIES, languages = WARM_LANGUAGES): string[] {
   const count = new Map<string, { n: number; file: string }>();
   let seen = 0;
@@ -35,7 +35,7 @@ export function commonLanguageFiles(root: string, sample = WARM_SAMPLE_ENTRIES, 
       if (!e.isFile()) continue;
       const lang = detectLanguage(e.name);
       if (!lang) continue;
-      const c = count.get(lang) ?? { n: 0, file: e.name };
+      const c = count.get(lang) ?? { n: 0, file: path.relative(root, path.join(dir, e.name)) };
       c.n++;
       count.set(lang, c);
     }
@@ -77,7 +77,7 @@ export async function warmTools(workspace: Workspace, tools: readonly Tool[]): P
 }
 
 /**
- * One real `edit` call, through the policy as any call, on a throwaway file of each of the
+ * One real `edit` call, through the policy as any call, on a copy of a file of each of the
  * workspace's commonest languages in a throwaway workspace (a temporary directory, removed after):
  * what a first edit runs beyond the syntax check (its planning, the file lock, the edit journal,
  * the line IDs, the atomic write, the result's diff) is then loaded and compiled. The user's
@@ -88,10 +88,20 @@ async function warmEditCall(workspace: Workspace, files: string[]): Promise<void
   try {
     const ws = createWorkspace({ root: dir, env: workspace.env, profile: workspace.profile });
     const { callTool } = await import("../policy.js");
-    for (const ext of new Set([".txt", ...files.map((f) => path.extname(f)).filter(Boolean)])) {
-      const name = `warm${ext}`;
-      const written = await callTool(ws, "write", { path: name, content: "warm\n" });
-      if (written.success) await callTool(ws, "edit", { path: name, old_string: "warm", new_string: "warmed" });
+    const samples: Array<{ name: string; text: string }> = [{ name: "warm.txt", text: "warm\n" }];
+    for (const [i, file] of files.entries()) {
+      // A copy of the workspace's own file (read only): its grammar is exercised as the first real edit will.
+      const bytes = workspace.writer.readFile(file, { maxBytes: WARM_EDIT_SAMPLE_MAX_BYTES });
+      if (bytes && bytes.length < WARM_EDIT_SAMPLE_MAX_BYTES)
+        samples.push({ name: `warm${i}${path.extname(file)}`, text: bytes.toString("utf8") });
+    }
+    for (const { name, text } of samples) {
+      // A blank line after a line that occurs once: an exact replacement that changes no language's syntax.
+      const lines = text.split("\n");
+      const line = lines.find((l) => l.trim() !== "" && lines.indexOf(l) === lines.lastIndexOf(l));
+      if (line === undefined) continue;
+      const written = await callTool(ws, "write", { path: name, content: text });
+      if (written.success) await callTool(ws, "edit", { path: name, old_string: line, new_string: `${line}\n` });
     }
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
