@@ -5,7 +5,7 @@
 //
 //   npm run bench                 builds, then runs everything (a few minutes)
 //   node bench/run.mjs --rounds 3 fewer rounds (a quick look; noisier)
-//   node bench/run.mjs --only grep,small   (groups: small, large, large-edit, grep, tools, ids, edit, edit-speed, mcp, sandbox, lsp)
+//   node bench/run.mjs --only grep,small   (groups: small, large, large-edit, grep, tools, ids, edit, edit-speed, mcp, sandbox, lsp, peers)
 //
 // Data is generated once into bench/data/ (gitignored) and reused; see data.mjs.
 import fs from "node:fs";
@@ -822,6 +822,43 @@ async function benchAgentCosts() {
   });
 }
 
+/**
+ * The agent's edit round trip against Codex CLI's and Claude Code's (bench/peers.mjs), all driven by one
+ * scripted model server through the same session. Skipped, with the reason, when the peers are not
+ * installed in bench/peers/ (`node bench/peers.mjs --install` installs them from npm).
+ */
+async function benchPeers() {
+  const { peersMissing, runPeers } = await import("./peers.mjs");
+  const missing = peersMissing();
+  if (missing) {
+    log(`peers: skipped: ${missing} (install them with: node bench/peers.mjs --install)`);
+    return;
+  }
+  log("peers: rt's agent, Codex CLI and Claude Code through one scripted session (bench/peers.mjs)");
+  const r = await runPeers({ rounds: ROUNDS ?? 5, cli: RT, log });
+  const s = r.summary;
+  const peers = ["codex", "claude"].filter((t) => s[t].ok);
+  for (const t of ["codex", "claude"])
+    row({
+      name: `edit round trip of ${s[t].label} (the same scripted session; ${s[t].ok}/${s[t].runs} runs landed)`,
+      rt: "",
+      ref: s[t].label,
+      refTime: s[t].editMs,
+    });
+  for (const t of ["rt-anthropic", "rt-responses", "rt-no-lsp"]) {
+    const ratio = s[t].editMs / r.fastestPeer;
+    row({
+      name: `edit round trip of ${s[t].label} on ${r.target.file} (${r.target.lines} lines; ${s[t].ok}/${s[t].runs} runs landed)`,
+      rt: s[t].editMs,
+      ref: `the faster of ${peers.map((p) => s[p].label).join(" and ")}`,
+      refTime: r.fastestPeer,
+      ratio,
+      target: "<= 1.2x",
+      pass: s[t].ok === s[t].runs && ratio <= 1.2,
+    });
+  }
+}
+
 /** Sections of BENCHMARKS.md written by benchmarks that have their own (after the table). */
 const sections = [];
 
@@ -953,4 +990,5 @@ if (wanted("mcp")) await benchMcpLoad();
 if (wanted("agent-costs")) await benchAgentCosts();
 if (wanted("sandbox")) await benchSandbox();
 if (wanted("lsp")) await benchLsp();
+if (wanted("peers")) await benchPeers();
 writeReport(startedAt, load0);

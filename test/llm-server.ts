@@ -18,6 +18,8 @@
 //   server.pending                                    // scripted replies not consumed yet
 //   server.script((req) => ({ text: `got ${req.body.messages.length} messages` }))   // computed reply
 //   await server.close();
+//   server.requests[i].receivedAt / .answeredAt   performance.now() when a request arrived and
+//                                                 when its answer's last byte was sent
 //
 // Endpoints
 //   POST .../chat/completions   OpenAI chat completions. With "stream": true: SSE
@@ -37,6 +39,11 @@
 //                               script gives one (Ollama before 0.12.10 sends none).
 //                               Errors: the HTTP status with {"error": "..."}; in-stream,
 //                               a {"error": "..."} line.
+//   POST .../responses          OpenAI Responses API. With "stream": true: SSE events named by
+//                               their type (response.created, response.in_progress,
+//                               output_item.added/done around each item's deltas,
+//                               response.completed or .incomplete); without: the response JSON.
+//                               A call to a tool declared `type: "custom"` is a custom_tool_call.
 //   GET  .../models             OpenAI model list (Anthropic's shape when the request
 //                               carries an anthropic-version header).
 //   GET  /api/tags, POST /api/show, GET /api/version   Ollama's native API.
@@ -73,6 +80,7 @@
 //                                     Anthropic's words: "end_turn", "max_tokens", "refusal"...)
 //   stopDetails: "..."                Anthropic: stop_details.explanation (a refusal's reason)
 //   chunkDelayMs                      pause between streamed events
+//   delayMs                           pause before answering at all (a model's time to its first token)
 // Failures:
 //   status: 429 | 500 | 400 ..., message?, headers? (e.g. { "retry-after": "1" }), body?
 //   toolsUnsupported: true            400 "<model> does not support tools", as Ollama says it
@@ -122,6 +130,8 @@ export interface LlmReply {
   usage?: ScriptedUsage | false;
   finish?: string;
   chunkDelayMs?: number;
+  /** Pause before answering at all, as a model takes time to its first token. */
+  delayMs?: number;
   status?: number;
   message?: string;
   headers?: Record<string, string>;
@@ -135,7 +145,7 @@ export interface LlmReply {
   raw?: string[];
 }
 
-export type Protocol = "openai" | "anthropic" | "ollama";
+export type Protocol = "openai" | "responses" | "anthropic" | "ollama";
 
 export interface RecordedRequest {
   method: string;
@@ -144,6 +154,10 @@ export interface RecordedRequest {
   headers: http.IncomingHttpHeaders;
   /** The parsed JSON body (undefined for GET or a body that is not JSON). */
   body: any;
+  /** performance.now() when the request's headers arrived (the start of the request). */
+  receivedAt: number;
+  /** performance.now() when the last byte of the answer was handed to the socket (undefined until then). */
+  answeredAt?: number;
 }
 
 export type ScriptEntry = LlmReply | ((req: RecordedRequest) => LlmReply);
@@ -391,6 +405,176 @@ async function answerOpenAI(req: RecordedRequest, res: http.ServerResponse, r: L
   if (!w.stopped) res.end();
 }
 
+/**
+ * OpenAI's Responses API, streamed as the API streams it (each event named by its type, with a
+ * sequence number, no [DONE]): response.created, then per output item output_item.added, its
+ * deltas and output_item.done (a reasoning item with its summary, a message, a function_call per
+ * call), then response.completed (response.incomplete for finish "length"). A call to a tool the
+ * request declares as `type: "custom"` (a freeform tool) comes as a custom_tool_call whose input
+ * is the call's argument text. Without "stream": true, the final response object as JSON.
+ */
+async function answerResponses(req: RecordedRequest, res: http.ServerResponse, r: LlmReply) {
+  const body = req.body ?? {};
+  const model = String(body.model ?? "model");
+  const rid = () => Math.random().toString(36).slice(2, 12);
+  const id = `resp_${rid()}`;
+  const created_at = Math.floor(Date.now() / 1000);
+  const usage = r.usage === false ? undefined : (r.usage ?? estimateUsage({ messages: body.input }, r));
+  const custom = new Set<string>(
+    (body.tools ?? []).filter((t: any) => t?.type === "custom").map((t: any) => String(t.name)),
+  );
+  const incomplete = r.finish === "length";
+  const response = (status: string, output: unknown[]) => ({
+    id,
+    object: "response",
+    created_at,
+    status,
+    error: null,
+    incomplete_details: incomplete && status !== "in_progress" ? { reason: "max_output_tokens" } : null,
+    model,
+    output,
+    ...(usage && status !== "in_progress"
+      ? {
+          usage: {
+            input_tokens: usage.input,
+            input_tokens_details: { cached_tokens: usage.cached ?? 0 },
+            output_tokens: usage.output,
+            output_tokens_details: { reasoning_tokens: usage.reasoning ?? 0 },
+            total_tokens: usage.input + usage.output,
+          },
+        }
+      : {}),
+  });
+  const output: any[] = [];
+  const reasoning = pieces(r.reasoning);
+  if (r.reasoning !== undefined)
+    output.push({
+      id: `rs_${rid()}`,
+      type: "reasoning",
+      summary: reasoning.length ? [{ type: "summary_text", text: reasoning.join("") }] : [],
+    });
+  const text = pieces(r.text);
+  if (text.length)
+    output.push({
+      id: `msg_${rid()}`,
+      type: "message",
+      status: "completed",
+      content: [{ type: "output_text", annotations: [], logprobs: [], text: text.join("") }],
+      role: "assistant",
+    });
+  for (const [i, c] of (r.toolCalls ?? []).entries()) {
+    const call_id = c.id ?? `call_${i + 1}`;
+    output.push(
+      custom.has(c.name)
+        ? {
+            id: `ctc_${rid()}`,
+            type: "custom_tool_call",
+            status: "completed",
+            call_id,
+            name: c.name,
+            input: argumentText(c),
+          }
+        : {
+            id: `fc_${rid()}`,
+            type: "function_call",
+            status: "completed",
+            arguments: argumentText(c),
+            call_id,
+            name: c.name,
+          },
+    );
+  }
+  const final = response(incomplete ? "incomplete" : "completed", output);
+  if (!body.stream) {
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify(final));
+    return;
+  }
+
+  sseHeaders(res);
+  let seq = 0;
+  const ev = (type: string, data: Record<string, unknown>) =>
+    `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: seq++, ...data })}\n\n`;
+  const w = new EventWriter(res, r, () =>
+    ev("error", {
+      error: {
+        type: "server_error",
+        code: "server_error",
+        message: r.message ?? "scripted in-stream error",
+        param: null,
+      },
+    }),
+  );
+  if (r.raw) {
+    for (const line of r.raw) await w.send(`data: ${line}\n\n`);
+    if (!w.stopped) res.end();
+    return;
+  }
+  await w.send(ev("response.created", { response: response("in_progress", []) }));
+  await w.send(ev("response.in_progress", { response: response("in_progress", []) }));
+  for (const [output_index, item] of output.entries()) {
+    const item_id = item.id;
+    if (item.type === "reasoning") {
+      await w.send(ev("response.output_item.added", { output_index, item: { ...item, summary: [] } }));
+      if (item.summary.length) {
+        const part = { type: "summary_text", text: "" };
+        await w.send(ev("response.reasoning_summary_part.added", { item_id, output_index, summary_index: 0, part }));
+        for (const delta of reasoning)
+          await w.send(ev("response.reasoning_summary_text.delta", { item_id, output_index, summary_index: 0, delta }));
+        const done = item.summary[0].text;
+        await w.send(
+          ev("response.reasoning_summary_text.done", { item_id, output_index, summary_index: 0, text: done }),
+        );
+        await w.send(
+          ev("response.reasoning_summary_part.done", {
+            item_id,
+            output_index,
+            summary_index: 0,
+            part: { ...part, text: done },
+          }),
+        );
+      }
+    } else if (item.type === "message") {
+      await w.send(
+        ev("response.output_item.added", {
+          output_index,
+          item: { ...item, status: "in_progress", content: [] },
+        }),
+      );
+      const part = { type: "output_text", annotations: [], logprobs: [], text: "" };
+      await w.send(ev("response.content_part.added", { item_id, output_index, content_index: 0, part }));
+      for (const delta of text)
+        await w.send(
+          ev("response.output_text.delta", { item_id, output_index, content_index: 0, delta, logprobs: [] }),
+        );
+      const done = item.content[0].text;
+      await w.send(
+        ev("response.output_text.done", { item_id, output_index, content_index: 0, text: done, logprobs: [] }),
+      );
+      await w.send(
+        ev("response.content_part.done", { item_id, output_index, content_index: 0, part: { ...part, text: done } }),
+      );
+    } else {
+      const isCustom = item.type === "custom_tool_call";
+      const full: string = isCustom ? item.input : item.arguments;
+      const call = r.toolCalls![output.filter((o) => o.type !== "reasoning" && o.type !== "message").indexOf(item)];
+      await w.send(
+        ev("response.output_item.added", {
+          output_index,
+          item: { ...item, status: "in_progress", ...(isCustom ? { input: "" } : { arguments: "" }) },
+        }),
+      );
+      const kind = isCustom ? "custom_tool_call_input" : "function_call_arguments";
+      for (const delta of fragment(full, call.fragments ?? 3))
+        await w.send(ev(`response.${kind}.delta`, { item_id, output_index, delta }));
+      await w.send(ev(`response.${kind}.done`, { item_id, output_index, [isCustom ? "input" : "arguments"]: full }));
+    }
+    await w.send(ev("response.output_item.done", { output_index, item }));
+  }
+  await w.send(ev(incomplete ? "response.incomplete" : "response.completed", { response: final }));
+  if (!w.stopped) res.end();
+}
+
 /** Anthropic's documented lookback: a breakpoint finds cache entries up to this many blocks before it. */
 const CACHE_LOOKBACK_BLOCKS = 20;
 
@@ -635,6 +819,7 @@ function answerOllama(req: RecordedRequest, res: http.ServerResponse, models: Se
 function protocolOf(method: string, path: string, headers: http.IncomingHttpHeaders): Protocol | undefined {
   if (path.startsWith("/api/")) return "ollama";
   if (method === "POST" && path.endsWith("/chat/completions")) return "openai";
+  if (method === "POST" && path.endsWith("/responses")) return "responses";
   if (method === "POST" && path === "/v1/messages") return "anthropic";
   if (method === "GET" && path.endsWith("/models")) return headers["anthropic-version"] ? "anthropic" : "openai";
   return undefined;
@@ -660,6 +845,7 @@ export async function startLlmServer(opts: LlmServerOptions = {}): Promise<LlmSe
   const cacheLog: CacheUsage[] = [];
 
   const server = http.createServer(async (req, res) => {
+    const receivedAt = performance.now();
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
     const text = Buffer.concat(chunks).toString("utf8");
@@ -672,7 +858,17 @@ export async function startLlmServer(opts: LlmServerOptions = {}): Promise<LlmSe
     const path = (req.url ?? "/").split("?")[0];
     const method = req.method ?? "GET";
     const protocol = protocolOf(method, path, req.headers);
-    const recorded: RecordedRequest = { method, path, protocol: protocol ?? "openai", headers: req.headers, body };
+    const recorded: RecordedRequest = {
+      method,
+      path,
+      protocol: protocol ?? "openai",
+      headers: req.headers,
+      body,
+      receivedAt,
+    };
+    res.on("finish", () => {
+      recorded.answeredAt = performance.now();
+    });
     requests.push(recorded);
     if (opts.requireKey !== undefined) {
       const given =
@@ -742,11 +938,13 @@ export async function startLlmServer(opts: LlmServerOptions = {}): Promise<LlmSe
     }
     const r = typeof entry === "function" ? entry(recorded) : entry;
     if (r.hang) return; // never answered; close() destroys the socket
+    if (r.delayMs) await sleep(r.delayMs);
     if (r.status !== undefined || r.toolsUnsupported)
       return sendError(res, protocol, r, String((body as any)?.model ?? "model"));
     try {
       if (protocol === "anthropic") await answerAnthropic(recorded, res, r, cache);
       else if (protocol === "ollama") await answerOllamaChat(recorded, res, r);
+      else if (protocol === "responses") await answerResponses(recorded, res, r);
       else await answerOpenAI(recorded, res, r);
     } catch {
       // The client went away mid-answer (aborted, timed out): nothing to do.

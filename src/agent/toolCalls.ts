@@ -17,7 +17,7 @@ import { fitToolOutput } from "./outputSaving.js";
 import { PAGED_TOOLS } from "./toolSet.js";
 import { emit, errorEvent, type LoopContext, type TurnState } from "./loopContext.js";
 import { preToolUseHook, postToolUseHook } from "./hookCalls.js";
-import { prepareCall, runPreparedCall, type Preparation } from "../tools/policy.js";
+import { prepareCall, runPreparedCall, warmEdit, type Preparation } from "../tools/policy.js";
 import { jsonSchemaOf } from "../tools/registry.js";
 import type { Tool, ToolResult } from "../tools/types.js";
 import { AGENT_LOOP_REPEAT_LIMIT, AGENT_PAGED_OUTPUT_WINDOW_SHARE } from "../base/limits.js";
@@ -364,6 +364,11 @@ async function executeCall(
       imageInput: () => imageInputFor(ctx.model),
       ...budget,
     });
+    // A file the model read is the one it is likely to edit next: while it thinks, the edit's own
+    // preparation of the file (its parse, its language server's errors) is done ahead.
+    const path = prepared.call.args.path;
+    if (result.success && WARMS_EDIT.has(prepared.call.tool.name) && typeof path === "string" && offersEditing(ctx))
+      setImmediate(() => void warmEdit(prepared.call.workspace, path, { editDiagnostics: true }));
   }
   // Hooks: PostToolUse observes what ran; its reason or context is added for the model.
   const post = prepared.ok ? await postToolUseHook(ctx, c, prepared.call.args, result, signal) : undefined;
@@ -385,6 +390,14 @@ async function executeCall(
     result.answer,
     chatImages(result),
   );
+}
+
+/** The tools after which the file read is prepared for an edit (warmEdit). */
+const WARMS_EDIT: ReadonlySet<string> = new Set(["read"]);
+
+/** Whether the loop offers an editing tool (the tool set computes its list once). */
+function offersEditing(ctx: LoopContext): boolean {
+  return ctx.tools.offered.some((t) => t.editing);
 }
 
 /** Room kept in a paged tool's budget for what the agent adds after it (a hook's note, an error line). */

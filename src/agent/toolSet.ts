@@ -133,8 +133,15 @@ export function sessionToolSet(opts: SessionToolOptions): AgentToolSet {
   const isDeferred = (t: Tool) =>
     defer && (DEFERRED_TOOLS.includes(t.name) || (!opts.seedTools && SEED_COMPAT_TOOLS.includes(t.name)));
   /** Every tool tool_search can find: the deferred ones this session could use, and the MCP tools the client defers. */
+  // The registry's tools this session offers or defers depend on the workspace, its profile and
+  // configuration and the approval mode, all fixed for this set (another mode gets another set):
+  // worked out once, not for every request (each tool's availability may read the configuration).
+  let registryDirect: Tool[] | undefined;
+  let registryDeferred: Tool[] | undefined;
   const catalog = (): Tool[] => {
-    const registry = allTools().filter((t) => usable(t) && (sql || !SQL_TOOLS.includes(t.name)) && isDeferred(t));
+    const registry = (registryDeferred ??= allTools().filter(
+      (t) => usable(t) && (sql || !SQL_TOOLS.includes(t.name)) && isDeferred(t),
+    ));
     const loopDeferred = choice === "default" && loop ? loop.offer(opts.approval).filter(isDeferred) : [];
     const ext = extensions().filter(isDeferred);
     const mcp = agentDeferredExtensionTools().filter(usable);
@@ -156,7 +163,7 @@ export function sessionToolSet(opts: SessionToolOptions): AgentToolSet {
   return {
     get offered() {
       const direct = [
-        ...offeredTools(opts.workspace, offers, choice).filter(registryOk),
+        ...(registryDirect ??= offeredTools(opts.workspace, offers, choice).filter(registryOk)),
         ...(choice === "default" && loop ? loop.offer(opts.approval) : []),
         ...extensions(),
       ];
@@ -236,9 +243,18 @@ export function restrictedToolSet(tools: readonly Tool[]): AgentToolSet {
   return { offered: [...tools], lookup: { find: (name) => byName.get(name), names: () => names } };
 }
 
+/** Each tool's spec as sent, made once per tool and description choice (a tool's schema and description do not change). */
+const specCache = { default: new WeakMap<Tool, ToolSpec>(), lean: new WeakMap<Tool, ToolSpec>() };
+
 /** The offered tools as the provider sends them (name, description, JSON schema). */
 export function toolSpecs(set: AgentToolSet): ToolSpec[] {
-  return set.offered.map((t) => specOf(t, set.choice ?? "default"));
+  const choice = set.choice ?? "default";
+  const cache = specCache[choice];
+  return set.offered.map((t) => {
+    let spec = cache.get(t);
+    if (!spec) cache.set(t, (spec = specOf(t, choice)));
+    return spec;
+  });
 }
 
 function specOf(t: Tool, choice: ToolSetChoice): ToolSpec {

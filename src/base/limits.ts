@@ -352,6 +352,11 @@ export const MCP_SEARCH_MAX_RESULTS = 8;
 export const WARM_SAMPLE_ENTRIES = 400;
 /** Warming: grammars (and native syntax checks) loaded ahead, for this many of the commonest languages. */
 export const WARM_LANGUAGES = 2;
+/**
+ * Warming: the warm-up's edit works on a copy of a workspace file of each of those languages up to this size
+ * (a real file exercises the grammar and the edit as a real first edit does; a larger one costs more than it warms).
+ */
+export const WARM_EDIT_SAMPLE_MAX_BYTES = 64 * 1024;
 /** Agent: tool_search returns at most this many tools. */
 export const TOOL_SEARCH_MAX_RESULTS = 5;
 /** Hooks: a hook command's timeout when its configuration gives none, in seconds (Claude Code's default). */

@@ -113,6 +113,15 @@ interface Parsed {
 }
 
 const cache: Parsed[] = [];
+/** Parses under way, by language and text: a validation that needs a text being parsed (warmed) waits for it. */
+const inFlight = new Map<string, Promise<Parsed | null>>();
+/** How many texts this process parsed from scratch and incrementally from an earlier tree (the tests read it). */
+export const parseCounts = { scratch: 0, incremental: 0 };
+
+/** Whether the tree of `text` (in `lang`) is in the cache. */
+export function hasParse(text: string, lang: LanguageId): boolean {
+  return cache.some((e) => e.lang === lang && e.text === text);
+}
 
 function release(e: Parsed): void {
   e.pins--;
@@ -149,6 +158,26 @@ async function parsed(text: string, lang: LanguageId, base?: Parsed): Promise<Pa
     e.pins++;
     return e;
   }
+  const key = `${lang}\0${text}`;
+  const running = inFlight.get(key);
+  if (running) {
+    // Its parse is under way (a warm-up): once done it is in the cache, or failed and this one parses.
+    await running.catch(() => undefined);
+    return parsed(text, lang, base);
+  }
+  // Too large to keep: no one else can use it, so it is not shared either.
+  if (text.length > PARSE_CACHE_MAX_CHARS) return parseNew(text, lang, base);
+  const job = parseNew(text, lang, base);
+  inFlight.set(key, job);
+  try {
+    return await job;
+  } finally {
+    inFlight.delete(key);
+  }
+}
+
+/** Parses `text` (incrementally from `base` when given) and caches its tree (pinned: release it); null on timeout. */
+async function parseNew(text: string, lang: LanguageId, base?: Parsed): Promise<Parsed | null> {
   let oldTree: Tree | undefined;
   if (base && base.lang === lang) {
     const a = base.text;
@@ -174,12 +203,30 @@ async function parsed(text: string, lang: LanguageId, base?: Parsed): Promise<Pa
     oldTree?.delete();
   }
   if (!tree) return null;
+  if (oldTree) parseCounts.incremental++;
+  else parseCounts.scratch++;
   const e: Parsed = { lang, text, tree, pins: 1, transient: text.length > PARSE_CACHE_MAX_CHARS };
   if (!e.transient) {
     cache.unshift(e);
     evict();
   }
   return e;
+}
+
+/**
+ * Parses `text` into the cache (when its language is one rt parses and it is within the check's
+ * size), so that a later edit of it finds its tree there and parses only the edited text,
+ * incrementally: the agent calls this for a file the model read, while the model thinks.
+ */
+export async function warmParse(path: string, text: string): Promise<void> {
+  const language = detectLanguage(path, text);
+  // A text too large to keep in the cache would be parsed again by the edit: nothing to gain.
+  if (!language || text.length > PARSE_CACHE_MAX_CHARS || text.length > SYNTAX_CHECK_MAX_BYTES) return;
+  const e = await parsed(stripBom(text), language);
+  if (e) {
+    problemsOf(e);
+    release(e);
+  }
 }
 
 /** The scanner's Python problems of a parsed text (indentation, unterminated strings), computed once. */

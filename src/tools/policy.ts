@@ -204,6 +204,25 @@ async function editDiagnosticsOn(workspace: Workspace, faceDefault: boolean): Pr
   }
 }
 
+/**
+ * Does ahead, in the background, what the first edit of `path` would do before writing (the
+ * agent calls it for a file the model read, while the model thinks): the file's parse for the
+ * syntax check and, when edit diagnostics are on (as runPreparedCall decides), its language
+ * server started and its errors before the edit taken, so that edit waits for neither. Never throws.
+ */
+export async function warmEdit(workspace: Workspace, path: string, opts: { editDiagnostics?: boolean } = {}) {
+  try {
+    const { warmEditOf } = await import("../workspace/applyEdit.js");
+    await warmEditOf(workspace, path);
+    if (lspActive() || (await editDiagnosticsOn(workspace, opts.editDiagnostics === true))) {
+      const hook = await import("../lsp/editDiagnostics.js");
+      await hook.before(workspace, path, opts.editDiagnostics === true);
+    }
+  } catch {
+    // Warming is an optimisation: the edit itself says what is wrong.
+  }
+}
+
 /** Runs a call prepareCall accepted; every failure of the handler becomes a ToolResult. */
 export async function runPreparedCall(call: PreparedCall, opts: CallOptions = {}): Promise<ToolResult> {
   if (!preparedCalls.has(call)) throw new Error("runPreparedCall takes only a call returned by prepareCall");

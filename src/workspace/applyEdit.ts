@@ -91,6 +91,25 @@ function largeSnapshot(
   return snap;
 }
 
+/**
+ * Does ahead what the first edit of `path` would do before writing, as far as it depends on the
+ * file as it is: its parse for the syntax check (src/edit/validate.ts keeps the tree, and the
+ * edit parses only what it changed). For a file the model just read, while the model thinks.
+ * Never throws: a file that cannot be read or parsed is the edit's to report.
+ */
+export async function warmEditOf(ws: Workspace, path: string): Promise<void> {
+  try {
+    const r = ws.resolve(path);
+    if (!r.exists) return;
+    const bytes = ws.writer.readFile(r.rel);
+    if (!bytes || bytes.length > SYNTAX_CHECK_MAX_BYTES || binaryKind(bytes)) return;
+    const { warmParse } = await import("../edit/validate.js");
+    await warmParse(r.rel, normalizedText(parseFile(bytes)));
+  } catch {
+    // Warming is an optimisation: the edit itself says what is wrong.
+  }
+}
+
 export function takeSnapshot(
   ws: Workspace,
   path: string,

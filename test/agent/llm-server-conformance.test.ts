@@ -159,4 +159,70 @@ describe("the scripted server speaks like the recordings", () => {
       assertSubset(got, allowed, typeOf, JSON.stringify(r));
     }
   });
+
+  test("OpenAI Responses", async () => {
+    const real = recorded((e) => e.provider === "openai-responses");
+    const typeOf = (ev: any) => `${ev.type}${ev.item ? `/${ev.item.type}` : ""}`;
+    for (const r of REPLIES.slice(0, 3)) {
+      const raw = await scripted("/v1/responses", { model: "m", stream: true, input: [] }, r);
+      const events = sseData(raw);
+      for (const { event, data } of events) assert.equal(event, data.type, "each event is named by its type");
+      assert.deepEqual(
+        events.map((x) => x.data.sequence_number),
+        events.map((_, i) => i),
+        "sequence numbers count from 0",
+      );
+      assert.equal(events.at(-1)?.data.type, "response.completed");
+      // The recordings' reasoning items carry encrypted content; the scripted one only a summary.
+      assertSubset(
+        events.map((x) => x.data),
+        real,
+        typeOf,
+        JSON.stringify(r),
+      );
+    }
+  });
+
+  test("OpenAI Responses through the official client: text, calls, usage; a custom tool gets a custom_tool_call", async () => {
+    const { default: OpenAI } = await import("openai");
+    const client = new OpenAI({ baseURL: server.openaiBaseUrl, apiKey: "k" });
+    server.reset();
+    server.script(
+      { text: "Reading.", toolCalls: [{ id: "c1", name: "read", arguments: { path: "a.txt" } }] },
+      { toolCalls: [{ id: "c2", name: "apply_patch", arguments: "*** Begin Patch\n*** End Patch" }] },
+    );
+    const tools: any[] = [
+      { type: "function", name: "read", parameters: { type: "object" }, strict: false },
+      { type: "custom", name: "apply_patch", description: "patch" },
+    ];
+    const first = await client.responses.create({ model: "m", input: "hi", tools, stream: true });
+    const types: string[] = [];
+    let done: any;
+    for await (const ev of first) {
+      types.push(ev.type);
+      if (ev.type === "response.completed") done = ev.response;
+    }
+    assert.equal(types[0], "response.created");
+    assert.deepEqual(
+      done.output.map((o: any) => o.type),
+      ["message", "function_call"],
+    );
+    assert.equal(done.output[1].arguments, '{"path":"a.txt"}');
+    assert.equal(done.output[1].call_id, "c1");
+    assert.ok(done.usage.input_tokens >= 0 && done.usage.output_tokens > 0);
+    const second = await client.responses.create({ model: "m", input: "go", tools });
+    assert.deepEqual(second.output[0], {
+      ...second.output[0],
+      type: "custom_tool_call",
+      call_id: "c2",
+      name: "apply_patch",
+      input: "*** Begin Patch\n*** End Patch",
+    });
+    server.script({ text: "later", delayMs: 300 });
+    await client.responses.create({ model: "m", input: "wait" });
+    const [a, b, c] = server.completions;
+    assert.ok(c.answeredAt! - c.receivedAt >= 290, "delayMs holds the answer back");
+    assert.ok(a.protocol === "responses" && b.protocol === "responses");
+    assert.ok(a.answeredAt! >= a.receivedAt && b.receivedAt >= a.answeredAt!, "request and answer times in order");
+  });
 });

@@ -6,13 +6,14 @@
 // So no tool call pays a first-use load. The one-shot commands (`rt open`, `rt grep`)
 // never call this: their start-up is unchanged.
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import type { Tool } from "../types.js";
-import type { Workspace } from "../../workspace/workspace.js";
+import { createWorkspace, type Workspace } from "../../workspace/workspace.js";
 import { detectLanguage } from "../../parsers/detectLanguage.js";
-import { WARM_LANGUAGES, WARM_SAMPLE_ENTRIES } from "../../base/limits.js";
+import { WARM_EDIT_SAMPLE_MAX_BYTES, WARM_LANGUAGES, WARM_SAMPLE_ENTRIES } from "../../base/limits.js";
 
-/** The file extensions of the workspace's commonest parsed languages, most common first (a shallow sample of its files). */
+/** A file (its path from the root) of each of the workspace's commonest parsed languages, most common first (a shallow sample of its files). */
 export function commonLanguageFiles(root: string, sample = WARM_SAMPLE_ENTRIES, languages = WARM_LANGUAGES): string[] {
   const count = new Map<string, { n: number; file: string }>();
   let seen = 0;
@@ -34,7 +35,7 @@ export function commonLanguageFiles(root: string, sample = WARM_SAMPLE_ENTRIES, 
       if (!e.isFile()) continue;
       const lang = detectLanguage(e.name);
       if (!lang) continue;
-      const c = count.get(lang) ?? { n: 0, file: e.name };
+      const c = count.get(lang) ?? { n: 0, file: path.relative(root, path.join(dir, e.name)) };
       c.n++;
       count.set(lang, c);
     }
@@ -48,7 +49,8 @@ export function commonLanguageFiles(root: string, sample = WARM_SAMPLE_ENTRIES, 
 
 /**
  * Loads what the tools' first calls would: every tool's module and, with an editing tool, the
- * syntax check of the workspace's commonest languages and git diff. Never throws (a part that
+ * syntax check of the workspace's commonest languages and git diff, and with `edit` one real edit
+ * in a throwaway workspace (warmEditCall). Never throws (a part that
  * fails to load fails again, with its reason, when a call needs it).
  */
 export async function warmTools(workspace: Workspace, tools: readonly Tool[]): Promise<void> {
@@ -63,11 +65,45 @@ export async function warmTools(workspace: Workspace, tools: readonly Tool[]): P
       import("../../edit/validate.js"),
       import("../../workspace/gitDiff.js"),
     ]);
-    for (const file of commonLanguageFiles(workspace.root)) {
+    const files = commonLanguageFiles(workspace.root);
+    for (const file of files) {
       // An empty file gaining a line: parses both with the language's grammar and runs its native check.
       await validateEdit(file, "", "\n", { root: workspace.root });
     }
+    if (tools.some((t) => t.name === "edit")) await warmEditCall(workspace, files);
   } catch {
     // Warming is an optimisation: a failure here changes nothing the calls will see.
+  }
+}
+
+/**
+ * One real `edit` call, through the policy as any call, on a copy of a file of each of the
+ * workspace's commonest languages in a throwaway workspace (a temporary directory, removed after):
+ * what a first edit runs beyond the syntax check (its planning, the file lock, the edit journal,
+ * the line IDs, the atomic write, the result's diff) is then loaded and compiled. The user's
+ * workspace is not touched.
+ */
+async function warmEditCall(workspace: Workspace, files: string[]): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rt-warm-"));
+  try {
+    const ws = createWorkspace({ root: dir, env: workspace.env, profile: workspace.profile });
+    const { callTool } = await import("../policy.js");
+    const samples: Array<{ name: string; text: string }> = [{ name: "warm.txt", text: "warm\n" }];
+    for (const [i, file] of files.entries()) {
+      // A copy of the workspace's own file (read only): its grammar is exercised as the first real edit will.
+      const bytes = workspace.writer.readFile(file, { maxBytes: WARM_EDIT_SAMPLE_MAX_BYTES });
+      if (bytes && bytes.length < WARM_EDIT_SAMPLE_MAX_BYTES)
+        samples.push({ name: `warm${i}${path.extname(file)}`, text: bytes.toString("utf8") });
+    }
+    for (const { name, text } of samples) {
+      // A blank line after a line that occurs once: an exact replacement that changes no language's syntax.
+      const lines = text.split("\n");
+      const line = lines.find((l) => l.trim() !== "" && lines.indexOf(l) === lines.lastIndexOf(l));
+      if (line === undefined) continue;
+      const written = await callTool(ws, "write", { path: name, content: text });
+      if (written.success) await callTool(ws, "edit", { path: name, old_string: line, new_string: `${line}\n` });
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 }
