@@ -17,7 +17,7 @@ import { listSessions } from "../agent/session.js";
 import { priceFor } from "../agent/settings.js";
 import { setupAgent, modelChoice, SetupError, type Flags } from "./agentSetup.js";
 import { resolveModel } from "./resolveModel.js";
-import { describeStreamEvent, ansi, plain, type Style } from "./render.js";
+import { describeStreamEvent, isWarning, ansi, plain, type Style } from "./render.js";
 import { LineReader, askApproval } from "./lineReader.js";
 import { askQuestionsOnLines, reviewPlanOnLines } from "./lineDialogs.js";
 import { formatSessionList } from "./sessionList.js";
@@ -110,7 +110,9 @@ export async function chatCommand(ws: Workspace, flags: Flags, io: Io): Promise<
       if (midLine) io.stdout("\n");
       midLine = false;
       inReasoning = false;
-      io.stdout(line);
+      // A failed hook goes to standard error, where a transcript on stdout does not hide it.
+      if (isWarning(ev)) io.stderr(line);
+      else io.stdout(line);
     }
     if (midLine) io.stdout("\n");
   };

@@ -7,7 +7,7 @@
 import type { Workspace } from "../workspace/workspace.js";
 import type { AgentEvent, AgentStreamEvent } from "../agent/events.js";
 import { setupAgent, SetupError, type Flags } from "./agentSetup.js";
-import { describeEvent, describeStreamEvent, ansi, plain } from "./render.js";
+import { describeEvent, describeStreamEvent, isWarning, ansi, plain } from "./render.js";
 import { LineReader, askApproval } from "./lineReader.js";
 import { askQuestionsOnLines } from "./lineDialogs.js";
 import type { Io } from "./io.js";
@@ -100,7 +100,9 @@ export async function runCommand(
   } else if (prompt.trim().startsWith("/")) {
     const { loadCustomCommands, resolveSlashCommand } = await import("../extensions/slashCommands.js");
     const loaded = await loadCustomCommands(ws);
-    const custom = resolveSlashCommand(prompt, loaded.commands);
+    // `rt run /review src/parser.py "error handling"`: the shell already split the words ($2 is "error handling").
+    const words = positionals.length > 1 && positionals[0].startsWith("/") ? positionals.slice(1) : undefined;
+    const custom = resolveSlashCommand(prompt, loaded.commands, words);
     if (!custom) {
       reader?.close();
       agent.close();
@@ -110,7 +112,14 @@ export async function runCommand(
       );
       return 2;
     }
-    prompt = custom.prompt;
+    const expanded = await agent.expandCommand(custom);
+    if ("error" in expanded) {
+      reader?.close();
+      agent.close();
+      io.stderr(`rt run: ${expanded.error}\n`);
+      return 2;
+    }
+    prompt = expanded.prompt;
     allowedTools = custom.allowedTools;
   }
 
@@ -131,12 +140,14 @@ export async function runCommand(
       // A subagent's events come with parent_tool_use_id: the run's result is the main agent's last event.
       if ((ev as AgentStreamEvent).parent_tool_use_id === undefined) last = ev;
       if (format === "stream-json") io.stdout(`${JSON.stringify(ev)}\n`);
-      else if (
+      if (
         progress &&
         ((ev.type !== "turn_complete" && ev.type !== "error") ||
           (ev as AgentStreamEvent).parent_tool_use_id !== undefined)
       )
         io.stderr(describeStreamEvent(ev, style));
+      // A failed hook is never silent: without progress lines (a pipe, json, stream-json) it is said on stderr still.
+      else if (isWarning(ev)) io.stderr(describeStreamEvent(ev, style));
     }
   } finally {
     process.off("SIGINT", onSigint);
