@@ -75,53 +75,27 @@ export async function runCommand(
     throw e;
   }
   const { agent } = setup;
-  // `rt run /NAME args`: a custom slash command becomes its prompt.
-  let allowedTools: string[] | undefined;
-  if (prompt.trim().startsWith("/mcp__")) {
-    // A prompt of one of the user's MCP servers, as a slash command: /mcp__SERVER__PROMPT args.
-    const { mcpPromptText, mcpPromptCommands } = await import("../mcpClient/session.js");
-    let text: string | undefined;
-    try {
-      text = await mcpPromptText(prompt);
-    } catch (e) {
-      reader?.close();
-      agent.close();
-      io.stderr(`rt run: ${(e as Error).message}\n`);
-      return 2;
-    }
-    if (text === undefined) {
-      reader?.close();
-      agent.close();
-      const known = mcpPromptCommands().map((c) => `/${c.command}`);
-      io.stderr(`rt run: no MCP prompt ${prompt.trim().split(/\s+/)[0]}; MCP prompts: ${known.join(", ") || "none"}\n`);
-      return 2;
-    }
-    prompt = text;
-  } else if (prompt.trim().startsWith("/")) {
-    const { loadCustomCommands, resolveSlashCommand } = await import("../extensions/slashCommands.js");
-    const loaded = await loadCustomCommands(ws);
-    // `rt run /review src/parser.py "error handling"`: the shell already split the words ($2 is "error handling").
-    const words = positionals.length > 1 && positionals[0].startsWith("/") ? positionals.slice(1) : undefined;
-    const custom = resolveSlashCommand(prompt, loaded.commands, words);
-    if (!custom) {
-      reader?.close();
-      agent.close();
-      const name = prompt.trim().split(/\s+/)[0];
-      io.stderr(
-        `rt run: no custom command ${name}; commands: ${loaded.commands.map((c) => `/${c.name}`).join(", ") || "none"} (.rt/commands, .claude/commands${loaded.untrustedProjectDirs.length ? " — not read: the folder is not trusted" : ""}, ~/.config/rt/commands, ~/.claude/commands)\n`,
-      );
-      return 2;
-    }
-    const expanded = await agent.expandCommand(custom);
-    if ("error" in expanded) {
-      reader?.close();
-      agent.close();
-      io.stderr(`rt run: ${expanded.error}\n`);
-      return 2;
-    }
-    prompt = expanded.prompt;
-    allowedTools = custom.allowedTools;
+  // `rt run /NAME args`, `/mcp__SERVER__PROMPT args`, `@server:uri`: the prompt they make (promptLine.ts).
+  // `rt run /review src/parser.py "error handling"`: the shell already split the words ($2 is "error handling").
+  const words = positionals.length > 1 && positionals[0].startsWith("/") ? positionals.slice(1) : undefined;
+  const { loadCustomCommands } = await import("../extensions/slashCommands.js");
+  const loaded = prompt.trim().startsWith("/") ? await loadCustomCommands(ws) : undefined;
+  const { promptForLine } = await import("./promptLine.js");
+  const line = await promptForLine(agent, prompt, loaded?.commands ?? [], words ? { words } : {});
+  if (line.kind !== "prompt") {
+    reader?.close();
+    agent.close();
+    const name = prompt.trim().split(/\s+/)[0];
+    io.stderr(
+      line.kind === "error"
+        ? `rt run: ${line.message}\n`
+        : `rt run: no custom command ${name}; commands: ${loaded?.commands.map((c) => `/${c.name}`).join(", ") || "none"} (.rt/commands, .claude/commands${loaded?.untrustedProjectDirs.length ? " — not read: the folder is not trusted" : ""}, ~/.config/rt/commands, ~/.claude/commands)\n`,
+    );
+    return 2;
   }
+  for (const p of line.problems) io.stderr(describeEvent({ type: "notice", message: p, level: "warning" }, style));
+  prompt = line.prompt;
+  const allowedTools = line.allowedTools;
 
   const controller = new AbortController();
   const onSigint = () => {
