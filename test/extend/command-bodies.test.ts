@@ -64,7 +64,10 @@ test("a ! command allowed-tools does not permit is refused without a terminal, a
   for (const name of ["/sneaky", "/plain"]) {
     const r = await rt(["run", ...MODEL, "--approval", "ask", name], { cwd: root, env });
     assert.equal(r.code, 2, r.stderr);
-    assert.match(r.stderr, /rt run: \/(sneaky|plain): !`[^`]+` was not run: .*allowed-tools of \/(sneaky|plain) does not permit it/);
+    assert.match(
+      r.stderr,
+      /rt run: \/(sneaky|plain): !`[^`]+` was not run: .*allowed-tools of \/(sneaky|plain) does not permit it/,
+    );
   }
   assert.equal(ollama.server.completions.length, 0);
   assert.ok(!fs.existsSync(path.join(root, "pwned")) && !fs.existsSync(path.join(root, "made")));
