@@ -70,7 +70,9 @@ async function runBang(
     );
     if (!verdict.ok)
       return {
-        error: `${verdict.reason} (allowed-tools of /${resolved.command.name} does not permit it: add Bash(${command}) or Bash(${command.trim().split(/\s+/)[0]}:*))`,
+        error:
+          `${verdict.reason} (allowed-tools of /${resolved.command.name} does not permit it: ` +
+          `add Bash(${command}) or Bash(${command.trim().split(/\s+/)[0]}:*))`,
       };
   }
   const result = await runPreparedCall(prepared.call, signal ? { signal } : {});

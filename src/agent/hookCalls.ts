@@ -26,7 +26,7 @@ interface SessionHooks {
   pending: string[];
 }
 
-/** What the hooks of an event left for the user: `warning` ones (failures, configuration problems) go to standard error in every output mode. */
+/** What the hooks of an event left for the user: `warning` ones (failures, configuration problems) go to stderr. */
 export interface HookNotice {
   message: string;
   warning?: true;

@@ -99,7 +99,8 @@ export function loadClaudeSettingsHooks(ws: { root: string; env: NodeJS.ProcessE
     if (out.untrusted.length)
       noticeOnce(
         `claude-settings\0${ws.root}\0${out.untrusted.join(",")}`,
-        `rt: not running the hooks of ${out.untrusted.join(" and ")} until you trust this folder: rt trust ${shellQuotePath(ws.root)}\n`,
+        `rt: not running the hooks of ${out.untrusted.join(" and ")} until you trust this folder: ` +
+          `rt trust ${shellQuotePath(ws.root)}\n`,
       );
     return out;
   }

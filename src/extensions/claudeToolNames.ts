@@ -97,7 +97,7 @@ const ABSOLUTE_ARGS = new Set(["file_path", "notebook_path"]);
 /** Claude Code's tools whose `path` is absolute (LS); Grep's and Glob's may be relative. */
 const ABSOLUTE_PATH_TOOLS = new Set(["LS"]);
 
-/** The name a Claude Code hook sees for an rt tool: Claude Code's for the tools it has, rt's own otherwise (mcp__..., sql_query). */
+/** The name a Claude Code hook sees for an rt tool: Claude Code's for the tools it has, rt's own otherwise (sql_query). */
 export function claudeToolName(rtName: string): string {
   return Object.hasOwn(CLAUDE_VIEWS, rtName) ? CLAUDE_VIEWS[rtName].name : rtName;
 }
@@ -127,7 +127,7 @@ export function toClaudeInput(rtName: string, args: unknown, root: string): unkn
   return out;
 }
 
-/** Arguments a Claude Code hook gave back (updatedInput) as the rt tool takes them: names, units, paths inside the root made relative. */
+/** Arguments a Claude Code hook gave back (updatedInput) as the rt tool takes them (names, units, relative paths). */
 export function fromClaudeInput(rtName: string, input: Record<string, unknown>, root: string): Record<string, unknown> {
   const view = Object.hasOwn(CLAUDE_VIEWS, rtName) ? CLAUDE_VIEWS[rtName] : undefined;
   if (!view) return input;

@@ -84,7 +84,7 @@ export interface HookSource {
   claude?: boolean;
 }
 
-/** A matcher that names Claude Code's tools (Bash, Edit|Write) and none of rt's: the hook was written for Claude Code. */
+/** A matcher that names Claude Code's tools (Bash, Edit|Write) and none of rt's: a hook written for Claude Code. */
 function claudeMatcher(matcher: string | undefined): boolean {
   if (matcher === undefined || matcher === "" || matcher === "*") return false;
   const fits = (name: string) => matches(matcher, name);
@@ -199,7 +199,7 @@ export interface HookOutcome {
   stop?: string;
   /** For the user: the hooks' systemMessages. */
   notices: string[];
-  /** For the user, on standard error in every output mode: failures (a non-zero exit, a timeout, output that is not the contract). */
+  /** For the user, on stderr in every output mode: failures (an exit code, a timeout, output not in the contract). */
   warnings: string[];
   /** How many hook commands ran. */
   ran: number;
@@ -257,7 +257,8 @@ export class Hooks {
     const payloadOf = (dialect: HookDialect) => {
       let p = payloads.get(dialect);
       if (p === undefined) {
-        p = `${JSON.stringify({ ...input, ...toolFields(tool, dialect, opts.root), hook_event_name: event, cwd: opts.root })}\n`;
+        const fields = toolFields(tool, dialect, opts.root);
+        p = `${JSON.stringify({ ...input, ...fields, hook_event_name: event, cwd: opts.root })}\n`;
         payloads.set(dialect, p);
       }
       return p;
@@ -363,7 +364,8 @@ function apply(
     const meaning =
       r.exitCode !== null && Object.hasOwn(EXIT_MEANING, r.exitCode) ? `, ${EXIT_MEANING[r.exitCode]}` : "";
     out.warnings.push(
-      `${name} failed (exit code ${r.exitCode ?? "none"}${meaning})${r.stderr.trim() ? `: ${short(r.stderr)}` : ""}; it did not decide anything`,
+      `${name} failed (exit code ${r.exitCode ?? "none"}${meaning})` +
+        `${r.stderr.trim() ? `: ${short(r.stderr)}` : ""}; it did not decide anything`,
     );
     return;
   }
