@@ -323,3 +323,41 @@ test("the full-screen UI shows a hook's warning as an error line, an ordinary no
     lines.join("\n"),
   );
 });
+
+test("a subagent runs SubagentStop where the session runs Stop, and no UserPromptSubmit of its own", async () => {
+  const root = tempTree({ "a.txt": "x\n" });
+  const home = tempTree({}, "rt-home-");
+  const log = path.join(home, "events.txt");
+  const note = { type: "command", command: `jq -r .hook_event_name >> ${log}` };
+  fs.mkdirSync(path.join(home, ".claude"));
+  fs.writeFileSync(
+    path.join(home, ".claude/settings.json"),
+    JSON.stringify({
+      hooks: { UserPromptSubmit: [{ hooks: [note] }], Stop: [{ hooks: [note] }], SubagentStop: [{ hooks: [note] }] },
+    }),
+  );
+  const savedHome = process.env.HOME;
+  const savedXdg = process.env.XDG_CONFIG_HOME;
+  process.env.HOME = home;
+  process.env.XDG_CONFIG_HOME = tempTree({}, "rt-config-");
+  try {
+    ollama.server.script(
+      reply.toolCall("task", { description: "look", prompt: "Say done.", subagent_type: "general-purpose" }),
+      reply.text("sub done"),
+      reply.text("ok"),
+    );
+    const agent = makeAgent(root, ollama.server);
+    const events = await collect(agent.run("go"));
+    agent.close();
+    assert.equal(events[events.length - 1].type, "turn_complete");
+    assert.deepEqual(fs.readFileSync(log, "utf8").split("\n").filter(Boolean), [
+      "UserPromptSubmit",
+      "SubagentStop",
+      "Stop",
+    ]);
+  } finally {
+    process.env.HOME = savedHome;
+    if (savedXdg === undefined) delete process.env.XDG_CONFIG_HOME;
+    else process.env.XDG_CONFIG_HOME = savedXdg;
+  }
+});
