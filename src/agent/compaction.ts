@@ -7,7 +7,7 @@
 //      replaced by a structured summary written by the model (goal, decisions,
 //      files touched, open work), and the most recent messages are kept verbatim.
 import type { ChatMessage, FinishReason, Usage } from "./providers/types.js";
-import { preCompactHook } from "./hookCalls.js";
+import { preCompactHook, hookNoticeEvent } from "./hookCalls.js";
 import { now, summaryEntry, withContent, type ContextEntry } from "./session.js";
 import type { AgentEvent } from "./events.js";
 import { usageOf, type UsageAccount } from "./cost.js";
@@ -185,7 +185,7 @@ export async function* compactContext(
 ): AsyncGenerator<AgentEvent> {
   // Hooks (hookCalls.ts): a PreCompact hook may block the compaction.
   const hook = await preCompactHook(ctx, reason, instructions, signal);
-  for (const message of hook.notices) yield emit(ctx, { type: "notice", message });
+  for (const n of hook.notices) yield emit(ctx, hookNoticeEvent(n));
   if (hook.block) {
     yield emit(ctx, { type: "notice", message: `a PreCompact hook blocked the ${reason} compaction: ${hook.block}` });
     return;

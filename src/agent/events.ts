@@ -132,8 +132,12 @@ export type AgentEvent =
       usage: UsageTotals;
       cost?: number;
     }
-  /** Something the user should know that is neither the model's text nor an error (a protocol fallback...). */
-  | { type: "notice"; message: string }
+  /**
+   * Something the user should know that is neither the model's text nor an error (a protocol fallback...).
+   * level "warning": something failed that the user must not miss (a hook that failed, a hooks configuration
+   * rt could not use): every face says it on standard error or as an error, whatever the output mode.
+   */
+  | { type: "notice"; message: string; level?: "warning" }
   | {
       type: "error";
       kind: AgentErrorKind;

@@ -1,7 +1,10 @@
 // Where the agent loop runs hooks (src/extensions/hooks.ts runs them):
 // one function per event, each called from one place in turn.ts, toolCalls.ts
 // or compaction.ts, so that those files change by a line or two. A session's
-// hooks are read from its configuration the first time one is needed.
+// hooks are read the first time one is needed: rt's configuration's `hooks`,
+// then Claude Code's settings files (claudeSettings.ts); all of them run.
+// A subagent's loop runs SubagentStop where the session's runs Stop, and no
+// UserPromptSubmit or SessionStart (its prompt is the parent's, not the user's).
 import type { LoopContext } from "./loopContext.js";
 /** A tool call as the loop holds it (toolCalls.ts PendingCall): a PreToolUse hook may replace its arguments. */
 interface HookedCall {
@@ -11,7 +14,8 @@ interface HookedCall {
 }
 import type { ToolResult } from "../tools/types.js";
 import { prepareCall, type Preparation } from "../tools/policy.js";
-import { Hooks, parseHooks, type HookEvent, type HookOutcome } from "../extensions/hooks.js";
+import { Hooks, parseHooks, type HookEvent, type HookOutcome, type HookedTool } from "../extensions/hooks.js";
+import { loadClaudeSettingsHooks } from "../extensions/claudeSettings.js";
 import { loadConfig } from "../base/config.js";
 import { HOOK_STOP_MAX_CONTINUES } from "../base/limits.js";
 
@@ -20,6 +24,24 @@ interface SessionHooks {
   started: boolean;
   /** Problems of the configuration, said once. */
   pending: string[];
+}
+
+/** What the hooks of an event left for the user: `warning` ones (failures, configuration problems) go to stderr. */
+export interface HookNotice {
+  message: string;
+  warning?: true;
+}
+
+/** The agent event that says a hook notice. */
+export function hookNoticeEvent(n: HookNotice): { type: "notice"; message: string; level?: "warning" } {
+  return { type: "notice", message: n.message, ...(n.warning ? { level: "warning" as const } : {}) };
+}
+
+function noticesOf(o: HookOutcome): HookNotice[] {
+  return [
+    ...o.warnings.map((message) => ({ message, warning: true as const })),
+    ...o.notices.map((message) => ({ message })),
+  ];
 }
 
 const byContext = new WeakMap<LoopContext, SessionHooks>();
@@ -43,9 +65,12 @@ function sessionHooks(ctx: LoopContext): SessionHooks {
     } catch {
       value = undefined; // the agent command reports configuration errors itself
     }
-    const { config, problems } = parseHooks(value);
-    for (const p of problems) pending.push(`hooks configuration: ${p.where}: ${p.message} (skipped)`);
-    s = { hooks: new Hooks(config, problems), started: false, pending };
+    const own = parseHooks(value);
+    const claude = loadClaudeSettingsHooks(ctx.workspace);
+    const problems = [...own.problems, ...claude.problems];
+    for (const p of problems)
+      pending.push(`hooks in ${p.source ?? "rt's configuration"}: ${p.where}: ${p.message} (skipped)`);
+    s = { hooks: new Hooks([own.config, ...claude.configs], problems), started: false, pending };
     byContext.set(ctx, s);
   }
   return s;
@@ -65,9 +90,10 @@ async function run(
   input: Record<string, unknown>,
   target: string | undefined,
   signal?: AbortSignal,
+  tool?: HookedTool,
 ): Promise<HookOutcome> {
   const s = sessionHooks(ctx);
-  const empty: HookOutcome = { context: [], notices: s.pending.splice(0), ran: 0 };
+  const empty: HookOutcome = { context: [], notices: [], warnings: s.pending.splice(0), ran: 0 };
   if (!s.hooks.has(event)) return empty;
   const id = ctx.history.log.id;
   // The log's own file: a subagent's is its sidechain, and a session without .rt/ state has none.
@@ -76,12 +102,14 @@ async function run(
     transcript_path: ctx.history.log.file ?? "",
     permission_mode: PERMISSION_MODES[ctx.approvals.mode] ?? ctx.approvals.mode,
   };
-  const outcome = await s.hooks.run(event, { ...common, ...input }, target, {
-    root: ctx.workspace.root,
-    env: ctx.workspace.env,
-    ...(signal ? { signal } : {}),
-  });
-  outcome.notices.unshift(...empty.notices);
+  const outcome = await s.hooks.run(
+    event,
+    { ...common, ...input },
+    target,
+    { root: ctx.workspace.root, env: ctx.workspace.env, ...(signal ? { signal } : {}) },
+    tool,
+  );
+  outcome.warnings.unshift(...empty.warnings);
   return outcome;
 }
 
@@ -92,7 +120,7 @@ export interface PreToolUseDecision {
   prepared?: Preparation;
   /** permissionDecision "allow": run without asking. */
   allow?: boolean;
-  notices: string[];
+  notices: HookNotice[];
 }
 
 /** PreToolUse: may block the call, or change its arguments (checked by the policy again, so a hook cannot pass what the tool refuses). */
@@ -102,16 +130,13 @@ export async function preToolUseHook(
   args: unknown,
   signal?: AbortSignal,
 ): Promise<PreToolUseDecision> {
-  const o = await run(
-    ctx,
-    "PreToolUse",
-    { tool_name: call.name, tool_input: args, tool_use_id: call.id },
-    call.name,
-    signal,
-  );
-  if (o.block) return { block: o.block, notices: o.notices };
+  const o = await run(ctx, "PreToolUse", { tool_use_id: call.id }, call.name, signal, {
+    name: call.name,
+    input: args,
+  });
+  if (o.block) return { block: o.block, notices: noticesOf(o) };
   const preApproved = turnAllowed.get(ctx)?.has(call.name) === true;
-  const out: PreToolUseDecision = { notices: o.notices, ...(o.allow || preApproved ? { allow: true } : {}) };
+  const out: PreToolUseDecision = { notices: noticesOf(o), ...(o.allow || preApproved ? { allow: true } : {}) };
   if (o.updatedInput) {
     out.prepared = prepareCall(ctx.workspace, call.name, o.updatedInput, ctx.tools.lookup);
     call.args = o.updatedInput;
@@ -126,16 +151,14 @@ export async function postToolUseHook(
   args: unknown,
   result: ToolResult,
   signal?: AbortSignal,
-): Promise<{ note?: string; notices: string[] }> {
-  const o = await run(
-    ctx,
-    "PostToolUse",
-    { tool_name: call.name, tool_input: args, tool_use_id: call.id, tool_response: result },
-    call.name,
-    signal,
-  );
+): Promise<{ note?: string; notices: HookNotice[] }> {
+  const o = await run(ctx, "PostToolUse", { tool_use_id: call.id }, call.name, signal, {
+    name: call.name,
+    input: args,
+    response: result,
+  });
   const parts = [...(o.block ? [`[hook] ${o.block}`] : []), ...o.context.map((c) => `[hook] ${c}`)];
-  return { ...(parts.length ? { note: parts.join("\n") } : {}), notices: o.notices };
+  return { ...(parts.length ? { note: parts.join("\n") } : {}), notices: noticesOf(o) };
 }
 
 /** SessionStart (once per session, before its first prompt) and UserPromptSubmit: may block the prompt; their context goes with it. */
@@ -143,9 +166,11 @@ export async function userPromptHooks(
   ctx: LoopContext,
   prompt: string,
   signal?: AbortSignal,
-): Promise<{ block?: string; prompt: string; stop?: string; notices: string[] }> {
+): Promise<{ block?: string; prompt: string; stop?: string; notices: HookNotice[] }> {
+  // A subagent's prompt is written by its parent, not submitted by the user.
+  if (ctx.depth > 0) return { prompt, notices: [] };
   const s = sessionHooks(ctx);
-  const notices: string[] = [];
+  const notices: HookNotice[] = [];
   const context: string[] = [];
   if (!s.started) {
     s.started = true;
@@ -156,11 +181,11 @@ export async function userPromptHooks(
       ctx.history.log.messageCount > 0 ? "resume" : "startup",
       signal,
     );
-    notices.push(...start.notices);
+    notices.push(...noticesOf(start));
     context.push(...start.context);
   }
   const o = await run(ctx, "UserPromptSubmit", { prompt }, undefined, signal);
-  notices.push(...o.notices);
+  notices.push(...noticesOf(o));
   if (o.block) return { block: o.block, prompt, notices };
   context.push(...o.context);
   return {
@@ -172,24 +197,28 @@ export async function userPromptHooks(
   };
 }
 
-/** Stop: a hook that blocks sends the model back to work with its reason (at most HOOK_STOP_MAX_CONTINUES times a turn). */
+/**
+ * Stop (SubagentStop in a subagent's loop): a hook that blocks sends the model
+ * back to work with its reason (at most HOOK_STOP_MAX_CONTINUES times a turn).
+ */
 export async function stopHook(
   ctx: LoopContext,
   continues: number,
   lastText: string,
   signal?: AbortSignal,
-): Promise<{ continueWith?: string; notices: string[] }> {
+): Promise<{ continueWith?: string; notices: HookNotice[] }> {
+  const event = ctx.depth > 0 ? "SubagentStop" : "Stop";
   const o = await run(
     ctx,
-    "Stop",
+    event,
     { stop_hook_active: continues > 0, last_assistant_message: lastText },
     undefined,
     signal,
   );
-  if (o.block && continues < HOOK_STOP_MAX_CONTINUES) return { continueWith: o.block, notices: o.notices };
+  if (o.block && continues < HOOK_STOP_MAX_CONTINUES) return { continueWith: o.block, notices: noticesOf(o) };
   if (o.block)
-    o.notices.push(`a Stop hook blocked again after ${HOOK_STOP_MAX_CONTINUES} continuations; the turn ends`);
-  return { notices: o.notices };
+    o.warnings.push(`a ${event} hook blocked again after ${HOOK_STOP_MAX_CONTINUES} continuations; the turn ends`);
+  return { notices: noticesOf(o) };
 }
 
 /** PreCompact: may block a compaction (exit 2 or decision "block"). */
@@ -198,7 +227,7 @@ export async function preCompactHook(
   trigger: "auto" | "manual",
   instructions: string | undefined,
   signal?: AbortSignal,
-): Promise<{ block?: string; notices: string[] }> {
+): Promise<{ block?: string; notices: HookNotice[] }> {
   const o = await run(ctx, "PreCompact", { trigger, custom_instructions: instructions ?? "" }, trigger, signal);
-  return { ...(o.block ? { block: o.block } : {}), notices: o.notices };
+  return { ...(o.block ? { block: o.block } : {}), notices: noticesOf(o) };
 }

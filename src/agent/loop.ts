@@ -4,6 +4,8 @@
 // and hands each user turn to runUserTurn (turn.ts). Everything the loop does
 // lives in those functions, so a subagent runs the same loop with a context of
 // its own (see loopContext.ts).
+import { expandCommandBody, type CommandExpansion } from "./commandBody.js";
+import type { ResolvedCommand } from "../extensions/slashCommands.js";
 import type { Provider, ToolChoice } from "./providers/types.js";
 import type { AgentEvent, Protocol, TodoItem, UsageTotals } from "./events.js";
 import type { UserInteraction } from "./interaction.js";
@@ -199,6 +201,15 @@ export class Agent {
   /** Runs one user turn. Ends with `turn_complete`, or with `error` (the session keeps what was done). */
   run(prompt: string, opts: RunOptions = {}): AsyncGenerator<AgentEvent> {
     return runUserTurn(this.ctx, prompt, opts);
+  }
+
+  /**
+   * A custom slash command's prompt made ready to send: its !`commands` run (as
+   * its allowed-tools and the approval mode permit) and its @files attached
+   * (commandBody.ts); an error says why nothing can be sent.
+   */
+  expandCommand(resolved: ResolvedCommand, opts: RunOptions = {}): Promise<CommandExpansion> {
+    return expandCommandBody(this.ctx, resolved, opts.signal);
   }
 
   /** Forces compaction (/compact [instructions]): prune, then summarize everything. */

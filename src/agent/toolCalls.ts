@@ -16,7 +16,7 @@ import { EventQueue } from "./eventQueue.js";
 import { fitToolOutput } from "./outputSaving.js";
 import { PAGED_TOOLS } from "./toolSet.js";
 import { emit, errorEvent, type LoopContext, type TurnState } from "./loopContext.js";
-import { preToolUseHook, postToolUseHook } from "./hookCalls.js";
+import { preToolUseHook, postToolUseHook, hookNoticeEvent } from "./hookCalls.js";
 import { prepareCall, runPreparedCall, warmEdit, type Preparation } from "../tools/policy.js";
 import { jsonSchemaOf } from "../tools/registry.js";
 import type { Tool, ToolResult } from "../tools/types.js";
@@ -274,7 +274,7 @@ async function executeCall(
   // Hooks (hookCalls.ts): PreToolUse may block the call, change its arguments, or allow it without asking.
   const pre =
     tool && prepared ? await preToolUseHook(ctx, c, prepared.ok ? prepared.call.args : c.args, signal) : undefined;
-  for (const message of pre?.notices ?? []) sink({ type: "notice", message });
+  for (const n of pre?.notices ?? []) sink(hookNoticeEvent(n));
   if (pre?.block) {
     sink({ type: "tool_blocked", id: c.id, name: c.name, args: c.args, reason: `a hook blocked it: ${pre.block}` });
     return { success: false, text: `blocked by a PreToolUse hook: ${pre.block}` };
@@ -372,7 +372,7 @@ async function executeCall(
   }
   // Hooks: PostToolUse observes what ran; its reason or context is added for the model.
   const post = prepared.ok ? await postToolUseHook(ctx, c, prepared.call.args, result, signal) : undefined;
-  for (const message of post?.notices ?? []) sink({ type: "notice", message });
+  for (const n of post?.notices ?? []) sink(hookNoticeEvent(n));
   const paged = prepared.ok && PAGED_TOOLS[prepared.call.tool.name] !== undefined;
   const max = paged ? pagedBudget(ctx) : ctx.limits.toolOutputMaxChars;
   const { text, saved } = fitToolOutput(

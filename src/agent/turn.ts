@@ -21,7 +21,7 @@ import type {
   ToolCall,
   Usage,
 } from "./providers/types.js";
-import { userPromptHooks, stopHook, allowToolsForTurn } from "./hookCalls.js";
+import { userPromptHooks, stopHook, allowToolsForTurn, hookNoticeEvent } from "./hookCalls.js";
 import { ProviderError } from "./providers/types.js";
 import type { AgentErrorKind, AgentEvent, Protocol } from "./events.js";
 import { usageOf } from "./cost.js";
@@ -112,7 +112,7 @@ export async function* runUserTurn(
   const turn = new TurnState();
   // Hooks (hookCalls.ts): SessionStart before a session's first prompt, UserPromptSubmit before each; either may block it or add context.
   const hooked = await userPromptHooks(ctx, prompt, signal);
-  for (const message of hooked.notices) yield emit(ctx, { type: "notice", message });
+  for (const n of hooked.notices) yield emit(ctx, hookNoticeEvent(n));
   if (hooked.block || hooked.stop) {
     yield emit(
       ctx,
@@ -284,7 +284,7 @@ async function* turnLoop(
     if (calls.length === 0) {
       // Hooks: a Stop hook that blocks sends the model back to work with its reason.
       const stop = await stopHook(ctx, stopHookContinues, answer.text, signal);
-      for (const message of stop.notices) yield emit(ctx, { type: "notice", message });
+      for (const n of stop.notices) yield emit(ctx, hookNoticeEvent(n));
       if (stop.continueWith !== undefined) {
         stopHookContinues++;
         ctx.history.add({ role: "user", content: `[Stop hook] ${stop.continueWith}` });

@@ -666,7 +666,8 @@ export function changedExtensionsNotice(
   changes: ReadonlyArray<{ file: string; change: string }>,
 ): string {
   return (
-    `rt: not reading this folder's extension files (.mcp.json, .rt/tools, .rt/commands, .rt/agents, .claude/commands, .claude/agents): ` +
+    `rt: not reading this folder's extension files (.mcp.json, .rt/tools, .rt/commands, .rt/agents, ` +
+    `.claude/commands, .claude/agents, .claude/settings*.json, .claude/hooks): ` +
     `changed since you trusted it: ${formatChanges(changes)}; review them with: rt trust ${shellQuotePath(root)}\n`
   );
 }

@@ -2,7 +2,10 @@
 // steer the agent, and their pins: `.mcp.json` (MCP servers rt starts or
 // connects to), `.rt/tools/**` (custom tool definitions and the scripts they
 // run), `.rt/commands/**` and `.claude/commands/**` (custom commands and their
-// allowed-tools), `.rt/agents/**` and `.claude/agents/**` (subagent types).
+// allowed-tools), `.rt/agents/**` and `.claude/agents/**` (subagent types),
+// `.claude/settings.json` and `.claude/settings.local.json` (Claude Code's
+// settings, whose hooks rt runs) and `.claude/hooks/**` (where Claude Code's
+// projects keep the scripts those hooks run).
 //
 // `rt trust` records a pin of each such file (the SHA-256 of its bytes) next
 // to the digest of `.rt/config.json`. While every pin matches, the folder's
@@ -25,6 +28,9 @@ export const PINNED_EXTENSION_PATHS: readonly string[] = [
   ".rt/agents",
   ".claude/commands",
   ".claude/agents",
+  ".claude/settings.json",
+  ".claude/settings.local.json",
+  ".claude/hooks",
 ];
 
 /** Relative path (with /) → what it is: "sha256:HEX", "symlink:TARGET", "large:SIZE:MTIME", "dir", "special". */

@@ -361,6 +361,12 @@ export const WARM_EDIT_SAMPLE_MAX_BYTES = 64 * 1024;
 export const TOOL_SEARCH_MAX_RESULTS = 5;
 /** Hooks: a hook command's timeout when its configuration gives none, in seconds (Claude Code's default). */
 export const HOOK_DEFAULT_TIMEOUT_S = 60;
+/** Hooks: a hook's own `timeout` is cut to this many seconds (Claude Code's ceiling for a command hook). */
+export const HOOK_TIMEOUT_MAX_S = 600;
+/** Custom slash commands: an `@path` in a command's body attaches a file of at most this many bytes (a larger one is left as written). */
+export const SLASH_COMMAND_FILE_MAX_BYTES = 256 * 1024;
+/** Custom slash commands: the output of a `!` command put into the prompt is cut to this many characters. */
+export const SLASH_COMMAND_OUTPUT_MAX_CHARS = 30_000;
 /** Hooks: at most this much of a hook's stdout and of its stderr is read. */
 export const HOOK_OUTPUT_MAX_BYTES = 64 * 1024;
 /** Hooks: a Stop hook can send the model back to work at most this many times in one turn. */

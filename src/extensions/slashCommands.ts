@@ -113,9 +113,15 @@ export async function loadCustomCommands(ws: Workspace): Promise<CommandsLoad> {
   return out;
 }
 
-/** The body with $ARGUMENTS (all of them) and $1...$9 (each word; quoted words keep their spaces) replaced. */
-export function expandArguments(body: string, args: string): string {
-  const words = [...args.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]);
+/**
+ * The body with $ARGUMENTS (all of them) and $1...$9 (each word; quoted words keep their spaces) replaced.
+ * `given`: the words as the shell already split them (`rt run /review a.py "error handling"`).
+ */
+export function expandArguments(body: string, args: string, given?: readonly string[]): string {
+  // A given word wholly in quotes ('"error handling"', as typed before the shell's words were kept) is unwrapped.
+  const words =
+    given?.map((w) => /^(["'])([\s\S]*)\1$/.exec(w)?.[2] ?? w) ??
+    [...args.matchAll(/"([^"]*)"|'([^']*)'|(\S+)/g)].map((m) => m[1] ?? m[2] ?? m[3]);
   return body
     .replace(/\$ARGUMENTS\b/g, () => args)
     .replace(/\$([1-9])\b/g, (_, n: string) => words[Number(n) - 1] ?? "");
@@ -132,15 +138,22 @@ export interface ResolvedCommand {
 /**
  * What a line typed in a face means when it starts with "/" and names a
  * custom command: the prompt to send. Undefined for any other line (a
- * built-in command, plain text, an unknown command).
+ * built-in command, plain text, an unknown command). `words`: the arguments
+ * as separate words already (a command line's, split by the shell), which
+ * $1..$9 take as they are; the line's arguments are split at spaces otherwise,
+ * quotes keeping words together.
  */
-export function resolveSlashCommand(line: string, commands: readonly CustomCommand[]): ResolvedCommand | undefined {
+export function resolveSlashCommand(
+  line: string,
+  commands: readonly CustomCommand[],
+  words?: readonly string[],
+): ResolvedCommand | undefined {
   const m = /^\/([^\s]+)(?:\s+([\s\S]*))?$/.exec(line.trim());
   if (!m) return undefined;
   const command = commands.find((c) => c.name === m[1]);
   if (!command) return undefined;
   const args = (m[2] ?? "").trim();
-  let prompt = expandArguments(command.body, args).trim();
+  let prompt = expandArguments(command.body, args, words).trim();
   // A command that does not say where its arguments go gets them at the end (as Claude Code does).
   if (args && !/\$ARGUMENTS\b|\$[1-9]\b/.test(command.body)) prompt = `${prompt}\n\n${args}`;
   return { command, prompt, allowedTools: command.allowedTools };

@@ -140,6 +140,36 @@ export async function mcpPromptText(line: string): Promise<string | undefined> {
   return undefined;
 }
 
+/** `@server:uri` in a prompt: a connected server's name, a colon, the resource's URI (Claude Code's mention). */
+const RESOURCE_MENTION = /(^|\s)@([A-Za-z0-9_.-]+):(\S+)/g;
+
+/**
+ * A prompt with its `@server:uri` mentions of the running sessions' servers
+ * attached: each resource's text after the prompt, the mention kept. A mention
+ * of a name that is no connected server is left as written; a resource that
+ * cannot be read is a problem to say (the prompt is still sent, without it).
+ */
+export async function expandResourceMentions(
+  text: string,
+  signal?: AbortSignal,
+): Promise<{ prompt: string; problems: string[] }> {
+  const problems: string[] = [];
+  const attached: string[] = [];
+  const seen = new Set<string>();
+  for (const m of text.matchAll(RESOURCE_MENTION)) {
+    const [server, uri] = [m[2], m[3].replace(/[.,;:!?)]+$/, "")];
+    const conn = [...running]
+      .flatMap((s) => s.connections)
+      .find((c) => c.config.name === server && c.status.state === "connected");
+    if (!conn || seen.has(`${server}\0${uri}`)) continue;
+    seen.add(`${server}\0${uri}`);
+    const r = await conn.readResource(uri, signal);
+    if (r.success) attached.push(`<resource server="${server}" uri="${uri}">\n${r.output.trimEnd()}\n</resource>`);
+    else problems.push(`@${server}:${uri} was not attached: ${r.error ?? "it could not be read"}`);
+  }
+  return { prompt: attached.length ? `${text}\n\n${attached.join("\n")}` : text, problems };
+}
+
 /** Every slash command the running sessions' prompts make, with its description. */
 export function mcpPromptCommands(): Array<{ command: string; description: string }> {
   return [...running].flatMap((s) =>

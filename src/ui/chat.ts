@@ -10,14 +10,15 @@
 //   /model [provider/model]  show or switch the model
 //   /sessions                list this project's sessions
 //   /help, /exit
-import { describeCommands, loadCustomCommands, resolveSlashCommand } from "../extensions/slashCommands.js";
+import { describeCommands, loadCustomCommands } from "../extensions/slashCommands.js";
+import { promptForLine, type PromptLine } from "./promptLine.js";
 import type { Workspace } from "../workspace/workspace.js";
 import type { AgentEvent, AgentStreamEvent } from "../agent/events.js";
 import { listSessions } from "../agent/session.js";
 import { priceFor } from "../agent/settings.js";
 import { setupAgent, modelChoice, SetupError, type Flags } from "./agentSetup.js";
 import { resolveModel } from "./resolveModel.js";
-import { describeStreamEvent, ansi, plain, type Style } from "./render.js";
+import { describeStreamEvent, isWarning, ansi, plain, type Style } from "./render.js";
 import { LineReader, askApproval } from "./lineReader.js";
 import { askQuestionsOnLines, reviewPlanOnLines } from "./lineDialogs.js";
 import { formatSessionList } from "./sessionList.js";
@@ -110,7 +111,9 @@ export async function chatCommand(ws: Workspace, flags: Flags, io: Io): Promise<
       if (midLine) io.stdout("\n");
       midLine = false;
       inReasoning = false;
-      io.stdout(line);
+      // A failed hook goes to standard error, where a transcript on stdout does not hide it.
+      if (isWarning(ev)) io.stderr(line);
+      else io.stdout(line);
     }
     if (midLine) io.stdout("\n");
   };
@@ -122,6 +125,14 @@ export async function chatCommand(ws: Workspace, flags: Flags, io: Io): Promise<
     } finally {
       current = undefined;
     }
+  };
+
+  // A line made into a prompt (promptLine.ts): its problems said on stderr, then its turn.
+  const sendLine = async (line: Extract<PromptLine, { kind: "prompt" }>, controller: AbortController) => {
+    for (const p of line.problems)
+      io.stderr(describeStreamEvent({ type: "notice", message: p, level: "warning" }, style));
+    const allowed = line.allowedTools ? { allowedTools: line.allowedTools } : {};
+    await run(agent.run(line.prompt, { signal: controller.signal, ...allowed }), controller);
   };
 
   const customCommands = await loadCustomCommands(ws);
@@ -168,17 +179,18 @@ export async function chatCommand(ws: Workspace, flags: Flags, io: Io): Promise<
             }
           }
         } else {
-          // Custom slash commands: .rt/commands, .claude/commands and the user's directories.
-          const custom = resolveSlashCommand(input, customCommands.commands);
-          if (custom) {
-            const c = new AbortController();
-            await run(agent.run(custom.prompt, { signal: c.signal, allowedTools: custom.allowedTools }), c);
-          } else io.stdout(`unknown command ${cmd}; /help lists them\n`);
+          // Custom slash commands (.rt/commands, .claude/commands and the user's directories) and MCP prompts.
+          const c = new AbortController();
+          const made = await promptForLine(agent, input, customCommands.commands, { signal: c.signal });
+          if (made.kind === "unknown") io.stdout(`unknown command ${cmd}; /help lists them\n`);
+          else if (made.kind === "error") io.stderr(style.red(`rt: ${made.message}\n`));
+          else await sendLine(made, c);
         }
         continue;
       }
       const c = new AbortController();
-      await run(agent.run(input, { signal: c.signal }), c);
+      const made = await promptForLine(agent, input, [], { signal: c.signal });
+      if (made.kind === "prompt") await sendLine(made, c);
     }
   } catch (e) {
     if (!(e instanceof SetupError)) throw e;

@@ -58,7 +58,9 @@ export function describeEvent(ev: AgentEvent, st: Style = plain): string {
       // How an answer ended is news only when it did not simply finish; the error line that follows says the rest.
       return "";
     case "notice":
-      return st.dim(`[rt] ${ev.message}`) + "\n";
+      return ev.level === "warning"
+        ? st.red(`[rt] warning: ${ev.message}`) + "\n"
+        : st.dim(`[rt] ${ev.message}`) + "\n";
     case "todos":
       return (
         ev.todos
@@ -93,6 +95,11 @@ export function describeEvent(ev: AgentEvent, st: Style = plain): string {
     case "error":
       return st.red(`rt: ${ev.kind === "interrupted" ? "interrupted" : `${ev.kind}: ${ev.message}`}`) + "\n";
   }
+}
+
+/** A notice that must reach the user on standard error in every output mode (a hook that failed...). */
+export function isWarning(ev: AgentEvent): boolean {
+  return ev.type === "notice" && ev.level === "warning";
 }
 
 /**

@@ -7,7 +7,7 @@
 import type { Workspace } from "../workspace/workspace.js";
 import type { AgentEvent, AgentStreamEvent } from "../agent/events.js";
 import { setupAgent, SetupError, type Flags } from "./agentSetup.js";
-import { describeEvent, describeStreamEvent, ansi, plain } from "./render.js";
+import { describeEvent, describeStreamEvent, isWarning, ansi, plain } from "./render.js";
 import { LineReader, askApproval } from "./lineReader.js";
 import { askQuestionsOnLines } from "./lineDialogs.js";
 import type { Io } from "./io.js";
@@ -75,44 +75,27 @@ export async function runCommand(
     throw e;
   }
   const { agent } = setup;
-  // `rt run /NAME args`: a custom slash command becomes its prompt.
-  let allowedTools: string[] | undefined;
-  if (prompt.trim().startsWith("/mcp__")) {
-    // A prompt of one of the user's MCP servers, as a slash command: /mcp__SERVER__PROMPT args.
-    const { mcpPromptText, mcpPromptCommands } = await import("../mcpClient/session.js");
-    let text: string | undefined;
-    try {
-      text = await mcpPromptText(prompt);
-    } catch (e) {
-      reader?.close();
-      agent.close();
-      io.stderr(`rt run: ${(e as Error).message}\n`);
-      return 2;
-    }
-    if (text === undefined) {
-      reader?.close();
-      agent.close();
-      const known = mcpPromptCommands().map((c) => `/${c.command}`);
-      io.stderr(`rt run: no MCP prompt ${prompt.trim().split(/\s+/)[0]}; MCP prompts: ${known.join(", ") || "none"}\n`);
-      return 2;
-    }
-    prompt = text;
-  } else if (prompt.trim().startsWith("/")) {
-    const { loadCustomCommands, resolveSlashCommand } = await import("../extensions/slashCommands.js");
-    const loaded = await loadCustomCommands(ws);
-    const custom = resolveSlashCommand(prompt, loaded.commands);
-    if (!custom) {
-      reader?.close();
-      agent.close();
-      const name = prompt.trim().split(/\s+/)[0];
-      io.stderr(
-        `rt run: no custom command ${name}; commands: ${loaded.commands.map((c) => `/${c.name}`).join(", ") || "none"} (.rt/commands, .claude/commands${loaded.untrustedProjectDirs.length ? " — not read: the folder is not trusted" : ""}, ~/.config/rt/commands, ~/.claude/commands)\n`,
-      );
-      return 2;
-    }
-    prompt = custom.prompt;
-    allowedTools = custom.allowedTools;
+  // `rt run /NAME args`, `/mcp__SERVER__PROMPT args`, `@server:uri`: the prompt they make (promptLine.ts).
+  // `rt run /review src/parser.py "error handling"`: the shell already split the words ($2 is "error handling").
+  const words = positionals.length > 1 && positionals[0].startsWith("/") ? positionals.slice(1) : undefined;
+  const { loadCustomCommands } = await import("../extensions/slashCommands.js");
+  const loaded = prompt.trim().startsWith("/") ? await loadCustomCommands(ws) : undefined;
+  const { promptForLine } = await import("./promptLine.js");
+  const line = await promptForLine(agent, prompt, loaded?.commands ?? [], words ? { words } : {});
+  if (line.kind !== "prompt") {
+    reader?.close();
+    agent.close();
+    const name = prompt.trim().split(/\s+/)[0];
+    io.stderr(
+      line.kind === "error"
+        ? `rt run: ${line.message}\n`
+        : `rt run: no custom command ${name}; commands: ${loaded?.commands.map((c) => `/${c.name}`).join(", ") || "none"} (.rt/commands, .claude/commands${loaded?.untrustedProjectDirs.length ? " — not read: the folder is not trusted" : ""}, ~/.config/rt/commands, ~/.claude/commands)\n`,
+    );
+    return 2;
   }
+  for (const p of line.problems) io.stderr(describeEvent({ type: "notice", message: p, level: "warning" }, style));
+  prompt = line.prompt;
+  const allowedTools = line.allowedTools;
 
   const controller = new AbortController();
   const onSigint = () => {
@@ -131,12 +114,14 @@ export async function runCommand(
       // A subagent's events come with parent_tool_use_id: the run's result is the main agent's last event.
       if ((ev as AgentStreamEvent).parent_tool_use_id === undefined) last = ev;
       if (format === "stream-json") io.stdout(`${JSON.stringify(ev)}\n`);
-      else if (
+      if (
         progress &&
         ((ev.type !== "turn_complete" && ev.type !== "error") ||
           (ev as AgentStreamEvent).parent_tool_use_id !== undefined)
       )
         io.stderr(describeStreamEvent(ev, style));
+      // A failed hook is never silent: without progress lines (a pipe, json, stream-json) it is said on stderr still.
+      else if (isWarning(ev)) io.stderr(describeStreamEvent(ev, style));
     }
   } finally {
     process.off("SIGINT", onSigint);

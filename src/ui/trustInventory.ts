@@ -18,6 +18,7 @@ import { readRegularFile } from "../extensions/definitionFiles.js";
 import { readDefinitionDir } from "../extensions/definitionFiles.js";
 import { rtToolName } from "../extensions/claudeToolNames.js";
 import { parseHooks } from "../extensions/hooks.js";
+import { PROJECT_CLAUDE_SETTINGS } from "../extensions/claudeSettings.js";
 import { variablesIn } from "../mcpClient/config.js";
 import { TRUST_PINNED_SHOWN } from "../base/limits.js";
 
@@ -173,13 +174,34 @@ export function trustInventory(inspection: ProjectInspection, env: NodeJS.Proces
     lines.push(`  tool ${show(name, 64)} (${rel(f.file)}): runs ${argv(command)}; ${claim}`);
   }
 
-  const hooks = parseHooks(inspection.project.hooks);
-  for (const [event, groups] of Object.entries(hooks.config)) {
-    for (const g of groups ?? []) {
-      for (const h of g.hooks)
-        lines.push(
-          `  hook ${event}${g.matcher ? ` [${show(g.matcher, 80)}]` : ""} (.rt/config.json): runs bash -c ${show(JSON.stringify(h.command))}`,
-        );
+  const hookSources: Array<{ label: string; value: unknown; claude: boolean }> = [
+    { label: ".rt/config.json", value: inspection.project.hooks, claude: false },
+  ];
+  for (const rel of PROJECT_CLAUDE_SETTINGS) {
+    try {
+      const text = readRegularFile(path.join(root, ...rel.split("/")), true);
+      let data: unknown;
+      try {
+        data = text.trim() === "" ? {} : JSON.parse(text);
+      } catch (e) {
+        problems.push(`${rel}: not valid JSON (${(e as Error).message})`);
+        continue;
+      }
+      if (isPlainObject(data)) hookSources.push({ label: rel, value: data.hooks, claude: true });
+      else problems.push(`${rel}: must hold a JSON object`);
+    } catch (e) {
+      if (!/ENOENT|ENOTDIR/.test((e as Error).message)) problems.push(`${rel}: ${(e as Error).message}`);
+    }
+  }
+  for (const src of hookSources) {
+    const hooks = parseHooks(src.value, { source: src.label, claude: src.claude });
+    for (const [event, groups] of Object.entries(hooks.config)) {
+      for (const g of groups ?? []) {
+        for (const h of g.hooks)
+          lines.push(
+            `  hook ${event}${g.matcher ? ` [${show(g.matcher, 80)}]` : ""} (${src.label}): runs bash -c ${show(JSON.stringify(h.command))}`,
+          );
+      }
     }
   }
 

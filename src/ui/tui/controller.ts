@@ -194,7 +194,27 @@ export class TuiController {
       return;
     }
     this.conv.addUser(text);
-    this.runTurn((signal) => this.agent.run(text, { signal }), "Thinking…");
+    this.runTurn((signal) => this.sendLine(text, this.opts.customCommands, signal), "Thinking…");
+  }
+
+  /**
+   * The turn of a line (promptLine.ts): a custom command's or an MCP prompt's text, `@server:uri` resources
+   * attached; a line that cannot be sent ends as an error, nothing sent.
+   */
+  private async *sendLine(
+    input: string,
+    commands: readonly CustomCommand[],
+    signal: AbortSignal,
+  ): AsyncGenerator<AgentEvent> {
+    const { promptForLine } = await import("../promptLine.js");
+    const line = await promptForLine(this.agent, input, commands, { signal });
+    if (line.kind !== "prompt") {
+      const message = line.kind === "error" ? line.message : `unknown command ${input.split(/\s+/)[0]}`;
+      yield { type: "notice", message, level: "warning" };
+      return;
+    }
+    for (const p of line.problems) yield { type: "notice", message: p, level: "warning" };
+    yield* this.agent.run(line.prompt, { signal, ...(line.allowedTools ? { allowedTools: line.allowedTools } : {}) });
   }
 
   private runTurn(events: (signal: AbortSignal) => AsyncGenerator<AgentEvent>, label: string): void {
@@ -340,16 +360,8 @@ export class TuiController {
         this.changed();
         return;
       default: {
-        const custom = resolveSlashCommand(input, this.opts.customCommands);
-        if (custom) {
-          this.runTurn(
-            (signal) =>
-              this.agent.run(custom.prompt, {
-                signal,
-                ...(custom.allowedTools ? { allowedTools: custom.allowedTools } : {}),
-              }),
-            "Thinking…",
-          );
+        if (cmd.startsWith("/mcp__") || resolveSlashCommand(input, this.opts.customCommands)) {
+          this.runTurn((signal) => this.sendLine(input, this.opts.customCommands, signal), "Thinking…");
           return;
         }
         return this.note(`unknown command ${cmd}; /help lists them`, "error");

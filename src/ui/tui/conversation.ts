@@ -186,7 +186,7 @@ export class Conversation {
         this.turnUsage = addUsage(this.turnUsage ?? zeroUsage(), ev.usage);
         return;
       case "notice":
-        list.push({ kind: "notice", text: ev.message, tone: "info" });
+        list.push({ kind: "notice", text: ev.message, tone: ev.level === "warning" ? "error" : "info" });
         return;
       case "compact_start":
         list.push({
