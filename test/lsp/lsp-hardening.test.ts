@@ -110,7 +110,10 @@ test("gopls found on the user's PATH only; toolchain selection pinned in an untr
   const trustedEnv = { ...env, XDG_CONFIG_HOME: path.join(trustedRoot, ".no-user-config") };
   assert.equal((await rt(["trust"], { cwd: trustedRoot, env: trustedEnv })).code, 0);
   const trusted = await rt(["lsp", "diagnostics", "main.go"], { cwd: trustedRoot, env: trustedEnv });
-  assert.match(trusted.stdout, /BAD here \(GOTOOLCHAIN=\(unset\) RUSTUP_TOOLCHAIN=\(unset\) .*VOLTA_BYPASS=\(unset\)\)/);
+  assert.match(
+    trusted.stdout,
+    /BAD here \(GOTOOLCHAIN=\(unset\) RUSTUP_TOOLCHAIN=\(unset\) .*VOLTA_BYPASS=\(unset\)\)/,
+  );
   const symbols = await rt(["lsp", "workspace_symbols", "main"], { cwd: root, env });
   assert.equal(symbols.code, 0, symbols.stderr);
   assert.match(symbols.stdout, /main\.go:1-1: function mainInside/);
