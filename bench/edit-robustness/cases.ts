@@ -699,7 +699,7 @@ function issue10Case(
       // there, away from the words it changed, is a slip of memory, and the string keeps the file's.
       if (ch.kind === "modify" && ch.line === i) {
         const doubledAt = firstDifference(region[i], copy[i]);
-        b.intendedLines[ch.line] = inQuotes(region[i], doubledAt)
+        b.intendedLines[ch.line] = inQuotes(region[i], doubledAt, openLiteral(info.lines, r.start + i))
           ? withoutSlip(copy[i], b.modelNew[ch.line], doubledAt)
           : b.modelNew[ch.line];
         b.intended = [...info.lines.slice(0, r.start), ...b.intendedLines, ...info.lines.slice(r.start + r.k)].join(
@@ -1057,16 +1057,56 @@ function firstDifference(a: string, b: string): number {
 }
 
 /** Whether offset `at` of a line lies between quotes opened on that line (', ", `). */
-function inQuotes(line: string, at: number): boolean {
-  let open: string | undefined;
+function inQuotes(line: string, at: number, startsIn?: string): boolean {
+  let open: string | undefined = startsIn;
   for (let k = 0; k < at && k < line.length; k++) {
     const c = line[k];
     if (open) {
       if (c === "\\") k++;
-      else if (c === open) open = undefined;
+      else if (line.startsWith(open, k)) {
+        k += open.length - 1;
+        open = undefined;
+      }
+    } else if (line.startsWith('"""', k) || line.startsWith("'''", k)) {
+      open = line.slice(k, k + 3);
+      k += 2;
     } else if (c === "'" || c === '"' || c === "`") open = c;
   }
   return open !== undefined;
+}
+
+/**
+ * The delimiter of a literal that spans lines (a Python triple-quoted string, a JavaScript
+ * template literal) still open where line `at` starts, else undefined: its lines are inside a
+ * string, where blanks are content, though no quote is on them.
+ */
+function openLiteral(lines: string[], at: number): string | undefined {
+  let open: string | undefined;
+  for (let i = 0; i < at; i++) {
+    const line = lines[i];
+    for (let k = 0; k < line.length; k++) {
+      const c = line[k];
+      if (open) {
+        if (c === "\\") k++;
+        else if (line.startsWith(open, k)) {
+          k += open.length - 1;
+          open = undefined;
+        }
+      } else if (c === "#" || (c === "/" && line[k + 1] === "/")) break;
+      else if (line.startsWith('"""', k) || line.startsWith("'''", k)) {
+        open = line.slice(k, k + 3);
+        k += 2;
+      } else if (c === "`") open = c;
+      else if (c === "'" || c === '"') {
+        // A one-line literal: skipped to its end.
+        let j = k + 1;
+        while (j < line.length && line[j] !== c) j += line[j] === "\\" ? 2 : 1;
+        k = j;
+      }
+    }
+    if (open && open.length === 1 && open !== "`") open = undefined;
+  }
+  return open;
 }
 
 /**

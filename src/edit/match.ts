@@ -63,6 +63,7 @@ import {
   writtenUnescaped,
 } from "./normalize.js";
 import { type MergePolicy, type RebuildProblem, rebuildLines } from "./replacementText.js";
+import { type LiteralSpan, literalSpansByLine } from "./literals.js";
 import { SearchBudget, SearchStopped } from "./searchBudget.js";
 import { type Token, findTokenRuns, mergeTokens, tokenize } from "./tokens.js";
 import { EDIT_FUZZY_UNBOUNDED_CHARS } from "../base/limits.js";
@@ -322,6 +323,11 @@ class FileIndex {
     return (this.fileTokens ??= tokenize(this.view.norm, () => this.budget.check()));
   }
   private fileTokens?: Token[];
+  /** Where the file's string literals are, line by line (blanks inside them are content). */
+  literals(): LiteralSpan[][] {
+    return (this.fileLiterals ??= literalSpansByLine(this.view.norm, () => this.budget.check()));
+  }
+  private fileLiterals?: LiteralSpan[][];
   private fileFoldable?: boolean;
   private foldable(): boolean {
     return (this.fileFoldable ??= hasFoldable(this.view.norm));
@@ -473,6 +479,8 @@ class Planner {
     const hasNewline = last < v.lines.length - 1;
     if (old.finalNewline && hasNewline) end += 1;
     const fileLines = v.lines.slice(i, last + 1);
+    // Under `keep`, the file's own string literals (multi-line ones included) say where blanks are content.
+    const fileLiterals = policy === "keep" ? (k: number) => this.index.literals()[i + k] ?? [] : undefined;
     // old_string asked for a newline the file does not have (last line): drop new_string's too.
     const nl = neu.finalNewline && !(old.finalNewline && !hasNewline);
     const finish = (lines: string[]): string => lines.join("\n") + (nl ? "\n" : "");
@@ -480,7 +488,7 @@ class Planner {
     // or already in the file's (kept as written); the evidence decides which comes first.
     type Reading = { run: () => ReturnType<typeof rebuildLines>; why: string };
     const inOld: Reading = {
-      run: () => rebuildLines({ oldLines: base.lines, fileLines, newLines: neu.lines, relation, policy }),
+      run: () => rebuildLines({ oldLines: base.lines, fileLines, newLines: neu.lines, relation, policy, fileLiterals }),
       why: "new_string re-indented by the shift old_string needed",
     };
     const inFile: Reading = {
@@ -491,6 +499,7 @@ class Planner {
           newLines: neu.lines,
           relation: IDENTITY,
           policy,
+          fileLiterals,
         }),
       why: "new_string kept as indented (it is already in the file's indentation)",
     };
@@ -628,12 +637,21 @@ class Planner {
     ): { ok: true; text: string } | { ok: false; newLine: number; problem: RebuildProblem; indent: string } => {
       if (region === base) return { ok: true, text };
       // Same line structure on both sides: folding and unescaping (without encoded line breaks) never touch newlines.
+      // The region's first line starts `start - lineStart` characters into the file's line.
+      const column = start - v.lineStarts[line];
       const r = rebuildLines({
         oldLines: base.split("\n"),
         fileLines: region.split("\n"),
         newLines: text.split("\n"),
         relation: IDENTITY,
         policy,
+        fileLiterals:
+          policy === "keep"
+            ? (k) =>
+                (this.index.literals()[line + k] ?? []).map(
+                  ([a, b]): LiteralSpan => (k === 0 ? [a - column, b - column] : [a, b]),
+                )
+            : undefined,
       });
       return r.ok ? { ok: true, text: r.lines.join("\n") } : r;
     };

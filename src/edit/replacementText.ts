@@ -17,6 +17,7 @@
 // (the difference was one of content: `refuse` policy).
 import { diffArrays } from "diff";
 import { type IndentRelation, reindent } from "./indentShift.js";
+import type { LiteralSpan } from "./literals.js";
 import { isBlank, splitLine } from "./normalize.js";
 import { levenshtein } from "./similarity.js";
 
@@ -40,6 +41,11 @@ export interface RebuildInput {
   relation: IndentRelation;
   /** How a changed line is merged with the file's line where the copy and the file differ. */
   policy: MergePolicy;
+  /**
+   * The string-literal content spans of fileLines[k] (literals.ts: the file's own, multi-line
+   * literals included); without it, the literals of the caller's copy of the line are used.
+   */
+  fileLiterals?: (k: number) => LiteralSpan[];
 }
 
 export type RebuildProblem =
@@ -82,6 +88,7 @@ export function rebuildLines(input: RebuildInput): RebuildResult {
         oi === undefined ? undefined : oldLines[oi],
         oi === undefined ? undefined : fileLines[oi],
         input,
+        oi === undefined ? undefined : input.fileLiterals?.(oi),
       );
       if (typeof line === "string") out.push(line);
       else failure ??= { newLine: ni, problem: line.problem, indent: splitLine(newLines[ni]).indent };
@@ -161,6 +168,7 @@ function adaptLine(
   oldLine: string | undefined,
   fileLine: string | undefined,
   input: RebuildInput,
+  fileSpans?: LiteralSpan[],
 ): string | { problem: RebuildProblem } {
   if (isBlank(line)) return line;
   const np = splitLine(line);
@@ -178,12 +186,20 @@ function adaptLine(
       // The copy spelled the indentation differently with no shift between them (a tab written as
       // `\t`, a non-breaking space): a difference of spelling, merged with the rest of the line,
       // so the file's indentation is not dropped.
-      const merged = mergeLine(op.indent + op.content, fp.indent + fp.content, np.indent + content, input.policy);
+      const merged = mergeLine(
+        op.indent + op.content,
+        fp.indent + fp.content,
+        np.indent + content,
+        input.policy,
+        fileSpans,
+      );
       if (merged === null) return { problem: "conflict" };
       return merged + trailing;
     }
     if (op.content !== fp.content) {
-      const merged = mergeLine(op.content, fp.content, content, input.policy);
+      const shift = fp.indent.length;
+      const spans = fileSpans?.map(([a, b]): LiteralSpan => [a - shift, b - shift]);
+      const merged = mergeLine(op.content, fp.content, content, input.policy, spans);
       if (merged === null) return { problem: "conflict" };
       content = merged;
     }
@@ -271,10 +287,17 @@ function unchangedShare(base: string, ours: string): number {
  * keeps new_string's text for that stretch. The same change made on both
  * sides (the model's new line repeats the file's true text) is no conflict.
  */
-export function mergeLine(base: string, theirs: string, ours: string, policy: MergePolicy = "refuse"): string | null {
+export function mergeLine(
+  base: string,
+  theirs: string,
+  ours: string,
+  policy: MergePolicy = "refuse",
+  /** Under `keep`: the string-literal spans of `theirs` (the file's line), when known. */
+  theirSpans?: LiteralSpan[],
+): string | null {
   if (theirs === ours || base === theirs) return ours;
   if (base === ours) return theirs;
-  if (policy === "keep") return keepLiteralSpacing(base, theirs, ours);
+  if (policy === "keep") return keepLiteralSpacing(base, theirs, ours, theirSpans);
   if (base.length > MAX_MERGE_LINE || theirs.length > MAX_MERGE_LINE || ours.length > MAX_MERGE_LINE)
     return policy === "ours" ? ours : null;
   if (policy === "ours" && unchangedShare(base, ours) < MIN_MERGE_SHARE) return ours;
@@ -332,18 +355,68 @@ function literalSpans(line: string): Array<[number, number]> {
  * literals, where blanks are content: a run of blanks the file has inside a
  * literal, which the copy spaced differently and the caller's change does not
  * touch, stays the file's (`"Hello,  world"` is not respaced because the
- * caller renamed the variable it is assigned to).
+ * caller renamed the variable it is assigned to; `More, text` inside a
+ * docstring is not made `More,text` because the copy dropped the blank).
+ * Where the literals are is the file's knowledge (`theirSpans`, over lines),
+ * else read from the caller's copy of the line.
  */
-function keepLiteralSpacing(base: string, theirs: string, ours: string): string {
+function keepLiteralSpacing(base: string, theirs: string, ours: string, theirSpans?: LiteralSpan[]): string {
   if (base.length > MAX_MERGE_LINE || theirs.length > MAX_MERGE_LINE || ours.length > MAX_MERGE_LINE) return ours;
+  const o = hunksOf(base, ours);
+  const t = theirSpans ? literalGaps(base, theirs, theirSpans) : undefined;
+  if (t) {
+    // A gap the caller's change overlaps is the caller's; one it only borders stays the file's.
+    const kept = t.filter((a) =>
+      o.every((b) =>
+        b.start === b.end ? b.start <= a.start || b.start >= a.end : b.end <= a.start || b.start >= a.end,
+      ),
+    );
+    if (kept.length === 0) return ours;
+    // Two insertions at one place: the caller's first where it extends the text before it (`delta`
+    // + `X` before the file's blank), else the file's blanks first.
+    const extendsBefore = (h: Hunk): boolean => h.start > 0 && !/[ \t"'`]/.test(base[h.start - 1]);
+    const ordered = [...o.filter(extendsBefore), ...kept, ...o.filter((h) => !extendsBefore(h))];
+    return applyHunks(base, ordered) ?? ours;
+  }
   const spans = literalSpans(base);
   if (spans.length === 0) return ours;
   const blanks = (s: string): boolean => /^[ \t]*$/.test(s);
   const inLiteral = (h: Hunk): boolean => spans.some(([a, b]) => a < h.start && h.end <= b);
-  const t = hunksOf(base, theirs).filter((h) => blanks(base.slice(h.start, h.end)) && blanks(h.text) && inLiteral(h));
-  if (t.length === 0) return ours;
-  const o = hunksOf(base, ours);
-  const kept = t.filter((a) => !o.some((b) => collide(base, a, b, true)));
+  const tb = hunksOf(base, theirs).filter((h) => blanks(base.slice(h.start, h.end)) && blanks(h.text) && inLiteral(h));
+  if (tb.length === 0) return ours;
+  const kept = tb.filter((a) => !o.some((b) => collide(base, a, b, true)));
   if (kept.length === 0) return ours;
   return applyHunks(base, [...kept, ...o]) ?? ours;
+}
+
+/**
+ * The file's blanks inside its literals as hunks of `base`, where `base` and `theirs` differ only
+ * in blanks: the gaps between their non-blank characters pair one to one, and each gap that lies
+ * in one of `theirs`'s literal spans and is spaced otherwise in `base` becomes a hunk. Undefined
+ * when they differ in more than blanks.
+ */
+function literalGaps(base: string, theirs: string, spans: LiteralSpan[]): Hunk[] | undefined {
+  const gaps = (s: string): Array<{ start: number; end: number }> => {
+    const out: Array<{ start: number; end: number }> = [];
+    let start = 0;
+    for (let i = 0; i <= s.length; i++) {
+      if (i < s.length && (s[i] === " " || s[i] === "\t")) continue;
+      out.push({ start, end: i });
+      start = i + 1;
+    }
+    return out;
+  };
+  const skeleton = (s: string): string => s.replace(/[ \t]+/g, "");
+  if (skeleton(base) !== skeleton(theirs)) return undefined;
+  const bg = gaps(base);
+  const tg = gaps(theirs);
+  const out: Hunk[] = [];
+  for (let j = 0; j < bg.length; j++) {
+    const b = bg[j];
+    const t = tg[j];
+    const text = theirs.slice(t.start, t.end);
+    if (base.slice(b.start, b.end) === text) continue;
+    if (spans.some(([a, z]) => a <= t.start && t.end <= z)) out.push({ start: b.start, end: b.end, text });
+  }
+  return out;
 }

@@ -2,10 +2,15 @@
 // folder they run in: rustup's rust-toolchain.toml (whose `path = "/proc/self/cwd/tc"` makes the
 // rust-analyzer proxy run tc/bin/rust-analyzer, a program the repository committed), pyenv's
 // .python-version, rbenv's .ruby-version, nodenv's .node-version, goenv's .go-version, asdf's
-// and mise's .tool-versions, and Go's go.mod / go.work `toolchain` lines. In a folder the user has
-// not trusted, each is pinned by the environment variable that its manager documents as winning
-// over those files: the user's own default (from the manager's global settings), or "system".
-// A variable the user set already stays as it is: it is the user's choice, not the folder's.
+// and mise's .tool-versions, Go's go.mod / go.work `toolchain` lines, and Volta's package.json
+// "volta" field (with its `extends` and a project's .volta/hooks.json, whose `bin` hooks are
+// commands Volta runs to find a download; a Volta shim of a global package also runs the
+// project's own node_modules/.bin copy). In a folder the user has not trusted, each is pinned by
+// the environment variable that its manager documents as winning over those files: the user's
+// own default (from the manager's global settings), or "system"; Volta has no such pin, and its
+// VOLTA_BYPASS makes its shims skip all project detection and run the tool from the PATH without
+// Volta's directories. A variable the user set already stays as it is: it is the user's choice,
+// not the folder's.
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -70,6 +75,7 @@ export function toolchainPins(env: NodeJS.ProcessEnv): Record<string, string> {
     RBENV_VERSION: firstLine(path.join(env.RBENV_ROOT || path.join(home, ".rbenv"), "version")) ?? "system",
     NODENV_VERSION: firstLine(path.join(env.NODENV_ROOT || path.join(home, ".nodenv"), "version")) ?? "system",
     GOENV_VERSION: firstLine(path.join(env.GOENV_ROOT || path.join(home, ".goenv"), "version")) ?? "system",
+    VOLTA_BYPASS: "1",
   };
   const global = globalToolVersions(home);
   for (const tool of ASDF_TOOLS) {

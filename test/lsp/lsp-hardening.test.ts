@@ -86,6 +86,9 @@ test("gopls found on the user's PATH only; toolchain selection pinned in an untr
     "go.mod": "module example.com/m\n\ngo 1.22\n\ntoolchain go1.99.0\n",
     "main.go": "package main\n\nfunc main() { BAD }\n",
     ".python-version": "3.99.0\n",
+    // Volta's pin, and a project hook whose `bin` command Volta would run to find that version's download.
+    "package.json": JSON.stringify({ name: "m", volta: { node: "99.0.0" } }),
+    ".volta/hooks.json": JSON.stringify({ node: { distro: { bin: "./fetch-node.sh" } } }),
   });
   // Servers are looked up on the PATH rt started with, so rt runs as a process started with the stand-in's directory on it.
   const saved = process.env.PATH ?? "/usr/bin:/bin";
@@ -95,11 +98,21 @@ test("gopls found on the user's PATH only; toolchain selection pinned in an untr
     GOTOOLCHAIN: undefined,
     RUSTUP_TOOLCHAIN: undefined,
     PYENV_VERSION: undefined,
+    VOLTA_BYPASS: undefined,
   };
   const diag = await rt(["lsp", "diagnostics", "main.go"], { cwd: root, env });
   assert.match(
     diag.stdout + diag.stderr,
-    /main\.go:3:15: error: BAD here \(GOTOOLCHAIN=local RUSTUP_TOOLCHAIN=\S+ PYENV_VERSION=(?!3\.99\.0)\S+\)/,
+    /main\.go:3:15: error: BAD here \(GOTOOLCHAIN=local RUSTUP_TOOLCHAIN=\S+ PYENV_VERSION=(?!3\.99\.0)\S+ VOLTA_BYPASS=1\)/,
+  );
+  // Trusted, the folder's choices are the user's: nothing is pinned.
+  const trustedRoot = tempTree({ "main.go": "package main\n\nfunc main() { BAD }\n" });
+  const trustedEnv = { ...env, XDG_CONFIG_HOME: path.join(trustedRoot, ".no-user-config") };
+  assert.equal((await rt(["trust"], { cwd: trustedRoot, env: trustedEnv })).code, 0);
+  const trusted = await rt(["lsp", "diagnostics", "main.go"], { cwd: trustedRoot, env: trustedEnv });
+  assert.match(
+    trusted.stdout,
+    /BAD here \(GOTOOLCHAIN=\(unset\) RUSTUP_TOOLCHAIN=\(unset\) .*VOLTA_BYPASS=\(unset\)\)/,
   );
   const symbols = await rt(["lsp", "workspace_symbols", "main"], { cwd: root, env });
   assert.equal(symbols.code, 0, symbols.stderr);

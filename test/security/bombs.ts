@@ -59,11 +59,17 @@ export function blackPng(width: number, height: number): Buffer {
 }
 
 /**
- * A PDF of `pages.length` pages, page i's content stream FlateDecode data inflating to
- * pages[i] bytes (zeros), with a correct cross-reference table. `extra` objects (dictionaries
+ * A PDF of `pages.length` pages, page i's content stream FlateDecode (or LZWDecode) data
+ * decoding to pages[i] bytes (zeros), with a correct cross-reference table. `extra` objects (dictionaries
  * with their stream) may be added, e.g. an image XObject.
  */
-export function bombPdf(pages: number[], extra: Array<{ dict: string; data: Buffer }> = []): Buffer {
+export function bombPdf(
+  pages: number[],
+  extra: Array<{ dict: string; data?: Buffer }> = [],
+  filter: "FlateDecode" | "LZWDecode" = "FlateDecode",
+  /** Instead of zeros: page i's content stream data, already encoded with `filter`, and what the page's dictionary adds. */
+  page?: { data: (i: number) => Buffer; dict: string },
+): Buffer {
   const objects: Buffer[] = [];
   const add = (body: Buffer | string) => objects.push(typeof body === "string" ? Buffer.from(body, "latin1") : body);
   const firstPage = 3;
@@ -71,18 +77,23 @@ export function bombPdf(pages: number[], extra: Array<{ dict: string; data: Buff
   add("<< /Type /Catalog /Pages 2 0 R >>");
   add(`<< /Type /Pages /Kids [${kids}] /Count ${pages.length} >>`);
   pages.forEach((size, i) => {
-    add(`<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ${firstPage + 2 * i + 1} 0 R >>`);
-    const data = zlibZeros(size);
+    add(
+      `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents ${firstPage + 2 * i + 1} 0 R ${page?.dict ?? ""}>>`,
+    );
+    const data = page ? page.data(i) : filter === "FlateDecode" ? zlibZeros(size) : lzwZeros(size);
     add(
       Buffer.concat([
-        Buffer.from(`<< /Length ${data.length} /Filter /FlateDecode >>\nstream\n`, "latin1"),
+        Buffer.from(`<< /Length ${data.length} /Filter /${filter} >>\nstream\n`, "latin1"),
         data,
         Buffer.from("\nendstream", "latin1"),
       ]),
     );
   });
-  for (const e of extra)
-    add(Buffer.concat([Buffer.from(`${e.dict}\nstream\n`, "latin1"), e.data, Buffer.from("\nendstream", "latin1")]));
+  for (const e of extra) {
+    if (!e.data) add(e.dict);
+    else
+      add(Buffer.concat([Buffer.from(`${e.dict}\nstream\n`, "latin1"), e.data, Buffer.from("\nendstream", "latin1")]));
+  }
   const out: Buffer[] = [Buffer.from("%PDF-1.7\n", "latin1")];
   let at = out[0].length;
   const offsets: number[] = [];
@@ -100,4 +111,100 @@ export function bombPdf(pages: number[], extra: Array<{ dict: string; data: Buff
     Buffer.from(`${xref}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${at}\n%%EOF\n`, "latin1"),
   );
   return Buffer.concat(out);
+}
+
+/** Writes LZW codes with PDF's code widths (9 to 12 bits, one code early: EarlyChange 1). */
+class LzwCodes {
+  private bytes: number[] = [];
+  private acc = 0;
+  private bits = 0;
+  nextCode = 258;
+  private width = 9;
+  write(code: number): void {
+    this.acc = (this.acc << this.width) | code;
+    this.bits += this.width;
+    while (this.bits >= 8) {
+      this.bits -= 8;
+      this.bytes.push((this.acc >>> this.bits) & 0xff);
+    }
+    this.acc &= (1 << this.bits) - 1;
+  }
+  /** After a code that added a dictionary entry (every code but the first after a clear). */
+  grew(): void {
+    if (this.nextCode < 4096) this.nextCode++;
+    const c = this.nextCode + 1;
+    if ((c & (c - 1)) === 0) this.width = Math.min(Math.log2(c) + 1, 12);
+  }
+  reset(): void {
+    this.nextCode = 258;
+    this.width = 9;
+  }
+  finish(): Buffer {
+    this.write(257);
+    if (this.bits > 0) this.bytes.push((this.acc << (8 - this.bits)) & 0xff);
+    return Buffer.from(this.bytes);
+  }
+}
+
+/** LZWDecode data (EarlyChange 1) of `text`: a plain LZW encoder, as PDF writers used it. */
+export function lzwEncode(text: Buffer): Buffer {
+  const out = new LzwCodes();
+  out.write(256);
+  let dict = new Map<string, number>();
+  let next = 258;
+  let first = true;
+  let w = "";
+  const emit = (code: number): void => {
+    out.write(code);
+    // The reader adds an entry for every code but the first after a clear.
+    if (!first) out.grew();
+    first = false;
+  };
+  for (const byte of text) {
+    const c = String.fromCharCode(byte);
+    if (w !== "" && (w + c).length > 1 && dict.has(w + c)) {
+      w += c;
+      continue;
+    }
+    if (w !== "") {
+      emit(w.length === 1 ? w.charCodeAt(0) : dict.get(w)!);
+      dict.set(w + c, next++);
+      if (next >= 4000) {
+        emit(c.charCodeAt(0));
+        out.write(256);
+        out.reset();
+        dict = new Map();
+        next = 258;
+        first = true;
+        w = "";
+        continue;
+      }
+    }
+    w = c;
+  }
+  if (w !== "") emit(w.length === 1 ? w.charCodeAt(0) : dict.get(w)!);
+  return out.finish();
+}
+
+/**
+ * LZWDecode data that decodes to at least `total` zero bytes: runs of 1, 2, ... 3,838 zeros (each
+ * code the entry it defines), then the longest entry over and over: 12 bits for 3,838 bytes.
+ */
+export function lzwZeros(total: number): Buffer {
+  const out = new LzwCodes();
+  out.write(256);
+  out.write(0);
+  let size = 1;
+  let length = 1;
+  while (out.nextCode < 4095 && size < total) {
+    out.write(out.nextCode);
+    out.grew();
+    size += ++length;
+  }
+  const longest = out.nextCode - 1;
+  while (size < total) {
+    out.write(longest);
+    size += length;
+  }
+  return out.finish();
 }

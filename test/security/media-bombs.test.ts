@@ -12,7 +12,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { CLI, tempTree, seededRandom } from "../helpers.ts";
 import { rtEnv, call } from "../mcp/helpers.ts";
-import { blackPng, bombPdf } from "./bombs.ts";
+import { execFileSync } from "node:child_process";
+import { blackPng, bombPdf, lzwEncode } from "./bombs.ts";
 import { checkPdfBudget } from "../../src/parsers/pdf.ts";
 import {
   IMAGE_MAX_PIXELS,
@@ -64,6 +65,74 @@ test("PDF bombs: 20 pages of 64 MB (1.3 MB of file), 20 pages of 512 MB, a 16383
     assert.match(m.out, why);
     assert.ok(m.rssKb < GB_KB, `${file}: ${m.rssKb} KB`);
     assert.ok(m.seconds < 30, `${file}: ${m.seconds} s`);
+  }
+});
+
+test("LZW and encrypted PDF bombs: counted at what they decode to, refused within budget; their small twins read", () => {
+  const root = tempTree({});
+  // LZW grows 12 bits into 3,838 bytes: 20 pages of 60 MB are about 0.6 MB of file.
+  fs.writeFileSync(
+    path.join(root, "lzw-many.pdf"),
+    bombPdf(
+      Array.from({ length: 20 }, () => 60 * MB),
+      [],
+      "LZWDecode",
+    ),
+  );
+  fs.writeFileSync(path.join(root, "lzw-huge.pdf"), bombPdf([1000, 2048 * MB], [], "LZWDecode"));
+  assert.ok(fs.statSync(path.join(root, "lzw-many.pdf")).size < MB);
+  // Encrypted with an empty user password (pdf.js opens it unasked) by qpdf, which keeps the Flate data as it is.
+  const plain = path.join(root, "plain.pdf");
+  fs.writeFileSync(plain, bombPdf(Array.from({ length: 20 }, () => 60 * MB)));
+  execFileSync("qpdf", ["--encrypt", "", "owner", "256", "--", plain, path.join(root, "locked-bomb.pdf")]);
+  execFileSync("qpdf", [
+    "--allow-weak-crypto",
+    "--encrypt",
+    "",
+    "owner",
+    "128",
+    "--",
+    plain,
+    path.join(root, "locked-bomb-128.pdf"),
+  ]);
+  fs.rmSync(plain);
+  const cases: Array<[string, RegExp]> = [
+    [
+      "lzw-many.pdf",
+      new RegExp(`streams inflate to more than ${PDF_MAX_INFLATED_BYTES / MB} MB, rt's budget for one PDF`),
+    ],
+    [
+      "lzw-huge.pdf",
+      new RegExp(`inflates to more than ${PDF_STREAM_MAX_INFLATED_BYTES / MB} MB, rt's budget for one PDF stream`),
+    ],
+    ["locked-bomb.pdf", /could decode to more than \d+ MB, rt's budget for one PDF.*decrypt it first/],
+    ["locked-bomb-128.pdf", /could decode to more than \d+ MB, rt's budget for one PDF.*decrypt it first/],
+  ];
+  for (const [file, why] of cases) {
+    const m = measured(root, ["read", file]);
+    assert.equal(m.code, 1, m.out);
+    assert.match(m.out, why);
+    assert.ok(m.rssKb < GB_KB, `${file}: ${m.rssKb} KB`);
+    assert.ok(m.seconds < 30, `${file}: ${m.seconds} s`);
+  }
+  // The twins: a page of text in an LZW stream, and a small PDF encrypted the same way, read as pdftotext reads them.
+  const line = "Hello LZW world, page one";
+  const content = lzwEncode(Buffer.from(`BT /F1 24 Tf 72 700 Td (${line}) Tj ET\n`.repeat(20)));
+  const font = { dict: "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>" };
+  const lzwPdf = path.join(root, "lzw-text.pdf");
+  // The font is object 5 (catalog, pages, the page, its content, then the extra objects).
+  fs.writeFileSync(
+    lzwPdf,
+    bombPdf([0], [font], "LZWDecode", { data: () => content, dict: "/Resources << /Font << /F1 5 0 R >> >> " }),
+  );
+  execFileSync("qpdf", ["--encrypt", "", "owner", "256", "--", lzwPdf, path.join(root, "locked-text.pdf")]);
+  assert.match(fs.readFileSync(lzwPdf, "latin1"), /\/Filter \/LZWDecode/);
+  for (const file of ["lzw-text.pdf", "locked-text.pdf"]) {
+    const oracle = execFileSync("pdftotext", [path.join(root, file), "-"], { encoding: "utf8" });
+    assert.match(oracle, new RegExp(line));
+    const m = measured(root, ["read", file]);
+    assert.equal(m.code, 0, m.out);
+    assert.match(m.out, new RegExp(line));
   }
 });
 
