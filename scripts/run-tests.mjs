@@ -1,9 +1,12 @@
 // Runs every test/**/*.test.ts with Node's own test runner (TypeScript through tsx).
-// Usage: node scripts/run-tests.mjs [--times [--jobs N]] [substring-filter ...]
+// Usage: node scripts/run-tests.mjs [--times [--jobs N] [--write]] [substring-filter ...]
+//   Files start slowest first (by test/file-times.json, the wall seconds a --times --write run
+//   recorded; a file it does not list starts first), so that no long file starts last and runs alone.
 //   --times: each file runs in its own `node --test` process (N at a time, 2 by default, as in `npm test`);
 //            prints the wall time and CPU time (user + sys, from /usr/bin/time when present) per file,
-//            slowest first, and the output of the files that failed.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+//            slowest first, and the output of the files that failed. --write records the times in
+//            test/file-times.json (commit it when the order changed a lot).
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import { spawn, spawnSync } from "node:child_process";
@@ -26,8 +29,15 @@ if (!Number.isInteger(jobs) || jobs < 1) {
   console.error("--jobs takes a whole number of files to run at a time (1 or more)");
   process.exit(2);
 }
-const filters = argv.filter((a, i) => a !== "--times" && a !== "--jobs" && !(jobsAt >= 0 && i === jobsAt + 1));
-const files = collect("test").filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)));
+const write = argv.includes("--write");
+const filters = argv.filter(
+  (a, i) => !["--times", "--jobs", "--write"].includes(a) && !(jobsAt >= 0 && i === jobsAt + 1),
+);
+const TIMES_FILE = "test/file-times.json";
+const known = existsSync(TIMES_FILE) ? JSON.parse(readFileSync(TIMES_FILE, "utf8")) : {};
+const files = collect("test")
+  .filter((f) => filters.length === 0 || filters.some((s) => f.includes(s)))
+  .sort((a, b) => (known[b] ?? Number.POSITIVE_INFINITY) - (known[a] ?? Number.POSITIVE_INFINITY));
 if (files.length === 0) {
   console.error("no test files matched");
   process.exit(2);
@@ -83,6 +93,12 @@ console.log("\n  wall s   cpu s  file (slowest first)");
 for (const r of [...results].sort((a, b) => b.wall - a.wall)) {
   const cpu = r.cpu === null ? "      -" : r.cpu.toFixed(1).padStart(7);
   console.log(`${r.wall.toFixed(1).padStart(8)} ${cpu}  ${r.file}${r.code === 0 ? "" : "  FAILED"}`);
+}
+if (write) {
+  const recorded = { ...known };
+  for (const r of results) recorded[r.file] = Math.round(r.wall * 10) / 10;
+  const sorted = Object.fromEntries(Object.entries(recorded).sort(([a], [b]) => a.localeCompare(b)));
+  writeFileSync(TIMES_FILE, `${JSON.stringify(sorted, null, 1)}\n`);
 }
 const sum = results.reduce((s, r) => s + r.wall, 0);
 console.log(`${files.length} files, ${failed.length} failed; ${total.toFixed(1)} s wall with ${jobs} at a time`);
