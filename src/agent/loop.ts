@@ -27,6 +27,8 @@ import { sessionToolSet, type ToolSetChoice } from "./toolSet.js";
 import { runUserTurn, type RunOptions } from "./turn.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { checkpointsEnabled, sessionCheckpointer } from "./rewind.js";
+import { runUserCommand } from "./userCommand.js";
+import { sessionTranscript, type Transcript } from "./transcript.js";
 
 export type { RunOptions } from "./turn.js";
 
@@ -199,6 +201,20 @@ export class Agent {
   /** Runs one user turn. Ends with `turn_complete`, or with `error` (the session keeps what was done). */
   run(prompt: string, opts: RunOptions = {}): AsyncGenerator<AgentEvent> {
     return runUserTurn(this.ctx, prompt, opts);
+  }
+
+  /**
+   * Runs a command the user typed at the prompt (`!COMMAND`) through the bash
+   * tool; its result joins the conversation for the next prompt (userCommand.ts).
+   */
+  runUserCommand(command: string, opts: RunOptions = {}): AsyncGenerator<AgentEvent> {
+    return runUserCommand(this.ctx, command, opts.signal);
+  }
+
+  /** This session's conversation as the faces showed it, its last `maxPrompts` prompts (transcript.ts). */
+  transcript(maxPrompts?: number): Transcript {
+    if (!this.sessionFile) return { items: [], omittedPrompts: 0 };
+    return sessionTranscript(this.ctx.baseWorkspace, this.sessionId, maxPrompts);
   }
 
   /** Forces compaction (/compact [instructions]): prune, then summarize everything. */

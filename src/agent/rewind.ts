@@ -17,6 +17,7 @@
 // unless the user says to restore them too.
 import type { Workspace } from "../workspace/workspace.js";
 import { Checkpoints, CheckpointError, type RestoreResult, type TreeChange } from "../workspace/checkpoints.js";
+import { parseUserCommandMessage } from "./userCommand.js";
 import { now, readSessionRecords, SessionLog, sessionFile, type SessionRecord, type SessionState } from "./session.js";
 
 /** One place a session can be rewound to. */
@@ -82,12 +83,15 @@ export function rewindPoints(records: readonly SessionRecord[]): RewindPoint[] {
   });
   const out: RewindPoint[] = [];
   records.forEach((r, k) => {
-    if (r.t === "message" && r.message.role === "user" && !r.origin) {
+    // A prompt, or a command the user ran with `!` (checkpointed like a prompt; offered again as `!COMMAND`).
+    const command =
+      r.t === "message" && r.origin === "user_command" ? parseUserCommandMessage(r.message.content) : undefined;
+    if (r.t === "message" && r.message.role === "user" && (!r.origin || command)) {
       const cp = before.get(r.i);
       out.push({
         n: out.length + 1,
         kind: "prompt",
-        text: r.message.content,
+        text: command ? `!${command.command}` : r.message.content,
         at: r.i,
         ...(cp ? { tree: cp.tree } : {}),
         ts: r.ts,

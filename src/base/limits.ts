@@ -460,6 +460,10 @@ export const TUI_FRAME_MS = 33;
 export const TUI_QUIT_WINDOW_MS = 2000;
 /** Lines the mouse wheel scrolls per notch. */
 export const TUI_WHEEL_LINES = 3;
+/** A resumed session in the full-screen UI: its conversation is shown again from this many prompts back. */
+export const TUI_RESUME_PROMPTS = 50;
+/** A resumed session in the line faces (rt chat --plain, rt run on a terminal): this many prompts are shown again. */
+export const LINE_RESUME_PROMPTS = 3;
 
 // The `local` provider (GGUF models in-process with node-llama-cpp).
 /** Digits an integer or number may have in a local model's constrained tool call (no exponents). */

@@ -17,7 +17,8 @@ import { listSessions } from "../agent/session.js";
 import { priceFor } from "../agent/settings.js";
 import { setupAgent, modelChoice, SetupError, type Flags } from "./agentSetup.js";
 import { resolveModel } from "./resolveModel.js";
-import { describeStreamEvent, ansi, plain, type Style } from "./render.js";
+import { describeEvent, describeStreamEvent, ansi, plain, transcriptText, type Style } from "./render.js";
+import { LINE_RESUME_PROMPTS } from "../base/limits.js";
 import { LineReader, askApproval } from "./lineReader.js";
 import { askQuestionsOnLines, reviewPlanOnLines } from "./lineDialogs.js";
 import { formatSessionList } from "./sessionList.js";
@@ -29,6 +30,8 @@ const HELP = `Commands:
   /model [provider/model]  show the model, or switch to another one
   /sessions                list this project's sessions
   /todos                   show the todo list
+  !COMMAND                 run COMMAND now (the bash tool; the approval mode's sandbox applies);
+                           its output joins the conversation for your next prompt
   /agents                  list the subagent types the agent can start
   /help                    this help
   /exit                    quit (or Ctrl-D)
@@ -65,6 +68,10 @@ export async function chatCommand(ws: Workspace, flags: Flags, io: Io): Promise<
       `rt chat · ${agent.currentModel} · session ${agent.sessionId}${setup.resumed ? " (continued)" : ""} · ${ws.root}\n/help for commands, Ctrl-C interrupts, Ctrl-D quits\n`,
     ),
   );
+
+  // A resumed session: its last prompts, with their tool calls and answers, as they were shown.
+  if (setup.resumed)
+    io.stdout(transcriptText(agent.transcript(LINE_RESUME_PROMPTS), style, process.stdout.isTTY === true));
 
   let current: AbortController | undefined;
   const interrupt = () => {
@@ -107,10 +114,11 @@ export async function chatCommand(ws: Workspace, flags: Flags, io: Io): Promise<
       }
       const line = describeStreamEvent(ev, style);
       if (line === "") continue; // model_turn_end of an answer that simply finished
-      if (midLine) io.stdout("\n");
+      const wasMidLine = midLine;
       midLine = false;
       inReasoning = false;
-      io.stdout(line);
+      // Above a question waiting on the terminal (a parallel call's lines), never onto its prompt line.
+      reader.writeAbove(() => io.stdout(wasMidLine ? `\n${line}` : line));
     }
     if (midLine) io.stdout("\n");
   };
@@ -131,6 +139,24 @@ export async function chatCommand(ws: Workspace, flags: Flags, io: Io): Promise<
       if (line === null) break;
       const input = line.trim();
       if (input === "") continue;
+      if (input.startsWith("!")) {
+        // `!COMMAND`: the user's own command, run now; its output joins the conversation for the next prompt.
+        const command = input.slice(1).trim();
+        if (command === "") io.stdout("!COMMAND runs COMMAND now and adds its output to the conversation\n");
+        else {
+          const c = new AbortController();
+          current = c;
+          try {
+            for await (const ev of agent.runUserCommand(command, { signal: c.signal })) {
+              if (ev.type === "tool_end") io.stdout(ev.output.endsWith("\n") ? ev.output : `${ev.output}\n`);
+              else io.stdout(describeEvent(ev, style));
+            }
+          } finally {
+            current = undefined;
+          }
+        }
+        continue;
+      }
       if (input.startsWith("/")) {
         const [cmd, ...rest] = input.split(/\s+/);
         const arg = input.slice(cmd.length).trim();

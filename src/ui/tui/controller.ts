@@ -12,7 +12,7 @@ import { listSessions, readSessionRecords } from "../../agent/session.js";
 import { sessionMarkdown } from "../../agent/exportMarkdown.js";
 import { priceFor, type AgentSettings } from "../../agent/settings.js";
 import { callTool } from "../../tools/policy.js";
-import { DEFAULT_CONTEXT_WINDOW } from "../../base/limits.js";
+import { DEFAULT_CONTEXT_WINDOW, TUI_RESUME_PROMPTS } from "../../base/limits.js";
 import { describeCommands, resolveSlashCommand, type CustomCommand } from "../../extensions/slashCommands.js";
 import { setupAgent, modelChoice, SetupError, type Flags, type AgentSetup } from "../agentSetup.js";
 import { resolveModel } from "../resolveModel.js";
@@ -191,6 +191,14 @@ export class TuiController {
     if (this.running) return this.enqueue(text);
     if (input.startsWith("/")) {
       void this.command(input);
+      return;
+    }
+    if (input.startsWith("!")) {
+      // `!COMMAND`: the user's own command, run now; its output joins the conversation for the next prompt.
+      const command = input.slice(1).trim();
+      this.conv.addUser(input);
+      if (command === "") return this.note("!COMMAND runs COMMAND now and adds its output to the conversation");
+      this.runTurn((signal) => this.agent.runUserCommand(command, { signal }), `Running ${command}…`);
       return;
     }
     this.conv.addUser(text);
@@ -499,14 +507,11 @@ export class TuiController {
     this.note(done);
   }
 
-  /** A continued session: its prompts and answers as the model will see them. */
+  /** A continued session: its conversation as it was shown live, tool calls and their results included. */
   private showContext(): void {
-    for (const e of this.agent.contextMessages) {
-      const m = e.message;
-      if (m.role === "user") this.conv.addUser(m.content);
-      else if (m.role === "assistant" && m.content.trim() !== "")
-        this.conv.entries.push({ kind: "answer", text: m.content });
-    }
+    const t = this.agent.transcript(TUI_RESUME_PROMPTS);
+    this.conv.replay(t.items, t.omittedPrompts);
+    this.conv.todos = [...this.agent.todos];
     this.changed();
   }
 
