@@ -28,6 +28,7 @@ import { runUserTurn, type RunOptions } from "./turn.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { checkpointsEnabled, sessionCheckpointer } from "./rewind.js";
 import { runUserCommand } from "./userCommand.js";
+import { appendMemory, type MemoryScope } from "./memory.js";
 import { sessionTranscript, type Transcript } from "./transcript.js";
 
 export type { RunOptions } from "./turn.js";
@@ -209,6 +210,16 @@ export class Agent {
    */
   runUserCommand(command: string, opts: RunOptions = {}): AsyncGenerator<AgentEvent> {
     return runUserCommand(this.ctx, command, opts.signal);
+  }
+
+  /**
+   * Appends a `#` note to the project's or the user's memory file (memory.ts);
+   * the next request's system prompt holds it. MemoryError says why not.
+   */
+  remember(scope: MemoryScope, note: string): { file: string } {
+    const done = appendMemory(this.ctx.baseWorkspace, scope, note);
+    this.ctx.instructionsVersion = (this.ctx.instructionsVersion ?? 0) + 1;
+    return done;
   }
 
   /** This session's conversation as the faces showed it, its last `maxPrompts` prompts (transcript.ts). */

@@ -59,7 +59,10 @@ export function sessionCheckpointer(
   return (phase, at) => {
     if (failed) return undefined;
     try {
-      store ??= Checkpoints.open(ws.root, ws.env);
+      if (!store) {
+        store = Checkpoints.open(ws.root, ws.env);
+        pruneStore(ws, store, log);
+      }
       const tree = store.snapshot();
       log.append({ t: "checkpoint", at, phase, tree, ts: now() });
       return undefined;
@@ -68,6 +71,28 @@ export function sessionCheckpointer(
       return `no checkpoints in this session (rewinding code will not work): ${(e as Error).message}`;
     }
   };
+}
+
+/**
+ * Once per session, when it first opens the store: checkpoints beyond the limits (age, count, size) are
+ * forgotten, never those this session's records name (its prompts and rewinds can always go back). A
+ * failure here costs only disk space: it is not said, and checkpoints go on.
+ */
+function pruneStore(ws: Workspace, store: Checkpoints, log: SessionLog): void {
+  try {
+    const protect = new Set<string>();
+    if (log.file)
+      for (const r of readSessionRecords(ws, log.file.split("/").pop()!)) {
+        if (r.t === "checkpoint") protect.add(r.tree);
+        else if (r.t === "rewind") {
+          protect.add(r.before);
+          protect.add(r.after);
+        }
+      }
+    store.prune(protect);
+  } catch {
+    // Pruning is housekeeping; the next session tries again.
+  }
 }
 
 function oneLine(s: string, max = 72): string {
@@ -149,7 +174,7 @@ export function planCodeRewind(ws: Workspace, records: readonly SessionRecord[],
   const store = Checkpoints.open(ws.root, ws.env);
   if (!store.has(point.tree))
     throw new CheckpointError(
-      `the checkpoint of point ${point.n} is missing from ${store.dir} (the cache was cleared?)`,
+      `the checkpoint of point ${point.n} is missing from ${store.dir} (pruned as too old, or the cache was cleared)`,
     );
   const current = store.snapshot();
   const changes = store.changes(current, point.tree);

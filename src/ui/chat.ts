@@ -19,6 +19,7 @@ import { setupAgent, modelChoice, SetupError, type Flags } from "./agentSetup.js
 import { resolveModel } from "./resolveModel.js";
 import { describeEvent, describeStreamEvent, ansi, plain, transcriptText, type Style } from "./render.js";
 import { LINE_RESUME_PROMPTS } from "../base/limits.js";
+import { memoryTarget } from "../agent/memory.js";
 import { LineReader, askApproval } from "./lineReader.js";
 import { askQuestionsOnLines, reviewPlanOnLines } from "./lineDialogs.js";
 import { formatSessionList } from "./sessionList.js";
@@ -32,6 +33,7 @@ const HELP = `Commands:
   /todos                   show the todo list
   !COMMAND                 run COMMAND now (the bash tool; the approval mode's sandbox applies);
                            its output joins the conversation for your next prompt
+  #NOTE                    remember NOTE in the project's AGENTS.md or your ~/.config/rt/AGENTS.md
   /agents                  list the subagent types the agent can start
   /help                    this help
   /exit                    quit (or Ctrl-D)
@@ -139,6 +141,31 @@ export async function chatCommand(ws: Workspace, flags: Flags, io: Io): Promise<
       if (line === null) break;
       const input = line.trim();
       if (input === "") continue;
+      if (input.startsWith("#")) {
+        // `#NOTE`: remembered in the project's or the user's memory file, as the user says.
+        const note = input.slice(1).trim();
+        if (note === "") {
+          io.stdout("#NOTE remembers NOTE in the project's AGENTS.md or your own\n");
+          continue;
+        }
+        const where = await reader.next(
+          `Remember in [p]roject memory (${memoryTarget(ws, "project").shown}) or [u]ser memory (${memoryTarget(ws, "user").shown})? [p/u, anything else: no] `,
+        );
+        const scope = /^p(roject)?$/i.test(where?.trim() ?? "")
+          ? "project"
+          : /^u(ser)?$/i.test(where?.trim() ?? "")
+            ? "user"
+            : undefined;
+        if (!scope) io.stdout(style.dim("[rt] not remembered\n"));
+        else {
+          try {
+            io.stdout(style.dim(`[rt] remembered in ${agent.remember(scope, note).file}\n`));
+          } catch (e) {
+            io.stdout(style.red(`rt: ${(e as Error).message}\n`));
+          }
+        }
+        continue;
+      }
       if (input.startsWith("!")) {
         // `!COMMAND`: the user's own command, run now; its output joins the conversation for the next prompt.
         const command = input.slice(1).trim();

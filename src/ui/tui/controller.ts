@@ -30,6 +30,7 @@ import {
   type RewindMode,
 } from "../../agent/rewind.js";
 import { CheckpointError } from "../../workspace/checkpoints.js";
+import { memoryTarget, type MemoryScope } from "../../agent/memory.js";
 import { SLASH_COMMANDS } from "./completion.js";
 
 export const KEYS_HELP = [
@@ -191,6 +192,12 @@ export class TuiController {
     if (this.running) return this.enqueue(text);
     if (input.startsWith("/")) {
       void this.command(input);
+      return;
+    }
+    if (input.startsWith("#")) {
+      // `#NOTE`: remembered in the project's or the user's memory file, as the user picks.
+      this.conv.addUser(input);
+      void this.remember(input.slice(1));
       return;
     }
     if (input.startsWith("!")) {
@@ -378,6 +385,26 @@ export class TuiController {
     this.flags.approval = this.approval;
     this.changed();
     return this.approval;
+  }
+
+  /** `#NOTE`: which memory (project or user) is asked, then the note is appended there. */
+  private async remember(note: string): Promise<void> {
+    if (note.trim() === "") return this.note("#NOTE remembers NOTE in the project's AGENTS.md or your own");
+    const scopes: MemoryScope[] = ["project", "user"];
+    const choice = await this.pick("Remember this note in which memory?", [
+      {
+        label: `Project memory: ${memoryTarget(this.opts.ws, "project").shown}`,
+        description: "read by rt in this project",
+      },
+      { label: `User memory: ${memoryTarget(this.opts.ws, "user").shown}`, description: "read by rt in every project" },
+    ]);
+    if (choice === undefined) return this.note("not remembered");
+    try {
+      const done = this.agent.remember(scopes[choice], note);
+      this.note(`remembered in ${done.file}`);
+    } catch (e) {
+      this.note((e as Error).message, "error");
+    }
   }
 
   /** Text for the input (a rewound prompt, offered for editing); the app takes it on its next frame. */
