@@ -121,3 +121,29 @@ test("transcript: native and text-mode calls come back with their results, a !CO
   assert.equal(last.omittedPrompts, 1);
   assert.equal(last.items[0].kind === "prompt" && last.items[0].text, "!echo BANG");
 });
+
+test("#NOTE (Agent.remember): appended as a list item to the file rt reads, CLAUDE.md when that is the one; bad notes and a symlinked file change nothing", async () => {
+  const root = tempTree({ "CLAUDE.md": "# Rules\nno tabs" });
+  const e = env();
+  const { agent } = agentIn(root, "auto", e);
+  assert.deepEqual(agent.remember("project", "##  run make check "), { file: "CLAUDE.md" });
+  assert.equal(fs.readFileSync(path.join(root, "CLAUDE.md"), "utf8"), "# Rules\nno tabs\n- run make check\n");
+  assert.throws(() => agent.remember("project", "  # "), /the note is empty/);
+  assert.throws(() => agent.remember("user", "x".repeat(5000)), /at most 2000/);
+  assert.equal(fs.existsSync(path.join(e.XDG_CONFIG_HOME, "rt", "AGENTS.md")), false);
+  server.script(reply.text("OK"));
+  await collect(agent.run("go"));
+  assert.match(
+    requestText(server.completions[0].body),
+    /# Project instructions \(CLAUDE\.md\)\n\n# Rules\nno tabs\n- run make check/,
+  );
+  agent.close();
+
+  const outside = tempTree({ "secret.txt": "keep\n" });
+  const linked = tempTree({});
+  fs.symlinkSync(path.join(outside, "secret.txt"), path.join(linked, "AGENTS.md"));
+  const other = agentIn(linked, "auto", e).agent;
+  assert.throws(() => other.remember("project", "note"), /AGENTS\.md/);
+  assert.equal(fs.readFileSync(path.join(outside, "secret.txt"), "utf8"), "keep\n");
+  other.close();
+});

@@ -6,6 +6,8 @@
 // by the scripted server.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
 import { reply } from "../llm-server.ts";
 import { CLI, rt, tempTree } from "../helpers.ts";
 import { requestText, scriptedOllama } from "../agent/harness.ts";
@@ -41,7 +43,7 @@ function terminal(t: import("node:test").TestContext, root: string, args: string
   return term;
 }
 
-test("TUI: --continue shows the earlier tool calls with their results and todo_write's line; !COMMAND runs and reaches the next request", async (t) => {
+test("TUI: --continue shows the earlier tool calls with their results and todo_write's line; !COMMAND runs and reaches the next request; #NOTE goes to the chosen memory", async (t) => {
   const root = tempTree({ "a.txt": "a\n" });
   const env = ollama.env({ XDG_STATE_HOME: tempTree({}, "rt-state-"), XDG_CACHE_HOME: tempTree({}, "rt-cache-") });
   await firstSession(root, env);
@@ -64,17 +66,25 @@ test("TUI: --continue shows the earlier tool calls with their results and todo_w
   assert.match(ran, /^❯ !echo BANG-OUT$/m);
   assert.doesNotMatch(ran, /rt wants to run/, "the user's own command is not asked about");
   assert.equal(ollama.server.completions.length, 3, "no model request for a command");
+  // #NOTE: asked which memory; the project's AGENTS.md gets it, and the next request's system prompt holds it.
+  term.type("#always run the tests first");
+  term.keys("Enter");
+  await term.waitFor(/Remember this note in which memory\?[\s\S]*Project memory: AGENTS\.md[\s\S]*User memory: /);
+  term.keys("Enter");
+  await term.waitFor(/\[rt\] remembered in AGENTS\.md/);
+  assert.equal(fs.readFileSync(path.join(root, "AGENTS.md"), "utf8"), "- always run the tests first\n");
   term.type("what did it print?");
   term.keys("Enter");
   await term.waitFor(/NEXT-ANSWER/);
   const sent = requestText(ollama.server.completions[3].body);
+  assert.match(sent, /# Project instructions \(AGENTS\.md\)\n\n- always run the tests first/);
   assert.match(
     sent,
     /The user ran this shell command themselves[\s\S]*echo BANG-OUT[\s\S]*BANG-OUT[\s\S]*what did it print\?/,
   );
 });
 
-test("line REPL: --continue prints the earlier prompt, its calls and answer; !COMMAND prints its output and the model gets it", async () => {
+test("line REPL: --continue prints the earlier prompt, its calls and answer; !COMMAND prints its output and the model gets it; #NOTE to the user's memory, or not at all", async () => {
   const root = tempTree({});
   const env = ollama.env({ XDG_STATE_HOME: tempTree({}, "rt-state-") });
   await firstSession(root, env);
@@ -82,7 +92,7 @@ test("line REPL: --continue prints the earlier prompt, its calls and answer; !CO
   const r = await rt(["chat", "--plain", ...MODEL, "--continue"], {
     cwd: root,
     env,
-    input: "!printf 'PIPE-OUT\\n'; exit 3\nand now?\n",
+    input: "!printf 'PIPE-OUT\\n'; exit 3\n#  prefer tabs\nu\n#not this one\nx\nand now?\n",
   });
   assert.equal(r.code, 0, r.stderr);
   assert.match(
@@ -93,7 +103,12 @@ test("line REPL: --continue prints the earlier prompt, its calls and answer; !CO
     r.stdout,
     /● bash: printf 'PIPE-OUT\\n'; exit 3\nerror: command failed with exit code 3\nexit code 3[^\n]*\n--- stdout ---\nPIPE-OUT\n/,
   );
+  assert.match(r.stdout, /\[rt\] remembered in \S+\/rt\/AGENTS\.md\n[\s\S]*\[rt\] not remembered\n/);
+  assert.equal(fs.readFileSync(path.join(env.XDG_CONFIG_HOME!, "rt", "AGENTS.md"), "utf8"), "- prefer tabs\n");
+  assert.equal(fs.existsSync(path.join(root, "AGENTS.md")), false);
   const sent = requestText(ollama.server.completions[3].body);
+  assert.match(sent, /# The user's own instructions \(\S+\/rt\/AGENTS\.md\)\n\n- prefer tabs/);
+  assert.doesNotMatch(sent, /not this one/);
   assert.match(
     sent,
     /<command>\nprintf 'PIPE-OUT\\n'; exit 3\n<\/command>\nerror: command failed with exit code 3[\s\S]*PIPE-OUT[\s\S]*and now\?/,
