@@ -240,6 +240,7 @@ function describeToolCreate(a: Record<string, unknown>): string {
 export function describeCall(name: string, args: unknown): string {
   const a = (args && typeof args === "object" ? args : {}) as Record<string, unknown>;
   if (name === "tool_create") return describeToolCreate(a);
+  if ((name === "todo_write" || name === "TodoWrite") && Array.isArray(a.todos)) return describeTodos(name, a.todos);
   if (typeof a.url === "string") return `${name} ${a.url.length > 200 ? `${a.url.slice(0, 200)}…` : a.url}`;
   if (typeof a.command === "string")
     return `${name}: ${a.command.length > 200 ? `${a.command.slice(0, 200)}…` : a.command}`;
@@ -248,4 +249,17 @@ export function describeCall(name: string, args: unknown): string {
   if (typeof a.path === "string") return `${name} ${a.path}`;
   if (typeof a.sql === "string") return `${name}: ${a.sql}`;
   return name;
+}
+
+/** todo_write in one line: how much of the list is done and what is being done (or comes next). */
+function describeTodos(name: string, todos: unknown[]): string {
+  const items = todos.filter((t): t is Record<string, unknown> => !!t && typeof t === "object");
+  if (items.length === 0) return `${name}: list cleared`;
+  const done = items.filter((t) => t.status === "completed").length;
+  const active = items.find((t) => t.status === "in_progress");
+  const next = items.find((t) => t.status === "pending");
+  const text = (t: Record<string, unknown>, key: string) => String(t[key] ?? t.content ?? "");
+  const tail = active ? ` · now: ${text(active, "activeForm")}` : next ? ` · next: ${text(next, "content")}` : "";
+  const line = `${name}: ${done}/${items.length} done${tail}`;
+  return line.length > 200 ? `${line.slice(0, 200)}…` : line;
 }

@@ -30,7 +30,7 @@ const PRUNE_MIN_CHARS = 400;
 const TRANSCRIPT_MESSAGE_MAX_CHARS = 3_000;
 
 function isToolOutput(e: ContextEntry): boolean {
-  return e.message.role === "tool" || e.origin === "tool_output";
+  return e.message.role === "tool" || e.origin === "tool_output" || e.origin === "user_command";
 }
 
 /**

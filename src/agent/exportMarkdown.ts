@@ -103,7 +103,8 @@ function transcript(all: SessionRecord[], heading: string, sidechains: readonly 
     if (r.t !== "message") continue;
     const m = r.message;
     if (m.role === "user") {
-      if (r.origin === "tool_output") out.push("**Output**", "", fence(m.content, "text"), "");
+      if (r.origin === "tool_output" || r.origin === "user_command")
+        out.push("**Output**", "", fence(m.content, "text"), "");
       else if (r.origin === "summary") out.push("**Summary**", "", m.content, "");
       else out.push(`${heading} User`, "", m.content, "");
     } else if (m.role === "assistant") {

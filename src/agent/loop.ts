@@ -29,6 +29,9 @@ import { sessionToolSet, type ToolSetChoice } from "./toolSet.js";
 import { runUserTurn, type RunOptions } from "./turn.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { checkpointsEnabled, sessionCheckpointer } from "./rewind.js";
+import { runUserCommand } from "./userCommand.js";
+import { appendMemory, type MemoryScope } from "./memory.js";
+import { sessionTranscript, type Transcript } from "./transcript.js";
 
 export type { RunOptions } from "./turn.js";
 
@@ -210,6 +213,30 @@ export class Agent {
    */
   expandCommand(resolved: ResolvedCommand, opts: RunOptions = {}): Promise<CommandExpansion> {
     return expandCommandBody(this.ctx, resolved, opts.signal);
+  }
+
+  /**
+   * Runs a command the user typed at the prompt (`!COMMAND`) through the bash
+   * tool; its result joins the conversation for the next prompt (userCommand.ts).
+   */
+  runUserCommand(command: string, opts: RunOptions = {}): AsyncGenerator<AgentEvent> {
+    return runUserCommand(this.ctx, command, opts.signal);
+  }
+
+  /**
+   * Appends a `#` note to the project's or the user's memory file (memory.ts);
+   * the next request's system prompt holds it. MemoryError says why not.
+   */
+  remember(scope: MemoryScope, note: string): { file: string } {
+    const done = appendMemory(this.ctx.baseWorkspace, scope, note);
+    this.ctx.instructionsVersion = (this.ctx.instructionsVersion ?? 0) + 1;
+    return done;
+  }
+
+  /** This session's conversation as the faces showed it, its last `maxPrompts` prompts (transcript.ts). */
+  transcript(maxPrompts?: number): Transcript {
+    if (!this.sessionFile) return { items: [], omittedPrompts: 0 };
+    return sessionTranscript(this.ctx.baseWorkspace, this.sessionId, maxPrompts);
   }
 
   /** Forces compaction (/compact [instructions]): prune, then summarize everything. */

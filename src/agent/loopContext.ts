@@ -88,6 +88,8 @@ export interface LoopContext {
   /** The session's totals (a subagent's own). */
   readonly totals: UsageAccount;
   readonly limits: LoopLimits;
+  /** Bumped when the instructions files changed (a `#` note): the system prompt is made again. */
+  instructionsVersion?: number;
   /** The offered tools were warmed (loaded ahead) during the loop's first model request. */
   warmed?: boolean;
   /** The system prompt for a protocol. */
@@ -159,7 +161,9 @@ export function defaultSystemPrompt(ctx: () => LoopContext): (protocol: Protocol
   const made = new Map<string, string>();
   return (protocol) => {
     const { workspace: ws, approvals, tools } = ctx();
-    const key = `${protocol} ${approvals.mode}`;
+    const c = ctx();
+    // A `#` note changes the instructions the prompt holds: it is made again (instructionsVersion).
+    const key = `${protocol} ${approvals.mode} ${c.instructionsVersion ?? 0}`;
     let p = made.get(key);
     if (!p) {
       p = rtSystemPrompt({
@@ -168,6 +172,7 @@ export function defaultSystemPrompt(ctx: () => LoopContext): (protocol: Protocol
         profile: ws.profile,
         plan: approvals.mode === "plan",
         toolNames: tools.offered.map((t) => t.name),
+        env: ws.env,
       });
       made.set(key, p);
     }

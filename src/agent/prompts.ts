@@ -1,12 +1,13 @@
 // The system prompt: markdown files shipped in the package (prompts/system.md,
 // then the guidance of the protocol in use: tools.md or text.md), a few facts
-// about the workspace, and the project's own instructions (AGENTS.md, else
-// CLAUDE.md) when it has them.
+// about the workspace, the user's own instructions (~/.config/rt/AGENTS.md)
+// and the project's (AGENTS.md, else CLAUDE.md) when there are some.
 import fs from "node:fs";
 import path from "node:path";
 import type { Protocol } from "./events.js";
 import { packageRoot } from "../base/packageRoot.js";
 import { resolveInside } from "../workspace/paths.js";
+import { userConfigDir } from "../base/trustStore.js";
 
 /** Project instruction files, in order of preference: the first one present is used. */
 export const PROJECT_INSTRUCTION_FILES = ["AGENTS.md", "CLAUDE.md"];
@@ -25,6 +26,8 @@ export interface PromptContext {
   plan: boolean;
   /** Tool names the model is offered (native tools) or may use as JSON actions (text mode). */
   toolNames: string[];
+  /** The environment, to find the user's own instructions (~/.config/rt/AGENTS.md); without it none are read. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -76,35 +79,61 @@ function readHead(file: string, max: number): { bytes: Buffer; more: boolean } |
   }
 }
 
+/** The text of an instructions file as the prompt takes it: cut at PROJECT_INSTRUCTIONS_MAX_CHARS. */
+function instructionsText(head: { bytes: Buffer; more: boolean }): string {
+  let text = head.bytes.toString("utf8");
+  if (text.length > PROJECT_INSTRUCTIONS_MAX_CHARS || head.more)
+    text = `${text.slice(0, PROJECT_INSTRUCTIONS_MAX_CHARS)}\n[... cut: the file is longer]`;
+  return text.trim();
+}
+
 /** The project's AGENTS.md (or CLAUDE.md), if present. */
 export function projectInstructions(root: string): { file: string; text: string } | undefined {
   for (const name of PROJECT_INSTRUCTION_FILES) {
-    let text: string;
-    let more: boolean;
+    let head: { bytes: Buffer; more: boolean } | undefined;
     try {
       // As for every path rt reads: a symlink leading out of the root (a cloned repository's
       // AGENTS.md -> ~/.ssh/id_rsa) is not followed, and only a regular file is read, only as
       // far as the prompt uses it (a repository's AGENTS.md may be gigabytes; it is read on every request).
       const file = resolveInside(root, name);
       if (!file.exists) continue;
-      const head = readHead(file.abs, PROJECT_INSTRUCTIONS_MAX_BYTES);
+      head = readHead(file.abs, PROJECT_INSTRUCTIONS_MAX_BYTES);
       if (!head) continue;
-      text = head.bytes.toString("utf8");
-      more = head.more;
     } catch {
       continue;
     }
-    if (text.length > PROJECT_INSTRUCTIONS_MAX_CHARS || more)
-      text = `${text.slice(0, PROJECT_INSTRUCTIONS_MAX_CHARS)}\n[... cut: the file is longer]`;
-    return { file: name, text: text.trim() };
+    return { file: name, text: instructionsText(head) };
   }
   return undefined;
+}
+
+/** The name of the project instructions file rt reads in `root` (the first present), if any. */
+export function projectInstructionsFile(root: string): string | undefined {
+  return projectInstructions(root)?.file;
+}
+
+/** The user's own instructions, read in every project: this file in rt's configuration directory. */
+export const USER_INSTRUCTIONS_FILE = "AGENTS.md";
+
+/** The user's ~/.config/rt/AGENTS.md (where `#` notes of the user's memory go), if present. */
+export function userInstructions(env: NodeJS.ProcessEnv): { file: string; text: string } | undefined {
+  const file = path.join(userConfigDir(env), USER_INSTRUCTIONS_FILE);
+  try {
+    const head = readHead(file, PROJECT_INSTRUCTIONS_MAX_BYTES);
+    if (!head) return undefined;
+    const text = instructionsText(head);
+    return text ? { file, text } : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 export function systemPrompt(ctx: PromptContext): string {
   const parts = [promptFile("system.md"), promptFile(ctx.protocol === "text" ? "text.md" : "tools.md")];
   if (ctx.toolNames.includes("task") || ctx.toolNames.includes("todo_write")) parts.push(promptFile("tasks.md"));
   parts.push(environment(ctx));
+  const user = ctx.env ? userInstructions(ctx.env) : undefined;
+  if (user) parts.push(`# The user's own instructions (${user.file})\n\n${user.text}`);
   const project = projectInstructions(ctx.root);
   if (project) parts.push(`# Project instructions (${project.file})\n\n${project.text}`);
   return `${parts.join("\n\n")}\n`;

@@ -17,6 +17,7 @@
 // unless the user says to restore them too.
 import type { Workspace } from "../workspace/workspace.js";
 import { Checkpoints, CheckpointError, type RestoreResult, type TreeChange } from "../workspace/checkpoints.js";
+import { parseUserCommandMessage } from "./userCommand.js";
 import { now, readSessionRecords, SessionLog, sessionFile, type SessionRecord, type SessionState } from "./session.js";
 
 /** One place a session can be rewound to. */
@@ -58,7 +59,10 @@ export function sessionCheckpointer(
   return (phase, at) => {
     if (failed) return undefined;
     try {
-      store ??= Checkpoints.open(ws.root, ws.env);
+      if (!store) {
+        store = Checkpoints.open(ws.root, ws.env);
+        pruneStore(ws, store, log);
+      }
       const tree = store.snapshot();
       log.append({ t: "checkpoint", at, phase, tree, ts: now() });
       return undefined;
@@ -67,6 +71,28 @@ export function sessionCheckpointer(
       return `no checkpoints in this session (rewinding code will not work): ${(e as Error).message}`;
     }
   };
+}
+
+/**
+ * Once per session, when it first opens the store: checkpoints beyond the limits (age, count, size) are
+ * forgotten, never those this session's records name (its prompts and rewinds can always go back). A
+ * failure here costs only disk space: it is not said, and checkpoints go on.
+ */
+function pruneStore(ws: Workspace, store: Checkpoints, log: SessionLog): void {
+  try {
+    const protect = new Set<string>();
+    if (log.file)
+      for (const r of readSessionRecords(ws, log.file.split("/").pop()!)) {
+        if (r.t === "checkpoint") protect.add(r.tree);
+        else if (r.t === "rewind") {
+          protect.add(r.before);
+          protect.add(r.after);
+        }
+      }
+    store.prune(protect);
+  } catch {
+    // Pruning is housekeeping; the next session tries again.
+  }
 }
 
 function oneLine(s: string, max = 72): string {
@@ -82,12 +108,15 @@ export function rewindPoints(records: readonly SessionRecord[]): RewindPoint[] {
   });
   const out: RewindPoint[] = [];
   records.forEach((r, k) => {
-    if (r.t === "message" && r.message.role === "user" && !r.origin) {
+    // A prompt, or a command the user ran with `!` (checkpointed like a prompt; offered again as `!COMMAND`).
+    const command =
+      r.t === "message" && r.origin === "user_command" ? parseUserCommandMessage(r.message.content) : undefined;
+    if (r.t === "message" && r.message.role === "user" && (!r.origin || command)) {
       const cp = before.get(r.i);
       out.push({
         n: out.length + 1,
         kind: "prompt",
-        text: r.message.content,
+        text: command ? `!${command.command}` : r.message.content,
         at: r.i,
         ...(cp ? { tree: cp.tree } : {}),
         ts: r.ts,
@@ -145,7 +174,7 @@ export function planCodeRewind(ws: Workspace, records: readonly SessionRecord[],
   const store = Checkpoints.open(ws.root, ws.env);
   if (!store.has(point.tree))
     throw new CheckpointError(
-      `the checkpoint of point ${point.n} is missing from ${store.dir} (the cache was cleared?)`,
+      `the checkpoint of point ${point.n} is missing from ${store.dir} (pruned as too old, or the cache was cleared)`,
     );
   const current = store.snapshot();
   const changes = store.changes(current, point.tree);

@@ -19,7 +19,9 @@ export type MessageOrigin =
   /** The structured summary that replaced older history. */
   | "summary"
   /** Written by rt when a session is reopened after a kill: an answer cut off, or a tool call without result. */
-  | "repair";
+  | "repair"
+  /** A command the user ran at the prompt (`!COMMAND`) and its result (userCommand.ts). */
+  | "user_command";
 
 export type ProtocolChoice = Protocol | "auto";
 

@@ -78,6 +78,21 @@ export const GIT_DIFF_MAX_BYTES = 4 * 1024 * 1024;
 export const CHECKPOINT_GIT_TIMEOUT_MS = 120_000;
 /** Checkpoints: the most bytes one shadow git command may print (the files a rewind restores are read in one batch). */
 export const CHECKPOINT_GIT_MAX_BYTES = 1024 * 1024 * 1024;
+/**
+ * Checkpoints are pruned (Checkpoints.prune, when a session first takes one) beyond these limits: older
+ * than this many days, more than this many, a store larger than this many bytes (the oldest go first).
+ * The newest CHECKPOINT_KEEP_RECENT and those the session itself names (its prompts' rewind points)
+ * are never pruned.
+ */
+export const CHECKPOINT_MAX_AGE_DAYS = 30;
+export const CHECKPOINT_MAX_COUNT = 1_000;
+export const CHECKPOINT_MAX_STORE_BYTES = 2 * 1024 * 1024 * 1024;
+export const CHECKPOINT_KEEP_RECENT = 20;
+/**
+ * Checkpoints: objects no checkpoint holds any more are deleted only once older than this (git prune
+ * --expire): another rt process on the same tree may be writing a checkpoint whose objects are not yet named.
+ */
+export const CHECKPOINT_PRUNE_GRACE_S = 3_600;
 
 /** Line edits: how many lines either side of a change are looked at to place its content (indentation) in a very long file. */
 export const INDENT_WINDOW_LINES = 5_000;
@@ -476,6 +491,13 @@ export const TUI_FRAME_MS = 33;
 export const TUI_QUIT_WINDOW_MS = 2000;
 /** Lines the mouse wheel scrolls per notch. */
 export const TUI_WHEEL_LINES = 3;
+/** `#NOTE` at the prompt: a memory note is at most this long; the memory file it is appended to at most this large. */
+export const MEMORY_NOTE_MAX_CHARS = 2_000;
+export const MEMORY_FILE_MAX_BYTES = 1024 * 1024;
+/** A resumed session in the full-screen UI: its conversation is shown again from this many prompts back. */
+export const TUI_RESUME_PROMPTS = 50;
+/** A resumed session in the line faces (rt chat --plain, rt run on a terminal): this many prompts are shown again. */
+export const LINE_RESUME_PROMPTS = 3;
 
 // The `local` provider (GGUF models in-process with node-llama-cpp).
 /** Digits an integer or number may have in a local model's constrained tool call (no exponents). */

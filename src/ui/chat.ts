@@ -18,7 +18,9 @@ import { listSessions } from "../agent/session.js";
 import { priceFor } from "../agent/settings.js";
 import { setupAgent, modelChoice, SetupError, type Flags } from "./agentSetup.js";
 import { resolveModel } from "./resolveModel.js";
-import { describeStreamEvent, isWarning, ansi, plain, type Style } from "./render.js";
+import { describeEvent, describeStreamEvent, isWarning, ansi, plain, transcriptText, type Style } from "./render.js";
+import { LINE_RESUME_PROMPTS } from "../base/limits.js";
+import { memoryTarget } from "../agent/memory.js";
 import { LineReader, askApproval } from "./lineReader.js";
 import { askQuestionsOnLines, reviewPlanOnLines } from "./lineDialogs.js";
 import { formatSessionList } from "./sessionList.js";
@@ -30,6 +32,9 @@ const HELP = `Commands:
   /model [provider/model]  show the model, or switch to another one
   /sessions                list this project's sessions
   /todos                   show the todo list
+  !COMMAND                 run COMMAND now (the bash tool; the approval mode's sandbox applies);
+                           its output joins the conversation for your next prompt
+  #NOTE                    remember NOTE in the project's AGENTS.md or your ~/.config/rt/AGENTS.md
   /agents                  list the subagent types the agent can start
   /help                    this help
   /exit                    quit (or Ctrl-D)
@@ -66,6 +71,10 @@ export async function chatCommand(ws: Workspace, flags: Flags, io: Io): Promise<
       `rt chat · ${agent.currentModel} · session ${agent.sessionId}${setup.resumed ? " (continued)" : ""} · ${ws.root}\n/help for commands, Ctrl-C interrupts, Ctrl-D quits\n`,
     ),
   );
+
+  // A resumed session: its last prompts, with their tool calls and answers, as they were shown.
+  if (setup.resumed)
+    io.stdout(transcriptText(agent.transcript(LINE_RESUME_PROMPTS), style, process.stdout.isTTY === true));
 
   let current: AbortController | undefined;
   const interrupt = () => {
@@ -108,12 +117,16 @@ export async function chatCommand(ws: Workspace, flags: Flags, io: Io): Promise<
       }
       const line = describeStreamEvent(ev, style);
       if (line === "") continue; // model_turn_end of an answer that simply finished
-      if (midLine) io.stdout("\n");
+      const wasMidLine = midLine;
       midLine = false;
       inReasoning = false;
-      // A failed hook goes to standard error, where a transcript on stdout does not hide it.
-      if (isWarning(ev)) io.stderr(line);
-      else io.stdout(line);
+      // Above a question waiting on the terminal (a parallel call's lines), never onto its prompt line;
+      // a failed hook goes to standard error, where a transcript on stdout does not hide it.
+      reader.writeAbove(() => {
+        if (!isWarning(ev)) return io.stdout(wasMidLine ? `\n${line}` : line);
+        if (wasMidLine) io.stdout("\n");
+        io.stderr(line);
+      });
     }
     if (midLine) io.stdout("\n");
   };
@@ -142,6 +155,49 @@ export async function chatCommand(ws: Workspace, flags: Flags, io: Io): Promise<
       if (line === null) break;
       const input = line.trim();
       if (input === "") continue;
+      if (input.startsWith("#")) {
+        // `#NOTE`: remembered in the project's or the user's memory file, as the user says.
+        const note = input.slice(1).trim();
+        if (note === "") {
+          io.stdout("#NOTE remembers NOTE in the project's AGENTS.md or your own\n");
+          continue;
+        }
+        const where = await reader.next(
+          `Remember in [p]roject memory (${memoryTarget(ws, "project").shown}) or [u]ser memory (${memoryTarget(ws, "user").shown})? [p/u, anything else: no] `,
+        );
+        const scope = /^p(roject)?$/i.test(where?.trim() ?? "")
+          ? "project"
+          : /^u(ser)?$/i.test(where?.trim() ?? "")
+            ? "user"
+            : undefined;
+        if (!scope) io.stdout(style.dim("[rt] not remembered\n"));
+        else {
+          try {
+            io.stdout(style.dim(`[rt] remembered in ${agent.remember(scope, note).file}\n`));
+          } catch (e) {
+            io.stdout(style.red(`rt: ${(e as Error).message}\n`));
+          }
+        }
+        continue;
+      }
+      if (input.startsWith("!")) {
+        // `!COMMAND`: the user's own command, run now; its output joins the conversation for the next prompt.
+        const command = input.slice(1).trim();
+        if (command === "") io.stdout("!COMMAND runs COMMAND now and adds its output to the conversation\n");
+        else {
+          const c = new AbortController();
+          current = c;
+          try {
+            for await (const ev of agent.runUserCommand(command, { signal: c.signal })) {
+              if (ev.type === "tool_end") io.stdout(ev.output.endsWith("\n") ? ev.output : `${ev.output}\n`);
+              else io.stdout(describeEvent(ev, style));
+            }
+          } finally {
+            current = undefined;
+          }
+        }
+        continue;
+      }
       if (input.startsWith("/")) {
         const [cmd, ...rest] = input.split(/\s+/);
         const arg = input.slice(cmd.length).trim();

@@ -46,6 +46,9 @@ async function askOne(
 
 export function askQuestionsOnLines(reader: LineReader, write: (s: string) => void): AskUserCallback {
   return async (questions, asker) => {
+    // The events before the question (ask_user's own tool line among them) are printed by the face's
+    // loop a few ticks after they were emitted: let them out first, so none lands on the prompt line.
+    await new Promise((resolve) => setImmediate(resolve));
     if (asker) write(`\n[${asker.subagent_type}: ${asker.description}] asks:`);
     const answers: UserAnswer[] = [];
     for (let i = 0; i < questions.length; i++) {

@@ -57,6 +57,19 @@ export class LineReader {
   }
 
   /**
+   * Writes progress (`write` does it) without breaking a question waiting on
+   * the terminal: the prompt line is cleared, the text goes above it, and the
+   * prompt is drawn again with what was typed so far. Without a question
+   * waiting (or on piped input) it is written as it is.
+   */
+  writeAbove(write: () => void): void {
+    if (!this.terminal || !this.waiter) return write();
+    this.output.write(process.env.TERM === "dumb" ? "\n" : "\r\x1b[2K");
+    write();
+    this.rl.prompt(true);
+  }
+
+  /**
    * Ends the question waiting for a line, if any, as the end of input would (its
    * asker gets null): Ctrl-C during an approval question interrupts the turn, so
    * the question must not go on waiting. What was typed of the line is dropped.

@@ -3,6 +3,7 @@
 import type { AgentEvent, AgentStreamEvent, UsageTotals } from "../agent/events.js";
 import { describeCall } from "../agent/approval.js";
 import { cacheNote } from "./sessionList.js";
+import type { Transcript } from "../agent/transcript.js";
 
 export interface Style {
   dim: (s: string) => string;
@@ -114,4 +115,46 @@ export function describeStreamEvent(ev: AgentStreamEvent, st: Style = plain): st
   if (ev.type === "turn_complete" || ev.type === "todos") return "";
   const line = describeEvent(ev, st);
   return line === "" ? "" : line.replace(/^(?=.)/gm, "  │ ");
+}
+
+/**
+ * A resumed session's conversation for the line faces, as they printed it
+ * live: each prompt after `> `, the answers, and the event lines (tool calls
+ * and their results, nested subagent calls, todos); reasoning only when
+ * `reasoning` (a terminal).
+ */
+export function transcriptText(t: Transcript, st: Style = plain, reasoning = false): string {
+  if (t.items.length === 0) return "";
+  const out: string[] = [];
+  const shown = t.items.filter((it) => it.kind === "prompt").length;
+  out.push(
+    st.dim(
+      `[rt] earlier in this session${t.omittedPrompts ? ` (its last ${shown} prompt${shown === 1 ? "" : "s"}; ${t.omittedPrompts} before them not shown)` : ""}:`,
+    ) + "\n",
+  );
+  let midLine = false;
+  const line = (s: string) => {
+    if (midLine) out.push("\n");
+    midLine = false;
+    out.push(s);
+  };
+  for (const it of t.items) {
+    if (it.kind === "prompt") {
+      line(`${st.bold(`> ${it.text.split("\n").join("\n  ")}`)}\n`);
+      continue;
+    }
+    const ev = it.event;
+    if (ev.type === "text" || ev.type === "reasoning") {
+      if (ev.parent_tool_use_id !== undefined || (ev.type === "reasoning" && !reasoning)) continue;
+      const text = ev.type === "reasoning" ? st.dim(ev.delta) : ev.delta;
+      line(text);
+      midLine = !ev.delta.endsWith("\n");
+      continue;
+    }
+    const s = describeStreamEvent(ev, st);
+    if (s) line(s);
+  }
+  if (midLine) out.push("\n");
+  out.push(st.dim("[rt] (the session continues here)") + "\n");
+  return out.join("");
 }

@@ -7,7 +7,8 @@
 import type { Workspace } from "../workspace/workspace.js";
 import type { AgentEvent, AgentStreamEvent } from "../agent/events.js";
 import { setupAgent, SetupError, type Flags } from "./agentSetup.js";
-import { describeEvent, describeStreamEvent, isWarning, ansi, plain } from "./render.js";
+import { describeEvent, describeStreamEvent, isWarning, ansi, plain, transcriptText } from "./render.js";
+import { LINE_RESUME_PROMPTS } from "../base/limits.js";
 import { LineReader, askApproval } from "./lineReader.js";
 import { askQuestionsOnLines } from "./lineDialogs.js";
 import type { Io } from "./io.js";
@@ -97,6 +98,9 @@ export async function runCommand(
   prompt = line.prompt;
   const allowedTools = line.allowedTools;
 
+  // A resumed session on a terminal: its last prompts, with their tool calls, before the new one runs.
+  if (progress && setup.resumed) io.stderr(transcriptText(agent.transcript(LINE_RESUME_PROMPTS), style, true));
+
   const controller = new AbortController();
   const onSigint = () => {
     if (controller.signal.aborted) process.exit(130); // a second Ctrl-C: stop now
@@ -118,8 +122,12 @@ export async function runCommand(
         progress &&
         ((ev.type !== "turn_complete" && ev.type !== "error") ||
           (ev as AgentStreamEvent).parent_tool_use_id !== undefined)
-      )
-        io.stderr(describeStreamEvent(ev, style));
+      ) {
+        // Above a question waiting on the terminal (a parallel call's lines), never onto its prompt line.
+        const line = describeStreamEvent(ev, style);
+        if (line && reader) reader.writeAbove(() => io.stderr(line));
+        else if (line) io.stderr(line);
+      }
       // A failed hook is never silent: without progress lines (a pipe, json, stream-json) it is said on stderr still.
       else if (isWarning(ev)) io.stderr(describeStreamEvent(ev, style));
     }

@@ -34,7 +34,15 @@ import crypto from "node:crypto";
 import { spawnSync } from "node:child_process";
 import { findSystemProgram } from "../base/systemProgram.js";
 import { confinedAt, type ConfinedFs } from "./confinedFs.js";
-import { CHECKPOINT_GIT_MAX_BYTES, CHECKPOINT_GIT_TIMEOUT_MS } from "../base/limits.js";
+import {
+  CHECKPOINT_GIT_MAX_BYTES,
+  CHECKPOINT_GIT_TIMEOUT_MS,
+  CHECKPOINT_KEEP_RECENT,
+  CHECKPOINT_MAX_AGE_DAYS,
+  CHECKPOINT_MAX_COUNT,
+  CHECKPOINT_MAX_STORE_BYTES,
+  CHECKPOINT_PRUNE_GRACE_S,
+} from "../base/limits.js";
 
 /** Unsets, for every path, each attribute through which a work tree's .gitattributes could change bytes or run a program. */
 const SHADOW_ATTRIBUTES = "* -text -eol -filter -ident -working-tree-encoding -diff -merge -crlf\n";
@@ -58,6 +66,27 @@ const SHADOW_CONFIG = [
   "user.name=rt",
   "user.email=rt@localhost",
 ];
+
+/** Where the shadow repository names its checkpoints: one ref per tree. */
+const CHECKPOINT_REFS = "refs/rt";
+
+/** The limits Checkpoints.prune applies (limits.ts gives the defaults). */
+export interface PruneLimits {
+  maxAgeDays: number;
+  maxCount: number;
+  maxBytes: number;
+  keepRecent: number;
+  /** Seconds an object no checkpoint holds is kept anyway (git prune --expire). */
+  graceS: number;
+}
+
+const DEFAULT_PRUNE_LIMITS: PruneLimits = {
+  maxAgeDays: CHECKPOINT_MAX_AGE_DAYS,
+  maxCount: CHECKPOINT_MAX_COUNT,
+  maxBytes: CHECKPOINT_MAX_STORE_BYTES,
+  keepRecent: CHECKPOINT_KEEP_RECENT,
+  graceS: CHECKPOINT_PRUNE_GRACE_S,
+};
 
 /** One path that differs between two checkpoints (or a checkpoint and the tree now). */
 export interface TreeChange {
@@ -164,9 +193,13 @@ export class Checkpoints {
 
   private run(
     args: string[],
-    opts: { input?: Buffer | string; noTree?: boolean } = {},
+    opts: { input?: Buffer | string; noTree?: boolean; gitDir?: boolean } = {},
   ): { status: number | null; stdout: Buffer; stderr: string } {
-    const where = opts.noTree ? [] : [`--git-dir=${this.dir}`, `--work-tree=${this.root}`];
+    const where = opts.noTree
+      ? opts.gitDir
+        ? [`--git-dir=${this.dir}`]
+        : []
+      : [`--git-dir=${this.dir}`, `--work-tree=${this.root}`];
     const r = spawnSync(this.git, [...where, ...SHADOW_CONFIG.flatMap((c) => ["-c", c]), ...args], {
       cwd: this.root,
       env: this.env(),
@@ -193,7 +226,88 @@ export class Checkpoints {
     const id = tree.stdout.toString("utf8").trim();
     if (tree.status !== 0 || !/^[0-9a-f]{40,64}$/.test(id))
       throw new CheckpointError(`checkpoint failed (git write-tree): ${tree.stderr}`);
+    // A ref per checkpoint (refs/rt/<tree>, written again when the same tree comes back): what holds its
+    // objects against pruning, and, by the ref file's time, when it was last taken.
+    const ref = this.run(["update-ref", `${CHECKPOINT_REFS}/${id}`, id]);
+    if (ref.status !== 0) throw new CheckpointError(`checkpoint failed (git update-ref): ${ref.stderr}`);
     return id;
+  }
+
+  /** The checkpoints the store names, newest first: each tree id and when it was last taken (ms since the epoch). */
+  list(): Array<{ tree: string; at: number }> {
+    const dir = path.join(this.dir, ...CHECKPOINT_REFS.split("/"));
+    let names: string[];
+    try {
+      names = fs.readdirSync(dir);
+    } catch {
+      return [];
+    }
+    const out: Array<{ tree: string; at: number }> = [];
+    for (const name of names) {
+      if (!/^[0-9a-f]{40,64}$/.test(name)) continue;
+      try {
+        out.push({ tree: name, at: fs.lstatSync(path.join(dir, name)).mtimeMs });
+      } catch {
+        // Deleted meanwhile by another rt's pruning.
+      }
+    }
+    return out.sort((a, b) => b.at - a.at || a.tree.localeCompare(b.tree));
+  }
+
+  /** Bytes the store's objects take (loose and packed), as git counts them. */
+  size(): number {
+    const r = this.run(["count-objects", "-v"], { noTree: true, gitDir: true });
+    if (r.status !== 0) return 0;
+    const kib = (key: string) => Number(new RegExp(`^${key}: (\\d+)$`, "m").exec(r.stdout.toString("utf8"))?.[1] ?? 0);
+    return (kib("size") + kib("size-pack")) * 1024;
+  }
+
+  /**
+   * Forgets checkpoints beyond the limits (older than maxAgeDays, beyond maxCount, the oldest while the
+   * store is larger than maxBytes), never the newest `keepRecent` nor those in `protect` (the trees a
+   * session's records name: its prompts' rewind points). Their objects that no kept checkpoint shares
+   * are deleted once older than graceS. Returns the trees forgotten.
+   */
+  prune(
+    protect: ReadonlySet<string> = new Set(),
+    limits: Partial<PruneLimits> = {},
+    now = Date.now(),
+  ): { forgotten: string[] } {
+    const l: PruneLimits = { ...DEFAULT_PRUNE_LIMITS, ...limits };
+    const all = this.list();
+    const candidates = all.slice(l.keepRecent).filter((c) => !protect.has(c.tree));
+    const kept = new Set(all.map((c) => c.tree));
+    const forget = new Set<string>();
+    const oldest = now - l.maxAgeDays * 86_400_000;
+    for (const c of candidates) if (c.at < oldest) forget.add(c.tree);
+    // Beyond the count: the oldest candidates go until the count is within the limit (or none are left).
+    for (let k = candidates.length - 1; k >= 0 && kept.size - forget.size > l.maxCount; k--)
+      forget.add(candidates[k].tree);
+    const forgotten: string[] = [];
+    const drop = (trees: Iterable<string>) => {
+      const names = [...trees].filter((t) => kept.has(t));
+      if (names.length === 0) return false;
+      const r = this.run(["update-ref", "--stdin"], {
+        input: names.map((t) => `delete ${CHECKPOINT_REFS}/${t}\n`).join(""),
+      });
+      if (r.status !== 0) throw new CheckpointError(`pruning checkpoints failed (git update-ref): ${r.stderr}`);
+      for (const t of names) {
+        kept.delete(t);
+        forgotten.push(t);
+      }
+      const expire = l.graceS <= 0 ? "now" : `${Math.round(l.graceS)}.seconds.ago`;
+      this.run(["prune", `--expire=${expire}`], { noTree: true, gitDir: true });
+      return true;
+    };
+    drop(forget);
+    // Over the size: the oldest remaining candidates go a quarter at a time, measured again after each.
+    let rest = candidates.filter((c) => kept.has(c.tree));
+    for (let round = 0; rest.length && round < 8 && this.size() > l.maxBytes; round++) {
+      const n = Math.max(1, Math.ceil(rest.length / 4));
+      if (!drop(rest.slice(rest.length - n).map((c) => c.tree))) break;
+      rest = rest.slice(0, rest.length - n);
+    }
+    return { forgotten };
   }
 
   /** Whether `id` is a checkpoint this store holds. */

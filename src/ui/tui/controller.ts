@@ -12,7 +12,7 @@ import { listSessions, readSessionRecords } from "../../agent/session.js";
 import { sessionMarkdown } from "../../agent/exportMarkdown.js";
 import { priceFor, type AgentSettings } from "../../agent/settings.js";
 import { callTool } from "../../tools/policy.js";
-import { DEFAULT_CONTEXT_WINDOW } from "../../base/limits.js";
+import { DEFAULT_CONTEXT_WINDOW, TUI_RESUME_PROMPTS } from "../../base/limits.js";
 import { describeCommands, resolveSlashCommand, type CustomCommand } from "../../extensions/slashCommands.js";
 import { setupAgent, modelChoice, SetupError, type Flags, type AgentSetup } from "../agentSetup.js";
 import { resolveModel } from "../resolveModel.js";
@@ -30,6 +30,7 @@ import {
   type RewindMode,
 } from "../../agent/rewind.js";
 import { CheckpointError } from "../../workspace/checkpoints.js";
+import { memoryTarget, type MemoryScope } from "../../agent/memory.js";
 import { SLASH_COMMANDS } from "./completion.js";
 
 export const KEYS_HELP = [
@@ -191,6 +192,20 @@ export class TuiController {
     if (this.running) return this.enqueue(text);
     if (input.startsWith("/")) {
       void this.command(input);
+      return;
+    }
+    if (input.startsWith("#")) {
+      // `#NOTE`: remembered in the project's or the user's memory file, as the user picks.
+      this.conv.addUser(input);
+      void this.remember(input.slice(1));
+      return;
+    }
+    if (input.startsWith("!")) {
+      // `!COMMAND`: the user's own command, run now; its output joins the conversation for the next prompt.
+      const command = input.slice(1).trim();
+      this.conv.addUser(input);
+      if (command === "") return this.note("!COMMAND runs COMMAND now and adds its output to the conversation");
+      this.runTurn((signal) => this.agent.runUserCommand(command, { signal }), `Running ${command}…`);
       return;
     }
     this.conv.addUser(text);
@@ -384,6 +399,26 @@ export class TuiController {
     return this.approval;
   }
 
+  /** `#NOTE`: which memory (project or user) is asked, then the note is appended there. */
+  private async remember(note: string): Promise<void> {
+    if (note.trim() === "") return this.note("#NOTE remembers NOTE in the project's AGENTS.md or your own");
+    const scopes: MemoryScope[] = ["project", "user"];
+    const choice = await this.pick("Remember this note in which memory?", [
+      {
+        label: `Project memory: ${memoryTarget(this.opts.ws, "project").shown}`,
+        description: "read by rt in this project",
+      },
+      { label: `User memory: ${memoryTarget(this.opts.ws, "user").shown}`, description: "read by rt in every project" },
+    ]);
+    if (choice === undefined) return this.note("not remembered");
+    try {
+      const done = this.agent.remember(scopes[choice], note);
+      this.note(`remembered in ${done.file}`);
+    } catch (e) {
+      this.note((e as Error).message, "error");
+    }
+  }
+
   /** Text for the input (a rewound prompt, offered for editing); the app takes it on its next frame. */
   offeredInput: string | undefined;
 
@@ -511,14 +546,11 @@ export class TuiController {
     this.note(done);
   }
 
-  /** A continued session: its prompts and answers as the model will see them. */
+  /** A continued session: its conversation as it was shown live, tool calls and their results included. */
   private showContext(): void {
-    for (const e of this.agent.contextMessages) {
-      const m = e.message;
-      if (m.role === "user") this.conv.addUser(m.content);
-      else if (m.role === "assistant" && m.content.trim() !== "")
-        this.conv.entries.push({ kind: "answer", text: m.content });
-    }
+    const t = this.agent.transcript(TUI_RESUME_PROMPTS);
+    this.conv.replay(t.items, t.omittedPrompts);
+    this.conv.todos = [...this.agent.todos];
     this.changed();
   }
 

@@ -5,6 +5,7 @@
 // it into lines, the Ink app (app.ts) draws those.
 import { addUsage, zeroUsage, type AgentStreamEvent, type TodoItem, type UsageTotals } from "../../agent/events.js";
 import { describeCall } from "../../agent/approval.js";
+import type { TranscriptItem } from "../../agent/transcript.js";
 
 export interface ToolEntry {
   kind: "tool";
@@ -98,6 +99,23 @@ export class Conversation {
   clear(): void {
     this.entries.length = 0;
     this.version++;
+  }
+
+  /**
+   * An earlier session's conversation (a resumed one), drawn by the same code
+   * as it was live: prompts, answers, tool calls with their results; no
+   * operation runs afterwards, and a call left without a result reads as cut short.
+   */
+  replay(items: readonly TranscriptItem[], omittedPrompts = 0): void {
+    if (omittedPrompts > 0)
+      this.addNotice(
+        `${omittedPrompts} earlier prompt${omittedPrompts === 1 ? "" : "s"} of this session not shown (/export writes the whole session)`,
+      );
+    for (const it of items) {
+      if (it.kind === "prompt") this.addUser(it.text);
+      else if (it.event.type !== "turn_complete" && it.event.type !== "model_turn_end") this.apply(it.event);
+    }
+    this.end();
   }
 
   apply(ev: AgentStreamEvent): void {

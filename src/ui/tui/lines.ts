@@ -108,7 +108,7 @@ function seconds(ms: number): string {
   return `${Math.max(0, Math.round(ms / 1000))}s`;
 }
 
-/** Tools whose work the UI shows elsewhere: todo_write's list is the todo panel. */
+/** Tools whose result the UI shows elsewhere (todo_write's list is the todo panel): their call is one line. */
 const SHOWN_ELSEWHERE = new Set(["todo_write", "TodoWrite"]);
 
 function toolLines(
@@ -119,10 +119,14 @@ function toolLines(
   indent: string,
   out: string[],
 ): void {
-  if (SHOWN_ELSEWHERE.has(t.name) && t.state === "done" && !opts.expanded) return;
   const { palette: p, wrap } = tools;
   const width = Math.max(10, opts.width - indent.length);
   const bullet = t.state === "running" ? p.yellow("●") : t.state === "done" ? p.green("●") : p.red("●");
+  // todo_write: its summary line says what changed (the panel shows the list); no result under it.
+  if (SHOWN_ELSEWHERE.has(t.name) && t.state !== "failed" && t.state !== "blocked") {
+    out.push(`${indent}${bullet} ${truncate(t.summary, width - 2)}`);
+    return;
+  }
   const title = t.subagent ? `${t.summary} · ${t.subagent.type}: ${t.subagent.description}` : t.summary;
   const head = wrap(`${title}${t.state === "running" ? p.dim(` (${seconds(opts.now - t.started)})`) : ""}`, width - 2);
   head.forEach((l, i) => out.push(indent + (i === 0 ? `${bullet} ${l}` : `  ${l}`)));
