@@ -15,9 +15,9 @@
 // makes `rt open` or `rt grep` load more).
 //
 // One idea beyond the defaults, kept because it was measured to save more than
-// 10 ms per command (docs/build.md): zod is bundled (esbuild keeps only the
-// parts `import * as z from "zod"` uses), where the other npm packages stay
-// external, loaded from node_modules when imported.
+// 10 ms per command (docs/build.md): zod and diff are bundled (esbuild keeps
+// only the parts rt uses), where the other npm packages stay external, loaded
+// from node_modules when imported.
 // Nothing is minified: stack traces point at real lines of dist/.
 import { build } from "esbuild";
 import { execFileSync } from "node:child_process";
@@ -27,7 +27,7 @@ import path from "node:path";
 const pkg = JSON.parse(fs.readFileSync("package.json", "utf8"));
 
 /** npm packages compiled into dist/ rather than imported from node_modules (see above). */
-const BUNDLED = ["zod"];
+const BUNDLED = ["zod", "diff"];
 const external = Object.keys({ ...pkg.dependencies, ...pkg.optionalDependencies, ...pkg.peerDependencies })
   .filter((name) => !BUNDLED.includes(name))
   .flatMap((name) => [name, `${name}/*`]);

@@ -15,9 +15,9 @@ import { fileURLToPath } from "node:url";
 import { CLI, REPO, tempTree } from "../helpers.ts";
 
 /** At most this many bytes of JavaScript (files of rt's dist/ and of node_modules) for `rt open FILE:LINE`. */
-const OPEN_BUDGET = 560 * 1024;
+const OPEN_BUDGET = 470 * 1024;
 /** The same for `rt grep PATTERN`. */
-const GREP_BUDGET = 580 * 1024;
+const GREP_BUDGET = 490 * 1024;
 
 /** The files (not Node's built-ins) that `rt ARGS` loaded, with their sizes, in load order. */
 export function loadedFiles(args: string[], cwd: string): { file: string; bytes: number }[] {
