@@ -98,7 +98,7 @@ if (write) {
   const recorded = { ...known };
   for (const r of results) recorded[r.file] = Math.round(r.wall * 10) / 10;
   const sorted = Object.fromEntries(Object.entries(recorded).sort(([a], [b]) => a.localeCompare(b)));
-  writeFileSync(TIMES_FILE, `${JSON.stringify(sorted, null, 1)}\n`);
+  writeFileSync(TIMES_FILE, `${JSON.stringify(sorted, null, 2)}\n`);
 }
 const sum = results.reduce((s, r) => s + r.wall, 0);
 console.log(`${files.length} files, ${failed.length} failed; ${total.toFixed(1)} s wall with ${jobs} at a time`);

@@ -34,7 +34,7 @@ import * as z from "zod";
 import type { ToolSpec } from "./providers/types.js";
 import { offeredIn, type ApprovalMode } from "./approval.js";
 import { offering } from "../tools/policy.js";
-import { REGISTRY_LOOKUP, allTools, jsonSchemaOf, withoutSafeBounds } from "../tools/registry.js";
+import { REGISTRY_LOOKUP, allTools, jsonSchemaOf, registryGeneration, withoutSafeBounds } from "../tools/registry.js";
 import { defineTool, ok, type Tool, type ToolLookup } from "../tools/types.js";
 import type { Workspace } from "../workspace/workspace.js";
 import { agentDeferredExtensionTools, agentExtensionTools, findAgentExtensionTool } from "./extensionTools.js";
@@ -136,9 +136,17 @@ export function sessionToolSet(opts: SessionToolOptions): AgentToolSet {
   // The registry's tools this session offers or defers depend on the workspace, its profile and
   // configuration and the approval mode, all fixed for this set (another mode gets another set):
   // worked out once, not for every request (each tool's availability may read the configuration).
+  // A tool registered meanwhile (tool_create, custom tools reloaded) moves the registry's generation.
   let registryDirect: Tool[] | undefined;
   let registryDeferred: Tool[] | undefined;
+  let cachedAt = registryGeneration();
+  const fresh = () => {
+    if (cachedAt === registryGeneration()) return;
+    cachedAt = registryGeneration();
+    registryDirect = registryDeferred = undefined;
+  };
   const catalog = (): Tool[] => {
+    fresh();
     const registry = (registryDeferred ??= allTools().filter(
       (t) => usable(t) && (sql || !SQL_TOOLS.includes(t.name)) && isDeferred(t),
     ));
@@ -162,6 +170,7 @@ export function sessionToolSet(opts: SessionToolOptions): AgentToolSet {
   };
   return {
     get offered() {
+      fresh();
       const direct = [
         ...(registryDirect ??= offeredTools(opts.workspace, offers, choice).filter(registryOk)),
         ...(choice === "default" && loop ? loop.offer(opts.approval) : []),

@@ -35,13 +35,23 @@ export function toolNames(): string[] {
 // after the built-in ones and listed after them. A built-in name is never
 // replaced.
 const extraTools = new Map<string, Tool>();
+/** Counts changes of the registered tools: a cached tool list is stale when it moved. */
+let generation = 0;
+
+/** The registry's generation (see `generation`). */
+export function registryGeneration(): number {
+  return generation;
+}
 
 /** Registers tools defined as data under their names; `source` names them for unregisterTools. Returns the names refused (taken). */
 export function registerTools(tools: readonly Tool[], source: string): string[] {
   const refused: string[] = [];
   for (const tool of tools) {
     if (byName.has(tool.name) || extraTools.has(tool.name)) refused.push(tool.name);
-    else extraTools.set(tool.name, Object.assign(tool, { [EXTRA_SOURCE]: source }));
+    else {
+      extraTools.set(tool.name, Object.assign(tool, { [EXTRA_SOURCE]: source }));
+      generation++;
+    }
   }
   return refused;
 }
@@ -49,7 +59,10 @@ export function registerTools(tools: readonly Tool[], source: string): string[] 
 /** Removes every tool registered from `source`. */
 export function unregisterTools(source: string): void {
   for (const [name, tool] of extraTools)
-    if ((tool as { [EXTRA_SOURCE]?: string })[EXTRA_SOURCE] === source) extraTools.delete(name);
+    if ((tool as { [EXTRA_SOURCE]?: string })[EXTRA_SOURCE] === source) {
+      extraTools.delete(name);
+      generation++;
+    }
 }
 
 const EXTRA_SOURCE = Symbol("rt.toolSource");

@@ -721,3 +721,13 @@ function readOpened(fd: number, stat: fs.Stats): Buffer {
   const got = readStart(fd, bytes, stat.size);
   return got === bytes.length ? bytes : bytes.subarray(0, got);
 }
+
+/**
+ * A new private directory (0700, a fresh name) under the system's temporary
+ * directory, for work rt throws away (a warm-up's scratch workspace), and how to
+ * remove it with everything in it.
+ */
+export function scratchDirectory(prefix: string): { path: string; remove(): void } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  return { path: dir, remove: () => fs.rmSync(dir, { recursive: true, force: true }) };
+}

@@ -40,10 +40,10 @@ interface EditorTerminal {
   killed: boolean;
 }
 
-function startRt(cwd: string, extra: string[] = []): ChildProcessWithoutNullStreams {
+function startRt(cwd: string, extra: string[] = [], env: Record<string, string> = {}): ChildProcessWithoutNullStreams {
   return spawn(process.execPath, [CLI, "acp", "--model", "ollama/test-model", ...extra], {
     cwd,
-    env: { ...process.env, ...ollama.env() } as NodeJS.ProcessEnv,
+    env: { ...process.env, ...ollama.env(), ...env } as NodeJS.ProcessEnv,
   });
 }
 
@@ -51,9 +51,9 @@ function startRt(cwd: string, extra: string[] = []): ChildProcessWithoutNullStre
 async function withEditor<T>(
   cwd: string,
   op: (ctx: acp.ClientContext, editor: Editor) => Promise<T>,
-  opts: { writeTextFile?: boolean; terminal?: boolean; args?: string[] } = {},
+  opts: { writeTextFile?: boolean; terminal?: boolean; args?: string[]; env?: Record<string, string> } = {},
 ): Promise<T> {
-  const child = startRt(cwd, opts.args);
+  const child = startRt(cwd, opts.args, opts.env);
   let err = "";
   child.stderr.on("data", (d) => (err += d));
   const editor: Editor = {
@@ -437,4 +437,35 @@ test("an editor that offers terminals runs rt's bash commands in them, shown ins
     },
     { terminal: true, args: ["--profile", "safe-read-only"] },
   );
+});
+
+test("the model menu offers the session's model, the configured one and the local models downloaded", async () => {
+  const root = tempTree({ "a.txt": "x\n" });
+  const models = tempTree({ "qwen3-4b.gguf": "", "half.gguf.part": "", "notes.txt": "" }, "rt-models-");
+  const configFile = path.join(ollama.configHome, "rt", "config.json");
+  fs.mkdirSync(path.dirname(configFile), { recursive: true });
+  fs.writeFileSync(configFile, JSON.stringify({ model: "anthropic/claude-sonnet-4-5" }));
+  try {
+    await withEditor(
+      root,
+      async (ctx) => {
+        const created = await ctx.request("session/new", { cwd: root, mcpServers: [] });
+        const menu = created.configOptions?.[0] as { currentValue: string; options: Array<{ value: string }> };
+        assert.equal(menu.currentValue, "ollama/test-model");
+        assert.deepEqual(
+          menu.options.map((o) => o.value),
+          ["ollama/test-model", "anthropic/claude-sonnet-4-5", "local/qwen3-4b"],
+        );
+        const set = await ctx.request("session/set_config_option", {
+          sessionId: created.sessionId,
+          configId: "model",
+          value: "ollama/test-model",
+        });
+        assert.equal((set.configOptions[0] as { currentValue: string }).currentValue, "ollama/test-model");
+      },
+      { env: { RT_MODELS_DIR: models } },
+    );
+  } finally {
+    fs.rmSync(configFile, { force: true });
+  }
 });

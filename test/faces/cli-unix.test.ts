@@ -333,7 +333,7 @@ test("descriptions speak to the reader: no seed numbers in help texts or in the 
   const root = tempTree();
   // The help texts as rt prints them (the executable's `rt --help` is mainHelp(), as a check that they are).
   const help = await rt(["--help"], { cwd: root });
-  assert.equal(help.stdout, `${mainHelp()}\n`);
+  assert.equal(help.stdout, `${await mainHelp()}\n`);
   assert.doesNotMatch(help.stdout, /seed \d/i);
   for (const c of COMMANDS) assert.doesNotMatch(commandHelp(c), /seed \d/i, c.name);
   const list = JSON.parse((await rt(["tools", "--json"], { cwd: root })).stdout) as Array<{

@@ -39,6 +39,9 @@ import {
 } from "./updates.js";
 import type { McpServerConfig } from "../../mcpClient/config.js";
 import { editorTerminal, TerminalLinks } from "./terminal.js";
+import { loadConfig } from "../../base/config.js";
+import { loadAgentSettings } from "../../agent/settings.js";
+import { modelsDir } from "../../agent/providers/localModels.js";
 
 interface AcpSession {
   agent: Agent;
@@ -158,13 +161,13 @@ export async function runAcp(launch: Workspace, flags: Flags, io: Io, version: s
     currentModeId: agent.approvalMode,
     availableModes: ACP_MODES.map((m) => ({ ...m })),
   });
-  const modelOption = (agent: Agent) => ({
+  const modelOption = (agent: Agent, ws: Workspace) => ({
     id: "model",
     name: "Model",
     category: "model",
     type: "select" as const,
     currentValue: agent.currentModel,
-    options: [{ value: agent.currentModel, name: agent.currentModel }],
+    options: modelMenu(agent, ws).map((m) => ({ value: m, name: m })),
   });
 
   const announce = async (client: acp.AgentContext, id: string) => {
@@ -180,7 +183,7 @@ export async function runAcp(launch: Workspace, flags: Flags, io: Io, version: s
     setImmediate(
       () => void announce(client, id).catch((e) => log(`could not send the slash commands: ${(e as Error).message}`)),
     );
-    return { sessionId: id, modes: modeState(session.agent), configOptions: [modelOption(session.agent)] };
+    return { sessionId: id, modes: modeState(session.agent), configOptions: [modelOption(session.agent, session.ws)] };
   });
 
   app.onRequest("session/load", async ({ params, client }) => {
@@ -206,7 +209,7 @@ export async function runAcp(launch: Workspace, flags: Flags, io: Io, version: s
       await client.notify("session/update", { sessionId: id, update: update as acp.SessionUpdate });
     }
     setImmediate(() => void announce(client, id).catch(() => undefined));
-    return { modes: modeState(session.agent), configOptions: [modelOption(session.agent)] };
+    return { modes: modeState(session.agent), configOptions: [modelOption(session.agent, session.ws)] };
   });
 
   app.onRequest("session/set_mode", async ({ params, client }) => {
@@ -240,7 +243,7 @@ export async function runAcp(launch: Workspace, flags: Flags, io: Io, version: s
     } catch (e) {
       throw acp.RequestError.invalidParams({ value: params.value }, (e as Error).message);
     }
-    return { configOptions: [modelOption(s.agent)] };
+    return { configOptions: [modelOption(s.agent, s.ws)] };
   });
 
   app.onRequest("session/prompt", async ({ params, client }) => {
@@ -310,6 +313,34 @@ export async function runAcp(launch: Workspace, flags: Flags, io: Io, version: s
     await s.close().catch(() => undefined);
   }
   return 0;
+}
+
+/**
+ * The models the editor's menu offers: the session's, the configured ones
+ * (`model`, `agent.small_model`), and the local models downloaded
+ * (`local/NAME`). Any other `provider/model` can still be set by value.
+ */
+function modelMenu(agent: Agent, ws: Workspace): string[] {
+  const out = [agent.currentModel];
+  try {
+    const config = loadConfig(ws) as { model?: unknown };
+    if (typeof config.model === "string") out.push(config.model);
+  } catch {
+    /* a broken configuration was said at start; the menu keeps the session's model */
+  }
+  try {
+    const small = loadAgentSettings(ws).smallModel;
+    if (small) out.push(small);
+  } catch {
+    /* as above */
+  }
+  try {
+    for (const f of fs.readdirSync(modelsDir(ws.env)).sort())
+      if (f.endsWith(".gguf")) out.push(`local/${f.slice(0, -".gguf".length)}`);
+  } catch {
+    /* no local models downloaded */
+  }
+  return [...new Set(out)];
 }
 
 function sessionOf(sessions: Map<string, AcpSession>, id: string): AcpSession {

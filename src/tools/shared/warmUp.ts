@@ -6,10 +6,10 @@
 // So no tool call pays a first-use load. The one-shot commands (`rt open`, `rt grep`)
 // never call this: their start-up is unchanged.
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import type { Tool } from "../types.js";
 import { createWorkspace, type Workspace } from "../../workspace/workspace.js";
+import { scratchDirectory } from "../../workspace/confinedFs.js";
 import { detectLanguage } from "../../parsers/detectLanguage.js";
 import { WARM_EDIT_SAMPLE_MAX_BYTES, WARM_LANGUAGES, WARM_SAMPLE_ENTRIES } from "../../base/limits.js";
 
@@ -84,9 +84,9 @@ export async function warmTools(workspace: Workspace, tools: readonly Tool[]): P
  * workspace is not touched.
  */
 async function warmEditCall(workspace: Workspace, files: string[]): Promise<void> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), "rt-warm-"));
+  const scratch = scratchDirectory("rt-warm-");
   try {
-    const ws = createWorkspace({ root: dir, env: workspace.env, profile: workspace.profile });
+    const ws = createWorkspace({ root: scratch.path, env: workspace.env, profile: workspace.profile });
     const { callTool } = await import("../policy.js");
     const samples: Array<{ name: string; text: string }> = [{ name: "warm.txt", text: "warm\n" }];
     for (const [i, file] of files.entries()) {
@@ -104,6 +104,6 @@ async function warmEditCall(workspace: Workspace, files: string[]): Promise<void
       if (written.success) await callTool(ws, "edit", { path: name, old_string: line, new_string: `${line}\n` });
     }
   } finally {
-    fs.rmSync(dir, { recursive: true, force: true });
+    scratch.remove();
   }
 }
