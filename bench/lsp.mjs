@@ -28,7 +28,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(BENCH, "..");
-const LIB = path.join(REPO, "dist", "index.mjs");
+const LIB = path.join(REPO, "dist", "index.js");
 const TSC = path.join(REPO, "node_modules", "typescript", "bin", "tsc");
 
 /** A copy of src/ and tsconfig.json in a new temp directory, with node_modules linked. */

@@ -558,7 +558,7 @@ async function benchToolList() {
     pass: undefined,
   });
 
-  const lib = await import(pathToFileURL(path.join(REPO, "dist", "index.mjs")).href);
+  const lib = await import(pathToFileURL(path.join(REPO, "dist", "index.js")).href);
   const specs = (tools) =>
     tools.map((t) => ({ name: t.name, description: t.description, parameters: lib.jsonSchemaOf(t) }));
   const tokens = (list) =>

@@ -35,7 +35,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 
 const BENCH = path.dirname(fileURLToPath(import.meta.url));
 const REPO = path.resolve(BENCH, "..");
-const LIB = path.join(REPO, "dist", "index.mjs");
+const LIB = path.join(REPO, "dist", "index.js");
 const BWRAP = ["/usr/bin/bwrap", "/bin/bwrap", "/usr/local/bin/bwrap"].find((p) => fs.existsSync(p)) ?? "bwrap";
 
 async function child(mode) {
