@@ -10,7 +10,7 @@ import {
   SAVED_OUTPUTS_KEEP,
 } from "../base/limits.js";
 import { planShell, resolveWorkingDir } from "../shell/mode.js";
-import { startCommand } from "../shell/runner.js";
+import { startCommand, type ExitInfo } from "../shell/runner.js";
 import { StreamCapture, type SpillTarget } from "../shell/capture.js";
 import { labelledOutput, statusLine } from "../shell/format.js";
 import { startBackground } from "../shell/background.js";
@@ -137,13 +137,7 @@ export const bashTool = defineTool({
         stdout: r.output,
         stderr: "",
       };
-      if (r.exitCode === 0 && !r.timedOut) return ok(output, metadata);
-      const error = r.timedOut
-        ? `${status}; raise timeout (at most ${BASH_MAX_TIMEOUT_S} s) or run it with background: true`
-        : r.exitCode === null
-          ? status
-          : `command failed with exit code ${r.exitCode}${lastLine(r.output) ? `: ${lastLine(r.output)}` : ""}`;
-      return { success: false, output, error, error_type: "tool", ...metadata };
+      return finished(exit, status, output, metadata, r.output);
     }
     const runId = newRunId();
     const stateOff = "the full text was not saved (rt's state directory is off: RT_STATE=off)";
@@ -179,17 +173,31 @@ export const bashTool = defineTool({
       stderr: stderr.text,
       ...(saved.length ? { saved_output: saved } : {}),
     };
-    if (exit.exitCode === 0 && !exit.timedOut) return ok(output, metadata);
-    const error = exit.timedOut
-      ? `${status}; raise timeout (at most ${BASH_MAX_TIMEOUT_S} s) or run it with background: true`
-      : exit.spawnError
-        ? status
-        : exit.exitCode === null
-          ? status
-          : `command failed with exit code ${exit.exitCode}${lastLine(stderr.text) ? `: ${lastLine(stderr.text)}` : ""}`;
-    return { success: false, output, error, error_type: "tool", ...metadata };
+    return finished(exit, status, output, metadata, stderr.text);
   },
 });
+
+/**
+ * A finished command as the tool's result: success on exit code 0; otherwise
+ * why, with the last line of `errorText` (its stderr, or a terminal's output)
+ * for a plain failure.
+ */
+function finished(
+  exit: ExitInfo,
+  status: string,
+  output: string,
+  metadata: Record<string, unknown>,
+  errorText: string,
+): ToolResult {
+  if (exit.exitCode === 0 && !exit.timedOut) return ok(output, metadata);
+  const last = lastLine(errorText);
+  const error = exit.timedOut
+    ? `${status}; raise timeout (at most ${BASH_MAX_TIMEOUT_S} s) or run it with background: true`
+    : exit.spawnError || exit.exitCode === null
+      ? status
+      : `command failed with exit code ${exit.exitCode}${last ? `: ${last}` : ""}`;
+  return { success: false, output, error, error_type: "tool", ...metadata };
+}
 
 function lastLine(text: string): string {
   const lines = text.trimEnd().split("\n");

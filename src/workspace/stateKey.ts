@@ -19,10 +19,10 @@
 // state, `rt open` of a small file among them, do not pay for it.
 import crypto from "node:crypto";
 import fs from "node:fs";
-import os from "node:os";
 import path from "node:path";
 import { confinedAt } from "./confinedFs.js";
 import { isWithin } from "./paths.js";
+import { userConfigDir } from "../base/trustStore.js";
 
 export const STATE_KEY_FILE = "state.key";
 const KEY_BYTES = 32;
@@ -33,13 +33,6 @@ export interface StateKey {
   file?: string;
   /** Why the persistent key is not used (the key is then this process's own). */
   problem?: string;
-}
-
-/** The user's rt configuration directory: $XDG_CONFIG_HOME/rt, else ~/.config/rt. */
-export function userConfigDir(env: NodeJS.ProcessEnv = process.env): string {
-  const xdg = env.XDG_CONFIG_HOME;
-  const base = xdg && path.isAbsolute(xdg) ? xdg : path.join(env.HOME || os.homedir(), ".config");
-  return path.join(base, "rt");
 }
 
 /** The real path of `p`'s nearest existing ancestor, with the rest appended. */
