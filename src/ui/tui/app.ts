@@ -193,14 +193,16 @@ export async function runApp(o: AppOptions): Promise<void> {
         editor.insert(input);
         return setFrame((f) => f + 1);
       }
-      // Keys typed faster than they are read arrive as one chunk ("hello\r"; "hello\n" when typed before
-      // the terminal was switched to raw mode): each Enter in it is an Enter.
-      if (!key.return && input.length > 1 && /[\r\n]/.test(input) && !input.startsWith("[")) {
-        const parts = input.split(/\r\n?|\n/);
-        parts.forEach((part, i) => {
-          if (part) onKey(part, NO_KEY);
-          if (i < parts.length - 1) onKey("", { ...NO_KEY, return: true });
-        });
+      // Keys typed faster than they are read arrive as one chunk ("hello\r", "@no\t"; "hello\n" when typed
+      // before the terminal was switched to raw mode): each Enter, Tab and Backspace in it is that key.
+      if (input.length > 1 && /[\r\n\t\x7f]/.test(input) && !input.startsWith("[")) {
+        for (const part of input.split(/(\r\n?|\n|\t|\x7f)/)) {
+          if (part === "") continue;
+          if (part === "\t") onKey("", { ...NO_KEY, tab: true });
+          else if (part === "\x7f") onKey("", { ...NO_KEY, backspace: true });
+          else if (/^[\r\n]/.test(part)) onKey("", { ...NO_KEY, return: true });
+          else onKey(part, NO_KEY);
+        }
         return;
       }
       onKey(input, key);
