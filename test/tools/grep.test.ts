@@ -12,6 +12,7 @@ import { callTool } from "../../src/tools/policy.ts";
 import { rgPath, runRg } from "../../src/tools/shared/ripgrep.ts";
 import { GREP_DEFAULT_CAP, GREP_MAX_LINE_CHARS, MAX_LINE_CHARS } from "../../src/base/limits.ts";
 import { lines, rt, rtBatch, tempTree } from "../helpers.ts";
+import { rtMain } from "../rtMain.ts";
 
 const sorted = (s: string) => s.trimEnd().split("\n").sort();
 
@@ -61,25 +62,25 @@ test("content mode: path:line: text; .gitignore honored (no git needed), .git/, 
 
 test("-i, --glob, -F, a path argument, and a file path", async () => {
   const root = tree();
-  const i = await rt(["grep", "-i", "NEEDLE", "src"], { cwd: root });
+  const i = await rtMain(["grep", "-i", "NEEDLE", "src"], { cwd: root });
   assert.deepEqual(sorted(i.stdout), [
     "src/app.ts:2: const Needle = 1;",
     "src/app.ts:4:   return needle;",
     "src/style.css:1: .needle { color: red }",
     "src/util.ts:1: export const needle = 2;",
   ]);
-  const g = await rt(["grep", "needle", "--glob", "*.ts"], { cwd: root });
+  const g = await rtMain(["grep", "needle", "--glob", "*.ts"], { cwd: root });
   assert.deepEqual(sorted(g.stdout), [
     ".hidden/conf.ts:1: const needle = 'hidden files are searched';",
     "src/app.ts:4:   return needle;",
     "src/util.ts:1: export const needle = 2;",
   ]);
-  const g2 = await rt(["grep", "needle", "-g", "src/**/*.css"], { cwd: root });
+  const g2 = await rtMain(["grep", "needle", "-g", "src/**/*.css"], { cwd: root });
   assert.equal(g2.stdout, "src/style.css:1: .needle { color: red }\n");
   const f = tempTree({ "a.txt": "call f(x.y)\ncall fAxBy)\n" });
-  const fixed = await rt(["grep", "-F", "f(x.y)"], { cwd: f });
+  const fixed = await rtMain(["grep", "-F", "f(x.y)"], { cwd: f });
   assert.equal(fixed.stdout, "a.txt:1: call f(x.y)\n");
-  const one = await rt(["grep", "needle", "src/util.ts"], { cwd: root });
+  const one = await rtMain(["grep", "needle", "src/util.ts"], { cwd: root });
   assert.equal(one.stdout, "1: export const needle = 2;\n", "a single file prints <line>: text");
 });
 
@@ -97,7 +98,7 @@ test("--glob never brings back ignored or skipped files; exclusions and path glo
     ".git/x.ts": "needle\n",
   });
   const files = async (...extra: string[]) =>
-    sorted((await rt(["grep", "needle", "-l", ...extra], { cwd: root })).stdout);
+    sorted((await rtMain(["grep", "needle", "-l", ...extra], { cwd: root })).stdout);
   assert.deepEqual(await files("--glob", "*.ts"), ["src/a.ts", "src/lib/b.ts", "top.ts"]);
   assert.deepEqual(await files("--glob", "*"), ["src/a.ts", "src/c.js", "src/lib/b.ts", "top.ts"]);
   assert.deepEqual(await files("--glob", "*.{ts,js}"), ["src/a.ts", "src/c.js", "src/lib/b.ts", "top.ts"]);
@@ -110,20 +111,20 @@ test("--glob never brings back ignored or skipped files; exclusions and path glo
     "nothing on standard output (the reason is on standard error)",
   );
   assert.deepEqual(await files("--glob", "!*.js"), ["src/a.ts", "src/lib/b.ts", "top.ts"]);
-  const content = await rt(["grep", "needle", "--glob", "src/**/*.ts"], { cwd: root });
+  const content = await rtMain(["grep", "needle", "--glob", "src/**/*.ts"], { cwd: root });
   assert.deepEqual(sorted(content.stdout), ["src/a.ts:1: needle", "src/lib/b.ts:1: needle"]);
-  const count = await rt(["grep", "needle", "-c", "--glob", "**/b.ts"], { cwd: root });
+  const count = await rtMain(["grep", "needle", "-c", "--glob", "**/b.ts"], { cwd: root });
   assert.equal(count.stdout, "src/lib/b.ts:1\n");
 });
 
 test("-C N: context lines as path-line- text, groups separated by --", async () => {
   const root = tempTree({ "c.txt": lines(20, (i) => (i === 5 || i === 15 ? `hit ${i}` : `ctx ${i}`)) });
-  const r = await rt(["grep", "hit", "-C", "1"], { cwd: root });
+  const r = await rtMain(["grep", "hit", "-C", "1"], { cwd: root });
   assert.equal(
     r.stdout,
     "c.txt-4- ctx 4\nc.txt:5: hit 5\nc.txt-6- ctx 6\n--\nc.txt-14- ctx 14\nc.txt:15: hit 15\nc.txt-16- ctx 16\n",
   );
-  const gf = await rt(["grep-file", "hit", "c.txt", "-C", "2"], { cwd: root });
+  const gf = await rtMain(["grep-file", "hit", "c.txt", "-C", "2"], { cwd: root });
   assert.equal(
     gf.stdout,
     "3- ctx 3\n4- ctx 4\n5: hit 5\n6- ctx 6\n7- ctx 7\n--\n13- ctx 13\n14- ctx 14\n15: hit 15\n16- ctx 16\n17- ctx 17\n",
@@ -134,9 +135,9 @@ test("-l lists files, -c counts per file, each capped with a truncation line", a
   const files: Record<string, string> = {};
   for (let i = 1; i <= 5; i++) files[`f${i}.txt`] = lines(i, () => "match");
   const root = tempTree(files);
-  const l = await rt(["grep", "match", "-l"], { cwd: root });
+  const l = await rtMain(["grep", "match", "-l"], { cwd: root });
   assert.deepEqual(sorted(l.stdout), ["f1.txt", "f2.txt", "f3.txt", "f4.txt", "f5.txt"]);
-  const c = await rt(["grep", "match", "-c"], { cwd: root });
+  const c = await rtMain(["grep", "match", "-c"], { cwd: root });
   assert.deepEqual(sorted(c.stdout), ["f1.txt:1", "f2.txt:2", "f3.txt:3", "f4.txt:4", "f5.txt:5"]);
   const call = inProc(root);
   const lc = await call("grep", { pattern: "match", output_mode: "files_with_matches", limit: 2 });
@@ -149,16 +150,16 @@ test("-l lists files, -c counts per file, each capped with a truncation line", a
   assert.equal(co.length, 3);
   assert.equal(co[2], "... truncated (3 more files)");
   assert.deepEqual([cc.count, cc.truncated], [15, true]);
-  const both = await rt(["grep", "match", "-l", "-c"], { cwd: root });
+  const both = await rtMain(["grep", "match", "-l", "-c"], { cwd: root });
   assert.equal(both.code, 2);
   assert.match(both.stderr, /-l and -c cannot be combined/);
 });
 
 test("-U: a pattern may span lines", async () => {
   const root = tempTree({ "m.ts": "function a() {\n  return 1;\n}\nfunction b() {}\n" });
-  const r = await rt(["grep", "-U", "a\\(\\) \\{\\n\\s+return"], { cwd: root });
+  const r = await rtMain(["grep", "-U", "a\\(\\) \\{\\n\\s+return"], { cwd: root });
   assert.equal(r.stdout, "m.ts:1: function a() {\nm.ts:2:   return 1;\n");
-  const plain = await rt(["grep", "a\\(\\) \\{\\n\\s+return"], { cwd: root });
+  const plain = await rtMain(["grep", "a\\(\\) \\{\\n\\s+return"], { cwd: root });
   assert.equal(plain.code, 1, "without -U a \\n in the pattern is an error from ripgrep");
   assert.match(plain.stderr, /grep failed: .*\n?.*multiline|literal "\\n" is not allowed/);
 });
@@ -166,7 +167,7 @@ test("-U: a pattern may span lines", async () => {
 test("the cap: default 200 matches, then a line saying how many were left out", async () => {
   const root = tempTree({ "many.txt": lines(250, (i) => `hit ${i}`) });
   assert.equal(GREP_DEFAULT_CAP, 200);
-  const r = await rt(["grep", "hit"], { cwd: root });
+  const r = await rtMain(["grep", "hit"], { cwd: root });
   const out = r.stdout.trimEnd().split("\n");
   assert.equal(out.length, 201);
   assert.equal(out[0], "many.txt:1: hit 1");
@@ -175,7 +176,7 @@ test("the cap: default 200 matches, then a line saying how many were left out", 
     out[200],
     "... truncated: showing 200 of 250 matches (the first in path order; 50 more); narrow the pattern or path, or raise limit",
   );
-  const l = await rt(["grep", "hit", "--limit", "3"], { cwd: root });
+  const l = await rtMain(["grep", "hit", "--limit", "3"], { cwd: root });
   assert.equal(
     l.stdout,
     "many.txt:1: hit 1\nmany.txt:2: hit 2\nmany.txt:3: hit 3\n... truncated: showing 3 of 250 matches (the first in path order; 247 more); narrow the pattern or path, or raise limit\n",
@@ -192,7 +193,7 @@ test("long match lines are cut at the per-line cap, in the output and in the met
   const medium = `start needle ${"x".repeat(1000)}`;
   const long = `start needle ${"y".repeat(3000)}`;
   const root = tempTree({ "w.txt": `${medium}\n${long}\n` });
-  const r = await rt(["grep", "needle"], { cwd: root });
+  const r = await rtMain(["grep", "needle"], { cwd: root });
   assert.equal(
     r.stdout,
     `w.txt:1: ${medium.slice(0, GREP_MAX_LINE_CHARS)}… [line cut: ${medium.length - GREP_MAX_LINE_CHARS} more characters]\n` +
@@ -211,7 +212,7 @@ test("long match lines are cut at the per-line cap, in the output and in the met
 test("--ids: each match carries its line ID", async () => {
   const root = tempTree({ "a.ts": "}\nconst a = 1;\n}\n" });
   const ids = (await inProc(root)("read", { path: "a.ts", ids: true })).line_ids as string[];
-  const r = await rt(["grep", "^}$", "--ids"], { cwd: root });
+  const r = await rtMain(["grep", "^}$", "--ids"], { cwd: root });
   assert.equal(r.stdout, `a.ts:1:[LID:${ids[0]}]: }\na.ts:3:[LID:${ids[2]}]: }\n`);
   const res = await inProc(root)("grep", { pattern: "const", ids: true });
   assert.deepEqual(res.matches, [{ file: "a.ts", line: 2, content: "const a = 1;", line_id: ids[1] }]);
@@ -219,12 +220,12 @@ test("--ids: each match carries its line ID", async () => {
 
 test("a bad regex is a tool error naming the problem, with a hint about fixed strings", async () => {
   const root = tree();
-  const r = await rt(["grep", "foo(bar"], { cwd: root });
+  const r = await rtMain(["grep", "foo(bar"], { cwd: root });
   assert.equal(r.code, 1);
   assert.match(r.stderr, /^rt grep: grep failed: rg: regex parse error:/);
   assert.match(r.stderr, /unclosed group/);
   assert.match(r.stderr, /\(if you meant the text literally, set fixed_strings\)\n$/);
-  const ok = await rt(["grep", "-F", "foo(bar"], { cwd: root });
+  const ok = await rtMain(["grep", "-F", "foo(bar"], { cwd: root });
   assert.equal(ok.code, 1, "a valid search that found nothing: exit 1, like grep");
   assert.equal(ok.stdout, "");
   assert.equal(ok.stderr, 'rt grep: no matches for "foo(bar"\n');
@@ -236,17 +237,17 @@ test("a bad regex is a tool error naming the problem, with a hint about fixed st
 
 test("no matches: a success with a message for the tools; exit 1 for rt grep, like grep and rg; a missing path is an error", async () => {
   const root = tree();
-  const r = await rt(["grep", "zzzznothing", "src"], { cwd: root });
+  const r = await rtMain(["grep", "zzzznothing", "src"], { cwd: root });
   assert.equal(r.code, 1);
   assert.equal(r.stdout, "");
   assert.equal(r.stderr, 'rt grep: no matches for "zzzznothing" in src\n');
   const t = await inProc(root)("grep", { pattern: "zzzznothing", path: "src" });
   assert.deepEqual([t.success, t.output, t.count], [true, 'no matches for "zzzznothing" in src', 0]);
   for (const args of [["-l"], ["-c"]]) {
-    const x = await rt(["grep", "zzzznothing", ...args], { cwd: root });
+    const x = await rtMain(["grep", "zzzznothing", ...args], { cwd: root });
     assert.deepEqual([x.code, x.stdout], [1, ""], args.join(" "));
   }
-  const m = await rt(["grep", "x", "nope"], { cwd: root });
+  const m = await rtMain(["grep", "x", "nope"], { cwd: root });
   assert.equal(m.code, 1);
   assert.equal(m.stderr, "rt grep: nope: no such file or directory\n");
   const l = await inProc(root)("grep", { pattern: "zzzz", output_mode: "files_with_matches" });
@@ -255,9 +256,9 @@ test("no matches: a success with a message for the tools; exit 1 for rt grep, li
 
 test("CRLF files: no carriage returns in the output, and $ anchors work", async () => {
   const root = tempTree({ "w.txt": "alpha end\r\nbeta\r\nend here\r\n" });
-  const r = await rt(["grep", "end$"], { cwd: root });
+  const r = await rtMain(["grep", "end$"], { cwd: root });
   assert.equal(r.stdout, "w.txt:1: alpha end\n");
-  const gf = await rt(["grep-file", "a$", "w.txt", "-C", "1"], { cwd: root });
+  const gf = await rtMain(["grep-file", "a$", "w.txt", "-C", "1"], { cwd: root });
   assert.equal(gf.stdout, "1- alpha end\n2: beta\n3- end here\n");
 });
 
@@ -266,17 +267,17 @@ test("grep-file: <line>: text within one file, any size, refusing directories", 
     "src/a.py": "def f():\n    return 1\n\ndef g():\n    return 2\n",
     "src/b.py": "def f(): pass\n",
   });
-  const r = await rt(["grep-file", "^def", "src/a.py"], { cwd: root });
+  const r = await rtMain(["grep-file", "^def", "src/a.py"], { cwd: root });
   assert.equal(r.code, 0);
   assert.equal(r.stdout, "1: def f():\n4: def g():\n");
-  const i = await rt(["grep-file", "RETURN 2", "src/a.py", "-i"], { cwd: root });
+  const i = await rtMain(["grep-file", "RETURN 2", "src/a.py", "-i"], { cwd: root });
   assert.equal(i.stdout, "5:     return 2\n");
-  const d = await rt(["grep-file", "def", "src"], { cwd: root });
+  const d = await rtMain(["grep-file", "def", "src"], { cwd: root });
   assert.equal(d.code, 1);
   assert.match(d.stderr, /src: is a directory/);
-  const none = await rt(["grep-file", "zzz", "src/a.py"], { cwd: root });
+  const none = await rtMain(["grep-file", "zzz", "src/a.py"], { cwd: root });
   assert.deepEqual([none.code, none.stdout, none.stderr], [1, "", 'rt grep-file: no matches for "zzz" in src/a.py\n']);
-  const usage = await rt(["grep-file", "def"], { cwd: root });
+  const usage = await rtMain(["grep-file", "def"], { cwd: root });
   assert.equal(usage.code, 2);
   assert.match(usage.stderr, /^rt grep-file: missing PATH\nUsage: rt grep-file PATTERN PATH/);
 });

@@ -9,6 +9,7 @@ import { createWorkspace } from "../../src/workspace/workspace.ts";
 import { callTool } from "../../src/tools/policy.ts";
 import { LS_MAX_ENTRIES } from "../../src/base/limits.ts";
 import { rt, rtBatch, tempTree } from "../helpers.ts";
+import { rtMain } from "../rtMain.ts";
 
 const MTIME = new Date("2024-03-05T06:07:08Z");
 
@@ -74,9 +75,9 @@ test("flat listing: directories first, then files, by name; mode, size, mtime, s
 
 test("-a shows dot files; a subdirectory argument; an empty directory", async () => {
   const root = tree();
-  const a = await rt(["ls", "-a"], { cwd: root });
+  const a = await rtMain(["ls", "-a"], { cwd: root });
   assert.match(a.stdout, /  \.hidden\n/);
-  const sub = await rt(["ls", "a"], { cwd: root });
+  const sub = await rtMain(["ls", "a"], { cwd: root });
   assert.deepEqual(
     sub.stdout
       .trimEnd()
@@ -84,15 +85,15 @@ test("-a shows dot files; a subdirectory argument; an empty directory", async ()
       .map((l) => l.split(/\s{2,}/).pop()),
     ["1/", "top.txt"],
   );
-  const empty = await rt(["ls", "empty"], { cwd: root });
+  const empty = await rtMain(["ls", "empty"], { cwd: root });
   assert.equal(empty.stdout, "(empty is empty)\n");
-  const withDot = await rt(["ls", "empty", "--all"], { cwd: root });
+  const withDot = await rtMain(["ls", "empty", "--all"], { cwd: root });
   assert.match(withDot.stdout, /  \.keep\n$/);
 });
 
 test("--tree: depth 3 by default, sizes and link targets, skipped directories not descended", async () => {
   const root = tree();
-  const r = await rt(["ls", "--tree"], { cwd: root });
+  const r = await rtMain(["ls", "--tree"], { cwd: root });
   assert.equal(r.code, 0, r.stderr);
   assert.equal(
     r.stdout,
@@ -113,9 +114,9 @@ test("--tree: depth 3 by default, sizes and link targets, skipped directories no
       "",
     ].join("\n"),
   );
-  const d1 = await rt(["ls", "a", "--tree", "--depth", "1"], { cwd: root });
+  const d1 = await rtMain(["ls", "a", "--tree", "--depth", "1"], { cwd: root });
   assert.equal(d1.stdout, "a/\n├── 1/\n└── top.txt (2 B)\n");
-  const d5 = await rt(["ls", "a", "-t", "--depth", "5"], { cwd: root });
+  const d5 = await rtMain(["ls", "a", "-t", "--depth", "5"], { cwd: root });
   assert.equal(
     d5.stdout,
     "a/\n├── 1/\n│   └── 2/\n│       └── 3/\n│           └── 4/\n│               └── deep.txt (5 B)\n└── top.txt (2 B)\n",
@@ -127,12 +128,12 @@ test("at most 200 entries, flat and tree, with `... truncated (N more)`", async 
   for (let i = 0; i < 230; i++) files[`many/f${String(i).padStart(3, "0")}.txt`] = "";
   const root = tempTree(files);
   assert.equal(LS_MAX_ENTRIES, 200);
-  const flat = await rt(["ls", "many"], { cwd: root });
+  const flat = await rtMain(["ls", "many"], { cwd: root });
   const out = flat.stdout.trimEnd().split("\n");
   assert.equal(out.length, 201);
   assert.match(out[199], /  f199\.txt$/);
   assert.equal(out[200], "... truncated (30 more)");
-  const t = await rt(["ls", "--tree"], { cwd: root });
+  const t = await rtMain(["ls", "--tree"], { cwd: root });
   const tout = t.stdout.trimEnd().split("\n");
   assert.equal(tout.length, 1 + 200 + 1);
   assert.match(tout[tout.length - 1], /^\.\.\. truncated\b.*\b31 more\b/);
@@ -143,13 +144,13 @@ test("at most 200 entries, flat and tree, with `... truncated (N more)`", async 
 
 test("errors: a file, a missing directory, bad depth; list_dir alias", async () => {
   const root = tree();
-  const f = await rt(["ls", "zeta.txt"], { cwd: root });
+  const f = await rtMain(["ls", "zeta.txt"], { cwd: root });
   assert.equal(f.code, 1);
   assert.equal(f.stderr, "rt ls: zeta.txt: not a directory; use read or open to see a file\n");
-  const m = await rt(["ls", "nope"], { cwd: root });
+  const m = await rtMain(["ls", "nope"], { cwd: root });
   assert.equal(m.code, 1);
   assert.equal(m.stderr, "rt ls: nope: directory not found\n");
-  const d = await rt(["ls", "--tree", "--depth", "x"], { cwd: root });
+  const d = await rtMain(["ls", "--tree", "--depth", "x"], { cwd: root });
   assert.equal(d.code, 2);
   const { results } = await rtBatch(
     [
