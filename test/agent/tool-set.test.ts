@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { reply } from "../llm-server.ts";
 import { tempTree, rt } from "../helpers.ts";
+import { rtMain } from "../rtMain.ts";
 import { scriptedOllama } from "./harness.ts";
 import { TOOLS } from "../../src/tools/registry.ts";
 import { LEAN_TOOLS } from "../../src/agent/toolSet.ts";
@@ -49,7 +50,7 @@ test("safe-read-only: the model is not offered any editing tool, and a write it 
   // The dev profile offers them.
   ollama.server.reset();
   ollama.server.script(reply.text("ok"));
-  await rt(["run", ...MODEL, "--approval", "auto", "hello"], { cwd: root, env: ollama.env() });
+  await rtMain(["run", ...MODEL, "--approval", "auto", "hello"], { cwd: root, env: ollama.env() });
   for (const e of ["edit", "edit_lines", "write"])
     assert.ok(
       offered().some((t) => t.name === e),
@@ -66,7 +67,7 @@ test("RT_ENABLE_SWE=0: no SWE tool (navigation, search, editing) is offered to t
   for (const switchName of ["RT_ENABLE_SWE", "RAGIX_ENABLE_SWE"]) {
     ollama.server.reset();
     ollama.server.script(reply.toolCall("grep", { pattern: "x" }), reply.text("done"));
-    const r = await rt(["run", ...MODEL, "--approval", "auto", "look"], {
+    const r = await rtMain(["run", ...MODEL, "--approval", "auto", "look"], {
       cwd: root,
       env: ollama.env({ [switchName]: "0" }),
     });
@@ -85,7 +86,7 @@ test("RT_ENABLE_SWE=0: no SWE tool (navigation, search, editing) is offered to t
 test('agent.tools "lean": the lean set with one-sentence descriptions, far fewer bytes per request; it applies from an untrusted project too', async () => {
   const root = tempTree({ "src/calc.py": "def add(a, b):\n    return a - b\n" });
   ollama.server.script(reply.text("ok"));
-  await rt(["run", ...MODEL, "--approval", "auto", "hello"], { cwd: root, env: ollama.env() });
+  await rtMain(["run", ...MODEL, "--approval", "auto", "hello"], { cwd: root, env: ollama.env() });
   const full = offered();
   const fullBytes = JSON.stringify(ollama.server.completions[0].body.tools).length;
 
@@ -101,7 +102,7 @@ test('agent.tools "lean": the lean set with one-sentence descriptions, far fewer
     }),
     reply.text("Fixed."),
   );
-  const r = await rt(["run", ...MODEL, "--approval", "auto", "fix add"], { cwd: root, env: ollama.env() });
+  const r = await rtMain(["run", ...MODEL, "--approval", "auto", "fix add"], { cwd: root, env: ollama.env() });
   assert.equal(r.code, 0, r.stderr);
   assert.doesNotMatch(r.stderr, /ignoring .rt\/config.json/, "lean needs no trust");
   const lean = offered();
@@ -128,7 +129,7 @@ test('agent.tools "lean": the lean set with one-sentence descriptions, far fewer
   // An unknown set is a configuration error naming the valid ones.
   fs.writeFileSync(path.join(root, ".rt", "config.json"), JSON.stringify({ agent: { tools: "tiny" } }));
   const configHome = tempTree({ "rt/config.json": JSON.stringify({ agent: { tools: "tiny" } }) }, "rt-config-");
-  const bad = await rt(["run", ...MODEL, "hello"], { cwd: root, env: ollama.env({ XDG_CONFIG_HOME: configHome }) });
+  const bad = await rtMain(["run", ...MODEL, "hello"], { cwd: root, env: ollama.env({ XDG_CONFIG_HOME: configHome }) });
   assert.notEqual(bad.code, 0);
   assert.match(bad.stderr, /agent\.tools/);
 });
@@ -137,7 +138,7 @@ test("lean and safe-read-only together: the lean set minus the editing tools", a
   const root = tempTree({ "a.txt": "x\n" });
   const configHome = tempTree({ "rt/config.json": JSON.stringify({ agent: { tools: "lean" } }) }, "rt-config-");
   ollama.server.script(reply.text("ok"));
-  const r = await rt(["run", ...MODEL, "--approval", "auto", "--profile", "safe-read-only", "hello"], {
+  const r = await rtMain(["run", ...MODEL, "--approval", "auto", "--profile", "safe-read-only", "hello"], {
     cwd: root,
     env: ollama.env({ XDG_CONFIG_HOME: configHome }),
   });
@@ -152,7 +153,7 @@ test("--seed-names offers the seed-compatibility tools directly; without it they
   const root = tempTree({ "a.txt": "x\n" });
   const seed = ["edit_range", "insert_at", "edit_file", "grep_file", "scroll"];
   ollama.server.script(reply.text("ok"));
-  const r = await rt(["run", ...MODEL, "--approval", "auto", "--seed-names", "hello"], {
+  const r = await rtMain(["run", ...MODEL, "--approval", "auto", "--seed-names", "hello"], {
     cwd: root,
     env: ollama.env(),
   });
@@ -164,7 +165,7 @@ test("--seed-names offers the seed-compatibility tools directly; without it they
     );
   ollama.server.reset();
   ollama.server.script(reply.text("ok"));
-  await rt(["run", ...MODEL, "--approval", "auto", "hello"], { cwd: root, env: ollama.env() });
+  await rtMain(["run", ...MODEL, "--approval", "auto", "hello"], { cwd: root, env: ollama.env() });
   const search = offered().find((t) => t.name === "tool_search");
   for (const n of seed) {
     assert.ok(!offered().some((t) => t.name === n), `${n} not offered by default`);

@@ -9,6 +9,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { rt, soak, tempTree, treeHash } from "../helpers.ts";
+import { rtMain } from "../rtMain.ts";
 import { connectStdio, call } from "../mcp/helpers.ts";
 import { startLlmServer, reply, type LlmServer } from "../llm-server.ts";
 import { makeAgent, collect, ofType, last } from "../agent/harness.ts";
@@ -78,23 +79,23 @@ before(() => {
 test("rt tool and rt call run the TODO counter with its arguments as options or JSON", async () => {
   const root = project();
   await trusted(root);
-  const a = await rt(["tool", "count_todos", "--path", "src"], { cwd: root, env: env() });
+  const a = await rtMain(["tool", "count_todos", "--path", "src"], { cwd: root, env: env() });
   assert.equal(a.code, 0, a.stderr);
   assert.equal(a.stdout, "3 TODO(s) under src\n");
-  const b = await rt(["call", "count_todos", "--args", '{"path":"src/b"}'], { cwd: root, env: env() });
+  const b = await rtMain(["call", "count_todos", "--args", '{"path":"src/b"}'], { cwd: root, env: env() });
   const res = JSON.parse(b.stdout);
   assert.equal(res.success, true);
   assert.equal(res.output, "1 TODO(s) under src/b\n");
   assert.equal(res.exit_code, 0);
   // Arguments are checked against the definition's JSON Schema before anything runs.
-  const bad = await rt(["call", "count_todos", "--args", '{"path":"src","extra":1}'], { cwd: root, env: env() });
+  const bad = await rtMain(["call", "count_todos", "--args", '{"path":"src","extra":1}'], { cwd: root, env: env() });
   assert.equal(bad.code, 2);
   assert.match(JSON.parse(bad.stdout).error, /additional properties/);
-  const missing = await rt(["tool", "count_todos"], { cwd: root, env: env() });
+  const missing = await rtMain(["tool", "count_todos"], { cwd: root, env: env() });
   assert.equal(missing.code, 2);
   assert.match(missing.stderr, /path: must have required property 'path'/);
   // rt tools lists it after the built-in tools.
-  const list = await rt(["tools", "--json"], { cwd: root, env: env() });
+  const list = await rtMain(["tools", "--json"], { cwd: root, env: env() });
   const names = JSON.parse(list.stdout).map((t: { name: string }) => t.name);
   assert.equal(names.at(-2), "count_todos");
   assert.ok(names.includes("stamp"));
@@ -102,12 +103,12 @@ test("rt tool and rt call run the TODO counter with its arguments as options or 
 
 test("a project's tools are not loaded before the folder is trusted", async () => {
   const root = project();
-  const r = await rt(["tool", "count_todos", "--path", "src"], { cwd: root, env: env() });
+  const r = await rtMain(["tool", "count_todos", "--path", "src"], { cwd: root, env: env() });
   assert.equal(r.code, 2);
   assert.match(r.stderr, /unknown tool "count_todos"/);
-  const list = await rt(["tools", "--json"], { cwd: root, env: env() });
+  const list = await rtMain(["tools", "--json"], { cwd: root, env: env() });
   assert.ok(!JSON.parse(list.stdout).some((t: { name: string }) => t.name === "count_todos"));
-  const check = await rt(["tools", "--check"], { cwd: root, env: env() });
+  const check = await rtMain(["tools", "--check"], { cwd: root, env: env() });
   assert.match(check.stdout, /not loaded: 2 project tool file\(s\).*not trusted/);
 });
 
@@ -115,7 +116,7 @@ test("a writing tool runs in dev, is refused in safe-read-only with nothing chan
   const root = project();
   await trusted(root);
   const before = treeHash(root);
-  const refused = await rt(["--profile", "safe-read-only", "call", "stamp", "--args", '{"text":"hi"}'], {
+  const refused = await rtMain(["--profile", "safe-read-only", "call", "stamp", "--args", '{"text":"hi"}'], {
     cwd: root,
     env: env(),
   });
@@ -124,14 +125,14 @@ test("a writing tool runs in dev, is refused in safe-read-only with nothing chan
   assert.equal(r.error_type, "denied");
   assert.match(r.error, /stamp changes files, and the profile is safe-read-only/);
   assert.equal(treeHash(root), before);
-  const sandboxed = await rt(["--profile", "safe-read-only", "call", "count_todos", "--args", '{"path":"src"}'], {
+  const sandboxed = await rtMain(["--profile", "safe-read-only", "call", "count_todos", "--args", '{"path":"src"}'], {
     cwd: root,
     env: env(),
   });
   const s = JSON.parse(sandboxed.stdout);
   assert.equal(s.success, true, sandboxed.stdout);
   assert.equal(s.sandboxed, true);
-  const ran = await rt(["tool", "stamp", "--text", "hello; rm -rf / $(id)"], { cwd: root, env: env() });
+  const ran = await rtMain(["tool", "stamp", "--text", "hello; rm -rf / $(id)"], { cwd: root, env: env() });
   assert.equal(ran.code, 0, ran.stderr);
   assert.equal(fs.readFileSync(path.join(root, "stamp.txt"), "utf8"), "hello; rm -rf / $(id)");
 });
@@ -149,7 +150,7 @@ test("invalid definitions are reported with file and field, skipped, and never s
     ".rt/tools/typo.yaml": 'name: typo\ndescription: x\ncommand: ["true"]\nread_only: true\ncomand: [x]\n',
   });
   await trusted(root);
-  const check = await rt(["tools", "--check", "--json"], { cwd: root, env: env() });
+  const check = await rtMain(["tools", "--check", "--json"], { cwd: root, env: env() });
   assert.equal(check.code, 1);
   const report = JSON.parse(check.stdout);
   const byFile = (name: string) => report.problems.filter((p: { file: string }) => path.basename(p.file) === name);
@@ -168,11 +169,11 @@ test("invalid definitions are reported with file and field, skipped, and never s
       .tests.every((t: { passed: boolean }) => t.passed),
   );
   // Other faces start and work; the problems are named on stderr.
-  const r = await rt(["tool", "count_todos", "--path", "src"], { cwd: root, env: env() });
+  const r = await rtMain(["tool", "count_todos", "--path", "src"], { cwd: root, env: env() });
   assert.equal(r.code, 0);
   assert.match(r.stderr, /skipped 7 problem\(s\) in custom tool definitions/);
   // rt open never reads the definitions at all.
-  const o = await rt(["open", "README.md"], { cwd: root, env: env() });
+  const o = await rtMain(["open", "README.md"], { cwd: root, env: env() });
   assert.equal(o.code, 0);
   assert.equal(o.stderr, "");
 });
@@ -185,7 +186,7 @@ test("planted files: a symlinked tools directory and a FIFO are refused, not fol
   fs.mkdirSync(path.join(root, ".rt"));
   fs.symlinkSync(outside, path.join(root, ".rt", "tools"));
   await trusted(root);
-  const check = await rt(["tools", "--check", "--json"], { cwd: root, env: env() });
+  const check = await rtMain(["tools", "--check", "--json"], { cwd: root, env: env() });
   const report = JSON.parse(check.stdout);
   assert.equal(report.tools.length, 0);
   assert.match(report.problems[0].message, /symbolic link/);
@@ -267,13 +268,13 @@ test("output over the cap keeps head and tail and saves the whole under .rt/shel
     ".rt/tools/slow.yaml": "name: slow\ndescription: d\ncommand: [sleep, '30']\nread_only: true\ntimeout: 1\n",
   });
   await trusted(root);
-  const big = JSON.parse((await rt(["call", "big", "--args", "{}"], { cwd: root, env: env() })).stdout);
+  const big = JSON.parse((await rtMain(["call", "big", "--args", "{}"], { cwd: root, env: env() })).stdout);
   assert.equal(big.truncated, true);
   assert.ok(big.output.length < 60_000);
   const saved = path.join(root, big.saved_output[0]);
   assert.equal(fs.readFileSync(saved, "utf8").length, 200_001);
   const t0 = Date.now();
-  const slow = JSON.parse((await rt(["call", "slow", "--args", "{}"], { cwd: root, env: env() })).stdout);
+  const slow = JSON.parse((await rtMain(["call", "slow", "--args", "{}"], { cwd: root, env: env() })).stdout);
   assert.equal(slow.success, false);
   assert.equal(slow.timed_out, true);
   assert.ok(Date.now() - t0 < 15_000);

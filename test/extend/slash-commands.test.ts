@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { reply } from "../llm-server.ts";
 import { rt, tempTree } from "../helpers.ts";
+import { rtMain } from "../rtMain.ts";
 import { requestText, scriptedOllama } from "../agent/harness.ts";
 import {
   expandArguments,
@@ -48,7 +49,7 @@ test("rt run /review with arguments: the expanded prompt is what the model gets;
     reply.toolCall("bash", { command: "touch made" }),
     reply.text("Looks fine."),
   );
-  const r = await rt(["run", ...MODEL, "--approval", "never", "/review", "src/a.py", '"error handling"'], {
+  const r = await rtMain(["run", ...MODEL, "--approval", "never", "/review", "src/a.py", '"error handling"'], {
     cwd: root,
     env,
   });
@@ -69,22 +70,22 @@ test("rt run /review with arguments: the expanded prompt is what the model gets;
 test("a command's allowed-tools runs those tools without asking, for its turn only", async () => {
   const root = tempTree({ ".rt/commands/touch.md": "---\nallowed-tools: Bash\n---\nMake the file $1.\n" });
   const env = ollama.env({ HOME: ollama.configHome });
-  await rt(["trust"], { cwd: root, env });
+  await rtMain(["trust"], { cwd: root, env });
   ollama.server.script(reply.toolCall("bash", { command: "touch made" }), reply.text("made it"));
-  const r = await rt(["run", ...MODEL, "--approval", "ask", "/touch", "made"], { cwd: root, env });
+  const r = await rtMain(["run", ...MODEL, "--approval", "ask", "/touch", "made"], { cwd: root, env });
   assert.equal(r.code, 0, r.stderr);
   assert.ok(fs.existsSync(path.join(root, "made")));
   // The same call without the command is refused (no terminal to ask on).
   ollama.server.reset();
   ollama.server.script(reply.toolCall("bash", { command: "touch other" }), reply.text("no"));
-  await rt(["run", ...MODEL, "--approval", "ask", "make other"], { cwd: root, env });
+  await rtMain(["run", ...MODEL, "--approval", "ask", "make other"], { cwd: root, env });
   assert.ok(!fs.existsSync(path.join(root, "other")));
 });
 
 test("an unknown command is a usage error naming the commands; an untrusted project's commands are not read", async () => {
   const root = project();
   const env = ollama.env({ HOME: ollama.configHome });
-  const r = await rt(["run", ...MODEL, "/review", "x"], { cwd: root, env });
+  const r = await rtMain(["run", ...MODEL, "/review", "x"], { cwd: root, env });
   assert.equal(r.code, 2);
   assert.match(r.stderr, /no custom command \/review; commands: none .*not read: the folder is not trusted/);
   assert.equal(ollama.server.completions.length, 0);
@@ -93,7 +94,7 @@ test("an unknown command is a usage error naming the commands; an untrusted proj
 test("rt chat: /help lists custom commands; a namespaced Claude command with $ARGUMENTS runs", async () => {
   const root = project();
   const env = ollama.env({ HOME: ollama.configHome });
-  await rt(["trust"], { cwd: root, env });
+  await rtMain(["trust"], { cwd: root, env });
   ollama.server.script(reply.text("Two files changed."));
   const r = await rt(["chat", ...MODEL], { cwd: root, env, input: "/help\n/git:summary the last commit\n" });
   assert.equal(r.code, 0, r.stderr);
@@ -115,7 +116,7 @@ test("user commands from ~/.config/rt/commands and ~/.claude/commands; a project
   const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, "cfg") };
   const { commands } = await loadCustomCommands(createWorkspace({ root, env }));
   assert.deepEqual(commands.map((c) => `${c.name}:${c.origin}`).sort(), ["explain:user", "hello:user", "todo:user"]);
-  const trust = await rt(["trust"], { cwd: root, env });
+  const trust = await rtMain(["trust"], { cwd: root, env });
   assert.equal(trust.code, 0);
   const after = await loadCustomCommands(createWorkspace({ root, env }));
   assert.deepEqual(after.commands.map((c) => `${c.name}:${c.origin}`).sort(), [

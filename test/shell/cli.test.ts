@@ -4,6 +4,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { rt, rtBatch, tempTree } from "../helpers.ts";
+import { rtMain } from "../rtMain.ts";
 import { researchTree } from "./fixture.ts";
 
 test("rt bash COMMAND: the command's own stdout, stderr and exit code", async () => {
@@ -11,7 +12,7 @@ test("rt bash COMMAND: the command's own stdout, stderr and exit code", async ()
   const r = await rt(["bash", "git log --format=%s"], { cwd: tree.repo });
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout, "document deployment\ninitial import\n");
-  const f = await rt(["bash", "echo out; echo err >&2; exit 3"], { cwd: tree.repo });
+  const f = await rtMain(["bash", "echo out; echo err >&2; exit 3"], { cwd: tree.repo });
   assert.equal(f.code, 3);
   assert.equal(f.stdout, "out\n");
   assert.equal(f.stderr, "err\n");
@@ -19,14 +20,14 @@ test("rt bash COMMAND: the command's own stdout, stderr and exit code", async ()
 
 test("rt bash -- WORDS: words are quoted back into one command; --cwd; --timeout exits 124", async () => {
   const tree = researchTree();
-  const w = await rt(["bash", "--", "printf", "%s|", "a b", "it's"], { cwd: tree.repo });
+  const w = await rtMain(["bash", "--", "printf", "%s|", "a b", "it's"], { cwd: tree.repo });
   assert.equal(w.stdout, "a b|it's|");
-  const c = await rt(["bash", "--cwd", "src", "ls"], { cwd: tree.repo });
+  const c = await rtMain(["bash", "--cwd", "src", "ls"], { cwd: tree.repo });
   assert.equal(c.stdout, "app.py\nutil.py\n");
-  const t = await rt(["bash", "--timeout", "1", "sleep 30"], { cwd: tree.repo });
+  const t = await rtMain(["bash", "--timeout", "1", "sleep 30"], { cwd: tree.repo });
   assert.equal(t.code, 124);
   assert.match(t.stderr, /timed out after 1\.00 s/);
-  const outside = await rt(["bash", "--cwd", "..", "ls"], { cwd: tree.repo });
+  const outside = await rtMain(["bash", "--cwd", "..", "ls"], { cwd: tree.repo });
   assert.equal(outside.code, 1);
   assert.match(outside.stderr, /outside the workspace root/);
 });
@@ -34,15 +35,15 @@ test("rt bash -- WORDS: words are quoted back into one command; --cwd; --timeout
 test("rt --profile safe-read-only bash: refusals name the construct; the OS stops the rest; nothing changes", async () => {
   const tree = researchTree();
   const before = tree.hash();
-  const refused = await rt(["--profile", "safe-read-only", "bash", "sed -i s/a/b/ data.txt"], { cwd: tree.repo });
+  const refused = await rtMain(["--profile", "safe-read-only", "bash", "sed -i s/a/b/ data.txt"], { cwd: tree.repo });
   assert.equal(refused.code, 1);
   assert.match(refused.stderr, /refused, nothing ran: `sed -i` edits files in place/);
-  const os = await rt(["--profile", "safe-read-only", "bash", 'python3 -c \'open("data.txt", "w")\''], {
+  const os = await rtMain(["--profile", "safe-read-only", "bash", 'python3 -c \'open("data.txt", "w")\''], {
     cwd: tree.repo,
   });
   assert.equal(os.code, 1);
   assert.match(os.stderr, /Read-only file system/);
-  const ok = await rt(["--profile", "safe-read-only", "bash", "grep -c ERROR logs/app.log"], { cwd: tree.repo });
+  const ok = await rtMain(["--profile", "safe-read-only", "bash", "grep -c ERROR logs/app.log"], { cwd: tree.repo });
   assert.equal(ok.code, 0, ok.stderr);
   assert.equal(ok.stdout, "40\n");
   assert.equal(tree.hash(), before);
@@ -50,20 +51,20 @@ test("rt --profile safe-read-only bash: refusals name the construct; the OS stop
 
 test("rt --sandbox: the dev profile runs commands in the sandbox; without it they run normally", async () => {
   const root = tempTree({ "f.txt": "x\n" });
-  const s = await rt(["--sandbox", "bash", 'python3 -c \'open("g.txt", "w")\''], { cwd: root });
+  const s = await rtMain(["--sandbox", "bash", 'python3 -c \'open("g.txt", "w")\''], { cwd: root });
   assert.equal(s.code, 1);
   assert.match(s.stderr, /Read-only file system/);
   assert.equal(fs.existsSync(path.join(root, "g.txt")), false);
-  const n = await rt(["bash", "echo y > g.txt"], { cwd: root });
+  const n = await rtMain(["bash", "echo y > g.txt"], { cwd: root });
   assert.equal(n.code, 0, n.stderr);
   assert.equal(fs.readFileSync(path.join(root, "g.txt"), "utf8"), "y\n");
 });
 
 test("rt --allow-net: network clients pass the check (the sandbox shares the network)", async () => {
   const root = tempTree();
-  const no = await rt(["--sandbox", "bash", "curl -sS -m 2 http://127.0.0.1:9/"], { cwd: root });
+  const no = await rtMain(["--sandbox", "bash", "curl -sS -m 2 http://127.0.0.1:9/"], { cwd: root });
   assert.match(no.stderr, /`curl` uses the network, which the sandbox does not have/);
-  const yes = await rt(["--sandbox", "--allow-net", "bash", "curl -sS -m 2 http://127.0.0.1:9/"], { cwd: root });
+  const yes = await rtMain(["--sandbox", "--allow-net", "bash", "curl -sS -m 2 http://127.0.0.1:9/"], { cwd: root });
   assert.doesNotMatch(yes.stderr, /refused/);
   assert.match(yes.stderr, /curl: \(7\)/, "curl ran and found nothing listening");
 });
@@ -88,6 +89,6 @@ test("rt call --batch: a background shell, its output and kill_shell in one proc
 });
 
 test("rt --help lists rt bash and the sandbox options", async () => {
-  const r = await rt(["--help"], { cwd: tempTree() });
+  const r = await rtMain(["--help"], { cwd: tempTree() });
   for (const s of ["rt bash", "--sandbox", "--allow-net", "--out"]) assert.ok(r.stdout.includes(s), s);
 });

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import fs from "node:fs";
 import path from "node:path";
 import { rt, rtBatch, rtCall, tempTree, treeHash } from "../helpers.ts";
+import { rtMain } from "../rtMain.ts";
 
 const PY = "def f(x):\n    if x:\n        return 1\n    return 2\n\nprint(f(1))\n";
 
@@ -17,10 +18,10 @@ test("rt edit replaces a range, re-indents, prints ✓ and the numbered region",
 
 test("rt insert before a line, N+1 appends; rt delete removes a range", async () => {
   const dir = tempTree({ "a.txt": "one\ntwo\n" });
-  assert.equal((await rt(["insert", "a.txt", "1"], { cwd: dir, input: "zero\n" })).code, 0);
-  assert.equal((await rt(["insert", "a.txt", "4"], { cwd: dir, input: "three\n" })).code, 0);
+  assert.equal((await rtMain(["insert", "a.txt", "1"], { cwd: dir, input: "zero\n" })).code, 0);
+  assert.equal((await rtMain(["insert", "a.txt", "4"], { cwd: dir, input: "three\n" })).code, 0);
   assert.equal(fs.readFileSync(path.join(dir, "a.txt"), "utf8"), "zero\none\ntwo\nthree\n");
-  const d = await rt(["delete", "a.txt", "2", "3"], { cwd: dir });
+  const d = await rtMain(["delete", "a.txt", "2", "3"], { cwd: dir });
   assert.equal(d.code, 0, d.stderr);
   assert.equal(fs.readFileSync(path.join(dir, "a.txt"), "utf8"), "zero\nthree\n");
 });
@@ -28,13 +29,13 @@ test("rt insert before a line, N+1 appends; rt delete removes a range", async ()
 test("out-of-range and reversed ranges are errors that state the line count and change nothing", async () => {
   const dir = tempTree({ "a.txt": "one\ntwo\n" });
   const before = treeHash(dir);
-  const r1 = await rt(["edit", "a.txt", "2", "9"], { cwd: dir, input: "x\n" });
+  const r1 = await rtMain(["edit", "a.txt", "2", "9"], { cwd: dir, input: "x\n" });
   assert.equal(r1.code, 1);
   assert.match(r1.stderr, /the file has 2 lines/);
-  const r2 = await rt(["edit", "a.txt", "2", "1"], { cwd: dir, input: "x\n" });
+  const r2 = await rtMain(["edit", "a.txt", "2", "1"], { cwd: dir, input: "x\n" });
   assert.equal(r2.code, 1);
   assert.match(r2.stderr, /reversed.*the file has 2 lines/);
-  const r3 = await rt(["insert", "a.txt", "4"], { cwd: dir, input: "x\n" });
+  const r3 = await rtMain(["insert", "a.txt", "4"], { cwd: dir, input: "x\n" });
   assert.equal(r3.code, 1);
   assert.match(r3.stderr, /valid lines are 1-3/);
   assert.equal(treeHash(dir), before);
@@ -42,12 +43,12 @@ test("out-of-range and reversed ranges are errors that state the line count and 
 
 test("--show-diff and RT_AUTO_DIFF=1 add the unified diff; --dry-run writes nothing", async () => {
   const dir = tempTree({ "a.txt": "one\ntwo\n" });
-  const r = await rt(["edit", "a.txt", "1", "1", "--show-diff"], { cwd: dir, input: "ONE\n" });
+  const r = await rtMain(["edit", "a.txt", "1", "1", "--show-diff"], { cwd: dir, input: "ONE\n" });
   assert.match(r.stdout, /--- a\/a\.txt\n\+\+\+ b\/a\.txt\n@@ -1,2 \+1,2 @@\n-one\n\+ONE/);
-  const r2 = await rt(["edit", "a.txt", "2", "2"], { cwd: dir, input: "TWO\n", env: { RT_AUTO_DIFF: "1" } });
+  const r2 = await rtMain(["edit", "a.txt", "2", "2"], { cwd: dir, input: "TWO\n", env: { RT_AUTO_DIFF: "1" } });
   assert.match(r2.stdout, /-two\n\+TWO/);
   const before = treeHash(dir);
-  const r3 = await rt(["edit", "a.txt", "2", "2", "--dry-run"], { cwd: dir, input: "2\n" });
+  const r3 = await rtMain(["edit", "a.txt", "2", "2", "--dry-run"], { cwd: dir, input: "2\n" });
   assert.equal(r3.code, 0);
   assert.match(r3.stdout, /Dry run.*\n[\s\S]*-TWO\n\+2/);
   assert.equal(treeHash(dir), before);
@@ -57,7 +58,7 @@ test("edit_lines by ID follows a moved line and says it was relocated; a gone ID
   const dir = tempTree({ "a.py": PY });
   const read = await rtCall("read", { path: "a.py", ids: true }, { cwd: dir });
   const ids = read.result.line_ids as string[];
-  await rt(["insert", "a.py", "1"], { cwd: dir, input: "import os\n" });
+  await rtMain(["insert", "a.py", "1"], { cwd: dir, input: "import os\n" });
   const r = await rtCall(
     "edit_lines",
     { path: "a.py", changes: [{ line_id: `4:${ids[3]}`, new_content: "    return 3" }] },
@@ -149,7 +150,7 @@ test("seed 001 shape: insert_line inserts after, 0 = beginning; delete", async (
 test("line IDs of untouched lines survive rt's own edits; edited lines get fresh IDs", async () => {
   const dir = tempTree({ "a.txt": "a\nb\nc\n" });
   const ids1 = (await rtCall("read", { path: "a.txt", ids: true }, { cwd: dir })).result.line_ids as string[];
-  await rt(["edit", "a.txt", "2", "2"], { cwd: dir, input: "B\n" });
+  await rtMain(["edit", "a.txt", "2", "2"], { cwd: dir, input: "B\n" });
   const ids2 = (await rtCall("read", { path: "a.txt", ids: true }, { cwd: dir })).result.line_ids as string[];
   assert.equal(ids2[0], ids1[0]);
   assert.equal(ids2[2], ids1[2]);
@@ -159,7 +160,7 @@ test("line IDs of untouched lines survive rt's own edits; edited lines get fresh
 test("CRLF, BOM, no final newline and invalid UTF-8 on untouched lines survive an edit byte for byte", async () => {
   const original = Buffer.concat([Buffer.from("\ufeffa\r\nb\nc"), Buffer.from([0xff, 0xfe]), Buffer.from("\r\nlast")]);
   const dir = tempTree({ "f.txt": original });
-  const r = await rt(["edit", "f.txt", "2", "2"], { cwd: dir, input: "B\n" });
+  const r = await rtMain(["edit", "f.txt", "2", "2"], { cwd: dir, input: "B\n" });
   assert.equal(r.code, 0, r.stderr);
   const expected = Buffer.concat([
     Buffer.from("\ufeffa\r\nB\r\nc"),
@@ -172,19 +173,19 @@ test("CRLF, BOM, no final newline and invalid UTF-8 on untouched lines survive a
 test("file mode is kept", async () => {
   const dir = tempTree({ "run.sh": "#!/bin/sh\necho hi\n" });
   fs.chmodSync(path.join(dir, "run.sh"), 0o755);
-  await rt(["edit", "run.sh", "2", "2"], { cwd: dir, input: "echo bye\n" });
+  await rtMain(["edit", "run.sh", "2", "2"], { cwd: dir, input: "echo bye\n" });
   assert.equal(fs.statSync(path.join(dir, "run.sh")).mode & 0o777, 0o755);
 });
 
 test("undo restores the previous content, walks back, and refuses after an outside change", async () => {
   const dir = tempTree({ "a.txt": "one\n" });
-  await rt(["edit", "a.txt", "1", "1"], { cwd: dir, input: "two\n" });
-  await rt(["edit", "a.txt", "1", "1"], { cwd: dir, input: "three\n" });
-  const u1 = await rt(["undo", "a.txt"], { cwd: dir });
+  await rtMain(["edit", "a.txt", "1", "1"], { cwd: dir, input: "two\n" });
+  await rtMain(["edit", "a.txt", "1", "1"], { cwd: dir, input: "three\n" });
+  const u1 = await rtMain(["undo", "a.txt"], { cwd: dir });
   assert.equal(u1.code, 0, u1.stderr);
   assert.equal(fs.readFileSync(path.join(dir, "a.txt"), "utf8"), "two\n");
   fs.writeFileSync(path.join(dir, "a.txt"), "changed by hand\n");
-  const u2 = await rt(["undo", "a.txt"], { cwd: dir });
+  const u2 = await rtMain(["undo", "a.txt"], { cwd: dir });
   assert.equal(u2.code, 1);
   assert.match(u2.stderr, /changed after rt's last edit/);
   assert.equal(fs.readFileSync(path.join(dir, "a.txt"), "utf8"), "changed by hand\n");
@@ -212,7 +213,7 @@ test("undo keeps at least the last 20 edits", async () => {
     assert.equal(read.output, `   1: ${21 - k}`, `after undo ${k + 1}`);
   }
   assert.equal(fs.readFileSync(path.join(dir, "n.txt"), "utf8"), "3\n");
-  const last = await rt(["undo", "n.txt"], { cwd: dir });
+  const last = await rtMain(["undo", "n.txt"], { cwd: dir });
   assert.equal(last.code, 0, last.stderr);
   assert.equal(fs.readFileSync(path.join(dir, "n.txt"), "utf8"), "2\n");
 });
@@ -239,14 +240,14 @@ test("write creates parents, overwrites, clears line IDs; undo of a creation del
   assert.ok(!ids2.some((id) => ids1.includes(id)), "IDs after write are fresh");
   assert.equal(c.success, true, c.error);
   assert.deepEqual(fs.readFileSync(path.join(dir, "deep/er/new.txt")), Buffer.from("hi\r\n"));
-  await rt(["undo", "deep/er/new.txt"], { cwd: dir });
+  await rtMain(["undo", "deep/er/new.txt"], { cwd: dir });
   assert.equal(fs.existsSync(path.join(dir, "deep/er/new.txt")), false);
 });
 
 test("safe-read-only refuses every editing tool (naming the profile) but dry-run still shows the patch", async () => {
   const dir = tempTree({ "a.txt": "one\n" });
   const before = treeHash(dir);
-  const r = await rt(["--profile", "safe-read-only", "edit", "a.txt", "1", "1"], { cwd: dir, input: "x\n" });
+  const r = await rtMain(["--profile", "safe-read-only", "edit", "a.txt", "1", "1"], { cwd: dir, input: "x\n" });
   assert.equal(r.code, 1);
   assert.match(r.stderr, /safe-read-only/);
   const batch: Array<{ tool: string; args: unknown }> = [];
@@ -265,7 +266,7 @@ test("safe-read-only refuses every editing tool (naming the profile) but dry-run
     assert.equal(c.success, false, batch[i].tool);
     assert.match(c.error, /safe-read-only/);
   }
-  const d = await rt(["--profile", "safe-read-only", "edit", "a.txt", "1", "1", "--dry-run"], {
+  const d = await rtMain(["--profile", "safe-read-only", "edit", "a.txt", "1", "1", "--dry-run"], {
     cwd: dir,
     input: "x\n",
   });
@@ -277,13 +278,13 @@ test("safe-read-only refuses every editing tool (naming the profile) but dry-run
 test("RT_ENABLE_SWE=0 and RAGIX_ENABLE_SWE=0 disable the editing tools with a clear message", async () => {
   const dir = tempTree({ "a.txt": "one\n" });
   for (const env of [{ RT_ENABLE_SWE: "0" }, { RAGIX_ENABLE_SWE: "0" }]) {
-    const r = await rt(["edit", "a.txt", "1", "1"], { cwd: dir, input: "x\n", env });
+    const r = await rtMain(["edit", "a.txt", "1", "1"], { cwd: dir, input: "x\n", env });
     assert.equal(r.code, 1);
     // The message names the variable that was set.
     assert.match(r.stderr, new RegExp(`is disabled: ${Object.keys(env)[0]}=0 turns off`));
   }
   assert.equal(fs.readFileSync(path.join(dir, "a.txt"), "utf8"), "one\n");
-  const read = await rt(["read", "a.txt"], { cwd: dir, env: { RT_ENABLE_SWE: "0" } });
+  const read = await rtMain(["read", "a.txt"], { cwd: dir, env: { RT_ENABLE_SWE: "0" } });
   assert.equal(read.code, 0);
 });
 
@@ -306,7 +307,7 @@ test("RT_ENABLE_SWE=0 disables every SWE tool in every face: rt open/grep/find, 
   ] as const) {
     const name = Object.keys(env)[0];
     for (const args of commands) {
-      const r = await rt([...args], { cwd: dir, env });
+      const r = await rtMain([...args], { cwd: dir, env });
       assert.equal(r.code, 1, `${args.join(" ")}: ${r.stdout}`);
       const tool = args[0] === "grep-file" ? "grep_file" : args[0];
       assert.match(r.stderr, new RegExp(`${tool} is disabled: ${name}=\\w+ turns off rt's SWE tools`), args.join(" "));
@@ -325,7 +326,7 @@ test("RT_ENABLE_SWE=0 disables every SWE tool in every face: rt open/grep/find, 
     assert.match(b.results[0].error, new RegExp(`grep is disabled: ${name}`));
     assert.equal(b.results[1].success, true, b.results[1].error);
     assert.equal(b.results[2].success, true, b.results[2].error);
-    const listed = JSON.parse((await rt(["tools", "--json"], { cwd: dir, env })).stdout).map(
+    const listed = JSON.parse((await rtMain(["tools", "--json"], { cwd: dir, env })).stdout).map(
       (t: { name: string }) => t.name,
     );
     for (const n of [
@@ -347,8 +348,8 @@ test("RT_ENABLE_SWE=0 disables every SWE tool in every face: rt open/grep/find, 
     for (const n of ["read", "ls", "bash", "sql_query"]) assert.ok(listed.includes(n), n);
   }
   // The other tools still work on the command line; RT_ENABLE_SWE=1 (or unset): normal.
-  assert.equal((await rt(["ls"], { cwd: dir, env: { RT_ENABLE_SWE: "0" } })).code, 0);
-  assert.equal((await rt(["grep", "one"], { cwd: dir, env: { RT_ENABLE_SWE: "1" } })).code, 0);
+  assert.equal((await rtMain(["ls"], { cwd: dir, env: { RT_ENABLE_SWE: "0" } })).code, 0);
+  assert.equal((await rtMain(["grep", "one"], { cwd: dir, env: { RT_ENABLE_SWE: "1" } })).code, 0);
 });
 
 test("edit_file replaces the first exact occurrence", async () => {
@@ -375,17 +376,17 @@ test("a plain line number that went stale since the caller viewed the file is re
   const read = await rtCall("read", { path: "s.txt", ids: true }, { cwd: dir });
   const ids = read.result.line_ids as string[];
   // The caller's own edit inserts two lines at the top...
-  assert.equal((await rt(["insert", "s.txt", "1"], { cwd: dir, input: "new1\nnew2\n" })).code, 0);
+  assert.equal((await rtMain(["insert", "s.txt", "1"], { cwd: dir, input: "new1\nnew2\n" })).code, 0);
   // ...then it edits line 7 ("g" when it read the file) by its old number: now line 7 holds "e".
   const before = fs.readFileSync(file, "utf8");
-  const stale = await rt(["edit", "s.txt", "7", "7"], { cwd: dir, input: "G\n" });
+  const stale = await rtMain(["edit", "s.txt", "7", "7"], { cwd: dir, input: "G\n" });
   assert.equal(stale.code, 1);
   assert.match(stale.stderr, /line 7 is ambiguous/);
   assert.match(stale.stderr, new RegExp(`The line you saw there is now 9:${ids[6]} \\("g"\\)`));
   assert.match(stale.stderr, /Line 7 is now 7:[a-z][0-9a-z]{3,5} \("e"\)/);
   assert.equal(fs.readFileSync(file, "utf8"), before);
   // Lines above the change, and lines the edit's output showed, are current.
-  assert.equal((await rt(["edit", "s.txt", "1", "1"], { cwd: dir, input: "NEW1\n" })).code, 0);
+  assert.equal((await rtMain(["edit", "s.txt", "1", "1"], { cwd: dir, input: "NEW1\n" })).code, 0);
   // N:ID follows the line; so does re-reading.
   const byId = await rtCall(
     "edit_lines",
@@ -393,22 +394,22 @@ test("a plain line number that went stale since the caller viewed the file is re
     { cwd: dir },
   );
   assert.equal(byId.code, 0, byId.result.error);
-  await rt(["open", "s.txt"], { cwd: dir });
-  assert.equal((await rt(["edit", "s.txt", "10", "10"], { cwd: dir, input: "H\n" })).code, 0);
+  await rtMain(["open", "s.txt"], { cwd: dir });
+  assert.equal((await rtMain(["edit", "s.txt", "10", "10"], { cwd: dir, input: "H\n" })).code, 0);
   assert.equal(fs.readFileSync(file, "utf8"), "NEW1\nnew2\na\nb\nc\nd\ne\nf\nG\nH\n");
 });
 
 test("a change by another program after the caller's read makes plain numbers below it stale", async () => {
   const dir = tempTree({ "t.py": "x = 1\ny = 2\nz = 3\n" });
-  await rt(["open", "t.py"], { cwd: dir });
+  await rtMain(["open", "t.py"], { cwd: dir });
   fs.writeFileSync(path.join(dir, "t.py"), "# header\nx = 1\ny = 2\nz = 3\n");
-  const r = await rt(["edit", "t.py", "3", "3"], { cwd: dir, input: "z = 30\n" });
+  const r = await rtMain(["edit", "t.py", "3", "3"], { cwd: dir, input: "z = 30\n" });
   assert.equal(r.code, 1);
   assert.match(r.stderr, /ambiguous/);
   // grep shows current numbers: after it, the number is trusted.
-  const g = await rt(["grep", "z = 3", "t.py"], { cwd: dir });
+  const g = await rtMain(["grep", "z = 3", "t.py"], { cwd: dir });
   assert.match(g.stdout, /4: z = 3/);
-  assert.equal((await rt(["edit", "t.py", "4", "4"], { cwd: dir, input: "z = 30\n" })).code, 0);
+  assert.equal((await rtMain(["edit", "t.py", "4", "4"], { cwd: dir, input: "z = 30\n" })).code, 0);
   assert.equal(fs.readFileSync(path.join(dir, "t.py"), "utf8"), "# header\nx = 1\ny = 2\nz = 30\n");
 });
 
@@ -430,7 +431,7 @@ test("a line given as both start and end of a relocated range is reported reloca
 
 test("a deletion names the deleted lines: ✓ Edited <path>:<start>-<end>, start_line/end_line in JSON", async () => {
   const dir = tempTree({ "d.txt": "1\n2\n3\n4\n5\n", "e.txt": "" });
-  const d = await rt(["delete", "d.txt", "2", "3"], { cwd: dir });
+  const d = await rtMain(["delete", "d.txt", "2", "3"], { cwd: dir });
   assert.equal(d.code, 0, d.stderr);
   assert.match(d.stdout, /^✓ Edited d\.txt:2-3\n   1: 1\n   2: 4\n   3: 5/);
   const j = await rtCall("edit_lines", { path: "d.txt", command: "delete", start_line: 1, end_line: 1 }, { cwd: dir });
@@ -438,7 +439,7 @@ test("a deletion names the deleted lines: ✓ Edited <path>:<start>-<end>, start
   assert.equal(j.result.end_line, 1);
   assert.equal(j.result.deleted_lines, 1);
   assert.equal(fs.readFileSync(path.join(dir, "d.txt"), "utf8"), "4\n5\n");
-  const empty = await rt(["delete", "e.txt", "1", "1"], { cwd: dir });
+  const empty = await rtMain(["delete", "e.txt", "1", "1"], { cwd: dir });
   assert.equal(empty.code, 1);
   assert.match(empty.stderr, /the file has 0 lines; it is empty/);
 });

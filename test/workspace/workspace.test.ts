@@ -7,6 +7,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { createWorkspace, findGitTop, splitLines } from "../../src/workspace/workspace.ts";
 import { git, rt, tempTree } from "../helpers.ts";
+import { rtMain } from "../rtMain.ts";
 
 function trees() {
   const repo = tempTree({ "top.txt": "repo top\n", "pkg/sub/deep.txt": "deep in repo\n" });
@@ -58,45 +59,45 @@ test("CLI: --root wins over RT_ROOT and git; RT_ROOT wins over git", async () =>
   assert.equal(a.code, 0, a.stderr);
   assert.match(a.stdout, /1: plain dir/);
   // --root also works after the command, and as --root=DIR.
-  const b = await rt(["open", "top.txt", "--root", plain], { cwd });
+  const b = await rtMain(["open", "top.txt", "--root", plain], { cwd });
   assert.match(b.stdout, /1: plain dir/);
-  const b2 = await rt([`--root=${plain}`, "read", "top.txt"], { cwd });
+  const b2 = await rtMain([`--root=${plain}`, "read", "top.txt"], { cwd });
   assert.equal(b2.stdout, "   1: plain dir\n");
-  const c = await rt(["open", "top.txt"], { cwd, env: { RT_ROOT: other } });
+  const c = await rtMain(["open", "top.txt"], { cwd, env: { RT_ROOT: other } });
   assert.match(c.stdout, /1: other dir/);
-  const d = await rt(["open", "../../top.txt"], { cwd });
+  const d = await rtMain(["open", "../../top.txt"], { cwd });
   assert.match(d.stdout, /1: repo top/);
-  const e = await rt(["open", "top.txt"], { cwd: plain });
+  const e = await rtMain(["open", "top.txt"], { cwd: plain });
   assert.match(e.stdout, /1: plain dir/);
 });
 
 test("CLI: inside a git repository, the root is its top level and state lives there; paths are relative to the current directory", async () => {
   const { repo } = trees();
   const cwd = path.join(repo, "pkg", "sub");
-  const r = await rt(["open", "deep.txt"], { cwd });
+  const r = await rtMain(["open", "deep.txt"], { cwd });
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /^--- deep\.txt \(lines 1-1 of 1\) ---\n1: deep in repo\n$/);
   assert.ok(fs.existsSync(path.join(repo, ".rt", "view.json")), "state at the repository's top level");
   assert.equal(fs.existsSync(path.join(cwd, ".rt")), false, "no state in the current directory");
   // A root-relative path from a subdirectory is not what rt resolves (as with any Unix tool).
-  const miss = await rt(["open", "pkg/sub/deep.txt"], { cwd });
+  const miss = await rtMain(["open", "pkg/sub/deep.txt"], { cwd });
   assert.equal(miss.code, 1);
   assert.match(miss.stderr, /pkg\/sub\/deep\.txt: file not found/);
   // find and grep search the current directory and show paths relative to it.
-  const f = await rt(["find", "deep"], { cwd });
+  const f = await rtMain(["find", "deep"], { cwd });
   assert.equal(f.stdout, "deep.txt\n");
-  const g = await rt(["grep", "deep in"], { cwd });
+  const g = await rtMain(["grep", "deep in"], { cwd });
   assert.equal(g.stdout, "deep.txt:1: deep in repo\n");
-  const up = await rt(["grep", "repo top", "../.."], { cwd });
+  const up = await rtMain(["grep", "repo top", "../.."], { cwd });
   assert.equal(up.stdout, "../../top.txt:1: repo top\n");
 });
 
 test("CLI: a bad root is a usage error (exit 2) with a one-line message", async () => {
   const { plain } = trees();
-  const r = await rt(["--root", path.join(plain, "missing"), "open", "top.txt"], { cwd: plain });
+  const r = await rtMain(["--root", path.join(plain, "missing"), "open", "top.txt"], { cwd: plain });
   assert.equal(r.code, 2);
   assert.match(r.stderr, /^rt: workspace root .*missing does not exist\n$/);
-  const r2 = await rt(["open", "top.txt"], { cwd: plain, env: { RT_ROOT: path.join(plain, "top.txt") } });
+  const r2 = await rtMain(["open", "top.txt"], { cwd: plain, env: { RT_ROOT: path.join(plain, "top.txt") } });
   assert.equal(r2.code, 2);
   assert.match(r2.stderr, /is not a directory/);
 });
