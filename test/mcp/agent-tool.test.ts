@@ -67,7 +67,7 @@ test("rt_agent: listed only with --agent; runs the agent (edits applied under au
 
     const bad = await s.client.callTool({ name: "rt_agent", arguments: { prompt: "x", approval: "yolo" } });
     assert.equal(bad.isError, true);
-    assert.match(JSON.stringify(bad.content), /approval must be one of ask, auto-edit, auto, never, plan/);
+    assert.match(JSON.stringify(bad.content), /approval: must be one of ask, auto-edit, auto, never, plan/);
   } finally {
     await s.close();
   }
@@ -75,10 +75,18 @@ test("rt_agent: listed only with --agent; runs the agent (edits applied under au
 
 test("rt_agent's argument check names what is wrong", () => {
   assert.deepEqual(agentToolArgs({ prompt: "hi" }), { prompt: "hi" });
-  assert.match((agentToolArgs({ prompt: "" }) as { error: string }).error, /non-empty/);
+  assert.equal(
+    (agentToolArgs({ prompt: "" }) as { error: string }).error,
+    "prompt: must be a non-empty string: the task for rt's agent",
+  );
+  assert.match((agentToolArgs({ prompt: " \n" }) as { error: string }).error, /^prompt: must be a non-empty/);
+  assert.match(
+    (agentToolArgs({ prompt: "a", approval: "yes" }) as { error: string }).error,
+    /^approval: must be one of/,
+  );
   assert.match((agentToolArgs({ prompt: "a", extra: 1 }) as { error: string }).error, /unknown argument extra/);
   assert.match(
     (agentToolArgs({ prompt: "a", session_id: 3 }) as { error: string }).error,
-    /session_id must be a string/,
+    /session_id: must be a string/,
   );
 });

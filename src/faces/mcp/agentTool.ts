@@ -4,16 +4,54 @@
 // `codex mcp-server`. Progress notifications carry what the agent is doing.
 // Nobody can be asked for approval here: calls that would ask are refused and
 // the model is told, so the approval mode chosen decides what the agent may do.
+import * as z from "zod";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { Workspace } from "../../workspace/workspace.js";
 import { APPROVAL_MODES, describeCall, type ApprovalMode } from "../../agent/approval.js";
 import type { AgentStreamEvent } from "../../agent/events.js";
 import type { Flags } from "../../ui/agentSetup.js";
+import { describeIssues } from "../../tools/policy.js";
 
 export const AGENT_TOOL_NAME = "rt_agent";
 
 /** The default when a call names no approval mode and the configuration none: edits (journaled, undoable) run; commands are refused. */
 const DEFAULT_APPROVAL: ApprovalMode = "auto-edit";
+
+const PROMPT_ERROR = "must be a non-empty string: the task for rt's agent";
+
+/** rt_agent's arguments: the one definition its check and the schema it lists are both made from. */
+const agentToolArgsSchema = z.strictObject(
+  {
+    prompt: z
+      .string({ error: PROMPT_ERROR })
+      .min(1, { error: PROMPT_ERROR, abort: true })
+      .refine((p) => p.trim() !== "", PROMPT_ERROR)
+      .describe("The task or question, as you would tell a colleague."),
+    approval: z
+      .enum(APPROVAL_MODES, {
+        error: (i) => `must be one of ${APPROVAL_MODES.join(", ")}, not ${JSON.stringify(i.input)}`,
+      })
+      .optional()
+      .describe("What the agent may do without asking (default auto-edit, or the configured agent.approval)."),
+    session_id: z
+      .string({ error: "must be a string" })
+      .optional()
+      .describe("A session_id an earlier rt_agent call returned: continue that conversation."),
+    model: z
+      .string({ error: "must be a string" })
+      .optional()
+      .describe("provider/model for this call (default: rt's configured model)."),
+  },
+  {
+    error: (i) =>
+      i.code === "unrecognized_keys"
+        ? `unknown argument ${i.keys.join(", ")}; rt_agent takes prompt, approval, session_id, model`
+        : undefined,
+  },
+);
+
+const inputSchema = z.toJSONSchema(agentToolArgsSchema, { io: "input" }) as Record<string, unknown>;
+delete inputSchema.$schema;
 
 export const agentToolEntry = {
   name: AGENT_TOOL_NAME,
@@ -21,24 +59,7 @@ export const agentToolEntry = {
     "Delegates a coding task to rt's own agent, which works in this workspace with rt's tools (search, read, line-addressed edits, shell) and returns its final answer and a session_id. " +
     "Pass session_id to continue that conversation. approval decides what it may do without asking (nobody can be asked here): " +
     "auto-edit (default) applies edits and refuses shell commands, auto allows everything, plan and never change nothing.",
-  inputSchema: {
-    type: "object" as const,
-    properties: {
-      prompt: { type: "string", minLength: 1, description: "The task or question, as you would tell a colleague." },
-      approval: {
-        type: "string",
-        enum: [...APPROVAL_MODES],
-        description: "What the agent may do without asking (default auto-edit, or the configured agent.approval).",
-      },
-      session_id: {
-        type: "string",
-        description: "A session_id an earlier rt_agent call returned: continue that conversation.",
-      },
-      model: { type: "string", description: "provider/model for this call (default: rt's configured model)." },
-    },
-    required: ["prompt"],
-    additionalProperties: false,
-  },
+  inputSchema: inputSchema as { type: "object"; [key: string]: unknown },
   outputSchema: {
     type: "object" as const,
     properties: {
@@ -52,26 +73,18 @@ export const agentToolEntry = {
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
 };
 
-/** Checks the arguments; returns them or the error to show. */
+/** Checks the arguments against the schema; returns them or the error to show (each problem, named). */
 export function agentToolArgs(
   args: Record<string, unknown>,
 ): { prompt: string; approval?: ApprovalMode; sessionId?: string; model?: string } | { error: string } {
-  const known = new Set(Object.keys(agentToolEntry.inputSchema.properties));
-  const unknown = Object.keys(args).filter((k) => !known.has(k));
-  if (unknown.length)
-    return { error: `unknown argument ${unknown.join(", ")}; rt_agent takes ${[...known].join(", ")}` };
-  if (typeof args.prompt !== "string" || args.prompt.trim() === "")
-    return { error: "prompt must be a non-empty string: the task for rt's agent" };
-  if (args.approval !== undefined && !APPROVAL_MODES.includes(args.approval as ApprovalMode)) {
-    return { error: `approval must be one of ${APPROVAL_MODES.join(", ")}, not ${JSON.stringify(args.approval)}` };
-  }
-  for (const k of ["session_id", "model"] as const)
-    if (args[k] !== undefined && typeof args[k] !== "string") return { error: `${k} must be a string` };
+  const parsed = agentToolArgsSchema.safeParse(args, { jitless: true });
+  if (!parsed.success) return { error: describeIssues(parsed.error) };
+  const { prompt, approval, session_id, model } = parsed.data;
   return {
-    prompt: args.prompt,
-    ...(args.approval ? { approval: args.approval as ApprovalMode } : {}),
-    ...(typeof args.session_id === "string" ? { sessionId: args.session_id } : {}),
-    ...(typeof args.model === "string" ? { model: args.model } : {}),
+    prompt,
+    ...(approval ? { approval } : {}),
+    ...(session_id !== undefined ? { sessionId: session_id } : {}),
+    ...(model !== undefined ? { model } : {}),
   };
 }
 
