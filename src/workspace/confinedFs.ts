@@ -616,7 +616,8 @@ export class ConfinedFs {
         // A name that is free may have its last version set aside (WriteOptions.aside): looked up in
         // one listing of the directory, not by a failed open per file (a first grep misses them all).
         const present = new Set(dir.names());
-        for (const name of missing) if (present.has(`${name}${ASIDE_SUFFIX}`)) read(name, `${name}${ASIDE_SUFFIX}`) || read(name);
+        for (const name of missing)
+          if (present.has(`${name}${ASIDE_SUFFIX}`)) read(name, `${name}${ASIDE_SUFFIX}`) || read(name);
       }
     } finally {
       dir.close();

@@ -174,7 +174,8 @@ export class Journal {
       ["journal", Store.keyFor(rel), name],
       bytes.toString("utf8", 0, eol),
     );
-    if (!h || h.version !== 3 || h.path !== rel || !validEntry(h.entry, seq + 1) || h.entry.seq !== seq) return undefined;
+    if (!h || h.version !== 3 || h.path !== rel || !validEntry(h.entry, seq + 1) || h.entry.seq !== seq)
+      return undefined;
     if (h.entry.saved !== undefined) return undefined;
     return { entry: h.entry, body: eol + 1 };
   }
