@@ -397,7 +397,8 @@ export class ConfinedFs {
         this.unlinkIn(dir, tmp);
         throw e;
       }
-      // Unlinked only while it is still the file this call set aside (a concurrent writer may have set its own there since).
+      // Unlinked only while it is still the file this call set aside (a concurrent writer may have
+      // set its own there since).
       if (aside !== undefined && dir.entry(aside)?.ino === existing!.ino) this.unlinkIn(dir, aside);
       if (opts.fsync !== false) {
         try {

@@ -115,7 +115,7 @@ interface EntryHeader {
 
 const ENTRY_NAME = /^([1-9][0-9]{0,14})-[0-9a-f]{16}\.entry$/;
 
-/** One entry of a file's journal, as found in its directory: an entry file, or an entry of an earlier version's index. */
+/** One entry of a file's journal as found in its directory: an entry file, or an entry of an earlier index. */
 type Item = { seq: number; name: string } | { seq: number; legacy: Entry };
 
 /** The entry `e` restored by undo, with its saved bytes, and how to drop it once undone. */
@@ -243,7 +243,8 @@ export class Journal {
     const { items, legacy } = this.items(rel);
     const refused = () =>
       new ToolError(
-        `${rel}: the copy rt saved before its last edit (.rt/journal/) is missing or was changed since; undo refused, nothing was written. Use git to restore the file.`,
+        `${rel}: the copy rt saved before its last edit (.rt/journal/) is missing or was changed since; ` +
+          "undo refused, nothing was written. Use git to restore the file.",
       );
     for (let i = items.length - 1; i >= 0; i--) {
       const it = items[i];

@@ -21,7 +21,7 @@ type Result = { success: boolean; output?: string; error?: string; remaining?: n
 
 const sha256 = (b: string) => crypto.createHash("sha256").update(b).digest("hex");
 
-test("a journal an earlier version wrote (index.json, .before files) is undone after the new entries, then removed", async () => {
+test("an earlier version's journal (index.json, .before files) is undone after the new entries, then removed", async () => {
   const versions = ["x = 0\n", "x = 1\n", "x = 2\n"];
   const dir = tempTree({ "a.py": versions[2] });
   const ws = createWorkspace({ root: dir, env: {} });
@@ -100,7 +100,7 @@ test("an earlier version's entries are pushed out by new ones like any entry (th
   );
 });
 
-test("a process killed at random moments while editing leaves a journal that undoes its last finished edit, or refuses", async () => {
+test("a process killed at random moments while editing: undo restores its last finished edit, or refuses", async () => {
   const dir = tempTree({ "counter.txt": "counter = 0\n" });
   const file = path.join(dir, "counter.txt");
   const script = `
@@ -110,7 +110,8 @@ test("a process killed at random moments while editing leaves a journal that und
     const ws = createWorkspace({ root: ${JSON.stringify(dir)}, env: {} });
     for (let i = Number(/counter = (\\d+)/.exec(fs.readFileSync(${JSON.stringify(file)}, "utf8"))[1]); ; i++) {
       await callTool(ws, "read", { path: "counter.txt", ids: true });
-      const r = await callTool(ws, "edit", { path: "counter.txt", old_string: "counter = " + i, new_string: "counter = " + (i + 1) });
+      const args = { path: "counter.txt", old_string: "counter = " + i, new_string: "counter = " + (i + 1) };
+      const r = await callTool(ws, "edit", args);
       if (!r.success) { console.error(r.error); process.exit(1); }
       process.stdout.write(".");
     }
@@ -145,7 +146,8 @@ test("a process killed at random moments while editing leaves a journal that und
     if (u.success) {
       assert.equal(fs.readFileSync(file, "utf8"), `counter = ${n - 1}\n`, `round ${round}`);
     } else {
-      // Killed after its entry was written and before the file was: that entry is newest, and names bytes never written.
+      // Killed after its entry was written and before the file was: that entry is the newest,
+      // and names bytes never written.
       assert.match(u.error ?? "", /was changed after rt's last edit/);
       assert.equal(fs.readFileSync(file, "utf8"), now);
       // The next edit's entry is newest again: undo works from there.

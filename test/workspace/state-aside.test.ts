@@ -41,7 +41,7 @@ async function renamesDuring(work: () => Promise<unknown>): Promise<Array<{ to: 
   return seen;
 }
 
-test("an edit renames nothing over an existing state file, writes one journal file and leaves nothing set aside", async () => {
+test("an edit renames nothing over an existing state file, adds one journal file, leaves nothing set aside", async () => {
   const dir = tempTree({ "big.ts": tsFile(5000) });
   const ws = createWorkspace({ root: dir, env: {} });
   assert.ok(((await callTool(ws, "read", { path: "big.ts", ids: true })) as Result).success);
@@ -90,7 +90,7 @@ test("an edit renames nothing over an existing state file, writes one journal fi
   assert.deepEqual(leftover(path.join(dir, ".rt")), []);
 });
 
-test("a state file found only set aside (killed between the two renames) is the state: IDs and undo survive", async () => {
+test("a state file found only set aside (killed between its two renames) is the state: IDs and undo survive", async () => {
   const dir = tempTree({ "a.ts": tsFile(60), "b.ts": tsFile(30) });
   const ws = createWorkspace({ root: dir, env: {} });
   // Read, then edited: the edited line's ID is new, so IDs made afresh would differ from the stored ones.
@@ -131,7 +131,7 @@ test("a state file found only set aside (killed between the two renames) is the 
   assert.equal(fs.readFileSync(path.join(dir, "a.ts"), "utf8"), tsFile(60));
 });
 
-test("what is planted at the aside name (a symlink out, a directory) is never written through and never stops a write", () => {
+test("a symlink out or a directory planted at the aside name is never written through, never stops a write", () => {
   const parent = tempTree({ "root/.keep": "", "outside/secret": "keep me\n" });
   const root = path.join(parent, "root");
   const files = new ConfinedFs(root);
