@@ -12,7 +12,10 @@
 // versions kept a signed `index.json` listing the entries, rewritten on every
 // edit, and the bytes in `<seq>-<hex>.before` files: such a journal is still
 // read, its entries older than any entry file, and shrinks as they are undone
-// or pushed out.)
+// or pushed out.) Entry files are not fsynced, like all of rt's state (see
+// StateStore.writeText): after a power loss an entry may be lost or cut short,
+// and such an entry is no entry (its first line fails its MAC, or its bytes
+// their SHA-256), so undo refuses instead of restoring anything else.
 //
 // The journal is read back as untrusted input: an entry's first line carries
 // rt's MAC for its place (StateStore.parseSignedJson), so a committed or
