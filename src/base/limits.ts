@@ -286,6 +286,11 @@ export const TRUST_NOTICE_MAX_FILES = 8;
 export const TRUST_PINNED_SHOWN = 40;
 /** Undo: rt keeps the newest this many edits of each file in its journal (repeated undos walk back through them). */
 export const JOURNAL_KEEP = 50;
+/**
+ * Undo: the first line of a journal entry file (its signed description: sequence number, hashes,
+ * mode, tool, the file's path) is at most this long; the saved bytes follow it.
+ */
+export const JOURNAL_ENTRY_HEADER_MAX_BYTES = 16 * 1024;
 
 // Code intelligence (symbols, ast_grep, lsp).
 /** symbols: files larger than this are not outlined (a parse of more takes seconds). */

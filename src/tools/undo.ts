@@ -60,7 +60,7 @@ export const undoTool = defineTool({
         workspace.writer.writeAtomic(r.rel, last.before, { mode: restoredMode(last.entry.mode, currentMode) });
         workspace.lineIds.idsFor(r.rel, splitLines(last.before.toString("utf8")), hashBytes(last.before));
       }
-      journal.pop(r.rel);
+      last.pop();
       const what = last.before === null ? "deleted it (rt had created it)" : "restored the content before it";
       return ok(
         `✓ Undid the last ${last.entry.tool} of ${r.rel}: ${what}. ${last.remaining} earlier edit(s) can still be undone.`,

@@ -14,7 +14,7 @@
 // and `rt open` of a small file stays free of node:crypto (several ms to load).
 import fs from "node:fs";
 import path from "node:path";
-import { ConfinedFs, type WriteHandle, type WriteOptions } from "./confinedFs.js";
+import { ASIDE_SUFFIX, ConfinedFs, type WriteHandle, type WriteOptions } from "./confinedFs.js";
 import { hash64 } from "./fingerprint.js";
 import { macEqual, macHex, stateKey, type StateKey } from "./stateKey.js";
 import { STATE_FILE_MAX_BYTES } from "../base/limits.js";
@@ -170,7 +170,7 @@ export class StateStore {
     if (names.length === 0 || !this.usable()) return out;
     let files: Map<string, Buffer>;
     try {
-      files = this.files.readFilesIn(dir, names, STATE_FILE_MAX_BYTES);
+      files = this.files.readFilesIn(dir, names, STATE_FILE_MAX_BYTES, { aside: true });
     } catch {
       return out; // refused or unreadable state is treated as no state
     }
@@ -189,12 +189,7 @@ export class StateStore {
 
   /** The text of a state file, read without following symlinks, at most STATE_FILE_MAX_BYTES; undefined when missing or refused. */
   private readStateText(parts: string[]): string | undefined {
-    if (!this.usable()) return undefined;
-    try {
-      return this.files.readFile(parts, { maxBytes: STATE_FILE_MAX_BYTES })?.toString("utf8");
-    } catch {
-      return undefined; // missing, corrupt or refused state is treated as no state
-    }
+    return this.readBytes(parts, STATE_FILE_MAX_BYTES)?.toString("utf8");
   }
 
   /** The JSON object a MAC-prefixed state file holds, when its MAC is valid for `parts` (see writeSignedJson). */
@@ -221,10 +216,31 @@ export class StateStore {
 
   /** Writes JSON state (an object) with its MAC (see readSignedJson). */
   writeSignedJson(value: object, ...parts: string[]): void {
+    this.writeText(this.signedJsonText(value, parts), ...parts);
+  }
+
+  /** The text writeSignedJson writes for `value` at `parts` (one line: JSON has no raw newline). */
+  signedJsonText(value: object, parts: string[]): string {
     const body = JSON.stringify(value);
     if (!body.startsWith("{") || body === "{}") throw new Error("state JSON must be a non-empty object");
     const mac = this.mac(parts.join("/"), body);
-    this.writeText(`${MAC_PREFIX}${mac}",${body.slice(1)}`, ...parts);
+    return `${MAC_PREFIX}${mac}",${body.slice(1)}`;
+  }
+
+  /** The object in `text` (as signedJsonText made it) when its MAC is valid for `parts`; undefined otherwise. */
+  parseSignedJson<T>(parts: string[], text: string): T | undefined {
+    const body = this.signedBody(parts, text);
+    return body === undefined ? undefined : jsonObject<T>(body);
+  }
+
+  /** The names in a state directory (empty when it is missing or refused). */
+  listNames(...dirParts: string[]): string[] {
+    if (!this.usable()) return [];
+    try {
+      return this.files.names(dirParts);
+    } catch {
+      return [];
+    }
   }
 
   /**
@@ -252,14 +268,24 @@ export class StateStore {
   }
 
   /**
-   * Replaces a state file atomically (no fsync: state is a cache), creating its
-   * directory. Mode 0600 whatever the umask or the mode of a file already there
-   * (one a repository planted): state holds copies of the user's files and
-   * outputs, readable by the user alone like the files they came from.
+   * Replaces a state file atomically, creating its directory. Mode 0600 whatever
+   * the umask or the mode of a file already there (one a repository planted):
+   * state holds copies of the user's files and outputs, readable by the user
+   * alone like the files they came from.
+   *
+   * No fsync, and no rename over the old file (the old one is set aside first,
+   * WriteOptions.aside): each costs milliseconds per edit, and neither is needed.
+   * A process killed at any moment leaves the old version or the new one (at
+   * the name, or set aside, which every reader here falls back to: readBytes).
+   * After a power loss a state file may be lost or empty: rt's state is checked
+   * when read (its shape, rt's MAC, the hashes it names), and state that fails
+   * is no state. Line IDs are then made again from the file, the edit journal
+   * has no entry to undo (undo refuses rather than restore anything else), and
+   * the user's own file, written with fsync, is as the last edit left it.
    */
   writeText(text: string | Buffer, ...parts: string[]): void {
     if (!this.ensure()) return;
-    this.files.writeAtomic(parts, text, { fsync: false, mkdirs: true, mode: STATE_FILE_MODE });
+    this.files.writeAtomic(parts, text, { fsync: false, mkdirs: true, mode: STATE_FILE_MODE, aside: true });
   }
 
   /**
@@ -277,23 +303,29 @@ export class StateStore {
     }
   }
 
-  /** The bytes of a state file, read without following symlinks (undefined when missing or refused). */
+  /**
+   * The bytes of a state file, read without following symlinks (undefined when missing or refused).
+   * When the name is free, the version set aside while writeText replaced it (a writer killed
+   * between its two renames, or caught between them now), then the name again.
+   */
   readBytes(parts: string[], maxBytes: number): Buffer | undefined {
-    if (!this.usable()) return undefined;
-    try {
-      return this.files.readFile(parts, { maxBytes });
-    } catch {
-      return undefined;
-    }
+    return this.readAside(parts, (p) => this.files.readFile(p, { maxBytes }));
   }
 
-  /** The first `maxBytes` bytes of a state file (undefined when missing or refused). */
+  /** The first `maxBytes` bytes of a state file (undefined when missing or refused), found like readBytes. */
   readPrefix(parts: string[], maxBytes: number): Buffer | undefined {
+    return this.readAside(parts, (p) => this.files.readPrefix(p, maxBytes));
+  }
+
+  private readAside(parts: string[], read: (parts: string[]) => Buffer | undefined): Buffer | undefined {
     if (!this.usable()) return undefined;
     try {
-      return this.files.readPrefix(parts, maxBytes);
+      const found = read(parts);
+      if (found !== undefined || parts.length === 0) return found;
+      const aside = [...parts.slice(0, -1), `${parts[parts.length - 1]}${ASIDE_SUFFIX}`];
+      return read(aside) ?? read(parts);
     } catch {
-      return undefined;
+      return undefined; // corrupt or refused state is treated as no state
     }
   }
 
@@ -331,10 +363,12 @@ export class StateStore {
     for (const f of files.slice(keep)) this.remove(...dirParts, f.name);
   }
 
+  /** Removes a state file (and a version of it set aside by a writer killed while replacing it, if any). */
   remove(...parts: string[]): void {
     if (!this.usable()) return;
     try {
       this.files.unlink(parts);
+      if (parts.length > 0) this.files.unlink([...parts.slice(0, -1), `${parts[parts.length - 1]}${ASIDE_SUFFIX}`]);
     } catch {
       /* a symlink on the way, or already gone: nothing of ours to remove there */
     }

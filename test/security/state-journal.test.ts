@@ -157,10 +157,18 @@ test("rt's own journal moved to another file's place, or its saved bytes replace
   fs.renameSync(jdir, `${jdir}.tmp`);
   fs.renameSync(otherDir, jdir);
   fs.renameSync(`${jdir}.tmp`, otherDir);
-  const saved = fs.readdirSync(jdir).find((n) => n.endsWith(".before"))!;
-  fs.writeFileSync(path.join(jdir, saved), "planted = True\n");
+  // The entry file: its signed first line, then the saved bytes. Other bytes after an authentic first line are refused.
+  const saved = fs.readdirSync(jdir).find((n) => n.endsWith(".entry"))!;
+  const entry = fs.readFileSync(path.join(jdir, saved));
+  const firstLine = entry.subarray(0, entry.indexOf(10) + 1);
+  assert.equal(entry.subarray(firstLine.length).toString("utf8"), ORIGINAL);
+  fs.writeFileSync(path.join(jdir, saved), Buffer.concat([firstLine, Buffer.from("planted = True\n")]));
   const replaced = await rtCall("undo_edit", { path: FILE }, { cwd: root, env });
   assert.match(replaced.result.error ?? "", /missing or was changed since; undo refused/);
+  // A whole entry file of someone else's (no valid first line) is no entry: nothing to undo.
+  fs.writeFileSync(path.join(jdir, saved), `{"rt_mac":"${"0".repeat(64)}","version":3}\nplanted = True\n`);
+  const planted = await freshCall("undo_edit", { path: FILE }, { cwd: root, env });
+  assert.match(planted.result.error ?? "", /no rt edit to undo/);
   // A symlink in its place: refused the same way, and the outside bytes never come in.
   fs.rmSync(path.join(jdir, saved));
   fs.symlinkSync(path.join(root, "..", "outside", "id_rsa"), path.join(jdir, saved));
