@@ -8,11 +8,13 @@
 // real agent loop, real tools, the scripted server over HTTP.
 import { test, before, after, beforeEach } from "node:test";
 import assert from "node:assert/strict";
+import fs from "node:fs";
+import path from "node:path";
 import { startLlmServer, reply, type LlmServer } from "../llm-server.ts";
 import { tempTree } from "../helpers.ts";
 import { anthropicProvider, makeAgent, ofType } from "./harness.ts";
 import { createWorkspace } from "../../src/workspace/workspace.ts";
-import { rewindPoints, sessionRecords } from "../../src/agent/rewind.ts";
+import { performRewind, planCodeRewind, rewindPoints, sessionRecords } from "../../src/agent/rewind.ts";
 import { sessionTranscript } from "../../src/agent/transcript.ts";
 import type { AgentEvent } from "../../src/agent/events.ts";
 import type { Agent } from "../../src/agent/loop.ts";
@@ -26,13 +28,13 @@ after(async () => {
 });
 beforeEach(() => server.reset());
 
-function agentIn(root: string, opts: Parameters<typeof makeAgent>[2] = {}) {
+function agentIn(root: string, opts: Parameters<typeof makeAgent>[2] = {}, config?: object) {
   const ws = createWorkspace({
     root,
     env: {
       ...process.env,
       RT_ROOT: undefined,
-      XDG_CONFIG_HOME: tempTree({}, "rt-config-"),
+      XDG_CONFIG_HOME: tempTree(config ? { "rt/config.json": JSON.stringify(config) } : {}, "rt-config-"),
       XDG_CACHE_HOME: tempTree({}, "rt-cache-"),
     },
   });
@@ -192,5 +194,50 @@ test("several messages at one boundary are one user message; an empty one adds n
   }
   const users = agent.contextMessages.filter((e) => e.message.role === "user").map((e) => e.message.content);
   assert.deepEqual(users, ["go", "FIRST\n\nSECOND"]);
+  agent.close();
+});
+
+test("rewind to a steered message: the code as it was when it joined (what the agent did after it undone), the conversation up to the results it followed", async () => {
+  const root = tempTree({ "x.txt": "zero\n" });
+  server.script(
+    reply.toolCall("bash", { command: "printf 'one\\n' > x.txt" }),
+    reply.toolCall("bash", { command: "printf 'two\\n' > x.txt" }),
+    reply.text("DONE"),
+  );
+  const { agent, ws } = agentIn(root);
+  const { events } = await steeredTurn(agent, "write it", "STEER: then write two");
+  assert.equal(events.at(-1)?.type, "turn_complete", JSON.stringify(events.at(-1)));
+  assert.equal(fs.readFileSync(path.join(root, "x.txt"), "utf8"), "two\n");
+  const records = sessionRecords(ws, agent.sessionId);
+  const point = rewindPoints(records)[1];
+  assert.equal(point.text, "STEER: then write two");
+  const plan = planCodeRewind(ws, records, point);
+  const out = performRewind(ws, agent.sessionId, point, "both", plan, false, agent.sessionLog);
+  assert.equal(fs.readFileSync(path.join(root, "x.txt"), "utf8"), "one\n", "the first call's write stays");
+  assert.equal(out.prompt, "STEER: then write two", "offered again for editing");
+  const branch = out.session!.state.context.map((e) => e.message.role);
+  assert.deepEqual(branch, ["user", "assistant", "tool"], "the prompt, the first call and its result");
+  out.session!.log.close();
+  agent.close();
+});
+
+test("the UserPromptSubmit hook sees a steered message like a prompt: one it blocks never reaches the model, and the user is warned", async () => {
+  const root = tempTree({ "a.txt": "alpha\n" });
+  const scripts = tempTree({
+    "gate.py":
+      'import json,sys\nd=json.load(sys.stdin)\nif "FORBIDDEN" in d["prompt"]:\n    print("not that", file=sys.stderr)\n    sys.exit(2)\n',
+  });
+  const hooks = {
+    UserPromptSubmit: [{ hooks: [{ type: "command", command: `python3 ${path.join(scripts, "gate.py")}` }] }],
+  };
+  server.script(reply.toolCall("read", { path: "a.txt" }), reply.text("OK"));
+  const { agent } = agentIn(root, {}, { hooks });
+  const { events } = await steeredTurn(agent, "read it", "FORBIDDEN words");
+  assert.equal(events.at(-1)?.type, "turn_complete", JSON.stringify(events.at(-1)));
+  assert.equal(ofType(events, "steered").length, 0);
+  const warning = ofType(events, "notice").find((n) => n.level === "warning");
+  assert.match(warning?.message ?? "", /UserPromptSubmit hook blocked the message sent during the turn.*not that/s);
+  assert.equal(server.completions.length, 2);
+  assert.doesNotMatch(JSON.stringify(server.completions[1].body.messages), /FORBIDDEN/);
   agent.close();
 });
