@@ -58,6 +58,11 @@ test("Enter during a running tool call: the message waits under the input and re
   term.type("start the slow one");
   term.keys("Enter");
   await term.waitFor(/Running bash: until/);
+  // A command typed during the turn would wait for its end, whatever the key: the hint says so.
+  term.type("/cost");
+  await term.waitFor(/Enter: after the turn \(a command/);
+  term.keys("C-u");
+  await term.waitFor((s) => !/Enter: after the turn/.test(s));
   term.type("STEER-ME");
   // While a turn runs and something is typed, the line under the input says what Enter and Tab do.
   await term.waitFor(/Enter: at the next tool call · Tab: after the turn/);

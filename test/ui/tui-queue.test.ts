@@ -142,6 +142,14 @@ test("tui.queued_prompts: after_turn makes Enter wait for the turn's end (Tab th
   assert.deepEqual(second.at(-1), { role: "user", content: "TAB-STEER" });
   assert.doesNotMatch(JSON.stringify(second), /ENTER-ONE/);
   assert.equal((server.completions[2].body.messages as Array<{ content: string }>).at(-1)?.content, "ENTER-ONE");
+  // /help lists the keys as this configuration has them.
+  c.submit("/help");
+  await until(c, () => c.conv.entries.some((e) => e.kind === "notice" && /^Commands:/.test(e.text)));
+  const help = [...c.conv.entries].reverse().find((e) => e.kind === "notice");
+  assert.match(
+    help?.kind === "notice" ? help.text : "",
+    /Enter sends a message after the turn, Tab at the next tool call/,
+  );
   assert.match(keysHelp("after_turn"), /Enter sends a message after the turn, Tab at the next tool call/);
   assert.match(keysHelp(), /Enter sends a message at the next tool call, Tab after the turn/);
   c.close();

@@ -5,6 +5,7 @@ import type { Key } from "ink";
 import type { Workspace } from "../../workspace/workspace.js";
 import { otherWay, queueWords, type TuiController } from "./controller.js";
 import type { QueueWhen } from "./settings.js";
+import { isPlainPrompt } from "../promptLine.js";
 import { Editor, HistoryCursor } from "./editor.js";
 import { conversationLines, MarkdownCache, todoLines, type ViewTools } from "./lines.js";
 import { composeScreen } from "./screen.js";
@@ -422,10 +423,12 @@ export async function runApp(o: AppOptions): Promise<void> {
             })),
           }
         : {}),
-      // While a turn runs and something is typed: what Enter and Tab will do with it.
+      // While a turn runs and something is typed: what Enter and Tab will do with it (a command waits either way).
       ...(c.isRunning && !editor.empty && !dialog
         ? {
-            hint: `Enter: ${queueWords(enterWay)} · Tab: ${queueWords(otherWay(enterWay))}`,
+            hint: isPlainPrompt(editor.text)
+              ? `Enter: ${queueWords(enterWay)} · Tab: ${queueWords(otherWay(enterWay))}`
+              : "Enter: after the turn (a command, or resources to attach, wait for the turn's end)",
           }
         : {}),
     });
