@@ -60,7 +60,7 @@ async function steeredTurn(agent: Agent, prompt: string, message: string) {
   return { events, asked, left: typed };
 }
 
-test("OpenAI wire: a message typed during a batch of calls reaches the very next request, after every tool message, as a user message", async () => {
+test("OpenAI wire: a message typed during a batch is a user message right after the tool messages", async () => {
   const root = tempTree({ "a.txt": "alpha\n", "b.txt": "beta\n" });
   server.script(
     {
@@ -132,7 +132,7 @@ test("OpenAI wire: a message typed during a batch of calls reaches the very next
   agent.close();
 });
 
-test("Anthropic wire: the message follows the tool_result blocks in the same user message, in the next request", async () => {
+test("Anthropic wire: the message follows the tool_result blocks in the same user message", async () => {
   const root = tempTree({ "a.txt": "alpha\n" });
   server.script(reply.toolCall("read", { path: "a.txt" }), reply.text("STEERED-ANSWER"));
   const { agent } = agentIn(root, { provider: anthropicProvider(server), modelLabel: "anthropic/test-model" });
@@ -160,7 +160,7 @@ test("Anthropic wire: the message follows the tool_result blocks in the same use
   agent.close();
 });
 
-test("a turn that ends without a tool call never asks: the message stays with the face, to send as the next prompt", async () => {
+test("a turn that ends without a tool call never asks: the message stays with the face", async () => {
   const root = tempTree({ "a.txt": "alpha\n" });
   server.script(reply.text("NO-TOOLS"));
   const { agent } = agentIn(root);
@@ -197,7 +197,7 @@ test("several messages at one boundary are one user message; an empty one adds n
   agent.close();
 });
 
-test("rewind to a steered message: the code as it was when it joined (what the agent did after it undone), the conversation up to the results it followed", async () => {
+test("rewind to a steered message: the code as it was when it joined, the talk up to its tool results", async () => {
   const root = tempTree({ "x.txt": "zero\n" });
   server.script(
     reply.toolCall("bash", { command: "printf 'one\\n' > x.txt" }),
@@ -221,11 +221,17 @@ test("rewind to a steered message: the code as it was when it joined (what the a
   agent.close();
 });
 
-test("the UserPromptSubmit hook sees a steered message like a prompt: one it blocks never reaches the model, and the user is warned", async () => {
+test("UserPromptSubmit sees a steered message: one it blocks never reaches the model, the user is warned", async () => {
   const root = tempTree({ "a.txt": "alpha\n" });
   const scripts = tempTree({
-    "gate.py":
-      'import json,sys\nd=json.load(sys.stdin)\nif "FORBIDDEN" in d["prompt"]:\n    print("not that", file=sys.stderr)\n    sys.exit(2)\n',
+    "gate.py": [
+      "import json,sys",
+      "d=json.load(sys.stdin)",
+      'if "FORBIDDEN" in d["prompt"]:',
+      '    print("not that", file=sys.stderr)',
+      "    sys.exit(2)",
+      "",
+    ].join("\n"),
   });
   const hooks = {
     UserPromptSubmit: [{ hooks: [{ type: "command", command: `python3 ${path.join(scripts, "gate.py")}` }] }],

@@ -48,7 +48,7 @@ function request(i: number): { last: string; all: string; tools: string[] } {
   };
 }
 
-test("Enter during a running tool call: the message waits under the input and reaches the model in the very next request, right after that call's result, as the user's words", async (t) => {
+test("Enter during a tool call: the message waits, then rides on the request after the call's result", async (t) => {
   const root = tempTree({ "a.txt": "a\n" });
   // The tool call runs until the test has typed what it types during it (the file "go"), however long that takes.
   const wait = "until [ -e go ]; do sleep 0.05; done";
@@ -91,7 +91,7 @@ test("Enter during a running tool call: the message waits under the input and re
   );
 });
 
-test("Tab during a running tool call queues the message for after the turn (shown under the input; ↑ takes one back, Esc drops it); it reaches the model after the turn's answer", async (t) => {
+test("Tab during a tool call queues the message for after the turn (↑ takes one back, Esc drops it)", async (t) => {
   const root = tempTree({ "a.txt": "a\n" });
   const wait = "until [ -e go ]; do sleep 0.05; done";
   ollama.server.script(

@@ -61,7 +61,7 @@ const shape = (c: TuiController) =>
     .filter((e) => e.kind !== "notice")
     .map((e) => (e.kind === "tool" ? `tool ${e.state}` : `${e.kind} ${"text" in e ? e.text : ""}`));
 
-test("Enter during a tool call (the default): the message leaves the queue at the call's end and the next request carries it; a command typed meanwhile waits for the turn's end", async () => {
+test("Enter during a tool call joins the turn at the call's end; a command typed then waits", async () => {
   const root = tempTree({ "a.txt": "a\n" });
   server.script(
     reply.toolCall("bash", { command: "until [ -e go ]; do sleep 0.05; done" }),
@@ -91,7 +91,7 @@ test("Enter during a tool call (the default): the message leaves the queue at th
   c.close();
 });
 
-test("a message for the next tool call is sent as the next prompt when the turn ends without one; Tab's way waits for the end whatever comes", async () => {
+test("without a tool call, Enter's message is the next prompt; Tab's waits for the end whatever comes", async () => {
   const root = tempTree({ "a.txt": "a\n" });
   server.script(
     { text: "NO-TOOLS", delayMs: 300 },
@@ -119,7 +119,7 @@ test("a message for the next tool call is sent as the next prompt when the turn 
   c.close();
 });
 
-test("tui.queued_prompts: after_turn makes Enter wait for the turn's end (Tab then steers); a wrong value is refused, naming the key and its values", async () => {
+test("tui.queued_prompts after_turn swaps Enter and Tab; a wrong value is refused, naming the key", async () => {
   const root = tempTree({ "a.txt": "a\n" });
   server.script(
     reply.toolCall("bash", { command: "until [ -e go ]; do sleep 0.05; done" }),
@@ -168,7 +168,7 @@ test("tui.queued_prompts: after_turn makes Enter wait for the turn's end (Tab th
   });
 });
 
-test("the screen: each waiting message says when it goes; while a turn runs and something is typed, the line under the input says what Enter and Tab do", () => {
+test("the screen: each waiting message says when it goes; a hint says what Enter and Tab do", () => {
   const editor = new Editor();
   editor.insert("half typed");
   const screen = composeScreen({

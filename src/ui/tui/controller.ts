@@ -51,9 +51,12 @@ export function keysHelp(enter: QueueWhen = DEFAULT_TUI_SETTINGS.queuedPrompts):
     "Enter sends · \\ then Enter, Alt+Enter or Shift+Enter (where the terminal tells it) starts a new line",
     `While a turn runs: Enter sends a message ${queueWords(enter)}, Tab ${queueWords(otherWay(enter))} ` +
       "(tui.queued_prompts swaps them) · ↑ on an empty prompt takes the last one back, Esc then drops it",
-    "↑/↓ earlier prompts · Tab completes /commands and @paths · PageUp/PageDown (or the wheel) scroll · End follows",
-    "Esc interrupts the running turn, twice on an empty prompt rewinds (/rewind) · Ctrl-C interrupts, twice on an empty prompt quits · Ctrl-D on an empty prompt quits",
-    "Shift+Tab cycles the approval mode (ask → auto-edit → plan) · Ctrl-O expands long results, reasoning and subagents · Ctrl-L redraws",
+    "↑/↓ earlier prompts · Tab completes /commands and @paths · PageUp/PageDown (or the wheel) scroll · " +
+      "End follows",
+    "Esc interrupts the running turn, twice on an empty prompt rewinds (/rewind) · " +
+      "Ctrl-C interrupts, twice on an empty prompt quits · Ctrl-D on an empty prompt quits",
+    "Shift+Tab cycles the approval mode (ask → auto-edit → plan) · " +
+      "Ctrl-O expands long results, reasoning and subagents · Ctrl-L redraws",
   ].join("\n");
 }
 
