@@ -119,6 +119,12 @@ export type AgentEvent =
       /** True when older history was replaced by a summary made by the model. */
       summarized: boolean;
     }
+  /**
+   * A message the user sent while the turn ran (RunOptions.steering), added to the conversation at a
+   * tool-call boundary: after the tool results, before the next model request. The log holds it as a user
+   * message (a prompt, for resume and rewind).
+   */
+  | { type: "steered"; text: string }
   /** The todo list changed (todo_write): the whole new list. */
   | { type: "todos"; todos: TodoItem[] }
   /** A `task` call started a subagent; its own events follow with parent_tool_use_id = this id. */

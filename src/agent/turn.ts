@@ -51,6 +51,12 @@ export interface RunOptions {
   allowedTools?: readonly string[];
   /** Images attached to the prompt (an editor's pasted screenshot), already fitted to the model's limits. */
   images?: ChatImage[];
+  /**
+   * Messages the user sent while this turn runs (steering), asked for at each tool-call boundary: after a
+   * batch of tool results, before the next model request. What it returns goes into the conversation there
+   * as the user's words (one message; see steer). Messages it is never asked for are the face's to send.
+   */
+  steering?: () => readonly string[];
 }
 
 /** What one model request produced. */
@@ -135,7 +141,7 @@ export async function* runUserTurn(
   ctx.history.add({ role: "user", content: hooked.prompt, ...(opts.images?.length ? { images: opts.images } : {}) });
   const endAllowed = allowToolsForTurn(ctx, opts.allowedTools);
   try {
-    for await (const ev of turnLoop(ctx, turn, signal)) {
+    for await (const ev of turnLoop(ctx, turn, signal, opts.steering)) {
       // The session log could not be written (a full disk), maybe while logging this very event:
       // say so once, before it (the consumer may stop at turn_complete); the turn goes on.
       const lost = ctx.history.log.takeWriteError();
@@ -155,6 +161,7 @@ async function* turnLoop(
   ctx: LoopContext,
   turn: TurnState,
   signal: AbortSignal | undefined,
+  steering: (() => readonly string[]) | undefined,
 ): AsyncGenerator<AgentEvent> {
   const maxTurns = ctx.limits.maxTurns;
   let stopHookContinues = 0;
@@ -301,7 +308,47 @@ async function* turnLoop(
       yield emit(ctx, completeEvent(ctx, turn));
       return;
     }
+    // Every call has its result: a message the user sent meanwhile joins the conversation before the next request.
+    if (steering) yield* steer(ctx, steering(), signal);
   }
+}
+
+/**
+ * Adds what the user sent during the turn, at a tool-call boundary, as one user
+ * message after the tool results (the providers' converters put it where each
+ * API wants it: Anthropic after the tool_result blocks of the same user message,
+ * OpenAI as a user message after the tool messages). It is a prompt like any
+ * other: the UserPromptSubmit hook sees it (and may keep it out), the working
+ * tree is checkpointed just before it (not in plan mode), and the session log
+ * holds it as the user's words, so a resumed session shows it and a rewind can
+ * go back to just before it. The `steered` event tells the face where it went.
+ */
+async function* steer(
+  ctx: LoopContext,
+  messages: readonly string[],
+  signal: AbortSignal | undefined,
+): AsyncGenerator<AgentEvent> {
+  const text = messages.filter((m) => m.trim() !== "").join("\n\n");
+  if (text === "") return;
+  const hooked = await userPromptHooks(ctx, text, signal);
+  for (const n of hooked.notices) yield emit(ctx, hookNoticeEvent(n));
+  if (hooked.block || hooked.stop) {
+    yield emit(ctx, {
+      type: "notice",
+      level: "warning",
+      message:
+        "a UserPromptSubmit hook blocked the message sent during the turn, so the model does not see it: " +
+        (hooked.block ?? hooked.stop),
+    });
+    return;
+  }
+  if (ctx.checkpoint && ctx.approvals.mode !== "plan") {
+    const failed = ctx.checkpoint("before", ctx.history.log.messageCount);
+    if (failed) yield { type: "notice", message: failed };
+  }
+  ctx.history.add({ role: "user", content: hooked.prompt });
+  // Not logged as an event: the message record above is the log's account of it.
+  yield { type: "steered", text };
 }
 
 /**

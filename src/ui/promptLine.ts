@@ -16,6 +16,14 @@ export type PromptLine =
 /** A mention of an MCP resource may be in the text (the MCP client is loaded only then). */
 const MAY_MENTION = /(^|\s)@[A-Za-z0-9_.-]+:\S/;
 
+/**
+ * Whether a line is a plain prompt, its text sent as it is: not a command (`/`, `!`, `#`) and no
+ * `@server:uri` mention to attach. Only such a line can be given to the model in the middle of a turn.
+ */
+export function isPlainPrompt(line: string): boolean {
+  return !/^\s*[/!#]/.test(line) && !MAY_MENTION.test(line);
+}
+
 export async function promptForLine(
   agent: Agent,
   line: string,

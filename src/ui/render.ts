@@ -72,6 +72,9 @@ export function describeEvent(ev: AgentEvent, st: Style = plain): string {
           )
           .join("\n") + "\n"
       );
+    case "steered":
+      // A message the user sent during the turn, given to the model after the tool results.
+      return st.dim(`❯ ${firstLine(ev.text)}`) + "\n";
     case "subagent_start":
       return st.dim(`● ${ev.subagent_type}: ${ev.description} (${ev.model})`) + "\n";
     case "subagent_end":

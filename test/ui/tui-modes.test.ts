@@ -1,8 +1,9 @@
 // The full-screen UI in a real terminal (tmux), the model played by the
 // scripted server: prompts typed while a turn runs wait in a queue (shown
-// under the input, ↑ takes one back, Esc drops it) and reach the model when
-// the turn ends; Shift+Tab cycles the approval mode, shown in the status
-// line, and the change reaches the next approval and the tools offered.
+// under the input, ↑ takes one back, Esc drops it); Enter's reach the model
+// at the turn's next tool call, Tab's when the turn ends; Shift+Tab cycles
+// the approval mode, shown in the status line, and the change reaches the
+// next approval and the tools offered.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fs from "node:fs";
@@ -47,9 +48,51 @@ function request(i: number): { last: string; all: string; tools: string[] } {
   };
 }
 
-test("a prompt typed during a running tool call is queued under the input and reaches the model after the turn; ↑ and Esc take one back out", async (t) => {
+test("Enter during a tool call: the message waits, then rides on the request after the call's result", async (t) => {
   const root = tempTree({ "a.txt": "a\n" });
   // The tool call runs until the test has typed what it types during it (the file "go"), however long that takes.
+  const wait = "until [ -e go ]; do sleep 0.05; done";
+  ollama.server.script(reply.toolCall("bash", { command: wait }), reply.text("STEERED-ANSWER"));
+  const term = startRt(t, root, "auto");
+  await term.waitFor(idle);
+  term.type("start the slow one");
+  term.keys("Enter");
+  await term.waitFor(/Running bash: until/);
+  // A command typed during the turn would wait for its end, whatever the key: the hint says so.
+  term.type("/cost");
+  await term.waitFor(/Enter: after the turn \(a command/);
+  term.keys("C-u");
+  await term.waitFor((s) => !/Enter: after the turn/.test(s));
+  term.type("STEER-ME");
+  // While a turn runs and something is typed, the line under the input says what Enter and Tab do.
+  await term.waitFor(/Enter: at the next tool call · Tab: after the turn/);
+  // The rest and the Enter in one chunk, as keys typed faster than the UI reads them arrive.
+  term.type(" use tabs\r");
+  const waiting = await term.waitFor(/⏎ queued \(at the next tool call\): STEER-ME use tabs/);
+  assert.doesNotMatch(waiting, /STEERED-ANSWER|⎿/, "the call is still running");
+  assert.equal(ollama.server.completions.length, 1);
+  fs.writeFileSync(path.join(root, "go"), "");
+  const done = await term.waitFor((s) => s.includes("STEERED-ANSWER") && idle(s));
+  assert.doesNotMatch(done, /queued/);
+  // Shown where the model got it: after the call's result, before the answer.
+  assert.match(done, /● bash: until[\s\S]*⎿[\s\S]*❯ STEER-ME use tabs[\s\S]*STEERED-ANSWER/);
+  // Two requests, not three: the message rode on the request that carried the call's result.
+  assert.equal(ollama.server.completions.length, 2);
+  const body = ollama.server.completions[1].body as {
+    messages: Array<{ role: string; content: string; tool_calls?: unknown[]; tool_name?: string }>;
+  };
+  const callAt = body.messages.findIndex((m) => m.role === "assistant" && m.tool_calls?.length);
+  assert.deepEqual(
+    body.messages.slice(callAt + 1).map((m) => [m.role, m.tool_name ?? m.content]),
+    [
+      ["tool", "bash"],
+      ["user", "STEER-ME use tabs"],
+    ],
+  );
+});
+
+test("Tab during a tool call queues the message for after the turn (↑ takes one back, Esc drops it)", async (t) => {
+  const root = tempTree({ "a.txt": "a\n" });
   const wait = "until [ -e go ]; do sleep 0.05; done";
   ollama.server.script(
     reply.toolCall("bash", { command: wait }),
@@ -63,20 +106,21 @@ test("a prompt typed during a running tool call is queued under the input and re
   await term.waitFor(/Running bash: until/);
   term.type("DROP-ME");
   term.keys("Enter");
-  await term.waitFor(/⏎ queued: DROP-ME/);
+  await term.waitFor(/⏎ queued \(at the next tool call\): DROP-ME/);
   // ↑ on the empty input: the last queued prompt comes back to edit; Esc drops it, the turn goes on.
   term.keys("Up");
-  await term.waitFor((s) => /^❯ DROP-ME/m.test(s) && !/queued: DROP-ME/.test(s));
+  await term.waitFor((s) => /^❯ DROP-ME/m.test(s) && !/queued .*DROP-ME/.test(s));
   term.keys("Escape");
   await term.waitFor(/queued prompt removed/);
-  term.type("QUEUED-PROMPT follow up");
-  term.keys("Enter");
-  const waiting = await term.waitFor(/⏎ queued: QUEUED-PROMPT follow up/);
+  // The text and its Tab in one chunk (keys typed faster than the UI reads them).
+  term.type("QUEUED-PROMPT follow up\t");
+  const waiting = await term.waitFor(/⏎ queued \(after the turn\): QUEUED-PROMPT follow up/);
   assert.doesNotMatch(waiting, /FIRST-DONE|⎿/, "the turn is still running");
   fs.writeFileSync(path.join(root, "go"), "");
   const done = await term.waitFor((s) => s.includes("QUEUED-ANSWER") && idle(s));
-  assert.doesNotMatch(done, /queued:/);
+  assert.doesNotMatch(done, /queued/);
   assert.equal(ollama.server.completions.length, 3);
+  assert.doesNotMatch(request(1).all, /QUEUED-PROMPT/, "not given to the running turn");
   const third = request(2);
   assert.match(third.last, /QUEUED-PROMPT follow up/);
   assert.match(third.all, /FIRST-DONE[\s\S]*QUEUED-PROMPT/, "sent after the turn's answer");

@@ -3,7 +3,9 @@
 // React are loaded here with import(), when the full-screen UI starts.
 import type { Key } from "ink";
 import type { Workspace } from "../../workspace/workspace.js";
-import type { TuiController } from "./controller.js";
+import { otherWay, queueWords, type TuiController } from "./controller.js";
+import type { QueueWhen } from "./settings.js";
+import { isPlainPrompt } from "../promptLine.js";
 import { Editor, HistoryCursor } from "./editor.js";
 import { conversationLines, MarkdownCache, todoLines, type ViewTools } from "./lines.js";
 import { composeScreen } from "./screen.js";
@@ -155,6 +157,12 @@ export async function runApp(o: AppOptions): Promise<void> {
       s.completion = undefined;
     };
 
+    /** Whether Tab would complete the word before the cursor (a /command at the start, an @path). */
+    const completable = () => {
+      const { word, start } = editor.wordAtCursor();
+      return (word.startsWith("/") && editor.row === 0 && start === 0) || word.startsWith("@");
+    };
+
     const complete = async () => {
       const { word, start } = editor.wordAtCursor();
       let values: Completion["values"] = [];
@@ -172,7 +180,8 @@ export async function runApp(o: AppOptions): Promise<void> {
       setFrame((f) => f + 1);
     };
 
-    const submit = () => {
+    /** Enter (and Tab during a turn): the input is sent; while a turn runs it waits, `when` says for what. */
+    const submit = (when?: QueueWhen) => {
       const text = editor.text;
       if (text.trim() === "") return;
       o.history.add(text);
@@ -181,7 +190,7 @@ export async function runApp(o: AppOptions): Promise<void> {
       editor.clear();
       s.completion = undefined;
       s.scrollBack = 0;
-      c.submit(text);
+      c.submit(text, when);
     };
 
     // Bracketed paste (enabled on start): what comes between the markers is text, newlines included.
@@ -298,6 +307,12 @@ export async function runApp(o: AppOptions): Promise<void> {
             (s.completion.selected + (key.shift ? s.completion.values.length - 1 : 1)) % s.completion.values.length;
           return setFrame((f) => f + 1);
         }
+        // During a turn, Tab sends what was typed the other way than Enter (tui.queued_prompts), unless the
+        // word before the cursor is a /command or an @path to complete.
+        if (c.isRunning && !editor.empty && !s.completion && !completable()) {
+          submit(otherWay(c.tuiSettings.queuedPrompts));
+          return setFrame((f) => f + 1);
+        }
         void complete();
         return;
       }
@@ -366,6 +381,7 @@ export async function runApp(o: AppOptions): Promise<void> {
     if (s.scrollBack > 0 && conversation.length > s.lastTotal) s.scrollBack += conversation.length - s.lastTotal;
     s.lastTotal = conversation.length;
     const dialog = c.dialogs[0];
+    const enterWay = c.tuiSettings.queuedPrompts;
     const status = statusLine(
       {
         model: c.agent.currentModel,
@@ -399,7 +415,22 @@ export async function runApp(o: AppOptions): Promise<void> {
       ...(s.completion ? { completion: s.completion } : {}),
       status,
       palette: p,
-      ...(c.queued.length ? { queued: c.queued } : {}),
+      ...(c.queued.length
+        ? {
+            queued: c.queued.map((q) => ({
+              text: q.text,
+              note: `queued (${queueWords(q.when)})`,
+            })),
+          }
+        : {}),
+      // While a turn runs and something is typed: what Enter and Tab will do with it (a command waits either way).
+      ...(c.isRunning && !editor.empty && !dialog
+        ? {
+            hint: isPlainPrompt(editor.text)
+              ? `Enter: ${queueWords(enterWay)} · Tab: ${queueWords(otherWay(enterWay))}`
+              : "Enter: after the turn (a command, or resources to attach, wait for the turn's end)",
+          }
+        : {}),
     });
     s.scrollBack = screen.scrollBack;
     s.viewRows = screen.viewRows;

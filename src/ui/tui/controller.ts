@@ -32,13 +32,39 @@ import {
 import { CheckpointError } from "../../workspace/checkpoints.js";
 import { memoryTarget, type MemoryScope } from "../../agent/memory.js";
 import { SLASH_COMMANDS } from "./completion.js";
+import { isPlainPrompt } from "../promptLine.js";
+import { DEFAULT_TUI_SETTINGS, loadTuiSettings, type QueueWhen, type TuiSettings } from "./settings.js";
 
-export const KEYS_HELP = [
-  "Enter sends · \\ then Enter, Alt+Enter or Shift+Enter (where the terminal tells it) starts a new line",
-  "↑/↓ earlier prompts · Tab completes /commands and @paths · PageUp/PageDown (or the wheel) scroll · End follows",
-  "Esc interrupts the running turn, twice on an empty prompt rewinds (/rewind) · Ctrl-C interrupts, twice on an empty prompt quits · Ctrl-D on an empty prompt quits",
-  "Shift+Tab cycles the approval mode (ask → auto-edit → plan) · Ctrl-O expands long results, reasoning and subagents · Ctrl-L redraws",
-].join("\n");
+/** What a key does with a message typed while a turn runs, in words (the hint under the input, /help). */
+export function queueWords(when: QueueWhen): string {
+  return when === "next_tool_call" ? "at the next tool call" : "after the turn";
+}
+
+/** The other way of sending a message during a turn (Tab's, when Enter's is `when`). */
+export function otherWay(when: QueueWhen): QueueWhen {
+  return when === "next_tool_call" ? "after_turn" : "next_tool_call";
+}
+
+/** The keys, as /help lists them; `enter`: what Enter does with a message typed during a turn (tui.queued_prompts). */
+export function keysHelp(enter: QueueWhen = DEFAULT_TUI_SETTINGS.queuedPrompts): string {
+  return [
+    "Enter sends · \\ then Enter, Alt+Enter or Shift+Enter (where the terminal tells it) starts a new line",
+    `While a turn runs: Enter sends a message ${queueWords(enter)}, Tab ${queueWords(otherWay(enter))} ` +
+      "(tui.queued_prompts swaps them) · ↑ on an empty prompt takes the last one back, Esc then drops it",
+    "↑/↓ earlier prompts · Tab completes /commands and @paths · PageUp/PageDown (or the wheel) scroll · " +
+      "End follows",
+    "Esc interrupts the running turn, twice on an empty prompt rewinds (/rewind) · " +
+      "Ctrl-C interrupts, twice on an empty prompt quits · Ctrl-D on an empty prompt quits",
+    "Shift+Tab cycles the approval mode (ask → auto-edit → plan) · " +
+      "Ctrl-O expands long results, reasoning and subagents · Ctrl-L redraws",
+  ].join("\n");
+}
+
+/** A message typed while a turn runs, waiting: for the turn's next tool call, or for its end. */
+export interface QueuedPrompt {
+  text: string;
+  when: QueueWhen;
+}
 
 export interface ControllerOptions {
   ws: Workspace;
@@ -47,6 +73,8 @@ export interface ControllerOptions {
   /** Builds the agent: setupAgent in the app, the same in tests. */
   setup?: (flags: Flags, interaction: UserInteraction) => Promise<AgentSetup>;
   clock?: () => number;
+  /** The UI's settings; default: the `tui` section of the configuration (settings.ts). */
+  tuiSettings?: TuiSettings;
 }
 
 export class TuiController {
@@ -64,6 +92,8 @@ export class TuiController {
   private listeners = new Set<() => void>();
   readonly interaction: UserInteraction;
   private flags: Flags;
+  /** The UI's settings (tui.queued_prompts: what Enter does during a turn). */
+  tuiSettings: TuiSettings = { ...DEFAULT_TUI_SETTINGS };
 
   constructor(private readonly opts: ControllerOptions) {
     this.conv = new Conversation(opts.clock);
@@ -78,6 +108,7 @@ export class TuiController {
 
   /** Builds the agent; SetupError when the model cannot be reached or a flag is wrong. */
   async start(): Promise<void> {
+    this.tuiSettings = this.opts.tuiSettings ?? loadTuiSettings(this.opts.ws);
     await this.build(this.flags);
     // --fork-session made its branch: later reopens (/approval) continue that branch, not another copy.
     this.flags["fork-session"] = undefined;
@@ -168,13 +199,20 @@ export class TuiController {
     }
   }
 
-  /** Prompts typed while a turn runs: sent, as one prompt, when it ends. */
-  readonly queued: string[] = [];
+  /**
+   * Messages typed while a turn runs. Those for the next tool call are given to the running turn at its next
+   * tool-call boundary (takeSteering); whatever is left when the turn ends is sent then, as one prompt.
+   */
+  readonly queued: QueuedPrompt[] = [];
 
-  /** Enter during a running turn: the prompt waits for the turn to end. */
-  enqueue(text: string): void {
+  /**
+   * Enter (or Tab) during a running turn: the message waits, for the turn's next tool call or for its end.
+   * A command (`/`, `!`, `#`) or a prompt with `@server:uri` resources to attach always waits for the end:
+   * only plain words can join a turn.
+   */
+  enqueue(text: string, when: QueueWhen = this.tuiSettings.queuedPrompts): void {
     if (text.trim() === "") return;
-    this.queued.push(text);
+    this.queued.push({ text, when: when === "next_tool_call" && !isPlainPrompt(text) ? "after_turn" : when });
     this.changed();
   }
 
@@ -182,14 +220,28 @@ export class TuiController {
   unqueueLast(): string | undefined {
     const last = this.queued.pop();
     this.changed();
-    return last;
+    return last?.text;
   }
 
-  /** The line the user sent: a slash command or a prompt. */
-  submit(text: string): void {
+  /** The running turn's tool-call boundary (RunOptions.steering): the messages waiting for it leave the queue. */
+  private takeSteering(): string[] {
+    const taken: string[] = [];
+    for (let i = 0; i < this.queued.length; ) {
+      if (this.queued[i].when === "next_tool_call") taken.push(this.queued.splice(i, 1)[0].text);
+      else i++;
+    }
+    if (taken.length) this.changed();
+    return taken;
+  }
+
+  /**
+   * The line the user sent: a slash command or a prompt. During a turn it waits (enqueue): `when` says for
+   * what, default tui.queued_prompts (Enter's way; Tab passes the other).
+   */
+  submit(text: string, when?: QueueWhen): void {
     const input = text.trim();
     if (input === "") return;
-    if (this.running) return this.enqueue(text);
+    if (this.running) return this.enqueue(text, when);
     if (input.startsWith("/")) {
       void this.command(input);
       return;
@@ -229,7 +281,11 @@ export class TuiController {
       return;
     }
     for (const p of line.problems) yield { type: "notice", message: p, level: "warning" };
-    yield* this.agent.run(line.prompt, { signal, ...(line.allowedTools ? { allowedTools: line.allowedTools } : {}) });
+    yield* this.agent.run(line.prompt, {
+      signal,
+      ...(line.allowedTools ? { allowedTools: line.allowedTools } : {}),
+      steering: () => this.takeSteering(),
+    });
   }
 
   private runTurn(events: (signal: AbortSignal) => AsyncGenerator<AgentEvent>, label: string): void {
@@ -254,7 +310,10 @@ export class TuiController {
         this.changed();
         // What was typed meanwhile goes now, as one prompt (the turn that just ended is complete in the history).
         if (this.queued.length && !this.quitRequested) {
-          const next = this.queued.splice(0).join("\n\n");
+          const next = this.queued
+            .splice(0)
+            .map((q) => q.text)
+            .join("\n\n");
           setImmediate(() => this.submit(next));
         }
       }
@@ -283,7 +342,7 @@ export class TuiController {
         const custom = this.opts.customCommands.length
           ? `\nCustom commands:\n${describeCommands(this.opts.customCommands)}`
           : "";
-        return this.note(`Commands:\n${rows.join("\n")}${custom}\nKeys:\n${KEYS_HELP}`);
+        return this.note(`Commands:\n${rows.join("\n")}${custom}\nKeys:\n${keysHelp(this.tuiSettings.queuedPrompts)}`);
       }
       case "/clear":
         this.agent.clear();

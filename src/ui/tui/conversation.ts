@@ -200,6 +200,11 @@ export class Conversation {
       case "todos":
         this.todos = ev.todos;
         return;
+      case "steered":
+        // What the user typed during the turn, given to the model here: shown where the model got it.
+        list.push({ kind: "user", text: ev.text });
+        if (!parent) this.setOperation("Thinking…");
+        return;
       case "model_turn_end":
         this.turnUsage = addUsage(this.turnUsage ?? zeroUsage(), ev.usage);
         return;

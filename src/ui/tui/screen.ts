@@ -19,8 +19,13 @@ export interface ScreenParts {
   completion?: { values: Array<{ value: string; note?: string }>; selected: number };
   status: string;
   palette: Palette;
-  /** Prompts typed during the running turn, waiting to be sent when it ends (shown dimmed under the input). */
-  queued?: readonly string[];
+  /**
+   * Prompts typed during the running turn, waiting (shown dimmed under the input), each with when it goes:
+   * `queued (at the next tool call)`, `queued (after the turn)`.
+   */
+  queued?: ReadonlyArray<{ text: string; note: string }>;
+  /** A dimmed line under the input (what Enter and Tab do while a turn runs). */
+  hint?: string;
 }
 
 export interface Screen {
@@ -75,13 +80,11 @@ export function composeScreen(s: ScreenParts): Screen {
   if (s.dialog) bottom.push(...s.dialog);
   else {
     bottom.push(...editorLines(s.editor, p, s.width));
-    for (const q of s.queued ?? []) bottom.push(p.dim(truncate(`  ⏎ queued: ${q.replace(/\s+/g, " ")}`, s.width)));
-    if (s.queued?.length)
-      bottom.push(
-        p.dim(
-          truncate("  sent when this turn ends · ↑ takes the last one back to edit · Esc then removes it", s.width),
-        ),
-      );
+    for (const q of s.queued ?? [])
+      bottom.push(p.dim(truncate(`  ⏎ ${q.note}: ${q.text.replace(/\s+/g, " ")}`, s.width)));
+    if (s.hint) bottom.push(p.dim(truncate(`  ${s.hint}`, s.width)));
+    else if (s.queued?.length)
+      bottom.push(p.dim(truncate("  ↑ takes the last one back to edit · Esc then removes it", s.width)));
     if (s.completion && s.completion.values.length) {
       const { values, selected } = s.completion;
       const first = Math.min(
