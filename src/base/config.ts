@@ -208,6 +208,13 @@ export const RtConfigSchema = z.looseObject({
   lsp: LspConfigSchema.optional(),
   /** web_fetch and web_search. */
   web: WebConfigSchema.optional(),
+  /** The full-screen UI (src/ui/tui/settings.ts says what each setting does). */
+  tui: z
+    .looseObject({
+      /** What Enter does with a message typed while a turn runs (Tab does the other). */
+      queued_prompts: z.enum(["next_tool_call", "after_turn"]).optional(),
+    })
+    .optional(),
   /**
    * The environment variables a project's MCP configuration (.mcp.json, a trusted
    * .rt/config.json's mcpServers) may expand with ${VAR}: read from the user's own

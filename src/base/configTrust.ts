@@ -385,6 +385,8 @@ export const PROJECT_KEY_RULES: readonly KeyRule[] = [
   },
   { key: "lsp.request_timeout_ms", verdict: "harmless", why: "how long a request may wait" },
   { key: "agent.small_model", verdict: "untrusted", why: "a model the project chooses, paid with the user's key" },
+  { key: "tui", verdict: "descend", why: "decided per setting" },
+  { key: "tui.queued_prompts", verdict: "harmless", why: "when a message typed during a turn is sent" },
   { key: "web", verdict: "descend", why: "decided per setting" },
   { key: "web.blocked_domains", verdict: "harmless", why: "only refuses more fetches" },
   { key: "web.fetch_timeout_ms", verdict: "harmless", why: "how long a fetch may take" },

@@ -215,6 +215,8 @@ const CASES: Case[] = [
   { path: ["lsp", "idle_timeout_ms"], value: 1000, expect: "harmless" },
   { path: ["lsp", "request_timeout_ms"], value: 1000, expect: "harmless" },
   { path: ["agent", "small_model"], value: "openai/gpt-5.1", expect: "untrusted" },
+  { path: ["tui"], value: {}, expect: "descend" },
+  { path: ["tui", "queued_prompts"], value: "after_turn", expect: "harmless" },
   { path: ["web"], value: {}, expect: "descend" },
   { path: ["web", "blocked_domains"], value: ["example.com"], expect: "harmless" },
   { path: ["web", "fetch_timeout_ms"], value: 5000, expect: "harmless" },
