@@ -656,36 +656,33 @@ export class ConfinedFs {
 
   /** The names in directory `rel`, without a stat each (an empty list when it does not exist). */
   names(rel: string | readonly string[] = []): string[] {
-    let dir: OpenDir;
-    try {
-      dir = this.openDir(rel);
-    } catch (e) {
-      if (codeOf(e) === "ENOENT") return [];
-      throw e;
-    }
-    try {
-      return dir.names();
-    } finally {
-      dir.close();
-    }
+    return this.inDir(rel, (dir) => dir.names()) ?? [];
   }
 
   /** The entries of directory `rel` with their lstat (an empty list when it does not exist). */
   list(rel: string | readonly string[] = []): Array<{ name: string; stat: fs.Stats }> {
-    let dir: OpenDir;
-    try {
-      dir = this.openDir(rel);
-    } catch (e) {
-      if (codeOf(e) === "ENOENT") return [];
-      throw e;
-    }
-    try {
+    const entries = this.inDir(rel, (dir) => {
       const out: Array<{ name: string; stat: fs.Stats }> = [];
       for (const name of dir.names()) {
         const stat = dir.entry(name);
         if (stat) out.push({ name, stat });
       }
       return out;
+    });
+    return entries ?? [];
+  }
+
+  /** `fn` of directory `rel`, opened and closed around it; undefined when the directory does not exist. */
+  private inDir<T>(rel: string | readonly string[], fn: (dir: OpenDir) => T): T | undefined {
+    let dir: OpenDir;
+    try {
+      dir = this.openDir(rel);
+    } catch (e) {
+      if (codeOf(e) === "ENOENT") return undefined;
+      throw e;
+    }
+    try {
+      return fn(dir);
     } finally {
       dir.close();
     }
