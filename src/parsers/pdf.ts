@@ -484,7 +484,8 @@ export async function checkPdfBudget(name: string, bytes: Buffer): Promise<void>
  * Starts pdf.js's worker. Built, it is dist/pdf-worker.js, an entry of its own, while this code sits
  * in dist/cli.js, dist/index.js or a chunk in dist/chunks/. From source (the tests run src/ under
  * tsx), Node 20 does not run the parent's `--import tsx` in a worker: the worker registers tsx
- * itself, then imports pdfWorker.ts.
+ * itself, then imports pdfWorker.ts. It imports pdf.js's two modules before that, as they are:
+ * through tsx's hooks they cost seconds of CPU more, in every worker.
  */
 function startWorker(): Worker {
   const options: WorkerOptions = { workerData: { rtPdfWorker: true } };
@@ -495,9 +496,12 @@ function startWorker(): Worker {
       options,
     );
   }
-  const tsx = import.meta.resolve("tsx/esm/api");
-  const entry = new URL("./pdfWorker.ts", import.meta.url).href;
-  const boot = `import(${JSON.stringify(tsx)}).then((t) => { t.register(); return import(${JSON.stringify(entry)}); })`;
+  const url = (specifier: string) => JSON.stringify(import.meta.resolve(specifier));
+  const entry = JSON.stringify(new URL("./pdfWorker.ts", import.meta.url).href);
+  const pdfjs = [url("pdfjs-dist/legacy/build/pdf.mjs"), url("pdfjs-dist/legacy/build/pdf.worker.mjs")];
+  const boot = `Promise.all([import(${pdfjs[0]}), import(${pdfjs[1]})])
+    .then(() => import(${url("tsx/esm/api")}))
+    .then((tsx) => { tsx.register(); return import(${entry}); })`;
   return new Worker(boot, { ...options, eval: true });
 }
 
