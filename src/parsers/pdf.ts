@@ -1,7 +1,8 @@
 // PDFs for read: the text of chosen pages, and pages rendered as
 // PNG images, with Mozilla's pdf.js (pdfjs-dist, its Node build). Before pdf.js sees a file, its
 // streams are decoded and counted against the byte budgets (checkPdfBudget). pdf.js itself runs in
-// a worker thread (pdfWorker.ts), started for each document read and ended at its time budgets.
+// a worker thread (pdfWorker.ts), started when a PDF is read (one is kept a while for the next
+// read) and ended at its time budgets.
 // Rendering needs a canvas: pdf.js takes @napi-rs/canvas (prebuilt inside its npm packages).
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -629,14 +630,21 @@ export async function openPdf(
   const worker = takeWorker();
 
   /**
-   * Waits for an answer within the budgets: the page budget from now (not while pdf.js loads:
-   * `page` null), and the read's. `page` undefined: opening the file. Over a budget the worker is
-   * ended and the answer is a PdfTimeout.
+   * Waits for the answer to `step` (a page, or opening or closing the file, or loading pdf.js)
+   * within the budgets: the page budget from now (not while pdf.js loads), and the read's. Over a
+   * budget the worker is ended and the answer is a PdfTimeout.
    */
-  const within = async (answer: Promise<PdfReply | Error>, page: number | undefined | null): Promise<PdfReply> => {
+  const within = async (
+    answer: Promise<PdfReply | Error>,
+    step: number | "load" | "open" | "close",
+  ): Promise<PdfReply> => {
     const left = deadline - Date.now();
-    const pageMs = page === null ? Number.POSITIVE_INFINITY : budget.pageSeconds * 1000;
-    const what = page === null ? "loading pdf.js" : page === undefined ? "opening the PDF" : `page ${page}`;
+    const pageMs = step === "load" ? Number.POSITIVE_INFINITY : budget.pageSeconds * 1000;
+    const what =
+      typeof step === "number"
+        ? `page ${step}`
+        : { load: "loading pdf.js", open: "opening the PDF", close: "closing the PDF" }[step];
+    const page = typeof step === "number" ? step : undefined;
     let timer: NodeJS.Timeout | undefined;
     const overrun = new Promise<PdfTimeout>((resolve) => {
       timer = setTimeout(
@@ -645,7 +653,7 @@ export async function openPdf(
             left < pageMs
               ? `the read took longer than ${budget.readSeconds} s, rt's budget for reading one PDF; pdf.js was stopped at ${what}`
               : `${what} took longer than ${budget.pageSeconds} s in pdf.js, rt's budget for one PDF page; it was stopped`;
-          resolve(new PdfTimeout(name, page ?? undefined, left < pageMs ? "read" : "page", reason));
+          resolve(new PdfTimeout(name, page, left < pageMs ? "read" : "page", reason));
         },
         Math.max(0, Math.min(left, pageMs)),
       );
@@ -663,7 +671,7 @@ export async function openPdf(
     return r;
   };
 
-  const loaded = await within(worker.loaded, null);
+  const loaded = await within(worker.loaded, "load");
   if (!loaded.ok) {
     void worker.end(new ToolError("pdf.js did not load"));
     throw new ToolError(`${name}: pdf.js did not load (${loaded.message})`);
@@ -671,7 +679,7 @@ export async function openPdf(
   // pdf.js takes ownership of the array it is given: a copy, moved to the worker, keeps the caller's buffer intact.
   const data = new Uint8Array(bytes);
   const options: PdfOpenOptions = { ...pdfjsDataDirs(), maxImageSize: IMAGE_MAX_PIXELS };
-  const opened = await within(worker.send({ op: "open", data, options }, [data.buffer]).answer, undefined);
+  const opened = await within(worker.send({ op: "open", data, options }, [data.buffer]).answer, "open");
   if (!opened.ok) {
     keepWorker(worker, budget.idleSeconds ?? PDF_WORKER_IDLE_S);
     if (opened.name === "PasswordException")
@@ -708,7 +716,7 @@ export async function openPdf(
       if (closed || worker.ended) return;
       closed = true;
       try {
-        await within(worker.send({ op: "close" }).answer, undefined);
+        await within(worker.send({ op: "close" }).answer, "close");
         keepWorker(worker, budget.idleSeconds ?? PDF_WORKER_IDLE_S);
       } catch {
         // Ended by a budget while closing: nothing is kept.
