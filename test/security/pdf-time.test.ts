@@ -112,7 +112,7 @@ test("a page that holds pdf.js is stopped at the page budget: the pages before i
   assert.match(rest.output, /--- page 5 ---\nEcho\n--- page 6 ---\nFoxtrot$/);
 });
 
-test("rendered as images: the first page over the budget fails the read, naming the page and the rest", async () => {
+test("rendered as images: the first page over the budget fails the read; a later one ends it with the pages rendered", async () => {
   const { value: failure, longestGapMs } = await ticking(() =>
     read("first.pdf", { as_images: true }, 2).then(
       () => undefined,
@@ -127,6 +127,14 @@ test("rendered as images: the first page over the budget fails the read, naming 
   assert.ok(longestGapMs < 1000, `rt's thread stalled ${longestGapMs} ms while pdf.js rendered`);
   assert.equal(await threadsBackTo(baseline, 5000), baseline, "the stopped worker's threads are gone");
   const next = await read("first.pdf", { as_images: true, pages: "2" }, 60);
+  // Past a page rendered: that page's image, the note naming the page stopped and the one after it.
+  const some = await read("mixed.pdf", { as_images: true, pages: "3-5" }, 2);
+  assert.deepEqual([some.pages, (some.images as unknown[]).length, some.stopped_at_page], [[3], 1, 4]);
+  assert.match(
+    some.output,
+    /^mixed\.pdf: PDF, 6 pages; pages 3-5, as 1 image \(one a page, in order: pages 3\); page 4 took longer than 2 s in pdf\.js, rt's budget for one PDF page; it was stopped; page 3 read; ask for pages: "5" next$/,
+  );
+  assert.equal(await threadsBackTo(baseline, 5000), baseline, "the stopped worker's threads are gone");
   assert.deepEqual(next.pages, [2]);
   assert.equal((next.images as unknown[]).length, 1);
 });
