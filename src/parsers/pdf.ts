@@ -506,7 +506,10 @@ function startWorker(): Worker {
   return new Worker(boot, { ...options, eval: true });
 }
 
-/** The time budgets of one PDF read: each request to pdf.js (opening, one page), the read in all, and the idle worker's wait. */
+/**
+ * The time budgets of one PDF read: each request to pdf.js (opening, one page), the read in all,
+ * and the idle worker's wait.
+ */
 export interface PdfTimeBudget {
   pageSeconds: number;
   readSeconds: number;
@@ -554,7 +557,10 @@ class PdfWorker {
     this.worker.unref();
   }
 
-  /** Ends the worker (terminating whatever it runs); every waiting request gets `why`. Returns when the thread is gone. */
+  /**
+   * Ends the worker (terminating whatever it runs); every waiting request gets `why`.
+   * Settles when the thread is gone.
+   */
   end(why: Error): Promise<number> {
     this.ended ??= why;
     for (const settle of this.pending.values()) settle(this.ended);

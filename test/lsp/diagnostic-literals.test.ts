@@ -28,7 +28,7 @@ after(async () => {
 
 const SECRETS = ["sk-live-4f8a9c2e7b1d", "sk-obj-secret-99", "tok-", "-zz"];
 
-test("TypeScript: literals from another file are redacted in diagnostics and in an edit's errors; the file's own stay", async () => {
+test("TypeScript: other files' literals are redacted in diagnostics and an edit's errors; the file's own stay", async () => {
   const root = tempTree({
     "tsconfig.json": JSON.stringify({
       compilerOptions: { strict: true, target: "ES2022", module: "ESNext", moduleResolution: "bundler", noEmit: true },

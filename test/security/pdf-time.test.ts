@@ -112,7 +112,7 @@ test("a page that holds pdf.js is stopped at the page budget: the pages before i
   assert.match(rest.output, /--- page 5 ---\nEcho\n--- page 6 ---\nFoxtrot$/);
 });
 
-test("rendered as images: the first page over the budget fails the read; a later one ends it with the pages rendered", async () => {
+test("as images: the first page over the budget fails the read; a later one ends it with the pages rendered", async () => {
   const { value: failure, longestGapMs } = await ticking(() =>
     read("first.pdf", { as_images: true }, 2).then(
       () => undefined,
