@@ -3,6 +3,8 @@
 //
 //   dist/cli.js          the `rt` executable (entry: src/cli.ts)
 //   dist/index.js        the library (entry: src/index.ts)
+//   dist/pdf-worker.js   the worker thread pdf.js runs in (entry: src/parsers/pdfWorker.ts;
+//                        src/parsers/pdf.ts starts it by this name)
 //   dist/chunks/*.js     code shared by the two, and every module the source
 //                        imports with a dynamic import(): it loads when used
 //   dist/types/          type declarations for library users (tsc)
@@ -33,7 +35,7 @@ const external = Object.keys({ ...pkg.dependencies, ...pkg.optionalDependencies,
   .flatMap((name) => [name, `${name}/*`]);
 
 const result = await build({
-  entryPoints: { cli: "src/cli.ts", index: "src/index.ts" },
+  entryPoints: { cli: "src/cli.ts", index: "src/index.ts", "pdf-worker": "src/parsers/pdfWorker.ts" },
   outdir: "dist",
   chunkNames: "chunks/[name]-[hash]",
   bundle: true,

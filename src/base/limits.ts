@@ -440,6 +440,20 @@ export const IMAGE_DECODE_TIMEOUT_S = 20;
  */
 export const PDF_STREAM_MAX_INFLATED_BYTES = 64 * 1024 * 1024;
 export const PDF_MAX_INFLATED_BYTES = 512 * 1024 * 1024;
+/**
+ * PDFs: pdf.js runs in a worker thread, ended when one request (opening the file, one page's text,
+ * one page's image) takes longer than PDF_PAGE_TIMEOUT_S, or the whole read longer than
+ * PDF_READ_TIMEOUT_S; the pages read before it are returned, with a note naming the page. A 3 KB
+ * file of forms nested 20 deep, each drawing the next twice, holds pdf.js for minutes; ordinary
+ * pages take well under a second. 20 pages of 3 s each fit the read's budget.
+ */
+export const PDF_PAGE_TIMEOUT_S = 20;
+export const PDF_READ_TIMEOUT_S = 60;
+/**
+ * A pdf.js worker that finished a read waits this long for the next one, then is ended: loading
+ * pdf.js into a new worker costs about a second of CPU, which a run of reads pays once.
+ */
+export const PDF_WORKER_IDLE_S = 30;
 /** Pages of a PDF one read returns at most (Claude Code's Read takes 20 pages a call). */
 export const PDF_MAX_PAGES_PER_READ = 20;
 /** Text of the pages read returns, at most (the same cap as a text file's window). */

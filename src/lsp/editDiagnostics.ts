@@ -121,7 +121,7 @@ export async function after<R extends EditResult>(workspace: Workspace, baseline
       return true;
     });
     if (introduced.length === 0) return result;
-    const entries = introduced.map((d) => diagnosticEntry(baseline.rel, d));
+    const entries = introduced.map((d) => diagnosticEntry(baseline.rel, d, text));
     const lines = entries.slice(0, EDIT_DIAGNOSTICS_MAX_LINES).map((e) => diagnosticLine(e).split("\n")[0]);
     const more = entries.length - lines.length;
     const head = `${running.spec.name} language server: this edit introduced ${entries.length} error${entries.length === 1 ? "" : "s"}:`;

@@ -1,21 +1,23 @@
 // PDFs for read: the text of chosen pages, and pages rendered as
-// PNG images, with Mozilla's pdf.js (pdfjs-dist, its Node build). pdf.js is
-// imported on first use only. Rendering needs a canvas: pdf.js takes
-// @napi-rs/canvas (prebuilt inside its npm packages) when it is installed.
+// PNG images, with Mozilla's pdf.js (pdfjs-dist, its Node build). Before pdf.js sees a file, its
+// streams are decoded and counted against the byte budgets (checkPdfBudget). pdf.js itself runs in
+// a worker thread (pdfWorker.ts), started when a PDF is read (one is kept a while for the next
+// read) and ended at its time budgets.
+// Rendering needs a canvas: pdf.js takes @napi-rs/canvas (prebuilt inside its npm packages).
 import { createRequire } from "node:module";
 import path from "node:path";
+import { Worker, type WorkerOptions } from "node:worker_threads";
 import zlib from "node:zlib";
 import { ToolError } from "../base/errors.js";
-import { IMAGE_MAX_PIXELS, PDF_MAX_INFLATED_BYTES, PDF_STREAM_MAX_INFLATED_BYTES } from "../base/limits.js";
-
-type PdfJs = typeof import("pdfjs-dist/legacy/build/pdf.mjs");
-type PdfDocumentProxy = Awaited<ReturnType<PdfJs["getDocument"]>["promise"]>;
-
-let pdfjsModule: Promise<PdfJs> | undefined;
-function loadPdfJs(): Promise<PdfJs> {
-  pdfjsModule ??= import("pdfjs-dist/legacy/build/pdf.mjs");
-  return pdfjsModule;
-}
+import {
+  IMAGE_MAX_PIXELS,
+  PDF_MAX_INFLATED_BYTES,
+  PDF_PAGE_TIMEOUT_S,
+  PDF_READ_TIMEOUT_S,
+  PDF_STREAM_MAX_INFLATED_BYTES,
+  PDF_WORKER_IDLE_S,
+} from "../base/limits.js";
+import type { PdfFailure, PdfOpenOptions, PdfReply, PdfRequest } from "./pdfWorker.js";
 
 /** pdf.js's data folders (the 14 standard fonts, its wasm decoders), as the paths with a trailing slash it wants in Node. */
 function pdfjsDataDirs(): { standardFontDataUrl: string; wasmUrl: string } {
@@ -479,84 +481,252 @@ export async function checkPdfBudget(name: string, bytes: Buffer): Promise<void>
   }
 }
 
-/** Opens a PDF from its bytes; an encrypted, corrupt or non-PDF file is a ToolError that says so. */
-export async function openPdf(name: string, bytes: Buffer): Promise<PdfDocument> {
+/**
+ * Starts pdf.js's worker. Built, it is dist/pdf-worker.js, an entry of its own, while this code sits
+ * in dist/cli.js, dist/index.js or a chunk in dist/chunks/. From source (the tests run src/ under
+ * tsx), Node 20 does not run the parent's `--import tsx` in a worker: the worker registers tsx
+ * itself, then imports pdfWorker.ts. It imports pdf.js's two modules before that, as they are:
+ * through tsx's hooks they cost seconds of CPU more, in every worker.
+ */
+function startWorker(): Worker {
+  const options: WorkerOptions = { workerData: { rtPdfWorker: true } };
+  if (!import.meta.url.endsWith(".ts")) {
+    const here = new URL(".", import.meta.url);
+    return new Worker(
+      new URL(here.pathname.endsWith("/chunks/") ? "../pdf-worker.js" : "./pdf-worker.js", here),
+      options,
+    );
+  }
+  const url = (specifier: string) => JSON.stringify(import.meta.resolve(specifier));
+  const entry = JSON.stringify(new URL("./pdfWorker.ts", import.meta.url).href);
+  const pdfjs = [url("pdfjs-dist/legacy/build/pdf.mjs"), url("pdfjs-dist/legacy/build/pdf.worker.mjs")];
+  const boot = `Promise.all([import(${pdfjs[0]}), import(${pdfjs[1]})])
+    .then(() => import(${url("tsx/esm/api")}))
+    .then((tsx) => { tsx.register(); return import(${entry}); })`;
+  return new Worker(boot, { ...options, eval: true });
+}
+
+/**
+ * The time budgets of one PDF read: each request to pdf.js (opening, one page), the read in all,
+ * and the idle worker's wait.
+ */
+export interface PdfTimeBudget {
+  pageSeconds: number;
+  readSeconds: number;
+  /** How long a worker that finished a read waits for the next one before it is ended (PDF_WORKER_IDLE_S). */
+  idleSeconds?: number;
+}
+
+/**
+ * pdf.js ran past a time budget and its worker was ended. `page` is the page it was on (none while
+ * opening the file); `reason` says which budget, for a note beside the pages read before it.
+ */
+export class PdfTimeout extends ToolError {
+  constructor(
+    name: string,
+    readonly page: number | undefined,
+    /** Which budget ran out: the page's own (the page is what to skip), or the whole read's. */
+    readonly budget: "page" | "read",
+    readonly reason: string,
+  ) {
+    super(`${name}: ${reason}`, { page });
+  }
+}
+
+/** One pdf.js worker thread and the requests waiting for its answers. */
+class PdfWorker {
+  private readonly worker = startWorker();
+  private readonly pending = new Map<number, (r: PdfReply | Error) => void>();
+  private nextId = 1;
+  /** Why the worker is gone (ended by a budget, crashed, or ended when idle); set once. */
+  ended: Error | undefined;
+  /** Settles when pdf.js is loaded in the worker (the answer with id 0, sent unasked). */
+  readonly loaded: Promise<PdfReply | Error>;
+
+  constructor() {
+    this.loaded = new Promise((resolve) => this.pending.set(0, resolve));
+    this.worker.on("message", (reply: PdfReply) => {
+      const settle = this.pending.get(reply.id);
+      this.pending.delete(reply.id);
+      settle?.(reply);
+    });
+    this.worker.on("error", (e) => this.end(new ToolError(`pdf.js failed (${e.message})`)));
+    this.worker.on("exit", () => this.end(new ToolError("pdf.js's worker ended before it answered")));
+    // A worker never keeps rt's process alive on its own (an idle one is not waited for at exit);
+    // after the listeners, which would otherwise hold it.
+    this.worker.unref();
+  }
+
+  /**
+   * Ends the worker (terminating whatever it runs); every waiting request gets `why`.
+   * Settles when the thread is gone.
+   */
+  end(why: Error): Promise<number> {
+    this.ended ??= why;
+    for (const settle of this.pending.values()) settle(this.ended);
+    this.pending.clear();
+    if (idle?.worker === this) {
+      clearTimeout(idle.timer);
+      idle = undefined;
+    }
+    return this.worker.terminate();
+  }
+
+  /** Sends a request and gives its answer, or the error that ended the worker meanwhile. */
+  send(
+    req: DistributiveOmit<PdfRequest, "id">,
+    transfer?: ArrayBuffer[],
+  ): { id: number; answer: Promise<PdfReply | Error> } {
+    const id = this.nextId++;
+    const answer = new Promise<PdfReply | Error>((resolve) => {
+      if (this.ended) return resolve(this.ended);
+      this.pending.set(id, resolve);
+      this.worker.postMessage({ ...req, id }, transfer);
+    });
+    return { id, answer };
+  }
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+
+/**
+ * The worker kept after a read, for the next one (loading pdf.js again costs about a second of
+ * CPU): one at most, ended after its idle budget. A read that finds it busy starts another.
+ */
+let idle: { worker: PdfWorker; timer: NodeJS.Timeout } | undefined;
+
+function takeWorker(): PdfWorker {
+  if (idle && !idle.worker.ended) {
+    const { worker, timer } = idle;
+    clearTimeout(timer);
+    idle = undefined;
+    return worker;
+  }
+  return new PdfWorker();
+}
+
+function keepWorker(worker: PdfWorker, idleSeconds: number): void {
+  if (worker.ended) return;
+  if (idle || idleSeconds <= 0) {
+    void worker.end(new ToolError("pdf.js's worker was ended"));
+    return;
+  }
+  const timer = setTimeout(
+    () => void worker.end(new ToolError("pdf.js's worker was ended when idle")),
+    idleSeconds * 1000,
+  );
+  timer.unref();
+  idle = { worker, timer };
+}
+
+/**
+ * Opens a PDF from its bytes; an encrypted, corrupt or non-PDF file is a ToolError that says so.
+ * pdf.js runs in a worker thread: a request (opening, one page's text, one page's image) that
+ * takes longer than `budget.pageSeconds`, or goes past `budget.readSeconds` since the call, ends
+ * the worker and fails with a PdfTimeout, and so does every request after it. close() hands a
+ * worker that is still well to the next read (it is ended after `budget.idleSeconds` unused).
+ */
+export async function openPdf(
+  name: string,
+  bytes: Buffer,
+  budget: PdfTimeBudget = { pageSeconds: PDF_PAGE_TIMEOUT_S, readSeconds: PDF_READ_TIMEOUT_S },
+): Promise<PdfDocument> {
+  const deadline = Date.now() + budget.readSeconds * 1000;
   await checkPdfBudget(name, bytes);
-  const pdfjs = await loadPdfJs();
-  // pdf.js takes ownership of (and detaches) the array it is given: a copy keeps the caller's buffer intact.
+  const worker = takeWorker();
+
+  /**
+   * Waits for the answer to `step` (a page, or opening or closing the file, or loading pdf.js)
+   * within the budgets: the page budget from now (not while pdf.js loads), and the read's. Over a
+   * budget the worker is ended and the answer is a PdfTimeout.
+   */
+  const within = async (
+    answer: Promise<PdfReply | Error>,
+    step: number | "load" | "open" | "close",
+  ): Promise<PdfReply> => {
+    const left = deadline - Date.now();
+    const pageMs = step === "load" ? Number.POSITIVE_INFINITY : budget.pageSeconds * 1000;
+    const what =
+      typeof step === "number"
+        ? `page ${step}`
+        : { load: "loading pdf.js", open: "opening the PDF", close: "closing the PDF" }[step];
+    const page = typeof step === "number" ? step : undefined;
+    let timer: NodeJS.Timeout | undefined;
+    const overrun = new Promise<PdfTimeout>((resolve) => {
+      timer = setTimeout(
+        () => {
+          const reason =
+            left < pageMs
+              ? `the read took longer than ${budget.readSeconds} s, rt's budget for reading one PDF; pdf.js was stopped at ${what}`
+              : `${what} took longer than ${budget.pageSeconds} s in pdf.js, rt's budget for one PDF page; it was stopped`;
+          resolve(new PdfTimeout(name, page, left < pageMs ? "read" : "page", reason));
+        },
+        Math.max(0, Math.min(left, pageMs)),
+      );
+    });
+    const r = await Promise.race([answer, overrun]);
+    clearTimeout(timer);
+    if (r instanceof PdfTimeout) {
+      // The thread is normally gone at once; one stuck in native code (a canvas call) stops when
+      // that returns, and the read does not wait for it beyond a second.
+      await Promise.race([worker.end(r), new Promise((resolve) => setTimeout(resolve, 1000).unref())]);
+      throw r;
+    }
+    if (r instanceof ToolError) throw new ToolError(`${name}: ${r.message}`);
+    if (r instanceof Error) throw r;
+    return r;
+  };
+
+  const loaded = await within(worker.loaded, "load");
+  if (!loaded.ok) {
+    void worker.end(new ToolError("pdf.js did not load"));
+    throw new ToolError(`${name}: pdf.js did not load (${loaded.message})`);
+  }
+  // pdf.js takes ownership of the array it is given: a copy, moved to the worker, keeps the caller's buffer intact.
   const data = new Uint8Array(bytes);
-  const task = pdfjs.getDocument({
-    data,
-    ...pdfjsDataDirs(),
-    isEvalSupported: false,
-    verbosity: 0,
-    stopAtErrors: false,
-    maxImageSize: IMAGE_MAX_PIXELS,
-  });
-  let doc: PdfDocumentProxy;
-  try {
-    doc = await task.promise;
-  } catch (e) {
-    await task.destroy().catch(() => undefined);
-    const err = e as Error & { name?: string };
-    if (err.name === "PasswordException")
+  const options: PdfOpenOptions = { ...pdfjsDataDirs(), maxImageSize: IMAGE_MAX_PIXELS };
+  const opened = await within(worker.send({ op: "open", data, options }, [data.buffer]).answer, "open");
+  if (!opened.ok) {
+    keepWorker(worker, budget.idleSeconds ?? PDF_WORKER_IDLE_S);
+    if (opened.name === "PasswordException")
       throw new ToolError(
         `${name}: the PDF is encrypted with a password; rt cannot read it (decrypt it first, e.g. qpdf --decrypt --password=... in.pdf out.pdf)`,
       );
-    if (err.name === "InvalidPDFException")
-      throw new ToolError(`${name}: not a valid PDF (${err.message}); the file may be corrupt or truncated`);
-    throw new ToolError(`${name}: pdf.js could not open the PDF (${err.message})`);
+    if (opened.name === "InvalidPDFException")
+      throw new ToolError(`${name}: not a valid PDF (${opened.message}); the file may be corrupt or truncated`);
+    throw new ToolError(`${name}: pdf.js could not open the PDF (${opened.message})`);
   }
+  const pageCount = "pageCount" in opened ? opened.pageCount : 0;
+  const failed = (r: PdfFailure): never => {
+    if (r.name === "CanvasUnavailable")
+      throw new ToolError(
+        `${name}: rendering PDF pages needs the @napi-rs/canvas package, which did not load here (${r.message}); read the text instead (without as_images)`,
+      );
+    throw new ToolError(`${name}: pdf.js could not read the page (${r.message})`);
+  };
+  let closed = false;
   return {
-    pageCount: doc.numPages,
+    pageCount,
     async pageText(n) {
-      const page = await doc.getPage(n);
-      try {
-        const content = await page.getTextContent();
-        let text = "";
-        for (const item of content.items) {
-          if (!("str" in item)) continue;
-          text += item.str;
-          if (item.hasEOL) text += "\n";
-        }
-        return text;
-      } finally {
-        page.cleanup();
-      }
+      const r = await within(worker.send({ op: "text", page: n }).answer, n);
+      if (!r.ok) return failed(r);
+      return "text" in r ? r.text : "";
     },
     async renderPage(n, longEdge) {
-      const page = await doc.getPage(n);
-      try {
-        const unit = page.getViewport({ scale: 1 });
-        const scale = longEdge / Math.max(unit.width, unit.height);
-        const viewport = page.getViewport({ scale });
-        const width = Math.max(1, Math.round(viewport.width));
-        const height = Math.max(1, Math.round(viewport.height));
-        let canvasLib: typeof import("@napi-rs/canvas");
-        try {
-          canvasLib = await import("@napi-rs/canvas");
-        } catch (e) {
-          throw new ToolError(
-            `${name}: rendering PDF pages needs the @napi-rs/canvas package, which did not load here (${(e as Error).message}); read the text instead (without as_images)`,
-          );
-        }
-        const canvas = canvasLib.createCanvas(width, height);
-        const context = canvas.getContext("2d");
-        // White paper: a PDF page's background is transparent, which a model would see as black or checkered.
-        context.fillStyle = "#ffffff";
-        context.fillRect(0, 0, width, height);
-        await page.render({
-          canvas: canvas as unknown as HTMLCanvasElement,
-          canvasContext: context as unknown as CanvasRenderingContext2D,
-          viewport,
-        }).promise;
-        return { png: await canvas.encode("png"), width, height };
-      } finally {
-        page.cleanup();
-      }
+      const r = await within(worker.send({ op: "render", page: n, longEdge }).answer, n);
+      if (!r.ok) return failed(r);
+      if (!("png" in r)) throw new ToolError(`${name}: pdf.js's worker answered page ${n} without an image`);
+      return { png: Buffer.from(r.png.buffer, r.png.byteOffset, r.png.byteLength), width: r.width, height: r.height };
     },
     async close() {
-      await doc.destroy();
+      if (closed || worker.ended) return;
+      closed = true;
+      try {
+        await within(worker.send({ op: "close" }).answer, "close");
+        keepWorker(worker, budget.idleSeconds ?? PDF_WORKER_IDLE_S);
+      } catch {
+        // Ended by a budget while closing: nothing is kept.
+      }
     },
   };
 }

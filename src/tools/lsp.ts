@@ -228,18 +228,22 @@ async function diagnostics(workspace: Workspace, manager: LspManager, target: st
   const { files, more } = isDir ? await directoryFiles(workspace, manager, r.rel, signal) : { files: [r.rel], more: 0 };
   if (files.length === 0)
     throw new ToolError(`${r.rel}: no files a language server serves (${manager.supportedExtensions().join(" ")})`);
-  const opened: Array<{ rel: string; abs: string; client: LspClient }> = [];
+  const opened: Array<{ rel: string; abs: string; client: LspClient; text: string }> = [];
   const servers = new Map<string, ServerHandle>();
   for (const rel of files) {
     const o = await openOn(manager, workspace, rel);
-    opened.push({ rel, abs: o.abs, client: o.handle.client });
+    opened.push({ rel, abs: o.abs, client: o.handle.client, text: o.text });
     const seen = servers.get(o.handle.spec.name);
     if (!seen || o.handle.started) servers.set(o.handle.spec.name, o.handle);
   }
   const results = await Promise.all(
-    opened.map(async (o) => ({ rel: o.rel, diags: await o.client.diagnosticsOf(o.abs, manager.requestTimeoutMs) })),
+    opened.map(async (o) => ({
+      rel: o.rel,
+      text: o.text,
+      diags: await o.client.diagnosticsOf(o.abs, manager.requestTimeoutMs),
+    })),
   );
-  const entries = results.flatMap((x) => x.diags.map((d) => diagnosticEntry(x.rel, d)));
+  const entries = results.flatMap((x) => x.diags.map((d) => diagnosticEntry(x.rel, d, x.text)));
   entries.sort((a, b) => comparePaths(a.path, b.path) || a.line - b.line || a.column - b.column);
   const errors = entries.filter((e) => e.severity === "error").length;
   const shown = entries.slice(0, LSP_MAX_RESULTS);

@@ -208,3 +208,60 @@ export function lzwZeros(total: number): Buffer {
   }
   return out.finish();
 }
+
+/**
+ * A PDF whose pages are either plain (a line of text) or a time bomb: a number `depth` makes the
+ * page draw a form that draws the next form twice, `depth` forms deep, the last showing one
+ * letter. pdf.js reads (and renders) every form each time it is drawn, 2^(depth-1) times for a
+ * file of a few kilobytes: depth 16 held pdf.js for 28 s on one page here, each level doubling it.
+ */
+export function nestedFormsPdf(pages: Array<string | { depth: number }>): Buffer {
+  const objects: string[] = [];
+  const add = (body: string): number => objects.push(body);
+  const stream = (dict: string, data: string) => `<< ${dict} /Length ${data.length} >>\nstream\n${data}\nendstream`;
+  add("<< /Type /Catalog /Pages 2 0 R >>");
+  add(""); // the page tree, once its kids are known
+  const font = add("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>");
+  const kids: number[] = [];
+  for (const page of pages) {
+    let resources = `/Font << /F1 ${font} 0 R >>`;
+    let content = `BT /F1 12 Tf 72 720 Td (${typeof page === "string" ? page : "Bomb"}) Tj ET`;
+    if (typeof page !== "string") {
+      // The forms, innermost first, so that each names the next by a number already known.
+      let inner = add(
+        stream(
+          `/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /Font << /F1 ${font} 0 R >> >>`,
+          "BT /F1 12 Tf 1 0 0 1 72 700 Tm (a) Tj ET",
+        ),
+      );
+      for (let k = 1; k < page.depth; k++) {
+        inner = add(
+          stream(
+            `/Type /XObject /Subtype /Form /BBox [0 0 612 792] /Resources << /XObject << /X1 ${inner} 0 R >> >>`,
+            "/X1 Do /X1 Do",
+          ),
+        );
+      }
+      resources += ` /XObject << /X1 ${inner} 0 R >>`;
+      content += " /X1 Do";
+    }
+    const contents = add(stream("", content));
+    kids.push(
+      add(
+        `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << ${resources} >> /Contents ${contents} 0 R >>`,
+      ),
+    );
+  }
+  objects[1] = `<< /Type /Pages /Kids [${kids.map((k) => `${k} 0 R`).join(" ")}] /Count ${kids.length} >>`;
+  let out = "%PDF-1.7\n";
+  const offsets: number[] = [];
+  objects.forEach((body, i) => {
+    offsets.push(out.length);
+    out += `${i + 1} 0 obj\n${body}\nendobj\n`;
+  });
+  const xref = out.length;
+  out += `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`;
+  out += offsets.map((o) => `${String(o).padStart(10, "0")} 00000 n \n`).join("");
+  out += `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  return Buffer.from(out, "latin1");
+}

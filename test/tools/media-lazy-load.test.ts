@@ -15,7 +15,15 @@ test("the CLI bundle loads sharp, pdf.js and the canvas on demand only", () => {
   const start = staticGraph(path.join(REPO, "dist", "cli.js")).packages;
   for (const m of HEAVY) assert.ok(!start.has(m), `dist/cli.js imports ${m} at start-up`);
   assert.ok(cli.includes('import("sharp")'), "sharp is imported on demand");
-  assert.ok(cli.includes('import("pdfjs-dist/legacy/build/pdf.mjs")'), "pdf.js is imported on demand");
+  // pdf.js runs in a worker thread started from dist/pdf-worker.js when a PDF is read; rt's own thread never loads it.
+  assert.ok(!/import\(\s*"pdfjs-dist/.test(cli), "the CLI bundle imports pdf.js itself");
+  assert.ok(cli.includes('"./pdf-worker.js"'), "the CLI bundle starts the PDF worker by its name");
+  const worker = path.join(REPO, "dist", "pdf-worker.js");
+  const workerLoads = staticGraph(worker).packages;
+  for (const m of HEAVY) assert.ok(!workerLoads.has(m), `dist/pdf-worker.js imports ${m} before it is asked`);
+  const workerText = fs.readFileSync(worker, "utf8");
+  assert.ok(workerText.includes('import("pdfjs-dist/legacy/build/pdf.mjs")'), "the worker imports pdf.js");
+  assert.ok(workerText.includes('import("@napi-rs/canvas")'), "the worker imports the canvas to render only");
 });
 
 test("rt open of a text file loads none of them; rt read of a PNG loads sharp", () => {

@@ -472,7 +472,9 @@ test("as_images stops at the images' byte budget and says which pages to ask for
   const one = await readPdf(w, file, { as_images: true }, () => Promise.resolve(VISION));
   const pageBytes = Buffer.from((one.images as Array<{ data_base64: string }>)[0].data_base64, "base64").length;
   // Room for two pages and a half: two are rendered, the note names the other two.
-  const r = await readPdf(w, file, { as_images: true }, () => Promise.resolve(VISION), Math.floor(pageBytes * 2.5));
+  const r = await readPdf(w, file, { as_images: true }, () => Promise.resolve(VISION), {
+    imagesMaxBytes: Math.floor(pageBytes * 2.5),
+  });
   assert.equal(r.success, true);
   assert.deepEqual(r.pages, [1, 2]);
   assert.equal((r.images as unknown[]).length, 2);

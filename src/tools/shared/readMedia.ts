@@ -8,10 +8,12 @@ import { ok, ToolError, type ImageInput, type ToolImage, type ToolResult } from 
 import { plural } from "./format.js";
 import { formatSize } from "../../workspace/binary.js";
 import { fitImage, imageInfo, imageTypeName, type ImageInfo } from "../../parsers/image.js";
-import { openPdf, parsePageRange } from "../../parsers/pdf.js";
+import { openPdf, parsePageRange, PdfTimeout, type PdfTimeBudget } from "../../parsers/pdf.js";
 import {
   PDF_IMAGES_MAX_BYTES,
   PDF_MAX_PAGES_PER_READ,
+  PDF_PAGE_TIMEOUT_S,
+  PDF_READ_TIMEOUT_S,
   PDF_RENDER_LONG_EDGE,
   PDF_TEXT_MAX_BYTES,
   READ_BINARY_MAX_BYTES,
@@ -70,6 +72,30 @@ export function pageList(pages: number[]): string {
   return parts.join(",");
 }
 
+/**
+ * The pages still to ask for after pdf.js was stopped: those not read, less the page that ran out
+ * of its own budget (read again, it would be stopped again).
+ */
+function pagesAfterStop(stopped: PdfTimeout, read: number[], pages: number[]): number[] {
+  return pages.filter((p) => !read.includes(p) && !(stopped.budget === "page" && p === stopped.page));
+}
+
+/** "page 7 took longer than 20 s ...; pages 1-6 read; ask for pages: "8-10" next". */
+function stoppedNote(stopped: PdfTimeout, read: number[], pages: number[]): string {
+  const rest = pagesAfterStop(stopped, read, pages);
+  return `${stopped.reason}; ${read.length === 1 ? "page" : "pages"} ${pageList(read)} read${rest.length ? `; ask for pages: "${pageList(rest)}" next` : ""}`;
+}
+
+/** pdf.js was stopped before any page was read: a failed call, naming the page and what to ask for instead. */
+function stoppedWithNothing(rel: string, stopped: PdfTimeout, read: number[], pages: number[]): void {
+  if (read.length > 0) return;
+  const rest = pagesAfterStop(stopped, read, pages);
+  throw new ToolError(
+    `${rel}: ${stopped.reason}; no page was read${rest.length ? ` (ask for pages: "${pageList(rest)}" to read the others)` : ""}`,
+    { stopped_at_page: stopped.page },
+  );
+}
+
 export interface PdfArgs {
   pages?: string;
   as_images?: boolean;
@@ -80,9 +106,11 @@ export async function readPdf(
   file: File,
   args: PdfArgs,
   askImageInput: (() => Promise<ImageInput>) | undefined,
-  /** The images' byte budget (PDF_IMAGES_MAX_BYTES; tests give a small one). */
-  imagesMaxBytes = PDF_IMAGES_MAX_BYTES,
+  /** The images' byte budget and pdf.js's time budgets (limits.ts; tests give small ones). */
+  budgets: { imagesMaxBytes?: number; time?: PdfTimeBudget } = {},
 ): Promise<ToolResult> {
+  const imagesMaxBytes = budgets.imagesMaxBytes ?? PDF_IMAGES_MAX_BYTES;
+  const time = budgets.time ?? { pageSeconds: PDF_PAGE_TIMEOUT_S, readSeconds: PDF_READ_TIMEOUT_S };
   // Asked only for as_images: the text of a PDF goes to any model.
   const imageInput = args.as_images ? await askImageInput?.() : undefined;
   if (args.as_images) {
@@ -95,7 +123,7 @@ export async function readPdf(
       throw new ToolError(`as_images: ${imageInput.reason}; read ${file.rel} without as_images for its text`);
   }
   const bytes = workspace.readBytes(file, READ_BINARY_MAX_BYTES);
-  const doc = await openPdf(file.rel, bytes);
+  const doc = await openPdf(file.rel, bytes, time);
   try {
     const total = doc.pageCount;
     if (total === 0) return ok(`${file.rel}: PDF with no pages`, { path: file.rel, total_pages: 0, pages: [] });
@@ -114,8 +142,16 @@ export async function readPdf(
       const rendered: number[] = [];
       const edge = Math.min(PDF_RENDER_LONG_EDGE, imageInput.limits.maxEdge);
       let bytes = 0;
+      let stopped: PdfTimeout | undefined;
       for (const n of pages) {
-        const page = await doc.renderPage(n, edge);
+        let page: Awaited<ReturnType<typeof doc.renderPage>>;
+        try {
+          page = await doc.renderPage(n, edge);
+        } catch (e) {
+          if (!(e instanceof PdfTimeout)) throw e;
+          stopped = e;
+          break;
+        }
         const fitted = await fitImage(`${file.rel} page ${n}`, page.png, imageInput.limits);
         if (images.length > 0 && bytes + fitted.bytes > imagesMaxBytes) break;
         bytes += fitted.bytes;
@@ -128,9 +164,12 @@ export async function readPdf(
         rendered.push(n);
       }
       const left = pages.filter((p) => !rendered.includes(p));
-      const capNote = left.length
-        ? `; the images reached ${formatSize(imagesMaxBytes)} after page ${rendered[rendered.length - 1]}: ask for pages: "${pageList(left)}" next`
-        : "";
+      if (stopped) stoppedWithNothing(file.rel, stopped, rendered, pages);
+      const capNote = stopped
+        ? `; ${stoppedNote(stopped, rendered, pages)}`
+        : left.length
+          ? `; the images reached ${formatSize(imagesMaxBytes)} after page ${rendered[rendered.length - 1]}: ask for pages: "${pageList(left)}" next`
+          : "";
       return ok(
         `${head}, as ${plural(images.length, "image")} (one a page, in order${rendered.length < pages.length ? `: pages ${pageList(rendered)}` : ""})${capNote}`,
         {
@@ -139,6 +178,7 @@ export async function readPdf(
           pages: rendered,
           images,
           ...(left.length || more ? { truncated: true } : {}),
+          ...(stopped ? { stopped_at_page: stopped.page } : {}),
         },
       );
     }
@@ -147,8 +187,16 @@ export async function readPdf(
     const shown: number[] = [];
     let cut = false;
     let pageCut = false;
+    let stopped: PdfTimeout | undefined;
     for (const n of pages) {
-      const text = (await doc.pageText(n)).trimEnd();
+      let text: string;
+      try {
+        text = (await doc.pageText(n)).trimEnd();
+      } catch (e) {
+        if (!(e instanceof PdfTimeout)) throw e;
+        stopped = e;
+        break;
+      }
       let block = `--- page ${n} ---\n${text === "" ? "(no text on this page: it may be a scan or a picture; as_images: true shows it to a vision model)" : text}`;
       const bytesOf = Buffer.byteLength(block) + 1;
       if (size + bytesOf > PDF_TEXT_MAX_BYTES) {
@@ -166,18 +214,22 @@ export async function readPdf(
       size += bytesOf;
       if (pageCut) break;
     }
+    if (stopped) stoppedWithNothing(file.rel, stopped, shown, pages);
     const rest = pages.filter((p) => !shown.includes(p));
     const next = rest.length ? `; ask for pages: "${pageList(rest)}" next` : "";
-    const cutNote = !cut
-      ? ""
-      : pageCut
-        ? `\n... (page ${shown[0]} alone is over the ${PDF_TEXT_MAX_BYTES / 1024} KB cap: its text is cut here${next})`
-        : `\n... (the text reached the ${PDF_TEXT_MAX_BYTES / 1024} KB cap after page ${shown[shown.length - 1]}${next})`;
+    const cutNote = stopped
+      ? `\n... (${stoppedNote(stopped, shown, pages)})`
+      : !cut
+        ? ""
+        : pageCut
+          ? `\n... (page ${shown[0]} alone is over the ${PDF_TEXT_MAX_BYTES / 1024} KB cap: its text is cut here${next})`
+          : `\n... (the text reached the ${PDF_TEXT_MAX_BYTES / 1024} KB cap after page ${shown[shown.length - 1]}${next})`;
     return ok(`${head}\n${parts.join("\n")}${cutNote}`, {
       path: file.rel,
       total_pages: total,
       pages: shown,
-      truncated: cut || more !== "",
+      truncated: cut || more !== "" || stopped !== undefined,
+      ...(stopped ? { stopped_at_page: stopped.page } : {}),
     });
   } finally {
     await doc.close();
