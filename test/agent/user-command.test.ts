@@ -11,7 +11,7 @@ import { startLlmServer, reply, type LlmServer } from "../llm-server.ts";
 import { tempTree } from "../helpers.ts";
 import { collect, makeAgent, ofType, requestText } from "./harness.ts";
 import { createWorkspace } from "../../src/workspace/workspace.ts";
-import { rewindPoints, sessionRecords } from "../../src/agent/rewind.ts";
+import { planCodeRewind, rewindPoints, sessionRecords } from "../../src/agent/rewind.ts";
 import { sessionTranscript } from "../../src/agent/transcript.ts";
 import type { ApprovalMode } from "../../src/agent/approval.ts";
 
@@ -62,6 +62,22 @@ test("!COMMAND in ask mode runs without asking, its result reaches the next requ
       ["prompt", "what did it make?", true],
     ],
   );
+  agent.close();
+});
+
+test("!COMMAND's changes are rt's own at a rewind: a rewind to an earlier prompt restores them without calling them changed outside rt", async () => {
+  const root = tempTree({ "a.txt": "a\n" });
+  const { agent, ws } = agentIn(root, "auto");
+  server.script(reply.text("ONE"));
+  await collect(agent.run("first"));
+  await collect(agent.runUserCommand("printf 'B\\n' > a.txt && printf 'NEW\\n' > made.txt"));
+  fs.writeFileSync(path.join(root, "hand.txt"), "by hand\n");
+  const records = sessionRecords(ws, agent.sessionId);
+  const first = rewindPoints(records)[0];
+  assert.equal(first.text, "first");
+  const plan = planCodeRewind(ws, records, first);
+  assert.deepEqual(plan.changes.map((c) => c.path).sort(), ["a.txt", "hand.txt", "made.txt"]);
+  assert.deepEqual(plan.outside, ["hand.txt"], "only the file changed after the command, by hand, is outside rt");
   agent.close();
 });
 
