@@ -334,8 +334,15 @@ export const EDIT_DIAGNOSTICS_MAX_LINES = 10;
 /** Edit diagnostics: how long the first edit of a file waits for its language server to start (it goes on starting for
  * the next); `lsp.edit_diagnostics_start_timeout_ms` sets another. */
 export const EDIT_DIAGNOSTICS_START_TIMEOUT_MS = 10_000;
-/** Edit diagnostics: how long an edit waits for the server's diagnostics of the new content. */
+/** Edit diagnostics: how long an edit waits for the server's diagnostics of the new content (the CLI, MCP, ACP). */
 export const EDIT_DIAGNOSTICS_TIMEOUT_MS = 5_000;
+/**
+ * Edit diagnostics in the background (the agent: the edit answers at once, its check runs after it):
+ * how long a check waits for the server's diagnostics of one text. Longer than an edit could wait,
+ * since only the end of the turn waits for it: a server's first diagnostics of a file come once it
+ * loaded the project (typescript-language-server: 8 s measured on a busy 2-core machine, 1-2 s idle).
+ */
+export const EDIT_CHECK_TIMEOUT_MS = 15_000;
 /**
  * lsp: a document that had no diagnostics, changed since, is taken to still have none once the
  * server published nothing (for any document) for this long: typescript-language-server does not
