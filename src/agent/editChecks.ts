@@ -52,7 +52,10 @@ export class EditChecks {
     return this.entries.length > 0;
   }
 
-  /** Resolves when every check added so far has finished (each is bounded by the edit-diagnostics timeouts), or on abort. */
+  /**
+   * Resolves when every check added so far has finished (each is bounded by the edit-diagnostics
+   * timeouts), or on abort.
+   */
   async settled(signal?: AbortSignal): Promise<void> {
     if (this.running.size === 0 || signal?.aborted) return;
     let onAbort: (() => void) | undefined;
@@ -75,10 +78,12 @@ export function withReports(output: string, reports: EditReport[]): string {
 
 /** The message that tells the model, after it answered, of the errors its edits introduced. */
 export function lateReportMessage(reports: EditReport[]): string {
-  return `[rt] The language server finished checking your edits after your answer:\n\n${reports.map((r) => r.text).join("\n\n")}`;
+  const found = reports.map((r) => r.text).join("\n\n");
+  return `[rt] The language server finished checking your edits after your answer:\n\n${found}`;
 }
 
 /** What the user is shown when that message is sent. */
 export function lateReportNotice(reports: EditReport[]): string {
-  return `the language server found errors the model's edits introduced; the model is told:\n${reports.map((r) => r.text).join("\n")}`;
+  const found = reports.map((r) => r.text).join("\n");
+  return `the language server found errors the model's edits introduced; the model is told:\n${found}`;
 }

@@ -331,8 +331,8 @@ export const LSP_MAX_RESULTS = 200;
 export const LSP_HOVER_MAX_CHARS = 4_000;
 /** Edit diagnostics: at most this many new errors are added to an edit's result. */
 export const EDIT_DIAGNOSTICS_MAX_LINES = 10;
-/** Edit diagnostics: how long the first edit of a file (in the agent, its check in the background) waits for its language
- * server to start (it goes on starting for the next); `lsp.edit_diagnostics_start_timeout_ms` sets another. */
+/** Edit diagnostics: how long the first edit of a file (in the agent, its check in the background) waits for its
+ * language server to start (it goes on starting for the next); `lsp.edit_diagnostics_start_timeout_ms` sets another. */
 export const EDIT_DIAGNOSTICS_START_TIMEOUT_MS = 10_000;
 /** Edit diagnostics: how long an edit waits for the server's diagnostics of the new content (the CLI, MCP, ACP). */
 export const EDIT_DIAGNOSTICS_TIMEOUT_MS = 5_000;

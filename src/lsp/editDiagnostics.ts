@@ -39,7 +39,9 @@ type Running = NonNullable<ReturnType<LspManager["runningFor"]>>;
 
 /** An edit whose errors were not checked because the server was not ready: the note that says so. */
 function notReadyNote(server: string, startMs: number, subject: string): string {
-  return `(the ${server} language server was not ready within ${startMs / 1000} s; ${subject === "this edit" ? "this edit's errors were" : `the errors of ${subject} were`} not checked: lsp diagnostics checks the file)`;
+  const whose = subject === "this edit" ? "this edit's errors were" : `the errors of ${subject} were`;
+  const ready = `the ${server} language server was not ready within ${startMs / 1000} s`;
+  return `(${ready}; ${whose} not checked: lsp diagnostics checks the file)`;
 }
 
 /**
@@ -103,7 +105,7 @@ export async function before(workspace: Workspace, path: unknown, faceDefault: b
   }
 }
 
-/** The errors the server reports for `text` as the file's content (which it is told first), waited for up to `timeoutMs`. */
+/** The errors the server reports for `text` as the file's content (it is told first), waited for up to `timeoutMs`. */
 async function errorsFor(
   running: Running,
   abs: string,
@@ -115,7 +117,7 @@ async function errorsFor(
   return errorsOf(await running.client.diagnosticsOf(abs, timeoutMs));
 }
 
-/** The errors of `now` that `old` did not have: a multiset difference (an error that was there before, anywhere, is not new). */
+/** The errors of `now` that `old` did not have: a multiset difference (one there before, anywhere, is not new). */
 function newErrors(old: Diagnostic[], now: Diagnostic[]): Diagnostic[] {
   const left = new Map<string, number>();
   for (const d of old) left.set(key(d), (left.get(key(d)) ?? 0) + 1);

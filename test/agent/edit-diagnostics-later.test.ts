@@ -106,7 +106,7 @@ function reportOf(text: string, callId: string): string[] | undefined {
   return out;
 }
 
-test("an edit answers before its check; the error it introduced comes with the next tool result made after the check, once", async () => {
+test("an edit answers before its check; its error comes with the next result made after the check, once", async () => {
   const root = tsProject();
   server.script(
     { toolCalls: [{ id: "e1", name: "edit", arguments: { path: "src/main.ts", ...TYPE_ERROR } }] },
@@ -136,10 +136,15 @@ test("an edit answers before its check; the error it introduced comes with the n
   // Once: no other message repeats it, and no request was added for it.
   assert.equal(count(requestText(server.completions[2].body as never), TYPE_ERROR_LINE), 1);
   assert.equal(server.completions.length, 3);
-  assert.equal(ofType(events, "tool_end").find((e) => e.id === "b1")?.output.includes(TYPE_ERROR_LINE), true);
+  assert.equal(
+    ofType(events, "tool_end")
+      .find((e) => e.id === "b1")
+      ?.output.includes(TYPE_ERROR_LINE),
+    true,
+  );
 });
 
-test("the model answers before the check finished: the error comes in one more message and the turn goes on", async () => {
+test("the model answers before the check finished: the error comes in one more message, the turn goes on", async () => {
   const root = tsProject();
   server.script(
     { toolCalls: [{ id: "e1", name: "edit", arguments: { path: "src/main.ts", ...TYPE_ERROR } }] },
@@ -175,7 +180,11 @@ test("an edit that introduces no error: the turn ends at the model's answer, wit
         {
           id: "e1",
           name: "edit",
-          arguments: { path: "src/main.ts", old_string: "console.log(total, origin);", new_string: "console.log(origin);" },
+          arguments: {
+            path: "src/main.ts",
+            old_string: "console.log(total, origin);",
+            new_string: "console.log(origin);",
+          },
         },
       ],
     },
@@ -221,7 +230,8 @@ test("edits of one file in a row are each judged against the text the previous o
   ]);
   assert.deepEqual(reportOf(seen, "e2"), [
     "typescript language server: edit call e2 (src/main.ts) introduced 1 error:",
-    "src/main.ts:4:7: error: Property 'y' is missing in type '{ x: number; }' but required in type 'Point'. [typescript 2741]",
+    "src/main.ts:4:7: error: Property 'y' is missing in type '{ x: number; }' " +
+      "but required in type 'Point'. [typescript 2741]",
   ]);
   assert.equal(reportOf(seen, "e3"), undefined);
   assert.equal(count(seen, TYPE_ERROR_LINE), 1);
