@@ -337,19 +337,22 @@ export const EDIT_DIAGNOSTICS_START_TIMEOUT_MS = 10_000;
 /** Edit diagnostics: how long an edit waits for the server's diagnostics of the new content (the CLI, MCP, ACP). */
 export const EDIT_DIAGNOSTICS_TIMEOUT_MS = 5_000;
 /**
- * Edit diagnostics in the background (the agent: the edit answers at once, its check runs after it):
- * how long a check waits for the server's diagnostics of one text. Longer than an edit could wait,
- * since only the end of the turn waits for it: a server's first diagnostics of a file come once it
- * loaded the project (typescript-language-server: 8 s measured on a busy 2-core machine, 1-2 s idle).
- */
-export const EDIT_CHECK_TIMEOUT_MS = 15_000;
-/**
  * lsp: a document that had no diagnostics, changed since, is taken to still have none once the
  * server published nothing (for any document) for this long: typescript-language-server does not
  * publish diagnostics that stay empty. The agent's edits do not wait for it (their check runs in
- * the background, EDIT_CHECK_TIMEOUT_MS); a check that follows another of the same file reuses its errors.
+ * the background, EDIT_CHECK_QUIET_MS); a check that follows another of the same file reuses its errors.
  */
 export const LSP_UNCHANGED_QUIET_MS = 1_500;
+/**
+ * Edit diagnostics in the background (the agent): LSP_UNCHANGED_QUIET_MS and LSP_DIAGNOSTICS_SETTLE_MS
+ * for a check, longer since only the end of the turn waits for it. On a busy 2-core machine
+ * typescript-language-server published a new error more than 1.5 s after the change, and after the
+ * change published the old text's empty list twice, the error coming more than 250 ms after them:
+ * the shorter silences took either for "no errors".
+ */
+export const EDIT_CHECK_QUIET_MS = 4_000;
+/** Edit diagnostics in the background: LSP_DIAGNOSTICS_SETTLE_MS for a check (see EDIT_CHECK_QUIET_MS). */
+export const EDIT_CHECK_SETTLE_MS = 1_000;
 // Extensions (custom tools, MCP servers, hooks, custom commands; src/extensions/).
 /** Extensions: a tool definition or command file larger than this is refused, not read. */
 export const EXTENSION_FILE_MAX_BYTES = 256 * 1024;

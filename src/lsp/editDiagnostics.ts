@@ -13,7 +13,12 @@ import type { Workspace } from "../workspace/workspace.js";
 import type { Diagnostic } from "vscode-languageserver-protocol";
 import { existingLspManager, lspManager, type LspManager } from "./manager.js";
 import { diagnosticEntry, diagnosticLine } from "./format.js";
-import { EDIT_CHECK_TIMEOUT_MS, EDIT_DIAGNOSTICS_MAX_LINES, EDIT_DIAGNOSTICS_TIMEOUT_MS } from "../base/limits.js";
+import {
+  EDIT_CHECK_QUIET_MS,
+  EDIT_CHECK_SETTLE_MS,
+  EDIT_DIAGNOSTICS_MAX_LINES,
+  EDIT_DIAGNOSTICS_TIMEOUT_MS,
+} from "../base/limits.js";
 
 /** What an editing tool returns, as far as this hook reads it (tools/types.ts's ToolResult; services do not import tools). */
 interface EditResult {
@@ -110,11 +115,20 @@ async function errorsFor(
   running: Running,
   abs: string,
   text: string,
-  timeoutMs = EDIT_DIAGNOSTICS_TIMEOUT_MS,
+  wait?: { timeoutMs: number; settleMs: number; quietMs: number },
 ): Promise<Diagnostic[]> {
   const ext = abs.slice(abs.lastIndexOf(".")).toLowerCase();
   await running.client.sync(abs, text, running.spec.languageId(ext));
-  return errorsOf(await running.client.diagnosticsOf(abs, timeoutMs));
+  return errorsOf(
+    await (wait
+      ? running.client.diagnosticsOf(abs, wait.timeoutMs, wait)
+      : running.client.diagnosticsOf(abs, EDIT_DIAGNOSTICS_TIMEOUT_MS)),
+  );
+}
+
+/** How a check in the background waits for diagnostics (checkLater). */
+function laterWait(manager: LspManager) {
+  return { timeoutMs: manager.requestTimeoutMs, settleMs: EDIT_CHECK_SETTLE_MS, quietMs: EDIT_CHECK_QUIET_MS };
 }
 
 /** The errors of `now` that `old` did not have: a multiset difference (one there before, anywhere, is not new). */
@@ -230,6 +244,9 @@ export function textBefore(
  * (read at once, before any later edit): in the background, after the file's earlier checks, the
  * server's errors for the text before (those the previous check left when it is the same text) and
  * after; what the edit introduced, or undefined when nothing (or the server cannot start here).
+ * Each wait for diagnostics is bounded as the lsp tool's is (requestTimeoutMs), not as a waiting
+ * edit's, and takes the diagnostics after longer silences (EDIT_CHECK_SETTLE_MS, EDIT_CHECK_QUIET_MS):
+ * nothing but the end of the turn waits for a check, and a busy server publishes late.
  */
 export function checkLater(
   workspace: Workspace,
@@ -251,8 +268,8 @@ export function checkLater(
     if (notReady) return { out: { errors: 0, report: notReady } };
     if (!running) return {};
     const old =
-      last?.text === before.text ? last.errors : await errorsFor(running, abs, before.text, EDIT_CHECK_TIMEOUT_MS);
-    const now = await errorsFor(running, abs, after, EDIT_CHECK_TIMEOUT_MS);
+      last?.text === before.text ? last.errors : await errorsFor(running, abs, before.text, laterWait(manager));
+    const now = await errorsFor(running, abs, after, laterWait(manager));
     const introduced = newErrors(old, now);
     const known = { text: after, errors: now };
     if (introduced.length === 0) return { known };
@@ -277,6 +294,8 @@ export async function warm(workspace: Workspace, path: string, faceDefault: bool
     if (last?.text === before.text) return { known: last };
     const { running } = await serverReady(manager, before.rel);
     if (!running) return {};
-    return { known: { text: before.text, errors: await errorsFor(running, abs, before.text, EDIT_CHECK_TIMEOUT_MS) } };
+    return {
+      known: { text: before.text, errors: await errorsFor(running, abs, before.text, laterWait(manager)) },
+    };
   });
 }
