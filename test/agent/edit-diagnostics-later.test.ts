@@ -236,3 +236,39 @@ test("edits of one file in a row are each judged against the text the previous o
   assert.equal(reportOf(seen, "e3"), undefined);
   assert.equal(count(seen, TYPE_ERROR_LINE), 1);
 });
+
+test("an edit after the file changed outside the agent's edits is judged against the file just before it", async () => {
+  const root = tsProject();
+  server.script(
+    // e1 breaks nothing; a command then breaks `total` (not an edit of the agent's); e2 breaks `origin`.
+    {
+      toolCalls: [
+        {
+          id: "e1",
+          name: "edit",
+          arguments: {
+            path: "src/main.ts",
+            old_string: "console.log(total, origin);",
+            new_string: "console.log(origin, total);",
+          },
+        },
+      ],
+    },
+    {
+      toolCalls: [
+        { id: "b1", name: "bash", arguments: { command: "sed -i 's/total: number/total: string/' src/main.ts" } },
+      ],
+    },
+    { toolCalls: [{ id: "e2", name: "edit", arguments: { path: "src/main.ts", ...MISSING_Y } }] },
+    reply.text("done"),
+    reply.text("I will add y"),
+  );
+  const ctx = loop(root, yes);
+  const events = await collect(runUserTurn(ctx, "change main.ts"));
+  assert.equal(last(events).type, "turn_complete", JSON.stringify(last(events)));
+  const seen = requestText(server.completions[server.completions.length - 1].body as never);
+  assert.equal(reportOf(seen, "e1"), undefined);
+  assert.deepEqual(reportOf(seen, "e2")?.length, 2, seen);
+  assert.match(reportOf(seen, "e2")?.[1] ?? "", /\[typescript 2741\]$/);
+  assert.equal(count(seen, TYPE_ERROR_LINE), 0, "the command's error is not an edit's");
+});
