@@ -12,6 +12,7 @@
 //
 //   node bench/peers.mjs --install      installs the pinned peers into bench/peers/ (gitignored) from npm
 //   node bench/peers.mjs [--rounds N] [--think-ms MS] [--only rt-anthropic,codex,...] [--json] [--cli dist/cli.js]
+//   (--only with rt's rows alone, e.g. rt-anthropic,rt-no-lsp, needs no peer installed)
 //
 // --think-ms holds each answer back that long before its first byte, as a model takes time to its
 // first token (0 by default: the answers come at once, the hardest case for work done ahead).
@@ -387,12 +388,15 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   };
   const log = (s) => process.stderr.write(`${s}\n`);
   if (argv.includes("--install")) installPeers(log);
-  const missing = peersMissing();
+  const only = opt("only");
+  // rt's own rows (--only rt-anthropic,rt-no-lsp...) run without the peers installed.
+  const missing = (only ? only.split(",") : Object.keys(TOOLS)).some((t) => !t.startsWith("rt-"))
+    ? peersMissing()
+    : undefined;
   if (missing) {
     log(`peers: ${missing}; install them with: node bench/peers.mjs --install`);
     process.exit(2);
   }
-  const only = opt("only");
   const r = await runPeers({
     rounds: Number(opt("rounds", "5")),
     thinkMs: Number(opt("think-ms", "0")),
@@ -419,7 +423,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
       for (const p of new Set(s.problems)) console.log(`   ${p}`);
     }
     for (const t of ["rt-anthropic", "rt-responses", "rt-no-lsp"])
-      if (r.summary[t])
+      if (r.summary[t] && Number.isFinite(r.fastestPeer))
         console.log(
           `${r.summary[t].label}: edit round trip ${(r.summary[t].editMs / r.fastestPeer).toFixed(2)}x the fastest peer (target <= 1.2x)`,
         );

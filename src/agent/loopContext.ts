@@ -28,6 +28,7 @@ import { toolSpecs, type AgentToolSet } from "./toolSet.js";
 import { systemPrompt as rtSystemPrompt } from "./prompts.js";
 import { requestMessages } from "./requestMessages.js";
 import { estimateMessageTokens, estimateTokens } from "./tokens.js";
+import { EditChecks } from "./editChecks.js";
 import type { Workspace } from "../workspace/workspace.js";
 import {
   AGENT_COMPACT_THRESHOLD,
@@ -121,6 +122,8 @@ export interface LoopContext {
    * not. Absent: no checkpoints (a subagent's loop, a session without a log).
    */
   readonly checkpoint?: (phase: "before" | "after", at: number) => string | undefined;
+  /** The language-server checks of this loop's edits, running or not yet told to the model (editChecks.ts). */
+  readonly editChecks: EditChecks;
 }
 
 export interface LoopContextOptions {
@@ -215,6 +218,7 @@ export function createLoopContext(o: LoopContextOptions): LoopContext {
     ...(o.resolveModel ? { resolveModel: o.resolveModel } : {}),
     sandboxedShell: o.sandboxedShell ?? false,
     ...(o.checkpoint ? { checkpoint: o.checkpoint } : {}),
+    editChecks: new EditChecks(),
   };
   return ctx;
 }

@@ -21,7 +21,9 @@ export type MessageOrigin =
   /** Written by rt when a session is reopened after a kill: an answer cut off, or a tool call without result. */
   | "repair"
   /** A command the user ran at the prompt (`!COMMAND`) and its result (userCommand.ts). */
-  | "user_command";
+  | "user_command"
+  /** Errors the model's edits introduced, found by the language server after it answered (editChecks.ts). */
+  | "edit_check";
 
 export type ProtocolChoice = Protocol | "auto";
 

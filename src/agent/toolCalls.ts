@@ -13,6 +13,7 @@ import { isLoopTool, type LoopToolResult } from "./sessionTools/loopTool.js";
 import { categoryOf, describeCall } from "./approval.js";
 import { actionHeader, type TextAction } from "./textProtocol.js";
 import { EventQueue } from "./eventQueue.js";
+import { withReports } from "./editChecks.js";
 import { fitToolOutput } from "./outputSaving.js";
 import { PAGED_TOOLS } from "./toolSet.js";
 import { emit, errorEvent, type LoopContext, type TurnState } from "./loopContext.js";
@@ -312,12 +313,14 @@ async function executeCall(
   const started = performance.timeOrigin + performance.now();
   const finish = (
     success: boolean,
-    output: string,
+    result: string,
     error?: string,
     saved?: string,
     answer?: string,
     images?: ChatImage[],
   ): CallOutcome => {
+    // What the language server found about earlier edits since the last result goes with this one.
+    const output = withReports(result, ctx.editChecks.take());
     const ended = performance.timeOrigin + performance.now();
     sink({
       type: "tool_end",
@@ -360,6 +363,8 @@ async function executeCall(
     result = await runPreparedCall(prepared.call, {
       ...(signal ? { signal } : {}),
       editDiagnostics: true,
+      // An edit answers once written; its errors reach the model with a later result (editChecks.ts).
+      editCheckLater: (check) => ctx.editChecks.add(`${c.name} call ${c.id}`, check),
       askModel: modelAsker(ctx),
       imageInput: () => imageInputFor(ctx.model),
       ...budget,

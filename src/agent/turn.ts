@@ -43,6 +43,7 @@ import { todoReminder } from "./sessionTools/todoWrite.js";
 import { imageInputFor } from "./imageInput.js";
 import { AGENT_MAX_IMAGES_PER_REQUEST, AGENT_PAUSED_TURN_CONTINUATIONS } from "../base/limits.js";
 import { nativeCall, isUnreadable, runToolCalls, textCall, type PendingCall } from "./toolCalls.js";
+import { lateReportMessage, lateReportNotice } from "./editChecks.js";
 
 export interface RunOptions {
   /** Aborting it interrupts the turn (Ctrl-C): the session keeps everything done so far. */
@@ -289,6 +290,17 @@ async function* turnLoop(
     }
     const calls = yield* callsOf(ctx, answer, protocol);
     if (calls.length === 0) {
+      // The model answered while its edits were being checked: it is told of the errors they introduced
+      // before the turn ends (checks that found none end it as it was, with no other request).
+      if (ctx.editChecks.waiting) {
+        await ctx.editChecks.settled(signal);
+        const found = signal?.aborted ? [] : ctx.editChecks.take().filter((r) => r.errors > 0);
+        if (found.length) {
+          yield emit(ctx, { type: "notice", message: lateReportNotice(found) });
+          ctx.history.add({ role: "user", content: lateReportMessage(found) }, "edit_check");
+          continue;
+        }
+      }
       // Hooks: a Stop hook that blocks sends the model back to work with its reason.
       const stop = await stopHook(ctx, stopHookContinues, answer.text, signal);
       for (const n of stop.notices) yield emit(ctx, hookNoticeEvent(n));

@@ -336,17 +336,28 @@ export const LSP_MAX_RESULTS = 200;
 export const LSP_HOVER_MAX_CHARS = 4_000;
 /** Edit diagnostics: at most this many new errors are added to an edit's result. */
 export const EDIT_DIAGNOSTICS_MAX_LINES = 10;
-/** Edit diagnostics: how long the first edit of a file waits for its language server to start (it goes on starting for
- * the next); `lsp.edit_diagnostics_start_timeout_ms` sets another. */
+/** Edit diagnostics: how long the first edit of a file (in the agent, its check in the background) waits for its
+ * language server to start (it goes on starting for the next); `lsp.edit_diagnostics_start_timeout_ms` sets another. */
 export const EDIT_DIAGNOSTICS_START_TIMEOUT_MS = 10_000;
-/** Edit diagnostics: how long an edit waits for the server's diagnostics of the new content. */
+/** Edit diagnostics: how long an edit waits for the server's diagnostics of the new content (the CLI, MCP, ACP). */
 export const EDIT_DIAGNOSTICS_TIMEOUT_MS = 5_000;
 /**
  * lsp: a document that had no diagnostics, changed since, is taken to still have none once the
  * server published nothing (for any document) for this long: typescript-language-server does not
- * publish diagnostics that stay empty.
+ * publish diagnostics that stay empty. The agent's edits do not wait for it (their check runs in
+ * the background, EDIT_CHECK_QUIET_MS); a check that follows another of the same file reuses its errors.
  */
 export const LSP_UNCHANGED_QUIET_MS = 1_500;
+/**
+ * Edit diagnostics in the background (the agent): LSP_UNCHANGED_QUIET_MS and LSP_DIAGNOSTICS_SETTLE_MS
+ * for a check, longer since only the end of the turn waits for it. On a busy 2-core machine
+ * typescript-language-server published a new error more than 1.5 s after the change, and after the
+ * change published the old text's empty list twice, the error coming more than 250 ms after them:
+ * the shorter silences took either for "no errors".
+ */
+export const EDIT_CHECK_QUIET_MS = 4_000;
+/** Edit diagnostics in the background: LSP_DIAGNOSTICS_SETTLE_MS for a check (see EDIT_CHECK_QUIET_MS). */
+export const EDIT_CHECK_SETTLE_MS = 1_000;
 // Extensions (custom tools, MCP servers, hooks, custom commands; src/extensions/).
 /** Extensions: a tool definition or command file larger than this is refused, not read. */
 export const EXTENSION_FILE_MAX_BYTES = 256 * 1024;

@@ -285,20 +285,34 @@ export class LspClient {
 
   /**
    * The diagnostics the server published for the document's current text:
-   * waits for a publish after rt's last change, then for LSP_DIAGNOSTICS_SETTLE_MS
-   * without another (servers publish syntax and then semantic results).
+   * waits for a publish after rt's last change, then for `wait.settleMs` (LSP_DIAGNOSTICS_SETTLE_MS)
+   * without another (servers publish syntax and then semantic results). A document that had none
+   * and published nothing since the change is taken to have none after `wait.quietMs`
+   * (LSP_UNCHANGED_QUIET_MS) of silence.
    */
-  async diagnosticsOf(abs: string, timeoutMs: number): Promise<Diagnostic[]> {
+  async diagnosticsOf(
+    abs: string,
+    timeoutMs: number,
+    wait: { settleMs: number; quietMs: number } = {
+      settleMs: LSP_DIAGNOSTICS_SETTLE_MS,
+      quietMs: LSP_UNCHANGED_QUIET_MS,
+    },
+  ): Promise<Diagnostic[]> {
     this.busy++;
     try {
-      return await this.waitForDiagnostics(abs, timeoutMs);
+      return await this.waitForDiagnostics(abs, timeoutMs, wait.settleMs, wait.quietMs);
     } finally {
       this.busy--;
       this.lastUsed = performance.now();
     }
   }
 
-  private async waitForDiagnostics(abs: string, timeoutMs: number): Promise<Diagnostic[]> {
+  private async waitForDiagnostics(
+    abs: string,
+    timeoutMs: number,
+    settleMs: number,
+    quietMs: number,
+  ): Promise<Diagnostic[]> {
     const uri = fileUri(abs);
     const deadline = performance.now() + timeoutMs;
     for (;;) {
@@ -306,13 +320,12 @@ export class LspClient {
         throw new ToolError(`${this.launch.name} language server stopped (${this.dead})`, { lsp_dead: true });
       const doc = this.docs.get(uri);
       const now = performance.now();
-      if (doc && doc.publishedSinceChange > 0 && now - doc.lastPublish >= LSP_DIAGNOSTICS_SETTLE_MS)
+      if (doc && doc.publishedSinceChange > 0 && now - doc.lastPublish >= settleMs)
         return this.diagnostics.get(uri) ?? [];
       // typescript-language-server publishes nothing when a document's diagnostics stay empty:
       // a document that had none, after the server went quiet for a while since the change, still has none.
       const quietSince = doc ? Math.max(doc.changedAt, this.lastAnyPublish) : 0;
-      if (doc && doc.publishedSinceChange === 0 && doc.emptyBeforeChange && now - quietSince >= LSP_UNCHANGED_QUIET_MS)
-        return [];
+      if (doc && doc.publishedSinceChange === 0 && doc.emptyBeforeChange && now - quietSince >= quietMs) return [];
       if (now >= deadline) {
         if (doc && doc.publishedSinceChange > 0) return this.diagnostics.get(uri) ?? [];
         throw new ToolError(
@@ -322,9 +335,9 @@ export class LspClient {
       }
       const wait =
         doc && doc.publishedSinceChange > 0
-          ? Math.max(1, LSP_DIAGNOSTICS_SETTLE_MS - (now - doc.lastPublish))
+          ? Math.max(1, settleMs - (now - doc.lastPublish))
           : doc?.emptyBeforeChange
-            ? Math.max(1, LSP_UNCHANGED_QUIET_MS - (now - quietSince))
+            ? Math.max(1, quietMs - (now - quietSince))
             : deadline - now;
       await new Promise<void>((resolve) => {
         const t = setTimeout(done, Math.min(wait, deadline - now));

@@ -19,6 +19,9 @@ import {
   type ToolLookup,
 } from "./types.js";
 import { lspActive } from "../lsp/active.js";
+import type { EditCheck } from "../lsp/editDiagnostics.js";
+
+export type { EditCheck } from "../lsp/editDiagnostics.js";
 
 export interface CallOptions {
   signal?: AbortSignal;
@@ -35,6 +38,13 @@ export interface CallOptions {
    * `lsp.edit_diagnostics` in the configuration overrides. The agent turns it on.
    */
   editDiagnostics?: boolean;
+  /**
+   * With edit diagnostics on, an editing tool answers as soon as the file is written instead of waiting
+   * for the language server: the comparison of the file's errors before and after the edit runs in the
+   * background (in order per file), and what it finds goes to this function (the agent delivers it later).
+   * Without it, the result carries the errors (the CLI, MCP, ACP, the library).
+   */
+  editCheckLater?: (check: Promise<EditCheck | undefined>) => void;
   /** The characters of output the face passes on (ToolContext.outputBudget). */
   outputBudget?: number;
   /** A model the tool may ask (ToolContext.askModel): the agent's. */
@@ -208,7 +218,8 @@ async function editDiagnosticsOn(workspace: Workspace, faceDefault: boolean): Pr
  * Does ahead, in the background, what the first edit of `path` would do before writing (the
  * agent calls it for a file the model read, while the model thinks): the file's parse for the
  * syntax check and, when edit diagnostics are on (as runPreparedCall decides), its language
- * server started and its errors before the edit taken, so that edit waits for neither. Never throws.
+ * server started and its errors for the current text taken (the baseline of the edit's check,
+ * queued with the file's checks), so that neither the edit nor its check waits for them. Never throws.
  */
 export async function warmEdit(workspace: Workspace, path: string, opts: { editDiagnostics?: boolean } = {}) {
   try {
@@ -216,7 +227,7 @@ export async function warmEdit(workspace: Workspace, path: string, opts: { editD
     await warmEditOf(workspace, path);
     if (lspActive() || (await editDiagnosticsOn(workspace, opts.editDiagnostics === true))) {
       const hook = await import("../lsp/editDiagnostics.js");
-      await hook.before(workspace, path, opts.editDiagnostics === true);
+      await hook.warm(workspace, path, opts.editDiagnostics === true);
     }
   } catch {
     // Warming is an optimisation: the edit itself says what is wrong.
@@ -234,7 +245,10 @@ export async function runPreparedCall(call: PreparedCall, opts: CallOptions = {}
       tool.editing && (lspActive() || (await editDiagnosticsOn(workspace, opts.editDiagnostics === true)))
         ? await import("../lsp/editDiagnostics.js")
         : undefined;
-    const baseline = hook ? await hook.before(workspace, call.args.path, opts.editDiagnostics === true) : undefined;
+    const faceDefault = opts.editDiagnostics === true;
+    const later = hook && opts.editCheckLater ? hook.textBefore(workspace, call.args.path, faceDefault) : undefined;
+    const baseline =
+      hook && !opts.editCheckLater ? await hook.before(workspace, call.args.path, faceDefault) : undefined;
     const result = await tool.handler(call.args, {
       workspace,
       signal: opts.signal,
@@ -243,6 +257,8 @@ export async function runPreparedCall(call: PreparedCall, opts: CallOptions = {}
       ...(opts.imageInput ? { imageInput: opts.imageInput } : {}),
       ...(opts.outputBudget !== undefined ? { outputBudget: opts.outputBudget } : {}),
     });
+    if (hook && later && result.success && result.changed === true)
+      opts.editCheckLater?.(hook.checkLater(workspace, later));
     return hook && baseline ? await hook.after(workspace, baseline, result) : result;
   } catch (e) {
     if (e instanceof ToolError)
