@@ -5,6 +5,7 @@
 // typescript-language-server from npm on a project in a temp dir, the scripted model server.
 import { test, before, after, beforeEach } from "node:test";
 import assert from "node:assert/strict";
+import fs from "node:fs";
 import path from "node:path";
 import { startLlmServer, reply, type LlmServer } from "../llm-server.ts";
 import { tempTree } from "../helpers.ts";
@@ -271,4 +272,37 @@ test("an edit after the file changed outside the agent's edits is judged against
   assert.deepEqual(reportOf(seen, "e2")?.length, 2, seen);
   assert.match(reportOf(seen, "e2")?.[1] ?? "", /\[typescript 2741\]$/);
   assert.equal(count(seen, TYPE_ERROR_LINE), 0, "the command's error is not an edit's");
+});
+
+test("a background report, like an edit's own, shows no literal quoted from another file", async () => {
+  const root = tsProject();
+  const secret = "sk-live-0123456789abcdef";
+  fs.writeFileSync(path.join(root, "src/key.ts"), `export const KEY = "${secret}" as const;\n`);
+  fs.writeFileSync(
+    path.join(root, "src/main.ts"),
+    `import { KEY } from "./key";\n\nconst n: "a" | "b" = "a";\nconsole.log(n, KEY);\n`,
+  );
+  server.script(
+    {
+      toolCalls: [
+        {
+          id: "e1",
+          name: "edit",
+          arguments: {
+            path: "src/main.ts",
+            old_string: 'const n: "a" | "b" = "a";',
+            new_string: 'const n: "a" | "b" = KEY;',
+          },
+        },
+      ],
+    },
+    reply.text("done"),
+    reply.text("noted"),
+  );
+  const ctx = loop(root, yes);
+  await collect(runUserTurn(ctx, "use the key"));
+  const told = messages(2).at(-1)!;
+  assert.match(told.content, /edit call e1 \(src\/main\.ts\) introduced 1 error:\nsrc\/main\.ts:3:7: error: Type '"/);
+  assert.ok(!told.content.includes(secret), told.content);
+  assert.match(told.content, /Type '"…\(literal from another file\)"' is not assignable to type '"a" \| "b"'/);
 });
