@@ -1,5 +1,6 @@
 // The language-server checks of a loop's edits, which finish after the edit answered (the policy's
-// editCheckLater: the edit does not wait for the server). What a check found reaches the model
+// editCheckLater: the edit does not wait for the server). A check starts when the loop's next model
+// request is on its way (begin), so the server works while the model thinks. What a check found reaches the model
 // once: appended to the next tool result made after it finished, or, when the model answers
 // without calling anything first, in one more message that continues the turn (only when an edit
 // introduced errors; turn.ts). Each loop (a subagent's too) has its own.
@@ -7,6 +8,8 @@ import type { EditCheck } from "../tools/policy.js";
 
 interface Entry {
   subject: string;
+  /** Starts the check; undefined once started. */
+  start?: () => Promise<EditCheck | undefined>;
   settled: boolean;
   found?: EditCheck;
 }
@@ -21,10 +24,32 @@ export class EditChecks {
   private entries: Entry[] = [];
   private running = new Set<Promise<void>>();
 
-  /** A check of the edit `subject` ("edit call call_3"), running. */
-  add(subject: string, check: Promise<EditCheck | undefined>): void {
-    const entry: Entry = { subject, settled: false };
-    this.entries.push(entry);
+  /** A check of the edit `subject` ("edit call call_3"), waiting to be started (begin). */
+  add(subject: string, start: () => Promise<EditCheck | undefined>): void {
+    this.entries.push({ subject, start, settled: false });
+  }
+
+  /**
+   * Starts the checks added since the last call, in the order of their edits. The loop calls it when
+   * its next model request is on its way: the language server then works while the model thinks,
+   * not while rt answers the edit and sends that request, on the same cores.
+   */
+  begin(): void {
+    for (const entry of this.entries) {
+      if (!entry.start) continue;
+      const start = entry.start;
+      entry.start = undefined;
+      this.track(entry, start);
+    }
+  }
+
+  private track(entry: Entry, start: () => Promise<EditCheck | undefined>): void {
+    let check: Promise<EditCheck | undefined>;
+    try {
+      check = start();
+    } catch {
+      check = Promise.resolve(undefined);
+    }
     const done: Promise<void> = check
       .then(
         (found) => {
@@ -47,16 +72,22 @@ export class EditChecks {
     return finished.flatMap((e) => (e.found ? [{ errors: e.found.errors, text: e.found.report(e.subject) }] : []));
   }
 
-  /** Whether a check is running or finished with its report not given out yet. */
+  /** Whether a check is waiting to start, running, or finished with its report not given out yet. */
   get waiting(): boolean {
     return this.entries.length > 0;
   }
 
+  /** Whether a check waits to be started (begin). */
+  get unstarted(): boolean {
+    return this.entries.some((e) => e.start !== undefined);
+  }
+
   /**
-   * Resolves when every check added so far has finished (each is bounded by the edit-diagnostics
-   * timeouts), or on abort.
+   * Starts the checks not started yet and resolves when every check added so far has finished (each
+   * is bounded by the edit-diagnostics timeouts), or on abort.
    */
   async settled(signal?: AbortSignal): Promise<void> {
+    this.begin();
     if (this.running.size === 0 || signal?.aborted) return;
     let onAbort: (() => void) | undefined;
     const aborted = new Promise<void>((resolve) => {

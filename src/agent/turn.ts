@@ -444,6 +444,8 @@ export async function* runModelTurn(
     ctx.warmed = true;
     if (req.tools) setImmediate(() => void warmTools(ctx.workspace, ctx.tools.offered));
   }
+  // The language server's checks of the last answer's edits start once this request is on its way.
+  if (ctx.editChecks.unstarted) setImmediate(() => ctx.editChecks.begin());
   try {
     for await (const part of ctx.model.provider.stream(req)) {
       if (part.type === "text") {

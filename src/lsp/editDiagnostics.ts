@@ -244,9 +244,11 @@ export function textBefore(
 
 /**
  * The check of an edit that changed `before.rel` from `before.text` to what the file holds now
- * (read at once, before any later edit): in the background, after the file's earlier checks, the
- * server's errors for the text before (those the previous check left when it is the same text) and
- * after; what the edit introduced, or undefined when nothing (or the server cannot start here).
+ * (read at once, before any later edit), returned as the function that starts it (the agent starts
+ * it once its next model request is on its way, so that the server works while the model thinks):
+ * in the background, after the file's earlier checks, the server's errors for the text before (those
+ * the previous check left when it is the same text) and after; what the edit introduced, or undefined
+ * when nothing (or the server cannot start here).
  * Each wait for diagnostics is bounded as the lsp tool's is (requestTimeoutMs), not as a waiting
  * edit's, and takes the diagnostics after longer silences (EDIT_CHECK_SETTLE_MS, EDIT_CHECK_QUIET_MS):
  * nothing but the end of the turn waits for a check, and a busy server publishes late.
@@ -254,37 +256,39 @@ export function textBefore(
 export function checkLater(
   workspace: Workspace,
   before: { rel: string; text: string },
-): Promise<EditCheck | undefined> {
+): () => Promise<EditCheck | undefined> {
+  const none = () => Promise.resolve(undefined);
   let afterText: string | undefined;
   let abs: string;
   try {
     afterText = workspace.writer.readFile(before.rel)?.toString("utf8");
     abs = workspace.resolve(before.rel).abs;
   } catch {
-    return Promise.resolve(undefined);
+    return none;
   }
-  if (afterText === undefined || afterText === before.text) return Promise.resolve(undefined);
+  if (afterText === undefined || afterText === before.text) return none;
   const after = afterText;
   const manager = existingLspManager(workspace) ?? lspManager(workspace);
-  return enqueue<EditCheck>(manager, before.rel, async (last) => {
-    const { running, notReady } = await serverReady(manager, before.rel);
-    if (notReady) return { out: { errors: 0, report: notReady } };
-    if (!running) return {};
-    const old =
-      last?.text === before.text ? last.errors : await errorsFor(running, abs, before.text, laterWait(manager));
-    const now = await errorsFor(running, abs, after, laterWait(manager));
-    const introduced = newErrors(old, now);
-    const known = { text: after, errors: now };
-    if (introduced.length === 0) return { known };
-    const server = running.spec.name;
-    return {
-      known,
-      out: {
-        errors: introduced.length,
-        report: (subject) => report(server, before.rel, introduced, subject, after).text,
-      },
-    };
-  });
+  return () =>
+    enqueue<EditCheck>(manager, before.rel, async (last) => {
+      const { running, notReady } = await serverReady(manager, before.rel);
+      if (notReady) return { out: { errors: 0, report: notReady } };
+      if (!running) return {};
+      const old =
+        last?.text === before.text ? last.errors : await errorsFor(running, abs, before.text, laterWait(manager));
+      const now = await errorsFor(running, abs, after, laterWait(manager));
+      const introduced = newErrors(old, now);
+      const known = { text: after, errors: now };
+      if (introduced.length === 0) return { known };
+      const server = running.spec.name;
+      return {
+        known,
+        out: {
+          errors: introduced.length,
+          report: (subject) => report(server, before.rel, introduced, subject, after).text,
+        },
+      };
+    });
 }
 
 /**

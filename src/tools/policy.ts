@@ -41,10 +41,11 @@ export interface CallOptions {
   /**
    * With edit diagnostics on, an editing tool answers as soon as the file is written instead of waiting
    * for the language server: the comparison of the file's errors before and after the edit runs in the
-   * background (in order per file), and what it finds goes to this function (the agent delivers it later).
-   * Without it, the result carries the errors (the CLI, MCP, ACP, the library).
+   * background (in order per file). This function is given what starts that check (the agent starts it
+   * once its next model request is on its way, and delivers what it finds later). Without it, the result
+   * carries the errors (the CLI, MCP, ACP, the library).
    */
-  editCheckLater?: (check: Promise<EditCheck | undefined>) => void;
+  editCheckLater?: (start: () => Promise<EditCheck | undefined>) => void;
   /** The characters of output the face passes on (ToolContext.outputBudget). */
   outputBudget?: number;
   /** A model the tool may ask (ToolContext.askModel): the agent's. */

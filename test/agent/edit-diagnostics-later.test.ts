@@ -20,6 +20,7 @@ import { restrictedToolSet } from "../../src/agent/toolSet.ts";
 import { runUserTurn } from "../../src/agent/turn.ts";
 import { findTool } from "../../src/tools/registry.ts";
 import { lspManager } from "../../src/lsp/manager.ts";
+import { EditChecks } from "../../src/agent/editChecks.ts";
 
 let server: LlmServer;
 const workspaces: Workspace[] = [];
@@ -119,7 +120,14 @@ test("an edit answers before its check; its error comes with the next result mad
     if (r.tool === "bash") await c.editChecks.settled();
     return "yes";
   });
-  const events = await collect(runUserTurn(ctx, "make total a string"));
+  // When the edit's result is out, its check has not started: it starts with the next request.
+  let unstartedAtEnd: boolean | undefined;
+  const events: Awaited<ReturnType<typeof collect>> = [];
+  for await (const ev of runUserTurn(ctx, "make total a string")) {
+    events.push(ev);
+    if (ev.type === "tool_end" && ev.id === "e1") unstartedAtEnd = ctx.editChecks.unstarted;
+  }
+  assert.equal(unstartedAtEnd, true);
   assert.equal(last(events).type, "turn_complete", JSON.stringify(last(events)));
   // The request carrying the edit's result went out without the server's verdict.
   const afterEdit = messages(1).find((m) => m.id === "e1");
@@ -305,4 +313,32 @@ test("a background report, like an edit's own, shows no literal quoted from anot
   assert.match(told.content, /edit call e1 \(src\/main\.ts\) introduced 1 error:\nsrc\/main\.ts:3:7: error: Type '"/);
   assert.ok(!told.content.includes(secret), told.content);
   assert.match(told.content, /Type '"…\(literal from another file\)"' is not assignable to type '"a" \| "b"'/);
+});
+
+test("EditChecks: a check starts only when begun (the next request on its way) or waited for, in the order of the edits", async () => {
+  const checks = new EditChecks();
+  const started: string[] = [];
+  const check = (name: string, errors: number) => () => {
+    started.push(name);
+    return Promise.resolve({ errors, report: (subject: string) => `${subject}: ${name}` });
+  };
+  checks.add("edit call a", check("a", 1));
+  checks.add("edit call b", check("b", 0));
+  assert.deepEqual(started, [], "adding a check starts nothing");
+  assert.equal(checks.unstarted, true);
+  assert.deepEqual(checks.take(), [], "nothing has finished");
+  checks.begin();
+  assert.deepEqual(started, ["a", "b"]);
+  assert.equal(checks.unstarted, false);
+  await checks.settled();
+  assert.deepEqual(checks.take(), [
+    { errors: 1, text: "edit call a: a" },
+    { errors: 0, text: "edit call b: b" },
+  ]);
+  assert.equal(checks.waiting, false);
+  // Waiting for the checks (the end of a turn) starts those not begun.
+  checks.add("edit call c", check("c", 2));
+  await checks.settled();
+  assert.deepEqual(started, ["a", "b", "c"]);
+  assert.deepEqual(checks.take(), [{ errors: 2, text: "edit call c: c" }]);
 });
