@@ -80,7 +80,8 @@ test("a prompt and its streamed Markdown answer; an edit approved (its change co
   assert.match(asked, /^\s+\+ return a \+ b$/m);
   assert.match(asked, /y yes {3}n no \(then why\) {3}a always \(this session\)/);
   term.keys("y");
-  const edited = await term.waitFor(/Fixed the sign\./);
+  // The turn ends once the language server's check of the edit is done (it runs after the edit answered).
+  const edited = await term.waitFor((s) => /Fixed the sign\./.test(s) && /\/help · Ctrl-C twice quits/.test(s));
   assert.match(edited, /● edit calc\.py\n\s+⎿ ✓ Edited calc\.py:2-2\n\s+- return a - b\n\s+\+ return a \+ b/);
   assert.equal(fs.readFileSync(path.join(root, "calc.py"), "utf8"), "def add(a, b):\n    return a + b\n");
   const coloured = term.screen(true);
