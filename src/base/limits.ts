@@ -546,3 +546,6 @@ export const LOCAL_DOWNLOAD_CONNECT_MS = 20_000;
 export const LOCAL_LARGE_MODEL_MIN_MEMORY = 16 * 1024 ** 3;
 /** Machine memory (bytes) from which the default is the middle catalogue entry. */
 export const LOCAL_MEDIUM_MODEL_MIN_MEMORY = 8 * 1024 ** 3;
+
+/** An edit lock file still empty this long after it was made is a dead process's (its creator writes its pid at once). */
+export const LOCK_EMPTY_STALE_MS = 2_000;

@@ -10,6 +10,7 @@
 import { StateStore } from "./state.js";
 import { isRefusal, type ConfinedFs } from "./confinedFs.js";
 import { ToolError } from "../base/errors.js";
+import { LOCK_EMPTY_STALE_MS } from "../base/limits.js";
 
 const WAIT_MS = 5000;
 
@@ -68,7 +69,9 @@ function lockOwner(
   if (found === undefined) return { owner: "gone" };
   const id = fileId(found.stat);
   const text = found.bytes.toString("latin1");
-  if (text === "") return { owner: 0, id, text };
+  // Empty: its creator is between creating it and writing its pid (microseconds apart), or died there;
+  // one left empty longer than LOCK_EMPTY_STALE_MS is a dead creator's, and stale.
+  if (text === "") return { owner: Date.now() - found.stat.mtimeMs > LOCK_EMPTY_STALE_MS ? "invalid" : 0, id, text };
   const [pid, mac] = text.split("\n");
   if (!/^[1-9]\d{0,9}$/.test(pid)) return { owner: "invalid", id, text };
   if (place.context && !state.macMatches(place.context, pid, mac)) return { owner: "invalid", id, text };
